@@ -1,0 +1,38 @@
+// bench.h: timing and reporting helpers shared by the benchmark programs. Each figure is printed as
+// one JSON object per line in the format of ARCHITECTURE.md §6:
+//   {"suite": ..., "case": ..., "metric": ..., "value": ..., "unit": ...}
+// bench/run.sh collects them into build/bench/results.jsonl.
+
+#ifndef OSC_BENCH_H
+#define OSC_BENCH_H
+
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static inline double bench_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int bench_compare(const void* a, const void* b) {
+    double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+// median of `count` values (sorts them)
+static inline double bench_median(double* values, int count) {
+    qsort(values, (size_t)count, sizeof *values, bench_compare);
+    return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
+}
+
+static inline void bench_report(const char* suite, const char* name, const char* metric, double value,
+                                const char* unit) {
+    printf("{\"suite\": \"%s\", \"case\": \"%s\", \"metric\": \"%s\", \"value\": %.6g, \"unit\": \"%s\"}\n",
+           suite, name, metric, value, unit);
+    fflush(stdout);
+}
+
+#endif // OSC_BENCH_H

@@ -1,0 +1,16 @@
+// osculate: smoothly differentiable collision detection and contact generation.
+// SPDX-License-Identifier: MIT
+//
+// osculate.h: includes every public header.
+
+#ifndef OSCULATE_OSCULATE_H
+#define OSCULATE_OSCULATE_H
+
+#include "osculate/base.h"
+#include "osculate/math.h"
+#include "osculate/smooth.h"
+#include "osculate/sdf.h"
+#include "osculate/mesh.h"
+#include "osculate/isosurface.h"
+
+#endif // OSCULATE_OSCULATE_H

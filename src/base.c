@@ -1,0 +1,111 @@
+// base.c: version, status names, thread-local errors, the replaceable allocator.
+
+#include "base_internal.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef OSC_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#define OSC_STRINGIFY_IMPL(x) #x
+#define OSC_STRINGIFY(x) OSC_STRINGIFY_IMPL(x)
+
+int osc_version(void) {
+    return OSC_VERSION_MAJOR * 10000 + OSC_VERSION_MINOR * 100 + OSC_VERSION_PATCH;
+}
+
+const char* osc_version_string(void) {
+    return OSC_STRINGIFY(OSC_VERSION_MAJOR) "." OSC_STRINGIFY(OSC_VERSION_MINOR) "." OSC_STRINGIFY(
+        OSC_VERSION_PATCH);
+}
+
+const char* osc_status_string(osc_status status) {
+    switch (status) {
+    case OSC_OK: return "OSC_OK";
+    case OSC_ERR_INVALID_ARGUMENT: return "OSC_ERR_INVALID_ARGUMENT";
+    case OSC_ERR_PARSE: return "OSC_ERR_PARSE";
+    case OSC_ERR_NO_MEMORY: return "OSC_ERR_NO_MEMORY";
+    case OSC_ERR_NOT_CONVERGED: return "OSC_ERR_NOT_CONVERGED";
+    case OSC_ERR_CAPACITY: return "OSC_ERR_CAPACITY";
+    case OSC_ERR_IO: return "OSC_ERR_IO";
+    case OSC_ERR_UNSUPPORTED: return "OSC_ERR_UNSUPPORTED";
+    }
+    return "OSC_ERR_UNKNOWN";
+}
+
+// ---------------------------------------------------------------------------------------------
+// thread-local error message
+
+static _Thread_local char error_message[512];
+
+const char* osc_last_error(void) {
+    return error_message;
+}
+
+void osc_clear_error(void) {
+    error_message[0] = '\0';
+}
+
+osc_status osc_fail(osc_status status, const char* format, ...) {
+    va_list args;
+    va_start(args, format);
+    vsnprintf(error_message, sizeof error_message, format, args);
+    va_end(args);
+    return status;
+}
+
+// ---------------------------------------------------------------------------------------------
+// allocator
+
+static void* default_allocate(size_t size, void* context) {
+    (void)context;
+    return malloc(size);
+}
+
+static void default_release(void* pointer, void* context) {
+    (void)context;
+    free(pointer);
+}
+
+static osc_allocator current_allocator = {default_allocate, default_release, NULL};
+
+void osc_set_allocator(const osc_allocator* allocator) {
+    if (allocator && allocator->allocate && allocator->release) {
+        current_allocator = *allocator;
+    } else {
+        current_allocator = (osc_allocator){default_allocate, default_release, NULL};
+    }
+}
+
+void* osc_alloc(size_t size) {
+    void* pointer = current_allocator.allocate(size ? size : 1, current_allocator.context);
+    if (!pointer) osc_fail(OSC_ERR_NO_MEMORY, "out of memory allocating %zu bytes", size);
+    return pointer;
+}
+
+void* osc_calloc(size_t count, size_t size) {
+    if (size != 0 && count > SIZE_MAX / size) {
+        osc_fail(OSC_ERR_NO_MEMORY, "allocation of %zu x %zu bytes overflows", count, size);
+        return NULL;
+    }
+    void* pointer = osc_alloc(count * size);
+    if (pointer) memset(pointer, 0, count * size);
+    return pointer;
+}
+
+void osc_free(void* pointer) {
+    if (pointer) current_allocator.release(pointer, current_allocator.context);
+}
+
+int osc_default_thread_count(void) {
+#ifdef OSC_HAVE_OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}

@@ -1,0 +1,36 @@
+// Internal helpers shared by every module: error reporting, allocation, argument checks.
+// Never installed.
+
+#ifndef OSC_BASE_INTERNAL_H
+#define OSC_BASE_INTERNAL_H
+
+#include "osculate/base.h"
+
+#include <math.h>
+#include <stdbool.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define OSC_PRINTF(fmt_index, arg_index) __attribute__((format(printf, fmt_index, arg_index)))
+#define OSC_FORCE_INLINE static inline __attribute__((always_inline))
+#else
+#define OSC_PRINTF(fmt_index, arg_index)
+#define OSC_FORCE_INLINE static inline
+#endif
+
+/// Formats a message into the thread-local error buffer and returns `status`.
+osc_status osc_fail(osc_status status, const char* format, ...) OSC_PRINTF(2, 3);
+
+/// Allocates with the user's allocator; sets OSC_ERR_NO_MEMORY's message on failure.
+void* osc_alloc(size_t size);
+
+/// Allocates and zeroes `count * size` bytes, checking the multiplication for overflow.
+void* osc_calloc(size_t count, size_t size);
+
+/// Releases memory obtained from osc_alloc or osc_calloc (NULL is fine).
+void osc_free(void* pointer);
+
+static inline bool osc_is_finite3(double x, double y, double z) {
+    return isfinite(x) && isfinite(y) && isfinite(z);
+}
+
+#endif // OSC_BASE_INTERNAL_H

@@ -1,0 +1,642 @@
+// sdf.c: building osc_sdf models (primitives are created in their own files), composing them
+// (smooth CSG of seed 000 eqs. 2-4, transforms, offsets), evaluating them, bounds and Lipschitz
+// bounds. The compiled form is described in sdf_internal.h.
+
+#include "sdf_internal.h"
+
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef OSC_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// validation helpers
+
+osc_status sdf_check_finite(const char* function, const char* name, double value) {
+    if (!isfinite(value))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s must be finite (got %g)", function, name,
+                        value);
+    return OSC_OK;
+}
+
+osc_status sdf_check_positive(const char* function, const char* name, double value) {
+    if (!(value > 0.0) || !isfinite(value))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s must be > 0 and finite (got %g)",
+                        function, name, value);
+    return OSC_OK;
+}
+
+osc_status sdf_check_nonnegative(const char* function, const char* name, double value) {
+    if (!(value >= 0.0) || !isfinite(value))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s must be >= 0 and finite (got %g)",
+                        function, name, value);
+    return OSC_OK;
+}
+
+osc_status sdf_check_exponent(const char* function, const char* name, double value) {
+    if (!(value >= OSC_SQ_EXPONENT_MIN && value <= OSC_SQ_EXPONENT_MAX))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s must be in [%g, %g] (got %g)", function,
+                        name, OSC_SQ_EXPONENT_MIN, OSC_SQ_EXPONENT_MAX, value);
+    return OSC_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// allocation and copying
+
+static osc_sdf* sdf_allocate(int32_t leaf_count, int32_t instr_count, int32_t plane_count,
+                             int32_t xpsq_count) {
+    osc_sdf* sdf = osc_calloc(1, sizeof *sdf);
+    if (!sdf) return NULL;
+    sdf->leaf_count = leaf_count;
+    sdf->instr_count = instr_count;
+    sdf->plane_count = plane_count;
+    sdf->xpsq_count = xpsq_count;
+    sdf->leaves = osc_calloc((size_t)leaf_count, sizeof *sdf->leaves);
+    sdf->program = osc_calloc((size_t)instr_count, sizeof *sdf->program);
+    sdf->planes = plane_count ? osc_calloc((size_t)plane_count, sizeof *sdf->planes) : NULL;
+    sdf->xpsqs = xpsq_count ? osc_calloc((size_t)xpsq_count, sizeof *sdf->xpsqs) : NULL;
+    if (!sdf->leaves || !sdf->program || (plane_count && !sdf->planes) ||
+        (xpsq_count && !sdf->xpsqs)) {
+        osc_sdf_destroy(sdf);
+        return NULL;
+    }
+    sdf->lipschitz = 1.0;
+    sdf->lipschitz_is_bound = 1;
+    return sdf;
+}
+
+void osc_sdf_destroy(osc_sdf* sdf) {
+    if (!sdf) return;
+    osc_free(sdf->leaves);
+    osc_free(sdf->program);
+    osc_free(sdf->planes);
+    osc_free(sdf->xpsqs);
+    osc_free(sdf);
+}
+
+typedef struct sdf_cursor {
+    int32_t leaf, instr, plane, xpsq;
+} sdf_cursor;
+
+// Appends src's leaves, planes, xpsqs and program to dst at the cursor, re-indexing references.
+static void sdf_append(osc_sdf* dst, const osc_sdf* src, sdf_cursor* at) {
+    for (int32_t i = 0; i < src->plane_count; ++i) dst->planes[at->plane + i] = src->planes[i];
+    for (int32_t i = 0; i < src->xpsq_count; ++i) {
+        sdf_xpsq x = src->xpsqs[i];
+        x.plane_first += at->plane;
+        dst->xpsqs[at->xpsq + i] = x;
+    }
+    for (int32_t i = 0; i < src->leaf_count; ++i) {
+        sdf_leaf leaf = src->leaves[i];
+        if (leaf.kind == SDF_LEAF_PSQ) leaf.p.psq.plane_first += at->plane;
+        if (leaf.kind == SDF_LEAF_XPSQ) leaf.p.xpsq.index += at->xpsq;
+        dst->leaves[at->leaf + i] = leaf;
+    }
+    for (int32_t i = 0; i < src->instr_count; ++i) {
+        sdf_instr in = src->program[i];
+        if (in.op == SDF_OP_LEAF) in.index += at->leaf;
+        dst->program[at->instr + i] = in;
+    }
+    at->leaf += src->leaf_count;
+    at->plane += src->plane_count;
+    at->xpsq += src->xpsq_count;
+    at->instr += src->instr_count;
+}
+
+// ---------------------------------------------------------------------------------------------
+// evaluation
+
+// Evaluates one leaf at a world point: transform into the leaf frame, evaluate, map back:
+// phi = s phi_l(R^T (x - t) / s), grad = R grad_l, hess = R hess_l R^T / s.
+static void sdf_leaf_eval_world(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int order,
+                                jet* out) {
+    osc_vec3 xl = x;
+    if (leaf->has_transform)
+        xl = osc_scale(osc_mat3_apply_transpose(leaf->rotation, osc_sub(x, leaf->translation)),
+                       1.0 / leaf->scale);
+    jet j;
+    switch (leaf->kind) {
+    case SDF_LEAF_SPHERE: sdf_sphere_eval(leaf, xl, order, &j); break;
+    case SDF_LEAF_BOX: sdf_box_eval(leaf, xl, order, &j); break;
+    case SDF_LEAF_CAPSULE: sdf_capsule_eval(leaf, xl, order, &j); break;
+    case SDF_LEAF_CONE: sdf_cone_eval(leaf, xl, order, &j); break;
+    case SDF_LEAF_TORUS: sdf_torus_eval(leaf, xl, order, &j); break;
+    case SDF_LEAF_HALFSPACE: sdf_halfspace_eval(leaf, xl, order, &j); break;
+    case SDF_LEAF_ELLIPSOID: sdf_ellipsoid_eval(leaf, xl, order, &j); break;
+    case SDF_LEAF_PSQ: sdf_psq_eval(sdf, leaf, xl, order, &j); break;
+    case SDF_LEAF_XPSQ: sdf_xpsq_eval(sdf, leaf, xl, order, &j); break;
+    default: j = jet_const(NAN, order); break;
+    }
+    if (!leaf->has_transform) {
+        *out = j;
+        return;
+    }
+    out->v = leaf->scale * j.v;
+    if (order >= 1) {
+        osc_vec3 g = osc_mat3_apply(leaf->rotation, osc_v3(j.g[0], j.g[1], j.g[2]));
+        out->g[0] = g.x;
+        out->g[1] = g.y;
+        out->g[2] = g.z;
+    }
+    if (order >= 2) {
+        osc_mat3 h = osc_mat3_mul(osc_mat3_mul(leaf->rotation, jet_hessian_mat3(j.h)),
+                                  osc_mat3_transpose(leaf->rotation));
+        jet_pack_mat3(osc_mat3_scale(h, 1.0 / leaf->scale), out->h);
+    }
+}
+
+typedef struct sdf_slot {
+    jet value;
+    jet_lse lse;
+} sdf_slot;
+
+OSC_FORCE_INLINE void sdf_run(const osc_sdf* sdf, osc_vec3 x, int order, jet* result) {
+    sdf_slot stack[OSC_SDF_MAX_STACK];
+    int top = -1;
+    for (int32_t i = 0; i < sdf->instr_count; ++i) {
+        const sdf_instr* in = &sdf->program[i];
+        switch (in->op) {
+        case SDF_OP_LEAF:
+            sdf_leaf_eval_world(sdf, &sdf->leaves[in->index], x, order, &stack[++top].value);
+            break;
+        case SDF_OP_BEGIN: {
+            jet y = jet_scale(stack[top].value, (double)in->sign, order);
+            jet_lse_begin(&stack[top].lse, in->value);
+            jet_lse_add(&stack[top].lse, y, order);
+        } break;
+        case SDF_OP_ACCUMULATE: {
+            jet y = jet_scale(stack[top].value, (double)in->sign, order);
+            --top;
+            jet_lse_add(&stack[top].lse, y, order);
+        } break;
+        case SDF_OP_END:
+            stack[top].value = jet_scale(jet_lse_end(&stack[top].lse, order), (double)in->sign, order);
+            break;
+        case SDF_OP_OFFSET: stack[top].value.v -= in->value; break;
+        default: break;
+        }
+    }
+    *result = stack[0].value;
+}
+
+static void sdf_run_order0(const osc_sdf* sdf, osc_vec3 x, jet* out) { sdf_run(sdf, x, 0, out); }
+static void sdf_run_order1(const osc_sdf* sdf, osc_vec3 x, jet* out) { sdf_run(sdf, x, 1, out); }
+static void sdf_run_order2(const osc_sdf* sdf, osc_vec3 x, jet* out) { sdf_run(sdf, x, 2, out); }
+
+void sdf_eval_jet(const osc_sdf* sdf, osc_vec3 x, int order, jet* out) {
+    if (order <= 0) sdf_run_order0(sdf, x, out);
+    else if (order == 1) sdf_run_order1(sdf, x, out);
+    else sdf_run_order2(sdf, x, out);
+}
+
+// writes a jet to the public outputs; NaN everywhere for a NaN point
+static double sdf_write_outputs(const jet* j, int order, osc_vec3* gradient, osc_mat3* hessian) {
+    if (gradient && order >= 1) *gradient = osc_v3(j->g[0], j->g[1], j->g[2]);
+    if (hessian && order >= 2) *hessian = jet_hessian_mat3(j->h);
+    return j->v;
+}
+
+static double sdf_eval_point(const osc_sdf* sdf, osc_vec3 point, osc_vec3* gradient,
+                             osc_mat3* hessian) {
+    int order = hessian ? 2 : (gradient ? 1 : 0);
+    if (!sdf || isnan(point.x) || isnan(point.y) || isnan(point.z)) {
+        if (gradient) *gradient = osc_v3(NAN, NAN, NAN);
+        if (hessian)
+            for (int i = 0; i < 3; ++i)
+                for (int k = 0; k < 3; ++k) hessian->m[i][k] = NAN;
+        return NAN;
+    }
+    jet j;
+    sdf_eval_jet(sdf, point, order, &j);
+    return sdf_write_outputs(&j, order, gradient, hessian);
+}
+
+double osc_sdf_eval(const osc_sdf* sdf, osc_vec3 point, osc_vec3* gradient, osc_mat3* hessian) {
+    return sdf_eval_point(sdf, point, gradient, hessian);
+}
+
+osc_status osc_sdf_eval_batch(const osc_sdf* sdf, const double* points, size_t count,
+                              double* values, double* gradients, double* hessians, int threads) {
+    if (!sdf) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_sdf_eval_batch: sdf is NULL");
+    if (count == 0) return OSC_OK;
+    if (!points || !values)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_sdf_eval_batch: %s is NULL with count %zu",
+                        points ? "values" : "points", count);
+    if (threads < 0)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_sdf_eval_batch: threads must be >= 0 (got %d)",
+                        threads);
+    if (count > (size_t)INT64_MAX)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_sdf_eval_batch: count %zu is too large", count);
+    int64_t n = (int64_t)count;
+#ifdef OSC_HAVE_OPENMP
+    int thread_count = threads > 0 ? threads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(thread_count) if (n > 256)
+#endif
+    for (int64_t i = 0; i < n; ++i) {
+        osc_vec3 g;
+        osc_mat3 h;
+        osc_vec3 x = osc_v3(points[3 * i], points[3 * i + 1], points[3 * i + 2]);
+        values[i] = sdf_eval_point(sdf, x, gradients ? &g : NULL, hessians ? &h : NULL);
+        if (gradients) {
+            gradients[3 * i] = g.x;
+            gradients[3 * i + 1] = g.y;
+            gradients[3 * i + 2] = g.z;
+        }
+        if (hessians)
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 3; ++c) hessians[9 * i + 3 * r + c] = h.m[r][c];
+    }
+    return OSC_OK;
+}
+
+int osc_sdf_leaf_count(const osc_sdf* sdf) {
+    return sdf ? sdf->leaf_count : 0;
+}
+
+double osc_sdf_eval_leaf(const osc_sdf* sdf, int leaf, osc_vec3 point, osc_vec3* gradient,
+                         osc_mat3* hessian) {
+    if (!sdf || leaf < 0 || leaf >= sdf->leaf_count || isnan(point.x) || isnan(point.y) ||
+        isnan(point.z)) {
+        if (sdf && (leaf < 0 || leaf >= sdf->leaf_count))
+            osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_sdf_eval_leaf: leaf %d out of range [0, %d)",
+                     leaf, (int)sdf->leaf_count);
+        return sdf_eval_point(NULL, point, gradient, hessian);
+    }
+    int order = hessian ? 2 : (gradient ? 1 : 0);
+    jet j;
+    sdf_leaf_eval_world(sdf, &sdf->leaves[leaf], point, order, &j);
+    return sdf_write_outputs(&j, order, gradient, hessian);
+}
+
+void osc_sdf_bounds(const osc_sdf* sdf, osc_vec3* lo, osc_vec3* hi) {
+    if (!sdf) {
+        if (lo) *lo = osc_v3(INFINITY, INFINITY, INFINITY);
+        if (hi) *hi = osc_v3(-INFINITY, -INFINITY, -INFINITY);
+        return;
+    }
+    if (lo) *lo = sdf->lo;
+    if (hi) *hi = sdf->hi;
+}
+
+double osc_sdf_lipschitz(const osc_sdf* sdf) {
+    return sdf ? sdf->lipschitz : NAN;
+}
+
+int osc_sdf_lipschitz_is_bound(const osc_sdf* sdf) {
+    return sdf ? sdf->lipschitz_is_bound : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lipschitz estimate for distance-like leaves (ellipsoid, SQ family): the largest |grad phi| where
+// phi > 0 over (1) Halton points of the bounding box grown by half its size, (2) the same points
+// pulled onto the surface by Newton steps and pushed just outside, because the gradient of a radial
+// distance is largest at the surface, (3) points 1e3 box sizes away along the same directions,
+// because far away these functions are homogeneous of degree 1 and their gradient depends on the
+// direction only, and (4) a short gradient ascent on |grad phi|^2 (direction hess grad, at most 5%
+// of the box size) from the steepest 64 samples, which polishes narrow steep bands. An XPSQ with an
+// anisotropic section has no finite bound near one line (docs/xpsq.md); the short ascent keeps the
+// estimate from running into it. A 2% margin covers what falls between samples.
+
+static double halton(uint32_t index, uint32_t base) {
+    double f = 1.0, r = 0.0;
+    while (index > 0) {
+        f /= base;
+        r += f * (index % base);
+        index /= base;
+    }
+    return r;
+}
+
+enum { LIPSCHITZ_SAMPLES = 4096, LIPSCHITZ_ASCENTS = 64 };
+
+typedef struct steep_point {
+    osc_vec3 x;
+    double norm;
+} steep_point;
+
+// keeps the `count` steepest points seen, sorted by decreasing |grad|
+static void remember_steep(steep_point* top, int count, osc_vec3 x, double norm) {
+    if (!(norm > top[count - 1].norm)) return;
+    int k = count - 1;
+    for (; k > 0 && top[k - 1].norm < norm; --k) top[k] = top[k - 1];
+    top[k] = (steep_point){x, norm};
+}
+
+// climbs |grad phi|^2, whose gradient is 2 hess grad, with steps of a fraction of the box size
+static double ascend_gradient_norm(const osc_sdf* sdf, osc_vec3 x, double extent) {
+    osc_vec3 g;
+    osc_mat3 h;
+    osc_sdf_eval(sdf, x, &g, &h);
+    double best = osc_length(g);
+    double step = 1e-3 * extent, travel = 0.0;
+    for (int k = 0; k < 60 && step > 1e-9 * extent && travel < 0.05 * extent; ++k) {
+        osc_vec3 up = osc_mat3_apply(h, g);
+        double n = osc_length(up);
+        if (!(n > 0.0) || !isfinite(n)) break;
+        osc_vec3 y = osc_add_scaled(x, up, step / n);
+        osc_vec3 gy;
+        osc_mat3 hy;
+        double py = osc_sdf_eval(sdf, y, &gy, &hy);
+        if (py > 0.0 && osc_length(gy) > best) {
+            x = y;
+            g = gy;
+            h = hy;
+            best = osc_length(gy);
+            travel += step;
+            step *= 1.5;
+        } else {
+            step *= 0.3;
+        }
+    }
+    return best;
+}
+
+static double sdf_estimate_lipschitz(const osc_sdf* sdf) {
+    osc_vec3 lo = sdf->lo, hi = sdf->hi;
+    if (!osc_vec3_is_finite(lo) || !osc_vec3_is_finite(hi)) return 1.0;
+    osc_vec3 size = osc_sub(hi, lo);
+    double extent = fmax(size.x, fmax(size.y, size.z));
+    lo = osc_sub(lo, osc_scale(size, 0.5));
+    size = osc_scale(size, 2.0);
+    osc_vec3 centre = osc_add(lo, osc_scale(size, 0.5));
+    double best = 1.0;
+    steep_point top[LIPSCHITZ_ASCENTS];
+    for (int k = 0; k < LIPSCHITZ_ASCENTS; ++k) top[k] = (steep_point){centre, 0.0};
+    for (uint32_t i = 1; i <= LIPSCHITZ_SAMPLES; ++i) {
+        osc_vec3 x = osc_v3(lo.x + size.x * halton(i, 2), lo.y + size.y * halton(i, 3),
+                            lo.z + size.z * halton(i, 5));
+        osc_vec3 g;
+        osc_vec3 far = osc_add_scaled(centre, osc_normalize(osc_sub(x, centre)), 1e3 * extent);
+        double phi = osc_sdf_eval(sdf, far, &g, NULL);
+        if (phi > 0.0 && osc_length(g) > best) best = osc_length(g);
+        phi = osc_sdf_eval(sdf, x, &g, NULL);
+        double norm = osc_length(g);
+        if (phi > 0.0) {
+            best = fmax(best, norm);
+            remember_steep(top, LIPSCHITZ_ASCENTS, x, norm);
+        }
+        for (int k = 0; k < 8 && norm > 0.0 && isfinite(phi); ++k) {
+            x = osc_add_scaled(x, g, -phi / (norm * norm));
+            phi = osc_sdf_eval(sdf, x, &g, NULL);
+            norm = osc_length(g);
+        }
+        if (!(norm > 0.0) || !isfinite(phi)) continue;
+        for (double push = 1e-6; push < 2e-2; push *= 10.0) {
+            osc_vec3 y = osc_add_scaled(x, g, push * extent / norm);
+            osc_vec3 gy;
+            if (osc_sdf_eval(sdf, y, &gy, NULL) > 0.0) {
+                best = fmax(best, osc_length(gy));
+                remember_steep(top, LIPSCHITZ_ASCENTS, y, osc_length(gy));
+            }
+        }
+    }
+    for (int k = 0; k < LIPSCHITZ_ASCENTS && top[k].norm > 0.0; ++k)
+        best = fmax(best, ascend_gradient_norm(sdf, top[k].x, extent));
+    return 1.02 * best;
+}
+
+// ---------------------------------------------------------------------------------------------
+// creation of single-leaf models (called by the primitive constructors)
+
+osc_status sdf_create_leaf(const sdf_leaf* leaf, const osc_plane_profile* planes, int32_t plane_count,
+                           const sdf_xpsq* xpsq, osc_vec3 lo, osc_vec3 hi,
+                           sdf_lipschitz_kind lipschitz, osc_sdf** out) {
+    osc_sdf* sdf = sdf_allocate(1, 1, plane_count, xpsq ? 1 : 0);
+    if (!sdf) return OSC_ERR_NO_MEMORY;
+    sdf->leaves[0] = *leaf;
+    sdf->leaves[0].has_transform = 0;
+    sdf->leaves[0].rotation = osc_mat3_identity();
+    sdf->leaves[0].translation = osc_v3(0.0, 0.0, 0.0);
+    sdf->leaves[0].scale = 1.0;
+    if (plane_count) memcpy(sdf->planes, planes, (size_t)plane_count * sizeof *planes);
+    if (xpsq) sdf->xpsqs[0] = *xpsq;
+    sdf->program[0] = (sdf_instr){SDF_OP_LEAF, 1, 0, 0.0};
+    sdf->stack_need = 1;
+    sdf->lo = lo;
+    sdf->hi = hi;
+    sdf->lipschitz = lipschitz == SDF_LIPSCHITZ_EXACT ? 1.0 : sdf_estimate_lipschitz(sdf);
+    sdf->lipschitz_is_bound = lipschitz != SDF_LIPSCHITZ_ESTIMATE;
+    *out = sdf;
+    return OSC_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// smooth CSG (seed 000 eqs. 2-4): outer * LSE_tau(sign_i * phi_i)
+
+static void bounds_union(osc_vec3* lo, osc_vec3* hi, osc_vec3 lo2, osc_vec3 hi2) {
+    *lo = osc_v3(fmin(lo->x, lo2.x), fmin(lo->y, lo2.y), fmin(lo->z, lo2.z));
+    *hi = osc_v3(fmax(hi->x, hi2.x), fmax(hi->y, hi2.y), fmax(hi->z, hi2.z));
+}
+
+static void bounds_intersect(osc_vec3* lo, osc_vec3* hi, osc_vec3 lo2, osc_vec3 hi2) {
+    *lo = osc_v3(fmax(lo->x, lo2.x), fmax(lo->y, lo2.y), fmax(lo->z, lo2.z));
+    *hi = osc_v3(fmin(hi->x, hi2.x), fmin(hi->y, hi2.y), fmin(hi->z, hi2.z));
+}
+
+static void bounds_grow(osc_vec3* lo, osc_vec3* hi, double margin) {
+    *lo = osc_sub(*lo, osc_v3(margin, margin, margin));
+    *hi = osc_add(*hi, osc_v3(margin, margin, margin));
+}
+
+typedef enum sdf_csg { SDF_CSG_UNION, SDF_CSG_INTERSECTION, SDF_CSG_SUBTRACTION } sdf_csg;
+
+static osc_status sdf_create_csg(const char* function, sdf_csg kind,
+                                 const osc_sdf* const* children, int count, double temperature,
+                                 osc_sdf** out) {
+    if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
+    *out = NULL;
+    if (!children || count < 1)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: need at least one child (got %d)", function,
+                        children ? count : 0);
+    osc_status status = sdf_check_nonnegative(function, "temperature", temperature);
+    if (status) return status;
+    int64_t leaves = 0, instrs = 0, planes = 0, xpsqs = 0;
+    for (int i = 0; i < count; ++i) {
+        if (!children[i])
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: child %d is NULL", function, i);
+        leaves += children[i]->leaf_count;
+        instrs += children[i]->instr_count;
+        planes += children[i]->plane_count;
+        xpsqs += children[i]->xpsq_count;
+    }
+    instrs += count + 1;
+    if (leaves > INT32_MAX || instrs > INT32_MAX || planes > INT32_MAX || xpsqs > INT32_MAX)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the tree would exceed 2^31 nodes", function);
+
+    // emit children in decreasing stack need (stable), so the stack stays logarithmic
+    int* order = osc_calloc((size_t)count, sizeof *order);
+    if (!order) return OSC_ERR_NO_MEMORY;
+    for (int i = 0; i < count; ++i) order[i] = i;
+    for (int i = 1; i < count; ++i) {
+        int k = order[i], j = i - 1;
+        while (j >= 0 && children[order[j]]->stack_need < children[k]->stack_need) {
+            order[j + 1] = order[j];
+            --j;
+        }
+        order[j + 1] = k;
+    }
+    int32_t need = children[order[0]]->stack_need;
+    if (count > 1 && children[order[1]]->stack_need + 1 > need)
+        need = children[order[1]]->stack_need + 1;
+    if (need > OSC_SDF_MAX_STACK) {
+        osc_free(order);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the tree needs %d stack slots (limit %d)",
+                        function, (int)need, OSC_SDF_MAX_STACK);
+    }
+
+    osc_sdf* sdf = sdf_allocate((int32_t)leaves, (int32_t)instrs, (int32_t)planes, (int32_t)xpsqs);
+    if (!sdf) {
+        osc_free(order);
+        return OSC_ERR_NO_MEMORY;
+    }
+    int32_t outer = kind == SDF_CSG_UNION ? -1 : 1;
+    sdf_cursor at = {0, 0, 0, 0};
+    double lipschitz = 0.0;
+    int32_t is_bound = 1;
+    for (int k = 0; k < count; ++k) {
+        int i = order[k];
+        int32_t sign = kind == SDF_CSG_UNION ? -1 : (kind == SDF_CSG_SUBTRACTION && i == 1 ? -1 : 1);
+        sdf_append(sdf, children[i], &at);
+        sdf->program[at.instr++] =
+            (sdf_instr){k == 0 ? SDF_OP_BEGIN : SDF_OP_ACCUMULATE, sign, 0, temperature};
+        if (children[i]->lipschitz > lipschitz) lipschitz = children[i]->lipschitz;
+        is_bound &= children[i]->lipschitz_is_bound;
+    }
+    sdf->program[at.instr++] = (sdf_instr){SDF_OP_END, outer, 0, temperature};
+    osc_free(order);
+
+    sdf->stack_need = need;
+    sdf->lipschitz = lipschitz;
+    sdf->lipschitz_is_bound = is_bound;
+    sdf->lo = children[0]->lo;
+    sdf->hi = children[0]->hi;
+    if (kind == SDF_CSG_UNION) {
+        // -LSE(-phi) >= min(phi) - tau log n: the union is inside {min phi <= tau log n}
+        for (int i = 1; i < count; ++i) bounds_union(&sdf->lo, &sdf->hi, children[i]->lo, children[i]->hi);
+        bounds_grow(&sdf->lo, &sdf->hi, temperature * log((double)count));
+    } else if (kind == SDF_CSG_INTERSECTION) {
+        // LSE >= max: the intersection is inside every child
+        for (int i = 1; i < count; ++i)
+            bounds_intersect(&sdf->lo, &sdf->hi, children[i]->lo, children[i]->hi);
+    } // subtraction: LSE(a, -b) >= a, inside a
+    *out = sdf;
+    return OSC_OK;
+}
+
+osc_status osc_sdf_create_union(const osc_sdf* const* children, int count, double temperature,
+                                osc_sdf** out) {
+    return sdf_create_csg("osc_sdf_create_union", SDF_CSG_UNION, children, count, temperature, out);
+}
+
+osc_status osc_sdf_create_intersection(const osc_sdf* const* children, int count,
+                                       double temperature, osc_sdf** out) {
+    return sdf_create_csg("osc_sdf_create_intersection", SDF_CSG_INTERSECTION, children, count,
+                          temperature, out);
+}
+
+osc_status osc_sdf_create_subtraction(const osc_sdf* a, const osc_sdf* b, double temperature,
+                                      osc_sdf** out) {
+    const char* function = "osc_sdf_create_subtraction";
+    if (!a || !b) {
+        if (out) *out = NULL;
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", function, a ? "b" : "a");
+    }
+    const osc_sdf* children[2] = {a, b};
+    return sdf_create_csg(function, SDF_CSG_SUBTRACTION, children, 2, temperature, out);
+}
+
+// ---------------------------------------------------------------------------------------------
+// transforms and offsets
+
+static osc_sdf* sdf_copy(const osc_sdf* src, int32_t extra_instrs) {
+    osc_sdf* sdf = sdf_allocate(src->leaf_count, src->instr_count + extra_instrs, src->plane_count,
+                                src->xpsq_count);
+    if (!sdf) return NULL;
+    sdf_cursor at = {0, 0, 0, 0};
+    sdf_append(sdf, src, &at);
+    sdf->stack_need = src->stack_need;
+    sdf->lo = src->lo;
+    sdf->hi = src->hi;
+    sdf->lipschitz = src->lipschitz;
+    sdf->lipschitz_is_bound = src->lipschitz_is_bound;
+    return sdf;
+}
+
+// bounds of the image of the box [lo, hi] under x -> s R x + t (infinite extents stay infinite)
+static void bounds_transform(osc_vec3* lo, osc_vec3* hi, osc_mat3 rotation, double scale,
+                             osc_vec3 translation) {
+    if (lo->x > hi->x || lo->y > hi->y || lo->z > hi->z) return; // empty stays empty
+    double c[3] = {0.5 * (lo->x + hi->x), 0.5 * (lo->y + hi->y), 0.5 * (lo->z + hi->z)};
+    double e[3] = {0.5 * (hi->x - lo->x), 0.5 * (hi->y - lo->y), 0.5 * (hi->z - lo->z)};
+    double nc[3], ne[3];
+    for (int i = 0; i < 3; ++i) {
+        if (isinf(e[i])) c[i] = 0.0; // centre of an infinite interval: any finite value
+    }
+    for (int i = 0; i < 3; ++i) {
+        nc[i] = 0.0;
+        ne[i] = 0.0;
+        for (int j = 0; j < 3; ++j) {
+            double r = rotation.m[i][j];
+            nc[i] += r * c[j];
+            if (fabs(r) > 1e-15) ne[i] += fabs(r) * e[j];
+        }
+        nc[i] = scale * nc[i] + osc_vec3_get(translation, i);
+        ne[i] *= scale;
+    }
+    *lo = osc_v3(nc[0] - ne[0], nc[1] - ne[1], nc[2] - ne[2]);
+    *hi = osc_v3(nc[0] + ne[0], nc[1] + ne[1], nc[2] + ne[2]);
+}
+
+osc_status osc_sdf_create_transformed(const osc_sdf* child, osc_pose pose, double scale,
+                                      osc_sdf** out) {
+    const char* function = "osc_sdf_create_transformed";
+    if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
+    *out = NULL;
+    if (!child) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: child is NULL", function);
+    if (!osc_vec3_is_finite(pose.p))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: pose.p must be finite (got %g, %g, %g)",
+                        function, pose.p.x, pose.p.y, pose.p.z);
+    if (!osc_quat_is_normalizable(pose.q))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: pose.q cannot be normalised (got %g, %g, %g, %g)", function, pose.q.w,
+                        pose.q.x, pose.q.y, pose.q.z);
+    osc_status status = sdf_check_positive(function, "scale", scale);
+    if (status) return status;
+
+    osc_sdf* sdf = sdf_copy(child, 0);
+    if (!sdf) return OSC_ERR_NO_MEMORY;
+    osc_mat3 rotation = osc_quat_to_mat3(osc_quat_normalize(pose.q));
+    for (int32_t i = 0; i < sdf->leaf_count; ++i) {
+        sdf_leaf* leaf = &sdf->leaves[i];
+        // world-from-leaf := T o leaf: x = s R (s_l R_l y + t_l) + p
+        leaf->translation = osc_add(osc_scale(osc_mat3_apply(rotation, leaf->translation), scale), pose.p);
+        leaf->rotation = osc_mat3_mul(rotation, leaf->rotation);
+        leaf->scale *= scale;
+        leaf->has_transform = 1;
+    }
+    // temperatures and offsets are lengths of the child's frame
+    for (int32_t i = 0; i < sdf->instr_count; ++i)
+        if (sdf->program[i].op != SDF_OP_LEAF) sdf->program[i].value *= scale;
+    bounds_transform(&sdf->lo, &sdf->hi, rotation, scale, pose.p);
+    *out = sdf;
+    return OSC_OK;
+}
+
+osc_status osc_sdf_create_offset(const osc_sdf* child, double distance, osc_sdf** out) {
+    const char* function = "osc_sdf_create_offset";
+    if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
+    *out = NULL;
+    if (!child) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: child is NULL", function);
+    osc_status status = sdf_check_finite(function, "distance", distance);
+    if (status) return status;
+    osc_sdf* sdf = sdf_copy(child, 1);
+    if (!sdf) return OSC_ERR_NO_MEMORY;
+    sdf->program[sdf->instr_count - 1] = (sdf_instr){SDF_OP_OFFSET, 1, 0, distance};
+    // phi - d <= 0 means phi <= d, within distance d of the child (|phi| >= true distance)
+    if (distance > 0.0) bounds_grow(&sdf->lo, &sdf->hi, distance);
+    *out = sdf;
+    return OSC_OK;
+}

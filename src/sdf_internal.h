@@ -1,0 +1,142 @@
+// sdf_internal.h: the compiled form of an osc_sdf, shared by sdf.c (tree building, evaluation)
+// and the primitive files (sdf_primitives.c, sdf_superquadric.c, sdf_xpsq.c). Never installed.
+//
+// A model is a postfix program over primitive leaves. Every leaf carries its world-from-leaf
+// similarity transform (rotation, translation, uniform scale) baked in at build time, so the
+// program has no transform nodes. Smooth CSG nodes are streaming log-sum-exp accumulators:
+//   LEAF k            push the value of leaf k
+//   BEGIN s, tau      turn the top value y into an accumulator of s * y
+//   ACCUMULATE s, tau pop y and add s * y to the accumulator below it
+//   END s, tau        turn the accumulator into the value s * LSE
+//   OFFSET d          subtract d from the top value
+// Union is END -1 over children with sign -1, intersection +1 / +1, subtraction +1 over (+a, -b).
+// Children are emitted in decreasing order of their own stack need, so a tree of n leaves needs
+// at most floor(log2 n) + 1 stack slots (its Strahler number): a fixed stack serves any tree.
+
+#ifndef OSC_SDF_INTERNAL_H
+#define OSC_SDF_INTERNAL_H
+
+#include "base_internal.h"
+#include "jet.h"
+#include "osculate/sdf.h"
+
+#include <stdint.h>
+
+#define OSC_SDF_MAX_STACK 64
+
+typedef enum sdf_leaf_kind {
+    SDF_LEAF_SPHERE,
+    SDF_LEAF_BOX,
+    SDF_LEAF_CAPSULE,
+    SDF_LEAF_CONE, // also the cylinder (equal radii)
+    SDF_LEAF_TORUS,
+    SDF_LEAF_HALFSPACE,
+    SDF_LEAF_ELLIPSOID,
+    SDF_LEAF_PSQ, // also the plain superquadric (no planes)
+    SDF_LEAF_XPSQ
+} sdf_leaf_kind;
+
+typedef struct sdf_psq {
+    osc_vec3 scale;
+    double eps1, eps2;
+    double temperature;
+    int32_t plane_first, plane_count; // constant planes: planes[i].start
+} sdf_psq;
+
+typedef struct sdf_cone {
+    double radius_bottom, radius_top, half_height;
+    double side_normal[2]; // outward unit normal of the slanted side in the (q, z) half-plane
+} sdf_cone;
+
+typedef struct sdf_leaf {
+    sdf_leaf_kind kind;
+    int32_t has_transform; // 0 when the world-from-leaf transform is the identity
+    osc_mat3 rotation;     // world-from-leaf rotation
+    osc_vec3 translation;
+    double scale;
+    union {
+        struct { double radius; } sphere;
+        struct { osc_vec3 half_extents; double rounding; } box;
+        struct { double radius, half_length; } capsule;
+        sdf_cone cone;
+        struct { double major_radius, minor_radius; } torus;
+        struct { osc_vec3 normal; double offset; } halfspace;
+        struct { osc_vec3 radii; } ellipsoid;
+        sdf_psq psq;
+        struct { int32_t index; } xpsq; // into osc_sdf.xpsqs
+    } p;
+} sdf_leaf;
+
+// the precomputed data of one XPSQ (sdf_xpsq.c)
+typedef struct sdf_xpsq {
+    osc_vec3 p1, a, b;         // p(t) = p1 + 2 t a + t^2 b, a = p2 - p1, b = p1 - 2 p2 + p3
+    int32_t straight;          // b == 0: the projection is linear in t
+    double cubic_a, cubic_b;   // t^3 and t^2 coefficients of the stationarity cubic: b.b, 3 a.b
+    double two_a_dot_a;        // 2 a.a (part of the t coefficient)
+    double validity_scale;     // f' at which a root counts fully as a minimum (docs/xpsq.md)
+    osc_xpsq_frame frame;
+    osc_vec3 binormal;         // FRENET
+    osc_mat3 rotation_start;   // INTERPOLATED: R(0)
+    osc_vec3 axis;             // INTERPOLATED: R(t) = R(0) Rot(axis, t angle)
+    double angle;
+    double scale[3][3];        // [axis][control]
+    double exponent[2][3];     // [eps1, eps2][control]
+    double plane_temperature, discriminant_temperature, root_temperature, blend_temperature;
+    int32_t plane_first, plane_count;
+} sdf_xpsq;
+
+typedef enum sdf_op { SDF_OP_LEAF, SDF_OP_BEGIN, SDF_OP_ACCUMULATE, SDF_OP_END, SDF_OP_OFFSET } sdf_op;
+
+typedef struct sdf_instr {
+    int32_t op;
+    int32_t sign;  // child sign (BEGIN, ACCUMULATE) or outer sign (END)
+    int32_t index; // leaf index (LEAF)
+    double value;  // temperature (BEGIN, ACCUMULATE, END) or distance (OFFSET)
+} sdf_instr;
+
+struct osc_sdf {
+    int32_t leaf_count, instr_count, plane_count, xpsq_count;
+    sdf_leaf* leaves;
+    sdf_instr* program;
+    osc_plane_profile* planes;
+    sdf_xpsq* xpsqs;
+    int32_t stack_need;
+    osc_vec3 lo, hi;  // bounds of {phi <= 0}
+    double lipschitz; // bound (or estimate) on |grad phi| where phi > 0
+    int32_t lipschitz_is_bound; // 0 when `lipschitz` is only an estimate (docs/sdf.md)
+};
+
+// how a leaf's Lipschitz value is known
+typedef enum sdf_lipschitz_kind {
+    SDF_LIPSCHITZ_EXACT,    // an exact distance: 1
+    SDF_LIPSCHITZ_SAMPLED,  // a distance-like function whose sampled maximum is a bound
+    SDF_LIPSCHITZ_ESTIMATE  // a sampled maximum that thin steep regions can exceed
+} sdf_lipschitz_kind;
+
+// Evaluates a leaf in its own frame (point already transformed) into a jet w.r.t. that frame.
+void sdf_sphere_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out);
+void sdf_box_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out);
+void sdf_capsule_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out);
+void sdf_cone_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out);
+void sdf_torus_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out);
+void sdf_halfspace_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out);
+void sdf_ellipsoid_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out);
+void sdf_psq_eval(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int order, jet* out);
+void sdf_xpsq_eval(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int order, jet* out);
+
+// Creates a model of one leaf with the given local bounds; `planes` and `xpsq` are copied when
+// non-NULL. Unless the leaf is an exact distance, its Lipschitz value is sampled (sdf.c).
+osc_status sdf_create_leaf(const sdf_leaf* leaf, const osc_plane_profile* planes, int32_t plane_count,
+                           const sdf_xpsq* xpsq, osc_vec3 lo, osc_vec3 hi,
+                           sdf_lipschitz_kind lipschitz, osc_sdf** out);
+
+// Evaluates a whole model at a world point (order 0, 1 or 2).
+void sdf_eval_jet(const osc_sdf* sdf, osc_vec3 x, int order, jet* out);
+
+// Validation helpers: return OSC_OK or fail with a message "<function>: <name> ... (got <value>)".
+osc_status sdf_check_positive(const char* function, const char* name, double value);
+osc_status sdf_check_nonnegative(const char* function, const char* name, double value);
+osc_status sdf_check_finite(const char* function, const char* name, double value);
+osc_status sdf_check_exponent(const char* function, const char* name, double value);
+
+#endif // OSC_SDF_INTERNAL_H

@@ -1,0 +1,92 @@
+// sdf_superquadric.c: the superquadric (seed 000 eq. 1, as a radial distance) and the PSQ, its
+// smooth intersection with N half-spaces (seed 000 §III-A.3, eq. 3).
+
+#include "sdf_superquadric.h"
+
+static inline void psq_eval_order(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int order,
+                                  jet* out) {
+    const sdf_psq* q = &leaf->p.psq;
+    jet p[3] = {jet_var(x.x, 0, order), jet_var(x.y, 1, order), jet_var(x.z, 2, order)};
+    jet a[3] = {jet_const(q->scale.x, order), jet_const(q->scale.y, order),
+                jet_const(q->scale.z, order)};
+    jet phi = sq_radial_distance(p, a, jet_const(q->eps1, order), jet_const(q->eps2, order), 0, order);
+    if (q->plane_count == 0) {
+        *out = phi;
+        return;
+    }
+    // eq. (3): LSE over the SQ and the planes, streamed
+    jet_lse lse;
+    jet_lse_begin(&lse, q->temperature);
+    jet_lse_add(&lse, phi, order);
+    for (int32_t i = 0; i < q->plane_count; ++i) {
+        const osc_plane* plane = &sdf->planes[q->plane_first + i].start;
+        jet d = jet_const(osc_dot(plane->normal, x) + plane->offset, order);
+        if (order >= 1) {
+            d.g[0] = plane->normal.x;
+            d.g[1] = plane->normal.y;
+            d.g[2] = plane->normal.z;
+        }
+        jet_lse_add(&lse, d, order);
+    }
+    *out = jet_lse_end(&lse, order);
+}
+
+void sdf_psq_eval(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int order, jet* out) {
+    if (order == 0) psq_eval_order(sdf, leaf, x, 0, out);
+    else if (order == 1) psq_eval_order(sdf, leaf, x, 1, out);
+    else psq_eval_order(sdf, leaf, x, 2, out);
+}
+
+osc_status osc_sdf_create_psq(osc_vec3 scales, double eps1, double eps2, const osc_plane* planes,
+                              int plane_count, double temperature, osc_sdf** out) {
+    const char* function = plane_count ? "osc_sdf_create_psq" : "osc_sdf_create_superquadric";
+    if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
+    *out = NULL;
+    osc_status status = OSC_OK;
+    if ((status = sdf_check_positive(function, "scales.x", scales.x)) ||
+        (status = sdf_check_positive(function, "scales.y", scales.y)) ||
+        (status = sdf_check_positive(function, "scales.z", scales.z)) ||
+        (status = sdf_check_exponent(function, "eps1", eps1)) ||
+        (status = sdf_check_exponent(function, "eps2", eps2)) ||
+        (status = sdf_check_nonnegative(function, "temperature", temperature)))
+        return status;
+    if (plane_count < 0 || (plane_count > 0 && !planes))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: planes is NULL or plane_count < 0 (got %d)",
+                        function, plane_count);
+    osc_plane_profile* profiles = NULL;
+    if (plane_count) {
+        profiles = osc_calloc((size_t)plane_count, sizeof *profiles);
+        if (!profiles) return OSC_ERR_NO_MEMORY;
+    }
+    for (int i = 0; i < plane_count; ++i) {
+        double length = osc_length(planes[i].normal);
+        if (!(length > 0.0) || !isfinite(length) || !isfinite(planes[i].offset)) {
+            osc_free(profiles);
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "%s: planes[%d] needs a non-zero finite normal and a finite offset "
+                            "(got normal %g, %g, %g, offset %g)",
+                            function, i, planes[i].normal.x, planes[i].normal.y, planes[i].normal.z,
+                            planes[i].offset);
+        }
+        osc_plane unit = {osc_scale(planes[i].normal, 1.0 / length), planes[i].offset / length};
+        profiles[i] = osc_plane_profile_constant(unit);
+    }
+    sdf_leaf leaf = {.kind = SDF_LEAF_PSQ};
+    leaf.p.psq.scale = scales;
+    leaf.p.psq.eps1 = eps1;
+    leaf.p.psq.eps2 = eps2;
+    leaf.p.psq.temperature = temperature;
+    leaf.p.psq.plane_first = 0;
+    leaf.p.psq.plane_count = plane_count;
+    // LSE >= max: the PSQ lies inside the SQ's box [-a, a]
+    int exact = plane_count == 0 && eps1 == 1.0 && eps2 == 1.0 && scales.x == scales.y &&
+                scales.y == scales.z; // a sphere
+    status = sdf_create_leaf(&leaf, profiles, plane_count, NULL, osc_neg(scales), scales,
+                             exact ? SDF_LIPSCHITZ_EXACT : SDF_LIPSCHITZ_SAMPLED, out);
+    osc_free(profiles);
+    return status;
+}
+
+osc_status osc_sdf_create_superquadric(osc_vec3 scales, double eps1, double eps2, osc_sdf** out) {
+    return osc_sdf_create_psq(scales, eps1, eps2, NULL, 0, 0.0, out);
+}
