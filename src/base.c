@@ -59,6 +59,13 @@ osc_status osc_fail(osc_status status, const char* format, ...) {
     return status;
 }
 
+osc_status osc_fail_in(const char* function, osc_status status) {
+    char previous[sizeof error_message];
+    memcpy(previous, error_message, sizeof previous);
+    snprintf(error_message, sizeof error_message, "%.100s: %.400s", function, previous);
+    return status;
+}
+
 // ---------------------------------------------------------------------------------------------
 // allocator
 

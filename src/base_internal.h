@@ -20,6 +20,10 @@
 /// Formats a message into the thread-local error buffer and returns `status`.
 osc_status osc_fail(osc_status status, const char* format, ...) OSC_PRINTF(2, 3);
 
+/// Prefixes the calling thread's current message with "function: " and returns `status`: public
+/// functions use it to name themselves when a helper (an allocation) failed below them.
+osc_status osc_fail_in(const char* function, osc_status status);
+
 /// Allocates with the user's allocator; sets OSC_ERR_NO_MEMORY's message on failure.
 void* osc_alloc(size_t size);
 

@@ -655,5 +655,5 @@ osc_status osc_isosurface_extract(const osc_sdf* sdf, const osc_isosurface_setti
         status = osc_mesh_create(work.vertices, (int32_t)work.vertex_count, work.triangles,
                                  (int32_t)work.triangle_count, out);
     work_release(&work);
-    return status;
+    return status == OSC_ERR_NO_MEMORY ? osc_fail_in("osc_isosurface_extract", status) : status;
 }

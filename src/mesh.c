@@ -85,7 +85,7 @@ osc_status osc_mesh_create(const double* vertices, int32_t vertex_count, const i
     if (status) return status;
 
     osc_mesh* mesh = osc_calloc(1, sizeof *mesh);
-    if (!mesh) return OSC_ERR_NO_MEMORY;
+    if (!mesh) return osc_fail_in("osc_mesh_create", OSC_ERR_NO_MEMORY);
     if (vertex_count > 0) {
         mesh->vertices = osc_calloc((size_t)vertex_count, 3 * sizeof(double));
         if (!mesh->vertices) goto no_memory;
@@ -103,7 +103,7 @@ osc_status osc_mesh_create(const double* vertices, int32_t vertex_count, const i
 
 no_memory:
     osc_mesh_destroy(mesh);
-    return OSC_ERR_NO_MEMORY;
+    return osc_fail_in("osc_mesh_create", OSC_ERR_NO_MEMORY);
 }
 
 // releases the arrays and the mesh

@@ -401,11 +401,11 @@ static double sdf_estimate_lipschitz(const osc_sdf* sdf) {
 // ---------------------------------------------------------------------------------------------
 // creation of single-leaf models (called by the primitive constructors)
 
-osc_status sdf_create_leaf(const sdf_leaf* leaf, const osc_plane_profile* planes, int32_t plane_count,
+osc_status sdf_create_leaf(const char* function, const sdf_leaf* leaf, const osc_plane_profile* planes, int32_t plane_count,
                            const sdf_xpsq* xpsq, osc_vec3 lo, osc_vec3 hi,
                            sdf_lipschitz_kind lipschitz, osc_sdf** out) {
     osc_sdf* sdf = sdf_allocate(1, 1, plane_count, xpsq ? 1 : 0);
-    if (!sdf) return OSC_ERR_NO_MEMORY;
+    if (!sdf) return osc_fail_in(function, OSC_ERR_NO_MEMORY);
     sdf->leaves[0] = *leaf;
     sdf->leaves[0].has_transform = 0;
     sdf->leaves[0].rotation = osc_mat3_identity();
@@ -448,9 +448,10 @@ static osc_status sdf_create_csg(const char* function, sdf_csg kind,
                                  osc_sdf** out) {
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
-    if (!children || count < 1)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: need at least one child (got %d)", function,
-                        children ? count : 0);
+    if (!children)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: children is NULL (count %d)", function, count);
+    if (count < 1)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: need at least one child (got %d)", function, count);
     osc_status status = sdf_check_nonnegative(function, "temperature", temperature);
     if (status) return status;
     int64_t leaves = 0, instrs = 0, planes = 0, xpsqs = 0;
@@ -462,13 +463,13 @@ static osc_status sdf_create_csg(const char* function, sdf_csg kind,
         planes += children[i]->plane_count;
         xpsqs += children[i]->xpsq_count;
     }
-    instrs += count + 1;
+    instrs += (int64_t)count + 1;
     if (leaves > INT32_MAX || instrs > INT32_MAX || planes > INT32_MAX || xpsqs > INT32_MAX)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the tree would exceed 2^31 nodes", function);
 
     // emit children in decreasing stack need (stable), so the stack stays logarithmic
     int* order = osc_calloc((size_t)count, sizeof *order);
-    if (!order) return OSC_ERR_NO_MEMORY;
+    if (!order) return osc_fail_in(function, OSC_ERR_NO_MEMORY);
     for (int i = 0; i < count; ++i) order[i] = i;
     for (int i = 1; i < count; ++i) {
         int k = order[i], j = i - 1;
@@ -490,7 +491,7 @@ static osc_status sdf_create_csg(const char* function, sdf_csg kind,
     osc_sdf* sdf = sdf_allocate((int32_t)leaves, (int32_t)instrs, (int32_t)planes, (int32_t)xpsqs);
     if (!sdf) {
         osc_free(order);
-        return OSC_ERR_NO_MEMORY;
+        return osc_fail_in(function, OSC_ERR_NO_MEMORY);
     }
     int32_t outer = kind == SDF_CSG_UNION ? -1 : 1;
     sdf_cursor at = {0, 0, 0, 0};
@@ -607,7 +608,7 @@ osc_status osc_sdf_create_transformed(const osc_sdf* child, osc_pose pose, doubl
     if (status) return status;
 
     osc_sdf* sdf = sdf_copy(child, 0);
-    if (!sdf) return OSC_ERR_NO_MEMORY;
+    if (!sdf) return osc_fail_in(function, OSC_ERR_NO_MEMORY);
     osc_mat3 rotation = osc_quat_to_mat3(osc_quat_normalize(pose.q));
     for (int32_t i = 0; i < sdf->leaf_count; ++i) {
         sdf_leaf* leaf = &sdf->leaves[i];
@@ -633,7 +634,7 @@ osc_status osc_sdf_create_offset(const osc_sdf* child, double distance, osc_sdf*
     osc_status status = sdf_check_finite(function, "distance", distance);
     if (status) return status;
     osc_sdf* sdf = sdf_copy(child, 1);
-    if (!sdf) return OSC_ERR_NO_MEMORY;
+    if (!sdf) return osc_fail_in(function, OSC_ERR_NO_MEMORY);
     sdf->program[sdf->instr_count - 1] = (sdf_instr){SDF_OP_OFFSET, 1, 0, distance};
     // phi - d <= 0 means phi <= d, within distance d of the child (|phi| >= true distance)
     if (distance > 0.0) bounds_grow(&sdf->lo, &sdf->hi, distance);

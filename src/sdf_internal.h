@@ -124,9 +124,10 @@ void sdf_ellipsoid_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out);
 void sdf_psq_eval(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int order, jet* out);
 void sdf_xpsq_eval(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int order, jet* out);
 
-// Creates a model of one leaf with the given local bounds; `planes` and `xpsq` are copied when
-// non-NULL. Unless the leaf is an exact distance, its Lipschitz value is sampled (sdf.c).
-osc_status sdf_create_leaf(const sdf_leaf* leaf, const osc_plane_profile* planes, int32_t plane_count,
+// Creates a model of one leaf with the given local bounds for the public constructor `function`;
+// `planes` and `xpsq` are copied when non-NULL. Unless the leaf is an exact distance, its Lipschitz
+// value is sampled (sdf.c).
+osc_status sdf_create_leaf(const char* function, const sdf_leaf* leaf, const osc_plane_profile* planes, int32_t plane_count,
                            const sdf_xpsq* xpsq, osc_vec3 lo, osc_vec3 hi,
                            sdf_lipschitz_kind lipschitz, osc_sdf** out);
 

@@ -44,7 +44,7 @@ osc_status osc_sdf_create_sphere(double radius, osc_sdf** out) {
     if (status) return status;
     sdf_leaf leaf = {.kind = SDF_LEAF_SPHERE};
     leaf.p.sphere.radius = radius;
-    return sdf_create_leaf(&leaf, NULL, 0, NULL, osc_v3(-radius, -radius, -radius),
+    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_v3(-radius, -radius, -radius),
                            osc_v3(radius, radius, radius), SDF_LIPSCHITZ_EXACT, out);
 }
 
@@ -106,7 +106,7 @@ osc_status osc_sdf_create_box(osc_vec3 half_extents, double rounding, osc_sdf** 
     sdf_leaf leaf = {.kind = SDF_LEAF_BOX};
     leaf.p.box.half_extents = half_extents;
     leaf.p.box.rounding = rounding;
-    return sdf_create_leaf(&leaf, NULL, 0, NULL, osc_neg(half_extents), half_extents, SDF_LIPSCHITZ_EXACT, out);
+    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_neg(half_extents), half_extents, SDF_LIPSCHITZ_EXACT, out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -132,7 +132,7 @@ osc_status osc_sdf_create_capsule(double radius, double half_length, osc_sdf** o
     leaf.p.capsule.radius = radius;
     leaf.p.capsule.half_length = half_length;
     double zr = half_length + radius;
-    return sdf_create_leaf(&leaf, NULL, 0, NULL, osc_v3(-radius, -radius, -zr),
+    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_v3(-radius, -radius, -zr),
                            osc_v3(radius, radius, zr), SDF_LIPSCHITZ_EXACT, out);
 }
 
@@ -228,7 +228,7 @@ static osc_status create_cone(const char* function, double r1, double r2, double
     leaf.p.cone.side_normal[1] = (r1 - r2) / len;
     (void)function;
     double r = fmax(r1, r2);
-    return sdf_create_leaf(&leaf, NULL, 0, NULL, osc_v3(-r, -r, -h), osc_v3(r, r, h), SDF_LIPSCHITZ_EXACT, out);
+    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_v3(-r, -r, -h), osc_v3(r, r, h), SDF_LIPSCHITZ_EXACT, out);
 }
 
 osc_status osc_sdf_create_cylinder(double radius, double half_height, osc_sdf** out) {
@@ -291,7 +291,7 @@ osc_status osc_sdf_create_torus(double major_radius, double minor_radius, osc_sd
     leaf.p.torus.major_radius = major_radius;
     leaf.p.torus.minor_radius = minor_radius;
     double r = major_radius + minor_radius;
-    return sdf_create_leaf(&leaf, NULL, 0, NULL, osc_v3(-r, -r, -minor_radius),
+    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_v3(-r, -r, -minor_radius),
                            osc_v3(r, r, minor_radius), SDF_LIPSCHITZ_EXACT, out);
 }
 
@@ -330,7 +330,7 @@ osc_status osc_sdf_create_halfspace(osc_vec3 normal, double offset, osc_sdf** ou
         if (nv[i] == 1.0) hi[i] = -leaf.p.halfspace.offset;
         if (nv[i] == -1.0) lo[i] = leaf.p.halfspace.offset;
     }
-    return sdf_create_leaf(&leaf, NULL, 0, NULL, osc_v3(lo[0], lo[1], lo[2]),
+    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_v3(lo[0], lo[1], lo[2]),
                            osc_v3(hi[0], hi[1], hi[2]), SDF_LIPSCHITZ_EXACT, out);
 }
 
@@ -373,6 +373,6 @@ osc_status osc_sdf_create_ellipsoid(osc_vec3 radii, osc_sdf** out) {
     sdf_leaf leaf = {.kind = SDF_LEAF_ELLIPSOID};
     leaf.p.ellipsoid.radii = radii;
     int sphere = radii.x == radii.y && radii.y == radii.z;
-    return sdf_create_leaf(&leaf, NULL, 0, NULL, osc_neg(radii), radii,
+    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_neg(radii), radii,
                            sphere ? SDF_LIPSCHITZ_EXACT : SDF_LIPSCHITZ_SAMPLED, out);
 }

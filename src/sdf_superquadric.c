@@ -37,9 +37,9 @@ void sdf_psq_eval(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int orde
     else psq_eval_order(sdf, leaf, x, 2, out);
 }
 
-osc_status osc_sdf_create_psq(osc_vec3 scales, double eps1, double eps2, const osc_plane* planes,
-                              int plane_count, double temperature, osc_sdf** out) {
-    const char* function = plane_count ? "osc_sdf_create_psq" : "osc_sdf_create_superquadric";
+static osc_status create_psq(const char* function, osc_vec3 scales, double eps1, double eps2,
+                             const osc_plane* planes, int plane_count, double temperature,
+                             osc_sdf** out) {
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
     osc_status status = OSC_OK;
@@ -56,7 +56,7 @@ osc_status osc_sdf_create_psq(osc_vec3 scales, double eps1, double eps2, const o
     osc_plane_profile* profiles = NULL;
     if (plane_count) {
         profiles = osc_calloc((size_t)plane_count, sizeof *profiles);
-        if (!profiles) return OSC_ERR_NO_MEMORY;
+        if (!profiles) return osc_fail_in(function, OSC_ERR_NO_MEMORY);
     }
     for (int i = 0; i < plane_count; ++i) {
         double length = osc_length(planes[i].normal);
@@ -81,12 +81,17 @@ osc_status osc_sdf_create_psq(osc_vec3 scales, double eps1, double eps2, const o
     // LSE >= max: the PSQ lies inside the SQ's box [-a, a]
     int exact = plane_count == 0 && eps1 == 1.0 && eps2 == 1.0 && scales.x == scales.y &&
                 scales.y == scales.z; // a sphere
-    status = sdf_create_leaf(&leaf, profiles, plane_count, NULL, osc_neg(scales), scales,
+    status = sdf_create_leaf(function, &leaf, profiles, plane_count, NULL, osc_neg(scales), scales,
                              exact ? SDF_LIPSCHITZ_EXACT : SDF_LIPSCHITZ_SAMPLED, out);
     osc_free(profiles);
     return status;
 }
 
+osc_status osc_sdf_create_psq(osc_vec3 scales, double eps1, double eps2, const osc_plane* planes,
+                              int plane_count, double temperature, osc_sdf** out) {
+    return create_psq("osc_sdf_create_psq", scales, eps1, eps2, planes, plane_count, temperature, out);
+}
+
 osc_status osc_sdf_create_superquadric(osc_vec3 scales, double eps1, double eps2, osc_sdf** out) {
-    return osc_sdf_create_psq(scales, eps1, eps2, NULL, 0, 0.0, out);
+    return create_psq("osc_sdf_create_superquadric", scales, eps1, eps2, NULL, 0, 0.0, out);
 }

@@ -492,7 +492,7 @@ osc_status osc_sdf_create_xpsq(const osc_xpsq_desc* desc, osc_sdf** out) {
     osc_plane_profile* planes = NULL;
     if (desc->plane_count) {
         planes = osc_calloc((size_t)desc->plane_count, sizeof *planes);
-        if (!planes) return OSC_ERR_NO_MEMORY;
+        if (!planes) return osc_fail_in(function, OSC_ERR_NO_MEMORY);
         for (int j = 0; j < desc->plane_count; ++j) planes[j] = desc->planes[j];
     }
     osc_vec3 lo, hi;
@@ -506,7 +506,7 @@ osc_status osc_sdf_create_xpsq(const osc_xpsq_desc* desc, osc_sdf** out) {
     for (int i = 0; i < 3; ++i) round &= q.exponent[1][i] == 1.0;
     int frame_round = q.frame == OSC_XPSQ_FRAME_FRENET; // the section's x-y plane is the normal plane
     sdf_lipschitz_kind kind = (q.straight || (round && frame_round)) ? SDF_LIPSCHITZ_SAMPLED : SDF_LIPSCHITZ_ESTIMATE;
-    status = sdf_create_leaf(&leaf, planes, desc->plane_count, &q, lo, hi, kind, out);
+    status = sdf_create_leaf(function, &leaf, planes, desc->plane_count, &q, lo, hi, kind, out);
     osc_free(planes);
     return status;
 }
