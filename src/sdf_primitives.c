@@ -261,7 +261,7 @@ osc_status osc_sdf_create_cone(double radius_bottom, double radius_top, double h
 // ---------------------------------------------------------------------------------------------
 // torus: | (sqrt(x^2 + y^2) - R, z) | - r
 
-static inline void torus_eval_order(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out) {
+OSC_FORCE_INLINE void torus_eval_order(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out) {
     jet px = jet_var(x.x, 0, order), py = jet_var(x.y, 1, order), pz = jet_var(x.z, 2, order);
     jet q = jet_sqrt(jet_add(jet_sqr(px, order), jet_sqr(py, order), order), order);
     jet w = jet_add_scalar(q, -leaf->p.torus.major_radius);
@@ -338,7 +338,7 @@ osc_status osc_sdf_create_halfspace(osc_vec3 normal, double offset, osc_sdf** ou
 // ellipsoid: k0 (k0 - 1) / k1, k0 = |x / r|, k1 = |x / r^2|. Exact zero set; at the surface
 // |grad| = 1 and the gradient is the true normal. Undefined at the centre: -min(r) there.
 
-static inline void ellipsoid_eval_order(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out) {
+OSC_FORCE_INLINE void ellipsoid_eval_order(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out) {
     osc_vec3 r = leaf->p.ellipsoid.radii;
     if (x.x == 0.0 && x.y == 0.0 && x.z == 0.0) {
         *out = jet_const(-fmin(r.x, fmin(r.y, r.z)), order);
