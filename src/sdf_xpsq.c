@@ -1,10 +1,9 @@
 // sdf_xpsq.c: the XPSQ primitive of seed 000 §III-A.4-5, a PSQ swept along a quadratic spline.
 //
-// phi(x) = smooth-min_k PSQ_{t_k}(R(t_k)^T (x - p(t_k))), k = 1..3, where t_k are the three roots
-// of the stationarity cubic of |x - p(t)|^2 given by Cardano's formula with both discriminant
-// branches softened and merged (eq. 6) and soft-clipped into [0, 1]. Everything is written with
-// jets (jet.h), so value, gradient and Hessian are exact for this computation; the derivation is
-// in docs/xpsq.md.
+// The PSQ is placed at the projections of x onto the spline: the real roots of the stationarity
+// cubic of |x - p(t)|^2, from Cardano's formula, soft-clipped into [0, 1]. Everything is written
+// with jets (jet.h), so value, gradient and Hessian are exact for this computation. The derivation,
+// the measurements behind each choice and what is and is not smooth are in docs/xpsq.md.
 //
 // The cubic. With a = p2 - p1, b = p1 - 2 p2 + p3, p(t) = p1 + 2 t a + t^2 b and m = p1 - x,
 //   (p(t) - x) . p'(t) / 2 = (b.b) t^3 + 3 (a.b) t^2 + (2 a.a + m.b) t + m.a = 0.
@@ -15,7 +14,10 @@
 // Negative branch, D' = s+(-Delta) / 108 >= 0 in place of D = -Delta / 108:
 //   s = cbrt(w1) + cbrt(w2), w1,2 = -Q/2 +- sqrt(D'); w1 w2 = Q^2/4 - D' = -(P^3/27 + E),
 //   so the smaller of w1, w2 is computed as that product over the larger (no cancellation).
-// Merge (eq. 6): t_k = [Delta < 0] t^- + [Delta > 0] t_k^+ with sigmoid brackets.
+// Merge (eq. 6, at the level of distances): phi = [Delta < 0] PSQ(t^-) + [Delta > 0] softmin_k
+// PSQ(t^+_k), where the softmin is a softmax-weighted mean over the roots that are minima of the
+// distance (f'(s) = 3 s^2 + P > 0), each weighted by a flat step of f' that vanishes where a pair
+// of roots is born. The brackets are hard by default (discriminant temperature 0).
 
 #include "sdf_superquadric.h"
 
