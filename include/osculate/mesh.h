@@ -1,12 +1,22 @@
 // osculate: smoothly differentiable collision detection and contact generation.
 // SPDX-License-Identifier: MIT
 //
-// mesh.h: triangle meshes. This first part is the container (vertices, triangles), its volume and
-// area, and an OBJ writer; importers, the closest-point BVH and reordering come with the mesh
-// module proper (seed 000 §III-B, §IV-A).
+// mesh.h: triangle meshes (seed 000 §III-B, §IV-A): the container with its unique edges and
+// topology, importers (OBJ, STL, OFF, PLY), a BVH for exact closest points and a robust
+// inside/outside sign (generalised winding number), and reordering along space-filling curves
+// (seed 000 §IV-C.3).
 //
 // Triangles are counter-clockwise seen from outside, so their normals (v1 - v0) x (v2 - v0) point
 // out of a closed mesh and osc_mesh_volume is positive for it.
+//
+// SUMMARY
+// - osc_mesh: immutable; owns its vertices, triangles and unique edges (computed at creation).
+// - osc_mesh_load / osc_mesh_load_memory: parse a file or a buffer; every malformed input is
+//   OSC_ERR_PARSE with the line (text formats) or byte offset (binary formats) in the message.
+// - osc_mesh_bvh: a model built from a mesh, for closest-point, winding-number and signed-distance
+//   queries; any number of threads may query one BVH at once.
+// - osc_mesh_reorder: a copy of a mesh with vertices and edges in Morton or Hilbert order, with the
+//   permutations returned.
 
 #ifndef OSCULATE_MESH_H
 #define OSCULATE_MESH_H
@@ -56,6 +66,170 @@ OSC_API double osc_mesh_area(const osc_mesh* mesh);
 /// Writes the mesh as a Wavefront OBJ file (v and f lines, 1-based indices, 17 significant
 /// digits). Fails with OSC_ERR_IO, naming the path, when the file cannot be written.
 OSC_API osc_status osc_mesh_write_obj(const osc_mesh* mesh, const char* path);
+
+// ---------------------------------------------------------------------------------------------
+// unique edges and topology (computed once, at creation)
+
+/// Returns the number of unique (undirected) edges.
+OSC_API int32_t osc_mesh_edge_count(const osc_mesh* mesh);
+
+/// Returns the unique edges, [edge_count][2] vertex indices with edges[e][0] < edges[e][1]; owned
+/// by the mesh. They are sorted lexicographically, except in a mesh from osc_mesh_reorder, where
+/// they follow the space-filling curve.
+OSC_API const int32_t* osc_mesh_edges(const osc_mesh* mesh);
+
+/// Returns, for each unique edge, its first two adjacent triangles, [edge_count][2]; -1 where an
+/// edge has fewer (a boundary edge has one). Owned by the mesh.
+OSC_API const int32_t* osc_mesh_edge_triangles(const osc_mesh* mesh);
+
+/// Topology of a mesh, from osc_mesh_get_topology.
+typedef struct osc_mesh_topology {
+    int32_t vertex_count, triangle_count, edge_count;
+    int32_t boundary_edges;      ///< edges with exactly one adjacent triangle
+    int32_t non_manifold_edges;  ///< edges with more than two adjacent triangles
+    int32_t inconsistent_edges;  ///< two-triangle edges traversed in the same direction by both
+    int32_t isolated_vertices;   ///< vertices used by no triangle
+    int32_t degenerate_triangles; ///< triangles of zero area (three distinct, collinear vertices)
+    int32_t components;          ///< connected components of the triangles (sharing vertices)
+    int32_t closed;              ///< 1 when there are triangles and no boundary, non-manifold or
+                                 ///< inconsistent edges (a watertight, consistently oriented surface)
+    int32_t euler_characteristic; ///< V - E + F over the vertices used by triangles
+} osc_mesh_topology;
+
+/// Writes the topology of `mesh` to `out`.
+OSC_API void osc_mesh_get_topology(const osc_mesh* mesh, osc_mesh_topology* out);
+
+// ---------------------------------------------------------------------------------------------
+// import
+
+/// File formats understood by the importers.
+typedef enum osc_mesh_format {
+    OSC_MESH_FORMAT_AUTO = 0, ///< from the file extension, else from the content
+    OSC_MESH_FORMAT_OBJ = 1,  ///< Wavefront OBJ (v and f; polygons are fan-triangulated)
+    OSC_MESH_FORMAT_STL = 2,  ///< STL, ASCII or binary (told apart by content)
+    OSC_MESH_FORMAT_OFF = 3,  ///< OFF (polygons are fan-triangulated)
+    OSC_MESH_FORMAT_PLY = 4   ///< PLY, ASCII, binary little-endian or big-endian
+} osc_mesh_format;
+
+/// What an importer does with a face that repeats a vertex (after welding).
+typedef enum osc_mesh_degenerate_policy {
+    OSC_MESH_DEGENERATE_REJECT = 0, ///< OSC_ERR_PARSE naming the face (the default)
+    OSC_MESH_DEGENERATE_DROP = 1    ///< drop it and count it in osc_mesh_load_report
+} osc_mesh_degenerate_policy;
+
+/// Settings of the importers; get them from osc_mesh_load_settings_default().
+typedef struct osc_mesh_load_settings {
+    osc_mesh_format format;            ///< OSC_MESH_FORMAT_AUTO by default
+    double weld_tolerance;             ///< vertices closer than this (max-norm) are merged; 0 (the
+                                       ///< default) merges exact duplicates only; < 0 disables
+    osc_mesh_degenerate_policy degenerate; ///< faces repeating a vertex (default: reject)
+    int32_t keep_unreferenced;         ///< 1 keeps vertices used by no face (default 0: removed)
+    double max_coordinate;             ///< |coordinate| above this is a parse error (default 1e12)
+} osc_mesh_load_settings;
+
+/// Returns the default import settings.
+OSC_API osc_mesh_load_settings osc_mesh_load_settings_default(void);
+
+/// What an import did, from osc_mesh_load_report.
+typedef struct osc_mesh_load_report {
+    osc_mesh_format format;            ///< the format actually parsed
+    int32_t binary;                    ///< 1 for binary STL or PLY
+    int64_t vertices_read, faces_read; ///< as found in the input (faces before triangulation)
+    int32_t vertices_welded;           ///< vertices merged into another by welding
+    int32_t vertices_unreferenced;     ///< vertices removed because no face used them
+    int32_t faces_dropped;             ///< degenerate faces dropped (DROP policy)
+    int32_t polygons_triangulated;     ///< faces with more than three vertices
+} osc_mesh_load_report;
+
+/// Loads a mesh from the file at `path` with `settings` (NULL: defaults); `report` (nullable)
+/// receives what the import did. OSC_ERR_IO when the file cannot be read; OSC_ERR_PARSE, with
+/// the line or byte offset, for any malformed content: a truncated file, counts that lie, indices
+/// out of range, NaN, infinite or huge coordinates, faces with fewer than three vertices or that
+/// repeat a vertex (unless dropped), unknown or unsupported format features.
+OSC_API osc_status osc_mesh_load(const char* path, const osc_mesh_load_settings* settings,
+                                 osc_mesh** out, osc_mesh_load_report* report);
+
+/// Loads a mesh from `size` bytes at `data` in `settings->format` (AUTO: detected from the content;
+/// NULL settings: defaults, AUTO). Same errors as osc_mesh_load, never reading past `size`.
+OSC_API osc_status osc_mesh_load_memory(const void* data, size_t size,
+                                        const osc_mesh_load_settings* settings, osc_mesh** out,
+                                        osc_mesh_load_report* report);
+
+// ---------------------------------------------------------------------------------------------
+// BVH: closest points, winding numbers, signed distances
+
+/// A bounding volume hierarchy over the triangles of a mesh, holding its own copy of the geometry.
+typedef struct osc_mesh_bvh osc_mesh_bvh;
+
+/// Creates the BVH of `mesh` (which may be destroyed afterwards). OSC_ERR_INVALID_ARGUMENT for a
+/// mesh without triangles.
+OSC_API osc_status osc_mesh_bvh_create(const osc_mesh* mesh, osc_mesh_bvh** out);
+
+/// Releases a BVH (NULL is fine).
+OSC_API void osc_mesh_bvh_destroy(osc_mesh_bvh* bvh);
+
+/// The kind of mesh feature a closest point lies on.
+typedef enum osc_mesh_feature {
+    OSC_MESH_FEATURE_FACE = 0,   ///< the interior of a triangle
+    OSC_MESH_FEATURE_EDGE = 1,   ///< the interior of an edge
+    OSC_MESH_FEATURE_VERTEX = 2  ///< a vertex
+} osc_mesh_feature;
+
+/// The closest point of a mesh to a query point.
+typedef struct osc_mesh_closest {
+    osc_vec3 point;            ///< the closest point on the surface
+    double distance;           ///< |query - point|
+    int32_t triangle;          ///< a triangle containing the point
+    osc_mesh_feature feature;  ///< face, edge or vertex
+    int32_t feature_index;     ///< face: the triangle; edge: the unique edge index
+                               ///< (osc_mesh_edges); vertex: the vertex index
+    double barycentric[3];     ///< of `point` in `triangle`
+} osc_mesh_closest;
+
+/// Finds the exact closest point of the mesh to `point`, writes it to `out` and returns its
+/// distance. Ties are broken toward the lowest triangle index.
+OSC_API double osc_mesh_bvh_closest(const osc_mesh_bvh* bvh, osc_vec3 point, osc_mesh_closest* out);
+
+/// Returns the generalised winding number of the mesh at `point` (1 inside and 0 outside a closed,
+/// outward-oriented mesh; fractional near holes), evaluated hierarchically: clusters farther than
+/// `beta` times their radius use a dipole expansion (beta <= 0: 2, the default; larger is more
+/// accurate, slower; the error falls like (1 / beta)^3).
+OSC_API double osc_mesh_bvh_winding_number(const osc_mesh_bvh* bvh, osc_vec3 point, double beta);
+
+/// Returns the signed distance at `point`: the distance to the closest point, negative where the
+/// winding number exceeds 1/2. `closest` (nullable) receives the closest point.
+OSC_API double osc_mesh_bvh_signed_distance(const osc_mesh_bvh* bvh, osc_vec3 point,
+                                            osc_mesh_closest* closest);
+
+/// Signed distances at `count` points [count][3] into `distances` [count], and the closest points
+/// into `closest_points` [count][3] (nullable), over `threads` threads (0: default); each result
+/// equals osc_mesh_bvh_signed_distance's bit for bit.
+OSC_API osc_status osc_mesh_bvh_signed_distance_batch(const osc_mesh_bvh* bvh, const double* points,
+                                                      size_t count, double* distances,
+                                                      double* closest_points, int threads);
+
+/// Writes the axis-aligned bounds of the mesh to `lo` and `hi`.
+OSC_API void osc_mesh_bvh_bounds(const osc_mesh_bvh* bvh, osc_vec3* lo, osc_vec3* hi);
+
+// ---------------------------------------------------------------------------------------------
+// reordering along space-filling curves (seed 000 §IV-C.3)
+
+/// Space-filling curves for osc_mesh_reorder and osc_curve_order.
+typedef enum osc_curve {
+    OSC_CURVE_MORTON = 0,  ///< Z-order (bit interleaving)
+    OSC_CURVE_HILBERT = 1  ///< 3D Hilbert curve (no jumps between consecutive cells)
+} osc_curve;
+
+/// Writes to `order` [count] the permutation that sorts `points` [count][3] along `curve` on a
+/// 2^21 grid over their bounding box: order[new] = old. Ties keep their input order.
+OSC_API osc_status osc_curve_order(const double* points, int32_t count, osc_curve curve,
+                                   int32_t* order);
+
+/// Creates a copy of `mesh` whose vertices are sorted along `curve` and whose unique edges are
+/// sorted along it by their midpoints (triangles keep their order, re-indexed). `vertex_order`
+/// [vertex_count] and `edge_order` [edge_count] (nullable) receive new -> old maps.
+OSC_API osc_status osc_mesh_reorder(const osc_mesh* mesh, osc_curve curve, osc_mesh** out,
+                                    int32_t* vertex_order, int32_t* edge_order);
 
 #ifdef __cplusplus
 }

@@ -12,5 +12,6 @@
 #include "osculate/sdf.h"
 #include "osculate/mesh.h"
 #include "osculate/isosurface.h"
+#include "osculate/grid.h"
 
 #endif // OSCULATE_OSCULATE_H

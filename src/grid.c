@@ -1,0 +1,3 @@
+// grid.c: being written in this session.
+#include "base_internal.h"
+typedef int osc_placeholder_grid;

@@ -1,0 +1,3 @@
+// mesh_reorder.c: being written in this session.
+#include "base_internal.h"
+typedef int osc_placeholder_mesh_reorder;
