@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 CMAKE_FLAGS ?=
 
-.PHONY: all build demo test test-sanitize bench install clean
+.PHONY: all build demo test test-sanitize bench install clean models
 
 all: build
 
@@ -19,20 +19,24 @@ build: $(BUILD)/CMakeCache.txt
 demo: build
 	$(BUILD)/examples/cup $(BUILD)/cup.obj
 
+# the real meshes the tests and benchmarks read (CGAL's data from Debian's libcgal-demo; see data/README.md)
+models:
+	sh tools/fetch_models.sh $(BUILD)/models
+
 # every test
-test: build
+test: build models
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 # the C tests under AddressSanitizer and UndefinedBehaviorSanitizer
-test-sanitize:
+test-sanitize: models
 	cmake -S . -B $(SANITIZE_BUILD) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOSC_SANITIZE=ON \
-	  -DOSC_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	  -DOSC_BUILD_BENCH=OFF -DOSC_MODEL_DIR=$(abspath $(BUILD))/models $(CMAKE_FLAGS)
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS)
 
 # every benchmark; figures go to $(BUILD)/bench/results.jsonl
-bench: build
+bench: build models
 	sh bench/run.sh $(BUILD)
 
 install: build

@@ -35,4 +35,13 @@ static inline void bench_report(const char* suite, const char* name, const char*
     fflush(stdout);
 }
 
+// a side-by-side figure: ours and the peer's, measured in the same run on the same inputs
+static inline void bench_report_peer(const char* suite, const char* name, const char* metric, double value,
+                                     const char* unit, const char* peer, double peer_value) {
+    printf("{\"suite\": \"%s\", \"case\": \"%s\", \"metric\": \"%s\", \"value\": %.6g, \"unit\": \"%s\", "
+           "\"peer\": \"%s\", \"peer_value\": %.6g}\n",
+           suite, name, metric, value, unit, peer, peer_value);
+    fflush(stdout);
+}
+
 #endif // OSC_BENCH_H

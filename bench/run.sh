@@ -6,6 +6,7 @@ set -eu
 BUILD=${1:-build}
 OUT="$BUILD/bench/results.jsonl"
 mkdir -p "$BUILD/bench"
+export OSC_BUILD_DIR="$BUILD"
 : > "$OUT"
 if [ -x bench/peers/setup.sh ]; then bench/peers/setup.sh "$BUILD" || echo "bench: peer setup failed (peers reported missing)"; fi
 echo "machine: $(uname -m), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ //')"

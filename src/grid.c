@@ -1,3 +1,598 @@
-// grid.c: being written in this session.
-#include "base_internal.h"
-typedef int osc_placeholder_grid;
+// grid.c: spline SDFs (seed 000 §III-B): building the tricubic B-spline of a mesh's or an SDF's
+// signed distance and normal field, evaluating it with exact derivatives, the broad-phase voxel
+// grid (seed 000 §IV-C.2), and the osc_sdf leaf that shares a grid. Layout: grid_internal.h;
+// derivations: docs/grid.md.
+
+#include "grid_internal.h"
+#include "sdf_internal.h"
+
+#include <float.h>
+#include <string.h>
+
+#ifdef OSC_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+osc_grid_settings osc_grid_settings_default(void) {
+    osc_grid_settings settings;
+    settings.resolution = 64;
+    settings.padding = -1.0;
+    settings.normal_epsilon = -1.0;
+    settings.threads = 0;
+    return settings;
+}
+
+// ---------------------------------------------------------------------------------------------
+// allocation and reference counting
+
+osc_grid* grid_allocate(const int cells[3], double cell, osc_vec3 origin) {
+    osc_grid* grid = osc_calloc(1, sizeof *grid);
+    if (!grid) return NULL;
+    atomic_init(&grid->references, 1);
+    for (int a = 0; a < 3; ++a) grid->cells[a] = cells[a];
+    grid->cell = cell;
+    grid->origin = origin;
+    grid->coefficients = osc_calloc(grid_coefficient_count(grid), OSC_GRID_FIELDS * sizeof(double));
+    grid->voxel_value = osc_calloc(grid_cell_count(grid), sizeof(double));
+    grid->voxel_radius = osc_calloc(grid_cell_count(grid), sizeof(double));
+    if (!grid->coefficients || !grid->voxel_value || !grid->voxel_radius) {
+        grid_free(grid);
+        return NULL;
+    }
+    return grid;
+}
+
+void grid_free(osc_grid* grid) {
+    if (!grid) return;
+    osc_free(grid->coefficients);
+    osc_free(grid->voxel_value);
+    osc_free(grid->voxel_radius);
+    osc_free(grid);
+}
+
+static void grid_retain(const void* context) {
+    atomic_fetch_add(&((osc_grid*)context)->references, 1);
+}
+
+static void grid_release(const void* context) {
+    osc_grid* grid = (osc_grid*)context;
+    if (atomic_fetch_sub(&grid->references, 1) == 1) grid_free(grid);
+}
+
+void osc_grid_destroy(osc_grid* grid) {
+    if (grid) grid_release(grid);
+}
+
+// ---------------------------------------------------------------------------------------------
+// the region: the input's bounds grown by the padding, cubic cells, centred
+
+static osc_status plan_region(const char* function, osc_vec3 lo, osc_vec3 hi,
+                              const osc_grid_settings* settings, int cells[3], double* cell,
+                              osc_vec3* origin) {
+    if (!osc_vec3_is_finite(lo) || !osc_vec3_is_finite(hi))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the input is unbounded or its bounds are not finite",
+                        function);
+    if (lo.x > hi.x || lo.y > hi.y || lo.z > hi.z)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the input's bounds are empty", function);
+    osc_vec3 size = osc_sub(hi, lo);
+    double longest = fmax(size.x, fmax(size.y, size.z));
+    double padding = settings->padding < 0.0 ? 0.1 * longest : settings->padding;
+    if (!(longest + 2.0 * padding > 0.0))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the region has no extent (padding %g)", function, padding);
+    lo = osc_sub(lo, osc_v3(padding, padding, padding));
+    size = osc_add(size, osc_v3(2.0 * padding, 2.0 * padding, 2.0 * padding));
+    *cell = (longest + 2.0 * padding) / settings->resolution;
+    double sides[3] = {size.x, size.y, size.z}, starts[3] = {lo.x, lo.y, lo.z};
+    for (int a = 0; a < 3; ++a) {
+        cells[a] = (int)ceil(sides[a] / *cell - 1e-9);
+        if (cells[a] < 1) cells[a] = 1;
+        starts[a] -= 0.5 * (cells[a] * *cell - sides[a]); // centre the grid on the region
+    }
+    *origin = osc_v3(starts[0], starts[1], starts[2]);
+    return OSC_OK;
+}
+
+static osc_status check_settings(const char* function, const osc_grid_settings* settings) {
+    if (settings->resolution < 4 || settings->resolution > OSC_GRID_MAX_CELLS)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: resolution must be in [4, %d] (got %d)", function,
+                        OSC_GRID_MAX_CELLS, settings->resolution);
+    if (isnan(settings->padding) || isinf(settings->padding))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: padding must be finite (got %g)", function,
+                        settings->padding);
+    if (isnan(settings->normal_epsilon) || isinf(settings->normal_epsilon))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: normal_epsilon must be finite (got %g)", function,
+                        settings->normal_epsilon);
+    if (settings->threads < 0)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: threads must be >= 0 (got %d)", function,
+                        settings->threads);
+    return OSC_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// sampling the ground truth at the corners (seed 000 §III-B.2), one z-layer at a time
+
+typedef struct grid_source {
+    const osc_mesh_bvh* bvh; // a mesh: distance and normal from the closest point
+    const osc_sdf* sdf;      // or an SDF: value and normalised gradient
+} grid_source;
+
+static inline double* coefficient(const osc_grid* grid, int gx, int gy, int gz) {
+    size_t nx = (size_t)grid->cells[0] + 3, ny = (size_t)grid->cells[1] + 3;
+    return grid->coefficients + OSC_GRID_FIELDS * (((size_t)(gz + 1) * ny + (size_t)(gy + 1)) * nx + (size_t)(gx + 1));
+}
+
+static osc_status sample_corners(const char* function, osc_grid* grid, grid_source source,
+                                 double normal_epsilon, int threads) {
+    int nx = grid->cells[0] + 1, ny = grid->cells[1] + 1, nz = grid->cells[2] + 1;
+    size_t layer = (size_t)nx * (size_t)ny;
+    double* points = osc_calloc(layer, 3 * sizeof(double));
+    double* values = osc_calloc(layer, sizeof(double));
+    double* vectors = osc_calloc(layer, 3 * sizeof(double)); // closest points or gradients
+    if (!points || !values || !vectors) {
+        osc_free(points);
+        osc_free(values);
+        osc_free(vectors);
+        return osc_fail_in(function, OSC_ERR_NO_MEMORY);
+    }
+    osc_status status = OSC_OK;
+    for (int k = 0; k < nz && !status; ++k) {
+        for (int j = 0; j < ny; ++j)
+            for (int i = 0; i < nx; ++i) {
+                double* p = points + 3 * ((size_t)j * nx + i);
+                p[0] = grid->origin.x + i * grid->cell;
+                p[1] = grid->origin.y + j * grid->cell;
+                p[2] = grid->origin.z + k * grid->cell;
+            }
+        status = source.bvh ? osc_mesh_bvh_signed_distance_batch(source.bvh, points, layer, values, vectors, threads)
+                            : osc_sdf_eval_batch(source.sdf, points, layer, values, vectors, NULL, threads);
+        for (int j = 0; j < ny && !status; ++j)
+            for (int i = 0; i < nx; ++i) {
+                size_t s = (size_t)j * nx + i;
+                double* c = coefficient(grid, i, j, k);
+                const double* v = vectors + 3 * s;
+                double n[3];
+                if (source.bvh) { // n = sign (x - proj) / (|x - proj| + eps)
+                    double sign = values[s] < 0.0 ? -1.0 : 1.0;
+                    double scale = sign / (fabs(values[s]) + normal_epsilon);
+                    for (int a = 0; a < 3; ++a) n[a] = scale * (points[3 * s + a] - v[a]);
+                } else { // n = grad / |grad|
+                    double length = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+                    for (int a = 0; a < 3; ++a) n[a] = length > 0.0 ? v[a] / length : 0.0;
+                }
+                if (!isfinite(values[s]) || !isfinite(n[0]) || !isfinite(n[1]) || !isfinite(n[2])) {
+                    status = osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the input is not finite at (%g, %g, %g)",
+                                      function, points[3 * s], points[3 * s + 1], points[3 * s + 2]);
+                    break;
+                }
+                c[0] = values[s];
+                c[1] = n[0];
+                c[2] = n[1];
+                c[3] = n[2];
+            }
+    }
+    if (status && status != OSC_ERR_INVALID_ARGUMENT) status = osc_fail_in(function, status);
+    osc_free(points);
+    osc_free(values);
+    osc_free(vectors);
+    return status;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the coefficients: interpolation (c_{i-1} + 4 c_i + c_{i+1}) / 6 = f_i at i = 0..n with natural
+// end conditions c_{-1} - 2 c_0 + c_1 = 0 = c_{n-1} - 2 c_n + c_{n+1}. Substituting the end
+// conditions into the first and last equations gives c_0 = f_0 and c_n = f_n; the interior is the
+// tridiagonal system c_{i-1} + 4 c_i + c_{i+1} = 6 f_i, i = 1..n-1, solved by the Thomas algorithm
+// with the elimination factors precomputed (they depend only on n). Separable: x lines, then y
+// lines, then z lines, each over all four fields.
+
+static void solve_line(double* data, ptrdiff_t stride, int n, const double* factor) {
+    // data points at grid index -1 (coefficient slot); samples f_i are at slots 1..n+1
+    double* f = data + stride; // f[i * stride] = value at grid index i
+    for (int field = 0; field < OSC_GRID_FIELDS; ++field) {
+        double first = f[field], last = f[(ptrdiff_t)n * stride + field];
+        if (n >= 2) {
+            // forward sweep over i = 1..n-1 (rhs_i = 6 f_i, minus the known ends)
+            double previous = 0.0;
+            for (int i = 1; i <= n - 1; ++i) {
+                double rhs = 6.0 * f[(ptrdiff_t)i * stride + field];
+                if (i == 1) rhs -= first;
+                if (i == n - 1) rhs -= last;
+                previous = (rhs - (i > 1 ? previous : 0.0)) * factor[i];
+                f[(ptrdiff_t)i * stride + field] = previous;
+            }
+            // back substitution: c_i = d_i - (factor_i) c_{i+1}
+            for (int i = n - 2; i >= 1; --i)
+                f[(ptrdiff_t)i * stride + field] -= factor[i] * f[(ptrdiff_t)(i + 1) * stride + field];
+        }
+        // natural ends
+        data[field] = 2.0 * first - f[stride + field];
+        f[(ptrdiff_t)(n + 1) * stride + field] = 2.0 * last - f[(ptrdiff_t)(n - 1) * stride + field];
+    }
+}
+
+static void solve_axis(osc_grid* grid, int axis, int threads) {
+    int n = grid->cells[axis];
+    double factor[OSC_GRID_MAX_CELLS + 1];
+    // Thomas factors for the matrix tridiag(1, 4, 1): factor_i = 1 / (4 - factor_{i-1}), factor_1 = 1/4
+    for (int i = 1; i <= n - 1; ++i) factor[i] = 1.0 / (4.0 - (i > 1 ? factor[i - 1] : 0.0));
+    int counts[3] = {grid->cells[0] + 3, grid->cells[1] + 3, grid->cells[2] + 3};
+    ptrdiff_t strides[3] = {OSC_GRID_FIELDS, (ptrdiff_t)OSC_GRID_FIELDS * counts[0],
+                            (ptrdiff_t)OSC_GRID_FIELDS * counts[0] * counts[1]};
+    // the two other axes: axes solved before span all coefficient slots, later ones the samples
+    int u = (axis + 1) % 3, v = (axis + 2) % 3;
+    int u_first = u < axis ? 0 : 1, u_count = u < axis ? counts[u] : grid->cells[u] + 1;
+    int v_first = v < axis ? 0 : 1, v_count = v < axis ? counts[v] : grid->cells[v] + 1;
+    int64_t lines = (int64_t)u_count * v_count;
+#ifdef OSC_HAVE_OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads()) if (lines > 64)
+#endif
+    for (int64_t line = 0; line < lines; ++line) {
+        int iu = u_first + (int)(line % u_count), iv = v_first + (int)(line / u_count);
+        double* start = grid->coefficients + iu * strides[u] + iv * strides[v];
+        solve_line(start, strides[axis], n, factor);
+    }
+    (void)threads;
+}
+
+// ---------------------------------------------------------------------------------------------
+// evaluation: uniform cubic B-spline weights of the local coordinate t in [0, 1] for the
+// coefficients at offsets -1, 0, 1, 2, and their first and second derivatives (scaled by 1/h)
+
+static inline void bspline_weights(double t, double inv_h, double w[3][4]) {
+    double t2 = t * t, t3 = t2 * t, u = 1.0 - t;
+    w[0][0] = u * u * u / 6.0;
+    w[0][1] = (3.0 * t3 - 6.0 * t2 + 4.0) / 6.0;
+    w[0][2] = (-3.0 * t3 + 3.0 * t2 + 3.0 * t + 1.0) / 6.0;
+    w[0][3] = t3 / 6.0;
+    w[1][0] = -0.5 * u * u * inv_h;
+    w[1][1] = (1.5 * t2 - 2.0 * t) * inv_h;
+    w[1][2] = (-1.5 * t2 + t + 0.5) * inv_h;
+    w[1][3] = 0.5 * t2 * inv_h;
+    double inv_h2 = inv_h * inv_h;
+    w[2][0] = u * inv_h2;
+    w[2][1] = (3.0 * t - 2.0) * inv_h2;
+    w[2][2] = (1.0 - 3.0 * t) * inv_h2;
+    w[2][3] = t * inv_h2;
+}
+
+// the cell containing x (clamped into the grid) and the local coordinates
+static inline void locate(const osc_grid* grid, osc_vec3 x, int cell[3], double t[3]) {
+    double p[3] = {x.x - grid->origin.x, x.y - grid->origin.y, x.z - grid->origin.z};
+    for (int a = 0; a < 3; ++a) {
+        double u = p[a] / grid->cell;
+        int i = (int)floor(u);
+        if (i < 0) i = 0;
+        if (i > grid->cells[a] - 1) i = grid->cells[a] - 1;
+        cell[a] = i;
+        t[a] = u - i;
+    }
+}
+
+// Sums the 64 terms for the first `fields` fields (1: distance; 4: distance and normal) up to
+// derivative `order`, writing one jet per field. x must lie in the grid.
+OSC_FORCE_INLINE void grid_contract(const osc_grid* grid, osc_vec3 x, int order, int fields, jet* out) {
+    int cell[3];
+    double t[3], w[3][3][4]; // [axis][derivative][offset]
+    locate(grid, x, cell, t);
+    double inv_h = 1.0 / grid->cell;
+    for (int a = 0; a < 3; ++a) bspline_weights(t[a], inv_h, w[a]);
+    // accumulators indexed by derivative orders (dx, dy, dz), packed
+    enum { V, GX, GY, GZ, HXX, HXY, HXZ, HYY, HYZ, HZZ, TERMS };
+    double acc[OSC_GRID_FIELDS][TERMS];
+    for (int f = 0; f < fields; ++f)
+        for (int k = 0; k < TERMS; ++k) acc[f][k] = 0.0;
+    for (int c = 0; c < 4; ++c) {
+        for (int b = 0; b < 4; ++b) {
+            const double* row = coefficient(grid, cell[0] - 1, cell[1] - 1 + b, cell[2] - 1 + c);
+            double wy0 = w[1][0][b], wz0 = w[2][0][c];
+            double wy1 = order >= 1 ? w[1][1][b] : 0.0, wz1 = order >= 1 ? w[2][1][c] : 0.0;
+            double wy2 = order >= 2 ? w[1][2][b] : 0.0, wz2 = order >= 2 ? w[2][2][c] : 0.0;
+            for (int f = 0; f < fields; ++f) {
+                double x0 = 0.0, x1 = 0.0, x2 = 0.0;
+                for (int a = 0; a < 4; ++a) {
+                    double coef = row[OSC_GRID_FIELDS * a + f];
+                    x0 += coef * w[0][0][a];
+                    if (order >= 1) x1 += coef * w[0][1][a];
+                    if (order >= 2) x2 += coef * w[0][2][a];
+                }
+                acc[f][V] += x0 * wy0 * wz0;
+                if (order >= 1) {
+                    acc[f][GX] += x1 * wy0 * wz0;
+                    acc[f][GY] += x0 * wy1 * wz0;
+                    acc[f][GZ] += x0 * wy0 * wz1;
+                }
+                if (order >= 2) {
+                    acc[f][HXX] += x2 * wy0 * wz0;
+                    acc[f][HXY] += x1 * wy1 * wz0;
+                    acc[f][HXZ] += x1 * wy0 * wz1;
+                    acc[f][HYY] += x0 * wy2 * wz0;
+                    acc[f][HYZ] += x0 * wy1 * wz1;
+                    acc[f][HZZ] += x0 * wy0 * wz2;
+                }
+            }
+        }
+    }
+    for (int f = 0; f < fields; ++f) {
+        out[f] = jet_const(acc[f][V], order);
+        if (order >= 1)
+            for (int k = 0; k < 3; ++k) out[f].g[k] = acc[f][GX + k];
+        if (order >= 2)
+            for (int k = 0; k < 6; ++k) out[f].h[k] = acc[f][HXX + k];
+    }
+}
+
+// the grid box clamp of x: c = clamp(x), and which axes were clamped
+static inline osc_vec3 clamp_to_grid(const osc_grid* grid, osc_vec3 x, int outside[3]) {
+    double p[3] = {x.x, x.y, x.z}, lo[3] = {grid->origin.x, grid->origin.y, grid->origin.z};
+    for (int a = 0; a < 3; ++a) {
+        double hi = lo[a] + grid->cells[a] * grid->cell;
+        outside[a] = p[a] < lo[a] || p[a] > hi;
+        p[a] = p[a] < lo[a] ? lo[a] : (p[a] > hi ? hi : p[a]);
+    }
+    return osc_v3(p[0], p[1], p[2]);
+}
+
+// The distance with the continuation outside the grid: phi(x) = s(c) + |x - c|, c = clamp(x).
+// grad = P_in grad s(c) + g, g = (x - c) / |x - c|; hess = P_in hess s(c) P_in + (P_out - g g^T) / |x - c|
+OSC_FORCE_INLINE void grid_distance(const osc_grid* grid, osc_vec3 x, int order, jet* out) {
+    int outside[3];
+    osc_vec3 c = clamp_to_grid(grid, x, outside);
+    grid_contract(grid, c, order, 1, out);
+    if (!outside[0] && !outside[1] && !outside[2]) return;
+    double u[3] = {x.x - c.x, x.y - c.y, x.z - c.z};
+    double d = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    out->v += d;
+    if (order < 1) return;
+    double g[3];
+    for (int a = 0; a < 3; ++a) {
+        g[a] = u[a] / d;
+        out->g[a] = outside[a] ? g[a] : out->g[a];
+    }
+    if (order < 2) return;
+    for (int k = 0; k < 6; ++k) {
+        int i = jet_hi[k], j = jet_hj[k];
+        double inner = (outside[i] || outside[j]) ? 0.0 : out->h[k];
+        double box = ((i == j && outside[i]) ? 1.0 : 0.0) - g[i] * g[j];
+        out->h[k] = inner + box / d;
+    }
+}
+
+static void grid_distance_order(const osc_grid* grid, osc_vec3 x, int order, jet* out) {
+    if (order <= 0) grid_distance(grid, x, 0, out);
+    else if (order == 1) grid_distance(grid, x, 1, out);
+    else grid_distance(grid, x, 2, out);
+}
+
+double osc_grid_eval(const osc_grid* grid, osc_vec3 point, osc_vec3* gradient, osc_mat3* hessian) {
+    int order = hessian ? 2 : (gradient ? 1 : 0);
+    if (!grid || isnan(point.x) || isnan(point.y) || isnan(point.z)) {
+        if (gradient) *gradient = osc_v3(NAN, NAN, NAN);
+        if (hessian)
+            for (int i = 0; i < 9; ++i) hessian->m[i / 3][i % 3] = NAN;
+        return NAN;
+    }
+    jet j;
+    grid_distance_order(grid, point, order, &j);
+    if (gradient) *gradient = osc_v3(j.g[0], j.g[1], j.g[2]);
+    if (hessian) *hessian = jet_hessian_mat3(j.h);
+    return j.v;
+}
+
+// the normal field at clamp(x), with its Jacobian (columns of clamped axes are zero)
+static osc_vec3 grid_normal(const osc_grid* grid, osc_vec3 x, osc_mat3* jacobian) {
+    int outside[3];
+    osc_vec3 c = clamp_to_grid(grid, x, outside);
+    jet fields[OSC_GRID_FIELDS];
+    if (jacobian) grid_contract(grid, c, 1, OSC_GRID_FIELDS, fields);
+    else grid_contract(grid, c, 0, OSC_GRID_FIELDS, fields);
+    if (jacobian)
+        for (int r = 0; r < 3; ++r)
+            for (int a = 0; a < 3; ++a) jacobian->m[r][a] = outside[a] ? 0.0 : fields[1 + r].g[a];
+    return osc_v3(fields[1].v, fields[2].v, fields[3].v);
+}
+
+osc_vec3 osc_grid_eval_normal(const osc_grid* grid, osc_vec3 point, osc_mat3* jacobian) {
+    if (!grid || isnan(point.x) || isnan(point.y) || isnan(point.z)) {
+        if (jacobian)
+            for (int i = 0; i < 9; ++i) jacobian->m[i / 3][i % 3] = NAN;
+        return osc_v3(NAN, NAN, NAN);
+    }
+    return grid_normal(grid, point, jacobian);
+}
+
+osc_status osc_grid_eval_batch(const osc_grid* grid, const double* points, size_t count, double* values,
+                               double* gradients, double* normals, int threads) {
+    const char* function = "osc_grid_eval_batch";
+    if (!grid) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: grid is NULL", function);
+    if (count == 0) return OSC_OK;
+    if (!points) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: points is NULL with count %zu", function, count);
+    if (threads < 0) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: threads must be >= 0 (got %d)", function, threads);
+    int64_t n = (int64_t)count;
+#ifdef OSC_HAVE_OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads()) if (n > 256)
+#endif
+    for (int64_t i = 0; i < n; ++i) {
+        osc_vec3 x = osc_v3(points[3 * i], points[3 * i + 1], points[3 * i + 2]), g;
+        double v = osc_grid_eval(grid, x, gradients ? &g : NULL, NULL);
+        if (values) values[i] = v;
+        if (gradients) {
+            gradients[3 * i] = g.x;
+            gradients[3 * i + 1] = g.y;
+            gradients[3 * i + 2] = g.z;
+        }
+        if (normals) {
+            osc_vec3 nv = osc_grid_eval_normal(grid, x, NULL);
+            normals[3 * i] = nv.x;
+            normals[3 * i + 1] = nv.y;
+            normals[3 * i + 2] = nv.z;
+        }
+    }
+    (void)threads;
+    return OSC_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the voxel grid (seed 000 §IV-C.2). In cell (i, j, k) the x-derivative of the spline is a spline of
+// the differences (c_{a+1} - c_a) / h with non-negative weights summing to 1 (quadratic B-splines
+// times cubic ones), so |d phi / dx| <= max |c_{a+1} - c_a| / h over the cell's support; likewise
+// for y and z. L_v = sqrt(Mx^2 + My^2 + Mz^2) bounds |grad phi| in the cell, and with the
+// circumradius r = sqrt(3) h / 2, phi(x) >= phi(centre) - L_v r for every x in the cell.
+
+static void cell_bound(const osc_grid* grid, int i, int j, int k, double* lipschitz, double* lowest) {
+    double m[3] = {0.0, 0.0, 0.0};
+    *lowest = INFINITY;
+    for (int c = 0; c < 4; ++c)
+        for (int b = 0; b < 4; ++b)
+            for (int a = 0; a < 4; ++a) {
+                double v = coefficient(grid, i - 1 + a, j - 1 + b, k - 1 + c)[0];
+                *lowest = fmin(*lowest, v);
+                if (a < 3) m[0] = fmax(m[0], fabs(coefficient(grid, i + a, j - 1 + b, k - 1 + c)[0] - v));
+                if (b < 3) m[1] = fmax(m[1], fabs(coefficient(grid, i - 1 + a, j + b, k - 1 + c)[0] - v));
+                if (c < 3) m[2] = fmax(m[2], fabs(coefficient(grid, i - 1 + a, j - 1 + b, k + c)[0] - v));
+            }
+    *lipschitz = sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]) / grid->cell;
+}
+
+void grid_compute_voxels(osc_grid* grid, int threads) {
+    int nx = grid->cells[0], ny = grid->cells[1], nz = grid->cells[2];
+    double radius = 0.5 * sqrt(3.0) * grid->cell, lipschitz = 0.0, outside = 0.0, boundary_min = INFINITY;
+    int64_t cells = (int64_t)nx * ny * nz;
+#ifdef OSC_HAVE_OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads()) \
+    reduction(max : lipschitz, outside) reduction(min : boundary_min) if (cells > 256)
+#endif
+    for (int64_t index = 0; index < cells; ++index) {
+        int i = (int)(index % nx), j = (int)((index / nx) % ny), k = (int)(index / ((int64_t)nx * ny));
+        osc_vec3 centre = osc_v3(grid->origin.x + (i + 0.5) * grid->cell, grid->origin.y + (j + 0.5) * grid->cell,
+                                 grid->origin.z + (k + 0.5) * grid->cell);
+        jet value;
+        grid_contract(grid, centre, 0, 1, &value);
+        double bound, lowest;
+        cell_bound(grid, i, j, k, &bound, &lowest);
+        grid->voxel_value[index] = value.v;
+        grid->voxel_radius[index] = bound * radius;
+        lipschitz = fmax(lipschitz, bound);
+        if (value.v + bound * radius > 0.0) outside = fmax(outside, bound);
+        // the spline on the boundary faces lies above the lowest coefficient of the boundary cells
+        if (i == 0 || j == 0 || k == 0 || i == nx - 1 || j == ny - 1 || k == nz - 1)
+            boundary_min = fmin(boundary_min, lowest);
+    }
+    grid->lipschitz = lipschitz;
+    grid->lipschitz_outside = outside;
+    grid->boundary_min = boundary_min;
+    (void)threads;
+}
+
+double osc_grid_lower_bound(const osc_grid* grid, osc_vec3 point, double* centre_value, double* radius) {
+    if (!grid || isnan(point.x) || isnan(point.y) || isnan(point.z)) return NAN;
+    int outside[3], cell[3];
+    double t[3];
+    osc_vec3 c = clamp_to_grid(grid, point, outside);
+    locate(grid, c, cell, t);
+    size_t index = ((size_t)cell[2] * grid->cells[1] + cell[1]) * grid->cells[0] + cell[0];
+    if (centre_value) *centre_value = grid->voxel_value[index];
+    if (radius) *radius = grid->voxel_radius[index];
+    return grid->voxel_value[index] - grid->voxel_radius[index] + osc_length(osc_sub(point, c));
+}
+
+double osc_grid_lipschitz(const osc_grid* grid) {
+    return grid ? grid->lipschitz : NAN;
+}
+
+void osc_grid_bounds(const osc_grid* grid, osc_vec3* lo, osc_vec3* hi) {
+    if (!grid) return;
+    if (lo) *lo = grid->origin;
+    if (hi)
+        *hi = osc_add(grid->origin, osc_v3(grid->cells[0] * grid->cell, grid->cells[1] * grid->cell,
+                                           grid->cells[2] * grid->cell));
+}
+
+double osc_grid_cells(const osc_grid* grid, int cells[3]) {
+    if (!grid) return NAN;
+    if (cells)
+        for (int a = 0; a < 3; ++a) cells[a] = grid->cells[a];
+    return grid->cell;
+}
+
+// ---------------------------------------------------------------------------------------------
+// building
+
+static osc_status grid_build(const char* function, grid_source source, osc_vec3 lo, osc_vec3 hi,
+                             const osc_grid_settings* settings, osc_grid** out) {
+    if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
+    *out = NULL;
+    osc_grid_settings defaults = osc_grid_settings_default();
+    if (!settings) settings = &defaults;
+    osc_status status = check_settings(function, settings);
+    if (status) return status;
+    int cells[3] = {0, 0, 0};
+    double cell = 0.0;
+    osc_vec3 origin = osc_v3(0.0, 0.0, 0.0);
+    if ((status = plan_region(function, lo, hi, settings, cells, &cell, &origin))) return status;
+    osc_grid* grid = grid_allocate(cells, cell, origin);
+    if (!grid) return osc_fail_in(function, OSC_ERR_NO_MEMORY);
+    grid->normal_epsilon = settings->normal_epsilon < 0.0 ? 1e-3 * cell : settings->normal_epsilon;
+    status = sample_corners(function, grid, source, grid->normal_epsilon, settings->threads);
+    if (status) {
+        grid_free(grid);
+        return status;
+    }
+    for (int axis = 0; axis < 3; ++axis) solve_axis(grid, axis, settings->threads);
+    grid_compute_voxels(grid, settings->threads);
+    *out = grid;
+    return OSC_OK;
+}
+
+osc_status osc_grid_create_from_mesh(const osc_mesh_bvh* bvh, const osc_grid_settings* settings,
+                                     osc_grid** out) {
+    const char* function = "osc_grid_create_from_mesh";
+    if (!bvh) {
+        if (out) *out = NULL;
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: bvh is NULL", function);
+    }
+    osc_vec3 lo, hi;
+    osc_mesh_bvh_bounds(bvh, &lo, &hi);
+    grid_source source = {bvh, NULL};
+    return grid_build(function, source, lo, hi, settings, out);
+}
+
+osc_status osc_grid_create_from_sdf(const osc_sdf* sdf, const osc_grid_settings* settings, osc_grid** out) {
+    const char* function = "osc_grid_create_from_sdf";
+    if (!sdf) {
+        if (out) *out = NULL;
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: sdf is NULL", function);
+    }
+    osc_vec3 lo, hi;
+    osc_sdf_bounds(sdf, &lo, &hi);
+    grid_source source = {NULL, sdf};
+    return grid_build(function, source, lo, hi, settings, out);
+}
+
+// ---------------------------------------------------------------------------------------------
+// the osc_sdf leaf sharing a grid
+
+static void grid_leaf_eval(const void* context, osc_vec3 x, int order, jet* out) {
+    grid_distance_order((const osc_grid*)context, x, order, out);
+}
+
+static const sdf_external_vtable grid_leaf_vtable = {grid_leaf_eval, grid_retain, grid_release};
+
+osc_status osc_grid_to_sdf(const osc_grid* grid, osc_sdf** out) {
+    const char* function = "osc_grid_to_sdf";
+    if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
+    *out = NULL;
+    if (!grid) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: grid is NULL", function);
+    // {phi <= 0}: inside the grid box, or outside it where s(c) + |x - c| <= 0, within
+    // -boundary_min of the box
+    osc_vec3 lo, hi;
+    osc_grid_bounds(grid, &lo, &hi);
+    double grow = grid->boundary_min < 0.0 ? -grid->boundary_min : 0.0;
+    lo = osc_sub(lo, osc_v3(grow, grow, grow));
+    hi = osc_add(hi, osc_v3(grow, grow, grow));
+    // where phi > 0: inside the grid the cells that reach phi > 0 (bound L_out); outside the box the
+    // continuation adds a unit gradient orthogonal to the clamped part, evaluated on boundary cells,
+    // which reach phi > 0 whenever the continuation does
+    double lipschitz = sqrt(grid->lipschitz_outside * grid->lipschitz_outside + 1.0);
+    return sdf_create_external(function, &grid_leaf_vtable, grid, lo, hi, lipschitz, 1, out);
+}
+

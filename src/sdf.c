@@ -70,6 +70,10 @@ static osc_sdf* sdf_allocate(int32_t leaf_count, int32_t instr_count, int32_t pl
 
 void osc_sdf_destroy(osc_sdf* sdf) {
     if (!sdf) return;
+    if (sdf->leaves)
+        for (int32_t i = 0; i < sdf->leaf_count; ++i)
+            if (sdf->leaves[i].kind == SDF_LEAF_EXTERNAL && sdf->leaves[i].p.external.vtable)
+                sdf->leaves[i].p.external.vtable->release(sdf->leaves[i].p.external.context);
     osc_free(sdf->leaves);
     osc_free(sdf->program);
     osc_free(sdf->planes);
@@ -93,6 +97,7 @@ static void sdf_append(osc_sdf* dst, const osc_sdf* src, sdf_cursor* at) {
         sdf_leaf leaf = src->leaves[i];
         if (leaf.kind == SDF_LEAF_PSQ) leaf.p.psq.plane_first += at->plane;
         if (leaf.kind == SDF_LEAF_XPSQ) leaf.p.xpsq.index += at->xpsq;
+        if (leaf.kind == SDF_LEAF_EXTERNAL) leaf.p.external.vtable->retain(leaf.p.external.context);
         dst->leaves[at->leaf + i] = leaf;
     }
     for (int32_t i = 0; i < src->instr_count; ++i) {
@@ -128,6 +133,7 @@ static void sdf_leaf_eval_world(const osc_sdf* sdf, const sdf_leaf* leaf, osc_ve
     case SDF_LEAF_ELLIPSOID: sdf_ellipsoid_eval(leaf, xl, order, &j); break;
     case SDF_LEAF_PSQ: sdf_psq_eval(sdf, leaf, xl, order, &j); break;
     case SDF_LEAF_XPSQ: sdf_xpsq_eval(sdf, leaf, xl, order, &j); break;
+    case SDF_LEAF_EXTERNAL: leaf->p.external.vtable->eval(leaf->p.external.context, xl, order, &j); break;
     default: j = jet_const(NAN, order); break;
     }
     if (!leaf->has_transform) {
@@ -419,6 +425,30 @@ osc_status sdf_create_leaf(const char* function, const sdf_leaf* leaf, const osc
     sdf->hi = hi;
     sdf->lipschitz = lipschitz == SDF_LIPSCHITZ_EXACT ? 1.0 : sdf_estimate_lipschitz(sdf);
     sdf->lipschitz_is_bound = lipschitz != SDF_LIPSCHITZ_ESTIMATE;
+    *out = sdf;
+    return OSC_OK;
+}
+
+osc_status sdf_create_external(const char* function, const sdf_external_vtable* vtable,
+                               const void* context, osc_vec3 lo, osc_vec3 hi, double lipschitz,
+                               int is_bound, osc_sdf** out) {
+    osc_sdf* sdf = sdf_allocate(1, 1, 0, 0);
+    if (!sdf) return osc_fail_in(function, OSC_ERR_NO_MEMORY);
+    sdf_leaf* leaf = &sdf->leaves[0];
+    leaf->kind = SDF_LEAF_EXTERNAL;
+    leaf->has_transform = 0;
+    leaf->rotation = osc_mat3_identity();
+    leaf->translation = osc_v3(0.0, 0.0, 0.0);
+    leaf->scale = 1.0;
+    leaf->p.external.vtable = vtable;
+    leaf->p.external.context = context;
+    vtable->retain(context);
+    sdf->program[0] = (sdf_instr){SDF_OP_LEAF, 1, 0, 0.0};
+    sdf->stack_need = 1;
+    sdf->lo = lo;
+    sdf->hi = hi;
+    sdf->lipschitz = lipschitz;
+    sdf->lipschitz_is_bound = is_bound;
     *out = sdf;
     return OSC_OK;
 }

@@ -33,8 +33,17 @@ typedef enum sdf_leaf_kind {
     SDF_LEAF_HALFSPACE,
     SDF_LEAF_ELLIPSOID,
     SDF_LEAF_PSQ, // also the plain superquadric (no planes)
-    SDF_LEAF_XPSQ
+    SDF_LEAF_XPSQ,
+    SDF_LEAF_EXTERNAL // a shared model evaluated through a table of functions (spline grids)
 } sdf_leaf_kind;
+
+// A leaf whose data lives outside the tree and is shared, not copied: copies retain it and
+// destroying a model releases it. `eval` writes the jet of the leaf in its own frame.
+typedef struct sdf_external_vtable {
+    void (*eval)(const void* context, osc_vec3 x, int order, jet* out);
+    void (*retain)(const void* context);
+    void (*release)(const void* context);
+} sdf_external_vtable;
 
 typedef struct sdf_psq {
     osc_vec3 scale;
@@ -64,6 +73,7 @@ typedef struct sdf_leaf {
         struct { osc_vec3 radii; } ellipsoid;
         sdf_psq psq;
         struct { int32_t index; } xpsq; // into osc_sdf.xpsqs
+        struct { const sdf_external_vtable* vtable; const void* context; } external;
     } p;
 } sdf_leaf;
 
@@ -130,6 +140,12 @@ void sdf_xpsq_eval(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int ord
 osc_status sdf_create_leaf(const char* function, const sdf_leaf* leaf, const osc_plane_profile* planes, int32_t plane_count,
                            const sdf_xpsq* xpsq, osc_vec3 lo, osc_vec3 hi,
                            sdf_lipschitz_kind lipschitz, osc_sdf** out);
+
+// Creates a model of one external leaf for `function`, retaining `context`; `lipschitz` bounds its
+// gradient where it is positive (is_bound 0: only an estimate).
+osc_status sdf_create_external(const char* function, const sdf_external_vtable* vtable,
+                               const void* context, osc_vec3 lo, osc_vec3 hi, double lipschitz,
+                               int is_bound, osc_sdf** out);
 
 // Evaluates a whole model at a world point (order 0, 1 or 2).
 void sdf_eval_jet(const osc_sdf* sdf, osc_vec3 x, int order, jet* out);

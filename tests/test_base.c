@@ -346,6 +346,41 @@ static osc_status make_mesh(osc_mesh** out) {
     return osc_mesh_create(tetra_vertices, 4, tetra_triangles, 4, out);
 }
 static osc_status make_empty_mesh(osc_mesh** out) { return osc_mesh_create(NULL, 0, NULL, 0, out); }
+// the importers: OBJ from memory (a polygon, a duplicate vertex welded, an unreferenced one
+// removed), OFF welded with a tolerance (the hash grid), and files of each binary format
+static const char obj_text[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv 0 0 0\nv 7 7 7\n"
+                               "f 1 3 2\nf 5 2 4\nf 1 4 3\nf 2 3 4 4\n";
+static osc_status make_obj(osc_mesh** out) {
+    osc_mesh_load_settings settings = osc_mesh_load_settings_default();
+    settings.degenerate = OSC_MESH_DEGENERATE_DROP;
+    return osc_mesh_load_memory(obj_text, sizeof obj_text - 1, &settings, out, NULL);
+}
+static osc_status make_off_welded(osc_mesh** out) {
+    static const char text[] = "OFF\n5 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n1e-9 0 0\n"
+                               "3 0 2 1\n3 4 1 3\n3 0 3 2\n3 1 2 3\n";
+    osc_mesh_load_settings settings = osc_mesh_load_settings_default();
+    settings.weld_tolerance = 1e-6;
+    return osc_mesh_load_memory(text, sizeof text - 1, &settings, out, NULL);
+}
+static osc_status make_stl_file(osc_mesh** out) {
+    return osc_mesh_load(OSC_TEST_DATA_DIR "/mesh/box_binary.stl", NULL, out, NULL);
+}
+static osc_status make_ply_file(osc_mesh** out) {
+    return osc_mesh_load(OSC_TEST_DATA_DIR "/mesh/box_be.ply", NULL, out, NULL);
+}
+// a reordered copy of the tetrahedron (its input is made and released inside the case)
+static osc_status make_reordered(osc_mesh** out) {
+    osc_mesh* input = NULL;
+    osc_status status = make_mesh(&input);
+    if (status) {
+        *out = NULL;
+        return status;
+    }
+    int32_t vertex_order[4], edge_order[6];
+    status = osc_mesh_reorder(input, OSC_CURVE_HILBERT, out, vertex_order, edge_order);
+    osc_mesh_destroy(input);
+    return status;
+}
 
 typedef struct constructor_case {
     const char* name;
@@ -371,6 +406,11 @@ static const constructor_case cases[] = {
     {"subtraction", make_subtraction, NULL},
     {"transformed", make_transformed, NULL},
     {"offset", make_offset, NULL},
+    {"obj loader", NULL, make_obj},
+    {"off loader, tolerance welding", NULL, make_off_welded},
+    {"binary stl file loader", NULL, make_stl_file},
+    {"binary ply file loader", NULL, make_ply_file},
+    {"reorder", NULL, make_reordered},
     {"isosurface", NULL, make_isosurface},
     {"isosurface of a tree", NULL, make_isosurface_tree},
     {"mesh", NULL, make_mesh},
@@ -435,8 +475,12 @@ static void check_queries_do_not_allocate(const constructor_case* c, void* model
         (void)osc_sdf_lipschitz(model);
         (void)osc_sdf_eval_leaf(model, 0, osc_v3(0.1, 0.2, 0.3), &g, &h);
     } else {
+        osc_mesh_topology topology;
         (void)osc_mesh_volume(model);
         (void)osc_mesh_area(model);
+        osc_mesh_get_topology(model, &topology);
+        (void)osc_mesh_edges(model);
+        (void)osc_mesh_edge_triangles(model);
     }
     CHECK_MSG(counter.attempts == before, "%s: queries allocated %ld times", c->name,
               counter.attempts - before);

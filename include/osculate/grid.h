@@ -127,8 +127,8 @@ typedef struct osc_collision_mesh_settings {
     int resolution;           ///< marching-cubes cells along the longest axis (default 96)
     int32_t target_triangles; ///< triangle count to simplify down to (default 2000; 0: no
                               ///< simplification)
-    double max_error;         ///< simplification stops before moving the surface more than this
-                              ///< fraction of the bounds' longest side (default 0.01)
+    double max_error;         ///< no collapse whose quadric error (a distance) exceeds this fraction
+                              ///< of the bounds' longest side (default 0.01)
     int project_iterations;   ///< Newton steps p <- p - phi(p) grad phi / |grad phi|^2 onto the
                               ///< zero level set after simplification (default 0)
     int threads;              ///< threads for sampling (0: default)
@@ -137,10 +137,10 @@ typedef struct osc_collision_mesh_settings {
 /// Returns the default collision-mesh settings.
 OSC_API osc_collision_mesh_settings osc_collision_mesh_settings_default(void);
 
-/// Creates the collision mesh of a (bounded) SDF: its zero level set by marching cubes, simplified to
-/// about `target_triangles` well-shaped triangles (within `max_error`) and optionally projected onto
-/// the level set. A closed iso-surface gives a closed mesh. OSC_ERR_UNSUPPORTED when the library was
-/// built without its simplifier and simplification is asked for.
+/// Creates the collision mesh of a (bounded) SDF: its zero level set by marching cubes, simplified by
+/// osc_mesh_simplify to at most `target_triangles` well-shaped triangles (or fewer collapses where
+/// `max_error` stops them) and optionally projected onto the level set. A closed iso-surface gives a
+/// closed mesh with the same Euler characteristic.
 OSC_API osc_status osc_collision_mesh_create(const osc_sdf* sdf,
                                              const osc_collision_mesh_settings* settings,
                                              osc_mesh** out);

@@ -193,7 +193,8 @@ OSC_API double osc_mesh_bvh_closest(const osc_mesh_bvh* bvh, osc_vec3 point, osc
 /// Returns the generalised winding number of the mesh at `point` (1 inside and 0 outside a closed,
 /// outward-oriented mesh; fractional near holes), evaluated hierarchically: clusters farther than
 /// `beta` times their radius use a dipole expansion (beta <= 0: 2, the default; larger is more
-/// accurate, slower; the error falls like (1 / beta)^3).
+/// accurate, slower: on real meshes the largest error measured is about 0.3, 0.07 and 0.017 for
+/// beta = 1, 2, 4, see docs/bvh.md).
 OSC_API double osc_mesh_bvh_winding_number(const osc_mesh_bvh* bvh, osc_vec3 point, double beta);
 
 /// Returns the signed distance at `point`: the distance to the closest point, negative where the
@@ -210,6 +211,32 @@ OSC_API osc_status osc_mesh_bvh_signed_distance_batch(const osc_mesh_bvh* bvh, c
 
 /// Writes the axis-aligned bounds of the mesh to `lo` and `hi`.
 OSC_API void osc_mesh_bvh_bounds(const osc_mesh_bvh* bvh, osc_vec3* lo, osc_vec3* hi);
+
+// ---------------------------------------------------------------------------------------------
+// simplification (quadric edge collapse with topology and quality guards)
+
+/// Settings of osc_mesh_simplify; get them from osc_mesh_simplify_settings_default().
+typedef struct osc_mesh_simplify_settings {
+    int32_t target_triangles; ///< stop once the mesh has at most this many triangles (default 1000)
+    double max_error;         ///< no collapse whose quadric error, as a root-mean-square distance to
+                              ///< the planes of the input triangles it replaces, exceeds this
+                              ///< (absolute; default INFINITY: only the target stops it)
+    double min_angle;         ///< no collapse that creates a triangle with an angle below this
+                              ///< (degrees, default 10) unless the triangles it replaces were worse
+    double weld_tolerance;    ///< vertices of the input closer than this are merged first (absolute,
+                              ///< default 0: exact duplicates only)
+} osc_mesh_simplify_settings;
+
+/// Returns the default simplification settings.
+OSC_API osc_mesh_simplify_settings osc_mesh_simplify_settings_default(void);
+
+/// Creates a simplified copy of `mesh` by quadric edge collapse (Garland-Heckbert) to at most
+/// `target_triangles` (or until no allowed collapse remains). Every collapse keeps the surface a
+/// 2-manifold with the same topology (link condition): a closed mesh stays closed with the same
+/// Euler characteristic, boundaries stay boundaries; none flips a triangle. `achieved_error`
+/// (nullable) receives the largest quadric error (as a distance) of the collapses performed.
+OSC_API osc_status osc_mesh_simplify(const osc_mesh* mesh, const osc_mesh_simplify_settings* settings,
+                                     osc_mesh** out, double* achieved_error);
 
 // ---------------------------------------------------------------------------------------------
 // reordering along space-filling curves (seed 000 §IV-C.3)

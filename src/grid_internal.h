@@ -1,0 +1,55 @@
+// grid_internal.h: the layout of an osc_grid, shared by grid.c (building, evaluation) and
+// grid_io.c (save, load). Never installed.
+//
+// Coefficients: the spline of the distance and of the three normal components, interleaved
+// (4 doubles per coefficient) in one array of (n_x + 3)(n_y + 3)(n_z + 3) entries, x fastest. The
+// coefficient of grid index g in [-1, n + 1] along an axis sits at g + 1. Cell i along an axis is
+// [origin + i h, origin + (i + 1) h], and a point in it depends on the coefficients g = i - 1 ..
+// i + 2, through the uniform cubic B-spline weights of its local coordinate t in [0, 1].
+
+#ifndef OSC_GRID_INTERNAL_H
+#define OSC_GRID_INTERNAL_H
+
+#include "base_internal.h"
+#include "osculate/grid.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define OSC_GRID_FIELDS 4         // distance, normal x, normal y, normal z
+#define OSC_GRID_MAX_CELLS 1024   // per axis
+
+struct osc_grid {
+    atomic_int references;  // the caller's handle plus every osc_sdf leaf sharing it
+    int cells[3];           // n_x, n_y, n_z
+    double cell;            // h
+    osc_vec3 origin;        // lower corner of the region
+    double normal_epsilon;  // as used when building (informative)
+    double* coefficients;   // [(n_z + 3)(n_y + 3)(n_x + 3)][4]
+    double* voxel_value;    // distance at each cell centre, [n_z][n_y][n_x]
+    double* voxel_radius;   // bound radius rho = L_v r of each cell, same layout
+    double lipschitz;       // max over cells of L_v (distance field)
+    double lipschitz_outside; // max of L_v over cells that reach phi > 0 (centre + radius > 0)
+    double boundary_min;    // smallest distance sample on the region's boundary faces
+};
+
+// Allocates a grid with `cells` and zeroed arrays (references = 1); NULL on failure (message set).
+osc_grid* grid_allocate(const int cells[3], double cell, osc_vec3 origin);
+
+// Frees every array and the grid itself (ignores the reference count).
+void grid_free(osc_grid* grid);
+
+// Computes the voxel grid (centre values, bound radii, the Lipschitz bound) from the coefficients.
+void grid_compute_voxels(osc_grid* grid, int threads);
+
+// Number of coefficient entries (each of OSC_GRID_FIELDS doubles).
+static inline size_t grid_coefficient_count(const osc_grid* grid) {
+    return (size_t)(grid->cells[0] + 3) * (size_t)(grid->cells[1] + 3) * (size_t)(grid->cells[2] + 3);
+}
+
+// Number of cells (voxels).
+static inline size_t grid_cell_count(const osc_grid* grid) {
+    return (size_t)grid->cells[0] * (size_t)grid->cells[1] * (size_t)grid->cells[2];
+}
+
+#endif // OSC_GRID_INTERNAL_H

@@ -1,0 +1,90 @@
+#!/bin/sh
+# fuzz_mesh.sh: builds one libFuzzer target per mesh importer (tests/fuzz/fuzz_mesh_*.c) with
+# clang -fsanitize=fuzzer,address,undefined over the library's src/*.c, runs each for a bounded
+# time, then replays the regression crashers (tests/data/mesh/crashers/) and every fixture
+# (tests/data/mesh/) through each target. Exits non-zero on a crash, a hang, a leak or a contract
+# violation (see tests/fuzz/fuzz_mesh.h), or when clang with libFuzzer is missing.
+#
+# usage: fuzz_mesh.sh SOURCE_DIR WORK_DIR [SECONDS_PER_TARGET (default 20)]
+# the corpus grows in WORK_DIR/corpus/<format> between runs; findings land in WORK_DIR/artifacts.
+# FUZZ_CC overrides the compiler (default clang); FUZZ_TARGETS picks targets (default "obj stl off ply").
+
+set -u
+source_dir=${1:?usage: fuzz_mesh.sh SOURCE_DIR WORK_DIR [SECONDS]}
+work_dir=${2:?usage: fuzz_mesh.sh SOURCE_DIR WORK_DIR [SECONDS]}
+seconds=${3:-20}
+cc=${FUZZ_CC:-clang}
+targets=${FUZZ_TARGETS:-obj stl off ply}
+
+fail() {
+    echo "fuzz_mesh.sh: $*" >&2
+    exit 1
+}
+
+command -v "$cc" >/dev/null 2>&1 ||
+    fail "'$cc' not found: install clang and libFuzzer (Debian: apt-get install clang libclang-rt-14-dev)"
+mkdir -p "$work_dir/obj" "$work_dir/bin" "$work_dir/artifacts" "$work_dir/logs" ||
+    fail "cannot create $work_dir"
+
+# libFuzzer present? (clang without libclang-rt fails to link -fsanitize=fuzzer)
+printf 'int LLVMFuzzerTestOneInput(const unsigned char* d, unsigned long n);\nint LLVMFuzzerTestOneInput(const unsigned char* d, unsigned long n) { (void)d; (void)n; return 0; }\n' \
+    >"$work_dir/probe.c"
+"$cc" -fsanitize=fuzzer,address,undefined "$work_dir/probe.c" -o "$work_dir/probe" \
+    >"$work_dir/logs/probe.log" 2>&1 ||
+    fail "'$cc' cannot link -fsanitize=fuzzer (libFuzzer missing: Debian libclang-rt-14-dev); see $work_dir/logs/probe.log"
+
+# the library, instrumented once for all targets
+flags="-std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
+rm -f "$work_dir"/obj/*.o
+for source in "$source_dir"/src/*.c; do
+    object="$work_dir/obj/$(basename "$source" .c).o"
+    # shellcheck disable=SC2086
+    "$cc" $flags -I"$source_dir/include" -I"$source_dir/src" -c "$source" -o "$object" ||
+        fail "cannot compile $source"
+done
+
+status=0
+for target in $targets; do
+    binary="$work_dir/bin/fuzz_mesh_$target"
+    # shellcheck disable=SC2086
+    "$cc" $flags -fsanitize=fuzzer -I"$source_dir/include" "$source_dir/tests/fuzz/fuzz_mesh_$target.c" \
+        "$work_dir"/obj/*.o -lm -o "$binary" || fail "cannot build $binary"
+
+    # seeds: the fixtures of this format (valid and malformed)
+    seeds="$work_dir/seeds/$target"
+    corpus="$work_dir/corpus/$target"
+    mkdir -p "$seeds" "$corpus"
+    for fixture in "$source_dir"/tests/data/mesh/*."$target" "$source_dir"/tests/data/mesh/crashers/*; do
+        [ -f "$fixture" ] && cp "$fixture" "$seeds/"
+    done
+
+    echo "fuzz_mesh.sh: fuzzing $target for $seconds s"
+    log="$work_dir/logs/fuzz_$target.log"
+    "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+        -dict="$source_dir/tests/fuzz/mesh_$target.dict" -artifact_prefix="$work_dir/artifacts/$target-" \
+        -print_final_stats=1 "$corpus" "$seeds" >"$log" 2>&1
+    code=$?
+    grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' "$log" | tail -n 2
+    if [ $code -ne 0 ]; then
+        echo "fuzz_mesh.sh: fuzz_mesh_$target FAILED (exit $code); the end of $log:" >&2
+        tail -n 40 "$log" >&2
+        status=1
+    fi
+
+    # regression: every crasher and every fixture, through this target
+    replayed=0
+    for input in "$source_dir"/tests/data/mesh/crashers/* "$source_dir"/tests/data/mesh/*.obj \
+        "$source_dir"/tests/data/mesh/*.stl "$source_dir"/tests/data/mesh/*.off \
+        "$source_dir"/tests/data/mesh/*.ply; do
+        [ -f "$input" ] || continue
+        if ! "$binary" "$input" >"$work_dir/logs/replay.log" 2>&1; then
+            echo "fuzz_mesh.sh: fuzz_mesh_$target fails on $input:" >&2
+            tail -n 30 "$work_dir/logs/replay.log" >&2
+            status=1
+        fi
+        replayed=$((replayed + 1))
+    done
+    echo "fuzz_mesh.sh: replayed $replayed files through fuzz_mesh_$target"
+done
+[ $status -eq 0 ] && echo "fuzz_mesh.sh: all targets passed"
+exit $status
