@@ -92,20 +92,23 @@ static osc_status obj_face(text_cursor* cursor, mesh_builder* builder) {
     const char* token;
     size_t length, count = 0;
     while (text_token(cursor, true, &token, &length)) {
-        int64_t index;
-        char quoted[32];
-        text_quote(token, length, quoted);
-        if (!obj_reference(token, length, &index))
-            return mesh_parse_error(builder, cursor->line, "f: '%s' is not a vertex reference",
-                                    quoted);
-        if (index == 0)
-            return mesh_parse_error(builder, cursor->line, "f: vertex index 0 (OBJ counts from 1)");
+        int64_t index = 0;
+        bool valid = obj_reference(token, length, &index) && index != 0;
         if (index < 0) index += (int64_t)builder->vertex_count; // relative: -1 is the last one
         else index -= 1;
-        if (index < 0 || index >= INT32_MAX)
+        if (!valid || index < 0 || index >= INT32_MAX) {
+            char quoted[32];
+            text_quote(token, length, quoted);
+            if (!obj_reference(token, length, &index))
+                return mesh_parse_error(builder, cursor->line, "f: '%s' is not a vertex reference",
+                                        quoted);
+            if (index == 0)
+                return mesh_parse_error(builder, cursor->line,
+                                        "f: vertex index 0 (OBJ counts from 1)");
             return mesh_parse_error(builder, cursor->line,
                                     "f: vertex reference '%s' out of range (%zu vertices so far)",
                                     quoted, builder->vertex_count);
+        }
         osc_status status = mesh_builder_reserve_face(builder, count + 1);
         if (status) return status;
         builder->face[count++] = (int32_t)index;
@@ -213,10 +216,11 @@ static osc_status off_face(text_cursor* cursor, mesh_builder* builder, int64_t i
                                 "the file ends after %lld of the faces the header declares",
                                 (long long)index);
     int64_t count;
-    text_quote(token, length, quoted);
-    if (!text_parse_int(token, length, &count) || count < 0)
+    if (!text_parse_int(token, length, &count) || count < 0) {
+        text_quote(token, length, quoted);
         return mesh_parse_error(builder, cursor->line, "face %lld: '%s' is not a vertex count",
                                 (long long)index, quoted);
+    }
     if (count < 3)
         return mesh_parse_error(builder, cursor->line,
                                 "face %lld has %lld vertices (at least 3 needed)", (long long)index,
@@ -232,10 +236,11 @@ static osc_status off_face(text_cursor* cursor, mesh_builder* builder, int64_t i
             return mesh_parse_error(builder, cursor->line,
                                     "face %lld declares %lld vertices, the line has %lld",
                                     (long long)index, (long long)count, (long long)k);
-        text_quote(token, length, quoted);
-        if (!text_parse_int(token, length, &vertex))
+        if (!text_parse_int(token, length, &vertex)) {
+            text_quote(token, length, quoted);
             return mesh_parse_error(builder, cursor->line, "face %lld: '%s' is not a vertex index",
                                     (long long)index, quoted);
+        }
         if (vertex < 0 || vertex >= vertex_count)
             return mesh_parse_error(builder, cursor->line,
                                     "face %lld: vertex index %lld out of range [0, %lld)",
