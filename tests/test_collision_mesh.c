@@ -2,27 +2,10 @@
 // target face count within a stated error, topology kept (closed, same Euler characteristic), sharp
 // features kept, optional projection onto the zero level set, and bad input.
 
+#include "mesh_test_util.h"
 #include "sdf_test_util.h"
 
 #include <string.h>
-
-// largest |phi| over the vertices and the centroids and edge midpoints of the triangles: the
-// distance of the collision mesh from the SDF's surface (for distance-like SDFs)
-static double surface_deviation(const osc_sdf* sdf, const osc_mesh* mesh) {
-    const double* v = osc_mesh_vertices(mesh);
-    const int32_t* t = osc_mesh_triangles(mesh);
-    double worst = 0.0;
-    for (int32_t i = 0; i < osc_mesh_vertex_count(mesh); ++i)
-        worst = fmax(worst, fabs(osc_sdf_eval(sdf, osc_v3(v[3 * i], v[3 * i + 1], v[3 * i + 2]), NULL, NULL)));
-    for (int32_t f = 0; f < osc_mesh_triangle_count(mesh); ++f) {
-        osc_vec3 p[3];
-        for (int k = 0; k < 3; ++k) p[k] = osc_v3(v[3 * t[3 * f + k]], v[3 * t[3 * f + k] + 1], v[3 * t[3 * f + k] + 2]);
-        osc_vec3 samples[4] = {osc_scale(osc_add(osc_add(p[0], p[1]), p[2]), 1.0 / 3.0), osc_lerp(p[0], p[1], 0.5),
-                               osc_lerp(p[1], p[2], 0.5), osc_lerp(p[2], p[0], 0.5)};
-        for (int k = 0; k < 4; ++k) worst = fmax(worst, fabs(osc_sdf_eval(sdf, samples[k], NULL, NULL)));
-    }
-    return worst;
-}
 
 typedef struct case_result {
     int32_t triangles;
@@ -41,7 +24,7 @@ static case_result run_case(const char* name, const osc_sdf* sdf, int32_t target
     if (!mesh) return r;
     osc_mesh_get_topology(mesh, &r.topology);
     r.triangles = osc_mesh_triangle_count(mesh);
-    r.deviation = surface_deviation(sdf, mesh);
+    r.deviation = test_mesh_deviation(sdf, mesh, 3);
     osc_vec3 lo, hi;
     osc_sdf_bounds(sdf, &lo, &hi);
     osc_vec3 size = osc_sub(hi, lo);
@@ -99,7 +82,7 @@ static void test_sharp_features(void) {
            worst_corner, cell);
     // marching cubes cut a corner by up to about a cell; the simplifier must not make it worse
     CHECK_MSG(worst_corner <= 2.0 * cell, "a box corner is %g from the nearest vertex", worst_corner);
-    CHECK(surface_deviation(box, mesh) <= 0.01 + cell);
+    CHECK(test_mesh_deviation(box, mesh, 3) <= 0.01 + cell);
     osc_mesh_destroy(mesh);
     osc_sdf_destroy(box);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define TEST_PI 3.14159265358979323846
 
@@ -88,6 +89,13 @@ static inline uint64_t test_rng_next(test_rng* rng) {
 // uniform in [lo, hi)
 static inline double test_uniform(test_rng* rng, double lo, double hi) {
     return lo + (hi - lo) * ((double)(test_rng_next(rng) >> 11) * 0x1.0p-53);
+}
+
+// seconds of wall time since an arbitrary origin (for the timings the tests print)
+static inline double test_seconds(void) {
+    struct timespec now;
+    timespec_get(&now, TIME_UTC);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
 }
 
 // relative error |a - b| / max(|b|, floor)

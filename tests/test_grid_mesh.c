@@ -5,18 +5,9 @@
 // direction there, and finite differences of the spline's derivatives. The error must fall as the
 // resolution grows; the figures are quoted in docs/grid.md.
 
-#define _POSIX_C_SOURCE 200809L
 #include "sdf_test_util.h"
 
-#include <time.h>
-
 static test_rng rng = {31337};
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static osc_mesh* load(const char* directory, const char* name) {
     char path[512];
@@ -71,9 +62,9 @@ static void check_model(const char* name, osc_mesh* mesh, double unit_tolerance)
         osc_grid_settings settings = osc_grid_settings_default();
         settings.resolution = resolution;
         osc_grid* grid = NULL;
-        double start = now();
+        double start = test_seconds();
         CHECK_STATUS(osc_grid_create_from_mesh(bvh, &settings, &grid), OSC_OK);
-        double seconds = now() - start;
+        double seconds = test_seconds() - start;
         if (!grid) break;
         int cells[3];
         double h = osc_grid_cells(grid, cells);

@@ -6,11 +6,8 @@
 
 #include "osculate/isosurface.h"
 
-#include "test_common.h"
+#include "mesh_test_util.h"
 
-#include <time.h>
-
-#define TEST_PI 3.14159265358979323846
 
 // ---------------------------------------------------------------------------------------------
 // oracles
@@ -176,15 +173,6 @@ static osc_sdf* randomly_placed(const osc_sdf* child, test_rng* rng) {
     return placed;
 }
 
-// meshes `sdf` with `resolution` cells and default settings otherwise
-static osc_mesh* extract(const osc_sdf* sdf, int resolution) {
-    osc_isosurface_settings settings = osc_isosurface_settings_default();
-    settings.resolution = resolution;
-    osc_mesh* mesh = NULL;
-    CHECK_STATUS(osc_isosurface_extract(sdf, &settings, &mesh), OSC_OK);
-    return mesh;
-}
-
 // ---------------------------------------------------------------------------------------------
 // arguments
 
@@ -266,7 +254,7 @@ static void test_sphere_topology(void) {
             osc_sdf* placed = randomly_placed(sphere, &rng);
             osc_isosurface_settings settings = osc_isosurface_settings_default();
             settings.resolution = resolutions[r];
-            osc_mesh* mesh = extract(placed, resolutions[r]);
+            osc_mesh* mesh = test_extract_mesh(placed, resolutions[r]);
             char label[64];
             snprintf(label, sizeof label, "sphere resolution %d trial %d", resolutions[r], trial);
             check_closed(mesh, 2, label);
@@ -293,7 +281,7 @@ static void test_torus_topology(void) {
     for (int r = 0; r < 5; ++r) {
         for (int trial = 0; trial < 4; ++trial) {
             osc_sdf* placed = randomly_placed(torus, &rng);
-            osc_mesh* mesh = extract(placed, resolutions[r]);
+            osc_mesh* mesh = test_extract_mesh(placed, resolutions[r]);
             char label[64];
             snprintf(label, sizeof label, "torus resolution %d trial %d", resolutions[r], trial);
             check_closed(mesh, 0, label);
@@ -322,7 +310,7 @@ static void test_two_spheres_topology(void) {
     for (int r = 0; r < 4; ++r) {
         for (int trial = 0; trial < 3; ++trial) {
             osc_sdf* placed = randomly_placed(both, &rng);
-            osc_mesh* mesh = extract(placed, resolutions[r]);
+            osc_mesh* mesh = test_extract_mesh(placed, resolutions[r]);
             char label[64];
             snprintf(label, sizeof label, "two spheres resolution %d trial %d", resolutions[r], trial);
             check_closed(mesh, 4, label);
@@ -445,7 +433,7 @@ static void test_sphere_convergence(void) {
     double previous_vertex_error = INFINITY;
     for (int resolution = 16; resolution <= 128; resolution *= 2) {
         clock_t start = clock();
-        osc_mesh* mesh = extract(placed, resolution);
+        osc_mesh* mesh = test_extract_mesh(placed, resolution);
         double seconds = (double)(clock() - start) / CLOCKS_PER_SEC;
         double volume_error = fabs(osc_mesh_volume(mesh) - volume) / volume;
         double area_error = fabs(osc_mesh_area(mesh) - area) / area;
@@ -483,7 +471,7 @@ static void test_box_convergence(void) {
     const double volume = 8.0 * 0.6 * 0.45 * 0.3;
     double previous_error = INFINITY;
     for (int resolution = 16; resolution <= 128; resolution *= 2) {
-        osc_mesh* mesh = extract(placed, resolution);
+        osc_mesh* mesh = test_extract_mesh(placed, resolution);
         double error = fabs(osc_mesh_volume(mesh) - volume) / volume;
         int64_t misoriented = misoriented_triangles(mesh, placed);
         osc_isosurface_settings settings = osc_isosurface_settings_default();
@@ -554,7 +542,7 @@ static void test_triangle_quality(void) {
     for (int shape = 0; shape < 2; ++shape) {
         for (int trial = 0; trial < 3; ++trial) {
             osc_sdf* placed = randomly_placed(shapes[shape], &rng);
-            osc_mesh* mesh = extract(placed, 64);
+            osc_mesh* mesh = test_extract_mesh(placed, 64);
             int32_t obtuse = 0, count = osc_mesh_triangle_count(mesh);
             for (int32_t t = 0; t < count; ++t) obtuse += largest_angle(mesh, t) > 150.0;
             CHECK_MSG(obtuse * 1000 <= count, "%s trial %d: %d of %d triangles have an angle above "
@@ -706,13 +694,6 @@ static void test_threads_identical(void) {
     osc_sdf_destroy(torus);
 }
 
-// seconds of wall time since an arbitrary origin
-static double wall_seconds(void) {
-    struct timespec now;
-    timespec_get(&now, TIME_UTC);
-    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
-}
-
 // 256 cells along the longest axis (about 260^3 corners sampled two layers at a time), then the
 // timing of the unit sphere at 128 for the record
 static void test_large_grid(void) {
@@ -720,9 +701,9 @@ static void test_large_grid(void) {
     CHECK_STATUS(osc_sdf_create_sphere(1.0, &sphere), OSC_OK);
     osc_pose pose = osc_pose_make(osc_v3(0.001, 0.002, 0.003), osc_quat_identity());
     CHECK_STATUS(osc_sdf_create_transformed(sphere, pose, 1.0, &placed), OSC_OK);
-    double start = wall_seconds();
-    osc_mesh* mesh = extract(placed, 256);
-    double seconds_256 = wall_seconds() - start;
+    double start = test_seconds();
+    osc_mesh* mesh = test_extract_mesh(placed, 256);
+    double seconds_256 = test_seconds() - start;
     check_closed(mesh, 2, "sphere at 256");
     CHECK(test_rel_error(osc_mesh_volume(mesh), 4.0 / 3.0 * TEST_PI, 0) < 1e-4);
     printf("  sphere n=256: F=%d in %.3f s wall\n", (int)osc_mesh_triangle_count(mesh), seconds_256);
@@ -730,9 +711,9 @@ static void test_large_grid(void) {
 
     double best = INFINITY;
     for (int repeat = 0; repeat < 3; ++repeat) {
-        start = wall_seconds();
-        mesh = extract(placed, 128);
-        best = fmin(best, wall_seconds() - start);
+        start = test_seconds();
+        mesh = test_extract_mesh(placed, 128);
+        best = fmin(best, test_seconds() - start);
         osc_mesh_destroy(mesh);
     }
     printf("  sphere n=128: best of 3 %.4f s wall (%d threads)\n", best,

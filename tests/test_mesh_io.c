@@ -11,8 +11,6 @@
 
 #include "test_common.h"
 
-#include <time.h>
-
 #define MESH_DATA OSC_TEST_DATA_DIR "/mesh/"
 
 // the box of make_fixtures.py: vertices in the order its fan-triangulated faces first use them
@@ -821,12 +819,6 @@ static void test_io_errors(void) {
 // ---------------------------------------------------------------------------------------------
 // real models
 
-static double seconds_now(void) {
-    struct timespec now;
-    timespec_get(&now, TIME_UTC);
-    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
-}
-
 typedef struct real_model {
     const char* path;
     int32_t vertices, triangles, boundary_edges, closed, euler_characteristic;
@@ -882,13 +874,13 @@ static void test_armadillo_speed_and_round_trip(void) {
     for (int run = 0; run < 5; ++run) {
         osc_mesh_destroy(mesh);
         mesh = NULL;
-        double start = seconds_now();
+        double start = test_seconds();
         CHECK_STATUS(osc_mesh_load_memory(data, size, NULL, &mesh, NULL), OSC_OK);
-        best = fmin(best, seconds_now() - start);
+        best = fmin(best, test_seconds() - start);
         osc_mesh* from_file = NULL;
-        start = seconds_now();
+        start = test_seconds();
         CHECK_STATUS(osc_mesh_load(path, NULL, &from_file, NULL), OSC_OK);
-        best_file = fmin(best_file, seconds_now() - start);
+        best_file = fmin(best_file, test_seconds() - start);
         osc_mesh_destroy(from_file);
     }
     printf("  armadillo.off (%zu bytes, 52000 triangles): best of 5 %.1f ms from memory, %.1f ms from the file\n",

@@ -9,8 +9,6 @@
 
 #include "test_common.h"
 
-#include <time.h>
-
 // a deterministic shuffle of order[0..count)
 static void shuffle(int32_t* order, int32_t count, test_rng* rng) {
     for (int32_t i = count - 1; i > 0; --i) {
@@ -317,12 +315,6 @@ static double mean_step(const double* points, int32_t count, const int32_t* orde
     return count > 1 ? sum / (count - 1) : 0.0;
 }
 
-static double seconds_now(void) {
-    struct timespec now;
-    timespec_get(&now, TIME_UTC);
-    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
-}
-
 // the armadillo (fetched by tools/fetch_models.sh): both curves bring consecutive vertices and
 // edge midpoints far closer than a random order; Hilbert closer than Morton
 static void test_armadillo_locality(void) {
@@ -343,9 +335,9 @@ static void test_armadillo_locality(void) {
     double* midpoints = malloc(3 * (size_t)edge_count * sizeof *midpoints);
     for (int curve = 0; curve < 2; ++curve) {
         osc_mesh* reordered = NULL;
-        double start = seconds_now();
+        double start = test_seconds();
         CHECK_STATUS(osc_mesh_reorder(mesh, (osc_curve)curve, &reordered, NULL, NULL), OSC_OK);
-        seconds[curve] = seconds_now() - start;
+        seconds[curve] = test_seconds() - start;
         steps[curve] = mean_step(osc_mesh_vertices(reordered), vertex_count, NULL);
         for (int pass = 0; pass < 2; ++pass) {
             const osc_mesh* which = pass == 0 ? mesh : reordered;

@@ -9,10 +9,9 @@
 #include "osculate/osculate.h"
 
 #include "../examples/cup_model.h"
-#include "test_common.h"
+#include "mesh_test_util.h"
 
 #include <float.h>
-#include <time.h>
 
 // ---------------------------------------------------------------------------------------------
 // oracles
@@ -53,30 +52,6 @@ static double mesh_min_angle(const osc_mesh* mesh) {
     for (int32_t i = 0; i < osc_mesh_triangle_count(mesh); ++i)
         smallest = fmin(smallest, triangle_min_angle(v + 3 * t[3 * i], v + 3 * t[3 * i + 1], v + 3 * t[3 * i + 2]));
     return smallest;
-}
-
-// the largest distance from the surface, as |phi| / |grad phi| (the cup's phi is not an exact
-// distance), over a barycentric grid of (steps + 1)(steps + 2) / 2 points on every triangle
-static double mesh_deviation(const osc_sdf* sdf, const osc_mesh* mesh, int steps) {
-    const double* v = osc_mesh_vertices(mesh);
-    const int32_t* t = osc_mesh_triangles(mesh);
-    double worst = 0.0;
-    for (int32_t i = 0; i < osc_mesh_triangle_count(mesh); ++i) {
-        const double* p[3] = {v + 3 * t[3 * i], v + 3 * t[3 * i + 1], v + 3 * t[3 * i + 2]};
-        for (int r = 0; r <= steps; ++r) {
-            for (int s = 0; r + s <= steps; ++s) {
-                double u = (double)r / steps, w = (double)s / steps;
-                osc_vec3 x = osc_v3(p[0][0] + u * (p[1][0] - p[0][0]) + w * (p[2][0] - p[0][0]),
-                                    p[0][1] + u * (p[1][1] - p[0][1]) + w * (p[2][1] - p[0][1]),
-                                    p[0][2] + u * (p[1][2] - p[0][2]) + w * (p[2][2] - p[0][2]));
-                osc_vec3 gradient;
-                double phi = osc_sdf_eval(sdf, x, &gradient, NULL);
-                double slope = sqrt(osc_dot(gradient, gradient));
-                worst = fmax(worst, fabs(phi) / (slope > 0.5 ? slope : 0.5));
-            }
-        }
-    }
-    return worst;
 }
 
 // lexicographic order of 3 doubles (for exact look-ups of input vertices)
@@ -159,20 +134,6 @@ static int32_t mark_created(const osc_mesh* input, const osc_mesh* output, unsig
     return count;
 }
 
-static osc_mesh* extract(const osc_sdf* sdf, int resolution) {
-    osc_isosurface_settings settings = osc_isosurface_settings_default();
-    settings.resolution = resolution;
-    osc_mesh* mesh = NULL;
-    CHECK_STATUS(osc_isosurface_extract(sdf, &settings, &mesh), OSC_OK);
-    return mesh;
-}
-
-static double seconds(void) {
-    struct timespec now;
-    timespec_get(&now, TIME_UTC);
-    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
-}
-
 // ---------------------------------------------------------------------------------------------
 // the guarantees on one simplification of a closed marching-cubes mesh
 
@@ -189,7 +150,7 @@ typedef struct shape_case {
 static shape_case make_case(const char* name, const osc_sdf* sdf, const osc_mesh* input) {
     shape_case c = {name, sdf, input, {0}, 0.0, 0.0};
     osc_mesh_get_topology(input, &c.topology);
-    c.input_deviation = mesh_deviation(sdf, input, 2);
+    c.input_deviation = test_mesh_deviation(sdf, input, 2);
     c.input_min_angle = mesh_min_angle(input);
     return c;
 }
@@ -198,9 +159,9 @@ static shape_case make_case(const char* name, const osc_sdf* sdf, const osc_mesh
 static osc_mesh* check_simplification(const shape_case* c, osc_mesh_simplify_settings settings) {
     osc_mesh* out = NULL;
     double achieved = -1.0;
-    double start = seconds();
+    double start = test_seconds();
     CHECK_STATUS(osc_mesh_simplify(c->input, &settings, &out, &achieved), OSC_OK);
-    double elapsed = seconds() - start;
+    double elapsed = test_seconds() - start;
     if (!out) return NULL;
     osc_mesh_topology t;
     osc_mesh_get_topology(out, &t);
@@ -252,7 +213,7 @@ static osc_mesh* check_simplification(const shape_case* c, osc_mesh_simplify_set
     CHECK_MSG(below <= triangles / 50, "%s -> %d: %d of %d created triangles below %g degrees",
               name, target, below, created_count, settings.min_angle);
     // distance from the true surface: the marching-cubes error plus 3 x the quadric RMS error
-    double deviation = mesh_deviation(c->sdf, out, 4);
+    double deviation = test_mesh_deviation(c->sdf, out, 4);
     double bound = c->input_deviation + 3.0 * achieved;
     CHECK_MSG(deviation <= bound, "%s -> %d: max |phi| %g above %g (input %g, achieved %g)", name,
               target, deviation, bound, c->input_deviation, achieved);
@@ -282,7 +243,7 @@ static void check_targets(const shape_case* c, const int* targets, int count) {
 static void test_sphere(void) {
     osc_sdf* sdf = NULL;
     CHECK_STATUS(osc_sdf_create_sphere(0.5, &sdf), OSC_OK);
-    osc_mesh* input = extract(sdf, 48);
+    osc_mesh* input = test_extract_mesh(sdf, 48);
     shape_case c = make_case("sphere", sdf, input);
     const int targets[] = {2000, 500, 100};
     check_targets(&c, targets, 3);
@@ -307,7 +268,7 @@ static void test_sphere(void) {
 static void test_torus(void) {
     osc_sdf* sdf = NULL;
     CHECK_STATUS(osc_sdf_create_torus(0.5, 0.15, &sdf), OSC_OK);
-    osc_mesh* input = extract(sdf, 64);
+    osc_mesh* input = test_extract_mesh(sdf, 64);
     shape_case c = make_case("torus", sdf, input);
     CHECK(c.topology.closed && c.topology.euler_characteristic == 0);
     const int targets[] = {2000, 500, 100};
@@ -331,12 +292,12 @@ static void test_linked_and_double_tori(void) {
     const osc_sdf* halves[2] = {left, right};
     CHECK_STATUS(osc_sdf_create_union(halves, 2, 0.02, &genus2), OSC_OK);
 
-    osc_mesh* linked_mesh = extract(linked, 64);
+    osc_mesh* linked_mesh = test_extract_mesh(linked, 64);
     shape_case c = make_case("linked", linked, linked_mesh);
     CHECK(c.topology.closed && c.topology.components == 2 && c.topology.euler_characteristic == 0);
     const int targets[] = {2000, 500, 100};
     check_targets(&c, targets, 3);
-    osc_mesh* genus2_mesh = extract(genus2, 64);
+    osc_mesh* genus2_mesh = test_extract_mesh(genus2, 64);
     shape_case d = make_case("genus 2", genus2, genus2_mesh);
     CHECK(d.topology.closed && d.topology.components == 1 && d.topology.euler_characteristic == -2);
     check_targets(&d, targets, 3);
@@ -354,7 +315,7 @@ static void test_linked_and_double_tori(void) {
 static void test_box_on_grid_planes(void) {
     osc_sdf* sdf = NULL;
     CHECK_STATUS(osc_sdf_create_box(osc_v3(0.5, 0.3, 0.4), 0.0, &sdf), OSC_OK);
-    osc_mesh* input = extract(sdf, 96);
+    osc_mesh* input = test_extract_mesh(sdf, 96);
     shape_case c = make_case("box", sdf, input);
     CHECK(c.topology.closed && c.topology.euler_characteristic == 2);
     CHECK_MSG(c.input_min_angle < 1e-2, "the input is expected to hold slivers (min angle %g)",
@@ -392,7 +353,7 @@ static void test_box_on_grid_planes(void) {
 static void test_cup(void) {
     osc_sdf* sdf = NULL;
     CHECK_STATUS(make_cup(&sdf), OSC_OK);
-    osc_mesh* input = extract(sdf, 64);
+    osc_mesh* input = test_extract_mesh(sdf, 64);
     shape_case c = make_case("cup", sdf, input);
     CHECK(c.topology.closed && c.topology.euler_characteristic == 0);
     const int targets[] = {2000, 500, 150};
@@ -730,7 +691,7 @@ static void test_small_and_unusual_inputs(void) {
 static void test_determinism(void) {
     osc_sdf* sdf = NULL;
     CHECK_STATUS(osc_sdf_create_box(osc_v3(0.5, 0.3, 0.4), 0.0, &sdf), OSC_OK);
-    osc_mesh* input = extract(sdf, 64);
+    osc_mesh* input = test_extract_mesh(sdf, 64);
     osc_mesh_simplify_settings settings = osc_mesh_simplify_settings_default();
     settings.target_triangles = 200;
     osc_mesh *first = NULL, *second = NULL;
@@ -758,12 +719,12 @@ static void test_determinism(void) {
 static void test_speed(void) {
     osc_sdf* sdf = NULL;
     CHECK_STATUS(osc_sdf_create_sphere(0.5, &sdf), OSC_OK);
-    osc_mesh* input = extract(sdf, 104);
+    osc_mesh* input = test_extract_mesh(sdf, 104);
     osc_mesh_simplify_settings settings = osc_mesh_simplify_settings_default();
     osc_mesh* out = NULL;
-    double start = seconds();
+    double start = test_seconds();
     CHECK_STATUS(osc_mesh_simplify(input, &settings, &out, NULL), OSC_OK);
-    double elapsed = seconds() - start;
+    double elapsed = test_seconds() - start;
     CHECK(osc_mesh_triangle_count(out) <= 1000);
     printf("  sphere %d -> %d triangles in %.3f s\n", osc_mesh_triangle_count(input),
            osc_mesh_triangle_count(out), elapsed);
@@ -858,7 +819,7 @@ static void failing_release(void* pointer, void* context) {
 static void test_allocation_failure(void) {
     osc_sdf* sdf = NULL;
     CHECK_STATUS(osc_sdf_create_torus(0.5, 0.15, &sdf), OSC_OK);
-    osc_mesh* input = extract(sdf, 24);
+    osc_mesh* input = test_extract_mesh(sdf, 24);
     osc_mesh_simplify_settings settings = osc_mesh_simplify_settings_default();
     settings.target_triangles = 200;
     settings.weld_tolerance = 1e-9;
