@@ -8,7 +8,6 @@
 #include "mesh_internal.h"
 
 #include <errno.h>
-#include <float.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -86,19 +85,11 @@ static osc_status check_triangles(const int32_t* triangles, int32_t triangle_cou
 // ---------------------------------------------------------------------------------------------
 // unique edges and topology
 
-// true when the three vertices are collinear: every component of (b - a) x (c - a) is zero within
-// the rounding error of its evaluation. Each difference is correctly rounded (relative error
-// DBL_EPSILON / 2 of itself, wherever the triangle lies), so a cross component of exactly
-// collinear points is at most 1.5 DBL_EPSILON (|p1| + |p2|), p1 and p2 its two products.
+// true when the three vertices are collinear (mesh_cross_is_zero of two edges)
 static bool triangle_is_degenerate(const double* a, const double* b, const double* c) {
     double ab[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
     double ac[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-    for (int axis = 0; axis < 3; ++axis) {
-        int i = (axis + 1) % 3, j = (axis + 2) % 3;
-        double p1 = ab[i] * ac[j], p2 = ab[j] * ac[i];
-        if (fabs(p1 - p2) > 2.0 * DBL_EPSILON * (fabs(p1) + fabs(p2))) return false;
-    }
-    return true;
+    return mesh_cross_is_zero(ab, ac);
 }
 
 // root of `vertex` in the union-find forest `parent`, halving the path on the way
@@ -418,6 +409,7 @@ void osc_mesh_get_topology(const osc_mesh* mesh, osc_mesh_topology* out) {
     if (!mesh) memset(out, 0, sizeof *out);
     else *out = mesh->topology;
 }
+
 // ---------------------------------------------------------------------------------------------
 // volume and area
 

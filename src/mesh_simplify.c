@@ -3,8 +3,9 @@
 // issue 3: keep sharp features within a stated tolerance, stay closed when the input is closed).
 //
 // SUMMARY
-// 1. weld: vertices no farther apart than weld_tolerance (max-norm, transitively) become the
-//    lowest-indexed of them; triangles that then repeat a vertex are dropped.
+// 1. weld: each vertex, in input order, merges into the lowest earlier kept vertex closer than
+//    weld_tolerance (max-norm; the importers' rule, mesh_weld.c); triangles that then repeat a
+//    vertex are dropped.
 // 2. classify: a vertex whose triangles form one consistently oriented fan (a disc, or a half-disc
 //    on the boundary) may move; any other vertex (non-manifold, inconsistently oriented) is locked,
 //    and so is every edge that touches it.
@@ -39,7 +40,6 @@
 #include "base_internal.h"
 #include "mesh_internal.h"
 
-#include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,12 +138,7 @@ static void triangle_normal(const double* p0, const double* p1, const double* p2
     sub3(p1, p0, u);
     sub3(p2, p0, v);
     cross3(u, v, n);
-    *degenerate = true;
-    for (int axis = 0; axis < 3; ++axis) {
-        int i = (axis + 1) % 3, j = (axis + 2) % 3;
-        double q1 = u[i] * v[j], q2 = u[j] * v[i];
-        if (fabs(q1 - q2) > 2.0 * DBL_EPSILON * (fabs(q1) + fabs(q2))) *degenerate = false;
-    }
+    *degenerate = mesh_cross_is_zero(u, v);
 }
 
 // the sine of the triangle's smallest angle, |n| / (product of its two longest edges); 0 when
@@ -619,81 +614,6 @@ static osc_status run_collapses(simplifier* s, int32_t target) {
 // ---------------------------------------------------------------------------------------------
 // set-up: weld, corner lists, classification, quadrics
 
-typedef struct weld_key {
-    double cell[3];
-    int32_t index;
-} weld_key;
-
-static int weld_key_compare(const void* x, const void* y) {
-    const weld_key* p = x;
-    const weld_key* q = y;
-    for (int k = 0; k < 3; ++k)
-        if (p->cell[k] != q->cell[k]) return p->cell[k] < q->cell[k] ? -1 : 1;
-    return (p->index > q->index) - (p->index < q->index);
-}
-
-static int32_t find_root(int32_t* parent, int32_t vertex) {
-    while (parent[vertex] != vertex) {
-        parent[vertex] = parent[parent[vertex]];
-        vertex = parent[vertex];
-    }
-    return vertex;
-}
-
-// writes to parent [vertex_count] the vertex each one is welded to (the lowest index of its
-// cluster): pairs no farther apart than `tolerance` in the max-norm, found by sorting the vertices
-// into cells (0: by their exact coordinates) and comparing neighbouring cells
-static osc_status weld_vertices(const double* position, int32_t vertex_count, double tolerance,
-                                int32_t* parent) {
-    weld_key* keys = osc_calloc((size_t)vertex_count + 1, sizeof *keys);
-    if (!keys) return OSC_ERR_NO_MEMORY;
-    // cells of at least 2 * tolerance hold a pair within tolerance in one cell or two neighbouring
-    // ones; at least 2^-40 of the largest coordinate keeps the cell numbers exact integers
-    double largest = 0.0;
-    for (size_t i = 0; i < 3 * (size_t)vertex_count; ++i) largest = fmax(largest, fabs(position[i]));
-    double cell_size = fmax(2.0 * tolerance, largest * 0x1p-40);
-    for (int32_t v = 0; v < vertex_count; ++v) {
-        parent[v] = v;
-        keys[v].index = v;
-        for (int k = 0; k < 3; ++k) {
-            double x = position[3 * (size_t)v + (size_t)k];
-            keys[v].cell[k] = tolerance > 0.0 ? floor(x / cell_size) : x;
-        }
-    }
-    qsort(keys, (size_t)vertex_count, sizeof *keys, weld_key_compare);
-    int reach = tolerance > 0.0 ? 1 : 0;
-    for (int32_t i = 0; i < vertex_count; ++i) {
-        const double* pi = position + 3 * (size_t)keys[i].index;
-        for (int dx = -reach; dx <= reach; ++dx) {
-            for (int dy = -reach; dy <= reach; ++dy) {
-                weld_key low = {{keys[i].cell[0] + dx, keys[i].cell[1] + dy, keys[i].cell[2] - reach},
-                                -1};
-                int32_t lo = 0, hi = vertex_count; // first key >= low
-                while (lo < hi) {
-                    int32_t mid = lo + (hi - lo) / 2;
-                    if (weld_key_compare(&keys[mid], &low) < 0) lo = mid + 1;
-                    else hi = mid;
-                }
-                for (int32_t j = lo; j < vertex_count && keys[j].cell[0] == low.cell[0] &&
-                                     keys[j].cell[1] == low.cell[1] &&
-                                     keys[j].cell[2] <= keys[i].cell[2] + reach;
-                     ++j) {
-                    const double* pj = position + 3 * (size_t)keys[j].index;
-                    if (fmax(fabs(pi[0] - pj[0]), fmax(fabs(pi[1] - pj[1]), fabs(pi[2] - pj[2]))) >
-                        tolerance)
-                        continue;
-                    int32_t ri = find_root(parent, keys[i].index), rj = find_root(parent, keys[j].index);
-                    if (ri < rj) parent[rj] = ri;
-                    else if (rj < ri) parent[ri] = rj;
-                }
-            }
-        }
-    }
-    for (int32_t v = 0; v < vertex_count; ++v) parent[v] = find_root(parent, v);
-    osc_free(keys);
-    return OSC_OK;
-}
-
 // area-weighted triangle planes (so that the many slivers and the tiny triangles of vertex
 // clusters that marching cubes leaves count for their area, not their number, and the error is a
 // mean over the surface), plus the boundary constraint planes of the half-disc fans
@@ -791,8 +711,7 @@ static osc_status simplifier_init(simplifier* s, const osc_mesh* mesh, double we
             hi[k] = v == 0 ? x : fmax(hi[k], x);
         }
     for (int k = 0; k < 3; ++k) s->centre[k] = 0.5 * (lo[k] + hi[k]);
-    osc_status status = weld_vertices(s->position, n, weld_tolerance, s->set);
-    if (status) return status;
+    if (mesh_weld_points(s->position, (size_t)n, weld_tolerance, s->set) < 0) return OSC_ERR_NO_MEMORY;
     const int32_t* input = osc_mesh_triangles(mesh);
     for (int32_t v = 0; v < n; ++v) s->head[v] = -1;
     for (int32_t t = m; t-- > 0;) { // linked in reverse, so that each list runs in triangle order

@@ -407,8 +407,8 @@ static double sdf_estimate_lipschitz(const osc_sdf* sdf) {
 // ---------------------------------------------------------------------------------------------
 // creation of single-leaf models (called by the primitive constructors)
 
-osc_status sdf_create_leaf(const char* function, const sdf_leaf* leaf, const osc_plane_profile* planes, int32_t plane_count,
-                           const sdf_xpsq* xpsq, osc_vec3 lo, osc_vec3 hi,
+osc_status sdf_create_leaf(const char* function, const sdf_leaf* leaf, const osc_plane_profile* planes,
+                           int32_t plane_count, const sdf_xpsq* xpsq, osc_vec3 lo, osc_vec3 hi,
                            sdf_lipschitz_kind lipschitz, osc_sdf** out) {
     osc_sdf* sdf = sdf_allocate(1, 1, plane_count, xpsq ? 1 : 0);
     if (!sdf) return osc_fail_in(function, OSC_ERR_NO_MEMORY);
@@ -432,24 +432,15 @@ osc_status sdf_create_leaf(const char* function, const sdf_leaf* leaf, const osc
 osc_status sdf_create_external(const char* function, const sdf_external_vtable* vtable,
                                const void* context, osc_vec3 lo, osc_vec3 hi, double lipschitz,
                                int is_bound, osc_sdf** out) {
-    osc_sdf* sdf = sdf_allocate(1, 1, 0, 0);
-    if (!sdf) return osc_fail_in(function, OSC_ERR_NO_MEMORY);
-    sdf_leaf* leaf = &sdf->leaves[0];
-    leaf->kind = SDF_LEAF_EXTERNAL;
-    leaf->has_transform = 0;
-    leaf->rotation = osc_mat3_identity();
-    leaf->translation = osc_v3(0.0, 0.0, 0.0);
-    leaf->scale = 1.0;
-    leaf->p.external.vtable = vtable;
-    leaf->p.external.context = context;
+    sdf_leaf leaf = {.kind = SDF_LEAF_EXTERNAL};
+    leaf.p.external.vtable = vtable;
+    leaf.p.external.context = context;
+    // EXACT skips the sampling; the caller's own bound replaces it below
+    osc_status status = sdf_create_leaf(function, &leaf, NULL, 0, NULL, lo, hi, SDF_LIPSCHITZ_EXACT, out);
+    if (status) return status;
     vtable->retain(context);
-    sdf->program[0] = (sdf_instr){SDF_OP_LEAF, 1, 0, 0.0};
-    sdf->stack_need = 1;
-    sdf->lo = lo;
-    sdf->hi = hi;
-    sdf->lipschitz = lipschitz;
-    sdf->lipschitz_is_bound = is_bound;
-    *out = sdf;
+    (*out)->lipschitz = lipschitz;
+    (*out)->lipschitz_is_bound = is_bound;
     return OSC_OK;
 }
 

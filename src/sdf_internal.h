@@ -137,8 +137,8 @@ void sdf_xpsq_eval(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int ord
 // Creates a model of one leaf with the given local bounds for the public constructor `function`;
 // `planes` and `xpsq` are copied when non-NULL. Unless the leaf is an exact distance, its Lipschitz
 // value is sampled (sdf.c).
-osc_status sdf_create_leaf(const char* function, const sdf_leaf* leaf, const osc_plane_profile* planes, int32_t plane_count,
-                           const sdf_xpsq* xpsq, osc_vec3 lo, osc_vec3 hi,
+osc_status sdf_create_leaf(const char* function, const sdf_leaf* leaf, const osc_plane_profile* planes,
+                           int32_t plane_count, const sdf_xpsq* xpsq, osc_vec3 lo, osc_vec3 hi,
                            sdf_lipschitz_kind lipschitz, osc_sdf** out);
 
 // Creates a model of one external leaf for `function`, retaining `context`; `lipschitz` bounds its

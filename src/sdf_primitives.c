@@ -106,7 +106,8 @@ osc_status osc_sdf_create_box(osc_vec3 half_extents, double rounding, osc_sdf** 
     sdf_leaf leaf = {.kind = SDF_LEAF_BOX};
     leaf.p.box.half_extents = half_extents;
     leaf.p.box.rounding = rounding;
-    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_neg(half_extents), half_extents, SDF_LIPSCHITZ_EXACT, out);
+    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_neg(half_extents), half_extents,
+                           SDF_LIPSCHITZ_EXACT, out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -226,9 +227,9 @@ static osc_status create_cone(const char* function, double r1, double r2, double
     double len = sqrt(4.0 * h * h + (r2 - r1) * (r2 - r1));
     leaf.p.cone.side_normal[0] = 2.0 * h / len;
     leaf.p.cone.side_normal[1] = (r1 - r2) / len;
-    (void)function;
     double r = fmax(r1, r2);
-    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_v3(-r, -r, -h), osc_v3(r, r, h), SDF_LIPSCHITZ_EXACT, out);
+    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_v3(-r, -r, -h), osc_v3(r, r, h),
+                           SDF_LIPSCHITZ_EXACT, out);
 }
 
 osc_status osc_sdf_create_cylinder(double radius, double half_height, osc_sdf** out) {

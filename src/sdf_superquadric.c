@@ -3,8 +3,8 @@
 
 #include "sdf_superquadric.h"
 
-OSC_FORCE_INLINE void psq_eval_order(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int order,
-                                  jet* out) {
+OSC_FORCE_INLINE void psq_eval_order(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x,
+                                     int order, jet* out) {
     const sdf_psq* q = &leaf->p.psq;
     jet p[3] = {jet_var(x.x, 0, order), jet_var(x.y, 1, order), jet_var(x.z, 2, order)};
     jet a[3] = {jet_const(q->scale.x, order), jet_const(q->scale.y, order),
