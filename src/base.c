@@ -109,6 +109,20 @@ void osc_free(void* pointer) {
     if (pointer) current_allocator.release(pointer, current_allocator.context);
 }
 
+osc_status osc_check_batch(const char* function, const double* points, const void* output,
+                           const char* output_name, size_t count, int threads) {
+    if (threads < 0)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: threads must be >= 0 (got %d)", function,
+                        threads);
+    if (count == 0) return OSC_OK;
+    if (!points || !output)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL with count %zu", function,
+                        points ? output_name : "points", count);
+    if (count > (size_t)INT64_MAX / 9)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count %zu is too large", function, count);
+    return OSC_OK;
+}
+
 int osc_default_thread_count(void) {
 #ifdef OSC_HAVE_OPENMP
     return omp_get_max_threads();

@@ -33,6 +33,18 @@ void* osc_calloc(size_t count, size_t size);
 /// Releases memory obtained from osc_alloc or osc_calloc (NULL is fine).
 void osc_free(void* pointer);
 
+/// Checks the arguments every batch query shares, for the public function `function`: `threads`
+/// >= 0; with count > 0, `points` [count][3] and the required output `output` (called
+/// `output_name`) non-NULL, and `count` small enough to index [count][9] arrays. OSC_OK or
+/// OSC_ERR_INVALID_ARGUMENT with the message set.
+osc_status osc_check_batch(const char* function, const double* points, const void* output,
+                           const char* output_name, size_t count, int threads);
+
+/// The threads a batch runs on: `requested` when positive, else osc_default_thread_count().
+static inline int osc_thread_count(int requested) {
+    return requested > 0 ? requested : osc_default_thread_count();
+}
+
 static inline bool osc_is_finite3(double x, double y, double z) {
     return isfinite(x) && isfinite(y) && isfinite(z);
 }

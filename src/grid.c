@@ -9,10 +9,6 @@
 #include <float.h>
 #include <string.h>
 
-#ifdef OSC_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 osc_grid_settings osc_grid_settings_default(void) {
     osc_grid_settings settings;
     settings.resolution = 64;
@@ -224,7 +220,7 @@ static void solve_axis(osc_grid* grid, int axis, int threads) {
     int v_first = v < axis ? 0 : 1, v_count = v < axis ? counts[v] : grid->cells[v] + 1;
     int64_t lines = (int64_t)u_count * v_count;
 #ifdef OSC_HAVE_OPENMP
-#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads()) if (lines > 64)
+#pragma omp parallel for schedule(static) num_threads(osc_thread_count(threads)) if (lines > 64)
 #endif
     for (int64_t line = 0; line < lines; ++line) {
         int iu = u_first + (int)(line % u_count), iv = v_first + (int)(line / u_count);
@@ -404,12 +400,12 @@ osc_status osc_grid_eval_batch(const osc_grid* grid, const double* points, size_
                                double* gradients, double* normals, int threads) {
     const char* function = "osc_grid_eval_batch";
     if (!grid) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: grid is NULL", function);
-    if (count == 0) return OSC_OK;
-    if (!points) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: points is NULL with count %zu", function, count);
-    if (threads < 0) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: threads must be >= 0 (got %d)", function, threads);
+    // every output is optional: `points` stands in for the required one
+    osc_status status = osc_check_batch(function, points, points, "points", count, threads);
+    if (status || count == 0) return status;
     int64_t n = (int64_t)count;
 #ifdef OSC_HAVE_OPENMP
-#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads()) if (n > 256)
+#pragma omp parallel for schedule(static) num_threads(osc_thread_count(threads)) if (n > 256)
 #endif
     for (int64_t i = 0; i < n; ++i) {
         osc_vec3 x = osc_v3(points[3 * i], points[3 * i + 1], points[3 * i + 2]), g;
@@ -427,7 +423,6 @@ osc_status osc_grid_eval_batch(const osc_grid* grid, const double* points, size_
             normals[3 * i + 2] = nv.z;
         }
     }
-    (void)threads;
     return OSC_OK;
 }
 
@@ -458,7 +453,7 @@ void grid_compute_voxels(osc_grid* grid, int threads) {
     double radius = 0.5 * sqrt(3.0) * grid->cell, lipschitz = 0.0, outside = 0.0, boundary_min = INFINITY;
     int64_t cells = (int64_t)nx * ny * nz;
 #ifdef OSC_HAVE_OPENMP
-#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads()) \
+#pragma omp parallel for schedule(static) num_threads(osc_thread_count(threads)) \
     reduction(max : lipschitz, outside) reduction(min : boundary_min) if (cells > 256)
 #endif
     for (int64_t index = 0; index < cells; ++index) {

@@ -18,8 +18,9 @@
 // range, so the depth stays below 64 + 30 and the 128-entry query stacks cannot overflow.
 //
 // QUERIES: iterative with a fixed stack; nothing allocated.
-// - closest: nearest child first; nodes are pruned by their box distance against the best so far; Ericson's closest point on a triangle (Real-Time Collision Detection
-//   §5.1.5) with its Voronoi-region feature.
+// - closest: nearest child first; nodes are pruned by their box distance against the best so far;
+//   Ericson's closest point on a triangle (Real-Time Collision Detection §5.1.5) with its
+//   Voronoi-region feature.
 // - winding number: a node whose centroid is farther than beta times its radius adds its dipole
 //   term; leaves nearer add the exact solid angles of their triangles (Van Oosterom-Strackee).
 //
@@ -39,14 +40,11 @@
 #include "osculate/mesh.h"
 
 #include "base_internal.h"
+#include "mesh_internal.h"
 
 #include <float.h>
 #include <stdint.h>
 #include <string.h>
-
-#ifdef OSC_HAVE_OPENMP
-#include <omp.h>
-#endif
 
 enum {
     BVH_LEAF_SIZE = 4,  // triangles per leaf, at most
@@ -500,61 +498,6 @@ static void build_dipoles(osc_mesh_bvh* bvh, double* area) {
     }
 }
 
-// triangle_edges[3 t + k] = index in osc_mesh_edges of the edge (v_k, v_k+1) of triangle t, found
-// through lists of edges by their lower vertex (no assumption on the order of the edges)
-static osc_status map_triangle_edges(const osc_mesh* mesh, int32_t* triangle_edges) {
-    int32_t vertex_count = osc_mesh_vertex_count(mesh), triangle_count = osc_mesh_triangle_count(mesh);
-    int32_t edge_count = osc_mesh_edge_count(mesh);
-    const int32_t* triangles = osc_mesh_triangles(mesh);
-    const int32_t* edges = osc_mesh_edges(mesh);
-    if (edge_count < 0 || (edge_count > 0 && !edges))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_mesh_bvh_create: the mesh has no edge list");
-    int32_t* start = osc_calloc((size_t)vertex_count + 2, sizeof *start);
-    int32_t* partner = osc_calloc((size_t)edge_count + 1, 2 * sizeof *partner); // (hi, edge)
-    osc_status status = OSC_OK;
-    if (!start || !partner) {
-        status = osc_fail_in("osc_mesh_bvh_create", OSC_ERR_NO_MEMORY);
-        goto done;
-    }
-    for (int32_t e = 0; e < edge_count; ++e) {
-        int32_t u = edges[2 * (size_t)e], v = edges[2 * (size_t)e + 1];
-        if (u < 0 || v < 0 || u >= vertex_count || v >= vertex_count) {
-            status = osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                              "osc_mesh_bvh_create: mesh edge %d = (%d, %d) is out of range",
-                              (int)e, (int)u, (int)v);
-            goto done;
-        }
-        start[(u < v ? u : v) + 2] += 1;
-    }
-    for (int32_t v = 0; v < vertex_count; ++v) start[v + 2] += start[v + 1];
-    for (int32_t e = 0; e < edge_count; ++e) { // start[v + 1] is the fill cursor of vertex v
-        int32_t u = edges[2 * (size_t)e], v = edges[2 * (size_t)e + 1];
-        int32_t at = start[(u < v ? u : v) + 1]++;
-        partner[2 * (size_t)at] = u < v ? v : u;
-        partner[2 * (size_t)at + 1] = e;
-    }
-    for (int32_t t = 0; t < triangle_count; ++t) {
-        for (int k = 0; k < 3; ++k) {
-            int32_t u = triangles[3 * (size_t)t + (size_t)k];
-            int32_t v = triangles[3 * (size_t)t + (size_t)(k == 2 ? 0 : k + 1)];
-            int32_t lo = u < v ? u : v, hi = u < v ? v : u, found = -1;
-            for (int32_t at = start[lo]; at < start[lo + 1] && found < 0; ++at)
-                if (partner[2 * (size_t)at] == hi) found = partner[2 * (size_t)at + 1];
-            if (found < 0) {
-                status = osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                                  "osc_mesh_bvh_create: the mesh's edge list lacks the edge (%d, %d) "
-                                  "of triangle %d", (int)lo, (int)hi, (int)t);
-                goto done;
-            }
-            triangle_edges[3 * (size_t)t + (size_t)k] = found;
-        }
-    }
-done:
-    osc_free(start);
-    osc_free(partner);
-    return status;
-}
-
 // the slots in leaf order and the positions renumbered by first use; `renumber` [vertex_count]
 // is scratch filled with -1
 static void fill_slots(osc_mesh_bvh* bvh, const osc_mesh* mesh, const build_prim* prims,
@@ -613,24 +556,15 @@ static void measure(osc_mesh_bvh* bvh, const osc_mesh* mesh, build_prim* prims, 
     bvh->margin = BVH_BOX_MARGIN * largest;
 }
 
-// osc_alloc of count * size bytes (not zeroed), checking the product
-static void* alloc_array(size_t count, size_t size) {
-    if (size != 0 && count > SIZE_MAX / size) {
-        osc_fail(OSC_ERR_NO_MEMORY, "allocation of %zu x %zu bytes overflows", count, size);
-        return NULL;
-    }
-    return osc_alloc(count * size);
-}
-
 // the node tree (built in a scratch array of the worst-case size, then moved into an aligned one
 // of the actual size: nodes + 1 on a 64-byte boundary, so the child pairs (1, 2), (3, 4), ... each
 // share a line), the slots and positions, the dipoles
 static osc_status build(osc_mesh_bvh* bvh, const osc_mesh* mesh) {
     int32_t n = bvh->triangle_count, vertex_count = osc_mesh_vertex_count(mesh);
-    build_prim* prims = alloc_array((size_t)n, sizeof *prims);
-    build_task* tasks = alloc_array(2 * BVH_STACK, sizeof *tasks); // at most depth + 1 are pending
-    bvh_node* scratch = alloc_array(2 * (size_t)n, sizeof *scratch);
-    int32_t* renumber = alloc_array((size_t)vertex_count + 1, sizeof *renumber);
+    build_prim* prims = osc_calloc((size_t)n, sizeof *prims);
+    build_task* tasks = osc_calloc(2 * BVH_STACK, sizeof *tasks); // at most depth + 1 are pending
+    bvh_node* scratch = osc_calloc(2 * (size_t)n, sizeof *scratch);
+    int32_t* renumber = osc_calloc((size_t)vertex_count + 1, sizeof *renumber);
     double* area = NULL;
     osc_status status = OSC_OK;
     if (!prims || !tasks || !scratch || !renumber) goto no_memory;
@@ -639,9 +573,9 @@ static osc_status build(osc_mesh_bvh* bvh, const osc_mesh* mesh) {
     bvh->nodes = scratch;
     build_nodes(bvh, prims, &root, tasks);
     bvh->nodes = NULL;
-    bvh->node_memory = alloc_array((size_t)bvh->node_count + 3, sizeof(bvh_node));
-    bvh->dipoles = alloc_array((size_t)bvh->node_count, sizeof *bvh->dipoles);
-    area = alloc_array((size_t)bvh->node_count, sizeof *area);
+    bvh->node_memory = osc_calloc((size_t)bvh->node_count + 3, sizeof(bvh_node));
+    bvh->dipoles = osc_calloc((size_t)bvh->node_count, sizeof *bvh->dipoles);
+    area = osc_calloc((size_t)bvh->node_count, sizeof *area);
     if (!bvh->node_memory || !bvh->dipoles || !area) goto no_memory;
     uintptr_t base = (uintptr_t)bvh->node_memory + sizeof(bvh_node);
     bvh->nodes = (bvh_node*)(void*)((base + 63u) / 64u * 64u - sizeof(bvh_node));
@@ -679,14 +613,15 @@ osc_status osc_mesh_bvh_create(const osc_mesh* mesh, osc_mesh_bvh** out) {
     if (!bvh) return osc_fail_in("osc_mesh_bvh_create", OSC_ERR_NO_MEMORY);
     size_t positions = (size_t)osc_mesh_vertex_count(mesh);
     bvh->triangle_count = n;
-    bvh->slots = alloc_array((size_t)n, sizeof *bvh->slots);
-    bvh->positions = alloc_array(positions + 1, 3 * sizeof(double));
-    bvh->vertex_ids = alloc_array(positions + 1, sizeof *bvh->vertex_ids);
-    bvh->triangle_edges = alloc_array((size_t)n, 3 * sizeof *bvh->triangle_edges);
+    bvh->slots = osc_calloc((size_t)n, sizeof *bvh->slots);
+    bvh->positions = osc_calloc(positions + 1, 3 * sizeof(double));
+    bvh->vertex_ids = osc_calloc(positions + 1, sizeof *bvh->vertex_ids);
+    bvh->triangle_edges = osc_calloc((size_t)n, 3 * sizeof *bvh->triangle_edges);
     osc_status status = OSC_OK;
     if (!bvh->slots || !bvh->positions || !bvh->vertex_ids || !bvh->triangle_edges)
         status = osc_fail_in("osc_mesh_bvh_create", OSC_ERR_NO_MEMORY);
-    if (!status) status = map_triangle_edges(mesh, bvh->triangle_edges);
+    if (!status) // the mesh's own map: the edge of corner k -> k + 1 of each triangle
+        memcpy(bvh->triangle_edges, osc_mesh_triangle_edges(mesh), (size_t)n * 3 * sizeof(int32_t));
     if (!status) status = build(bvh, mesh);
     if (status) {
         osc_mesh_bvh_destroy(bvh);
@@ -900,20 +835,12 @@ osc_status osc_mesh_bvh_signed_distance_batch(const osc_mesh_bvh* bvh, const dou
                                               double* closest_points, int threads) {
     if (!bvh)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_mesh_bvh_signed_distance_batch: bvh is NULL");
-    if (threads < 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "osc_mesh_bvh_signed_distance_batch: threads must be >= 0 (got %d)", threads);
-    if (count == 0) return OSC_OK;
-    if (!points || !distances)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "osc_mesh_bvh_signed_distance_batch: %s is NULL with count %zu",
-                        points ? "distances" : "points", count);
-    if (count > (size_t)INT64_MAX / 3)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "osc_mesh_bvh_signed_distance_batch: count %zu is too large", count);
+    osc_status status = osc_check_batch("osc_mesh_bvh_signed_distance_batch", points, distances,
+                                        "distances", count, threads);
+    if (status || count == 0) return status;
     int64_t n = (int64_t)count;
 #ifdef OSC_HAVE_OPENMP
-    int thread_count = threads > 0 ? threads : omp_get_max_threads();
+    int thread_count = osc_thread_count(threads);
 #pragma omp parallel num_threads(thread_count) if (n > 256)
 #endif
     {

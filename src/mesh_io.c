@@ -488,9 +488,7 @@ static bool looks_binary(const unsigned char* data, size_t size) {
 // a binary STL's size is 84 + 50 n, n the count at byte 80
 static bool binary_stl_size_matches(const unsigned char* data, size_t size) {
     if (size < 84) return false;
-    uint64_t count = (uint64_t)data[80] | (uint64_t)data[81] << 8 | (uint64_t)data[82] << 16 |
-                     (uint64_t)data[83] << 24;
-    return 84 + 50 * count == (uint64_t)size;
+    return 84 + 50 * stl_binary_count(data) == (uint64_t)size;
 }
 
 // OFF, COFF, NOFF, STOFF, CNOFF, 4OFF, nOFF, ...: letters of {ST, C, N, 4, n} then "OFF"

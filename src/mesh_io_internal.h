@@ -88,6 +88,12 @@ bool text_parse_int(const char* token, size_t length, int64_t* value);
 /// Formats a token for a message: at most 24 characters, non-printable bytes as '?'.
 void text_quote(const char* token, size_t length, char quoted[32]);
 
+/// The triangle count of a binary STL: the little-endian uint32 at byte 80 (`data` holds >= 84 bytes).
+static inline uint64_t stl_binary_count(const unsigned char* data) {
+    return (uint64_t)data[80] | (uint64_t)data[81] << 8 | (uint64_t)data[82] << 16 |
+           (uint64_t)data[83] << 24;
+}
+
 // ---------------------------------------------------------------------------------------------
 // parsers: each fills the builder or fails with OSC_ERR_PARSE (or OSC_ERR_NO_MEMORY)
 

@@ -381,8 +381,7 @@ osc_status mesh_parse_stl_binary(const unsigned char* data, size_t size, mesh_bu
     if (size < 84)
         return mesh_parse_error(builder, (int64_t)size,
                                 "the file ends inside the 84-byte header (%zu bytes)", size);
-    uint64_t count = (uint64_t)data[80] | (uint64_t)data[81] << 8 | (uint64_t)data[82] << 16 |
-                     (uint64_t)data[83] << 24;
+    uint64_t count = stl_binary_count(data);
     if (84 + 50 * count != (uint64_t)size)
         return mesh_parse_error(builder, 80,
                                 "the header declares %llu triangles (%llu bytes) but the file has "

@@ -8,10 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef OSC_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 // ---------------------------------------------------------------------------------------------
 // validation helpers
 
@@ -227,18 +223,11 @@ double osc_sdf_eval(const osc_sdf* sdf, osc_vec3 point, osc_vec3* gradient, osc_
 osc_status osc_sdf_eval_batch(const osc_sdf* sdf, const double* points, size_t count,
                               double* values, double* gradients, double* hessians, int threads) {
     if (!sdf) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_sdf_eval_batch: sdf is NULL");
-    if (count == 0) return OSC_OK;
-    if (!points || !values)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_sdf_eval_batch: %s is NULL with count %zu",
-                        points ? "values" : "points", count);
-    if (threads < 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_sdf_eval_batch: threads must be >= 0 (got %d)",
-                        threads);
-    if (count > (size_t)INT64_MAX)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_sdf_eval_batch: count %zu is too large", count);
+    osc_status status = osc_check_batch("osc_sdf_eval_batch", points, values, "values", count, threads);
+    if (status || count == 0) return status;
     int64_t n = (int64_t)count;
 #ifdef OSC_HAVE_OPENMP
-    int thread_count = threads > 0 ? threads : omp_get_max_threads();
+    int thread_count = osc_thread_count(threads);
 #pragma omp parallel for schedule(static) num_threads(thread_count) if (n > 256)
 #endif
     for (int64_t i = 0; i < n; ++i) {
