@@ -130,15 +130,15 @@ static double dot3(const double x[3], const double y[3]) {
     return x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
 }
 
-// the cross product (p1 - p0) x (p2 - p0); *degenerate when every component vanishes within the
-// rounding of its two products (exactly collinear points always do)
+// the cross product (p1 - p0) x (p2 - p0); *degenerate (nullable) when every component vanishes
+// within the rounding of its two products (exactly collinear points always do)
 static void triangle_normal(const double* p0, const double* p1, const double* p2, double n[3],
                             bool* degenerate) {
     double u[3], v[3];
     sub3(p1, p0, u);
     sub3(p2, p0, v);
     cross3(u, v, n);
-    *degenerate = mesh_cross_is_zero(u, v);
+    if (degenerate) *degenerate = mesh_cross_is_zero(u, v);
 }
 
 // the sine of the triangle's smallest angle, |n| / (product of its two longest edges); 0 when
@@ -469,9 +469,8 @@ static bool placement_is_valid(const simplifier* s, int32_t a, int32_t b, const 
         for (int32_t c = s->head[ends[e]]; c >= 0; c = s->next[c]) {
             const int32_t* t = s->triangles + (c - c % 3);
             double n[3];
-            bool degenerate;
             triangle_normal(s->position + 3 * (size_t)t[0], s->position + 3 * (size_t)t[1],
-                            s->position + 3 * (size_t)t[2], n, &degenerate);
+                            s->position + 3 * (size_t)t[2], n, NULL);
             for (int k = 0; k < 3; ++k) region[k] += n[k];
         }
     }
@@ -483,8 +482,8 @@ static bool placement_is_valid(const simplifier* s, int32_t a, int32_t b, const 
             const double* old_p[3];
             for (int k = 0; k < 3; ++k) old_p[k] = s->position + 3 * (size_t)t[k];
             double old_n[3], new_n[3];
-            bool old_degenerate, new_degenerate;
-            triangle_normal(old_p[0], old_p[1], old_p[2], old_n, &old_degenerate);
+            bool new_degenerate;
+            triangle_normal(old_p[0], old_p[1], old_p[2], old_n, NULL);
             double old_sin = triangle_min_sin(old_p[0], old_p[1], old_p[2], old_n);
             old_min = fmin(old_min, old_sin);
             if (t[0] == other || t[1] == other || t[2] == other) continue; // removed by the collapse
@@ -622,9 +621,8 @@ static void accumulate_quadrics(simplifier* s) {
         const int32_t* v = s->triangles + 3 * t;
         if (v[0] < 0) continue;
         double n[3];
-        bool degenerate;
         triangle_normal(s->position + 3 * (size_t)v[0], s->position + 3 * (size_t)v[1],
-                        s->position + 3 * (size_t)v[2], n, &degenerate);
+                        s->position + 3 * (size_t)v[2], n, NULL);
         double length = sqrt(dot3(n, n));
         if (!(length > 0.0)) continue;
         double unit[3] = {n[0] / length, n[1] / length, n[2] / length};
@@ -640,9 +638,8 @@ static void add_boundary_plane(simplifier* s, int32_t vertex, int32_t corner, in
                                int32_t to) {
     const int32_t* t = s->triangles + (corner - corner % 3);
     double n[3], edge[3], m[3];
-    bool degenerate;
     triangle_normal(s->position + 3 * (size_t)t[0], s->position + 3 * (size_t)t[1],
-                    s->position + 3 * (size_t)t[2], n, &degenerate);
+                    s->position + 3 * (size_t)t[2], n, NULL);
     sub3(s->position + 3 * (size_t)to, s->position + 3 * (size_t)from, edge);
     cross3(edge, n, m);
     double length = sqrt(dot3(m, m));
