@@ -328,12 +328,11 @@ static inline osc_vec3 clamp_to_grid(const osc_grid* grid, osc_vec3 x, int outsi
     return osc_v3(p[0], p[1], p[2]);
 }
 
-// The distance with the continuation outside the grid: phi(x) = s(c) + |x - c|, c = clamp(x).
-// grad = P_in grad s(c) + g, g = (x - c) / |x - c|; hess = P_in hess s(c) P_in + (P_out - g g^T) / |x - c|
-OSC_FORCE_INLINE void grid_distance(const osc_grid* grid, osc_vec3 x, int order, jet* out) {
-    int outside[3];
-    osc_vec3 c = clamp_to_grid(grid, x, outside);
-    grid_contract(grid, c, order, 1, out);
+// The continuation outside the grid: phi(x) = s(c) + |x - c|, c = clamp(x), added to the jet of
+// s at c. grad = P_in grad s(c) + g, g = (x - c) / |x - c|;
+// hess = P_in hess s(c) P_in + (P_out - g g^T) / |x - c|
+OSC_FORCE_INLINE void continue_outside(osc_vec3 x, osc_vec3 c, const int outside[3], int order,
+                                       jet* out) {
     if (!outside[0] && !outside[1] && !outside[2]) return;
     double u[3] = {x.x - c.x, x.y - c.y, x.z - c.z};
     double d = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
@@ -353,10 +352,21 @@ OSC_FORCE_INLINE void grid_distance(const osc_grid* grid, osc_vec3 x, int order,
     }
 }
 
+// the distance with its continuation outside the grid (field_count 1), and with field_count 4 also
+// the normal field at clamp(x), in one pass over the 64 coefficients (the batch's normals equal
+// osc_grid_eval_normal's bit for bit: each field's sums are the same)
+OSC_FORCE_INLINE void grid_fields(const osc_grid* grid, osc_vec3 x, int order, int field_count,
+                                  jet* fields) {
+    int outside[3];
+    osc_vec3 c = clamp_to_grid(grid, x, outside);
+    grid_contract(grid, c, order, field_count, fields);
+    continue_outside(x, c, outside, order, &fields[0]);
+}
+
 static void grid_distance_order(const osc_grid* grid, osc_vec3 x, int order, jet* out) {
-    if (order <= 0) grid_distance(grid, x, 0, out);
-    else if (order == 1) grid_distance(grid, x, 1, out);
-    else grid_distance(grid, x, 2, out);
+    if (order <= 0) grid_fields(grid, x, 0, 1, out);
+    else if (order == 1) grid_fields(grid, x, 1, 1, out);
+    else grid_fields(grid, x, 2, 1, out);
 }
 
 double osc_grid_eval(const osc_grid* grid, osc_vec3 point, osc_vec3* gradient, osc_mat3* hessian) {
@@ -408,20 +418,23 @@ osc_status osc_grid_eval_batch(const osc_grid* grid, const double* points, size_
 #pragma omp parallel for schedule(static) num_threads(osc_thread_count(threads)) if (n > 256)
 #endif
     for (int64_t i = 0; i < n; ++i) {
-        osc_vec3 x = osc_v3(points[3 * i], points[3 * i + 1], points[3 * i + 2]), g;
-        double v = osc_grid_eval(grid, x, gradients ? &g : NULL, NULL);
-        if (values) values[i] = v;
-        if (gradients) {
-            gradients[3 * i] = g.x;
-            gradients[3 * i + 1] = g.y;
-            gradients[3 * i + 2] = g.z;
+        osc_vec3 x = osc_v3(points[3 * i], points[3 * i + 1], points[3 * i + 2]);
+        jet fields[OSC_GRID_FIELDS];
+        if (isnan(x.x) || isnan(x.y) || isnan(x.z)) {
+            for (int f = 0; f < OSC_GRID_FIELDS; ++f) fields[f] = jet_const(NAN, 1);
+            for (int a = 0; a < 3; ++a) fields[0].g[a] = NAN;
+        } else if (gradients) {
+            if (normals) grid_fields(grid, x, 1, OSC_GRID_FIELDS, fields);
+            else grid_fields(grid, x, 1, 1, fields);
+        } else {
+            if (normals) grid_fields(grid, x, 0, OSC_GRID_FIELDS, fields);
+            else grid_fields(grid, x, 0, 1, fields);
         }
-        if (normals) {
-            osc_vec3 nv = osc_grid_eval_normal(grid, x, NULL);
-            normals[3 * i] = nv.x;
-            normals[3 * i + 1] = nv.y;
-            normals[3 * i + 2] = nv.z;
-        }
+        if (values) values[i] = fields[0].v;
+        if (gradients)
+            for (int a = 0; a < 3; ++a) gradients[3 * i + a] = fields[0].g[a];
+        if (normals)
+            for (int a = 0; a < 3; ++a) normals[3 * i + a] = fields[1 + a].v;
     }
     return OSC_OK;
 }
