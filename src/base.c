@@ -2,6 +2,7 @@
 
 #include "base_internal.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -120,6 +121,64 @@ osc_status osc_check_batch(const char* function, const double* points, const voi
                         points ? output_name : "points", count);
     if (count > (size_t)INT64_MAX / 9)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count %zu is too large", function, count);
+    return OSC_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// files
+
+// a new buffer of `capacity` bytes holding the first `used` of `old` (released); NULL on failure,
+// `old` kept
+static unsigned char* grow_buffer(unsigned char* old, size_t used, size_t capacity) {
+    unsigned char* grown = osc_alloc(capacity);
+    if (!grown) return NULL;
+    memcpy(grown, old, used);
+    osc_free(old);
+    return grown;
+}
+
+osc_status osc_read_file(const char* function, const char* path, unsigned char** data,
+                         size_t* size) {
+    *data = NULL;
+    *size = 0;
+    FILE* file = fopen(path, "rb");
+    if (!file)
+        return osc_fail(OSC_ERR_IO, "%s: cannot open '%s': %s", function, path, strerror(errno));
+    size_t capacity = 65536;
+    if (fseek(file, 0, SEEK_END) == 0) {
+        long end = ftell(file);
+        if (end >= 0 && (unsigned long)end < (1ul << 30)) capacity = (size_t)end + 1;
+    }
+    rewind(file);
+    unsigned char* buffer = osc_alloc(capacity);
+    osc_status status = buffer ? OSC_OK : osc_fail_in(function, OSC_ERR_NO_MEMORY);
+    size_t used = 0;
+    while (!status) {
+        if (used == capacity) {
+            unsigned char* grown = capacity > SIZE_MAX / 2 ? NULL : grow_buffer(buffer, used, 2 * capacity);
+            if (!grown) {
+                status = osc_fail_in(function, OSC_ERR_NO_MEMORY);
+                break;
+            }
+            buffer = grown;
+            capacity *= 2;
+        }
+        size_t got = fread(buffer + used, 1, capacity - used, file);
+        used += got;
+        if (got == 0) {
+            if (ferror(file))
+                status = osc_fail(OSC_ERR_IO, "%s: cannot read '%s': %s", function, path,
+                                  strerror(errno));
+            break;
+        }
+    }
+    fclose(file);
+    if (status) {
+        osc_free(buffer);
+        return status;
+    }
+    *data = buffer;
+    *size = used;
     return OSC_OK;
 }
 

@@ -33,6 +33,12 @@ void* osc_calloc(size_t count, size_t size);
 /// Releases memory obtained from osc_alloc or osc_calloc (NULL is fine).
 void osc_free(void* pointer);
 
+/// Reads the whole file at `path` into a new block of osc_alloc (*data, one spare byte, released
+/// with osc_free) of *size bytes; also works for files that cannot seek. OSC_ERR_IO naming
+/// `function` and the path when it cannot be opened or read, OSC_ERR_NO_MEMORY.
+osc_status osc_read_file(const char* function, const char* path, unsigned char** data,
+                         size_t* size);
+
 /// Checks the arguments every batch query shares, for the public function `function`: `threads`
 /// >= 0; with count > 0, `points` [count][3] and the required output `output` (called
 /// `output_name`) non-NULL, and `count` small enough to index [count][9] arrays. OSC_OK or

@@ -93,17 +93,14 @@ static void take(const unsigned char** cursor, void* value, size_t size) {
     *cursor += size;
 }
 
-osc_status osc_grid_load_memory(const void* data, size_t size, osc_grid** out) {
-    const char* function = "osc_grid_load_memory";
-    if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
-    *out = NULL;
-    if (!data && size) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: data is NULL with size %zu", function, size);
-    const unsigned char* bytes = data;
+// parses a grid file held in memory; `where` begins every message (the function, and the file)
+static osc_status parse_grid(const char* where, const unsigned char* bytes, size_t size,
+                             osc_grid** out) {
     if (size < GRID_HEADER_SIZE + 8)
         return osc_fail(OSC_ERR_PARSE, "%s: %zu bytes is shorter than the %u-byte header and checksum",
-                        function, size, GRID_HEADER_SIZE + 8);
+                        where, size, GRID_HEADER_SIZE + 8);
     if (memcmp(bytes, GRID_MAGIC, 8) != 0)
-        return osc_fail(OSC_ERR_PARSE, "%s: byte 0: not an osculate grid file (bad magic)", function);
+        return osc_fail(OSC_ERR_PARSE, "%s: byte 0: not an osculate grid file (bad magic)", where);
     const unsigned char* cursor = bytes + 8;
     uint32_t version, order, fields;
     int32_t cells[3];
@@ -119,32 +116,32 @@ osc_status osc_grid_load_memory(const void* data, size_t size, osc_grid** out) {
     take(&cursor, &boundary_min, 8);
     take(&cursor, &lipschitz_outside, 8);
     if (version != GRID_VERSION)
-        return osc_fail(OSC_ERR_PARSE, "%s: byte 8: version %u is not supported (expected %u)", function,
+        return osc_fail(OSC_ERR_PARSE, "%s: byte 8: version %u is not supported (expected %u)", where,
                         version, GRID_VERSION);
     if (order != GRID_BYTE_ORDER)
-        return osc_fail(OSC_ERR_PARSE, "%s: byte 12: written on a machine of another byte order", function);
+        return osc_fail(OSC_ERR_PARSE, "%s: byte 12: written on a machine of another byte order", where);
     for (int a = 0; a < 3; ++a)
         if (cells[a] < 1 || cells[a] > OSC_GRID_MAX_CELLS)
-            return osc_fail(OSC_ERR_PARSE, "%s: byte %d: cell count %d out of [1, %d]", function, 16 + 4 * a,
+            return osc_fail(OSC_ERR_PARSE, "%s: byte %d: cell count %d out of [1, %d]", where, 16 + 4 * a,
                             (int)cells[a], OSC_GRID_MAX_CELLS);
     if (fields != OSC_GRID_FIELDS)
-        return osc_fail(OSC_ERR_PARSE, "%s: byte 28: %u fields per coefficient (expected %d)", function,
+        return osc_fail(OSC_ERR_PARSE, "%s: byte 28: %u fields per coefficient (expected %d)", where,
                         fields, OSC_GRID_FIELDS);
     if (!(cell > 0.0) || !isfinite(cell) || !isfinite(origin[0]) || !isfinite(origin[1]) ||
         !isfinite(origin[2]) || !isfinite(lipschitz) || !(lipschitz >= 0.0) || isnan(boundary_min) ||
         !(lipschitz_outside >= 0.0) || !(lipschitz_outside <= lipschitz))
-        return osc_fail(OSC_ERR_PARSE, "%s: byte 32: cell size, origin or bounds are not valid numbers", function);
+        return osc_fail(OSC_ERR_PARSE, "%s: byte 32: cell size, origin or bounds are not valid numbers", where);
     int int_cells[3] = {cells[0], cells[1], cells[2]};
     size_t expected = grid_file_size(int_cells);
     if (size != expected)
-        return osc_fail(OSC_ERR_PARSE, "%s: the file has %zu bytes, its header implies %zu (%s)", function,
+        return osc_fail(OSC_ERR_PARSE, "%s: the file has %zu bytes, its header implies %zu (%s)", where,
                         size, expected, size < expected ? "truncated" : "trailing data");
     uint64_t stored;
     memcpy(&stored, bytes + size - 8, 8);
     if (fnv1a(bytes, size - 8) != stored)
-        return osc_fail(OSC_ERR_PARSE, "%s: byte %zu: checksum mismatch (the file is corrupted)", function, size - 8);
+        return osc_fail(OSC_ERR_PARSE, "%s: byte %zu: checksum mismatch (the file is corrupted)", where, size - 8);
     osc_grid* grid = grid_allocate(int_cells, cell, osc_v3(origin[0], origin[1], origin[2]));
-    if (!grid) return osc_fail_in(function, OSC_ERR_NO_MEMORY);
+    if (!grid) return OSC_ERR_NO_MEMORY;
     grid->normal_epsilon = normal_epsilon;
     grid->lipschitz = lipschitz;
     grid->boundary_min = boundary_min;
@@ -156,37 +153,27 @@ osc_status osc_grid_load_memory(const void* data, size_t size, osc_grid** out) {
     return OSC_OK;
 }
 
+osc_status osc_grid_load_memory(const void* data, size_t size, osc_grid** out) {
+    const char* function = "osc_grid_load_memory";
+    if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
+    *out = NULL;
+    if (!data && size) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: data is NULL with size %zu", function, size);
+    osc_status status = parse_grid(function, data, size, out);
+    return status == OSC_ERR_NO_MEMORY ? osc_fail_in(function, status) : status;
+}
+
 osc_status osc_grid_load(const char* path, osc_grid** out) {
     const char* function = "osc_grid_load";
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
     if (!path) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: path is NULL", function);
-    FILE* file = fopen(path, "rb");
-    if (!file) return osc_fail(OSC_ERR_IO, "%s: cannot open '%s'", function, path);
-    osc_status status = OSC_OK;
-    unsigned char* buffer = NULL;
-    long length = -1;
-    if (fseek(file, 0, SEEK_END) == 0) length = ftell(file);
-    if (length < 0 || fseek(file, 0, SEEK_SET) != 0) {
-        status = osc_fail(OSC_ERR_IO, "%s: cannot read '%s'", function, path);
-    } else if (!(buffer = osc_alloc((size_t)length))) {
-        status = osc_fail_in(function, OSC_ERR_NO_MEMORY);
-    } else if (fread(buffer, 1, (size_t)length, file) != (size_t)length) {
-        status = osc_fail(OSC_ERR_IO, "%s: cannot read '%s'", function, path);
-    }
-    fclose(file);
-    if (!status) {
-        status = osc_grid_load_memory(buffer, (size_t)length, out);
-        if (status == OSC_ERR_PARSE) { // name the file rather than the memory loader
-            char where[256];
-            snprintf(where, sizeof where, "%s: '%.200s'", function, path);
-            const char* message = osc_last_error();
-            const char* colon = strchr(message, ':');
-            char detail[400];
-            snprintf(detail, sizeof detail, "%s", colon ? colon + 2 : message);
-            osc_fail(OSC_ERR_PARSE, "%s: %s", where, detail);
-        }
-    }
-    osc_free(buffer);
-    return status;
+    unsigned char* data = NULL;
+    size_t size = 0;
+    osc_status status = osc_read_file(function, path, &data, &size);
+    if (status) return status;
+    char where[256];
+    snprintf(where, sizeof where, "%s: '%.200s'", function, path);
+    status = parse_grid(where, data, size, out);
+    osc_free(data);
+    return status == OSC_ERR_NO_MEMORY ? osc_fail_in(function, status) : status;
 }

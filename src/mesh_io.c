@@ -633,51 +633,6 @@ osc_status osc_mesh_load_memory(const void* data, size_t size,
     return load_buffer(&builder, data ? data : (const void*)"", size, settings, out, report);
 }
 
-// reads the whole file into a block of osc_alloc (one spare byte)
-static osc_status read_file(const char* path, unsigned char** data, size_t* size) {
-    *data = NULL;
-    *size = 0;
-    FILE* file = fopen(path, "rb");
-    if (!file)
-        return osc_fail(OSC_ERR_IO, "osc_mesh_load: cannot open '%s': %s", path, strerror(errno));
-    size_t capacity = 65536;
-    if (fseek(file, 0, SEEK_END) == 0) {
-        long end = ftell(file);
-        if (end >= 0 && (unsigned long)end < (1ul << 30)) capacity = (size_t)end + 1;
-    }
-    rewind(file);
-    unsigned char* buffer = osc_alloc(capacity);
-    osc_status status = buffer ? OSC_OK : osc_fail_in("osc_mesh_load", OSC_ERR_NO_MEMORY);
-    size_t used = 0;
-    while (!status) {
-        if (used == capacity) {
-            unsigned char* grown = capacity > SIZE_MAX / 2 ? NULL : grow_block(buffer, used, 2 * capacity, 1);
-            if (!grown) {
-                status = osc_fail_in("osc_mesh_load", OSC_ERR_NO_MEMORY);
-                break;
-            }
-            buffer = grown;
-            capacity *= 2;
-        }
-        size_t got = fread(buffer + used, 1, capacity - used, file);
-        used += got;
-        if (got == 0) {
-            if (ferror(file))
-                status = osc_fail(OSC_ERR_IO, "osc_mesh_load: cannot read '%s': %s", path,
-                                  strerror(errno));
-            break;
-        }
-    }
-    fclose(file);
-    if (status) {
-        osc_free(buffer);
-        return status;
-    }
-    *data = buffer;
-    *size = used;
-    return OSC_OK;
-}
-
 osc_status osc_mesh_load(const char* path, const osc_mesh_load_settings* settings, osc_mesh** out,
                          osc_mesh_load_report* report) {
     static const char function[] = "osc_mesh_load";
@@ -691,7 +646,7 @@ osc_status osc_mesh_load(const char* path, const osc_mesh_load_settings* setting
     if (chosen.format == OSC_MESH_FORMAT_AUTO) chosen.format = format_from_extension(path);
     unsigned char* data = NULL;
     size_t size = 0;
-    status = read_file(path, &data, &size);
+    status = osc_read_file(function, path, &data, &size);
     if (status) return status;
     mesh_builder builder;
     memset(&builder, 0, sizeof builder);
