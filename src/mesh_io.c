@@ -6,7 +6,6 @@
 #include "mesh_internal.h"
 #include "mesh_io_internal.h"
 
-#include <errno.h>
 #include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
