@@ -3,7 +3,8 @@
 # clang -fsanitize=fuzzer,address,undefined over the library's src/*.c, runs each for a bounded
 # time, then replays the regression crashers (tests/data/mesh/crashers/) and every fixture
 # (tests/data/mesh/) through each target. Exits non-zero on a crash, a hang, a leak or a contract
-# violation (see tests/fuzz/fuzz_mesh.h), or when clang with libFuzzer is missing.
+# violation (see tests/fuzz/fuzz_mesh.h), when no crasher or no fixture was found to replay, or
+# when clang with libFuzzer is missing.
 #
 # usage: fuzz_mesh.sh SOURCE_DIR WORK_DIR [SECONDS_PER_TARGET (default 20)]
 # the corpus grows in WORK_DIR/corpus/<format> between runs; findings land in WORK_DIR/artifacts.
@@ -73,6 +74,7 @@ for target in $targets; do
 
     # regression: every crasher and every fixture, through this target
     replayed=0
+    crashers=0
     for input in "$source_dir"/tests/data/mesh/crashers/* "$source_dir"/tests/data/mesh/*.obj \
         "$source_dir"/tests/data/mesh/*.stl "$source_dir"/tests/data/mesh/*.off \
         "$source_dir"/tests/data/mesh/*.ply; do
@@ -83,8 +85,14 @@ for target in $targets; do
             status=1
         fi
         replayed=$((replayed + 1))
+        case "$input" in */crashers/*) crashers=$((crashers + 1)) ;; esac
     done
-    echo "fuzz_mesh.sh: replayed $replayed files through fuzz_mesh_$target"
+    echo "fuzz_mesh.sh: replayed $replayed files ($crashers crashers) through fuzz_mesh_$target"
+    # nothing replayed means the fixtures were not found: a wrong SOURCE_DIR, not a pass
+    if [ $crashers -eq 0 ] || [ $((replayed - crashers)) -eq 0 ]; then
+        echo "fuzz_mesh.sh: no crashers or no fixtures under $source_dir/tests/data/mesh" >&2
+        status=1
+    fi
 done
 [ $status -eq 0 ] && echo "fuzz_mesh.sh: all targets passed"
 exit $status

@@ -3,7 +3,6 @@
 // features kept, optional projection onto the zero level set, and bad input.
 
 #include "mesh_test_util.h"
-#include "sdf_test_util.h"
 
 #include <string.h>
 
@@ -68,15 +67,7 @@ static void test_sharp_features(void) {
     settings.max_error = 0.01;
     osc_mesh* mesh = NULL;
     CHECK_STATUS(osc_collision_mesh_create(box, &settings, &mesh), OSC_OK);
-    double worst_corner = 0.0;
-    const double* v = osc_mesh_vertices(mesh);
-    for (int c = 0; c < 8; ++c) {
-        osc_vec3 corner = osc_v3(c & 1 ? 0.5 : -0.5, c & 2 ? 0.3 : -0.3, c & 4 ? 0.4 : -0.4);
-        double best = INFINITY;
-        for (int32_t i = 0; i < osc_mesh_vertex_count(mesh); ++i)
-            best = fmin(best, osc_length(osc_sub(osc_v3(v[3 * i], v[3 * i + 1], v[3 * i + 2]), corner)));
-        worst_corner = fmax(worst_corner, best);
-    }
+    double worst_corner = test_box_corner_distance(mesh, osc_v3(0.5, 0.3, 0.4));
     double cell = 1.0 * 1.2 / settings.resolution; // the bounds' longest side is 1.0 (+ padding)
     printf("  box: %d triangles, farthest corner from a vertex %.4f (cell %.4f)\n", (int)osc_mesh_triangle_count(mesh),
            worst_corner, cell);
@@ -100,7 +91,8 @@ static void test_projection_and_no_simplification(void) {
     const double* v = osc_mesh_vertices(mesh);
     for (int32_t i = 0; i < osc_mesh_vertex_count(mesh); ++i)
         worst = fmax(worst, fabs(osc_sdf_eval(ellipsoid, osc_v3(v[3 * i], v[3 * i + 1], v[3 * i + 2]), NULL, NULL)));
-    CHECK_MSG(worst < 1e-10, "projected vertices are up to %g from the level set", worst);
+    // rounding level (measured 1.3e-16)
+    CHECK_MSG(worst < 1.5e-14, "projected vertices are up to %g from the level set", worst);
     osc_mesh_destroy(mesh);
     // no simplification: exactly the marching-cubes mesh
     settings = osc_collision_mesh_settings_default();
@@ -110,9 +102,7 @@ static void test_projection_and_no_simplification(void) {
     osc_mesh *full = NULL, *reference = NULL;
     CHECK_STATUS(osc_collision_mesh_create(ellipsoid, &settings, &full), OSC_OK);
     CHECK_STATUS(osc_isosurface_extract(ellipsoid, &iso, &reference), OSC_OK);
-    CHECK(osc_mesh_triangle_count(full) == osc_mesh_triangle_count(reference));
-    CHECK(memcmp(osc_mesh_vertices(full), osc_mesh_vertices(reference),
-                 3 * sizeof(double) * (size_t)osc_mesh_vertex_count(full)) == 0);
+    CHECK(test_mesh_equal(full, reference));
     osc_mesh_destroy(full);
     osc_mesh_destroy(reference);
     osc_sdf_destroy(ellipsoid);

@@ -9,7 +9,7 @@
 
 #include "osculate/mesh.h"
 
-#include "test_common.h"
+#include "mesh_test_util.h"
 
 #define MESH_DATA OSC_TEST_DATA_DIR "/mesh/"
 
@@ -36,19 +36,8 @@ static unsigned char* read_whole_file(const char* path, size_t* size) {
     return data;
 }
 
-// true when the mesh has exactly these arrays
-static bool mesh_equals(const osc_mesh* mesh, const double* vertices, int32_t vertex_count,
-                        const int32_t* triangles, int32_t triangle_count) {
-    return mesh && osc_mesh_vertex_count(mesh) == vertex_count &&
-           osc_mesh_triangle_count(mesh) == triangle_count &&
-           (vertex_count == 0 ||
-            memcmp(osc_mesh_vertices(mesh), vertices, 3 * (size_t)vertex_count * sizeof(double)) == 0) &&
-           (triangle_count == 0 ||
-            memcmp(osc_mesh_triangles(mesh), triangles, 3 * (size_t)triangle_count * sizeof(int32_t)) == 0);
-}
-
 static bool is_box(const osc_mesh* mesh) {
-    return mesh_equals(mesh, &box_vertices[0][0], 8, &box_triangles[0][0], 12);
+    return test_mesh_has_arrays(mesh, &box_vertices[0][0], 8, &box_triangles[0][0], 12);
 }
 
 // loads `text` in `format` with `settings` (NULL: defaults); the mesh or NULL
@@ -202,7 +191,7 @@ static void test_obj_round_trip(void) {
         osc_mesh* loaded = NULL;
         CHECK_STATUS(osc_mesh_load("test_mesh_io_round_trip.obj", &settings, &loaded, NULL), OSC_OK);
         int vertex_count = osc_mesh_vertex_count(loaded);
-        CHECK_MSG(mesh_equals(loaded, arrays[which], counts[which][0], indices[which], counts[which][1]),
+        CHECK_MSG(test_mesh_has_arrays(loaded, arrays[which], counts[which][0], indices[which], counts[which][1]),
                   "round trip %d: %d vertices come back, not the same arrays", which, vertex_count);
         osc_mesh_destroy(loaded);
         osc_mesh_destroy(mesh);
@@ -224,12 +213,13 @@ static void test_numbers_match_strtod(void) {
         "123.456e-5", "7e-23", "0.30000000000000004", "4503599627370497.5", "1.00000000000000011102230246251565404236316680908203125",
     };
     enum { RANDOM = 3000 };
-    char* text = malloc(64 * (RANDOM + 64));
+    // %.15f of the largest doubles spells 309 digits and 15 decimals: room for two per line
+    char number[352];
+    char* text = malloc((2 * sizeof number + 8) * (RANDOM + 64));
     double expected[(RANDOM + 64) * 3];
-    size_t length = 0, count = 0;
+    size_t length = 0, count = 0, truncated = 0;
     test_rng rng = {1234};
     const char* formats[6] = {"%.17g", "%.6g", "%.3e", "%.15f", "%+.10E", "%.1f"};
-    char number[64];
     for (int i = 0; i < RANDOM + (int)(sizeof fixed / sizeof fixed[0]); ++i) {
         if (i < RANDOM) {
             uint64_t bits = test_rng_next(&rng);
@@ -240,7 +230,8 @@ static void test_numbers_match_strtod(void) {
             } else {
                 value = test_uniform(&rng, -1.0, 1.0) * pow(10.0, test_uniform(&rng, -20.0, 20.0));
             }
-            snprintf(number, sizeof number, formats[i % 6], value);
+            int written = snprintf(number, sizeof number, formats[i % 6], value);
+            truncated += written <= 0 || (size_t)written >= sizeof number;
         } else {
             snprintf(number, sizeof number, "%s", fixed[i - RANDOM]);
         }
@@ -250,6 +241,7 @@ static void test_numbers_match_strtod(void) {
         expected[3 * count + 2] = expected[3 * count];
         ++count;
     }
+    CHECK_MSG(truncated == 0, "%zu spellings do not fit the buffer", truncated);
     osc_mesh_load_settings settings = osc_mesh_load_settings_default();
     settings.weld_tolerance = -1.0;
     settings.keep_unreferenced = 1;
@@ -307,7 +299,7 @@ static void test_obj_features(void) {
                                           {0, 1, 5}, {0, 5, 4}, {0, 4, 6}};
     const double vertices[7][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
                                    {0, 0, 1}, {1, 0, 1}, {0.5, 0.5, 2}};
-    CHECK(mesh_equals(mesh, &vertices[0][0], 7, &expected[0][0], 8));
+    CHECK(test_mesh_has_arrays(mesh, &vertices[0][0], 7, &expected[0][0], 8));
     CHECK(report.vertices_read == 7 && report.faces_read == 4 && report.polygons_triangulated == 3);
     CHECK(report.faces_dropped == 0 && report.format == OSC_MESH_FORMAT_OBJ && report.binary == 0);
     osc_mesh_destroy(mesh);
@@ -338,7 +330,7 @@ static void test_off_features(void) {
         osc_status status;
         osc_mesh_load_report report;
         osc_mesh* mesh = load_text(texts[i], OSC_MESH_FORMAT_OFF, NULL, &report, &status);
-        CHECK_MSG(status == OSC_OK && mesh_equals(mesh, &vertices[0][0], 3, triangle, 1),
+        CHECK_MSG(status == OSC_OK && test_mesh_has_arrays(mesh, &vertices[0][0], 3, triangle, 1),
                   "OFF text %zu: %s", i, osc_last_error());
         osc_mesh_destroy(mesh);
         mesh = load_text(texts[i], OSC_MESH_FORMAT_AUTO, NULL, &report, &status);
@@ -364,7 +356,7 @@ static void test_stl_features(void) {
     osc_mesh_load_report report;
     osc_mesh* mesh = load_text(text, OSC_MESH_FORMAT_AUTO, NULL, &report, &status);
     CHECK_STATUS(status, OSC_OK);
-    CHECK(mesh_equals(mesh, &vertices[0][0], 4, &triangles[0][0], 2));
+    CHECK(test_mesh_has_arrays(mesh, &vertices[0][0], 4, &triangles[0][0], 2));
     CHECK(report.format == OSC_MESH_FORMAT_STL && report.binary == 0 && report.vertices_welded == 2);
     osc_mesh_destroy(mesh);
     // welding off: STL shares nothing
@@ -504,7 +496,7 @@ static void test_ply_types_and_layouts(void) {
                     osc_mesh_load_report report;
                     osc_status status = osc_mesh_load_memory(writer.data, writer.size, NULL, &mesh, &report);
                     ++cases;
-                    if (status != OSC_OK || !mesh_equals(mesh, &vertices[0][0], 4, &faces[0][0], 4) ||
+                    if (status != OSC_OK || !test_mesh_has_arrays(mesh, &vertices[0][0], 4, &faces[0][0], 4) ||
                         report.format != OSC_MESH_FORMAT_PLY || report.binary != (encoding > 0)) {
                         if (failures++ < 5)
                             fprintf(stderr, "PLY %d %s %s/%s faces first %d: %s\n", encoding, ply_names[coordinate],
@@ -553,7 +545,7 @@ static void test_welding(void) {
     mesh = load_text(square, OSC_MESH_FORMAT_OBJ, &settings, &report, &status);
     const double welded[4][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
     const int32_t welded_triangles[2][3] = {{0, 1, 2}, {0, 2, 3}};
-    CHECK(status == OSC_OK && mesh_equals(mesh, &welded[0][0], 4, &welded_triangles[0][0], 2));
+    CHECK(status == OSC_OK && test_mesh_has_arrays(mesh, &welded[0][0], 4, &welded_triangles[0][0], 2));
     CHECK(report.vertices_welded == 2 && report.vertices_read == 6);
     osc_mesh_topology topology;
     osc_mesh_get_topology(mesh, &topology);
@@ -576,7 +568,7 @@ static void test_welding(void) {
                      "v 0 0 -1\nf 4 5 7\n", OSC_MESH_FORMAT_OBJ, &settings, &report, &status);
     const double greedy[5][3] = {{0, 0, 0}, {1.2, 0, 0}, {0, -1, 0}, {-1, 0, 0}, {0, 0, -1}};
     const int32_t greedy_triangle[3] = {0, 2, 3}; // (0.9 0.9 -0.9) joins (0 0 0), not (1.2 0 0)
-    CHECK(status == OSC_OK && mesh_equals(mesh, &greedy[0][0], 5, greedy_triangle, 1));
+    CHECK(status == OSC_OK && test_mesh_has_arrays(mesh, &greedy[0][0], 5, greedy_triangle, 1));
     CHECK(report.vertices_welded == 3);
     osc_mesh_destroy(mesh);
 
@@ -636,16 +628,17 @@ static void test_degenerate_unreferenced_and_limits(void) {
     mesh = load_text(text, OSC_MESH_FORMAT_OBJ, &settings, &report, &status);
     const double used[3][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
     const int32_t triangles[2][3] = {{0, 1, 2}, {1, 2, 0}};
-    CHECK(status == OSC_OK && mesh_equals(mesh, &used[0][0], 3, &triangles[0][0], 2));
+    CHECK(status == OSC_OK && test_mesh_has_arrays(mesh, &used[0][0], 3, &triangles[0][0], 2));
     CHECK(report.faces_dropped == 1 && report.vertices_unreferenced == 2 && report.faces_read == 3);
     osc_mesh_destroy(mesh);
     settings.keep_unreferenced = 1;
     mesh = load_text(text, OSC_MESH_FORMAT_OBJ, &settings, &report, &status);
+    const double all[5][3] = {{9, 9, 9}, {0, 0, 0}, {1, 0, 0}, {5, 5, 5}, {0, 1, 0}};
     const int32_t kept_triangles[2][3] = {{1, 2, 4}, {2, 4, 1}};
     osc_mesh_topology topology;
     osc_mesh_get_topology(mesh, &topology);
     CHECK(status == OSC_OK && osc_mesh_vertex_count(mesh) == 5 && report.vertices_unreferenced == 0);
-    CHECK(mesh_equals(mesh, osc_mesh_vertices(mesh), 5, &kept_triangles[0][0], 2));
+    CHECK(test_mesh_has_arrays(mesh, &all[0][0], 5, &kept_triangles[0][0], 2));
     CHECK(topology.isolated_vertices == 2);
     osc_mesh_destroy(mesh);
 
@@ -776,7 +769,7 @@ static void test_truncations_and_corruptions(void) {
                 ++loaded;
                 bool acceptable = fixture->format == OSC_MESH_FORMAT_OBJ ? osc_mesh_triangle_count(mesh) <= 12
                                                                          : !fixture->binary && is_box(mesh);
-                bad += !acceptable;
+                bad += !acceptable || test_mesh_breaches(mesh) != 0;
             } else {
                 bad += status != OSC_ERR_PARSE || mesh != NULL;
             }
@@ -785,7 +778,8 @@ static void test_truncations_and_corruptions(void) {
         }
         CHECK_MSG(bad == 0, "%s: %d prefixes misbehaved (%d loaded)", fixture->file, bad, loaded);
         if (fixture->binary) {
-            int crashes_survived = 0;
+            int crashes_survived = 0, corrupt_loaded = 0;
+            bad = 0;
             for (size_t at = 0; at < size; ++at) {
                 for (int value = 0; value < 2; ++value) {
                     unsigned char* copy = malloc(size);
@@ -794,12 +788,17 @@ static void test_truncations_and_corruptions(void) {
                     osc_mesh* mesh = NULL;
                     osc_status status = osc_mesh_load_memory(copy, size, &settings, &mesh, NULL);
                     bad += (status == OSC_OK) != (mesh != NULL) || (status != OSC_OK && status != OSC_ERR_PARSE);
+                    if (status == OSC_OK && mesh) { // a success is a valid mesh
+                        ++corrupt_loaded;
+                        bad += test_mesh_breaches(mesh) != 0;
+                    }
                     ++crashes_survived;
                     osc_mesh_destroy(mesh);
                     free(copy);
                 }
             }
-            CHECK_MSG(bad == 0, "%s: %d corruptions misbehaved of %d", fixture->file, bad, crashes_survived);
+            CHECK_MSG(bad == 0, "%s: %d corruptions misbehaved of %d (%d loaded)", fixture->file, bad,
+                      crashes_survived, corrupt_loaded);
         }
         free(data);
     }
@@ -839,12 +838,8 @@ static void test_real_models(void) {
     };
     for (size_t i = 0; i < sizeof models / sizeof models[0]; ++i) {
         const real_model* model = &models[i];
-        osc_mesh* mesh = NULL;
-        osc_mesh_load_report report;
-        osc_status status = osc_mesh_load(model->path, NULL, &mesh, &report);
-        CHECK_MSG(status == OSC_OK, "cannot load %s: %s%s", model->path, osc_last_error(),
-                  strstr(model->path, OSC_MODEL_DIR) ? " (run tools/fetch_models.sh to fetch it)" : "");
-        if (status != OSC_OK) continue;
+        osc_mesh* mesh = test_load_model(model->path);
+        if (!mesh) continue;
         osc_mesh_topology topology;
         osc_mesh_get_topology(mesh, &topology);
         CHECK_MSG(topology.vertex_count == model->vertices && topology.triangle_count == model->triangles,
@@ -894,8 +889,7 @@ static void test_armadillo_speed_and_round_trip(void) {
     CHECK_STATUS(osc_mesh_write_obj(mesh, "test_mesh_io_armadillo.obj"), OSC_OK);
     osc_mesh* again = NULL;
     CHECK_STATUS(osc_mesh_load("test_mesh_io_armadillo.obj", NULL, &again, NULL), OSC_OK);
-    CHECK(mesh && mesh_equals(again, osc_mesh_vertices(mesh), osc_mesh_vertex_count(mesh),
-                              osc_mesh_triangles(mesh), osc_mesh_triangle_count(mesh)));
+    CHECK(test_mesh_equal(again, mesh));
     remove("test_mesh_io_armadillo.obj");
     osc_mesh_destroy(again);
     osc_mesh_destroy(mesh);

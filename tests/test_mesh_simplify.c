@@ -189,12 +189,12 @@ static osc_mesh* check_simplification(const shape_case* c, osc_mesh_simplify_set
               "%s -> %d: %d triangles", name, target, triangles);
     CHECK_MSG(achieved >= 0.0 && achieved <= settings.max_error, "%s -> %d: achieved %g, max %g",
               name, target, achieved, settings.max_error);
-    // no zero-area triangle; created triangles respect min_angle or the input's worst
+    // no zero-area triangle; created triangles respect min_angle
     const double* v = osc_mesh_vertices(out);
     const int32_t* tri = osc_mesh_triangles(out);
     unsigned char* created = malloc((size_t)triangles + 1);
     int32_t created_count = mark_created(c->input, out, created);
-    int32_t zero_area = 0, below = 0, below_input = 0;
+    int32_t zero_area = 0, below = 0;
     double min_created = 180.0;
     for (int32_t i = 0; i < triangles; ++i) {
         const double *p0 = v + 3 * tri[3 * i], *p1 = v + 3 * tri[3 * i + 1], *p2 = v + 3 * tri[3 * i + 2];
@@ -203,14 +203,12 @@ static osc_mesh* check_simplification(const shape_case* c, osc_mesh_simplify_set
         double angle = triangle_min_angle(p0, p1, p2);
         min_created = fmin(min_created, angle);
         below += angle < settings.min_angle - 1e-9;
-        below_input += angle < fmin(settings.min_angle, c->input_min_angle) - 1e-9;
     }
     free(created);
     CHECK_MSG(zero_area == 0, "%s -> %d: %d zero-area triangles", name, target, zero_area);
-    CHECK_MSG(below_input == 0, "%s -> %d: %d created triangles below min(%g, input %g) degrees",
-              name, target, below_input, settings.min_angle, c->input_min_angle);
-    // (a created triangle may be below min_angle only where the input was: rare on these inputs)
-    CHECK_MSG(below <= triangles / 50, "%s -> %d: %d of %d created triangles below %g degrees",
+    // (the contract allows a created triangle below min_angle where the triangles it replaces were
+    // worse; none is on these inputs, measured 0 everywhere)
+    CHECK_MSG(below == 0, "%s -> %d: %d of %d created triangles below %g degrees",
               name, target, below, created_count, settings.min_angle);
     // distance from the true surface: the marching-cubes error plus 3 x the quadric RMS error
     double deviation = test_mesh_deviation(c->sdf, out, 4);
@@ -328,17 +326,7 @@ static void test_box_on_grid_planes(void) {
         settings.target_triangles = targets[i];
         osc_mesh* out = check_simplification(&c, settings);
         if (!out) continue;
-        const double* v = osc_mesh_vertices(out);
-        double worst = 0.0;
-        for (int corner = 0; corner < 8; ++corner) {
-            double p[3] = {corner & 1 ? 0.5 : -0.5, corner & 2 ? 0.3 : -0.3, corner & 4 ? 0.4 : -0.4};
-            double nearest = INFINITY;
-            for (int32_t j = 0; j < osc_mesh_vertex_count(out); ++j) {
-                double d[3] = {v[3 * j] - p[0], v[3 * j + 1] - p[1], v[3 * j + 2] - p[2]};
-                nearest = fmin(nearest, vec_length(d));
-            }
-            worst = fmax(worst, nearest);
-        }
+        double worst = test_box_corner_distance(out, osc_v3(0.5, 0.3, 0.4));
         CHECK_MSG(worst <= corner_tolerance[i], "box -> %d: a corner is %g from the nearest vertex (cell %g)",
                   targets[i], worst, cell);
         printf("  box -> %d: corners within %.3g (%.2f cell)\n", targets[i], worst, worst / cell);
@@ -513,7 +501,7 @@ static void test_flat_patch(void) {
     osc_mesh* out = check_open(input, 2, "patch", &achieved);
     if (out) {
         CHECK(osc_mesh_triangle_count(out) == 2 && osc_mesh_vertex_count(out) == 4);
-        CHECK(achieved >= 0.0 && achieved < 1e-3);
+        CHECK(achieved >= 0.0 && achieved < 2e-4); // measured 7.2e-5
         for (int32_t v = 0; v < osc_mesh_vertex_count(out); ++v) {
             const double* p = osc_mesh_vertices(out) + 3 * v;
             double z = -(0.3 * p[0] + 0.2 * p[1] + 0.05); // on the plane, at a corner of the region
@@ -699,15 +687,8 @@ static void test_determinism(void) {
     CHECK_STATUS(osc_mesh_simplify(input, &settings, &first, &e1), OSC_OK);
     CHECK_STATUS(osc_mesh_simplify(input, &settings, &second, &e2), OSC_OK);
     CHECK(first && second);
-    if (first && second) {
-        int32_t nv = osc_mesh_vertex_count(first), nt = osc_mesh_triangle_count(first);
-        CHECK(nv == osc_mesh_vertex_count(second) && nt == osc_mesh_triangle_count(second));
-        CHECK(nv == osc_mesh_vertex_count(second) &&
-              memcmp(osc_mesh_vertices(first), osc_mesh_vertices(second), (size_t)nv * 3 * sizeof(double)) == 0);
-        CHECK(nt == osc_mesh_triangle_count(second) &&
-              memcmp(osc_mesh_triangles(first), osc_mesh_triangles(second), (size_t)nt * 3 * sizeof(int32_t)) == 0);
-        CHECK(memcmp(&e1, &e2, sizeof e1) == 0);
-    }
+    CHECK(test_mesh_equal(first, second));
+    CHECK(memcmp(&e1, &e2, sizeof e1) == 0);
     osc_mesh_destroy(first);
     osc_mesh_destroy(second);
     osc_mesh_destroy(input);
@@ -756,8 +737,8 @@ static void test_bad_input(void) {
     osc_mesh_simplify_settings good = osc_mesh_simplify_settings_default();
     CHECK(good.target_triangles == 1000 && isinf(good.max_error) && good.min_angle == 10.0 &&
           good.weld_tolerance == 0.0);
-    check_rejected(NULL, &good, &out, "mesh");
-    check_rejected(mesh, &good, NULL, "out");
+    check_rejected(NULL, &good, &out, "mesh is NULL");
+    check_rejected(mesh, &good, NULL, "out is NULL");
     struct {
         const char* field;
         int32_t target;
@@ -837,9 +818,7 @@ static void test_allocation_failure(void) {
         osc_status status = osc_mesh_simplify(input, &settings, &out, NULL);
         if (status == OSC_OK) {
             succeeded = 1;
-            CHECK(out && osc_mesh_triangle_count(out) == osc_mesh_triangle_count(reference) &&
-                  memcmp(osc_mesh_triangles(out), osc_mesh_triangles(reference),
-                         (size_t)osc_mesh_triangle_count(out) * 3 * sizeof(int32_t)) == 0);
+            CHECK(test_mesh_equal(out, reference));
             osc_mesh_destroy(out);
             CHECK(state.live == 0);
             break;
