@@ -4,10 +4,14 @@
 // ("box"), on 1 thread, and signed distances over a 40^3 grid in the box grown by a tenth in grid
 // order ("grid", what the spline-SDF builder asks) on 1 and 2 threads; and a brute-force loop over
 // all triangles for comparison (the only peer this suite has: the same answers, computed without
-// the hierarchy). Each figure is the median of 5 runs.
+// the hierarchy). Each figure is the median of 5 runs. Then the winding number's error against the
+// exact sum over all triangles, for beta = 1, 2, 4, at 1,000 near and 1,000 box points on each real
+// model (CGAL's armadillo, bunny00 and ChineseDragon-10kv, the npm bunny and the open teapot of
+// data/), with the number of near points whose inside/outside decision (w > 1/2) differs from the
+// exact one; the table of docs/bvh.md goes to stderr.
 //
-// usage: bench_mesh_bvh [MODEL]; the default model is ../models/armadillo.off next to this program's
-// directory (build/models, filled by tools/fetch_models.sh).
+// usage: bench_mesh_bvh [MODEL_DIR]; the default is ../models next to this program's directory
+// (build/models, filled by tools/fetch_models.sh).
 
 #include "bench.h"
 
@@ -138,15 +142,56 @@ static double brute_rate(const osc_mesh* mesh, int winding) {
     return BRUTE_POINTS / elapsed;
 }
 
+// the winding number's error at 1,000 near and 1,000 box points of `mesh`, against brute force
+static void winding_accuracy(const char* name, const osc_mesh* mesh) {
+    enum { SAMPLES = 1000 };
+    osc_mesh_bvh* bvh = NULL;
+    if (osc_mesh_bvh_create(mesh, &bvh) != OSC_OK) return;
+    osc_vec3 lo, hi;
+    osc_mesh_bvh_bounds(bvh, &lo, &hi);
+    fill_points(mesh, lo, hi);
+    const double betas[3] = {1.0, 2.0, 4.0};
+    double near_max[3] = {0}, near_mean[3] = {0}, box_max[3] = {0};
+    int wrong_side[3] = {0};
+    for (int i = 0; i < SAMPLES; ++i) {
+        osc_vec3 near = osc_v3(near_points[3 * i], near_points[3 * i + 1], near_points[3 * i + 2]);
+        osc_vec3 box = osc_v3(box_points[3 * i], box_points[3 * i + 1], box_points[3 * i + 2]);
+        double exact_near = brute_winding(mesh, near), exact_box = brute_winding(mesh, box);
+        for (int b = 0; b < 3; ++b) {
+            double w = osc_mesh_bvh_winding_number(bvh, near, betas[b]);
+            near_max[b] = fmax(near_max[b], fabs(w - exact_near));
+            near_mean[b] += fabs(w - exact_near) / SAMPLES;
+            wrong_side[b] += (w > 0.5) != (exact_near > 0.5);
+            box_max[b] = fmax(box_max[b], fabs(osc_mesh_bvh_winding_number(bvh, box, betas[b]) - exact_box));
+        }
+    }
+    char metric[64];
+    for (int b = 0; b < 3; ++b) {
+        snprintf(metric, sizeof metric, "winding_error_near_max_beta%g", betas[b]);
+        bench_report("mesh_bvh", name, metric, near_max[b], "");
+        snprintf(metric, sizeof metric, "winding_error_near_mean_beta%g", betas[b]);
+        bench_report("mesh_bvh", name, metric, near_mean[b], "");
+        snprintf(metric, sizeof metric, "winding_error_box_max_beta%g", betas[b]);
+        bench_report("mesh_bvh", name, metric, box_max[b], "");
+        snprintf(metric, sizeof metric, "winding_wrong_side_near_beta%g", betas[b]);
+        bench_report("mesh_bvh", name, metric, wrong_side[b], "points of 1000");
+    }
+    fprintf(stderr, "| %s | %.2g / %.2g / %.2g | %.2g / %.2g / %.2g | %.2g / %.2g / %.2g | %d / %d / %d |\n", name,
+            near_max[0], near_max[1], near_max[2], near_mean[0], near_mean[1], near_mean[2], box_max[0],
+            box_max[1], box_max[2], wrong_side[0], wrong_side[1], wrong_side[2]);
+    osc_mesh_bvh_destroy(bvh);
+}
+
 int main(int argc, char** argv) {
-    char path[4096];
+    char models[4096], path[4200];
     if (argc > 1) {
-        snprintf(path, sizeof path, "%s", argv[1]);
+        snprintf(models, sizeof models, "%s", argv[1]);
     } else {
         const char* slash = strrchr(argv[0], '/');
         int length = slash ? (int)(slash - argv[0]) : 1;
-        snprintf(path, sizeof path, "%.*s/../models/armadillo.off", length, slash ? argv[0] : ".");
+        snprintf(models, sizeof models, "%.*s/../models", length, slash ? argv[0] : ".");
     }
+    snprintf(path, sizeof path, "%s/armadillo.off", models);
     osc_mesh* mesh = NULL;
     if (osc_mesh_load(path, NULL, &mesh, NULL) != OSC_OK) {
         fprintf(stderr, "bench_mesh_bvh: cannot load %s (%s): run tools/fetch_models.sh\n", path,
@@ -187,5 +232,20 @@ int main(int argc, char** argv) {
     bench_report(suite, "armadillo_near", "winding_brute_force", brute_rate(mesh, 1), "queries/s");
     osc_mesh_bvh_destroy(bvh);
     osc_mesh_destroy(mesh);
+
+    fprintf(stderr, "| mesh | near: max error beta = 1 / 2 / 4 | near: mean | box: max | near: wrong side of 1/2 |\n"
+                    "|---|---|---|---|---|\n");
+    const char* names[5] = {"armadillo", "bunny00", "ChineseDragon-10kv", "bunny (npm)", "teapot (open)"};
+    for (int m = 0; m < 5; ++m) {
+        if (m < 3) snprintf(path, sizeof path, "%s/%s.off", models, names[m]);
+        else snprintf(path, sizeof path, "%s/%s", OSC_DATA_DIR, m == 3 ? "bunny.obj" : "teapot.obj");
+        osc_mesh* model = NULL;
+        if (osc_mesh_load(path, NULL, &model, NULL) != OSC_OK) {
+            fprintf(stderr, "bench_mesh_bvh: cannot load %s (%s)\n", path, osc_last_error());
+            continue;
+        }
+        winding_accuracy(names[m], model);
+        osc_mesh_destroy(model);
+    }
     return 0;
 }

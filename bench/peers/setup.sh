@@ -13,6 +13,7 @@
 #                /usr/include/eigen3 or Debian's libeigen3-dev unpacked into BUILD/peers/eigen, not installed)
 #   mesh-to-sdf  PyPI `mesh-to-sdf` (renders depth scans with pyrender: needs OpenGL through EGL headless; as root on
 #                Debian, libegl1 and libgl1-mesa-dri are installed if they are what is missing)
+#   meshoptimizer  Debian's libmeshoptimizer2d (the C library bench_simplify loads at run time; installed as root)
 set -eu
 
 [ $# -ge 1 ] || { echo "usage: bench/peers/setup.sh BUILD_DIR" >&2; exit 2; }
@@ -60,6 +61,23 @@ apt_retry() {
     apt-get update -qq >>"$log" 2>&1 || return 1
     "$@" >>"$log" 2>&1
 }
+
+# --- meshoptimizer (no Python: bench_simplify dlopens the shared library) ------------------------------------
+setup_meshoptimizer() {
+    log="$LOGS/meshoptimizer.log"
+    : > "$log"
+    has_library() { ls /usr/lib/libmeshoptimizer.so* /usr/lib/*/libmeshoptimizer.so* 2>/dev/null | grep -q .; }
+    if ! has_library && is_root && command -v apt-get >/dev/null 2>&1; then
+        apt_retry "$log" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+            libmeshoptimizer2d || true
+    fi
+    if has_library; then
+        report meshoptimizer installed "$(dpkg-query -W -f '${Package} ${Version}' libmeshoptimizer2d 2>/dev/null || echo 'libmeshoptimizer')"
+    else
+        report meshoptimizer missing "no libmeshoptimizer shared library (Debian: apt-get install libmeshoptimizer2d, as root): $(why "$log")"
+    fi
+}
+setup_meshoptimizer
 
 # --- the virtual environment -----------------------------------------------------------------------------------
 venv_log="$LOGS/venv.log"
