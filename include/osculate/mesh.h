@@ -17,6 +17,9 @@
 //   queries; any number of threads may query one BVH at once.
 // - osc_mesh_reorder: a copy of a mesh with vertices and edges in Morton or Hilbert order, with the
 //   permutations returned.
+// - Convex groups (seed 000 §IV-D.1) for contact blending: vertices assigned to the hulls of a
+//   convex decomposition (osc_mesh_groups_from_hulls) or clustered by k-means
+//   (osc_mesh_groups_cluster); osc_mesh_edge_groups gives each edge its corners' groups.
 
 #ifndef OSCULATE_MESH_H
 #define OSCULATE_MESH_H
@@ -257,6 +260,40 @@ OSC_API osc_status osc_curve_order(const double* points, int32_t count, osc_curv
 /// [vertex_count] and `edge_order` [edge_count] (nullable) receive new -> old maps.
 OSC_API osc_status osc_mesh_reorder(const osc_mesh* mesh, osc_curve curve, osc_mesh** out,
                                     int32_t* vertex_order, int32_t* edge_order);
+
+// ---------------------------------------------------------------------------------------------
+// convex groups (seed 000 §IV-D.1)
+
+/// Assigns each vertex of `mesh` to one of `hull_count` convex hulls (`hulls`, each a closed convex
+/// mesh, e.g. one part of a CoACD decomposition): the hull that contains it, or, when none does,
+/// the hull it is nearest to outside (smallest max over the hull's face planes of the signed plane
+/// distance). Every vertex goes to the hull with the smallest such max (so, where hulls overlap,
+/// the one it is deepest inside), ties to the lower index. Each hull triangle gives a plane,
+/// oriented away from the hull's vertex centroid whatever its winding; degenerate triangles are
+/// skipped. Writes group ids 0..hull_count-1 to `vertex_groups` [vertex_count].
+/// OSC_ERR_INVALID_ARGUMENT for a NULL argument, hull_count < 1 or a hull with no triangles (or
+/// none that is not degenerate).
+OSC_API osc_status osc_mesh_groups_from_hulls(const osc_mesh* mesh, const osc_mesh* const* hulls,
+                                              int32_t hull_count, int32_t* vertex_groups);
+
+/// The built-in fallback that needs no decomposition tool: splits the vertices into at most
+/// `group_count` compact groups by k-means on their positions (deterministic: farthest-point
+/// seeding from the vertex nearest the centroid, Lloyd iterations until no vertex changes group,
+/// at most 100, ties to the lower index), numbered 0.. in order of first vertex; empty clusters
+/// are dropped so ids are contiguous. Writes the ids to `vertex_groups` [vertex_count] and returns
+/// the number of groups in `out_count` (nullable). group_count >= 1; more groups than vertices
+/// gives one vertex each. OSC_ERR_INVALID_ARGUMENT for a NULL mesh or vertex_groups or
+/// group_count < 1.
+OSC_API osc_status osc_mesh_groups_cluster(const osc_mesh* mesh, int32_t group_count,
+                                           int32_t* vertex_groups, int32_t* out_count);
+
+/// Writes the groups of each unique edge (osc_mesh_edges order) to `edge_groups` [edge_count][2]:
+/// the groups of its two corners, edge_groups[e][k] the group of edges[e][k], the second -1 when
+/// they agree (an edge crossing two groups belongs to both, seed §IV-D.1). Vertex ids
+/// (`vertex_groups` [vertex_count]) must be >= 0. OSC_ERR_INVALID_ARGUMENT for a NULL argument or
+/// a negative vertex id, naming the vertex; nothing is written then.
+OSC_API osc_status osc_mesh_edge_groups(const osc_mesh* mesh, const int32_t* vertex_groups,
+                                        int32_t* edge_groups);
 
 #ifdef __cplusplus
 }
