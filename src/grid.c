@@ -397,6 +397,24 @@ static osc_vec3 grid_normal(const osc_grid* grid, osc_vec3 x, osc_mat3* jacobian
     return osc_v3(fields[1].v, fields[2].v, fields[3].v);
 }
 
+double grid_eval_contact(const osc_grid* grid, osc_vec3 x, bool derivatives, osc_vec3* gradient,
+                         osc_vec3* normal, osc_mat3* normal_jacobian) {
+    jet fields[OSC_GRID_FIELDS];
+    int outside[3];
+    osc_vec3 c = clamp_to_grid(grid, x, outside);
+    if (derivatives) grid_contract(grid, c, 1, OSC_GRID_FIELDS, fields);
+    else grid_contract(grid, c, 0, OSC_GRID_FIELDS, fields);
+    continue_outside(x, c, outside, derivatives ? 1 : 0, &fields[0]);
+    *normal = osc_v3(fields[1].v, fields[2].v, fields[3].v);
+    if (derivatives) {
+        *gradient = osc_v3(fields[0].g[0], fields[0].g[1], fields[0].g[2]);
+        // the normal field is read at clamp(x): no change along the clamped axes
+        for (int r = 0; r < 3; ++r)
+            for (int a = 0; a < 3; ++a) normal_jacobian->m[r][a] = outside[a] ? 0.0 : fields[1 + r].g[a];
+    }
+    return fields[0].v;
+}
+
 osc_vec3 osc_grid_eval_normal(const osc_grid* grid, osc_vec3 point, osc_mat3* jacobian) {
     if (!grid || isnan(point.x) || isnan(point.y) || isnan(point.z)) {
         if (jacobian)

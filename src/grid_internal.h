@@ -42,6 +42,13 @@ void grid_free(osc_grid* grid);
 // Computes the voxel grid (centre values, bound radii, the Lipschitz bound) from the coefficients.
 void grid_compute_voxels(osc_grid* grid, int threads);
 
+// The distance at x (with its continuation outside the region) and the normal field, in one pass
+// over the coefficients; with `derivatives`, also the gradient and the normal's Jacobian (zero
+// columns along clamped axes), as osc_grid_eval and osc_grid_eval_normal give them. For the contact
+// pipeline (manifold.c). x must not be NaN.
+double grid_eval_contact(const osc_grid* grid, osc_vec3 x, bool derivatives, osc_vec3* gradient,
+                         osc_vec3* normal, osc_mat3* normal_jacobian);
+
 // Number of coefficient entries (each of OSC_GRID_FIELDS doubles).
 static inline size_t grid_coefficient_count(const osc_grid* grid) {
     return (size_t)(grid->cells[0] + 3) * (size_t)(grid->cells[1] + 3) * (size_t)(grid->cells[2] + 3);

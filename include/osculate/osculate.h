@@ -13,5 +13,6 @@
 #include "osculate/mesh.h"
 #include "osculate/isosurface.h"
 #include "osculate/grid.h"
+#include "osculate/manifold.h"
 
 #endif // OSCULATE_OSCULATE_H

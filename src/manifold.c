@@ -1,0 +1,688 @@
+// manifold.c: the contact pipeline of seed 000 §IV between two bodies: broad phase (§IV-C.2),
+// vertex-SDF and sphere-traced edge-SDF contacts (§IV-B), mollification at d_max (§IV-C.1) and
+// softmax blending within convex groups (§IV-D.2), with the exact derivatives of every output with
+// respect to both poses carried as forward-mode tangents, one per twist direction (12 columns:
+// A's twist, then B's). The derivation is docs/manifold.md; the equation tags below refer to it.
+
+#include "grid_internal.h"
+#include "manifold_internal.h"
+#include "osculate/smooth.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#define COLUMNS 12 // twist directions: (dp_A, dtheta_A, dp_B, dtheta_B)
+
+osc_manifold_settings osc_manifold_settings_default(void) {
+    osc_manifold_settings s;
+    memset(&s, 0, sizeof s);
+    s.d_max = 0.02;
+    s.bandwidth = 0.01;
+    s.trace_temperature = 0.002;
+    s.clip_temperature = 0.002;
+    s.blend_temperature = 0.005;
+    s.iterations = 3;
+    s.blend = 1;
+    s.broad_phase = 1;
+    s.edges = 1;
+    return s;
+}
+
+osc_manifold_settings osc_manifold_settings_for_size(double size) {
+    osc_manifold_settings s = osc_manifold_settings_default();
+    double scale = size > 0.0 ? size : NAN;
+    s.d_max *= scale;
+    s.bandwidth *= scale;
+    s.trace_temperature *= scale;
+    s.clip_temperature *= scale;
+    s.blend_temperature *= scale;
+    return s;
+}
+
+static int32_t body_max_contacts(const osc_body* f, const osc_manifold_settings* settings) {
+    if (settings->blend && f->group_count > 0) return f->group_count;
+    return f->vertex_count + (settings->edges ? f->edge_count : 0);
+}
+
+int32_t osc_manifold_max_contacts(const osc_body* a, const osc_body* b, const osc_manifold_settings* settings) {
+    if (!a || !b || !settings) return 0;
+    return body_max_contacts(a, settings) + body_max_contacts(b, settings);
+}
+
+// One direction of the pipeline: the features of body `f` against the SDF of body `s`. Feature
+// points are mapped into s's frame once: y = R_S^T (R_F v + p_F - p_S) = rel_r v + rel_p.
+typedef struct direction {
+    const osc_body* f;
+    const osc_body* s;
+    osc_mat3 r_s;        // R_S
+    osc_vec3 p_s;        // p_S
+    osc_mat3 rel_r;      // R_S^T R_F
+    osc_vec3 rel_p;      // R_S^T (p_F - p_S)
+    int col_f, col_s;    // first tangent column of each body's twist
+    double sign;         // the normal from A to B is sign R_S n_S (-1 when s is B)
+    int body;            // 0: f is A
+} direction;
+
+// The result of one feature (vertex or edge) with its tangents (filled only with derivatives).
+typedef struct feature {
+    double depth, weight; // mollified depth d_c and transition weight f_t
+    osc_vec3 point;       // world contact point
+    osc_vec3 normal;      // world unit normal from A to B
+    double d_depth[COLUMNS], d_weight[COLUMNS];
+    double d_point[3][COLUMNS], d_normal[3][COLUMNS];
+} feature;
+
+// The broad phase's verdict on the current run of stored vertices and of stored edges.
+typedef struct runs {
+    int32_t vertex_run, edge_run; // which run the verdict is for (-1: none yet)
+    bool vertex_skip, edge_skip;  // the whole run lies beyond d_max
+    double edge_lipschitz;        // bound on |grad phi| over the edge run's ball (where phi > 0)
+} runs;
+
+typedef struct pipeline {
+    const osc_manifold_settings* settings;
+    bool derivatives;
+    osc_pose pose[2]; // A, B
+    osc_manifold_output* out;
+} pipeline;
+
+// ---------------------------------------------------------------------------------------------
+// SDF evaluation in the s body's frame
+
+static inline double sdf_value(const osc_body* s, osc_vec3 y, osc_vec3* gradient) {
+    return s->grid ? osc_grid_eval(s->grid, y, gradient, NULL) : osc_sdf_eval(s->sdf, y, gradient, NULL);
+}
+
+// phi with its gradient, the unit normal n and, with derivatives, dn/dy (docs/manifold.md eq. N):
+// spline bodies normalise their normal field m: dn = (I - n n^T) dm / |m|; SDF bodies use
+// m = grad phi, dm = Hessian. A zero m gives a zero normal and Jacobian.
+static double sdf_contact(const osc_body* s, osc_vec3 y, bool derivatives, osc_vec3* gradient,
+                          osc_vec3* normal, osc_mat3* normal_jacobian) {
+    osc_vec3 m;
+    osc_mat3 dm = osc_mat3_zero();
+    double phi;
+    if (s->grid) {
+        phi = grid_eval_contact(s->grid, y, derivatives, gradient, &m, &dm);
+    } else {
+        phi = osc_sdf_eval(s->sdf, y, &m, derivatives ? &dm : NULL);
+        *gradient = m;
+    }
+    double length = osc_length(m);
+    if (!(length > 0.0)) {
+        *normal = osc_v3(0.0, 0.0, 0.0);
+        if (derivatives) *normal_jacobian = osc_mat3_zero();
+        return phi;
+    }
+    osc_vec3 n = osc_scale(m, 1.0 / length);
+    *normal = n;
+    if (derivatives) {
+        osc_mat3 projector = osc_mat3_add(osc_mat3_identity(), osc_mat3_scale(osc_outer(n, n), -1.0));
+        *normal_jacobian = osc_mat3_scale(osc_mat3_mul(projector, dm), 1.0 / length);
+    }
+    return phi;
+}
+
+// ---------------------------------------------------------------------------------------------
+// features (seed 000 §IV-B)
+
+static inline osc_vec3 to_s_frame(const direction* d, const double* v) {
+    return osc_add(osc_mat3_apply(d->rel_r, osc_v3(v[0], v[1], v[2])), d->rel_p);
+}
+
+// tangents of y = R_S^T (R_F v + p_F - p_S) along the 12 twist directions (eq. Y): with
+// u_j = R_S^T e_j (row j of R_S) and w = R_S^T R_F v: dp_F -> u_j, dtheta_F -> u_j x w,
+// dp_S -> -u_j, dtheta_S -> y x u_j
+static void point_tangents(const direction* d, const double* v, osc_vec3 y, double dy[3][COLUMNS]) {
+    osc_vec3 w = osc_mat3_apply(d->rel_r, osc_v3(v[0], v[1], v[2]));
+    for (int j = 0; j < 3; ++j) {
+        osc_vec3 u = osc_v3(d->r_s.m[j][0], d->r_s.m[j][1], d->r_s.m[j][2]);
+        osc_vec3 rf = osc_cross(u, w), rs = osc_cross(y, u);
+        double cols[4][3] = {{u.x, u.y, u.z}, {rf.x, rf.y, rf.z}, {-u.x, -u.y, -u.z}, {rs.x, rs.y, rs.z}};
+        for (int k = 0; k < 3; ++k) {
+            dy[k][d->col_f + j] = cols[0][k];
+            dy[k][d->col_f + 3 + j] = cols[1][k];
+            dy[k][d->col_s + j] = cols[2][k];
+            dy[k][d->col_s + 3 + j] = cols[3][k];
+        }
+    }
+}
+
+// a feature beyond d_max: exactly what the narrow phase gives it there (depth d_max, weight 0, no
+// normal, zero derivatives), so skipping it in the broad phase changes nothing (seed §IV-C.2)
+static void saturate(const pipeline* pl, feature* out) {
+    out->depth = pl->settings->d_max;
+    out->weight = 0.0;
+}
+
+// mollified contact at s-frame point y with tangents dy (eq. M, W, X, N): depth, weight, world point
+// and normal. Returns false when the weight is 0 (the feature is saturated).
+static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double dy[3][COLUMNS],
+                   feature* out) {
+    const osc_manifold_settings* st = pl->settings;
+    // a value-only look first: most features the broad phase lets through still end beyond d_max
+    if (osc_transition(sdf_value(d->s, y, NULL), st->d_max, st->bandwidth, NULL, NULL) == 0.0) {
+        saturate(pl, out);
+        return false;
+    }
+    osc_vec3 gradient = osc_v3(0.0, 0.0, 0.0), n;
+    osc_mat3 dn = osc_mat3_zero();
+    double phi = sdf_contact(d->s, y, pl->derivatives, &gradient, &n, &dn);
+    double depth_slope, weight_slope;
+    out->depth = osc_mollified_depth(phi, st->d_max, st->bandwidth, &depth_slope, NULL);
+    out->weight = osc_transition(phi, st->d_max, st->bandwidth, &weight_slope, NULL);
+    if (out->weight == 0.0) { // the gradient-carrying evaluation can differ by rounding
+        saturate(pl, out);
+        return false;
+    }
+    out->point = osc_add(osc_mat3_apply(d->r_s, y), d->p_s);
+    out->normal = osc_scale(osc_mat3_apply(d->r_s, n), d->sign);
+    if (!pl->derivatives) return true;
+    osc_vec3 arm = osc_sub(out->point, d->p_s);
+    for (int j = 0; j < COLUMNS; ++j) {
+        osc_vec3 t = osc_v3(dy[0][j], dy[1][j], dy[2][j]);
+        double dphi = osc_dot(gradient, t);
+        out->d_depth[j] = depth_slope * dphi;
+        out->d_weight[j] = weight_slope * dphi;
+        osc_vec3 dx = osc_mat3_apply(d->r_s, t);
+        osc_vec3 dnw = osc_scale(osc_mat3_apply(d->r_s, osc_mat3_apply(dn, t)), d->sign);
+        out->d_point[0][j] = dx.x, out->d_point[1][j] = dx.y, out->d_point[2][j] = dx.z;
+        out->d_normal[0][j] = dnw.x, out->d_normal[1][j] = dnw.y, out->d_normal[2][j] = dnw.z;
+    }
+    // s's own motion carries the s-frame point and normal with it: dp_S -> e_j,
+    // dtheta_S -> e_j x (x - p_S) and e_j x n
+    for (int j = 0; j < 3; ++j) {
+        osc_vec3 e = osc_v3(j == 0, j == 1, j == 2);
+        osc_vec3 rx = osc_cross(e, arm), rn = osc_cross(e, out->normal);
+        out->d_point[j][d->col_s + j] += 1.0;
+        out->d_point[0][d->col_s + 3 + j] += rx.x, out->d_point[1][d->col_s + 3 + j] += rx.y;
+        out->d_point[2][d->col_s + 3 + j] += rx.z;
+        out->d_normal[0][d->col_s + 3 + j] += rn.x, out->d_normal[1][d->col_s + 3 + j] += rn.y;
+        out->d_normal[2][d->col_s + 3 + j] += rn.z;
+    }
+    return true;
+}
+
+// true when every point within sphere[3] of the f-frame centre sphere[0..2] has phi > d_max: phi
+// cannot fall faster than L (a bound on |grad phi| over the ball) along a segment before it first
+// reaches 0; or the ball lies outside a grid's region, where phi grows like the distance to it.
+// Writes L to `lipschitz` (nullable).
+static bool sphere_beyond(const pipeline* pl, const direction* d, const double sphere[4], double* lipschitz) {
+    osc_vec3 c = to_s_frame(d, sphere);
+    double l = body_ball_lipschitz(d->s, c, sphere[3]);
+    if (lipschitz) *lipschitz = l;
+    double d_max = pl->settings->d_max;
+    return body_lower_bound(d->s, c) - l * sphere[3] > d_max || body_ball_outside(d->s, c, sphere[3], d_max);
+}
+
+// the broad phase's verdict for stored vertex (or edge) i's run, computed once per run
+static bool run_beyond(const pipeline* pl, const direction* d, runs* r, int32_t i, bool edge) {
+    int32_t run = i / OSC_BODY_CHUNK;
+    if (edge) {
+        if (r->edge_run != run) {
+            r->edge_run = run;
+            r->edge_skip = sphere_beyond(pl, d, d->f->edge_chunks + 4 * (size_t)run, &r->edge_lipschitz);
+        }
+        return r->edge_skip;
+    }
+    if (r->vertex_run != run) {
+        r->vertex_run = run;
+        r->vertex_skip = sphere_beyond(pl, d, d->f->vertex_chunks + 4 * (size_t)run, NULL);
+    }
+    return r->vertex_skip;
+}
+
+// vertex-SDF contact (seed §IV-B) of stored vertex i: the vertex itself
+static bool vertex_contact(const pipeline* pl, const direction* d, runs* r, int32_t i, feature* out) {
+    const double* v = &d->f->vertices[3 * (size_t)i];
+    if (pl->settings->broad_phase && run_beyond(pl, d, r, i, false)) {
+        saturate(pl, out);
+        return false;
+    }
+    osc_vec3 y = to_s_frame(d, v);
+    if (pl->settings->broad_phase && body_lower_bound(d->s, y) > pl->settings->d_max) {
+        saturate(pl, out);
+        return false;
+    }
+    double dy[3][COLUMNS];
+    if (pl->derivatives) point_tangents(d, v, y, dy);
+    return finish(pl, d, y, dy, out);
+}
+
+// one sphere trace (eq. T): from `start` along `dir`, s <- s + sigma(phi) phi for `iterations`
+// steps; with derivatives, ds accumulates (sigma' phi + sigma) grad phi . (dstart + s ddir + ds dir)
+// `phi0` and `gradient0` are phi and its gradient at `start` (the first step's point)
+static double trace(const pipeline* pl, const direction* d, osc_vec3 start, osc_vec3 dir, double phi0,
+                    osc_vec3 gradient0, double dstart[3][COLUMNS], double ddir[3][COLUMNS], double ds[COLUMNS]) {
+    const osc_manifold_settings* st = pl->settings;
+    double s = 0.0;
+    if (pl->derivatives)
+        for (int j = 0; j < COLUMNS; ++j) ds[j] = 0.0;
+    for (int k = 0; k < st->iterations; ++k) {
+        osc_vec3 q = osc_add_scaled(start, dir, s), gradient = gradient0;
+        double phi = k == 0 ? phi0 : sdf_value(d->s, q, pl->derivatives ? &gradient : NULL);
+        double slope;
+        double bracket = osc_sigmoid(phi, st->trace_temperature, &slope, NULL);
+        if (pl->derivatives) {
+            double gain = slope * phi + bracket;
+            if (gain != 0.0)
+                for (int j = 0; j < COLUMNS; ++j) {
+                    double dq0 = dstart[0][j] + s * ddir[0][j] + ds[j] * dir.x;
+                    double dq1 = dstart[1][j] + s * ddir[1][j] + ds[j] * dir.y;
+                    double dq2 = dstart[2][j] + s * ddir[2][j] + ds[j] * dir.z;
+                    ds[j] += gain * (gradient.x * dq0 + gradient.y * dq1 + gradient.z * dq2);
+                }
+        }
+        s += bracket * phi;
+    }
+    return s;
+}
+
+// soft clip of a traced distance into [0, l] with its tangent (eq. C): d/ds and d/dl = sigma(s - l)
+static double clip(const pipeline* pl, double s, double l, const double ds[COLUMNS], const double dl[COLUMNS],
+                   double dc[COLUMNS]) {
+    double tau = pl->settings->clip_temperature, slope;
+    double c = osc_softclip(s, 0.0, l, tau, &slope, NULL);
+    if (pl->derivatives) {
+        double upper = tau > 0.0 ? osc_sigmoid(s - l, tau, NULL, NULL) : (s > l ? 1.0 : 0.0);
+        for (int j = 0; j < COLUMNS; ++j) dc[j] = slope * ds[j] + upper * dl[j];
+    }
+    return c;
+}
+
+// edge-SDF contact (seed §IV-B.2, Fig. 5) of stored edge i: trace both corners towards each other,
+// clip into the edge, take the midpoint
+static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_t i, feature* out) {
+    const osc_manifold_settings* st = pl->settings;
+    const double* corners = &d->f->edges[6 * (size_t)i];
+    if (st->broad_phase && run_beyond(pl, d, r, i, true)) {
+        saturate(pl, out);
+        return false;
+    }
+    osc_vec3 a = to_s_frame(d, corners), b = to_s_frame(d, corners + 3);
+    osc_vec3 e = osc_sub(b, a);
+    double l = osc_length(e);
+    if (st->broad_phase) {
+        // the run's ball holds the whole edge, so its Lipschitz bound holds along it
+        double bound = fmin(body_lower_bound(d->s, a), body_lower_bound(d->s, b)) - 0.5 * r->edge_lipschitz * l;
+        if (bound > st->d_max) {
+            saturate(pl, out);
+            return false;
+        }
+    }
+    // phi at the corners (the traces' first points): beyond d_max + L l / 2 at both, the whole edge
+    // is beyond d_max and the narrow phase would saturate it
+    osc_vec3 ga = osc_v3(0.0, 0.0, 0.0), gb = ga;
+    double phi_a = sdf_value(d->s, a, pl->derivatives ? &ga : NULL);
+    double phi_b = sdf_value(d->s, b, pl->derivatives ? &gb : NULL);
+    if (st->broad_phase && fmin(phi_a, phi_b) - 0.5 * r->edge_lipschitz * l > st->d_max) {
+        saturate(pl, out);
+        return false;
+    }
+    if (!(l > 0.0)) { // a zero-length edge (the mesh forbids them; kept safe): its corner
+        double da[3][COLUMNS];
+        if (pl->derivatives) point_tangents(d, corners, a, da);
+        return finish(pl, d, a, da, out);
+    }
+    osc_vec3 t = osc_scale(e, 1.0 / l);
+    double da[3][COLUMNS], db[3][COLUMNS], dt[3][COLUMNS], dl[COLUMNS];
+    if (pl->derivatives) {
+        point_tangents(d, corners, a, da);
+        point_tangents(d, corners + 3, b, db);
+        // dl = t . de, dt = (de - t (t . de)) / l
+        for (int j = 0; j < COLUMNS; ++j) {
+            double de[3] = {db[0][j] - da[0][j], db[1][j] - da[1][j], db[2][j] - da[2][j]};
+            dl[j] = t.x * de[0] + t.y * de[1] + t.z * de[2];
+            dt[0][j] = (de[0] - t.x * dl[j]) / l;
+            dt[1][j] = (de[1] - t.y * dl[j]) / l;
+            dt[2][j] = (de[2] - t.z * dl[j]) / l;
+        }
+    }
+    double ds[COLUMNS], du[COLUMNS], dneg[3][COLUMNS], dsc[COLUMNS], duc[COLUMNS];
+    double s = trace(pl, d, a, t, phi_a, ga, da, dt, ds);
+    if (pl->derivatives)
+        for (int k = 0; k < 3; ++k)
+            for (int j = 0; j < COLUMNS; ++j) dneg[k][j] = -dt[k][j];
+    double u = trace(pl, d, b, osc_neg(t), phi_b, gb, db, dneg, du);
+    double sc = clip(pl, s, l, ds, dl, dsc), uc = clip(pl, u, l, du, dl, duc);
+    // midpoint p = (a + b) / 2 + (sc - uc) t / 2 (eq. P)
+    osc_vec3 p = osc_add_scaled(osc_scale(osc_add(a, b), 0.5), t, 0.5 * (sc - uc));
+    double dp[3][COLUMNS];
+    if (pl->derivatives) {
+        double tv[3] = {t.x, t.y, t.z};
+        for (int k = 0; k < 3; ++k)
+            for (int j = 0; j < COLUMNS; ++j)
+                dp[k][j] = 0.5 * (da[k][j] + db[k][j] + tv[k] * (dsc[j] - duc[j]) + (sc - uc) * dt[k][j]);
+    }
+    return finish(pl, d, p, dp, out);
+}
+
+// ---------------------------------------------------------------------------------------------
+// output
+
+// writes one contact with its pose Jacobians; counts it even when there is no room
+static void emit(pipeline* pl, const direction* d, const feature* c, osc_contact_kind kind, int32_t index,
+                 int32_t group) {
+    osc_manifold_output* out = pl->out;
+    int32_t slot = out->needed++;
+    if (slot >= out->capacity) return;
+    out->count = slot + 1;
+    osc_contact* contact = &out->contacts[slot];
+    contact->point = c->point;
+    contact->depth = c->depth;
+    contact->normal = c->normal;
+    contact->weight = c->weight;
+    contact->feature = index;
+    contact->kind = (int32_t)kind;
+    contact->body = d->body;
+    contact->group = group;
+    // J_X = weight [I | -[x - p_X]x]: column 3 + j is weight e_j x (x - p_X)
+    for (int b = 0; b < 2; ++b) {
+        double(*jacobian)[6] = b == 0 ? contact->jacobian_a : contact->jacobian_b;
+        osc_vec3 arm = osc_sub(c->point, pl->pose[b].p);
+        for (int j = 0; j < 3; ++j) {
+            osc_vec3 e = osc_v3(j == 0, j == 1, j == 2), r = osc_scale(osc_cross(e, arm), c->weight);
+            for (int i = 0; i < 3; ++i) jacobian[i][j] = i == j ? c->weight : 0.0;
+            jacobian[0][3 + j] = r.x, jacobian[1][3 + j] = r.y, jacobian[2][3 + j] = r.z;
+        }
+    }
+    if (out->point_jacobians) memcpy(out->point_jacobians + (size_t)slot * 36, c->d_point, 36 * sizeof(double));
+    if (out->depth_jacobians) memcpy(out->depth_jacobians + (size_t)slot * 12, c->d_depth, 12 * sizeof(double));
+    if (out->normal_jacobians)
+        memcpy(out->normal_jacobians + (size_t)slot * 36, c->d_normal, 36 * sizeof(double));
+    if (out->weight_jacobians)
+        memcpy(out->weight_jacobians + (size_t)slot * 12, c->d_weight, 12 * sizeof(double));
+}
+
+// ---------------------------------------------------------------------------------------------
+// blending within a convex group (seed §IV-D.2, docs/manifold.md eq. B): softmax weights
+// w_i = e_i / Z, e_i = exp(-(d_i - ref) / tau), accumulated in one pass; ref is the smallest depth so
+// far and the sums are rescaled when it moves, which leaves every ratio unchanged.
+
+typedef struct blend {
+    int items;          // features added with a positive weight (hard mode: best is set)
+    double ref;
+    double z, sd, sf, sp[3], sn[3];
+    double dz[COLUMNS], dsd[COLUMNS], dsf[COLUMNS], dsp[3][COLUMNS], dsn[3][COLUMNS];
+    feature best;       // hard mode (tau = 0): the deepest feature, first on ties
+    bool seen;          // any feature (saturated or not) added
+} blend;
+
+static void blend_start(blend* b) {
+    memset(b, 0, offsetof(blend, best));
+    b->seen = false;
+}
+
+static void blend_rescale(blend* b, double factor, bool derivatives) {
+    b->z *= factor, b->sd *= factor, b->sf *= factor;
+    for (int k = 0; k < 3; ++k) b->sp[k] *= factor, b->sn[k] *= factor;
+    if (!derivatives) return;
+    for (int j = 0; j < COLUMNS; ++j) {
+        b->dz[j] *= factor, b->dsd[j] *= factor, b->dsf[j] *= factor;
+        for (int k = 0; k < 3; ++k) b->dsp[k][j] *= factor, b->dsn[k][j] *= factor;
+    }
+}
+
+// adds one feature; `active` is false for a saturated one (depth d_max, weight 0, no tangents)
+static void blend_add(const pipeline* pl, blend* b, const feature* c, bool active) {
+    double tau = pl->settings->blend_temperature;
+    if (!(tau > 0.0)) {
+        if (!b->seen || c->depth < b->best.depth) {
+            if (active) b->best = *c;
+            else saturate(pl, &b->best);
+            b->items = active;
+        }
+        b->seen = true;
+        return;
+    }
+    if (!b->seen) {
+        b->ref = c->depth;
+        b->seen = true;
+    } else if (c->depth < b->ref) {
+        blend_rescale(b, exp((c->depth - b->ref) / tau), pl->derivatives);
+        b->ref = c->depth;
+    }
+    double e = exp(-(c->depth - b->ref) / tau);
+    b->z += e;
+    b->sd += e * c->depth;
+    if (!active) return; // f = 0 and zero tangents: nothing else changes
+    b->items++;
+    double ef = e * c->weight;
+    b->sf += ef;
+    double x[3] = {c->point.x, c->point.y, c->point.z}, n[3] = {c->normal.x, c->normal.y, c->normal.z};
+    for (int k = 0; k < 3; ++k) b->sp[k] += ef * x[k], b->sn[k] += ef * n[k];
+    if (!pl->derivatives) return;
+    for (int j = 0; j < COLUMNS; ++j) {
+        double de = -e * c->d_depth[j] / tau;
+        double def = de * c->weight + e * c->d_weight[j];
+        b->dz[j] += de;
+        b->dsd[j] += de * c->depth + e * c->d_depth[j];
+        b->dsf[j] += def;
+        for (int k = 0; k < 3; ++k) {
+            b->dsp[k][j] += def * x[k] + ef * c->d_point[k][j];
+            b->dsn[k][j] += def * n[k] + ef * c->d_normal[k][j];
+        }
+    }
+}
+
+// the blended contact: depth sd / z, weight W = sf / z, point sp / sf, normal sn / |sn|
+// (eq. B); false when the group carries no weight
+static bool blend_finish(const pipeline* pl, blend* b, feature* out) {
+    if (!(pl->settings->blend_temperature > 0.0)) {
+        if (!b->items) return false;
+        *out = b->best;
+        return true;
+    }
+    if (!b->items || !(b->sf > 0.0)) return false;
+    double depth = b->sd / b->z, weight = b->sf / b->z;
+    osc_vec3 point = osc_v3(b->sp[0] / b->sf, b->sp[1] / b->sf, b->sp[2] / b->sf);
+    osc_vec3 m = osc_v3(b->sn[0], b->sn[1], b->sn[2]);
+    double length = osc_length(m);
+    osc_vec3 n = length > 0.0 ? osc_scale(m, 1.0 / length) : osc_v3(0.0, 0.0, 0.0);
+    out->depth = depth;
+    out->weight = weight;
+    out->point = point;
+    out->normal = n;
+    if (!pl->derivatives) return true;
+    double p[3] = {point.x, point.y, point.z}, nv[3] = {n.x, n.y, n.z};
+    for (int j = 0; j < COLUMNS; ++j) {
+        out->d_depth[j] = (b->dsd[j] - depth * b->dz[j]) / b->z;
+        out->d_weight[j] = (b->dsf[j] - weight * b->dz[j]) / b->z;
+        for (int k = 0; k < 3; ++k) out->d_point[k][j] = (b->dsp[k][j] - p[k] * b->dsf[j]) / b->sf;
+        double along = 0.0;
+        for (int k = 0; k < 3; ++k) along += nv[k] * b->dsn[k][j];
+        for (int k = 0; k < 3; ++k)
+            out->d_normal[k][j] = length > 0.0 ? (b->dsn[k][j] - nv[k] * along) / length : 0.0;
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the pipeline
+
+static void run_direction(pipeline* pl, const direction* d) {
+    const osc_manifold_settings* st = pl->settings;
+    const osc_body* f = d->f;
+    // the whole mesh beyond d_max: every feature is saturated and nothing is emitted
+    if (st->broad_phase && sphere_beyond(pl, d, f->sphere, NULL)) return;
+    runs r = {-1, -1, false, false, 0.0};
+    feature c;
+    if (st->blend && f->group_count > 0) {
+        blend b;
+        for (int32_t g = 0; g < f->group_count; ++g) {
+            blend_start(&b);
+            for (int32_t i = f->group_vertex_start[g]; i < f->group_vertex_start[g + 1]; ++i) {
+                bool active = vertex_contact(pl, d, &r, i, &c);
+                blend_add(pl, &b, &c, active);
+            }
+            for (int32_t k = f->group_edge_start[g]; st->edges && k < f->group_edge_start[g + 1]; ++k) {
+                bool active = edge_contact(pl, d, &r, f->group_edges[k], &c);
+                blend_add(pl, &b, &c, active);
+            }
+            if (blend_finish(pl, &b, &c)) emit(pl, d, &c, OSC_CONTACT_GROUP, g, g);
+        }
+        return;
+    }
+    for (int32_t i = 0; i < f->vertex_count; ++i)
+        if (vertex_contact(pl, d, &r, i, &c))
+            emit(pl, d, &c, OSC_CONTACT_VERTEX, f->vertex_index[i], f->vertex_group[i]);
+    for (int32_t i = 0; st->edges && i < f->edge_count; ++i)
+        if (edge_contact(pl, d, &r, i, &c))
+            emit(pl, d, &c, OSC_CONTACT_EDGE, f->edge_index[i], f->edge_group[i]);
+}
+
+static direction make_direction(const osc_body* f, osc_pose pose_f, const osc_body* s, osc_pose pose_s,
+                                int f_is_a) {
+    direction d;
+    d.f = f;
+    d.s = s;
+    d.r_s = osc_quat_to_mat3(pose_s.q);
+    d.p_s = pose_s.p;
+    osc_mat3 r_st = osc_mat3_transpose(d.r_s);
+    d.rel_r = osc_mat3_mul(r_st, osc_quat_to_mat3(pose_f.q));
+    d.rel_p = osc_mat3_apply(r_st, osc_sub(pose_f.p, pose_s.p));
+    d.col_f = f_is_a ? 0 : 6;
+    d.col_s = f_is_a ? 6 : 0;
+    d.sign = f_is_a ? -1.0 : 1.0;
+    d.body = f_is_a ? 0 : 1;
+    return d;
+}
+
+static osc_status check_settings(const char* function, const osc_manifold_settings* s) {
+    if (!s) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings is NULL", function);
+    struct {
+        const char* name;
+        double value;
+    } lengths[] = {{"d_max", s->d_max},
+                   {"bandwidth", s->bandwidth},
+                   {"trace_temperature", s->trace_temperature},
+                   {"clip_temperature", s->clip_temperature},
+                   {"blend_temperature", s->blend_temperature}};
+    for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; ++i)
+        if (!(lengths[i].value >= 0.0) || !isfinite(lengths[i].value))
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->%s is %g (must be finite and >= 0)",
+                            function, lengths[i].name, lengths[i].value);
+    if (s->iterations < 0 || s->iterations > 64)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->iterations is %d (must be in 0..64)", function,
+                        s->iterations);
+    if ((s->blend != 0 && s->blend != 1) || (s->broad_phase != 0 && s->broad_phase != 1) ||
+        (s->edges != 0 && s->edges != 1))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: settings->blend, broad_phase and edges must be 0 or 1 (they are %d, %d, %d)",
+                        function, s->blend, s->broad_phase, s->edges);
+    return OSC_OK;
+}
+
+static osc_status check_pose(const char* function, const char* name, osc_pose pose) {
+    if (!osc_vec3_is_finite(pose.p))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s.p = (%g, %g, %g) is not finite", function, name,
+                        pose.p.x, pose.p.y, pose.p.z);
+    if (!osc_quat_is_normalizable(pose.q))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: %s.q = (%g, %g, %g, %g) cannot be normalised", function, name, pose.q.w,
+                        pose.q.x, pose.q.y, pose.q.z);
+    return OSC_OK;
+}
+
+static osc_status check_query(const char* function, const osc_body* a, const osc_body* b,
+                              const osc_manifold_settings* settings) {
+    if (!a) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: body a is NULL", function);
+    if (!b) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: body b is NULL", function);
+    return check_settings(function, settings);
+}
+
+// the query itself, on validated arguments
+static void collide(const osc_body* a, osc_pose pose_a, const osc_body* b, osc_pose pose_b,
+                    const osc_manifold_settings* settings, osc_manifold_output* out) {
+    pipeline pl;
+    pl.settings = settings;
+    pl.derivatives = out->point_jacobians || out->depth_jacobians || out->normal_jacobians ||
+                     out->weight_jacobians;
+    pose_a.q = osc_quat_normalize(pose_a.q);
+    pose_b.q = osc_quat_normalize(pose_b.q);
+    pl.pose[0] = pose_a;
+    pl.pose[1] = pose_b;
+    pl.out = out;
+    out->count = 0;
+    out->needed = 0;
+    direction ab = make_direction(a, pose_a, b, pose_b, 1);
+    run_direction(&pl, &ab);
+    direction ba = make_direction(b, pose_b, a, pose_a, 0);
+    run_direction(&pl, &ba);
+}
+
+osc_status osc_manifold_collide(const osc_body* a, osc_pose pose_a, const osc_body* b, osc_pose pose_b,
+                                const osc_manifold_settings* settings, osc_manifold_output* out) {
+    const char* function = "osc_manifold_collide";
+    osc_status status = check_query(function, a, b, settings);
+    if (status) return status;
+    if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
+    if (out->capacity < 0 || (out->capacity > 0 && !out->contacts))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out->capacity is %d with contacts %s", function,
+                        (int)out->capacity, out->contacts ? "set" : "NULL");
+    if ((status = check_pose(function, "pose_a", pose_a)) || (status = check_pose(function, "pose_b", pose_b)))
+        return status;
+    collide(a, pose_a, b, pose_b, settings, out);
+    if (out->needed > out->capacity)
+        return osc_fail(OSC_ERR_CAPACITY, "%s: %d contacts produced, capacity is %d", function,
+                        (int)out->needed, (int)out->capacity);
+    return OSC_OK;
+}
+
+osc_status osc_manifold_collide_batch(const osc_body* a, const osc_pose* poses_a, const osc_body* b,
+                                      const osc_pose* poses_b, size_t count,
+                                      const osc_manifold_settings* settings, osc_contact* contacts,
+                                      int32_t capacity, int32_t* counts, int32_t* needed,
+                                      double* point_jacobians, double* depth_jacobians,
+                                      double* normal_jacobians, double* weight_jacobians, int threads) {
+    const char* function = "osc_manifold_collide_batch";
+    osc_status status = check_query(function, a, b, settings);
+    if (status) return status;
+    if (threads < 0) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: threads is %d", function, threads);
+    if (count == 0) return OSC_OK;
+    if (!poses_a || !poses_b || !counts)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", function,
+                        !poses_a ? "poses_a" : (!poses_b ? "poses_b" : "counts"));
+    if (capacity < 0 || (capacity > 0 && !contacts))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: capacity is %d with contacts %s", function, (int)capacity,
+                        contacts ? "set" : "NULL");
+    if (count > (size_t)INT64_MAX / 64 / ((size_t)capacity + 1))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count %zu is too large", function, count);
+    for (size_t i = 0; i < count; ++i) {
+        char name[48];
+        snprintf(name, sizeof name, "poses_a[%zu]", i);
+        if ((status = check_pose(function, name, poses_a[i]))) return status;
+        snprintf(name, sizeof name, "poses_b[%zu]", i);
+        if ((status = check_pose(function, name, poses_b[i]))) return status;
+    }
+    int64_t n = (int64_t)count, first_short = n; // the first configuration that ran out of room
+#ifdef OSC_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(osc_thread_count(threads)) if (n > 1)
+#endif
+    for (int64_t i = 0; i < n; ++i) {
+        size_t slot = (size_t)i * (size_t)capacity;
+        osc_manifold_output out = {
+            capacity > 0 ? contacts + slot : NULL,
+            capacity,
+            0,
+            0,
+            point_jacobians ? point_jacobians + 36 * slot : NULL,
+            depth_jacobians ? depth_jacobians + 12 * slot : NULL,
+            normal_jacobians ? normal_jacobians + 36 * slot : NULL,
+            weight_jacobians ? weight_jacobians + 12 * slot : NULL,
+        };
+        collide(a, poses_a[i], b, poses_b[i], settings, &out);
+        counts[i] = out.count;
+        if (needed) needed[i] = out.needed;
+        if (out.needed > capacity) {
+#ifdef OSC_HAVE_OPENMP
+#pragma omp critical(osc_manifold_batch_short)
+#endif
+            if (i < first_short) first_short = i;
+        }
+    }
+    if (first_short < n)
+        return osc_fail(OSC_ERR_CAPACITY, "%s: configuration %lld produced more contacts than the capacity %d",
+                        function, (long long)first_short, (int)capacity);
+    return OSC_OK;
+}

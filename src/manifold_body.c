@@ -1,0 +1,464 @@
+// manifold_body.c: rigid-body models for the contact pipeline (seed 000 §IV-A): the SDF, the
+// collision mesh's vertices and edges in pipeline order, convex groups (§IV-D.1) and the
+// broad-phase voxel grid (§IV-C.2).
+
+#include "manifold_internal.h"
+
+#include <string.h>
+
+osc_body_desc osc_body_desc_default(void) {
+    osc_body_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.groups = OSC_GROUPS_NONE;
+    desc.group_count = 16;
+    desc.curve = OSC_CURVE_HILBERT;
+    desc.broad_phase_resolution = 32;
+    desc.broad_phase_padding = -1.0;
+    desc.surface_tolerance = 0.05;
+    return desc;
+}
+
+void osc_body_destroy(osc_body* body) {
+    if (!body) return;
+    osc_free(body->voxel_bound);
+    osc_free(body->block_lipschitz);
+    osc_free(body->vertices);
+    osc_free(body->vertex_index);
+    osc_free(body->vertex_group);
+    osc_free(body->edges);
+    osc_free(body->edge_index);
+    osc_free(body->edge_group);
+    osc_free(body->group_vertex_start);
+    osc_free(body->group_edge_start);
+    osc_free(body->group_edges);
+    osc_free(body->vertex_chunks);
+    osc_free(body->edge_chunks);
+    osc_free(body);
+}
+
+int32_t osc_body_vertex_count(const osc_body* body) {
+    return body ? body->vertex_count : 0;
+}
+
+int32_t osc_body_edge_count(const osc_body* body) {
+    return body ? body->edge_count : 0;
+}
+
+int32_t osc_body_group_count(const osc_body* body) {
+    return body ? body->group_count : 0;
+}
+
+void osc_body_vertex_groups(const osc_body* body, int32_t* vertex_groups) {
+    if (!body || !vertex_groups) return;
+    for (int32_t i = 0; i < body->vertex_count; ++i)
+        vertex_groups[body->vertex_index[i]] = body->vertex_group[i];
+}
+
+double body_ball_lipschitz(const osc_body* body, osc_vec3 c, double radius) {
+    if (!body->block_lipschitz) return body->edge_lipschitz;
+    const osc_grid* g = body->grid;
+    double p[3] = {c.x - g->origin.x, c.y - g->origin.y, c.z - g->origin.z};
+    double span = OSC_BODY_BLOCK * g->cell;
+    int lo[3], hi[3];
+    bool leaves = false;
+    for (int a = 0; a < 3; ++a) {
+        double extent = g->cells[a] * g->cell;
+        leaves |= p[a] - radius < 0.0 || p[a] + radius > extent;
+        double from = fmax(p[a] - radius, 0.0), to = fmin(p[a] + radius, extent);
+        if (from > to) from = to = p[a] < 0.0 ? 0.0 : extent; // beside the region: its nearest face
+        lo[a] = (int)(from / span);
+        hi[a] = (int)(to / span);
+        lo[a] = lo[a] > body->blocks[a] - 1 ? body->blocks[a] - 1 : lo[a];
+        hi[a] = hi[a] > body->blocks[a] - 1 ? body->blocks[a] - 1 : hi[a];
+    }
+    // a big ball: the global bound is as good and cheaper
+    if ((size_t)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1) > 64) return body->edge_lipschitz;
+    double lipschitz = 0.0;
+    for (int k = lo[2]; k <= hi[2]; ++k)
+        for (int j = lo[1]; j <= hi[1]; ++j)
+            for (int i = lo[0]; i <= hi[0]; ++i)
+                lipschitz = fmax(lipschitz,
+                                 body->block_lipschitz[((size_t)k * body->blocks[1] + j) * body->blocks[0] + i]);
+    // outside the region the continuation adds the unit slope of |x - clamp(x)|
+    return leaves ? sqrt(lipschitz * lipschitz + 1.0) : lipschitz;
+}
+
+bool body_ball_outside(const osc_body* body, osc_vec3 c, double radius, double d_max) {
+    if (!body->grid) return false;
+    osc_vec3 lo, hi;
+    osc_grid_bounds(body->grid, &lo, &hi);
+    double dx = fmax(fmax(lo.x - c.x, c.x - hi.x), 0.0), dy = fmax(fmax(lo.y - c.y, c.y - hi.y), 0.0);
+    double dz = fmax(fmax(lo.z - c.z, c.z - hi.z), 0.0);
+    double gap = sqrt(dx * dx + dy * dy + dz * dz) - radius;
+    // every point of the ball is outside, at least `gap` from the region: phi >= boundary_bound + gap
+    return gap > 0.0 && body->boundary_bound + gap > d_max;
+}
+
+// a grid body's block Lipschitz bounds and boundary bound, from the grid's voxels
+static osc_status build_blocks(osc_body* body) {
+    const osc_grid* g = body->grid;
+    size_t count = 1;
+    for (int a = 0; a < 3; ++a) {
+        body->blocks[a] = (g->cells[a] + OSC_BODY_BLOCK - 1) / OSC_BODY_BLOCK;
+        count *= (size_t)body->blocks[a];
+    }
+    body->block_lipschitz = osc_calloc(count, sizeof(double));
+    if (!body->block_lipschitz) return osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);
+    double circumradius = 0.5 * sqrt(3.0) * g->cell;
+    body->boundary_bound = INFINITY;
+    for (int k = 0; k < g->cells[2]; ++k)
+        for (int j = 0; j < g->cells[1]; ++j)
+            for (int i = 0; i < g->cells[0]; ++i) {
+                size_t v = ((size_t)k * g->cells[1] + j) * g->cells[0] + i;
+                double value = g->voxel_value[v], rho = g->voxel_radius[v];
+                if (i == 0 || j == 0 || k == 0 || i == g->cells[0] - 1 || j == g->cells[1] - 1 ||
+                    k == g->cells[2] - 1)
+                    body->boundary_bound = fmin(body->boundary_bound, value - rho);
+                if (value + rho <= 0.0) continue; // never reaches phi > 0
+                double* block = &body->block_lipschitz[((size_t)(k / OSC_BODY_BLOCK) * body->blocks[1] +
+                                                        (size_t)(j / OSC_BODY_BLOCK)) *
+                                                           body->blocks[0] +
+                                                       (size_t)(i / OSC_BODY_BLOCK)];
+                *block = fmax(*block, rho / circumradius);
+            }
+    return OSC_OK;
+}
+
+// the voxel grid of an osc_sdf body: phi at each voxel centre minus L r, L the SDF's bound on
+// |grad phi| where phi > 0 (doubled where it is only an estimate) and r the circumradius. Along a
+// segment from the centre, phi cannot fall below phi(c) - L |x - c| before it first reaches 0, so
+// phi(c) - L r >= 0 bounds phi from below in the whole voxel, and a smaller value is still a bound.
+static osc_status build_voxels(osc_body* body, const osc_body_desc* desc) {
+    osc_vec3 lo, hi;
+    osc_sdf_bounds(body->sdf, &lo, &hi);
+    double size[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
+    double longest = fmax(size[0], fmax(size[1], size[2]));
+    if (!isfinite(longest) || !(longest > 0.0))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "osc_body_create: the SDF's bounds are not a finite box (%g across): a body needs "
+                        "a bounded SDF",
+                        longest);
+    double padding = desc->broad_phase_padding >= 0.0 ? desc->broad_phase_padding : 0.5 * longest;
+    double lipschitz = osc_sdf_lipschitz(body->sdf);
+    if (!osc_sdf_lipschitz_is_bound(body->sdf)) lipschitz *= 2.0;
+    body->edge_lipschitz = lipschitz;
+    body->cell = (longest + 2.0 * padding) / desc->broad_phase_resolution;
+    body->origin = osc_v3(lo.x - padding, lo.y - padding, lo.z - padding);
+    for (int a = 0; a < 3; ++a) {
+        body->cells[a] = (int)ceil((size[a] + 2.0 * padding) / body->cell);
+        if (body->cells[a] < 1) body->cells[a] = 1;
+    }
+    size_t count = (size_t)body->cells[0] * body->cells[1] * body->cells[2];
+    body->voxel_bound = osc_calloc(count, sizeof(double));
+    if (!body->voxel_bound) return OSC_ERR_NO_MEMORY;
+    double radius = 0.5 * sqrt(3.0) * body->cell;
+    for (int k = 0; k < body->cells[2]; ++k)
+        for (int j = 0; j < body->cells[1]; ++j)
+            for (int i = 0; i < body->cells[0]; ++i) {
+                osc_vec3 centre = osc_v3(body->origin.x + (i + 0.5) * body->cell,
+                                         body->origin.y + (j + 0.5) * body->cell,
+                                         body->origin.z + (k + 0.5) * body->cell);
+                double bound = osc_sdf_eval(body->sdf, centre, NULL, NULL) - lipschitz * radius;
+                body->voxel_bound[((size_t)k * body->cells[1] + j) * body->cells[0] + i] =
+                    bound >= 0.0 ? bound : -INFINITY;
+            }
+    return OSC_OK;
+}
+
+static double body_value(const osc_body* body, osc_vec3 y) {
+    return body->grid ? osc_grid_eval(body->grid, y, NULL, NULL) : osc_sdf_eval(body->sdf, y, NULL, NULL);
+}
+
+// refuses a body whose SDF does not describe its own mesh: a vertex outside a grid's region or
+// with |phi| beyond the tolerance
+static osc_status check_cover(const osc_body* body, const osc_mesh* mesh, double tolerance) {
+    const double* v = osc_mesh_vertices(mesh);
+    int32_t n = osc_mesh_vertex_count(mesh);
+    osc_vec3 lo = osc_v3(INFINITY, INFINITY, INFINITY), hi = osc_v3(-INFINITY, -INFINITY, -INFINITY);
+    for (int32_t i = 0; i < n; ++i) {
+        lo = osc_v3(fmin(lo.x, v[3 * i]), fmin(lo.y, v[3 * i + 1]), fmin(lo.z, v[3 * i + 2]));
+        hi = osc_v3(fmax(hi.x, v[3 * i]), fmax(hi.y, v[3 * i + 1]), fmax(hi.z, v[3 * i + 2]));
+    }
+    double limit = tolerance * osc_length(osc_sub(hi, lo));
+    osc_vec3 grid_lo = lo, grid_hi = hi;
+    if (body->grid) osc_grid_bounds(body->grid, &grid_lo, &grid_hi);
+    for (int32_t i = 0; i < n; ++i) {
+        osc_vec3 y = osc_v3(v[3 * i], v[3 * i + 1], v[3 * i + 2]);
+        if (y.x < grid_lo.x || y.y < grid_lo.y || y.z < grid_lo.z || y.x > grid_hi.x || y.y > grid_hi.y ||
+            y.z > grid_hi.z)
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "osc_body_create: mesh vertex %d (%g, %g, %g) lies outside the grid's region: "
+                            "the SDF does not cover the mesh",
+                            (int)i, y.x, y.y, y.z);
+        double phi = body_value(body, y);
+        if (!(fabs(phi) <= limit))
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "osc_body_create: the SDF is %g at mesh vertex %d, beyond the surface tolerance "
+                            "%g (%g of the mesh's diagonal): the SDF does not describe this mesh",
+                            phi, (int)i, limit, tolerance);
+    }
+    return OSC_OK;
+}
+
+// vertex groups from the description: given, SDF leaves or clusters; -1 everywhere for none
+static osc_status vertex_groups(osc_body* body, const osc_body_desc* desc, int32_t* groups) {
+    const osc_mesh* mesh = desc->mesh;
+    int32_t n = osc_mesh_vertex_count(mesh);
+    const double* v = osc_mesh_vertices(mesh);
+    switch (desc->groups) {
+    case OSC_GROUPS_NONE:
+        for (int32_t i = 0; i < n; ++i) groups[i] = -1;
+        body->group_count = 0;
+        return OSC_OK;
+    case OSC_GROUPS_GIVEN: {
+        if (!desc->vertex_groups)
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "osc_body_create: groups is OSC_GROUPS_GIVEN but vertex_groups is NULL");
+        int32_t count = 0;
+        for (int32_t i = 0; i < n; ++i) {
+            int32_t g = desc->vertex_groups[i];
+            if (g < 0 || g >= n)
+                return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                                "osc_body_create: vertex_groups[%d] = %d is outside [0, %d)", (int)i, (int)g,
+                                (int)n);
+            groups[i] = g;
+            if (g + 1 > count) count = g + 1;
+        }
+        body->group_count = count;
+        return OSC_OK;
+    }
+    case OSC_GROUPS_SDF_LEAVES: {
+        if (!body->sdf)
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "osc_body_create: OSC_GROUPS_SDF_LEAVES needs an osc_sdf body, not a grid");
+        int leaves = osc_sdf_leaf_count(body->sdf);
+        for (int32_t i = 0; i < n; ++i) {
+            osc_vec3 y = osc_v3(v[3 * i], v[3 * i + 1], v[3 * i + 2]);
+            double best = INFINITY;
+            groups[i] = 0;
+            for (int leaf = 0; leaf < leaves; ++leaf) {
+                double value = osc_sdf_eval_leaf(body->sdf, leaf, y, NULL, NULL);
+                if (value < best) {
+                    best = value;
+                    groups[i] = leaf;
+                }
+            }
+        }
+        body->group_count = leaves;
+        return OSC_OK;
+    }
+    case OSC_GROUPS_CLUSTER: {
+        if (desc->group_count < 1)
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_body_create: group_count is %d (must be >= 1)",
+                            (int)desc->group_count);
+        int32_t count = 0;
+        osc_status status = osc_mesh_groups_cluster(mesh, desc->group_count, groups, &count);
+        if (status) return osc_fail_in("osc_body_create", status);
+        body->group_count = count;
+        return OSC_OK;
+    }
+    }
+    return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_body_create: groups = %d is not an osc_group_source",
+                    (int)desc->groups);
+}
+
+// edge groups [edge_count][2]: given (checked against group_count) or from the corners
+static osc_status edge_groups(const osc_body* body, const osc_body_desc* desc, const int32_t* vgroups,
+                              int32_t* egroups) {
+    int32_t e = osc_mesh_edge_count(desc->mesh);
+    if (body->group_count == 0) {
+        for (int32_t i = 0; i < 2 * e; ++i) egroups[i] = -1;
+        return OSC_OK;
+    }
+    if (desc->groups == OSC_GROUPS_GIVEN && desc->edge_groups) {
+        for (int32_t i = 0; i < e; ++i) {
+            int32_t g0 = desc->edge_groups[2 * i], g1 = desc->edge_groups[2 * i + 1];
+            if (g0 < 0 || g0 >= body->group_count || g1 < -1 || g1 >= body->group_count)
+                return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                                "osc_body_create: edge_groups[%d] = (%d, %d): the first must be a group in "
+                                "[0, %d), the second a group or -1",
+                                (int)i, (int)g0, (int)g1, (int)body->group_count);
+            egroups[2 * i] = g0;
+            egroups[2 * i + 1] = g1 == g0 ? -1 : g1;
+        }
+        return OSC_OK;
+    }
+    osc_status status = osc_mesh_edge_groups(desc->mesh, vgroups, egroups);
+    return status ? osc_fail_in("osc_body_create", status) : OSC_OK;
+}
+
+// stores vertices and edges in pipeline order: by group (stable), along the curve within a group
+static osc_status store_features(osc_body* body, const osc_body_desc* desc, const int32_t* vgroups,
+                                 const int32_t* egroups) {
+    const osc_mesh* mesh = desc->mesh;
+    const double* v = osc_mesh_vertices(mesh);
+    const int32_t* mesh_edges = osc_mesh_edges(mesh);
+    int32_t n = body->vertex_count, e = body->edge_count, groups = body->group_count;
+    int32_t* order = osc_calloc((size_t)(n > e ? n : e), sizeof(int32_t));
+    double* midpoints = osc_calloc((size_t)e * 3, sizeof(double));
+    int32_t* cursor = osc_calloc((size_t)groups + 1, sizeof(int32_t));
+    osc_status status = OSC_ERR_NO_MEMORY;
+    if (!order || !midpoints || !cursor) goto done;
+
+    // vertices: curve order, then a stable counting sort by group (ungrouped bodies: one bucket)
+    if ((status = osc_curve_order(v, n, desc->curve, order))) goto done;
+    for (int32_t i = 0; i < n; ++i) body->group_vertex_start[(vgroups[i] < 0 ? 0 : vgroups[i]) + 1]++;
+    for (int32_t g = 0; g < groups; ++g) body->group_vertex_start[g + 1] += body->group_vertex_start[g];
+    for (int32_t g = 0; g <= groups; ++g) cursor[g] = body->group_vertex_start[g];
+    for (int32_t r = 0; r < n; ++r) {
+        int32_t i = order[r], g = vgroups[i] < 0 ? 0 : vgroups[i];
+        int32_t slot = groups ? cursor[g]++ : r;
+        memcpy(&body->vertices[3 * slot], &v[3 * i], 3 * sizeof(double));
+        body->vertex_index[slot] = i;
+        body->vertex_group[slot] = vgroups[i];
+    }
+
+    // edges: curve order of their midpoints
+    for (int32_t i = 0; i < e; ++i)
+        for (int a = 0; a < 3; ++a)
+            midpoints[3 * i + a] = 0.5 * (v[3 * mesh_edges[2 * i] + a] + v[3 * mesh_edges[2 * i + 1] + a]);
+    if ((status = osc_curve_order(midpoints, e, desc->curve, order))) goto done;
+    for (int32_t r = 0; r < e; ++r) {
+        int32_t i = order[r];
+        memcpy(&body->edges[6 * r], &v[3 * mesh_edges[2 * i]], 3 * sizeof(double));
+        memcpy(&body->edges[6 * r + 3], &v[3 * mesh_edges[2 * i + 1]], 3 * sizeof(double));
+        body->edge_index[r] = i;
+        body->edge_group[r] = egroups[2 * i];
+    }
+    // each group's list of stored edges, in curve order
+    for (int32_t r = 0; r < e && groups; ++r)
+        for (int k = 0; k < 2; ++k)
+            if (egroups[2 * order[r] + k] >= 0) body->group_edge_start[egroups[2 * order[r] + k] + 1]++;
+    for (int32_t g = 0; g < groups; ++g) body->group_edge_start[g + 1] += body->group_edge_start[g];
+    for (int32_t g = 0; g <= groups; ++g) cursor[g] = body->group_edge_start[g];
+    for (int32_t r = 0; r < e && groups; ++r)
+        for (int k = 0; k < 2; ++k) {
+            int32_t g = egroups[2 * order[r] + k];
+            if (g >= 0) body->group_edges[cursor[g]++] = r;
+        }
+    status = OSC_OK;
+done:
+    osc_free(order);
+    osc_free(midpoints);
+    osc_free(cursor);
+    return status ? osc_fail_in("osc_body_create", status) : OSC_OK;
+}
+
+// the bounding sphere (centroid, largest distance) of `count` points, `stride` doubles apart
+static void bounding_sphere(const double* points, int32_t count, int stride, double sphere[4]) {
+    double c[3] = {0.0, 0.0, 0.0}, r2 = 0.0;
+    for (int32_t i = 0; i < count; ++i)
+        for (int a = 0; a < 3; ++a) c[a] += points[(size_t)i * stride + a] / count;
+    for (int32_t i = 0; i < count; ++i) {
+        const double* p = points + (size_t)i * stride;
+        double d2 = (p[0] - c[0]) * (p[0] - c[0]) + (p[1] - c[1]) * (p[1] - c[1]) + (p[2] - c[2]) * (p[2] - c[2]);
+        r2 = d2 > r2 ? d2 : r2;
+    }
+    for (int a = 0; a < 3; ++a) sphere[a] = c[a];
+    sphere[3] = sqrt(r2);
+}
+
+// bounding spheres of the whole mesh and of every run of OSC_BODY_CHUNK stored vertices and edges
+// (an edge run's sphere holds both corners of each edge, hence every point of its edges)
+static osc_status build_chunks(osc_body* body) {
+    int32_t vchunks = (body->vertex_count + OSC_BODY_CHUNK - 1) / OSC_BODY_CHUNK;
+    int32_t echunks = (body->edge_count + OSC_BODY_CHUNK - 1) / OSC_BODY_CHUNK;
+    body->vertex_chunks = osc_calloc((size_t)vchunks * 4 + 4, sizeof(double));
+    body->edge_chunks = osc_calloc((size_t)echunks * 4 + 4, sizeof(double));
+    if (!body->vertex_chunks || !body->edge_chunks) return osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);
+    bounding_sphere(body->vertices, body->vertex_count, 3, body->sphere);
+    for (int32_t k = 0; k < vchunks; ++k) {
+        int32_t first = k * OSC_BODY_CHUNK, count = body->vertex_count - first;
+        bounding_sphere(body->vertices + 3 * (size_t)first, count < OSC_BODY_CHUNK ? count : OSC_BODY_CHUNK, 3,
+                        body->vertex_chunks + 4 * (size_t)k);
+    }
+    for (int32_t k = 0; k < echunks; ++k) {
+        int32_t first = k * OSC_BODY_CHUNK, count = body->edge_count - first;
+        count = count < OSC_BODY_CHUNK ? count : OSC_BODY_CHUNK;
+        // the corners as 2 count points of 3 doubles
+        bounding_sphere(body->edges + 6 * (size_t)first, 2 * count, 3, body->edge_chunks + 4 * (size_t)k);
+    }
+    return OSC_OK;
+}
+
+static osc_status check_desc(const osc_body_desc* desc) {
+    const char* f = "osc_body_create";
+    if (!desc) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: desc is NULL", f);
+    if (!desc->mesh) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: desc->mesh is NULL", f);
+    if (osc_mesh_vertex_count(desc->mesh) < 1 || osc_mesh_triangle_count(desc->mesh) < 1)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the mesh is empty (%d vertices, %d triangles)", f,
+                        (int)osc_mesh_vertex_count(desc->mesh), (int)osc_mesh_triangle_count(desc->mesh));
+    if (!desc->grid == !desc->sdf)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: set exactly one of desc->grid and desc->sdf (%s)", f,
+                        desc->grid ? "both are set" : "neither is set");
+    if (!desc->grid && (desc->broad_phase_resolution < 1 || desc->broad_phase_resolution > 1024))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: broad_phase_resolution is %d (must be in 1..1024)", f,
+                        desc->broad_phase_resolution);
+    if (!isfinite(desc->broad_phase_padding))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: broad_phase_padding is %g", f, desc->broad_phase_padding);
+    if (!(desc->surface_tolerance >= 0.0) || !isfinite(desc->surface_tolerance))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surface_tolerance is %g (must be finite and >= 0)", f,
+                        desc->surface_tolerance);
+    if (desc->curve != OSC_CURVE_MORTON && desc->curve != OSC_CURVE_HILBERT)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: curve = %d is not an osc_curve", f, (int)desc->curve);
+    return OSC_OK;
+}
+
+osc_status osc_body_create(const osc_body_desc* desc, osc_body** out) {
+    if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_body_create: out is NULL");
+    *out = NULL;
+    osc_status status = check_desc(desc);
+    if (status) return status;
+    osc_body* body = osc_calloc(1, sizeof *body);
+    if (!body) return osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);
+    body->grid = desc->grid;
+    body->sdf = desc->sdf;
+    body->vertex_count = osc_mesh_vertex_count(desc->mesh);
+    body->edge_count = osc_mesh_edge_count(desc->mesh);
+    size_t n = (size_t)body->vertex_count, e = (size_t)body->edge_count;
+    int32_t* vgroups = osc_calloc(n, sizeof(int32_t));
+    int32_t* egroups = osc_calloc(2 * e + 1, sizeof(int32_t));
+    if (!vgroups || !egroups) {
+        status = osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);
+        goto fail;
+    }
+    if (body->grid) {
+        const osc_grid* grid = body->grid;
+        // the continuation outside the region adds |x - clamp(x)|: |grad| <= sqrt(L^2 + 1)
+        body->edge_lipschitz = sqrt(grid->lipschitz_outside * grid->lipschitz_outside + 1.0);
+        if ((status = build_blocks(body))) goto fail;
+    } else if ((status = build_voxels(body, desc))) {
+        goto fail;
+    }
+    if ((status = check_cover(body, desc->mesh, desc->surface_tolerance))) goto fail;
+    if ((status = vertex_groups(body, desc, vgroups))) goto fail;
+    if ((status = edge_groups(body, desc, vgroups, egroups))) goto fail;
+    size_t groups = (size_t)body->group_count;
+    size_t items = 0;
+    for (size_t i = 0; i < 2 * e; ++i) items += egroups[i] >= 0;
+    body->vertices = osc_calloc(3 * n, sizeof(double));
+    body->vertex_index = osc_calloc(n, sizeof(int32_t));
+    body->vertex_group = osc_calloc(n, sizeof(int32_t));
+    body->edges = osc_calloc(6 * e + 1, sizeof(double));
+    body->edge_index = osc_calloc(e + 1, sizeof(int32_t));
+    body->edge_group = osc_calloc(e + 1, sizeof(int32_t));
+    body->group_vertex_start = osc_calloc(groups + 2, sizeof(int32_t));
+    body->group_edge_start = osc_calloc(groups + 2, sizeof(int32_t));
+    body->group_edges = osc_calloc(items + 1, sizeof(int32_t));
+    if (!body->vertices || !body->vertex_index || !body->vertex_group || !body->edges || !body->edge_index ||
+        !body->edge_group || !body->group_vertex_start || !body->group_edge_start || !body->group_edges) {
+        status = osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);
+        goto fail;
+    }
+    if ((status = store_features(body, desc, vgroups, egroups))) goto fail;
+    if ((status = build_chunks(body))) goto fail;
+    osc_free(vgroups);
+    osc_free(egroups);
+    *out = body;
+    return OSC_OK;
+fail:
+    osc_free(vgroups);
+    osc_free(egroups);
+    osc_body_destroy(body);
+    return status;
+}

@@ -1,0 +1,94 @@
+// manifold_internal.h: the layout of an osc_body, shared by manifold_body.c (building it) and
+// manifold.c (the contact pipeline). Never installed.
+//
+// Features are stored in the order the pipeline visits them: vertices sorted by convex group, then
+// along a space-filling curve within the group (seed 000 §IV-C.3), so a group is a contiguous range
+// and neighbouring vertices are neighbours in space; edges sorted along the curve by midpoint, with a
+// per-group list of edge positions (an edge whose corners lie in two groups is in both lists).
+
+#ifndef OSC_MANIFOLD_INTERNAL_H
+#define OSC_MANIFOLD_INTERNAL_H
+
+#include "base_internal.h"
+#include "grid_internal.h"
+#include "osculate/manifold.h"
+
+#include <stdint.h>
+
+struct osc_body {
+    const osc_grid* grid; // spline SDF with its normal field, or
+    const osc_sdf* sdf;   // any SDF (normal: normalised gradient); both borrowed
+
+    // broad phase (seed 000 §IV-C.2): phi(x) >= lower_bound(x) for every x, and an edge of length l
+    // has phi >= min(lower_bound(corners)) - edge_lipschitz l / 2 along it
+    double edge_lipschitz;
+    // a grid body's Lipschitz bounds per block of OSC_BODY_BLOCK^3 cells (the largest L_v of its
+    // cells that reach phi > 0), for tighter bounds over small balls, and the smallest voxel bound
+    // on the region's boundary: outside the region phi >= boundary_bound + distance to the region
+    int blocks[3];
+    double* block_lipschitz;
+    double boundary_bound;
+    int cells[3];          // an osc_sdf body's own voxel grid (a grid body uses the grid's voxels)
+    double cell;
+    osc_vec3 origin;
+    double* voxel_bound;   // [n_z][n_y][n_x] phi(centre) - L r
+
+    int32_t vertex_count, edge_count, group_count;
+    double* vertices;      // [vertex_count][3], body frame, in pipeline order
+    int32_t* vertex_index; // [vertex_count] the mesh's index of each stored vertex
+    int32_t* vertex_group; // [vertex_count] group of each stored vertex (-1: none)
+    double* edges;         // [edge_count][6] the two corners, in pipeline order
+    int32_t* edge_index;   // [edge_count] the mesh's edge index (osc_mesh_edges) of each stored edge
+    int32_t* edge_group;   // [edge_count] first group of each stored edge (-1: none)
+    int32_t* group_vertex_start; // [group_count + 1] group g's vertices are [start[g], start[g + 1])
+    int32_t* group_edge_start;   // [group_count + 1] ranges into group_edges
+    int32_t* group_edges;        // stored-edge positions of each group's edges
+
+    // bounding spheres (centre xyz, radius) of the whole mesh and of each run of OSC_BODY_CHUNK
+    // consecutive stored vertices / edges: the broad phase rules out a whole run at once when
+    // lower_bound(centre) - L radius > d_max (seed 000 §IV-C.3: neighbours in memory are neighbours
+    // in space, so runs are compact)
+    double sphere[4];
+    double* vertex_chunks; // [ceil(vertex_count / OSC_BODY_CHUNK)][4]
+    double* edge_chunks;   // [ceil(edge_count / OSC_BODY_CHUNK)][4]
+};
+
+#define OSC_BODY_CHUNK 32
+
+#define OSC_BODY_BLOCK 4
+
+// A lower bound of the body's SDF at body-frame point y (-INFINITY where none is known): for a
+// grid, osc_grid_lower_bound's value (the voxel's phi(centre) - rho plus the distance to the region).
+static inline double body_lower_bound(const osc_body* body, osc_vec3 y) {
+    double p[3] = {y.x, y.y, y.z}, outside2 = 0.0;
+    size_t index = 0;
+    if (body->grid) {
+        const osc_grid* g = body->grid;
+        double o[3] = {g->origin.x, g->origin.y, g->origin.z};
+        for (int a = 2; a >= 0; --a) {
+            double u = p[a] - o[a], hi = g->cells[a] * g->cell;
+            double q = u < 0.0 ? 0.0 : (u > hi ? hi : u);
+            outside2 += (u - q) * (u - q);
+            int i = (int)(q / g->cell);
+            i = i > g->cells[a] - 1 ? g->cells[a] - 1 : i;
+            index = index * (size_t)g->cells[a] + (size_t)i;
+        }
+        return g->voxel_value[index] - g->voxel_radius[index] + sqrt(outside2);
+    }
+    double o[3] = {body->origin.x, body->origin.y, body->origin.z};
+    for (int a = 2; a >= 0; --a) {
+        double u = (p[a] - o[a]) / body->cell;
+        // outside the voxel grid nothing is known (the SDF need not grow like a distance there)
+        if (!(u >= 0.0 && u < body->cells[a])) return -INFINITY;
+        index = index * (size_t)body->cells[a] + (size_t)(int)u;
+    }
+    return body->voxel_bound[index];
+}
+
+// A bound on |grad phi| over the part of the ball (c, radius) where phi > 0 (body frame).
+double body_ball_lipschitz(const osc_body* body, osc_vec3 c, double radius);
+
+// True when phi > d_max over the whole ball (c, radius) because it lies outside a grid's region.
+bool body_ball_outside(const osc_body* body, osc_vec3 c, double radius, double d_max);
+
+#endif // OSC_MANIFOLD_INTERNAL_H
