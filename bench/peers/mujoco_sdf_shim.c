@@ -1,7 +1,7 @@
-// mujoco_sdf_shim.c: C loops over MuJoCo's own SDF functions, so that mesh_sdf_peers.py measures MuJoCo and not
-// the Python interpreter. Built by bench/peers/setup.sh against the headers and library of the `mujoco` wheel
-// installed in the peers' virtual environment, loaded with ctypes, and handed the raw mjModel / mjData pointers of
-// the Python bindings (MjModel._address, MjData._address).
+// mujoco_sdf_shim.c: C loops over MuJoCo's own SDF functions and collision detection, so that mesh_sdf_peers.py
+// and mujoco_manifold.py measure MuJoCo and not the Python interpreter. Built by bench/peers/setup.sh against the
+// headers and library of the `mujoco` wheel installed in the peers' virtual environment, loaded with ctypes, and
+// handed the raw mjModel / mjData pointers of the Python bindings (MjModel._address, MjData._address).
 //
 // MuJoCo >= 3.3.5 builds an SDF of a mesh natively (the SdfLib plugin was removed then): a mesh asset with
 // `needsdf` set gets an octree of at most `octree_maxdepth` levels over its bounding box whose nodes hold the
@@ -36,4 +36,30 @@ void osc_mj_geom_distance(const mjModel* m, mjData* d, int geom1, int geom2, dou
         d->geom_xpos[3 * geom2 + 2] = x[3 * i + 2];
         dist[i] = mj_geomDistance(m, d, geom1, geom2, distmax, fromto);
     }
+}
+
+// collision detection alone (mj_kinematics, then mj_collision: broad and narrow phase, nothing else of a step) at n
+// configurations of a model whose qpos is two free joints: pose i is poses[14 i ...] = position and quaternion
+// (w, x, y, z) of body A, then of body B, written into qpos[0:14] as given. ncon[i] gets d->ncon. If out is not NULL,
+// the first at most maxout contacts of configuration `keep` are copied into it, 13 numbers each: pos (3), dist,
+// frame (9; its first row is the normal). Returns the total number of contacts.
+long osc_mj_collide_poses(const mjModel* m, mjData* d, int n, const double* poses, int* ncon, int keep, int maxout,
+                          double* out) {
+    long total = 0;
+    for (int i = 0; i < n; i++) {
+        mju_copy(d->qpos, poses + 14 * i, 14);
+        mj_kinematics(m, d);
+        mj_collision(m, d);
+        ncon[i] = d->ncon;
+        total += d->ncon;
+        if (out && i == keep) {
+            for (int k = 0; k < d->ncon && k < maxout; k++) {
+                const mjContact* c = d->contact + k;
+                mju_copy3(out + 13 * k, c->pos);
+                out[13 * k + 3] = c->dist;
+                mju_copy(out + 13 * k + 4, c->frame, 9);
+            }
+        }
+    }
+    return total;
 }

@@ -8,7 +8,7 @@
 # and writes the same to BUILD/peers/status/NAME for mesh_sdf_peers.py. Details of every step: BUILD/peers/logs/.
 #
 #   mujoco       PyPI `mujoco` (>= 3.3.5: native octree SDF of meshes) + a C shim (mujoco_sdf_shim.c) that loops
-#                over its SDF functions; needs a C compiler for the shim
+#                over its SDF functions and its collision detection (mujoco_manifold.py); needs a C compiler for it
 #   pysdf        PyPI `pysdf` (source only: built here with a C++ compiler and Eigen's headers, which come from
 #                /usr/include/eigen3 or Debian's libeigen3-dev unpacked into BUILD/peers/eigen, not installed)
 #   mesh-to-sdf  PyPI `mesh-to-sdf` (renders depth scans with pyrender: needs OpenGL through EGL headless; as root on
