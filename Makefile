@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 CMAKE_FLAGS ?=
 
-.PHONY: all build demo test test-sanitize bench install clean models
+.PHONY: all build demo test test-sanitize bench install clean models box-stack-plot
 
 all: build
 
@@ -15,9 +15,17 @@ $(BUILD)/CMakeCache.txt:
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-# the main job: build the cup of seed 000 Fig. 9 from three XPSQs, mesh it, write cup.obj
-demo: build
-	$(BUILD)/examples/cup $(BUILD)/cup.obj
+# the main job: two bunnies (data/bunny.obj) back to back, the second turned 180 degrees about the
+# vertical and 8.3 along x so that they interpenetrate a little; prints a summary and writes the
+# contacts (JSON with pose Jacobians, PLY and OBJ point sets) and the posed collision meshes to
+# $(BUILD)/demo/. Builds only the command-line program.
+DEMO_POSE_B ?= 8.3 0 0  0 0 1 0
+demo: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target osculate_cli
+	@mkdir -p $(BUILD)/demo
+	$(BUILD)/tools/osculate contact data/bunny.obj data/bunny.obj --pose-b "$(DEMO_POSE_B)" --derivatives \
+	  --json $(BUILD)/demo/contact.json --points $(BUILD)/demo/contact.ply --obj $(BUILD)/demo/contact.obj \
+	  --scene $(BUILD)/demo/scene.obj
 
 # the real meshes the tests and benchmarks read (CGAL's data from Debian's libcgal-demo; see data/README.md)
 models:
@@ -38,6 +46,13 @@ test-sanitize: models
 # every benchmark; figures go to $(BUILD)/bench/results.jsonl
 bench: build models
 	sh bench/run.sh $(BUILD)
+
+# docs/box_stack.png (seed 000 Fig. 10): osculate's box sweep against MuJoCo's box-box contacts;
+# MuJoCo comes from bench/peers/setup.sh, matplotlib is installed into that virtual environment
+box-stack-plot: build
+	test -x $(BUILD)/peers/venv/bin/python || sh bench/peers/setup.sh $(BUILD)
+	$(BUILD)/peers/venv/bin/python -m pip install -q --disable-pip-version-check matplotlib
+	$(BUILD)/peers/venv/bin/python tools/plot_box_stack.py --build $(BUILD) --out docs/box_stack.png
 
 install: build
 	cmake --install $(BUILD)

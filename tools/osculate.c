@@ -1,20 +1,30 @@
-// osculate: the command-line program. It grows with the library; today it reports the build and
-// evaluates any analytic primitive with its derivatives.
+// osculate: the command-line program. It grows with the library; today it reports the build,
+// evaluates any analytic primitive with its derivatives, bakes spline SDFs and computes the contact
+// manifold between two models.
 //
 //   osculate version
 //   osculate info
 //   osculate eval <shape> <parameters...> <x> <y> <z>     (prints JSON: value, gradient, hessian)
+//   osculate bake MESH OUT [--resolution N]               (spline SDF of a mesh, osc_grid_save)
+//   osculate contact A B [options]                        (prints JSON: settings, bodies, contacts)
+//   osculate box-sweep OUT.csv [--hard]                   (diagnostic: the data of seed 000 Fig. 10)
 //
 // Shapes and parameters (the constructors of sdf.h):
 //   sphere r | box hx hy hz rounding | capsule r half_length | cylinder r half_height
 //   cone r_bottom r_top half_height | torus major minor | halfspace nx ny nz offset
 //   ellipsoid rx ry rz | superquadric ax ay az eps1 eps2
+//
+// `contact` takes two models, each a mesh file (OBJ, STL, OFF, PLY: its spline SDF is baked from the
+// mesh's BVH) or a spline SDF saved by `bake` (told apart by the file's magic); the collision mesh of
+// each is extracted from its SDF (seed 000 §IV-A). `contact_usage` lists the options.
 
 #include "osculate/osculate.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct shape_entry {
     const char* name;
@@ -40,6 +50,8 @@ static osc_status create_shape(const char* name, const double* p, osc_sdf** out)
 
 static int usage(void) {
     fprintf(stderr, "usage: osculate version | info | eval <shape> <parameters...> <x> <y> <z>\n"
+                    "       osculate bake MESH OUT [--resolution N]\n"
+                    "       osculate contact A B [options]   (osculate contact --help lists them)\n"
                     "shapes:");
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
         fprintf(stderr, " %s(%d)", shapes[i].name, shapes[i].parameters);
@@ -47,18 +59,158 @@ static int usage(void) {
     return 2;
 }
 
+// reports a failed library call with its message; returns the exit status 1
+static int fail(const char* command) {
+    fprintf(stderr, "osculate %s: %s\n", command, osc_last_error());
+    return 1;
+}
+
+static double now_seconds(void) {
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 // parses argv[first .. first + count) as finite numbers
 static int parse_numbers(char** argv, int first, int count, double* out) {
     for (int i = 0; i < count; ++i) {
         char* end = NULL;
         out[i] = strtod(argv[first + i], &end);
-        if (end == argv[first + i] || *end != '\0') {
-            fprintf(stderr, "osculate: '%s' is not a number\n", argv[first + i]);
+        if (end == argv[first + i] || *end != '\0' || !isfinite(out[i])) {
+            fprintf(stderr, "osculate: '%s' is not a finite number\n", argv[first + i]);
             return 0;
         }
     }
     return 1;
 }
+
+// ---------------------------------------------------------------------------------------------
+// option values
+
+// the value of option argv[*i] (advancing *i); NULL with a message when it is missing
+static const char* option_value(int argc, char** argv, int* i) {
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "osculate: %s needs a value\n", argv[*i]);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+// a finite number >= minimum
+static int parse_real(const char* option, const char* text, double minimum, double* out) {
+    char* end = NULL;
+    double value = text ? strtod(text, &end) : NAN;
+    if (!text || end == text || *end != '\0' || !isfinite(value)) {
+        fprintf(stderr, "osculate: %s '%s' is not a finite number\n", option, text ? text : "");
+        return 0;
+    }
+    if (!(value >= minimum)) {
+        fprintf(stderr, "osculate: %s is %g (must be >= %g)\n", option, value, minimum);
+        return 0;
+    }
+    *out = value;
+    return 1;
+}
+
+// an integer in [minimum, maximum]
+static int parse_int(const char* option, const char* text, long minimum, long maximum, int* out) {
+    char* end = NULL;
+    long value = text ? strtol(text, &end, 10) : 0;
+    if (!text || end == text || *end != '\0') {
+        fprintf(stderr, "osculate: %s '%s' is not an integer\n", option, text ? text : "");
+        return 0;
+    }
+    if (value < minimum || value > maximum) {
+        fprintf(stderr, "osculate: %s is %ld (must be in %ld..%ld)\n", option, value, minimum, maximum);
+        return 0;
+    }
+    *out = (int)value;
+    return 1;
+}
+
+// "px py pz qw qx qy qz" (blanks or commas between): a world-from-body pose, quaternion scalar first
+static int parse_pose(const char* option, const char* text, osc_pose* out) {
+    double v[7];
+    int count = 0;
+    const char* s = text ? text : "";
+    for (;;) {
+        while (*s == ' ' || *s == ',' || *s == '\t') ++s;
+        if (!*s) break;
+        char* end = NULL;
+        double value = strtod(s, &end);
+        if (end == s || !isfinite(value) || count == 7) {
+            fprintf(stderr, "osculate: %s \"%s\" is not 7 finite numbers \"px py pz qw qx qy qz\"\n", option, text);
+            return 0;
+        }
+        v[count++] = value;
+        s = end;
+    }
+    if (count != 7) {
+        fprintf(stderr, "osculate: %s \"%s\" has %d numbers, not 7 (px py pz qw qx qy qz)\n", option, text, count);
+        return 0;
+    }
+    osc_quat q = {v[3], v[4], v[5], v[6]};
+    if (!osc_quat_is_normalizable(q)) {
+        fprintf(stderr, "osculate: %s: the quaternion (%g, %g, %g, %g) cannot be normalised\n", option, q.w, q.x,
+                q.y, q.z);
+        return 0;
+    }
+    out->p = osc_v3(v[0], v[1], v[2]);
+    out->q = osc_quat_normalize(q);
+    return 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON output
+
+// a number, or null where JSON has none (NaN, infinities)
+static void json_number(FILE* f, double value) {
+    if (isfinite(value)) fprintf(f, "%.17g", value);
+    else fputs("null", f);
+}
+
+static void json_vec3(FILE* f, osc_vec3 v) {
+    fputc('[', f);
+    json_number(f, v.x);
+    fputs(", ", f);
+    json_number(f, v.y);
+    fputs(", ", f);
+    json_number(f, v.z);
+    fputc(']', f);
+}
+
+// a row-major rows x columns matrix as nested arrays (one flat array when rows is 1)
+static void json_matrix(FILE* f, const double* m, int rows, int columns) {
+    if (rows > 1) fputc('[', f);
+    for (int i = 0; i < rows; ++i) {
+        fputs(i ? ", [" : "[", f);
+        for (int j = 0; j < columns; ++j) {
+            if (j) fputs(", ", f);
+            json_number(f, m[i * columns + j]);
+        }
+        fputc(']', f);
+    }
+    if (rows > 1) fputc(']', f);
+}
+
+// a string with the characters JSON escapes escaped
+static void json_string(FILE* f, const char* s) {
+    fputc('"', f);
+    for (; *s; ++s) {
+        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", (unsigned)*s);
+        else fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void json_pose(FILE* f, osc_pose pose) {
+    double v[7] = {pose.p.x, pose.p.y, pose.p.z, pose.q.w, pose.q.x, pose.q.y, pose.q.z};
+    json_matrix(f, v, 1, 7);
+}
+
+// ---------------------------------------------------------------------------------------------
+// eval
 
 static int command_eval(int argc, char** argv) {
     if (argc < 3) return usage();
@@ -76,10 +228,7 @@ static int command_eval(int argc, char** argv) {
     double values[8];
     if (!parse_numbers(argv, 3, shape->parameters + 3, values)) return 2;
     osc_sdf* sdf = NULL;
-    if (create_shape(shape->name, values, &sdf) != OSC_OK) {
-        fprintf(stderr, "osculate: %s\n", osc_last_error());
-        return 1;
-    }
+    if (create_shape(shape->name, values, &sdf) != OSC_OK) return fail("eval");
     const double* x = values + shape->parameters;
     osc_vec3 g;
     osc_mat3 h;
@@ -93,6 +242,771 @@ static int command_eval(int argc, char** argv) {
     return 0;
 }
 
+// ---------------------------------------------------------------------------------------------
+// models: a mesh file or a saved spline SDF, its collision mesh and its osc_body
+
+// 1 when the file starts with the magic of osc_grid_save (docs/grid.md)
+static int is_grid_file(const char* path) {
+    FILE* f = fopen(path, "rb");
+    if (!f) return 0; // the mesh loader reports the I/O error
+    char magic[8] = {0};
+    size_t got = fread(magic, 1, sizeof magic, f);
+    fclose(f);
+    return got == sizeof magic && !memcmp(magic, "OSCGRID", 8);
+}
+
+// builds the spline SDF of the mesh file at `path` (load, BVH, grid); times in seconds
+static osc_status bake_mesh(const char* path, int resolution, osc_grid** grid, int32_t* vertices,
+                            int32_t* triangles, double* load_s, double* spline_s) {
+    double start = now_seconds();
+    osc_mesh* mesh = NULL;
+    osc_mesh_bvh* bvh = NULL;
+    osc_status status = osc_mesh_load(path, NULL, &mesh, NULL);
+    if (status) return status;
+    *vertices = osc_mesh_vertex_count(mesh);
+    *triangles = osc_mesh_triangle_count(mesh);
+    *load_s = now_seconds() - start;
+    start = now_seconds();
+    osc_grid_settings settings = osc_grid_settings_default();
+    settings.resolution = resolution;
+    status = osc_mesh_bvh_create(mesh, &bvh);
+    if (!status) status = osc_grid_create_from_mesh(bvh, &settings, grid);
+    *spline_s = now_seconds() - start;
+    osc_mesh_bvh_destroy(bvh);
+    osc_mesh_destroy(mesh);
+    return status;
+}
+
+typedef struct model_options {
+    int resolution;        // spline cells along the longest axis (mesh inputs)
+    int mesh_resolution;   // marching-cubes cells of the collision mesh
+    int triangles;         // collision-mesh triangle target (0: no simplification)
+    int groups;            // cluster groups per body (0: none)
+} model_options;
+
+typedef struct model {
+    const char* path;
+    int from_grid;         // 1: a saved spline SDF; 0: a mesh file
+    int same_as_a;         // 1: body b is body a's model (same file)
+    int32_t input_vertices, input_triangles;
+    osc_grid* grid;
+    osc_sdf* sdf;          // the grid as an osc_sdf (for the collision mesh)
+    osc_mesh* collision;
+    osc_body* body;
+    double size;           // longest side of the collision mesh's bounding box
+    double load_s, spline_s, collision_s, body_s;
+} model;
+
+static void model_release(model* m) {
+    osc_body_destroy(m->body);
+    osc_mesh_destroy(m->collision);
+    osc_sdf_destroy(m->sdf);
+    osc_grid_destroy(m->grid);
+}
+
+static double mesh_size(const osc_mesh* mesh) {
+    const double* v = osc_mesh_vertices(mesh);
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int32_t i = 0; i < osc_mesh_vertex_count(mesh); ++i)
+        for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], v[3 * i + k]), hi[k] = fmax(hi[k], v[3 * i + k]);
+    return fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+}
+
+// loads or bakes the SDF of m->path, extracts its collision mesh and creates the body
+static osc_status model_build(const model_options* options, model* m) {
+    osc_status status;
+    m->from_grid = is_grid_file(m->path);
+    if (m->from_grid) {
+        double start = now_seconds();
+        status = osc_grid_load(m->path, &m->grid);
+        m->load_s = now_seconds() - start;
+    } else {
+        status = bake_mesh(m->path, options->resolution, &m->grid, &m->input_vertices, &m->input_triangles,
+                           &m->load_s, &m->spline_s);
+    }
+    if (status) return status;
+    double start = now_seconds();
+    osc_collision_mesh_settings mesh_settings = osc_collision_mesh_settings_default();
+    mesh_settings.resolution = options->mesh_resolution;
+    mesh_settings.target_triangles = options->triangles;
+    if ((status = osc_grid_to_sdf(m->grid, &m->sdf)) ||
+        (status = osc_collision_mesh_create(m->sdf, &mesh_settings, &m->collision)))
+        return status;
+    m->collision_s = now_seconds() - start;
+    m->size = mesh_size(m->collision);
+    start = now_seconds();
+    osc_body_desc desc = osc_body_desc_default();
+    desc.mesh = m->collision;
+    desc.grid = m->grid;
+    if (options->groups > 0) {
+        desc.groups = OSC_GROUPS_CLUSTER;
+        desc.group_count = options->groups;
+    }
+    status = osc_body_create(&desc, &m->body);
+    m->body_s = now_seconds() - start;
+    return status;
+}
+
+static void json_model(FILE* f, const char* name, const model* m, osc_pose pose) {
+    fputs("    {\"name\": ", f);
+    json_string(f, name);
+    fputs(", \"path\": ", f);
+    json_string(f, m->path);
+    fprintf(f, ", \"source\": \"%s\", \"same_as_a\": %s", m->from_grid ? "spline SDF file" : "mesh",
+            m->same_as_a ? "true" : "false");
+    if (!m->from_grid)
+        fprintf(f, ", \"input_vertices\": %d, \"input_triangles\": %d", (int)m->input_vertices,
+                (int)m->input_triangles);
+    int cells[3];
+    double cell = osc_grid_cells(m->grid, cells);
+    fprintf(f, ",\n     \"spline_cells\": [%d, %d, %d], \"cell_size\": ", cells[0], cells[1], cells[2]);
+    json_number(f, cell);
+    fprintf(f, ", \"vertices\": %d, \"edges\": %d, \"triangles\": %d, \"groups\": %d, \"size\": ",
+            (int)osc_body_vertex_count(m->body), (int)osc_body_edge_count(m->body),
+            (int)osc_mesh_triangle_count(m->collision), (int)osc_body_group_count(m->body));
+    json_number(f, m->size);
+    fputs(",\n     \"pose\": ", f);
+    json_pose(f, pose);
+    fprintf(f, ", \"build_s\": {\"load\": %.6f, \"spline\": %.6f, \"collision_mesh\": %.6f, \"body\": %.6f, "
+               "\"total\": %.6f}}",
+            m->load_s, m->spline_s, m->collision_s, m->body_s, m->load_s + m->spline_s + m->collision_s + m->body_s);
+}
+
+// ---------------------------------------------------------------------------------------------
+// bake
+
+static int command_bake(int argc, char** argv) {
+    const char* paths[2] = {NULL, NULL};
+    int count = 0, resolution = osc_grid_settings_default().resolution;
+    for (int i = 2; i < argc; ++i) {
+        if (!strcmp(argv[i], "--resolution")) {
+            if (!parse_int("--resolution", option_value(argc, argv, &i), 4, 1024, &resolution)) return 2;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "osculate bake: unknown option '%s'\n", argv[i]);
+            return 2;
+        } else if (count < 2) {
+            paths[count++] = argv[i];
+        } else {
+            fprintf(stderr, "osculate bake: one mesh and one output path, not '%s' too\n", argv[i]);
+            return 2;
+        }
+    }
+    if (count != 2) return usage();
+    osc_grid* grid = NULL;
+    int32_t vertices = 0, triangles = 0;
+    double load_s = 0.0, spline_s = 0.0;
+    if (bake_mesh(paths[0], resolution, &grid, &vertices, &triangles, &load_s, &spline_s) ||
+        osc_grid_save(grid, paths[1])) {
+        osc_grid_destroy(grid);
+        return fail("bake");
+    }
+    int cells[3];
+    double cell = osc_grid_cells(grid, cells);
+    printf("{\"mesh\": ");
+    json_string(stdout, paths[0]);
+    printf(", \"vertices\": %d, \"triangles\": %d, \"spline_cells\": [%d, %d, %d], \"cell_size\": %.17g, "
+           "\"load_s\": %.6f, \"spline_s\": %.6f, \"wrote\": ",
+           (int)vertices, (int)triangles, cells[0], cells[1], cells[2], cell, load_s, spline_s);
+    json_string(stdout, paths[1]);
+    printf("}\n");
+    osc_grid_destroy(grid);
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// contact
+
+// prints the options of `contact` to stderr; returns the exit status 2
+static int contact_usage(void) {
+    osc_manifold_settings s = osc_manifold_settings_default();
+    osc_collision_mesh_settings m = osc_collision_mesh_settings_default();
+    fprintf(stderr,
+            "usage: osculate contact A B [options]\n"
+            "A, B: a mesh file (.obj .stl .off .ply) or a spline SDF saved by `osculate bake`; the same file\n"
+            "twice is built once. Prints JSON (settings, bodies, contacts, summary) on stdout, or to --json FILE\n"
+            "with a short summary on stdout.\n"
+            "models:\n"
+            "  --resolution N          spline cells along the longest axis of a mesh (default %d)\n"
+            "  --mesh-resolution N     marching-cubes cells of the collision mesh (default %d)\n"
+            "  --triangles N           collision-mesh triangle target, 0: no simplification (default %d)\n"
+            "  --groups N              convex groups per body by clustering, 0: none (default 0)\n"
+            "query:\n"
+            "  --pose-a \"px py pz qw qx qy qz\"   world-from-body pose of A (default identity)\n"
+            "  --pose-b \"px py pz qw qx qy qz\"   world-from-body pose of B (default identity)\n"
+            "  --scale S               length unit of the default lengths and temperatures below (default:\n"
+            "                          the longest side of the larger collision mesh's bounding box)\n"
+            "  --d-max D               contacts saturate at this depth (default %g S)\n"
+            "  --bandwidth E           width of the transition below d_max (default %g S)\n"
+            "  --trace-temperature T   sphere-tracing temperature (default %g S)\n"
+            "  --clip-temperature T    soft-clip temperature (default %g S)\n"
+            "  --blend-temperature T   softmax temperature within a group (default %g S)\n"
+            "  --iterations N          sphere-tracing steps per edge corner (default %d)\n"
+            "  --no-blend              report every vertex and edge contact even with --groups\n"
+            "  --no-edges              vertex contacts only\n"
+            "  --no-broad-phase        run the narrow phase on every feature (same result, slower)\n"
+            "output:\n"
+            "  --derivatives           add the pose Jacobians (12 columns: A's twist, then B's)\n"
+            "  --json FILE             write the JSON there (default stdout)\n"
+            "  --points FILE.ply       the contact points as a PLY point set (normals, depth, weight)\n"
+            "  --obj FILE.obj          the contact points as OBJ vertices\n"
+            "  --scene FILE.obj        both collision meshes at their poses (objects a and b)\n"
+            "A temperature (or bandwidth) of 0 selects the hard operator.\n",
+            osc_grid_settings_default().resolution, m.resolution, (int)m.target_triangles, s.d_max, s.bandwidth,
+            s.trace_temperature, s.clip_temperature, s.blend_temperature, s.iterations);
+    return 2;
+}
+
+typedef struct contact_options {
+    const char* paths[2];
+    osc_pose poses[2];
+    model_options models;
+    double scale;                // <= 0: from the bodies
+    double lengths[5];           // d_max, bandwidth, trace, clip, blend temperature; NAN: not given
+    osc_manifold_settings settings;
+    int derivatives;
+    const char* json_path;
+    const char* ply_path;
+    const char* obj_path;
+    const char* scene_path;
+} contact_options;
+
+static const char* const length_options[5] = {"--d-max", "--bandwidth", "--trace-temperature", "--clip-temperature",
+                                              "--blend-temperature"};
+
+// 1: parsed; 0: a bad option (reported); -1: --help (printed)
+static int parse_contact_options(int argc, char** argv, contact_options* o) {
+    int positional = 0;
+    for (int i = 2; i < argc; ++i) {
+        const char* arg = argv[i];
+        int ok = 1, length = -1;
+        for (int k = 0; k < 5; ++k)
+            if (!strcmp(arg, length_options[k])) length = k;
+        if (length >= 0) {
+            ok = parse_real(arg, option_value(argc, argv, &i), 0.0, &o->lengths[length]);
+        } else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            contact_usage();
+            return -1;
+        } else if (!strcmp(arg, "--pose-a") || !strcmp(arg, "--pose-b")) {
+            ok = parse_pose(arg, option_value(argc, argv, &i), &o->poses[arg[7] == 'b']);
+        } else if (!strcmp(arg, "--resolution")) {
+            ok = parse_int(arg, option_value(argc, argv, &i), 4, 1024, &o->models.resolution);
+        } else if (!strcmp(arg, "--mesh-resolution")) {
+            ok = parse_int(arg, option_value(argc, argv, &i), 4, 1024, &o->models.mesh_resolution);
+        } else if (!strcmp(arg, "--triangles")) {
+            ok = parse_int(arg, option_value(argc, argv, &i), 0, 100000000, &o->models.triangles);
+        } else if (!strcmp(arg, "--groups")) {
+            ok = parse_int(arg, option_value(argc, argv, &i), 0, 1000000, &o->models.groups);
+        } else if (!strcmp(arg, "--iterations")) {
+            ok = parse_int(arg, option_value(argc, argv, &i), 0, 64, &o->settings.iterations);
+        } else if (!strcmp(arg, "--scale")) {
+            ok = parse_real(arg, option_value(argc, argv, &i), 0.0, &o->scale);
+            if (ok && !(o->scale > 0.0)) {
+                fprintf(stderr, "osculate: --scale must be > 0\n");
+                ok = 0;
+            }
+        } else if (!strcmp(arg, "--no-blend")) {
+            o->settings.blend = 0;
+        } else if (!strcmp(arg, "--no-edges")) {
+            o->settings.edges = 0;
+        } else if (!strcmp(arg, "--no-broad-phase")) {
+            o->settings.broad_phase = 0;
+        } else if (!strcmp(arg, "--derivatives")) {
+            o->derivatives = 1;
+        } else if (!strcmp(arg, "--json") || !strcmp(arg, "--points") || !strcmp(arg, "--obj") ||
+                   !strcmp(arg, "--scene")) {
+            const char* value = option_value(argc, argv, &i);
+            ok = value != NULL;
+            const char** target = arg[2] == 'j' ? &o->json_path
+                                  : arg[2] == 'p' ? &o->ply_path
+                                  : arg[2] == 'o' ? &o->obj_path
+                                                  : &o->scene_path;
+            *target = value;
+        } else if (arg[0] == '-' && arg[1]) {
+            fprintf(stderr, "osculate contact: unknown option '%s'\n", arg);
+            ok = 0;
+        } else if (positional < 2) {
+            o->paths[positional++] = arg;
+        } else {
+            fprintf(stderr, "osculate contact: two models, not '%s' too\n", arg);
+            ok = 0;
+        }
+        if (!ok) return 0;
+    }
+    if (positional != 2) {
+        fprintf(stderr, "osculate contact: needs two models A and B\n");
+        contact_usage();
+        return 0;
+    }
+    return 1;
+}
+
+// the settings: given values, else the library's defaults times the scale
+static void resolve_settings(contact_options* o, double scale) {
+    osc_manifold_settings d = osc_manifold_settings_default();
+    double defaults[5] = {d.d_max, d.bandwidth, d.trace_temperature, d.clip_temperature, d.blend_temperature};
+    double* fields[5] = {&o->settings.d_max, &o->settings.bandwidth, &o->settings.trace_temperature,
+                         &o->settings.clip_temperature, &o->settings.blend_temperature};
+    for (int k = 0; k < 5; ++k) *fields[k] = isnan(o->lengths[k]) ? defaults[k] * scale : o->lengths[k];
+}
+
+// the contacts and their pose Jacobians (nullable) of one query
+typedef struct contact_result {
+    osc_manifold_output out;
+    double query_s;   // median time of one query
+    int repeats;
+} contact_result;
+
+static int compare_doubles(const void* a, const void* b) {
+    double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+// runs the query, then repeats it (about 0.2 s, at most 101 runs) for its median time
+static osc_status run_query(const model* a, const model* b, const contact_options* o, contact_result* r) {
+    osc_status status = osc_manifold_collide(a->body, o->poses[0], b->body, o->poses[1], &o->settings, &r->out);
+    if (status) return status;
+    enum { MOST = 101 };
+    double times[MOST], total = 0.0;
+    osc_manifold_output scratch = r->out;
+    r->repeats = 0;
+    while (r->repeats < MOST && (r->repeats < 3 || total < 0.2)) {
+        double start = now_seconds();
+        osc_manifold_collide(a->body, o->poses[0], b->body, o->poses[1], &o->settings, &scratch);
+        times[r->repeats] = now_seconds() - start;
+        total += times[r->repeats++];
+    }
+    qsort(times, (size_t)r->repeats, sizeof times[0], compare_doubles);
+    r->query_s = times[r->repeats / 2];
+    return OSC_OK;
+}
+
+static const char* kind_name(int32_t kind) {
+    return kind == OSC_CONTACT_VERTEX ? "vertex" : kind == OSC_CONTACT_EDGE ? "edge" : "group";
+}
+
+typedef struct contact_summary {
+    int32_t kinds[3];
+    int32_t penetrating;
+    double deepest, total_weight;
+} contact_summary;
+
+static contact_summary summarise(const osc_manifold_output* out) {
+    contact_summary s = {{0, 0, 0}, 0, INFINITY, 0.0};
+    for (int32_t i = 0; i < out->count; ++i) {
+        const osc_contact* c = &out->contacts[i];
+        if (c->kind >= 0 && c->kind < 3) s.kinds[c->kind]++;
+        s.penetrating += c->depth < 0.0;
+        s.deepest = fmin(s.deepest, c->depth);
+        s.total_weight += c->weight;
+    }
+    return s;
+}
+
+static void json_contact(FILE* f, const osc_manifold_output* out, int32_t i) {
+    const osc_contact* c = &out->contacts[i];
+    fputs("    {\"point\": ", f);
+    json_vec3(f, c->point);
+    fputs(", \"depth\": ", f);
+    json_number(f, c->depth);
+    fputs(", \"normal\": ", f);
+    json_vec3(f, c->normal);
+    fputs(", \"weight\": ", f);
+    json_number(f, c->weight);
+    fprintf(f, ", \"kind\": \"%s\", \"body\": %d, \"feature\": %d, \"group\": %d,\n     \"jacobian_a\": ",
+            kind_name(c->kind), (int)c->body, (int)c->feature, (int)c->group);
+    json_matrix(f, &c->jacobian_a[0][0], 3, 6);
+    fputs(", \"jacobian_b\": ", f);
+    json_matrix(f, &c->jacobian_b[0][0], 3, 6);
+    if (out->point_jacobians) {
+        fputs(",\n     \"point_jacobian\": ", f);
+        json_matrix(f, out->point_jacobians + 36 * (size_t)i, 3, 12);
+        fputs(",\n     \"depth_jacobian\": ", f);
+        json_matrix(f, out->depth_jacobians + 12 * (size_t)i, 1, 12);
+        fputs(",\n     \"normal_jacobian\": ", f);
+        json_matrix(f, out->normal_jacobians + 36 * (size_t)i, 3, 12);
+        fputs(",\n     \"weight_jacobian\": ", f);
+        json_matrix(f, out->weight_jacobians + 12 * (size_t)i, 1, 12);
+    }
+    fputc('}', f);
+}
+
+static void write_contact_json(FILE* f, const contact_options* o, const model* models[2],
+                               const contact_result* r, double build_s) {
+    const osc_manifold_settings* s = &o->settings;
+    fprintf(f, "{\n  \"command\": \"contact\", \"version\": \"%s\",\n  \"settings\": {\"d_max\": ", osc_version_string());
+    json_number(f, s->d_max);
+    fputs(", \"bandwidth\": ", f);
+    json_number(f, s->bandwidth);
+    fputs(", \"trace_temperature\": ", f);
+    json_number(f, s->trace_temperature);
+    fputs(", \"clip_temperature\": ", f);
+    json_number(f, s->clip_temperature);
+    fputs(", \"blend_temperature\": ", f);
+    json_number(f, s->blend_temperature);
+    fprintf(f, ",\n    \"iterations\": %d, \"blend\": %s, \"edges\": %s, \"broad_phase\": %s, \"scale\": ", s->iterations,
+            s->blend ? "true" : "false", s->edges ? "true" : "false", s->broad_phase ? "true" : "false");
+    json_number(f, o->scale);
+    fprintf(f, ", \"groups\": %d, \"resolution\": %d, \"mesh_resolution\": %d, \"triangles\": %d, \"derivatives\": %s},\n",
+            o->models.groups, o->models.resolution, o->models.mesh_resolution, o->models.triangles,
+            o->derivatives ? "true" : "false");
+    fputs("  \"bodies\": [\n", f);
+    json_model(f, "a", models[0], o->poses[0]);
+    fputs(",\n", f);
+    json_model(f, "b", models[1], o->poses[1]);
+    fputs("\n  ],\n  \"contacts\": [", f);
+    for (int32_t i = 0; i < r->out.count; ++i) {
+        fputs(i ? ",\n" : "\n", f);
+        json_contact(f, &r->out, i);
+    }
+    contact_summary sum = summarise(&r->out);
+    fprintf(f, "%s],\n  \"summary\": {\"count\": %d, \"vertex\": %d, \"edge\": %d, \"group\": %d, \"penetrating\": %d, "
+               "\"deepest_depth\": ",
+            r->out.count ? "\n  " : "", (int)r->out.count, (int)sum.kinds[0], (int)sum.kinds[1], (int)sum.kinds[2],
+            (int)sum.penetrating);
+    json_number(f, r->out.count ? sum.deepest : NAN);
+    fputs(", \"total_weight\": ", f);
+    json_number(f, sum.total_weight);
+    fprintf(f, ",\n    \"query_s\": %.9f, \"query_repeats\": %d, \"build_s\": %.6f}\n}\n", r->query_s, r->repeats,
+            build_s);
+}
+
+// the contact points as an ASCII PLY point set: position, normal, depth, weight, body, kind
+static int write_points_ply(const char* path, const contact_options* o, const osc_manifold_output* out) {
+    FILE* f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "osculate contact: cannot write %s\n", path);
+        return 0;
+    }
+    fprintf(f, "ply\nformat ascii 1.0\ncomment osculate contact points: %s vs %s (depth < 0: penetration)\n"
+               "element vertex %d\nproperty float x\nproperty float y\nproperty float z\n"
+               "property float nx\nproperty float ny\nproperty float nz\nproperty float depth\n"
+               "property float weight\nproperty int body\nproperty int kind\nend_header\n",
+            o->paths[0], o->paths[1], (int)out->count);
+    for (int32_t i = 0; i < out->count; ++i) {
+        const osc_contact* c = &out->contacts[i];
+        fprintf(f, "%.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %d %d\n", c->point.x, c->point.y, c->point.z,
+                c->normal.x, c->normal.y, c->normal.z, c->depth, c->weight, (int)c->body, (int)c->kind);
+    }
+    int ok = !ferror(f);
+    ok = (fclose(f) == 0) && ok;
+    if (!ok) fprintf(stderr, "osculate contact: error writing %s\n", path);
+    return ok;
+}
+
+// the contact points as OBJ vertices
+static int write_points_obj(const char* path, const contact_options* o, const osc_manifold_output* out) {
+    FILE* f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "osculate contact: cannot write %s\n", path);
+        return 0;
+    }
+    fprintf(f, "# osculate contact points: %s vs %s, %d points (x y z, world)\n", o->paths[0], o->paths[1],
+            (int)out->count);
+    for (int32_t i = 0; i < out->count; ++i)
+        fprintf(f, "v %.17g %.17g %.17g\n", out->contacts[i].point.x, out->contacts[i].point.y,
+                out->contacts[i].point.z);
+    int ok = !ferror(f);
+    ok = (fclose(f) == 0) && ok;
+    if (!ok) fprintf(stderr, "osculate contact: error writing %s\n", path);
+    return ok;
+}
+
+// both collision meshes at their poses, in world coordinates
+static int write_scene(const char* path, const model* models[2], const osc_pose poses[2]) {
+    FILE* f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "osculate contact: cannot write %s\n", path);
+        return 0;
+    }
+    fprintf(f, "# osculate contact: the collision meshes of a (%s) and b (%s) at their poses\n", models[0]->path,
+            models[1]->path);
+    int32_t base = 1;
+    for (int b = 0; b < 2; ++b) {
+        const osc_mesh* mesh = models[b]->collision;
+        const double* v = osc_mesh_vertices(mesh);
+        const int32_t* t = osc_mesh_triangles(mesh);
+        fprintf(f, "o %s\n", b ? "b" : "a");
+        for (int32_t i = 0; i < osc_mesh_vertex_count(mesh); ++i) {
+            osc_vec3 x = osc_pose_apply(poses[b], osc_v3(v[3 * i], v[3 * i + 1], v[3 * i + 2]));
+            fprintf(f, "v %.9g %.9g %.9g\n", x.x, x.y, x.z);
+        }
+        for (int32_t i = 0; i < osc_mesh_triangle_count(mesh); ++i)
+            fprintf(f, "f %d %d %d\n", (int)(base + t[3 * i]), (int)(base + t[3 * i + 1]), (int)(base + t[3 * i + 2]));
+        base += osc_mesh_vertex_count(mesh);
+    }
+    int ok = !ferror(f);
+    ok = (fclose(f) == 0) && ok;
+    if (!ok) fprintf(stderr, "osculate contact: error writing %s\n", path);
+    return ok;
+}
+
+static void print_summary(const contact_options* o, const model* models[2], const contact_result* r, double build_s) {
+    contact_summary sum = summarise(&r->out);
+    printf("osculate contact: %s (a) against %s (b)\n", o->paths[0], o->paths[1]);
+    for (int b = 0; b < 2; ++b) {
+        const model* m = models[b];
+        if (b == 1 && m->same_as_a) {
+            printf("  body b     the same model as a\n");
+            continue;
+        }
+        int cells[3];
+        osc_grid_cells(m->grid, cells);
+        printf("  body %c     %d vertices, %d edges, %d groups; spline %dx%dx%d %s %.2f s, collision mesh %.2f s\n",
+               'a' + b, (int)osc_body_vertex_count(m->body), (int)osc_body_edge_count(m->body),
+               (int)osc_body_group_count(m->body), cells[0], cells[1], cells[2], m->from_grid ? "loaded in" : "baked in",
+               m->load_s + m->spline_s, m->collision_s);
+    }
+    printf("  settings   d_max %.3g, bandwidth %.3g, temperatures trace %.3g clip %.3g blend %.3g (scale %.3g)\n",
+           o->settings.d_max, o->settings.bandwidth, o->settings.trace_temperature, o->settings.clip_temperature,
+           o->settings.blend_temperature, o->scale);
+    printf("  contacts   %d (%d vertex, %d edge, %d group), %d penetrating\n", (int)r->out.count, (int)sum.kinds[0],
+           (int)sum.kinds[1], (int)sum.kinds[2], (int)sum.penetrating);
+    if (r->out.count) printf("  deepest    %.4g    total weight %.4g\n", sum.deepest, sum.total_weight);
+    printf("  query      %.3f ms (median of %d)%s; models built in %.2f s\n", 1e3 * r->query_s, r->repeats,
+           o->derivatives ? " with pose Jacobians" : "", build_s);
+    printf("  wrote      %s", o->json_path);
+    if (o->ply_path) printf(", %s", o->ply_path);
+    if (o->obj_path) printf(", %s", o->obj_path);
+    if (o->scene_path) printf(", %s", o->scene_path);
+    printf("\n");
+}
+
+static int write_contact_outputs(const contact_options* o, const model* models[2], const contact_result* r,
+                                 double build_s) {
+    FILE* f = stdout;
+    if (o->json_path && !(f = fopen(o->json_path, "w"))) {
+        fprintf(stderr, "osculate contact: cannot write %s\n", o->json_path);
+        return 1;
+    }
+    write_contact_json(f, o, models, r, build_s);
+    int ok = !ferror(f);
+    if (f != stdout) ok = (fclose(f) == 0) && ok;
+    if (!ok) {
+        fprintf(stderr, "osculate contact: error writing %s\n", o->json_path ? o->json_path : "stdout");
+        return 1;
+    }
+    if (o->ply_path && !write_points_ply(o->ply_path, o, &r->out)) return 1;
+    if (o->obj_path && !write_points_obj(o->obj_path, o, &r->out)) return 1;
+    if (o->scene_path && !write_scene(o->scene_path, models, o->poses)) return 1;
+    if (o->json_path) print_summary(o, models, r, build_s);
+    return 0;
+}
+
+// room for every feature of both bodies: a query never produces more contacts
+static osc_status allocate_output(const model* models[2], int derivatives, osc_manifold_output* out) {
+    int64_t room = 1;
+    for (int b = 0; b < 2; ++b)
+        room += (int64_t)osc_body_vertex_count(models[b]->body) + osc_body_edge_count(models[b]->body);
+    memset(out, 0, sizeof *out);
+    out->capacity = (int32_t)room;
+    out->contacts = malloc((size_t)room * sizeof *out->contacts);
+    if (derivatives) {
+        out->point_jacobians = malloc((size_t)room * 36 * sizeof(double));
+        out->depth_jacobians = malloc((size_t)room * 12 * sizeof(double));
+        out->normal_jacobians = malloc((size_t)room * 36 * sizeof(double));
+        out->weight_jacobians = malloc((size_t)room * 12 * sizeof(double));
+    }
+    if (!out->contacts || (derivatives && (!out->point_jacobians || !out->depth_jacobians ||
+                                           !out->normal_jacobians || !out->weight_jacobians))) {
+        fprintf(stderr, "osculate contact: out of memory for %lld contacts\n", (long long)room);
+        return OSC_ERR_NO_MEMORY;
+    }
+    return OSC_OK;
+}
+
+static void free_output(osc_manifold_output* out) {
+    free(out->contacts);
+    free(out->point_jacobians);
+    free(out->depth_jacobians);
+    free(out->normal_jacobians);
+    free(out->weight_jacobians);
+}
+
+static int command_contact(int argc, char** argv) {
+    contact_options o;
+    memset(&o, 0, sizeof o);
+    o.poses[0] = o.poses[1] = osc_pose_identity();
+    o.models.resolution = osc_grid_settings_default().resolution;
+    o.models.mesh_resolution = osc_collision_mesh_settings_default().resolution;
+    o.models.triangles = (int)osc_collision_mesh_settings_default().target_triangles;
+    o.settings = osc_manifold_settings_default();
+    for (int k = 0; k < 5; ++k) o.lengths[k] = NAN;
+    int parsed = parse_contact_options(argc, argv, &o);
+    if (parsed <= 0) return parsed < 0 ? 0 : 2;
+
+    model storage[2];
+    memset(storage, 0, sizeof storage);
+    const model* models[2] = {&storage[0], &storage[1]};
+    contact_result result;
+    memset(&result, 0, sizeof result);
+    int code = 0;
+    double start = now_seconds();
+    storage[0].path = o.paths[0];
+    if (model_build(&o.models, &storage[0])) {
+        code = fail("contact");
+        goto done;
+    }
+    if (!strcmp(o.paths[0], o.paths[1])) {
+        storage[1] = storage[0];
+        storage[1].same_as_a = 1;
+        storage[1].load_s = storage[1].spline_s = storage[1].collision_s = storage[1].body_s = 0.0;
+    } else {
+        storage[1].path = o.paths[1];
+        if (model_build(&o.models, &storage[1])) {
+            code = fail("contact");
+            goto done;
+        }
+    }
+    double build_s = now_seconds() - start;
+    if (!(o.scale > 0.0)) o.scale = fmax(storage[0].size, storage[1].size);
+    resolve_settings(&o, o.scale);
+    if (allocate_output(models, o.derivatives, &result.out)) {
+        code = 1;
+        goto done;
+    }
+    if (run_query(models[0], models[1], &o, &result)) {
+        code = fail("contact");
+        goto done;
+    }
+    code = write_contact_outputs(&o, models, &result, build_s);
+done:
+    free_output(&result.out);
+    model_release(&storage[0]);
+    if (!storage[1].same_as_a) model_release(&storage[1]);
+    return code;
+}
+
+// ---------------------------------------------------------------------------------------------
+// box-sweep: the data of seed 000 Fig. 10 (tools/plot_box_stack.py plots it against MuJoCo's)
+//
+// Two boxes of half extents (0.5, 0.5, 0.25), slightly rounded: A fixed at the origin, B centred at
+// z = 0.49 (0.01 penetration when level) and tilted about the world y axis by t, 401 steps of t in
+// [-0.05, 0.05] (bench/peers/mujoco_manifold.py --box-sweep runs the same sweep in MuJoCo). Each box
+// is one convex group, so the blended manifold has one contact per direction. Per step: tilt, contact
+// count, the weight-averaged contact x, the smallest depth, d(mean x)/d(tilt) from the pose
+// Jacobians (B's rotation about y, column 10) and the total weight.
+
+enum { BOX_STEPS = 401 };
+static const double box_half[3] = {0.5, 0.5, 0.25};
+static const double box_centre_z = 0.49, box_tilt = 0.05;
+static const double box_rounding = 0.01;
+
+// settings for this geometry: 0.01 penetration, features that penetrate count fully and those more
+// than 0.005 outside not at all; temperatures a fraction of the depth differences the tilt makes
+// (0.05 rad across a 1-wide face: up to 0.05). --hard: every temperature and the bandwidth 0.
+static osc_manifold_settings box_settings(int hard) {
+    osc_manifold_settings s = osc_manifold_settings_default();
+    s.d_max = 0.005;
+    s.bandwidth = hard ? 0.0 : 0.005;
+    s.trace_temperature = hard ? 0.0 : 0.0005;
+    s.clip_temperature = hard ? 0.0 : 0.0005;
+    s.blend_temperature = hard ? 0.0 : 0.002;
+    return s;
+}
+
+static osc_status box_body(osc_sdf** sdf, osc_mesh** mesh, osc_body** body) {
+    osc_status status = osc_sdf_create_box(osc_v3(box_half[0], box_half[1], box_half[2]), box_rounding, sdf);
+    if (status) return status;
+    osc_collision_mesh_settings mesh_settings = osc_collision_mesh_settings_default();
+    if ((status = osc_collision_mesh_create(*sdf, &mesh_settings, mesh))) return status;
+    osc_body_desc desc = osc_body_desc_default();
+    desc.mesh = *mesh;
+    desc.sdf = *sdf;
+    desc.groups = OSC_GROUPS_SDF_LEAVES; // one leaf: one group per box
+    return osc_body_create(&desc, body);
+}
+
+// weight-averaged contact x and its derivative along column `column` of the pose Jacobians
+static void mean_x(const osc_manifold_output* out, int column, double* mean, double* slope, double* total) {
+    double sw = 0.0, swx = 0.0, dsw = 0.0, dswx = 0.0;
+    for (int32_t i = 0; i < out->count; ++i) {
+        double w = out->contacts[i].weight, x = out->contacts[i].point.x;
+        double dw = out->weight_jacobians[12 * i + column], dx = out->point_jacobians[36 * i + column];
+        sw += w, swx += w * x;
+        dsw += dw, dswx += dw * x + w * dx;
+    }
+    *total = sw;
+    *mean = sw > 0.0 ? swx / sw : NAN;
+    *slope = sw > 0.0 ? (dswx - *mean * dsw) / sw : NAN;
+}
+
+static int command_box_sweep(int argc, char** argv) {
+    const char* path = NULL;
+    int hard = 0, blend = 1;
+    for (int i = 2; i < argc; ++i) {
+        if (!strcmp(argv[i], "--hard")) hard = 1;
+        else if (!strcmp(argv[i], "--no-blend")) blend = 0;
+        else if (argv[i][0] != '-' && !path) path = argv[i];
+        else {
+            fprintf(stderr, "usage: osculate box-sweep OUT.csv [--hard] [--no-blend]\n");
+            return 2;
+        }
+    }
+    if (!path) {
+        fprintf(stderr, "usage: osculate box-sweep OUT.csv [--hard] [--no-blend]\n");
+        return 2;
+    }
+    osc_sdf* sdf = NULL;
+    osc_mesh* mesh = NULL;
+    osc_body* body = NULL;
+    osc_manifold_output out;
+    memset(&out, 0, sizeof out);
+    int code = 0;
+    FILE* f = NULL;
+    if (box_body(&sdf, &mesh, &body)) {
+        code = fail("box-sweep");
+        goto done;
+    }
+    const model boxes[2] = {{.body = body}, {.body = body}};
+    const model* pair[2] = {&boxes[0], &boxes[1]};
+    if (allocate_output(pair, 1, &out)) {
+        code = 1;
+        goto done;
+    }
+    if (!(f = fopen(path, "w"))) {
+        fprintf(stderr, "osculate box-sweep: cannot write %s\n", path);
+        code = 1;
+        goto done;
+    }
+    osc_manifold_settings settings = box_settings(hard);
+    settings.blend = blend;
+    fprintf(f, "# osculate %s box sweep (seed 000 Fig. 10): %s, d_max %g, bandwidth %g, temperatures trace %g "
+               "clip %g blend %g; box %d vertices %d edges\n",
+            osc_version_string(), hard ? "hard" : "smooth", settings.d_max, settings.bandwidth,
+            settings.trace_temperature, settings.clip_temperature, settings.blend_temperature,
+            (int)osc_body_vertex_count(body), (int)osc_body_edge_count(body));
+    fprintf(f, "tilt,count,mean_x,min_depth,dmean_x_dtilt,total_weight\n");
+    for (int step = 0; step < BOX_STEPS; ++step) {
+        double tilt = -box_tilt + 2.0 * box_tilt * step / (BOX_STEPS - 1);
+        osc_pose lower = osc_pose_identity();
+        osc_pose upper = {osc_v3(0.0, 0.0, box_centre_z), osc_quat_from_axis_angle(osc_v3(0.0, 1.0, 0.0), tilt)};
+        if (osc_manifold_collide(body, lower, body, upper, &settings, &out)) {
+            code = fail("box-sweep");
+            goto done;
+        }
+        double mean, slope, total, deepest = INFINITY;
+        mean_x(&out, 6 + 3 + 1, &mean, &slope, &total); // B's rotation about y
+        for (int32_t i = 0; i < out.count; ++i) deepest = fmin(deepest, out.contacts[i].depth);
+        fprintf(f, "%.17g,%d,", tilt, (int)out.count);
+        if (out.count) fprintf(f, "%.17g,%.17g,%.17g,%.17g\n", mean, deepest, slope, total);
+        else fprintf(f, ",,,0\n");
+    }
+    if (ferror(f)) {
+        fprintf(stderr, "osculate box-sweep: error writing %s\n", path);
+        code = 1;
+    }
+done:
+    if (f && fclose(f) && !code) {
+        fprintf(stderr, "osculate box-sweep: error writing %s\n", path);
+        code = 1;
+    }
+    free_output(&out);
+    osc_body_destroy(body);
+    osc_mesh_destroy(mesh);
+    osc_sdf_destroy(sdf);
+    return code;
+}
+
 int main(int argc, char** argv) {
     if (argc < 2) return usage();
     if (!strcmp(argv[1], "version")) {
@@ -104,5 +1018,8 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (!strcmp(argv[1], "eval")) return command_eval(argc, argv);
+    if (!strcmp(argv[1], "bake")) return command_bake(argc, argv);
+    if (!strcmp(argv[1], "contact")) return command_contact(argc, argv);
+    if (!strcmp(argv[1], "box-sweep")) return command_box_sweep(argc, argv);
     return usage();
 }
