@@ -161,7 +161,9 @@ static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double dy
                    feature* out) {
     const osc_manifold_settings* st = pl->settings;
     // a value-only look first: most features the broad phase lets through still end beyond d_max
-    if (osc_transition(sdf_value(d->s, y, NULL), st->d_max, st->bandwidth, NULL, NULL) == 0.0) {
+    // (skipped where the voxel's upper bound already says phi < d_max)
+    if (body_upper_bound(d->s, y) >= st->d_max &&
+        osc_transition(sdf_value(d->s, y, NULL), st->d_max, st->bandwidth, NULL, NULL) == 0.0) {
         saturate(pl, out);
         return false;
     }
@@ -258,9 +260,16 @@ static double trace(const pipeline* pl, const direction* d, osc_vec3 start, osc_
     double s = 0.0;
     if (pl->derivatives)
         for (int j = 0; j < COLUMNS; ++j) ds[j] = 0.0;
+    osc_vec3 previous = start, gradient = gradient0;
+    double phi = phi0;
     for (int k = 0; k < st->iterations; ++k) {
-        osc_vec3 q = osc_add_scaled(start, dir, s), gradient = gradient0;
-        double phi = k == 0 ? phi0 : sdf_value(d->s, q, pl->derivatives ? &gradient : NULL);
+        osc_vec3 q = osc_add_scaled(start, dir, s);
+        // a step too small to move the point (a corner deep inside, where sigma underflows) leaves
+        // phi and its gradient as they were: no need to evaluate them again
+        if (k > 0 && (q.x != previous.x || q.y != previous.y || q.z != previous.z)) {
+            phi = sdf_value(d->s, q, pl->derivatives ? &gradient : NULL);
+            previous = q;
+        }
         double slope;
         double bracket = osc_sigmoid(phi, st->trace_temperature, &slope, NULL);
         if (pl->derivatives) {

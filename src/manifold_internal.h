@@ -85,6 +85,22 @@ static inline double body_lower_bound(const osc_body* body, osc_vec3 y) {
     return body->voxel_bound[index];
 }
 
+// An upper bound of a grid body's SDF at body-frame point y inside the grid's region (the voxel's
+// phi(centre) + rho); +INFINITY elsewhere and for osc_sdf bodies.
+static inline double body_upper_bound(const osc_body* body, osc_vec3 y) {
+    const osc_grid* g = body->grid;
+    if (!g) return INFINITY;
+    double p[3] = {y.x - g->origin.x, y.y - g->origin.y, y.z - g->origin.z};
+    size_t index = 0;
+    for (int a = 2; a >= 0; --a) {
+        if (!(p[a] >= 0.0 && p[a] <= g->cells[a] * g->cell)) return INFINITY;
+        int i = (int)(p[a] / g->cell);
+        i = i > g->cells[a] - 1 ? g->cells[a] - 1 : i;
+        index = index * (size_t)g->cells[a] + (size_t)i;
+    }
+    return g->voxel_value[index] + g->voxel_radius[index];
+}
+
 // A bound on |grad phi| over the part of the ball (c, radius) where phi > 0 (body frame).
 double body_ball_lipschitz(const osc_body* body, osc_vec3 c, double radius);
 

@@ -127,7 +127,8 @@ typedef struct osc_manifold_settings {
                                ///< tracing (default 0.002)
     double clip_temperature;   ///< temperature of the soft clip into the edge (default 0.002)
     double blend_temperature;  ///< softmax temperature over depths within a group (default 0.005)
-    int iterations;            ///< sphere-tracing steps from each corner of an edge (default 3)
+    int iterations;            ///< sphere-tracing steps from each corner of an edge (0..64;
+                               ///< default 3)
     int blend;                 ///< 1: blend within convex groups when the bodies have them (default)
     int broad_phase;           ///< 1: skip features the voxel bound rules out (default); 0 runs the
                                ///< narrow phase on every feature (same result, slower)
