@@ -272,17 +272,21 @@ OSC_FORCE_INLINE void grid_contract(const osc_grid* grid, osc_vec3 x, int order,
     locate(grid, x, cell, t);
     double inv_h = 1.0 / grid->cell;
     for (int a = 0; a < 3; ++a) bspline_weights(t[a], inv_h, w[a]);
-    // accumulators indexed by derivative orders (dx, dy, dz), packed
+    // accumulators indexed by derivative orders (dx, dy, dz), packed; each z layer is summed over y
+    // first and then weighted, in the order grid_distance_fast uses, so both give the same bits
     enum { V, GX, GY, GZ, HXX, HXY, HXZ, HYY, HYZ, HZZ, TERMS };
+    enum { PV, PX, PY, PXX, PXY, PYY, PLANE }; // per-layer sums: y-weighted x contractions
     double acc[OSC_GRID_FIELDS][TERMS];
     for (int f = 0; f < fields; ++f)
         for (int k = 0; k < TERMS; ++k) acc[f][k] = 0.0;
     for (int c = 0; c < 4; ++c) {
+        double plane[OSC_GRID_FIELDS][PLANE];
+        for (int f = 0; f < fields; ++f)
+            for (int k = 0; k < PLANE; ++k) plane[f][k] = 0.0;
         for (int b = 0; b < 4; ++b) {
             const double* row = coefficient(grid, cell[0] - 1, cell[1] - 1 + b, cell[2] - 1 + c);
-            double wy0 = w[1][0][b], wz0 = w[2][0][c];
-            double wy1 = order >= 1 ? w[1][1][b] : 0.0, wz1 = order >= 1 ? w[2][1][c] : 0.0;
-            double wy2 = order >= 2 ? w[1][2][b] : 0.0, wz2 = order >= 2 ? w[2][2][c] : 0.0;
+            double wy0 = w[1][0][b];
+            double wy1 = order >= 1 ? w[1][1][b] : 0.0, wy2 = order >= 2 ? w[1][2][b] : 0.0;
             for (int f = 0; f < fields; ++f) {
                 double x0 = 0.0, x1 = 0.0, x2 = 0.0;
                 for (int a = 0; a < 4; ++a) {
@@ -291,20 +295,33 @@ OSC_FORCE_INLINE void grid_contract(const osc_grid* grid, osc_vec3 x, int order,
                     if (order >= 1) x1 += coef * w[0][1][a];
                     if (order >= 2) x2 += coef * w[0][2][a];
                 }
-                acc[f][V] += x0 * wy0 * wz0;
+                plane[f][PV] += x0 * wy0;
                 if (order >= 1) {
-                    acc[f][GX] += x1 * wy0 * wz0;
-                    acc[f][GY] += x0 * wy1 * wz0;
-                    acc[f][GZ] += x0 * wy0 * wz1;
+                    plane[f][PX] += x1 * wy0;
+                    plane[f][PY] += x0 * wy1;
                 }
                 if (order >= 2) {
-                    acc[f][HXX] += x2 * wy0 * wz0;
-                    acc[f][HXY] += x1 * wy1 * wz0;
-                    acc[f][HXZ] += x1 * wy0 * wz1;
-                    acc[f][HYY] += x0 * wy2 * wz0;
-                    acc[f][HYZ] += x0 * wy1 * wz1;
-                    acc[f][HZZ] += x0 * wy0 * wz2;
+                    plane[f][PXX] += x2 * wy0;
+                    plane[f][PXY] += x1 * wy1;
+                    plane[f][PYY] += x0 * wy2;
                 }
+            }
+        }
+        double wz0 = w[2][0][c], wz1 = order >= 1 ? w[2][1][c] : 0.0, wz2 = order >= 2 ? w[2][2][c] : 0.0;
+        for (int f = 0; f < fields; ++f) {
+            acc[f][V] += plane[f][PV] * wz0;
+            if (order >= 1) {
+                acc[f][GX] += plane[f][PX] * wz0;
+                acc[f][GY] += plane[f][PY] * wz0;
+                acc[f][GZ] += plane[f][PV] * wz1;
+            }
+            if (order >= 2) {
+                acc[f][HXX] += plane[f][PXX] * wz0;
+                acc[f][HXY] += plane[f][PXY] * wz0;
+                acc[f][HXZ] += plane[f][PX] * wz1;
+                acc[f][HYY] += plane[f][PYY] * wz0;
+                acc[f][HYZ] += plane[f][PY] * wz1;
+                acc[f][HZZ] += plane[f][PV] * wz2;
             }
         }
     }
@@ -363,9 +380,73 @@ OSC_FORCE_INLINE void grid_fields(const osc_grid* grid, osc_vec3 x, int order, i
     continue_outside(x, c, outside, order, &fields[0]);
 }
 
+// the distance and, when `gradient` is not NULL, its gradient (orders 0 and 1): the 64-term sums
+// with the x contraction over contiguous coefficient rows first, then y and z (a shorter dependency
+// chain than grid_contract's general loop)
+OSC_FORCE_INLINE double grid_distance_fast(const osc_grid* grid, osc_vec3 x, double gradient[3]) {
+    int outside[3], cell[3];
+    double t[3], w[3][3][4];
+    osc_vec3 c = clamp_to_grid(grid, x, outside);
+    locate(grid, c, cell, t);
+    double inv_h = 1.0 / grid->cell;
+    for (int a = 0; a < 3; ++a) {
+        if (gradient) {
+            bspline_weights(t[a], inv_h, w[a]);
+        } else { // the same expressions as bspline_weights' first row
+            double u = t[a], u2 = u * u, u3 = u2 * u, v = 1.0 - u;
+            w[a][0][0] = v * v * v / 6.0;
+            w[a][0][1] = (3.0 * u3 - 6.0 * u2 + 4.0) / 6.0;
+            w[a][0][2] = (-3.0 * u3 + 3.0 * u2 + 3.0 * u + 1.0) / 6.0;
+            w[a][0][3] = u3 / 6.0;
+        }
+    }
+    size_t nx = (size_t)grid->cells[0] + 3, ny = (size_t)grid->cells[1] + 3;
+    size_t stride_y = OSC_GRID_FIELDS * nx, stride_z = stride_y * ny;
+    const double* base = coefficient(grid, cell[0] - 1, cell[1] - 1, cell[2] - 1);
+    const int f = OSC_GRID_FIELDS;
+    double value = 0.0, gx = 0.0, gy = 0.0, gz = 0.0;
+    for (int k = 0; k < 4; ++k) {
+        double plane = 0.0, plane_x = 0.0, plane_y = 0.0;
+        for (int j = 0; j < 4; ++j) {
+            const double* row = base + k * stride_z + j * stride_y;
+            double line = row[0] * w[0][0][0] + row[f] * w[0][0][1] + row[2 * f] * w[0][0][2] + row[3 * f] * w[0][0][3];
+            plane += line * w[1][0][j];
+            if (gradient) {
+                double line_x =
+                    row[0] * w[0][1][0] + row[f] * w[0][1][1] + row[2 * f] * w[0][1][2] + row[3 * f] * w[0][1][3];
+                plane_x += line_x * w[1][0][j];
+                plane_y += line * w[1][1][j];
+            }
+        }
+        value += plane * w[2][0][k];
+        if (gradient) {
+            gx += plane_x * w[2][0][k];
+            gy += plane_y * w[2][0][k];
+            gz += plane * w[2][1][k];
+        }
+    }
+    if (gradient) gradient[0] = gx, gradient[1] = gy, gradient[2] = gz;
+    if (!outside[0] && !outside[1] && !outside[2]) return value;
+    // the continuation outside the grid, as continue_outside
+    double u[3] = {x.x - c.x, x.y - c.y, x.z - c.z};
+    double d = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    if (gradient)
+        for (int a = 0; a < 3; ++a)
+            if (outside[a]) gradient[a] = u[a] / d;
+    return value + d;
+}
+
+static double grid_distance_value(const osc_grid* grid, osc_vec3 x) {
+    return grid_distance_fast(grid, x, NULL);
+}
+
+static double grid_distance_gradient(const osc_grid* grid, osc_vec3 x, double gradient[3]) {
+    return grid_distance_fast(grid, x, gradient);
+}
+
 static void grid_distance_order(const osc_grid* grid, osc_vec3 x, int order, jet* out) {
-    if (order <= 0) grid_fields(grid, x, 0, 1, out);
-    else if (order == 1) grid_fields(grid, x, 1, 1, out);
+    if (order <= 0) *out = jet_const(grid_distance_value(grid, x), 0);
+    else if (order == 1) out->v = grid_distance_gradient(grid, x, out->g);
     else grid_fields(grid, x, 2, 1, out);
 }
 

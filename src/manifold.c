@@ -299,6 +299,24 @@ static double clip(const pipeline* pl, double s, double l, const double ds[COLUM
     return c;
 }
 
+// A bound on |grad phi| along an edge: its run's, tightened to the edge's own ball when needed.
+typedef struct edge_bound {
+    double lipschitz;
+    bool tight; // already over the edge's own ball
+} edge_bound;
+
+// true when phi >= `lowest` at both corners rules the edge out: every point of it is within l / 2
+// of a corner, so phi > lowest - L l / 2 > d_max along it
+static bool edge_beyond(const direction* d, double lowest, osc_vec3 a, osc_vec3 b, double l, double d_max,
+                        edge_bound* bound) {
+    if (lowest - 0.5 * bound->lipschitz * l > d_max) return true;
+    if (bound->tight || !(lowest > d_max)) return false;
+    bound->tight = true;
+    double own = body_ball_lipschitz(d->s, osc_lerp(a, b, 0.5), 0.5 * l);
+    bound->lipschitz = own < bound->lipschitz ? own : bound->lipschitz;
+    return lowest - 0.5 * bound->lipschitz * l > d_max;
+}
+
 // edge-SDF contact (seed §IV-B.2, Fig. 5) of stored edge i: trace both corners towards each other,
 // clip into the edge, take the midpoint
 static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_t i, feature* out) {
@@ -311,20 +329,18 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
     osc_vec3 a = to_s_frame(d, corners), b = to_s_frame(d, corners + 3);
     osc_vec3 e = osc_sub(b, a);
     double l = osc_length(e);
-    if (st->broad_phase) {
-        // the run's ball holds the whole edge, so its Lipschitz bound holds along it
-        double bound = fmin(body_lower_bound(d->s, a), body_lower_bound(d->s, b)) - 0.5 * r->edge_lipschitz * l;
-        if (bound > st->d_max) {
-            saturate(pl, out);
-            return false;
-        }
+    edge_bound bound = {r->edge_lipschitz, false};
+    if (st->broad_phase &&
+        edge_beyond(d, fmin(body_lower_bound(d->s, a), body_lower_bound(d->s, b)), a, b, l, st->d_max, &bound)) {
+        saturate(pl, out);
+        return false;
     }
     // phi at the corners (the traces' first points): beyond d_max + L l / 2 at both, the whole edge
     // is beyond d_max and the narrow phase would saturate it
     osc_vec3 ga = osc_v3(0.0, 0.0, 0.0), gb = ga;
     double phi_a = sdf_value(d->s, a, pl->derivatives ? &ga : NULL);
     double phi_b = sdf_value(d->s, b, pl->derivatives ? &gb : NULL);
-    if (st->broad_phase && fmin(phi_a, phi_b) - 0.5 * r->edge_lipschitz * l > st->d_max) {
+    if (st->broad_phase && edge_beyond(d, fmin(phi_a, phi_b), a, b, l, st->d_max, &bound)) {
         saturate(pl, out);
         return false;
     }
@@ -405,16 +421,19 @@ static void emit(pipeline* pl, const direction* d, const feature* c, osc_contact
 
 // ---------------------------------------------------------------------------------------------
 // blending within a convex group (seed §IV-D.2, docs/manifold.md eq. B): softmax weights
-// w_i = e_i / Z, e_i = exp(-(d_i - ref) / tau), accumulated in one pass; ref is the smallest depth so
-// far and the sums are rescaled when it moves, which leaves every ratio unchanged.
+// w_i = e_i / Z, e_i = exp(-(d_i - ref) / tau), accumulated in one pass; ref is the smallest depth of
+// the features with weight so far and the sums are rescaled when it moves, which leaves every ratio
+// unchanged. Saturated features (depth d_max, weight 0) are only counted and added at the end.
 
 typedef struct blend {
     int items;          // features added with a positive weight (hard mode: best is set)
+    int saturated;      // features added at depth d_max with weight 0: each adds
+                        // exp(-(d_max - ref) / tau) to z and d_max times that to sd, at the end
     double ref;
     double z, sd, sf, sp[3], sn[3];
     double dz[COLUMNS], dsd[COLUMNS], dsf[COLUMNS], dsp[3][COLUMNS], dsn[3][COLUMNS];
     feature best;       // hard mode (tau = 0): the deepest feature, first on ties
-    bool seen;          // any feature (saturated or not) added
+    bool seen;          // hard mode: any feature added
 } blend;
 
 static void blend_start(blend* b) {
@@ -444,9 +463,12 @@ static void blend_add(const pipeline* pl, blend* b, const feature* c, bool activ
         b->seen = true;
         return;
     }
-    if (!b->seen) {
+    if (!active) { // f = 0 and zero tangents: only the softmax denominator and the depth change
+        b->saturated++;
+        return;
+    }
+    if (!b->items) {
         b->ref = c->depth;
-        b->seen = true;
     } else if (c->depth < b->ref) {
         blend_rescale(b, exp((c->depth - b->ref) / tau), pl->derivatives);
         b->ref = c->depth;
@@ -454,7 +476,6 @@ static void blend_add(const pipeline* pl, blend* b, const feature* c, bool activ
     double e = exp(-(c->depth - b->ref) / tau);
     b->z += e;
     b->sd += e * c->depth;
-    if (!active) return; // f = 0 and zero tangents: nothing else changes
     b->items++;
     double ef = e * c->weight;
     b->sf += ef;
@@ -483,7 +504,11 @@ static bool blend_finish(const pipeline* pl, blend* b, feature* out) {
         return true;
     }
     if (!b->items || !(b->sf > 0.0)) return false;
-    double depth = b->sd / b->z, weight = b->sf / b->z;
+    // the saturated features' terms (their depth d_max is never below ref, so no overflow)
+    double d_max = pl->settings->d_max;
+    double e_saturated = b->saturated * exp(-(d_max - b->ref) / pl->settings->blend_temperature);
+    double z = b->z + e_saturated, sd = b->sd + e_saturated * d_max;
+    double depth = sd / z, weight = b->sf / z;
     osc_vec3 point = osc_v3(b->sp[0] / b->sf, b->sp[1] / b->sf, b->sp[2] / b->sf);
     osc_vec3 m = osc_v3(b->sn[0], b->sn[1], b->sn[2]);
     double length = osc_length(m);
@@ -495,8 +520,8 @@ static bool blend_finish(const pipeline* pl, blend* b, feature* out) {
     if (!pl->derivatives) return true;
     double p[3] = {point.x, point.y, point.z}, nv[3] = {n.x, n.y, n.z};
     for (int j = 0; j < COLUMNS; ++j) {
-        out->d_depth[j] = (b->dsd[j] - depth * b->dz[j]) / b->z;
-        out->d_weight[j] = (b->dsf[j] - weight * b->dz[j]) / b->z;
+        out->d_depth[j] = (b->dsd[j] - depth * b->dz[j]) / z;
+        out->d_weight[j] = (b->dsf[j] - weight * b->dz[j]) / z;
         for (int k = 0; k < 3; ++k) out->d_point[k][j] = (b->dsp[k][j] - p[k] * b->dsf[j]) / b->sf;
         double along = 0.0;
         for (int k = 0; k < 3; ++k) along += nv[k] * b->dsn[k][j];

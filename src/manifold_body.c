@@ -64,7 +64,8 @@ double body_ball_lipschitz(const osc_body* body, osc_vec3 c, double radius) {
     for (int a = 0; a < 3; ++a) {
         double extent = g->cells[a] * g->cell;
         leaves |= p[a] - radius < 0.0 || p[a] + radius > extent;
-        double from = fmax(p[a] - radius, 0.0), to = fmin(p[a] + radius, extent);
+        double from = p[a] - radius > 0.0 ? p[a] - radius : 0.0;
+        double to = p[a] + radius < extent ? p[a] + radius : extent;
         if (from > to) from = to = p[a] < 0.0 ? 0.0 : extent; // beside the region: its nearest face
         lo[a] = (int)(from / span);
         hi[a] = (int)(to / span);
@@ -76,9 +77,10 @@ double body_ball_lipschitz(const osc_body* body, osc_vec3 c, double radius) {
     double lipschitz = 0.0;
     for (int k = lo[2]; k <= hi[2]; ++k)
         for (int j = lo[1]; j <= hi[1]; ++j)
-            for (int i = lo[0]; i <= hi[0]; ++i)
-                lipschitz = fmax(lipschitz,
-                                 body->block_lipschitz[((size_t)k * body->blocks[1] + j) * body->blocks[0] + i]);
+            for (int i = lo[0]; i <= hi[0]; ++i) {
+                double block = body->block_lipschitz[((size_t)k * body->blocks[1] + j) * body->blocks[0] + i];
+                lipschitz = block > lipschitz ? block : lipschitz;
+            }
     // outside the region the continuation adds the unit slope of |x - clamp(x)|
     return leaves ? sqrt(lipschitz * lipschitz + 1.0) : lipschitz;
 }
