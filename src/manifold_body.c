@@ -20,7 +20,8 @@ osc_body_desc osc_body_desc_default(void) {
 
 void osc_body_destroy(osc_body* body) {
     if (!body) return;
-    osc_free(body->voxel_bound);
+    osc_free(body->voxels[0].bound);
+    osc_free(body->voxels[1].bound);
     osc_free(body->block_lipschitz);
     osc_free(body->vertices);
     osc_free(body->vertex_index);
@@ -126,45 +127,55 @@ static osc_status build_blocks(osc_body* body) {
     return OSC_OK;
 }
 
-// the voxel grid of an osc_sdf body: phi at each voxel centre minus L r, L the SDF's bound on
-// |grad phi| where phi > 0 (doubled where it is only an estimate) and r the circumradius. Along a
-// segment from the centre, phi cannot fall below phi(c) - L |x - c| before it first reaches 0, so
-// phi(c) - L r >= 0 bounds phi from below in the whole voxel, and a smaller value is still a bound.
+// a voxel grid of an osc_sdf body over its bounds (lo, hi) grown by `padding`, `resolution` voxels
+// along the longest side: phi at each voxel centre minus L r, L the SDF's bound on |grad phi| where
+// phi > 0 and r the circumradius. Along a segment from the centre, phi cannot fall below
+// phi(c) - L |x - c| before it first reaches 0, so phi(c) - L r >= 0 bounds phi from below in the
+// whole voxel (a negative value is stored as -INFINITY: no bound).
+static osc_status build_voxel_level(const osc_body* body, osc_vec3 lo, osc_vec3 hi, double padding,
+                                    int resolution, body_voxels* v) {
+    double size[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
+    double longest = fmax(size[0], fmax(size[1], size[2]));
+    v->cell = (longest + 2.0 * padding) / resolution;
+    v->origin = osc_v3(lo.x - padding, lo.y - padding, lo.z - padding);
+    for (int a = 0; a < 3; ++a) {
+        v->cells[a] = (int)ceil((size[a] + 2.0 * padding) / v->cell);
+        if (v->cells[a] < 1) v->cells[a] = 1;
+    }
+    size_t count = (size_t)v->cells[0] * v->cells[1] * v->cells[2];
+    v->bound = osc_calloc(count, sizeof(double));
+    if (!v->bound) return osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);
+    double radius = 0.5 * sqrt(3.0) * v->cell;
+    for (int k = 0; k < v->cells[2]; ++k)
+        for (int j = 0; j < v->cells[1]; ++j)
+            for (int i = 0; i < v->cells[0]; ++i) {
+                osc_vec3 centre = osc_v3(v->origin.x + (i + 0.5) * v->cell, v->origin.y + (j + 0.5) * v->cell,
+                                         v->origin.z + (k + 0.5) * v->cell);
+                double bound = osc_sdf_eval(body->sdf, centre, NULL, NULL) - body->edge_lipschitz * radius;
+                v->bound[((size_t)k * v->cells[1] + j) * v->cells[0] + i] = bound >= 0.0 ? bound : -INFINITY;
+            }
+    return OSC_OK;
+}
+
+#define OSC_BODY_COARSE_RESOLUTION 20 // voxels along the coarse grid's longest side
+#define OSC_BODY_COARSE_REACH 3.0     // its padding, in multiples of the bounds' longest side
+
+// the two voxel grids of an osc_sdf body
 static osc_status build_voxels(osc_body* body, const osc_body_desc* desc) {
     osc_vec3 lo, hi;
     osc_sdf_bounds(body->sdf, &lo, &hi);
-    double size[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
-    double longest = fmax(size[0], fmax(size[1], size[2]));
+    double longest = fmax(hi.x - lo.x, fmax(hi.y - lo.y, hi.z - lo.z));
     if (!isfinite(longest) || !(longest > 0.0))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                         "osc_body_create: the SDF's bounds are not a finite box (%g across): a body needs "
                         "a bounded SDF",
                         longest);
     double padding = desc->broad_phase_padding >= 0.0 ? desc->broad_phase_padding : 0.5 * longest;
-    double lipschitz = osc_sdf_lipschitz(body->sdf);
-    if (!osc_sdf_lipschitz_is_bound(body->sdf)) lipschitz *= 2.0;
-    body->edge_lipschitz = lipschitz;
-    body->cell = (longest + 2.0 * padding) / desc->broad_phase_resolution;
-    body->origin = osc_v3(lo.x - padding, lo.y - padding, lo.z - padding);
-    for (int a = 0; a < 3; ++a) {
-        body->cells[a] = (int)ceil((size[a] + 2.0 * padding) / body->cell);
-        if (body->cells[a] < 1) body->cells[a] = 1;
-    }
-    size_t count = (size_t)body->cells[0] * body->cells[1] * body->cells[2];
-    body->voxel_bound = osc_calloc(count, sizeof(double));
-    if (!body->voxel_bound) return OSC_ERR_NO_MEMORY;
-    double radius = 0.5 * sqrt(3.0) * body->cell;
-    for (int k = 0; k < body->cells[2]; ++k)
-        for (int j = 0; j < body->cells[1]; ++j)
-            for (int i = 0; i < body->cells[0]; ++i) {
-                osc_vec3 centre = osc_v3(body->origin.x + (i + 0.5) * body->cell,
-                                         body->origin.y + (j + 0.5) * body->cell,
-                                         body->origin.z + (k + 0.5) * body->cell);
-                double bound = osc_sdf_eval(body->sdf, centre, NULL, NULL) - lipschitz * radius;
-                body->voxel_bound[((size_t)k * body->cells[1] + j) * body->cells[0] + i] =
-                    bound >= 0.0 ? bound : -INFINITY;
-            }
-    return OSC_OK;
+    body->edge_lipschitz = osc_sdf_lipschitz(body->sdf) * (osc_sdf_lipschitz_is_bound(body->sdf) ? 1.0 : 2.0);
+    osc_status status = build_voxel_level(body, lo, hi, padding, desc->broad_phase_resolution, &body->voxels[0]);
+    if (status) return status;
+    return build_voxel_level(body, lo, hi, fmax(padding, OSC_BODY_COARSE_REACH * longest),
+                             OSC_BODY_COARSE_RESOLUTION, &body->voxels[1]);
 }
 
 static double body_value(const osc_body* body, osc_vec3 y) {

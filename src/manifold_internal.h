@@ -15,6 +15,14 @@
 
 #include <stdint.h>
 
+// A voxel grid of lower bounds: each voxel holds phi(centre) - L r (-INFINITY where that is < 0).
+typedef struct body_voxels {
+    int cells[3];
+    double cell;
+    osc_vec3 origin;
+    double* bound; // [n_z][n_y][n_x]
+} body_voxels;
+
 struct osc_body {
     const osc_grid* grid; // spline SDF with its normal field, or
     const osc_sdf* sdf;   // any SDF (normal: normalised gradient); both borrowed
@@ -28,10 +36,10 @@ struct osc_body {
     int blocks[3];
     double* block_lipschitz;
     double boundary_bound;
-    int cells[3];          // an osc_sdf body's own voxel grid (a grid body uses the grid's voxels)
-    double cell;
-    osc_vec3 origin;
-    double* voxel_bound;   // [n_z][n_y][n_x] phi(centre) - L r
+    // an osc_sdf body's own voxel grids (a grid body uses the grid's voxels): the fine one over its
+    // bounds padded as the description says, and a coarse one reaching three times its size beyond
+    // them, so that far-apart bodies are ruled out too
+    body_voxels voxels[2];
 
     int32_t vertex_count, edge_count, group_count;
     double* vertices;      // [vertex_count][3], body frame, in pipeline order
@@ -75,14 +83,20 @@ static inline double body_lower_bound(const osc_body* body, osc_vec3 y) {
         }
         return g->voxel_value[index] - g->voxel_radius[index] + sqrt(outside2);
     }
-    double o[3] = {body->origin.x, body->origin.y, body->origin.z};
-    for (int a = 2; a >= 0; --a) {
-        double u = (p[a] - o[a]) / body->cell;
-        // outside the voxel grid nothing is known (the SDF need not grow like a distance there)
-        if (!(u >= 0.0 && u < body->cells[a])) return -INFINITY;
-        index = index * (size_t)body->cells[a] + (size_t)(int)u;
+    for (int level = 0; level < 2; ++level) {
+        const body_voxels* v = &body->voxels[level];
+        double o[3] = {v->origin.x, v->origin.y, v->origin.z};
+        bool inside = true;
+        index = 0;
+        for (int a = 2; a >= 0 && inside; --a) {
+            double u = (p[a] - o[a]) / v->cell;
+            inside = u >= 0.0 && u < v->cells[a];
+            if (inside) index = index * (size_t)v->cells[a] + (size_t)(int)u;
+        }
+        if (inside) return v->bound[index];
     }
-    return body->voxel_bound[index];
+    // beyond both voxel grids nothing is known (the SDF need not grow like a distance there)
+    return -INFINITY;
 }
 
 // An upper bound of a grid body's SDF at body-frame point y inside the grid's region (the voxel's

@@ -86,8 +86,9 @@ typedef struct osc_body_desc {
     int broad_phase_resolution;    ///< voxels along the longest axis for an osc_sdf body's voxel grid
                                    ///< (default 32; a grid body uses the grid's own voxels)
     double broad_phase_padding;    ///< margin of that voxel grid around the SDF's bounds (< 0, the
-                                   ///< default: half the bounds' longest side); points outside it
-                                   ///< are never skipped
+                                   ///< default: half the bounds' longest side); a coarse grid (20
+                                   ///< voxels) reaches three times the longest side beyond the
+                                   ///< bounds, and nothing outside both is skipped
     double surface_tolerance;      ///< largest |phi| allowed at a mesh vertex, as a fraction of the
                                    ///< mesh's bounding-box diagonal (default 0.05): a body whose SDF
                                    ///< does not cover its own mesh is refused
