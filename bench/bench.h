@@ -9,7 +9,21 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+// the directory of the fetched real models (tools/fetch_models.sh) into `out`: `given` when not
+// NULL, else $OSC_MODEL_DIR, else models/ in the build directory (../models beside `program`)
+static inline void bench_model_dir(const char* given, const char* program, char* out, size_t size) {
+    const char* variable = getenv("OSC_MODEL_DIR");
+    if (given || variable) {
+        snprintf(out, size, "%s", given ? given : variable);
+        return;
+    }
+    const char* slash = strrchr(program, '/');
+    int length = slash ? (int)(slash - program) : 1;
+    snprintf(out, size, "%.*s/../models", length, slash ? program : ".");
+}
 
 static inline double bench_now(void) {
     struct timespec ts;

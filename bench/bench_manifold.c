@@ -2,7 +2,7 @@
 // items 3) and 4) (Figs. 11 and 12) on the CPU, with MuJoCo's mesh-vs-mesh SDF collision measured
 // in the same run on the same poses and the same geometry (bench/peers/mujoco_manifold.py).
 //
-// The model: CGAL's armadillo ($OSC_MODEL_DIR, else $OSC_BUILD_DIR/models, else build/models;
+// The model: CGAL's armadillo ($OSC_MODEL_DIR, else models/ in the build directory;
 // tools/fetch_models.sh), centred on its bounding box and scaled to an x extent of 1.38 (seed §V.4).
 // Its SDF is one of
 //   spline    osc_grid_create_from_mesh (BVH, resolution 64), the library's mesh SDF;
@@ -420,8 +420,7 @@ int main(int argc, char** argv) {
     }
     const char* build = getenv("OSC_BUILD_DIR") ? getenv("OSC_BUILD_DIR") : "build";
     char models[1024], path[1200];
-    if (getenv("OSC_MODEL_DIR")) snprintf(models, sizeof models, "%s", getenv("OSC_MODEL_DIR"));
-    else snprintf(models, sizeof models, "%s/models", build);
+    bench_model_dir(NULL, argv[0], models, sizeof models);
     snprintf(path, sizeof path, "%s/armadillo.off", models);
 
     // --- models -------------------------------------------------------------------------------

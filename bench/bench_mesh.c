@@ -121,13 +121,7 @@ static void reorder_speed(const char* path) {
 
 int main(int argc, char** argv) {
     char models[4096], path[4200];
-    if (argc > 1) {
-        snprintf(models, sizeof models, "%s", argv[1]);
-    } else {
-        const char* slash = strrchr(argv[0], '/');
-        int length = slash ? (int)(slash - argv[0]) : 1;
-        snprintf(models, sizeof models, "%.*s/../models", length, slash ? argv[0] : ".");
-    }
+    bench_model_dir(argc > 1 ? argv[1] : NULL, argv[0], models, sizeof models);
     fprintf(stderr, "| model | size | vertices / triangles | load from memory | osc_mesh_create of the "
                     "same arrays (copy, validation, edges, topology) | load from a file |\n|---|---|---|---|---|---|\n");
     snprintf(path, sizeof path, "%s/armadillo.off", models);

@@ -184,13 +184,7 @@ static void winding_accuracy(const char* name, const osc_mesh* mesh) {
 
 int main(int argc, char** argv) {
     char models[4096], path[4200];
-    if (argc > 1) {
-        snprintf(models, sizeof models, "%s", argv[1]);
-    } else {
-        const char* slash = strrchr(argv[0], '/');
-        int length = slash ? (int)(slash - argv[0]) : 1;
-        snprintf(models, sizeof models, "%.*s/../models", length, slash ? argv[0] : ".");
-    }
+    bench_model_dir(argc > 1 ? argv[1] : NULL, argv[0], models, sizeof models);
     snprintf(path, sizeof path, "%s/armadillo.off", models);
     osc_mesh* mesh = NULL;
     if (osc_mesh_load(path, NULL, &mesh, NULL) != OSC_OK) {
