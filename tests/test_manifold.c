@@ -7,8 +7,9 @@
 //  2. brute force on a real model: the bunny's spline SDF evaluated at every transformed vertex,
 //     and the zero crossing of each edge found by bisection;
 //  3. central finite differences of every Jacobian (point, depth, normal, weight; 12 columns) on
-//     random poses of real models, blended and not, and the contact Jacobians against the velocity
-//     of the body point;
+//     random poses of real models (the bunny's spline body, a union of superquadrics, the XPSQ cup
+//     of seed 000 Fig. 9), blended and not, and the contact Jacobians against the velocity of the
+//     body point;
 //  4. the broad phase never changes a result (bit for bit; long edges through small bodies
 //     included) and does skip work;
 //  5. the batch equals the single call bit for bit, capacity handling included;
@@ -19,6 +20,7 @@
 //     contacts of the same configuration.
 
 #include "mesh_test_util.h"
+#include "../examples/cup_model.h"
 
 #include <stdbool.h>
 
@@ -266,6 +268,8 @@ static void touching_poses(const tbody* a, const tbody* b, double start, double 
 static tbody bunny;          // spline SDF of the npm bunny scaled to ~1 unit, ~600-triangle mesh
 static tbody bunny_clusters; // the same with OSC_GROUPS_CLUSTER (8 groups)
 static tbody sq_union;       // a smooth union of 3 superquadrics, groups from its leaves
+static tbody cup;            // the XPSQ cup of seed 000 Fig. 9 (examples/cup_model.h) at 0.1 scale, its
+                             // leaves as groups
 static osc_grid* bunny_grid;
 
 static void build_models(void) {
@@ -307,17 +311,32 @@ static void build_models(void) {
     osc_mesh* sq_mesh = NULL;
     CHECK_STATUS(osc_collision_mesh_create(un, &cs, &sq_mesh), OSC_OK);
     tbody_make(&sq_union, sq_mesh, un, NULL, OSC_GROUPS_SDF_LEAVES, 0, true);
-    printf("  models: bunny %d vertices / %d edges, %d clusters; SQ union %d vertices / %d edges, %d groups "
-           "(%.2f s)\n",
+    // the cup: three XPSQs in cm, scaled to about 1 unit (0.8 wide, 1.08 tall with the handle)
+    osc_sdf *cup_cm = NULL, *cup_sdf = NULL;
+    CHECK_STATUS(make_cup(&cup_cm), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_transformed(cup_cm, osc_pose_make(osc_v3(0.0, 0.0, -0.5), osc_quat_identity()), 0.1,
+                                            &cup_sdf),
+                 OSC_OK);
+    osc_sdf_destroy(cup_cm);
+    osc_collision_mesh_settings cup_settings = osc_collision_mesh_settings_default();
+    cup_settings.resolution = 96;
+    cup_settings.target_triangles = 1500;
+    osc_mesh* cup_mesh = NULL;
+    CHECK_STATUS(osc_collision_mesh_create(cup_sdf, &cup_settings, &cup_mesh), OSC_OK);
+    tbody_make(&cup, cup_mesh, cup_sdf, NULL, OSC_GROUPS_SDF_LEAVES, 0, true);
+    printf("  models: bunny %d vertices / %d edges, %d clusters; SQ union %d vertices / %d edges, %d groups; cup "
+           "%d vertices / %d edges, %d groups (%.2f s)\n",
            osc_body_vertex_count(bunny.body), osc_body_edge_count(bunny.body), osc_body_group_count(bunny_clusters.body),
            osc_body_vertex_count(sq_union.body), osc_body_edge_count(sq_union.body),
-           osc_body_group_count(sq_union.body), test_seconds() - start);
+           osc_body_group_count(sq_union.body), osc_body_vertex_count(cup.body), osc_body_edge_count(cup.body),
+           osc_body_group_count(cup.body), test_seconds() - start);
 }
 
 static void free_models(void) {
     tbody_free(&bunny_clusters);
     tbody_free(&bunny);
     tbody_free(&sq_union);
+    tbody_free(&cup);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -888,6 +907,7 @@ static void test_finite_differences(void) {
     fd_pair("bunny vs bunny (clusters)", &bunny, &bunny_clusters, 4, &total);
     fd_pair("SQ union vs bunny", &sq_union, &bunny, 4, &total);
     fd_pair("bunny (clusters) vs SQ union", &bunny_clusters, &sq_union, 4, &total);
+    if (cup.body) fd_pair("cup (XPSQ) vs bunny", &cup, &bunny, 3, &total);
     printf("  contact Jacobians: %ld against the formula (max %.2g), %ld against the point's velocity (max %.2g); "
            "%ld edge contacts on their edges (max off %.2g)\n",
            total.jacobian_checks, total.worst_formula, total.velocity_checks, total.worst_velocity, total.edge_checks,
@@ -1027,6 +1047,7 @@ static void test_broad_phase(void) {
     broad_phase_pair("bunny vs bunny (clusters)", &bunny, &bunny_clusters, 12);
     broad_phase_pair("SQ union vs bunny (clusters)", &sq_union, &bunny_clusters, 12);
     broad_phase_pair("bunny vs SQ union", &bunny, &sq_union, 12);
+    if (cup.body) broad_phase_pair("cup (XPSQ) vs bunny (clusters)", &cup, &bunny_clusters, 6);
 
     // far apart: nothing within d_max; a d_max that reaches across gives contacts, the same both ways
     result on, off;
