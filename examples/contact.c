@@ -75,13 +75,7 @@ int main(int argc, char** argv) {
 
     // 4. settings: the defaults suit bodies about 1 unit across; these are 10 across, so every length
     //    and temperature is scaled by 10
-    osc_manifold_settings settings = osc_manifold_settings_default();
-    const double unit = 10.0;
-    settings.d_max *= unit;
-    settings.bandwidth *= unit;
-    settings.trace_temperature *= unit;
-    settings.clip_temperature *= unit;
-    settings.blend_temperature *= unit;
+    osc_manifold_settings settings = osc_manifold_settings_for_size(10.0);
 
     // 5. the query writes to caller-owned arrays: at most one contact per group here (room for 16),
     //    and the pose Jacobians we ask for (NULL ones are not computed): 12 columns, A's twist

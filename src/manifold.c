@@ -423,7 +423,8 @@ static void emit(pipeline* pl, const direction* d, const feature* c, osc_contact
 // blending within a convex group (seed §IV-D.2, docs/manifold.md eq. B): softmax weights
 // w_i = e_i / Z, e_i = exp(-(d_i - ref) / tau), accumulated in one pass; ref is the smallest depth of
 // the features with weight so far and the sums are rescaled when it moves, which leaves every ratio
-// unchanged. Saturated features (depth d_max, weight 0) are only counted and added at the end.
+// unchanged. The numerators are g_i = e_i f_i by default and e_i in the seed's verbatim form, where
+// saturated features (depth d_max, weight 0) are only counted and added at the end.
 
 typedef struct blend {
     int items;          // features added with a positive weight (hard mode: best is set)
@@ -463,8 +464,9 @@ static void blend_add(const pipeline* pl, blend* b, const feature* c, bool activ
         b->seen = true;
         return;
     }
-    if (!active) { // f = 0 and zero tangents: only the softmax denominator and the depth change
-        b->saturated++;
+    bool verbatim = pl->settings->blend_saturated;
+    if (!active) { // f = 0 and zero tangents: in the seed's form, the denominator and depth change
+        b->saturated += verbatim;
         return;
     }
     if (!b->items) {
@@ -473,24 +475,27 @@ static void blend_add(const pipeline* pl, blend* b, const feature* c, bool activ
         blend_rescale(b, exp((c->depth - b->ref) / tau), pl->derivatives);
         b->ref = c->depth;
     }
+    // the softmax numerator g = e (the seed's form) or e f (contacts with weight only)
     double e = exp(-(c->depth - b->ref) / tau);
-    b->z += e;
-    b->sd += e * c->depth;
+    double g = verbatim ? e : e * c->weight;
+    b->z += g;
+    b->sd += g * c->depth;
     b->items++;
-    double ef = e * c->weight;
-    b->sf += ef;
+    double gf = g * c->weight;
+    b->sf += gf;
     double x[3] = {c->point.x, c->point.y, c->point.z}, n[3] = {c->normal.x, c->normal.y, c->normal.z};
-    for (int k = 0; k < 3; ++k) b->sp[k] += ef * x[k], b->sn[k] += ef * n[k];
+    for (int k = 0; k < 3; ++k) b->sp[k] += gf * x[k], b->sn[k] += gf * n[k];
     if (!pl->derivatives) return;
     for (int j = 0; j < COLUMNS; ++j) {
         double de = -e * c->d_depth[j] / tau;
-        double def = de * c->weight + e * c->d_weight[j];
-        b->dz[j] += de;
-        b->dsd[j] += de * c->depth + e * c->d_depth[j];
-        b->dsf[j] += def;
+        double dg = verbatim ? de : de * c->weight + e * c->d_weight[j];
+        double dgf = dg * c->weight + g * c->d_weight[j];
+        b->dz[j] += dg;
+        b->dsd[j] += dg * c->depth + g * c->d_depth[j];
+        b->dsf[j] += dgf;
         for (int k = 0; k < 3; ++k) {
-            b->dsp[k][j] += def * x[k] + ef * c->d_point[k][j];
-            b->dsn[k][j] += def * n[k] + ef * c->d_normal[k][j];
+            b->dsp[k][j] += dgf * x[k] + gf * c->d_point[k][j];
+            b->dsn[k][j] += dgf * n[k] + gf * c->d_normal[k][j];
         }
     }
 }
@@ -600,10 +605,11 @@ static osc_status check_settings(const char* function, const osc_manifold_settin
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->iterations is %d (must be in 0..64)", function,
                         s->iterations);
     if ((s->blend != 0 && s->blend != 1) || (s->broad_phase != 0 && s->broad_phase != 1) ||
-        (s->edges != 0 && s->edges != 1))
+        (s->edges != 0 && s->edges != 1) || (s->blend_saturated != 0 && s->blend_saturated != 1))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: settings->blend, broad_phase and edges must be 0 or 1 (they are %d, %d, %d)",
-                        function, s->blend, s->broad_phase, s->edges);
+                        "%s: settings->blend, broad_phase, edges and blend_saturated must be 0 or 1 (they are %d, "
+                        "%d, %d, %d)",
+                        function, s->blend, s->broad_phase, s->edges, s->blend_saturated);
     return OSC_OK;
 }
 

@@ -1472,7 +1472,8 @@ static void check_blending(const char* name, const tbody* bodies[2], osc_pose po
                         continue;
                     }
                     if (best < 0 || c->depth < plain.contacts[best].depth) best = i;
-                    double w = exp(-(c->depth - ref) / tau);
+                    // the softmax numerator: exp(-(d - ref) / tau), times f unless blend_saturated
+                    double w = exp(-(c->depth - ref) / tau) * (s.blend_saturated ? 1.0 : c->weight);
                     z += w, sd += w * c->depth, sf += w * c->weight;
                     double p[3] = {c->point.x, c->point.y, c->point.z}, nv[3] = {c->normal.x, c->normal.y, c->normal.z};
                     for (int k = 0; k < 3; ++k) sp[k] += w * c->weight * p[k], sn[k] += w * c->weight * nv[k];
@@ -1562,6 +1563,7 @@ static void test_groups(void) {
             s.d_max = 4.0;
             s.bandwidth = 3.9; // f_t < 1 wherever phi > 0.1
             s.blend_temperature = taus[config % 3];
+            s.blend_saturated = config % 2; // both forms, each with every temperature
             check_blending("two spheres vs bunny (clusters)", bodies, pose, &s, worst, &checked, &partial, &features);
         }
         printf("  blending recomputed for %d groups (%d features, %d with 0 < f < 1): max errors depth %.2g, weight "
@@ -1782,19 +1784,19 @@ typedef struct sweep_bounds {
 } sweep_bounds;
 
 static const sweep_bounds smooth_bounds[3][2] = {
-    // [path][blend]: unblended, blended
+    // [path][blend]: unblended, blended (the default blending: softmax weights times f)
     {// tilt: measured c1 14.1 1510 473 1510 3.88 5.65, c2 3e4 3.85e6 1.21e6 3.85e6 2160 3070;
-     //       blended c1 0.444 0.832 7.21 0.816 7.44 0.75, c2 26.8 74.1 223 73.6 238 30.5
+     //       blended c1 0.441 0.0257 7.44 0.75 7.44 0.75, c2 25.2 75.5 238 75.9 238 30.4
      {{30, 3000, 1000, 3000, 8, 12}, {6e4, 8e6, 2.5e6, 8e6, 4500, 6500}},
-     {{0.9, 1.7, 15, 1.7, 15, 1.5}, {55, 150, 450, 150, 480, 61}}},
+     {{0.9, 0.06, 15, 1.5, 15, 1.5}, {51, 151, 480, 152, 480, 61}}},
     {// slide: measured c1 3.32 361 158 361 2.02 16.4, c2 1730 2.28e5 1e5 2.27e5 159 1020;
-     //        blended c1 0.0337 0.456 0.662 0.46 0.663 0.344, c2 0.924 27.1 23.8 32.8 31.7 33.7
+     //        blended c1 0.0277 0.0453 0.663 0.344 0.663 0.344, c2 1.56 35.9 32.2 48 42.1 47.4
      {{6.7, 730, 320, 730, 4.1, 33}, {3500, 4.6e5, 2e5, 4.6e5, 320, 2100}},
-     {{0.07, 0.92, 1.4, 0.92, 1.4, 0.7}, {1.9, 55, 48, 66, 64, 68}}},
+     {{0.06, 0.091, 1.4, 0.7, 1.4, 0.7}, {3.2, 72, 65, 96, 85, 95}}},
     {// lift: measured c1 32.3 3430 874 3430 9.56 18.9, c2 1.56e5 1.96e7 5.01e6 1.96e7 1.38e4 2.11e4;
-     //       blended c1 2.21 86.9 18 86.9 6.15 1.92, c2 281 2.38e4 4940 2.38e4 3530 963
+     //       blended c1 1.65 159 33.4 159 7.01 2.41, c2 351 5.03e4 1.07e4 5.03e4 4620 1580
      {{65, 6900, 1800, 6900, 20, 38}, {3.2e5, 4e7, 1e7, 4e7, 2.8e4, 4.3e4}},
-     {{4.5, 175, 36, 175, 13, 3.9}, {570, 4.8e4, 9900, 4.8e4, 7100, 1950}}},
+     {{3.3, 320, 67, 320, 14, 4.9}, {710, 1e5, 2.2e4, 1e5, 9300, 3200}}},
 };
 
 static void test_smoothness(void) {

@@ -442,6 +442,7 @@ static int contact_usage(void) {
             "  --blend-temperature T   softmax temperature within a group (default %g S)\n"
             "  --iterations N          sphere-tracing steps per edge corner (default %d)\n"
             "  --no-blend              report every vertex and edge contact even with --groups\n"
+            "  --blend-saturated       blend as seed 000 does verbatim: features beyond d_max in the softmax\n"
             "  --no-edges              vertex contacts only\n"
             "  --no-broad-phase        run the narrow phase on every feature (same result, slower)\n"
             "output:\n"
@@ -504,6 +505,8 @@ static int parse_contact_options(int argc, char** argv, contact_options* o) {
                 fprintf(stderr, "osculate: --scale must be > 0\n");
                 ok = 0;
             }
+        } else if (!strcmp(arg, "--blend-saturated")) {
+            o->settings.blend_saturated = 1;
         } else if (!strcmp(arg, "--no-blend")) {
             o->settings.blend = 0;
         } else if (!strcmp(arg, "--no-edges")) {
@@ -542,11 +545,11 @@ static int parse_contact_options(int argc, char** argv, contact_options* o) {
 
 // the settings: given values, else the library's defaults times the scale
 static void resolve_settings(contact_options* o, double scale) {
-    osc_manifold_settings d = osc_manifold_settings_default();
+    osc_manifold_settings d = osc_manifold_settings_for_size(scale);
     double defaults[5] = {d.d_max, d.bandwidth, d.trace_temperature, d.clip_temperature, d.blend_temperature};
     double* fields[5] = {&o->settings.d_max, &o->settings.bandwidth, &o->settings.trace_temperature,
                          &o->settings.clip_temperature, &o->settings.blend_temperature};
-    for (int k = 0; k < 5; ++k) *fields[k] = isnan(o->lengths[k]) ? defaults[k] * scale : o->lengths[k];
+    for (int k = 0; k < 5; ++k) *fields[k] = isnan(o->lengths[k]) ? defaults[k] : o->lengths[k];
 }
 
 // the contacts and their pose Jacobians (nullable) of one query
@@ -643,8 +646,11 @@ static void write_contact_json(FILE* f, const contact_options* o, const model* m
     json_number(f, s->clip_temperature);
     fputs(", \"blend_temperature\": ", f);
     json_number(f, s->blend_temperature);
-    fprintf(f, ",\n    \"iterations\": %d, \"blend\": %s, \"edges\": %s, \"broad_phase\": %s, \"scale\": ", s->iterations,
-            s->blend ? "true" : "false", s->edges ? "true" : "false", s->broad_phase ? "true" : "false");
+    fprintf(f,
+            ",\n    \"iterations\": %d, \"blend\": %s, \"blend_saturated\": %s, \"edges\": %s, \"broad_phase\": %s, "
+            "\"scale\": ",
+            s->iterations, s->blend ? "true" : "false", s->blend_saturated ? "true" : "false",
+            s->edges ? "true" : "false", s->broad_phase ? "true" : "false");
     json_number(f, o->scale);
     fprintf(f, ", \"groups\": %d, \"resolution\": %d, \"mesh_resolution\": %d, \"triangles\": %d, \"derivatives\": %s},\n",
             o->models.groups, o->models.resolution, o->models.mesh_resolution, o->models.triangles,

@@ -20,10 +20,11 @@
 //                   towards each other, s <- s + sigma(phi) phi, for `iterations` steps, the two
 //                   distances soft-clipped into [0, l], and the contact point is their midpoint.
 //     mollify       depth d_c = f_t(phi) phi + (1 - f_t(phi)) d_max, weight f_t(phi) (C2 transition).
-//     blend         within each convex group, softmax weights w_i over -d_c / blend_temperature:
-//                   depth sum w d_c, weight W = sum w f, point sum w f x / W, normal the unit
-//                   vector along sum w f n, so the blended contact Jacobian W J(point) equals the
-//                   seed's sum w J_c (seed §IV-D.2).
+//     blend         within each convex group, weights w_i proportional to f_i exp(-d_c / tau) (the
+//                   seed's softmax over depths, restricted to contacts with weight; the seed's
+//                   exact form is a setting): depth sum w d_c, weight W = sum w f, point
+//                   sum w f x / W, normal the unit vector along sum w f n, so the blended contact
+//                   Jacobian W J(point) equals sum w J_c (seed §IV-D.2).
 // - osc_manifold_collide_batch: many pose pairs for the same two bodies over threads, each result
 //   identical bit for bit to osc_manifold_collide's.
 //
@@ -134,6 +135,10 @@ typedef struct osc_manifold_settings {
     int broad_phase;           ///< 1: skip features the voxel bound rules out (default); 0 runs the
                                ///< narrow phase on every feature (same result, slower)
     int edges;                 ///< 1: edge contacts (default); 0: vertex contacts only
+    int blend_saturated;       ///< 0 (default): each feature's softmax weight is multiplied by its
+                               ///< transition weight f, so only contacts that carry force are
+                               ///< blended; 1: seed 000 §IV-D.2 verbatim, features beyond d_max
+                               ///< take part with depth d_max (docs/manifold.md, Blending)
 } osc_manifold_settings;
 
 /// Returns the default settings (values above).
