@@ -155,7 +155,7 @@ static void saturate(const pipeline* pl, feature* out) {
     out->weight = 0.0;
 }
 
-// mollified contact at s-frame point y with tangents dy (eq. M, W, X, N): depth, weight, world point
+// mollified contact at s-frame point y with tangents dy (eq. M, X, N): depth, weight, world point
 // and normal. Returns false when the weight is 0 (the feature is saturated).
 static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double dy[3][COLUMNS],
                    feature* out) {
