@@ -19,6 +19,7 @@
 #include "grid_internal.h"
 
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #define GRID_MAGIC "OSCGRID"
@@ -149,6 +150,23 @@ static osc_status parse_grid(const char* where, const unsigned char* bytes, size
     take(&cursor, grid->coefficients, grid_coefficient_count(grid) * OSC_GRID_FIELDS * sizeof(double));
     take(&cursor, grid->voxel_value, grid_cell_count(grid) * sizeof(double));
     take(&cursor, grid->voxel_radius, grid_cell_count(grid) * sizeof(double));
+    // what no writer produces and evaluation or the broad phase must not see: non-finite
+    // coefficients or voxel values, negative or non-finite bound radii
+    size_t coefficients = grid_coefficient_count(grid) * OSC_GRID_FIELDS, voxels = grid_cell_count(grid);
+    size_t offset = GRID_HEADER_SIZE, bad = SIZE_MAX;
+    for (size_t i = 0; i < coefficients && bad == SIZE_MAX; ++i)
+        if (!isfinite(grid->coefficients[i])) bad = offset + 8 * i;
+    offset += 8 * coefficients;
+    for (size_t i = 0; i < voxels && bad == SIZE_MAX; ++i)
+        if (!isfinite(grid->voxel_value[i])) bad = offset + 8 * i;
+    offset += 8 * voxels;
+    for (size_t i = 0; i < voxels && bad == SIZE_MAX; ++i)
+        if (!(grid->voxel_radius[i] >= 0.0) || !isfinite(grid->voxel_radius[i])) bad = offset + 8 * i;
+    if (bad != SIZE_MAX) {
+        grid_free(grid);
+        return osc_fail(OSC_ERR_PARSE, "%s: byte %zu: a coefficient or voxel value that is not finite, or a "
+                        "negative bound radius", where, bad);
+    }
     *out = grid;
     return OSC_OK;
 }

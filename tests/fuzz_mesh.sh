@@ -1,21 +1,23 @@
 #!/bin/sh
-# fuzz_mesh.sh: builds one libFuzzer target per mesh importer (tests/fuzz/fuzz_mesh_*.c) with
-# clang -fsanitize=fuzzer,address,undefined over the library's src/*.c, runs each for a bounded
-# time, then replays the regression crashers (tests/data/mesh/crashers/) and every fixture
-# (tests/data/mesh/) through each target. Exits non-zero on a crash, a hang, a leak or a contract
+# fuzz_mesh.sh: builds one libFuzzer target per mesh importer (tests/fuzz/fuzz_mesh_*.c) and one for
+# the spline-grid loader (tests/fuzz/fuzz_grid.c) with clang -fsanitize=fuzzer,address,undefined
+# over the library's src/*.c, runs each for a bounded time, then replays the regression crashers
+# (tests/data/mesh/crashers/) and every fixture (tests/data/mesh/, tests/data/grid/) through each
+# target of that kind. Exits non-zero on a crash, a hang, a leak or a contract
 # violation (see tests/fuzz/fuzz_mesh.h), when no crasher or no fixture was found to replay, or
 # when clang with libFuzzer is missing.
 #
 # usage: fuzz_mesh.sh SOURCE_DIR WORK_DIR [SECONDS_PER_TARGET (default 20)]
 # the corpus grows in WORK_DIR/corpus/<format> between runs; findings land in WORK_DIR/artifacts.
-# FUZZ_CC overrides the compiler (default clang); FUZZ_TARGETS picks targets (default "obj stl off ply").
+# FUZZ_CC overrides the compiler (default clang); FUZZ_TARGETS picks targets (default
+# "obj stl off ply grid").
 
 set -u
 source_dir=${1:?usage: fuzz_mesh.sh SOURCE_DIR WORK_DIR [SECONDS]}
 work_dir=${2:?usage: fuzz_mesh.sh SOURCE_DIR WORK_DIR [SECONDS]}
 seconds=${3:-20}
 cc=${FUZZ_CC:-clang}
-targets=${FUZZ_TARGETS:-obj stl off ply}
+targets=${FUZZ_TARGETS:-obj stl off ply grid}
 
 fail() {
     echo "fuzz_mesh.sh: $*" >&2
@@ -46,51 +48,63 @@ done
 
 status=0
 for target in $targets; do
-    binary="$work_dir/bin/fuzz_mesh_$target"
+    # the grid loader's target, its fixtures; or a mesh importer's, with the mesh fixtures
+    if [ "$target" = grid ]; then
+        name=fuzz_grid
+        fixtures="$source_dir/tests/data/grid"
+    else
+        name=fuzz_mesh_$target
+        fixtures="$source_dir/tests/data/mesh"
+    fi
+    binary="$work_dir/bin/$name"
     # shellcheck disable=SC2086
-    "$cc" $flags -fsanitize=fuzzer -I"$source_dir/include" "$source_dir/tests/fuzz/fuzz_mesh_$target.c" \
+    "$cc" $flags -fsanitize=fuzzer -I"$source_dir/include" "$source_dir/tests/fuzz/$name.c" \
         "$work_dir"/obj/*.o -lm -o "$binary" || fail "cannot build $binary"
 
     # seeds: the fixtures of this format (valid and malformed)
     seeds="$work_dir/seeds/$target"
     corpus="$work_dir/corpus/$target"
     mkdir -p "$seeds" "$corpus"
-    for fixture in "$source_dir"/tests/data/mesh/*."$target" "$source_dir"/tests/data/mesh/crashers/*; do
+    for fixture in "$fixtures"/*."$target" "$fixtures"/*.oscgrid "$fixtures"/crashers/*; do
         [ -f "$fixture" ] && cp "$fixture" "$seeds/"
     done
+    dictionary="$source_dir/tests/fuzz/mesh_$target.dict"
+    dict_option=""
+    [ -f "$dictionary" ] && dict_option="-dict=$dictionary"
 
     echo "fuzz_mesh.sh: fuzzing $target for $seconds s"
     log="$work_dir/logs/fuzz_$target.log"
+    # shellcheck disable=SC2086
     "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
-        -dict="$source_dir/tests/fuzz/mesh_$target.dict" -artifact_prefix="$work_dir/artifacts/$target-" \
+        $dict_option -artifact_prefix="$work_dir/artifacts/$target-" \
         -print_final_stats=1 "$corpus" "$seeds" >"$log" 2>&1
     code=$?
     grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' "$log" | tail -n 2
     if [ $code -ne 0 ]; then
-        echo "fuzz_mesh.sh: fuzz_mesh_$target FAILED (exit $code); the end of $log:" >&2
+        echo "fuzz_mesh.sh: $name FAILED (exit $code); the end of $log:" >&2
         tail -n 40 "$log" >&2
         status=1
     fi
 
-    # regression: every crasher and every fixture, through this target
+    # regression: every crasher and every fixture of this kind, through this target
     replayed=0
     crashers=0
-    for input in "$source_dir"/tests/data/mesh/crashers/* "$source_dir"/tests/data/mesh/*.obj \
-        "$source_dir"/tests/data/mesh/*.stl "$source_dir"/tests/data/mesh/*.off \
-        "$source_dir"/tests/data/mesh/*.ply; do
+    for input in "$fixtures"/crashers/* "$fixtures"/*.obj "$fixtures"/*.stl "$fixtures"/*.off "$fixtures"/*.ply \
+        "$fixtures"/*.oscgrid; do
         [ -f "$input" ] || continue
         if ! "$binary" "$input" >"$work_dir/logs/replay.log" 2>&1; then
-            echo "fuzz_mesh.sh: fuzz_mesh_$target fails on $input:" >&2
+            echo "fuzz_mesh.sh: $name fails on $input:" >&2
             tail -n 30 "$work_dir/logs/replay.log" >&2
             status=1
         fi
         replayed=$((replayed + 1))
         case "$input" in */crashers/*) crashers=$((crashers + 1)) ;; esac
     done
-    echo "fuzz_mesh.sh: replayed $replayed files ($crashers crashers) through fuzz_mesh_$target"
-    # nothing replayed means the fixtures were not found: a wrong SOURCE_DIR, not a pass
-    if [ $crashers -eq 0 ] || [ $((replayed - crashers)) -eq 0 ]; then
-        echo "fuzz_mesh.sh: no crashers or no fixtures under $source_dir/tests/data/mesh" >&2
+    echo "fuzz_mesh.sh: replayed $replayed files ($crashers crashers) through $name"
+    # nothing replayed means the fixtures were not found: a wrong SOURCE_DIR, not a pass (the mesh
+    # importers also have crashers to replay; the grid loader has none yet)
+    if [ $((replayed - crashers)) -eq 0 ] || { [ "$target" != grid ] && [ $crashers -eq 0 ]; }; then
+        echo "fuzz_mesh.sh: no crashers or no fixtures under $fixtures" >&2
         status=1
     fi
 done

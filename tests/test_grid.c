@@ -6,6 +6,7 @@
 
 #include "sdf_test_util.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -311,6 +312,21 @@ static void test_save_load(void) {
     CHECK(bad == NULL);
     CHECK_STATUS(osc_grid_load("no/such/file.oscgrid", &bad), OSC_ERR_IO);
     CHECK(strstr(osc_last_error(), "no/such/file.oscgrid") != NULL);
+    // values with a valid checksum that no writer produces: a NaN coefficient, a negative bound
+    // radius (the last 8 bytes before the checksum) are refused, naming their byte
+    size_t places[2] = {96 + 8 * 5, size - 16};
+    double values[2] = {NAN, -1.0};
+    for (int k = 0; k < 2; ++k) {
+        memcpy(copy, data, size);
+        memcpy(copy + places[k], &values[k], 8);
+        uint64_t hash = 14695981039346656037ull; // FNV-1a 64 of every byte before the checksum
+        for (size_t i = 0; i + 8 < size; ++i) hash = (hash ^ copy[i]) * 1099511628211ull;
+        memcpy(copy + size - 8, &hash, 8);
+        CHECK_STATUS(osc_grid_load_memory(copy, size, &bad), OSC_ERR_PARSE);
+        char needle[32];
+        snprintf(needle, sizeof needle, "byte %zu:", places[k]);
+        CHECK_MSG(strstr(osc_last_error(), needle) != NULL && bad == NULL, "%s", osc_last_error());
+    }
     // every truncation of the file is rejected without reading past the buffer
     int accepted = 0;
     for (size_t n = 0; n < size; n += 37) accepted += osc_grid_load_memory(data, n, &bad) == OSC_OK;
