@@ -80,11 +80,23 @@ typedef struct runs {
     double edge_lipschitz;        // bound on |grad phi| over the edge run's ball (where phi > 0)
 } runs;
 
+// phi (and its gradient, with derivatives) at the corners of edges met so far, in the s frame:
+// a corner is shared by about six edges, and consecutive edges along the curve share corners, so a
+// small direct-mapped table keyed by the stored vertex position saves most corner evaluations; an
+// entry gives exactly the bits a fresh evaluation would (same point, same function)
+#define CORNER_CACHE 256
+typedef struct corner_table {
+    int32_t vertex[CORNER_CACHE]; // -1: empty
+    double phi[CORNER_CACHE];
+    osc_vec3 gradient[CORNER_CACHE];
+} corner_table;
+
 typedef struct pipeline {
     const osc_manifold_settings* settings;
     bool derivatives;
     osc_pose pose[2]; // A, B
     osc_manifold_output* out;
+    corner_table* cache; // the current direction's corner values
 } pipeline;
 
 // ---------------------------------------------------------------------------------------------
@@ -299,6 +311,19 @@ static double clip(const pipeline* pl, double s, double l, const double ds[COLUM
     return c;
 }
 
+// phi at s-frame point y of stored vertex `vertex` (an edge corner), with its gradient when the
+// pipeline carries derivatives, from the corner table when it is there
+static double corner_value(const pipeline* pl, const direction* d, int32_t vertex, osc_vec3 y, osc_vec3* gradient) {
+    int slot = vertex & (CORNER_CACHE - 1);
+    corner_table* cache = pl->cache;
+    if (cache->vertex[slot] != vertex) {
+        cache->vertex[slot] = vertex;
+        cache->phi[slot] = sdf_value(d->s, y, pl->derivatives ? &cache->gradient[slot] : NULL);
+    }
+    if (pl->derivatives) *gradient = cache->gradient[slot];
+    return cache->phi[slot];
+}
+
 // A bound on |grad phi| along an edge: its run's, tightened to the edge's own ball when needed.
 typedef struct edge_bound {
     double lipschitz;
@@ -338,8 +363,8 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
     // phi at the corners (the traces' first points): beyond d_max + L l / 2 at both, the whole edge
     // is beyond d_max and the narrow phase would saturate it
     osc_vec3 ga = osc_v3(0.0, 0.0, 0.0), gb = ga;
-    double phi_a = sdf_value(d->s, a, pl->derivatives ? &ga : NULL);
-    double phi_b = sdf_value(d->s, b, pl->derivatives ? &gb : NULL);
+    double phi_a = corner_value(pl, d, d->f->edge_vertices[2 * (size_t)i], a, &ga);
+    double phi_b = corner_value(pl, d, d->f->edge_vertices[2 * (size_t)i + 1], b, &gb);
     if (st->broad_phase && edge_beyond(d, fmin(phi_a, phi_b), a, b, l, st->d_max, &bound)) {
         saturate(pl, out);
         return false;
@@ -542,6 +567,7 @@ static bool blend_finish(const pipeline* pl, blend* b, feature* out) {
 static void run_direction(pipeline* pl, const direction* d) {
     const osc_manifold_settings* st = pl->settings;
     const osc_body* f = d->f;
+    for (int k = 0; k < CORNER_CACHE; ++k) pl->cache->vertex[k] = -1;
     // the whole mesh beyond d_max: every feature is saturated and nothing is emitted
     if (st->broad_phase && sphere_beyond(pl, d, f->sphere, NULL)) return;
     runs r = {-1, -1, false, false, 0.0};
@@ -643,6 +669,8 @@ static void collide(const osc_body* a, osc_pose pose_a, const osc_body* b, osc_p
     pl.pose[0] = pose_a;
     pl.pose[1] = pose_b;
     pl.out = out;
+    corner_table cache;
+    pl.cache = &cache;
     out->count = 0;
     out->needed = 0;
     direction ab = make_direction(a, pose_a, b, pose_b, 1);

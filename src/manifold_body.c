@@ -29,6 +29,7 @@ void osc_body_destroy(osc_body* body) {
     osc_free(body->edges);
     osc_free(body->edge_index);
     osc_free(body->edge_group);
+    osc_free(body->edge_vertices);
     osc_free(body->group_vertex_start);
     osc_free(body->group_edge_start);
     osc_free(body->group_edges);
@@ -310,8 +311,9 @@ static osc_status store_features(osc_body* body, const osc_body_desc* desc, cons
     int32_t* order = osc_calloc((size_t)(n > e ? n : e), sizeof(int32_t));
     double* midpoints = osc_calloc((size_t)e * 3, sizeof(double));
     int32_t* cursor = osc_calloc((size_t)groups + 1, sizeof(int32_t));
+    int32_t* slot_of = osc_calloc((size_t)n, sizeof(int32_t)); // mesh vertex -> stored position
     osc_status status = OSC_ERR_NO_MEMORY;
-    if (!order || !midpoints || !cursor) goto done;
+    if (!order || !midpoints || !cursor || !slot_of) goto done;
 
     // vertices: curve order, then a stable counting sort by group (ungrouped bodies: one bucket)
     if ((status = osc_curve_order(v, n, desc->curve, order))) goto done;
@@ -324,6 +326,7 @@ static osc_status store_features(osc_body* body, const osc_body_desc* desc, cons
         memcpy(&body->vertices[3 * slot], &v[3 * i], 3 * sizeof(double));
         body->vertex_index[slot] = i;
         body->vertex_group[slot] = vgroups[i];
+        slot_of[i] = slot;
     }
 
     // edges: curve order of their midpoints
@@ -337,6 +340,8 @@ static osc_status store_features(osc_body* body, const osc_body_desc* desc, cons
         memcpy(&body->edges[6 * r + 3], &v[3 * mesh_edges[2 * i + 1]], 3 * sizeof(double));
         body->edge_index[r] = i;
         body->edge_group[r] = egroups[2 * i];
+        body->edge_vertices[2 * r] = slot_of[mesh_edges[2 * i]];
+        body->edge_vertices[2 * r + 1] = slot_of[mesh_edges[2 * i + 1]];
     }
     // each group's list of stored edges, in curve order
     for (int32_t r = 0; r < e && groups; ++r)
@@ -354,6 +359,7 @@ done:
     osc_free(order);
     osc_free(midpoints);
     osc_free(cursor);
+    osc_free(slot_of);
     return status ? osc_fail_in("osc_body_create", status) : OSC_OK;
 }
 
@@ -455,11 +461,13 @@ osc_status osc_body_create(const osc_body_desc* desc, osc_body** out) {
     body->edges = osc_calloc(6 * e + 1, sizeof(double));
     body->edge_index = osc_calloc(e + 1, sizeof(int32_t));
     body->edge_group = osc_calloc(e + 1, sizeof(int32_t));
+    body->edge_vertices = osc_calloc(2 * e + 1, sizeof(int32_t));
     body->group_vertex_start = osc_calloc(groups + 2, sizeof(int32_t));
     body->group_edge_start = osc_calloc(groups + 2, sizeof(int32_t));
     body->group_edges = osc_calloc(items + 1, sizeof(int32_t));
     if (!body->vertices || !body->vertex_index || !body->vertex_group || !body->edges || !body->edge_index ||
-        !body->edge_group || !body->group_vertex_start || !body->group_edge_start || !body->group_edges) {
+        !body->edge_group || !body->edge_vertices || !body->group_vertex_start || !body->group_edge_start ||
+        !body->group_edges) {
         status = osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);
         goto fail;
     }
