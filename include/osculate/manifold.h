@@ -106,9 +106,13 @@ OSC_API osc_status osc_body_create(const osc_body_desc* desc, osc_body** out);
 /// Releases a body (NULL is fine).
 OSC_API void osc_body_destroy(osc_body* body);
 
-/// Returns the number of collision-mesh vertices / unique edges / convex groups of a body.
+/// Returns the number of collision-mesh vertices of a body (0 for NULL).
 OSC_API int32_t osc_body_vertex_count(const osc_body* body);
+
+/// Returns the number of unique collision-mesh edges of a body (0 for NULL).
 OSC_API int32_t osc_body_edge_count(const osc_body* body);
+
+/// Returns the number of convex groups of a body (0: none, or NULL).
 OSC_API int32_t osc_body_group_count(const osc_body* body);
 
 /// Writes each vertex's group id (-1 when the body has no groups) to `vertex_groups`
