@@ -592,14 +592,11 @@ void grid_compute_voxels(osc_grid* grid, int threads) {
 
 double osc_grid_lower_bound(const osc_grid* grid, osc_vec3 point, double* centre_value, double* radius) {
     if (!grid || isnan(point.x) || isnan(point.y) || isnan(point.z)) return NAN;
-    int outside[3], cell[3];
-    double t[3];
-    osc_vec3 c = clamp_to_grid(grid, point, outside);
-    locate(grid, c, cell, t);
-    size_t index = ((size_t)cell[2] * grid->cells[1] + cell[1]) * grid->cells[0] + cell[0];
+    double outside;
+    size_t index = grid_voxel_of(grid, point, &outside);
     if (centre_value) *centre_value = grid->voxel_value[index];
     if (radius) *radius = grid->voxel_radius[index];
-    return grid->voxel_value[index] - grid->voxel_radius[index] + osc_length(osc_sub(point, c));
+    return grid->voxel_value[index] - grid->voxel_radius[index] + outside;
 }
 
 double osc_grid_lipschitz(const osc_grid* grid) {

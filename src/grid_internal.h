@@ -49,6 +49,23 @@ void grid_compute_voxels(osc_grid* grid, int threads);
 double grid_eval_contact(const osc_grid* grid, osc_vec3 x, bool derivatives, osc_vec3* gradient,
                          osc_vec3* normal, osc_mat3* normal_jacobian);
 
+// The index of the voxel holding y (clamped into the region; [n_z][n_y][n_x] layout) and, in
+// *outside, the distance from y to the region (0 inside): the voxel osc_grid_lower_bound reads.
+static inline size_t grid_voxel_of(const osc_grid* grid, osc_vec3 y, double* outside) {
+    double p[3] = {y.x - grid->origin.x, y.y - grid->origin.y, y.z - grid->origin.z}, beyond[3];
+    size_t index = 0;
+    for (int a = 2; a >= 0; --a) {
+        double hi = grid->cells[a] * grid->cell;
+        double q = p[a] < 0.0 ? 0.0 : (p[a] > hi ? hi : p[a]);
+        beyond[a] = p[a] - q;
+        int i = (int)(q / grid->cell);
+        i = i > grid->cells[a] - 1 ? grid->cells[a] - 1 : i;
+        index = index * (size_t)grid->cells[a] + (size_t)i;
+    }
+    *outside = sqrt(beyond[0] * beyond[0] + beyond[1] * beyond[1] + beyond[2] * beyond[2]);
+    return index;
+}
+
 // Number of coefficient entries (each of OSC_GRID_FIELDS doubles).
 static inline size_t grid_coefficient_count(const osc_grid* grid) {
     return (size_t)(grid->cells[0] + 3) * (size_t)(grid->cells[1] + 3) * (size_t)(grid->cells[2] + 3);

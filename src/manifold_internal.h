@@ -69,21 +69,13 @@ struct osc_body {
 // A lower bound of the body's SDF at body-frame point y (-INFINITY where none is known): for a
 // grid, osc_grid_lower_bound's value (the voxel's phi(centre) - rho plus the distance to the region).
 static inline double body_lower_bound(const osc_body* body, osc_vec3 y) {
-    double p[3] = {y.x, y.y, y.z}, outside2 = 0.0;
-    size_t index = 0;
     if (body->grid) {
-        const osc_grid* g = body->grid;
-        double o[3] = {g->origin.x, g->origin.y, g->origin.z};
-        for (int a = 2; a >= 0; --a) {
-            double u = p[a] - o[a], hi = g->cells[a] * g->cell;
-            double q = u < 0.0 ? 0.0 : (u > hi ? hi : u);
-            outside2 += (u - q) * (u - q);
-            int i = (int)(q / g->cell);
-            i = i > g->cells[a] - 1 ? g->cells[a] - 1 : i;
-            index = index * (size_t)g->cells[a] + (size_t)i;
-        }
-        return g->voxel_value[index] - g->voxel_radius[index] + sqrt(outside2);
+        double outside;
+        size_t index = grid_voxel_of(body->grid, y, &outside);
+        return body->grid->voxel_value[index] - body->grid->voxel_radius[index] + outside;
     }
+    double p[3] = {y.x, y.y, y.z};
+    size_t index = 0;
     for (int level = 0; level < 2; ++level) {
         const body_voxels* v = &body->voxels[level];
         double o[3] = {v->origin.x, v->origin.y, v->origin.z};
@@ -103,17 +95,10 @@ static inline double body_lower_bound(const osc_body* body, osc_vec3 y) {
 // An upper bound of a grid body's SDF at body-frame point y inside the grid's region (the voxel's
 // phi(centre) + rho); +INFINITY elsewhere and for osc_sdf bodies.
 static inline double body_upper_bound(const osc_body* body, osc_vec3 y) {
-    const osc_grid* g = body->grid;
-    if (!g) return INFINITY;
-    double p[3] = {y.x - g->origin.x, y.y - g->origin.y, y.z - g->origin.z};
-    size_t index = 0;
-    for (int a = 2; a >= 0; --a) {
-        if (!(p[a] >= 0.0 && p[a] <= g->cells[a] * g->cell)) return INFINITY;
-        int i = (int)(p[a] / g->cell);
-        i = i > g->cells[a] - 1 ? g->cells[a] - 1 : i;
-        index = index * (size_t)g->cells[a] + (size_t)i;
-    }
-    return g->voxel_value[index] + g->voxel_radius[index];
+    if (!body->grid) return INFINITY;
+    double outside;
+    size_t index = grid_voxel_of(body->grid, y, &outside);
+    return outside > 0.0 ? INFINITY : body->grid->voxel_value[index] + body->grid->voxel_radius[index];
 }
 
 // A bound on |grad phi| over the part of the ball (c, radius) where phi > 0 (body frame).
