@@ -14,5 +14,7 @@
 #include "osculate/isosurface.h"
 #include "osculate/grid.h"
 #include "osculate/manifold.h"
+#include "osculate/convex.h"
+#include "osculate/dcol.h"
 
 #endif // OSCULATE_OSCULATE_H

@@ -1,0 +1,694 @@
+// bench_dcol.c: DCOL between convex primitives (issue 5): the time of one query, without and with
+// all derivatives, for every ordered pair of the seven primitive kinds, against seed 001's Table I
+// and against libccd's MPR and GJK + EPA penetration measured in the same run on the same shapes and
+// poses (bench/peers/ccd_adapter.h: libccd calls osc_convex_support).
+//
+// Shapes (body frames of include/osculate/convex.h), fixed sizes of the order of 1:
+//   polytope   a regular dodecahedron (12 faces: normals the icosahedron's vertices), inradius 0.4
+//   capsule    radius 0.2, length 0.8
+//   cylinder   radius 0.3, length 0.7
+//   cone       height 1.0, half angle 0.5
+//   ellipsoid  P = diag(4, 2, 9): semi-axes 0.5, 0.71, 0.33
+//   sphere     radius 0.5
+//   polygon    a regular hexagon (edge offsets 0.4) padded by 0.1
+//   box        half extents (0.5, 0.4, 0.3), a six-face polytope: an extra row "box-<kind>" against
+//              each of the seven, not part of the 49 pairs or the per-kind figures
+//
+// Poses: for each ordered pair (A, B), --poses (1000) configurations from a fixed seed: A at a point uniform
+// in [-1, 1]^3, B at A's position plus s u with u uniform in [-1, 1]^3, both orientations uniformly
+// random (Shoemake). Exactly half of them overlap: with the orientations fixed, alpha is the gauge of
+// the Minkowski difference at the offset (both shapes are scaled about their own origins), so it is
+// homogeneous of degree 1 in the offset; alpha is computed once at s = 1 (untimed) and s is set to
+// 1 / median(alpha), which puts the median configuration exactly at contact.
+//
+// Per configuration, in this order, each call once untimed (its status, iterations, alpha and libccd
+// return value are what is counted) and then --repeats (4) more times timed together (bench_now):
+//   solve        osc_dcol_proximity, default settings, no Jacobians, no warm start
+//   solve+derivs osc_dcol_proximity with all six Jacobian arrays (alpha, point, point_a, point_b,
+//                distance, normal: 14 rows of 12)
+//   alpha_grad   osc_dcol_alpha_gradient (alpha and its 12-gradient)
+//   mpr          libccd ccdMPRPenetration (depth, direction, position; no derivatives)
+//   gjk_epa      libccd ccdGJKPenetration (GJK, then EPA when they overlap)
+// libccd is configured as it ships (CCD_INIT: tolerances 1e-4 for MPR and EPA, 1e-6 for GJK, no
+// iteration limit) with the adapter's support and centre functions. Both libccd calls return -1 as
+// soon as they find a separating direction and compute nothing more for a separated pair, whereas
+// DCOL returns alpha, points, distance and normal in every case; so every figure is given over all
+// configurations and over the overlapping half alone ("overlap": DCOL's alpha < 1).
+// A figure is the median over configurations of the per-call time (block time / repeats), in
+// microseconds; "derivs" is the median of the per-configuration difference solve+derivs - solve. Per
+// kind, the configurations of the 13 ordered pairs that contain the kind are pooled (the seed's Table
+// I averages "over each primitive"; it gives means, we give medians). Also counted: failures (a
+// status other than OSC_OK from any of the three DCOL calls), the median iteration count, DEGENERATE
+// flags, and disagreements between DCOL and libccd MPR on whether the pair overlaps (ignoring
+// |alpha - 1| < 1e-3, where MPR's 1e-4 tolerance decides).
+//
+// Batch: osc_dcol_proximity_batch with all Jacobians over BATCH_PAIRS pairs cycling through the 49
+// pairs and their configurations, on 1 and 2 threads: one untimed call, then the median of 5 calls,
+// as pairs / s.
+//
+// Warm start: for each of the 49 pairs a trajectory of WARM_STEPS small motions from its first
+// configuration: per step B moves by 0.002 (rA + rB) and each body turns by 0.01 rad, about fixed
+// random directions (rA, rB: bounding radii). At each step (from the second on) the solve without
+// Jacobians is run cold (a warm-start struct with valid = 0) and warm (the iterate of the previous
+// step's warm solve); both copy a warm-start struct before each call, so they pay the same overhead.
+// Reported: median iterations and median per-call time over all steps, and the largest |alpha_warm -
+// alpha_cold|.
+//
+// Timing: CLOCK_MONOTONIC around the repeated calls of one kind on one configuration, the calls of the five
+// kinds interleaved per configuration so that noise on the shared 2-core machine hits them alike.
+// Without libccd at build time (OSC_HAVE_CCD undefined) its figures are printed with "peer_value":
+// null and a "missing" note.
+//
+// JSON (suite "dcol"): per pair ("<A>-<B>"), per kind ("<kind>": the pooled figures) and over the 49
+// pairs ("all"): solve_us, derivs_us, alpha_grad_us, iterations, solve_derivs_us with peer
+// "libccd-mpr", solve_derivs_us_vs_gjk_epa with peer "libccd-gjk-epa", the same two as
+// solve_derivs_overlap_us* over the overlapping half, failures (pairs and "all"), mpr_disagreements
+// ("all"); "batch-1-thread" / "batch-2-threads" pairs_per_s; per pair and "warm-all"
+// cold_iterations, warm_iterations, cold_us, warm_us, and alpha_max_difference ("warm-all").
+//
+// --ccd-tight runs libccd with the tolerances of the tests' oracle instead (ccd_adapter_config: 1e-8
+// for MPR, EPA and GJK, at most 500 iterations); its figures then carry the peer names
+// "libccd-mpr-tight" and "libccd-gjk-epa-tight".
+//
+// usage: bench_dcol [--poses N] [--repeats R] [--ccd-tight]; JSON lines on stdout, tables on stderr.
+
+#include "bench.h"
+
+#include "osculate/osculate.h"
+
+#ifdef OSC_HAVE_CCD
+#include "ccd_adapter.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#define SUITE "dcol"
+#define KINDS OSC_CONVEX_KIND_COUNT
+#define SHAPES (KINDS + 1) // the seven kinds, then the box
+#define BOX KINDS
+#define PAIRS (KINDS * KINDS + KINDS) // 49, then box-<kind>
+#define MAX_POSES 20000
+#define BATCH_PAIRS 10000
+#define WARM_STEPS 300
+#define TWO_PI 6.283185307179586
+#define ROWS 14 // Jacobian rows of all six arrays: 1 + 3 + 3 + 3 + 1 + 3
+
+#ifdef OSC_HAVE_CCD
+#define PEER_MISSING NULL
+#else
+#define PEER_MISSING "libccd not found at build time"
+#endif
+
+enum { SOLVE, DERIVS, GRAD, MPR, GJK, DERIVS_ONLY, MEASURES };
+
+static int poses = 1000;
+static int repeats = 4;
+static int ccd_tight = 0; // --ccd-tight: libccd with the test oracle's tolerances (ccd_adapter_config)
+
+static void fail(const char* what) {
+    fprintf(stderr, "bench_dcol: %s: %s\n", what, osc_last_error());
+    exit(1);
+}
+
+static void* checked_calloc(size_t count, size_t size) {
+    void* p = calloc(count, size);
+    if (!p) {
+        fprintf(stderr, "bench_dcol: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// random numbers (fixed seed)
+
+static unsigned long long rng_state = 0x9E3779B97F4A7C15ull;
+static double uniform(double lo, double hi) {
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return lo + (hi - lo) * ((double)(rng_state >> 11) * 0x1.0p-53);
+}
+
+// a uniformly distributed rotation (Shoemake)
+static osc_quat random_rotation(void) {
+    double u1 = uniform(0, 1), u2 = uniform(0, TWO_PI), u3 = uniform(0, TWO_PI);
+    double a = sqrt(1 - u1), b = sqrt(u1);
+    osc_quat q = {a * sin(u2), a * cos(u2), b * sin(u3), b * cos(u3)};
+    return q;
+}
+
+static osc_vec3 random_box(double half) {
+    return osc_v3(uniform(-half, half), uniform(-half, half), uniform(-half, half));
+}
+
+static osc_vec3 random_direction(void) {
+    for (;;) {
+        osc_vec3 v = random_box(1.0);
+        double length = osc_length(v);
+        if (length > 1e-3 && length <= 1.0) return osc_scale(v, 1.0 / length);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// shapes
+
+static const char* shape_name(int shape) {
+    return shape == BOX ? "box" : osc_convex_kind_name((osc_convex_kind)shape);
+}
+
+static void make_shapes(osc_convex* shapes[SHAPES]) {
+    const double phi = 0.5 * (1.0 + sqrt(5.0));
+    double normals[12][3], offsets[12];
+    const double base[3][3] = {{0, 1, phi}, {1, phi, 0}, {phi, 0, 1}}; // and their sign changes
+    for (int k = 0, n = 0; k < 3; ++k)
+        for (int s = 0; s < 4; ++s, ++n) {
+            int bit = 0; // sign bit `bit` of s flips the bit-th non-zero entry
+            for (int c = 0; c < 3; ++c) {
+                normals[n][c] = base[k][c];
+                if (base[k][c] != 0.0 && (s >> bit++ & 1)) normals[n][c] = -base[k][c];
+            }
+            offsets[n] = 0.4 * sqrt(1.0 + phi * phi); // inradius 0.4 (the normals have this length)
+        }
+    if (osc_convex_create_polytope(&normals[0][0], offsets, 12, &shapes[OSC_CONVEX_POLYTOPE]) != OSC_OK)
+        fail("osc_convex_create_polytope");
+    if (osc_convex_create_capsule(0.2, 0.8, &shapes[OSC_CONVEX_CAPSULE]) != OSC_OK) fail("capsule");
+    if (osc_convex_create_cylinder(0.3, 0.7, &shapes[OSC_CONVEX_CYLINDER]) != OSC_OK) fail("cylinder");
+    if (osc_convex_create_cone(1.0, 0.5, &shapes[OSC_CONVEX_CONE]) != OSC_OK) fail("cone");
+    const double P[9] = {4, 0, 0, 0, 2, 0, 0, 0, 9};
+    if (osc_convex_create_ellipsoid(P, &shapes[OSC_CONVEX_ELLIPSOID]) != OSC_OK) fail("ellipsoid");
+    if (osc_convex_create_sphere(0.5, &shapes[OSC_CONVEX_SPHERE]) != OSC_OK) fail("sphere");
+    double edges[6][2], edge_offsets[6];
+    for (int k = 0; k < 6; ++k) {
+        edges[k][0] = cos(TWO_PI * k / 6.0);
+        edges[k][1] = sin(TWO_PI * k / 6.0);
+        edge_offsets[k] = 0.4;
+    }
+    if (osc_convex_create_polygon(&edges[0][0], edge_offsets, 6, 0.1, &shapes[OSC_CONVEX_POLYGON]) != OSC_OK)
+        fail("polygon");
+    if (osc_convex_create_box(osc_v3(0.5, 0.4, 0.3), &shapes[BOX]) != OSC_OK) fail("box");
+    for (int s = 0; s < KINDS; ++s)
+        if (osc_convex_get_kind(shapes[s]) != (osc_convex_kind)s) {
+            fprintf(stderr, "bench_dcol: shape %d has kind %d\n", s, (int)osc_convex_get_kind(shapes[s]));
+            exit(1);
+        }
+}
+
+// pair p: (shape_a, shape_b); 0..48 the 7 x 7 kinds, then box-<kind>
+static int pair_a(int p) { return p < KINDS * KINDS ? p / KINDS : BOX; }
+static int pair_b(int p) { return p < KINDS * KINDS ? p % KINDS : p - KINDS * KINDS; }
+
+// ---------------------------------------------------------------------------------------------
+// measurement
+
+typedef struct pair_data {
+    osc_pose* pa; // [poses]
+    osc_pose* pb;
+    double* t[MEASURES]; // [poses] microseconds per call
+    int* iterations;     // [poses]
+    unsigned char* overlap; // [poses] alpha < 1
+    double scale;           // s
+    int failures, degenerate, disagreements, ccd_failures;
+} pair_data;
+
+static double jac_alpha[12], jac_point[36], jac_point_a[36], jac_point_b[36], jac_distance[12],
+    jac_normal[36];
+static const osc_dcol_jacobians all_jacobians = {jac_alpha, jac_point, jac_point_a, jac_point_b,
+                                                 jac_distance, jac_normal};
+
+static double median_of(const double* values, int count, const unsigned char* mask, int want) {
+    double* copy = checked_calloc((size_t)(count > 0 ? count : 1), sizeof *copy);
+    int n = 0;
+    for (int i = 0; i < count; ++i)
+        if (!mask || mask[i] == want) copy[n++] = values[i];
+    double m = n ? bench_median(copy, n) : NAN;
+    free(copy);
+    return m;
+}
+
+// the configurations of pair p, half of them overlapping (see the header)
+static void make_poses(pair_data* d, const osc_convex* a, const osc_convex* b) {
+    double* alphas = checked_calloc((size_t)poses, sizeof *alphas);
+    osc_vec3* offsets = checked_calloc((size_t)poses, sizeof *offsets);
+    for (int i = 0; i < poses; ++i) {
+        osc_vec3 center = random_box(1.0);
+        offsets[i] = random_box(1.0);
+        d->pa[i] = osc_pose_make(center, random_rotation());
+        d->pb[i] = osc_pose_make(osc_add(center, offsets[i]), random_rotation());
+        osc_dcol_result r;
+        if (osc_dcol_proximity(a, d->pa[i], b, d->pb[i], NULL, &r, NULL, NULL) != OSC_OK)
+            fprintf(stderr, "bench_dcol: calibration: %s\n", osc_last_error());
+        alphas[i] = r.alpha;
+    }
+    double m = bench_median(alphas, poses);
+    d->scale = 1.0 / m;
+    for (int i = 0; i < poses; ++i) d->pb[i].p = osc_add(d->pa[i].p, osc_scale(offsets[i], d->scale));
+    free(alphas);
+    free(offsets);
+}
+
+static void measure_pair(pair_data* d, const osc_convex* a, const osc_convex* b) {
+#ifdef OSC_HAVE_CCD
+    ccd_t ccd = ccd_adapter_config();
+    if (!ccd_tight) { // libccd's own defaults, with the adapter's callbacks
+        CCD_INIT(&ccd);
+        ccd.support1 = ccd_shape_support;
+        ccd.support2 = ccd_shape_support;
+        ccd.center1 = ccd_shape_center;
+        ccd.center2 = ccd_shape_center;
+    }
+#endif
+    for (int i = 0; i < poses; ++i) {
+        osc_pose pa = d->pa[i], pb = d->pb[i];
+        osc_dcol_result r;
+        double alpha, gradient[12];
+        // solve
+        osc_status s = osc_dcol_proximity(a, pa, b, pb, NULL, &r, NULL, NULL);
+        d->failures += s != OSC_OK;
+        d->iterations[i] = r.iterations;
+        d->degenerate += (r.flags & OSC_DCOL_DEGENERATE) != 0;
+        d->overlap[i] = r.alpha < 1.0;
+        double solve_alpha = r.alpha;
+        double start = bench_now();
+        for (int k = 0; k < repeats; ++k) osc_dcol_proximity(a, pa, b, pb, NULL, &r, NULL, NULL);
+        d->t[SOLVE][i] = 1e6 * (bench_now() - start) / repeats;
+        // solve + all derivatives
+        s = osc_dcol_proximity(a, pa, b, pb, NULL, &r, &all_jacobians, NULL);
+        d->failures += s != OSC_OK;
+        start = bench_now();
+        for (int k = 0; k < repeats; ++k) osc_dcol_proximity(a, pa, b, pb, NULL, &r, &all_jacobians, NULL);
+        d->t[DERIVS][i] = 1e6 * (bench_now() - start) / repeats;
+        d->t[DERIVS_ONLY][i] = d->t[DERIVS][i] - d->t[SOLVE][i];
+        // alpha and its gradient
+        s = osc_dcol_alpha_gradient(a, pa, b, pb, NULL, &alpha, gradient);
+        d->failures += s != OSC_OK;
+        start = bench_now();
+        for (int k = 0; k < repeats; ++k) osc_dcol_alpha_gradient(a, pa, b, pb, NULL, &alpha, gradient);
+        d->t[GRAD][i] = 1e6 * (bench_now() - start) / repeats;
+#ifdef OSC_HAVE_CCD
+        ccd_shape sa = {a, pa, 1.0}, sb = {b, pb, 1.0};
+        ccd_real_t depth;
+        ccd_vec3_t direction, position;
+        int hit = ccdMPRPenetration(&sa, &sb, &ccd, &depth, &direction, &position);
+        if (hit == (solve_alpha < 1.0 ? -1 : 0) && fabs(solve_alpha - 1.0) > 1e-3) ++d->disagreements;
+        start = bench_now();
+        for (int k = 0; k < repeats; ++k) ccdMPRPenetration(&sa, &sb, &ccd, &depth, &direction, &position);
+        d->t[MPR][i] = 1e6 * (bench_now() - start) / repeats;
+        hit = ccdGJKPenetration(&sa, &sb, &ccd, &depth, &direction, &position);
+        d->ccd_failures += hit == -2;
+        start = bench_now();
+        for (int k = 0; k < repeats; ++k) ccdGJKPenetration(&sa, &sb, &ccd, &depth, &direction, &position);
+        d->t[GJK][i] = 1e6 * (bench_now() - start) / repeats;
+#else
+        (void)solve_alpha;
+        d->t[MPR][i] = d->t[GJK][i] = NAN;
+#endif
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// reporting
+
+static void report_ccd(const char* name, const char* metric, double value, const char* peer_base,
+                       double peer_value) {
+    char peer[48];
+    snprintf(peer, sizeof peer, "%s%s", peer_base, ccd_tight ? "-tight" : "");
+    if (PEER_MISSING || !isfinite(peer_value)) {
+        printf("{\"suite\": \"%s\", \"case\": \"%s\", \"metric\": \"%s\", \"value\": %.6g, \"unit\": \"us\", "
+               "\"peer\": \"%s\", \"peer_value\": null, \"missing\": \"%s\"}\n",
+               SUITE, name, metric, value, peer, PEER_MISSING ? PEER_MISSING : "no figure");
+        fflush(stdout);
+        return;
+    }
+    bench_report_peer(SUITE, name, metric, value, "us", peer, peer_value);
+}
+
+// the medians of one set of configurations: all, or overlapping only
+typedef struct figures {
+    double t[MEASURES];
+    double iterations;
+    int count;
+} figures;
+
+static figures summarize(const double* const* t, const int* iterations, const unsigned char* overlap, int count,
+                         int overlapping_only) {
+    figures f;
+    const unsigned char* mask = overlapping_only ? overlap : NULL;
+    for (int m = 0; m < MEASURES; ++m) f.t[m] = median_of(t[m], count, mask, 1);
+    double* it = checked_calloc((size_t)count, sizeof *it);
+    for (int i = 0; i < count; ++i) it[i] = iterations[i];
+    f.iterations = median_of(it, count, mask, 1);
+    free(it);
+    f.count = 0;
+    for (int i = 0; i < count; ++i) f.count += !mask || mask[i];
+    return f;
+}
+
+static void print_load(const char* when) {
+    char text[64] = "?\n";
+    FILE* f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (!fgets(text, sizeof text, f)) snprintf(text, sizeof text, "?\n");
+        fclose(f);
+    }
+    fprintf(stderr, "bench_dcol: load average %s: %s", when, text);
+}
+
+// ---------------------------------------------------------------------------------------------
+// batch throughput
+
+static double batch_rate(osc_convex* const shapes[SHAPES], pair_data* data, int threads, int* failures) {
+    const osc_convex** a = checked_calloc(BATCH_PAIRS, sizeof *a);
+    const osc_convex** b = checked_calloc(BATCH_PAIRS, sizeof *b);
+    osc_pose* pa = checked_calloc(BATCH_PAIRS, sizeof *pa);
+    osc_pose* pb = checked_calloc(BATCH_PAIRS, sizeof *pb);
+    osc_dcol_result* results = checked_calloc(BATCH_PAIRS, sizeof *results);
+    osc_status* statuses = checked_calloc(BATCH_PAIRS, sizeof *statuses);
+    osc_dcol_jacobians* jacobians = checked_calloc(BATCH_PAIRS, sizeof *jacobians);
+    double* storage = checked_calloc((size_t)BATCH_PAIRS * ROWS * 12, sizeof *storage);
+    for (int i = 0; i < BATCH_PAIRS; ++i) {
+        int p = i % (KINDS * KINDS), pose = (i / (KINDS * KINDS)) % poses;
+        a[i] = shapes[pair_a(p)];
+        b[i] = shapes[pair_b(p)];
+        pa[i] = data[p].pa[pose];
+        pb[i] = data[p].pb[pose];
+        double* s = storage + (size_t)i * ROWS * 12;
+        osc_dcol_jacobians j = {s, s + 12, s + 48, s + 84, s + 120, s + 132};
+        jacobians[i] = j;
+    }
+    osc_dcol_proximity_batch(a, pa, b, pb, BATCH_PAIRS, NULL, results, jacobians, statuses, threads);
+    *failures = 0;
+    for (int i = 0; i < BATCH_PAIRS; ++i) *failures += statuses[i] != OSC_OK;
+    double times[5];
+    for (int c = 0; c < 5; ++c) {
+        double start = bench_now();
+        osc_dcol_proximity_batch(a, pa, b, pb, BATCH_PAIRS, NULL, results, jacobians, statuses, threads);
+        times[c] = bench_now() - start;
+    }
+    free(a);
+    free(b);
+    free(pa);
+    free(pb);
+    free(results);
+    free(statuses);
+    free(jacobians);
+    free(storage);
+    return BATCH_PAIRS / bench_median(times, 5);
+}
+
+// ---------------------------------------------------------------------------------------------
+// warm start along a trajectory
+
+typedef struct warm_figures {
+    double cold_iterations, warm_iterations, cold_us, warm_us, alpha_difference;
+    int cold_failures, warm_failures;
+} warm_figures;
+
+static osc_quat turn(osc_quat q, osc_vec3 axis, double angle) {
+    return osc_quat_normalize(osc_quat_mul(osc_quat_from_axis_angle(axis, angle), q));
+}
+
+// one pair's trajectory; appends its per-step figures to the pooled arrays at *n
+static warm_figures warm_pair(const osc_convex* a, const osc_convex* b, osc_pose pa, osc_pose pb,
+                              double* pooled[4], int* n) {
+    static osc_dcol_warm_start previous, scratch, cold_template;
+    memset(&previous, 0, sizeof previous);
+    memset(&cold_template, 0, sizeof cold_template);
+    double step = 0.002 * (osc_convex_bounding_radius(a) + osc_convex_bounding_radius(b));
+    osc_vec3 velocity = osc_scale(random_direction(), step);
+    osc_vec3 axis_a = random_direction(), axis_b = random_direction();
+    double values[4][WARM_STEPS];
+    warm_figures w = {0, 0, 0, 0, 0, 0, 0};
+    int count = 0;
+    for (int t = 0; t < WARM_STEPS; ++t) {
+        if (t > 0) {
+            pb.p = osc_add(pb.p, velocity);
+            pa.q = turn(pa.q, axis_a, 0.01);
+            pb.q = turn(pb.q, axis_b, 0.01);
+        }
+        osc_dcol_result cold, warm;
+        // cold
+        memcpy(&scratch, &cold_template, sizeof scratch);
+        w.cold_failures += t > 0 && osc_dcol_proximity(a, pa, b, pb, NULL, &cold, NULL, &scratch) != OSC_OK;
+        double start = bench_now();
+        for (int k = 0; k < repeats; ++k) {
+            memcpy(&scratch, &cold_template, sizeof scratch);
+            osc_dcol_proximity(a, pa, b, pb, NULL, &cold, NULL, &scratch);
+        }
+        double cold_us = 1e6 * (bench_now() - start) / repeats;
+        // warm, from the previous step's warm solve (the first step has none: cold)
+        memcpy(&scratch, &previous, sizeof scratch);
+        w.warm_failures += t > 0 && osc_dcol_proximity(a, pa, b, pb, NULL, &warm, NULL, &scratch) != OSC_OK;
+        start = bench_now();
+        for (int k = 0; k < repeats; ++k) {
+            memcpy(&scratch, &previous, sizeof scratch);
+            osc_dcol_proximity(a, pa, b, pb, NULL, &warm, NULL, &scratch);
+        }
+        double warm_us = 1e6 * (bench_now() - start) / repeats;
+        memcpy(&previous, &scratch, sizeof previous);
+        if (t == 0) continue;
+        values[0][count] = cold.iterations;
+        values[1][count] = warm.iterations;
+        values[2][count] = cold_us;
+        values[3][count] = warm_us;
+        for (int m = 0; m < 4; ++m) pooled[m][*n] = values[m][count];
+        ++*n;
+        ++count;
+        double difference = fabs(warm.alpha - cold.alpha);
+        if (!(difference <= w.alpha_difference)) w.alpha_difference = difference; // NaN propagates
+    }
+    w.cold_iterations = bench_median(values[0], count);
+    w.warm_iterations = bench_median(values[1], count);
+    w.cold_us = bench_median(values[2], count);
+    w.warm_us = bench_median(values[3], count);
+    return w;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+int main(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--poses") && i + 1 < argc) poses = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--ccd-tight")) ccd_tight = 1;
+        else {
+            fprintf(stderr, "usage: bench_dcol [--poses N] [--repeats R] [--ccd-tight]\n");
+            return 2;
+        }
+    }
+    if (poses < 2 || poses > MAX_POSES || repeats < 1) {
+        fprintf(stderr, "bench_dcol: --poses must be 2..%d and --repeats >= 1\n", MAX_POSES);
+        return 2;
+    }
+    double program_start = bench_now();
+    print_load("at start");
+    osc_convex* shapes[SHAPES];
+    make_shapes(shapes);
+    for (int k = 0; k < SHAPES; ++k)
+        fprintf(stderr, "bench_dcol: %-9s %2d faces, %2d vertices, bounding radius %.3f\n", shape_name(k),
+                osc_convex_face_count(shapes[k]), osc_convex_vertex_count(shapes[k]),
+                osc_convex_bounding_radius(shapes[k]));
+    fprintf(stderr, "bench_dcol: %d configurations per pair, %d timed repetitions per call, libccd %s\n", poses,
+            repeats, PEER_MISSING ? "missing" : ccd_tight ? "present (--ccd-tight: tolerances 1e-8, 500 iterations)"
+                                                          : "present (CCD_INIT tolerances)");
+
+    // --- per pair ---------------------------------------------------------------------------------
+    pair_data* data = checked_calloc(PAIRS, sizeof *data);
+    for (int p = 0; p < PAIRS; ++p) {
+        pair_data* d = &data[p];
+        d->pa = checked_calloc((size_t)poses, sizeof *d->pa);
+        d->pb = checked_calloc((size_t)poses, sizeof *d->pb);
+        for (int m = 0; m < MEASURES; ++m) d->t[m] = checked_calloc((size_t)poses, sizeof(double));
+        d->iterations = checked_calloc((size_t)poses, sizeof *d->iterations);
+        d->overlap = checked_calloc((size_t)poses, 1);
+        const osc_convex* a = shapes[pair_a(p)];
+        const osc_convex* b = shapes[pair_b(p)];
+        make_poses(d, a, b);
+        measure_pair(d, a, b);
+    }
+    double pairs_seconds = bench_now() - program_start;
+
+    fprintf(stderr, "\n**Per pair (median us per call; all configurations | overlapping half)**\n\n");
+    fprintf(stderr, "| pair | s | iters | solve | solve+derivs | alpha_grad | MPR | GJK+EPA | solve+derivs (overlap) "
+                    "| MPR (overlap) | GJK+EPA (overlap) | failures | degenerate | MPR disagrees |\n");
+    fprintf(stderr, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int p = 0; p < PAIRS; ++p) {
+        pair_data* d = &data[p];
+        char name[64];
+        snprintf(name, sizeof name, "%s-%s", shape_name(pair_a(p)), shape_name(pair_b(p)));
+        const double* t[MEASURES];
+        for (int m = 0; m < MEASURES; ++m) t[m] = d->t[m];
+        figures all = summarize(t, d->iterations, d->overlap, poses, 0);
+        figures over = summarize(t, d->iterations, d->overlap, poses, 1);
+        bench_report(SUITE, name, "solve_us", all.t[SOLVE], "us");
+        report_ccd(name, "solve_derivs_us", all.t[DERIVS], "libccd-mpr", all.t[MPR]);
+        report_ccd(name, "solve_derivs_us_vs_gjk_epa", all.t[DERIVS], "libccd-gjk-epa", all.t[GJK]);
+        bench_report(SUITE, name, "derivs_us", all.t[DERIVS_ONLY], "us");
+        bench_report(SUITE, name, "alpha_grad_us", all.t[GRAD], "us");
+        report_ccd(name, "solve_derivs_overlap_us", over.t[DERIVS], "libccd-mpr", over.t[MPR]);
+        report_ccd(name, "solve_derivs_overlap_us_vs_gjk_epa", over.t[DERIVS], "libccd-gjk-epa", over.t[GJK]);
+        bench_report(SUITE, name, "iterations", all.iterations, "count");
+        bench_report(SUITE, name, "failures", d->failures, "count");
+        fprintf(stderr,
+                "| %s | %.3g | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %d | %d |\n",
+                name, d->scale, all.iterations, all.t[SOLVE], all.t[DERIVS], all.t[GRAD], all.t[MPR], all.t[GJK],
+                over.t[DERIVS], over.t[MPR], over.t[GJK], d->failures, d->degenerate, d->disagreements);
+    }
+
+    // --- per kind: the configurations of the 13 ordered pairs that contain it ----------------------
+    fprintf(stderr, "\n**Per kind (pooled over the 13 pairs containing it; median us)**\n\n");
+    fprintf(stderr, "| kind | solve | derivs | solve+derivs | alpha_grad | MPR | GJK+EPA | solve+derivs / MPR | "
+                    "solve+derivs / GJK+EPA | overlap: solve+derivs | overlap: MPR | overlap: GJK+EPA | overlap: "
+                    "ratio MPR | overlap: ratio GJK+EPA | iters |\n");
+    fprintf(stderr, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    int pooled_capacity = 13 * poses;
+    double* pooled[MEASURES];
+    for (int m = 0; m < MEASURES; ++m) pooled[m] = checked_calloc((size_t)pooled_capacity, sizeof(double));
+    int* pooled_iterations = checked_calloc((size_t)pooled_capacity, sizeof(int));
+    unsigned char* pooled_overlap = checked_calloc((size_t)pooled_capacity, 1);
+    for (int kind = 0; kind < KINDS; ++kind) {
+        int n = 0;
+        for (int p = 0; p < KINDS * KINDS; ++p) {
+            if (pair_a(p) != kind && pair_b(p) != kind) continue;
+            for (int i = 0; i < poses; ++i, ++n) {
+                for (int m = 0; m < MEASURES; ++m) pooled[m][n] = data[p].t[m][i];
+                pooled_iterations[n] = data[p].iterations[i];
+                pooled_overlap[n] = data[p].overlap[i];
+            }
+        }
+        const double* t[MEASURES];
+        for (int m = 0; m < MEASURES; ++m) t[m] = pooled[m];
+        figures all = summarize(t, pooled_iterations, pooled_overlap, n, 0);
+        figures over = summarize(t, pooled_iterations, pooled_overlap, n, 1);
+        const char* name = shape_name(kind);
+        bench_report(SUITE, name, "solve_us", all.t[SOLVE], "us");
+        bench_report(SUITE, name, "derivs_us", all.t[DERIVS_ONLY], "us");
+        report_ccd(name, "solve_derivs_us", all.t[DERIVS], "libccd-mpr", all.t[MPR]);
+        report_ccd(name, "solve_derivs_us_vs_gjk_epa", all.t[DERIVS], "libccd-gjk-epa", all.t[GJK]);
+        bench_report(SUITE, name, "alpha_grad_us", all.t[GRAD], "us");
+        report_ccd(name, "solve_derivs_overlap_us", over.t[DERIVS], "libccd-mpr", over.t[MPR]);
+        report_ccd(name, "solve_derivs_overlap_us_vs_gjk_epa", over.t[DERIVS], "libccd-gjk-epa", over.t[GJK]);
+        bench_report(SUITE, name, "iterations", all.iterations, "count");
+        fprintf(stderr, "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | "
+                        "%.2f | %.0f |\n",
+                name, all.t[SOLVE], all.t[DERIVS_ONLY], all.t[DERIVS], all.t[GRAD], all.t[MPR], all.t[GJK],
+                all.t[DERIVS] / all.t[MPR], all.t[DERIVS] / all.t[GJK], over.t[DERIVS], over.t[MPR], over.t[GJK],
+                over.t[DERIVS] / over.t[MPR], over.t[DERIVS] / over.t[GJK], all.iterations);
+    }
+    // all 49 pairs together
+    {
+        int n = 0;
+        double* everything[MEASURES];
+        for (int m = 0; m < MEASURES; ++m)
+            everything[m] = checked_calloc((size_t)(KINDS * KINDS * poses), sizeof(double));
+        int* iterations = checked_calloc((size_t)(KINDS * KINDS * poses), sizeof(int));
+        unsigned char* overlap = checked_calloc((size_t)(KINDS * KINDS * poses), 1);
+        int failures = 0, disagreements = 0, degenerate = 0, ccd_failures = 0;
+        for (int p = 0; p < KINDS * KINDS; ++p) {
+            failures += data[p].failures;
+            disagreements += data[p].disagreements;
+            degenerate += data[p].degenerate;
+            ccd_failures += data[p].ccd_failures;
+            for (int i = 0; i < poses; ++i, ++n) {
+                for (int m = 0; m < MEASURES; ++m) everything[m][n] = data[p].t[m][i];
+                iterations[n] = data[p].iterations[i];
+                overlap[n] = data[p].overlap[i];
+            }
+        }
+        const double* t[MEASURES];
+        for (int m = 0; m < MEASURES; ++m) t[m] = everything[m];
+        figures all = summarize(t, iterations, overlap, n, 0);
+        figures over = summarize(t, iterations, overlap, n, 1);
+        bench_report(SUITE, "all", "solve_us", all.t[SOLVE], "us");
+        bench_report(SUITE, "all", "derivs_us", all.t[DERIVS_ONLY], "us");
+        report_ccd("all", "solve_derivs_us", all.t[DERIVS], "libccd-mpr", all.t[MPR]);
+        report_ccd("all", "solve_derivs_us_vs_gjk_epa", all.t[DERIVS], "libccd-gjk-epa", all.t[GJK]);
+        bench_report(SUITE, "all", "alpha_grad_us", all.t[GRAD], "us");
+        report_ccd("all", "solve_derivs_overlap_us", over.t[DERIVS], "libccd-mpr", over.t[MPR]);
+        report_ccd("all", "solve_derivs_overlap_us_vs_gjk_epa", over.t[DERIVS], "libccd-gjk-epa", over.t[GJK]);
+        bench_report(SUITE, "all", "iterations", all.iterations, "count");
+        bench_report(SUITE, "all", "failures", failures, "count");
+        bench_report(SUITE, "all", "mpr_disagreements", disagreements, "count");
+        fprintf(stderr, "| all 49 | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | "
+                        "%.2f | %.2f | %.0f |\n",
+                all.t[SOLVE], all.t[DERIVS_ONLY], all.t[DERIVS], all.t[GRAD], all.t[MPR], all.t[GJK],
+                all.t[DERIVS] / all.t[MPR], all.t[DERIVS] / all.t[GJK], over.t[DERIVS], over.t[MPR], over.t[GJK],
+                over.t[DERIVS] / over.t[MPR], over.t[DERIVS] / over.t[GJK], all.iterations);
+        fprintf(stderr, "\n49 pairs x %d configurations: %d DCOL failures, %d DEGENERATE flags, %d disagreements "
+                        "with MPR on overlap, %d libccd allocation failures\n",
+                poses, failures, degenerate, disagreements, ccd_failures);
+        for (int m = 0; m < MEASURES; ++m) free(everything[m]);
+        free(iterations);
+        free(overlap);
+    }
+    for (int m = 0; m < MEASURES; ++m) free(pooled[m]);
+    free(pooled_iterations);
+    free(pooled_overlap);
+
+    // --- batch throughput -------------------------------------------------------------------------
+    double batch_start = bench_now();
+    fprintf(stderr, "\n**Batch: osc_dcol_proximity_batch, all Jacobians, %d mixed pairs**\n\n", BATCH_PAIRS);
+    double rate1 = NAN;
+    for (int threads = 1; threads <= 2; ++threads) {
+        int failures = 0;
+        double rate = batch_rate(shapes, data, threads, &failures);
+        if (threads == 1) rate1 = rate;
+        char name[32];
+        snprintf(name, sizeof name, "batch-%d-thread%s", threads, threads > 1 ? "s" : "");
+        bench_report(SUITE, name, "pairs_per_s", rate, "pairs/s");
+        fprintf(stderr, "- %d thread%s: %.0f pairs/s (%.2f us a pair%s), %d failures\n", threads,
+                threads > 1 ? "s" : "", rate, 1e6 / rate, threads > 1 ? "" : " on one core", failures);
+        if (threads == 2) fprintf(stderr, "- speed-up: %.2f\n", rate / rate1);
+    }
+    double batch_seconds = bench_now() - batch_start;
+
+    // --- warm start ---------------------------------------------------------------------------------
+    double warm_start_time = bench_now();
+    fprintf(stderr, "\n**Warm start along trajectories (%d steps a pair, solve without Jacobians)**\n\n", WARM_STEPS);
+    fprintf(stderr, "| pair | cold iters | warm iters | cold us | warm us | max abs alpha difference | failures "
+                    "cold/warm |\n|---|---|---|---|---|---|---|\n");
+    int warm_capacity = KINDS * KINDS * WARM_STEPS;
+    double* warm_pooled[4];
+    for (int m = 0; m < 4; ++m) warm_pooled[m] = checked_calloc((size_t)warm_capacity, sizeof(double));
+    int warm_n = 0, cold_failures = 0, warm_failures = 0;
+    double worst_difference = 0.0;
+    for (int p = 0; p < KINDS * KINDS; ++p) {
+        char name[64];
+        snprintf(name, sizeof name, "%s-%s", shape_name(pair_a(p)), shape_name(pair_b(p)));
+        warm_figures w = warm_pair(shapes[pair_a(p)], shapes[pair_b(p)], data[p].pa[0], data[p].pb[0], warm_pooled,
+                                   &warm_n);
+        bench_report(SUITE, name, "cold_iterations", w.cold_iterations, "count");
+        bench_report(SUITE, name, "warm_iterations", w.warm_iterations, "count");
+        bench_report(SUITE, name, "cold_us", w.cold_us, "us");
+        bench_report(SUITE, name, "warm_us", w.warm_us, "us");
+        fprintf(stderr, "| %s | %.0f | %.0f | %.2f | %.2f | %.2g | %d/%d |\n", name, w.cold_iterations,
+                w.warm_iterations, w.cold_us, w.warm_us, w.alpha_difference, w.cold_failures, w.warm_failures);
+        cold_failures += w.cold_failures;
+        warm_failures += w.warm_failures;
+        if (!(w.alpha_difference <= worst_difference)) worst_difference = w.alpha_difference;
+    }
+    double warm_medians[4];
+    for (int m = 0; m < 4; ++m) warm_medians[m] = bench_median(warm_pooled[m], warm_n);
+    bench_report(SUITE, "warm-all", "cold_iterations", warm_medians[0], "count");
+    bench_report(SUITE, "warm-all", "warm_iterations", warm_medians[1], "count");
+    bench_report(SUITE, "warm-all", "cold_us", warm_medians[2], "us");
+    bench_report(SUITE, "warm-all", "warm_us", warm_medians[3], "us");
+    bench_report(SUITE, "warm-all", "alpha_max_difference", worst_difference, "1");
+    fprintf(stderr, "| all 49 | %.0f | %.0f | %.2f | %.2f | %.2g | %d/%d |\n", warm_medians[0], warm_medians[1],
+            warm_medians[2], warm_medians[3], worst_difference, cold_failures, warm_failures);
+    for (int m = 0; m < 4; ++m) free(warm_pooled[m]);
+    double warm_seconds = bench_now() - warm_start_time;
+
+    fprintf(stderr, "\nbench_dcol: pairs %.1f s, batch %.1f s, warm start %.1f s, total %.1f s\n", pairs_seconds,
+            batch_seconds, warm_seconds, bench_now() - program_start);
+    print_load("at end");
+    for (int p = 0; p < PAIRS; ++p) {
+        free(data[p].pa);
+        free(data[p].pb);
+        for (int m = 0; m < MEASURES; ++m) free(data[p].t[m]);
+        free(data[p].iterations);
+        free(data[p].overlap);
+    }
+    free(data);
+    for (int s = 0; s < SHAPES; ++s) osc_convex_destroy(shapes[s]);
+    return 0;
+}

@@ -1,0 +1,143 @@
+// osculate: smoothly differentiable collision detection and contact generation.
+// SPDX-License-Identifier: MIT
+//
+// dcol.h: DCOL, differentiable proximity between two convex primitives by minimum uniform scaling
+// (seed 001).
+//
+// SUMMARY
+// - osc_dcol_proximity solves seed 001 problem (9): the least alpha such that the two shapes,
+//   each scaled by alpha about its own origin, share a point x. alpha > 1: apart; alpha < 1:
+//   interpenetrating; alpha = 1: touching. From (alpha, x) come the contact point on each shape
+//   (eq. (29)), the signed distance between them (eq. (30)) and a contact normal.
+// - The problem is a conic program (orthant and second-order cones, at most 8 variables) solved
+//   by a primal-dual interior-point method with Nesterov-Todd scaling and Mehrotra's predictor-
+//   corrector, entirely on the stack (docs/dcol.md §3).
+// - Derivatives with respect to both poses (12 columns) come from the implicit function theorem on
+//   the solver's KKT conditions, reusing its factorisation (docs/dcol.md §4). osc_dcol_alpha_gradient
+//   is the fast path for d alpha alone.
+// - osc_dcol_proximity_batch runs many pairs over threads; each result equals the single call's bit
+//   for bit.
+//
+// SMOOTHING
+// The solver stops on the central path at the barrier parameter `settings.tolerance` (s o z =
+// tolerance e), not at the non-smooth optimum. Its answer is therefore an analytic function of the
+// poses with the primitives' corners and edges rounded on a length scale of order tolerance times
+// their size (seed 001 §II, the `pdip_tol` of the reference implementation); the derivatives
+// returned are the exact derivatives of that answer. The default 1e-10 rounds nothing a user can see.
+//
+// CONVENTIONS (ARCHITECTURE.md §2)
+// Poses are world-from-body; each shape is scaled about its pose's position. Derivatives are
+// taken along left twists xi = (dp, dtheta) in world coordinates: 12 columns, A's twist first.
+// Jacobians are row-major [rows][12]. The normal is the unit outward normal of scaled shape A at x
+// (it points from A towards B).
+//
+// NUMERIC ROBUSTNESS
+// - Coincident origins give alpha = 0, x = the common origin; the contact points and normal are
+//   then undefined (eq. (29) divides by alpha) and reported as the origin and zero, flagged by
+//   OSC_DCOL_COINCIDENT.
+// - Flat contacts (two parallel faces, a face and an edge, a cylinder's end on a face) have a
+//   contact set, not a point; the solver returns its analytic centre at the barrier parameter and
+//   the point derivatives are dominated by that smoothing. Such solutions are flagged
+//   OSC_DCOL_DEGENERATE (docs/dcol.md §5); alpha and its derivative stay well defined.
+// - A solve that does not reach the tolerance in `max_iterations` returns OSC_ERR_NOT_CONVERGED
+//   and leaves its last iterate in the result.
+
+#ifndef OSCULATE_DCOL_H
+#define OSCULATE_DCOL_H
+
+#include "osculate/base.h"
+#include "osculate/convex.h"
+#include "osculate/math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The most variables of a DCOL problem: x (3), alpha, a capsule's gamma or a polygon's (u, v)
+/// for each shape.
+#define OSC_DCOL_MAX_VARIABLES 8
+
+/// The most constraint rows of a DCOL problem.
+#define OSC_DCOL_MAX_ROWS (2 * OSC_CONVEX_MAX_FACES + 8)
+
+/// Solver settings; take them from osc_dcol_settings_default().
+typedef struct osc_dcol_settings {
+    double tolerance;    ///< barrier parameter at which the solve ends (the smoothing knob), 1e-10
+    int max_iterations;  ///< interior-point iterations allowed, 40
+    double regularization; ///< added to the normal matrix's diagonal, relative to its largest entry, 1e-16
+} osc_dcol_settings;
+
+/// Returns the default settings.
+OSC_API osc_dcol_settings osc_dcol_settings_default(void);
+
+/// Flags of a result.
+enum {
+    OSC_DCOL_DEGENERATE = 1, ///< a flat contact: the point derivatives are set by the smoothing
+    OSC_DCOL_COINCIDENT = 2  ///< the origins coincide: alpha = 0, no contact points or normal
+};
+
+/// A warm start: the primal solution (x, alpha, slacks) of an earlier solve of the same two
+/// shapes, in world units. The next solve starts from it, alpha enlarged by 5 % so that the point
+/// is strictly inside both scaled shapes, with the dual on the central path through it.
+typedef struct osc_dcol_warm_start {
+    int valid;                                ///< 0: ignore the rest
+    int variables;                            ///< the variable count it was made for
+    double solution[OSC_DCOL_MAX_VARIABLES];  ///< (x, alpha, slacks)
+} osc_dcol_warm_start;
+
+/// The answer of one query.
+typedef struct osc_dcol_result {
+    double alpha;      ///< minimum uniform scaling (seed 001 eq. (9))
+    osc_vec3 point;    ///< x: the intersection point of the scaled shapes
+    osc_vec3 point_a;  ///< contact point on A, r_A + (x - r_A) / alpha (eq. (29))
+    osc_vec3 point_b;  ///< contact point on B
+    double distance;   ///< signed: (1 - 1 / alpha) |r_A - r_B|, = +-|point_a - point_b| (eq. (30))
+    osc_vec3 normal;   ///< unit outward normal of scaled A at x, from A towards B
+    int iterations;    ///< interior-point iterations taken
+    int flags;         ///< OSC_DCOL_DEGENERATE, OSC_DCOL_COINCIDENT
+} osc_dcol_result;
+
+/// Optional derivative outputs, each [rows][12] row-major (A's twist, then B's); NULL skips one.
+typedef struct osc_dcol_jacobians {
+    double* alpha;    ///< [1][12]
+    double* point;    ///< [3][12]
+    double* point_a;  ///< [3][12]
+    double* point_b;  ///< [3][12]
+    double* distance; ///< [1][12]
+    double* normal;   ///< [3][12]
+} osc_dcol_jacobians;
+
+/// Returns OSC_OK and fills `result` with the minimum scaling, intersection and contact points,
+/// distance and normal of shapes `a` and `b` at their poses; fills each non-NULL array of
+/// `jacobians` (NULL for none). `settings` NULL means the defaults. `warm` (nullable) is read as a
+/// starting point when valid and, when non-NULL, overwritten with this solve's iterate.
+/// OSC_ERR_INVALID_ARGUMENT for a NULL shape or result, non-finite or non-normalisable poses or
+/// settings out of range; OSC_ERR_NOT_CONVERGED when the iteration limit is reached.
+OSC_API osc_status osc_dcol_proximity(const osc_convex* a, osc_pose pose_a, const osc_convex* b,
+                                      osc_pose pose_b, const osc_dcol_settings* settings,
+                                      osc_dcol_result* result, const osc_dcol_jacobians* jacobians,
+                                      osc_dcol_warm_start* warm);
+
+/// Returns OSC_OK and writes alpha and its gradient d alpha / d(xi_A, xi_B) [12]: the fast path
+/// (one extra back-substitution, the envelope theorem made exact at the barrier parameter by an
+/// adjoint solve, docs/dcol.md §4.3). Same arguments and errors as osc_dcol_proximity.
+OSC_API osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const osc_convex* b,
+                                           osc_pose pose_b, const osc_dcol_settings* settings,
+                                           double* alpha, double gradient[12]);
+
+/// Runs osc_dcol_proximity for `count` pairs on `threads` threads (0: the default). Pair i is
+/// (a[i], poses_a[i], b[i], poses_b[i]); results[i] receives its answer and, when `jacobians` is
+/// non-NULL, jacobians[i] names its outputs. statuses[i] (nullable) receives each pair's status;
+/// the return value is the first failing pair's status (OSC_OK when all succeeded).
+OSC_API osc_status osc_dcol_proximity_batch(const osc_convex* const* a, const osc_pose* poses_a,
+                                            const osc_convex* const* b, const osc_pose* poses_b,
+                                            int count, const osc_dcol_settings* settings,
+                                            osc_dcol_result* results,
+                                            const osc_dcol_jacobians* jacobians,
+                                            osc_status* statuses, int threads);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // OSCULATE_DCOL_H

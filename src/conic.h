@@ -1,0 +1,86 @@
+// conic.h: a dense primal-dual interior-point solver for tiny cone programs
+//     minimize x[objective]  subject to  h - G x in K = R+^orthant x Q^d1 x Q^d2
+// (seed 001 eq. (1), CVXOPT's conelp without equality constraints), with Nesterov-Todd scaling
+// and Mehrotra's predictor-corrector, stopping on the central path at a given barrier parameter.
+// Everything lives in the caller's structs: no allocation. Used by dcol.c. Never installed.
+
+#ifndef OSC_CONIC_H
+#define OSC_CONIC_H
+
+#include "osculate/dcol.h"
+
+#include <stdbool.h>
+
+enum {
+    CONIC_MAX_VARIABLES = OSC_DCOL_MAX_VARIABLES,
+    CONIC_MAX_ROWS = OSC_DCOL_MAX_ROWS,
+    CONIC_MAX_CONES = 2, // second-order cones, after the orthant rows
+    CONIC_MAX_CONE_DIM = 4
+};
+
+typedef struct conic_problem {
+    int variables;
+    int orthant_rows;
+    int cone_count;
+    int cone_dim[CONIC_MAX_CONES];
+    int rows; // orthant_rows + the cone dimensions
+    int objective; // c = e_objective
+    double G[CONIC_MAX_ROWS][CONIC_MAX_VARIABLES];
+    double h[CONIC_MAX_ROWS];
+} conic_problem;
+
+// The scaling of an iterate. On the orthant W = diag(sqrt(s / z)) is never formed: the method
+// needs only W^-2 = diag(z / s) and the products of s and z there. On a cone it is the
+// Nesterov-Todd W = eta Wbar (symmetric), W z = W^-1 s = lambda.
+typedef struct conic_scaling {
+    double orthant_weight[CONIC_MAX_ROWS];             // z_i / s_i
+    double inverse_s[CONIC_MAX_ROWS];                  // 1 / s_i (orthant)
+    double inverse_z[CONIC_MAX_ROWS];                  // 1 / z_i (orthant)
+    double cone_eta[CONIC_MAX_CONES];
+    double cone_inverse_eta[CONIC_MAX_CONES];
+    double cone_w[CONIC_MAX_CONES][CONIC_MAX_CONE_DIM]; // wbar, wbar^T J wbar = 1
+    double cone_inverse_w0[CONIC_MAX_CONES];            // 1 / (1 + wbar_0)
+    double cone_lambda[CONIC_MAX_CONES][CONIC_MAX_CONE_DIM];
+} conic_scaling;
+
+typedef struct conic_state {
+    double x[CONIC_MAX_VARIABLES];
+    double s[CONIC_MAX_ROWS];
+    double z[CONIC_MAX_ROWS];
+    conic_scaling scaling; // at the returned iterate
+    // per cone: G_c^T J G_c (fixed for the problem) and g = G_c^T J wbar (per iterate), so that
+    // G_c^T W^-2 G_c = (2 g g^T - G_c^T J G_c) / eta^2
+    double cone_gram[CONIC_MAX_CONES][CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
+    double cone_projection[CONIC_MAX_CONES][CONIC_MAX_VARIABLES];
+    double factor[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES]; // lower Cholesky of G^T W^-2 G + reg
+    double factor_inverse_diagonal[CONIC_MAX_VARIABLES];
+    double factor_shift; // the regularisation added to the diagonal before factoring
+    int iterations;
+} conic_state;
+
+/// Solves `problem` to the central-path point of barrier parameter `barrier` (s o z = barrier e,
+/// to 1e-9 of it where rounding allows, with residuals below 1e-9 of the data's scale), starting
+/// from the primal point state->x (s = h - G x, moved into the cone if it is not inside, and the
+/// dual z = mu s^-1 on the central path). On return `state` holds the iterate, its scaling and the
+/// factor of its normal matrix (for derivatives). Returns OSC_OK or OSC_ERR_NOT_CONVERGED.
+osc_status conic_solve(const conic_problem* problem, double barrier, int max_iterations,
+                       double regularization, conic_state* state);
+
+/// Returns how far h - G x is outside the cone (-(its smallest eigenvalue)); < 0 when strictly
+/// inside.
+double conic_violation(const conic_problem* problem, const double* x);
+
+/// Solves the factored normal system in place: rhs <- (G^T W^-2 G + reg)^-1 rhs.
+void conic_factor_solve(const conic_problem* problem, const conic_state* state, double* rhs);
+
+/// out = W^-2 v over all rows (v and out may alias).
+void conic_apply_inverse_scaling_squared(const conic_problem* problem, const conic_state* state,
+                                         const double* v, double* out);
+
+/// block[j][k] = sum over rows r in [first, end) of (G^T W^-2)_jr G_rk for k < 3: the first three
+/// columns of the normal matrix contributed by those rows. A range that includes a cone row must
+/// include that whole cone.
+void conic_normal_block(const conic_problem* problem, const conic_state* state, int first, int end,
+                        double block[CONIC_MAX_VARIABLES][3]);
+
+#endif // OSC_CONIC_H

@@ -1,0 +1,51 @@
+// The layout of an osc_convex, shared by convex.c (creation, support, gauge), convex_hull.c and
+// dcol.c (the conic program). Never installed.
+
+#ifndef OSC_CONVEX_INTERNAL_H
+#define OSC_CONVEX_INTERNAL_H
+
+#include "osculate/convex.h"
+
+#include "base_internal.h"
+
+enum {
+    // columns of a body-frame conic row: the body point y (3), alpha, then the shape's slacks
+    CONVEX_COLUMN_ALPHA = 3,
+    CONVEX_COLUMN_SLACK = 4,
+    CONVEX_COLUMNS = 6,
+    CONVEX_MAX_SLACKS = 2, // capsule: gamma; polygon: the in-plane point (u, v)
+    CONVEX_MAX_CONE_DIM = 4
+};
+
+// One shape. Its constraints are seed 001 eqs. (10)-(28) written in the body frame, where every
+// one of them is homogeneous: with ybar = (y, alpha, slacks) and y = Q^T (x - r) the body point,
+//     -G ybar in R+^orthant_rows x Q^cone_dim       (rows: the orthant rows first, then the cone)
+// so in the world h = G_y Q^T r and G_x = G_y Q^T (docs/dcol.md §2).
+struct osc_convex {
+    osc_convex_kind kind;
+    int face_count;   // polytope halfspaces or polygon edges
+    int vertex_count; // polytope vertices or polygon corners (z = 0)
+    int slack_count;
+    int orthant_rows;
+    int cone_dim; // 0 (polytope), 3 (cylinder, cone) or 4
+    double radius, length, height, half_angle, bounding_radius;
+    double inner_radius; // of the largest origin-centred ball inside the shape
+    double P[3][3]; // ellipsoid
+    double U[3][3]; // its upper Cholesky factor, P = U^T U
+    double (*rows)[CONVEX_COLUMNS]; // [orthant_rows + cone_dim]
+    double* normals;                // polytope A [face_count][3], polygon C [face_count][2]
+    double* offsets;                // b or d [face_count]
+    double* vertices;               // [vertex_count][3]
+};
+
+/// The total number of conic rows of a shape.
+static inline int convex_row_count(const osc_convex* shape) {
+    return shape->orthant_rows + shape->cone_dim;
+}
+
+/// Builds a polytope from unit-or-not normals and offsets already checked finite; `function`
+/// names the public caller in messages. Shared by the (A, b), box and hull constructors.
+osc_status convex_make_polytope(const char* function, const double* normals, const double* offsets,
+                                int count, osc_convex** out);
+
+#endif // OSC_CONVEX_INTERNAL_H

@@ -1,0 +1,485 @@
+// dcol.c: DCOL queries (seed 001 §III): problem (9) assembled from two shapes' body-frame conic
+// rows, solved by conic.c, and differentiated by the implicit function theorem on its KKT system.
+// docs/dcol.md derives every formula used here.
+
+#include "conic.h"
+#include "convex_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#ifdef OSC_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+osc_dcol_settings osc_dcol_settings_default(void) {
+    osc_dcol_settings settings = {1e-10, 40, 1e-16};
+    return settings;
+}
+
+// ---------------------------------------------------------------------------------------------
+// assembly (docs/dcol.md §2)
+//
+// The problem is posed in normalised world coordinates x' = (x - centre) / scale, centre the
+// midpoint of the origins and scale the sum of the bounding radii, so the solver's constants
+// (the unit shift of its starting point, its residual tolerances) mean the same for every size
+// and place. Variables: x' (3), alpha, A's slacks / scale, B's slacks / scale. Rows: A's orthant,
+// B's orthant, A's cone, B's cone. A body row gbar (length units) becomes
+//     G_x = Q gbar_y,  G_alpha = gbar_alpha / scale,  G_slack = gbar_slack,  h = G_x . r'.
+
+typedef struct dcol_body {
+    const osc_convex* shape;
+    osc_mat3 rotation;
+    osc_vec3 origin;   // r' (normalised)
+    int slack_column;  // first slack variable
+    int row_ranges[2][2]; // [orthant, cone] x [first, end) rows in the problem
+} dcol_body;
+
+typedef struct dcol_problem {
+    conic_problem conic;
+    conic_state state;
+    dcol_body body[2];
+    osc_vec3 centre;
+    double scale;
+} dcol_problem;
+
+static void add_rows(dcol_problem* dp, int which, int first, int from, int count) {
+    const dcol_body* body = &dp->body[which];
+    conic_problem* p = &dp->conic;
+    for (int k = 0; k < count; ++k) {
+        const double* g = body->shape->rows[from + k];
+        double* row = p->G[first + k];
+        memset(row, 0, sizeof(double) * CONIC_MAX_VARIABLES);
+        osc_vec3 gx = osc_mat3_apply(body->rotation, osc_v3(g[0], g[1], g[2]));
+        row[0] = gx.x;
+        row[1] = gx.y;
+        row[2] = gx.z;
+        row[3] = g[CONVEX_COLUMN_ALPHA] / dp->scale;
+        for (int t = 0; t < body->shape->slack_count; ++t)
+            row[body->slack_column + t] = g[CONVEX_COLUMN_SLACK + t];
+        p->h[first + k] = osc_dot(gx, body->origin);
+    }
+}
+
+static void assemble(dcol_problem* dp, const osc_convex* a, osc_pose pose_a, const osc_convex* b,
+                     osc_pose pose_b) {
+    conic_problem* p = &dp->conic;
+    dp->centre = osc_scale(osc_add(pose_a.p, pose_b.p), 0.5);
+    dp->scale = a->bounding_radius + b->bounding_radius;
+    const osc_convex* shapes[2] = {a, b};
+    osc_pose poses[2] = {pose_a, pose_b};
+    int column = 4;
+    for (int which = 0; which < 2; ++which) {
+        dcol_body* body = &dp->body[which];
+        body->shape = shapes[which];
+        body->rotation = osc_quat_to_mat3(poses[which].q);
+        body->origin = osc_scale(osc_sub(poses[which].p, dp->centre), 1.0 / dp->scale);
+        body->slack_column = column;
+        column += shapes[which]->slack_count;
+    }
+    p->variables = column;
+    p->objective = 3;
+    int row = 0;
+    for (int which = 0; which < 2; ++which) {
+        const osc_convex* shape = shapes[which];
+        dp->body[which].row_ranges[0][0] = row;
+        add_rows(dp, which, row, 0, shape->orthant_rows);
+        row += shape->orthant_rows;
+        dp->body[which].row_ranges[0][1] = row;
+    }
+    p->orthant_rows = row;
+    p->cone_count = 0;
+    for (int which = 0; which < 2; ++which) {
+        const osc_convex* shape = shapes[which];
+        dp->body[which].row_ranges[1][0] = row;
+        if (shape->cone_dim > 0) {
+            add_rows(dp, which, row, shape->orthant_rows, shape->cone_dim);
+            p->cone_dim[p->cone_count++] = shape->cone_dim;
+            row += shape->cone_dim;
+        }
+        dp->body[which].row_ranges[1][1] = row;
+    }
+    p->rows = row;
+}
+
+// ---------------------------------------------------------------------------------------------
+// argument checks
+
+static osc_status check_pose(const char* function, const char* name, osc_pose pose) {
+    if (!osc_vec3_is_finite(pose.p))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s.p is not finite", function, name);
+    if (!osc_quat_is_normalizable(pose.q))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: %s.q = (%g, %g, %g, %g) cannot be normalised", function, name,
+                        pose.q.w, pose.q.x, pose.q.y, pose.q.z);
+    return OSC_OK;
+}
+
+static osc_status check_query(const char* function, const osc_convex* a, osc_pose* pose_a,
+                              const osc_convex* b, osc_pose* pose_b,
+                              const osc_dcol_settings* settings) {
+    if (!a || !b)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s is NULL", function, a ? "b" : "a");
+    osc_status status = check_pose(function, "pose_a", *pose_a);
+    if (status == OSC_OK) status = check_pose(function, "pose_b", *pose_b);
+    if (status != OSC_OK) return status;
+    pose_a->q = osc_quat_normalize(pose_a->q);
+    pose_b->q = osc_quat_normalize(pose_b->q);
+    if (!(settings->tolerance >= 1e-12 && settings->tolerance <= 1e-1))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: settings.tolerance is %g; it must lie in [1e-12, 0.1]", function,
+                        settings->tolerance);
+    if (settings->max_iterations < 1 || settings->max_iterations > 1000)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: settings.max_iterations is %d; it must lie in [1, 1000]", function,
+                        settings->max_iterations);
+    if (!(settings->regularization >= 0.0 && settings->regularization <= 1e-3))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: settings.regularization is %g; it must lie in [0, 1e-3]", function,
+                        settings->regularization);
+    return OSC_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the solve
+
+// the primal start: the warm solution with alpha enlarged by 5 % (and further until the point is
+// strictly inside), or the midpoint of the origins (x' = 0) with an alpha at which both scaled
+// shapes hold it (their inner balls reach it)
+static void start_point(dcol_problem* dp, const osc_convex* a, const osc_convex* b,
+                        const osc_dcol_warm_start* warm) {
+    conic_state* state = &dp->state;
+    memset(state->x, 0, sizeof state->x);
+    if (warm) {
+        osc_vec3 x = osc_scale(osc_sub(osc_v3(warm->solution[0], warm->solution[1],
+                                              warm->solution[2]), dp->centre), 1.0 / dp->scale);
+        state->x[0] = x.x;
+        state->x[1] = x.y;
+        state->x[2] = x.z;
+        state->x[3] = 1.05 * warm->solution[3] + 1e-6;
+        for (int j = 4; j < dp->conic.variables; ++j) state->x[j] = warm->solution[j] / dp->scale;
+        // every constraint loosens as alpha grows: grow it until the point is strictly inside
+        for (int grow = 0; grow < 60 && !(conic_violation(&dp->conic, state->x) < 0.0); ++grow)
+            state->x[3] = 1.5 * state->x[3] + 1e-3;
+    } else {
+        double half = osc_length(dp->body[0].origin) * dp->scale;
+        state->x[3] = 1.5 * fmax(half / a->inner_radius, half / b->inner_radius) + 0.1;
+    }
+}
+
+static osc_status solve(const char* function, const osc_convex* a, osc_pose* pose_a,
+                        const osc_convex* b, osc_pose* pose_b, const osc_dcol_settings* settings_in,
+                        osc_dcol_warm_start* warm, dcol_problem* dp) {
+    osc_dcol_settings settings = settings_in ? *settings_in : osc_dcol_settings_default();
+    osc_status status = check_query(function, a, pose_a, b, pose_b, &settings);
+    if (status != OSC_OK) return status;
+    assemble(dp, a, *pose_a, b, *pose_b);
+    conic_state* state = &dp->state;
+    bool use_warm = warm && warm->valid && warm->variables == dp->conic.variables;
+    start_point(dp, a, b, use_warm ? warm : NULL);
+    status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations,
+                         settings.regularization, state);
+    if (status != OSC_OK && use_warm) {
+        // a warm start never costs an answer: fall back to the cold start
+        start_point(dp, a, b, NULL);
+        status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations,
+                             settings.regularization, state);
+    }
+    if (warm) {
+        warm->valid = status == OSC_OK;
+        warm->variables = dp->conic.variables;
+        osc_vec3 x = osc_add_scaled(dp->centre, osc_v3(state->x[0], state->x[1], state->x[2]), dp->scale);
+        warm->solution[0] = x.x;
+        warm->solution[1] = x.y;
+        warm->solution[2] = x.z;
+        warm->solution[3] = state->x[3];
+        for (int j = 4; j < dp->conic.variables; ++j) warm->solution[j] = state->x[j] * dp->scale;
+    }
+    if (status != OSC_OK) return osc_fail_in(function, status);
+    return OSC_OK;
+}
+
+// w_X = G_x^T z over body X's rows: the outward normal of scaled X at x, times its dual weight
+static osc_vec3 body_dual_normal(const dcol_problem* dp, int which, const double* z) {
+    osc_vec3 w = osc_v3(0.0, 0.0, 0.0);
+    for (int range = 0; range < 2; ++range)
+        for (int i = dp->body[which].row_ranges[range][0]; i < dp->body[which].row_ranges[range][1];
+             ++i)
+            w = osc_add_scaled(w, osc_v3(dp->conic.G[i][0], dp->conic.G[i][1], dp->conic.G[i][2]),
+                               z[i]);
+    return w;
+}
+
+// K_X = G^T W^-2 G_x restricted to body X's rows: column j of H's x-block from X alone [n][3]
+static void body_normal_block(const dcol_problem* dp, int which,
+                              double block[CONIC_MAX_VARIABLES][3]) {
+    double cone_part[CONIC_MAX_VARIABLES][3];
+    const dcol_body* body = &dp->body[which];
+    conic_normal_block(&dp->conic, &dp->state, body->row_ranges[0][0], body->row_ranges[0][1], block);
+    conic_normal_block(&dp->conic, &dp->state, body->row_ranges[1][0], body->row_ranges[1][1],
+                       cone_part);
+    for (int j = 0; j < dp->conic.variables; ++j)
+        for (int k = 0; k < 3; ++k) block[j][k] += cone_part[j][k];
+}
+
+// flat contacts: x is pinned by active planes (stiffness ~ 1/mu), by curved active cones (~1) or
+// by nothing (~mu); the trace of H^-1's x-block (from the solver's factor) is the largest
+// compliance. The factor's regularisation caps compliances at 1 / shift, so a compliance above
+// min(1 / sqrt(mu), 1 / sqrt(shift)), the geometric middle of the two regimes, marks a free
+// direction (docs/dcol.md §5)
+static bool is_degenerate(const dcol_problem* dp, double barrier) {
+    double trace = 0.0;
+    for (int axis = 0; axis < 3; ++axis) {
+        double e[CONIC_MAX_VARIABLES] = {0};
+        e[axis] = 1.0;
+        conic_factor_solve(&dp->conic, &dp->state, e);
+        trace += e[axis];
+    }
+    double threshold = 1.0 / sqrt(fmax(barrier, dp->state.factor_shift));
+    return !(trace <= threshold);
+}
+
+static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
+                        double barrier, osc_dcol_result* result) {
+    const double* x = dp->state.x;
+    double alpha = x[3];
+    osc_vec3 point = osc_add_scaled(dp->centre, osc_v3(x[0], x[1], x[2]), dp->scale);
+    memset(result, 0, sizeof *result);
+    result->alpha = alpha;
+    result->point = point;
+    result->iterations = dp->state.iterations;
+    double separation = osc_length(osc_sub(pose_a.p, pose_b.p));
+    if (!(separation > 1e-12 * dp->scale) || !(alpha > 0.0)) {
+        result->flags = OSC_DCOL_COINCIDENT;
+        result->point_a = pose_a.p;
+        result->point_b = pose_b.p;
+        return;
+    }
+    // eq. (29) and eq. (30), signed
+    result->point_a = osc_add_scaled(pose_a.p, osc_sub(point, pose_a.p), 1.0 / alpha);
+    result->point_b = osc_add_scaled(pose_b.p, osc_sub(point, pose_b.p), 1.0 / alpha);
+    result->distance = (1.0 - 1.0 / alpha) * separation;
+    result->normal = osc_normalize(body_dual_normal(dp, 0, dp->state.z));
+    if (is_degenerate(dp, barrier)) result->flags |= OSC_DCOL_DEGENERATE;
+}
+
+// ---------------------------------------------------------------------------------------------
+// derivatives (docs/dcol.md §4)
+
+// the 12 solution tangents d(x', alpha, slacks') / d(xi') of the normalised problem, where
+// xi' = (dp / scale, dtheta), and optionally the dual tangents dz [12][rows]
+static void solution_tangents(const dcol_problem* dp, double tangents[12][CONIC_MAX_VARIABLES],
+                              double (*dual_tangents)[CONIC_MAX_ROWS]) {
+    int n = dp->conic.variables, m = dp->conic.rows;
+    osc_vec3 x = osc_v3(dp->state.x[0], dp->state.x[1], dp->state.x[2]);
+    for (int which = 0; which < 2; ++which) {
+        const dcol_body* body = &dp->body[which];
+        osc_vec3 arm = osc_sub(x, body->origin);
+        osc_vec3 w = body_dual_normal(dp, which, dp->state.z);
+        double block[CONIC_MAX_VARIABLES][3];
+        body_normal_block(dp, which, block);
+        for (int k = 0; k < 6; ++k) {
+            // r_z = G_x m on X's rows, r_x = (e x w, 0) for a rotation
+            osc_vec3 axis = osc_v3(k % 3 == 0, k % 3 == 1, k % 3 == 2);
+            osc_vec3 m_vec = k < 3 ? osc_neg(axis) : osc_neg(osc_cross(axis, arm));
+            osc_vec3 r_x = k < 3 ? osc_v3(0, 0, 0) : osc_cross(axis, w);
+            double* t = tangents[6 * which + k];
+            for (int j = 0; j < n; ++j)
+                t[j] = block[j][0] * m_vec.x + block[j][1] * m_vec.y + block[j][2] * m_vec.z;
+            t[0] += r_x.x;
+            t[1] += r_x.y;
+            t[2] += r_x.z;
+            conic_factor_solve(&dp->conic, &dp->state, t);
+            for (int j = 0; j < n; ++j) t[j] = -t[j];
+            if (!dual_tangents) continue;
+            // dz = W^-2 (G dv + r_z)
+            double* dz = dual_tangents[6 * which + k];
+            for (int i = 0; i < m; ++i) {
+                double sum = 0.0;
+                for (int j = 0; j < n; ++j) sum += dp->conic.G[i][j] * t[j];
+                dz[i] = sum;
+            }
+            for (int range = 0; range < 2; ++range)
+                for (int i = body->row_ranges[range][0]; i < body->row_ranges[range][1]; ++i)
+                    dz[i] += dp->conic.G[i][0] * m_vec.x + dp->conic.G[i][1] * m_vec.y +
+                             dp->conic.G[i][2] * m_vec.z;
+            conic_apply_inverse_scaling_squared(&dp->conic, &dp->state, dz, dz);
+        }
+    }
+}
+
+// the factor that turns a normalised tangent into a world derivative: a value measured in
+// length^length_power (1: points, 0: alpha, normals) is scale^length_power times its normalised
+// value, and a translation column is d/dp = d/dp' / scale
+static double column_factor(const dcol_problem* dp, int column, int length_power) {
+    double factor = length_power == 1 ? dp->scale : 1.0;
+    return column % 6 < 3 ? factor / dp->scale : factor;
+}
+
+static void fill_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
+                           const osc_dcol_result* result, const osc_dcol_jacobians* jac) {
+    double tangents[12][CONIC_MAX_VARIABLES];
+    double dual_tangents[12][CONIC_MAX_ROWS];
+    bool need_duals = jac->normal && !(result->flags & OSC_DCOL_COINCIDENT);
+    solution_tangents(dp, tangents, need_duals ? dual_tangents : NULL);
+    double dalpha[12];
+    osc_vec3 dx[12];
+    for (int c = 0; c < 12; ++c) {
+        dalpha[c] = tangents[c][3] * column_factor(dp, c, 0);
+        double f = column_factor(dp, c, 1);
+        dx[c] = osc_v3(f * tangents[c][0], f * tangents[c][1], f * tangents[c][2]);
+    }
+    if (jac->alpha) memcpy(jac->alpha, dalpha, sizeof dalpha);
+    if (jac->point)
+        for (int c = 0; c < 12; ++c) {
+            jac->point[c] = dx[c].x;
+            jac->point[12 + c] = dx[c].y;
+            jac->point[24 + c] = dx[c].z;
+        }
+    double alpha = result->alpha;
+    bool coincident = result->flags & OSC_DCOL_COINCIDENT;
+    osc_pose poses[2] = {pose_a, pose_b};
+    double* point_jacobians[2] = {jac->point_a, jac->point_b};
+    for (int which = 0; which < 2; ++which) {
+        double* out = point_jacobians[which];
+        if (!out) continue;
+        // eq. (29): dp_X = (1 - 1/alpha) dr_X + dx / alpha - (x - r_X) dalpha / alpha^2
+        osc_vec3 arm = osc_sub(result->point, poses[which].p);
+        for (int c = 0; c < 12; ++c) {
+            osc_vec3 d = osc_v3(0, 0, 0);
+            if (!coincident) {
+                d = osc_add_scaled(osc_scale(dx[c], 1.0 / alpha), arm, -dalpha[c] / (alpha * alpha));
+                if (c / 6 == which && c % 6 < 3)
+                    d = osc_add_scaled(d, osc_v3(c % 3 == 0, c % 3 == 1, c % 3 == 2), 1.0 - 1.0 / alpha);
+            }
+            out[c] = d.x;
+            out[12 + c] = d.y;
+            out[24 + c] = d.z;
+        }
+    }
+    if (jac->distance) {
+        // eq. (30): d = (1 - 1/alpha) L, L = |r_A - r_B|
+        osc_vec3 gap = osc_sub(pose_a.p, pose_b.p);
+        double separation = osc_length(gap);
+        osc_vec3 unit = osc_normalize(gap);
+        for (int c = 0; c < 12; ++c) {
+            double value = 0.0;
+            if (!coincident) {
+                value = separation * dalpha[c] / (alpha * alpha);
+                if (c % 6 < 3)
+                    value += (1.0 - 1.0 / alpha) * (c < 6 ? 1.0 : -1.0) * osc_vec3_get(unit, c % 3);
+            }
+            jac->distance[c] = value;
+        }
+    }
+    if (jac->normal) {
+        // n = w / |w|, w = G_A,x^T z_A: dw = dtheta_A x w + G_A,x^T dz_A
+        osc_vec3 w = body_dual_normal(dp, 0, dp->state.z);
+        double length = osc_length(w);
+        osc_vec3 n = osc_scale(w, 1.0 / length);
+        for (int c = 0; c < 12; ++c) {
+            osc_vec3 d = osc_v3(0, 0, 0);
+            if (!coincident && length > 0.0) {
+                osc_vec3 dw = body_dual_normal(dp, 0, dual_tangents[c]);
+                if (c >= 3 && c < 6) dw = osc_add(dw, osc_cross(osc_v3(c == 3, c == 4, c == 5), w));
+                d = osc_scale(osc_add_scaled(dw, n, -osc_dot(n, dw)),
+                              column_factor(dp, c, 0) / length);
+            }
+            jac->normal[c] = d.x;
+            jac->normal[12 + c] = d.y;
+            jac->normal[24 + c] = d.z;
+        }
+    }
+}
+
+osc_status osc_dcol_proximity(const osc_convex* a, osc_pose pose_a, const osc_convex* b,
+                              osc_pose pose_b, const osc_dcol_settings* settings,
+                              osc_dcol_result* result, const osc_dcol_jacobians* jacobians,
+                              osc_dcol_warm_start* warm) {
+    if (!result) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: result is NULL", __func__);
+    dcol_problem dp;
+    osc_status status = solve(__func__, a, &pose_a, b, &pose_b, settings, warm, &dp);
+    if (status != OSC_OK && status != OSC_ERR_NOT_CONVERGED) return status;
+    double barrier = settings ? settings->tolerance : osc_dcol_settings_default().tolerance;
+    fill_result(&dp, pose_a, pose_b, barrier, result);
+    if (status != OSC_OK) return status;
+    if (jacobians) fill_jacobians(&dp, pose_a, pose_b, result, jacobians);
+    return OSC_OK;
+}
+
+osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const osc_convex* b,
+                                   osc_pose pose_b, const osc_dcol_settings* settings,
+                                   double* alpha, double gradient[12]) {
+    if (!alpha || !gradient)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", __func__,
+                        alpha ? "gradient" : "alpha");
+    dcol_problem dp;
+    osc_status status = solve(__func__, a, &pose_a, b, &pose_b, settings, NULL, &dp);
+    if (status != OSC_OK) return status;
+    *alpha = dp.state.x[3];
+    // adjoint: u = H^-1 e_alpha; dalpha/dxi_k = -u . rhs_k, rhs_k = r_x,k + K_X m_k, so with
+    // q = K_X^T u: translation -> q, rotation -> arm x q - w x u_x (docs/dcol.md §4.3)
+    double u[CONIC_MAX_VARIABLES] = {0};
+    u[3] = 1.0;
+    conic_factor_solve(&dp.conic, &dp.state, u);
+    osc_vec3 x = osc_v3(dp.state.x[0], dp.state.x[1], dp.state.x[2]);
+    osc_vec3 u_x = osc_v3(u[0], u[1], u[2]);
+    for (int which = 0; which < 2; ++which) {
+        double block[CONIC_MAX_VARIABLES][3];
+        body_normal_block(&dp, which, block);
+        osc_vec3 q = osc_v3(0, 0, 0);
+        for (int j = 0; j < dp.conic.variables; ++j)
+            q = osc_add(q, osc_scale(osc_v3(block[j][0], block[j][1], block[j][2]), u[j]));
+        osc_vec3 arm = osc_sub(x, dp.body[which].origin);
+        osc_vec3 w = body_dual_normal(&dp, which, dp.state.z);
+        osc_vec3 rotation = osc_sub(osc_cross(arm, q), osc_cross(w, u_x));
+        double* g = gradient + 6 * which;
+        g[0] = q.x / dp.scale;
+        g[1] = q.y / dp.scale;
+        g[2] = q.z / dp.scale;
+        g[3] = rotation.x;
+        g[4] = rotation.y;
+        g[5] = rotation.z;
+    }
+    return OSC_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// batch
+
+osc_status osc_dcol_proximity_batch(const osc_convex* const* a, const osc_pose* poses_a,
+                                    const osc_convex* const* b, const osc_pose* poses_b, int count,
+                                    const osc_dcol_settings* settings, osc_dcol_result* results,
+                                    const osc_dcol_jacobians* jacobians, osc_status* statuses,
+                                    int threads) {
+    if (count < 0 || threads < 0)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is negative (%d)", __func__,
+                        count < 0 ? "count" : "threads", count < 0 ? count : threads);
+    if (count > 0 && (!a || !b || !poses_a || !poses_b || !results))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", __func__,
+                        !a ? "a" : !b ? "b" : !poses_a ? "poses_a" : !poses_b ? "poses_b" : "results");
+    int first_failure = count;
+    osc_status first_status = OSC_OK;
+    char first_message[256] = "";
+#ifdef OSC_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 16) num_threads(osc_thread_count(threads))
+#endif
+    for (int i = 0; i < count; ++i) {
+        osc_status status = osc_dcol_proximity(a[i], poses_a[i], b[i], poses_b[i], settings,
+                                               &results[i], jacobians ? &jacobians[i] : NULL, NULL);
+        if (statuses) statuses[i] = status;
+        if (status != OSC_OK) {
+#ifdef OSC_HAVE_OPENMP
+#pragma omp critical(osc_dcol_batch_failure)
+#endif
+            if (i < first_failure) {
+                first_failure = i;
+                first_status = status;
+                snprintf(first_message, sizeof first_message, "%s", osc_last_error());
+            }
+        }
+    }
+    if (first_status != OSC_OK)
+        return osc_fail(first_status, "%s: pair %d: %s", __func__, first_failure, first_message);
+    return OSC_OK;
+}

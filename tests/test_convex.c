@@ -1,0 +1,257 @@
+// test_convex.c: the DCOL primitives (convex.h): validation, vertices, gauges against closed forms,
+// support points against surface samples (support . d is the maximum of sample . d), bounding
+// radii, and hulls through qhull.
+
+#include "convex_test_util.h"
+
+#include <string.h>
+
+static void test_bad_shapes(void) {
+    osc_convex* shape = (osc_convex*)&shape; // must be reset to NULL on failure
+    CHECK_STATUS(osc_convex_create_sphere(0.0, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(shape == NULL);
+    CHECK(strstr(osc_last_error(), "radius") != NULL);
+    CHECK_STATUS(osc_convex_create_sphere(NAN, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_convex_create_sphere(1.0, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_convex_create_capsule(-1.0, 1.0, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_convex_create_capsule(1.0, -1.0, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_convex_create_capsule(1.0, 0.0, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "length") != NULL);
+    CHECK_STATUS(osc_convex_create_cylinder(1.0, 0.0, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_convex_create_cylinder(INFINITY, 1.0, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_convex_create_cone(1.0, 0.0, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "half_angle") != NULL);
+    CHECK_STATUS(osc_convex_create_cone(1.0, 0.5 * TEST_PI, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_convex_create_cone(-1.0, 0.5, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_convex_create_box(osc_v3(1, 0, 1), &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "half_extents.y") != NULL);
+    double indefinite[9] = {1, 0, 0, 0, -1, 0, 0, 0, 1};
+    CHECK_STATUS(osc_convex_create_ellipsoid(indefinite, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "positive definite") != NULL);
+    double asymmetric[9] = {1, 0.5, 0, 0, 1, 0, 0, 0, 1};
+    CHECK_STATUS(osc_convex_create_ellipsoid(asymmetric, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "symmetric") != NULL);
+    double with_nan[9] = {1, 0, 0, 0, NAN, 0, 0, 0, 1};
+    CHECK_STATUS(osc_convex_create_ellipsoid(with_nan, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_convex_create_ellipsoid(NULL, &shape), OSC_ERR_INVALID_ARGUMENT);
+
+    // a cube, then variations: origin outside (b <= 0), a zero normal, unbounded, too few faces
+    double normals[6 * 3] = {1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1};
+    double offsets[6] = {1, 1, 1, 1, 1, 1};
+    CHECK_STATUS(osc_convex_create_polytope(normals, offsets, 6, &shape), OSC_OK);
+    osc_convex_destroy(shape);
+    offsets[3] = -0.5;
+    CHECK_STATUS(osc_convex_create_polytope(normals, offsets, 6, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "offset 3") != NULL);
+    offsets[3] = 0.0;
+    CHECK_STATUS(osc_convex_create_polytope(normals, offsets, 6, &shape), OSC_ERR_INVALID_ARGUMENT);
+    offsets[3] = 1.0;
+    normals[6] = normals[7] = normals[8] = 0.0;
+    CHECK_STATUS(osc_convex_create_polytope(normals, offsets, 6, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "normal 2 is zero") != NULL);
+    normals[7] = 1.0;
+    CHECK_STATUS(osc_convex_create_polytope(normals, offsets, 5, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "bound") != NULL); // without -z the cube is an open column
+    CHECK_STATUS(osc_convex_create_polytope(normals, offsets, 3, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_convex_create_polytope(normals, offsets, OSC_CONVEX_MAX_FACES + 1, &shape),
+                 OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_convex_create_polytope(NULL, offsets, 6, &shape), OSC_ERR_INVALID_ARGUMENT);
+    normals[0] = NAN;
+    CHECK_STATUS(osc_convex_create_polytope(normals, offsets, 6, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "not finite") != NULL);
+
+    // polygons: a square, then unbounded (three edges on one side) and the origin outside
+    double C[4 * 2] = {1, 0, 0, 1, -1, 0, 0, -1}, d[4] = {1, 1, 1, 1};
+    CHECK_STATUS(osc_convex_create_polygon(C, d, 4, 0.1, &shape), OSC_OK);
+    CHECK(osc_convex_vertex_count(shape) == 4);
+    osc_convex_destroy(shape);
+    CHECK_STATUS(osc_convex_create_polygon(C, d, 3, 0.1, &shape), OSC_ERR_INVALID_ARGUMENT);
+    d[1] = -1.0;
+    CHECK_STATUS(osc_convex_create_polygon(C, d, 4, 0.1, &shape), OSC_ERR_INVALID_ARGUMENT);
+    d[1] = 1.0;
+    CHECK_STATUS(osc_convex_create_polygon(C, d, 4, 0.0, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_convex_create_polygon(C, d, 2, 0.1, &shape), OSC_ERR_INVALID_ARGUMENT);
+}
+
+static void test_box_vertices_and_gauge(void) {
+    osc_convex* box = NULL;
+    CHECK_STATUS(osc_convex_create_box(osc_v3(0.5, 0.4, 0.3), &box), OSC_OK);
+    CHECK(osc_convex_get_kind(box) == OSC_CONVEX_POLYTOPE);
+    CHECK(osc_convex_face_count(box) == 6);
+    CHECK(osc_convex_vertex_count(box) == 8);
+    double vertices[8 * 3];
+    CHECK(osc_convex_vertices(box, vertices, 8) == 8);
+    for (int i = 0; i < 8; ++i) {
+        CHECK_NEAR(fabs(vertices[3 * i]), 0.5, 1e-15);
+        CHECK_NEAR(fabs(vertices[3 * i + 1]), 0.4, 1e-15);
+        CHECK_NEAR(fabs(vertices[3 * i + 2]), 0.3, 1e-15);
+    }
+    CHECK_NEAR(osc_convex_bounding_radius(box), sqrt(0.25 + 0.16 + 0.09), 1e-15);
+    CHECK_NEAR(osc_convex_gauge(box, osc_v3(0.25, 0.1, -0.3)), 1.0, 1e-15);
+    CHECK_NEAR(osc_convex_gauge(box, osc_v3(1.0, 0.0, 0.0)), 2.0, 1e-15);
+    CHECK_NEAR(osc_convex_gauge(box, osc_v3(0.0, 0.0, 0.0)), 0.0, 0.0);
+    osc_convex_destroy(box);
+}
+
+// closed-form gauges of the round shapes at chosen points
+static void test_gauges(void) {
+    osc_convex *capsule, *cylinder, *cone, *ellipsoid, *sphere;
+    CHECK_STATUS(osc_convex_create_capsule(0.2, 0.8, &capsule), OSC_OK);
+    CHECK_STATUS(osc_convex_create_cylinder(0.3, 0.7, &cylinder), OSC_OK);
+    CHECK_STATUS(osc_convex_create_cone(1.0, 0.5, &cone), OSC_OK);
+    double P[9] = {4, 0, 0, 0, 1, 0, 0, 0, 0.25}; // semi-axes 0.5, 1, 2
+    CHECK_STATUS(osc_convex_create_ellipsoid(P, &ellipsoid), OSC_OK);
+    CHECK_STATUS(osc_convex_create_sphere(0.45, &sphere), OSC_OK);
+    // capsule: the side, the end cap's pole, a point on the cap at 45 degrees
+    CHECK_NEAR(osc_convex_gauge(capsule, osc_v3(0.1, 0.2, 0.0)), 1.0, 1e-15);
+    CHECK_NEAR(osc_convex_gauge(capsule, osc_v3(0.6, 0.0, 0.0)), 1.0, 1e-15);
+    CHECK_NEAR(osc_convex_gauge(capsule, osc_v3(-0.4 - 0.2 * sqrt(0.5), 0, 0.2 * sqrt(0.5))), 1.0,
+               1e-14);
+    CHECK_NEAR(osc_convex_gauge(capsule, osc_v3(1.2, 0.0, 0.0)), 2.0, 1e-15);
+    CHECK_NEAR(osc_convex_bounding_radius(capsule), 0.6, 1e-15);
+    // cylinder: the end face, the side
+    CHECK_NEAR(osc_convex_gauge(cylinder, osc_v3(0.35, 0.1, 0.1)), 1.0, 1e-15);
+    CHECK_NEAR(osc_convex_gauge(cylinder, osc_v3(0.1, 0.0, -0.6)), 2.0, 1e-15);
+    // cone: the apex at -3H/4, the rim at H/4 with radius H tan(beta)
+    CHECK_NEAR(osc_convex_gauge(cone, osc_v3(-0.75, 0.0, 0.0)), 1.0, 1e-15);
+    CHECK_NEAR(osc_convex_gauge(cone, osc_v3(0.25, tan(0.5), 0.0)), 1.0, 1e-15);
+    CHECK_NEAR(osc_convex_gauge(cone, osc_v3(0.5, 0.0, 0.0)), 2.0, 1e-15);
+    CHECK_NEAR(osc_convex_bounding_radius(cone), fmax(0.75, hypot(0.25, tan(0.5))), 1e-15);
+    // ellipsoid semi-axes, and its bounding radius (the largest semi-axis)
+    CHECK_NEAR(osc_convex_gauge(ellipsoid, osc_v3(0.5, 0, 0)), 1.0, 1e-15);
+    CHECK_NEAR(osc_convex_gauge(ellipsoid, osc_v3(0, -1, 0)), 1.0, 1e-15);
+    CHECK_NEAR(osc_convex_gauge(ellipsoid, osc_v3(0, 0, 4)), 2.0, 1e-15);
+    CHECK_NEAR(osc_convex_bounding_radius(ellipsoid), 2.0, 1e-12);
+    CHECK_NEAR(osc_convex_gauge(sphere, osc_v3(0.3, 0.0, 0.4)), 0.5 / 0.45, 1e-15);
+    osc_convex_destroy(capsule);
+    osc_convex_destroy(cylinder);
+    osc_convex_destroy(cone);
+    osc_convex_destroy(ellipsoid);
+    osc_convex_destroy(sphere);
+}
+
+// for every kind: the support point lies on the surface (gauge 1), maximises d . p over 4000
+// surface samples, is within the bounding radius, and moves with the pose
+static void test_support_against_samples(void) {
+    osc_convex* shapes[OSC_CONVEX_KIND_COUNT];
+    make_test_shapes(shapes);
+    test_rng rng = {11};
+    for (int kind = 0; kind < OSC_CONVEX_KIND_COUNT; ++kind) {
+        const osc_convex* shape = shapes[kind];
+        enum { SAMPLES = 4000 };
+        static osc_vec3 samples[SAMPLES];
+        double radius = 0.0;
+        for (int i = 0; i < SAMPLES; ++i) {
+            samples[i] = random_surface_point(shape, &rng);
+            radius = fmax(radius, osc_length(samples[i]));
+        }
+        double bound = osc_convex_bounding_radius(shape);
+        CHECK_MSG(radius <= bound * (1 + 1e-12) && radius >= 0.97 * bound,
+                  "%s: samples reach %g, bounding radius %g", osc_convex_kind_name(kind), radius, bound);
+        int worst_kind = -1;
+        for (int trial = 0; trial < 200; ++trial) {
+            osc_vec3 d = osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1),
+                                              test_uniform(&rng, -1, 1)));
+            osc_vec3 p = osc_convex_support(shape, osc_pose_identity(), d);
+            double best = -INFINITY;
+            for (int i = 0; i < SAMPLES; ++i) best = fmax(best, osc_dot(samples[i], d));
+            if (!(osc_dot(p, d) >= best - 1e-12)) worst_kind = kind;
+            CHECK_NEAR(osc_convex_gauge(shape, p), 1.0, 1e-9);
+            CHECK(osc_length(p) <= bound * (1 + 1e-12));
+            // posed: the support of the rotated shape is the rotated support
+            osc_pose pose = random_pose(&rng, 2.0);
+            osc_vec3 posed = osc_convex_support(shape, pose, osc_quat_rotate(pose.q, d));
+            osc_vec3 expected = osc_pose_apply(pose, p);
+            CHECK_NEAR(osc_length(osc_sub(posed, expected)), 0.0, 1e-12);
+        }
+        CHECK_MSG(worst_kind < 0, "%s: a surface sample beats the support point",
+                  osc_convex_kind_name(kind));
+        // a zero direction gives the pose's position
+        osc_pose pose = random_pose(&rng, 1.0);
+        osc_vec3 origin = osc_convex_support(shape, pose, osc_v3(0, 0, 0));
+        CHECK(origin.x == pose.p.x && origin.y == pose.p.y && origin.z == pose.p.z);
+    }
+    CHECK(strcmp(osc_convex_kind_name(OSC_CONVEX_POLYGON), "polygon") == 0);
+    CHECK(strcmp(osc_convex_kind_name((osc_convex_kind)42), "unknown") == 0);
+    destroy_test_shapes(shapes);
+}
+
+static void test_hull(void) {
+    test_rng rng = {5};
+    enum { COUNT = 40 };
+    double points[COUNT * 3];
+    for (int i = 0; i < COUNT; ++i) {
+        // points on a sphere of radius 1 around (0.1, 0, 0), a few inside
+        osc_vec3 v = osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1),
+                                          test_uniform(&rng, -1, 1)));
+        double r = i % 5 == 0 ? 0.5 : 1.0;
+        points[3 * i] = 0.1 + r * v.x;
+        points[3 * i + 1] = r * v.y;
+        points[3 * i + 2] = r * v.z;
+    }
+    osc_convex* hull = NULL;
+    osc_status status = osc_convex_create_hull(points, COUNT, &hull);
+#ifdef OSC_HAVE_QHULL_EXPECTED
+    CHECK_STATUS(status, OSC_OK);
+#endif
+    if (status == OSC_ERR_UNSUPPORTED) {
+        printf("  osc_convex_create_hull: built without qhull (%s)\n", osc_last_error());
+        return;
+    }
+    CHECK_STATUS(status, OSC_OK);
+    if (!hull) return;
+    // every point inside or on the hull, every vertex one of the points, the outer points on it
+    int vertex_count = osc_convex_vertex_count(hull);
+    CHECK(vertex_count >= 4 && vertex_count <= COUNT);
+    for (int i = 0; i < COUNT; ++i) {
+        double g = osc_convex_gauge(hull, osc_v3(points[3 * i], points[3 * i + 1], points[3 * i + 2]));
+        CHECK(g <= 1.0 + 1e-9);
+        if (i % 5 != 0) CHECK(g > 0.5);
+    }
+    double vertices[COUNT * 3];
+    osc_convex_vertices(hull, vertices, COUNT);
+    for (int v = 0; v < vertex_count; ++v) {
+        double nearest = INFINITY;
+        for (int i = 0; i < COUNT; ++i)
+            nearest = fmin(nearest, hypot(hypot(vertices[3 * v] - points[3 * i],
+                                                vertices[3 * v + 1] - points[3 * i + 1]),
+                                          vertices[3 * v + 2] - points[3 * i + 2]));
+        CHECK(nearest < 1e-9);
+    }
+    osc_convex_destroy(hull);
+    // the origin outside the hull, flat points, too few points, NaN
+    double shifted[COUNT * 3];
+    for (int i = 0; i < COUNT * 3; ++i) shifted[i] = points[i] + (i % 3 == 0 ? 3.0 : 0.0);
+    CHECK_STATUS(osc_convex_create_hull(shifted, COUNT, &hull), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "origin") != NULL);
+    double flat[8 * 3];
+    for (int i = 0; i < 8; ++i) {
+        flat[3 * i] = cos(i * 0.8);
+        flat[3 * i + 1] = sin(i * 0.8);
+        flat[3 * i + 2] = 0.0;
+    }
+    CHECK_STATUS(osc_convex_create_hull(flat, 8, &hull), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_convex_create_hull(points, 3, &hull), OSC_ERR_INVALID_ARGUMENT);
+    points[7] = NAN;
+    CHECK_STATUS(osc_convex_create_hull(points, COUNT, &hull), OSC_ERR_INVALID_ARGUMENT);
+    // a dense sphere has more facets than a DCOL polytope may have
+    enum { DENSE = 400 };
+    static double dense[DENSE * 3];
+    for (int i = 0; i < DENSE; ++i) {
+        osc_vec3 v = osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1),
+                                          test_uniform(&rng, -1, 1)));
+        dense[3 * i] = v.x;
+        dense[3 * i + 1] = v.y;
+        dense[3 * i + 2] = v.z;
+    }
+    CHECK_STATUS(osc_convex_create_hull(dense, DENSE, &hull), OSC_ERR_CAPACITY);
+}
+
+int main(void) {
+    RUN(test_bad_shapes);
+    RUN(test_box_vertices_and_gauge);
+    RUN(test_gauges);
+    RUN(test_support_against_samples);
+    RUN(test_hull);
+    return test_finish();
+}

@@ -1,0 +1,520 @@
+// test_dcol.c: DCOL (dcol.h). Oracles:
+// - sphere-sphere: alpha = |r1 - r2| / (R1 + R2) exactly;
+// - every one of the 49 ordered pairs at 400 random poses each: the gauges of both shapes at x are
+//   at most alpha and one equals it; libccd's GJK (an independent method using only support
+//   functions) finds the shapes overlapping exactly when alpha < 1, and libccd's MPR the shapes
+//   scaled by alpha (1 + 1e-5) overlapping and by alpha (1 - 1e-5) apart; the contact points lie
+//   on the surfaces; the normal is the outward normal of scaled A at x and the inward one of scaled B;
+// - every Jacobian against central finite differences, for every pair;
+// - the fast alpha gradient equals the full Jacobian's alpha row;
+// - smoothness: a box sliding and tilting through the face-face configuration;
+// - scale and translation invariance, flags, warm start, batch bit identity, bad input.
+
+#include "convex_test_util.h"
+
+#include <string.h>
+
+#ifdef OSC_HAVE_CCD
+#include "ccd_adapter.h"
+#endif
+
+static osc_convex* g_shapes[OSC_CONVEX_KIND_COUNT];
+
+static osc_dcol_settings settings_with(double tolerance) {
+    osc_dcol_settings settings = osc_dcol_settings_default();
+    settings.tolerance = tolerance;
+    return settings;
+}
+
+static void test_sphere_sphere_closed_form(void) {
+    test_rng rng = {1};
+    for (int trial = 0; trial < 200; ++trial) {
+        double r1 = test_uniform(&rng, 0.1, 2.0), r2 = test_uniform(&rng, 0.1, 2.0);
+        osc_convex *a, *b;
+        CHECK_STATUS(osc_convex_create_sphere(r1, &a), OSC_OK);
+        CHECK_STATUS(osc_convex_create_sphere(r2, &b), OSC_OK);
+        osc_pose pa = random_pose(&rng, 3.0), pb = random_pose(&rng, 3.0);
+        osc_dcol_result result;
+        CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &result, NULL, NULL), OSC_OK);
+        double separation = osc_length(osc_sub(pa.p, pb.p));
+        double expected = separation / (r1 + r2);
+        CHECK_MSG(test_rel_error(result.alpha, expected, 1e-12) < 1e-8, "alpha %.15g, expected %.15g",
+                  result.alpha, expected);
+        // the contact points are the surface points on the line of centres
+        osc_vec3 u = osc_normalize(osc_sub(pb.p, pa.p));
+        CHECK_NEAR(osc_length(osc_sub(result.point_a, osc_add_scaled(pa.p, u, r1))), 0.0, 1e-7);
+        CHECK_NEAR(osc_length(osc_sub(result.point_b, osc_add_scaled(pb.p, u, -r2))), 0.0, 1e-7);
+        CHECK_NEAR(osc_length(osc_sub(result.normal, u)), 0.0, 1e-7);
+        CHECK_NEAR(result.distance, separation - r1 - r2, 1e-7);
+        CHECK(result.flags == 0);
+        osc_convex_destroy(a);
+        osc_convex_destroy(b);
+    }
+}
+
+#ifdef OSC_HAVE_CCD
+// libccd's intersection test of the shapes scaled by `scale`: GJK, or MPR (which, unlike GJK,
+// also resolves overlaps of 1e-5 of the size between round shapes; GJK then runs out of
+// iterations on spheres and reports no overlap)
+static bool ccd_overlap(const osc_convex* a, osc_pose pa, const osc_convex* b, osc_pose pb,
+                        double scale, bool mpr) {
+    ccd_t ccd = ccd_adapter_config();
+    ccd_shape sa = {a, pa, scale}, sb = {b, pb, scale};
+    return (mpr ? ccdMPRIntersect(&sa, &sb, &ccd) : ccdGJKIntersect(&sa, &sb, &ccd)) != 0;
+}
+#endif
+
+// the 49 ordered pairs at random poses against the gauges, libccd and the surface conditions
+static void test_all_pairs_against_oracles(void) {
+    test_rng rng = {2};
+    int overlaps = 0, separations = 0, ccd_disagreements = 0, ccd_minimality_failures = 0;
+    double worst_gauge = 0.0, worst_surface = 0.0, worst_support = 0.0;
+    for (int i = 0; i < OSC_CONVEX_KIND_COUNT; ++i)
+        for (int j = 0; j < OSC_CONVEX_KIND_COUNT; ++j)
+            for (int trial = 0; trial < 400; ++trial) {
+                const osc_convex *a = g_shapes[i], *b = g_shapes[j];
+                osc_pose pa = random_pose(&rng, 0.6), pb = random_pose(&rng, 0.6);
+                osc_dcol_result r;
+                osc_status status = osc_dcol_proximity(a, pa, b, pb, NULL, &r, NULL, NULL);
+                CHECK_MSG(status == OSC_OK, "%s-%s trial %d: %s", osc_convex_kind_name(i),
+                          osc_convex_kind_name(j), trial, osc_last_error());
+                if (status != OSC_OK) continue;
+                double ga = osc_convex_gauge(a, osc_pose_apply_inverse(pa, r.point));
+                double gb = osc_convex_gauge(b, osc_pose_apply_inverse(pb, r.point));
+                worst_gauge = fmax(worst_gauge, fabs(fmax(ga, gb) - r.alpha) / r.alpha);
+                worst_gauge = fmax(worst_gauge, (fmin(ga, gb) - r.alpha) / r.alpha);
+                // contact points on the surfaces (eq. (29))
+                worst_surface = fmax(worst_surface,
+                    fabs(osc_convex_gauge(a, osc_pose_apply_inverse(pa, r.point_a)) - 1.0));
+                worst_surface = fmax(worst_surface,
+                    fabs(osc_convex_gauge(b, osc_pose_apply_inverse(pb, r.point_b)) - 1.0));
+                CHECK_NEAR(fabs(r.distance), osc_length(osc_sub(r.point_a, r.point_b)), 1e-9);
+                CHECK((r.distance < 0) == (r.alpha < 1));
+                // x is the support point of scaled A along the normal and of scaled B against it
+                osc_vec3 sa = osc_sub(osc_convex_support(a, pa, r.normal), pa.p);
+                osc_vec3 sb = osc_sub(osc_convex_support(b, pb, osc_neg(r.normal)), pb.p);
+                double size = osc_convex_bounding_radius(a) + osc_convex_bounding_radius(b);
+                worst_support = fmax(worst_support,
+                    fabs(osc_dot(r.normal, osc_sub(r.point, pa.p)) - r.alpha * osc_dot(r.normal, sa)) /
+                        (r.alpha * size));
+                worst_support = fmax(worst_support,
+                    fabs(osc_dot(r.normal, osc_sub(r.point, pb.p)) - r.alpha * osc_dot(r.normal, sb)) /
+                        (r.alpha * size));
+                CHECK_NEAR(osc_length(r.normal), 1.0, 1e-12);
+                if (r.alpha < 1) ++overlaps; else ++separations;
+#ifdef OSC_HAVE_CCD
+                if (fabs(r.alpha - 1.0) > 1e-6 &&
+                    ccd_overlap(a, pa, b, pb, 1.0, false) != (r.alpha < 1.0))
+                    ++ccd_disagreements;
+                if (!ccd_overlap(a, pa, b, pb, r.alpha * (1 + 1e-5), true) ||
+                    ccd_overlap(a, pa, b, pb, r.alpha * (1 - 1e-5), true))
+                    ++ccd_minimality_failures;
+#endif
+            }
+    printf("  %d overlapping and %d separate pairs; worst relative gauge error %.2g, contact point "
+           "off its surface %.2g, support condition %.2g\n",
+           overlaps, separations, worst_gauge, worst_surface, worst_support);
+    CHECK(overlaps > 4000 && separations > 4000);
+    CHECK(worst_gauge < 1e-7);
+    CHECK(worst_surface < 1e-6);
+    CHECK(worst_support < 1e-6);
+#ifdef OSC_HAVE_CCD
+    printf("  libccd: %d disagreements with GJK on overlap, %d with MPR on alpha (1 +- 1e-5)\n",
+           ccd_disagreements, ccd_minimality_failures);
+    CHECK(ccd_disagreements == 0);
+    CHECK(ccd_minimality_failures == 0);
+#else
+    CHECK_MSG(0, "libccd (Debian's libccd-dev) is missing: the GJK oracle did not run");
+#endif
+}
+
+// central differences of every output along each of the 12 twist directions
+typedef struct all_jacobians {
+    double alpha[12], point[36], point_a[36], point_b[36], distance[12], normal[36];
+} all_jacobians;
+
+static void outputs_of(const osc_dcol_result* r, double out[15]) {
+    double values[15] = {r->alpha,     r->point.x,   r->point.y,   r->point.z,   r->point_a.x,
+                         r->point_a.y, r->point_a.z, r->point_b.x, r->point_b.y, r->point_b.z,
+                         r->distance,  r->normal.x,  r->normal.y,  r->normal.z,  0.0};
+    memcpy(out, values, sizeof values);
+}
+
+static double fd_error(const osc_convex* a, osc_pose pa, const osc_convex* b, osc_pose pb,
+                       const osc_dcol_settings* settings, double step, int outputs,
+                       int* worst_output) {
+    all_jacobians jac;
+    osc_dcol_jacobians pointers = {jac.alpha, jac.point, jac.point_a, jac.point_b, jac.distance,
+                                   jac.normal};
+    osc_dcol_result r;
+    if (osc_dcol_proximity(a, pa, b, pb, settings, &r, &pointers, NULL) != OSC_OK) return INFINITY;
+    const double* rows[14] = {jac.alpha,       jac.point,       jac.point + 12,  jac.point + 24,
+                              jac.point_a,     jac.point_a + 12, jac.point_a + 24, jac.point_b,
+                              jac.point_b + 12, jac.point_b + 24, jac.distance,   jac.normal,
+                              jac.normal + 12, jac.normal + 24};
+    double worst = 0.0;
+    for (int c = 0; c < 12; ++c) {
+        double xi[6] = {0};
+        osc_dcol_result plus, minus;
+        xi[c % 6] = step;
+        osc_pose a1 = c < 6 ? osc_pose_apply_twist(pa, xi) : pa, b1 = c < 6 ? pb : osc_pose_apply_twist(pb, xi);
+        xi[c % 6] = -step;
+        osc_pose a2 = c < 6 ? osc_pose_apply_twist(pa, xi) : pa, b2 = c < 6 ? pb : osc_pose_apply_twist(pb, xi);
+        if (osc_dcol_proximity(a, a1, b, b1, settings, &plus, NULL, NULL) != OSC_OK ||
+            osc_dcol_proximity(a, a2, b, b2, settings, &minus, NULL, NULL) != OSC_OK)
+            return INFINITY;
+        double up[15], down[15];
+        outputs_of(&plus, up);
+        outputs_of(&minus, down);
+        for (int k = 0; k < outputs; ++k) {
+            double fd = (up[k] - down[k]) / (2 * step);
+            double error = fabs(fd - rows[k][c]) / fmax(1.0, fabs(fd));
+            if (error > worst) {
+                worst = error;
+                *worst_output = k;
+            }
+        }
+    }
+    return worst;
+}
+
+static void test_jacobians_against_finite_differences(void) {
+    test_rng rng = {3};
+    // a moderate barrier: the iterate is centred to 1e-9 and x resolved to ~1e-12, so differences
+    // with a step of 1e-5 are accurate to ~1e-6 for every output; at the default barrier rounding
+    // limits the centring (x moves by ~1e-9 with it), which differences cannot see past, but alpha
+    // is first-order insensitive to it, so alpha's row is checked there
+    osc_dcol_settings smooth = settings_with(1e-6), sharp = osc_dcol_settings_default();
+    double worst_smooth = 0.0, worst_sharp = 0.0;
+    for (int i = 0; i < OSC_CONVEX_KIND_COUNT; ++i)
+        for (int j = 0; j < OSC_CONVEX_KIND_COUNT; ++j)
+            for (int trial = 0; trial < 6; ++trial) {
+                osc_pose pa = random_pose(&rng, 0.6), pb = random_pose(&rng, 0.6);
+                int output = -1;
+                double error = fd_error(g_shapes[i], pa, g_shapes[j], pb, &smooth, 1e-5, 14, &output);
+                CHECK_MSG(error < 1e-4, "%s-%s trial %d: output %d off by %.3g",
+                          osc_convex_kind_name(i), osc_convex_kind_name(j), trial, output, error);
+                worst_smooth = fmax(worst_smooth, error);
+                error = fd_error(g_shapes[i], pa, g_shapes[j], pb, &sharp, 1e-5, 1, &output);
+                CHECK_MSG(error < 1e-5, "%s-%s trial %d (default tolerance): alpha off by %.3g",
+                          osc_convex_kind_name(i), osc_convex_kind_name(j), trial, error);
+                worst_sharp = fmax(worst_sharp, error);
+            }
+    printf("  worst relative error against central differences: %.2g (all outputs, barrier 1e-6), "
+           "%.2g (alpha, default barrier), 294 poses\n", worst_smooth, worst_sharp);
+}
+
+static void test_alpha_gradient_fast_path(void) {
+    test_rng rng = {4};
+    double worst = 0.0, worst_envelope = 0.0;
+    for (int i = 0; i < OSC_CONVEX_KIND_COUNT; ++i)
+        for (int j = 0; j < OSC_CONVEX_KIND_COUNT; ++j) {
+            osc_pose pa = random_pose(&rng, 0.6), pb = random_pose(&rng, 0.6);
+            double full[12], fast[12], alpha = 0.0;
+            osc_dcol_jacobians jac = {full, NULL, NULL, NULL, NULL, NULL};
+            osc_dcol_result r;
+            CHECK_STATUS(osc_dcol_proximity(g_shapes[i], pa, g_shapes[j], pb, NULL, &r, &jac, NULL), OSC_OK);
+            CHECK_STATUS(osc_dcol_alpha_gradient(g_shapes[i], pa, g_shapes[j], pb, NULL, &alpha, fast), OSC_OK);
+            CHECK(alpha == r.alpha);
+            for (int c = 0; c < 12; ++c) worst = fmax(worst, fabs(fast[c] - full[c]));
+            // the envelope theorem at the optimum: moving A by dp changes alpha as -n . dp times
+            // |d alpha / d p|, i.e. the translation gradient is parallel to -normal
+            osc_vec3 g = osc_v3(fast[0], fast[1], fast[2]);
+            worst_envelope = fmax(worst_envelope, osc_length(osc_add(osc_normalize(g), r.normal)));
+        }
+    CHECK(worst < 1e-9);
+    CHECK(worst_envelope < 1e-6);
+}
+
+// seed 001's claim for the smoothed problem: a box sliding and tilting through the parallel-faces
+// configuration over another box. x of a smoothed solve is continuous: its largest step between
+// samples shrinks in proportion when the sampling is refined, while the sharp solve's x jumps
+// (its largest step stays); alpha's second difference stays bounded under refinement
+typedef struct sweep_figures {
+    double max_step, max_second, degenerate;
+} sweep_figures;
+
+static sweep_figures tilt_sweep(const osc_convex* base, const osc_convex* slab,
+                                const osc_dcol_settings* settings, int samples) {
+    sweep_figures f = {0, 0, 0};
+    double previous_x = 0, alphas[3] = {0};
+    double step = 0.1 / (samples - 1);
+    for (int k = 0; k < samples; ++k) {
+        double tilt = -0.05 + step * k;
+        osc_pose pb = {osc_v3(0.3, 0.1, 0.75), osc_quat_from_axis_angle(osc_v3(0, 1, 0), tilt)};
+        osc_dcol_result r;
+        CHECK_STATUS(osc_dcol_proximity(base, osc_pose_identity(), slab, pb, settings, &r, NULL, NULL), OSC_OK);
+        if (k > 0) f.max_step = fmax(f.max_step, fabs(r.point.x - previous_x));
+        previous_x = r.point.x;
+        alphas[0] = alphas[1];
+        alphas[1] = alphas[2];
+        alphas[2] = r.alpha;
+        if (k > 1)
+            f.max_second = fmax(f.max_second, fabs(alphas[2] - 2 * alphas[1] + alphas[0]) / (step * step));
+        if (r.flags & OSC_DCOL_DEGENERATE) ++f.degenerate;
+    }
+    return f;
+}
+
+static void test_smoothness_through_face_face(void) {
+    osc_convex *base, *slab;
+    CHECK_STATUS(osc_convex_create_box(osc_v3(0.5, 0.5, 0.5), &base), OSC_OK);
+    CHECK_STATUS(osc_convex_create_box(osc_v3(0.4, 0.3, 0.2), &slab), OSC_OK);
+    osc_dcol_settings smooth = settings_with(1e-3), sharp = osc_dcol_settings_default();
+    sweep_figures smooth_coarse = tilt_sweep(base, slab, &smooth, 401);
+    sweep_figures smooth_fine = tilt_sweep(base, slab, &smooth, 1601);
+    sweep_figures sharp_coarse = tilt_sweep(base, slab, &sharp, 401);
+    sweep_figures sharp_fine = tilt_sweep(base, slab, &sharp, 1601);
+    printf("  tilt sweep through face-face over 0.1 rad, largest step of x with 401 / 1601 samples: "
+           "%.3g / %.3g (barrier 1e-3), %.3g / %.3g (default); |alpha''| <= %.3g / %.3g\n",
+           smooth_coarse.max_step, smooth_fine.max_step, sharp_coarse.max_step, sharp_fine.max_step,
+           smooth_coarse.max_second, smooth_fine.max_second);
+    CHECK(smooth_fine.max_step < 0.3 * smooth_coarse.max_step); // continuous: steps shrink ~4x
+    CHECK(sharp_fine.max_step > 0.5 * sharp_coarse.max_step);   // a jump does not shrink
+    CHECK(sharp_coarse.max_step > 0.1);
+    CHECK(smooth_fine.max_second < 1.5 * smooth_coarse.max_second + 1.0);
+    CHECK(sharp_coarse.degenerate >= 1 && smooth_coarse.degenerate >= 1);
+    osc_convex_destroy(base);
+    osc_convex_destroy(slab);
+}
+
+// nearly flat contacts (a capsule within 1e-10..1e-5 rad of lying flat on a long box, a box within
+// as much of face-face) and deep or distant pairs all converge at the default settings
+static void test_near_flat_contacts(void) {
+    osc_convex *wall, *capsule, *box;
+    CHECK_STATUS(osc_convex_create_box(osc_v3(2.0, 0.25, 1.0), &wall), OSC_OK);
+    CHECK_STATUS(osc_convex_create_capsule(0.1, 1.2, &capsule), OSC_OK);
+    CHECK_STATUS(osc_convex_create_box(osc_v3(0.4, 0.3, 0.2), &box), OSC_OK);
+    osc_pose wall_pose = {osc_v3(-1.25, -0.75, 0.0), osc_quat_identity()};
+    int failures = 0, total = 0, worst_iterations = 0;
+    for (int e = -100; e <= -50; ++e)
+        for (int sign = -1; sign <= 1; sign += 2)
+            for (int axis = 0; axis < 3; ++axis) {
+                double angle = sign * pow(10.0, e / 10.0);
+                osc_vec3 axes[3] = {osc_v3(0, 0, 1), osc_v3(1, 0, 0), osc_v3(0, 1, 0)};
+                osc_pose capsule_pose = {osc_v3(0.4, 0.0, 0.0), osc_quat_from_axis_angle(axes[axis], angle)};
+                osc_pose box_pose = {osc_v3(0.3, -0.1, 0.9), osc_quat_from_axis_angle(axes[axis], angle)};
+                osc_dcol_result r;
+                double gradient[12], alpha;
+                failures += osc_dcol_proximity(wall, wall_pose, capsule, capsule_pose, NULL, &r, NULL, NULL) != OSC_OK;
+                worst_iterations = r.iterations > worst_iterations ? r.iterations : worst_iterations;
+                failures += osc_dcol_alpha_gradient(wall, wall_pose, capsule, capsule_pose, NULL, &alpha, gradient) != OSC_OK;
+                failures += osc_dcol_proximity(wall, osc_pose_identity(), box, box_pose, NULL, &r, NULL, NULL) != OSC_OK;
+                worst_iterations = r.iterations > worst_iterations ? r.iterations : worst_iterations;
+                total += 3;
+            }
+    printf("  %d near-flat solves, %d failed, at most %d iterations\n", total, failures, worst_iterations);
+    CHECK(failures == 0);
+    osc_convex_destroy(wall);
+    osc_convex_destroy(capsule);
+    osc_convex_destroy(box);
+}
+
+static void test_flags(void) {
+    osc_convex *box, *sphere, *capsule, *cylinder;
+    CHECK_STATUS(osc_convex_create_box(osc_v3(0.5, 0.5, 0.5), &box), OSC_OK);
+    CHECK_STATUS(osc_convex_create_sphere(0.3, &sphere), OSC_OK);
+    CHECK_STATUS(osc_convex_create_capsule(0.2, 0.6, &capsule), OSC_OK);
+    CHECK_STATUS(osc_convex_create_cylinder(0.2, 0.6, &cylinder), OSC_OK);
+    osc_pose origin = osc_pose_identity();
+    osc_pose above = {osc_v3(0.1, 0.05, 1.2), osc_quat_identity()};
+    osc_dcol_result r;
+    // face on face, a capsule lying flat, a cylinder standing on its end: flat contacts
+    CHECK_STATUS(osc_dcol_proximity(box, origin, box, above, NULL, &r, NULL, NULL), OSC_OK);
+    CHECK(r.flags == OSC_DCOL_DEGENERATE);
+    CHECK_STATUS(osc_dcol_proximity(box, origin, capsule, above, NULL, &r, NULL, NULL), OSC_OK);
+    CHECK(r.flags == OSC_DCOL_DEGENERATE);
+    osc_pose standing = {above.p, osc_quat_from_axis_angle(osc_v3(0, 1, 0), 0.5 * TEST_PI)};
+    CHECK_STATUS(osc_dcol_proximity(box, origin, cylinder, standing, NULL, &r, NULL, NULL), OSC_OK);
+    CHECK(r.flags == OSC_DCOL_DEGENERATE);
+    // a sphere on a face, a box corner down, a tilted capsule: unique contact points
+    CHECK_STATUS(osc_dcol_proximity(box, origin, sphere, above, NULL, &r, NULL, NULL), OSC_OK);
+    CHECK(r.flags == 0);
+    osc_quat corner = osc_quat_mul(osc_quat_from_axis_angle(osc_v3(1, 0, 0), 0.6),
+                                   osc_quat_from_axis_angle(osc_v3(0, 1, 0), 0.7));
+    osc_pose tilted = {osc_v3(0.1, 0.05, 1.5), corner};
+    CHECK_STATUS(osc_dcol_proximity(box, origin, box, tilted, NULL, &r, NULL, NULL), OSC_OK);
+    CHECK(r.flags == 0);
+    osc_pose leaning = {above.p, osc_quat_from_axis_angle(osc_v3(0, 1, 0), 0.3)};
+    CHECK_STATUS(osc_dcol_proximity(box, origin, capsule, leaning, NULL, &r, NULL, NULL), OSC_OK);
+    CHECK(r.flags == 0);
+    // coincident origins: alpha ~ 0, flagged, Jacobians finite
+    double jalpha[12], jpoint[36], jnormal[36], jdist[12];
+    osc_dcol_jacobians jac = {jalpha, jpoint, NULL, NULL, jdist, jnormal};
+    CHECK_STATUS(osc_dcol_proximity(box, origin, sphere, origin, NULL, &r, &jac, NULL), OSC_OK);
+    CHECK(r.flags & OSC_DCOL_COINCIDENT);
+    CHECK(r.alpha >= 0.0 && r.alpha < 1e-4);
+    bool finite = true;
+    for (int c = 0; c < 12; ++c) finite = finite && isfinite(jalpha[c]) && isfinite(jdist[c]);
+    for (int c = 0; c < 36; ++c) finite = finite && isfinite(jpoint[c]) && isfinite(jnormal[c]);
+    CHECK(finite);
+    osc_convex_destroy(box);
+    osc_convex_destroy(sphere);
+    osc_convex_destroy(capsule);
+    osc_convex_destroy(cylinder);
+}
+
+// the answer does not depend on where the pair is or on the unit of length
+static void test_invariance(void) {
+    test_rng rng = {6};
+    for (int trial = 0; trial < 50; ++trial) {
+        double s = trial % 2 ? 1000.0 : 0.001;
+        osc_convex *a, *b, *a_scaled, *b_scaled;
+        CHECK_STATUS(osc_convex_create_capsule(0.2, 0.8, &a), OSC_OK);
+        CHECK_STATUS(osc_convex_create_cone(1.0, 0.5, &b), OSC_OK);
+        CHECK_STATUS(osc_convex_create_capsule(0.2 * s, 0.8 * s, &a_scaled), OSC_OK);
+        CHECK_STATUS(osc_convex_create_cone(1.0 * s, 0.5, &b_scaled), OSC_OK);
+        osc_pose pa = random_pose(&rng, 0.6), pb = random_pose(&rng, 0.6);
+        osc_vec3 far = osc_v3(1e4, -3e3, 7e3);
+        osc_pose pa2 = {osc_add(osc_scale(pa.p, s), osc_scale(far, s)), pa.q};
+        osc_pose pb2 = {osc_add(osc_scale(pb.p, s), osc_scale(far, s)), pb.q};
+        osc_dcol_result r, r2;
+        double ga[12], gb[12];
+        osc_dcol_jacobians ja = {ga, NULL, NULL, NULL, NULL, NULL}, jb = {gb, NULL, NULL, NULL, NULL, NULL};
+        CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &r, &ja, NULL), OSC_OK);
+        CHECK_STATUS(osc_dcol_proximity(a_scaled, pa2, b_scaled, pb2, NULL, &r2, &jb, NULL), OSC_OK);
+        CHECK(test_rel_error(r2.alpha, r.alpha, 1e-9) < 1e-7);
+        CHECK(osc_length(osc_sub(osc_scale(osc_sub(r2.point, pa2.p), 1.0 / s), osc_sub(r.point, pa.p))) < 1e-6);
+        // translation columns scale by 1/s, rotation columns are unit-free
+        for (int c = 0; c < 12; ++c) {
+            double expected = c % 6 < 3 ? ga[c] / s : ga[c];
+            CHECK(fabs(gb[c] - expected) <= 1e-5 * (fabs(expected) + (c % 6 < 3 ? 1.0 / s : 1.0)));
+        }
+        osc_convex_destroy(a);
+        osc_convex_destroy(b);
+        osc_convex_destroy(a_scaled);
+        osc_convex_destroy(b_scaled);
+    }
+    // far apart: alpha of order 1000
+    osc_dcol_result r;
+    osc_pose far = {osc_v3(500.0, 300.0, -200.0), osc_quat_identity()};
+    CHECK_STATUS(osc_dcol_proximity(g_shapes[OSC_CONVEX_ELLIPSOID], osc_pose_identity(),
+                                    g_shapes[OSC_CONVEX_POLYGON], far, NULL, &r, NULL, NULL), OSC_OK);
+    CHECK(r.alpha > 100.0);
+}
+
+static void test_warm_start(void) {
+    test_rng rng = {7};
+    const osc_convex *a = g_shapes[OSC_CONVEX_CYLINDER], *b = g_shapes[OSC_CONVEX_POLYTOPE];
+    osc_pose pa = random_pose(&rng, 0.3), pb = random_pose(&rng, 0.3);
+    osc_dcol_warm_start warm;
+    memset(&warm, 0, sizeof warm);
+    int cold_iterations = 0, warm_iterations = 0;
+    for (int step = 0; step < 100; ++step) {
+        double xi[6] = {0.003, -0.002, 0.001, 0.01, 0.004, -0.006};
+        pb = osc_pose_apply_twist(pb, xi);
+        osc_dcol_result cold, hot;
+        CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &cold, NULL, NULL), OSC_OK);
+        CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &hot, NULL, &warm), OSC_OK);
+        CHECK(warm.valid);
+        CHECK(test_rel_error(hot.alpha, cold.alpha, 1e-9) < 1e-8);
+        cold_iterations += cold.iterations;
+        warm_iterations += hot.iterations;
+    }
+    printf("  warm start along a smooth path: %.1f iterations per solve (cold %.1f)\n",
+           warm_iterations / 100.0, cold_iterations / 100.0);
+    // a warm start of the wrong size is ignored
+    warm.variables = 3;
+    osc_dcol_result r;
+    CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &r, NULL, &warm), OSC_OK);
+}
+
+static void test_batch(void) {
+    enum { COUNT = 300 };
+    test_rng rng = {8};
+    static const osc_convex* as[COUNT];
+    static const osc_convex* bs[COUNT];
+    static osc_pose pas[COUNT], pbs[COUNT];
+    static osc_dcol_result results[COUNT];
+    static double alphas[COUNT][12], normals[COUNT][36];
+    static osc_dcol_jacobians jacobians[COUNT];
+    static osc_status statuses[COUNT];
+    for (int i = 0; i < COUNT; ++i) {
+        as[i] = g_shapes[i % OSC_CONVEX_KIND_COUNT];
+        bs[i] = g_shapes[(i / OSC_CONVEX_KIND_COUNT) % OSC_CONVEX_KIND_COUNT];
+        pas[i] = random_pose(&rng, 0.6);
+        pbs[i] = random_pose(&rng, 0.6);
+        osc_dcol_jacobians j = {alphas[i], NULL, NULL, NULL, NULL, normals[i]};
+        jacobians[i] = j;
+    }
+    pbs[17].q = (osc_quat){0, 0, 0, 0}; // one bad pose: reported for its pair only
+    osc_status status = osc_dcol_proximity_batch(as, pas, bs, pbs, COUNT, NULL, results, jacobians,
+                                                 statuses, 2);
+    CHECK(status == OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "pair 17") != NULL);
+    for (int i = 0; i < COUNT; ++i) {
+        CHECK(statuses[i] == (i == 17 ? OSC_ERR_INVALID_ARGUMENT : OSC_OK));
+        if (i == 17) continue;
+        osc_dcol_result single;
+        double alpha_jac[12], normal_jac[36];
+        osc_dcol_jacobians j = {alpha_jac, NULL, NULL, NULL, NULL, normal_jac};
+        osc_dcol_proximity(as[i], pas[i], bs[i], pbs[i], NULL, &single, &j, NULL);
+        CHECK(memcmp(&single, &results[i], sizeof single) == 0);
+        CHECK(memcmp(alpha_jac, alphas[i], sizeof alpha_jac) == 0);
+        CHECK(memcmp(normal_jac, normals[i], sizeof normal_jac) == 0);
+    }
+    CHECK_STATUS(osc_dcol_proximity_batch(as, pas, bs, pbs, -1, NULL, results, NULL, NULL, 1),
+                 OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_dcol_proximity_batch(as, pas, bs, pbs, 5, NULL, NULL, NULL, NULL, 1),
+                 OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_dcol_proximity_batch(NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0), OSC_OK);
+}
+
+static void test_bad_input(void) {
+    const osc_convex *a = g_shapes[0], *b = g_shapes[1];
+    osc_pose good = osc_pose_identity(), moved = {osc_v3(1, 0, 0), osc_quat_identity()};
+    osc_dcol_result r;
+    CHECK_STATUS(osc_dcol_proximity(NULL, good, b, moved, NULL, &r, NULL, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "shape a") != NULL);
+    CHECK_STATUS(osc_dcol_proximity(a, good, b, moved, NULL, NULL, NULL, NULL), OSC_ERR_INVALID_ARGUMENT);
+    osc_pose nan_pose = {osc_v3(NAN, 0, 0), osc_quat_identity()};
+    CHECK_STATUS(osc_dcol_proximity(a, nan_pose, b, moved, NULL, &r, NULL, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "pose_a.p") != NULL);
+    osc_pose zero_q = {osc_v3(1, 0, 0), {0, 0, 0, 0}};
+    CHECK_STATUS(osc_dcol_proximity(a, good, b, zero_q, NULL, &r, NULL, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "pose_b.q") != NULL);
+    osc_pose inf_q = {osc_v3(1, 0, 0), {INFINITY, 0, 0, 0}};
+    CHECK_STATUS(osc_dcol_proximity(a, good, b, inf_q, NULL, &r, NULL, NULL), OSC_ERR_INVALID_ARGUMENT);
+    osc_dcol_settings settings = osc_dcol_settings_default();
+    settings.tolerance = -1.0;
+    CHECK_STATUS(osc_dcol_proximity(a, good, b, moved, &settings, &r, NULL, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "tolerance") != NULL);
+    settings = osc_dcol_settings_default();
+    settings.max_iterations = 0;
+    CHECK_STATUS(osc_dcol_proximity(a, good, b, moved, &settings, &r, NULL, NULL), OSC_ERR_INVALID_ARGUMENT);
+    settings = osc_dcol_settings_default();
+    settings.regularization = NAN;
+    CHECK_STATUS(osc_dcol_proximity(a, good, b, moved, &settings, &r, NULL, NULL), OSC_ERR_INVALID_ARGUMENT);
+    // an iteration limit too small to converge: reported, with the last iterate in the result
+    settings = osc_dcol_settings_default();
+    settings.max_iterations = 2;
+    CHECK_STATUS(osc_dcol_proximity(a, good, b, moved, &settings, &r, NULL, NULL), OSC_ERR_NOT_CONVERGED);
+    CHECK(strstr(osc_last_error(), "no convergence") != NULL);
+    CHECK(r.iterations == 2);
+    double alpha, gradient[12];
+    CHECK_STATUS(osc_dcol_alpha_gradient(a, good, b, moved, NULL, NULL, gradient), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_dcol_alpha_gradient(a, good, b, moved, NULL, &alpha, NULL), OSC_ERR_INVALID_ARGUMENT);
+    // an unnormalised quaternion is normalised
+    osc_pose doubled = {moved.p, {2, 0, 0, 0}};
+    osc_dcol_result r2;
+    CHECK_STATUS(osc_dcol_proximity(a, good, b, moved, NULL, &r, NULL, NULL), OSC_OK);
+    CHECK_STATUS(osc_dcol_proximity(a, good, b, doubled, NULL, &r2, NULL, NULL), OSC_OK);
+    CHECK(r.alpha == r2.alpha);
+}
+
+int main(void) {
+    make_test_shapes(g_shapes);
+    RUN(test_sphere_sphere_closed_form);
+    RUN(test_all_pairs_against_oracles);
+    RUN(test_jacobians_against_finite_differences);
+    RUN(test_alpha_gradient_fast_path);
+    RUN(test_smoothness_through_face_face);
+    RUN(test_near_flat_contacts);
+    RUN(test_flags);
+    RUN(test_invariance);
+    RUN(test_warm_start);
+    RUN(test_batch);
+    RUN(test_bad_input);
+    destroy_test_shapes(g_shapes);
+    return test_finish();
+}
