@@ -9,8 +9,12 @@ CMAKE_FLAGS ?=
 
 all: build
 
+# libccd for the DCOL tests (tools/fetch_deps.sh: unpacked into $(BUILD)/deps unless installed)
+DEPS_PREFIX = $(abspath $(BUILD))/deps/usr
+
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	sh tools/fetch_deps.sh $(BUILD)/deps
+	cmake -S . -B $(BUILD) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$(DEPS_PREFIX) $(CMAKE_FLAGS)
 
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
@@ -37,7 +41,9 @@ test: build models
 
 # the C tests under AddressSanitizer and UndefinedBehaviorSanitizer
 test-sanitize: models
+	sh tools/fetch_deps.sh $(BUILD)/deps
 	cmake -S . -B $(SANITIZE_BUILD) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOSC_SANITIZE=ON \
+	  -DCMAKE_PREFIX_PATH=$(DEPS_PREFIX) \
 	  -DOSC_BUILD_BENCH=OFF -DOSC_MODEL_DIR=$(abspath $(BUILD))/models $(CMAKE_FLAGS)
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

@@ -16,7 +16,7 @@ static osc_convex* convex_alloc(osc_convex_kind kind, int orthant_rows, int cone
                                 int face_count, int normal_width, int vertex_count) {
     int row_count = orthant_rows + cone_dim;
     size_t size = sizeof(osc_convex) + sizeof(double) * ((size_t)row_count * CONVEX_COLUMNS +
-                                                         (size_t)face_count * (normal_width + 1) +
+                                                         (size_t)face_count * (normal_width + 2) +
                                                          (size_t)vertex_count * 3);
     osc_convex* shape = osc_calloc(1, size);
     if (!shape) return NULL;
@@ -31,6 +31,8 @@ static osc_convex* convex_alloc(osc_convex_kind kind, int orthant_rows, int cone
     shape->normals = cursor;
     cursor += (size_t)face_count * normal_width;
     shape->offsets = cursor;
+    cursor += face_count;
+    shape->face_scales = cursor;
     cursor += face_count;
     shape->vertices = cursor;
     return shape;
@@ -60,7 +62,7 @@ static osc_status check_size(const char* function, const char* name, double valu
 // fails naming the first zero, non-finite or non-positive row
 static osc_status normalise_halfspaces(const char* function, const char* what,
                                        const double* normals_in, const double* offsets_in, int count,
-                                       int width, double* normals, double* offsets) {
+                                       int width, double* normals, double* offsets, double* scales) {
     for (int i = 0; i < count; ++i) {
         const double* row = normals_in + (size_t)i * width;
         double length = 0.0;
@@ -79,6 +81,7 @@ static osc_status normalise_halfspaces(const char* function, const char* what,
                             function, what, i, offsets_in[i]);
         for (int k = 0; k < width; ++k) normals[(size_t)i * width + k] = row[k] / length;
         offsets[i] = offset;
+        scales[i] = length;
     }
     return OSC_OK;
 }
@@ -238,8 +241,9 @@ osc_status convex_make_polytope(const char* function, const double* normals, con
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", function,
                         normals ? "offsets" : "normals");
     double unit_normals[OSC_CONVEX_MAX_FACES * 3], unit_offsets[OSC_CONVEX_MAX_FACES];
+    double scales[OSC_CONVEX_MAX_FACES];
     osc_status status = normalise_halfspaces(function, "halfspace", normals, offsets, count, 3,
-                                             unit_normals, unit_offsets);
+                                             unit_normals, unit_offsets, scales);
     if (status != OSC_OK) return status;
     if (!polytope_is_bounded(unit_normals, count))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the %d halfspaces do not bound a polytope",
@@ -254,6 +258,7 @@ osc_status convex_make_polytope(const char* function, const double* normals, con
     if (!shape) return osc_fail_in(function, OSC_ERR_NO_MEMORY);
     memcpy(shape->normals, unit_normals, sizeof(double) * 3 * count);
     memcpy(shape->offsets, unit_offsets, sizeof(double) * count);
+    memcpy(shape->face_scales, scales, sizeof(double) * count);
     memcpy(shape->vertices, vertices, sizeof(double) * 3 * vertex_count);
     // eq. (10): A y <= alpha b
     for (int i = 0; i < count; ++i)
@@ -461,8 +466,9 @@ osc_status osc_convex_create_polygon(const double* edge_normals, const double* e
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", __func__,
                         edge_normals ? "edge_offsets" : "edge_normals");
     double unit_normals[OSC_CONVEX_MAX_FACES * 2], unit_offsets[OSC_CONVEX_MAX_FACES];
+    double scales[OSC_CONVEX_MAX_FACES];
     status = normalise_halfspaces(__func__, "edge", edge_normals, edge_offsets, count, 2,
-                                  unit_normals, unit_offsets);
+                                  unit_normals, unit_offsets, scales);
     if (status != OSC_OK) return status;
     if (!polygon_is_bounded(unit_normals, count))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the %d edges do not bound a polygon", __func__,
@@ -477,6 +483,7 @@ osc_status osc_convex_create_polygon(const double* edge_normals, const double* e
     if (!shape) return osc_fail_in(__func__, OSC_ERR_NO_MEMORY);
     memcpy(shape->normals, unit_normals, sizeof(double) * 2 * count);
     memcpy(shape->offsets, unit_offsets, sizeof(double) * count);
+    memcpy(shape->face_scales, scales, sizeof(double) * count);
     memcpy(shape->vertices, vertices, sizeof(double) * 3 * vertex_count);
     shape->radius = radius;
     shape->slack_count = 2;

@@ -35,6 +35,7 @@ struct osc_convex {
     double (*rows)[CONVEX_COLUMNS]; // [orthant_rows + cone_dim]
     double* normals;                // polytope A [face_count][3], polygon C [face_count][2]
     double* offsets;                // b or d [face_count]
+    double* face_scales;            // the length of each row as given (rows are stored unit)
     double* vertices;               // [vertex_count][3]
 };
 

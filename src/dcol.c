@@ -2,8 +2,7 @@
 // rows, solved by conic.c, and differentiated by the implicit function theorem on its KKT system.
 // docs/dcol.md derives every formula used here.
 
-#include "conic.h"
-#include "convex_internal.h"
+#include "dcol_internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -27,21 +26,6 @@ osc_dcol_settings osc_dcol_settings_default(void) {
 // B's orthant, A's cone, B's cone. A body row gbar (length units) becomes
 //     G_x = Q gbar_y,  G_alpha = gbar_alpha / scale,  G_slack = gbar_slack,  h = G_x . r'.
 
-typedef struct dcol_body {
-    const osc_convex* shape;
-    osc_mat3 rotation;
-    osc_vec3 origin;   // r' (normalised)
-    int slack_column;  // first slack variable
-    int row_ranges[2][2]; // [orthant, cone] x [first, end) rows in the problem
-} dcol_body;
-
-typedef struct dcol_problem {
-    conic_problem conic;
-    conic_state state;
-    dcol_body body[2];
-    osc_vec3 centre;
-    double scale;
-} dcol_problem;
 
 static void add_rows(dcol_problem* dp, int which, int first, int from, int count) {
     const dcol_body* body = &dp->body[which];
@@ -167,9 +151,9 @@ static void start_point(dcol_problem* dp, const osc_convex* a, const osc_convex*
     }
 }
 
-static osc_status solve(const char* function, const osc_convex* a, osc_pose* pose_a,
-                        const osc_convex* b, osc_pose* pose_b, const osc_dcol_settings* settings_in,
-                        osc_dcol_warm_start* warm, dcol_problem* dp) {
+osc_status dcol_solve(const char* function, const osc_convex* a, osc_pose* pose_a,
+                      const osc_convex* b, osc_pose* pose_b, const osc_dcol_settings* settings_in,
+                      osc_dcol_warm_start* warm, dcol_problem* dp) {
     osc_dcol_settings settings = settings_in ? *settings_in : osc_dcol_settings_default();
     osc_status status = check_query(function, a, pose_a, b, pose_b, &settings);
     if (status != OSC_OK) return status;
@@ -398,7 +382,7 @@ osc_status osc_dcol_proximity(const osc_convex* a, osc_pose pose_a, const osc_co
                               osc_dcol_warm_start* warm) {
     if (!result) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: result is NULL", __func__);
     dcol_problem dp;
-    osc_status status = solve(__func__, a, &pose_a, b, &pose_b, settings, warm, &dp);
+    osc_status status = dcol_solve(__func__, a, &pose_a, b, &pose_b, settings, warm, &dp);
     if (status != OSC_OK && status != OSC_ERR_NOT_CONVERGED) return status;
     double barrier = settings ? settings->tolerance : osc_dcol_settings_default().tolerance;
     fill_result(&dp, pose_a, pose_b, barrier, result);
@@ -414,7 +398,7 @@ osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const o
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", __func__,
                         alpha ? "gradient" : "alpha");
     dcol_problem dp;
-    osc_status status = solve(__func__, a, &pose_a, b, &pose_b, settings, NULL, &dp);
+    osc_status status = dcol_solve(__func__, a, &pose_a, b, &pose_b, settings, NULL, &dp);
     if (status != OSC_OK) return status;
     *alpha = dp.state.x[3];
     // adjoint: u = H^-1 e_alpha; dalpha/dxi_k = -u . rhs_k, rhs_k = r_x,k + K_X m_k, so with

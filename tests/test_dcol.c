@@ -6,7 +6,8 @@
 //   scaled by alpha (1 + 1e-5) overlapping and by alpha (1 - 1e-5) apart; the contact points lie
 //   on the surfaces; the normal is the outward normal of scaled A at x and the inward one of scaled B;
 // - every Jacobian against central finite differences, for every pair;
-// - the fast alpha gradient equals the full Jacobian's alpha row;
+// - the fast alpha gradient equals the full Jacobian's alpha row; shape-parameter gradients
+//   against differences of rebuilt shapes;
 // - smoothness: a box sliding and tilting through the face-face configuration;
 // - scale and translation invariance, flags, warm start, batch bit identity, bad input.
 
@@ -224,6 +225,105 @@ static void test_alpha_gradient_fast_path(void) {
         }
     CHECK(worst < 1e-9);
     CHECK(worst_envelope < 1e-6);
+}
+
+// shape-parameter gradients against central differences of shapes rebuilt with perturbed
+// parameters, each kind as A and as B; the polytope and polygon rows are given with non-unit
+// lengths so that the chain through the normalisation is tested too
+static osc_convex* make_with_parameters(int kind, const double* p) {
+    osc_convex* shape = NULL;
+    osc_status status = OSC_ERR_INVALID_ARGUMENT;
+    switch (kind) {
+    case OSC_CONVEX_SPHERE: status = osc_convex_create_sphere(p[0], &shape); break;
+    case OSC_CONVEX_CAPSULE: status = osc_convex_create_capsule(p[0], p[1], &shape); break;
+    case OSC_CONVEX_CYLINDER: status = osc_convex_create_cylinder(p[0], p[1], &shape); break;
+    case OSC_CONVEX_CONE: status = osc_convex_create_cone(p[0], p[1], &shape); break;
+    case OSC_CONVEX_ELLIPSOID: status = osc_convex_create_ellipsoid(p, &shape); break;
+    case OSC_CONVEX_POLYTOPE: status = osc_convex_create_polytope(p, p + 24, 8, &shape); break;
+    case OSC_CONVEX_POLYGON: status = osc_convex_create_polygon(p, p + 10, 5, p[15], &shape); break;
+    }
+    return status == OSC_OK ? shape : NULL;
+}
+
+static int parameters_of(int kind, double* p) {
+    switch (kind) {
+    case OSC_CONVEX_SPHERE: p[0] = 0.45; return 1;
+    case OSC_CONVEX_CAPSULE: p[0] = 0.2; p[1] = 0.8; return 2;
+    case OSC_CONVEX_CYLINDER: p[0] = 0.3; p[1] = 0.7; return 2;
+    case OSC_CONVEX_CONE: p[0] = 1.0; p[1] = 0.5; return 2;
+    case OSC_CONVEX_ELLIPSOID: {
+        double P[9] = {4.0, 0.5, 0.0, 0.5, 2.0, 0.1, 0.0, 0.1, 9.0};
+        memcpy(p, P, sizeof P);
+        return 9;
+    }
+    case OSC_CONVEX_POLYTOPE:
+        for (int i = 0; i < 8; ++i) {
+            double angle = i * TEST_PI / 3.0, k = 1.0 + 0.2 * i;
+            double row[3] = {cos(angle), sin(angle), 0.0};
+            if (i == 6) row[0] = 0.2, row[1] = 0.1, row[2] = 1.0;
+            if (i == 7) row[0] = 0.0, row[1] = 0.0, row[2] = -1.0;
+            for (int c = 0; c < 3; ++c) p[3 * i + c] = k * row[c];
+            p[24 + i] = k * (i < 6 ? 0.4 + 0.05 * i : (i == 6 ? 0.35 : 0.25));
+        }
+        return 32;
+    case OSC_CONVEX_POLYGON:
+        for (int i = 0; i < 5; ++i) {
+            double angle = 2.0 * TEST_PI * i / 5.0 + 0.3, k = 0.7 + 0.3 * i;
+            p[2 * i] = k * cos(angle);
+            p[2 * i + 1] = k * sin(angle);
+            p[10 + i] = k * (0.3 + 0.04 * i);
+        }
+        p[15] = 0.1;
+        return 16;
+    }
+    return 0;
+}
+
+static void test_parameter_gradients(void) {
+    test_rng rng = {12};
+    double worst = 0.0;
+    for (int kind = 0; kind < OSC_CONVEX_KIND_COUNT; ++kind)
+        for (int trial = 0; trial < 4; ++trial) {
+            double p[32];
+            int count = parameters_of(kind, p);
+            osc_convex* shape = make_with_parameters(kind, p);
+            CHECK(shape != NULL && osc_dcol_parameter_count(shape) == count);
+            if (!shape) continue;
+            const osc_convex* other = g_shapes[(kind + trial + 1) % OSC_CONVEX_KIND_COUNT];
+            osc_pose pa = random_pose(&rng, 0.6), pb = random_pose(&rng, 0.6);
+            bool as_a = trial % 2 == 0;
+            double gradient[32], alpha = 0.0;
+            CHECK_STATUS(osc_dcol_alpha_parameter_gradient(as_a ? shape : other, pa,
+                                                           as_a ? other : shape, pb, NULL, &alpha,
+                                                           as_a ? gradient : NULL,
+                                                           as_a ? NULL : gradient), OSC_OK);
+            for (int k = 0; k < count; ++k) {
+                // an ellipsoid entry off the diagonal moves with its mirror (P stays symmetric)
+                int mirror = kind == OSC_CONVEX_ELLIPSOID ? 3 * (k % 3) + k / 3 : k;
+                double h = 1e-6, values[2];
+                for (int side = 0; side < 2; ++side) {
+                    double q[32];
+                    memcpy(q, p, sizeof q);
+                    q[k] += side ? -h : h;
+                    if (mirror != k) q[mirror] += side ? -h : h;
+                    osc_convex* perturbed = make_with_parameters(kind, q);
+                    osc_dcol_result r;
+                    osc_dcol_proximity(as_a ? perturbed : other, pa, as_a ? other : perturbed, pb,
+                                       NULL, &r, NULL, NULL);
+                    values[side] = r.alpha;
+                    osc_convex_destroy(perturbed);
+                }
+                double fd = (values[0] - values[1]) / (2 * h);
+                double analytic = mirror != k ? gradient[k] + gradient[mirror] : gradient[k];
+                double error = fabs(fd - analytic) / fmax(1.0, fabs(fd));
+                worst = fmax(worst, error);
+                CHECK_MSG(error < 1e-5, "%s parameter %d (%s): %.9g vs differences %.9g",
+                          osc_convex_kind_name(kind), k, as_a ? "A" : "B", analytic, fd);
+            }
+            osc_convex_destroy(shape);
+        }
+    printf("  shape-parameter gradients against central differences: worst relative error %.2g\n",
+           worst);
 }
 
 // seed 001's claim for the smoothed problem: a box sliding and tilting through the parallel-faces
@@ -494,6 +594,10 @@ static void test_bad_input(void) {
     double alpha, gradient[12];
     CHECK_STATUS(osc_dcol_alpha_gradient(a, good, b, moved, NULL, NULL, gradient), OSC_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(osc_dcol_alpha_gradient(a, good, b, moved, NULL, &alpha, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_dcol_alpha_parameter_gradient(a, good, NULL, moved, NULL, &alpha, gradient, NULL),
+                 OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_dcol_alpha_parameter_gradient(a, nan_pose, b, moved, NULL, NULL, NULL, NULL),
+                 OSC_ERR_INVALID_ARGUMENT);
     // an unnormalised quaternion is normalised
     osc_pose doubled = {moved.p, {2, 0, 0, 0}};
     osc_dcol_result r2;
@@ -508,6 +612,7 @@ int main(void) {
     RUN(test_all_pairs_against_oracles);
     RUN(test_jacobians_against_finite_differences);
     RUN(test_alpha_gradient_fast_path);
+    RUN(test_parameter_gradients);
     RUN(test_smoothness_through_face_face);
     RUN(test_near_flat_contacts);
     RUN(test_flags);

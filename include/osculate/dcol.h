@@ -125,6 +125,23 @@ OSC_API osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a,
                                            osc_pose pose_b, const osc_dcol_settings* settings,
                                            double* alpha, double gradient[12]);
 
+/// Returns the number of shape parameters osc_dcol_alpha_parameter_gradient reports for `shape`:
+/// sphere 1 (R); capsule and cylinder 2 (R, L); cone 2 (H, half_angle); ellipsoid 9 (P, row-major);
+/// polytope 4m (the normals as given [m][3], then the offsets [m]); polygon 3m + 1 (the edge
+/// normals as given [m][2], the edge offsets [m], then R).
+OSC_API int osc_dcol_parameter_count(const osc_convex* shape);
+
+/// Returns OSC_OK and writes alpha (nullable) and d alpha / d(shape parameters) of `a` into
+/// `gradient_a` and of `b` into `gradient_b` (each nullable, osc_dcol_parameter_count entries, in
+/// its order). One adjoint solve after the solve (docs/dcol.md §4.4). For an ellipsoid the nine
+/// entries are the derivative along symmetric perturbations of P (symmetrised). Same errors as
+/// osc_dcol_proximity.
+OSC_API osc_status osc_dcol_alpha_parameter_gradient(const osc_convex* a, osc_pose pose_a,
+                                                     const osc_convex* b, osc_pose pose_b,
+                                                     const osc_dcol_settings* settings,
+                                                     double* alpha, double* gradient_a,
+                                                     double* gradient_b);
+
 /// Runs osc_dcol_proximity for `count` pairs on `threads` threads (0: the default). Pair i is
 /// (a[i], poses_a[i], b[i], poses_b[i]); results[i] receives its answer and, when `jacobians` is
 /// non-NULL, jacobians[i] names its outputs. statuses[i] (nullable) receives each pair's status;

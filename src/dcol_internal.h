@@ -1,0 +1,37 @@
+// dcol_internal.h: the assembled DCOL problem shared by dcol.c (solve, pose derivatives, batch)
+// and dcol_parameters.c (shape-parameter derivatives). Never installed.
+
+#ifndef OSC_DCOL_INTERNAL_H
+#define OSC_DCOL_INTERNAL_H
+
+#include "conic.h"
+#include "convex_internal.h"
+
+// The problem is posed in normalised world coordinates x' = (x - centre) / scale (docs/dcol.md
+// §2). Variables: x' (3), alpha, A's slacks / scale, B's slacks / scale. Rows: A's orthant, B's
+// orthant, A's cone, B's cone.
+typedef struct dcol_body {
+    const osc_convex* shape;
+    osc_mat3 rotation;
+    osc_vec3 origin;   // r' (normalised)
+    int slack_column;  // first slack variable
+    int row_ranges[2][2]; // [orthant, cone] x [first, end) rows in the problem
+} dcol_body;
+
+typedef struct dcol_problem {
+    conic_problem conic;
+    conic_state state;
+    dcol_body body[2];
+    osc_vec3 centre;
+    double scale;
+} dcol_problem;
+
+/// Checks the arguments (`function` names the caller in messages), normalises the quaternions in
+/// place, assembles the problem into `dp` and solves it (from `warm` when valid, which is then
+/// overwritten with this solve's solution). OSC_ERR_INVALID_ARGUMENT before any solving, or the
+/// solver's status (OSC_ERR_NOT_CONVERGED with `dp` holding the last iterate).
+osc_status dcol_solve(const char* function, const osc_convex* a, osc_pose* pose_a,
+                      const osc_convex* b, osc_pose* pose_b, const osc_dcol_settings* settings,
+                      osc_dcol_warm_start* warm, dcol_problem* dp);
+
+#endif // OSC_DCOL_INTERNAL_H

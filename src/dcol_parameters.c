@@ -1,0 +1,163 @@
+// dcol_parameters.c: d alpha / d(shape parameters) by one adjoint solve (docs/dcol.md §4.4).
+//
+// With u = H^-1 e_alpha and q = W^-2 G u, a change dG, dh of the problem data moves alpha by
+//     d alpha = -(z^T dG u + q^T (dG v - dh)),  v = (x', alpha, slacks')
+// (the implicit function theorem on the KKT system, contracted with the adjoint u). A shape's
+// parameters enter only its body-frame rows gbar, and in body terms the change of row i is
+//     d alpha = sum_col dgbar_i,col D_i,col,  D_i,col = -(z_i U_col + q_i Y_col)
+// with U = (Q^T u_x, u_alpha / scale, u_slacks) and Y = (Q^T (x' - r'), alpha / scale, slacks').
+// Each kind then chains D through its conic rows (convex.c).
+
+#include "dcol_internal.h"
+
+#include <string.h>
+
+int osc_dcol_parameter_count(const osc_convex* shape) {
+    switch (shape->kind) {
+    case OSC_CONVEX_SPHERE:
+        return 1;
+    case OSC_CONVEX_CAPSULE:
+    case OSC_CONVEX_CYLINDER:
+    case OSC_CONVEX_CONE:
+        return 2;
+    case OSC_CONVEX_ELLIPSOID:
+        return 9;
+    case OSC_CONVEX_POLYTOPE:
+        return 4 * shape->face_count;
+    case OSC_CONVEX_POLYGON:
+        return 3 * shape->face_count + 1;
+    }
+    return 0;
+}
+
+// D [rows of the shape][6] of body `which` (its local row order: orthant rows, then cone rows)
+static void row_sensitivities(const dcol_problem* dp, int which, const double* u, const double* q,
+                              double (*D)[CONVEX_COLUMNS]) {
+    const dcol_body* body = &dp->body[which];
+    const double* x = dp->state.x;
+    osc_mat3 rt = osc_mat3_transpose(body->rotation);
+    osc_vec3 u_y = osc_mat3_apply(rt, osc_v3(u[0], u[1], u[2]));
+    osc_vec3 y = osc_mat3_apply(rt, osc_sub(osc_v3(x[0], x[1], x[2]), body->origin));
+    double U[CONVEX_COLUMNS] = {u_y.x, u_y.y, u_y.z, u[3] / dp->scale, 0, 0};
+    double Y[CONVEX_COLUMNS] = {y.x, y.y, y.z, x[3] / dp->scale, 0, 0};
+    for (int t = 0; t < body->shape->slack_count; ++t) {
+        U[CONVEX_COLUMN_SLACK + t] = u[body->slack_column + t];
+        Y[CONVEX_COLUMN_SLACK + t] = x[body->slack_column + t];
+    }
+    int local = 0;
+    for (int range = 0; range < 2; ++range)
+        for (int i = body->row_ranges[range][0]; i < body->row_ranges[range][1]; ++i, ++local)
+            for (int c = 0; c < CONVEX_COLUMNS; ++c)
+                D[local][c] = -(dp->state.z[i] * U[c] + q[i] * Y[c]);
+}
+
+// a halfspace row stored as the unit (a, b) of a row (A, beta) of length k = |A| as given:
+// d alpha / dA = ((I - a a^T) g_a - g_b b a) / k and d alpha / d beta = g_b / k, where g_a, g_b
+// are the sensitivities to the unit row's normal and offset
+static void raw_halfspace_gradient(const double* a, double b, double k, const double* g_a,
+                                   double g_b, int width, double* d_normal, double* d_offset) {
+    double a_dot_g = 0.0;
+    for (int c = 0; c < width; ++c) a_dot_g += a[c] * g_a[c];
+    for (int c = 0; c < width; ++c) d_normal[c] = (g_a[c] - a[c] * a_dot_g - g_b * b * a[c]) / k;
+    *d_offset = g_b / k;
+}
+
+// ellipsoid: the rows (alpha rho, rho U y) hold U; with Gamma = d alpha / dU (upper) and
+// dU = Phi(U^-T dP U^-1) U (Phi: the upper triangle with half the diagonal),
+// d alpha / dP = U^-1 Phi(Gamma U^T) U^-T, symmetrised
+static void ellipsoid_gradient(const osc_convex* shape, double (*D)[CONVEX_COLUMNS], double* out) {
+    const double(*U)[3] = shape->U;
+    double rho = shape->bounding_radius;
+    double gamma[3][3] = {{0}};
+    for (int i = 0; i < 3; ++i)
+        for (int j = i; j < 3; ++j) gamma[i][j] = -rho * D[1 + i][j];
+    double m[3][3]; // Phi(Gamma U^T)
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            double sum = 0.0;
+            for (int k = 0; k < 3; ++k) sum += gamma[i][k] * U[j][k];
+            m[i][j] = j > i ? sum : (j == i ? 0.5 * sum : 0.0);
+        }
+    // X = U^-1 m U^-T: solve U Y = m (upper, backward), then U X^T = Y^T
+    double y[3][3], x[3][3];
+    for (int c = 0; c < 3; ++c)
+        for (int i = 2; i >= 0; --i) {
+            double value = m[i][c];
+            for (int k = i + 1; k < 3; ++k) value -= U[i][k] * y[k][c];
+            y[i][c] = value / U[i][i];
+        }
+    for (int c = 0; c < 3; ++c) // column c of X^T = row c of X: U x_row = (Y^T) column c = Y row c
+        for (int i = 2; i >= 0; --i) {
+            double value = y[c][i];
+            for (int k = i + 1; k < 3; ++k) value -= U[i][k] * x[c][k];
+            x[c][i] = value / U[i][i];
+        }
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) out[3 * i + j] = 0.5 * (x[i][j] + x[j][i]);
+}
+
+static void shape_gradient(const osc_convex* shape, double (*D)[CONVEX_COLUMNS], double* out) {
+    switch (shape->kind) {
+    case OSC_CONVEX_SPHERE: // row 0: alpha column -R
+        out[0] = -D[0][CONVEX_COLUMN_ALPHA];
+        break;
+    case OSC_CONVEX_CAPSULE:
+    case OSC_CONVEX_CYLINDER: // rows 0, 1: alpha column -L/2; row 2: -R
+        out[0] = -D[2][CONVEX_COLUMN_ALPHA];
+        out[1] = -0.5 * (D[0][CONVEX_COLUMN_ALPHA] + D[1][CONVEX_COLUMN_ALPHA]);
+        break;
+    case OSC_CONVEX_CONE: { // row 0: alpha -H/4; row 1: y_x -tan(beta), alpha -3 H tan(beta) / 4
+        double slope = tan(shape->half_angle), secant2 = 1.0 + slope * slope;
+        out[0] = -0.25 * D[0][CONVEX_COLUMN_ALPHA] - 0.75 * slope * D[1][CONVEX_COLUMN_ALPHA];
+        out[1] = -secant2 * (D[1][0] + 0.75 * shape->height * D[1][CONVEX_COLUMN_ALPHA]);
+        break;
+    }
+    case OSC_CONVEX_ELLIPSOID:
+        ellipsoid_gradient(shape, D, out);
+        break;
+    case OSC_CONVEX_POLYTOPE: { // row i: (a_i, -b_i)
+        int m = shape->face_count;
+        for (int i = 0; i < m; ++i)
+            raw_halfspace_gradient(shape->normals + 3 * i, shape->offsets[i], shape->face_scales[i],
+                                   D[i], -D[i][CONVEX_COLUMN_ALPHA], 3, out + 3 * i, out + 3 * m + i);
+        break;
+    }
+    case OSC_CONVEX_POLYGON: { // row i: alpha -d_i, slacks C_i; row m: alpha -R
+        int m = shape->face_count;
+        for (int i = 0; i < m; ++i)
+            raw_halfspace_gradient(shape->normals + 2 * i, shape->offsets[i], shape->face_scales[i],
+                                   D[i] + CONVEX_COLUMN_SLACK, -D[i][CONVEX_COLUMN_ALPHA], 2,
+                                   out + 2 * i, out + 2 * m + i);
+        out[3 * m] = -D[m][CONVEX_COLUMN_ALPHA];
+        break;
+    }
+    }
+}
+
+osc_status osc_dcol_alpha_parameter_gradient(const osc_convex* a, osc_pose pose_a,
+                                             const osc_convex* b, osc_pose pose_b,
+                                             const osc_dcol_settings* settings, double* alpha,
+                                             double* gradient_a, double* gradient_b) {
+    dcol_problem dp;
+    osc_status status = dcol_solve(__func__, a, &pose_a, b, &pose_b, settings, NULL, &dp);
+    if (status != OSC_OK) return status;
+    if (alpha) *alpha = dp.state.x[3];
+    // the adjoint u = H^-1 e_alpha and q = W^-2 G u
+    double u[CONIC_MAX_VARIABLES] = {0}, q[CONIC_MAX_ROWS];
+    u[3] = 1.0;
+    conic_factor_solve(&dp.conic, &dp.state, u);
+    for (int i = 0; i < dp.conic.rows; ++i) {
+        double sum = 0.0;
+        for (int j = 0; j < dp.conic.variables; ++j) sum += dp.conic.G[i][j] * u[j];
+        q[i] = sum;
+    }
+    conic_apply_inverse_scaling_squared(&dp.conic, &dp.state, q, q);
+    double* outputs[2] = {gradient_a, gradient_b};
+    for (int which = 0; which < 2; ++which) {
+        if (!outputs[which]) continue;
+        double D[OSC_CONVEX_MAX_FACES + CONVEX_MAX_CONE_DIM][CONVEX_COLUMNS];
+        row_sensitivities(&dp, which, u, q, D);
+        shape_gradient(dp.body[which].shape, D, outputs[which]);
+    }
+    return OSC_OK;
+}

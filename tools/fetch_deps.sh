@@ -1,0 +1,49 @@
+#!/bin/sh
+# fetch_deps.sh [DEST]: makes libccd (Debian's libccd-dev, the independent GJK / MPR oracle of the DCOL
+# tests and the peer of bench_dcol) available to the build without installing anything: when its header is
+# not already on the system, the packages libccd-dev and libccd2 are downloaded and unpacked into DEST
+# (default build/deps; `apt-get download`, `dpkg -x`), and the Makefile points CMake at DEST/usr.
+# Idempotent; on a fresh Debian machine with empty apt lists, `apt-get update` is run first when we are root.
+# The library itself needs none of this (qhull, for osc_convex_create_hull, is optional and taken only from
+# the system: .ci/run installs libqhull-dev).
+set -eu
+
+DEST=${1:-build/deps}
+PACKAGES="libccd-dev libccd2"
+
+die() {
+    echo "fetch_deps: error: $*" >&2
+    exit 1
+}
+
+if [ -f /usr/include/ccd/ccd.h ] || [ -f "$DEST/usr/include/ccd/ccd.h" ]; then
+    exit 0
+fi
+command -v apt-get >/dev/null 2>&1 && command -v dpkg >/dev/null 2>&1 ||
+    die "apt-get and dpkg are needed to fetch libccd (a Debian/Ubuntu machine); or install libccd-dev"
+mkdir -p "$DEST" || die "cannot create $DEST"
+DEST=$(cd "$DEST" && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/fetch_deps.XXXXXX") || die "cannot create a temporary directory"
+trap 'rm -rf "$WORK"' EXIT
+trap 'exit 130' HUP INT PIPE TERM
+# apt drops root to the _apt user while downloading; let it write here (otherwise it warns)
+if [ "$(id -u)" -eq 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$WORK" 2>/dev/null || true; fi
+# shellcheck disable=SC2086 # PACKAGES is a list of package names
+if ! (cd "$WORK" && apt-get download -q $PACKAGES) >"$WORK/apt.log" 2>&1; then
+    if [ "$(id -u)" -eq 0 ]; then
+        apt-get update -qq >"$WORK/update.log" 2>&1 ||
+            { cat "$WORK/update.log" >&2; die "apt-get update failed (is a Debian mirror reachable?)"; }
+        # shellcheck disable=SC2086
+        (cd "$WORK" && apt-get download -q $PACKAGES) >"$WORK/apt.log" 2>&1 ||
+            { cat "$WORK/apt.log" >&2; die "apt-get download $PACKAGES failed after apt-get update"; }
+    else
+        cat "$WORK/apt.log" >&2
+        die "apt-get download $PACKAGES failed; run 'sudo apt-get update' (or install libccd-dev) and try again"
+    fi
+fi
+for deb in "$WORK"/*.deb; do
+    [ -f "$deb" ] || die "apt-get download left no .deb in $WORK"
+    dpkg -x "$deb" "$DEST" || die "dpkg -x $deb failed"
+done
+[ -f "$DEST/usr/include/ccd/ccd.h" ] || die "the unpacked libccd-dev has no usr/include/ccd/ccd.h"
+echo "fetch_deps: libccd unpacked into $DEST/usr"
