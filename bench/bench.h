@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "osculate/math.h"
+
 // the directory of the fetched real models (tools/fetch_models.sh) into `out`: `given` when not
 // NULL, else $OSC_MODEL_DIR, else models/ in the build directory (../models beside `program`)
 static inline void bench_model_dir(const char* given, const char* program, char* out, size_t size) {
@@ -56,6 +58,27 @@ static inline void bench_report_peer(const char* suite, const char* name, const 
            "\"peer\": \"%s\", \"peer_value\": %.6g}\n",
            suite, name, metric, value, unit, peer, peer_value);
     fflush(stdout);
+}
+
+// deterministic random numbers for benchmark inputs (a 64-bit LCG; the top 53 bits)
+typedef struct bench_rng {
+    unsigned long long state;
+} bench_rng;
+
+// uniform in [lo, hi)
+static inline double bench_uniform(bench_rng* rng, double lo, double hi) {
+    rng->state = rng->state * 6364136223846793005ull + 1442695040888963407ull;
+    return lo + (hi - lo) * ((double)(rng->state >> 11) * 0x1.0p-53);
+}
+
+// a uniformly distributed rotation (Shoemake)
+static inline osc_quat bench_random_rotation(bench_rng* rng) {
+    const double two_pi = 6.283185307179586;
+    double u1 = bench_uniform(rng, 0, 1), u2 = bench_uniform(rng, 0, two_pi),
+           u3 = bench_uniform(rng, 0, two_pi);
+    double a = sqrt(1 - u1), b = sqrt(u1);
+    osc_quat q = {a * sin(u2), a * cos(u2), b * sin(u3), b * cos(u3)};
+    return q;
 }
 
 #endif // OSC_BENCH_H

@@ -123,18 +123,13 @@ static void* checked_calloc(size_t count, size_t size) {
 // ---------------------------------------------------------------------------------------------
 // random numbers (fixed seed)
 
-static unsigned long long rng_state = 0x9E3779B97F4A7C15ull;
+static bench_rng rng = {0x9E3779B97F4A7C15ull};
 static double uniform(double lo, double hi) {
-    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-    return lo + (hi - lo) * ((double)(rng_state >> 11) * 0x1.0p-53);
+    return bench_uniform(&rng, lo, hi);
 }
 
-// a uniformly distributed rotation (Shoemake)
 static osc_quat random_rotation(void) {
-    double u1 = uniform(0, 1), u2 = uniform(0, TWO_PI), u3 = uniform(0, TWO_PI);
-    double a = sqrt(1 - u1), b = sqrt(u1);
-    osc_quat q = {a * sin(u2), a * cos(u2), b * sin(u3), b * cos(u3)};
-    return q;
+    return bench_random_rotation(&rng);
 }
 
 static osc_vec3 random_box(double half) {

@@ -7,10 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#ifdef OSC_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 osc_dcol_settings osc_dcol_settings_default(void) {
     osc_dcol_settings settings = {1e-10, 40, 1e-16};
     return settings;
@@ -25,7 +21,6 @@ osc_dcol_settings osc_dcol_settings_default(void) {
 // and place. Variables: x' (3), alpha, A's slacks / scale, B's slacks / scale. Rows: A's orthant,
 // B's orthant, A's cone, B's cone. A body row gbar (length units) becomes
 //     G_x = Q gbar_y,  G_alpha = gbar_alpha / scale,  G_slack = gbar_slack,  h = G_x . r'.
-
 
 static void add_rows(dcol_problem* dp, int which, int first, int from, int count) {
     const dcol_body* body = &dp->body[which];
