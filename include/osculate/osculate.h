@@ -16,5 +16,6 @@
 #include "osculate/manifold.h"
 #include "osculate/convex.h"
 #include "osculate/dcol.h"
+#include "osculate/sdf_pair.h"
 
 #endif // OSCULATE_OSCULATE_H

@@ -1,0 +1,115 @@
+// osculate: smoothly differentiable collision detection and contact generation.
+// SPDX-License-Identifier: MIT
+//
+// sdf_pair.h: collision points between two arbitrary SDFs (seed 003, the method of the Rust crate
+// thimni), with a smooth mode whose points are differentiable in both poses.
+//
+// SUMMARY
+// - A shape is a library SDF (any analytic tree, XPSQ assembly, or spline via osc_grid_to_sdf) or a
+//   user function giving distance and gradient with a bounding box and a Lipschitz bound.
+// - osc_sdf_pair_collide (seed 003 §4): the world boxes of the two posed shapes are intersected
+//   (no overlap: no collision); the intersection is packed with spheres (a cubic lattice of
+//   `resolution` cells along its longest side, each cell's circumscribed sphere, so the packing
+//   leaves no gaps); spheres that cannot reach the intersection of the shapes are pruned
+//   (max(A(c), B(c)) > L R + epsilon, L the larger Lipschitz bound); from each survivor gradient
+//   descent on f = A^2 + B^2, x <- x - step grad f (the seed's text has a sign slip), stops when
+//   A <= epsilon and B <= epsilon or after max_iterations. Points closer than merge_distance
+//   spacings are merged, keeping the deepest.
+// - Smooth mode (temperature > 0): each point is then refined by Newton's method to a stationary
+//   point of the smooth maximum m(x) = tau log(exp(A/tau) + exp(B/tau)) (a local deepest point of
+//   the intersection, rounded at the scale tau), and the point and its penetration -m come with
+//   their derivatives with respect to both poses by the implicit function theorem (docs/sdf_pair.md).
+//
+// CONVENTIONS (ARCHITECTURE.md §2)
+// Poses are world-from-body. The normal is the unit gradient of A - B, pointing from A towards B.
+// Penetration is -max(A, B) at the point (-m in smooth mode): >= 0 inside both. Jacobians are
+// row-major [rows][12], A's twist first.
+//
+// NUMERIC ROBUSTNESS
+// - A shape without a finite bounding box is refused with OSC_ERR_UNSUPPORTED: the method cannot
+//   tell a collision from none there (seed 003 §4.1).
+// - The packing finds every collision whose intersection holds a ball of radius one spacing
+//   (docs/sdf_pair.md gives the measured false-negative rate of shallower ones).
+// - Smooth mode needs second derivatives: library SDFs only. Where the Hessian of m is singular
+//   (the deepest set is flat: parallel faces) the refinement stops at the seed's point and its
+//   Jacobians are zero, flagged by `smooth = 0` on that contact.
+
+#ifndef OSCULATE_SDF_PAIR_H
+#define OSCULATE_SDF_PAIR_H
+
+#include "osculate/base.h"
+#include "osculate/math.h"
+#include "osculate/sdf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// A user SDF: returns the signed distance at the body-frame `point` [3] and writes its gradient
+/// [3] when `gradient` is non-NULL. Must be callable from several threads at once.
+typedef double (*osc_sdf_function)(void* context, const double point[3], double gradient[3]);
+
+/// One shape of a pair: set `sdf`, or `function` with its bounds.
+typedef struct osc_sdf_shape {
+    const osc_sdf* sdf;        ///< a library SDF (bounds and Lipschitz bound from it), or NULL
+    osc_sdf_function function; ///< else a user SDF
+    void* context;             ///< passed to `function`
+    osc_vec3 lo, hi;           ///< the user SDF's body-frame bounding box (finite, lo <= hi)
+    double lipschitz;          ///< a bound on |grad| of the user SDF (0: 1)
+} osc_sdf_shape;
+
+/// Settings; take them from osc_sdf_pair_settings_default(). epsilon and temperature are relative
+/// to the smaller shape (the diagonal of its bounding box), the packing to the longest side of the
+/// intersection of the two world boxes, so one set of settings suits any scale.
+typedef struct osc_sdf_pair_settings {
+    int resolution;         ///< packing cells along the box intersection's longest side (1..128), 12
+    double epsilon;         ///< epsilon_c, relative, 1e-4
+    double step;            ///< the descent's learning rate alpha, 0.25
+    int max_iterations;     ///< n_max of the descent (and of the smooth refinement), 40
+    int first_only;         ///< 1: stop at the first collision point (a yes/no query), 0
+    double merge_distance;  ///< points closer than this many packing spacings merge, 1
+    double temperature;     ///< smooth mode's tau, relative; 0: the seed's points only, 0
+} osc_sdf_pair_settings;
+
+/// Returns the default settings.
+OSC_API osc_sdf_pair_settings osc_sdf_pair_settings_default(void);
+
+/// One collision point.
+typedef struct osc_sdf_contact {
+    osc_vec3 point;     ///< world point inside both shapes (within epsilon)
+    osc_vec3 normal;    ///< unit gradient of A - B at the point (from A towards B)
+    double penetration; ///< -max(A, B) at the point; smooth mode: -m(point)
+    int iterations;     ///< descent (+ refinement) iterations used
+    int smooth;         ///< 1 when the point is a smooth-mode stationary point with Jacobians
+} osc_sdf_contact;
+
+/// Caller-owned output buffers and the query's report.
+typedef struct osc_sdf_pair_output {
+    osc_sdf_contact* contacts;    ///< [capacity]
+    int capacity;
+    int count;                    ///< contacts written
+    int needed;                   ///< distinct contacts found (> capacity: OSC_ERR_CAPACITY; once the
+                                  ///< buffer is full, points that would have merged with a dropped
+                                  ///< one count again, so it is an upper bound)
+    double* point_jacobians;      ///< nullable, smooth mode: [capacity][3][12]
+    double* penetration_jacobians; ///< nullable, smooth mode: [capacity][12]
+    int boxes_overlap;            ///< 0 when the world boxes are disjoint (no collision)
+    int spheres;                  ///< spheres packed
+    int survivors;                ///< spheres left after pruning
+} osc_sdf_pair_output;
+
+/// Returns OSC_OK and fills `output` with the collision points of shapes a and b at their poses.
+/// OSC_ERR_INVALID_ARGUMENT for NULL or inconsistent shapes, non-finite or non-normalisable
+/// poses, settings out of range; OSC_ERR_UNSUPPORTED for an unbounded shape, or smooth mode with a
+/// user function; OSC_ERR_CAPACITY when more points were found than fit (output->needed says how
+/// many; the first `capacity`, deepest first, are written).
+OSC_API osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a,
+                                        const osc_sdf_shape* b, osc_pose pose_b,
+                                        const osc_sdf_pair_settings* settings,
+                                        osc_sdf_pair_output* output);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // OSCULATE_SDF_PAIR_H

@@ -1,0 +1,430 @@
+// sdf_pair.c: collision points between two SDFs (seed 003 §4) and the smooth mode's refinement
+// and implicit-function derivatives (docs/sdf_pair.md).
+
+#include "osculate/sdf_pair.h"
+
+#include "base_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    MAX_RESOLUTION = 128
+};
+
+osc_sdf_pair_settings osc_sdf_pair_settings_default(void) {
+    osc_sdf_pair_settings settings = {12, 1e-4, 0.25, 40, 0, 1.0, 0.0};
+    return settings;
+}
+
+// ---------------------------------------------------------------------------------------------
+// posed shapes
+
+typedef struct posed {
+    const osc_sdf_shape* shape;
+    osc_pose pose;
+    osc_mat3 rotation;
+    double lipschitz;
+    osc_vec3 lo, hi; // world box
+    double diagonal; // of the body box
+} posed;
+
+// phi at the world point x, its world gradient and Hessian (both nullable; the Hessian only for
+// library SDFs)
+static double posed_eval(const posed* s, osc_vec3 x, osc_vec3* gradient, osc_mat3* hessian) {
+    osc_vec3 y = osc_pose_apply_inverse(s->pose, x);
+    osc_vec3 g = osc_v3(0, 0, 0);
+    osc_mat3 h;
+    double value;
+    if (s->shape->sdf) {
+        value = osc_sdf_eval(s->shape->sdf, y, gradient ? &g : NULL, hessian ? &h : NULL);
+    } else {
+        double point[3] = {y.x, y.y, y.z}, grad[3] = {0, 0, 0};
+        value = s->shape->function(s->shape->context, point, gradient ? grad : NULL);
+        g = osc_v3(grad[0], grad[1], grad[2]);
+    }
+    if (gradient) *gradient = osc_mat3_apply(s->rotation, g);
+    if (hessian)
+        *hessian = osc_mat3_mul(osc_mat3_mul(s->rotation, h), osc_mat3_transpose(s->rotation));
+    return value;
+}
+
+static osc_status prepare(const char* function, const char* name, const osc_sdf_shape* shape,
+                          osc_pose pose, posed* out) {
+    if (!shape) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s is NULL", function, name);
+    if (!shape->sdf == !shape->function)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s must set exactly one of sdf and "
+                        "function", function, name);
+    if (!osc_vec3_is_finite(pose.p) || !osc_quat_is_normalizable(pose.q))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the pose of shape %s is not finite or its "
+                        "quaternion cannot be normalised", function, name);
+    out->shape = shape;
+    out->pose = osc_pose_make(pose.p, osc_quat_normalize(pose.q));
+    out->rotation = osc_quat_to_mat3(out->pose.q);
+    osc_vec3 lo = shape->lo, hi = shape->hi;
+    out->lipschitz = shape->lipschitz > 0.0 ? shape->lipschitz : 1.0;
+    if (shape->sdf) {
+        osc_sdf_bounds(shape->sdf, &lo, &hi);
+        out->lipschitz = osc_sdf_lipschitz(shape->sdf);
+    } else if (!(shape->lipschitz >= 0.0) || !isfinite(shape->lipschitz)) {
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s: lipschitz is %g", function, name,
+                        shape->lipschitz);
+    }
+    if (!osc_vec3_is_finite(lo) || !osc_vec3_is_finite(hi))
+        return osc_fail(OSC_ERR_UNSUPPORTED, "%s: shape %s has no finite bounding box; the method "
+                        "cannot decide whether it collides (seed 003 sec. 4.1)", function, name);
+    out->diagonal = osc_length(osc_sub(hi, lo));
+    // the world box of the posed body box: centre and the rotated half extents' absolute sums
+    osc_vec3 centre = osc_pose_apply(out->pose, osc_scale(osc_add(lo, hi), 0.5));
+    osc_vec3 half = osc_scale(osc_sub(hi, lo), 0.5);
+    double reach[3];
+    for (int i = 0; i < 3; ++i)
+        reach[i] = fabs(out->rotation.m[i][0]) * half.x + fabs(out->rotation.m[i][1]) * half.y +
+                   fabs(out->rotation.m[i][2]) * half.z;
+    out->lo = osc_v3(centre.x - reach[0], centre.y - reach[1], centre.z - reach[2]);
+    out->hi = osc_v3(centre.x + reach[0], centre.y + reach[1], centre.z + reach[2]);
+    return OSC_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// smooth mode: Newton's method on m = tau log(exp(A/tau) + exp(B/tau)), and the implicit
+// function theorem at its stationary point
+
+typedef struct smooth_point {
+    double wa, wb;            // softmax weights
+    double a, b;              // values
+    osc_vec3 ga, gb;          // gradients
+    osc_mat3 ha, hb;          // Hessians
+    double l[3][3];           // Cholesky factor of the Hessian of m
+    double m;                 // the smooth maximum
+} smooth_point;
+
+// the Cholesky factor of h + shift I into s->l; false when a pivot falls below 1e-9 of the
+// largest entry (singular: a flat deepest set, or not a minimum)
+static bool smooth_factor(double h[3][3], double shift, smooth_point* s) {
+    double largest = 0.0;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) largest = fmax(largest, fabs(h[i][j]));
+    for (int j = 0; j < 3; ++j) {
+        double diagonal = h[j][j] + shift;
+        for (int k = 0; k < j; ++k) diagonal -= s->l[j][k] * s->l[j][k];
+        if (!(diagonal > 1e-9 * largest) || !isfinite(diagonal)) return false;
+        s->l[j][j] = sqrt(diagonal);
+        for (int i = j + 1; i < 3; ++i) {
+            double value = h[i][j];
+            for (int k = 0; k < j; ++k) value -= s->l[i][k] * s->l[j][k];
+            s->l[i][j] = value / s->l[j][j];
+        }
+    }
+    return true;
+}
+
+// m, its gradient and its Hessian H = wa Ha + wb Hb + (wa wb / tau) d d^T (d = ga - gb) at x
+static void smooth_eval(const posed* pa, const posed* pb, osc_vec3 x, double tau, smooth_point* s,
+                        osc_vec3* gradient, double h[3][3]) {
+    s->a = posed_eval(pa, x, &s->ga, &s->ha);
+    s->b = posed_eval(pb, x, &s->gb, &s->hb);
+    double top = fmax(s->a, s->b);
+    double ea = exp((s->a - top) / tau), eb = exp((s->b - top) / tau);
+    s->wa = ea / (ea + eb);
+    s->wb = eb / (ea + eb);
+    s->m = top + tau * log(ea + eb);
+    *gradient = osc_add(osc_scale(s->ga, s->wa), osc_scale(s->gb, s->wb));
+    osc_vec3 d = osc_sub(s->ga, s->gb);
+    double coupling = s->wa * s->wb / tau;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            h[i][j] = s->wa * s->ha.m[i][j] + s->wb * s->hb.m[i][j] +
+                      coupling * osc_vec3_get(d, i) * osc_vec3_get(d, j);
+}
+
+static osc_vec3 smooth_solve(const smooth_point* s, osc_vec3 rhs) {
+    double v[3] = {rhs.x, rhs.y, rhs.z};
+    for (int i = 0; i < 3; ++i) {
+        for (int k = 0; k < i; ++k) v[i] -= s->l[i][k] * v[k];
+        v[i] /= s->l[i][i];
+    }
+    for (int i = 2; i >= 0; --i) {
+        for (int k = i + 1; k < 3; ++k) v[i] -= s->l[k][i] * v[k];
+        v[i] /= s->l[i][i];
+    }
+    return osc_v3(v[0], v[1], v[2]);
+}
+
+// damped Newton from x on m at temperature t (Levenberg-Marquardt shifts where the Hessian is not
+// positive definite, steps capped at `reach`, halved until m decreases: Armijo) until the step is
+// below `stop`; true when it is
+static bool newton_stage(const posed* pa, const posed* pb, osc_vec3* x, double t, double reach,
+                         double size, double stop, int iterations, smooth_point* s, int* used) {
+    for (int k = 0; k < iterations; ++k) {
+        osc_vec3 g;
+        double h[3][3];
+        smooth_eval(pa, pb, *x, t, s, &g, h);
+        *used += 1;
+        bool exact = smooth_factor(h, 0.0, s);
+        // the shift grows from 1e-6 of the gradient's scale (1 / size) by decades until it factors
+        for (double shift = 1e-6 / size; !exact && shift < 1e6 / size; shift *= 10.0)
+            if (smooth_factor(h, shift, s)) break;
+        osc_vec3 step = osc_neg(smooth_solve(s, g));
+        double length = osc_length(step);
+        if (!isfinite(length)) return false;
+        if (length > reach) step = osc_scale(step, reach / length);
+        double m = s->m, slope = osc_dot(g, step);
+        for (int halving = 0; halving < 40; ++halving) {
+            smooth_point trial;
+            osc_vec3 trial_g;
+            double trial_h[3][3];
+            smooth_eval(pa, pb, osc_add(*x, step), t, &trial, &trial_g, trial_h);
+            if (trial.m <= m + 1e-4 * slope || osc_length(step) <= stop) break;
+            step = osc_scale(step, 0.5);
+        }
+        *x = osc_add(*x, step);
+        if (exact && osc_length(step) <= stop && length <= stop) return true;
+    }
+    return false;
+}
+
+// the stationary point of m at temperature tau by continuation: Newton at t = 0.1 size, then t
+// divided by 10 per stage down to tau (far from the ridge A = B the Hessian at a small t is
+// nearly singular along the normal, and Newton would crawl); true with *x the point and s
+// factored there without a shift
+static bool smooth_refine(const posed* pa, const posed* pb, osc_vec3* x, double tau, double reach,
+                          double size, int iterations, smooth_point* s, int* used) {
+    for (double t = fmax(tau, 0.1 * size);; t = fmax(tau, 0.1 * t)) {
+        bool last = t == tau;
+        if (!newton_stage(pa, pb, x, t, reach, size, last ? 1e-10 * size : 1e-3 * t, iterations, s,
+                          used) &&
+            last)
+            return false;
+        if (last) break;
+    }
+    osc_vec3 g;
+    double h[3][3];
+    smooth_eval(pa, pb, *x, tau, s, &g, h);
+    return smooth_factor(h, 0.0, s);
+}
+
+// d point / d(xi_A, xi_B) [3][12] and d penetration [12] at a smooth stationary point: a twist of
+// body X moves its SDF like the point moving by -v, v = dp + dtheta x (x - p_X):
+//   dX = -grad X . v,  d grad X = dtheta x grad X - H_X v,
+//   dF = (wa wb / tau)(dA - dB)(ga - gb) + wa d grad A + wb d grad B,  dx = -H^-1 dF,
+//   d penetration = -(wa dA + wb dB)   (x is stationary)
+static void smooth_jacobians(const posed* pa, const posed* pb, osc_vec3 x, double tau,
+                             const smooth_point* s, double* point_jacobian,
+                             double* penetration_jacobian) {
+    osc_vec3 d = osc_sub(s->ga, s->gb);
+    double coupling = s->wa * s->wb / tau;
+    for (int c = 0; c < 12; ++c) {
+        int which = c / 6, k = c % 6;
+        const posed* body = which == 0 ? pa : pb;
+        osc_vec3 axis = osc_v3(k % 3 == 0, k % 3 == 1, k % 3 == 2);
+        osc_vec3 v = k < 3 ? axis : osc_cross(axis, osc_sub(x, body->pose.p));
+        osc_vec3 gradient = which == 0 ? s->ga : s->gb;
+        osc_mat3 hessian = which == 0 ? s->ha : s->hb;
+        double weight = which == 0 ? s->wa : s->wb;
+        double dvalue = -osc_dot(gradient, v);
+        osc_vec3 dgradient = osc_neg(osc_mat3_apply(hessian, v));
+        if (k >= 3) dgradient = osc_add(dgradient, osc_cross(axis, gradient));
+        double sign = which == 0 ? 1.0 : -1.0;
+        osc_vec3 df = osc_add(osc_scale(d, coupling * sign * dvalue), osc_scale(dgradient, weight));
+        osc_vec3 dx = osc_neg(smooth_solve(s, df));
+        if (point_jacobian) {
+            point_jacobian[c] = dx.x;
+            point_jacobian[12 + c] = dx.y;
+            point_jacobian[24 + c] = dx.z;
+        }
+        if (penetration_jacobian) penetration_jacobian[c] = -weight * dvalue;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// the query
+
+static osc_status check_settings(const char* function, const osc_sdf_pair_settings* s) {
+    const char* name = NULL;
+    double value = 0.0;
+    if (s->resolution < 1 || s->resolution > MAX_RESOLUTION)
+        name = "resolution", value = s->resolution;
+    else if (!(s->epsilon > 0.0 && s->epsilon < 1.0))
+        name = "epsilon", value = s->epsilon;
+    else if (!(s->step > 0.0 && s->step <= 1.0))
+        name = "step", value = s->step;
+    else if (s->max_iterations < 1 || s->max_iterations > 10000)
+        name = "max_iterations", value = s->max_iterations;
+    else if (!(s->merge_distance >= 0.0 && s->merge_distance <= 100.0))
+        name = "merge_distance", value = s->merge_distance;
+    else if (!(s->temperature >= 0.0 && s->temperature <= 1.0))
+        name = "temperature", value = s->temperature;
+    if (name)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.%s is %g, out of its range (sdf_pair.h)",
+                        function, name, value);
+    return OSC_OK;
+}
+
+// inserts a point into the output, merging with a kept point within `merge` (the deeper wins);
+// when full, a new point replaces the shallowest kept one if deeper; returns true when it was new
+static bool insert(osc_sdf_pair_output* out, const osc_sdf_contact* contact, const double* jp,
+                   const double* jpen, double merge) {
+    for (int i = 0; i < out->count; ++i) {
+        if (osc_length(osc_sub(out->contacts[i].point, contact->point)) > merge) continue;
+        if (contact->penetration > out->contacts[i].penetration) {
+            out->contacts[i] = *contact;
+            if (out->point_jacobians) memcpy(out->point_jacobians + 36 * i, jp, 36 * sizeof(double));
+            if (out->penetration_jacobians)
+                memcpy(out->penetration_jacobians + 12 * i, jpen, 12 * sizeof(double));
+        }
+        return false;
+    }
+    int slot = out->count;
+    if (slot == out->capacity) {
+        slot = -1;
+        double shallowest = contact->penetration;
+        for (int i = 0; i < out->count; ++i)
+            if (out->contacts[i].penetration < shallowest) {
+                shallowest = out->contacts[i].penetration;
+                slot = i;
+            }
+    } else {
+        ++out->count;
+    }
+    if (slot >= 0) {
+        out->contacts[slot] = *contact;
+        if (out->point_jacobians) memcpy(out->point_jacobians + 36 * slot, jp, 36 * sizeof(double));
+        if (out->penetration_jacobians)
+            memcpy(out->penetration_jacobians + 12 * slot, jpen, 12 * sizeof(double));
+    }
+    return true;
+}
+
+static int by_depth(const void* x, const void* y) {
+    double a = ((const osc_sdf_contact*)x)->penetration, b = ((const osc_sdf_contact*)y)->penetration;
+    return (a < b) - (a > b);
+}
+
+osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a, const osc_sdf_shape* b,
+                                osc_pose pose_b, const osc_sdf_pair_settings* settings_in,
+                                osc_sdf_pair_output* out) {
+    if (!out || (out->capacity > 0 && !out->contacts) || out->capacity < 0)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: output or its contacts buffer is NULL",
+                        __func__);
+    out->count = out->needed = out->boxes_overlap = out->spheres = out->survivors = 0;
+    osc_sdf_pair_settings settings = settings_in ? *settings_in : osc_sdf_pair_settings_default();
+    osc_status status = check_settings(__func__, &settings);
+    posed pa, pb;
+    if (status == OSC_OK) status = prepare(__func__, "a", a, pose_a, &pa);
+    if (status == OSC_OK) status = prepare(__func__, "b", b, pose_b, &pb);
+    if (status != OSC_OK) return status;
+    bool smooth = settings.temperature > 0.0;
+    if (smooth && (!a->sdf || !b->sdf))
+        return osc_fail(OSC_ERR_UNSUPPORTED, "%s: smooth mode needs second derivatives: library "
+                        "SDFs only", __func__);
+
+    // seed 003 §4.1: the intersection of the world boxes
+    osc_vec3 lo = osc_v3(fmax(pa.lo.x, pb.lo.x), fmax(pa.lo.y, pb.lo.y), fmax(pa.lo.z, pb.lo.z));
+    osc_vec3 hi = osc_v3(fmin(pa.hi.x, pb.hi.x), fmin(pa.hi.y, pb.hi.y), fmin(pa.hi.z, pb.hi.z));
+    if (!(lo.x <= hi.x && lo.y <= hi.y && lo.z <= hi.z)) return OSC_OK;
+    out->boxes_overlap = 1;
+    osc_vec3 extent = osc_sub(hi, lo);
+    double size = fmax(extent.x, fmax(extent.y, extent.z));
+    if (!(size > 0.0)) size = 1e-12;
+    // epsilon and tau scale with the smaller shape (its body box's diagonal), which does not
+    // change with the poses: the smooth mode's points must be functions of the poses alone
+    double scale = fmin(pa.diagonal, pb.diagonal);
+    double epsilon = settings.epsilon * scale, tau = settings.temperature * scale;
+    // §4.2: a cubic lattice of cells of side h, each covered by its circumscribed sphere
+    double h = size / settings.resolution, radius = 0.5 * sqrt(3.0) * h;
+    int cells[3];
+    for (int i = 0; i < 3; ++i) {
+        double e = osc_vec3_get(extent, i);
+        cells[i] = e > 0.0 ? (int)ceil(e / h - 1e-9) : 1;
+        if (cells[i] < 1) cells[i] = 1;
+    }
+    double lipschitz = fmax(pa.lipschitz, pb.lipschitz);
+    double merge = settings.merge_distance * h;
+    double zero_jacobians[36] = {0};
+    bool full = false;
+    for (int k = 0; k < cells[2] && !full; ++k)
+        for (int j = 0; j < cells[1] && !full; ++j)
+            for (int i = 0; i < cells[0] && !full; ++i) {
+                osc_vec3 centre = osc_v3(lo.x + (i + 0.5) * extent.x / cells[0],
+                                         lo.y + (j + 0.5) * extent.y / cells[1],
+                                         lo.z + (k + 0.5) * extent.z / cells[2]);
+                ++out->spheres;
+                // §4.3: a sphere survives when it can reach the intersection of the shapes
+                double va = posed_eval(&pa, centre, NULL, NULL);
+                double vb = posed_eval(&pb, centre, NULL, NULL);
+                if (!(fmax(va, vb) <= lipschitz * radius + epsilon)) continue;
+                ++out->survivors;
+                // §4.4: descent on f = A^2 + B^2, x <- x - step grad f
+                osc_vec3 x = centre;
+                int iteration = 0;
+                bool found = false;
+                for (; iteration < settings.max_iterations; ++iteration) {
+                    osc_vec3 ga, gb;
+                    double fa = posed_eval(&pa, x, &ga, NULL), fb = posed_eval(&pb, x, &gb, NULL);
+                    if (fa <= epsilon && fb <= epsilon) {
+                        found = true;
+                        break;
+                    }
+                    osc_vec3 gradient = osc_add(osc_scale(ga, 2.0 * fa), osc_scale(gb, 2.0 * fb));
+                    x = osc_add_scaled(x, gradient, -settings.step);
+                    if (!osc_vec3_is_finite(x)) break;
+                }
+                if (!found) continue;
+                osc_sdf_contact contact;
+                memset(&contact, 0, sizeof contact);
+                double jp[36] = {0}, jpen[12] = {0};
+                if (smooth) {
+                    smooth_point s;
+                    osc_vec3 refined = x;
+                    int used = 0;
+                    if (smooth_refine(&pa, &pb, &refined, tau, h, scale, settings.max_iterations,
+                                      &s, &used) &&
+                        fmax(s.a, s.b) <= epsilon) {
+                        x = refined;
+                        contact.smooth = 1;
+                        contact.penetration = -s.m;
+                        smooth_jacobians(&pa, &pb, x, tau, &s, jp, jpen);
+                    }
+                    iteration += used;
+                }
+                osc_vec3 ga, gb;
+                double fa = posed_eval(&pa, x, &ga, NULL), fb = posed_eval(&pb, x, &gb, NULL);
+                contact.point = x;
+                contact.normal = osc_normalize(osc_sub(ga, gb));
+                if (!contact.smooth) contact.penetration = -fmax(fa, fb);
+                contact.iterations = iteration;
+                if (insert(out, &contact, contact.smooth ? jp : zero_jacobians,
+                           contact.smooth ? jpen : zero_jacobians, merge))
+                    ++out->needed;
+                if (settings.first_only) full = true;
+            }
+    // deepest first (the Jacobians follow their contacts)
+    if (out->point_jacobians || out->penetration_jacobians) {
+        for (int i = 1; i < out->count; ++i)
+            for (int k = i; k > 0 && out->contacts[k].penetration > out->contacts[k - 1].penetration;
+                 --k) {
+                osc_sdf_contact t = out->contacts[k];
+                out->contacts[k] = out->contacts[k - 1];
+                out->contacts[k - 1] = t;
+                double buffer[36];
+                if (out->point_jacobians) {
+                    memcpy(buffer, out->point_jacobians + 36 * k, sizeof buffer);
+                    memcpy(out->point_jacobians + 36 * k, out->point_jacobians + 36 * (k - 1), sizeof buffer);
+                    memcpy(out->point_jacobians + 36 * (k - 1), buffer, sizeof buffer);
+                }
+                if (out->penetration_jacobians) {
+                    memcpy(buffer, out->penetration_jacobians + 12 * k, 12 * sizeof(double));
+                    memcpy(out->penetration_jacobians + 12 * k, out->penetration_jacobians + 12 * (k - 1),
+                           12 * sizeof(double));
+                    memcpy(out->penetration_jacobians + 12 * (k - 1), buffer, 12 * sizeof(double));
+                }
+            }
+    } else if (out->count > 1) {
+        qsort(out->contacts, (size_t)out->count, sizeof *out->contacts, by_depth);
+    }
+    if (out->needed > out->capacity)
+        return osc_fail(OSC_ERR_CAPACITY, "%s: %d collision points found, capacity %d", __func__,
+                        out->needed, out->capacity);
+    return OSC_OK;
+}

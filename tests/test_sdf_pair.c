@@ -1,0 +1,324 @@
+// test_sdf_pair.c: collision points between two SDFs (sdf_pair.h). Oracles: the closed-form lens
+// of two spheres (every point inside both, the deepest point and depth of the smooth mode),
+// brute-force sampling of random pairs of analytic SDFs (no collision deeper than one packing
+// spacing missed; the rate of shallower misses is printed), central differences of the smooth
+// mode's Jacobians, a user callback against the library SDF it mirrors, and bad input.
+
+#include "test_common.h"
+
+#include <osculate/osculate.h>
+
+#include <string.h>
+
+static osc_pose random_pose(test_rng* rng, double half) {
+    double u1 = test_uniform(rng, 0, 1), u2 = test_uniform(rng, 0, 2 * TEST_PI),
+           u3 = test_uniform(rng, 0, 2 * TEST_PI);
+    osc_quat q = {sqrt(1 - u1) * sin(u2), sqrt(1 - u1) * cos(u2), sqrt(u1) * sin(u3),
+                  sqrt(u1) * cos(u3)};
+    osc_pose pose = {osc_v3(test_uniform(rng, -half, half), test_uniform(rng, -half, half),
+                            test_uniform(rng, -half, half)), q};
+    return pose;
+}
+
+static double world_eval(const osc_sdf* sdf, osc_pose pose, osc_vec3 x) {
+    return osc_sdf_eval(sdf, osc_pose_apply_inverse(pose, x), NULL, NULL);
+}
+
+enum { CAPACITY = 256 };
+static osc_sdf_contact g_contacts[CAPACITY];
+static double g_point_jacobians[CAPACITY * 36], g_penetration_jacobians[CAPACITY * 12];
+
+static osc_sdf_pair_output output(void) {
+    osc_sdf_pair_output out;
+    memset(&out, 0, sizeof out);
+    out.contacts = g_contacts;
+    out.capacity = CAPACITY;
+    out.point_jacobians = g_point_jacobians;
+    out.penetration_jacobians = g_penetration_jacobians;
+    return out;
+}
+
+static void test_sphere_lens(void) {
+    test_rng rng = {1};
+    for (int trial = 0; trial < 40; ++trial) {
+        double r1 = test_uniform(&rng, 0.3, 1.5), r2 = test_uniform(&rng, 0.3, 1.5);
+        osc_sdf *s1, *s2;
+        CHECK_STATUS(osc_sdf_create_sphere(r1, &s1), OSC_OK);
+        CHECK_STATUS(osc_sdf_create_sphere(r2, &s2), OSC_OK);
+        osc_sdf_shape a = {.sdf = s1}, b = {.sdf = s2};
+        osc_pose pa = random_pose(&rng, 1.0);
+        osc_vec3 u = osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1),
+                                          test_uniform(&rng, -1, 1)));
+        double d = test_uniform(&rng, fabs(r1 - r2) + 0.05, r1 + r2 - 0.05);
+        osc_pose pb = {osc_add_scaled(pa.p, u, d), random_pose(&rng, 0).q};
+        osc_sdf_pair_settings settings = osc_sdf_pair_settings_default();
+        osc_sdf_pair_output out = output();
+        CHECK_STATUS(osc_sdf_pair_collide(&a, pa, &b, pb, &settings, &out), OSC_OK);
+        CHECK(out.boxes_overlap == 1 && out.count >= 1);
+        double size = 2.0 * sqrt(3.0) * fmin(r1, r2); // epsilon's scale: the smaller body box's diagonal
+        double worst = -INFINITY;
+        for (int i = 0; i < out.count; ++i)
+            worst = fmax(worst, fmax(world_eval(s1, pa, g_contacts[i].point),
+                                     world_eval(s2, pb, g_contacts[i].point)));
+        CHECK_MSG(worst <= 1e-4 * size, "trial %d: a point is %g outside", trial, worst);
+        // smooth mode: one point, the deepest of the lens, shifted by tau log 2 in depth
+        settings.temperature = 1e-3;
+        settings.merge_distance = 2.0;
+        out = output();
+        CHECK_STATUS(osc_sdf_pair_collide(&a, pa, &b, pb, &settings, &out), OSC_OK);
+        double t = 0.5 * (d + r1 - r2); // |x - c1| at the deepest point: t - r1 = (d - t) - r2
+        osc_vec3 deepest = osc_add_scaled(pa.p, u, t);
+        bool found = false;
+        for (int i = 0; i < out.count; ++i) {
+            if (!g_contacts[i].smooth) continue;
+            found = true;
+            // at the deepest point A = B = -(r1 + r2 - d) / 2, so m = A + tau log 2
+            double penetration = 0.5 * (r1 + r2 - d) - 1e-3 * size * log(2.0);
+            CHECK(osc_length(osc_sub(g_contacts[i].point, deepest)) < 1e-8);
+            CHECK_NEAR(g_contacts[i].penetration, penetration, 1e-10);
+            CHECK_NEAR(osc_dot(g_contacts[i].normal, u), 1.0, 1e-9);
+        }
+        CHECK_MSG(found, "trial %d: no smooth point", trial);
+        osc_sdf_destroy(s1);
+        osc_sdf_destroy(s2);
+    }
+}
+
+static void test_apart(void) {
+    osc_sdf *s1, *s2;
+    CHECK_STATUS(osc_sdf_create_sphere(1.0, &s1), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_sphere(1.0, &s2), OSC_OK);
+    osc_sdf_shape a = {.sdf = s1}, b = {.sdf = s2};
+    // the boxes overlap at a corner, the spheres do not (|offset| = 1.9 sqrt(3) > 2)
+    osc_pose pb = {osc_v3(1.9, 1.9, 1.9), osc_quat_identity()};
+    osc_sdf_pair_output out = output();
+    CHECK_STATUS(osc_sdf_pair_collide(&a, osc_pose_identity(), &b, pb, NULL, &out), OSC_OK);
+    CHECK(out.boxes_overlap == 1 && out.count == 0 && out.survivors == 0);
+    pb.p = osc_v3(5, 0, 0);
+    CHECK_STATUS(osc_sdf_pair_collide(&a, osc_pose_identity(), &b, pb, NULL, &out), OSC_OK);
+    CHECK(out.boxes_overlap == 0 && out.count == 0 && out.spheres == 0);
+    osc_sdf_destroy(s1);
+    osc_sdf_destroy(s2);
+}
+
+// random pairs of analytic SDFs against 40^3 brute-force samples of the box intersection
+static osc_sdf* random_shape(test_rng* rng, int kind) {
+    osc_sdf* sdf = NULL;
+    switch (kind % 5) {
+    case 0: osc_sdf_create_sphere(test_uniform(rng, 0.3, 1.0), &sdf); break;
+    case 1:
+        osc_sdf_create_box(osc_v3(test_uniform(rng, 0.2, 0.8), test_uniform(rng, 0.2, 0.8),
+                                  test_uniform(rng, 0.2, 0.8)), 0.05, &sdf);
+        break;
+    case 2: osc_sdf_create_torus(test_uniform(rng, 0.5, 0.8), test_uniform(rng, 0.1, 0.3), &sdf); break;
+    case 3:
+        osc_sdf_create_ellipsoid(osc_v3(test_uniform(rng, 0.2, 0.9), test_uniform(rng, 0.2, 0.9),
+                                        test_uniform(rng, 0.2, 0.9)), &sdf);
+        break;
+    default:
+        osc_sdf_create_superquadric(osc_v3(test_uniform(rng, 0.3, 0.8), test_uniform(rng, 0.3, 0.8),
+                                           test_uniform(rng, 0.3, 0.8)), 0.5, 0.8, &sdf);
+    }
+    return sdf;
+}
+
+static void test_false_negatives_against_sampling(void) {
+    test_rng rng = {2};
+    int pairs = 0, deep = 0, deep_missed = 0, shallow = 0, shallow_missed = 0, false_points = 0;
+    for (int trial = 0; trial < 150; ++trial) {
+        osc_sdf* s1 = random_shape(&rng, trial);
+        osc_sdf* s2 = random_shape(&rng, trial / 5 + 1);
+        osc_sdf_shape a = {.sdf = s1}, b = {.sdf = s2};
+        osc_pose pa = random_pose(&rng, 0.5), pb = random_pose(&rng, 0.5);
+        osc_sdf_pair_output out = output();
+        osc_sdf_pair_settings settings = osc_sdf_pair_settings_default();
+        CHECK_STATUS(osc_sdf_pair_collide(&a, pa, &b, pb, &settings, &out), OSC_OK);
+        ++pairs;
+        for (int i = 0; i < out.count; ++i)
+            if (fmax(world_eval(s1, pa, g_contacts[i].point), world_eval(s2, pb, g_contacts[i].point)) >
+                1e-3)
+                ++false_points;
+        // brute force over the same box intersection: the deepest sample
+        osc_vec3 la, ha, lb, hb;
+        osc_sdf_bounds(s1, &la, &ha);
+        osc_sdf_bounds(s2, &lb, &hb);
+        double best = INFINITY, size = 0.0;
+        enum { N = 40 };
+        // sample a box around both shapes' world extents (radius bound: half their box diagonals)
+        double ra = 0.5 * osc_length(osc_sub(ha, la)), rb = 0.5 * osc_length(osc_sub(hb, lb));
+        osc_vec3 ca = osc_pose_apply(pa, osc_scale(osc_add(la, ha), 0.5));
+        osc_vec3 cb = osc_pose_apply(pb, osc_scale(osc_add(lb, hb), 0.5));
+        for (int axis = 0; axis < 3; ++axis)
+            size = fmax(size, fmin(osc_vec3_get(ca, axis) + ra, osc_vec3_get(cb, axis) + rb) -
+                                  fmax(osc_vec3_get(ca, axis) - ra, osc_vec3_get(cb, axis) - rb));
+        if (!(size > 0.0)) size = 0.0;
+        for (int i = 0; i < N && size > 0.0; ++i)
+            for (int j = 0; j < N; ++j)
+                for (int k = 0; k < N; ++k) {
+                    osc_vec3 x;
+                    double coords[3];
+                    int idx[3] = {i, j, k};
+                    for (int axis = 0; axis < 3; ++axis) {
+                        double lo = fmax(osc_vec3_get(ca, axis) - ra, osc_vec3_get(cb, axis) - rb);
+                        double hi = fmin(osc_vec3_get(ca, axis) + ra, osc_vec3_get(cb, axis) + rb);
+                        coords[axis] = lo + (idx[axis] + 0.5) * (hi - lo) / N;
+                    }
+                    x = osc_v3(coords[0], coords[1], coords[2]);
+                    best = fmin(best, fmax(world_eval(s1, pa, x), world_eval(s2, pb, x)));
+                }
+        // a collision deeper than one packing spacing of the query's own box must be found
+        double spacing = (out.spheres > 0 ? 1.0 : 0.0) * size / settings.resolution;
+        if (best < 0.0) {
+            if (best < -spacing) {
+                ++deep;
+                deep_missed += out.count == 0;
+            } else {
+                ++shallow;
+                shallow_missed += out.count == 0;
+            }
+        }
+        osc_sdf_destroy(s1);
+        osc_sdf_destroy(s2);
+    }
+    printf("  %d random pairs: %d collisions deeper than a packing spacing (%d missed), %d "
+           "shallower (%d missed); %d returned points outside a shape by more than 1e-3\n",
+           pairs, deep, deep_missed, shallow, shallow_missed, false_points);
+    CHECK(deep > 20);
+    CHECK(deep_missed == 0);
+    CHECK(false_points == 0);
+}
+
+// the smooth mode's Jacobians against central differences (a sphere against an ellipsoid and a
+// superquadric, both smooth and convex, so the deepest point is unique)
+static void test_smooth_jacobians(void) {
+    test_rng rng = {3};
+    osc_sdf *sphere, *ellipsoid;
+    CHECK_STATUS(osc_sdf_create_sphere(0.6, &sphere), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_ellipsoid(osc_v3(0.7, 0.4, 0.5), &ellipsoid), OSC_OK);
+    osc_sdf_shape a = {.sdf = sphere}, b = {.sdf = ellipsoid};
+    osc_sdf_pair_settings settings = osc_sdf_pair_settings_default();
+    settings.temperature = 1e-2;
+    settings.merge_distance = 100.0; // one point: the deepest
+    double worst = 0.0;
+    int tested = 0;
+    for (int trial = 0; trial < 20; ++trial) {
+        osc_pose pa = random_pose(&rng, 0.2), pb = random_pose(&rng, 0.2);
+        pb.p = osc_add(pb.p, osc_v3(0.6, 0, 0));
+        osc_sdf_pair_output out = output();
+        if (osc_sdf_pair_collide(&a, pa, &b, pb, &settings, &out) != OSC_OK || out.count != 1 ||
+            !g_contacts[0].smooth)
+            continue;
+        ++tested;
+        osc_vec3 point = g_contacts[0].point;
+        double jp[36], jpen[12];
+        memcpy(jp, g_point_jacobians, sizeof jp);
+        memcpy(jpen, g_penetration_jacobians, sizeof jpen);
+        (void)point;
+        for (int c = 0; c < 12; ++c) {
+            double step = 1e-6, xi[6] = {0};
+            osc_sdf_contact plus, minus;
+            for (int side = 0; side < 2; ++side) {
+                xi[c % 6] = side ? -step : step;
+                osc_pose qa = c < 6 ? osc_pose_apply_twist(pa, xi) : pa;
+                osc_pose qb = c < 6 ? pb : osc_pose_apply_twist(pb, xi);
+                osc_sdf_pair_output o = output();
+                CHECK_STATUS(osc_sdf_pair_collide(&a, qa, &b, qb, &settings, &o), OSC_OK);
+                if (side) minus = g_contacts[0]; else plus = g_contacts[0];
+            }
+            double fd[4] = {(plus.point.x - minus.point.x) / (2 * step),
+                            (plus.point.y - minus.point.y) / (2 * step),
+                            (plus.point.z - minus.point.z) / (2 * step),
+                            (plus.penetration - minus.penetration) / (2 * step)};
+            double analytic[4] = {jp[c], jp[12 + c], jp[24 + c], jpen[c]};
+            for (int k = 0; k < 4; ++k) worst = fmax(worst, fabs(fd[k] - analytic[k]) / fmax(1.0, fabs(fd[k])));
+        }
+    }
+    printf("  smooth-mode Jacobians at %d poses: worst relative error against central differences %.2g\n",
+           tested, worst);
+    CHECK(tested >= 15);
+    CHECK(worst < 1e-5);
+    osc_sdf_destroy(sphere);
+    osc_sdf_destroy(ellipsoid);
+}
+
+// a user callback mirroring the library's sphere of radius 0.8
+static double user_sphere(void* context, const double p[3], double gradient[3]) {
+    double radius = *(const double*)context;
+    double r = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+    if (gradient) {
+        for (int i = 0; i < 3; ++i) gradient[i] = r > 0 ? p[i] / r : 0.0;
+    }
+    return r - radius;
+}
+
+static void test_callback_and_modes(void) {
+    double radius = 0.8;
+    osc_sdf *library, *other;
+    CHECK_STATUS(osc_sdf_create_sphere(radius, &library), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_torus(0.7, 0.25, &other), OSC_OK);
+    osc_sdf_shape user = {.function = user_sphere, .context = &radius,
+                          .lo = osc_v3(-radius, -radius, -radius), .hi = osc_v3(radius, radius, radius)};
+    osc_sdf_shape mirror = {.sdf = library}, torus = {.sdf = other};
+    osc_pose pa = {osc_v3(0.1, 0.2, 0.3), osc_quat_from_axis_angle(osc_v3(1, 2, 3), 0.4)};
+    osc_pose pb = {osc_v3(0.9, 0.1, 0.2), osc_quat_from_axis_angle(osc_v3(0, 1, 1), 1.1)};
+    osc_sdf_contact first[CAPACITY];
+    osc_sdf_pair_output out = output();
+    CHECK_STATUS(osc_sdf_pair_collide(&user, pa, &torus, pb, NULL, &out), OSC_OK);
+    int count = out.count;
+    memcpy(first, g_contacts, sizeof(osc_sdf_contact) * (size_t)count);
+    out = output();
+    CHECK_STATUS(osc_sdf_pair_collide(&mirror, pa, &torus, pb, NULL, &out), OSC_OK);
+    CHECK(out.count == count && count > 0);
+    for (int i = 0; i < count && i < out.count; ++i)
+        CHECK(osc_length(osc_sub(first[i].point, g_contacts[i].point)) < 1e-12);
+    // first-only: one point
+    osc_sdf_pair_settings settings = osc_sdf_pair_settings_default();
+    settings.first_only = 1;
+    out = output();
+    CHECK_STATUS(osc_sdf_pair_collide(&mirror, pa, &torus, pb, &settings, &out), OSC_OK);
+    CHECK(out.count == 1);
+    // capacity: reported with the count needed
+    out = output();
+    out.capacity = 1;
+    CHECK_STATUS(osc_sdf_pair_collide(&mirror, pa, &torus, pb, NULL, &out), count > 1 ? OSC_ERR_CAPACITY : OSC_OK);
+    CHECK(out.needed >= count && out.count == 1);
+    // smooth mode needs Hessians: not for callbacks
+    settings = osc_sdf_pair_settings_default();
+    settings.temperature = 1e-3;
+    out = output();
+    CHECK_STATUS(osc_sdf_pair_collide(&user, pa, &torus, pb, &settings, &out), OSC_ERR_UNSUPPORTED);
+    // an unbounded shape, bad shapes, bad poses, bad settings
+    osc_sdf* half;
+    CHECK_STATUS(osc_sdf_create_halfspace(osc_v3(0, 0, 1), 0.0, &half), OSC_OK);
+    osc_sdf_shape plane = {.sdf = half};
+    CHECK_STATUS(osc_sdf_pair_collide(&plane, pa, &torus, pb, NULL, &out), OSC_ERR_UNSUPPORTED);
+    CHECK(strstr(osc_last_error(), "bounding box") != NULL);
+    osc_sdf_shape both = {.sdf = library, .function = user_sphere};
+    CHECK_STATUS(osc_sdf_pair_collide(&both, pa, &torus, pb, NULL, &out), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_sdf_pair_collide(NULL, pa, &torus, pb, NULL, &out), OSC_ERR_INVALID_ARGUMENT);
+    osc_sdf_shape unbounded_user = user;
+    unbounded_user.hi.x = INFINITY;
+    CHECK_STATUS(osc_sdf_pair_collide(&unbounded_user, pa, &torus, pb, NULL, &out), OSC_ERR_UNSUPPORTED);
+    osc_pose bad = {osc_v3(NAN, 0, 0), osc_quat_identity()};
+    CHECK_STATUS(osc_sdf_pair_collide(&mirror, bad, &torus, pb, NULL, &out), OSC_ERR_INVALID_ARGUMENT);
+    settings = osc_sdf_pair_settings_default();
+    settings.resolution = 0;
+    CHECK_STATUS(osc_sdf_pair_collide(&mirror, pa, &torus, pb, &settings, &out), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "resolution") != NULL);
+    settings = osc_sdf_pair_settings_default();
+    settings.step = -1.0;
+    CHECK_STATUS(osc_sdf_pair_collide(&mirror, pa, &torus, pb, &settings, &out), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_sdf_pair_collide(&mirror, pa, &torus, pb, NULL, NULL), OSC_ERR_INVALID_ARGUMENT);
+    osc_sdf_destroy(library);
+    osc_sdf_destroy(other);
+    osc_sdf_destroy(half);
+}
+
+int main(void) {
+    RUN(test_sphere_lens);
+    RUN(test_apart);
+    RUN(test_false_negatives_against_sampling);
+    RUN(test_smooth_jacobians);
+    RUN(test_callback_and_modes);
+    return test_finish();
+}
