@@ -127,6 +127,7 @@ static void sdf_leaf_eval_world(const osc_sdf* sdf, const sdf_leaf* leaf, osc_ve
     case SDF_LEAF_TORUS: sdf_torus_eval(leaf, xl, order, &j); break;
     case SDF_LEAF_HALFSPACE: sdf_halfspace_eval(leaf, xl, order, &j); break;
     case SDF_LEAF_ELLIPSOID: sdf_ellipsoid_eval(leaf, xl, order, &j); break;
+    case SDF_LEAF_MENGER: sdf_menger_eval(leaf, xl, order, &j); break;
     case SDF_LEAF_PSQ: sdf_psq_eval(sdf, leaf, xl, order, &j); break;
     case SDF_LEAF_XPSQ: sdf_xpsq_eval(sdf, leaf, xl, order, &j); break;
     case SDF_LEAF_EXTERNAL: leaf->p.external.vtable->eval(leaf->p.external.context, xl, order, &j); break;

@@ -34,6 +34,7 @@ typedef enum sdf_leaf_kind {
     SDF_LEAF_ELLIPSOID,
     SDF_LEAF_PSQ, // also the plain superquadric (no planes)
     SDF_LEAF_XPSQ,
+    SDF_LEAF_MENGER,
     SDF_LEAF_EXTERNAL // a shared model evaluated through a table of functions (spline grids)
 } sdf_leaf_kind;
 
@@ -71,6 +72,7 @@ typedef struct sdf_leaf {
         struct { double major_radius, minor_radius; } torus;
         struct { osc_vec3 normal; double offset; } halfspace;
         struct { osc_vec3 radii; } ellipsoid;
+        struct { double half_size; int32_t levels; } menger;
         sdf_psq psq;
         struct { int32_t index; } xpsq; // into osc_sdf.xpsqs
         struct { const sdf_external_vtable* vtable; const void* context; } external;
@@ -131,6 +133,7 @@ void sdf_cone_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out);
 void sdf_torus_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out);
 void sdf_halfspace_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out);
 void sdf_ellipsoid_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out);
+void sdf_menger_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out);
 void sdf_psq_eval(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int order, jet* out);
 void sdf_xpsq_eval(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int order, jet* out);
 

@@ -273,8 +273,79 @@ static void test_nan_points_and_null_models(void) {
     osc_sdf_destroy(NULL);
 }
 
+// the Menger sponge against a membership oracle in base 3: a point of the cube is removed at
+// level m when at least two of its coordinates have the digit 1 in place m; phi's sign agrees
+// away from the boundary, phi is 1-Lipschitz along random segments, its gradient matches central
+// differences where it is smooth, and level 0 is the cube
+static bool menger_member(osc_vec3 x, double h, int levels) {
+    double p[3] = {x.x / h, x.y / h, x.z / h};
+    for (int i = 0; i < 3; ++i)
+        if (fabs(p[i]) > 1.0) return false;
+    double scale = 1.0;
+    for (int m = 1; m <= levels; ++m) {
+        scale *= 3.0;
+        int ones = 0;
+        for (int i = 0; i < 3; ++i) {
+            int digit = (int)floor(0.5 * (p[i] + 1.0) * scale);
+            ones += digit % 3 == 1;
+        }
+        if (ones >= 2) return false;
+    }
+    return true;
+}
+
+static void test_menger(void) {
+    osc_sdf *sponge = NULL, *cube = NULL, *box = NULL;
+    CHECK_STATUS(osc_sdf_create_menger(2.0, 3, &sponge), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_menger(2.0, 0, &cube), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_box(osc_v3(2, 2, 2), 0.0, &box), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_menger(2.0, 9, &cube), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_sdf_create_menger(-1.0, 2, &cube), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_sdf_create_menger(2.0, 0, &cube), OSC_OK);
+    test_rng menger_rng = {21};
+    int disagreements = 0, checked = 0, lipschitz_violations = 0, gradient_errors = 0;
+    for (int trial = 0; trial < 20000; ++trial) {
+        osc_vec3 x = osc_v3(test_uniform(&menger_rng, -2.5, 2.5), test_uniform(&menger_rng, -2.5, 2.5),
+                            test_uniform(&menger_rng, -2.5, 2.5));
+        osc_vec3 g;
+        double phi = osc_sdf_eval(sponge, x, &g, NULL);
+        CHECK_NEAR(osc_sdf_eval(cube, x, NULL, NULL), osc_sdf_eval(box, x, NULL, NULL), 1e-12);
+        if (fabs(phi) > 1e-9) {
+            ++checked;
+            disagreements += (phi < 0.0) != menger_member(x, 2.0, 3);
+        }
+        osc_vec3 y = osc_add(x, osc_v3(test_uniform(&menger_rng, -0.1, 0.1), test_uniform(&menger_rng, -0.1, 0.1),
+                                       test_uniform(&menger_rng, -0.1, 0.1)));
+        if (fabs(osc_sdf_eval(sponge, y, NULL, NULL) - phi) > osc_length(osc_sub(x, y)) * (1 + 1e-12))
+            ++lipschitz_violations;
+        // central differences, skipped where a difference stencil crosses a crease
+        double step = 1e-7;
+        for (int axis = 0; axis < 3; ++axis) {
+            osc_vec3 e = osc_v3(axis == 0, axis == 1, axis == 2);
+            double up = osc_sdf_eval(sponge, osc_add_scaled(x, e, step), NULL, NULL);
+            double down = osc_sdf_eval(sponge, osc_add_scaled(x, e, -step), NULL, NULL);
+            double mid = 0.5 * (up + down);
+            if (fabs(mid - phi) > 1e-12) continue; // a kink inside the stencil
+            if (fabs((up - down) / (2 * step) - osc_vec3_get(g, axis)) > 1e-6) ++gradient_errors;
+        }
+    }
+    printf("  Menger sponge (3 levels): %d points, %d sign disagreements with the base-3 oracle, %d "
+           "Lipschitz violations, %d gradient mismatches\n", checked, disagreements,
+           lipschitz_violations, gradient_errors);
+    CHECK(disagreements == 0);
+    CHECK(lipschitz_violations == 0);
+    CHECK(gradient_errors == 0);
+    // the centre is in the removed cross; a point near a corner is solid
+    CHECK(osc_sdf_eval(sponge, osc_v3(0, 0, 0), NULL, NULL) > 0.0);
+    CHECK(osc_sdf_eval(sponge, osc_v3(1.9, 1.9, 1.9), NULL, NULL) < 0.0);
+    osc_sdf_destroy(sponge);
+    osc_sdf_destroy(cube);
+    osc_sdf_destroy(box);
+}
+
 int main(void) {
     RUN(test_sphere_exact);
+    RUN(test_menger);
     RUN(test_box_exact);
     RUN(test_capsule_cylinder_torus_halfspace_exact);
     RUN(test_cone_brute_force);

@@ -149,6 +149,11 @@ OSC_API osc_status osc_sdf_create_cylinder(double radius, double half_height, os
 OSC_API osc_status osc_sdf_create_cone(double radius_bottom, double radius_top, double half_height,
                                        osc_sdf** out);
 
+/// Creates a Menger sponge of `levels` (0..8; 0 is the cube) filling the cube |x|_inf <= half_size
+/// (seed 003 §5.2's fractal benchmark shape): a 1-Lipschitz bound on the distance, exact outside
+/// the cube (src/sdf_menger.c gives the formula).
+OSC_API osc_status osc_sdf_create_menger(double half_size, int levels, osc_sdf** out);
+
 /// Creates a torus in the xy-plane with `major_radius` > `minor_radius` > 0.
 OSC_API osc_status osc_sdf_create_torus(double major_radius, double minor_radius, osc_sdf** out);
 
