@@ -1,7 +1,7 @@
 // sdf_pair.c: collision points between two SDFs (seed 003 §4) and the smooth mode's refinement
 // and implicit-function derivatives (docs/sdf_pair.md).
 
-#include "osculate/sdf_pair.h"
+#include "sdf_pair_internal.h"
 
 #include "base_internal.h"
 
@@ -84,6 +84,15 @@ static osc_status prepare(const char* function, const char* name, const osc_sdf_
     out->lo = osc_v3(centre.x - reach[0], centre.y - reach[1], centre.z - reach[2]);
     out->hi = osc_v3(centre.x + reach[0], centre.y + reach[1], centre.z + reach[2]);
     return OSC_OK;
+}
+
+osc_status sdf_pair_world_box(const char* function, const char* name, const osc_sdf_shape* shape,
+                              osc_pose pose, osc_vec3* lo, osc_vec3* hi) {
+    posed p;
+    osc_status status = prepare(function, name, shape, pose, &p);
+    *lo = p.lo;
+    *hi = p.hi;
+    return status;
 }
 
 // ---------------------------------------------------------------------------------------------

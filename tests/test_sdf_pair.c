@@ -8,6 +8,7 @@
 
 #include <osculate/osculate.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 static osc_pose random_pose(test_rng* rng, double half) {
@@ -314,11 +315,80 @@ static void test_callback_and_modes(void) {
     osc_sdf_destroy(half);
 }
 
+// a scene: the broad phase's candidate pairs equal the brute-force list of overlapping world boxes,
+// every pair's points equal a direct pair query's, 1 and 2 threads agree bit for bit
+static void test_scene(void) {
+    enum { BODIES = 60, PAIRS = 400, PER_PAIR = 8 };
+    test_rng rng = {4};
+    osc_sdf* sdfs[BODIES];
+    osc_sdf_shape shapes[BODIES];
+    osc_pose poses[BODIES];
+    for (int i = 0; i < BODIES; ++i) {
+        if (i % 3 == 2)
+            osc_sdf_create_menger(0.5, 2, &sdfs[i]);
+        else if (i % 3 == 1)
+            osc_sdf_create_box(osc_v3(0.4, 0.3, 0.5), 0.05, &sdfs[i]);
+        else
+            osc_sdf_create_sphere(test_uniform(&rng, 0.2, 0.6), &sdfs[i]);
+        memset(&shapes[i], 0, sizeof shapes[i]);
+        shapes[i].sdf = sdfs[i];
+        poses[i] = random_pose(&rng, 2.5);
+    }
+    static osc_sdf_scene_pair pairs[2][PAIRS];
+    static osc_sdf_contact contacts[2][PAIRS * PER_PAIR];
+    unsigned char* workspace = malloc(osc_sdf_scene_workspace_size(BODIES));
+    int count[2], needed[2];
+    for (int run = 0; run < 2; ++run)
+        CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, BODIES, NULL, PER_PAIR, pairs[run], PAIRS,
+                                           contacts[run], &count[run], &needed[run], workspace,
+                                           run + 1), OSC_OK);
+    CHECK(count[0] == count[1] && needed[0] == count[0]);
+    CHECK(memcmp(pairs[0], pairs[1], sizeof(osc_sdf_scene_pair) * (size_t)count[0]) == 0);
+    CHECK(memcmp(contacts[0], contacts[1], sizeof(osc_sdf_contact) * (size_t)count[0] * PER_PAIR) == 0);
+    // brute force over the world boxes
+    int expected = 0, colliding = 0, mismatches = 0;
+    for (int i = 0; i < BODIES; ++i)
+        for (int j = i + 1; j < BODIES; ++j) {
+            osc_sdf_pair_output out;
+            memset(&out, 0, sizeof out);
+            osc_sdf_contact direct[PER_PAIR];
+            out.contacts = direct;
+            out.capacity = PER_PAIR;
+            osc_sdf_pair_collide(&shapes[i], poses[i], &shapes[j], poses[j], NULL, &out);
+            if (!out.boxes_overlap) continue;
+            ++expected;
+            colliding += out.count > 0;
+            int k = 0;
+            while (k < count[0] && !(pairs[0][k].a == i && pairs[0][k].b == j)) ++k;
+            if (k == count[0] || pairs[0][k].contact_count != out.count ||
+                memcmp(direct, contacts[0] + pairs[0][k].first_contact,
+                       sizeof(osc_sdf_contact) * (size_t)out.count) != 0)
+                ++mismatches;
+        }
+    printf("  scene of %d bodies: %d candidate pairs (brute force %d), %d colliding, %d mismatches\n",
+           BODIES, count[0], expected, colliding, mismatches);
+    CHECK(expected == count[0] && mismatches == 0 && colliding > 5);
+    // capacity, and a bad body named in the message
+    int small_count = 0, small_needed = 0;
+    CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, BODIES, NULL, PER_PAIR, pairs[1], 3,
+                                       contacts[1], &small_count, &small_needed, workspace, 1),
+                 OSC_ERR_CAPACITY);
+    CHECK(small_count == 3 && small_needed == count[0]);
+    poses[7].q = (osc_quat){0, 0, 0, 0};
+    CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, BODIES, NULL, PER_PAIR, pairs[1], PAIRS,
+                                       contacts[1], &small_count, &small_needed, workspace, 1),
+                 OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "shape 7") != NULL);
+    free(workspace);
+    for (int i = 0; i < BODIES; ++i) osc_sdf_destroy(sdfs[i]);
+}
+
 int main(void) {
     RUN(test_sphere_lens);
     RUN(test_apart);
     RUN(test_false_negatives_against_sampling);
     RUN(test_smooth_jacobians);
     RUN(test_callback_and_modes);
+    RUN(test_scene);
     return test_finish();
 }

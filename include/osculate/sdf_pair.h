@@ -108,6 +108,38 @@ OSC_API osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a,
                                         const osc_sdf_pair_settings* settings,
                                         osc_sdf_pair_output* output);
 
+// ---------------------------------------------------------------------------------------------
+// scenes of many bodies (seed 003 §5.2)
+
+/// One candidate pair of a scene: bodies a < b whose world boxes overlap, and its collision
+/// points: contacts[first_contact .. first_contact + contact_count).
+typedef struct osc_sdf_scene_pair {
+    int a, b;
+    int first_contact; ///< = pair index * contacts_per_pair
+    int contact_count;
+    osc_status status; ///< the pair query's status (OSC_ERR_CAPACITY: more than contacts_per_pair)
+} osc_sdf_scene_pair;
+
+/// Returns the bytes of workspace osc_sdf_scene_collide needs for `count` bodies.
+OSC_API size_t osc_sdf_scene_workspace_size(int count);
+
+/// Returns OSC_OK after finding the collision points of every pair of the `count` bodies
+/// (shapes[i] at poses[i]): a sort-and-sweep broad phase over their world boxes gives the
+/// candidate pairs (in a deterministic order), then osc_sdf_pair_collide runs on each over
+/// `threads` threads (0: the default) with `settings`, each pair writing at most
+/// `contacts_per_pair` points into `contacts` [pair_capacity][contacts_per_pair]. *pair_count
+/// receives the candidate pairs written to `pairs` [pair_capacity], *pairs_needed all of them
+/// (OSC_ERR_CAPACITY when they do not fit: the first pair_capacity are still done). `workspace`
+/// holds osc_sdf_scene_workspace_size(count) bytes (any alignment of malloc). The results are the
+/// same for any thread count. Errors of the bodies (a NULL shape, an unbounded one, a bad pose)
+/// are reported before any pair is run, naming the body.
+OSC_API osc_status osc_sdf_scene_collide(const osc_sdf_shape* shapes, const osc_pose* poses,
+                                         int count, const osc_sdf_pair_settings* settings,
+                                         int contacts_per_pair, osc_sdf_scene_pair* pairs,
+                                         int pair_capacity, osc_sdf_contact* contacts,
+                                         int* pair_count, int* pairs_needed, void* workspace,
+                                         int threads);
+
 #ifdef __cplusplus
 }
 #endif

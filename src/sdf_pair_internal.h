@@ -1,0 +1,14 @@
+// sdf_pair_internal.h: what the scene driver (sdf_scene.c) shares with the pair query
+// (sdf_pair.c). Never installed.
+
+#ifndef OSC_SDF_PAIR_INTERNAL_H
+#define OSC_SDF_PAIR_INTERNAL_H
+
+#include "osculate/sdf_pair.h"
+
+/// Checks a shape and its pose (messages name `function` and the shape as `name`) and writes the
+/// world box of the posed shape. OSC_ERR_INVALID_ARGUMENT or OSC_ERR_UNSUPPORTED (unbounded).
+osc_status sdf_pair_world_box(const char* function, const char* name, const osc_sdf_shape* shape,
+                              osc_pose pose, osc_vec3* lo, osc_vec3* hi);
+
+#endif // OSC_SDF_PAIR_INTERNAL_H
