@@ -271,43 +271,110 @@ static osc_status check_settings(const char* function, const osc_sdf_pair_settin
 }
 
 // inserts a point into the output, merging with a kept point within `merge` (the deeper wins);
-// when full, a new point replaces the shallowest kept one if deeper; returns true when it was new
-static bool insert(osc_sdf_pair_output* out, const osc_sdf_contact* contact, const double* jp,
-                   const double* jpen, double merge) {
-    for (int i = 0; i < out->count; ++i) {
+// when full, a new point replaces the shallowest kept one if deeper. Returns the slot it was
+// stored in or -1, and sets *added when it is a new distinct point.
+static int insert(osc_sdf_pair_output* out, const osc_sdf_contact* contact, const double* jp,
+                  const double* jpen, double merge, bool* added) {
+    int slot = -1;
+    *added = false;
+    for (int i = 0; i < out->count && slot < 0; ++i) {
         if (osc_length(osc_sub(out->contacts[i].point, contact->point)) > merge) continue;
-        if (contact->penetration > out->contacts[i].penetration) {
-            out->contacts[i] = *contact;
-            if (out->point_jacobians) memcpy(out->point_jacobians + 36 * i, jp, 36 * sizeof(double));
-            if (out->penetration_jacobians)
-                memcpy(out->penetration_jacobians + 12 * i, jpen, 12 * sizeof(double));
+        if (!(contact->penetration > out->contacts[i].penetration)) return -1;
+        slot = i;
+    }
+    if (slot < 0) {
+        *added = true;
+        if (out->count < out->capacity) {
+            slot = out->count++;
+        } else {
+            double shallowest = contact->penetration;
+            for (int i = 0; i < out->count; ++i)
+                if (out->contacts[i].penetration < shallowest) {
+                    shallowest = out->contacts[i].penetration;
+                    slot = i;
+                }
+            if (slot < 0) return -1;
         }
-        return false;
     }
-    int slot = out->count;
-    if (slot == out->capacity) {
-        slot = -1;
-        double shallowest = contact->penetration;
-        for (int i = 0; i < out->count; ++i)
-            if (out->contacts[i].penetration < shallowest) {
-                shallowest = out->contacts[i].penetration;
-                slot = i;
-            }
-    } else {
-        ++out->count;
-    }
-    if (slot >= 0) {
-        out->contacts[slot] = *contact;
-        if (out->point_jacobians) memcpy(out->point_jacobians + 36 * slot, jp, 36 * sizeof(double));
-        if (out->penetration_jacobians)
-            memcpy(out->penetration_jacobians + 12 * slot, jpen, 12 * sizeof(double));
-    }
-    return true;
+    out->contacts[slot] = *contact;
+    if (out->point_jacobians) memcpy(out->point_jacobians + 36 * slot, jp, 36 * sizeof(double));
+    if (out->penetration_jacobians)
+        memcpy(out->penetration_jacobians + 12 * slot, jpen, 12 * sizeof(double));
+    return slot;
 }
 
 static int by_depth(const void* x, const void* y) {
     double a = ((const osc_sdf_contact*)x)->penetration, b = ((const osc_sdf_contact*)y)->penetration;
     return (a < b) - (a > b);
+}
+
+typedef struct survivor_context {
+    const posed *pa, *pb;
+    const osc_sdf_pair_settings* settings;
+    osc_sdf_pair_output* out;
+    double epsilon, tau, scale, h, merge;
+    bool smooth;
+} survivor_context;
+
+// §4.4 from one surviving sphere's centre (where A = va and B = vb): descent, the smooth
+// refinement, then the point is merged into the output; its normal is evaluated only when it is
+// kept. True when a collision point was found.
+static bool process_survivor(const survivor_context* cx, osc_vec3 centre, double va, double vb) {
+    const posed *pa = cx->pa, *pb = cx->pb;
+    double epsilon = cx->epsilon;
+    // §4.4: descent on f = A^2 + B^2, x <- x - step grad f
+    osc_vec3 x = centre, ga = osc_v3(0, 0, 0), gb = osc_v3(0, 0, 0);
+    double fa = va, fb = vb;
+    bool gradients = false, found = fa <= epsilon && fb <= epsilon;
+    int iteration = 0;
+    while (!found && iteration < cx->settings->max_iterations) {
+        fa = posed_eval(pa, x, &ga, NULL);
+        fb = posed_eval(pb, x, &gb, NULL);
+        gradients = true;
+        if (fa <= epsilon && fb <= epsilon) {
+            found = true;
+            break;
+        }
+        osc_vec3 gradient = osc_add(osc_scale(ga, 2.0 * fa), osc_scale(gb, 2.0 * fb));
+        x = osc_add_scaled(x, gradient, -cx->settings->step);
+        ++iteration;
+        if (!osc_vec3_is_finite(x)) break;
+    }
+    if (!found) return false;
+    osc_sdf_contact contact;
+    memset(&contact, 0, sizeof contact);
+    contact.point = x;
+    contact.penetration = -fmax(fa, fb);
+    double jp[36] = {0}, jpen[12] = {0};
+    if (cx->smooth) {
+        smooth_point s;
+        osc_vec3 refined = x;
+        int used = 0;
+        if (smooth_refine(pa, pb, &refined, cx->tau, cx->h, cx->scale, cx->settings->max_iterations,
+                          &s, &used) &&
+            fmax(s.a, s.b) <= epsilon) {
+            contact.point = refined;
+            contact.smooth = 1;
+            contact.penetration = -s.m;
+            smooth_jacobians(pa, pb, refined, cx->tau, &s, jp, jpen);
+            ga = s.ga;
+            gb = s.gb;
+            gradients = true;
+        }
+        iteration += used;
+    }
+    contact.iterations = iteration;
+    bool added = false;
+    int slot = insert(cx->out, &contact, jp, jpen, cx->merge, &added);
+    if (added) ++cx->out->needed;
+    if (slot >= 0) {
+        if (!gradients) {
+            posed_eval(pa, contact.point, &ga, NULL);
+            posed_eval(pb, contact.point, &gb, NULL);
+        }
+        cx->out->contacts[slot].normal = osc_normalize(osc_sub(ga, gb));
+    }
+    return true;
 }
 
 osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a, const osc_sdf_shape* b,
@@ -340,74 +407,51 @@ osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a, const o
     // change with the poses: the smooth mode's points must be functions of the poses alone
     double scale = fmin(pa.diagonal, pb.diagonal);
     double epsilon = settings.epsilon * scale, tau = settings.temperature * scale;
-    // §4.2: a cubic lattice of cells of side h, each covered by its circumscribed sphere
-    double h = size / settings.resolution, radius = 0.5 * sqrt(3.0) * h;
-    int cells[3];
-    for (int i = 0; i < 3; ++i) {
-        double e = osc_vec3_get(extent, i);
-        cells[i] = e > 0.0 ? (int)ceil(e / h - 1e-9) : 1;
-        if (cells[i] < 1) cells[i] = 1;
-    }
+    // §4.2: a cubic lattice of cells of side h = size / resolution anchored at lo, each covered
+    // by its circumscribed sphere. The lattice is visited as an octree: a cube of 2^depth cells is
+    // split into eighths, and a cube whose circumscribed sphere cannot reach the intersection of
+    // the shapes is dropped with everything in it (the same test as §4.3's, one level up; a
+    // child's sphere lies inside its parent's), so the work follows the intersection's boundary
+    // instead of the box's volume.
+    double h = size / settings.resolution;
+    int depth = 0;
+    while ((1 << depth) < settings.resolution) ++depth;
     double lipschitz = fmax(pa.lipschitz, pb.lipschitz);
     double merge = settings.merge_distance * h;
-    double zero_jacobians[36] = {0};
+    survivor_context context = {&pa, &pb, &settings, out, epsilon, tau, scale, h, merge, smooth};
+    typedef struct node {
+        int i, j, k, level; // cube of 2^(depth - level) cells with first cell (i, j, k)
+    } node;
+    node stack[7 * 8 + 1]; // depth <= 7 (resolution <= 128); each level adds at most 7 waiting
+    int top = 0;
+    stack[top++] = (node){0, 0, 0, 0};
     bool full = false;
-    for (int k = 0; k < cells[2] && !full; ++k)
-        for (int j = 0; j < cells[1] && !full; ++j)
-            for (int i = 0; i < cells[0] && !full; ++i) {
-                osc_vec3 centre = osc_v3(lo.x + (i + 0.5) * extent.x / cells[0],
-                                         lo.y + (j + 0.5) * extent.y / cells[1],
-                                         lo.z + (k + 0.5) * extent.z / cells[2]);
-                ++out->spheres;
-                // §4.3: a sphere survives when it can reach the intersection of the shapes
-                double va = posed_eval(&pa, centre, NULL, NULL);
-                double vb = posed_eval(&pb, centre, NULL, NULL);
-                if (!(fmax(va, vb) <= lipschitz * radius + epsilon)) continue;
-                ++out->survivors;
-                // §4.4: descent on f = A^2 + B^2, x <- x - step grad f
-                osc_vec3 x = centre;
-                int iteration = 0;
-                bool found = false;
-                for (; iteration < settings.max_iterations; ++iteration) {
-                    osc_vec3 ga, gb;
-                    double fa = posed_eval(&pa, x, &ga, NULL), fb = posed_eval(&pb, x, &gb, NULL);
-                    if (fa <= epsilon && fb <= epsilon) {
-                        found = true;
-                        break;
-                    }
-                    osc_vec3 gradient = osc_add(osc_scale(ga, 2.0 * fa), osc_scale(gb, 2.0 * fb));
-                    x = osc_add_scaled(x, gradient, -settings.step);
-                    if (!osc_vec3_is_finite(x)) break;
-                }
-                if (!found) continue;
-                osc_sdf_contact contact;
-                memset(&contact, 0, sizeof contact);
-                double jp[36] = {0}, jpen[12] = {0};
-                if (smooth) {
-                    smooth_point s;
-                    osc_vec3 refined = x;
-                    int used = 0;
-                    if (smooth_refine(&pa, &pb, &refined, tau, h, scale, settings.max_iterations,
-                                      &s, &used) &&
-                        fmax(s.a, s.b) <= epsilon) {
-                        x = refined;
-                        contact.smooth = 1;
-                        contact.penetration = -s.m;
-                        smooth_jacobians(&pa, &pb, x, tau, &s, jp, jpen);
-                    }
-                    iteration += used;
-                }
-                osc_vec3 ga, gb;
-                double fa = posed_eval(&pa, x, &ga, NULL), fb = posed_eval(&pb, x, &gb, NULL);
-                contact.point = x;
-                contact.normal = osc_normalize(osc_sub(ga, gb));
-                if (!contact.smooth) contact.penetration = -fmax(fa, fb);
-                contact.iterations = iteration;
-                if (insert(out, &contact, contact.smooth ? jp : zero_jacobians,
-                           contact.smooth ? jpen : zero_jacobians, merge))
-                    ++out->needed;
-                if (settings.first_only) full = true;
-            }
+    while (top > 0 && !full) {
+        node n = stack[--top];
+        int cells = 1 << (depth - n.level);
+        osc_vec3 corner = osc_v3(lo.x + n.i * h, lo.y + n.j * h, lo.z + n.k * h);
+        if (corner.x > hi.x || corner.y > hi.y || corner.z > hi.z) continue;
+        double side = cells * h;
+        osc_vec3 centre = osc_add(corner, osc_v3(0.5 * side, 0.5 * side, 0.5 * side));
+        ++out->spheres;
+        // §4.3: a sphere survives when it can reach the intersection of the shapes
+        double va = posed_eval(&pa, centre, NULL, NULL);
+        double vb = posed_eval(&pb, centre, NULL, NULL);
+        double reach = lipschitz * 0.5 * sqrt(3.0) * side;
+        if (!(fmax(va, vb) <= reach + epsilon)) continue;
+        // a cube whose sphere lies inside both shapes gives its centre as one point and is not
+        // split: its cells would only add interior points a spacing apart
+        bool interior = fmax(va, vb) <= -reach;
+        if (n.level < depth && !interior) {
+            int half = cells / 2;
+            for (int c = 7; c >= 0; --c)
+                stack[top++] = (node){n.i + (c & 1 ? half : 0), n.j + (c & 2 ? half : 0),
+                                      n.k + (c & 4 ? half : 0), n.level + 1};
+            continue;
+        }
+        ++out->survivors;
+        if (process_survivor(&context, centre, va, vb) && settings.first_only) full = true;
+    }
     // deepest first (the Jacobians follow their contacts)
     if (out->point_jacobians || out->penetration_jacobians) {
         for (int i = 1; i < out->count; ++i)

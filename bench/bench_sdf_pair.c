@@ -1,0 +1,286 @@
+// bench_sdf_pair.c: collision points between SDFs (issue 6), seed 003 §5.2's two scenes, with the
+// Rust crate thimni (the seed's implementation; bench/peers/thimni, built by
+// bench/peers/setup_thimni.sh) on the same scenes in the same run, and a table of accuracy against
+// speed over the packing resolution.
+//
+// Scenes (fixed seed; written to BUILD/bench/*.scene for the peer):
+//   spheres   1000 spheres of radius 1, centres uniform in [0, 40]^3
+//   menger    100 Menger sponges of half size 1 and 3 levels, centres uniform in [0, 12]^3, axis
+//             aligned (the peer's scene format has no rotations)
+// osculate: osc_sdf_scene_collide (sort-and-sweep broad phase, then every candidate pair) with the
+// default settings and up to 64 points per pair, on 1 and 2 threads; the figure is the median over
+// repeats of the whole scene's time. thimni: bench/peers/thimni's `thimni_scene` on the same file
+// (its broad phase and query, its default parameters), one thread, the median it reports.
+//
+// Accuracy against speed: 200 random pairs of analytic SDFs (spheres, rounded boxes, tori,
+// ellipsoids, superquadrics) at random poses; for each resolution the time per pair and the
+// collisions missed, against a 40^3 brute-force sampling of the box intersection, split into
+// collisions deeper than one packing spacing and shallower ones.
+//
+// Timing: CLOCK_MONOTONIC; medians. stdout: one JSON object per figure (bench.h).
+
+#include "bench.h"
+
+#include "osculate/osculate.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { SPHERES = 1000, SPONGES = 100, PER_PAIR = 64, PAIR_CAPACITY = 20000, REPEATS = 5 };
+
+static bench_rng rng = {0x2545F4914F6CDD1Dull};
+
+typedef struct scene {
+    const char* name;
+    int count;
+    osc_sdf** sdfs;
+    osc_sdf_shape* shapes;
+    osc_pose* poses;
+} scene;
+
+static scene make_scene(const char* name, int count, double region, bool sponges, const char* file) {
+    scene s = {name, count, calloc((size_t)count, sizeof(osc_sdf*)),
+               calloc((size_t)count, sizeof(osc_sdf_shape)), calloc((size_t)count, sizeof(osc_pose))};
+    FILE* out = file ? fopen(file, "w") : NULL;
+    if (out) fprintf(out, "# %s: written by bench_sdf_pair\n", name);
+    for (int i = 0; i < count; ++i) {
+        osc_vec3 c = osc_v3(bench_uniform(&rng, 0, region), bench_uniform(&rng, 0, region),
+                            bench_uniform(&rng, 0, region));
+        if (sponges)
+            osc_sdf_create_menger(1.0, 3, &s.sdfs[i]);
+        else
+            osc_sdf_create_sphere(1.0, &s.sdfs[i]);
+        s.shapes[i].sdf = s.sdfs[i];
+        s.poses[i] = osc_pose_make(c, osc_quat_identity());
+        if (out) {
+            if (sponges)
+                fprintf(out, "menger %.17g %.17g %.17g 1 3\n", c.x, c.y, c.z);
+            else
+                fprintf(out, "sphere %.17g %.17g %.17g 1\n", c.x, c.y, c.z);
+        }
+    }
+    if (out) fclose(out);
+    return s;
+}
+
+static void free_scene(scene* s) {
+    for (int i = 0; i < s->count; ++i) osc_sdf_destroy(s->sdfs[i]);
+    free(s->sdfs);
+    free(s->shapes);
+    free(s->poses);
+}
+
+// runs the peer on `file`; its median scene time in ms, or NAN (with *why) when it is missing
+static double run_thimni(const char* build, const char* file, int* points, const char** why) {
+    char command[1024];
+    snprintf(command, sizeof command, "%s/peers/thimni/release/thimni_scene %s --repeats %d 2>/dev/null",
+             build, file, REPEATS);
+    char probe[1024];
+    snprintf(probe, sizeof probe, "%s/peers/thimni/release/thimni_scene", build);
+    FILE* exists = fopen(probe, "rb");
+    if (!exists) {
+        *why = "thimni_scene not built (bench/peers/setup_thimni.sh)";
+        return NAN;
+    }
+    fclose(exists);
+    FILE* pipe = popen(command, "r");
+    if (!pipe) {
+        *why = "could not run thimni_scene";
+        return NAN;
+    }
+    char line[4096] = "";
+    if (!fgets(line, sizeof line, pipe)) line[0] = 0;
+    pclose(pipe);
+    const char* median = strstr(line, "\"median_ms\":");
+    const char* found = strstr(line, "\"points\":");
+    if (!median) {
+        *why = "thimni_scene printed no median_ms";
+        return NAN;
+    }
+    if (found) *points = atoi(found + 9);
+    return atof(median + 12);
+}
+
+static void run_scene(scene* s, const char* build, const char* file) {
+    static osc_sdf_scene_pair pairs[PAIR_CAPACITY];
+    static osc_sdf_contact contacts[(size_t)PAIR_CAPACITY * PER_PAIR];
+    void* workspace = malloc(osc_sdf_scene_workspace_size(s->count));
+    double medians[2];
+    int candidates = 0, colliding = 0, points = 0;
+    for (int threads = 1; threads <= 2; ++threads) {
+        double times[REPEATS];
+        for (int r = 0; r < REPEATS; ++r) {
+            int count = 0, needed = 0;
+            double start = bench_now();
+            osc_status status = osc_sdf_scene_collide(s->shapes, s->poses, s->count, NULL, PER_PAIR,
+                                                      pairs, PAIR_CAPACITY, contacts, &count, &needed,
+                                                      workspace, threads);
+            times[r] = bench_now() - start;
+            if (status != OSC_OK) fprintf(stderr, "bench_sdf_pair: %s\n", osc_last_error());
+            candidates = count;
+            colliding = points = 0;
+            for (int k = 0; k < count; ++k) {
+                colliding += pairs[k].contact_count > 0;
+                points += pairs[k].contact_count;
+            }
+        }
+        medians[threads - 1] = bench_median(times, REPEATS);
+    }
+    free(workspace);
+    int peer_points = -1;
+    const char* why = "";
+    double peer = run_thimni(build, file, &peer_points, &why);
+    bench_report(s->name, "scene", "candidate_pairs", candidates, "count");
+    bench_report(s->name, "scene", "colliding_pairs", colliding, "count");
+    bench_report(s->name, "scene", "points", points, "count");
+    if (isnan(peer)) {
+        printf("{\"suite\": \"%s\", \"case\": \"scene\", \"metric\": \"time_1_thread\", \"value\": %.6g, "
+               "\"unit\": \"ms\", \"peer\": \"thimni\", \"peer_value\": null, \"missing\": \"%s\"}\n",
+               s->name, 1e3 * medians[0], why);
+    } else {
+        bench_report_peer(s->name, "scene", "time_1_thread", 1e3 * medians[0], "ms", "thimni", peer);
+        bench_report(s->name, "scene", "thimni_points", peer_points, "count");
+    }
+    bench_report(s->name, "scene", "time_2_threads", 1e3 * medians[1], "ms");
+    fprintf(stderr, "%-8s %d bodies: %d candidate pairs, %d colliding, %d points; %.2f ms (1 thread), "
+            "%.2f ms (2 threads); thimni %.2f ms%s%s\n", s->name, s->count, candidates, colliding,
+            points, 1e3 * medians[0], 1e3 * medians[1], peer, isnan(peer) ? ": " : "", why);
+}
+
+// ---------------------------------------------------------------------------------------------
+// accuracy against speed
+
+static osc_sdf* random_shape(int kind) {
+    osc_sdf* sdf = NULL;
+    switch (kind % 5) {
+    case 0: osc_sdf_create_sphere(bench_uniform(&rng, 0.3, 1.0), &sdf); break;
+    case 1:
+        osc_sdf_create_box(osc_v3(bench_uniform(&rng, 0.2, 0.8), bench_uniform(&rng, 0.2, 0.8),
+                                  bench_uniform(&rng, 0.2, 0.8)), 0.05, &sdf);
+        break;
+    case 2: osc_sdf_create_torus(bench_uniform(&rng, 0.5, 0.8), bench_uniform(&rng, 0.1, 0.3), &sdf); break;
+    case 3:
+        osc_sdf_create_ellipsoid(osc_v3(bench_uniform(&rng, 0.2, 0.9), bench_uniform(&rng, 0.2, 0.9),
+                                        bench_uniform(&rng, 0.2, 0.9)), &sdf);
+        break;
+    default:
+        osc_sdf_create_superquadric(osc_v3(bench_uniform(&rng, 0.3, 0.8), bench_uniform(&rng, 0.3, 0.8),
+                                           bench_uniform(&rng, 0.3, 0.8)), 0.5, 0.8, &sdf);
+    }
+    return sdf;
+}
+
+static double world_eval(const osc_sdf* sdf, osc_pose pose, osc_vec3 x) {
+    return osc_sdf_eval(sdf, osc_pose_apply_inverse(pose, x), NULL, NULL);
+}
+
+static void accuracy_table(void) {
+    enum { PAIRS = 200, N = 40 };
+    static osc_sdf *as[PAIRS], *bs[PAIRS];
+    static osc_pose pas[PAIRS], pbs[PAIRS];
+    static double deepest[PAIRS], size[PAIRS];
+    for (int i = 0; i < PAIRS; ++i) {
+        as[i] = random_shape(i);
+        bs[i] = random_shape(i / 5 + 1);
+        for (int side = 0; side < 2; ++side) {
+            osc_pose p = {osc_v3(bench_uniform(&rng, -0.5, 0.5), bench_uniform(&rng, -0.5, 0.5),
+                                 bench_uniform(&rng, -0.5, 0.5)), bench_random_rotation(&rng)};
+            if (side) pbs[i] = p; else pas[i] = p;
+        }
+        // brute force over the intersection of the world boxes (the query's own box)
+        osc_sdf_shape a = {.sdf = as[i]}, b = {.sdf = bs[i]};
+        osc_sdf_contact dummy[1];
+        osc_sdf_pair_output out = {.contacts = dummy, .capacity = 1};
+        osc_sdf_pair_settings one = osc_sdf_pair_settings_default();
+        one.resolution = 1;
+        one.first_only = 1;
+        osc_sdf_pair_collide(&a, pas[i], &b, pbs[i], &one, &out);
+        // reconstruct the world boxes as the query does: corners of the rotated body boxes
+        osc_vec3 lo = osc_v3(-INFINITY, -INFINITY, -INFINITY), hi = osc_v3(INFINITY, INFINITY, INFINITY);
+        const osc_sdf* sdfs[2] = {as[i], bs[i]};
+        osc_pose poses[2] = {pas[i], pbs[i]};
+        for (int s = 0; s < 2; ++s) {
+            osc_vec3 bl, bh, wl = osc_v3(INFINITY, INFINITY, INFINITY), wh = osc_v3(-INFINITY, -INFINITY, -INFINITY);
+            osc_sdf_bounds(sdfs[s], &bl, &bh);
+            for (int c = 0; c < 8; ++c) {
+                osc_vec3 corner = osc_v3(c & 1 ? bh.x : bl.x, c & 2 ? bh.y : bl.y, c & 4 ? bh.z : bl.z);
+                osc_vec3 w = osc_pose_apply(poses[s], corner);
+                wl = osc_v3(fmin(wl.x, w.x), fmin(wl.y, w.y), fmin(wl.z, w.z));
+                wh = osc_v3(fmax(wh.x, w.x), fmax(wh.y, w.y), fmax(wh.z, w.z));
+            }
+            lo = osc_v3(fmax(lo.x, wl.x), fmax(lo.y, wl.y), fmax(lo.z, wl.z));
+            hi = osc_v3(fmin(hi.x, wh.x), fmin(hi.y, wh.y), fmin(hi.z, wh.z));
+        }
+        deepest[i] = INFINITY;
+        size[i] = fmax(hi.x - lo.x, fmax(hi.y - lo.y, hi.z - lo.z));
+        if (!(lo.x <= hi.x && lo.y <= hi.y && lo.z <= hi.z)) continue;
+        for (int x = 0; x < N; ++x)
+            for (int y = 0; y < N; ++y)
+                for (int z = 0; z < N; ++z) {
+                    osc_vec3 p = osc_v3(lo.x + (x + 0.5) * (hi.x - lo.x) / N,
+                                        lo.y + (y + 0.5) * (hi.y - lo.y) / N,
+                                        lo.z + (z + 0.5) * (hi.z - lo.z) / N);
+                    deepest[i] = fmin(deepest[i], fmax(world_eval(as[i], pas[i], p), world_eval(bs[i], pbs[i], p)));
+                }
+    }
+    int resolutions[] = {4, 6, 8, 12, 16, 24};
+    fprintf(stderr, "\n| resolution | us per pair | deeper than a spacing: missed / collisions | shallower: missed / collisions |\n|---|---|---|---|\n");
+    for (size_t r = 0; r < sizeof resolutions / sizeof *resolutions; ++r) {
+        osc_sdf_pair_settings settings = osc_sdf_pair_settings_default();
+        settings.resolution = resolutions[r];
+        static osc_sdf_contact contacts[PER_PAIR];
+        int deep = 0, deep_missed = 0, shallow = 0, shallow_missed = 0;
+        double start = bench_now();
+        for (int i = 0; i < PAIRS; ++i) {
+            osc_sdf_shape a = {.sdf = as[i]}, b = {.sdf = bs[i]};
+            osc_sdf_pair_output out = {.contacts = contacts, .capacity = PER_PAIR};
+            osc_sdf_pair_collide(&a, pas[i], &b, pbs[i], &settings, &out);
+            if (deepest[i] < 0.0) {
+                double spacing = size[i] / settings.resolution;
+                if (deepest[i] < -spacing) {
+                    ++deep;
+                    deep_missed += out.needed == 0;
+                } else {
+                    ++shallow;
+                    shallow_missed += out.needed == 0;
+                }
+            }
+        }
+        double us = 1e6 * (bench_now() - start) / PAIRS;
+        char name[32];
+        snprintf(name, sizeof name, "resolution-%d", resolutions[r]);
+        bench_report("sdf_pair_accuracy", name, "us_per_pair", us, "us");
+        bench_report("sdf_pair_accuracy", name, "deep_missed", deep_missed, "count");
+        bench_report("sdf_pair_accuracy", name, "shallow_missed", shallow_missed, "count");
+        fprintf(stderr, "| %d | %.1f | %d / %d | %d / %d |\n", resolutions[r], us, deep_missed, deep,
+                shallow_missed, shallow);
+    }
+    for (int i = 0; i < PAIRS; ++i) {
+        osc_sdf_destroy(as[i]);
+        osc_sdf_destroy(bs[i]);
+    }
+}
+
+int main(int argc, char** argv) {
+    (void)argc;
+    const char* build = getenv("OSC_BUILD_DIR");
+    char build_dir[1024];
+    if (!build) {
+        // the benchmark lives in BUILD/bench/
+        const char* slash = strrchr(argv[0], '/');
+        snprintf(build_dir, sizeof build_dir, "%.*s/..", slash ? (int)(slash - argv[0]) : 1,
+                 slash ? argv[0] : ".");
+        build = build_dir;
+    }
+    char spheres_file[1100], menger_file[1100];
+    snprintf(spheres_file, sizeof spheres_file, "%s/bench/spheres.scene", build);
+    snprintf(menger_file, sizeof menger_file, "%s/bench/menger.scene", build);
+    scene spheres = make_scene("sdf_scene_spheres", SPHERES, 40.0, false, spheres_file);
+    scene sponges = make_scene("sdf_scene_menger", SPONGES, 12.0, true, menger_file);
+    run_scene(&spheres, build, spheres_file);
+    run_scene(&sponges, build, menger_file);
+    free_scene(&spheres);
+    free_scene(&sponges);
+    accuracy_table();
+    return 0;
+}
