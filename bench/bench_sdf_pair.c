@@ -8,9 +8,12 @@
 //   menger    100 Menger sponges of half size 1 and 3 levels, centres uniform in [0, 12]^3, axis
 //             aligned (the peer's scene format has no rotations)
 // osculate: osc_sdf_scene_collide (sort-and-sweep broad phase, then every candidate pair) with the
-// default settings and up to 64 points per pair, on 1 and 2 threads; the figure is the median over
-// repeats of the whole scene's time. thimni: bench/peers/thimni's `thimni_scene` on the same file
-// (its broad phase and query, its default parameters), one thread, the median it reports.
+// default settings, on 1 and 2 threads, in two modes: "first-point" (first_only: one point per
+// colliding pair, which is what thimni's query returns) and "all-points" (up to 64 per pair); the
+// figure is the median over repeats of the whole scene's time. For the sphere scene the colliding
+// pairs are checked against the exact test |c_i - c_j| < 2 (false negatives and positives).
+// thimni: bench/peers/thimni's `thimni_scene` on the same file (a sort-and-sweep broad phase in the
+// harness, thimni 0.3.4's query with its default parameters), one thread, the median it reports.
 //
 // Accuracy against speed: 200 random pairs of analytic SDFs (spheres, rounded boxes, tori,
 // ellipsoids, superquadrics) at random poses; for each resolution the time per pair and the
@@ -101,50 +104,90 @@ static double run_thimni(const char* build, const char* file, int* points, const
     return atof(median + 12);
 }
 
-static void run_scene(scene* s, const char* build, const char* file) {
+// exact overlaps of a sphere scene (unit spheres: centres closer than 2)
+static int sphere_overlaps(const scene* s) {
+    int count = 0;
+    for (int i = 0; i < s->count; ++i)
+        for (int j = i + 1; j < s->count; ++j)
+            count += osc_length(osc_sub(s->poses[i].p, s->poses[j].p)) < 2.0;
+    return count;
+}
+
+// the scene in one mode (first point per pair, as thimni, or all points) on 1 and 2 threads
+static void time_scene(scene* s, bool first_only, double medians[2], int* candidates, int* colliding,
+                       int* points, int* false_negatives, int* false_positives, double* missed_depth) {
     static osc_sdf_scene_pair pairs[PAIR_CAPACITY];
     static osc_sdf_contact contacts[(size_t)PAIR_CAPACITY * PER_PAIR];
+    osc_sdf_pair_settings settings = osc_sdf_pair_settings_default();
+    settings.first_only = first_only;
     void* workspace = malloc(osc_sdf_scene_workspace_size(s->count));
-    double medians[2];
-    int candidates = 0, colliding = 0, points = 0;
     for (int threads = 1; threads <= 2; ++threads) {
         double times[REPEATS];
         for (int r = 0; r < REPEATS; ++r) {
             int count = 0, needed = 0;
             double start = bench_now();
-            osc_status status = osc_sdf_scene_collide(s->shapes, s->poses, s->count, NULL, PER_PAIR,
-                                                      pairs, PAIR_CAPACITY, contacts, &count, &needed,
-                                                      workspace, threads);
+            osc_status status = osc_sdf_scene_collide(s->shapes, s->poses, s->count, &settings,
+                                                      PER_PAIR, pairs, PAIR_CAPACITY, contacts,
+                                                      &count, &needed, workspace, threads);
             times[r] = bench_now() - start;
             if (status != OSC_OK) fprintf(stderr, "bench_sdf_pair: %s\n", osc_last_error());
-            candidates = count;
-            colliding = points = 0;
+            *candidates = count;
+            *colliding = *points = *false_negatives = *false_positives = 0;
+            *missed_depth = 0.0;
             for (int k = 0; k < count; ++k) {
-                colliding += pairs[k].contact_count > 0;
-                points += pairs[k].contact_count;
+                bool hit = pairs[k].contact_count > 0;
+                *colliding += hit;
+                *points += pairs[k].contact_count;
+                // unit spheres overlap when their centres are closer than 2 (the Menger scene has
+                // no closed form: these counts are for spheres only)
+                double gap = osc_length(osc_sub(s->poses[pairs[k].a].p, s->poses[pairs[k].b].p));
+                *false_negatives += !hit && gap < 2.0;
+                if (!hit && gap < 2.0) *missed_depth = fmax(*missed_depth, 2.0 - gap);
+                *false_positives += hit && gap >= 2.0;
             }
         }
         medians[threads - 1] = bench_median(times, REPEATS);
     }
     free(workspace);
+}
+
+static void run_scene(scene* s, const char* build, const char* file, bool spheres) {
     int peer_points = -1;
     const char* why = "";
     double peer = run_thimni(build, file, &peer_points, &why);
-    bench_report(s->name, "scene", "candidate_pairs", candidates, "count");
-    bench_report(s->name, "scene", "colliding_pairs", colliding, "count");
-    bench_report(s->name, "scene", "points", points, "count");
-    if (isnan(peer)) {
-        printf("{\"suite\": \"%s\", \"case\": \"scene\", \"metric\": \"time_1_thread\", \"value\": %.6g, "
-               "\"unit\": \"ms\", \"peer\": \"thimni\", \"peer_value\": null, \"missing\": \"%s\"}\n",
-               s->name, 1e3 * medians[0], why);
-    } else {
-        bench_report_peer(s->name, "scene", "time_1_thread", 1e3 * medians[0], "ms", "thimni", peer);
-        bench_report(s->name, "scene", "thimni_points", peer_points, "count");
+    if (spheres) bench_report(s->name, "scene", "exact_overlaps", sphere_overlaps(s), "count");
+    for (int mode = 0; mode < 2; ++mode) {
+        bool first_only = mode == 0;
+        const char* name = first_only ? "first-point" : "all-points";
+        double medians[2];
+        int candidates, colliding, points, false_negatives, false_positives;
+        double missed_depth;
+        time_scene(s, first_only, medians, &candidates, &colliding, &points, &false_negatives,
+                   &false_positives, &missed_depth);
+        bench_report(s->name, name, "candidate_pairs", candidates, "count");
+        bench_report(s->name, name, "colliding_pairs", colliding, "count");
+        bench_report(s->name, name, "points", points, "count");
+        if (spheres) {
+            bench_report(s->name, name, "false_negatives", false_negatives, "count");
+            bench_report(s->name, name, "false_positives", false_positives, "count");
+            bench_report(s->name, name, "deepest_missed_overlap", missed_depth, "1");
+        }
+        if (isnan(peer))
+            printf("{\"suite\": \"%s\", \"case\": \"%s\", \"metric\": \"time_1_thread\", \"value\": "
+                   "%.6g, \"unit\": \"ms\", \"peer\": \"thimni\", \"peer_value\": null, \"missing\": \"%s\"}\n",
+                   s->name, name, 1e3 * medians[0], why);
+        else
+            bench_report_peer(s->name, name, "time_1_thread", 1e3 * medians[0], "ms", "thimni", peer);
+        bench_report(s->name, name, "time_2_threads", 1e3 * medians[1], "ms");
+        char exact[160] = "";
+        if (spheres)
+            snprintf(exact, sizeof exact, " (%d false negatives, deepest overlap missed %.3f; %d false "
+                     "positives)", false_negatives, missed_depth, false_positives);
+        fprintf(stderr, "%-18s %-11s %d bodies: %d candidate pairs, %d colliding%s, %d points; %.2f ms "
+                "on 1 thread, %.2f ms on 2; thimni %.2f ms (%d points)%s%s\n", s->name, name, s->count,
+                candidates, colliding, exact, points, 1e3 * medians[0], 1e3 * medians[1], peer,
+                peer_points, isnan(peer) ? ": " : "", why);
     }
-    bench_report(s->name, "scene", "time_2_threads", 1e3 * medians[1], "ms");
-    fprintf(stderr, "%-8s %d bodies: %d candidate pairs, %d colliding, %d points; %.2f ms (1 thread), "
-            "%.2f ms (2 threads); thimni %.2f ms%s%s\n", s->name, s->count, candidates, colliding,
-            points, 1e3 * medians[0], 1e3 * medians[1], peer, isnan(peer) ? ": " : "", why);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -277,8 +320,8 @@ int main(int argc, char** argv) {
     snprintf(menger_file, sizeof menger_file, "%s/bench/menger.scene", build);
     scene spheres = make_scene("sdf_scene_spheres", SPHERES, 40.0, false, spheres_file);
     scene sponges = make_scene("sdf_scene_menger", SPONGES, 12.0, true, menger_file);
-    run_scene(&spheres, build, spheres_file);
-    run_scene(&sponges, build, menger_file);
+    run_scene(&spheres, build, spheres_file, true);
+    run_scene(&sponges, build, menger_file, false);
     free_scene(&spheres);
     free_scene(&sponges);
     accuracy_table();

@@ -85,6 +85,49 @@ static void test_sphere_lens(void) {
     }
 }
 
+// two rounded boxes: every point inside both within epsilon, and the deepest returned point as deep
+// as a 40^3 brute-force sampling's deepest, to a packing spacing
+static void test_box_box(void) {
+    test_rng rng = {5};
+    for (int trial = 0; trial < 20; ++trial) {
+        osc_sdf *b1, *b2;
+        CHECK_STATUS(osc_sdf_create_box(osc_v3(0.6, 0.4, 0.3), 0.02, &b1), OSC_OK);
+        CHECK_STATUS(osc_sdf_create_box(osc_v3(0.3, 0.5, 0.4), 0.02, &b2), OSC_OK);
+        osc_sdf_shape a = {.sdf = b1}, b = {.sdf = b2};
+        osc_pose pa = random_pose(&rng, 0.2), pb = random_pose(&rng, 0.4);
+        osc_sdf_pair_settings settings = osc_sdf_pair_settings_default();
+        osc_sdf_pair_output out = output();
+        osc_status status = osc_sdf_pair_collide(&a, pa, &b, pb, &settings, &out);
+        CHECK(status == OSC_OK || status == OSC_ERR_CAPACITY);
+        double worst = -INFINITY, deepest_found = -INFINITY;
+        for (int i = 0; i < out.count; ++i) {
+            double value = fmax(world_eval(b1, pa, g_contacts[i].point), world_eval(b2, pb, g_contacts[i].point));
+            worst = fmax(worst, value);
+            deepest_found = fmax(deepest_found, g_contacts[i].penetration);
+            CHECK_NEAR(g_contacts[i].penetration, -value, 1e-12);
+        }
+        double scale = 2.0 * osc_length(osc_v3(0.3, 0.5, 0.4)); // the smaller body box's diagonal
+        if (out.count > 0) CHECK(worst <= 1e-4 * scale + 1e-15);
+        // brute force over a box around both
+        double deepest = INFINITY;
+        enum { N = 40 };
+        for (int i = 0; i < N; ++i)
+            for (int j = 0; j < N; ++j)
+                for (int k = 0; k < N; ++k) {
+                    osc_vec3 x = osc_v3(-1.2 + 2.4 * (i + 0.5) / N, -1.2 + 2.4 * (j + 0.5) / N,
+                                        -1.2 + 2.4 * (k + 0.5) / N);
+                    deepest = fmin(deepest, fmax(world_eval(b1, pa, x), world_eval(b2, pb, x)));
+                }
+        double spacing = 2.4 / settings.resolution; // a bound on the query's own spacing
+        if (deepest < -spacing) CHECK_MSG(out.count > 0, "trial %d: a collision %g deep was missed", trial, -deepest);
+        if (out.count > 0)
+            CHECK_MSG(deepest_found >= -deepest - spacing, "trial %d: deepest point %g, brute force %g",
+                      trial, deepest_found, -deepest);
+        osc_sdf_destroy(b1);
+        osc_sdf_destroy(b2);
+    }
+}
+
 static void test_apart(void) {
     osc_sdf *s1, *s2;
     CHECK_STATUS(osc_sdf_create_sphere(1.0, &s1), OSC_OK);
@@ -385,6 +428,7 @@ static void test_scene(void) {
 
 int main(void) {
     RUN(test_sphere_lens);
+    RUN(test_box_box);
     RUN(test_apart);
     RUN(test_false_negatives_against_sampling);
     RUN(test_smooth_jacobians);
