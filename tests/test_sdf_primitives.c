@@ -295,13 +295,13 @@ static bool menger_member(osc_vec3 x, double h, int levels) {
 }
 
 static void test_menger(void) {
-    osc_sdf *sponge = NULL, *cube = NULL, *box = NULL;
+    osc_sdf *sponge = NULL, *cube = NULL, *box = NULL, *bad = NULL;
     CHECK_STATUS(osc_sdf_create_menger(2.0, 3, &sponge), OSC_OK);
     CHECK_STATUS(osc_sdf_create_menger(2.0, 0, &cube), OSC_OK);
     CHECK_STATUS(osc_sdf_create_box(osc_v3(2, 2, 2), 0.0, &box), OSC_OK);
-    CHECK_STATUS(osc_sdf_create_menger(2.0, 9, &cube), OSC_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(osc_sdf_create_menger(-1.0, 2, &cube), OSC_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(osc_sdf_create_menger(2.0, 0, &cube), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_menger(2.0, 9, &bad), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_sdf_create_menger(-1.0, 2, &bad), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(bad == NULL);
     test_rng menger_rng = {21};
     int disagreements = 0, checked = 0, lipschitz_violations = 0, gradient_errors = 0;
     for (int trial = 0; trial < 20000; ++trial) {
