@@ -1,25 +1,15 @@
 // test_sdf_pair.c: collision points between two SDFs (sdf_pair.h). Oracles: the closed-form lens
-// of two spheres (every point inside both, the deepest point and depth of the smooth mode),
+// of two spheres (every point inside both, the deepest point and depth of the smooth mode), two
+// rounded boxes against brute-force sampling (points inside both, the deepest one found),
 // brute-force sampling of random pairs of analytic SDFs (no collision deeper than one packing
 // spacing missed; the rate of shallower misses is printed), central differences of the smooth
-// mode's Jacobians, a user callback against the library SDF it mirrors, and bad input.
+// mode's Jacobians, a user callback against the library SDF it mirrors, scenes against a
+// brute-force pair list and direct pair queries, and bad input.
 
-#include "test_common.h"
-
-#include <osculate/osculate.h>
+#include "convex_test_util.h" // random poses
 
 #include <stdlib.h>
 #include <string.h>
-
-static osc_pose random_pose(test_rng* rng, double half) {
-    double u1 = test_uniform(rng, 0, 1), u2 = test_uniform(rng, 0, 2 * TEST_PI),
-           u3 = test_uniform(rng, 0, 2 * TEST_PI);
-    osc_quat q = {sqrt(1 - u1) * sin(u2), sqrt(1 - u1) * cos(u2), sqrt(u1) * sin(u3),
-                  sqrt(u1) * cos(u3)};
-    osc_pose pose = {osc_v3(test_uniform(rng, -half, half), test_uniform(rng, -half, half),
-                            test_uniform(rng, -half, half)), q};
-    return pose;
-}
 
 static double world_eval(const osc_sdf* sdf, osc_pose pose, osc_vec3 x) {
     return osc_sdf_eval(sdf, osc_pose_apply_inverse(pose, x), NULL, NULL);
