@@ -69,6 +69,12 @@ static osc_status prepare(const char* function, const char* name, const osc_sdf_
     } else if (!(shape->lipschitz >= 0.0) || !isfinite(shape->lipschitz)) {
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s: lipschitz is %g", function, name,
                         shape->lipschitz);
+    } else if (lo.x == hi.x && lo.y == hi.y && lo.z == hi.z) {
+        return osc_fail(OSC_ERR_UNSUPPORTED, "%s: shape %s: no bounding box given (lo = hi); the "
+                        "method cannot decide whether it collides (seed 003 sec. 4.1)", function, name);
+    } else if (lo.x > hi.x || lo.y > hi.y || lo.z > hi.z) {
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s: its bounding box has lo > hi",
+                        function, name);
     }
     if (!osc_vec3_is_finite(lo) || !osc_vec3_is_finite(hi))
         return osc_fail(OSC_ERR_UNSUPPORTED, "%s: shape %s has no finite bounding box; the method "

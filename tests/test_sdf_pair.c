@@ -1,6 +1,7 @@
 // test_sdf_pair.c: collision points between two SDFs (sdf_pair.h). Oracles: the closed-form lens
 // of two spheres (every point inside both, the deepest point and depth of the smooth mode), two
-// rounded boxes against brute-force sampling (points inside both, the deepest one found),
+// rounded boxes against brute-force sampling (points inside both, the deepest one found), a spline
+// SDF against the analytic torus it was baked from,
 // brute-force sampling of random pairs of analytic SDFs (no collision deeper than one packing
 // spacing missed; the rate of shallower misses is printed), central differences of the smooth
 // mode's Jacobians, a user callback against the library SDF it mirrors, scenes against a
@@ -116,6 +117,42 @@ static void test_box_box(void) {
         osc_sdf_destroy(b1);
         osc_sdf_destroy(b2);
     }
+}
+
+// a spline SDF (osc_grid_to_sdf) against the analytic torus it was baked from: every point inside
+// both within the spline's accuracy, and the smooth mode works on it too
+static void test_spline_shape(void) {
+    osc_sdf *torus, *ball, *spline_sdf;
+    osc_grid* grid;
+    CHECK_STATUS(osc_sdf_create_torus(0.7, 0.25, &torus), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_sphere(0.5, &ball), OSC_OK);
+    osc_grid_settings grid_settings = osc_grid_settings_default();
+    grid_settings.resolution = 48;
+    CHECK_STATUS(osc_grid_create_from_sdf(torus, &grid_settings, &grid), OSC_OK);
+    CHECK_STATUS(osc_grid_to_sdf(grid, &spline_sdf), OSC_OK);
+    osc_sdf_shape spline = {.sdf = spline_sdf}, sphere = {.sdf = ball};
+    osc_pose pa = {osc_v3(0.0, 0.0, 0.0), osc_quat_from_axis_angle(osc_v3(1, 0, 0), 0.3)};
+    osc_pose pb = {osc_v3(0.75, 0.1, 0.35), osc_quat_identity()};
+    for (int smooth = 0; smooth < 2; ++smooth) {
+        osc_sdf_pair_settings settings = osc_sdf_pair_settings_default();
+        settings.temperature = smooth ? 1e-2 : 0.0;
+        osc_sdf_pair_output out = output();
+        osc_status status = osc_sdf_pair_collide(&spline, pa, &sphere, pb, &settings, &out);
+        CHECK(status == OSC_OK || status == OSC_ERR_CAPACITY);
+        CHECK(out.count > 0);
+        int smooth_points = 0;
+        for (int i = 0; i < out.count; ++i) {
+            // the analytic torus, within the spline's error at 48 cells
+            double value = fmax(world_eval(torus, pa, g_contacts[i].point), world_eval(ball, pb, g_contacts[i].point));
+            CHECK_MSG(value < 2e-3, "spline point %d is %g outside", i, value);
+            smooth_points += g_contacts[i].smooth;
+        }
+        if (smooth) CHECK(smooth_points > 0);
+    }
+    osc_sdf_destroy(spline_sdf);
+    osc_grid_destroy(grid);
+    osc_sdf_destroy(torus);
+    osc_sdf_destroy(ball);
 }
 
 static void test_apart(void) {
@@ -333,6 +370,12 @@ static void test_callback_and_modes(void) {
     osc_sdf_shape unbounded_user = user;
     unbounded_user.hi.x = INFINITY;
     CHECK_STATUS(osc_sdf_pair_collide(&unbounded_user, pa, &torus, pb, NULL, &out), OSC_ERR_UNSUPPORTED);
+    osc_sdf_shape boxless_user = {.function = user_sphere, .context = &radius};
+    CHECK_STATUS(osc_sdf_pair_collide(&boxless_user, pa, &torus, pb, NULL, &out), OSC_ERR_UNSUPPORTED);
+    CHECK(strstr(osc_last_error(), "no bounding box") != NULL);
+    osc_sdf_shape inverted_user = user;
+    inverted_user.lo.y = 2.0;
+    CHECK_STATUS(osc_sdf_pair_collide(&inverted_user, pa, &torus, pb, NULL, &out), OSC_ERR_INVALID_ARGUMENT);
     osc_pose bad = {osc_v3(NAN, 0, 0), osc_quat_identity()};
     CHECK_STATUS(osc_sdf_pair_collide(&mirror, bad, &torus, pb, NULL, &out), OSC_ERR_INVALID_ARGUMENT);
     settings = osc_sdf_pair_settings_default();
@@ -419,6 +462,7 @@ static void test_scene(void) {
 int main(void) {
     RUN(test_sphere_lens);
     RUN(test_box_box);
+    RUN(test_spline_shape);
     RUN(test_apart);
     RUN(test_false_negatives_against_sampling);
     RUN(test_smooth_jacobians);

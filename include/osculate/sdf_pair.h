@@ -54,7 +54,8 @@ typedef struct osc_sdf_shape {
     const osc_sdf* sdf;        ///< a library SDF (bounds and Lipschitz bound from it), or NULL
     osc_sdf_function function; ///< else a user SDF
     void* context;             ///< passed to `function`
-    osc_vec3 lo, hi;           ///< the user SDF's body-frame bounding box (finite, lo <= hi)
+    osc_vec3 lo, hi;           ///< the user SDF's body-frame bounding box (finite, lo <= hi; left
+                               ///< zero, lo = hi: none given, refused as unbounded)
     double lipschitz;          ///< a bound on |grad| of the user SDF (0: 1)
 } osc_sdf_shape;
 
