@@ -17,5 +17,7 @@
 #include "osculate/convex.h"
 #include "osculate/dcol.h"
 #include "osculate/sdf_pair.h"
+#include "osculate/implicit.h"
+#include "osculate/ray.h"
 
 #endif // OSCULATE_OSCULATE_H

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Peer of the ray / implicit-surface intersection benchmark (seed 004): Torch Lens Maker's own collision detection.
+
+Run with the Python of BUILD/peers/tlm-venv (bench/peers/setup_tlm.sh BUILD installs it). torchlensmaker is GPL-3.0:
+this script only calls it; none of its code is copied here. See bench/peers/tlm/README.md.
+
+    BUILD/peers/tlm-venv/bin/python bench/peers/tlm_rays.py RAYS.f64 --surface sphere --radius 20 --diameter 15
+        [--surface sphere|sphere-r|conic|asphere] [--k K] [--coeffs a4,a6,a8] [--threads T=1] [--repeats N=5]
+        [--out FILE] [--legacy] [--solver-config JSON]
+
+RAYS: raw little-endian float64 [N][6], per ray origin xyz then unit direction xyz, no header. The surface has its
+vertex at the origin and the optical axis along x, sag x = c r^2 / (1 + sqrt(1 - (1+k) c^2 r^2)) + a4 r^4 + a6 r^6
++ a8 r^8, c = 1/R, r^2 = y^2 + z^2 <= (D/2)^2. Surfaces (current torchlensmaker, >= 0.0.13; --legacy: 0.0.12):
+
+    sphere    SphereByCurvature(D, C=1/R)            (legacy: Sphere(D, R=R))         sag sphere, implicit solver
+    sphere-r  SphereByRadius(D, R)                   (legacy: SphereR(D, R=R))        closed-form quadratic
+    conic     Conic(D, C=1/R, K=k)                   (legacy: Conic(D, Conical(C, K))) sag, implicit solver
+    asphere   Asphere(D, C=1/R, K=k, alphas=[...])   (legacy: Asphere(D, R, K, [...])) sag, implicit solver
+
+The timed call is the surface's own ray intersection: `surface(P, V, tf)` (current: SurfaceElement.forward with the
+identity transform, which goes through its kernel, surface_raytrace and the implicit solver, and returns t, normals,
+valid mask, local and global points) or `tlm.intersect(surface, P, V, hom, hom_inv)` (legacy: ray / bounding-cylinder
+test, then CollisionMethod on the rays that may hit, then normals and `contains`). float64 on the CPU, under
+torch.no_grad(); one untimed warm-up, then the median of --repeats wall times (time.perf_counter).
+
+Prints one JSON line:
+    {"peer": "torchlensmaker", "version": ..., "torch": ..., "surface": ..., "rays": N, "threads": T,
+     "median_s": ..., "rays_per_s": ..., "hits": ..., "method": ..., ...}
+or, on failure, {"peer": "torchlensmaker", "missing": "<why>"} (exit 0 all the same, like the other peers).
+
+--out FILE writes N float64 t (NaN where the ray misses) followed by N uint8 hit flags (1 = hit), little endian.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("rays", help="float64 [N][6] file: origin xyz, unit direction xyz")
+    ap.add_argument("--surface", required=True, choices=["sphere", "sphere-r", "conic", "asphere"])
+    ap.add_argument("--radius", type=float, required=True, help="signed radius of curvature R (c = 1/R)")
+    ap.add_argument("--diameter", type=float, required=True, help="surface diameter D (r <= D/2)")
+    ap.add_argument("--k", type=float, default=0.0, help="conic constant (conic, asphere)")
+    ap.add_argument("--coeffs", default="", help="a4,a6,a8,... (asphere): coefficients of r^4, r^6, r^8, ...")
+    ap.add_argument("--threads", type=int, default=1, help="torch.set_num_threads (default 1)")
+    ap.add_argument("--repeats", type=int, default=5, help="timed repetitions after one warm-up (default 5)")
+    ap.add_argument("--out", help="write t (float64, NaN = miss) then the hit mask (uint8) for every ray")
+    ap.add_argument("--legacy", action="store_true",
+                    help="torchlensmaker 0.0.12 (CollisionMethod, seed 004's algorithm) from PEERS/tlm-0.0.12")
+    ap.add_argument("--peers-dir", help="BUILD/peers (default: the parent of this venv)")
+    ap.add_argument("--solver-config", default="{}",
+                    help="JSON overrides of the surface's solver_config (current API only), e.g. '{\"num_iter\": 12}'")
+    return ap.parse_args(argv)
+
+
+def missing(why):
+    print(json.dumps({"peer": "torchlensmaker", "missing": str(why)[:300]}))
+    sys.exit(0)
+
+
+def main(argv):
+    args = parse_args(argv)
+    if args.legacy:
+        peers = args.peers_dir or os.path.dirname(os.path.abspath(sys.prefix))
+        legacy = os.path.join(peers, "tlm-0.0.12")
+        if not os.path.isdir(os.path.join(legacy, "torchlensmaker")):
+            missing(f"no legacy torchlensmaker in {legacy} (bench/peers/setup_tlm.sh installs it)")
+        sys.path.insert(0, legacy)
+    os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
+    try:
+        import importlib.metadata as md
+        import numpy as np
+        import torch
+        import torchlensmaker as tlm
+    except Exception as e:  # noqa: BLE001
+        missing(f"import failed: {type(e).__name__}: {e}")
+
+    torch.set_num_threads(args.threads)
+    torch.set_default_dtype(torch.float64)
+    dtype = torch.float64
+
+    raw = np.fromfile(args.rays, dtype="<f8")
+    if raw.size % 6:
+        missing(f"{args.rays}: {raw.size} float64 values, not a multiple of 6")
+    rays = raw.reshape(-1, 6)
+    n = rays.shape[0]
+    P = torch.from_numpy(np.ascontiguousarray(rays[:, :3]))
+    V = torch.from_numpy(np.ascontiguousarray(rays[:, 3:]))
+
+    R, D, K = args.radius, args.diameter, args.k
+    coeffs = [float(c) for c in args.coeffs.split(",") if c.strip()]
+    overrides = json.loads(args.solver_config)
+    legacy = args.legacy or not hasattr(tlm, "SphereByCurvature")
+
+    try:
+        version = md.version("torchlensmaker")
+    except Exception:  # noqa: BLE001
+        version = getattr(tlm, "__version__", "?")
+
+    if legacy:
+        # torchlensmaker <= 0.0.12: LocalSurface + tlm.intersect + CollisionMethod
+        from torchlensmaker.core.collision_detection import default_collision_method as cm
+        if args.surface == "sphere":
+            surface = tlm.Sphere(D, R=R, dtype=dtype)
+        elif args.surface == "sphere-r":
+            surface = tlm.SphereR(D, R=R, dtype=dtype)
+        elif args.surface == "conic":
+            surface = tlm.Conic(D, tlm.Conical(torch.tensor(1.0 / R), torch.tensor(K)), dtype=dtype)
+        else:
+            surface = tlm.Asphere(D, R, K, coeffs, dtype=dtype)
+        hom, hom_inv = torch.eye(4, dtype=dtype), torch.eye(4, dtype=dtype)
+        cls = type(surface).__name__
+        if args.surface == "sphere-r":
+            method = (f"legacy {cls}.local_collide: closed-form ray-sphere quadratic, no iteration; "
+                      "contains() tolerance 1e-7 (float64)")
+        else:
+            method = (f"legacy {cls} (SagSurface, ImplicitSurface.local_collide): ray vs bounding cylinder "
+                      f"[xmin, xmax] x r <= D/2, then CollisionMethod '{cm.name}': {cm.B} beams "
+                      f"(t0 = linspace over the cylinder's [tmin, tmax]), coarse phase {cm.num_iterA} x {cm.algoA} "
+                      f"(step clamped to |tmax - tmin|/B, t clamped to [tmin, tmax]), best beam (|F| < "
+                      f"{cm.close_filter_threshold}, nearest t = 0, else lowest F), fine phase {cm.num_iterB} x "
+                      f"{cm.algoB}, 1 differentiable step {cm.algoC}; hit = contains(): r <= D and "
+                      f"|G(y,z) - x| < 1e-7 (float64)")
+
+        def collide():
+            t, _normals, valid = tlm.intersect(surface, P, V, hom, hom_inv)
+            return t, valid
+    else:
+        # torchlensmaker >= 0.0.13: SurfaceElement(P, V, tf) -> SurfaceElementOutput, implicit solver per surface
+        from torchlensmaker.kinematics.homogeneous_geometry import hom_identity_3d
+        kw = {"solver_config": overrides} if args.surface != "sphere-r" else {}
+        if args.surface == "sphere":
+            surface = tlm.SphereByCurvature(D, C=1.0 / R, **kw)
+        elif args.surface == "sphere-r":
+            surface = tlm.SphereByRadius(D, R)
+        elif args.surface == "conic":
+            surface = tlm.Conic(D, C=1.0 / R, K=K, **kw)
+        else:
+            surface = tlm.Asphere(D, C=1.0 / R, K=K, alphas=coeffs, **kw)
+        tf = hom_identity_3d(dtype)
+        cls = type(surface).__name__
+        if args.surface == "sphere-r":
+            method = (f"{cls}: closed-form ray-sphere quadratic (sphere_radius_raytracing), no iteration; "
+                      "hit = a root on the cap within tolerance 1e-7 (float64)")
+        else:
+            sc = dict(surface.solver_config)
+            method = (f"{cls} sag surface, lift '{sc.get('lift_function')}' (F = G(y,z) - x), implicit solver "
+                      f"'{sc['implicit_solver']}': {sc['num_iter']} iterations ({sc['num_iter'] - 1} under no_grad "
+                      f"+ 1 differentiable), damping {sc['damping']}, init '{sc['init']}' (t0 = -P.V/V.V), "
+                      f"clamp_positive {sc['clamp_positive']}, 1 beam; hit = |F| <= tol {sc['tol']} and "
+                      f"r <= D/2; solver_config {json.dumps(sc, sort_keys=True)}")
+
+        def collide():
+            out = surface(P, V, tf)
+            return out.t, out.valid
+
+    with torch.no_grad():
+        t, valid = collide()  # warm-up
+        times = []
+        for _ in range(max(1, args.repeats)):
+            start = time.perf_counter()
+            t, valid = collide()
+            times.append(time.perf_counter() - start)
+
+    t = t.detach().cpu().numpy().astype("<f8")
+    hit = valid.detach().cpu().numpy().astype(bool)
+    if args.out:
+        tout = np.where(hit, t, np.nan).astype("<f8")
+        with open(args.out, "wb") as f:
+            f.write(tout.tobytes())
+            f.write(hit.astype(np.uint8).tobytes())
+
+    median = statistics.median(times)
+    print(json.dumps({
+        "peer": "torchlensmaker", "version": version, "torch": torch.__version__, "surface": args.surface,
+        "class": cls, "radius": R, "k": K, "coeffs": coeffs, "diameter": D, "dtype": "float64",
+        "rays": n, "threads": args.threads, "repeats": len(times), "median_s": round(median, 6),
+        "min_s": round(min(times), 6), "rays_per_s": round(n / median, 1), "hits": int(hit.sum()),
+        "method": method,
+    }))
+
+
+if __name__ == "__main__":
+    try:
+        main(sys.argv[1:])
+    except SystemExit:
+        raise
+    except Exception as e:  # noqa: BLE001
+        missing(f"{type(e).__name__}: {e}")

@@ -1,0 +1,132 @@
+// osculate: smoothly differentiable collision detection and contact generation.
+// SPDX-License-Identifier: MIT
+//
+// ray.h: rays against implicit surfaces (seed 004, Torch Lens Maker's collision detection).
+//
+// SUMMARY
+// - The ray P + t V is moved into the surface frame (seed 004 "Adding anchors"): with the
+//   transform X = R s (X_local - anchor) + translation, P' = R^T (P - translation) / s + anchor and
+//   V' = R^T V / s, and Q(t) = F(P' + t V') is solved for its root.
+// - Iterative method (seed 004 "Iterative collision detection"): B beams start from the
+//   initialisation (t = 0, the closest approach to the surface frame's origin, or spread over the
+//   chord of the surface's bounding sphere); a coarse phase runs algorithm A on every beam, the best
+//   beam (the nearest valid root in front of the origin, else the smallest |Q|) goes through a fine
+//   phase with algorithm B, then a final step of algorithm C. Algorithms: damped Newton with a
+//   max-step clamp, gradient descent on H = Q^2 / 2, Levenberg-Marquardt (lambda > 0; Gauss-Newton
+//   is lambda = 0, i.e. Newton), sphere tracing for true SDFs.
+// - A hit: |F| <= tolerance at the final point, the point in the surface's domain (a sag's
+//   aperture) and t >= 0. A ray whose line misses the bounding sphere is a miss at once.
+// - Derivatives at the root by the implicit function theorem, dt = -dF / (grad F . V'): of t,
+//   point and normal with respect to the ray's origin and direction, of t with respect to a twist
+//   of the surface's transform and to a sag's parameters (c, k, a_i). docs/ray.md.
+//
+// NUMERIC ROBUSTNESS
+// A ray tangent to the surface (grad F . V' = 0 at the root) has no derivative there: the Jacobians
+// are set to zero and the hit is flagged `grazing`.
+
+#ifndef OSCULATE_RAY_H
+#define OSCULATE_RAY_H
+
+#include "osculate/base.h"
+#include "osculate/implicit.h"
+#include "osculate/math.h"
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The placement of a surface: X = R s (X_local - anchor) + translation (uniform scale s > 0).
+typedef struct osc_implicit_transform {
+    osc_vec3 anchor;
+    double scale;
+    osc_quat rotation;
+    osc_vec3 translation;
+} osc_implicit_transform;
+
+/// Returns the identity transform (no anchor, scale 1).
+OSC_API osc_implicit_transform osc_implicit_transform_identity(void);
+
+/// The update rules of seed 004.
+typedef enum osc_ray_algorithm {
+    OSC_RAY_NEWTON = 0,             ///< t -= damping Q / Q', |step| <= max_step when max_step > 0
+    OSC_RAY_GRADIENT_DESCENT = 1,   ///< t -= damping Q' Q
+    OSC_RAY_LEVENBERG_MARQUARDT = 2, ///< t -= Q' Q / (Q'^2 + damping)
+    OSC_RAY_SPHERE_TRACING = 3      ///< t += Q / |V'| (for true SDFs only)
+} osc_ray_algorithm;
+
+/// One phase: an algorithm, its iterations and its parameter.
+typedef struct osc_ray_phase {
+    osc_ray_algorithm algorithm;
+    int iterations;  ///< 0 skips the phase
+    double damping;  ///< Newton's alpha, descent's beta, LM's lambda (unused by sphere tracing)
+    double max_step; ///< Newton's clamp on |step| (0: none)
+} osc_ray_phase;
+
+/// How beams start.
+typedef enum osc_ray_init {
+    OSC_RAY_INIT_ZERO = 0,            ///< t = 0
+    OSC_RAY_INIT_CLOSEST = 1,         ///< the closest approach to the surface frame's origin
+    OSC_RAY_INIT_BOUNDING_SPHERE = 2  ///< spread over the chord of the bounding sphere
+} osc_ray_init;
+
+/// Settings; take them from osc_ray_settings_default().
+typedef struct osc_ray_settings {
+    osc_ray_init init;   ///< OSC_RAY_INIT_BOUNDING_SPHERE
+    int beams;           ///< 1..16, 4
+    osc_ray_phase coarse; ///< Newton, 6 iterations, damping 1, max_step: half the bounding radius
+    osc_ray_phase fine;   ///< Newton, 20 iterations, damping 1
+    osc_ray_phase final_step; ///< Newton, 1 iteration
+    double tolerance;    ///< |F| for a hit, relative to the bounding radius, 1e-10
+} osc_ray_settings;
+
+/// Returns the default settings.
+OSC_API osc_ray_settings osc_ray_settings_default(void);
+
+/// The answer for one ray.
+typedef struct osc_ray_hit {
+    double t;          ///< the ray parameter of the final point
+    osc_vec3 point;    ///< P + t V (world)
+    osc_vec3 normal;   ///< unit gradient of F at the point, in the world (facing +grad F)
+    int hit;           ///< 1: |F| <= tolerance, in the domain, t >= 0
+    int grazing;       ///< 1: grad F . V' vanishes at the root (no derivative)
+    int iterations;    ///< updates taken by the chosen beam
+} osc_ray_hit;
+
+/// Optional derivative outputs (each nullable), at the returned point.
+typedef struct osc_ray_jacobians {
+    double* t_origin;         ///< [3]   d t / d P
+    double* t_direction;      ///< [3]   d t / d V
+    double* point_origin;     ///< [3][3] d point / d P
+    double* point_direction;  ///< [3][3]
+    double* normal_origin;    ///< [3][3] d normal / d P (needs the surface's Hessian)
+    double* normal_direction; ///< [3][3]
+    double* t_surface_pose;   ///< [6]   d t / d twist (dp, dtheta) of the surface's translation and rotation
+    double* t_parameters;     ///< [2 + coefficients] d t / d (c, k, a_i) of a sag surface
+} osc_ray_jacobians;
+
+/// Returns OSC_OK and fills `hit` for the ray origin + t direction against the placed surface
+/// (`transform` NULL: identity); fills each non-NULL array of `jacobians` (NULL: none).
+/// OSC_ERR_INVALID_ARGUMENT for a NULL surface or hit, non-finite input, a zero direction, a
+/// non-positive scale, settings out of range or parameter derivatives asked of a non-sag surface.
+OSC_API osc_status osc_ray_intersect(const osc_implicit* surface,
+                                     const osc_implicit_transform* transform, osc_vec3 origin,
+                                     osc_vec3 direction, const osc_ray_settings* settings,
+                                     osc_ray_hit* hit, const osc_ray_jacobians* jacobians);
+
+/// Intersects `count` rays (origins and directions [count][3]) with the surface over `threads`
+/// threads (0: the default), writing t [count], points and normals [count][3] (nullable) and hits
+/// [count] (nullable); each equals osc_ray_intersect's bit for bit. No allocation.
+OSC_API osc_status osc_ray_intersect_batch(const osc_implicit* surface,
+                                           const osc_implicit_transform* transform, size_t count,
+                                           const double* origins, const double* directions,
+                                           const osc_ray_settings* settings, double* t,
+                                           double* points, double* normals, unsigned char* hits,
+                                           int threads);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // OSCULATE_RAY_H

@@ -1,0 +1,355 @@
+// test_ray.c: rays against implicit surfaces (implicit.h, ray.h). Oracles: ray-sphere and ray-conic
+// intersections in closed form (hits, misses outside the aperture, rays starting past the surface,
+// the nearer of two roots), asphere points against the closed-form sag, a placed (anchored, scaled,
+// rotated, translated) sphere against its closed form, every derivative against central
+// differences, a plano-convex lens focusing parallel rays at the lensmaker's focal length, the
+// batch against single calls, bad input.
+
+#include "test_common.h"
+
+#include <osculate/osculate.h>
+
+#include <string.h>
+
+static osc_implicit* make_sag(double R, double k, int count, const double* coefficients, double D) {
+    osc_sag sag;
+    memset(&sag, 0, sizeof sag);
+    sag.curvature = 1.0 / R;
+    sag.conic = k;
+    sag.coefficient_count = count;
+    for (int i = 0; i < count; ++i) sag.coefficients[i] = coefficients[i];
+    sag.diameter = D;
+    osc_implicit* s = NULL;
+    CHECK_STATUS(osc_implicit_create_sag(&sag, &s), OSC_OK);
+    return s;
+}
+
+// the smallest root t >= 0 of (1 + k) x^2 - 2 R x + r^2 = 0 along P + t V with |r| <= D/2 and x on
+// the vertex branch (x <= R / (1 + k) for k > -1), or NAN
+static double conic_root(double R, double k, double D, osc_vec3 P, osc_vec3 V) {
+    double a = (1 + k) * V.x * V.x + V.y * V.y + V.z * V.z;
+    double b = 2 * ((1 + k) * P.x * V.x - R * V.x + P.y * V.y + P.z * V.z);
+    double c = (1 + k) * P.x * P.x - 2 * R * P.x + P.y * P.y + P.z * P.z;
+    double roots[2];
+    int n = 0;
+    if (fabs(a) < 1e-15) {
+        roots[n++] = -c / b;
+    } else {
+        double disc = b * b - 4 * a * c;
+        if (disc < 0) return NAN;
+        double q = -0.5 * (b + copysign(sqrt(disc), b));
+        roots[n++] = q / a;
+        roots[n++] = c / q;
+    }
+    double best = NAN;
+    for (int i = 0; i < n; ++i) {
+        double t = roots[i];
+        osc_vec3 x = osc_add_scaled(P, V, t);
+        bool branch = 1 + k <= 0 || x.x <= R / (1 + k) + 1e-12;
+        if (t >= 0 && branch && hypot(x.y, x.z) <= 0.5 * D && (isnan(best) || t < best)) best = t;
+    }
+    return best;
+}
+
+static void test_sphere_and_conic_closed_form(void) {
+    test_rng rng = {1};
+    double ks[4] = {0.0, -0.5, -1.0, 0.8};
+    int hits = 0, misses = 0;
+    for (int kk = 0; kk < 4; ++kk) {
+        double R = 20.0, D = 15.0, k = ks[kk];
+        osc_implicit* s = make_sag(R, k, 0, NULL, D);
+        for (int trial = 0; trial < 500; ++trial) {
+            osc_vec3 P, V;
+            if (trial % 4 == 3) { // across the axis: two roots, the nearer one
+                P = osc_v3(test_uniform(&rng, 0.05, 1.0), -12.0, test_uniform(&rng, -2, 2));
+                V = osc_normalize(osc_v3(test_uniform(&rng, -0.05, 0.05), 1.0, 0.0));
+            } else if (trial % 4 == 2) { // starting past the vertex, going back
+                P = osc_v3(3.0, test_uniform(&rng, -7, 7), test_uniform(&rng, -7, 7));
+                V = osc_normalize(osc_v3(-1.0, test_uniform(&rng, -0.2, 0.2), test_uniform(&rng, -0.2, 0.2)));
+            } else {
+                P = osc_v3(-5.0, test_uniform(&rng, -9, 9), test_uniform(&rng, -9, 9)); // some outside D
+                V = osc_normalize(osc_v3(1.0, test_uniform(&rng, -0.3, 0.3), test_uniform(&rng, -0.3, 0.3)));
+            }
+            double expected = conic_root(R, k, D, P, V);
+            osc_ray_hit hit;
+            CHECK_STATUS(osc_ray_intersect(s, NULL, P, V, NULL, &hit, NULL), OSC_OK);
+            if (isnan(expected)) {
+                ++misses;
+                CHECK_MSG(!hit.hit, "k %g trial %d: hit at t %g where the closed form has none", k, trial, hit.t);
+            } else {
+                ++hits;
+                CHECK_MSG(hit.hit && fabs(hit.t - expected) < 1e-9, "k %g trial %d: t %.12g hit %d, expected %.12g",
+                          k, trial, hit.t, hit.hit, expected);
+                // the normal is the conic's: grad of (1 + k) x^2 - 2 R x + r^2, up to sign
+                osc_vec3 x = hit.point;
+                osc_vec3 n = osc_normalize(osc_v3(2 * (1 + k) * x.x - 2 * R, 2 * x.y, 2 * x.z));
+                CHECK_NEAR(fabs(osc_dot(n, hit.normal)), 1.0, 1e-9);
+            }
+        }
+        osc_implicit_destroy(s);
+    }
+    printf("  conics k in {0, -0.5, -1, 0.8}: %d hits and %d misses against the closed form\n", hits, misses);
+    CHECK(hits > 800 && misses > 200);
+}
+
+static void test_asphere_sag(void) {
+    double coefficients[3] = {1e-4, -1e-6, 1e-8};
+    osc_implicit* s = make_sag(20.0, -1.0, 3, coefficients, 15.0);
+    test_rng rng = {2};
+    for (int trial = 0; trial < 300; ++trial) {
+        osc_vec3 P = osc_v3(-3.0, test_uniform(&rng, -5, 5), test_uniform(&rng, -5, 5));
+        osc_vec3 V = osc_normalize(osc_v3(1.0, test_uniform(&rng, -0.2, 0.2), test_uniform(&rng, -0.2, 0.2)));
+        osc_ray_hit hit;
+        CHECK_STATUS(osc_ray_intersect(s, NULL, P, V, NULL, &hit, NULL), OSC_OK);
+        CHECK(hit.hit);
+        double r = hypot(hit.point.y, hit.point.z), r2 = r * r;
+        double sag = r2 / (20.0 * (1.0 + sqrt(1.0 - 0.0 * r2 / 400.0))) + 1e-4 * r2 * r2 -
+                     1e-6 * r2 * r2 * r2 + 1e-8 * r2 * r2 * r2 * r2;
+        CHECK_NEAR(hit.point.x, sag, 1e-10);
+        double derivative, g = osc_implicit_sag(s, r, &derivative);
+        CHECK_NEAR(g, sag, 1e-13);
+    }
+    osc_implicit_destroy(s);
+}
+
+// a sphere sag placed by anchor, scale, rotation and translation against the placed sphere
+static void test_transform(void) {
+    osc_implicit* s = make_sag(5.0, 0.0, 0, NULL, 8.0);
+    osc_implicit_transform tr = {osc_v3(0.3, 0.1, -0.2), 1.7,
+                                 osc_quat_from_axis_angle(osc_normalize(osc_v3(1, 2, 3)), 0.7),
+                                 osc_v3(2.0, -1.0, 0.5)};
+    osc_mat3 R = osc_quat_to_mat3(tr.rotation);
+    // the local sphere: centre (5, 0, 0), radius 5; placed: X = R s (x - anchor) + T
+    osc_vec3 centre = osc_add(osc_mat3_apply(R, osc_scale(osc_sub(osc_v3(5, 0, 0), tr.anchor), tr.scale)),
+                              tr.translation);
+    double radius = 5.0 * tr.scale;
+    osc_vec3 vertex = osc_add(osc_mat3_apply(R, osc_scale(osc_neg(tr.anchor), tr.scale)), tr.translation);
+    osc_vec3 axis = osc_mat3_apply(R, osc_v3(1, 0, 0));
+    test_rng rng = {3};
+    int inside = 0;
+    for (int trial = 0; trial < 200; ++trial) {
+        osc_vec3 P = osc_add(osc_add_scaled(vertex, axis, -6.0),
+                             osc_mat3_apply(R, osc_v3(0, test_uniform(&rng, -5, 5), test_uniform(&rng, -5, 5))));
+        osc_vec3 V = osc_normalize(osc_add(axis, osc_v3(test_uniform(&rng, -0.1, 0.1), test_uniform(&rng, -0.1, 0.1), 0)));
+        osc_ray_hit hit;
+        CHECK_STATUS(osc_ray_intersect(s, &tr, P, V, NULL, &hit, NULL), OSC_OK);
+        // nearer root of |P + t V - C| = radius
+        osc_vec3 m = osc_sub(P, centre);
+        double b = osc_dot(m, V), c = osc_dot(m, m) - radius * radius, disc = b * b - c;
+        CHECK(disc > 0);
+        double expected = -b - sqrt(disc);
+        // inside the aperture (D / 2 = 4 in the surface frame) or not
+        osc_vec3 local = osc_add(osc_scale(osc_mat3_apply_transpose(R, osc_sub(osc_add_scaled(P, V, expected),
+                                                                                tr.translation)),
+                                           1.0 / tr.scale),
+                                 tr.anchor);
+        if (hypot(local.y, local.z) > 4.0) {
+            CHECK(!hit.hit);
+            continue;
+        }
+        ++inside;
+        CHECK(hit.hit);
+        CHECK_NEAR(hit.t, expected, 1e-9);
+        CHECK_NEAR(fabs(osc_dot(hit.normal, osc_scale(osc_sub(hit.point, centre), 1.0 / radius))), 1.0, 1e-9);
+    }
+    CHECK(inside > 100);
+    osc_implicit_destroy(s);
+}
+
+// every derivative against central differences
+static void test_derivatives(void) {
+    double coefficients[2] = {2e-4, -3e-6};
+    double R = 20.0, k = -0.6, D = 15.0;
+    osc_implicit* s = make_sag(R, k, 2, coefficients, D);
+    osc_implicit_transform tr = {osc_v3(0.1, 0.2, 0.0), 1.3, osc_quat_from_axis_angle(osc_v3(0, 0, 1), 0.2),
+                                 osc_v3(0.5, -0.3, 0.2)};
+    test_rng rng = {4};
+    double worst = 0.0;
+    for (int trial = 0; trial < 30; ++trial) {
+        osc_vec3 P = osc_v3(-4.0, test_uniform(&rng, -4, 4), test_uniform(&rng, -4, 4));
+        osc_vec3 V = osc_normalize(osc_v3(1.0, test_uniform(&rng, -0.2, 0.2), test_uniform(&rng, -0.2, 0.2)));
+        double to[3], td[3], po[9], pd[9], no[9], nd[9], tp[6], tpar[4];
+        osc_ray_jacobians jac = {to, td, po, pd, no, nd, tp, tpar};
+        osc_ray_hit hit;
+        CHECK_STATUS(osc_ray_intersect(s, &tr, P, V, NULL, &hit, &jac), OSC_OK);
+        if (!hit.hit) continue;
+        double h = 1e-6;
+        for (int axis = 0; axis < 3; ++axis) {
+            osc_vec3 e = osc_v3(axis == 0, axis == 1, axis == 2);
+            for (int which = 0; which < 2; ++which) {
+                osc_ray_hit plus, minus;
+                osc_vec3 P1 = which ? P : osc_add_scaled(P, e, h), P2 = which ? P : osc_add_scaled(P, e, -h);
+                osc_vec3 V1 = which ? osc_add_scaled(V, e, h) : V, V2 = which ? osc_add_scaled(V, e, -h) : V;
+                osc_ray_intersect(s, &tr, P1, V1, NULL, &plus, NULL);
+                osc_ray_intersect(s, &tr, P2, V2, NULL, &minus, NULL);
+                double dt = (plus.t - minus.t) / (2 * h);
+                worst = fmax(worst, fabs(dt - (which ? td : to)[axis]));
+                osc_vec3 dp = osc_scale(osc_sub(plus.point, minus.point), 0.5 / h);
+                osc_vec3 dn = osc_scale(osc_sub(plus.normal, minus.normal), 0.5 / h);
+                const double* pj = which ? pd : po;
+                const double* nj = which ? nd : no;
+                for (int i = 0; i < 3; ++i) {
+                    worst = fmax(worst, fabs(osc_vec3_get(dp, i) - pj[3 * i + axis]));
+                    worst = fmax(worst, fabs(osc_vec3_get(dn, i) - nj[3 * i + axis]));
+                }
+            }
+        }
+        // the surface's pose (translation and rotation twist) and the sag's parameters
+        for (int c = 0; c < 6; ++c) {
+            double values[2];
+            for (int side = 0; side < 2; ++side) {
+                double xi[6] = {0};
+                xi[c] = side ? -h : h;
+                osc_pose pose = osc_pose_apply_twist(osc_pose_make(tr.translation, tr.rotation), xi);
+                osc_implicit_transform moved = tr;
+                moved.translation = pose.p;
+                moved.rotation = pose.q;
+                osc_ray_hit r;
+                osc_ray_intersect(s, &moved, P, V, NULL, &r, NULL);
+                values[side] = r.t;
+            }
+            worst = fmax(worst, fabs((values[0] - values[1]) / (2 * h) - tp[c]));
+        }
+        double params[4] = {1.0 / R, k, coefficients[0], coefficients[1]};
+        for (int c = 0; c < 4; ++c) {
+            double values[2];
+            double step = c < 2 ? 1e-7 : 1e-9;
+            for (int side = 0; side < 2; ++side) {
+                double q[4];
+                memcpy(q, params, sizeof q);
+                q[c] += side ? -step : step;
+                osc_implicit* moved = make_sag(1.0 / q[0], q[1], 2, q + 2, D);
+                osc_ray_hit r;
+                osc_ray_intersect(moved, &tr, P, V, NULL, &r, NULL);
+                values[side] = r.t;
+                osc_implicit_destroy(moved);
+            }
+            double fd = (values[0] - values[1]) / (2 * step);
+            worst = fmax(worst, fabs(fd - tpar[c]) / fmax(1.0, fabs(fd)));
+        }
+    }
+    printf("  derivatives of t, point, normal (ray), t (surface pose, sag parameters): worst error "
+           "against central differences %.2g\n", worst);
+    CHECK(worst < 1e-5);
+    osc_implicit_destroy(s);
+}
+
+// a plano-convex lens (sphere R, index n, thin) focuses paraxial parallel rays at f = R / (n - 1)
+static osc_vec3 refract(osc_vec3 v, osc_vec3 normal, double ratio) {
+    osc_vec3 n = osc_dot(normal, v) > 0 ? osc_neg(normal) : normal; // facing the incoming ray
+    double cosi = -osc_dot(n, v), sin2t = ratio * ratio * (1 - cosi * cosi);
+    return osc_normalize(osc_add(osc_scale(v, ratio), osc_scale(n, ratio * cosi - sqrt(1 - sin2t))));
+}
+
+static void test_lens_focus(void) {
+    double R = 50.0, n = 1.5, thickness = 0.5;
+    osc_implicit* front = make_sag(R, 0.0, 0, NULL, 20.0);
+    osc_implicit* back = make_sag(1e12, 0.0, 0, NULL, 20.0); // flat (c ~ 0)
+    osc_implicit_transform back_place = osc_implicit_transform_identity();
+    back_place.translation = osc_v3(thickness, 0, 0);
+    double sum = 0.0;
+    int count = 0;
+    for (int i = 1; i <= 10; ++i) {
+        double height = 0.05 * i; // paraxial
+        osc_vec3 P = osc_v3(-10, height, 0), V = osc_v3(1, 0, 0);
+        osc_ray_hit h1, h2;
+        CHECK_STATUS(osc_ray_intersect(front, NULL, P, V, NULL, &h1, NULL), OSC_OK);
+        CHECK(h1.hit);
+        osc_vec3 v1 = refract(V, h1.normal, 1.0 / n);
+        CHECK_STATUS(osc_ray_intersect(back, &back_place, h1.point, v1, NULL, &h2, NULL), OSC_OK);
+        CHECK(h2.hit);
+        osc_vec3 v2 = refract(v1, h2.normal, n);
+        double t_axis = -h2.point.y / v2.y; // where it crosses the axis
+        sum += h2.point.x + t_axis * v2.x;
+        ++count;
+    }
+    double focus = sum / count; // measured from the vertex; the thin-lens focal length R / (n - 1)
+    double f = R / (n - 1.0);
+    // a thick lens's back focal distance: f - thickness / n from the back face
+    double expected = thickness + f - thickness / n;
+    printf("  plano-convex lens R %g n %g: paraxial focus at x = %.6f, lensmaker %.6f\n", R, n, focus, expected);
+    CHECK(fabs(focus - expected) < 5e-5 * f); // 0.0011 apart: paraxial rays of a thick lens
+    osc_implicit_destroy(front);
+    osc_implicit_destroy(back);
+}
+
+static void test_batch_and_bad_input(void) {
+    osc_implicit* s = make_sag(20.0, -0.5, 0, NULL, 15.0);
+    enum { N = 5000 };
+    static double origins[N * 3], directions[N * 3], t[N], points[N * 3], normals[N * 3];
+    static unsigned char hits[N];
+    test_rng rng = {5};
+    for (int i = 0; i < N; ++i) {
+        origins[3 * i] = -5;
+        origins[3 * i + 1] = test_uniform(&rng, -9, 9);
+        origins[3 * i + 2] = test_uniform(&rng, -9, 9);
+        osc_vec3 v = osc_normalize(osc_v3(1, test_uniform(&rng, -0.3, 0.3), test_uniform(&rng, -0.3, 0.3)));
+        memcpy(directions + 3 * i, &v, sizeof v);
+    }
+    CHECK_STATUS(osc_ray_intersect_batch(s, NULL, N, origins, directions, NULL, t, points, normals, hits, 2), OSC_OK);
+    int mismatches = 0;
+    for (int i = 0; i < N; ++i) {
+        osc_ray_hit h;
+        osc_ray_intersect(s, NULL, osc_v3(origins[3 * i], origins[3 * i + 1], origins[3 * i + 2]),
+                          osc_v3(directions[3 * i], directions[3 * i + 1], directions[3 * i + 2]), NULL, &h, NULL);
+        mismatches += memcmp(&h.t, &t[i], sizeof(double)) != 0 || h.hit != hits[i] ||
+                      memcmp(&h.point, points + 3 * i, sizeof h.point) != 0 ||
+                      memcmp(&h.normal, normals + 3 * i, sizeof h.normal) != 0;
+    }
+    CHECK(mismatches == 0);
+    directions[3 * 17] = directions[3 * 17 + 1] = directions[3 * 17 + 2] = 0.0;
+    CHECK_STATUS(osc_ray_intersect_batch(s, NULL, N, origins, directions, NULL, t, NULL, NULL, NULL, 1),
+                 OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "ray 17") != NULL && isnan(t[17]));
+    // bad rays, transforms, settings, surfaces
+    osc_ray_hit h;
+    CHECK_STATUS(osc_ray_intersect(NULL, NULL, osc_v3(0, 0, 0), osc_v3(1, 0, 0), NULL, &h, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_ray_intersect(s, NULL, osc_v3(NAN, 0, 0), osc_v3(1, 0, 0), NULL, &h, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_ray_intersect(s, NULL, osc_v3(0, 0, 0), osc_v3(0, 0, 0), NULL, &h, NULL), OSC_ERR_INVALID_ARGUMENT);
+    osc_implicit_transform bad = osc_implicit_transform_identity();
+    bad.scale = 0.0;
+    CHECK_STATUS(osc_ray_intersect(s, &bad, osc_v3(-1, 0, 0), osc_v3(1, 0, 0), NULL, &h, NULL), OSC_ERR_INVALID_ARGUMENT);
+    osc_ray_settings settings = osc_ray_settings_default();
+    settings.beams = 0;
+    CHECK_STATUS(osc_ray_intersect(s, NULL, osc_v3(-1, 0, 0), osc_v3(1, 0, 0), &settings, &h, NULL), OSC_ERR_INVALID_ARGUMENT);
+    settings = osc_ray_settings_default();
+    settings.fine.damping = -1.0;
+    CHECK_STATUS(osc_ray_intersect(s, NULL, osc_v3(-1, 0, 0), osc_v3(1, 0, 0), &settings, &h, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "fine") != NULL);
+    osc_sag sag = {.curvature = 1.0 / 5.0, .conic = 0.0, .diameter = 12.0}; // beyond the sphere
+    osc_implicit* none = NULL;
+    CHECK_STATUS(osc_implicit_create_sag(&sag, &none), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "domain") != NULL);
+    sag.diameter = -1.0;
+    CHECK_STATUS(osc_implicit_create_sag(&sag, &none), OSC_ERR_INVALID_ARGUMENT);
+    osc_sdf* sphere;
+    CHECK_STATUS(osc_sdf_create_sphere(1.0, &sphere), OSC_OK);
+    osc_implicit* sdf_surface;
+    CHECK_STATUS(osc_implicit_create_sdf(sphere, &sdf_surface), OSC_OK);
+    double tpar[2];
+    osc_ray_jacobians jac = {.t_parameters = tpar};
+    CHECK_STATUS(osc_ray_intersect(sdf_surface, NULL, osc_v3(-3, 0.2, 0), osc_v3(1, 0, 0), NULL, &h, &jac),
+                 OSC_ERR_INVALID_ARGUMENT);
+    // an SDF surface with sphere tracing: the unit sphere's near root
+    settings = osc_ray_settings_default();
+    settings.coarse.algorithm = OSC_RAY_SPHERE_TRACING;
+    settings.coarse.iterations = 30;
+    settings.beams = 1;
+    settings.init = OSC_RAY_INIT_ZERO;
+    CHECK_STATUS(osc_ray_intersect(sdf_surface, NULL, osc_v3(-3, 0.2, 0), osc_v3(1, 0, 0), &settings, &h, NULL), OSC_OK);
+    CHECK(h.hit);
+    CHECK_NEAR(h.t, 3.0 - sqrt(1.0 - 0.04), 1e-9);
+    osc_implicit_destroy(sdf_surface);
+    osc_sdf_destroy(sphere);
+    osc_implicit_destroy(s);
+}
+
+int main(void) {
+    RUN(test_sphere_and_conic_closed_form);
+    RUN(test_asphere_sag);
+    RUN(test_transform);
+    RUN(test_derivatives);
+    RUN(test_lens_focus);
+    RUN(test_batch_and_bad_input);
+    return test_finish();
+}
