@@ -68,8 +68,12 @@ static double run_phase(const osc_implicit* s, const local_ray* ray, const osc_r
     double speed = osc_length(ray->v);
     for (int k = 0; k < phase->iterations; ++k) {
         double dq, q = q_eval(s, ray, t, &dq);
-        t = update(phase, max_step, t, q, dq, speed);
+        double next = update(phase, max_step, t, q, dq, speed);
         ++*used;
+        // converged to rounding: further iterations would not move t
+        bool done = fabs(next - t) <= 1e-15 * (1.0 + fabs(t));
+        t = next;
+        if (done) break;
     }
     return t;
 }

@@ -156,6 +156,32 @@ static void test_transform(void) {
     osc_implicit_destroy(s);
 }
 
+// every algorithm as the fine phase (after a one-step coarse phase) reaches the sphere's root
+static void test_algorithms(void) {
+    osc_implicit* s = make_sag(20.0, 0.0, 0, NULL, 15.0);
+    osc_ray_phase phases[4] = {{OSC_RAY_NEWTON, 40, 0.5, 0.5},
+                               {OSC_RAY_GRADIENT_DESCENT, 400, 0.5, 0.0},
+                               {OSC_RAY_LEVENBERG_MARQUARDT, 60, 1e-2, 0.0},
+                               {OSC_RAY_LEVENBERG_MARQUARDT, 40, 0.0, 0.0}}; // Gauss-Newton
+    test_rng rng = {6};
+    for (int a = 0; a < 4; ++a)
+        for (int trial = 0; trial < 50; ++trial) {
+            osc_vec3 P = osc_v3(-5.0, test_uniform(&rng, -6, 6), test_uniform(&rng, -6, 6));
+            osc_vec3 V = osc_normalize(osc_v3(1.0, test_uniform(&rng, -0.1, 0.1), test_uniform(&rng, -0.1, 0.1)));
+            double expected = conic_root(20.0, 0.0, 15.0, P, V);
+            if (isnan(expected)) continue;
+            osc_ray_settings settings = osc_ray_settings_default();
+            settings.coarse.iterations = 1;
+            settings.fine = phases[a];
+            settings.final_step.iterations = 0;
+            osc_ray_hit hit;
+            CHECK_STATUS(osc_ray_intersect(s, NULL, P, V, &settings, &hit, NULL), OSC_OK);
+            CHECK_MSG(hit.hit && fabs(hit.t - expected) < 1e-8, "algorithm %d trial %d: t %.12g, expected %.12g",
+                      a, trial, hit.t, expected);
+        }
+    osc_implicit_destroy(s);
+}
+
 // every derivative against central differences
 static void test_derivatives(void) {
     double coefficients[2] = {2e-4, -3e-6};
@@ -348,6 +374,7 @@ int main(void) {
     RUN(test_sphere_and_conic_closed_form);
     RUN(test_asphere_sag);
     RUN(test_transform);
+    RUN(test_algorithms);
     RUN(test_derivatives);
     RUN(test_lens_focus);
     RUN(test_batch_and_bad_input);

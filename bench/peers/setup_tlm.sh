@@ -6,7 +6,9 @@
 #
 #   torch           the CPU-only wheel from PyTorch's own index (https://download.pytorch.org/whl/cpu) where that
 #                   index can be reached, else PyPI's `torch` (which pulls the CUDA libraries: a few GB)
-#   torchlensmaker  PyPI, pinned (TLM_SPEC below) into the venv with its dependencies; it does not declare torch
+#   torchlensmaker  PyPI, pinned (TLM_SPEC below) into the venv with its dependencies; it does not declare torch.
+#                   0.0.13, not the newest 0.0.14: 0.0.14 requires `torchimplicit`, which is not on PyPI, so it cannot
+#                   be installed from PyPI at all (pip: "No matching distribution found for torchimplicit")
 #   legacy          torchlensmaker 0.0.12, the last release with the collision detection seed 004 documents
 #                   (CollisionMethod: beams, coarse / fine / differentiable phases, Newton / GD / LM), unpacked with
 #                   --no-deps into BUILD/peers/tlm-0.0.12 (its dependencies, jaxtyping and matplotlib, are the
@@ -20,6 +22,7 @@
 set -eu
 
 [ $# -ge 1 ] || { echo "usage: bench/peers/setup_tlm.sh BUILD_DIR" >&2; exit 2; }
+HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$1/peers"
 PEERS=$(cd "$1/peers" && pwd)
 VENV="$PEERS/tlm-venv"
@@ -31,7 +34,7 @@ log="$LOGS/tlm.log"
 : > "$log"
 
 # versions measured against (change here; the installed versions are printed and recorded in the status file)
-TLM_SPEC='torchlensmaker==0.0.14'
+TLM_SPEC='torchlensmaker==0.0.13'
 TLM_LEGACY_SPEC='torchlensmaker==0.0.12'
 TORCH_SPEC='torch'
 TORCH_CPU_INDEX='https://download.pytorch.org/whl/cpu'
@@ -137,17 +140,15 @@ else
     fi
 fi
 
-# smoke test: one ray along the axis hits a sag sphere at its vertex
-if ! "$PY" - >>"$log" 2>&1 <<'EOF'
-import torch, torchlensmaker as tlm
-from torchlensmaker.kinematics.homogeneous_geometry import hom_identity_3d
-torch.set_default_dtype(torch.float64)
-s = tlm.SphereByCurvature(10.0, C=1 / 20.0)
-out = s(torch.tensor([[-5.0, 0.0, 0.0]]), torch.tensor([[1.0, 0.0, 0.0]]), hom_identity_3d(torch.float64))
-assert bool(out.valid[0]) and abs(float(out.t[0]) - 5.0) < 1e-9, (out.t, out.valid)
-EOF
-then
-    report missing "torchlensmaker $(version_of torchlensmaker) imports but its smoke test failed: $(why "$log")"
+# smoke test, through the harness: one ray along the axis hits a sag sphere (R 20, D 10) at its vertex, t = 5
+smoke="$PEERS/tlm-smoke.f64"
+"$PY" -c "import struct, sys; open(sys.argv[1], 'wb').write(struct.pack('<6d', -5, 0, 0, 1, 0, 0))" "$smoke"
+out=$("$PY" "$HERE/tlm_rays.py" "$smoke" --surface sphere --radius 20 --diameter 10 --repeats 1 \
+      --out "$smoke.out" 2>>"$log" || true)
+echo "setup: smoke test: $out" >>"$log"
+if ! printf '%s' "$out" | grep -q '"hits": 1' ||
+    ! "$PY" -c "import struct, sys; t = struct.unpack('<d', open(sys.argv[1], 'rb').read(8))[0]; sys.exit(abs(t - 5) > 1e-9)" "$smoke.out" >>"$log" 2>&1; then
+    report missing "torchlensmaker $(version_of torchlensmaker) imports but the smoke test of tlm_rays.py failed: $(why "$log")"
     exit 0
 fi
 

@@ -54,7 +54,8 @@ def parse_args(argv):
                     help="torchlensmaker 0.0.12 (CollisionMethod, seed 004's algorithm) from PEERS/tlm-0.0.12")
     ap.add_argument("--peers-dir", help="BUILD/peers (default: the parent of this venv)")
     ap.add_argument("--solver-config", default="{}",
-                    help="JSON overrides of the surface's solver_config (current API only), e.g. '{\"num_iter\": 12}'")
+                    help="JSON overrides of the collision settings: 0.0.13 num_iter, damping, tol; >= 0.0.14 its "
+                         "solver_config keys; --legacy CollisionMethod fields (num_iterA, num_iterB, B, ...)")
     return ap.parse_args(argv)
 
 
@@ -103,16 +104,18 @@ def main(argv):
         version = getattr(tlm, "__version__", "?")
 
     if legacy:
-        # torchlensmaker <= 0.0.12: LocalSurface + tlm.intersect + CollisionMethod
-        from torchlensmaker.core.collision_detection import default_collision_method as cm
+        # torchlensmaker <= 0.0.12: LocalSurface + tlm.intersect + CollisionMethod (seed 004)
+        import dataclasses
+        from torchlensmaker.core.collision_detection import default_collision_method
+        cm = dataclasses.replace(default_collision_method, **overrides)
         if args.surface == "sphere":
-            surface = tlm.Sphere(D, R=R, dtype=dtype)
+            surface = tlm.Sphere(D, R=R, collision_method=cm, dtype=dtype)
         elif args.surface == "sphere-r":
             surface = tlm.SphereR(D, R=R, dtype=dtype)
         elif args.surface == "conic":
-            surface = tlm.Conic(D, tlm.Conical(torch.tensor(1.0 / R), torch.tensor(K)), dtype=dtype)
+            surface = tlm.Conic(D, tlm.Conical(torch.tensor(1.0 / R), torch.tensor(K)), cm, dtype=dtype)
         else:
-            surface = tlm.Asphere(D, R, K, coeffs, dtype=dtype)
+            surface = tlm.Asphere(D, R, K, coeffs, collision_method=cm, dtype=dtype)
         hom, hom_inv = torch.eye(4, dtype=dtype), torch.eye(4, dtype=dtype)
         cls = type(surface).__name__
         if args.surface == "sphere-r":
@@ -120,44 +123,60 @@ def main(argv):
                       "contains() tolerance 1e-7 (float64)")
         else:
             method = (f"legacy {cls} (SagSurface, ImplicitSurface.local_collide): ray vs bounding cylinder "
-                      f"[xmin, xmax] x r <= D/2, then CollisionMethod '{cm.name}': {cm.B} beams "
-                      f"(t0 = linspace over the cylinder's [tmin, tmax]), coarse phase {cm.num_iterA} x {cm.algoA} "
-                      f"(step clamped to |tmax - tmin|/B, t clamped to [tmin, tmax]), best beam (|F| < "
-                      f"{cm.close_filter_threshold}, nearest t = 0, else lowest F), fine phase {cm.num_iterB} x "
-                      f"{cm.algoB}, 1 differentiable step {cm.algoC}; hit = contains(): r <= D and "
-                      f"|G(y,z) - x| < 1e-7 (float64)")
+                      f"[xmin, xmax] x r <= D/2 (rays missing it are misses), then CollisionMethod '{cm.name}': "
+                      f"B = {cm.B} beams (t0 = linspace over the cylinder's [tmin, tmax]), coarse phase "
+                      f"{cm.num_iterA} x {cm.algoA} on all beams (step clamped to |tmax - tmin|/B, t clamped to "
+                      f"[tmin, tmax]), best beam (|F| < {cm.close_filter_threshold}: the one nearest t = 0, else "
+                      f"lowest F), fine phase {cm.num_iterB} x {cm.algoB}, 1 differentiable step {cm.algoC}; "
+                      f"hit = contains(): |G(y,z) - x| < 1e-7 (float64)")
 
         def collide():
             t, _normals, valid = tlm.intersect(surface, P, V, hom, hom_inv)
             return t, valid
     else:
-        # torchlensmaker >= 0.0.13: SurfaceElement(P, V, tf) -> SurfaceElementOutput, implicit solver per surface
+        import inspect
         from torchlensmaker.kinematics.homogeneous_geometry import hom_identity_3d
-        kw = {"solver_config": overrides} if args.surface != "sphere-r" else {}
+        tf = hom_identity_3d(dtype)
+        # 0.0.13: forward(P, V, tf, direction) -> (t, normals, valid, tf_surface, tf_next), solver settings as
+        # keyword arguments; >= 0.0.14: forward(P, V, tf) -> SurfaceElementOutput, solver_config dict
+        v13 = "direction" in inspect.signature(tlm.SphereByCurvature.forward).parameters
+        kw = {} if args.surface == "sphere-r" else (dict(overrides) if v13 else {"solver_config": overrides})
+        kw["trainable"] = False
         if args.surface == "sphere":
             surface = tlm.SphereByCurvature(D, C=1.0 / R, **kw)
         elif args.surface == "sphere-r":
-            surface = tlm.SphereByRadius(D, R)
+            surface = tlm.SphereByRadius(D, R, **kw)
         elif args.surface == "conic":
             surface = tlm.Conic(D, C=1.0 / R, K=K, **kw)
         else:
             surface = tlm.Asphere(D, C=1.0 / R, K=K, alphas=coeffs, **kw)
-        tf = hom_identity_3d(dtype)
         cls = type(surface).__name__
         if args.surface == "sphere-r":
-            method = (f"{cls}: closed-form ray-sphere quadratic (sphere_radius_raytracing), no iteration; "
-                      "hit = a root on the cap within tolerance 1e-7 (float64)")
+            method = (f"{cls}: closed-form ray-sphere quadratic, no iteration; hit = a root on the cap "
+                      "(within D/2, on the sphere, |x| <= rim sag) to tolerance 1e-7 (float64)")
         else:
-            sc = dict(surface.solver_config)
-            method = (f"{cls} sag surface, lift '{sc.get('lift_function')}' (F = G(y,z) - x), implicit solver "
-                      f"'{sc['implicit_solver']}': {sc['num_iter']} iterations ({sc['num_iter'] - 1} under no_grad "
-                      f"+ 1 differentiable), damping {sc['damping']}, init '{sc['init']}' (t0 = -P.V/V.V), "
-                      f"clamp_positive {sc['clamp_positive']}, 1 beam; hit = |F| <= tol {sc['tol']} and "
-                      f"r <= D/2; solver_config {json.dumps(sc, sort_keys=True)}")
+            if v13:
+                k3 = surface.func3d
+                sc = {"implicit_solver": "newton", "num_iter": k3.num_iter, "damping": k3.damping, "tol": k3.tol,
+                      "init": "closest, clamped to t >= 0", "clamp_positive": True, "lift_function": "raw"}
+            else:
+                sc = dict(surface.solver_config)
+            method = (f"{cls} sag surface, implicit F = G(y,z) - x, implicit solver '{sc['implicit_solver']}': "
+                      f"{sc['num_iter']} iterations ({sc['num_iter'] - 1} under no_grad + 1 differentiable), "
+                      f"damping {sc['damping']}, init '{sc['init']}' (t0 = -P.V/V.V), clamp t >= 0 "
+                      f"{sc['clamp_positive']}, one start per ray, no bounding test; hit = |F| <= tol {sc['tol']} "
+                      f"and r <= D/2")
 
-        def collide():
-            out = surface(P, V, tf)
-            return out.t, out.valid
+        if v13:
+            direction = tlm.Direction.PROGRADE
+
+            def collide():
+                t, _normals, valid, _tf_surface, _tf_next = surface(P, V, tf, direction)
+                return t, valid
+        else:
+            def collide():
+                out = surface(P, V, tf)
+                return out.t, out.valid
 
     with torch.no_grad():
         t, valid = collide()  # warm-up

@@ -59,7 +59,7 @@ typedef enum osc_ray_algorithm {
 /// One phase: an algorithm, its iterations and its parameter.
 typedef struct osc_ray_phase {
     osc_ray_algorithm algorithm;
-    int iterations;  ///< 0 skips the phase
+    int iterations;  ///< at most (a phase ends early once a step moves t by < 1e-15 (1 + |t|)); 0 skips it
     double damping;  ///< Newton's alpha, descent's beta, LM's lambda (unused by sphere tracing)
     double max_step; ///< Newton's clamp on |step| (0: none)
 } osc_ray_phase;
