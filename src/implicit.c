@@ -226,3 +226,37 @@ int implicit_sag_parameter_gradient(const osc_implicit* surface, osc_vec3 p, dou
     for (int i = 0; i < count; ++i) out[i] *= -2.0 * (p.x - ax);
     return count;
 }
+
+// d(grad F)/d(theta): inside the aperture grad F = (-1, u y, u z) with
+//   du/dc = 1/s + (1 + k) c^2 r^2 / s^3,  du/dk = c^3 r^2 / (2 s^3),  du/da_i = (2i+4) r^(2i+2);
+// outside, grad F = (2 (x - A_x), ...) moves with the rim: (-2 dA_x/dtheta, 0, 0)
+void implicit_sag_parameter_gradient_of_gradient(const osc_implicit* surface, osc_vec3 p,
+                                                 double (*out)[3]) {
+    const osc_sag* sag = &surface->sag;
+    int count = 2 + sag->coefficient_count;
+    double r2 = p.y * p.y + p.z * p.z, half = surface->half_aperture;
+    if (r2 > half * half) {
+        double rim[2 + OSC_SAG_MAX_COEFFICIENTS];
+        sag_parameter_gradient(sag, half * half, rim);
+        for (int i = 0; i < count; ++i) {
+            out[i][0] = -2.0 * rim[i];
+            out[i][1] = out[i][2] = 0.0;
+        }
+        return;
+    }
+    double c = sag->curvature, k1 = 1.0 + sag->conic;
+    double s = sqrt(fmax(1.0 - k1 * c * c * r2, 0.0)), s3 = s * s * s;
+    double du[2 + OSC_SAG_MAX_COEFFICIENTS];
+    du[0] = 1.0 / s + k1 * c * c * r2 / s3;
+    du[1] = c * c * c * r2 / (2.0 * s3);
+    double power = r2;
+    for (int i = 0; i < sag->coefficient_count; ++i) {
+        du[2 + i] = (2.0 * i + 4.0) * power;
+        power *= r2;
+    }
+    for (int i = 0; i < count; ++i) {
+        out[i][0] = 0.0;
+        out[i][1] = du[i] * p.y;
+        out[i][2] = du[i] * p.z;
+    }
+}

@@ -160,18 +160,75 @@ static void fill_jacobians(const osc_implicit* s, const local_ray* ray, osc_vec3
             }
         }
     }
-    if (jac->t_surface_pose) {
-        // moving the surface by (dp, dtheta) moves the ray by the inverse motion:
-        // dt/dp = -a, dt/dtheta = a x (P - translation) + b x V
-        osc_vec3 arm = osc_sub(origin, transform->translation);
+    osc_vec3 arm = osc_sub(origin, transform->translation);
+    if (jac->t_surface_pose || jac->point_surface_pose || jac->normal_surface_pose) {
+        // moving the surface by (dp, dtheta) moves the ray by the inverse motion,
+        // dP = -dp + (P - T) x dtheta, dV = V x dtheta, and turns the normal by dtheta:
+        // dt/dp = -a, dt/dtheta = a x (P - T) + b x V; d point = V dt;
+        // d normal = -(dN/dP) dp + [(dN/dP)[P - T]x + (dN/dV)[V]x - [N]x] dtheta
         osc_vec3 rotation = osc_add(osc_cross(a, arm), osc_cross(b, direction));
-        double values[6] = {-a.x, -a.y, -a.z, rotation.x, rotation.y, rotation.z};
-        memcpy(jac->t_surface_pose, values, sizeof values);
+        double dt[6] = {-a.x, -a.y, -a.z, rotation.x, rotation.y, rotation.z};
+        if (jac->t_surface_pose) memcpy(jac->t_surface_pose, dt, sizeof dt);
+        if (jac->point_surface_pose)
+            for (int i = 0; i < 3; ++i)
+                for (int c = 0; c < 6; ++c) jac->point_surface_pose[6 * i + c] = vv[i] * dt[c];
+        if (jac->normal_surface_pose) {
+            double no[9], nd[9];
+            osc_ray_jacobians inner;
+            memset(&inner, 0, sizeof inner);
+            inner.normal_origin = no;
+            inner.normal_direction = nd;
+            if (!jac->normal_origin || !jac->normal_direction) {
+                osc_ray_hit copy = *hit;
+                fill_jacobians(s, ray, origin, direction, transform, t, &copy, &inner);
+            } else {
+                memcpy(no, jac->normal_origin, sizeof no);
+                memcpy(nd, jac->normal_direction, sizeof nd);
+            }
+            osc_vec3 N = hit->normal;
+            for (int c = 0; c < 6; ++c) {
+                osc_vec3 e = osc_v3(c % 3 == 0, c % 3 == 1, c % 3 == 2), column;
+                if (c < 3) {
+                    column = osc_neg(osc_v3(no[0 + c], no[3 + c], no[6 + c]));
+                } else {
+                    osc_vec3 dP = osc_cross(arm, e), dV = osc_cross(direction, e);
+                    double dPv[3] = {dP.x, dP.y, dP.z}, dVv[3] = {dV.x, dV.y, dV.z}, sum[3];
+                    for (int i = 0; i < 3; ++i)
+                        sum[i] = no[3 * i] * dPv[0] + no[3 * i + 1] * dPv[1] + no[3 * i + 2] * dPv[2] +
+                                 nd[3 * i] * dVv[0] + nd[3 * i + 1] * dVv[1] + nd[3 * i + 2] * dVv[2];
+                    column = osc_add(osc_v3(sum[0], sum[1], sum[2]), osc_cross(e, N));
+                }
+                jac->normal_surface_pose[c] = column.x;
+                jac->normal_surface_pose[6 + c] = column.y;
+                jac->normal_surface_pose[12 + c] = column.z;
+            }
+        }
     }
-    if (jac->t_parameters && s->kind == IMPLICIT_SAG) {
-        double gradient[2 + OSC_SAG_MAX_COEFFICIENTS];
+    if (s->kind == IMPLICIT_SAG &&
+        (jac->t_parameters || jac->point_parameters || jac->normal_parameters)) {
+        // dt = -(dF/dtheta) / q; d point = V dt; d n = H V' dt + d(grad F)/dtheta,
+        // d normal = (I - N N^T) R d n / |n|
+        double gradient[2 + OSC_SAG_MAX_COEFFICIENTS], gradient_of_gradient[2 + OSC_SAG_MAX_COEFFICIENTS][3];
         int count = implicit_sag_parameter_gradient(s, x, gradient);
-        for (int i = 0; i < count; ++i) jac->t_parameters[i] = factor * gradient[i];
+        implicit_sag_parameter_gradient_of_gradient(s, x, gradient_of_gradient);
+        for (int i = 0; i < count; ++i) {
+            double dt = factor * gradient[i];
+            if (jac->t_parameters) jac->t_parameters[i] = dt;
+            if (jac->point_parameters)
+                for (int r = 0; r < 3; ++r) jac->point_parameters[count * r + i] = vv[r] * dt;
+            if (jac->normal_parameters) {
+                osc_vec3 dn = osc_add(osc_mat3_apply(h, osc_scale(ray->v, dt)),
+                                      osc_v3(gradient_of_gradient[i][0], gradient_of_gradient[i][1],
+                                             gradient_of_gradient[i][2]));
+                osc_vec3 dN = osc_mat3_apply(ray->rotation, dn);
+                dN = hit->grazing ? osc_v3(0, 0, 0)
+                                  : osc_scale(osc_add_scaled(dN, hit->normal, -osc_dot(hit->normal, dN)),
+                                              1.0 / scale_n);
+                jac->normal_parameters[i] = dN.x;
+                jac->normal_parameters[count + i] = dN.y;
+                jac->normal_parameters[2 * count + i] = dN.z;
+            }
+        }
     }
 }
 
@@ -253,7 +310,8 @@ osc_status osc_ray_intersect(const osc_implicit* surface, const osc_implicit_tra
     if (!hit) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_ray_intersect: hit is NULL");
     osc_status status = check(surface, transform, origin, direction, settings);
     if (status != OSC_OK) return status;
-    if (jacobians && jacobians->t_parameters && surface->kind != IMPLICIT_SAG)
+    if (jacobians && (jacobians->t_parameters || jacobians->point_parameters ||
+                      jacobians->normal_parameters) && surface->kind != IMPLICIT_SAG)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_ray_intersect: t_parameters asked of a "
                         "surface that is not a sag");
     intersect(surface, transform, origin, direction, settings, hit, jacobians);

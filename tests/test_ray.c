@@ -194,11 +194,17 @@ static void test_derivatives(void) {
     for (int trial = 0; trial < 30; ++trial) {
         osc_vec3 P = osc_v3(-4.0, test_uniform(&rng, -4, 4), test_uniform(&rng, -4, 4));
         osc_vec3 V = osc_normalize(osc_v3(1.0, test_uniform(&rng, -0.2, 0.2), test_uniform(&rng, -0.2, 0.2)));
-        double to[3], td[3], po[9], pd[9], no[9], nd[9], tp[6], tpar[4];
-        osc_ray_jacobians jac = {to, td, po, pd, no, nd, tp, tpar};
+        double to[3], td[3], po[9], pd[9], no[9], nd[9], tp[6], tpar[4], pp[18], np[18], ppar[12], npar[12];
+        osc_ray_jacobians jac = {to, td, po, pd, no, nd, tp, tpar, pp, np, ppar, npar};
+        // the surface-pose normal derivative also when the ray's normal derivatives are not asked
+        double np_alone[18];
+        osc_ray_jacobians alone = {.normal_surface_pose = np_alone};
+        osc_ray_hit hit_alone;
+        CHECK_STATUS(osc_ray_intersect(s, &tr, P, V, NULL, &hit_alone, &alone), OSC_OK);
         osc_ray_hit hit;
         CHECK_STATUS(osc_ray_intersect(s, &tr, P, V, NULL, &hit, &jac), OSC_OK);
         if (!hit.hit) continue;
+        CHECK(memcmp(np, np_alone, sizeof np) == 0);
         double h = 1e-6;
         for (int axis = 0; axis < 3; ++axis) {
             osc_vec3 e = osc_v3(axis == 0, axis == 1, axis == 2);
@@ -223,6 +229,7 @@ static void test_derivatives(void) {
         // the surface's pose (translation and rotation twist) and the sag's parameters
         for (int c = 0; c < 6; ++c) {
             double values[2];
+            osc_vec3 pose_points[2], pose_normals[2];
             for (int side = 0; side < 2; ++side) {
                 double xi[6] = {0};
                 xi[c] = side ? -h : h;
@@ -233,12 +240,21 @@ static void test_derivatives(void) {
                 osc_ray_hit r;
                 osc_ray_intersect(s, &moved, P, V, NULL, &r, NULL);
                 values[side] = r.t;
+                pose_points[side] = r.point;
+                pose_normals[side] = r.normal;
             }
             worst = fmax(worst, fabs((values[0] - values[1]) / (2 * h) - tp[c]));
+            for (int i = 0; i < 3; ++i) {
+                double dpoint = (osc_vec3_get(pose_points[0], i) - osc_vec3_get(pose_points[1], i)) / (2 * h);
+                double dnormal = (osc_vec3_get(pose_normals[0], i) - osc_vec3_get(pose_normals[1], i)) / (2 * h);
+                worst = fmax(worst, fabs(dpoint - pp[6 * i + c]));
+                worst = fmax(worst, fabs(dnormal - np[6 * i + c]));
+            }
         }
         double params[4] = {1.0 / R, k, coefficients[0], coefficients[1]};
         for (int c = 0; c < 4; ++c) {
             double values[2];
+            osc_vec3 param_points[2], param_normals[2];
             double step = c < 2 ? 1e-7 : 1e-9;
             for (int side = 0; side < 2; ++side) {
                 double q[4];
@@ -248,13 +264,21 @@ static void test_derivatives(void) {
                 osc_ray_hit r;
                 osc_ray_intersect(moved, &tr, P, V, NULL, &r, NULL);
                 values[side] = r.t;
+                param_points[side] = r.point;
+                param_normals[side] = r.normal;
                 osc_implicit_destroy(moved);
             }
             double fd = (values[0] - values[1]) / (2 * step);
             worst = fmax(worst, fabs(fd - tpar[c]) / fmax(1.0, fabs(fd)));
+            for (int i = 0; i < 3; ++i) {
+                double dpoint = (osc_vec3_get(param_points[0], i) - osc_vec3_get(param_points[1], i)) / (2 * step);
+                double dnormal = (osc_vec3_get(param_normals[0], i) - osc_vec3_get(param_normals[1], i)) / (2 * step);
+                worst = fmax(worst, fabs(dpoint - ppar[4 * i + c]) / fmax(1.0, fabs(dpoint)));
+                worst = fmax(worst, fabs(dnormal - npar[4 * i + c]) / fmax(1.0, fabs(dnormal)));
+            }
         }
     }
-    printf("  derivatives of t, point, normal (ray), t (surface pose, sag parameters): worst error "
+    printf("  derivatives of t, point and normal (ray, surface pose, sag parameters): worst error "
            "against central differences %.2g\n", worst);
     CHECK(worst < 1e-5);
     osc_implicit_destroy(s);

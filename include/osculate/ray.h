@@ -17,8 +17,8 @@
 // - A hit: |F| <= tolerance at the final point, the point in the surface's domain (a sag's
 //   aperture) and t >= 0. A ray whose line misses the bounding sphere is a miss at once.
 // - Derivatives at the root by the implicit function theorem, dt = -dF / (grad F . V'): of t,
-//   point and normal with respect to the ray's origin and direction, of t with respect to a twist
-//   of the surface's transform and to a sag's parameters (c, k, a_i). docs/ray.md.
+//   point and normal with respect to the ray's origin and direction, to a twist of the surface's
+//   translation and rotation, and to a sag's parameters (c, k, a_i). docs/ray.md.
 //
 // NUMERIC ROBUSTNESS
 // A ray tangent to the surface (grad F . V' = 0 at the root) has no derivative there: the Jacobians
@@ -104,6 +104,10 @@ typedef struct osc_ray_jacobians {
     double* normal_direction; ///< [3][3]
     double* t_surface_pose;   ///< [6]   d t / d twist (dp, dtheta) of the surface's translation and rotation
     double* t_parameters;     ///< [2 + coefficients] d t / d (c, k, a_i) of a sag surface
+    double* point_surface_pose;  ///< [3][6]
+    double* normal_surface_pose; ///< [3][6]
+    double* point_parameters;    ///< [3][2 + coefficients]
+    double* normal_parameters;   ///< [3][2 + coefficients]
 } osc_ray_jacobians;
 
 /// Returns OSC_OK and fills `hit` for the ray origin + t direction against the placed surface
