@@ -160,6 +160,12 @@ static void fill_jacobians(const osc_implicit* s, const local_ray* ray, osc_vec3
             }
         }
     }
+    // the anchor moves P' by dA: dt/dA = -n / q; the scale moves X' by -(X' - A) ds / s
+    if (jac->t_anchor) {
+        osc_vec3 d = osc_scale(n, factor);
+        memcpy(jac->t_anchor, &d, sizeof(double) * 3);
+    }
+    if (jac->t_scale) *jac->t_scale = -factor * osc_dot(n, osc_sub(x, transform->anchor)) / ray->scale;
     osc_vec3 arm = osc_sub(origin, transform->translation);
     if (jac->t_surface_pose || jac->point_surface_pose || jac->normal_surface_pose) {
         // moving the surface by (dp, dtheta) moves the ray by the inverse motion,

@@ -195,7 +195,8 @@ static void test_derivatives(void) {
         osc_vec3 P = osc_v3(-4.0, test_uniform(&rng, -4, 4), test_uniform(&rng, -4, 4));
         osc_vec3 V = osc_normalize(osc_v3(1.0, test_uniform(&rng, -0.2, 0.2), test_uniform(&rng, -0.2, 0.2)));
         double to[3], td[3], po[9], pd[9], no[9], nd[9], tp[6], tpar[4], pp[18], np[18], ppar[12], npar[12];
-        osc_ray_jacobians jac = {to, td, po, pd, no, nd, tp, tpar, pp, np, ppar, npar};
+        double tanchor[3], tscale;
+        osc_ray_jacobians jac = {to, td, po, pd, no, nd, tp, tpar, pp, np, ppar, npar, tanchor, &tscale};
         // the surface-pose normal derivative also when the ray's normal derivatives are not asked
         double np_alone[18];
         osc_ray_jacobians alone = {.normal_surface_pose = np_alone};
@@ -251,6 +252,23 @@ static void test_derivatives(void) {
                 worst = fmax(worst, fabs(dnormal - np[6 * i + c]));
             }
         }
+        // the anchor and the scale
+        for (int c = 0; c < 4; ++c) {
+            double values[2];
+            for (int side = 0; side < 2; ++side) {
+                osc_implicit_transform moved = tr;
+                double delta = side ? -h : h;
+                if (c == 0) moved.anchor.x += delta;
+                if (c == 1) moved.anchor.y += delta;
+                if (c == 2) moved.anchor.z += delta;
+                if (c == 3) moved.scale += delta;
+                osc_ray_hit r;
+                osc_ray_intersect(s, &moved, P, V, NULL, &r, NULL);
+                values[side] = r.t;
+            }
+            double fd = (values[0] - values[1]) / (2 * h);
+            worst = fmax(worst, fabs(fd - (c < 3 ? tanchor[c] : tscale)));
+        }
         double params[4] = {1.0 / R, k, coefficients[0], coefficients[1]};
         for (int c = 0; c < 4; ++c) {
             double values[2];
@@ -278,7 +296,7 @@ static void test_derivatives(void) {
             }
         }
     }
-    printf("  derivatives of t, point and normal (ray, surface pose, sag parameters): worst error "
+    printf("  derivatives of t, point and normal (ray, surface pose, sag parameters; t: anchor, scale): worst error "
            "against central differences %.2g\n", worst);
     CHECK(worst < 1e-5);
     osc_implicit_destroy(s);

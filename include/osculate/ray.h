@@ -18,7 +18,8 @@
 //   aperture) and t >= 0. A ray whose line misses the bounding sphere is a miss at once.
 // - Derivatives at the root by the implicit function theorem, dt = -dF / (grad F . V'): of t,
 //   point and normal with respect to the ray's origin and direction, to a twist of the surface's
-//   translation and rotation, and to a sag's parameters (c, k, a_i). docs/ray.md.
+//   translation and rotation, and to a sag's parameters (c, k, a_i); of t to the transform's anchor
+//   and scale. docs/ray.md.
 //
 // NUMERIC ROBUSTNESS
 // A ray tangent to the surface (grad F . V' = 0 at the root) has no derivative there: the Jacobians
@@ -108,6 +109,8 @@ typedef struct osc_ray_jacobians {
     double* normal_surface_pose; ///< [3][6]
     double* point_parameters;    ///< [3][2 + coefficients]
     double* normal_parameters;   ///< [3][2 + coefficients]
+    double* t_anchor;            ///< [3]   d t / d anchor (surface frame)
+    double* t_scale;             ///< [1]   d t / d scale
 } osc_ray_jacobians;
 
 /// Returns OSC_OK and fills `hit` for the ray origin + t direction against the placed surface
