@@ -24,6 +24,7 @@ osc_ray_settings osc_ray_settings_default(void) {
     s.fine = (osc_ray_phase){OSC_RAY_NEWTON, 20, 1.0, 0.0};
     s.final_step = (osc_ray_phase){OSC_RAY_NEWTON, 1, 1.0, 0.0};
     s.tolerance = 1e-10;
+    s.analytic_conics = 1;
     return s;
 }
 
@@ -241,17 +242,60 @@ static void fill_jacobians(const osc_implicit* s, const local_ray* ray, osc_vec3
 // ---------------------------------------------------------------------------------------------
 // the query
 
+// a conic sag in closed form: along X' = P' + t V', c (1 + k) x^2 - 2 x + c r^2 = 0 (the sag's
+// equation times c, so c = 0 is the plane x = 0); the smallest root t >= 0 on the vertex branch
+// ((1 + k) c x <= 1) within the aperture, or NAN
+static double conic_root(const osc_implicit* s, const local_ray* ray) {
+    double c = s->sag.curvature, k1 = 1.0 + s->sag.conic;
+    osc_vec3 p = ray->p, v = ray->v;
+    double a = c * (k1 * v.x * v.x + v.y * v.y + v.z * v.z);
+    double b = 2.0 * c * (k1 * p.x * v.x + p.y * v.y + p.z * v.z) - 2.0 * v.x;
+    double c0 = c * (k1 * p.x * p.x + p.y * p.y + p.z * p.z) - 2.0 * p.x;
+    double roots[2] = {NAN, NAN};
+    double scale = fabs(b) + fabs(a) * fabs(c0) + 1e-300;
+    if (fabs(a) <= 1e-15 * scale) {
+        if (b != 0.0) roots[0] = -c0 / b;
+    } else {
+        double disc = b * b - 4.0 * a * c0;
+        if (disc < 0.0) return NAN;
+        double q = -0.5 * (b + copysign(sqrt(disc), b));
+        roots[0] = q / a;
+        roots[1] = q != 0.0 ? c0 / q : NAN;
+    }
+    double best = NAN, half = s->half_aperture;
+    for (int i = 0; i < 2; ++i) {
+        double t = roots[i];
+        if (!(t >= 0.0)) continue;
+        osc_vec3 x = osc_add_scaled(p, v, t);
+        if (k1 * c * x.x > 1.0 || x.y * x.y + x.z * x.z > half * half) continue;
+        if (isnan(best) || t < best) best = t;
+    }
+    return best;
+}
+
+
+// the transform's rotation and inverse scale, formed once per call (or batch)
+typedef struct placement {
+    osc_mat3 rotation; // world-from-surface R
+    double inverse_scale;
+} placement;
+
+static placement place(const osc_implicit_transform* transform) {
+    placement pl = {osc_quat_to_mat3(osc_quat_normalize(transform->rotation)), 1.0 / transform->scale};
+    return pl;
+}
+
 static void intersect(const osc_implicit* s, const osc_implicit_transform* transform,
-                      osc_vec3 origin, osc_vec3 direction, const osc_ray_settings* settings,
-                      osc_ray_hit* hit, const osc_ray_jacobians* jacobians) {
+                      const placement* pl, osc_vec3 origin, osc_vec3 direction,
+                      const osc_ray_settings* settings, osc_ray_hit* hit,
+                      const osc_ray_jacobians* jacobians) {
     local_ray ray;
-    osc_quat rq = osc_quat_normalize(transform->rotation);
-    ray.rotation = osc_quat_to_mat3(rq);
+    ray.rotation = pl->rotation;
     ray.scale = transform->scale;
-    ray.p = osc_add(osc_scale(osc_quat_inv_rotate(rq, osc_sub(origin, transform->translation)),
-                              1.0 / ray.scale),
+    ray.p = osc_add(osc_scale(osc_mat3_apply_transpose(pl->rotation, osc_sub(origin, transform->translation)),
+                              pl->inverse_scale),
                     transform->anchor);
-    ray.v = osc_scale(osc_quat_inv_rotate(rq, direction), 1.0 / ray.scale);
+    ray.v = osc_scale(osc_mat3_apply_transpose(pl->rotation, direction), pl->inverse_scale);
     osc_vec3 centre;
     double radius;
     osc_implicit_bounding_sphere(s, &centre, &radius);
@@ -261,7 +305,31 @@ static void intersect(const osc_implicit* s, const osc_implicit_transform* trans
     double chord2 = (radius * radius - osc_dot(off, off)) / vv;
     memset(hit, 0, sizeof *hit);
     double t = closest;
-    if (chord2 >= 0.0) {
+    // an asphere starts from its base conic's closed-form root and goes through the fine and final
+    // phases only; the beams remain for rays whose base conic has no root
+    double conic_start = settings->analytic_conics && s->kind == IMPLICIT_SAG &&
+                                 s->sag.coefficient_count > 0
+                             ? conic_root(s, &ray)
+                             : NAN;
+    if (!isnan(conic_start)) {
+        int iterations = 0;
+        t = run_phase(s, &ray, &settings->fine, settings->fine.max_step, conic_start, &iterations);
+        t = run_phase(s, &ray, &settings->final_step, settings->final_step.max_step, t, &iterations);
+        hit->iterations = iterations;
+        osc_vec3 x = osc_add_scaled(ray.p, ray.v, t), g;
+        double value = osc_implicit_eval(s, x, &g, NULL);
+        hit->hit = fabs(value) <= settings->tolerance * radius && osc_implicit_in_domain(s, x) && t >= 0.0;
+        hit->normal = osc_normalize(osc_mat3_apply(ray.rotation, g));
+    } else if (settings->analytic_conics && s->kind == IMPLICIT_SAG && s->sag.coefficient_count == 0) {
+        double root = conic_root(s, &ray);
+        if (!isnan(root)) {
+            t = root;
+            osc_vec3 g, x = osc_add_scaled(ray.p, ray.v, t);
+            double value = osc_implicit_eval(s, x, &g, NULL);
+            hit->hit = fabs(value) <= settings->tolerance * radius && osc_implicit_in_domain(s, x);
+            hit->normal = osc_normalize(osc_mat3_apply(ray.rotation, g));
+        }
+    } else if (chord2 >= 0.0) {
         // beams over the chord (or from the chosen start), then the phases
         double half_chord = sqrt(chord2), tb[MAX_BEAMS];
         int beams = settings->beams;
@@ -320,7 +388,8 @@ osc_status osc_ray_intersect(const osc_implicit* surface, const osc_implicit_tra
                       jacobians->normal_parameters) && surface->kind != IMPLICIT_SAG)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_ray_intersect: t_parameters asked of a "
                         "surface that is not a sag");
-    intersect(surface, transform, origin, direction, settings, hit, jacobians);
+    placement pl = place(transform);
+    intersect(surface, transform, &pl, origin, direction, settings, hit, jacobians);
     return OSC_OK;
 }
 
@@ -343,6 +412,7 @@ osc_status osc_ray_intersect_batch(const osc_implicit* surface,
         if (status != OSC_OK) return status;
     }
     long long n = (long long)count, bad = -1;
+    placement pl = place(transform);
 #ifdef OSC_HAVE_OPENMP
 #pragma omp parallel for schedule(static, 1024) num_threads(osc_thread_count(threads))
 #endif
@@ -358,7 +428,7 @@ osc_status osc_ray_intersect_batch(const osc_implicit* surface,
 #endif
             if (bad < 0 || i < bad) bad = i;
         } else {
-            intersect(surface, transform, o, d, settings, &h, NULL);
+            intersect(surface, transform, &pl, o, d, settings, &h, NULL);
         }
         t[i] = h.t;
         if (points) memcpy(points + 3 * i, &h.point, sizeof(double) * 3);

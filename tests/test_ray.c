@@ -71,8 +71,13 @@ static void test_sphere_and_conic_closed_form(void) {
                 V = osc_normalize(osc_v3(1.0, test_uniform(&rng, -0.3, 0.3), test_uniform(&rng, -0.3, 0.3)));
             }
             double expected = conic_root(R, k, D, P, V);
-            osc_ray_hit hit;
+            osc_ray_hit hit, iterative;
+            osc_ray_settings phases = osc_ray_settings_default();
+            phases.analytic_conics = 0;
             CHECK_STATUS(osc_ray_intersect(s, NULL, P, V, NULL, &hit, NULL), OSC_OK);
+            CHECK_STATUS(osc_ray_intersect(s, NULL, P, V, &phases, &iterative, NULL), OSC_OK);
+            CHECK(iterative.hit == hit.hit);
+            if (hit.hit) CHECK_NEAR(iterative.t, hit.t, 1e-9);
             if (isnan(expected)) {
                 ++misses;
                 CHECK_MSG(!hit.hit, "k %g trial %d: hit at t %g where the closed form has none", k, trial, hit.t);
@@ -99,9 +104,13 @@ static void test_asphere_sag(void) {
     for (int trial = 0; trial < 300; ++trial) {
         osc_vec3 P = osc_v3(-3.0, test_uniform(&rng, -5, 5), test_uniform(&rng, -5, 5));
         osc_vec3 V = osc_normalize(osc_v3(1.0, test_uniform(&rng, -0.2, 0.2), test_uniform(&rng, -0.2, 0.2)));
-        osc_ray_hit hit;
+        osc_ray_hit hit, iterative;
+        osc_ray_settings phases = osc_ray_settings_default();
+        phases.analytic_conics = 0; // beams and phases instead of the base conic's start
         CHECK_STATUS(osc_ray_intersect(s, NULL, P, V, NULL, &hit, NULL), OSC_OK);
-        CHECK(hit.hit);
+        CHECK_STATUS(osc_ray_intersect(s, NULL, P, V, &phases, &iterative, NULL), OSC_OK);
+        CHECK(hit.hit && iterative.hit);
+        CHECK_NEAR(hit.t, iterative.t, 1e-10);
         double r = hypot(hit.point.y, hit.point.z), r2 = r * r;
         double sag = r2 / (20.0 * (1.0 + sqrt(1.0 - 0.0 * r2 / 400.0))) + 1e-4 * r2 * r2 -
                      1e-6 * r2 * r2 * r2 + 1e-8 * r2 * r2 * r2 * r2;
@@ -171,6 +180,7 @@ static void test_algorithms(void) {
             double expected = conic_root(20.0, 0.0, 15.0, P, V);
             if (isnan(expected)) continue;
             osc_ray_settings settings = osc_ray_settings_default();
+            settings.analytic_conics = 0; // the phases, not the closed form
             settings.coarse.iterations = 1;
             settings.fine = phases[a];
             settings.final_step.iterations = 0;

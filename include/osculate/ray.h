@@ -14,6 +14,10 @@
 //   phase with algorithm B, then a final step of algorithm C. Algorithms: damped Newton with a
 //   max-step clamp, gradient descent on H = Q^2 / 2, Levenberg-Marquardt (lambda > 0; Gauss-Newton
 //   is lambda = 0, i.e. Newton), sphere tracing for true SDFs.
+// - Conics: a sag without asphere terms (sphere, paraboloid, any conic) is intersected in closed
+//   form by default (settings.analytic_conics): the root of c (1 + k) x^2 - 2 x + c r^2 = 0 on the
+//   vertex branch, nearest in front of the origin within the aperture; an asphere starts its fine
+//   phase from its base conic's root instead of running the beams (when that root exists).
 // - A hit: |F| <= tolerance at the final point, the point in the surface's domain (a sag's
 //   aperture) and t >= 0. A ray whose line misses the bounding sphere is a miss at once.
 // - Derivatives at the root by the implicit function theorem, dt = -dF / (grad F . V'): of t,
@@ -80,6 +84,9 @@ typedef struct osc_ray_settings {
     osc_ray_phase fine;   ///< Newton, 20 iterations, damping 1
     osc_ray_phase final_step; ///< Newton, 1 iteration
     double tolerance;    ///< |F| for a hit, relative to the bounding radius, 1e-10
+    int analytic_conics; ///< 1: a sag without asphere terms is solved in closed form (its conic's
+                         ///< quadratic) instead of by the phases, and an asphere's fine phase
+                         ///< starts from its base conic's root, 1
 } osc_ray_settings;
 
 /// Returns the default settings.

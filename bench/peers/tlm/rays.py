@@ -130,10 +130,14 @@ def check(args):
     # where the peer misses a true hit, how far from the rim is the true hit point
     qf = P[fn] + ref[fn, None] * V[fn]
     rim_gap = args.diameter / 2 - np.sqrt(qf[:, 1] ** 2 + qf[:, 2] ** 2)
+    fp = hit & ~ref_hit
+    qp = P[fp] + t[fp, None] * V[fp]
+    rim_gap_p = args.diameter / 2 - np.sqrt(qp[:, 1] ** 2 + qp[:, 2] ** 2)
     print(json.dumps({
         "reference": kind, "rays": n, "peer_hits": int(hit.sum()), "reference_hits": int(ref_hit.sum()),
         "hit_fraction": round(float(hit.mean()), 6), "both": int(both.sum()),
-        "peer_only": int((hit & ~ref_hit).sum()), "reference_only": int(fn.sum()),
+        "peer_only": int(fp.sum()), "peer_only_max_dist_to_rim": float(rim_gap_p.max()) if fp.any() else None,
+        "reference_only": int(fn.sum()),
         "reference_only_max_dist_to_rim": float(rim_gap.max()) if fn.any() else None,
         "t_abs_err_max": float(err.max()) if both.any() else None,
         "t_abs_err_median": float(np.median(err)) if both.any() else None,
