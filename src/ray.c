@@ -285,6 +285,15 @@ static placement place(const osc_implicit_transform* transform) {
     return pl;
 }
 
+// the hit test and normal at the final t: |F| <= tolerance, in the domain, in front of the origin
+static void finish(const osc_implicit* s, const local_ray* ray, double t, double tolerance,
+                   osc_ray_hit* hit) {
+    osc_vec3 x = osc_add_scaled(ray->p, ray->v, t), g;
+    double value = osc_implicit_eval(s, x, &g, NULL);
+    hit->hit = fabs(value) <= tolerance && osc_implicit_in_domain(s, x) && t >= 0.0;
+    hit->normal = osc_normalize(osc_mat3_apply(ray->rotation, g));
+}
+
 static void intersect(const osc_implicit* s, const osc_implicit_transform* transform,
                       const placement* pl, osc_vec3 origin, osc_vec3 direction,
                       const osc_ray_settings* settings, osc_ray_hit* hit,
@@ -316,18 +325,12 @@ static void intersect(const osc_implicit* s, const osc_implicit_transform* trans
         t = run_phase(s, &ray, &settings->fine, settings->fine.max_step, conic_start, &iterations);
         t = run_phase(s, &ray, &settings->final_step, settings->final_step.max_step, t, &iterations);
         hit->iterations = iterations;
-        osc_vec3 x = osc_add_scaled(ray.p, ray.v, t), g;
-        double value = osc_implicit_eval(s, x, &g, NULL);
-        hit->hit = fabs(value) <= settings->tolerance * radius && osc_implicit_in_domain(s, x) && t >= 0.0;
-        hit->normal = osc_normalize(osc_mat3_apply(ray.rotation, g));
+        finish(s, &ray, t, settings->tolerance * radius, hit);
     } else if (settings->analytic_conics && s->kind == IMPLICIT_SAG && s->sag.coefficient_count == 0) {
         double root = conic_root(s, &ray);
         if (!isnan(root)) {
             t = root;
-            osc_vec3 g, x = osc_add_scaled(ray.p, ray.v, t);
-            double value = osc_implicit_eval(s, x, &g, NULL);
-            hit->hit = fabs(value) <= settings->tolerance * radius && osc_implicit_in_domain(s, x);
-            hit->normal = osc_normalize(osc_mat3_apply(ray.rotation, g));
+            finish(s, &ray, t, settings->tolerance * radius, hit);
         }
     } else if (chord2 >= 0.0) {
         // beams over the chord (or from the chosen start), then the phases
@@ -343,7 +346,7 @@ static void intersect(const osc_implicit* s, const osc_implicit_transform* trans
         }
         double max_step = settings->coarse.max_step < 0.0 ? 0.5 * radius / sqrt(vv)
                                                           : settings->coarse.max_step;
-        int used[MAX_BEAMS] = {0}, best = -1;
+        int used[MAX_BEAMS] = {0}, best = 0; // stays 0 when every beam's |Q| is NaN
         double best_q = INFINITY, best_t = INFINITY;
         double tolerance = settings->tolerance * radius;
         for (int b = 0; b < beams; ++b) {
@@ -363,10 +366,7 @@ static void intersect(const osc_implicit* s, const osc_implicit_transform* trans
         t = run_phase(s, &ray, &settings->fine, settings->fine.max_step, t, &iterations);
         t = run_phase(s, &ray, &settings->final_step, settings->final_step.max_step, t, &iterations);
         hit->iterations = iterations;
-        osc_vec3 x = osc_add_scaled(ray.p, ray.v, t), g;
-        double value = osc_implicit_eval(s, x, &g, NULL);
-        hit->hit = fabs(value) <= tolerance && osc_implicit_in_domain(s, x) && t >= 0.0;
-        hit->normal = osc_normalize(osc_mat3_apply(ray.rotation, g));
+        finish(s, &ray, t, tolerance, hit);
     }
     hit->t = t;
     hit->point = osc_add_scaled(origin, direction, t);

@@ -351,7 +351,22 @@ static void test_lens_focus(void) {
     osc_implicit_destroy(back);
 }
 
+// a user surface that answers NaN: every beam's |Q| is NaN; the ray is a miss, nothing is read out
+// of bounds
+static double nan_surface(void* context, const double point[3], double gradient[3]) {
+    (void)context;
+    (void)point;
+    gradient[0] = gradient[1] = gradient[2] = NAN;
+    return NAN;
+}
+
 static void test_batch_and_bad_input(void) {
+    osc_implicit* broken = NULL;
+    CHECK_STATUS(osc_implicit_create_function(nan_surface, NULL, osc_v3(0, 0, 0), 1.0, &broken), OSC_OK);
+    osc_ray_hit broken_hit;
+    CHECK_STATUS(osc_ray_intersect(broken, NULL, osc_v3(-3, 0, 0), osc_v3(1, 0, 0), NULL, &broken_hit, NULL), OSC_OK);
+    CHECK(!broken_hit.hit);
+    osc_implicit_destroy(broken);
     osc_implicit* s = make_sag(20.0, -0.5, 0, NULL, 15.0);
     enum { N = 5000 };
     static double origins[N * 3], directions[N * 3], t[N], points[N * 3], normals[N * 3];
