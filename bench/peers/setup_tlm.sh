@@ -67,7 +67,9 @@ PYTHON3=$(command -v python3 || true)
 if ! [ -x "$PY" ] || ! "$PY" -c 'import sys; assert sys.version_info >= (3, 11)' >/dev/null 2>&1; then
     rm -rf "$VENV"
     if [ -z "$PYTHON3" ] || ! "$PYTHON3" -c 'import sys; assert sys.version_info >= (3, 11)' >/dev/null 2>&1; then
-        report missing "torchlensmaker needs Python >= 3.11; python3 is $("$PYTHON3" --version 2>&1 || echo 'not found')"
+        found="not found"
+        [ -z "$PYTHON3" ] || found=$("$PYTHON3" --version 2>&1 | head -n 1)
+        report missing "torchlensmaker needs Python >= 3.11; python3 is ${found:-unknown}"
         exit 0
     fi
     if ! "$PYTHON3" -m venv "$VENV" >>"$log" 2>&1; then

@@ -10,17 +10,18 @@ this script only calls it; none of its code is copied here. See bench/peers/tlm/
 
 RAYS: raw little-endian float64 [N][6], per ray origin xyz then unit direction xyz, no header. The surface has its
 vertex at the origin and the optical axis along x, sag x = c r^2 / (1 + sqrt(1 - (1+k) c^2 r^2)) + a4 r^4 + a6 r^6
-+ a8 r^8, c = 1/R, r^2 = y^2 + z^2 <= (D/2)^2. Surfaces (current torchlensmaker, >= 0.0.13; --legacy: 0.0.12):
++ a8 r^8, c = 1/R, r^2 = y^2 + z^2 <= (D/2)^2. Surfaces (torchlensmaker >= 0.0.13, as installed: 0.0.13; --legacy: 0.0.12):
 
     sphere    SphereByCurvature(D, C=1/R)            (legacy: Sphere(D, R=R))         sag sphere, implicit solver
     sphere-r  SphereByRadius(D, R)                   (legacy: SphereR(D, R=R))        closed-form quadratic
     conic     Conic(D, C=1/R, K=k)                   (legacy: Conic(D, Conical(C, K))) sag, implicit solver
     asphere   Asphere(D, C=1/R, K=k, alphas=[...])   (legacy: Asphere(D, R, K, [...])) sag, implicit solver
 
-The timed call is the surface's own ray intersection: `surface(P, V, tf)` (current: SurfaceElement.forward with the
-identity transform, which goes through its kernel, surface_raytrace and the implicit solver, and returns t, normals,
-valid mask, local and global points) or `tlm.intersect(surface, P, V, hom, hom_inv)` (legacy: ray / bounding-cylinder
-test, then CollisionMethod on the rays that may hit, then normals and `contains`). float64 on the CPU, under
+The timed call is the surface's own ray intersection with the identity transform: 0.0.13
+`surface(P, V, tf, tlm.Direction.PROGRADE)` -> (t, normals, valid, tf_surface, tf_next) (SurfaceElement.forward: anchor
+transforms, rays to the surface frame, damped Newton implicit solver, normals, valid mask); >= 0.0.14 `surface(P, V,
+tf)` -> SurfaceElementOutput; legacy `tlm.intersect(surface, P, V, hom, hom_inv)` -> (t, normals, valid) (ray /
+bounding-cylinder test, CollisionMethod on the rays that may hit, normals, `contains`). float64 on the CPU, under
 torch.no_grad(); one untimed warm-up, then the median of --repeats wall times (time.perf_counter).
 
 Prints one JSON line:

@@ -6,8 +6,9 @@
         (1, a, b) normalised with a, b uniform in [-tilt, tilt].
     rays.py check RAYS OUT --radius R --diameter D [--k K] [--coeffs a4,a6,a8] [--sphere-closed-form]
         OUT is tlm_rays.py --out's file (N float64 t, NaN = miss, then N uint8 hits). Reference: the first root
-        t >= 0 of G(y(t), z(t)) - x(t) with r <= D/2, G the sag (conic + even asphere terms), by 256 samples of the
-        ray's span inside the cylinder r <= D/2 between the sag's bounds, then bisection to machine precision; with
+        t >= 0 of G(y(t), z(t)) - x(t) with r <= D/2, G the sag (conic + even asphere terms): 256 samples of the ray
+        between the planes of the sag's bounds, the first sign change with an end inside r <= D/2, bisection to
+        machine precision, kept if the root is inside r <= D/2 (the sag must be defined a little beyond D/2); with
         --sphere-closed-form (k = 0, no coeffs) the ray-sphere quadratic with the sphere of radius |R| centred at
         (R, 0, 0), root on the cap (x on the vertex side, r <= D/2). Prints one JSON line of agreement figures.
 """
@@ -61,7 +62,9 @@ def reference_sag(P, V, c, k, coeffs, D):
         r2 = pts[..., 1] ** 2 + pts[..., 2] ** 2
         f = sag(r2, c, k, coeffs) - pts[..., 0]
         inside = r2 <= tau2
-        ok = inside[:, :-1] & inside[:, 1:] & (np.sign(f[:, :-1]) != np.sign(f[:, 1:]))
+        # a sign change with at least one end inside the aperture (the sag is evaluated beyond it too), so that
+        # roots within one sample step of the rim are found; the root itself must then be inside
+        ok = (inside[:, :-1] | inside[:, 1:]) & (np.sign(f[:, :-1]) != np.sign(f[:, 1:]))
         has = ok.any(axis=1)
         j = np.argmax(ok, axis=1)
         rows = np.nonzero(has)[0]
@@ -81,7 +84,10 @@ def reference_sag(P, V, c, k, coeffs, D):
             a = np.where(left, m, a)
             fa = np.where(left, fm, fa)
             b = np.where(left, b, m)
-        out[lo + rows] = 0.5 * (a + b)
+        tr = 0.5 * (a + b)
+        q = pp + tr[:, None] * vv
+        keep = q[:, 1] ** 2 + q[:, 2] ** 2 <= tau2
+        out[lo + rows[keep]] = tr[keep]
     return out
 
 
