@@ -27,6 +27,39 @@ static inline void bench_model_dir(const char* given, const char* program, char*
     snprintf(out, size, "%.*s/../models", length, slash ? program : ".");
 }
 
+// the build directory into `out`: $OSC_BUILD_DIR, else the parent of the benchmark's own
+// directory (benchmarks live in BUILD/bench/)
+static inline void bench_build_dir(const char* program, char* out, size_t size) {
+    const char* variable = getenv("OSC_BUILD_DIR");
+    if (variable) {
+        snprintf(out, size, "%s", variable);
+        return;
+    }
+    const char* slash = strrchr(program, '/');
+    snprintf(out, size, "%.*s/..", slash ? (int)(slash - program) : 1, slash ? program : ".");
+}
+
+// runs a peer's command and reads the first line it prints into `line`; false (with *why set)
+// when `executable` does not exist or the command cannot be started
+static inline int bench_peer_line(const char* executable, const char* command, char* line,
+                                  size_t size, const char** why, const char* missing) {
+    FILE* exists = fopen(executable, "rb");
+    if (!exists) {
+        *why = missing;
+        return 0;
+    }
+    fclose(exists);
+    FILE* pipe = popen(command, "r");
+    if (!pipe) {
+        *why = "could not start the peer";
+        return 0;
+    }
+    line[0] = 0;
+    if (!fgets(line, (int)size, pipe)) line[0] = 0;
+    pclose(pipe);
+    return 1;
+}
+
 static inline double bench_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -45,23 +45,13 @@ static double conic_root(double R, double k, const double* p, const double* v) {
 static double run_peer(const char* build, const surface_case* sc, int threads, const char** why) {
     char python[1024], command[2048];
     snprintf(python, sizeof python, "%s/peers/tlm-venv/bin/python", build);
-    FILE* exists = fopen(python, "rb");
-    if (!exists) {
-        *why = "torchlensmaker not installed (bench/peers/setup_tlm.sh)";
-        return NAN;
-    }
-    fclose(exists);
     snprintf(command, sizeof command,
              "%s bench/peers/tlm_rays.py %s/bench/rays.bin %s --threads %d --repeats 3 2>/dev/null",
              python, build, sc->peer_arguments, threads);
-    FILE* pipe = popen(command, "r");
-    if (!pipe) {
-        *why = "could not run tlm_rays.py";
+    char line[4096];
+    if (!bench_peer_line(python, command, line, sizeof line, why,
+                         "torchlensmaker not installed (bench/peers/setup_tlm.sh)"))
         return NAN;
-    }
-    char line[4096] = "";
-    if (!fgets(line, sizeof line, pipe)) line[0] = 0;
-    pclose(pipe);
     const char* rate = strstr(line, "\"rays_per_s\":");
     if (!rate) {
         *why = "tlm_rays.py printed no rays_per_s";
@@ -72,14 +62,8 @@ static double run_peer(const char* build, const surface_case* sc, int threads, c
 
 int main(int argc, char** argv) {
     (void)argc;
-    const char* build = getenv("OSC_BUILD_DIR");
-    char build_dir[1024];
-    if (!build) {
-        const char* slash = strrchr(argv[0], '/');
-        snprintf(build_dir, sizeof build_dir, "%.*s/..", slash ? (int)(slash - argv[0]) : 1,
-                 slash ? argv[0] : ".");
-        build = build_dir;
-    }
+    char build[1024];
+    bench_build_dir(argv[0], build, sizeof build);
     double* origins = malloc(sizeof(double) * 3 * RAYS);
     double* directions = malloc(sizeof(double) * 3 * RAYS);
     double* t = malloc(sizeof(double) * RAYS);

@@ -75,25 +75,12 @@ static void free_scene(scene* s) {
 
 // runs the peer on `file`; its median scene time in ms, or NAN (with *why) when it is missing
 static double run_thimni(const char* build, const char* file, int* points, const char** why) {
-    char command[1024];
-    snprintf(command, sizeof command, "%s/peers/thimni/release/thimni_scene %s --repeats %d 2>/dev/null",
-             build, file, REPEATS);
-    char probe[1024];
-    snprintf(probe, sizeof probe, "%s/peers/thimni/release/thimni_scene", build);
-    FILE* exists = fopen(probe, "rb");
-    if (!exists) {
-        *why = "thimni_scene not built (bench/peers/setup_thimni.sh)";
+    char executable[1024], command[2048], line[4096];
+    snprintf(executable, sizeof executable, "%s/peers/thimni/release/thimni_scene", build);
+    snprintf(command, sizeof command, "%s %s --repeats %d 2>/dev/null", executable, file, REPEATS);
+    if (!bench_peer_line(executable, command, line, sizeof line, why,
+                         "thimni_scene not built (bench/peers/setup_thimni.sh)"))
         return NAN;
-    }
-    fclose(exists);
-    FILE* pipe = popen(command, "r");
-    if (!pipe) {
-        *why = "could not run thimni_scene";
-        return NAN;
-    }
-    char line[4096] = "";
-    if (!fgets(line, sizeof line, pipe)) line[0] = 0;
-    pclose(pipe);
     const char* median = strstr(line, "\"median_ms\":");
     const char* found = strstr(line, "\"points\":");
     if (!median) {
@@ -306,15 +293,8 @@ static void accuracy_table(void) {
 
 int main(int argc, char** argv) {
     (void)argc;
-    const char* build = getenv("OSC_BUILD_DIR");
-    char build_dir[1024];
-    if (!build) {
-        // the benchmark lives in BUILD/bench/
-        const char* slash = strrchr(argv[0], '/');
-        snprintf(build_dir, sizeof build_dir, "%.*s/..", slash ? (int)(slash - argv[0]) : 1,
-                 slash ? argv[0] : ".");
-        build = build_dir;
-    }
+    char build[1024];
+    bench_build_dir(argv[0], build, sizeof build);
     char spheres_file[1100], menger_file[1100];
     snprintf(spheres_file, sizeof spheres_file, "%s/bench/spheres.scene", build);
     snprintf(menger_file, sizeof menger_file, "%s/bench/menger.scene", build);
