@@ -1,0 +1,247 @@
+"""Errors, version, poses and the smooth operators (base.h, math.h, smooth.h)."""
+
+import numpy as np
+
+from . import _ffi as F
+from ._ffi import lib
+
+OK, INVALID_ARGUMENT, PARSE, NO_MEMORY, NOT_CONVERGED, CAPACITY, IO, UNSUPPORTED = range(8)
+
+
+class OsculateError(Exception):
+    """A failing osculate call. `status` is the C status code, `message` osc_last_error()."""
+
+    def __init__(self, message, status):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class InvalidArgumentError(OsculateError, ValueError):
+    """OSC_ERR_INVALID_ARGUMENT: a value outside the documented domain (also a ValueError)."""
+
+
+class ParseError(OsculateError):
+    """OSC_ERR_PARSE: a malformed file or buffer."""
+
+
+class NotConvergedError(OsculateError):
+    """OSC_ERR_NOT_CONVERGED: an iterative solver stopped before its tolerance."""
+
+
+class CapacityError(OsculateError):
+    """OSC_ERR_CAPACITY: an output buffer was too small."""
+
+
+class OsculateIOError(OsculateError, OSError):
+    """OSC_ERR_IO: a file could not be opened, read or written (also an OSError)."""
+
+
+class UnsupportedError(OsculateError, NotImplementedError):
+    """OSC_ERR_UNSUPPORTED: disabled at build time or not implemented for this input."""
+
+
+class OsculateMemoryError(OsculateError, MemoryError):
+    """OSC_ERR_NO_MEMORY: the allocator returned NULL."""
+
+
+_classes = {
+    INVALID_ARGUMENT: InvalidArgumentError,
+    PARSE: ParseError,
+    NO_MEMORY: OsculateMemoryError,
+    NOT_CONVERGED: NotConvergedError,
+    CAPACITY: CapacityError,
+    IO: OsculateIOError,
+    UNSUPPORTED: UnsupportedError,
+}
+
+
+def status_string(status):
+    """The C name of a status code ("OSC_ERR_PARSE", ...)."""
+    return lib.osc_status_string(int(status)).decode()
+
+
+def error(status, where=None):
+    """The exception for a status, carrying osc_last_error() of this thread."""
+    message = lib.osc_last_error().decode(errors="replace")
+    if not message:
+        message = status_string(status) + (" in " + where if where else "")
+    return _classes.get(status, OsculateError)(message, status)
+
+
+def check(status, where=None):
+    if status != OK:
+        raise error(status, where)
+
+
+def version():
+    """The library version string "major.minor.patch"."""
+    return lib.osc_version_string().decode()
+
+
+def default_thread_count():
+    """Threads that batch functions use when asked for 0 (1 without OpenMP)."""
+    return lib.osc_default_thread_count()
+
+
+# ------------------------------------------------------------------------------------------------
+# poses (math.h): (px, py, pz, qw, qx, qy, qz), world-from-body, quaternion scalar first
+
+
+def pose(position=(0.0, 0.0, 0.0), quaternion=(1.0, 0.0, 0.0, 0.0)):
+    """A pose as a [7] array (px, py, pz, qw, qx, qy, qz)."""
+    p = F.array(position, np.float64, (3,), "position")
+    q = F.array(quaternion, np.float64, (4,), "quaternion")
+    return np.concatenate([p, q])
+
+
+def axis_angle_quaternion(axis, angle):
+    """The unit quaternion (w, x, y, z) of a rotation by `angle` radians about `axis`."""
+    a = F.array(axis, np.float64, (3,), "axis")
+    n = np.linalg.norm(a)
+    if not (n > 0 and np.isfinite(n)):
+        raise ValueError("axis must be a non-zero finite vector, got %s" % (a,))
+    return np.concatenate([[np.cos(angle / 2)], np.sin(angle / 2) * a / n])
+
+
+def apply_twist(poses, twists):
+    """Poses [.., 7] perturbed on the left by twists [.., 6] = (dp, dtheta): p + dp,
+    exp(dtheta) q (osc_pose_apply_twist)."""
+    p = np.ascontiguousarray(poses, dtype=np.float64)
+    x = np.ascontiguousarray(twists, dtype=np.float64)
+    if p.shape[-1:] != (7,) or x.shape[-1:] != (6,) or p.shape[:-1] != x.shape[:-1]:
+        raise ValueError("apply_twist: poses [..., 7] and twists [..., 6] must match, got %s and %s"
+                         % (p.shape, x.shape))
+    out = np.empty_like(p)
+    lib.oscpy_pose_apply_twist(F.ptr(p), F.ptr(x), p.size // 7, F.ptr(out))
+    return out
+
+
+def twist_jacobian_to_pq(jacobian, quaternions):
+    """Converts Jacobians along a body's left twist, [..., rows, 6], into Jacobians with respect to
+    its raw pose parameters (px, py, pz, qw, qx, qy, qz), [..., rows, 7], for quaternions [..., 4]
+    used as q / |q| (osc_twist_jacobian_to_pq)."""
+    j = np.ascontiguousarray(jacobian, dtype=np.float64)
+    q = np.ascontiguousarray(quaternions, dtype=np.float64)
+    if j.ndim < 2 or j.shape[-1] != 6 or q.shape[-1:] != (4,) or q.shape[:-1] != j.shape[:-2]:
+        raise ValueError("twist_jacobian_to_pq: jacobian [..., rows, 6] and quaternions [..., 4] "
+                         "must match, got %s and %s" % (j.shape, q.shape))
+    rows = j.shape[-2]
+    count = q.size // 4
+    out = np.empty(j.shape[:-1] + (7,))
+    lib.oscpy_twist_jacobian_to_pq(F.ptr(j), count, rows, F.ptr(q), F.ptr(out))
+    return out
+
+
+def pair_jacobian_to_pq(jacobian, pose_a, pose_b):
+    """A pair query's Jacobian [..., rows, 12] (A's twist, then B's) as [..., rows, 14]: the
+    derivatives with respect to (pose_a, pose_b), each (px, py, pz, qw, qx, qy, qz)."""
+    j = np.asarray(jacobian, dtype=np.float64)
+    pa = np.broadcast_to(np.asarray(pose_a, dtype=np.float64), j.shape[:-2] + (7,))
+    pb = np.broadcast_to(np.asarray(pose_b, dtype=np.float64), j.shape[:-2] + (7,))
+    return np.concatenate([twist_jacobian_to_pq(j[..., :6], pa[..., 3:]),
+                           twist_jacobian_to_pq(j[..., 6:], pb[..., 3:])], axis=-1)
+
+
+# ------------------------------------------------------------------------------------------------
+# smooth.h
+
+
+def _elementwise(op, x, p0, p1, temperature, derivatives):
+    a = np.asarray(x, dtype=np.float64)
+    flat = np.ascontiguousarray(a.reshape(-1))
+    v = np.empty_like(flat)
+    d1 = np.empty_like(flat) if derivatives else None
+    d2 = np.empty_like(flat) if derivatives else None
+    lib.oscpy_smooth_elementwise(op, F.ptr(flat), flat.size, float(p0), float(p1),
+                                 float(temperature), F.ptr(v), F.ptr(d1), F.ptr(d2))
+    v = v.reshape(a.shape)
+    if not derivatives:
+        return v if a.ndim else float(v)
+    if a.ndim == 0:
+        return float(v), float(d1[0]), float(d2[0])
+    return v, d1.reshape(a.shape), d2.reshape(a.shape)
+
+
+def sigmoid(x, temperature, derivatives=False):
+    """sigma(x / tau), the smoothed Iverson bracket [x > 0]; with derivatives=True returns
+    (value, d/dx, d2/dx2). temperature <= 0: the hard step."""
+    return _elementwise(0, x, 0, 0, temperature, derivatives)
+
+
+def softplus(x, temperature, derivatives=False):
+    """tau log(1 + exp(x / tau)), a smooth relu (temperature <= 0: max(x, 0))."""
+    return _elementwise(1, x, 0, 0, temperature, derivatives)
+
+
+def softclip(x, lo, hi, temperature, derivatives=False):
+    """lo + s+(x - lo) - s+(x - hi): a smooth clamp into (lo, hi); requires lo < hi."""
+    if not lo < hi:
+        raise ValueError("softclip: lo must be below hi, got lo=%r hi=%r" % (lo, hi))
+    return _elementwise(2, x, lo, hi, temperature, derivatives)
+
+
+def transition(d, d_max, bandwidth, derivatives=False):
+    """The C2 transition f_t(d) of seed 000 §IV-C.1: 1 below d_max - bandwidth, 0 above d_max."""
+    return _elementwise(3, d, d_max, bandwidth, 0.0, derivatives)
+
+
+def mollified_depth(phi, d_max, bandwidth, derivatives=False):
+    """f_t(phi) phi + (1 - f_t(phi)) d_max: phi below d_max - bandwidth, saturating to d_max."""
+    return _elementwise(4, phi, d_max, bandwidth, 0.0, derivatives)
+
+
+def smooth_max(a, b, temperature, derivatives=False, minimum=False):
+    """LSE(a, b) elementwise; with derivatives=True returns (value, gradient [..., 2],
+    Hessian [..., 2, 2]). temperature <= 0: max."""
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
+    shape = a.shape
+    fa = np.ascontiguousarray(a.reshape(-1))
+    fb = np.ascontiguousarray(b.reshape(-1))
+    v = np.empty_like(fa)
+    g = np.empty((fa.size, 2)) if derivatives else None
+    h = np.empty((fa.size, 2, 2)) if derivatives else None
+    lib.oscpy_smooth_max(F.ptr(fa), F.ptr(fb), fa.size, float(temperature), int(bool(minimum)),
+                         F.ptr(v), F.ptr(g), F.ptr(h))
+    v = v.reshape(shape) if shape else float(v[0])
+    if not derivatives:
+        return v
+    return v, g.reshape(shape + (2,)), h.reshape(shape + (2, 2))
+
+
+def smooth_min(a, b, temperature, derivatives=False):
+    """-LSE(-a, -b) elementwise, at most tau log 2 below min(a, b)."""
+    return smooth_max(a, b, temperature, derivatives, minimum=True)
+
+
+def _rows(x, name):
+    a = np.ascontiguousarray(x, dtype=np.float64)
+    if a.ndim == 0 or a.shape[-1] < 1:
+        raise ValueError("%s: x must have at least one value along its last axis, got %s"
+                         % (name, a.shape))
+    return a
+
+
+def logsumexp(x, temperature, derivatives=False):
+    """tau log sum exp(x / tau) over the last axis; with derivatives=True returns (value,
+    softmax weights, Hessian [..., n, n]). temperature <= 0: the maximum."""
+    a = _rows(x, "logsumexp")
+    n = a.shape[-1]
+    rows = a.size // n
+    v = np.empty(rows)
+    w = np.empty(a.shape) if derivatives else None
+    h = np.empty(a.shape + (n,)) if derivatives else None
+    lib.oscpy_logsumexp(F.ptr(a), rows, n, float(temperature), F.ptr(v), F.ptr(w), F.ptr(h))
+    v = v.reshape(a.shape[:-1]) if a.ndim > 1 else float(v[0])
+    return (v, w, h) if derivatives else v
+
+
+def softmax(x, temperature, derivatives=False):
+    """Softmax weights of x / tau over the last axis; with derivatives=True also the Jacobian
+    [..., n, n]. temperature <= 0: one-hot on the first maximum."""
+    a = _rows(x, "softmax")
+    n = a.shape[-1]
+    w = np.empty(a.shape)
+    j = np.empty(a.shape + (n,)) if derivatives else None
+    lib.oscpy_softmax(F.ptr(a), a.size // n, n, float(temperature), F.ptr(w), F.ptr(j))
+    return (w, j) if derivatives else w

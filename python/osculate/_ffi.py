@@ -1,0 +1,577 @@
+"""ctypes declarations of the C API (include/osculate/*.h) and the shim (python/src/osculate_py.c).
+
+Everything here mirrors a header one to one: structs with the same fields in the same order,
+functions with the same arguments. ctypes.CDLL releases the GIL for the duration of every call.
+"""
+
+import ctypes as C
+import os
+
+import numpy as np
+
+_here = os.path.dirname(os.path.abspath(__file__))
+
+
+def _load():
+    override = os.environ.get("OSCULATE_LIBRARY")
+    for path in ([override] if override else []) + [os.path.join(_here, "_osculate.so")]:
+        if path and os.path.exists(path):
+            return C.CDLL(path)
+    raise ImportError(
+        "osculate: the native library _osculate.so is missing next to %s; install the package with "
+        "`pip install ./python` from the repository root" % _here
+    )
+
+
+lib = _load()
+
+D = C.c_double
+I = C.c_int
+I32 = C.c_int32
+I64 = C.c_int64
+SZ = C.c_size_t
+P = C.c_void_p
+DP = C.POINTER(C.c_double)
+IP = C.POINTER(C.c_int)
+I32P = C.POINTER(C.c_int32)
+
+
+class Vec3(C.Structure):
+    _fields_ = [("x", D), ("y", D), ("z", D)]
+
+
+class Quat(C.Structure):
+    _fields_ = [("w", D), ("x", D), ("y", D), ("z", D)]
+
+
+class Mat3(C.Structure):
+    _fields_ = [("m", D * 9)]
+
+
+class Pose(C.Structure):
+    _fields_ = [("p", Vec3), ("q", Quat)]
+
+
+# ------------------------------------------------------------------------------------------------
+# sdf.h
+
+
+class Plane(C.Structure):
+    _fields_ = [("normal", Vec3), ("offset", D)]
+
+
+class Profile(C.Structure):
+    _fields_ = [("start", D), ("control", D), ("end", D)]
+
+
+class PlaneProfile(C.Structure):
+    _fields_ = [("start", Plane), ("control", Plane), ("end", Plane)]
+
+
+class XpsqDesc(C.Structure):
+    _fields_ = [
+        ("control_points", Vec3 * 3),
+        ("frame", I),
+        ("binormal", Vec3),
+        ("rotation_start", Quat),
+        ("rotation_end", Quat),
+        ("scale", Profile * 3),
+        ("exponent", Profile * 2),
+        ("planes", C.POINTER(PlaneProfile)),
+        ("plane_count", I),
+        ("plane_temperature", D),
+        ("discriminant_temperature", D),
+        ("root_temperature", D),
+        ("blend_temperature", D),
+    ]
+
+
+# ------------------------------------------------------------------------------------------------
+# mesh.h, grid.h, isosurface.h
+
+
+class MeshTopology(C.Structure):
+    _fields_ = [
+        ("vertex_count", I32), ("triangle_count", I32), ("edge_count", I32),
+        ("boundary_edges", I32), ("non_manifold_edges", I32), ("inconsistent_edges", I32),
+        ("isolated_vertices", I32), ("degenerate_triangles", I32), ("components", I32),
+        ("closed", I32), ("euler_characteristic", I32),
+    ]
+
+
+class MeshLoadSettings(C.Structure):
+    _fields_ = [("format", I), ("weld_tolerance", D), ("degenerate", I),
+                ("keep_unreferenced", I32), ("max_coordinate", D)]
+
+
+class MeshLoadReport(C.Structure):
+    _fields_ = [("format", I), ("binary", I32), ("vertices_read", I64), ("faces_read", I64),
+                ("vertices_welded", I32), ("vertices_unreferenced", I32), ("faces_dropped", I32),
+                ("polygons_triangulated", I32)]
+
+
+class MeshClosest(C.Structure):
+    _fields_ = [("point", Vec3), ("distance", D), ("triangle", I32), ("feature", I),
+                ("feature_index", I32), ("barycentric", D * 3)]
+
+
+class MeshSimplifySettings(C.Structure):
+    _fields_ = [("target_triangles", I32), ("max_error", D), ("min_angle", D),
+                ("weld_tolerance", D)]
+
+
+class GridSettings(C.Structure):
+    _fields_ = [("resolution", I), ("padding", D), ("normal_epsilon", D), ("threads", I)]
+
+
+class CollisionMeshSettings(C.Structure):
+    _fields_ = [("resolution", I), ("target_triangles", I32), ("max_error", D),
+                ("project_iterations", I), ("threads", I)]
+
+
+class IsosurfaceSettings(C.Structure):
+    _fields_ = [("lo", Vec3), ("hi", Vec3), ("padding", D), ("resolution", I),
+                ("iso_value", D), ("threads", I)]
+
+
+# ------------------------------------------------------------------------------------------------
+# manifold.h
+
+
+class BodyDesc(C.Structure):
+    _fields_ = [
+        ("mesh", P), ("grid", P), ("sdf", P), ("groups", I), ("vertex_groups", I32P),
+        ("edge_groups", I32P), ("group_count", I32), ("curve", I),
+        ("broad_phase_resolution", I), ("broad_phase_padding", D), ("surface_tolerance", D),
+    ]
+
+
+class ManifoldSettings(C.Structure):
+    _fields_ = [
+        ("d_max", D), ("bandwidth", D), ("trace_temperature", D), ("clip_temperature", D),
+        ("blend_temperature", D), ("iterations", I), ("blend", I), ("broad_phase", I),
+        ("edges", I), ("blend_saturated", I),
+    ]
+
+
+class Contact(C.Structure):
+    _fields_ = [
+        ("point", Vec3), ("depth", D), ("normal", Vec3), ("weight", D),
+        ("jacobian_a", D * 18), ("jacobian_b", D * 18),
+        ("feature", I32), ("kind", I32), ("body", I32), ("group", I32),
+    ]
+
+
+class ManifoldOutput(C.Structure):
+    _fields_ = [
+        ("contacts", C.POINTER(Contact)), ("capacity", I32), ("count", I32), ("needed", I32),
+        ("point_jacobians", DP), ("depth_jacobians", DP), ("normal_jacobians", DP),
+        ("weight_jacobians", DP),
+    ]
+
+
+# ------------------------------------------------------------------------------------------------
+# convex.h, dcol.h
+
+
+class DcolSettings(C.Structure):
+    _fields_ = [("tolerance", D), ("max_iterations", I), ("regularization", D)]
+
+
+class DcolWarmStart(C.Structure):
+    _fields_ = [("valid", I), ("variables", I), ("solution", D * 8)]
+
+
+class DcolResult(C.Structure):
+    _fields_ = [("alpha", D), ("point", Vec3), ("point_a", Vec3), ("point_b", Vec3),
+                ("distance", D), ("normal", Vec3), ("iterations", I), ("flags", I)]
+
+
+class DcolJacobians(C.Structure):
+    _fields_ = [("alpha", DP), ("point", DP), ("point_a", DP), ("point_b", DP),
+                ("distance", DP), ("normal", DP)]
+
+
+# ------------------------------------------------------------------------------------------------
+# sdf_pair.h
+
+SdfFunction = C.CFUNCTYPE(D, P, DP, DP)
+
+
+class SdfShape(C.Structure):
+    _fields_ = [("sdf", P), ("function", SdfFunction), ("context", P), ("lo", Vec3),
+                ("hi", Vec3), ("lipschitz", D)]
+
+
+class SdfPairSettings(C.Structure):
+    _fields_ = [("resolution", I), ("epsilon", D), ("step", D), ("max_iterations", I),
+                ("first_only", I), ("merge_distance", D), ("temperature", D)]
+
+
+class SdfContact(C.Structure):
+    _fields_ = [("point", Vec3), ("normal", Vec3), ("penetration", D), ("iterations", I),
+                ("smooth", I)]
+
+
+class SdfPairOutput(C.Structure):
+    _fields_ = [("contacts", C.POINTER(SdfContact)), ("capacity", I), ("count", I),
+                ("needed", I), ("point_jacobians", DP), ("penetration_jacobians", DP),
+                ("boxes_overlap", I), ("spheres", I), ("survivors", I)]
+
+
+class SdfScenePair(C.Structure):
+    _fields_ = [("a", I), ("b", I), ("first_contact", I), ("contact_count", I), ("status", I)]
+
+
+# ------------------------------------------------------------------------------------------------
+# implicit.h, ray.h
+
+ImplicitFunction = C.CFUNCTYPE(D, P, DP, DP)
+
+
+class Sag(C.Structure):
+    _fields_ = [("curvature", D), ("conic", D), ("coefficient_count", I),
+                ("coefficients", D * 8), ("diameter", D)]
+
+
+class ImplicitTransform(C.Structure):
+    _fields_ = [("anchor", Vec3), ("scale", D), ("rotation", Quat), ("translation", Vec3)]
+
+
+class RayPhase(C.Structure):
+    _fields_ = [("algorithm", I), ("iterations", I), ("damping", D), ("max_step", D)]
+
+
+class RaySettings(C.Structure):
+    _fields_ = [("init", I), ("beams", I), ("coarse", RayPhase), ("fine", RayPhase),
+                ("final_step", RayPhase), ("tolerance", D), ("analytic_conics", I)]
+
+
+class RayHit(C.Structure):
+    _fields_ = [("t", D), ("point", Vec3), ("normal", Vec3), ("hit", I), ("grazing", I),
+                ("iterations", I)]
+
+
+class RayJacobians(C.Structure):
+    _fields_ = [(name, DP) for name in (
+        "t_origin", "t_direction", "point_origin", "point_direction", "normal_origin",
+        "normal_direction", "t_surface_pose", "t_parameters", "point_surface_pose",
+        "normal_surface_pose", "point_parameters", "normal_parameters", "t_anchor", "t_scale")]
+
+
+# ------------------------------------------------------------------------------------------------
+# prototypes: name -> (restype, argtypes)
+
+PS = C.POINTER(P)  # an out-pointer to an opaque model
+ST = I  # osc_status
+
+_prototypes = {
+    # base.h
+    "osc_version": (I, []),
+    "osc_version_string": (C.c_char_p, []),
+    "osc_status_string": (C.c_char_p, [I]),
+    "osc_last_error": (C.c_char_p, []),
+    "osc_clear_error": (None, []),
+    "osc_default_thread_count": (I, []),
+    # sdf.h
+    "osc_xpsq_desc_default": (XpsqDesc, []),
+    "osc_sdf_create_sphere": (ST, [D, PS]),
+    "osc_sdf_create_box": (ST, [Vec3, D, PS]),
+    "osc_sdf_create_capsule": (ST, [D, D, PS]),
+    "osc_sdf_create_cylinder": (ST, [D, D, PS]),
+    "osc_sdf_create_cone": (ST, [D, D, D, PS]),
+    "osc_sdf_create_menger": (ST, [D, I, PS]),
+    "osc_sdf_create_torus": (ST, [D, D, PS]),
+    "osc_sdf_create_halfspace": (ST, [Vec3, D, PS]),
+    "osc_sdf_create_ellipsoid": (ST, [Vec3, PS]),
+    "osc_sdf_create_superquadric": (ST, [Vec3, D, D, PS]),
+    "osc_sdf_create_psq": (ST, [Vec3, D, D, C.POINTER(Plane), I, D, PS]),
+    "osc_sdf_create_xpsq": (ST, [C.POINTER(XpsqDesc), PS]),
+    "osc_sdf_create_union": (ST, [PS, I, D, PS]),
+    "osc_sdf_create_intersection": (ST, [PS, I, D, PS]),
+    "osc_sdf_create_subtraction": (ST, [P, P, D, PS]),
+    "osc_sdf_create_transformed": (ST, [P, Pose, D, PS]),
+    "osc_sdf_create_offset": (ST, [P, D, PS]),
+    "osc_sdf_destroy": (None, [P]),
+    "osc_sdf_eval": (D, [P, Vec3, C.POINTER(Vec3), C.POINTER(Mat3)]),
+    "osc_sdf_eval_batch": (ST, [P, DP, SZ, DP, DP, DP, I]),
+    "osc_sdf_bounds": (None, [P, C.POINTER(Vec3), C.POINTER(Vec3)]),
+    "osc_sdf_lipschitz": (D, [P]),
+    "osc_sdf_lipschitz_is_bound": (I, [P]),
+    "osc_sdf_leaf_count": (I, [P]),
+    "osc_sdf_eval_leaf": (D, [P, I, Vec3, C.POINTER(Vec3), C.POINTER(Mat3)]),
+    # mesh.h
+    "osc_mesh_create": (ST, [DP, I32, I32P, I32, PS]),
+    "osc_mesh_destroy": (None, [P]),
+    "osc_mesh_vertex_count": (I32, [P]),
+    "osc_mesh_triangle_count": (I32, [P]),
+    "osc_mesh_vertices": (DP, [P]),
+    "osc_mesh_triangles": (I32P, [P]),
+    "osc_mesh_volume": (D, [P]),
+    "osc_mesh_area": (D, [P]),
+    "osc_mesh_write_obj": (ST, [P, C.c_char_p]),
+    "osc_mesh_edge_count": (I32, [P]),
+    "osc_mesh_edges": (I32P, [P]),
+    "osc_mesh_edge_triangles": (I32P, [P]),
+    "osc_mesh_get_topology": (None, [P, C.POINTER(MeshTopology)]),
+    "osc_mesh_load_settings_default": (MeshLoadSettings, []),
+    "osc_mesh_load": (ST, [C.c_char_p, C.POINTER(MeshLoadSettings), PS, C.POINTER(MeshLoadReport)]),
+    "osc_mesh_load_memory": (ST, [C.c_char_p, SZ, C.POINTER(MeshLoadSettings), PS,
+                                  C.POINTER(MeshLoadReport)]),
+    "osc_mesh_bvh_create": (ST, [P, PS]),
+    "osc_mesh_bvh_destroy": (None, [P]),
+    "osc_mesh_bvh_closest": (D, [P, Vec3, C.POINTER(MeshClosest)]),
+    "osc_mesh_bvh_winding_number": (D, [P, Vec3, D]),
+    "osc_mesh_bvh_signed_distance": (D, [P, Vec3, C.POINTER(MeshClosest)]),
+    "osc_mesh_bvh_signed_distance_batch": (ST, [P, DP, SZ, DP, DP, I]),
+    "osc_mesh_bvh_bounds": (None, [P, C.POINTER(Vec3), C.POINTER(Vec3)]),
+    "osc_mesh_simplify_settings_default": (MeshSimplifySettings, []),
+    "osc_mesh_simplify": (ST, [P, C.POINTER(MeshSimplifySettings), PS, DP]),
+    "osc_curve_order": (ST, [DP, I32, I, I32P]),
+    "osc_mesh_reorder": (ST, [P, I, PS, I32P, I32P]),
+    "osc_mesh_groups_from_hulls": (ST, [P, PS, I32, I32P]),
+    "osc_mesh_groups_cluster": (ST, [P, I32, I32P, I32P]),
+    "osc_mesh_edge_groups": (ST, [P, I32P, I32P]),
+    # isosurface.h
+    "osc_isosurface_settings_default": (IsosurfaceSettings, []),
+    "osc_isosurface_extract": (ST, [P, C.POINTER(IsosurfaceSettings), PS]),
+    # grid.h
+    "osc_grid_settings_default": (GridSettings, []),
+    "osc_grid_create_from_mesh": (ST, [P, C.POINTER(GridSettings), PS]),
+    "osc_grid_create_from_sdf": (ST, [P, C.POINTER(GridSettings), PS]),
+    "osc_grid_destroy": (None, [P]),
+    "osc_grid_eval": (D, [P, Vec3, C.POINTER(Vec3), C.POINTER(Mat3)]),
+    "osc_grid_eval_normal": (Vec3, [P, Vec3, C.POINTER(Mat3)]),
+    "osc_grid_eval_batch": (ST, [P, DP, SZ, DP, DP, DP, I]),
+    "osc_grid_bounds": (None, [P, C.POINTER(Vec3), C.POINTER(Vec3)]),
+    "osc_grid_cells": (D, [P, IP]),
+    "osc_grid_lower_bound": (D, [P, Vec3, DP, DP]),
+    "osc_grid_lipschitz": (D, [P]),
+    "osc_grid_to_sdf": (ST, [P, PS]),
+    "osc_grid_save": (ST, [P, C.c_char_p]),
+    "osc_grid_load": (ST, [C.c_char_p, PS]),
+    "osc_grid_load_memory": (ST, [C.c_char_p, SZ, PS]),
+    "osc_collision_mesh_settings_default": (CollisionMeshSettings, []),
+    "osc_collision_mesh_create": (ST, [P, C.POINTER(CollisionMeshSettings), PS]),
+    # manifold.h
+    "osc_body_desc_default": (BodyDesc, []),
+    "osc_body_create": (ST, [C.POINTER(BodyDesc), PS]),
+    "osc_body_destroy": (None, [P]),
+    "osc_body_vertex_count": (I32, [P]),
+    "osc_body_edge_count": (I32, [P]),
+    "osc_body_group_count": (I32, [P]),
+    "osc_body_vertex_groups": (None, [P, I32P]),
+    "osc_manifold_settings_default": (ManifoldSettings, []),
+    "osc_manifold_settings_for_size": (ManifoldSettings, [D]),
+    "osc_manifold_max_contacts": (I32, [P, P, C.POINTER(ManifoldSettings)]),
+    "osc_manifold_collide": (ST, [P, Pose, P, Pose, C.POINTER(ManifoldSettings),
+                                  C.POINTER(ManifoldOutput)]),
+    "osc_manifold_collide_batch": (ST, [P, P, P, P, SZ, C.POINTER(ManifoldSettings), P, I32,
+                                        I32P, I32P, DP, DP, DP, DP, I]),
+    # convex.h
+    "osc_convex_create_polytope": (ST, [DP, DP, I, PS]),
+    "osc_convex_create_hull": (ST, [DP, I, PS]),
+    "osc_convex_create_box": (ST, [Vec3, PS]),
+    "osc_convex_create_capsule": (ST, [D, D, PS]),
+    "osc_convex_create_cylinder": (ST, [D, D, PS]),
+    "osc_convex_create_cone": (ST, [D, D, PS]),
+    "osc_convex_create_ellipsoid": (ST, [DP, PS]),
+    "osc_convex_create_sphere": (ST, [D, PS]),
+    "osc_convex_create_polygon": (ST, [DP, DP, I, D, PS]),
+    "osc_convex_destroy": (None, [P]),
+    "osc_convex_get_kind": (I, [P]),
+    "osc_convex_kind_name": (C.c_char_p, [I]),
+    "osc_convex_bounding_radius": (D, [P]),
+    "osc_convex_face_count": (I, [P]),
+    "osc_convex_vertex_count": (I, [P]),
+    "osc_convex_vertices": (I, [P, DP, I]),
+    "osc_convex_support": (Vec3, [P, Pose, Vec3]),
+    "osc_convex_gauge": (D, [P, Vec3]),
+    # dcol.h
+    "osc_dcol_settings_default": (DcolSettings, []),
+    "osc_dcol_proximity": (ST, [P, Pose, P, Pose, C.POINTER(DcolSettings), C.POINTER(DcolResult),
+                                C.POINTER(DcolJacobians), C.POINTER(DcolWarmStart)]),
+    "osc_dcol_alpha_gradient": (ST, [P, Pose, P, Pose, C.POINTER(DcolSettings), DP, DP]),
+    "osc_dcol_parameter_count": (I, [P]),
+    "osc_dcol_alpha_parameter_gradient": (ST, [P, Pose, P, Pose, C.POINTER(DcolSettings), DP, DP,
+                                               DP]),
+    "osc_dcol_proximity_batch": (ST, [P, P, P, P, I, C.POINTER(DcolSettings), P, P, IP, I]),
+    # sdf_pair.h
+    "osc_sdf_pair_settings_default": (SdfPairSettings, []),
+    "osc_sdf_pair_collide": (ST, [C.POINTER(SdfShape), Pose, C.POINTER(SdfShape), Pose,
+                                  C.POINTER(SdfPairSettings), C.POINTER(SdfPairOutput)]),
+    "osc_sdf_scene_workspace_size": (SZ, [I]),
+    "osc_sdf_scene_collide": (ST, [C.POINTER(SdfShape), P, I, C.POINTER(SdfPairSettings), I,
+                                   C.POINTER(SdfScenePair), I, C.POINTER(SdfContact), IP, IP, P,
+                                   I]),
+    # implicit.h
+    "osc_implicit_create_sag": (ST, [C.POINTER(Sag), PS]),
+    "osc_implicit_create_sdf": (ST, [P, PS]),
+    "osc_implicit_create_function": (ST, [ImplicitFunction, P, Vec3, D, PS]),
+    "osc_implicit_destroy": (None, [P]),
+    "osc_implicit_eval": (D, [P, Vec3, C.POINTER(Vec3), C.POINTER(Mat3)]),
+    "osc_implicit_in_domain": (I, [P, Vec3]),
+    "osc_implicit_sag": (D, [P, D, DP]),
+    "osc_implicit_bounding_sphere": (None, [P, C.POINTER(Vec3), DP]),
+    # ray.h
+    "osc_implicit_transform_identity": (ImplicitTransform, []),
+    "osc_ray_settings_default": (RaySettings, []),
+    "osc_ray_intersect": (ST, [P, C.POINTER(ImplicitTransform), Vec3, Vec3, C.POINTER(RaySettings),
+                               C.POINTER(RayHit), C.POINTER(RayJacobians)]),
+    "osc_ray_intersect_batch": (ST, [P, C.POINTER(ImplicitTransform), SZ, DP, DP,
+                                     C.POINTER(RaySettings), DP, DP, DP, C.POINTER(C.c_ubyte),
+                                     I]),
+    # python/src/osculate_py.c
+    "oscpy_smooth_elementwise": (I, [I, DP, SZ, D, D, D, DP, DP, DP]),
+    "oscpy_smooth_max": (None, [DP, DP, SZ, D, I, DP, DP, DP]),
+    "oscpy_logsumexp": (None, [DP, SZ, I, D, DP, DP, DP]),
+    "oscpy_softmax": (None, [DP, SZ, I, D, DP, DP]),
+    "oscpy_twist_jacobian_to_pq": (None, [DP, SZ, I, DP, DP]),
+    "oscpy_pose_apply_twist": (None, [DP, DP, SZ, DP]),
+    "oscpy_ray_intersect_many": (ST, [P, C.POINTER(ImplicitTransform), SZ, DP, DP,
+                                      C.POINTER(RaySettings), C.POINTER(RayHit),
+                                      C.POINTER(RayJacobians), I, IP]),
+}
+
+for _name, (_res, _args) in _prototypes.items():
+    _f = getattr(lib, _name)
+    _f.restype = _res
+    _f.argtypes = _args
+
+
+# ------------------------------------------------------------------------------------------------
+# marshalling helpers
+
+
+def ptr(array):
+    """The data pointer of a C-contiguous float64 array (or None) as double*."""
+    if array is None:
+        return None
+    return array.ctypes.data_as(DP)
+
+
+def iptr(array, ctype=I32P):
+    if array is None:
+        return None
+    return array.ctypes.data_as(ctype)
+
+
+def vaddr(array):
+    return None if array is None else array.ctypes.data
+
+
+def vec3(value, name="vector"):
+    a = np.asarray(value, dtype=np.float64)
+    if a.shape != (3,):
+        raise ValueError("%s must have shape (3,), got %s" % (name, a.shape))
+    return Vec3(float(a[0]), float(a[1]), float(a[2]))
+
+
+def quat(value, name="quaternion"):
+    a = np.asarray(value, dtype=np.float64)
+    if a.shape != (4,):
+        raise ValueError("%s must have shape (4,) (w, x, y, z), got %s" % (name, a.shape))
+    return Quat(*(float(v) for v in a))
+
+
+def pose(value, name="pose"):
+    """A pose (px, py, pz, qw, qx, qy, qz) as osc_pose; None is the identity."""
+    if value is None:
+        return Pose(Vec3(0, 0, 0), Quat(1, 0, 0, 0))
+    a = np.asarray(value, dtype=np.float64)
+    if a.shape != (7,):
+        raise ValueError("%s must have shape (7,) (px, py, pz, qw, qx, qy, qz), got %s"
+                         % (name, a.shape))
+    return Pose(Vec3(a[0], a[1], a[2]), Quat(a[3], a[4], a[5], a[6]))
+
+
+def from_vec3(v):
+    return np.array([v.x, v.y, v.z])
+
+
+def array(value, dtype, shape, name):
+    """A C-contiguous copy-if-needed of `value` with `dtype` and `shape` (-1: any length)."""
+    try:
+        a = np.ascontiguousarray(value, dtype=dtype)
+    except (TypeError, ValueError) as e:
+        raise ValueError("%s: cannot convert to %s array: %s" % (name, np.dtype(dtype).name, e))
+    if a.ndim != len(shape) or any(s != -1 and s != n for s, n in zip(shape, a.shape)):
+        want = "(" + ", ".join("N" if s == -1 else str(s) for s in shape) + ")"
+        raise ValueError("%s must have shape %s, got %s" % (name, want, a.shape))
+    return a
+
+
+def points(value, name="points"):
+    """Points as a C-contiguous [N, 3] float64 array; a single point [3] gives (array, True)."""
+    a = np.ascontiguousarray(value, dtype=np.float64)
+    if a.shape == (3,):
+        return a.reshape(1, 3), True
+    if a.ndim != 2 or a.shape[1] != 3:
+        raise ValueError("%s must have shape (3,) or (N, 3), got %s" % (name, a.shape))
+    return a, False
+
+
+def poses(value, name="poses"):
+    """Poses as a C-contiguous [N, 7] float64 array; a single pose [7] gives (array, True)."""
+    a = np.ascontiguousarray(value, dtype=np.float64)
+    if a.shape == (7,):
+        return a.reshape(1, 7), True
+    if a.ndim != 2 or a.shape[1] != 7:
+        raise ValueError("%s must have shape (7,) or (N, 7), got %s" % (name, a.shape))
+    return a, False
+
+
+def settings(struct_default, overrides, what, enums=None):
+    """A settings struct from its C default with keyword overrides; unknown names raise TypeError."""
+    s = struct_default
+    names = [f[0] for f in type(s)._fields_]
+    for key, value in overrides.items():
+        if key not in names:
+            raise TypeError("%s: unknown setting %r (known: %s)" % (what, key, ", ".join(names)))
+        if enums and key in enums:
+            value = enum_value(enums[key], value, key)
+        field_type = dict(type(s)._fields_)[key]
+        if field_type is Vec3:
+            value = vec3(value, key)
+        elif field_type in (I, I32):
+            if isinstance(value, (bool, np.bool_)):
+                value = int(value)
+            if not isinstance(value, (int, np.integer)):
+                raise ValueError("%s: setting %s must be an integer, got %r" % (what, key, value))
+            value = int(value)
+        elif field_type is D:
+            try:
+                value = float(value)
+            except (TypeError, ValueError):
+                raise ValueError("%s: setting %s must be a number, got %r" % (what, key, value))
+        setattr(s, key, value)
+    return s
+
+
+def struct_dict(s):
+    out = {}
+    for name, t in type(s)._fields_:
+        v = getattr(s, name)
+        if isinstance(v, Vec3):
+            v = from_vec3(v)
+        elif isinstance(v, C.Structure):
+            v = struct_dict(v)
+        out[name] = v
+    return out
+
+
+def enum_value(table, value, name):
+    if isinstance(value, str):
+        key = value.lower()
+        if key not in table:
+            raise ValueError("%s must be one of %s, got %r" % (name, ", ".join(table), value))
+        return table[key]
+    if isinstance(value, (int, np.integer)) and int(value) in table.values():
+        return int(value)
+    raise ValueError("%s must be one of %s, got %r" % (name, ", ".join(table), value))
+
+
+def as_dtype(struct):
+    dt = np.dtype(struct)
+    assert dt.itemsize == C.sizeof(struct), struct
+    return dt

@@ -1,0 +1,972 @@
+"""Queries: DCOL between convex primitives (convex.h, dcol.h), contact manifolds between bodies
+(manifold.h), collision points between SDFs (sdf_pair.h), rays against implicit surfaces
+(implicit.h, ray.h). Poses are [7] arrays (px, py, pz, qw, qx, qy, qz), world-from-body; every
+pose Jacobian has 12 columns along the left twists (dp, dtheta) of A then B (ARCHITECTURE.md §2);
+osculate.pair_jacobian_to_pq converts them to raw pose components."""
+
+import ctypes as C
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from . import _ffi as F
+from ._core import CAPACITY, OK, CapacityError, check, error
+from ._ffi import lib
+from ._models import CURVES, SDF, Grid, Mesh, _create, _Model, as_sdf
+
+
+
+def _v3(a):
+    """[..., 3] from a structured array of osc_vec3 (x, y, z)."""
+    return np.stack([a["x"], a["y"], a["z"]], axis=-1)
+
+
+# ------------------------------------------------------------------------------------------------
+# convex.h
+
+KINDS = ("polytope", "capsule", "cylinder", "cone", "ellipsoid", "sphere", "polygon")
+
+
+class Convex(_Model):
+    """A convex primitive of DCOL (osc_convex) in its body frame; its origin is strictly inside.
+    Build with the class methods."""
+
+    _destroy = lib.osc_convex_destroy
+
+    @classmethod
+    def polytope(cls, normals, offsets):
+        """{y : A y <= b}: normals [m, 3] (rows of A), offsets [m] (b > 0), 4 <= m <= 64."""
+        a = F.array(normals, np.float64, (-1, 3), "normals")
+        b = F.array(offsets, np.float64, (len(a),), "offsets")
+        return cls(_create(lib.osc_convex_create_polytope, F.ptr(a), F.ptr(b), len(a)))
+
+    @classmethod
+    def hull(cls, points):
+        """The convex hull of points [n, 3] (needs qhull at build time; UnsupportedError else)."""
+        p = F.array(points, np.float64, (-1, 3), "points")
+        return cls(_create(lib.osc_convex_create_hull, F.ptr(p), len(p)))
+
+    @classmethod
+    def box(cls, half_extents):
+        return cls(_create(lib.osc_convex_create_box, F.vec3(half_extents, "half_extents")))
+
+    @classmethod
+    def capsule(cls, radius, length):
+        """Points within radius of the segment of `length` along the body x axis."""
+        return cls(_create(lib.osc_convex_create_capsule, float(radius), float(length)))
+
+    @classmethod
+    def cylinder(cls, radius, length):
+        """Axis along body x."""
+        return cls(_create(lib.osc_convex_create_cylinder, float(radius), float(length)))
+
+    @classmethod
+    def cone(cls, height, half_angle):
+        """Axis along body x, apex at -3 height / 4, flat face at height / 4."""
+        return cls(_create(lib.osc_convex_create_cone, float(height), float(half_angle)))
+
+    @classmethod
+    def ellipsoid(cls, P):
+        """{y : y^T P y <= 1} for a symmetric positive definite P [3, 3]."""
+        m = F.array(P, np.float64, (3, 3), "P")
+        return cls(_create(lib.osc_convex_create_ellipsoid, F.ptr(m)))
+
+    @classmethod
+    def sphere(cls, radius):
+        return cls(_create(lib.osc_convex_create_sphere, float(radius)))
+
+    @classmethod
+    def polygon(cls, edge_normals, edge_offsets, radius):
+        """Points within radius of the polygon {(u, v, 0) : C (u, v) <= d}: edge_normals [m, 2],
+        edge_offsets [m] (> 0)."""
+        a = F.array(edge_normals, np.float64, (-1, 2), "edge_normals")
+        b = F.array(edge_offsets, np.float64, (len(a),), "edge_offsets")
+        return cls(_create(lib.osc_convex_create_polygon, F.ptr(a), F.ptr(b), len(a),
+                           float(radius)))
+
+    @property
+    def kind(self):
+        """"polytope", "capsule", "cylinder", "cone", "ellipsoid", "sphere" or "polygon"."""
+        return lib.osc_convex_kind_name(lib.osc_convex_get_kind(self)).decode()
+
+    @property
+    def bounding_radius(self):
+        return lib.osc_convex_bounding_radius(self)
+
+    @property
+    def face_count(self):
+        return lib.osc_convex_face_count(self)
+
+    @property
+    def vertices(self):
+        """[n, 3] body-frame vertices of a polytope (of a polygon's core), empty for other kinds."""
+        n = lib.osc_convex_vertex_count(self)
+        v = np.zeros((n, 3))
+        if n:
+            lib.osc_convex_vertices(self, F.ptr(v), n)
+        return v
+
+    @property
+    def parameter_count(self):
+        """The number of shape parameters of dcol_parameter_gradient."""
+        return lib.osc_dcol_parameter_count(self)
+
+    def support(self, pose, direction):
+        """The world point of the posed shape farthest along `direction`."""
+        return F.from_vec3(lib.osc_convex_support(self, F.pose(pose), F.vec3(direction, "direction")))
+
+    def gauge(self, point):
+        """The least alpha with the body point inside the shape scaled by alpha (1 on the surface)."""
+        return lib.osc_convex_gauge(self, F.vec3(point, "point"))
+
+
+# ------------------------------------------------------------------------------------------------
+# dcol.h
+
+DEGENERATE, COINCIDENT = 1, 2
+_DCOL_JAC = (("alpha", 1), ("point", 3), ("point_a", 3), ("point_b", 3), ("distance", 1),
+             ("normal", 3))
+
+
+def dcol_settings(**settings):
+    """The DCOL settings with overrides: tolerance (1e-10, the barrier parameter at which the
+    solve stops: the smoothing knob), max_iterations (40), regularization (1e-16)."""
+    return F.struct_dict(_dcol_settings(settings))
+
+
+def _dcol_settings(kw):
+    return F.settings(lib.osc_dcol_settings_default(), kw, "dcol")
+
+
+def _convex(value, name):
+    if not isinstance(value, Convex):
+        raise ValueError("%s must be a Convex, got %r" % (name, value))
+    return value
+
+
+@dataclass
+class DcolResult:
+    """The answer of dcol(): alpha (< 1: interpenetrating), the intersection point of the scaled
+    shapes, contact points on A and B, signed distance, normal (from A to B), iterations and flags.
+    With derivatives=True the *_jacobian fields hold d output / d (twist A, twist B): alpha and
+    distance [12], point, point_a, point_b, normal [3, 12]."""
+
+    alpha: float
+    point: np.ndarray
+    point_a: np.ndarray
+    point_b: np.ndarray
+    distance: float
+    normal: np.ndarray
+    iterations: int
+    flags: int
+    alpha_jacobian: Optional[np.ndarray] = None
+    point_jacobian: Optional[np.ndarray] = None
+    point_a_jacobian: Optional[np.ndarray] = None
+    point_b_jacobian: Optional[np.ndarray] = None
+    distance_jacobian: Optional[np.ndarray] = None
+    normal_jacobian: Optional[np.ndarray] = None
+
+    @property
+    def degenerate(self):
+        return bool(self.flags & DEGENERATE)
+
+    @property
+    def coincident(self):
+        return bool(self.flags & COINCIDENT)
+
+
+class DcolWarmStart:
+    """A warm start for repeated dcol() calls on the same two shapes: pass the same object each
+    time; it is read (when valid) and overwritten with the latest solve."""
+
+    def __init__(self):
+        self._c = F.DcolWarmStart()
+
+    @property
+    def valid(self):
+        return bool(self._c.valid)
+
+
+def dcol(a, pose_a, b, pose_b, derivatives=False, warm_start=None, **settings):
+    """DCOL (seed 001) between convex shapes a and b at poses [7]: osc_dcol_proximity. Settings:
+    see dcol_settings(). Raises ValueError for bad poses or settings, NotConvergedError when the
+    solver runs out of iterations."""
+    a, b = _convex(a, "a"), _convex(b, "b")
+    s = _dcol_settings(settings)
+    r = F.DcolResult()
+    jac = {}
+    cj = None
+    if derivatives:
+        jac = {name: np.zeros((rows, 12)) for name, rows in _DCOL_JAC}
+        cj = F.DcolJacobians(*[F.ptr(jac[name]) for name, _ in _DCOL_JAC])
+    ws = warm_start._c if warm_start is not None else None
+    check(lib.osc_dcol_proximity(a, F.pose(pose_a, "pose_a"), b, F.pose(pose_b, "pose_b"),
+                                 C.byref(s), C.byref(r), C.byref(cj) if cj else None,
+                                 C.byref(ws) if ws is not None else None))
+    out = DcolResult(r.alpha, F.from_vec3(r.point), F.from_vec3(r.point_a), F.from_vec3(r.point_b),
+                     r.distance, F.from_vec3(r.normal), r.iterations, r.flags)
+    if derivatives:
+        out.alpha_jacobian = jac["alpha"][0]
+        out.distance_jacobian = jac["distance"][0]
+        out.point_jacobian = jac["point"]
+        out.point_a_jacobian = jac["point_a"]
+        out.point_b_jacobian = jac["point_b"]
+        out.normal_jacobian = jac["normal"]
+    return out
+
+
+def dcol_alpha_gradient(a, pose_a, b, pose_b, **settings):
+    """(alpha, d alpha / d (twist A, twist B) [12]): the fast path (osc_dcol_alpha_gradient)."""
+    a, b = _convex(a, "a"), _convex(b, "b")
+    s = _dcol_settings(settings)
+    alpha = C.c_double()
+    g = np.zeros(12)
+    check(lib.osc_dcol_alpha_gradient(a, F.pose(pose_a, "pose_a"), b, F.pose(pose_b, "pose_b"),
+                                      C.byref(s), C.byref(alpha), F.ptr(g)))
+    return alpha.value, g
+
+
+def dcol_parameter_gradient(a, pose_a, b, pose_b, **settings):
+    """(alpha, d alpha / d params of a, d alpha / d params of b) in the order of
+    osc_dcol_parameter_count: sphere (R); capsule, cylinder (R, L); cone (H, half_angle);
+    ellipsoid P [9]; polytope normals [m*3] then offsets [m]; polygon normals, offsets, R."""
+    a, b = _convex(a, "a"), _convex(b, "b")
+    s = _dcol_settings(settings)
+    alpha = C.c_double()
+    ga = np.zeros(a.parameter_count)
+    gb = np.zeros(b.parameter_count)
+    check(lib.osc_dcol_alpha_parameter_gradient(a, F.pose(pose_a, "pose_a"), b,
+                                                F.pose(pose_b, "pose_b"), C.byref(s),
+                                                C.byref(alpha), F.ptr(ga), F.ptr(gb)))
+    return alpha.value, ga, gb
+
+
+_DCOL_RESULT = F.as_dtype(F.DcolResult)
+_DCOL_JACS = np.dtype([(name, np.uintp) for name, _ in _DCOL_JAC])  # osc_dcol_jacobians
+assert _DCOL_JACS.itemsize == C.sizeof(F.DcolJacobians)
+
+
+@dataclass
+class DcolBatch:
+    """dcol_batch's arrays over N pairs: alpha [N], point, point_a, point_b, normal [N, 3],
+    distance [N], iterations, flags, status [N]; with derivatives the Jacobians [N, rows, 12]."""
+
+    alpha: np.ndarray
+    point: np.ndarray
+    point_a: np.ndarray
+    point_b: np.ndarray
+    distance: np.ndarray
+    normal: np.ndarray
+    iterations: np.ndarray
+    flags: np.ndarray
+    status: np.ndarray
+    jacobians: dict = field(default_factory=dict)
+
+
+def _shape_array(value, n, name):
+    if isinstance(value, Convex):
+        return np.full(n, value._as_parameter_, dtype=np.uintp), (value,)
+    items = list(value)
+    if len(items) != n:
+        raise ValueError("%s: %d shapes for %d poses" % (name, len(items), n))
+    for s in items:
+        _convex(s, name)
+    return np.array([s._as_parameter_ for s in items], dtype=np.uintp), tuple(items)
+
+
+def dcol_batch(a, poses_a, b, poses_b, derivatives=False, threads=0, check_status=True,
+               **settings):
+    """DCOL for N pairs over threads (osc_dcol_proximity_batch, the GIL released): a and b are one
+    Convex each or sequences of N; poses_a, poses_b [N, 7] (or one [7], broadcast). Each pair
+    equals dcol()'s bit for bit. With check_status=False, failed pairs are reported in `status`
+    instead of raising."""
+    pa = np.asarray(poses_a, dtype=np.float64)
+    pb = np.asarray(poses_b, dtype=np.float64)
+    if pa.shape[-1:] != (7,) or pb.shape[-1:] != (7,) or pa.ndim > 2 or pb.ndim > 2:
+        raise ValueError("dcol_batch: poses must have shape (N, 7) or (7,), got %s and %s"
+                         % (pa.shape, pb.shape))
+    n = max(pa.shape[0] if pa.ndim == 2 else 1, pb.shape[0] if pb.ndim == 2 else 1)
+    pa = np.ascontiguousarray(np.broadcast_to(pa, (n, 7)))
+    pb = np.ascontiguousarray(np.broadcast_to(pb, (n, 7)))
+    if n > np.iinfo(np.int32).max:
+        raise ValueError("dcol_batch: too many pairs")
+    sa, keep_a = _shape_array(a, n, "a")
+    sb, keep_b = _shape_array(b, n, "b")
+    s = _dcol_settings(settings)
+    res = np.zeros(n, dtype=_DCOL_RESULT)
+    status = np.zeros(n, dtype=np.intc)
+    jac = {}
+    jptr = None
+    if derivatives:
+        jac = {name: np.zeros((n, rows, 12)) for name, rows in _DCOL_JAC}
+        js = np.zeros(n, dtype=_DCOL_JACS)
+        for name, rows in _DCOL_JAC:
+            js[name] = jac[name].ctypes.data + np.arange(n, dtype=np.uint64) * (rows * 12 * 8)
+        jptr = js.ctypes.data
+    rc = lib.osc_dcol_proximity_batch(sa.ctypes.data, pa.ctypes.data, sb.ctypes.data,
+                                      pb.ctypes.data, n, C.byref(s), res.ctypes.data, jptr,
+                                      status.ctypes.data_as(F.IP), int(threads))
+    if rc != OK and check_status:
+        i = int(np.flatnonzero(status)[0]) if np.any(status) else 0
+        # the message was set on a worker thread: re-run the failing pair here for it
+        try:
+            dcol(sa_obj(keep_a, i), pa[i], sa_obj(keep_b, i), pb[i], **settings)
+        except Exception as e:  # noqa: BLE001 - re-raised with the pair index
+            raise type(e)("pair %d: %s" % (i, e), e.status) if hasattr(e, "status") else e
+        raise error(rc, "dcol_batch (pair %d)" % i)
+    return DcolBatch(res["alpha"].copy(), _v3(res["point"]),
+                     _v3(res["point_a"]),
+                     _v3(res["point_b"]),
+                     res["distance"].copy(), _v3(res["normal"]),
+                     res["iterations"].copy(), res["flags"].copy(), status, jac)
+
+
+def sa_obj(keep, i):
+    return keep[0] if len(keep) == 1 else keep[i]
+
+
+# ------------------------------------------------------------------------------------------------
+# manifold.h
+
+_GROUPS = {"none": 0, "given": 1, "sdf_leaves": 2, "cluster": 3}
+
+
+class Body(_Model):
+    """A rigid body for contact manifolds (osc_body): a collision mesh and an SDF of the same shape
+    (`grid`, a spline Grid with its normal field, or `sdf`, any SDF). Groups: "none", "given"
+    (vertex_groups [V], optionally edge_groups [E, 2]), "sdf_leaves" or "cluster" (group_count).
+    Other settings: curve ("hilbert"), broad_phase_resolution (32), broad_phase_padding (-1),
+    surface_tolerance (0.05)."""
+
+    _destroy = lib.osc_body_destroy
+
+    def __init__(self, mesh, grid=None, sdf=None, groups="none", vertex_groups=None,
+                 edge_groups=None, **settings):
+        if not isinstance(mesh, Mesh):
+            raise ValueError("Body: mesh must be a Mesh")
+        if (grid is None) == (sdf is None):
+            raise ValueError("Body: give exactly one of grid and sdf")
+        if grid is not None and not isinstance(grid, Grid):
+            raise ValueError("Body: grid must be a Grid")
+        if sdf is not None:
+            sdf = as_sdf(sdf)
+        d = F.settings(lib.osc_body_desc_default(), settings, "Body", {"curve": CURVES})
+        for k in settings:
+            if k in ("mesh", "grid", "sdf", "groups", "vertex_groups", "edge_groups"):
+                raise TypeError("Body: %s is an argument, not a setting" % k)
+        d.mesh = mesh._as_parameter_
+        d.grid = grid._as_parameter_ if grid is not None else None
+        d.sdf = sdf._as_parameter_ if sdf is not None else None
+        d.groups = F.enum_value(_GROUPS, groups, "groups")
+        vg = eg = None
+        if vertex_groups is not None:
+            vg = F.array(vertex_groups, np.int32, (mesh.vertex_count,), "vertex_groups")
+            d.vertex_groups = F.iptr(vg)
+        if edge_groups is not None:
+            eg = F.array(edge_groups, np.int32, (mesh.edge_count, 2), "edge_groups")
+            d.edge_groups = F.iptr(eg)
+        if d.groups == 1 and vg is None:
+            raise ValueError("Body: groups='given' needs vertex_groups")
+        handle = _create(lib.osc_body_create, C.byref(d))
+        # the SDF is borrowed by the body; the mesh and grid are copied or shared by it
+        super().__init__(handle, keep=(sdf, grid))
+
+    @property
+    def vertex_count(self):
+        return lib.osc_body_vertex_count(self)
+
+    @property
+    def edge_count(self):
+        return lib.osc_body_edge_count(self)
+
+    @property
+    def group_count(self):
+        return lib.osc_body_group_count(self)
+
+    @property
+    def vertex_groups(self):
+        g = np.empty(self.vertex_count, np.int32)
+        lib.osc_body_vertex_groups(self, F.iptr(g))
+        return g
+
+
+def manifold_settings(size=None, **settings):
+    """The manifold settings as a dict: the defaults (bodies about 1 unit across), or scaled for
+    bodies of `size`, with overrides: d_max (0.02), bandwidth (0.01), trace_temperature (0.002),
+    clip_temperature (0.002), blend_temperature (0.005), iterations (3), blend (1),
+    broad_phase (1), edges (1), blend_saturated (0)."""
+    return F.struct_dict(_manifold_settings(size, settings))
+
+
+def _manifold_settings(size, kw):
+    base = lib.osc_manifold_settings_default() if size is None \
+        else lib.osc_manifold_settings_for_size(float(size))
+    return F.settings(base, kw, "manifold")
+
+
+CONTACT_KINDS = ("vertex", "edge", "group")
+_CONTACT = F.as_dtype(F.Contact)
+
+
+@dataclass
+class Manifold:
+    """The contacts of manifold_collide: point [n, 3], depth [n] (negative: penetration), normal
+    [n, 3] (A to B), weight [n], contact Jacobians jacobian_a / jacobian_b [n, 3, 6], feature,
+    kind (0 vertex, 1 edge, 2 group), body (0: A's feature), group [n]; with derivatives the pose
+    Jacobians point_jacobian [n, 3, 12], depth_jacobian [n, 12], normal_jacobian [n, 3, 12],
+    weight_jacobian [n, 12]. `needed` is how many the query produced."""
+
+    point: np.ndarray
+    depth: np.ndarray
+    normal: np.ndarray
+    weight: np.ndarray
+    jacobian_a: np.ndarray
+    jacobian_b: np.ndarray
+    feature: np.ndarray
+    kind: np.ndarray
+    body: np.ndarray
+    group: np.ndarray
+    needed: int
+    point_jacobian: Optional[np.ndarray] = None
+    depth_jacobian: Optional[np.ndarray] = None
+    normal_jacobian: Optional[np.ndarray] = None
+    weight_jacobian: Optional[np.ndarray] = None
+
+    def __len__(self):
+        return len(self.depth)
+
+
+def _contacts(c, n):
+    c = c[:n]
+    return dict(point=_v3(c["point"]), depth=c["depth"].copy(),
+                normal=_v3(c["normal"]),
+                weight=c["weight"].copy(), jacobian_a=c["jacobian_a"].reshape(-1, 3, 6).copy(),
+                jacobian_b=c["jacobian_b"].reshape(-1, 3, 6).copy(), feature=c["feature"].copy(),
+                kind=c["kind"].copy(), body=c["body"].copy(), group=c["group"].copy())
+
+
+def _body(value, name):
+    if not isinstance(value, Body):
+        raise ValueError("%s must be a Body, got %r" % (name, value))
+    return value
+
+
+def max_contacts(a, b, size=None, **settings):
+    """The most contacts manifold_collide can produce for bodies a and b with these settings."""
+    s = _manifold_settings(size, settings)
+    return lib.osc_manifold_max_contacts(_body(a, "a"), _body(b, "b"), C.byref(s))
+
+
+def manifold_collide(a, pose_a, b, pose_b, derivatives=False, capacity=None, size=None,
+                     **settings):
+    """The contact manifold (seed 000 §IV) of bodies a and b at poses [7] (osc_manifold_collide).
+    Settings: see manifold_settings() (size: scale the defaults for bodies of that size).
+    capacity defaults to max_contacts (never runs out); a smaller one raises CapacityError when
+    exceeded."""
+    a, b = _body(a, "a"), _body(b, "b")
+    s = _manifold_settings(size, settings)
+    cap = lib.osc_manifold_max_contacts(a, b, C.byref(s)) if capacity is None else int(capacity)
+    cap = max(cap, 1)
+    contacts = np.zeros(cap, dtype=_CONTACT)
+    jac = {}
+    if derivatives:
+        jac = {"point": np.zeros((cap, 3, 12)), "depth": np.zeros((cap, 12)),
+               "normal": np.zeros((cap, 3, 12)), "weight": np.zeros((cap, 12))}
+    out = F.ManifoldOutput(contacts.ctypes.data_as(C.POINTER(F.Contact)), cap, 0, 0,
+                           F.ptr(jac.get("point")), F.ptr(jac.get("depth")),
+                           F.ptr(jac.get("normal")), F.ptr(jac.get("weight")))
+    check(lib.osc_manifold_collide(a, F.pose(pose_a, "pose_a"), b, F.pose(pose_b, "pose_b"),
+                                   C.byref(s), C.byref(out)))
+    n = out.count
+    m = Manifold(needed=out.needed, **_contacts(contacts, n))
+    if derivatives:
+        m.point_jacobian = jac["point"][:n]
+        m.depth_jacobian = jac["depth"][:n]
+        m.normal_jacobian = jac["normal"][:n]
+        m.weight_jacobian = jac["weight"][:n]
+    return m
+
+
+@dataclass
+class ManifoldBatch:
+    """manifold_collide_batch over N pose pairs: arrays padded to [N, capacity, ...] (slots past
+    count[i] hold zeros), count [N], needed [N], and the pose Jacobians when asked."""
+
+    count: np.ndarray
+    needed: np.ndarray
+    point: np.ndarray
+    depth: np.ndarray
+    normal: np.ndarray
+    weight: np.ndarray
+    jacobian_a: np.ndarray
+    jacobian_b: np.ndarray
+    feature: np.ndarray
+    kind: np.ndarray
+    body: np.ndarray
+    group: np.ndarray
+    point_jacobian: Optional[np.ndarray] = None
+    depth_jacobian: Optional[np.ndarray] = None
+    normal_jacobian: Optional[np.ndarray] = None
+    weight_jacobian: Optional[np.ndarray] = None
+
+    def __getitem__(self, i):
+        """Configuration i as a Manifold."""
+        n = int(self.count[i])
+        fields = {k: getattr(self, k)[i][:n] for k in (
+            "point", "depth", "normal", "weight", "jacobian_a", "jacobian_b", "feature", "kind",
+            "body", "group")}
+        m = Manifold(needed=int(self.needed[i]), **fields)
+        for k in ("point_jacobian", "depth_jacobian", "normal_jacobian", "weight_jacobian"):
+            v = getattr(self, k)
+            if v is not None:
+                setattr(m, k, v[i][:n])
+        return m
+
+
+def manifold_collide_batch(a, poses_a, b, poses_b, derivatives=False, capacity=None,
+                           threads=0, size=None, **settings):
+    """manifold_collide for N pose pairs (poses_a, poses_b [N, 7]) of the same two bodies over
+    threads, the GIL released (osc_manifold_collide_batch). Each slot equals the single call's."""
+    a, b = _body(a, "a"), _body(b, "b")
+    pa, _ = F.poses(poses_a, "poses_a")
+    pb, _ = F.poses(poses_b, "poses_b")
+    if len(pa) != len(pb):
+        raise ValueError("manifold_collide_batch: %d poses_a for %d poses_b" % (len(pa), len(pb)))
+    n = len(pa)
+    s = _manifold_settings(size, settings)
+    cap = lib.osc_manifold_max_contacts(a, b, C.byref(s)) if capacity is None else int(capacity)
+    cap = max(cap, 1)
+    contacts = np.zeros((n, cap), dtype=_CONTACT)
+    counts = np.zeros(n, np.int32)
+    needed = np.zeros(n, np.int32)
+    jac = {}
+    if derivatives:
+        jac = {"point": np.zeros((n, cap, 3, 12)), "depth": np.zeros((n, cap, 12)),
+               "normal": np.zeros((n, cap, 3, 12)), "weight": np.zeros((n, cap, 12))}
+    rc = lib.osc_manifold_collide_batch(a, pa.ctypes.data, b, pb.ctypes.data, n, C.byref(s),
+                                        contacts.ctypes.data, cap, F.iptr(counts),
+                                        F.iptr(needed), F.ptr(jac.get("point")),
+                                        F.ptr(jac.get("depth")), F.ptr(jac.get("normal")),
+                                        F.ptr(jac.get("weight")), int(threads))
+    if rc != OK:
+        if rc == CAPACITY:
+            raise CapacityError("manifold_collide_batch: a configuration produced %d contacts, "
+                                "capacity %d" % (needed.max(), cap), rc)
+        for i in range(n):  # find the failing configuration on this thread for its message
+            manifold_collide(a, pa[i], b, pb[i], capacity=cap, size=size, **settings)
+        raise error(rc, "manifold_collide_batch")
+    flat = _contacts(contacts.reshape(-1), n * cap)
+    fields = {k: v.reshape((n, cap) + v.shape[1:]) for k, v in flat.items()}
+    out = ManifoldBatch(count=counts, needed=needed, **fields)
+    for k, v in jac.items():
+        setattr(out, k + "_jacobian", v)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# sdf_pair.h
+
+
+def sdf_pair_settings(**settings):
+    """The SDF-pair settings with overrides: resolution (12), epsilon (1e-4, relative), step
+    (0.25), max_iterations (40), first_only (0), merge_distance (1), temperature (0; > 0: the
+    smooth mode with pose Jacobians)."""
+    return F.struct_dict(F.settings(lib.osc_sdf_pair_settings_default(), settings, "sdf_pair"))
+
+
+class SdfFunction:
+    """A user SDF for sdf_pair_collide: `function(points [N, 3]) -> (values [N], gradients [N, 3])`
+    in the body frame, with its bounding box (lo, hi) and a Lipschitz bound. The C library calls
+    back into Python one point at a time (slow, and holding the GIL while it does)."""
+
+    def __init__(self, function, lo, hi, lipschitz=1.0):
+        self.function = function
+        self.lo = F.vec3(lo, "lo")
+        self.hi = F.vec3(hi, "hi")
+        self.lipschitz = float(lipschitz)
+        self.error = None
+
+        def call(_context, point, gradient):
+            try:
+                p = np.array([[point[0], point[1], point[2]]])
+                v, g = function(p)
+                v = float(np.asarray(v).reshape(-1)[0])
+                if gradient:
+                    g = np.asarray(g, dtype=np.float64).reshape(-1)
+                    gradient[0], gradient[1], gradient[2] = g[0], g[1], g[2]
+                return v
+            except Exception as e:  # noqa: BLE001 - an exception cannot cross the C boundary
+                self.error = e
+                return float("nan")
+
+        self._c = F.SdfFunction(call)
+
+
+def _shape(value, name):
+    s = F.SdfShape()
+    if isinstance(value, SdfFunction):
+        s.function = value._c
+        s.lo, s.hi, s.lipschitz = value.lo, value.hi, value.lipschitz
+        return s, value
+    sdf = as_sdf(value) if isinstance(value, (SDF, Grid)) else None
+    if sdf is None:
+        raise ValueError("%s must be an SDF, a Grid or an SdfFunction, got %r" % (name, value))
+    s.sdf = sdf._as_parameter_
+    return s, sdf
+
+
+_SDF_CONTACT = F.as_dtype(F.SdfContact)
+
+
+@dataclass
+class SdfPairResult:
+    """Collision points of two SDFs: point [n, 3] (inside both), normal [n, 3] (A to B),
+    penetration [n] (>= 0 inside both), iterations, smooth [n]; in smooth mode with derivatives,
+    point_jacobian [n, 3, 12] and penetration_jacobian [n, 12]; needed, boxes_overlap, spheres,
+    survivors."""
+
+    point: np.ndarray
+    normal: np.ndarray
+    penetration: np.ndarray
+    iterations: np.ndarray
+    smooth: np.ndarray
+    needed: int
+    boxes_overlap: bool
+    spheres: int
+    survivors: int
+    point_jacobian: Optional[np.ndarray] = None
+    penetration_jacobian: Optional[np.ndarray] = None
+
+    def __len__(self):
+        return len(self.penetration)
+
+
+def _sdf_contacts(c):
+    return dict(point=_v3(c["point"]),
+                normal=_v3(c["normal"]),
+                penetration=c["penetration"].copy(), iterations=c["iterations"].copy(),
+                smooth=c["smooth"].copy())
+
+
+def sdf_pair_collide(a, pose_a, b, pose_b, capacity=64, derivatives=False, **settings):
+    """Collision points between two SDFs (seed 003) at poses [7] (osc_sdf_pair_collide): a, b are
+    SDF, Grid or SdfFunction. Settings: see sdf_pair_settings(); derivatives need temperature > 0.
+    CapacityError when more than `capacity` points were found."""
+    sa, ka = _shape(a, "a")
+    sb, kb = _shape(b, "b")
+    s = F.settings(lib.osc_sdf_pair_settings_default(), settings, "sdf_pair")
+    cap = int(capacity)
+    if cap < 1:
+        raise ValueError("sdf_pair_collide: capacity must be >= 1, got %d" % cap)
+    contacts = np.zeros(cap, dtype=_SDF_CONTACT)
+    pj = np.zeros((cap, 3, 12)) if derivatives else None
+    ej = np.zeros((cap, 12)) if derivatives else None
+    out = F.SdfPairOutput(contacts.ctypes.data_as(C.POINTER(F.SdfContact)), cap, 0, 0, F.ptr(pj),
+                          F.ptr(ej), 0, 0, 0)
+    rc = lib.osc_sdf_pair_collide(C.byref(sa), F.pose(pose_a, "pose_a"), C.byref(sb),
+                                  F.pose(pose_b, "pose_b"), C.byref(s), C.byref(out))
+    for k in (ka, kb):
+        if isinstance(k, SdfFunction) and k.error is not None:
+            e, k.error = k.error, None
+            raise e
+    check(rc)
+    n = out.count
+    r = SdfPairResult(needed=out.needed, boxes_overlap=bool(out.boxes_overlap),
+                      spheres=out.spheres, survivors=out.survivors, **_sdf_contacts(contacts[:n]))
+    if derivatives:
+        r.point_jacobian = pj[:n]
+        r.penetration_jacobian = ej[:n]
+    return r
+
+
+def sdf_scene_collide(shapes, poses, contacts_per_pair=16, pair_capacity=None, threads=0,
+                      **settings):
+    """Collision points of every pair of N bodies (shapes: SDF or Grid, poses [N, 7]): a sort-and-
+    sweep broad phase, then sdf_pair_collide per candidate pair over threads (GIL released).
+    Returns a list of (i, j, SdfPairResult) for the candidate pairs i < j, whose status is checked
+    (CapacityError when a pair has more than contacts_per_pair points)."""
+    shapes = list(shapes)
+    p, _ = F.poses(poses, "poses")
+    n = len(shapes)
+    if len(p) != n:
+        raise ValueError("sdf_scene_collide: %d shapes and %d poses" % (n, len(p)))
+    keep = []
+    arr = (F.SdfShape * max(n, 1))()
+    for i, v in enumerate(shapes):
+        if isinstance(v, SdfFunction):
+            raise ValueError("sdf_scene_collide: shapes must be SDF or Grid models")
+        s, k = _shape(v, "shapes[%d]" % i)
+        arr[i] = s
+        keep.append(k)
+    s = F.settings(lib.osc_sdf_pair_settings_default(), settings, "sdf_pair")
+    cpp = int(contacts_per_pair)
+    if cpp < 1:
+        raise ValueError("sdf_scene_collide: contacts_per_pair must be >= 1")
+    pc = int(pair_capacity) if pair_capacity is not None else max(n * (n - 1) // 2, 1)
+    if pc < 1:
+        raise ValueError("sdf_scene_collide: pair_capacity must be >= 1")
+    pairs = (F.SdfScenePair * pc)()
+    contacts = np.zeros(pc * cpp, dtype=_SDF_CONTACT)
+    ws = np.zeros(max(lib.osc_sdf_scene_workspace_size(n), 1), dtype=np.uint8)
+    count, needed = C.c_int(), C.c_int()
+    rc = lib.osc_sdf_scene_collide(arr, p.ctypes.data, n, C.byref(s), cpp, pairs, pc,
+                                   contacts.ctypes.data_as(C.POINTER(F.SdfContact)),
+                                   C.byref(count), C.byref(needed), ws.ctypes.data, int(threads))
+    if rc == CAPACITY and needed.value > pc:
+        raise CapacityError("sdf_scene_collide: %d candidate pairs, pair_capacity %d"
+                            % (needed.value, pc), rc)
+    out = []
+    for k in range(count.value):
+        q = pairs[k]
+        if q.status != OK:
+            if q.status == CAPACITY:
+                raise CapacityError("sdf_scene_collide: pair (%d, %d) has more than %d points"
+                                    % (q.a, q.b, cpp), q.status)
+            raise error(q.status, "sdf_scene_collide pair (%d, %d)" % (q.a, q.b))
+        c = contacts[q.first_contact:q.first_contact + q.contact_count]
+        out.append((q.a, q.b, SdfPairResult(needed=q.contact_count, boxes_overlap=True, spheres=0,
+                                            survivors=0, **_sdf_contacts(c))))
+    check(rc) if rc != CAPACITY else None
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# implicit.h, ray.h
+
+
+class Implicit(_Model):
+    """An implicit surface F(X) = 0 for rays (osc_implicit): Implicit.sag (an even asphere of
+    revolution about x), Implicit.from_sdf or Implicit.function (a Python callable)."""
+
+    _destroy = lib.osc_implicit_destroy
+    parameter_count = 0
+
+    @classmethod
+    def sag(cls, curvature, diameter, conic=0.0, coefficients=()):
+        """x = c r^2 / (1 + sqrt(1 - (1 + k) c^2 r^2)) + sum a_i r^(2i + 4) over |r| <= D / 2."""
+        co = np.asarray(coefficients, dtype=np.float64).reshape(-1)
+        if len(co) > 8:
+            raise ValueError("sag: at most 8 coefficients, got %d" % len(co))
+        s = F.Sag(float(curvature), float(conic), len(co), (C.c_double * 8)(*co), float(diameter))
+        obj = cls(_create(lib.osc_implicit_create_sag, C.byref(s)))
+        obj.parameter_count = 2 + len(co)
+        obj.sag_parameters = dict(curvature=float(curvature), conic=float(conic),
+                                  coefficients=co.copy(), diameter=float(diameter))
+        return obj
+
+    @classmethod
+    def from_sdf(cls, sdf):
+        sdf = as_sdf(sdf)
+        return cls(_create(lib.osc_implicit_create_sdf, sdf), keep=(sdf,))
+
+    @classmethod
+    def function(cls, function, centre, radius):
+        """A user surface: function(point [3]) -> (F, gradient [3]) in the surface frame, with a
+        bounding sphere. Called back from C one point at a time; single-ray calls only."""
+        holder = {}
+
+        def call(_context, point, gradient):
+            try:
+                v, g = function(np.array([point[0], point[1], point[2]]))
+                g = np.asarray(g, dtype=np.float64).reshape(3)
+                gradient[0], gradient[1], gradient[2] = g
+                return float(v)
+            except Exception as e:  # noqa: BLE001 - an exception cannot cross the C boundary
+                holder["error"] = e
+                return float("nan")
+
+        cb = F.ImplicitFunction(call)
+        obj = cls(_create(lib.osc_implicit_create_function, cb, None, F.vec3(centre, "centre"),
+                          float(radius)), keep=(cb,))
+        obj._errors = holder
+        return obj
+
+    def eval(self, point):
+        """(F, gradient, hessian [3, 3]) at a surface-frame point."""
+        g, h = F.Vec3(), F.Mat3()
+        v = lib.osc_implicit_eval(self, F.vec3(point, "point"), C.byref(g), C.byref(h))
+        self._raise_callback()
+        return v, F.from_vec3(g), np.array(h.m).reshape(3, 3)
+
+    def in_domain(self, point):
+        return bool(lib.osc_implicit_in_domain(self, F.vec3(point, "point")))
+
+    def sag_value(self, r):
+        """(g(r), g'(r)) of a sag surface (NaN for other surfaces)."""
+        d = C.c_double()
+        v = lib.osc_implicit_sag(self, float(r), C.byref(d))
+        return v, d.value
+
+    @property
+    def bounding_sphere(self):
+        c, r = F.Vec3(), C.c_double()
+        lib.osc_implicit_bounding_sphere(self, C.byref(c), C.byref(r))
+        return F.from_vec3(c), r.value
+
+    def _raise_callback(self):
+        errors = getattr(self, "_errors", None)
+        if errors and "error" in errors:
+            raise errors.pop("error")
+
+
+def transform(anchor=(0.0, 0.0, 0.0), scale=1.0, rotation=(1.0, 0.0, 0.0, 0.0),
+              translation=(0.0, 0.0, 0.0)):
+    """A surface placement X = R s (X_local - anchor) + translation, as a dict for the ray
+    functions' `transform` argument."""
+    return dict(anchor=anchor, scale=scale, rotation=rotation, translation=translation)
+
+
+def _transform(t):
+    if t is None:
+        return None
+    if not isinstance(t, dict):
+        raise ValueError("transform must be a dict (see osculate.transform())")
+    unknown = set(t) - {"anchor", "scale", "rotation", "translation"}
+    if unknown:
+        raise TypeError("transform: unknown keys %s" % sorted(unknown))
+    d = transform(**t)
+    return F.ImplicitTransform(F.vec3(d["anchor"], "anchor"), float(d["scale"]),
+                               F.quat(d["rotation"], "rotation"),
+                               F.vec3(d["translation"], "translation"))
+
+
+_ALGORITHMS = {"newton": 0, "gradient_descent": 1, "levenberg_marquardt": 2, "sphere_tracing": 3}
+_INITS = {"zero": 0, "closest": 1, "bounding_sphere": 2}
+
+
+def _ray_settings(kw):
+    s = lib.osc_ray_settings_default()
+    phases = {}
+    for name in ("coarse", "fine", "final_step"):
+        if name in kw:
+            phases[name] = kw.pop(name)
+    s = F.settings(s, kw, "ray", {"init": _INITS})
+    for name, value in phases.items():
+        if not isinstance(value, dict):
+            raise ValueError("ray: %s must be a dict of algorithm, iterations, damping, max_step"
+                             % name)
+        ph = getattr(s, name)
+        F.settings(ph, value, "ray " + name, {"algorithm": _ALGORITHMS})
+    return s
+
+
+def ray_settings(**settings):
+    """The ray settings with overrides: init ("bounding_sphere"), beams (4), coarse / fine /
+    final_step phases (dicts of algorithm "newton" | "gradient_descent" | "levenberg_marquardt" |
+    "sphere_tracing", iterations, damping, max_step), tolerance (1e-10, relative),
+    analytic_conics (1)."""
+    return F.struct_dict(_ray_settings(dict(settings)))
+
+
+@dataclass
+class RayHit:
+    """The answer of ray_intersect: t, point, normal (unit grad F in the world), hit, grazing,
+    iterations; with derivatives a dict `jacobians` of ray.h's outputs (t_origin [3],
+    t_direction [3], point_origin [3, 3], point_direction, normal_origin, normal_direction,
+    t_surface_pose [6], point_surface_pose [3, 6], normal_surface_pose, t_anchor [3], t_scale [1],
+    and for a sag t_parameters [P], point_parameters [3, P], normal_parameters [3, P], P = 2 +
+    coefficients: (curvature, conic, a_i...))."""
+
+    t: float
+    point: np.ndarray
+    normal: np.ndarray
+    hit: bool
+    grazing: bool
+    iterations: int
+    jacobians: Optional[dict] = None
+
+
+_RAY_SHAPES = (("t_origin", (3,)), ("t_direction", (3,)), ("point_origin", (3, 3)),
+               ("point_direction", (3, 3)), ("normal_origin", (3, 3)),
+               ("normal_direction", (3, 3)), ("t_surface_pose", (6,)), ("t_parameters", ("P",)),
+               ("point_surface_pose", (3, 6)), ("normal_surface_pose", (3, 6)),
+               ("point_parameters", (3, "P")), ("normal_parameters", (3, "P")),
+               ("t_anchor", (3,)), ("t_scale", (1,)))
+
+
+def _implicit(surface):
+    if not isinstance(surface, Implicit):
+        raise ValueError("surface must be an Implicit, got %r" % (surface,))
+    return surface
+
+
+def _ray_jacobians(surface, n):
+    np_ = surface.parameter_count
+    jac = {}
+    for name, shape in _RAY_SHAPES:
+        shape = tuple(np_ if s == "P" else s for s in shape)
+        if "parameters" in name and np_ == 0:
+            continue
+        jac[name] = np.zeros((n,) + shape)
+    cj = F.RayJacobians(**{name: F.ptr(a) for name, a in jac.items()})
+    return jac, cj
+
+
+_RAY_HIT = F.as_dtype(F.RayHit)
+
+
+def ray_intersect_many(surface, origins, directions, transform=None, derivatives=False,
+                       check_status=True, **settings):
+    """Rays origins, directions [N, 3] against a surface one after the other with the Jacobians of
+    ray_intersect (GIL released): a dict of t [N], point, normal [N, 3], hit, grazing, iterations,
+    status [N] and, with derivatives, the Jacobians [N, ...] (see RayHit)."""
+    surface = _implicit(surface)
+    o = F.array(origins, np.float64, (-1, 3), "origins")
+    d = F.array(directions, np.float64, (-1, 3), "directions")
+    if len(o) != len(d):
+        raise ValueError("ray_intersect_many: %d origins for %d directions" % (len(o), len(d)))
+    n = len(o)
+    s = _ray_settings(dict(settings))
+    tr = _transform(transform)
+    hits = np.zeros(max(n, 1), dtype=_RAY_HIT)
+    status = np.zeros(max(n, 1), dtype=np.intc)
+    jac, cj = _ray_jacobians(surface, n) if derivatives else ({}, None)
+    rc = lib.oscpy_ray_intersect_many(surface, C.byref(tr) if tr else None, n, F.ptr(o), F.ptr(d),
+                                      C.byref(s), hits.ctypes.data_as(C.POINTER(F.RayHit)),
+                                      C.byref(cj) if cj else None, surface.parameter_count,
+                                      status.ctypes.data_as(F.IP))
+    surface._raise_callback()
+    if rc != OK and check_status:
+        raise error(rc, "ray_intersect_many")
+    hits = hits[:n]
+    out = dict(t=hits["t"].copy(), point=_v3(hits["point"]),
+               normal=_v3(hits["normal"]),
+               hit=hits["hit"].astype(bool), grazing=hits["grazing"].astype(bool),
+               iterations=hits["iterations"].copy(), status=status[:n])
+    out.update(jac)
+    return out
+
+
+def ray_intersect(surface, origin, direction, transform=None, derivatives=False, **settings):
+    """One ray origin + t direction against a placed surface (osc_ray_intersect). transform: see
+    osculate.transform() (None: identity). Settings: see ray_settings()."""
+    r = ray_intersect_many(surface, F.array(origin, np.float64, (3,), "origin")[None],
+                           F.array(direction, np.float64, (3,), "direction")[None], transform,
+                           derivatives, **settings)
+    jac = {k: r[k][0] for k, _ in _RAY_SHAPES if k in r} if derivatives else None
+    return RayHit(float(r["t"][0]), r["point"][0], r["normal"][0], bool(r["hit"][0]),
+                  bool(r["grazing"][0]), int(r["iterations"][0]), jac)
+
+
+def ray_intersect_batch(surface, origins, directions, transform=None, threads=0, **settings):
+    """N rays over threads, the GIL released (osc_ray_intersect_batch): (t [N], points [N, 3],
+    normals [N, 3], hits [N] bool); each equals ray_intersect's bit for bit."""
+    surface = _implicit(surface)
+    o = F.array(origins, np.float64, (-1, 3), "origins")
+    d = F.array(directions, np.float64, (-1, 3), "directions")
+    if len(o) != len(d):
+        raise ValueError("ray_intersect_batch: %d origins for %d directions" % (len(o), len(d)))
+    n = len(o)
+    s = _ray_settings(dict(settings))
+    tr = _transform(transform)
+    t = np.zeros(n)
+    pts = np.zeros((n, 3))
+    nrm = np.zeros((n, 3))
+    hits = np.zeros(n, np.uint8)
+    rc = lib.osc_ray_intersect_batch(surface, C.byref(tr) if tr else None, n, F.ptr(o), F.ptr(d),
+                                     C.byref(s), F.ptr(t), F.ptr(pts), F.ptr(nrm),
+                                     hits.ctypes.data_as(C.POINTER(C.c_ubyte)), int(threads))
+    surface._raise_callback()
+    check(rc, "ray_intersect_batch")
+    return t, pts, nrm, hits.astype(bool)
