@@ -19,5 +19,7 @@
 #include "osculate/sdf_pair.h"
 #include "osculate/implicit.h"
 #include "osculate/ray.h"
+#include "osculate/brep.h"
+#include "osculate/lmd.h"
 
 #endif // OSCULATE_OSCULATE_H

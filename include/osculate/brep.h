@@ -1,0 +1,263 @@
+// osculate: smoothly differentiable collision detection and contact generation.
+// SPDX-License-Identifier: MIT
+//
+// brep.h: exact CAD solids in boundary representation (seed 002, Crozet's thesis, chapters 1-3):
+// faces on canonical surfaces with trimming loops, edges, vertices, and the offline structure the
+// local-minimal-distance query of lmd.h traverses.
+//
+// SUMMARY
+// - A solid is described by plain arrays (osc_brep_desc): canonical surfaces (plane, cylinder,
+//   cone, sphere, torus) each with its frame, sizes and `sense` (+1 when the outward normal of the
+//   solid is the surface's natural normal); faces (a surface and its trimming loops in the
+//   surface's (u, v) parameters, made of exact line segments and circular arcs); edges (a line
+//   segment or a circular arc in 3D, knowing its two faces and its end vertices); vertices.
+// - osc_brep_create checks the description, classifies faces as convex or concave (thesis §1.4.3)
+//   and edges as convex, concave or smooth (eq. 1.27), and builds the BVH of thesis chapters 2-3:
+//   faces and edges are split into quasi-flat pieces (normal cone within `alpha_max`, Algorithm 3;
+//   pieces lying wholly outside a face's trimming loops are dropped), every piece and every vertex
+//   becomes a leaf with an OBB, a normal cone of revolution, a polyhedral normal cone of at most
+//   four generators (meridian / latitude rules of §3.3) and the curvature masks of Tables 2.1-2.2;
+//   leaves are split top-down at the median along the principal axis of their centres (§2.4.4).
+//   Concave and smooth (G1) edges carry no local minimal distance (§1.3.1.3) and get no leaf.
+// - Builders for the canonical solids (box, cylinder, cone, sphere, a solid of revolution from a
+//   profile, a block with a revolved hole) so tests need no files; a reader for the analytic
+//   subset of STEP (AP203/AP214 MANIFOLD_SOLID_BREP with planes, cylinders, cones, spheres, tori,
+//   lines and circles).
+//
+// PARAMETRISATIONS (those of STEP and OpenCASCADE; frame origin o, unit axis z, unit reference
+// direction x perpendicular to z, y = z x x; e(u) = cos u x + sin u y)
+//   plane     S(u, v) = o + u x + v y                                natural normal z
+//   cylinder  S(u, v) = o + R e(u) + v z                             natural normal e(u)
+//   cone      S(u, v) = o + (R + v sin a) e(u) + v cos a z           natural normal cos a e(u) - sin a z
+//             (R the radius at v = 0, a the half-angle in (0, pi/2))
+//   sphere    S(u, v) = o + R cos v e(u) + R sin v z                 natural normal radial
+//   torus     S(u, v) = o + (R + r cos v) e(u) + r sin v z           natural normal from the tube's centre
+//   line      C(t) = o + t z                                         (t is arc length)
+//   circle    C(t) = o + R e(t)
+// A face's solid domain is the set of parameters inside its loops by the even-odd rule (thesis
+// Fig. 1.32), so the orientation of the loops does not matter; periodic parameters are wrapped into
+// the face's parameter box before the test.
+//
+// LIMITS
+// Rational Bezier and NURBS faces and edges are not supported yet: the STEP reader reports them
+// (OSC_ERR_UNSUPPORTED naming the entity, or counted in osc_brep_import_report when asked to skip
+// them). Supermaximal features (§2.3) are not grouped; see docs/lmd.md.
+
+#ifndef OSCULATE_BREP_H
+#define OSCULATE_BREP_H
+
+#include <stddef.h>
+
+#include "osculate/base.h"
+#include "osculate/math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Canonical surface types.
+typedef enum osc_surface_type {
+    OSC_SURFACE_PLANE = 0,
+    OSC_SURFACE_CYLINDER = 1,
+    OSC_SURFACE_CONE = 2,
+    OSC_SURFACE_SPHERE = 3,
+    OSC_SURFACE_TORUS = 4
+} osc_surface_type;
+
+/// A canonical surface with its frame (see PARAMETRISATIONS above).
+typedef struct osc_brep_surface {
+    osc_surface_type type;
+    osc_vec3 origin;  ///< o
+    osc_vec3 axis;    ///< z, unit
+    osc_vec3 ref;     ///< x, unit and perpendicular to z
+    double radius;    ///< R: cylinder and sphere radius, cone radius at v = 0, torus major radius
+    double radius2;   ///< r: torus minor radius (0 < r < R); unused otherwise
+    double angle;     ///< a: cone half-angle in (0, pi/2); unused otherwise
+    int sense;        ///< +1: the solid's outward normal is the natural normal; -1: its opposite
+} osc_brep_surface;
+
+/// Kinds of trimming curve pieces in a face's parameter plane.
+typedef enum osc_trim_kind {
+    OSC_TRIM_LINE = 0, ///< the segment from `start` to `end`
+    OSC_TRIM_ARC = 1   ///< centre `center`, radius `radius`, from angle `angle0` sweeping `sweep` (signed)
+} osc_trim_kind;
+
+/// One piece of a trimming loop, in (u, v).
+typedef struct osc_brep_trim {
+    osc_trim_kind kind;
+    double start[2], end[2]; ///< line: the end points
+    double center[2];        ///< arc
+    double radius, angle0, sweep;
+} osc_brep_trim;
+
+/// A trimming loop: `trim_count` consecutive pieces of the description's `trims` from `trim_begin`.
+typedef struct osc_brep_loop {
+    int trim_begin, trim_count;
+} osc_brep_loop;
+
+/// A face: a surface restricted to the inside of its loops (`loop_count` consecutive loops of the
+/// description's `loops` from `loop_begin`; no loop: the whole parameter box) and to the parameter
+/// box [umin, umax] x [vmin, vmax], which must contain the loops and, for periodic parameters,
+/// span at most one period.
+typedef struct osc_brep_face {
+    int surface;
+    int loop_begin, loop_count;
+    double umin, umax, vmin, vmax;
+} osc_brep_face;
+
+/// Edge curve kinds.
+typedef enum osc_curve_type {
+    OSC_CURVE_LINE = 0,
+    OSC_CURVE_CIRCLE = 1
+} osc_curve_type;
+
+/// An edge: a line segment or circular arc C(t), t in [t0, t1], between two faces. `vertex` are the
+/// end vertices (-1 for a closed circle, t1 - t0 = 2 pi). A seam of a periodic face (the same face
+/// on both sides) is allowed and carries no contact.
+typedef struct osc_brep_edge {
+    osc_curve_type type;
+    osc_vec3 origin;  ///< line: a point; circle: the centre
+    osc_vec3 axis;    ///< line: unit direction; circle: unit normal of its plane
+    osc_vec3 ref;     ///< circle: unit direction of t = 0, perpendicular to axis
+    double radius;    ///< circle radius
+    double t0, t1;    ///< parameter range, t0 < t1
+    int face[2];      ///< the two faces meeting at the edge
+    int vertex[2];    ///< the vertices at t0 and t1, or -1
+} osc_brep_edge;
+
+/// A solid as plain arrays; indices are 0-based into the arrays named.
+typedef struct osc_brep_desc {
+    const osc_brep_surface* surfaces;
+    int surface_count;
+    const osc_brep_face* faces;
+    int face_count;
+    const osc_brep_loop* loops;
+    int loop_count;
+    const osc_brep_trim* trims;
+    int trim_count;
+    const osc_brep_edge* edges;
+    int edge_count;
+    const osc_vec3* vertices;
+    int vertex_count;
+} osc_brep_desc;
+
+/// Settings of the offline structure; take them from osc_brep_settings_default().
+typedef struct osc_brep_settings {
+    double alpha_max;      ///< quasi-flat angle: a leaf's normals lie within this apex angle
+                           ///< (radians, (0, pi/2]), 0.5
+    double plane_cell;     ///< a planar face is split into cells at most this fraction of its
+                           ///< parameter box's longer side (§2.4.1, the special case of planes), 0.25
+    int max_leaf_count;    ///< refuse models that would need more leaves (OSC_ERR_CAPACITY), 1000000
+} osc_brep_settings;
+
+/// Returns the default settings.
+OSC_API osc_brep_settings osc_brep_settings_default(void);
+
+/// An immutable B-Rep solid with its BVH; thread-safe to query.
+typedef struct osc_brep osc_brep;
+
+/// Builds a solid from `desc` (copied). `settings` NULL: the defaults. OSC_ERR_INVALID_ARGUMENT
+/// naming the first bad entity (non-finite or non-unit frames, non-positive sizes, an index out of
+/// range, an empty face or loop, an edge with t0 >= t1), OSC_ERR_NO_MEMORY, OSC_ERR_CAPACITY.
+OSC_API osc_status osc_brep_create(const osc_brep_desc* desc, const osc_brep_settings* settings,
+                                   osc_brep** out);
+
+/// Releases a solid (NULL is fine).
+OSC_API void osc_brep_destroy(osc_brep* brep);
+
+/// Counts of a solid's entities and of its BVH.
+typedef struct osc_brep_info {
+    int face_count, edge_count, vertex_count;
+    int convex_edge_count, concave_edge_count, smooth_edge_count;
+    int leaf_count, node_count;
+    osc_vec3 lo, hi; ///< body-frame bounding box
+} osc_brep_info;
+
+/// Fills `info`.
+OSC_API osc_status osc_brep_get_info(const osc_brep* brep, osc_brep_info* info);
+
+/// Read-only access to the solid's copied description (valid while `brep` lives).
+OSC_API const osc_brep_desc* osc_brep_description(const osc_brep* brep);
+
+/// The closest point on `face`'s untrimmed surface to the body-frame point `x` (the footpoint of
+/// an orthogonal projection, closed form on canonical surfaces): writes the parameters `uv` [2]
+/// and returns 1 when the projection is unique, 0 at a degenerate point (on a cylinder's axis, a
+/// sphere's centre). Also used by importers to express edges in a face's parameters.
+OSC_API int osc_brep_project(const osc_brep_surface* surface, osc_vec3 x, double uv[2]);
+
+/// Evaluates the surface point at (u, v) and, when `normal` is non-NULL, the solid's outward unit
+/// normal there (the natural normal times `sense`).
+OSC_API osc_vec3 osc_brep_surface_point(const osc_brep_surface* surface, double u, double v,
+                                        osc_vec3* normal);
+
+/// Returns 1 when the parameters (u, v) lie in the solid domain of `face` of `brep` (inside its
+/// parameter box and its loops by the even-odd rule), 0 otherwise.
+OSC_API int osc_brep_face_contains(const osc_brep* brep, int face, double u, double v);
+
+// ---- builders (each solid centred on its body frame, axis of revolution along +z) ----
+
+/// A box with half extents `half` (all > 0): 6 planes, 12 line edges, 8 vertices.
+OSC_API osc_status osc_brep_create_box(osc_vec3 half, const osc_brep_settings* settings,
+                                       osc_brep** out);
+
+/// A solid of revolution about z from a profile of `count` >= 2 points (r_i, z_i) [count][2],
+/// r_i >= 0, z strictly increasing along the profile is not required but consecutive points must
+/// differ; the profile starts and ends on the axis (r = 0) or is closed by discs: each segment
+/// becomes a plane disc or annulus (z constant), a cylinder (r constant) or a cone. Consecutive
+/// segments meet at circular edges. A cylinder is the profile (0,-h) (R,-h) (R,h) (0,h); a peg
+/// with a conical tip adds a point.
+OSC_API osc_status osc_brep_create_revolved(const double* profile, int count,
+                                            const osc_brep_settings* settings, osc_brep** out);
+
+/// A cylinder of radius `radius` and height 2 `half_height` (a revolved profile).
+OSC_API osc_status osc_brep_create_cylinder(double radius, double half_height,
+                                            const osc_brep_settings* settings, osc_brep** out);
+
+/// A cone frustum from radius `r_bottom` at z = -h to `r_top` at z = +h (either may be 0, not both).
+OSC_API osc_status osc_brep_create_cone(double r_bottom, double r_top, double half_height,
+                                        const osc_brep_settings* settings, osc_brep** out);
+
+/// A sphere of radius `radius` (one face, no edges).
+OSC_API osc_status osc_brep_create_sphere(double radius, const osc_brep_settings* settings,
+                                          osc_brep** out);
+
+/// A box of half extents `half` with a blind hole of revolution opening in its top face (z =
+/// half.z): the hole's wall follows `profile` [count][2] of (r, z) points from the top (r_0 > 0,
+/// z_0 = half.z) down to its bottom, which ends on the axis (r = 0) or is closed by a disc; the
+/// hole's faces are concave. Radii must stay inside the box's x-y extent.
+OSC_API osc_status osc_brep_create_block_with_hole(osc_vec3 half, const double* profile, int count,
+                                                   const osc_brep_settings* settings,
+                                                   osc_brep** out);
+
+// ---- STEP import (src/brep_step.c) ----
+
+/// What an import read.
+typedef struct osc_brep_import_report {
+    int solids;               ///< MANIFOLD_SOLID_BREP entities found (the first one is imported)
+    int faces_read;           ///< ADVANCED_FACEs of the imported solid
+    int faces_imported;       ///< faces on supported surfaces
+    int faces_unsupported;    ///< faces skipped (only with skip_unsupported)
+    int edges_imported, edges_unsupported;
+    char first_unsupported[96]; ///< "#123 B_SPLINE_SURFACE_WITH_KNOTS" or ""
+    double length_unit;       ///< metres per length unit of the file (0.001 for millimetres), 0
+                              ///< when the file does not say; lengths are kept in the file's unit
+} osc_brep_import_report;
+
+/// Reads the first solid of a STEP (ISO 10303-21) buffer with the analytic subset described above.
+/// Lengths are in the file's units. A face or edge on an unsupported geometry fails the import with
+/// OSC_ERR_UNSUPPORTED naming it, unless `skip_unsupported` is non-zero, in which case such faces
+/// are dropped and counted in `report` (NULL allowed). Malformed text: OSC_ERR_PARSE with the line.
+OSC_API osc_status osc_brep_read_step(const char* text, size_t size, int skip_unsupported,
+                                      const osc_brep_settings* settings, osc_brep** out,
+                                      osc_brep_import_report* report);
+
+/// osc_brep_read_step on the file at `path` (OSC_ERR_IO when it cannot be read).
+OSC_API osc_status osc_brep_load_step(const char* path, int skip_unsupported,
+                                      const osc_brep_settings* settings, osc_brep** out,
+                                      osc_brep_import_report* report);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // OSCULATE_BREP_H

@@ -1,0 +1,132 @@
+// osculate: smoothly differentiable collision detection and contact generation.
+// SPDX-License-Identifier: MIT
+//
+// lmd.h: local minimal distances between two B-Rep solids (seed 002, Crozet's thesis, chapter 4):
+// every pair of footpoints where the distance between the two boundaries has a local minimum below
+// d_max, with the gap g = d - eps_a - eps_b and its gradient with respect to both poses.
+//
+// SUMMARY (thesis Fig. 4.1)
+// 1. Simultaneous traversal of the two BVHs (Algorithms 8-9) with the culling tests in order
+//    (§2.4.3): curvature masks (Table 2.2, combined with AND), normal cones of revolution
+//    (antipodality, eq. 1.24), OBBs enlarged by d_max (separating axes), and at leaves the
+//    polyhedral normal cones (Algorithm 4).
+// 2. Footpoints per leaf pair: Newton's method on the squared distance between the two untrimmed
+//    features (surface, curve or point), started from the closest pair of a small grid over the two
+//    leaves (in place of the thesis' GJK between corner tetrahedra, Algorithm 12), with closed forms
+//    where the problem is one (point-plane, point-sphere, line-line, circle-plane extremal point).
+// 3. Validation (§4.4): footpoints inside the faces' trimming loops and the edges' ranges, the
+//    direction between them inside both tangent cone polars dilated by `alpha` (quasi-LMD,
+//    §1.3.1.4), the critical point an isolated minimum, d in (0, d_max]; duplicates (the same pair
+//    of features, the same footpoints) merged.
+// 4. Conformal contacts (§4.3.2): a convex cylinder coaxial in a concave one, spheres sharing a
+//    centre, coaxial cones of equal angle, and the circular edges of such faces, or a circle lying
+//    parallel to a plane: the contact set is sampled with `conformal_samples` points per curve.
+//
+// CONVENTIONS (ARCHITECTURE.md §2)
+// Poses are world-from-body. The normal points from A's footpoint to B's. The gradient of the gap
+// is taken along twists (dp, dtheta) applied on the left in world coordinates, A's first:
+// grad g = -J^T n (thesis eq. 1.14), [12].
+//
+// TEMPORAL COHERENCE (§4.5) AND THREADS (§4.6)
+// An osc_lmd_cache kept between calls on the same pair of solids holds the BVTT front of the last
+// call (restarted there, with partial pruning of sibling pairs whose parent is culled again) and the
+// last footpoints (the warm start of Newton's method for the same leaf pair). The footpoint stage
+// runs over `threads` threads. The contacts are the same with or without a cache and on any number
+// of threads (same order, same values to the last bits of Newton's tolerance).
+
+#ifndef OSCULATE_LMD_H
+#define OSCULATE_LMD_H
+
+#include <stdint.h>
+
+#include "osculate/base.h"
+#include "osculate/brep.h"
+#include "osculate/math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Settings; take them from osc_lmd_settings_default(). Lengths are in the solids' units.
+typedef struct osc_lmd_settings {
+    double d_max;          ///< local minimal distances above this are not reported, 1
+    double eps_a, eps_b;   ///< the implicit dilation radii of eq. 1.19 (g = d - eps_a - eps_b), 0
+    double alpha;          ///< the quasi-LMD dilation angle of the tangent cone polars (radians,
+                           ///< [0, pi/4]), 0.05
+    int conformal_samples; ///< samples along each conformal contact curve (0: none), 8
+    int threads;           ///< threads for the footpoint stage (0: the OpenMP default), 1
+    int culling;           ///< 1: the culling tests of §2.4.3; 0: every leaf pair (for testing), 1
+} osc_lmd_settings;
+
+/// Returns the default settings.
+OSC_API osc_lmd_settings osc_lmd_settings_default(void);
+
+/// Feature kinds.
+typedef enum osc_feature_kind {
+    OSC_FEATURE_FACE = 0,
+    OSC_FEATURE_EDGE = 1,
+    OSC_FEATURE_VERTEX = 2
+} osc_feature_kind;
+
+/// Contact flags.
+enum {
+    OSC_LMD_CONFORMAL = 1 ///< a sample of a conformal contact (§4.3.2), not an isolated minimum
+};
+
+/// One local minimal distance.
+typedef struct osc_lmd_contact {
+    osc_vec3 point_a, point_b; ///< world footpoints
+    double param_a[2];         ///< A's footpoint parameters: (u, v) on a face, (t, 0) on an edge
+    double param_b[2];
+    osc_feature_kind kind_a, kind_b;
+    int feature_a, feature_b;  ///< face, edge or vertex index in each solid's description
+    double distance;           ///< d = |point_b - point_a| > 0
+    double gap;                ///< g = d - eps_a - eps_b
+    osc_vec3 normal;           ///< (point_b - point_a) / d
+    double gradient[12];       ///< dg / d(twist_a, twist_b)
+    uint64_t key;              ///< stable between calls while the contact persists (features and
+                               ///< leaves; conformal samples add their index)
+    int flags;                 ///< OSC_LMD_CONFORMAL
+} osc_lmd_contact;
+
+/// Per-pair state for temporal coherence and the query's scratch memory (it grows as needed; a
+/// query with a cache allocates only when the cache grows).
+typedef struct osc_lmd_cache osc_lmd_cache;
+
+/// Creates an empty cache.
+OSC_API osc_status osc_lmd_cache_create(osc_lmd_cache** out);
+
+/// Releases a cache (NULL is fine).
+OSC_API void osc_lmd_cache_destroy(osc_lmd_cache* cache);
+
+/// Forgets the front and footpoints (use when the cache moves to another pair of solids).
+OSC_API void osc_lmd_cache_reset(osc_lmd_cache* cache);
+
+/// Statistics of the last query with a cache.
+typedef struct osc_lmd_stats {
+    int front_size;         ///< BVTT nodes in the front after the query
+    int culling_tests;      ///< culling tests run
+    int leaf_pairs;         ///< leaf pairs that reached the footpoint stage
+    int newton_iterations;  ///< summed over the leaf pairs
+    int warm_starts;        ///< leaf pairs started from the cached footpoints
+} osc_lmd_stats;
+
+/// Reads the statistics of the cache's last query.
+OSC_API osc_status osc_lmd_cache_stats(const osc_lmd_cache* cache, osc_lmd_stats* stats);
+
+/// Every local minimal distance between `a` at `pose_a` and `b` at `pose_b` below settings->d_max
+/// (`settings` NULL: the defaults), sorted by feature pair. `cache` may be NULL (the query then
+/// allocates and frees its scratch memory). Writes at most `capacity` contacts and sets `*count` to
+/// the number found; OSC_ERR_CAPACITY when it exceeds `capacity` (the first `capacity` are written).
+/// OSC_ERR_INVALID_ARGUMENT for NULL solids, a NaN pose or a quaternion that cannot be normalised,
+/// settings out of range.
+OSC_API osc_status osc_lmd_query(const osc_brep* a, osc_pose pose_a, const osc_brep* b,
+                                 osc_pose pose_b, const osc_lmd_settings* settings,
+                                 osc_lmd_cache* cache, osc_lmd_contact* contacts, int capacity,
+                                 int* count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // OSCULATE_LMD_H

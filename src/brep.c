@@ -1,0 +1,515 @@
+// osculate: smoothly differentiable collision detection and contact generation.
+// SPDX-License-Identifier: MIT
+//
+// brep.c: the B-Rep solid (seed 002, thesis §1.4.3): checking and copying the description, the
+// even-odd trimming test (thesis Fig. 1.32), face convexity (Fig. 1.26) and edge status (eq. 1.27),
+// the vertices' tangent cones. The BVH is built in brep_bvh.c.
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "brep_internal.h"
+#include "osculate/math.h"
+
+static const double k_pi = 3.14159265358979323846264338327950;
+static const double k_two_pi = 6.283185307179586476925286766559;
+
+osc_brep_settings osc_brep_settings_default(void) {
+    osc_brep_settings s;
+    s.alpha_max = 0.5;
+    s.plane_cell = 0.25;
+    s.max_leaf_count = 1000000;
+    return s;
+}
+
+// ---- checking the description ---------------------------------------------------------------
+
+static bool finite3(osc_vec3 v) {
+    return osc_is_finite3(v.x, v.y, v.z);
+}
+
+static bool unit(osc_vec3 v) {
+    return finite3(v) && fabs(osc_length(v) - 1.0) <= 1e-6;
+}
+
+static osc_status check_surface(const osc_brep_surface* s, int i) {
+    const char* fn = "osc_brep_create";
+    if ((int)s->type < 0 || (int)s->type > OSC_SURFACE_TORUS)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surfaces[%d].type %d is not a surface type",
+                        fn, i, (int)s->type);
+    if (!finite3(s->origin) || !unit(s->axis) || !unit(s->ref) ||
+        fabs(osc_dot(s->axis, s->ref)) > 1e-6)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: surfaces[%d] needs a finite origin and unit, perpendicular axis and ref",
+                        fn, i);
+    if (s->sense != 1 && s->sense != -1)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surfaces[%d].sense %d is not +1 or -1", fn,
+                        i, s->sense);
+    if (s->type == OSC_SURFACE_PLANE) return OSC_OK;
+    bool radius_ok = isfinite(s->radius) &&
+                     (s->type == OSC_SURFACE_CONE ? s->radius >= 0.0 : s->radius > 0.0);
+    if (!radius_ok)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surfaces[%d].radius %g is out of range", fn,
+                        i, s->radius);
+    if (s->type == OSC_SURFACE_CONE && !(s->angle > 0.0 && s->angle < 0.5 * k_pi))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: surfaces[%d].angle %g: a cone's half-angle must lie in (0, pi/2)", fn,
+                        i, s->angle);
+    if (s->type == OSC_SURFACE_TORUS && !(s->radius2 > 0.0 && s->radius2 < s->radius))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: surfaces[%d].radius2 %g: a torus needs 0 < r < R = %g", fn, i,
+                        s->radius2, s->radius);
+    return OSC_OK;
+}
+
+static osc_status check_description(const osc_brep_desc* d) {
+    const char* fn = "osc_brep_create";
+    if (d->surface_count < 0 || d->face_count < 1 || d->loop_count < 0 || d->trim_count < 0 ||
+        d->edge_count < 0 || d->vertex_count < 0)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: counts must be >= 0 and face_count >= 1 (got %d faces)", fn,
+                        d->face_count);
+    if ((d->surface_count && !d->surfaces) || !d->faces || (d->loop_count && !d->loops) ||
+        (d->trim_count && !d->trims) || (d->edge_count && !d->edges) ||
+        (d->vertex_count && !d->vertices))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: an array with a non-zero count is NULL", fn);
+    for (int i = 0; i < d->surface_count; i++) {
+        osc_status st = check_surface(&d->surfaces[i], i);
+        if (st != OSC_OK) return st;
+    }
+    for (int i = 0; i < d->trim_count; i++) {
+        const osc_brep_trim* t = &d->trims[i];
+        bool ok;
+        if (t->kind == OSC_TRIM_LINE)
+            ok = isfinite(t->start[0]) && isfinite(t->start[1]) && isfinite(t->end[0]) &&
+                 isfinite(t->end[1]);
+        else if (t->kind == OSC_TRIM_ARC)
+            ok = isfinite(t->center[0]) && isfinite(t->center[1]) && isfinite(t->radius) &&
+                 t->radius > 0.0 && isfinite(t->angle0) && isfinite(t->sweep) && t->sweep != 0.0 &&
+                 fabs(t->sweep) <= k_two_pi + 1e-9;
+        else
+            ok = false;
+        if (!ok)
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: trims[%d] is malformed", fn, i);
+    }
+    for (int i = 0; i < d->loop_count; i++) {
+        const osc_brep_loop* l = &d->loops[i];
+        if (l->trim_count < 1 || l->trim_begin < 0 || l->trim_begin > d->trim_count - l->trim_count)
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "%s: loops[%d] (trims %d..+%d) is empty or out of range", fn, i,
+                            l->trim_begin, l->trim_count);
+    }
+    for (int i = 0; i < d->face_count; i++) {
+        const osc_brep_face* f = &d->faces[i];
+        if (f->surface < 0 || f->surface >= d->surface_count)
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: faces[%d].surface %d is out of range",
+                            fn, i, f->surface);
+        if (f->loop_count < 0 || f->loop_begin < 0 || f->loop_begin > d->loop_count - f->loop_count)
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: faces[%d] loops are out of range", fn, i);
+        if (!(isfinite(f->umin) && isfinite(f->umax) && isfinite(f->vmin) && isfinite(f->vmax)) ||
+            !(f->umin < f->umax) || !(f->vmin < f->vmax))
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "%s: faces[%d] parameter box [%g, %g] x [%g, %g] is empty or not finite",
+                            fn, i, f->umin, f->umax, f->vmin, f->vmax);
+        osc_surface_type type = d->surfaces[f->surface].type;
+        if (type != OSC_SURFACE_PLANE && f->umax - f->umin > k_two_pi + 1e-9)
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: faces[%d] spans more than one turn in u",
+                            fn, i);
+        if (type == OSC_SURFACE_SPHERE && (f->vmin < -0.5 * k_pi - 1e-9 || f->vmax > 0.5 * k_pi + 1e-9))
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "%s: faces[%d] sphere latitude outside [-pi/2, pi/2]", fn, i);
+    }
+    for (int i = 0; i < d->vertex_count; i++)
+        if (!finite3(d->vertices[i]))
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: vertices[%d] is not finite", fn, i);
+    for (int i = 0; i < d->edge_count; i++) {
+        const osc_brep_edge* e = &d->edges[i];
+        if ((int)e->type < 0 || (int)e->type > OSC_CURVE_CIRCLE || !finite3(e->origin) ||
+            !unit(e->axis) || !isfinite(e->t0) || !isfinite(e->t1) || !(e->t0 < e->t1))
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "%s: edges[%d] needs a curve type, finite origin, unit axis, t0 < t1",
+                            fn, i);
+        if (e->type == OSC_CURVE_CIRCLE &&
+            (!unit(e->ref) || fabs(osc_dot(e->ref, e->axis)) > 1e-6 || !(e->radius > 0.0) ||
+             !isfinite(e->radius) || e->t1 - e->t0 > k_two_pi + 1e-9))
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "%s: edges[%d] circle needs a unit ref perpendicular to its axis, a "
+                            "positive radius and at most one turn",
+                            fn, i);
+        for (int k = 0; k < 2; k++) {
+            if (e->face[k] < 0 || e->face[k] >= d->face_count)
+                return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: edges[%d].face[%d] %d is out of range",
+                                fn, i, k, e->face[k]);
+            if (e->vertex[k] < -1 || e->vertex[k] >= d->vertex_count)
+                return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                                "%s: edges[%d].vertex[%d] %d is out of range", fn, i, k, e->vertex[k]);
+        }
+    }
+    return OSC_OK;
+}
+
+// ---- trimming --------------------------------------------------------------------------------
+
+static int count_pieces(const osc_brep_trim* t) {
+    if (t->kind == OSC_TRIM_LINE) return 1;
+    return 4; // an arc of at most one turn crosses at most 3 extreme angles: at most 4 pieces
+}
+
+// Splits an arc at its extreme points in v (angles pi/2 + k pi) into v-monotone pieces.
+static int arc_pieces(const osc_brep_trim* t, osc_trim_piece* out) {
+    double a0 = t->angle0, a1 = t->angle0 + t->sweep;
+    double lo = fmin(a0, a1), hi = fmax(a0, a1);
+    double cuts[6];
+    int n = 0;
+    cuts[n++] = lo;
+    double k = ceil((lo - 0.5 * k_pi) / k_pi);
+    for (double c = 0.5 * k_pi + k * k_pi; c < hi && n < 5; c += k_pi)
+        if (c > lo) cuts[n++] = c;
+    cuts[n++] = hi;
+    int count = 0;
+    for (int i = 0; i + 1 < n; i++) {
+        double p0 = cuts[i], p1 = cuts[i + 1], mid = 0.5 * (p0 + p1);
+        osc_trim_piece* p = &out[count++];
+        p->v0 = t->center[1] + t->radius * sin(p0);
+        p->v1 = t->center[1] + t->radius * sin(p1);
+        p->cu = t->center[0];
+        p->cv = t->center[1];
+        p->radius = t->radius;
+        p->branch = cos(mid) >= 0.0 ? 1.0 : -1.0;
+        p->u0 = p->u1 = 0.0;
+        p->umax = p->branch > 0.0 ? t->center[0] + t->radius
+                                  : t->center[0] + t->radius * fmax(cos(p0), cos(p1));
+    }
+    return count;
+}
+
+static int compare_double_ptr(const void* a, const void* b) {
+    double x = **(double* const*)a, y = **(double* const*)b;
+    return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+// Makes the v values of piece ends that agree to `tol` identical, so that a loop is closed for the
+// even-odd test (sin(2 pi) is not sin(0) in floating point, a line's end not an arc's start).
+static bool snap_piece_ends(osc_trim_piece* pieces, int count, double tol) {
+    if (count < 2) return true;
+    double** ends = osc_calloc((size_t)(2 * count), sizeof(double*));
+    if (!ends) return false;
+    for (int i = 0; i < count; i++) {
+        ends[2 * i] = &pieces[i].v0;
+        ends[2 * i + 1] = &pieces[i].v1;
+    }
+    qsort(ends, (size_t)(2 * count), sizeof(double*), compare_double_ptr);
+    for (int i = 1; i < 2 * count; i++)
+        if (*ends[i] - *ends[i - 1] <= tol) *ends[i] = *ends[i - 1];
+    osc_free(ends);
+    return true;
+}
+
+int osc_brep_face_contains_wrapped(const osc_brep* brep, int face, double u, double v) {
+    const osc_brep_face* f = &brep->faces[face];
+    double tu = 1e-9 * (f->umax - f->umin), tv = 1e-9 * (f->vmax - f->vmin);
+    if (u < f->umin - tu || u > f->umax + tu || v < f->vmin - tv || v > f->vmax + tv) return 0;
+    const osc_face_data* fd = &brep->face_data[face];
+    if (fd->piece_count == 0) return 1;
+    int inside = 0;
+    for (int i = 0; i < fd->piece_count; i++) {
+        const osc_trim_piece* p = &brep->pieces[fd->piece_begin + i];
+        if (p->umax <= u) continue;
+        if ((p->v0 > v) == (p->v1 > v)) continue;
+        double uc;
+        if (p->branch == 0.0) {
+            uc = p->u0 + (v - p->v0) * (p->u1 - p->u0) / (p->v1 - p->v0);
+        } else {
+            double h = p->radius * p->radius - (v - p->cv) * (v - p->cv);
+            uc = p->cu + p->branch * sqrt(h > 0.0 ? h : 0.0);
+        }
+        if (uc > u) inside ^= 1;
+    }
+    return inside;
+}
+
+void osc_brep_face_wrap(const osc_brep* brep, int face, double* u, double* v) {
+    const osc_brep_face* f = &brep->faces[face];
+    const osc_face_data* fd = &brep->face_data[face];
+    if (fd->periodic_u) {
+        double w = osc_wrap_angle(*u, f->umin);
+        if (w > f->umax && w - k_two_pi > f->umin - 1e-9 * k_two_pi) w -= k_two_pi;
+        if (w > f->umax && fabs(w - k_two_pi - f->umin) < 1e-9) w = f->umin;
+        *u = w;
+    }
+    if (fd->periodic_v) {
+        double w = osc_wrap_angle(*v, f->vmin);
+        if (w > f->vmax && w - k_two_pi > f->vmin - 1e-9 * k_two_pi) w -= k_two_pi;
+        *v = w;
+    }
+}
+
+int osc_brep_face_contains(const osc_brep* brep, int face, double u, double v) {
+    if (!brep || face < 0 || face >= brep->desc.face_count || !isfinite(u) || !isfinite(v)) return 0;
+    osc_brep_face_wrap(brep, face, &u, &v);
+    return osc_brep_face_contains_wrapped(brep, face, u, v);
+}
+
+// ---- edge status and vertex cones -------------------------------------------------------------
+
+osc_vec3 osc_brep_face_normal_at(const osc_brep* brep, int face, osc_vec3 p) {
+    const osc_face_data* fd = &brep->face_data[face];
+    double t[2] = {0.0, 0.0};
+    osc_geo_project(&fd->geo, p, t);
+    return osc_geo_normal(&fd->geo, t[0], t[1]);
+}
+
+osc_vec3 osc_brep_edge_side(const osc_brep* brep, int edge, int side, osc_vec3 p, osc_vec3 tangent,
+                            osc_vec3* face_normal) {
+    int face = brep->edges[edge].face[side];
+    osc_vec3 n = osc_brep_face_normal_at(brep, face, p);
+    if (face_normal) *face_normal = n;
+    return osc_scale(osc_normalize(osc_cross(n, tangent)), brep->edge_data[edge].side[side]);
+}
+
+// Is the body point p + h m (projected onto face's surface) inside the face?
+static int probe_inside(const osc_brep* brep, int face, osc_vec3 p, osc_vec3 m, double h) {
+    const osc_face_data* fd = &brep->face_data[face];
+    double t[2] = {0.0, 0.0};
+    if (!osc_geo_project(&fd->geo, osc_add_scaled(p, m, h), t)) return 0;
+    return osc_brep_face_contains(brep, face, t[0], t[1]);
+}
+
+static void classify_edge(osc_brep* brep, int i) {
+    const osc_brep_edge* e = &brep->edges[i];
+    osc_edge_data* ed = &brep->edge_data[i];
+    ed->geo = osc_geo_from_edge(e);
+    ed->side[0] = ed->side[1] = 1.0;
+    if (e->face[0] == e->face[1]) {
+        ed->status = OSC_EDGE_SMOOTH;
+        return;
+    }
+    double tm = 0.5 * (e->t0 + e->t1);
+    osc_vec3 p, d1;
+    osc_geo_eval(&ed->geo, &tm, &p, &d1, NULL);
+    osc_vec3 tau = osc_normalize(d1);
+    osc_vec3 n[2], m[2];
+    bool found[2] = {false, false};
+    for (int s = 0; s < 2; s++) {
+        n[s] = osc_brep_face_normal_at(brep, e->face[s], p);
+        m[s] = osc_normalize(osc_cross(n[s], tau));
+        for (double h = 1e-3 * brep->scale; h > 1e-9 * brep->scale && !found[s]; h *= 0.1) {
+            int plus = probe_inside(brep, e->face[s], p, m[s], h);
+            int minus = probe_inside(brep, e->face[s], p, m[s], -h);
+            if (plus != minus) {
+                ed->side[s] = plus ? 1.0 : -1.0;
+                found[s] = true;
+            }
+        }
+        m[s] = osc_scale(m[s], ed->side[s]);
+    }
+    double c = osc_dot(n[0], n[1]);
+    if (c > 1.0 - 1e-10) {
+        ed->status = OSC_EDGE_SMOOTH; // G1 (thesis Fig. 1.27b)
+    } else if (!found[0] || !found[1]) {
+        ed->status = OSC_EDGE_CONVEX; // cannot tell: keep it (conservative for the search)
+    } else {
+        // convex when moving into face 0 goes below face 1's tangent plane (and vice versa)
+        double s = osc_dot(m[0], n[1]) + osc_dot(m[1], n[0]);
+        ed->status = s < 0.0 ? OSC_EDGE_CONVEX : OSC_EDGE_CONCAVE;
+    }
+}
+
+static osc_status build_vertex_data(osc_brep* brep) {
+    int nv = brep->desc.vertex_count, ne = brep->desc.edge_count;
+    brep->vertex_data = osc_calloc((size_t)(nv > 0 ? nv : 1), sizeof(osc_vertex_data));
+    // at most one tangent per edge end and two normals per edge end
+    brep->vertex_vectors = osc_calloc((size_t)(6 * ne + 1), sizeof(osc_vec3));
+    if (!brep->vertex_data || !brep->vertex_vectors) return OSC_ERR_NO_MEMORY;
+    int used = 0;
+    for (int v = 0; v < nv; v++) {
+        osc_vertex_data* vd = &brep->vertex_data[v];
+        osc_vec3 x = brep->vertices[v];
+        vd->tangent_begin = used;
+        for (int i = 0; i < ne; i++) {
+            const osc_brep_edge* e = &brep->edges[i];
+            if (brep->edge_data[i].status == OSC_EDGE_SMOOTH && e->face[0] == e->face[1]) continue;
+            for (int k = 0; k < 2; k++) {
+                if (e->vertex[k] != v) continue;
+                double t = k == 0 ? e->t0 : e->t1;
+                osc_vec3 p, d1;
+                osc_geo_eval(&brep->edge_data[i].geo, &t, &p, &d1, NULL);
+                brep->vertex_vectors[used++] = osc_scale(osc_normalize(d1), k == 0 ? 1.0 : -1.0);
+                if (brep->edge_data[i].status == OSC_EDGE_CONVEX) vd->active = true;
+            }
+        }
+        vd->tangent_count = used - vd->tangent_begin;
+        vd->normal_begin = used;
+        for (int i = 0; i < ne; i++) {
+            const osc_brep_edge* e = &brep->edges[i];
+            if (e->vertex[0] != v && e->vertex[1] != v) continue;
+            for (int s = 0; s < 2; s++) {
+                osc_vec3 n = osc_brep_face_normal_at(brep, e->face[s], x);
+                bool dup = false;
+                for (int j = vd->normal_begin; j < used; j++)
+                    if (osc_dot(brep->vertex_vectors[j], n) > 1.0 - 1e-12) dup = true;
+                if (!dup) brep->vertex_vectors[used++] = n;
+            }
+        }
+        vd->normal_count = used - vd->normal_begin;
+    }
+    return OSC_OK;
+}
+
+// ---- creation ----------------------------------------------------------------------------------
+
+static void* copy_array(const void* src, int count, size_t size) {
+    void* dst = osc_calloc((size_t)(count > 0 ? count : 1), size);
+    if (dst && count > 0) memcpy(dst, src, (size_t)count * size);
+    return dst;
+}
+
+void osc_brep_destroy(osc_brep* brep) {
+    if (!brep) return;
+    osc_free(brep->surfaces);
+    osc_free(brep->faces);
+    osc_free(brep->loops);
+    osc_free(brep->trims);
+    osc_free(brep->edges);
+    osc_free(brep->vertices);
+    osc_free(brep->face_data);
+    osc_free(brep->edge_data);
+    osc_free(brep->vertex_data);
+    osc_free(brep->vertex_vectors);
+    osc_free(brep->pieces);
+    osc_free(brep->leaves);
+    osc_free(brep->nodes);
+    osc_free(brep);
+}
+
+static osc_status fill(osc_brep* b, const osc_brep_desc* d) {
+    b->surfaces = copy_array(d->surfaces, d->surface_count, sizeof(osc_brep_surface));
+    b->faces = copy_array(d->faces, d->face_count, sizeof(osc_brep_face));
+    b->loops = copy_array(d->loops, d->loop_count, sizeof(osc_brep_loop));
+    b->trims = copy_array(d->trims, d->trim_count, sizeof(osc_brep_trim));
+    b->edges = copy_array(d->edges, d->edge_count, sizeof(osc_brep_edge));
+    b->vertices = copy_array(d->vertices, d->vertex_count, sizeof(osc_vec3));
+    b->face_data = osc_calloc((size_t)d->face_count, sizeof(osc_face_data));
+    b->edge_data = osc_calloc((size_t)(d->edge_count > 0 ? d->edge_count : 1), sizeof(osc_edge_data));
+    int pieces = 0;
+    for (int i = 0; i < d->trim_count; i++) pieces += count_pieces(&d->trims[i]);
+    b->pieces = osc_calloc((size_t)(pieces > 0 ? pieces : 1), sizeof(osc_trim_piece));
+    if (!b->surfaces || !b->faces || !b->loops || !b->trims || !b->edges || !b->vertices ||
+        !b->face_data || !b->edge_data || !b->pieces)
+        return OSC_ERR_NO_MEMORY;
+    b->desc = *d;
+    b->desc.surfaces = b->surfaces;
+    b->desc.faces = b->faces;
+    b->desc.loops = b->loops;
+    b->desc.trims = b->trims;
+    b->desc.edges = b->edges;
+    b->desc.vertices = b->vertices;
+    // normalise the frames (they were checked to be unit within 1e-6)
+    for (int i = 0; i < d->surface_count; i++) {
+        osc_brep_surface* s = &b->surfaces[i];
+        s->axis = osc_normalize(s->axis);
+        s->ref = osc_normalize(osc_sub(s->ref, osc_scale(s->axis, osc_dot(s->ref, s->axis))));
+    }
+    for (int i = 0; i < d->edge_count; i++) {
+        osc_brep_edge* e = &b->edges[i];
+        e->axis = osc_normalize(e->axis);
+        if (e->type == OSC_CURVE_CIRCLE)
+            e->ref = osc_normalize(osc_sub(e->ref, osc_scale(e->axis, osc_dot(e->ref, e->axis))));
+    }
+    // faces: geometry, convexity, trimming pieces
+    int np = 0;
+    for (int i = 0; i < d->face_count; i++) {
+        const osc_brep_face* f = &b->faces[i];
+        const osc_brep_surface* s = &b->surfaces[f->surface];
+        osc_face_data* fd = &b->face_data[i];
+        fd->geo = osc_geo_from_surface(s);
+        fd->periodic_u = s->type != OSC_SURFACE_PLANE;
+        fd->periodic_v = s->type == OSC_SURFACE_TORUS;
+        fd->convexity = s->type == OSC_SURFACE_PLANE ? 0 : (s->sense > 0 ? 1 : -1);
+        fd->piece_begin = np;
+        for (int l = 0; l < f->loop_count; l++) {
+            const osc_brep_loop* loop = &b->loops[f->loop_begin + l];
+            for (int k = 0; k < loop->trim_count; k++) {
+                const osc_brep_trim* t = &b->trims[loop->trim_begin + k];
+                if (t->kind == OSC_TRIM_LINE) {
+                    osc_trim_piece* p = &b->pieces[np++];
+                    memset(p, 0, sizeof *p);
+                    p->u0 = t->start[0];
+                    p->v0 = t->start[1];
+                    p->u1 = t->end[0];
+                    p->v1 = t->end[1];
+                    p->umax = fmax(p->u0, p->u1);
+                } else {
+                    np += arc_pieces(t, &b->pieces[np]);
+                }
+            }
+        }
+        fd->piece_count = np - fd->piece_begin;
+        if (!snap_piece_ends(&b->pieces[fd->piece_begin], fd->piece_count, 1e-10 * (f->vmax - f->vmin)))
+            return OSC_ERR_NO_MEMORY;
+    }
+    b->piece_count = np;
+    // the scale for probes: the box of vertices and surface origins (refined by the BVH later)
+    osc_vec3 lo = osc_v3(INFINITY, INFINITY, INFINITY), hi = osc_scale(lo, -1.0);
+    for (int i = 0; i < d->vertex_count; i++) {
+        lo = osc_v3(fmin(lo.x, b->vertices[i].x), fmin(lo.y, b->vertices[i].y), fmin(lo.z, b->vertices[i].z));
+        hi = osc_v3(fmax(hi.x, b->vertices[i].x), fmax(hi.y, b->vertices[i].y), fmax(hi.z, b->vertices[i].z));
+    }
+    double size = d->vertex_count > 1 ? osc_length(osc_sub(hi, lo)) : 0.0;
+    for (int i = 0; i < d->surface_count; i++) size = fmax(size, 2.0 * b->surfaces[i].radius);
+    b->scale = size > 0.0 ? size : 1.0;
+    for (int i = 0; i < d->edge_count; i++) classify_edge(b, i);
+    return build_vertex_data(b);
+}
+
+osc_status osc_brep_create(const osc_brep_desc* desc, const osc_brep_settings* settings,
+                           osc_brep** out) {
+    const char* fn = "osc_brep_create";
+    if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
+    *out = NULL;
+    if (!desc) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: desc is NULL", fn);
+    osc_brep_settings s = settings ? *settings : osc_brep_settings_default();
+    if (!(s.alpha_max > 0.0 && s.alpha_max <= 0.5 * k_pi) || !(s.plane_cell > 0.0 && s.plane_cell <= 1.0) ||
+        s.max_leaf_count < 1)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: settings alpha_max %g (0, pi/2], plane_cell %g (0, 1], max_leaf_count %d",
+                        fn, s.alpha_max, s.plane_cell, s.max_leaf_count);
+    osc_status st = check_description(desc);
+    if (st != OSC_OK) return st;
+    osc_brep* b = osc_calloc(1, sizeof(osc_brep));
+    if (!b) return osc_fail_in(fn, OSC_ERR_NO_MEMORY);
+    b->settings = s;
+    st = fill(b, desc);
+    if (st == OSC_OK) st = osc_brep_build_bvh(b);
+    if (st != OSC_OK) {
+        osc_brep_destroy(b);
+        return st == OSC_ERR_NO_MEMORY ? osc_fail_in(fn, st) : st;
+    }
+    *out = b;
+    return OSC_OK;
+}
+
+const osc_brep_desc* osc_brep_description(const osc_brep* brep) {
+    return brep ? &brep->desc : NULL;
+}
+
+osc_status osc_brep_get_info(const osc_brep* brep, osc_brep_info* info) {
+    if (!brep || !info) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_get_info: NULL argument");
+    memset(info, 0, sizeof *info);
+    info->face_count = brep->desc.face_count;
+    info->edge_count = brep->desc.edge_count;
+    info->vertex_count = brep->desc.vertex_count;
+    for (int i = 0; i < brep->desc.edge_count; i++) {
+        switch (brep->edge_data[i].status) {
+        case OSC_EDGE_CONVEX: info->convex_edge_count++; break;
+        case OSC_EDGE_CONCAVE: info->concave_edge_count++; break;
+        case OSC_EDGE_SMOOTH: info->smooth_edge_count++; break;
+        }
+    }
+    info->leaf_count = brep->leaf_count;
+    info->node_count = brep->node_count;
+    info->lo = brep->lo;
+    info->hi = brep->hi;
+    return OSC_OK;
+}

@@ -1,0 +1,587 @@
+// osculate: smoothly differentiable collision detection and contact generation.
+// SPDX-License-Identifier: MIT
+//
+// brep_bvh.c: the offline structure of thesis chapters 2-3: quasi-flat pieces of faces and edges
+// (Algorithm 3, specialised per canonical surface as §2.4.1 suggests), pieces wholly outside the
+// trimming loops dropped, one leaf per piece and per vertex of a convex edge, each with an OBB, a
+// polyhedral normal cone (meridian / latitude rules of §3.3) and a cone of revolution, curvature
+// masks (Tables 2.1-2.2), and the binary tree built top-down at the median of the principal axis
+// (§2.4.4).
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "brep_internal.h"
+#include "osculate/lmd.h"
+#include "osculate/math.h"
+
+static const double k_pi = 3.14159265358979323846264338327950;
+
+// ---- curvature classes and masks (thesis Table 2.2) -------------------------------------------
+
+enum {
+    CLASS_PLANE = 0,
+    CLASS_CONVEX_CYLINDER = 1, // convex cylinders and cones, line edges (a cylinder of radius 0)
+    CLASS_CONCAVE_SCC = 2,     // concave spheres, cylinders, cones
+    CLASS_CONCAVE_TORUS = 3,
+    CLASS_CONVEX_SPHERE = 4,   // and vertices (compatible with everything)
+    CLASS_CONVEX_TORUS = 5,    // and circular edges (compatible with everything)
+    CLASS_COUNT = 6
+};
+
+// incompatible pairs of Table 2.2 (a cross); every other pair may hold an isolated minimum
+static bool incompatible(int a, int b) {
+    if (a > b) { int t = a; a = b; b = t; }
+    if (a == CLASS_PLANE) return b <= CLASS_CONCAVE_TORUS;
+    if (a == CLASS_CONVEX_CYLINDER) return b == CLASS_CONCAVE_SCC;
+    if (a == CLASS_CONCAVE_SCC) return b == CLASS_CONCAVE_SCC || b == CLASS_CONCAVE_TORUS;
+    if (a == CLASS_CONCAVE_TORUS) return b == CLASS_CONCAVE_TORUS;
+    return false;
+}
+
+static uint32_t compat_mask(int cls) {
+    uint32_t m = 0;
+    for (int k = 0; k < CLASS_COUNT; k++)
+        if (!incompatible(cls, k)) m |= 1u << k;
+    return m;
+}
+
+static int face_class(const osc_face_data* fd) {
+    switch (fd->geo.kind) {
+    case OSC_GEO_PLANE: return CLASS_PLANE;
+    case OSC_GEO_CYLINDER:
+    case OSC_GEO_CONE: return fd->convexity > 0 ? CLASS_CONVEX_CYLINDER : CLASS_CONCAVE_SCC;
+    case OSC_GEO_SPHERE: return fd->convexity > 0 ? CLASS_CONVEX_SPHERE : CLASS_CONCAVE_SCC;
+    case OSC_GEO_TORUS: return fd->convexity > 0 ? CLASS_CONVEX_TORUS : CLASS_CONCAVE_TORUS;
+    default: return CLASS_CONVEX_SPHERE;
+    }
+}
+
+// ---- normal cones -----------------------------------------------------------------------------
+
+typedef struct cone_builder {
+    osc_vec3 gen[8];
+    int count;
+    bool unbounded;
+} cone_builder;
+
+static void cone_add(cone_builder* c, osc_vec3 g) {
+    double len = osc_length(g);
+    if (!(len > 0.0)) return;
+    g = osc_scale(g, 1.0 / len);
+    for (int i = 0; i < c->count; i++)
+        if (osc_dot(c->gen[i], g) > 1.0 - 1e-13) return;
+    if (c->count < 8) c->gen[c->count++] = g;
+    else c->unbounded = true;
+}
+
+// Adds generators bounding a circular arc of unit normals through n0, nm (middle), n1: the two ends
+// and the intersection of the arc's end tangents (thesis Fig. 3.8; the arc lies in their cone).
+static void cone_add_arc(cone_builder* c, osc_vec3 n0, osc_vec3 nm, osc_vec3 n1) {
+    cone_add(c, n0);
+    cone_add(c, n1);
+    osc_vec3 mid = osc_scale(osc_add(n0, n1), 0.5), w = osc_sub(nm, mid);
+    double wl = osc_length(w), chord = osc_length(osc_sub(n1, n0));
+    if (wl < 1e-14 || chord < 1e-14) {
+        cone_add(c, nm);
+        return;
+    }
+    double h = 2.0 * atan(2.0 * wl / chord);
+    if (cos(h) < 0.05) {
+        c->unbounded = true;
+        return;
+    }
+    cone_add(c, osc_add(nm, osc_scale(w, 1.0 / cos(h))));
+}
+
+static void cone_finish(const cone_builder* c, osc_brep_leaf* leaf, osc_brep_node* node) {
+    leaf->gen_count = c->unbounded ? 0 : c->count;
+    for (int i = 0; i < leaf->gen_count; i++) leaf->gen[i] = c->gen[i];
+    osc_vec3 s = osc_v3(0, 0, 0);
+    for (int i = 0; i < c->count; i++) s = osc_add(s, c->gen[i]);
+    double len = osc_length(s);
+    if (c->unbounded || c->count == 0 || len < 1e-9) {
+        node->cone_axis = osc_v3(0, 0, 1);
+        node->cone_angle = k_pi;
+        return;
+    }
+    node->cone_axis = osc_scale(s, 1.0 / len);
+    double angle = 0.0;
+    for (int i = 0; i < c->count; i++) {
+        double d = osc_dot(c->gen[i], node->cone_axis);
+        angle = fmax(angle, acos(d > 1.0 ? 1.0 : (d < -1.0 ? -1.0 : d)));
+    }
+    node->cone_angle = angle + 1e-9;
+}
+
+// ---- OBBs -------------------------------------------------------------------------------------
+
+// OBB with the given orthonormal axes around `count` points, inflated by `margin`.
+static void obb_fit(osc_brep_node* node, const osc_vec3 axes[3], const osc_vec3* points, int count,
+                    double margin) {
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < count; i++)
+        for (int k = 0; k < 3; k++) {
+            double d = osc_dot(points[i], axes[k]);
+            lo[k] = fmin(lo[k], d);
+            hi[k] = fmax(hi[k], d);
+        }
+    osc_vec3 c = osc_v3(0, 0, 0);
+    double h[3];
+    for (int k = 0; k < 3; k++) {
+        node->axis[k] = axes[k];
+        c = osc_add_scaled(c, axes[k], 0.5 * (lo[k] + hi[k]));
+        h[k] = 0.5 * (hi[k] - lo[k]) + margin;
+    }
+    node->center = c;
+    node->half = osc_v3(h[0], h[1], h[2]);
+}
+
+static void frame_from(osc_vec3 a, osc_vec3 n, osc_vec3 axes[3]) {
+    osc_vec3 z = osc_normalize(n);
+    osc_vec3 x = osc_sub(a, osc_scale(z, osc_dot(a, z)));
+    if (osc_length(x) < 1e-12) x = fabs(z.x) < 0.9 ? osc_v3(1, 0, 0) : osc_v3(0, 1, 0);
+    x = osc_normalize(osc_sub(x, osc_scale(z, osc_dot(x, z))));
+    axes[0] = x;
+    axes[1] = osc_cross(z, x);
+    axes[2] = z;
+}
+
+// The smallest radius of curvature of a face over v in [v0, v1] (for the OBB's sag margin).
+static double min_curvature_radius(const osc_geo* g, double v0, double v1) {
+    switch (g->kind) {
+    case OSC_GEO_CYLINDER:
+    case OSC_GEO_SPHERE: return g->R;
+    case OSC_GEO_CONE: {
+        double r0 = g->R + v0 * sin(g->a), r1 = g->R + v1 * sin(g->a);
+        return fmax(fmin(fabs(r0), fabs(r1)), 1e-12) / cos(g->a);
+    }
+    case OSC_GEO_TORUS: return fmin(g->r, g->R - g->r);
+    default: return INFINITY;
+    }
+}
+
+// ---- leaves -----------------------------------------------------------------------------------
+
+typedef struct leaf_list {
+    osc_brep_leaf* leaves;
+    osc_brep_node* boxes; // per leaf: OBB and cone of revolution
+    int count, capacity;
+} leaf_list;
+
+static osc_status leaf_push(leaf_list* l, int max_count, osc_brep_leaf** leaf, osc_brep_node** box) {
+    if (l->count >= max_count)
+        return osc_fail(OSC_ERR_CAPACITY, "osc_brep_create: the BVH needs more than %d leaves "
+                        "(settings.max_leaf_count)", max_count);
+    if (l->count == l->capacity) {
+        int cap = l->capacity ? 2 * l->capacity : 256;
+        osc_brep_leaf* nl = osc_calloc((size_t)cap, sizeof(osc_brep_leaf));
+        osc_brep_node* nb = osc_calloc((size_t)cap, sizeof(osc_brep_node));
+        if (!nl || !nb) {
+            osc_free(nl);
+            osc_free(nb);
+            return OSC_ERR_NO_MEMORY;
+        }
+        if (l->count) {
+            memcpy(nl, l->leaves, (size_t)l->count * sizeof *nl);
+            memcpy(nb, l->boxes, (size_t)l->count * sizeof *nb);
+        }
+        osc_free(l->leaves);
+        osc_free(l->boxes);
+        l->leaves = nl;
+        l->boxes = nb;
+        l->capacity = cap;
+    }
+    *leaf = &l->leaves[l->count];
+    *box = &l->boxes[l->count];
+    memset(*leaf, 0, sizeof **leaf);
+    memset(*box, 0, sizeof **box);
+    l->count++;
+    return OSC_OK;
+}
+
+// Is the parameter rectangle possibly (partly) inside the face's trimmed domain?
+static bool cell_may_be_inside(const osc_brep* b, int face, double u0, double u1, double v0,
+                               double v1) {
+    const osc_face_data* fd = &b->face_data[face];
+    if (fd->piece_count == 0) return true;
+    for (int i = 0; i < fd->piece_count; i++) {
+        const osc_trim_piece* p = &b->pieces[fd->piece_begin + i];
+        double pu0, pu1;
+        if (p->branch == 0.0) {
+            pu0 = fmin(p->u0, p->u1);
+            pu1 = fmax(p->u0, p->u1);
+        } else {
+            pu0 = p->cu - p->radius;
+            pu1 = p->cu + p->radius;
+        }
+        double pv0 = fmin(p->v0, p->v1), pv1 = fmax(p->v0, p->v1);
+        if (pu1 >= u0 && pu0 <= u1 && pv1 >= v0 && pv0 <= v1) return true; // a trim crosses it
+    }
+    return osc_brep_face_contains_wrapped(b, face, 0.5 * (u0 + u1), 0.5 * (v0 + v1)) != 0;
+}
+
+static int pieces_for(double span, double piece, int cap) {
+    if (!(piece > 0.0)) return 1;
+    double n = ceil(span / piece - 1e-9);
+    return n < 1.0 ? 1 : (n > cap ? cap : (int)n);
+}
+
+static osc_status add_face_leaves(osc_brep* b, int face, leaf_list* list) {
+    const osc_brep_face* f = &b->faces[face];
+    const osc_face_data* fd = &b->face_data[face];
+    const osc_geo* g = &fd->geo;
+    double du = f->umax - f->umin, dv = f->vmax - f->vmin;
+    double amax = b->settings.alpha_max;
+    int nu, nv;
+    switch (g->kind) {
+    case OSC_GEO_PLANE: {
+        double side = fmax(du, dv) * b->settings.plane_cell;
+        nu = pieces_for(du, side, 64);
+        nv = pieces_for(dv, side, 64);
+        break;
+    }
+    case OSC_GEO_CYLINDER:
+        nu = pieces_for(du, amax, 256);
+        nv = pieces_for(dv, 2.0 * g->R, 64);
+        break;
+    case OSC_GEO_CONE: {
+        double rmax = fmax(fabs(g->R + f->vmin * sin(g->a)), fabs(g->R + f->vmax * sin(g->a)));
+        nu = pieces_for(du, amax, 256);
+        nv = pieces_for(dv, fmax(2.0 * rmax, 1e-6 * b->scale), 64);
+        break;
+    }
+    default:
+        nu = pieces_for(du, amax, 256);
+        nv = pieces_for(dv, amax, 256);
+        break;
+    }
+    for (int i = 0; i < nu; i++) {
+        for (int j = 0; j < nv; j++) {
+            double u0 = f->umin + du * i / nu, u1 = f->umin + du * (i + 1) / nu;
+            double v0 = f->vmin + dv * j / nv, v1 = f->vmin + dv * (j + 1) / nv;
+            if (!cell_may_be_inside(b, face, u0, u1, v0, v1)) continue;
+            osc_brep_leaf* leaf;
+            osc_brep_node* box;
+            osc_status st = leaf_push(list, b->settings.max_leaf_count, &leaf, &box);
+            if (st != OSC_OK) return st;
+            leaf->kind = OSC_FEATURE_FACE;
+            leaf->feature = face;
+            leaf->lo[0] = u0;
+            leaf->hi[0] = u1;
+            leaf->lo[1] = v0;
+            leaf->hi[1] = v1;
+            int cls = face_class(fd);
+            leaf->type_mask = 1u << cls;
+            leaf->compat_mask = compat_mask(cls);
+            // polyhedral normal cone: latitude rows at v0 and v1 (one row when n(u) only)
+            double um = 0.5 * (u0 + u1);
+            cone_builder cb;
+            memset(&cb, 0, sizeof cb);
+            bool two_rows = g->kind == OSC_GEO_SPHERE || g->kind == OSC_GEO_TORUS;
+            for (int r = 0; r < (two_rows ? 2 : 1); r++) {
+                double v = r == 0 ? v0 : v1;
+                cone_add_arc(&cb, osc_geo_normal(g, u0, v), osc_geo_normal(g, um, v),
+                             osc_geo_normal(g, u1, v));
+            }
+            // OBB: 5 x 5 samples, frame from the centre's tangent and normal, sag margin
+            enum { S = 5 };
+            osc_vec3 pts[S * S];
+            for (int a = 0; a < S; a++)
+                for (int c = 0; c < S; c++) {
+                    double t[2] = {u0 + (u1 - u0) * a / (S - 1), v0 + (v1 - v0) * c / (S - 1)};
+                    osc_geo_eval(g, t, &pts[a * S + c], NULL, NULL);
+                }
+            double tc[2] = {um, 0.5 * (v0 + v1)};
+            osc_vec3 pc, d1[2];
+            osc_geo_eval(g, tc, &pc, d1, NULL);
+            osc_vec3 axes[3];
+            frame_from(d1[0], osc_geo_normal(g, tc[0], tc[1]), axes);
+            double spacing = 0.0;
+            for (int a = 0; a + 1 < S; a++)
+                for (int c = 0; c + 1 < S; c++) {
+                    spacing = fmax(spacing, osc_length(osc_sub(pts[(a + 1) * S + c], pts[a * S + c])));
+                    spacing = fmax(spacing, osc_length(osc_sub(pts[a * S + c + 1], pts[a * S + c])));
+                }
+            double rho = min_curvature_radius(g, v0, v1);
+            double sag = isfinite(rho) ? spacing * spacing / (8.0 * rho) * 1.5 : 0.0;
+            obb_fit(box, axes, pts, S * S, sag + 1e-12 * b->scale);
+            cone_finish(&cb, leaf, box);
+        }
+    }
+    return OSC_OK;
+}
+
+static osc_status add_edge_leaves(osc_brep* b, int edge, leaf_list* list) {
+    const osc_brep_edge* e = &b->edges[edge];
+    const osc_edge_data* ed = &b->edge_data[edge];
+    if (ed->status != OSC_EDGE_CONVEX) return OSC_OK; // thesis §1.3.1.3: no LMD on them
+    const osc_geo* g = &ed->geo;
+    int n = g->kind == OSC_GEO_LINE ? pieces_for(e->t1 - e->t0, b->scale / 8.0, 64)
+                                    : pieces_for(e->t1 - e->t0, b->settings.alpha_max, 256);
+    for (int i = 0; i < n; i++) {
+        double t0 = e->t0 + (e->t1 - e->t0) * i / n, t1 = e->t0 + (e->t1 - e->t0) * (i + 1) / n;
+        double tm = 0.5 * (t0 + t1);
+        osc_brep_leaf* leaf;
+        osc_brep_node* box;
+        osc_status st = leaf_push(list, b->settings.max_leaf_count, &leaf, &box);
+        if (st != OSC_OK) return st;
+        leaf->kind = OSC_FEATURE_EDGE;
+        leaf->feature = edge;
+        leaf->lo[0] = t0;
+        leaf->hi[0] = t1;
+        int cls = g->kind == OSC_GEO_LINE ? CLASS_CONVEX_CYLINDER : CLASS_CONVEX_TORUS;
+        leaf->type_mask = 1u << cls;
+        leaf->compat_mask = compat_mask(cls);
+        // polyhedral cone: each face's normals along the piece (arcs of circles on the sphere)
+        cone_builder cb;
+        memset(&cb, 0, sizeof cb);
+        osc_vec3 p0, pm, p1, tangent;
+        osc_geo_eval(g, &t0, &p0, NULL, NULL);
+        osc_geo_eval(g, &tm, &pm, &tangent, NULL);
+        osc_geo_eval(g, &t1, &p1, NULL, NULL);
+        for (int s = 0; s < 2; s++)
+            cone_add_arc(&cb, osc_brep_face_normal_at(b, e->face[s], p0),
+                         osc_brep_face_normal_at(b, e->face[s], pm),
+                         osc_brep_face_normal_at(b, e->face[s], p1));
+        enum { S = 9 };
+        osc_vec3 pts[S];
+        for (int k = 0; k < S; k++) {
+            double t = t0 + (t1 - t0) * k / (S - 1);
+            osc_geo_eval(g, &t, &pts[k], NULL, NULL);
+        }
+        osc_vec3 axes[3];
+        osc_vec3 side = g->kind == OSC_GEO_CIRCLE ? osc_sub(pm, g->o) : g->x;
+        frame_from(tangent, osc_cross(tangent, side), axes);
+        double sag = 0.0;
+        if (g->kind == OSC_GEO_CIRCLE) {
+            double h = g->R * (t1 - t0) / (S - 1);
+            sag = 1.5 * h * h / (8.0 * g->R);
+        }
+        obb_fit(box, axes, pts, S, sag + 1e-12 * b->scale);
+        cone_finish(&cb, leaf, box);
+    }
+    return OSC_OK;
+}
+
+static osc_status add_vertex_leaf(osc_brep* b, int vertex, leaf_list* list) {
+    const osc_vertex_data* vd = &b->vertex_data[vertex];
+    if (!vd->active) return OSC_OK;
+    osc_brep_leaf* leaf;
+    osc_brep_node* box;
+    osc_status st = leaf_push(list, b->settings.max_leaf_count, &leaf, &box);
+    if (st != OSC_OK) return st;
+    leaf->kind = OSC_FEATURE_VERTEX;
+    leaf->feature = vertex;
+    leaf->type_mask = 1u << CLASS_CONVEX_SPHERE;
+    leaf->compat_mask = compat_mask(CLASS_CONVEX_SPHERE);
+    cone_builder cb;
+    memset(&cb, 0, sizeof cb);
+    for (int i = 0; i < vd->normal_count; i++) cone_add(&cb, b->vertex_vectors[vd->normal_begin + i]);
+    osc_vec3 axes[3] = {osc_v3(1, 0, 0), osc_v3(0, 1, 0), osc_v3(0, 0, 1)};
+    obb_fit(box, axes, &b->vertices[vertex], 1, 1e-12 * b->scale);
+    cone_finish(&cb, leaf, box);
+    return OSC_OK;
+}
+
+// ---- the tree ---------------------------------------------------------------------------------
+
+static osc_vec3 principal_axis(const osc_brep_node* boxes, const int* index, int count) {
+    osc_vec3 mean = osc_v3(0, 0, 0);
+    for (int i = 0; i < count; i++) mean = osc_add(mean, boxes[index[i]].center);
+    mean = osc_scale(mean, 1.0 / count);
+    double c[3][3] = {{0}};
+    for (int i = 0; i < count; i++) {
+        osc_vec3 d = osc_sub(boxes[index[i]].center, mean);
+        double v[3] = {d.x, d.y, d.z};
+        for (int r = 0; r < 3; r++)
+            for (int k = 0; k < 3; k++) c[r][k] += v[r] * v[k];
+    }
+    // power iteration from the axis of largest variance
+    int best = 0;
+    for (int k = 1; k < 3; k++)
+        if (c[k][k] > c[best][best]) best = k;
+    double x[3] = {best == 0, best == 1, best == 2};
+    for (int it = 0; it < 32; it++) {
+        double y[3];
+        for (int r = 0; r < 3; r++) y[r] = c[r][0] * x[0] + c[r][1] * x[1] + c[r][2] * x[2];
+        double n = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
+        if (!(n > 0.0)) break;
+        for (int r = 0; r < 3; r++) x[r] = y[r] / n;
+    }
+    return osc_v3(x[0], x[1], x[2]);
+}
+
+typedef struct keyed {
+    double key;
+    int index;
+} keyed;
+
+static int compare_keyed(const void* pa, const void* pb) {
+    const keyed* a = pa;
+    const keyed* b = pb;
+    if (a->key < b->key) return -1;
+    if (a->key > b->key) return 1;
+    return a->index - b->index;
+}
+
+static void obb_corners(const osc_brep_node* n, osc_vec3 out[8]) {
+    for (int k = 0; k < 8; k++) {
+        osc_vec3 p = n->center;
+        p = osc_add_scaled(p, n->axis[0], (k & 1) ? n->half.x : -n->half.x);
+        p = osc_add_scaled(p, n->axis[1], (k & 2) ? n->half.y : -n->half.y);
+        p = osc_add_scaled(p, n->axis[2], (k & 4) ? n->half.z : -n->half.z);
+        out[k] = p;
+    }
+}
+
+static void merge_cones(const osc_brep_node* a, const osc_brep_node* b, osc_brep_node* out) {
+    if (a->cone_angle >= k_pi || b->cone_angle >= k_pi) {
+        out->cone_axis = osc_v3(0, 0, 1);
+        out->cone_angle = k_pi;
+        return;
+    }
+    double c = osc_dot(a->cone_axis, b->cone_axis);
+    double theta = acos(c > 1.0 ? 1.0 : (c < -1.0 ? -1.0 : c));
+    if (theta + b->cone_angle <= a->cone_angle) { out->cone_axis = a->cone_axis; out->cone_angle = a->cone_angle; return; }
+    if (theta + a->cone_angle <= b->cone_angle) { out->cone_axis = b->cone_axis; out->cone_angle = b->cone_angle; return; }
+    double angle = 0.5 * (theta + a->cone_angle + b->cone_angle);
+    if (angle >= 0.5 * k_pi || theta < 1e-12) {
+        out->cone_axis = osc_v3(0, 0, 1);
+        out->cone_angle = k_pi;
+        return;
+    }
+    // rotate a's axis towards b's by angle - a.angle
+    double s = angle - a->cone_angle;
+    osc_vec3 perp = osc_normalize(osc_sub(b->cone_axis, osc_scale(a->cone_axis, c)));
+    out->cone_axis = osc_add(osc_scale(a->cone_axis, cos(s)), osc_scale(perp, sin(s)));
+    out->cone_angle = angle + 1e-12;
+}
+
+typedef struct tree_builder {
+    osc_brep* brep;
+    const osc_brep_node* boxes;
+    keyed* scratch;
+} tree_builder;
+
+static int build_node(tree_builder* t, int* index, int count, int parent) {
+    osc_brep* b = t->brep;
+    int id = b->node_count++;
+    osc_brep_node* node = &b->nodes[id];
+    node->parent = parent;
+    if (count == 1) {
+        *node = t->boxes[index[0]];
+        node->parent = parent;
+        node->left = node->right = -1;
+        node->leaf = index[0];
+        node->type_mask = b->leaves[index[0]].type_mask;
+        node->compat_mask = b->leaves[index[0]].compat_mask;
+        return id;
+    }
+    osc_vec3 axis = principal_axis(t->boxes, index, count);
+    for (int i = 0; i < count; i++) {
+        t->scratch[i].key = osc_dot(t->boxes[index[i]].center, axis);
+        t->scratch[i].index = index[i];
+    }
+    qsort(t->scratch, (size_t)count, sizeof(keyed), compare_keyed);
+    for (int i = 0; i < count; i++) index[i] = t->scratch[i].index;
+    int half = count / 2;
+    int left = build_node(t, index, half, id);
+    int right = build_node(t, index + half, count - half, id);
+    node = &b->nodes[id]; // (the array does not move, but keep the access explicit)
+    node->left = left;
+    node->right = right;
+    node->leaf = -1;
+    node->parent = parent;
+    const osc_brep_node* l = &b->nodes[left];
+    const osc_brep_node* r = &b->nodes[right];
+    node->type_mask = l->type_mask | r->type_mask;
+    node->compat_mask = l->compat_mask | r->compat_mask;
+    merge_cones(l, r, node);
+    // OBB around the children's corners, axes from their principal directions
+    osc_vec3 pts[16];
+    obb_corners(l, pts);
+    obb_corners(r, pts + 8);
+    osc_vec3 mean = osc_v3(0, 0, 0);
+    for (int i = 0; i < 16; i++) mean = osc_add(mean, pts[i]);
+    mean = osc_scale(mean, 1.0 / 16.0);
+    double c[3][3] = {{0}};
+    for (int i = 0; i < 16; i++) {
+        osc_vec3 d = osc_sub(pts[i], mean);
+        double v[3] = {d.x, d.y, d.z};
+        for (int p = 0; p < 3; p++)
+            for (int q = 0; q < 3; q++) c[p][q] += v[p] * v[q];
+    }
+    double x[3] = {axis.x, axis.y, axis.z};
+    for (int it = 0; it < 24; it++) {
+        double y[3];
+        for (int p = 0; p < 3; p++) y[p] = c[p][0] * x[0] + c[p][1] * x[1] + c[p][2] * x[2];
+        double n = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
+        if (!(n > 0.0)) break;
+        for (int p = 0; p < 3; p++) x[p] = y[p] / n;
+    }
+    osc_vec3 a0 = osc_v3(x[0], x[1], x[2]);
+    // second axis: principal direction of the residual in the plane perpendicular to a0
+    osc_vec3 guess = fabs(a0.x) < 0.9 ? osc_v3(1, 0, 0) : osc_v3(0, 1, 0);
+    osc_vec3 a1 = osc_normalize(osc_sub(guess, osc_scale(a0, osc_dot(guess, a0))));
+    for (int it = 0; it < 24; it++) {
+        double y[3], v[3] = {a1.x, a1.y, a1.z};
+        for (int p = 0; p < 3; p++) y[p] = c[p][0] * v[0] + c[p][1] * v[1] + c[p][2] * v[2];
+        osc_vec3 w = osc_v3(y[0], y[1], y[2]);
+        w = osc_sub(w, osc_scale(a0, osc_dot(w, a0)));
+        if (osc_length(w) < 1e-300) break;
+        a1 = osc_normalize(w);
+    }
+    osc_vec3 axes[3] = {a0, a1, osc_cross(a0, a1)};
+    obb_fit(node, axes, pts, 16, 0.0);
+    return id;
+}
+
+osc_status osc_brep_build_bvh(osc_brep* b) {
+    leaf_list list;
+    memset(&list, 0, sizeof list);
+    osc_status st = OSC_OK;
+    for (int i = 0; i < b->desc.face_count && st == OSC_OK; i++) st = add_face_leaves(b, i, &list);
+    for (int i = 0; i < b->desc.edge_count && st == OSC_OK; i++) st = add_edge_leaves(b, i, &list);
+    for (int i = 0; i < b->desc.vertex_count && st == OSC_OK; i++) st = add_vertex_leaf(b, i, &list);
+    if (st == OSC_OK && list.count == 0)
+        st = osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                      "osc_brep_create: no part of any face lies inside its trimming loops");
+    if (st != OSC_OK) {
+        osc_free(list.leaves);
+        osc_free(list.boxes);
+        return st;
+    }
+    b->leaves = list.leaves;
+    b->leaf_count = list.count;
+    b->nodes = osc_calloc((size_t)(2 * list.count), sizeof(osc_brep_node));
+    int* index = osc_calloc((size_t)list.count, sizeof(int));
+    keyed* scratch = osc_calloc((size_t)list.count, sizeof(keyed));
+    if (!b->nodes || !index || !scratch) {
+        osc_free(index);
+        osc_free(scratch);
+        osc_free(list.boxes);
+        return OSC_ERR_NO_MEMORY;
+    }
+    for (int i = 0; i < list.count; i++) index[i] = i;
+    tree_builder t = {b, list.boxes, scratch};
+    b->node_count = 0;
+    build_node(&t, index, list.count, -1);
+    // the solid's box from the leaves' OBBs
+    osc_vec3 lo = osc_v3(INFINITY, INFINITY, INFINITY), hi = osc_scale(lo, -1.0);
+    for (int i = 0; i < list.count; i++) {
+        osc_vec3 c[8];
+        obb_corners(&list.boxes[i], c);
+        for (int k = 0; k < 8; k++) {
+            lo = osc_v3(fmin(lo.x, c[k].x), fmin(lo.y, c[k].y), fmin(lo.z, c[k].z));
+            hi = osc_v3(fmax(hi.x, c[k].x), fmax(hi.y, c[k].y), fmax(hi.z, c[k].z));
+        }
+    }
+    b->lo = lo;
+    b->hi = hi;
+    osc_free(index);
+    osc_free(scratch);
+    osc_free(list.boxes);
+    return OSC_OK;
+}

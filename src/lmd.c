@@ -1,0 +1,531 @@
+// osculate: smoothly differentiable collision detection and contact generation.
+// SPDX-License-Identifier: MIT
+//
+// lmd.c: local minimal distances between two B-Rep solids (thesis chapter 4): the simultaneous BVH
+// traversal with the culling tests of §2.4.3 (Algorithms 8-9), the BVTT front kept between calls
+// with partial pruning (§4.5.1, Algorithms 15-17), warm-started footpoints (§4.5.3), the footpoint
+// stage over threads (§4.6.3), de-duplication and the sorted output.
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lmd_internal.h"
+#include "osculate/math.h"
+
+#ifdef OSC_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+static const double k_pi = 3.14159265358979323846264338327950;
+
+osc_lmd_settings osc_lmd_settings_default(void) {
+    osc_lmd_settings s;
+    s.d_max = 1.0;
+    s.eps_a = 0.0;
+    s.eps_b = 0.0;
+    s.alpha = 0.05;
+    s.conformal_samples = 8;
+    s.threads = 1;
+    s.culling = 1;
+    return s;
+}
+
+// ---- the cache ---------------------------------------------------------------------------------
+
+enum { NODE_CULLED = 1, NODE_LEAF = 2 };
+
+typedef struct bvtt_node {
+    int a, b;
+    int status;
+} bvtt_node;
+
+typedef struct warm_entry {
+    uint64_t key;
+    double x[4];
+} warm_entry;
+
+typedef struct tagged_contact {
+    osc_lmd_contact c;
+    int job;
+} tagged_contact;
+
+struct osc_lmd_cache {
+    const osc_brep* a;
+    const osc_brep* b;
+    bvtt_node* front;
+    int front_count, front_cap;
+    bvtt_node* next;
+    int next_count, next_cap;
+    bvtt_node* stack;
+    int stack_cap;
+    lmd_job* jobs;
+    int job_count, job_cap;
+    lmd_job_result* results;
+    int result_cap;
+    osc_lmd_contact* slots;
+    int slot_cap;
+    tagged_contact* found;
+    int found_cap;
+    warm_entry* warm;
+    int warm_count, warm_cap;
+    warm_entry* warm_next;
+    int warm_next_cap;
+    osc_lmd_stats stats;
+};
+
+osc_status osc_lmd_cache_create(osc_lmd_cache** out) {
+    if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_cache_create: out is NULL");
+    *out = osc_calloc(1, sizeof(osc_lmd_cache));
+    return *out ? OSC_OK : osc_fail_in("osc_lmd_cache_create", OSC_ERR_NO_MEMORY);
+}
+
+void osc_lmd_cache_reset(osc_lmd_cache* cache) {
+    if (!cache) return;
+    cache->a = cache->b = NULL;
+    cache->front_count = 0;
+    cache->warm_count = 0;
+}
+
+void osc_lmd_cache_destroy(osc_lmd_cache* cache) {
+    if (!cache) return;
+    osc_free(cache->front);
+    osc_free(cache->next);
+    osc_free(cache->stack);
+    osc_free(cache->jobs);
+    osc_free(cache->results);
+    osc_free(cache->slots);
+    osc_free(cache->found);
+    osc_free(cache->warm);
+    osc_free(cache->warm_next);
+    osc_free(cache);
+}
+
+osc_status osc_lmd_cache_stats(const osc_lmd_cache* cache, osc_lmd_stats* stats) {
+    if (!cache || !stats) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_cache_stats: NULL argument");
+    *stats = cache->stats;
+    return OSC_OK;
+}
+
+// Grows *array (of *cap elements of `size` bytes) to hold `need`; keeps the contents.
+static bool grow(void** array, int* cap, int need, size_t size) {
+    if (need <= *cap) return true;
+    int n = *cap ? *cap : 64;
+    while (n < need) n *= 2;
+    void* p = osc_calloc((size_t)n, size);
+    if (!p) return false;
+    if (*array && *cap) memcpy(p, *array, (size_t)*cap * size);
+    osc_free(*array);
+    *array = p;
+    *cap = n;
+    return true;
+}
+
+// ---- culling tests (§2.4.3) --------------------------------------------------------------------
+
+typedef struct traversal {
+    const lmd_body* a;
+    const lmd_body* b;
+    osc_mat3 rot;      // B's frame to A's frame
+    osc_vec3 trans;
+    double d_max, alpha;
+    int culling;
+    int tests;
+} traversal;
+
+// OBBs intersect once A's is enlarged by d_max (separating axes, A's body frame).
+static bool obb_overlap(const traversal* t, const osc_brep_node* na, const osc_brep_node* nb) {
+    osc_vec3 cb = osc_add(osc_mat3_apply(t->rot, nb->center), t->trans);
+    osc_vec3 bx[3];
+    for (int j = 0; j < 3; j++) bx[j] = osc_mat3_apply(t->rot, nb->axis[j]);
+    double ha[3] = {na->half.x + t->d_max, na->half.y + t->d_max, na->half.z + t->d_max};
+    double hb[3] = {nb->half.x, nb->half.y, nb->half.z};
+    double R[3][3], AR[3][3], tv[3];
+    osc_vec3 d = osc_sub(cb, na->center);
+    for (int i = 0; i < 3; i++) {
+        tv[i] = osc_dot(d, na->axis[i]);
+        for (int j = 0; j < 3; j++) {
+            R[i][j] = osc_dot(na->axis[i], bx[j]);
+            AR[i][j] = fabs(R[i][j]) + 1e-12;
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        if (fabs(tv[i]) > ha[i] + hb[0] * AR[i][0] + hb[1] * AR[i][1] + hb[2] * AR[i][2]) return false;
+    for (int j = 0; j < 3; j++)
+        if (fabs(tv[0] * R[0][j] + tv[1] * R[1][j] + tv[2] * R[2][j]) >
+            hb[j] + ha[0] * AR[0][j] + ha[1] * AR[1][j] + ha[2] * AR[2][j])
+            return false;
+    for (int i = 0; i < 3; i++) {
+        int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        for (int j = 0; j < 3; j++) {
+            int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            double ra = ha[i1] * AR[i2][j] + ha[i2] * AR[i1][j];
+            double rb = hb[j1] * AR[i][j2] + hb[j2] * AR[i][j1];
+            if (fabs(tv[i2] * R[i1][j] - tv[i1] * R[i2][j]) > ra + rb) return false;
+        }
+    }
+    return true;
+}
+
+// Polyhedral normal cones (Algorithm 4 with the quasi-LMD margin): true when a plane through the
+// origin proves that no direction within alpha of A's cone is antipodal to one within alpha of B's.
+static bool cones_separated(const traversal* t, const osc_brep_leaf* la, const osc_brep_leaf* lb) {
+    if (la->gen_count == 0 || lb->gen_count == 0) return false;
+    osc_vec3 g[16];
+    int na = la->gen_count, n = 0;
+    for (int i = 0; i < na; i++) g[n++] = la->gen[i];
+    for (int i = 0; i < lb->gen_count; i++) g[n++] = osc_mat3_apply(t->rot, lb->gen[i]);
+    // candidate planes: normals of pairs of generators (Algorithm 4), the generators, their sum
+    osc_vec3 sum = osc_v3(0, 0, 0);
+    for (int i = 0; i < n; i++) sum = osc_add(sum, g[i]);
+    int pairs = n * (n - 1) / 2;
+    for (int c = -1; c < 2 * pairs + n; c++) {
+        osc_vec3 m;
+        if (c == -1) m = sum;
+        else if (c < n) m = g[c];
+        else {
+            int k = (c - n) / 2, i = 0;
+            while (k >= n - 1 - i) { k -= n - 1 - i; i++; }
+            int j = i + 1 + k;
+            m = osc_cross(g[i], g[j]);
+            if ((c - n) & 1) m = osc_neg(m);
+        }
+        double len = osc_length(m);
+        if (!(len > 1e-12)) continue;
+        m = osc_scale(m, 1.0 / len);
+        double min_a = 1.0, min_b = 1.0;
+        for (int i = 0; i < na; i++) min_a = fmin(min_a, osc_dot(g[i], m));
+        for (int i = na; i < n; i++) min_b = fmin(min_b, osc_dot(g[i], m));
+        // every direction of A's cone is at least asin(min_a) above the plane, B's asin(min_b):
+        // dilated by alpha each, antipodal directions need asin(min_a) + asin(min_b) <= 2 alpha
+        double beta = asin(fmax(-1.0, min_a)) + asin(fmax(-1.0, min_b));
+        if (beta > 2.0 * t->alpha + 1e-12) return true;
+    }
+    return false;
+}
+
+// The culling test of §2.4.3: true when no local minimal distance can lie under the two nodes.
+static bool culled(traversal* t, int ia, int ib) {
+    if (!t->culling) return false;
+    t->tests++;
+    const osc_brep_node* na = &t->a->brep->nodes[ia];
+    const osc_brep_node* nb = &t->b->brep->nodes[ib];
+    if ((na->type_mask & nb->compat_mask) == 0) return true; // Table 2.2 (AND, see the seed notes)
+    if (na->cone_angle < k_pi && nb->cone_angle < k_pi) {
+        osc_vec3 axis_b = osc_mat3_apply(t->rot, nb->cone_axis);
+        double c = -osc_dot(na->cone_axis, axis_b);
+        double angle = acos(c > 1.0 ? 1.0 : (c < -1.0 ? -1.0 : c));
+        if (angle > na->cone_angle + nb->cone_angle + 2.0 * t->alpha) return true;
+    }
+    if (!obb_overlap(t, na, nb)) return true;
+    if (na->leaf >= 0 && nb->leaf >= 0 &&
+        cones_separated(t, &t->a->brep->leaves[na->leaf], &t->b->brep->leaves[nb->leaf]))
+        return true;
+    return false;
+}
+
+static double obb_volume(const osc_brep_node* n) {
+    return n->half.x * n->half.y * n->half.z;
+}
+
+// ---- traversal (Algorithms 8, 9, 17) -----------------------------------------------------------
+
+static bool push_node(bvtt_node** array, int* count, int* cap, int a, int b, int status) {
+    if (!grow((void**)array, cap, *count + 1, sizeof(bvtt_node))) return false;
+    (*array)[(*count)++] = (bvtt_node){a, b, status};
+    return true;
+}
+
+// Traverses the BVTT below `start`, appending the nodes where it stops to the cache's next front.
+static bool traverse(traversal* t, osc_lmd_cache* cache, bvtt_node start) {
+    const osc_brep_node* nodes_a = t->a->brep->nodes;
+    const osc_brep_node* nodes_b = t->b->brep->nodes;
+    int top = 0;
+    if (!grow((void**)&cache->stack, &cache->stack_cap, 1, sizeof(bvtt_node))) return false;
+    cache->stack[top++] = start;
+    while (top > 0) {
+        bvtt_node n = cache->stack[--top];
+        if (culled(t, n.a, n.b)) {
+            if (!push_node(&cache->next, &cache->next_count, &cache->next_cap, n.a, n.b, NODE_CULLED))
+                return false;
+            continue;
+        }
+        const osc_brep_node* na = &nodes_a[n.a];
+        const osc_brep_node* nb = &nodes_b[n.b];
+        bool leaf_a = na->leaf >= 0, leaf_b = nb->leaf >= 0;
+        if (leaf_a && leaf_b) {
+            if (!push_node(&cache->next, &cache->next_count, &cache->next_cap, n.a, n.b, NODE_LEAF))
+                return false;
+            continue;
+        }
+        if (!grow((void**)&cache->stack, &cache->stack_cap, top + 2, sizeof(bvtt_node))) return false;
+        if (leaf_b || (!leaf_a && obb_volume(na) > obb_volume(nb))) {
+            cache->stack[top++] = (bvtt_node){na->right, n.b, 0};
+            cache->stack[top++] = (bvtt_node){na->left, n.b, 0};
+        } else {
+            cache->stack[top++] = (bvtt_node){n.a, nb->right, 0};
+            cache->stack[top++] = (bvtt_node){n.a, nb->left, 0};
+        }
+    }
+    return true;
+}
+
+// Partial front pruning (§4.5.1): two adjacent culled siblings whose parent is culled too are
+// replaced by the parent.
+static void prune(traversal* t, osc_lmd_cache* cache) {
+    const osc_brep_node* nodes_a = t->a->brep->nodes;
+    const osc_brep_node* nodes_b = t->b->brep->nodes;
+    int w = 0;
+    for (int i = 0; i < cache->next_count; i++) {
+        bvtt_node n = cache->next[i];
+        if (i + 1 < cache->next_count && n.status == NODE_CULLED &&
+            cache->next[i + 1].status == NODE_CULLED) {
+            bvtt_node m = cache->next[i + 1];
+            int pa = -1, pb = -1;
+            if (n.a == m.a && n.b != m.b && nodes_b[n.b].parent >= 0 &&
+                nodes_b[n.b].parent == nodes_b[m.b].parent) {
+                pa = n.a;
+                pb = nodes_b[n.b].parent;
+            } else if (n.b == m.b && n.a != m.a && nodes_a[n.a].parent >= 0 &&
+                       nodes_a[n.a].parent == nodes_a[m.a].parent) {
+                pa = nodes_a[n.a].parent;
+                pb = n.b;
+            }
+            if (pa >= 0 && culled(t, pa, pb)) {
+                cache->next[w++] = (bvtt_node){pa, pb, NODE_CULLED};
+                i++;
+                continue;
+            }
+        }
+        cache->next[w++] = n;
+    }
+    cache->next_count = w;
+}
+
+// ---- warm starts -------------------------------------------------------------------------------
+
+static uint64_t pair_key(int la, int lb) {
+    return ((uint64_t)(uint32_t)la << 32) | (uint32_t)lb;
+}
+
+static const warm_entry* find_warm(const osc_lmd_cache* cache, uint64_t key) {
+    int lo = 0, hi = cache->warm_count - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (cache->warm[mid].key == key) return &cache->warm[mid];
+        if (cache->warm[mid].key < key) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return NULL;
+}
+
+static int compare_warm(const void* pa, const void* pb) {
+    const warm_entry* a = pa;
+    const warm_entry* b = pb;
+    return a->key < b->key ? -1 : (a->key > b->key ? 1 : 0);
+}
+
+// ---- output ------------------------------------------------------------------------------------
+
+static int compare_contacts(const void* pa, const void* pb) {
+    const tagged_contact* x = pa;
+    const tagged_contact* y = pb;
+    const osc_lmd_contact* a = &x->c;
+    const osc_lmd_contact* b = &y->c;
+    if (a->kind_a != b->kind_a) return a->kind_a < b->kind_a ? -1 : 1;
+    if (a->feature_a != b->feature_a) return a->feature_a < b->feature_a ? -1 : 1;
+    if (a->kind_b != b->kind_b) return a->kind_b < b->kind_b ? -1 : 1;
+    if (a->feature_b != b->feature_b) return a->feature_b < b->feature_b ? -1 : 1;
+    if (a->flags != b->flags) return a->flags < b->flags ? -1 : 1;
+    double ka[3] = {a->point_a.x, a->point_a.y, a->point_a.z};
+    double kb[3] = {b->point_a.x, b->point_a.y, b->point_a.z};
+    for (int i = 0; i < 3; i++)
+        if (ka[i] != kb[i]) return ka[i] < kb[i] ? -1 : 1;
+    return x->job - y->job;
+}
+
+static bool same_contact(const osc_lmd_contact* a, const osc_lmd_contact* b, double tol) {
+    return a->kind_a == b->kind_a && a->feature_a == b->feature_a && a->kind_b == b->kind_b &&
+           a->feature_b == b->feature_b && a->flags == b->flags &&
+           osc_length(osc_sub(a->point_a, b->point_a)) <= tol &&
+           osc_length(osc_sub(a->point_b, b->point_b)) <= tol;
+}
+
+// ---- the query ---------------------------------------------------------------------------------
+
+static osc_status check_pose(const char* name, osc_pose pose) {
+    if (!osc_is_finite3(pose.p.x, pose.p.y, pose.p.z) || !osc_quat_is_normalizable(pose.q))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "osc_lmd_query: %s is not finite or its quaternion cannot be normalised", name);
+    return OSC_OK;
+}
+
+static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_settings* s,
+                            osc_lmd_cache* cache, osc_lmd_contact* contacts, int capacity,
+                            int* count) {
+    traversal t;
+    memset(&t, 0, sizeof t);
+    t.a = a;
+    t.b = b;
+    t.rot = osc_mat3_mul(osc_mat3_transpose(a->rotation), b->rotation);
+    t.trans = osc_mat3_apply_transpose(a->rotation, osc_sub(b->pose.p, a->pose.p));
+    t.d_max = s->d_max;
+    t.alpha = s->alpha;
+    t.culling = s->culling;
+    // 1. the front (or the root) -> the next front and the leaf pairs
+    if (cache->a != a->brep || cache->b != b->brep || cache->front_count == 0) {
+        cache->a = a->brep;
+        cache->b = b->brep;
+        cache->front_count = 0;
+        cache->warm_count = 0;
+        if (!push_node(&cache->front, &cache->front_count, &cache->front_cap, 0, 0, 0))
+            return OSC_ERR_NO_MEMORY;
+    }
+    cache->next_count = 0;
+    for (int i = 0; i < cache->front_count; i++)
+        if (!traverse(&t, cache, cache->front[i])) return OSC_ERR_NO_MEMORY;
+    prune(&t, cache);
+    // 2. jobs (leaf pairs) with their warm starts
+    cache->job_count = 0;
+    int warm_starts = 0;
+    for (int i = 0; i < cache->next_count; i++) {
+        if (cache->next[i].status != NODE_LEAF) continue;
+        if (!grow((void**)&cache->jobs, &cache->job_cap, cache->job_count + 1, sizeof(lmd_job)))
+            return OSC_ERR_NO_MEMORY;
+        lmd_job* job = &cache->jobs[cache->job_count++];
+        memset(job, 0, sizeof *job);
+        job->leaf_a = a->brep->nodes[cache->next[i].a].leaf;
+        job->leaf_b = b->brep->nodes[cache->next[i].b].leaf;
+        const warm_entry* w = find_warm(cache, pair_key(job->leaf_a, job->leaf_b));
+        if (w) {
+            job->has_warm = 1;
+            memcpy(job->warm, w->x, sizeof job->warm);
+            warm_starts++;
+        }
+    }
+    int slots = s->conformal_samples > 1 ? s->conformal_samples : 1;
+    int jobs = cache->job_count;
+    if (!grow((void**)&cache->slots, &cache->slot_cap, jobs * slots + 1, sizeof(osc_lmd_contact)))
+        return OSC_ERR_NO_MEMORY;
+    if (!grow((void**)&cache->results, &cache->result_cap, jobs + 1, sizeof(lmd_job_result)))
+        return OSC_ERR_NO_MEMORY;
+    // 3. footpoints over threads (§4.6.3): each job writes its own slots
+    int threads = osc_thread_count(s->threads);
+    (void)threads;
+#ifdef OSC_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads) if (threads > 1 && jobs > 8)
+#endif
+    for (int i = 0; i < jobs; i++)
+        osc_lmd_solve_pair(a, b, s, &cache->jobs[i], &cache->slots[(size_t)i * slots], slots,
+                           &cache->results[i]);
+    // 4. collect, sort, merge duplicates; keep the converged footpoints for the next call
+    int found = 0, iterations = 0, converged = 0;
+    for (int i = 0; i < jobs; i++) {
+        found += cache->results[i].count;
+        iterations += cache->results[i].iterations;
+        converged += cache->results[i].converged;
+    }
+    if (!grow((void**)&cache->found, &cache->found_cap, found + 1, sizeof(tagged_contact)) ||
+        !grow((void**)&cache->warm_next, &cache->warm_next_cap, converged + 1, sizeof(warm_entry)))
+        return OSC_ERR_NO_MEMORY;
+    int nf = 0, nw = 0;
+    for (int i = 0; i < jobs; i++) {
+        const lmd_job_result* r = &cache->results[i];
+        for (int k = 0; k < r->count; k++) {
+            cache->found[nf].c = cache->slots[(size_t)i * slots + k];
+            cache->found[nf].job = i;
+            nf++;
+        }
+        if (r->converged) {
+            cache->warm_next[nw].key = pair_key(cache->jobs[i].leaf_a, cache->jobs[i].leaf_b);
+            memcpy(cache->warm_next[nw].x, r->x, sizeof r->x);
+            nw++;
+        }
+    }
+    qsort(cache->warm_next, (size_t)nw, sizeof(warm_entry), compare_warm);
+    warm_entry* wt = cache->warm;
+    int wc = cache->warm_cap;
+    cache->warm = cache->warm_next;
+    cache->warm_cap = cache->warm_next_cap;
+    cache->warm_count = nw;
+    cache->warm_next = wt;
+    cache->warm_next_cap = wc;
+    qsort(cache->found, (size_t)nf, sizeof(tagged_contact), compare_contacts);
+    double tol = 1e-7 * fmax(a->brep->scale, b->brep->scale);
+    int unique = 0;
+    for (int i = 0; i < nf; i++) {
+        bool dup = false;
+        for (int j = unique - 1; j >= 0; j--) {
+            const osc_lmd_contact* u = &cache->found[j].c;
+            const osc_lmd_contact* c = &cache->found[i].c;
+            if (u->kind_a != c->kind_a || u->feature_a != c->feature_a || u->kind_b != c->kind_b ||
+                u->feature_b != c->feature_b)
+                break;
+            if (same_contact(u, c, tol)) {
+                dup = true;
+                break;
+            }
+        }
+        if (!dup) cache->found[unique++] = cache->found[i];
+    }
+    for (int i = 0; i < unique && i < capacity; i++) contacts[i] = cache->found[i].c;
+    *count = unique;
+    // 5. the front for the next call
+    bvtt_node* tmp = cache->front;
+    int tcap = cache->front_cap;
+    cache->front = cache->next;
+    cache->front_cap = cache->next_cap;
+    cache->front_count = cache->next_count;
+    cache->next = tmp;
+    cache->next_cap = tcap;
+    cache->next_count = 0;
+    cache->stats.front_size = cache->front_count;
+    cache->stats.culling_tests = t.tests;
+    cache->stats.leaf_pairs = jobs;
+    cache->stats.newton_iterations = iterations;
+    cache->stats.warm_starts = warm_starts;
+    if (unique > capacity)
+        return osc_fail(OSC_ERR_CAPACITY, "osc_lmd_query: %d contacts found, capacity %d", unique,
+                        capacity);
+    return OSC_OK;
+}
+
+osc_status osc_lmd_query(const osc_brep* a, osc_pose pose_a, const osc_brep* b, osc_pose pose_b,
+                         const osc_lmd_settings* settings, osc_lmd_cache* cache,
+                         osc_lmd_contact* contacts, int capacity, int* count) {
+    const char* fn = "osc_lmd_query";
+    if (count) *count = 0;
+    if (!a || !b || !count || (capacity > 0 && !contacts) || capacity < 0)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: the solids and count must be non-NULL, contacts non-NULL when "
+                        "capacity > 0 (capacity %d)",
+                        fn, capacity);
+    osc_status st = check_pose("pose_a", pose_a);
+    if (st == OSC_OK) st = check_pose("pose_b", pose_b);
+    if (st != OSC_OK) return st;
+    osc_lmd_settings s = settings ? *settings : osc_lmd_settings_default();
+    if (!(s.d_max > 0.0) || !isfinite(s.d_max) || !(s.eps_a >= 0.0) || !(s.eps_b >= 0.0) ||
+        !isfinite(s.eps_a) || !isfinite(s.eps_b) || !(s.alpha >= 0.0 && s.alpha <= 0.25 * k_pi) ||
+        s.conformal_samples < 0 || s.conformal_samples > 1024 || s.threads < 0 ||
+        (s.culling != 0 && s.culling != 1))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: settings out of range (d_max %g > 0, eps_a %g and eps_b %g >= 0, alpha "
+                        "%g in [0, pi/4], conformal_samples %d in [0, 1024], threads %d >= 0, "
+                        "culling %d 0 or 1)",
+                        fn, s.d_max, s.eps_a, s.eps_b, s.alpha, s.conformal_samples, s.threads,
+                        s.culling);
+    lmd_body ba = {a, {pose_a.p, osc_quat_normalize(pose_a.q)}, osc_mat3_identity(), s.eps_a};
+    lmd_body bb = {b, {pose_b.p, osc_quat_normalize(pose_b.q)}, osc_mat3_identity(), s.eps_b};
+    ba.rotation = osc_quat_to_mat3(ba.pose.q);
+    bb.rotation = osc_quat_to_mat3(bb.pose.q);
+    osc_lmd_cache* own = NULL;
+    if (!cache) {
+        st = osc_lmd_cache_create(&own);
+        if (st != OSC_OK) return st;
+        cache = own;
+    }
+    st = run_query(&ba, &bb, &s, cache, contacts, capacity, count);
+    osc_lmd_cache_destroy(own);
+    if (st == OSC_ERR_NO_MEMORY) return osc_fail_in(fn, st);
+    return st;
+}

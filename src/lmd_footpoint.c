@@ -1,0 +1,527 @@
+// osculate: smoothly differentiable collision detection and contact generation.
+// SPDX-License-Identifier: MIT
+//
+// lmd_footpoint.c: the footpoints of one BVH leaf pair (thesis §4.3-§4.4): Newton's method on the
+// squared distance between the two untrimmed features, the validation of the critical point
+// (isolated minimum, trimming, tangent cone polars dilated by alpha), the conformal contacts of
+// coaxial surfaces of revolution and circles (§4.3.2, sampled), and the gap gradient (eq. 1.14).
+
+#include <math.h>
+#include <string.h>
+
+#include "lmd_internal.h"
+#include "osculate/math.h"
+
+static const double k_two_pi = 6.283185307179586476925286766559;
+
+// A leaf's feature in world coordinates; `restricted` surfaces and circles are evaluated along a
+// line of their parameters t = t0 + s dt (a meridian of a surface of revolution, a fixed point of a
+// circle), for the conformal analysis.
+typedef struct wfeat {
+    osc_geo geo;
+    const lmd_body* body;
+    const osc_brep_leaf* leaf;
+    int leaf_index;
+    int dim;           // Newton parameters contributed
+    int restricted;
+    double t0[2], dt[2];
+} wfeat;
+
+static void feature_init(wfeat* f, const lmd_body* body, int leaf_index) {
+    const osc_brep* b = body->brep;
+    const osc_brep_leaf* leaf = &b->leaves[leaf_index];
+    memset(f, 0, sizeof *f);
+    f->body = body;
+    f->leaf = leaf;
+    f->leaf_index = leaf_index;
+    if (leaf->kind == OSC_FEATURE_FACE) {
+        f->geo = osc_geo_transform(&b->face_data[leaf->feature].geo, body->pose);
+    } else if (leaf->kind == OSC_FEATURE_EDGE) {
+        f->geo = osc_geo_transform(&b->edge_data[leaf->feature].geo, body->pose);
+    } else {
+        memset(&f->geo, 0, sizeof f->geo);
+        f->geo.kind = OSC_GEO_POINT;
+        f->geo.o = osc_pose_apply(body->pose, b->vertices[leaf->feature]);
+    }
+    f->dim = f->geo.kind == OSC_GEO_POINT ? 0 : f->geo.dim;
+}
+
+static void feature_eval(const wfeat* f, const double* s, osc_vec3* p, osc_vec3* d1, osc_vec3* d2) {
+    if (!f->restricted) {
+        osc_geo_eval(&f->geo, s, p, d1, d2);
+        return;
+    }
+    double t[2] = {f->t0[0] + (f->dim ? s[0] : 0.0) * f->dt[0],
+                   f->t0[1] + (f->dim ? s[0] : 0.0) * f->dt[1]};
+    osc_vec3 e1[2], e2[3];
+    osc_geo_eval(&f->geo, t, p, e1, e2);
+    if (f->dim == 0 || !d1) return;
+    if (f->geo.dim == 1) { // (a circle restricted to a line is a point: dim 0)
+        d1[0] = e1[0];
+        d2[0] = e2[0];
+        return;
+    }
+    double a = f->dt[0], c = f->dt[1];
+    d1[0] = osc_add(osc_scale(e1[0], a), osc_scale(e1[1], c));
+    d2[0] = osc_add(osc_add(osc_scale(e2[0], a * a), osc_scale(e2[1], 2.0 * a * c)),
+                    osc_scale(e2[2], c * c));
+}
+
+// ---- Newton's method on f = |P_A - P_B|^2 / 2 -------------------------------------------------
+
+typedef struct newton_state {
+    int n, na;
+    osc_vec3 r;
+    double f, g[4], H[4][4], crit;
+} newton_state;
+
+static void evaluate(const wfeat* A, const wfeat* B, const double* x, newton_state* st) {
+    osc_vec3 pa, pb, da[2], db[2], ha[3], hb[3];
+    feature_eval(A, x, &pa, da, ha);
+    feature_eval(B, x + A->dim, &pb, db, hb);
+    int na = A->dim, nb = B->dim, n = na + nb;
+    st->n = n;
+    st->na = na;
+    st->r = osc_sub(pa, pb);
+    st->f = 0.5 * osc_dot(st->r, st->r);
+    osc_vec3 J[4];
+    for (int i = 0; i < na; i++) J[i] = da[i];
+    for (int i = 0; i < nb; i++) J[na + i] = osc_neg(db[i]);
+    double rl = osc_length(st->r);
+    st->crit = 0.0;
+    for (int i = 0; i < n; i++) {
+        st->g[i] = osc_dot(J[i], st->r);
+        double jl = osc_length(J[i]);
+        if (jl > 0.0 && rl > 0.0) st->crit = fmax(st->crit, fabs(st->g[i]) / (jl * rl));
+        for (int j = 0; j < n; j++) st->H[i][j] = osc_dot(J[i], J[j]);
+    }
+    // second-order terms: r . d2P_A (A's block) and -r . d2P_B (B's block)
+    if (na == 1) st->H[0][0] += osc_dot(st->r, ha[0]);
+    if (na == 2) {
+        st->H[0][0] += osc_dot(st->r, ha[0]);
+        st->H[0][1] += osc_dot(st->r, ha[1]);
+        st->H[1][0] += osc_dot(st->r, ha[1]);
+        st->H[1][1] += osc_dot(st->r, ha[2]);
+    }
+    if (nb == 1) st->H[na][na] -= osc_dot(st->r, hb[0]);
+    if (nb == 2) {
+        st->H[na][na] -= osc_dot(st->r, hb[0]);
+        st->H[na][na + 1] -= osc_dot(st->r, hb[1]);
+        st->H[na + 1][na] -= osc_dot(st->r, hb[1]);
+        st->H[na + 1][na + 1] -= osc_dot(st->r, hb[2]);
+    }
+}
+
+// Cholesky solve of (H + mu I) x = b; returns 0 when not positive definite (relative pivot 1e-12).
+static int cholesky_solve(int n, double H[4][4], double mu, const double* b, double* x) {
+    double L[4][4] = {{0}};
+    double scale = 0.0;
+    for (int i = 0; i < n; i++) scale = fmax(scale, fabs(H[i][i]));
+    for (int j = 0; j < n; j++) {
+        double s = H[j][j] + mu;
+        for (int k = 0; k < j; k++) s -= L[j][k] * L[j][k];
+        if (!(s > 1e-12 * (scale + mu))) return 0;
+        L[j][j] = sqrt(s);
+        for (int i = j + 1; i < n; i++) {
+            double t = H[i][j];
+            for (int k = 0; k < j; k++) t -= L[i][k] * L[j][k];
+            L[i][j] = t / L[j][j];
+        }
+    }
+    if (!b) return 1;
+    double y[4];
+    for (int i = 0; i < n; i++) {
+        double t = b[i];
+        for (int k = 0; k < i; k++) t -= L[i][k] * y[k];
+        y[i] = t / L[i][i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double t = y[i];
+        for (int k = i + 1; k < n; k++) t -= L[k][i] * x[k];
+        x[i] = t / L[i][i];
+    }
+    return 1;
+}
+
+// Levenberg-Marquardt-damped Newton from x; returns 1 at a critical point (angle between r and
+// the tangent spaces below 1e-11), *isolated = 1 when the Hessian there is positive definite.
+static int newton(const wfeat* A, const wfeat* B, double* x, int* iterations, int* isolated) {
+    newton_state st;
+    evaluate(A, B, x, &st);
+    int n = st.n;
+    *isolated = 0;
+    double mu = 0.0;
+    int it = 0;
+    for (; it < 60; it++) {
+        if (n == 0 || st.crit < 1e-11 || st.f == 0.0) break;
+        double step[4], minus_g[4];
+        for (int i = 0; i < n; i++) minus_g[i] = -st.g[i];
+        double trace = 0.0;
+        for (int i = 0; i < n; i++) trace += fabs(st.H[i][i]);
+        bool moved = false;
+        for (int tries = 0; tries < 30; tries++) {
+            if (!cholesky_solve(n, st.H, mu, minus_g, step)) {
+                mu = mu > 0.0 ? mu * 8.0 : 1e-9 * (trace + 1e-300);
+                continue;
+            }
+            double xn[4];
+            for (int i = 0; i < n; i++) xn[i] = x[i] + step[i];
+            newton_state sn;
+            evaluate(A, B, xn, &sn);
+            if (sn.f <= st.f * (1.0 + 1e-14)) {
+                for (int i = 0; i < n; i++) x[i] = xn[i];
+                st = sn;
+                mu *= 0.25;
+                if (mu < 1e-18 * (trace + 1e-300)) mu = 0.0;
+                moved = true;
+                break;
+            }
+            mu = mu > 0.0 ? mu * 8.0 : 1e-9 * (trace + 1e-300);
+        }
+        if (!moved) break;
+    }
+    *iterations += it;
+    if (n > 0 && !(st.crit < 1e-9) && st.f > 0.0) return 0;
+    *isolated = n == 0 || cholesky_solve(n, st.H, 0.0, NULL, NULL);
+    return 1;
+}
+
+// ---- validation --------------------------------------------------------------------------------
+
+// Parameters of a feature's footpoint in its solid's terms, and whether they lie in the feature.
+static int feature_contains(const wfeat* f, const double* t, double* param) {
+    const osc_brep* b = f->body->brep;
+    const osc_brep_leaf* leaf = f->leaf;
+    param[0] = param[1] = 0.0;
+    if (leaf->kind == OSC_FEATURE_VERTEX) return 1;
+    if (leaf->kind == OSC_FEATURE_EDGE) {
+        const osc_brep_edge* e = &b->edges[leaf->feature];
+        double s = t[0];
+        if (e->type == OSC_CURVE_CIRCLE) s = osc_wrap_angle(s, e->t0);
+        param[0] = s;
+        if (e->type == OSC_CURVE_CIRCLE && e->t1 - e->t0 >= k_two_pi - 1e-12) return 1;
+        double tol = 1e-10 * (e->t1 - e->t0);
+        return s > e->t0 + tol && s < e->t1 - tol;
+    }
+    double u = t[0], v = t[1];
+    osc_brep_face_wrap(b, leaf->feature, &u, &v);
+    param[0] = u;
+    param[1] = v;
+    return osc_brep_face_contains_wrapped(b, leaf->feature, u, v);
+}
+
+// Is the unit direction `dir` (world, pointing away from the solid at p) within `alpha` of the
+// tangent cone polar of the feature at the world point p with parameters `param`?
+static int in_polar(const wfeat* f, osc_vec3 p, const double* param, osc_vec3 dir, double alpha) {
+    const lmd_body* body = f->body;
+    const osc_brep* b = body->brep;
+    const osc_brep_leaf* leaf = f->leaf;
+    osc_vec3 d = osc_mat3_apply_transpose(body->rotation, dir); // body frame
+    osc_vec3 pb = osc_pose_apply_inverse(body->pose, p);
+    double sa = sin(alpha);
+    if (leaf->kind == OSC_FEATURE_FACE) {
+        osc_vec3 n = osc_geo_normal(&b->face_data[leaf->feature].geo, param[0], param[1]);
+        return osc_dot(d, n) >= cos(alpha);
+    }
+    if (leaf->kind == OSC_FEATURE_EDGE) {
+        osc_vec3 q, tangent;
+        osc_geo_eval(&b->edge_data[leaf->feature].geo, param, &q, &tangent, NULL);
+        tangent = osc_normalize(tangent);
+        if (fabs(osc_dot(d, tangent)) > sa) return 0;
+        for (int s = 0; s < 2; s++) {
+            osc_vec3 m = osc_brep_edge_side(b, leaf->feature, s, pb, tangent, NULL);
+            if (osc_dot(d, m) > sa) return 0;
+        }
+        return 1;
+    }
+    const osc_vertex_data* vd = &b->vertex_data[leaf->feature];
+    for (int i = 0; i < vd->tangent_count; i++)
+        if (osc_dot(d, b->vertex_vectors[vd->tangent_begin + i]) > sa) return 0;
+    return 1;
+}
+
+static uint64_t mix64(uint64_t h, uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ (h >> 33);
+}
+
+// Validates a pair of world footpoints and writes the contact; returns 1 when written.
+static int emit(const wfeat* A, const wfeat* B, const double* ta, const double* tb, osc_vec3 pa,
+                osc_vec3 pb, const osc_lmd_settings* s, int sample, int flags, osc_lmd_contact* c) {
+    double param_a[2], param_b[2];
+    if (!feature_contains(A, ta, param_a) || !feature_contains(B, tb, param_b)) return 0;
+    osc_vec3 diff = osc_sub(pb, pa);
+    double d = osc_length(diff);
+    double scale = fmax(A->body->brep->scale, B->body->brep->scale);
+    if (!(d > 1e-12 * scale) || d > s->d_max) return 0;
+    osc_vec3 n = osc_scale(diff, 1.0 / d);
+    double alpha = fmax(s->alpha, 1e-6);
+    if (!in_polar(A, pa, param_a, n, alpha) || !in_polar(B, pb, param_b, osc_neg(n), alpha)) return 0;
+    memset(c, 0, sizeof *c);
+    c->point_a = pa;
+    c->point_b = pb;
+    c->param_a[0] = param_a[0];
+    c->param_a[1] = param_a[1];
+    c->param_b[0] = param_b[0];
+    c->param_b[1] = param_b[1];
+    c->kind_a = (osc_feature_kind)A->leaf->kind;
+    c->kind_b = (osc_feature_kind)B->leaf->kind;
+    c->feature_a = A->leaf->feature;
+    c->feature_b = B->leaf->feature;
+    c->distance = d;
+    c->gap = d - s->eps_a - s->eps_b;
+    c->normal = n;
+    // grad g = -J^T n (eq. 1.14) along left world twists: dd = n . (dp_b + dth_b x r_b - dp_a - dth_a x r_a)
+    osc_vec3 ra = osc_sub(pa, A->body->pose.p), rb = osc_sub(pb, B->body->pose.p);
+    osc_vec3 ma = osc_cross(ra, n), mb = osc_cross(rb, n);
+    double grad[12] = {-n.x, -n.y, -n.z, -ma.x, -ma.y, -ma.z, n.x, n.y, n.z, mb.x, mb.y, mb.z};
+    memcpy(c->gradient, grad, sizeof grad);
+    uint64_t h = 1469598103934665603ull;
+    h = mix64(h, (uint64_t)c->kind_a);
+    h = mix64(h, (uint64_t)(uint32_t)c->feature_a);
+    h = mix64(h, (uint64_t)c->kind_b);
+    h = mix64(h, (uint64_t)(uint32_t)c->feature_b);
+    h = mix64(h, (uint64_t)(uint32_t)A->leaf_index);
+    h = mix64(h, (uint64_t)(uint32_t)B->leaf_index);
+    h = mix64(h, (uint64_t)(uint32_t)(sample + 1));
+    c->key = h;
+    c->flags = flags;
+    return 1;
+}
+
+// ---- conformal contacts (§4.3.2) --------------------------------------------------------------
+
+// The axis of symmetry of a feature: 1 for surfaces of revolution and circles (a line o + s z),
+// 2 for a plane (any line along z), 3 for a sphere (any line through o), 0 otherwise.
+static int symmetry(const osc_geo* g) {
+    switch (g->kind) {
+    case OSC_GEO_CYLINDER:
+    case OSC_GEO_CONE:
+    case OSC_GEO_TORUS:
+    case OSC_GEO_CIRCLE: return 1;
+    case OSC_GEO_PLANE: return 2;
+    case OSC_GEO_SPHERE: return 3;
+    default: return 0;
+    }
+}
+
+// Finds a common axis of rotational symmetry of the two features (o, z), or returns 0.
+static int common_axis(const osc_geo* a, const osc_geo* b, double scale, osc_vec3* o, osc_vec3* z) {
+    int sa = symmetry(a), sb = symmetry(b);
+    if (!sa || !sb) return 0;
+    const double angle_tol = 1e-9, dist_tol = 1e-9 * scale;
+    if (sa == 2 && sb == 2) return 0; // parallel planes: polyhedral, bounded by their vertices
+    if (sa == 3 && sb == 3) {
+        if (osc_length(osc_sub(a->o, b->o)) > dist_tol) return 0;
+        *o = a->o;
+        *z = a->z;
+        return 1;
+    }
+    if (sa == 3 || sb == 3) { // a sphere and a line of the other
+        const osc_geo* sph = sa == 3 ? a : b;
+        const osc_geo* other = sa == 3 ? b : a;
+        osc_vec3 d = osc_sub(sph->o, other->o);
+        if (symmetry(other) == 1 &&
+            osc_length(osc_sub(d, osc_scale(other->z, osc_dot(d, other->z)))) > dist_tol)
+            return 0;
+        *o = symmetry(other) == 1 ? other->o : sph->o;
+        *z = other->z;
+        return 1;
+    }
+    if (osc_length(osc_cross(a->z, b->z)) > angle_tol) return 0;
+    if (sa == 2 || sb == 2) { // a plane and a line perpendicular to it
+        const osc_geo* line = sa == 2 ? b : a;
+        *o = line->o;
+        *z = line->z;
+        return 1;
+    }
+    osc_vec3 d = osc_sub(b->o, a->o);
+    if (osc_length(osc_sub(d, osc_scale(a->z, osc_dot(d, a->z)))) > dist_tol) return 0;
+    *o = a->o;
+    *z = a->z;
+    return 1;
+}
+
+// Restricts a feature to the meridian (or point) in the half-plane of direction w from the axis.
+static void restrict_to_meridian(wfeat* f, osc_vec3 o, osc_vec3 w) {
+    const osc_geo* g = &f->geo;
+    f->restricted = 1;
+    if (g->kind == OSC_GEO_PLANE) {
+        osc_vec3 foot = osc_sub(o, g->o);
+        f->t0[0] = osc_dot(foot, g->x);
+        f->t0[1] = osc_dot(foot, g->y);
+        f->dt[0] = osc_dot(w, g->x);
+        f->dt[1] = osc_dot(w, g->y);
+        f->dim = 1;
+        return;
+    }
+    double u = atan2(osc_dot(w, g->y), osc_dot(w, g->x));
+    f->t0[0] = u;
+    f->t0[1] = 0.0;
+    f->dt[0] = 0.0;
+    f->dt[1] = 1.0;
+    f->dim = g->dim == 2 ? 1 : 0;
+}
+
+// Start values along a restricted feature's meridian: v over the leaf (surfaces of revolution),
+// the distance from the axis (planes), none (a circle's point).
+static int meridian_samples(const wfeat* f, const osc_brep_leaf* leaf, double scale, double* out) {
+    if (f->dim == 0) {
+        out[0] = 0.0;
+        return 1;
+    }
+    for (int i = 0; i < 9; i++)
+        out[i] = f->geo.kind == OSC_GEO_PLANE ? scale * i / 4.0
+                                              : leaf->lo[1] + (leaf->hi[1] - leaf->lo[1]) * i / 8.0;
+    return 9;
+}
+
+// Rotation of v by angle t about the unit axis z.
+static osc_vec3 rotate_about(osc_vec3 v, osc_vec3 z, double t) {
+    return osc_quat_rotate(osc_quat_from_axis_angle(z, t), v);
+}
+
+// Samples a conformal contact circle; returns the number of contacts written.
+static int conformal(const wfeat* A0, const wfeat* B0, osc_vec3 o, osc_vec3 z,
+                     const osc_lmd_settings* s, osc_lmd_contact* out, int slots, int* iterations) {
+    // a deterministic reference direction perpendicular to the axis (from A's solid frame)
+    osc_vec3 ref = osc_mat3_column(A0->body->rotation, 0);
+    if (osc_length(osc_cross(ref, z)) < 0.3) ref = osc_mat3_column(A0->body->rotation, 1);
+    osc_vec3 w = osc_normalize(osc_sub(ref, osc_scale(z, osc_dot(ref, z))));
+    wfeat A = *A0, B = *B0;
+    restrict_to_meridian(&A, o, w);
+    restrict_to_meridian(&B, o, w);
+    // the meridian problem, started from the closest of a few samples of each meridian
+    const double* lo_a = A0->leaf->lo;
+    const double* hi_a = A0->leaf->hi;
+    const double* lo_b = B0->leaf->lo;
+    const double* hi_b = B0->leaf->hi;
+    double sa[9], sb[9];
+    int na = meridian_samples(&A, A0->leaf, A0->body->brep->scale, sa);
+    int nb = meridian_samples(&B, B0->leaf, B0->body->brep->scale, sb);
+    double x[2] = {0.0, 0.0}, best = INFINITY;
+    for (int i = 0; i < na; i++)
+        for (int j = 0; j < nb; j++) {
+            double tt[2];
+            int k = 0;
+            if (A.dim) tt[k++] = sa[i];
+            if (B.dim) tt[k++] = sb[j];
+            osc_vec3 pa, pb;
+            feature_eval(&A, tt, &pa, NULL, NULL);
+            feature_eval(&B, tt + A.dim, &pb, NULL, NULL);
+            double dd = osc_length_squared(osc_sub(pa, pb));
+            if (dd < best) {
+                best = dd;
+                x[0] = tt[0];
+                x[1] = tt[1];
+            }
+        }
+    int isolated;
+    if (!newton(&A, &B, x, iterations, &isolated) || !isolated) return 0;
+    osc_vec3 pa, pb;
+    feature_eval(&A, x, &pa, NULL, NULL);
+    feature_eval(&B, x + A.dim, &pb, NULL, NULL);
+    // both footpoints on the axis (a sphere over a plane, a disc's centre): one isolated contact
+    double tol = 1e-9 * fmax(A0->body->brep->scale, B0->body->brep->scale);
+    osc_vec3 ra = osc_sub(pa, o), rb = osc_sub(pb, o);
+    bool on_axis = osc_length(osc_sub(ra, osc_scale(z, osc_dot(ra, z)))) <= tol &&
+                   osc_length(osc_sub(rb, osc_scale(z, osc_dot(rb, z)))) <= tol;
+    int samples = on_axis ? 1 : s->conformal_samples;
+    if (samples <= 0) return 0;
+    int count = 0;
+    for (int k = 0; k < samples && count < slots; k++) {
+        double angle = k_two_pi * k / s->conformal_samples;
+        osc_vec3 qa = osc_add(o, rotate_about(osc_sub(pa, o), z, angle));
+        osc_vec3 qb = osc_add(o, rotate_about(osc_sub(pb, o), z, angle));
+        double ta[2] = {0.0, 0.0}, tb[2] = {0.0, 0.0};
+        if (A0->dim) osc_geo_project(&A0->geo, qa, ta);
+        if (B0->dim) osc_geo_project(&B0->geo, qb, tb);
+        // emit each sample once: from the leaf pair whose rectangles hold it
+        double wa[2] = {ta[0], ta[1]}, wb[2] = {tb[0], tb[1]};
+        if (A0->dim) wa[0] = osc_wrap_angle(wa[0], lo_a[0]);
+        if (B0->dim) wb[0] = osc_wrap_angle(wb[0], lo_b[0]);
+        if (A0->geo.kind == OSC_GEO_PLANE) wa[0] = ta[0];
+        if (B0->geo.kind == OSC_GEO_PLANE) wb[0] = tb[0];
+        if (A0->geo.kind == OSC_GEO_TORUS) wa[1] = osc_wrap_angle(wa[1], lo_a[1]);
+        if (B0->geo.kind == OSC_GEO_TORUS) wb[1] = osc_wrap_angle(wb[1], lo_b[1]);
+        bool in_a = A0->dim == 0 || (wa[0] >= lo_a[0] - 1e-12 && wa[0] <= hi_a[0] + 1e-12 &&
+                                     (A0->dim < 2 || (wa[1] >= lo_a[1] - 1e-12 && wa[1] <= hi_a[1] + 1e-12)));
+        bool in_b = B0->dim == 0 || (wb[0] >= lo_b[0] - 1e-12 && wb[0] <= hi_b[0] + 1e-12 &&
+                                     (B0->dim < 2 || (wb[1] >= lo_b[1] - 1e-12 && wb[1] <= hi_b[1] + 1e-12)));
+        if (!in_a || !in_b) continue;
+        count += emit(A0, B0, ta, tb, qa, qb, s, on_axis ? -1 : k, on_axis ? 0 : OSC_LMD_CONFORMAL,
+                      &out[count]);
+    }
+    return count;
+}
+
+// ---- one leaf pair ------------------------------------------------------------------------------
+
+// Grid of parameters over a leaf's rectangle: 3 x 3 for faces, 3 for edges, 1 for vertices.
+static int start_grid(const wfeat* f, double pts[9][2]) {
+    const osc_brep_leaf* l = f->leaf;
+    if (f->dim == 0) return 1;
+    int n = 0;
+    for (int i = 0; i < 3; i++) {
+        if (f->dim == 1) {
+            pts[n][0] = l->lo[0] + (l->hi[0] - l->lo[0]) * (0.1 + 0.4 * i);
+            pts[n][1] = 0.0;
+            n++;
+            continue;
+        }
+        for (int j = 0; j < 3; j++) {
+            pts[n][0] = l->lo[0] + (l->hi[0] - l->lo[0]) * (0.1 + 0.4 * i);
+            pts[n][1] = l->lo[1] + (l->hi[1] - l->lo[1]) * (0.1 + 0.4 * j);
+            n++;
+        }
+    }
+    return n;
+}
+
+void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_settings* settings,
+                        const lmd_job* job, osc_lmd_contact* out, int slots,
+                        lmd_job_result* result) {
+    memset(result, 0, sizeof *result);
+    wfeat A, B;
+    feature_init(&A, a, job->leaf_a);
+    feature_init(&B, b, job->leaf_b);
+    double scale = fmax(a->brep->scale, b->brep->scale);
+    osc_vec3 axis_o, axis_z;
+    if (common_axis(&A.geo, &B.geo, scale, &axis_o, &axis_z)) {
+        result->count = conformal(&A, &B, axis_o, axis_z, settings, out, slots, &result->iterations);
+        return;
+    }
+    double x[4] = {0, 0, 0, 0};
+    if (job->has_warm) {
+        memcpy(x, job->warm, sizeof x);
+    } else {
+        double ga[9][2], gb[9][2];
+        int na = start_grid(&A, ga), nb = start_grid(&B, gb);
+        double best = INFINITY;
+        for (int i = 0; i < na; i++) {
+            osc_vec3 pa;
+            feature_eval(&A, ga[i], &pa, NULL, NULL);
+            for (int j = 0; j < nb; j++) {
+                osc_vec3 pb;
+                feature_eval(&B, gb[j], &pb, NULL, NULL);
+                double d = osc_length_squared(osc_sub(pa, pb));
+                if (d < best) {
+                    best = d;
+                    int k = 0;
+                    for (int q = 0; q < A.dim; q++) x[k++] = ga[i][q];
+                    for (int q = 0; q < B.dim; q++) x[k++] = gb[j][q];
+                }
+            }
+        }
+    }
+    int isolated;
+    if (!newton(&A, &B, x, &result->iterations, &isolated)) return;
+    result->converged = 1;
+    memcpy(result->x, x, sizeof x);
+    if (!isolated || slots < 1) return;
+    osc_vec3 pa, pb;
+    feature_eval(&A, x, &pa, NULL, NULL);
+    feature_eval(&B, x + A.dim, &pb, NULL, NULL);
+    result->count = emit(&A, &B, x, x + A.dim, pa, pb, settings, -1, 0, &out[0]);
+}
