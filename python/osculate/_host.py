@@ -1,0 +1,138 @@
+"""The host side of osculate.jax and osculate.torch: batched C calls returning values and their
+Jacobians with respect to the exposed inputs, as NumPy arrays. Pose inputs are raw (p, q)
+7-vectors; the C Jacobians along left twists are converted by osc_twist_jacobian_to_pq, so a pair
+query's Jacobian has 14 columns: d/d pose_a (7), then d/d pose_b (7)."""
+
+import numpy as np
+
+from ._core import pair_jacobian_to_pq
+from ._queries import (Implicit, dcol_batch, manifold_collide_batch, manifold_settings,
+                       ray_intersect_many)
+
+DCOL_OUTPUTS = (("alpha", ()), ("distance", ()), ("point", (3,)), ("point_a", (3,)),
+                ("point_b", (3,)), ("normal", (3,)))
+MANIFOLD_OUTPUTS = (("point", (3,)), ("depth", ()), ("normal", (3,)), ("weight", ()))
+RAY_OUTPUTS = (("t", ()), ("point", (3,)), ("normal", (3,)))
+
+
+def broadcast_poses(pose_a, pose_b):
+    pa = np.asarray(pose_a, dtype=np.float64)
+    pb = np.asarray(pose_b, dtype=np.float64)
+    if pa.shape[-1:] != (7,) or pb.shape[-1:] != (7,):
+        raise ValueError("poses must have shape (..., 7), got %s and %s" % (pa.shape, pb.shape))
+    batch = np.broadcast_shapes(pa.shape[:-1], pb.shape[:-1])
+    pa = np.ascontiguousarray(np.broadcast_to(pa, batch + (7,)).reshape(-1, 7))
+    pb = np.ascontiguousarray(np.broadcast_to(pb, batch + (7,)).reshape(-1, 7))
+    return pa, pb, batch
+
+
+def dcol(a, b, settings, pose_a, pose_b, jacobians):
+    """(values, jacobians): DCOL_OUTPUTS [batch + shape] and d/d(pose_a, pose_b)
+    [batch + shape + (14,)]."""
+    pa, pb, batch = broadcast_poses(pose_a, pose_b)
+    r = dcol_batch(a, pa, b, pb, derivatives=jacobians, **settings)
+    values = {name: np.asarray(getattr(r, name)).reshape(batch + shape)
+              for name, shape in DCOL_OUTPUTS}
+    jac = {}
+    if jacobians:
+        for name, shape in DCOL_OUTPUTS:
+            j = pair_jacobian_to_pq(r.jacobians[name], pa, pb)  # [N, rows, 14]
+            jac[name] = j.reshape(batch + shape + (14,))
+    return values, jac
+
+
+def manifold(a, b, settings, capacity, pose_a, pose_b, jacobians):
+    """Contact manifolds padded to `capacity` slots: MANIFOLD_OUTPUTS [batch, capacity, ...]
+    (empty slots: depth d_max, weight 0, zero point and normal) and, with jacobians, d/d(pose_a,
+    pose_b) [batch, capacity, ..., 14] (zero in empty slots)."""
+    pa, pb, batch = broadcast_poses(pose_a, pose_b)
+    r = manifold_collide_batch(a, pa, b, pb, derivatives=jacobians, capacity=capacity, **settings)
+    d_max = manifold_settings(**settings)["d_max"]
+    empty = np.arange(capacity)[None, :] >= r.count[:, None]
+    values = {}
+    for name, shape in MANIFOLD_OUTPUTS:
+        v = getattr(r, name).copy()
+        if name == "depth":
+            v[empty] = d_max
+        values[name] = v.reshape(batch + (capacity,) + shape)
+    jac = {}
+    if jacobians:
+        n = len(pa)
+        for name, shape in MANIFOLD_OUTPUTS:
+            j = getattr(r, name + "_jacobian").reshape(n, capacity, -1, 12)
+            j = pair_jacobian_to_pq(j, pa[:, None, :], pb[:, None, :])
+            jac[name] = j.reshape(batch + (capacity,) + shape + (14,))
+    values["count"] = r.count.reshape(batch)
+    return values, jac
+
+
+def sdf(model, points, jacobians):
+    """(values [batch], gradients [batch, 3])."""
+    p = np.asarray(points, dtype=np.float64)
+    if p.shape[-1:] != (3,):
+        raise ValueError("points must have shape (..., 3), got %s" % (p.shape,))
+    flat = np.ascontiguousarray(p.reshape(-1, 3))
+    if jacobians:
+        v, g = model.eval(flat, gradient=True)
+        return v.reshape(p.shape[:-1]), g.reshape(p.shape)
+    return model.eval(flat).reshape(p.shape[:-1]), None
+
+
+def ray(surface, diameter, transform, settings, origins, directions, parameters, jacobians):
+    """Rays against `surface` (an Implicit) or, when `surface` is None, against the sag with
+    parameters (curvature, conic, a_0, ...) [..., P] and `diameter`. Returns (values, jacobians):
+    RAY_OUTPUTS [batch + shape] and the Jacobians with respect to origin [.., 3], direction [.., 3]
+    and parameters [.., P] (sag only), plus a `hit` mask."""
+    o = np.asarray(origins, dtype=np.float64)
+    d = np.asarray(directions, dtype=np.float64)
+    if o.shape[-1:] != (3,) or d.shape[-1:] != (3,):
+        raise ValueError("origins and directions must have shape (..., 3)")
+    if surface is None:
+        prm = np.asarray(parameters, dtype=np.float64)
+        if prm.ndim < 1 or not 2 <= prm.shape[-1] <= 10:
+            raise ValueError("sag parameters must have shape (..., P), 2 <= P <= 10 (curvature, "
+                             "conic, coefficients), got %s" % (prm.shape,))
+        batch = np.broadcast_shapes(o.shape[:-1], d.shape[:-1], prm.shape[:-1])
+        prm = np.broadcast_to(prm, batch + prm.shape[-1:]).reshape(-1, prm.shape[-1])
+    else:
+        batch = np.broadcast_shapes(o.shape[:-1], d.shape[:-1])
+        prm = None
+    o = np.ascontiguousarray(np.broadcast_to(o, batch + (3,)).reshape(-1, 3))
+    d = np.ascontiguousarray(np.broadcast_to(d, batch + (3,)).reshape(-1, 3))
+    n = len(o)
+    if prm is None:
+        groups = [(surface, np.arange(n))]
+    else:
+        unique, inverse = np.unique(prm, axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        groups = [(Implicit.sag(u[0], diameter, u[1], u[2:]), np.flatnonzero(inverse == k))
+                  for k, u in enumerate(unique)]
+    values = {name: np.zeros((n,) + shape) for name, shape in RAY_OUTPUTS}
+    values["hit"] = np.zeros(n, dtype=bool)
+    pcount = 0 if prm is None else prm.shape[-1]
+    jac = {}
+    if jacobians:
+        for name, shape in RAY_OUTPUTS:
+            jac[name] = {"origin": np.zeros((n,) + shape + (3,)),
+                         "direction": np.zeros((n,) + shape + (3,))}
+            if pcount:
+                jac[name]["parameters"] = np.zeros((n,) + shape + (pcount,))
+    for surf, idx in groups:
+        r = ray_intersect_many(surf, o[idx], d[idx], transform, jacobians, check_status=True,
+                               **settings)
+        for name, _ in RAY_OUTPUTS:
+            values[name][idx] = r[name]
+        values["hit"][idx] = r["hit"]
+        if jacobians:
+            jac["t"]["origin"][idx] = r["t_origin"]
+            jac["t"]["direction"][idx] = r["t_direction"]
+            for name in ("point", "normal"):
+                jac[name]["origin"][idx] = r[name + "_origin"]
+                jac[name]["direction"][idx] = r[name + "_direction"]
+            if pcount:
+                jac["t"]["parameters"][idx] = r["t_parameters"]
+                jac["point"]["parameters"][idx] = r["point_parameters"]
+                jac["normal"]["parameters"][idx] = r["normal_parameters"]
+    values = {k: v.reshape(batch + v.shape[1:]) for k, v in values.items()}
+    jac = {k: {w: a.reshape(batch + a.shape[1:]) for w, a in v.items()} for k, v in jac.items()}
+    return values, jac

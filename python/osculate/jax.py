@@ -1,0 +1,244 @@
+"""osculate's queries as JAX functions, differentiable through jax.custom_jvp rules built from the C
+library's exact Jacobians (forward and reverse mode: the rules are linear in the tangents, so JAX
+transposes them), callable under jit and vmap (each call is one jax.pure_callback into a batched C
+call; vmap adds a batch dimension to that call, it does not loop).
+
+Poses are [..., 7] arrays (px, py, pz, qw, qx, qy, qz); the quaternion is used as q / |q|, and the
+derivatives are with respect to these raw components (docs/python.md derives the map from the C
+twist Jacobians). Shapes and models (Convex, Body, SDF, Implicit) and settings are static Python
+arguments. Enable 64-bit floats (jax.config.update("jax_enable_x64", True)) for derivatives that
+match finite differences; in 32 bits the C library still computes in double precision.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import _host
+
+__all__ = ["dcol", "dcol_alpha", "manifold", "sdf", "ray_intersect", "ray_intersect_sag"]
+
+
+def _dtype(*xs):
+    return jnp.result_type(*[jnp.asarray(x).dtype for x in xs], jnp.float32)
+
+
+def _callback(host, shapes, dtype, *args):
+    """jax.pure_callback of host(*numpy args) -> flat list of arrays with `shapes`."""
+    spec = [jax.ShapeDtypeStruct(s, dt if dt is not None else dtype) for s, dt in shapes]
+
+    def run(*a):
+        out = host(*[np.asarray(x) for x in a])
+        return [np.asarray(o, dtype=s.dtype).reshape(s.shape) if o.shape == s.shape
+                else np.asarray(o, dtype=s.dtype) for o, s in zip(out, spec)]
+
+    return jax.pure_callback(run, spec, *args, vmap_method="expand_dims")
+
+
+def _apply(jacobian, tangent):
+    """jacobian [..., *out, k] applied to tangent [..., k] -> [..., *out]."""
+    extra = jacobian.ndim - tangent.ndim
+    t = tangent.reshape(tangent.shape[:-1] + (1,) * extra + tangent.shape[-1:])
+    return jnp.sum(jacobian * t, axis=-1)
+
+
+# ------------------------------------------------------------------------------------------------
+# DCOL
+
+
+def dcol(a, b, pose_a, pose_b, **settings):
+    """DCOL between Convex shapes a and b at poses [..., 7] (broadcast against each other): a dict
+    of alpha [...], distance [...], point, point_a, point_b, normal [..., 3], differentiable with
+    respect to both poses. Settings: osculate.dcol_settings()."""
+    names = [n for n, _ in _host.DCOL_OUTPUTS]
+
+    def shapes(pa, pb, jac):
+        batch = jnp.broadcast_shapes(pa.shape[:-1], pb.shape[:-1])
+        out = [(batch + s, None) for _, s in _host.DCOL_OUTPUTS]
+        if jac:
+            out += [(batch + s + (14,), None) for _, s in _host.DCOL_OUTPUTS]
+        return out
+
+    def host(jac):
+        def run(pa, pb):
+            v, j = _host.dcol(a, b, settings, pa, pb, jac)
+            return [v[n] for n in names] + ([j[n] for n in names] if jac else [])
+        return run
+
+    @jax.custom_jvp
+    def f(pa, pb):
+        return tuple(_callback(host(False), shapes(pa, pb, False), _dtype(pa, pb), pa, pb))
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        pa, pb = primals
+        dpa, dpb = tangents
+        out = _callback(host(True), shapes(pa, pb, True), _dtype(pa, pb), pa, pb)
+        values, jacs = out[:len(names)], out[len(names):]
+        batch = values[0].shape
+        dp = jnp.concatenate([jnp.broadcast_to(dpa, batch + (7,)),
+                              jnp.broadcast_to(dpb, batch + (7,))], axis=-1)
+        return tuple(values), tuple(_apply(j, dp) for j in jacs)
+
+    pa = jnp.asarray(pose_a)
+    pb = jnp.asarray(pose_b)
+    if pa.shape[-1:] != (7,) or pb.shape[-1:] != (7,):
+        raise ValueError("poses must have shape (..., 7), got %s and %s" % (pa.shape, pb.shape))
+    return dict(zip(names, f(pa, pb)))
+
+
+def dcol_alpha(a, b, pose_a, pose_b, **settings):
+    """DCOL's alpha alone (< 1: interpenetrating), differentiable in both poses [..., 7]."""
+    return dcol(a, b, pose_a, pose_b, **settings)["alpha"]
+
+
+# ------------------------------------------------------------------------------------------------
+# contact manifolds
+
+
+def manifold(a, b, pose_a, pose_b, capacity=None, **settings):
+    """The contact manifold of Bodies a and b at poses [..., 7], padded to `capacity` slots
+    (default osculate.max_contacts: never runs out): a dict of point [..., C, 3], depth [..., C],
+    normal [..., C, 3], weight [..., C] (differentiable in both poses) and count [...]. Empty slots
+    have weight 0 and depth d_max. Which slot holds which contact changes with the poses, so
+    differentiate sums over contacts (sum of weight * depth, ...), which are smooth: a contact
+    enters and leaves with weight 0. Settings: osculate.manifold_settings()."""
+    from ._queries import max_contacts
+    cap = max_contacts(a, b, **settings) if capacity is None else int(capacity)
+    names = [n for n, _ in _host.MANIFOLD_OUTPUTS]
+
+    def shapes(pa, pb, jac):
+        batch = jnp.broadcast_shapes(pa.shape[:-1], pb.shape[:-1])
+        out = [(batch + (cap,) + s, None) for _, s in _host.MANIFOLD_OUTPUTS]
+        out.append((batch, jnp.int32))
+        if jac:
+            out += [(batch + (cap,) + s + (14,), None) for _, s in _host.MANIFOLD_OUTPUTS]
+        return out
+
+    def host(jac):
+        def run(pa, pb):
+            v, j = _host.manifold(a, b, settings, cap, pa, pb, jac)
+            return [v[n] for n in names] + [v["count"]] + ([j[n] for n in names] if jac else [])
+        return run
+
+    @jax.custom_jvp
+    def f(pa, pb):
+        return tuple(_callback(host(False), shapes(pa, pb, False), _dtype(pa, pb), pa, pb))
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        pa, pb = primals
+        dpa, dpb = tangents
+        out = _callback(host(True), shapes(pa, pb, True), _dtype(pa, pb), pa, pb)
+        k = len(names)
+        values, count, jacs = out[:k], out[k], out[k + 1:]
+        batch = count.shape
+        dp = jnp.concatenate([jnp.broadcast_to(dpa, batch + (7,)),
+                              jnp.broadcast_to(dpb, batch + (7,))], axis=-1)[..., None, :]
+        tangent_out = tuple(_apply(j, dp) for j in jacs)
+        zero_count = np.zeros(count.shape, dtype=jax.dtypes.float0)
+        return tuple(values) + (count,), tangent_out + (zero_count,)
+
+    pa = jnp.asarray(pose_a)
+    pb = jnp.asarray(pose_b)
+    out = f(pa, pb)
+    result = dict(zip(names, out[:len(names)]))
+    result["count"] = out[len(names)]
+    return result
+
+
+# ------------------------------------------------------------------------------------------------
+# SDF values
+
+
+def sdf(model, points):
+    """phi of an SDF (or Grid) at points [..., 3], differentiable in the points (the C gradient)."""
+
+    def host(jac):
+        def run(p):
+            v, g = _host.sdf(model, p, jac)
+            return [v, g] if jac else [v]
+        return run
+
+    @jax.custom_jvp
+    def f(p):
+        return _callback(host(False), [(p.shape[:-1], None)], _dtype(p), p)[0]
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (p,), (dp,) = primals, tangents
+        v, g = _callback(host(True), [(p.shape[:-1], None), (p.shape, None)], _dtype(p), p)
+        return v, jnp.sum(g * dp, axis=-1)
+
+    return f(jnp.asarray(points))
+
+
+# ------------------------------------------------------------------------------------------------
+# rays
+
+
+def _ray(surface, diameter, transform, settings, origins, directions, parameters):
+    names = [n for n, _ in _host.RAY_OUTPUTS]
+    with_params = parameters is not None
+    wrt = ("origin", "direction") + (("parameters",) if with_params else ())
+
+    def shapes(o, d, prm, jac):
+        batch = jnp.broadcast_shapes(o.shape[:-1], d.shape[:-1],
+                                     prm.shape[:-1] if with_params else ())
+        out = [(batch + s, None) for _, s in _host.RAY_OUTPUTS] + [(batch, jnp.bool_)]
+        if jac:
+            for _, s in _host.RAY_OUTPUTS:
+                out += [(batch + s + (3,), None), (batch + s + (3,), None)]
+                if with_params:
+                    out.append((batch + s + (prm.shape[-1],), None))
+        return out
+
+    def host(jac):
+        def run(o, d, *prm):
+            v, j = _host.ray(surface, diameter, transform, settings, o, d,
+                             prm[0] if prm else None, jac)
+            out = [v[n] for n in names] + [v["hit"]]
+            if jac:
+                for n in names:
+                    out += [j[n][w] for w in wrt]
+            return out
+        return run
+
+    args = (origins, directions) + ((parameters,) if with_params else ())
+
+    @jax.custom_jvp
+    def f(*a):
+        prm = a[2] if with_params else None
+        return tuple(_callback(host(False), shapes(a[0], a[1], prm, False), _dtype(*a), *a))
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        prm = primals[2] if with_params else None
+        out = _callback(host(True), shapes(primals[0], primals[1], prm, True), _dtype(*primals),
+                        *primals)
+        values, hit, jacs = out[:3], out[3], out[4:]
+        batch = hit.shape
+        ts = [jnp.broadcast_to(t, batch + t.shape[-1:]) for t in tangents]
+        tangent_out = []
+        for k in range(3):
+            blocks = jacs[k * len(wrt):(k + 1) * len(wrt)]
+            tangent_out.append(sum(_apply(jb, t) for jb, t in zip(blocks, ts)))
+        zero_hit = np.zeros(hit.shape, dtype=jax.dtypes.float0)
+        return tuple(values) + (hit,), tuple(tangent_out) + (zero_hit,)
+
+    out = f(*[jnp.asarray(x) for x in args])
+    return dict(zip(names + ["hit"], out))
+
+
+def ray_intersect(surface, origins, directions, transform=None, **settings):
+    """Rays origins + t directions ([..., 3]) against an Implicit surface: a dict of t [...],
+    point, normal [..., 3] (differentiable in origins and directions) and hit [...] (bool).
+    transform: osculate.transform(); settings: osculate.ray_settings()."""
+    return _ray(surface, None, transform, settings, origins, directions, None)
+
+
+def ray_intersect_sag(parameters, diameter, origins, directions, transform=None, **settings):
+    """Rays against the even-asphere sag with parameters (curvature, conic, a_0, ...) [..., P]
+    (P = 2 + coefficients) over the aperture `diameter`: like ray_intersect, differentiable also
+    in the parameters (the lens designer's variables)."""
+    return _ray(None, float(diameter), transform, settings, origins, directions, parameters)

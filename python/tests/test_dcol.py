@@ -1,0 +1,161 @@
+import numpy as np
+import pytest
+from conftest import fd_twist, random_pose
+
+import osculate as osc
+
+
+def shapes():
+    P = np.array([[4.0, 0.5, 0.0], [0.5, 9.0, 0.3], [0.0, 0.3, 16.0]])
+    sq = np.array([[1, 0], [0, 1], [-1, 0], [0, -1]], dtype=float)
+    cube_n = np.vstack([np.eye(3), -np.eye(3)])
+    return {
+        "polytope": osc.Convex.polytope(cube_n, [0.3, 0.2, 0.4, 0.3, 0.2, 0.4]),
+        "box": osc.Convex.box([0.5, 0.4, 0.3]),
+        "capsule": osc.Convex.capsule(0.2, 0.8),
+        "cylinder": osc.Convex.cylinder(0.25, 0.6),
+        "cone": osc.Convex.cone(0.8, 0.4),
+        "ellipsoid": osc.Convex.ellipsoid(P),
+        "sphere": osc.Convex.sphere(0.3),
+        "polygon": osc.Convex.polygon(sq, [0.3, 0.3, 0.3, 0.3], 0.05),
+    }
+
+
+def test_constructors_and_properties():
+    s = shapes()
+    assert [s[k].kind for k in ("polytope", "box", "capsule", "cylinder", "cone", "ellipsoid", "sphere", "polygon")] == \
+        ["polytope", "polytope", "capsule", "cylinder", "cone", "ellipsoid", "sphere", "polygon"]
+    assert s["box"].face_count == 6 and len(s["box"].vertices) == 8
+    assert s["sphere"].bounding_radius == pytest.approx(0.3)
+    assert s["box"].bounding_radius == pytest.approx(np.linalg.norm([0.5, 0.4, 0.3]))
+    np.testing.assert_allclose(s["sphere"].support(osc.pose([1, 2, 3]), [0, 0, 5]), [1, 2, 3.3])
+    assert s["box"].gauge([0.25, 0, 0]) == pytest.approx(0.5)
+    assert s["capsule"].parameter_count == 2 and s["ellipsoid"].parameter_count == 9
+    assert s["polytope"].parameter_count == 24 and s["polygon"].parameter_count == 13
+    rng = np.random.default_rng(3)
+    pts = rng.normal(size=(30, 3))
+    try:
+        hull = osc.Convex.hull(pts)
+    except osc.UnsupportedError:  # built without qhull
+        return
+    assert hull.kind == "polytope"
+    assert all(hull.gauge(p) <= 1 + 1e-9 for p in pts)
+
+
+def test_spheres_closed_form():
+    a, b = osc.Convex.sphere(0.3), osc.Convex.sphere(0.5)
+    for d in (0.5, 0.8, 1.7):
+        r = osc.dcol(a, osc.pose([0.1, 0, 0]), b, osc.pose([0.1, d, 0]))
+        assert r.alpha == pytest.approx(d / 0.8, rel=1e-8)
+        assert r.distance == pytest.approx(d - 0.8, abs=1e-8)
+        np.testing.assert_allclose(r.normal, [0, 1, 0], atol=1e-8)
+        np.testing.assert_allclose(r.point_a, [0.1, 0.3, 0], atol=1e-8)
+        np.testing.assert_allclose(r.point_b, [0.1, d - 0.5, 0], atol=1e-8)
+        assert not r.degenerate and not r.coincident
+    r = osc.dcol(a, osc.pose(), b, osc.pose())
+    assert r.coincident and r.alpha < 1e-8  # 0 up to the barrier parameter
+
+
+PAIRS = [("box", "capsule"), ("ellipsoid", "cylinder"), ("cone", "sphere"), ("polygon", "ellipsoid"),
+         ("capsule", "capsule"), ("polytope", "cone")]
+
+
+@pytest.mark.parametrize("na,nb", PAIRS)
+def test_jacobians_match_twist_differences(na, nb):
+    s = shapes()
+    rng = np.random.default_rng(len(na) * 7 + len(nb))
+    pa = random_pose(rng, 0.1)
+    pb = osc.pose(pa[:3] + [0.9, 0.2, -0.1], random_pose(rng)[3:])
+    settings = dict(tolerance=1e-6)  # a smoother answer: its derivatives are well conditioned
+    r = osc.dcol(s[na], pa, s[nb], pb, derivatives=True, **settings)
+    for name in ("alpha", "distance", "point", "point_a", "point_b", "normal"):
+        fa = fd_twist(lambda p: getattr(osc.dcol(s[na], p, s[nb], pb, **settings), name), pa)
+        fb = fd_twist(lambda p: getattr(osc.dcol(s[na], pa, s[nb], p, **settings), name), pb)
+        j = getattr(r, name + "_jacobian")
+        np.testing.assert_allclose(j, np.concatenate([fa, fb], axis=-1), atol=2e-5, err_msg=name)
+    alpha, grad = osc.dcol_alpha_gradient(s[na], pa, s[nb], pb, **settings)
+    assert alpha == r.alpha
+    np.testing.assert_allclose(grad, r.alpha_jacobian, atol=1e-9)
+
+
+def test_parameter_gradient_of_radii():
+    a, b = osc.Convex.sphere(0.3), osc.Convex.capsule(0.2, 0.8)
+    # the capsule's end cap faces the sphere, so both radius and length matter
+    pa, pb = osc.pose(), osc.pose([0.8, 0.1, 0.05], osc.axis_angle_quaternion([0, 0, 1], 0.3))
+    alpha, ga, gb = osc.dcol_parameter_gradient(a, pa, b, pb)
+    h = 1e-6
+    fd_r = (osc.dcol(osc.Convex.sphere(0.3 + h), pa, b, pb).alpha -
+            osc.dcol(osc.Convex.sphere(0.3 - h), pa, b, pb).alpha) / (2 * h)
+    fd_l = (osc.dcol(a, pa, osc.Convex.capsule(0.2, 0.8 + h), pb).alpha -
+            osc.dcol(a, pa, osc.Convex.capsule(0.2, 0.8 - h), pb).alpha) / (2 * h)
+    assert ga[0] == pytest.approx(fd_r, rel=1e-5)
+    assert abs(fd_l) > 0.1 and gb[1] == pytest.approx(fd_l, rel=1e-5)
+
+
+def test_batch_equals_single_bit_for_bit(rng):
+    s = shapes()
+    names = list(s)
+    n = 64
+    a = [s[names[i % len(names)]] for i in range(n)]
+    b = [s[names[(3 * i + 1) % len(names)]] for i in range(n)]
+    pa = np.array([random_pose(rng, 0.1) for _ in range(n)])
+    pb = np.array([osc.pose(p[:3] + rng.normal(size=3), random_pose(rng)[3:]) for p in pa])
+    batch = osc.dcol_batch(a, pa, b, pb, derivatives=True, threads=2)
+    for i in range(0, n, 7):
+        r = osc.dcol(a[i], pa[i], b[i], pb[i], derivatives=True)
+        assert batch.alpha[i] == r.alpha and np.array_equal(batch.normal[i], r.normal)
+        assert np.array_equal(batch.point_a[i], r.point_a) and batch.distance[i] == r.distance
+        assert np.array_equal(batch.jacobians["normal"][i], r.normal_jacobian)
+        assert np.array_equal(batch.jacobians["alpha"][i, 0], r.alpha_jacobian)
+    one = osc.dcol_batch(s["box"], pa, s["sphere"], pb[0])  # one shape, broadcast pose
+    assert one.alpha[5] == osc.dcol(s["box"], pa[5], s["sphere"], pb[0]).alpha
+
+
+def test_warm_start_reproduces_the_answer():
+    a, b = osc.Convex.box([0.5, 0.4, 0.3]), osc.Convex.capsule(0.2, 0.8)
+    pa, pb = osc.pose(), osc.pose([1.1, 0.2, 0.1], osc.axis_angle_quaternion([1, 1, 0], 0.2))
+    ws = osc.DcolWarmStart()
+    cold = osc.dcol(a, pa, b, pb, warm_start=ws)
+    assert ws.valid
+    warm = osc.dcol(a, pa, b, osc.apply_twist(pb, [1e-3, 0, 0, 0, 0, 0]), warm_start=ws)
+    assert warm.alpha == pytest.approx(osc.dcol(a, pa, b, osc.apply_twist(pb, [1e-3, 0, 0, 0, 0, 0])).alpha, rel=1e-8)
+    assert cold.iterations > 0
+
+
+def test_bad_input_raises_never_crashes():
+    a, b = osc.Convex.sphere(0.3), osc.Convex.sphere(0.5)
+    with pytest.raises(ValueError, match="pose"):
+        osc.dcol(a, [np.nan, 0, 0, 1, 0, 0, 0], b, osc.pose())
+    with pytest.raises(ValueError):
+        osc.dcol(a, [0, 0, 0, 0, 0, 0, 0], b, osc.pose())
+    with pytest.raises(ValueError):
+        osc.dcol(a, [0, 0, 0], b, osc.pose())
+    with pytest.raises(ValueError):
+        osc.dcol(a, osc.pose(), "sphere", osc.pose())
+    with pytest.raises(ValueError):
+        osc.dcol(a, osc.pose(), b, osc.pose([1, 0, 0]), tolerance=-1)
+    with pytest.raises(TypeError):
+        osc.dcol(a, osc.pose(), b, osc.pose(), tolerence=1e-6)
+    with pytest.raises(ValueError):
+        osc.dcol(a, osc.pose(), b, osc.pose(), max_iterations="many")
+    with pytest.raises(osc.NotConvergedError):
+        osc.dcol(osc.Convex.box([0.5, 0.4, 0.3]), osc.pose(), b, osc.pose([1.3, 0.2, 0.1]),
+                 max_iterations=1)
+    poses = np.tile(osc.pose([1, 0, 0]), (4, 1))
+    poses[2, 0] = np.inf
+    with pytest.raises(ValueError, match="pair 2"):
+        osc.dcol_batch(a, osc.pose(), b, poses)
+    r = osc.dcol_batch(a, osc.pose(), b, poses, check_status=False)
+    assert list(r.status) == [0, 0, 1, 0]
+    with pytest.raises(ValueError):
+        osc.dcol_batch([a, a], osc.pose(), b, poses)
+    with pytest.raises(ValueError):
+        osc.dcol_batch(a, np.zeros((4, 6)), b, poses)
+    with pytest.raises(ValueError):
+        osc.Convex.polytope(np.eye(3), [1, 1, 1])  # too few and unbounded
+    with pytest.raises(ValueError):
+        osc.Convex.polytope(np.vstack([np.eye(3), -np.eye(3)]), [1, 1, 1, 1, 1, -1])  # origin outside
+    with pytest.raises(ValueError):
+        osc.Convex.ellipsoid(-np.eye(3))
+    with pytest.raises(ValueError):
+        osc.Convex.cone(1.0, 2.0)
