@@ -23,8 +23,10 @@ def _dtype(*xs):
     return jnp.result_type(*[jnp.asarray(x).dtype for x in xs], jnp.float32)
 
 
-def _callback(host, shapes, dtype, *args):
-    """jax.pure_callback of host(*numpy args) -> flat list of arrays with `shapes`."""
+def _callback(host, shapes, dtype, *args, vmap_method="expand_dims"):
+    """jax.pure_callback of host(*numpy args) -> flat list of arrays with `shapes`. Under vmap,
+    "expand_dims" makes one batched call (inputs whose batch dimensions line up from the right,
+    as poses do), "sequential" one call per batch entry."""
     spec = [jax.ShapeDtypeStruct(s, dt if dt is not None else dtype) for s, dt in shapes]
 
     def run(*a):
@@ -32,7 +34,7 @@ def _callback(host, shapes, dtype, *args):
         return [np.asarray(o, dtype=s.dtype).reshape(s.shape) if o.shape == s.shape
                 else np.asarray(o, dtype=s.dtype) for o, s in zip(out, spec)]
 
-    return jax.pure_callback(run, spec, *args, vmap_method="expand_dims")
+    return jax.pure_callback(run, spec, *args, vmap_method=vmap_method)
 
 
 def _apply(jacobian, tangent):
@@ -205,17 +207,21 @@ def _ray(surface, diameter, transform, settings, origins, directions, parameters
         return run
 
     args = (origins, directions) + ((parameters,) if with_params else ())
+    # a sag's parameters have fewer batch dimensions than the rays, so a vmap cannot line them up
+    # from the right: one call per batch entry (each lens is its own C surface anyway)
+    vmap_method = "sequential" if with_params else "expand_dims"
 
     @jax.custom_jvp
     def f(*a):
         prm = a[2] if with_params else None
-        return tuple(_callback(host(False), shapes(a[0], a[1], prm, False), _dtype(*a), *a))
+        return tuple(_callback(host(False), shapes(a[0], a[1], prm, False), _dtype(*a), *a,
+                               vmap_method=vmap_method))
 
     @f.defjvp
     def f_jvp(primals, tangents):
         prm = primals[2] if with_params else None
         out = _callback(host(True), shapes(primals[0], primals[1], prm, True), _dtype(*primals),
-                        *primals)
+                        *primals, vmap_method=vmap_method)
         values, hit, jacs = out[:3], out[3], out[4:]
         batch = hit.shape
         ts = [jnp.broadcast_to(t, batch + t.shape[-1:]) for t in tangents]
