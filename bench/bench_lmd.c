@@ -1,0 +1,438 @@
+// bench_lmd.c: local minimal distances between exact B-Rep solids (issue 8, seed 002 chapter 5):
+// the thesis' two insertion scenarios, osc_lmd_query along an insertion path against the
+// tessellation baseline of lmd_baseline.h on the same poses in the same run.
+//
+// Scenarios (millimetres; solids of revolution from osc_brep_create_revolved, receptacles from
+// osc_brep_create_block_with_hole; the shapes are ours, the sizes follow §5.1-5.2):
+//   peg_1pct   scenario 1 (§5.1, Table 5.1): a peg of radius 24.75 with a conical tip, four grooves
+//              with conical flanks and a collar (23 faces) in a receptacle whose hole is a conical entry, a cylinder of
+//              radius 25 (1% radial clearance, 0.25 mm) and a conical bottom that follows the tip;
+//              meshes at a chordal error equal to the clearance (as the thesis did for LMD++);
+//              d_max 2.5 mm.
+//   hotstab    scenario 2 (§5.2, Figs 5.15-5.16): a hotstab of diameter 40 mm, three cylindrical
+//              steps (radii 14, 17, 20) with conical transitions, a conical tip and a collar, in a
+//              receptacle with a chamfered entry and the same steps 0.1 mm wider in radius; meshes
+//              at 0.1 mm chordal error; d_max 1 mm.
+// Path (STEPS poses): the peg starts with its tip 5 mm above the receptacle, descends along the
+// axis to full insertion (45% of the steps), turns about its axis by up to 3 degrees back and forth
+// (10%), and comes back out (45%). A wobble (lateral offset of up to 2 mm and a tilt of up to
+// 0.02 rad, varying sinusoidally) rides on the path, shrunk by factors of 0.7 at each step until the
+// peg clears the hole by at least a fifth of the clearance (checked on 1 mm x 2 degree samples of
+// the peg's surface against the hole's exact profile), so contacts are made and broken as in a
+// teleoperated insertion and the solids never overlap.
+// Per step: osc_lmd_query with a persistent cache on 1 thread and on 2 threads, without cache on
+// 1 thread, and the baseline (one thread). Each pass over the path starts from fresh caches; the
+// time of a step is the smallest over PASSES passes. Figures: medians and maxima over the steps,
+// the counts after full insertion, and the steps where the variants disagree on the count.
+// CSV per scenario: BUILD/bench/lmd_<case>.csv. stdout: one JSON object per figure (bench.h).
+
+#include "bench.h"
+#include "lmd_baseline.h"
+
+#include "osculate/brep.h"
+#include "osculate/lmd.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { STEPS = 300, PASSES = 3, CAPACITY = 8192, RING_SAMPLES = 180, SHRINKS = 24 };
+
+static const double k_pi = 3.14159265358979323846;
+
+typedef struct scenario {
+    const char* name;
+    const double* peg;  // (r, z) profile of the peg, tip at z = 0, upward
+    int peg_count;
+    const double* hole; // (r, z) profile of the hole in the block frame, from the top down
+    int hole_count;
+    osc_vec3 block_half;
+    double clearance, chordal_error, d_max;
+    double inserted_z;  // world z of the peg's profile origin (its tip) at full insertion
+} scenario;
+
+// scenario 1: conical tip, four grooves with conical flanks, collar (23 faces); hole radius 25,
+// clearance 0.25
+static const double peg1[] = {
+    0, 0,       6, 0,       24.75, 30,  24.75, 40,  23.5, 41,  23.5, 43, 24.75, 44, 24.75, 54,
+    23.5, 55,   23.5, 57,   24.75, 58,  24.75, 68,  23.5, 69,  23.5, 71, 24.75, 72, 24.75, 82,
+    23.5, 83,   23.5, 85,   24.75, 86,  24.75, 100, 35, 100,   35, 120,  20, 130,   0, 130};
+// block top at z = 70; at full insertion the tip is at -29 (the collar 1 mm above the top); the
+// tip cone's wall is offset outward by the clearance in radius
+static const double hole1[] = {35, 70, 25, 60, 25, 1, 6.25, -29, 6.25, -35, 0, -35};
+
+// scenario 2: hotstab of diameter 40 (10 faces)
+static const double peg2[] = {0,  0,  8,  0,  14, 8,   14, 40,  17, 44,  17, 80,
+                              20, 84, 20, 130, 30, 130, 30, 150, 0, 150};
+// block top at z = 80; at full insertion the tip is at -49.5 (the collar 0.5 mm above the top)
+static const double hole2[] = {21.5, 80,   20.1, 78.6, 20.1, 34.5, 17.1, 30.5, 17.1, -5.5,
+                               14.1, -9.5, 14.1, -52,  0, -52};
+
+// ---------------------------------------------------------------------------------------------
+// the path and its clearance check
+
+typedef struct peg_samples {
+    double* points; // [count][3] on the peg's surface, profile frame
+    int count;
+} peg_samples;
+
+static peg_samples sample_peg(const scenario* s) {
+    int count = 0;
+    for (int k = 0; k + 1 < s->peg_count; ++k) {
+        const double* p = s->peg + 2 * k;
+        count += ((int)ceil(hypot(p[2] - p[0], p[3] - p[1]) / 1.0) + 1) * RING_SAMPLES;
+    }
+    peg_samples samples = {malloc((size_t)count * 3 * sizeof(double)), 0};
+    for (int k = 0; k + 1 < s->peg_count; ++k) {
+        const double* p = s->peg + 2 * k;
+        double length = hypot(p[2] - p[0], p[3] - p[1]);
+        int pieces = (int)ceil(length / 1.0);
+        for (int i = 0; i <= pieces; ++i) {
+            double t = (double)i / pieces, r = p[0] + t * (p[2] - p[0]), z = p[1] + t * (p[3] - p[1]);
+            for (int a = 0; a < RING_SAMPLES; ++a) {
+                double angle = 2 * k_pi * a / RING_SAMPLES;
+                double* out = samples.points + 3 * (size_t)samples.count++;
+                out[0] = r * cos(angle), out[1] = r * sin(angle), out[2] = z;
+            }
+        }
+    }
+    return samples;
+}
+
+static double segment_distance(double r, double z, const double* a, const double* b) {
+    double dr = b[0] - a[0], dz = b[1] - a[1];
+    double t = ((r - a[0]) * dr + (z - a[1]) * dz) / (dr * dr + dz * dz);
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    return hypot(r - a[0] - t * dr, z - a[1] - t * dz);
+}
+
+// signed distance of a world point to the receptacle in the (r, z) half-plane: the boundary is the
+// top face outside the opening and the hole's wall; negative inside the block (below the top and
+// outside the hole); the block's sides and bottom are never approached
+static double point_clearance(const scenario* s, osc_vec3 x) {
+    double top = s->block_half.z, r = hypot(x.x, x.y), z = x.z;
+    double far = 4 * (s->block_half.x + s->block_half.y);
+    double rim[2] = {s->hole[0], top}, outer[2] = {far, top};
+    double distance = segment_distance(r, z, rim, outer);
+    int inside_hole = 0;
+    // the hole's closed polygon: (0, top), the profile, whose last point is on the axis
+    for (int k = -1; k + 1 < s->hole_count; ++k) {
+        double a[2] = {0, top}, b[2] = {s->hole[2 * (k + 1)], s->hole[2 * (k + 1) + 1]};
+        if (k >= 0) a[0] = s->hole[2 * k], a[1] = s->hole[2 * k + 1];
+        if ((a[1] > z) != (b[1] > z) && r < a[0] + (z - a[1]) * (b[0] - a[0]) / (b[1] - a[1]))
+            inside_hole ^= 1;
+        if (k >= 0) distance = fmin(distance, segment_distance(r, z, a, b));
+    }
+    int in_block = z < top && !inside_hole;
+    return in_block ? -distance : distance;
+}
+
+static double peg_clearance(const scenario* s, const peg_samples* samples, osc_pose world_from_profile) {
+    double clearance = INFINITY;
+    for (int i = 0; i < samples->count; ++i) {
+        const double* p = samples->points + 3 * (size_t)i;
+        double c = point_clearance(s, osc_pose_apply(world_from_profile, osc_v3(p[0], p[1], p[2])));
+        if (c < clearance) clearance = c;
+    }
+    return clearance;
+}
+
+typedef struct path_step {
+    osc_pose world_from_profile;
+    double clearance; // sampled
+    int phase;        // 0 insertion, 1 turning at full insertion, 2 extraction
+} path_step;
+
+// the pose at path parameter `step` with the wobble scaled by `wobble`
+static osc_pose path_pose(const scenario* s, int step, double wobble, int* phase) {
+    double t = (double)step / (STEPS - 1);
+    double start = s->block_half.z + 5.0, depth = start - s->inserted_z;
+    double z, spin = 0;
+    if (t < 0.45) {
+        z = start - depth * t / 0.45;
+        *phase = 0;
+    } else if (t < 0.55) {
+        z = s->inserted_z;
+        spin = 3.0 * k_pi / 180 * sin(2 * k_pi * (t - 0.45) / 0.1);
+        *phase = 1;
+    } else {
+        z = s->inserted_z + depth * (t - 0.55) / 0.45;
+        *phase = 2;
+    }
+    double offset_x = 2.0 * wobble * sin(2 * k_pi * 3.0 * t);
+    double offset_y = 1.4 * wobble * cos(2 * k_pi * 2.0 * t);
+    double tilt = 0.02 * wobble * sin(2 * k_pi * 5.0 * t + 0.7);
+    osc_vec3 tilt_axis = osc_v3(cos(2 * k_pi * t), sin(2 * k_pi * t), 0);
+    osc_quat q = osc_quat_mul(osc_quat_from_axis_angle(tilt_axis, tilt),
+                              osc_quat_from_axis_angle(osc_v3(0, 0, 1), spin));
+    return osc_pose_make(osc_v3(offset_x, offset_y, z), q);
+}
+
+static void make_path(const scenario* s, path_step* path) {
+    peg_samples samples = sample_peg(s);
+    for (int k = 0; k < STEPS; ++k) {
+        double wobble = 1.0;
+        for (int shrink = 0; shrink < SHRINKS; ++shrink, wobble *= 0.7) {
+            path[k].world_from_profile = path_pose(s, k, wobble, &path[k].phase);
+            path[k].clearance = peg_clearance(s, &samples, path[k].world_from_profile);
+            if (path[k].clearance >= 0.2 * s->clearance) break;
+        }
+        if (path[k].clearance < 0.2 * s->clearance) { // no wobble at all
+            path[k].world_from_profile = path_pose(s, k, 0.0, &path[k].phase);
+            path[k].clearance = peg_clearance(s, &samples, path[k].world_from_profile);
+        }
+    }
+    free(samples.points);
+}
+
+// ---------------------------------------------------------------------------------------------
+// the measurements
+
+typedef struct step_record {
+    int contacts[3];      // cache on 1 thread, cache on 2 threads, no cache
+    double time[3];       // seconds, the smallest over the passes
+    double min_distance;  // of the contacts found without cache (inf when none)
+    int baseline_contacts;
+    double baseline_time, baseline_min_distance;
+    int status[3];
+} step_record;
+
+static osc_lmd_contact contacts[3][CAPACITY];
+
+// 1 when the two contact lists agree (features, and distances to 1e-9 of the clearance)
+static int same_contacts(const osc_lmd_contact* x, int nx, const osc_lmd_contact* y, int ny, double tol) {
+    if (nx != ny) return 0;
+    for (int i = 0; i < nx; ++i)
+        if (x[i].kind_a != y[i].kind_a || x[i].kind_b != y[i].kind_b || x[i].feature_a != y[i].feature_a ||
+            x[i].feature_b != y[i].feature_b || fabs(x[i].distance - y[i].distance) > tol)
+            return 0;
+    return 1;
+}
+
+static double median_of(const step_record* records, int count, int field, int baseline, int from, int to,
+                        int want_max) {
+    double* values = malloc((size_t)(to - from) * sizeof(double));
+    double best = -INFINITY;
+    for (int k = from; k < to; ++k) {
+        const step_record* r = &records[k];
+        double v;
+        if (baseline)
+            v = field == 0 ? r->baseline_contacts : 1e3 * r->baseline_time;
+        else
+            v = field < 3 ? r->contacts[field] : 1e3 * r->time[field - 3];
+        values[k - from] = v;
+        best = fmax(best, v);
+    }
+    (void)count;
+    double m = bench_median(values, to - from);
+    free(values);
+    return want_max ? best : m;
+}
+
+static osc_pose translate_z(double dz) {
+    return osc_pose_make(osc_v3(0, 0, dz), osc_quat_identity());
+}
+
+static void run_scenario(const scenario* s, const char* build) {
+    osc_brep *peg = NULL, *block = NULL;
+    if (osc_brep_create_revolved(s->peg, s->peg_count, NULL, &peg) != OSC_OK ||
+        osc_brep_create_block_with_hole(s->block_half, s->hole, s->hole_count, NULL, &block) != OSC_OK) {
+        fprintf(stderr, "bench_lmd %s: %s\n", s->name, osc_last_error());
+        osc_brep_destroy(peg);
+        return;
+    }
+    osc_brep_info peg_info, block_info;
+    osc_brep_get_info(peg, &peg_info);
+    osc_brep_get_info(block, &block_info);
+    // the builder may centre the profile: body = profile + (0, 0, shift)
+    double shift = peg_info.lo.z;
+    osc_pose body_from_profile = translate_z(shift), profile_from_body = translate_z(-shift);
+    (void)body_from_profile;
+
+    double start = bench_now();
+    lmd_baseline_mesh peg_mesh, block_mesh;
+    if (lmd_baseline_tessellate(peg, s->chordal_error, &peg_mesh) != 0 ||
+        lmd_baseline_tessellate(block, s->chordal_error, &block_mesh) != 0) {
+        fprintf(stderr, "bench_lmd %s: tessellation failed\n", s->name);
+        osc_brep_destroy(peg), osc_brep_destroy(block);
+        return;
+    }
+    double tessellation_time = bench_now() - start;
+    char path_name[1200];
+    snprintf(path_name, sizeof path_name, "%s/bench/lmd_%s_peg.obj", build, s->name);
+    lmd_baseline_write_obj(&peg_mesh, path_name);
+    snprintf(path_name, sizeof path_name, "%s/bench/lmd_%s_receptacle.obj", build, s->name);
+    lmd_baseline_write_obj(&block_mesh, path_name);
+
+    path_step* path = malloc(STEPS * sizeof(path_step));
+    make_path(s, path);
+    double smallest_clearance = INFINITY;
+    for (int k = 0; k < STEPS; ++k) smallest_clearance = fmin(smallest_clearance, path[k].clearance);
+
+    step_record* records = calloc(STEPS, sizeof(step_record));
+    osc_lmd_settings settings[3];
+    for (int v = 0; v < 3; ++v) {
+        settings[v] = osc_lmd_settings_default();
+        settings[v].d_max = s->d_max;
+        settings[v].threads = v == 1 ? 2 : 1;
+    }
+    int mismatched_threads = 0, mismatched_cache = 0, failures = 0;
+    for (int pass = 0; pass < PASSES; ++pass) {
+        osc_lmd_cache* caches[2] = {NULL, NULL};
+        osc_lmd_cache_create(&caches[0]);
+        osc_lmd_cache_create(&caches[1]);
+        for (int k = 0; k < STEPS; ++k) {
+            step_record* r = &records[k];
+            osc_pose pose_peg = osc_pose_compose(path[k].world_from_profile, profile_from_body);
+            osc_pose pose_block = osc_pose_identity();
+            int counts[3];
+            for (int v = 0; v < 3; ++v) {
+                counts[v] = 0;
+                double t0 = bench_now();
+                osc_status status = osc_lmd_query(peg, pose_peg, block, pose_block, &settings[v],
+                                                  v < 2 ? caches[v] : NULL, contacts[v], CAPACITY, &counts[v]);
+                double t = bench_now() - t0;
+                if (status != OSC_OK) {
+                    if (pass == 0 && failures++ < 5)
+                        fprintf(stderr, "bench_lmd %s step %d variant %d: %s\n", s->name, k, v,
+                                osc_last_error());
+                    r->status[v] = status;
+                }
+                if (pass == 0 || t < r->time[v]) r->time[v] = t;
+                r->contacts[v] = counts[v];
+            }
+            if (pass == 0) {
+                int n0 = counts[0] < CAPACITY ? counts[0] : CAPACITY;
+                int n1 = counts[1] < CAPACITY ? counts[1] : CAPACITY;
+                int n2 = counts[2] < CAPACITY ? counts[2] : CAPACITY;
+                double tol = 1e-9 * s->clearance + 1e-12;
+                int differ_threads = !same_contacts(contacts[0], n0, contacts[1], n1, tol);
+                int differ_cache = !same_contacts(contacts[0], n0, contacts[2], n2, tol);
+                if ((differ_threads || differ_cache) && mismatched_threads + mismatched_cache < 5)
+                    fprintf(stderr, "bench_lmd %s step %d: %d contacts with cache on 1 thread, %d on 2, %d "
+                            "without cache\n", s->name, k, counts[0], counts[1], counts[2]);
+                mismatched_threads += differ_threads;
+                mismatched_cache += differ_cache;
+                r->min_distance = INFINITY;
+                for (int i = 0; i < n2; ++i) r->min_distance = fmin(r->min_distance, contacts[2][i].distance);
+            }
+            double t0 = bench_now();
+            lmd_baseline_result base = lmd_baseline_contacts(&peg_mesh, pose_peg, &block_mesh, pose_block, s->d_max,
+                                                         settings[0].alpha);
+            double t = bench_now() - t0;
+            if (pass == 0 || t < r->baseline_time) r->baseline_time = t;
+            r->baseline_contacts = base.contacts;
+            r->baseline_min_distance = base.min_distance;
+        }
+        osc_lmd_cache_destroy(caches[0]);
+        osc_lmd_cache_destroy(caches[1]);
+    }
+
+    // CSV for the curves of thesis Figs 5.5-5.6 and 5.17-5.18
+    snprintf(path_name, sizeof path_name, "%s/bench/lmd_%s.csv", build, s->name);
+    FILE* csv = fopen(path_name, "w");
+    if (csv) {
+        fprintf(csv, "step,phase,z,sampled_clearance,contacts_cache_1t,time_ms_cache_1t,contacts_cache_2t,"
+                     "time_ms_cache_2t,contacts_no_cache,time_ms_no_cache,min_distance,baseline_contacts,"
+                     "baseline_time_ms,baseline_min_distance\n");
+        for (int k = 0; k < STEPS; ++k) {
+            const step_record* r = &records[k];
+            fprintf(csv, "%d,%d,%.6f,%.6f,%d,%.6f,%d,%.6f,%d,%.6f,%.6g,%d,%.6f,%.6g\n", k, path[k].phase,
+                    path[k].world_from_profile.p.z, path[k].clearance, r->contacts[0], 1e3 * r->time[0],
+                    r->contacts[1], 1e3 * r->time[1], r->contacts[2], 1e3 * r->time[2], r->min_distance,
+                    r->baseline_contacts, 1e3 * r->baseline_time, r->baseline_min_distance);
+        }
+        fclose(csv);
+    }
+
+    // figures
+    const char* suite = "lmd";
+    char name[64];
+    snprintf(name, sizeof name, "%s", s->name);
+    bench_report(suite, name, "peg_faces", peg_info.face_count, "count");
+    bench_report(suite, name, "peg_leaves", peg_info.leaf_count, "count");
+    bench_report(suite, name, "receptacle_faces", block_info.face_count, "count");
+    bench_report(suite, name, "receptacle_leaves", block_info.leaf_count, "count");
+    bench_report(suite, name, "peg_triangles", peg_mesh.triangle_count, "count");
+    bench_report(suite, name, "receptacle_triangles", block_mesh.triangle_count, "count");
+    bench_report(suite, name, "chordal_error", s->chordal_error, "mm");
+    bench_report(suite, name, "smallest_sampled_clearance", smallest_clearance, "mm");
+    // full insertion: the turning phase
+    int from = 0, to = 0;
+    for (int k = 0; k < STEPS; ++k)
+        if (path[k].phase == 1) {
+            if (to == 0) from = k;
+            to = k + 1;
+        }
+    static const char* variants[3] = {"cache_1_thread", "cache_2_threads", "no_cache_1_thread"};
+    double summary[3][4];
+    for (int v = 0; v < 3; ++v) {
+        double time_median = median_of(records, STEPS, 3 + v, 0, 0, STEPS, 0);
+        double time_max = median_of(records, STEPS, 3 + v, 0, 0, STEPS, 1);
+        double inserted_time = median_of(records, STEPS, 3 + v, 0, from, to, 0);
+        char metric[96];
+        snprintf(metric, sizeof metric, "time_median_%s", variants[v]);
+        bench_report_peer(suite, name, metric, time_median, "ms", "tessellation",
+                          median_of(records, STEPS, 1, 1, 0, STEPS, 0));
+        snprintf(metric, sizeof metric, "time_max_%s", variants[v]);
+        bench_report_peer(suite, name, metric, time_max, "ms", "tessellation",
+                          median_of(records, STEPS, 1, 1, 0, STEPS, 1));
+        snprintf(metric, sizeof metric, "time_median_inserted_%s", variants[v]);
+        bench_report_peer(suite, name, metric, inserted_time, "ms", "tessellation",
+                          median_of(records, STEPS, 1, 1, from, to, 0));
+        summary[v][0] = time_median, summary[v][1] = time_max, summary[v][2] = inserted_time;
+    }
+    double contacts_median = median_of(records, STEPS, 2, 0, 0, STEPS, 0);
+    double contacts_max = median_of(records, STEPS, 2, 0, 0, STEPS, 1);
+    double contacts_inserted = median_of(records, STEPS, 2, 0, from, to, 0);
+    double contacts_inserted_max = median_of(records, STEPS, 2, 0, from, to, 1);
+    double base_median = median_of(records, STEPS, 0, 1, 0, STEPS, 0);
+    double base_max = median_of(records, STEPS, 0, 1, 0, STEPS, 1);
+    double base_inserted = median_of(records, STEPS, 0, 1, from, to, 0);
+    double base_inserted_max = median_of(records, STEPS, 0, 1, from, to, 1);
+    bench_report_peer(suite, name, "contacts_median", contacts_median, "count", "tessellation", base_median);
+    bench_report_peer(suite, name, "contacts_max", contacts_max, "count", "tessellation", base_max);
+    bench_report_peer(suite, name, "contacts_inserted_median", contacts_inserted, "count", "tessellation",
+                      base_inserted);
+    bench_report_peer(suite, name, "contacts_inserted_max", contacts_inserted_max, "count", "tessellation",
+                      base_inserted_max);
+    bench_report(suite, name, "steps_count_differs_2_threads", mismatched_threads, "count");
+    bench_report(suite, name, "steps_count_differs_no_cache", mismatched_cache, "count");
+    bench_report(suite, name, "failed_queries", failures, "count");
+
+    fprintf(stderr,
+            "%s: peg %d faces %d leaves, receptacle %d faces %d leaves; meshes %d + %d triangles at %.2f mm "
+            "(%.2f s); %d steps, smallest sampled clearance %.4f mm, d_max %.2f mm\n"
+            "  contacts (ours / tessellation): median %.0f / %.0f, max %.0f / %.0f, inserted median %.0f / %.0f "
+            "(max %.0f / %.0f)\n",
+            s->name, peg_info.face_count, peg_info.leaf_count, block_info.face_count, block_info.leaf_count,
+            peg_mesh.triangle_count, block_mesh.triangle_count, s->chordal_error, tessellation_time, STEPS,
+            smallest_clearance, s->d_max, contacts_median, base_median, contacts_max, base_max,
+            contacts_inserted, base_inserted, contacts_inserted_max, base_inserted_max);
+    for (int v = 0; v < 3; ++v)
+        fprintf(stderr, "  %-18s time median %.3f ms, max %.3f ms, inserted median %.3f ms\n", variants[v],
+                summary[v][0], summary[v][1], summary[v][2]);
+    fprintf(stderr, "  %-18s time median %.3f ms, max %.3f ms, inserted median %.3f ms\n", "tessellation",
+            median_of(records, STEPS, 1, 1, 0, STEPS, 0),
+            median_of(records, STEPS, 1, 1, 0, STEPS, 1), median_of(records, STEPS, 1, 1, from, to, 0));
+    fprintf(stderr, "  steps whose contacts differ: 2 threads %d, no cache %d; failed queries %d\n",
+            mismatched_threads, mismatched_cache, failures);
+
+    free(records);
+    free(path);
+    lmd_baseline_free(&peg_mesh), lmd_baseline_free(&block_mesh);
+    osc_brep_destroy(peg), osc_brep_destroy(block);
+}
+
+int main(int argc, char** argv) {
+    (void)argc;
+    char build[1024];
+    bench_build_dir(argv[0], build, sizeof build);
+    const scenario scenarios[2] = {
+        {"peg_1pct", peg1, (int)(sizeof peg1 / sizeof *peg1 / 2), hole1, (int)(sizeof hole1 / sizeof *hole1 / 2),
+         {45, 45, 70}, 0.25, 0.25, 2.5, -29.0},
+        {"hotstab", peg2, (int)(sizeof peg2 / sizeof *peg2 / 2), hole2, (int)(sizeof hole2 / sizeof *hole2 / 2),
+         {45, 45, 80}, 0.1, 0.1, 1.0, -49.5},
+    };
+    for (int i = 0; i < 2; ++i) run_scenario(&scenarios[i], build);
+    return 0;
+}
