@@ -1,0 +1,410 @@
+// test_brep_step.c: the STEP importer (src/brep_step.c, src/brep_step_parse.c). Oracles: the
+// hand-written peg of tests/data/step (known faces, sizes, units), the OpenCASCADE screw and link
+// rods fetched by tools/fetch_cad.sh (known face types, unsupported B-splines), the surfaces'
+// own evaluation (every vertex on both of its faces, every trim end on one of its face's edges),
+// the even-odd test of the model (each trim piece separates inside from outside), and malformed
+// files (truncations, mutations, lying references) that must fail with a status, never crash.
+
+#include "brep_step_internal.h"
+#include "osculate/brep.h"
+#include "test_common.h"
+
+#define PEG_PATH OSC_TEST_DATA_DIR "/step/peg.step"
+#define SCREW_PATH OSC_MODEL_DIR "/cad/screw.step"
+#define LINKRODS_PATH OSC_MODEL_DIR "/cad/linkrods.step"
+
+static char* read_text(const char* path, size_t* size) {
+    FILE* file = fopen(path, "rb");
+    if (!file) return NULL;
+    fseek(file, 0, SEEK_END);
+    long length = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char* text = malloc((size_t)length + 1);
+    if (text && fread(text, 1, (size_t)length, file) != (size_t)length) {
+        free(text);
+        text = NULL;
+    }
+    fclose(file);
+    if (text) text[length] = '\0';
+    *size = (size_t)length;
+    return text;
+}
+
+static double desc_scale(const osc_brep_desc* d) {
+    double extent = 1.0;
+    for (int i = 0; i < d->vertex_count; ++i)
+        for (int j = 0; j < d->vertex_count; ++j) extent = fmax(extent, osc_length(osc_sub(d->vertices[i], d->vertices[j])));
+    return extent;
+}
+
+// distance from x to edge e's curve (the whole circle for arcs)
+static double edge_distance(const osc_brep_edge* e, osc_vec3 x) {
+    osc_vec3 d = osc_sub(x, e->origin);
+    if (e->type == OSC_CURVE_LINE) {
+        double t = fmin(fmax(osc_dot(d, e->axis), e->t0), e->t1);
+        return osc_length(osc_sub(d, osc_scale(e->axis, t)));
+    }
+    double h = osc_dot(d, e->axis);
+    double rho = osc_length(osc_sub(d, osc_scale(e->axis, h)));
+    return hypot(h, rho - e->radius);
+}
+
+// distance from x to the (untrimmed, both-branch) surface by its implicit form: an oracle
+// independent of any parametrisation
+static double surface_distance(const osc_brep_surface* s, osc_vec3 x) {
+    osc_vec3 d = osc_sub(x, s->origin);
+    double h = osc_dot(d, s->axis), rho = osc_length(osc_sub(d, osc_scale(s->axis, h)));
+    switch (s->type) {
+    case OSC_SURFACE_PLANE: return fabs(h);
+    case OSC_SURFACE_CYLINDER: return fabs(rho - s->radius);
+    case OSC_SURFACE_CONE: { // both nappes of the double cone
+        double apex = -s->radius / tan(s->angle);
+        return fmin(fabs(rho * cos(s->angle) - (h - apex) * sin(s->angle)),
+                    fabs(rho * cos(s->angle) + (h - apex) * sin(s->angle)));
+    }
+    case OSC_SURFACE_SPHERE: return fabs(hypot(rho, h) - s->radius);
+    case OSC_SURFACE_TORUS:
+        return fmin(fabs(hypot(rho - s->radius, h) - s->radius2), fabs(hypot(rho + s->radius, h) - s->radius2));
+    }
+    return INFINITY;
+}
+
+static osc_vec3 trim_point(const osc_brep_surface* s, const osc_brep_trim* t, double along) {
+    if (t->kind == OSC_TRIM_LINE)
+        return osc_brep_surface_point(s, t->start[0] + along * (t->end[0] - t->start[0]),
+                                      t->start[1] + along * (t->end[1] - t->start[1]), NULL);
+    double angle = t->angle0 + along * t->sweep;
+    return osc_brep_surface_point(s, t->center[0] + t->radius * cos(angle), t->center[1] + t->radius * sin(angle), NULL);
+}
+
+// what every imported description must satisfy; `exact` when every trim end must lie on an edge of
+// its face (no sampled, left-out edges)
+static void check_desc(const osc_brep_desc* d, const char* name, int exact) {
+    double scale = desc_scale(d), tolerance = 1e-9 * scale;
+    for (int f = 0; f < d->face_count; ++f) {
+        const osc_brep_face* face = &d->faces[f];
+        const osc_brep_surface* s = &d->surfaces[face->surface];
+        CHECK_MSG(face->umin < face->umax && face->vmin < face->vmax, "%s face %d: empty box", name, f);
+        if (s->type != OSC_SURFACE_PLANE)
+            CHECK_MSG(face->umax - face->umin <= 2 * TEST_PI + 1e-12, "%s face %d: u spans %.17g", name, f,
+                      face->umax - face->umin);
+        for (int l = face->loop_begin; l < face->loop_begin + face->loop_count; ++l) {
+            CHECK(d->loops[l].trim_count > 0);
+            for (int t = d->loops[l].trim_begin; t < d->loops[l].trim_begin + d->loops[l].trim_count; ++t) {
+                const osc_brep_trim* trim = &d->trims[t];
+                double lo[2] = {face->umin - 1e-9, face->vmin - 1e-9}, hi[2] = {face->umax + 1e-9, face->vmax + 1e-9};
+                for (int k = 0; k < 2; ++k) {
+                    double a = trim->kind == OSC_TRIM_LINE ? fmin(trim->start[k], trim->end[k]) : trim->center[k] - trim->radius;
+                    double b = trim->kind == OSC_TRIM_LINE ? fmax(trim->start[k], trim->end[k]) : trim->center[k] + trim->radius;
+                    CHECK_MSG(a >= lo[k] && b <= hi[k], "%s face %d trim %d outside the box", name, f, t);
+                }
+                // the loop is closed: this piece ends where the next starts
+                int next = t + 1 < d->loops[l].trim_begin + d->loops[l].trim_count ? t + 1 : d->loops[l].trim_begin;
+                osc_vec3 end = trim_point(s, trim, 1.0), start = trim_point(s, &d->trims[next], 0.0);
+                CHECK_MSG(osc_length(osc_sub(end, start)) <= 1e-7 * scale, "%s face %d: loop %d open at trim %d", name, f, l, t);
+                if (!exact) continue;
+                // the piece's ends and middle map onto one of the face's edges (or a pole / apex)
+                for (int m = 0; m < 3; ++m) {
+                    osc_vec3 x = trim_point(s, trim, 0.5 * m);
+                    double best = INFINITY;
+                    for (int e = 0; e < d->edge_count; ++e)
+                        if (d->edges[e].face[0] == f || d->edges[e].face[1] == f)
+                            best = fmin(best, edge_distance(&d->edges[e], x));
+                    double uv[2];
+                    int regular = osc_brep_project(s, x, uv);
+                    CHECK_MSG(best <= 1e-7 * scale || !regular, "%s face %d trim %d: %.3g from the edges", name, f, t, best);
+                }
+            }
+        }
+    }
+    for (int e = 0; e < d->edge_count; ++e) {
+        const osc_brep_edge* edge = &d->edges[e];
+        CHECK(edge->t0 < edge->t1);
+        CHECK(edge->face[0] >= 0 && edge->face[0] < d->face_count && edge->face[1] >= 0 && edge->face[1] < d->face_count);
+        if (edge->type == OSC_CURVE_CIRCLE && edge->vertex[0] < 0) CHECK_NEAR(edge->t1 - edge->t0, 2 * TEST_PI, 1e-12);
+        for (int k = 0; k < 2; ++k) {
+            if (edge->vertex[k] < 0) continue;
+            osc_vec3 x = d->vertices[edge->vertex[k]];
+            osc_vec3 c = edge->type == OSC_CURVE_LINE
+                             ? osc_add(edge->origin, osc_scale(edge->axis, k ? edge->t1 : edge->t0))
+                             : osc_add(edge->origin,
+                                       osc_scale(osc_add(osc_scale(edge->ref, cos(k ? edge->t1 : edge->t0)),
+                                                         osc_scale(osc_cross(edge->axis, edge->ref), sin(k ? edge->t1 : edge->t0))),
+                                                 edge->radius));
+            CHECK_MSG(osc_length(osc_sub(x, c)) <= 1e-7 * scale, "%s edge %d: vertex %d is not at t%d", name, e, k, k);
+            for (int side = 0; side < 2; ++side) { // on both faces
+                const osc_brep_surface* s = &d->surfaces[d->faces[edge->face[side]].surface];
+                CHECK_MSG(surface_distance(s, x) <= tolerance * 100, "%s edge %d vertex %d: %.3g off face %d", name, e,
+                          k, surface_distance(s, x), edge->face[side]);
+                if (s->type == OSC_SURFACE_TORUS && s->radius2 >= s->radius) continue; // beyond osc_brep_project
+                double uv[2]; // projection round trip
+                osc_brep_project(s, x, uv);
+                osc_vec3 back = osc_brep_surface_point(s, uv[0], uv[1], NULL);
+                CHECK_MSG(osc_length(osc_sub(back, x)) <= tolerance * 100, "%s edge %d vertex %d: %.3g from its projection "
+                          "on face %d", name, e, k, osc_length(osc_sub(back, x)), edge->face[side]);
+            }
+        }
+    }
+}
+
+// every trim piece of every face separates inside from outside (the even-odd test of the model),
+// except seams on the box's periodic sides and pieces collapsed to a pole or apex
+static void check_separation(const osc_brep* brep, const char* name) {
+    const osc_brep_desc* d = osc_brep_description(brep);
+    int tested = 0;
+    for (int f = 0; f < d->face_count; ++f) {
+        const osc_brep_face* face = &d->faces[f];
+        const osc_brep_surface* s = &d->surfaces[face->surface];
+        double size = fmax(face->umax - face->umin, face->vmax - face->vmin), step = 1e-5 * size;
+        for (int t = d->loops[face->loop_begin].trim_begin;
+             face->loop_count > 0 && t < d->loops[face->loop_begin + face->loop_count - 1].trim_begin +
+                                             d->loops[face->loop_begin + face->loop_count - 1].trim_count;
+             ++t) {
+            const osc_brep_trim* trim = &d->trims[t];
+            double mid[2], normal[2];
+            if (trim->kind == OSC_TRIM_LINE) {
+                double du = trim->end[0] - trim->start[0], dv = trim->end[1] - trim->start[1], length = hypot(du, dv);
+                if (length < 100 * step) continue;
+                if (s->type != OSC_SURFACE_PLANE && fabs(du) < 1e-12 &&
+                    (fabs(trim->start[0] - face->umin) < 1e-9 || fabs(trim->start[0] - face->umax) < 1e-9))
+                    continue; // a seam
+                if (s->type == OSC_SURFACE_TORUS && fabs(dv) < 1e-12 &&
+                    (fabs(trim->start[1] - face->vmin) < 1e-9 || fabs(trim->start[1] - face->vmax) < 1e-9))
+                    continue;
+                if (osc_length(osc_sub(trim_point(s, trim, 0.0), trim_point(s, trim, 1.0))) < 1e-9) continue; // a pole
+                mid[0] = trim->start[0] + 0.5 * du;
+                mid[1] = trim->start[1] + 0.5 * dv;
+                normal[0] = -dv / length;
+                normal[1] = du / length;
+            } else {
+                double angle = trim->angle0 + 0.5 * trim->sweep;
+                mid[0] = trim->center[0] + trim->radius * cos(angle);
+                mid[1] = trim->center[1] + trim->radius * sin(angle);
+                normal[0] = cos(angle);
+                normal[1] = sin(angle);
+            }
+            int a = osc_brep_face_contains(brep, f, mid[0] + step * normal[0], mid[1] + step * normal[1]);
+            int b = osc_brep_face_contains(brep, f, mid[0] - step * normal[0], mid[1] - step * normal[1]);
+            CHECK_MSG(a != b, "%s face %d trim %d: inside on %s sides", name, f, t, a ? "both" : "neither");
+            ++tested;
+        }
+    }
+    CHECK(tested > 0);
+}
+
+static void test_peg(void) {
+    size_t size = 0;
+    char* text = read_text(PEG_PATH, &size);
+    CHECK_MSG(text != NULL, "cannot read %s", PEG_PATH);
+    if (!text) return;
+    osc_brep_desc d;
+    osc_brep_import_report report;
+    CHECK_STATUS(step_convert(text, size, 0, &d, &report), OSC_OK);
+    CHECK(report.solids == 1 && report.faces_read == 4 && report.faces_imported == 4);
+    CHECK(report.faces_unsupported == 0 && report.edges_unsupported == 0 && report.first_unsupported[0] == '\0');
+    CHECK_NEAR(report.length_unit, 0.001, 1e-15);
+    CHECK(d.face_count == 4 && d.edge_count == 5 && d.vertex_count == 3);
+    if (d.face_count == 4) {
+        const osc_surface_type types[4] = {OSC_SURFACE_PLANE, OSC_SURFACE_CYLINDER, OSC_SURFACE_CONE, OSC_SURFACE_PLANE};
+        const int senses[4] = {-1, 1, 1, 1};
+        for (int f = 0; f < 4; ++f) {
+            const osc_brep_surface* s = &d.surfaces[d.faces[f].surface];
+            CHECK(s->type == types[f] && s->sense == senses[f]);
+        }
+        const osc_brep_surface* cone = &d.surfaces[d.faces[2].surface];
+        CHECK_NEAR(cone->angle, TEST_PI / 4, 1e-12); // 45 in a DEGREE unit
+        CHECK_NEAR(cone->radius, 2.0, 0.0);
+        // the cylinder's loop: u over one full period, v from 0 to 4
+        CHECK_NEAR(d.faces[1].umax - d.faces[1].umin, 2 * TEST_PI, 1e-12);
+        CHECK_NEAR(d.faces[1].vmin, 0.0, 1e-12);
+        CHECK_NEAR(d.faces[1].vmax, 4.0, 1e-12);
+        CHECK_NEAR(d.faces[2].vmax - d.faces[2].vmin, sqrt(2.0), 1e-12); // the frustum's slant
+        CHECK(d.trims[d.loops[d.faces[0].loop_begin].trim_begin].kind == OSC_TRIM_ARC); // exact circles on planes
+        CHECK(d.trim_count == 10);                                                        // every piece exact
+    }
+    int circles = 0;
+    for (int e = 0; e < d.edge_count; ++e) circles += d.edges[e].type == OSC_CURVE_CIRCLE;
+    CHECK(circles == 3);
+    check_desc(&d, "peg", 1);
+    step_desc_free(&d);
+
+    osc_brep* brep = NULL;
+    CHECK_STATUS(osc_brep_read_step(text, size, 0, NULL, &brep, &report), OSC_OK);
+    if (brep) {
+        osc_brep_info info;
+        CHECK_STATUS(osc_brep_get_info(brep, &info), OSC_OK);
+        CHECK(info.face_count == 4 && info.edge_count == 5 && info.vertex_count == 3);
+        CHECK(info.hi.z >= 5.0 - 1e-9 && info.lo.z <= 1e-9); // a bounding box
+        check_separation(brep, "peg");
+        osc_brep_destroy(brep);
+    }
+    CHECK_STATUS(osc_brep_load_step(PEG_PATH, 0, NULL, &brep, NULL), OSC_OK);
+    osc_brep_destroy(brep);
+    free(text);
+}
+
+static void test_screw(void) {
+    size_t size = 0;
+    char* text = read_text(SCREW_PATH, &size);
+    if (!text) {
+        printf("  skipped: %s missing (make models runs tools/fetch_cad.sh)\n", SCREW_PATH);
+        return;
+    }
+    osc_brep_desc d;
+    osc_brep_import_report report;
+    // its plane / torus edges are B-spline curves: refused without skip, sampled with it
+    CHECK_STATUS(step_convert(text, size, 0, &d, &report), OSC_ERR_UNSUPPORTED);
+    CHECK(strcmp(report.first_unsupported, "#24 B_SPLINE_CURVE_WITH_KNOTS") == 0);
+    CHECK_STATUS(step_convert(text, size, 1, &d, &report), OSC_OK);
+    CHECK(report.faces_read == 10 && report.faces_imported == 10 && report.faces_unsupported == 0);
+    CHECK(report.edges_imported == 15 && report.edges_unsupported == 7);
+    int counts[5] = {0, 0, 0, 0, 0};
+    for (int f = 0; f < d.face_count; ++f) ++counts[d.surfaces[d.faces[f].surface].type];
+    CHECK_MSG(counts[OSC_SURFACE_PLANE] == 4 && counts[OSC_SURFACE_CYLINDER] == 1 && counts[OSC_SURFACE_CONE] == 2 &&
+                  counts[OSC_SURFACE_SPHERE] == 0 && counts[OSC_SURFACE_TORUS] == 3,
+              "planes %d cylinders %d cones %d tori %d", counts[0], counts[1], counts[2], counts[4]);
+    check_desc(&d, "screw", 0);
+    step_desc_free(&d);
+    osc_brep* brep = NULL;
+    osc_status status = osc_brep_read_step(text, size, 1, NULL, &brep, &report);
+    // the head's tori are spindle tori (R = 8.25 < r = 54.87) whose faces lie where R + r cos v < 0;
+    // the model refuses r >= R for now (brep.h), which is the only failure allowed here
+    CHECK_MSG(status == OSC_OK || (status == OSC_ERR_INVALID_ARGUMENT && strstr(osc_last_error(), "radius2")),
+              "%d %s", (int)status, osc_last_error());
+    if (status != OSC_OK) printf("  note: %s\n", osc_last_error());
+    if (brep) {
+        check_separation(brep, "screw");
+        osc_brep_destroy(brep);
+    }
+    free(text);
+}
+
+static void test_linkrods(void) {
+    size_t size = 0;
+    char* text = read_text(LINKRODS_PATH, &size);
+    if (!text) {
+        printf("  skipped: %s missing (make models runs tools/fetch_cad.sh)\n", LINKRODS_PATH);
+        return;
+    }
+    osc_brep* brep = NULL;
+    osc_brep_import_report report;
+    CHECK_STATUS(osc_brep_read_step(text, size, 0, NULL, &brep, &report), OSC_ERR_UNSUPPORTED);
+    CHECK(brep == NULL);
+    CHECK(strstr(osc_last_error(), "B_SPLINE_SURFACE") != NULL);
+    CHECK(strncmp(report.first_unsupported, "#539 ", 5) == 0 && strstr(report.first_unsupported, "B_SPLINE_SURFACE"));
+    osc_brep_desc d;
+    CHECK_STATUS(step_convert(text, size, 1, &d, &report), OSC_OK);
+    CHECK(report.faces_read == 37 && report.faces_unsupported == 18 && report.faces_imported == 19);
+    CHECK(strncmp(report.first_unsupported, "#539 ", 5) == 0);
+    check_desc(&d, "linkrods", 0);
+    step_desc_free(&d);
+    free(text);
+}
+
+// replaces the first `from` of `text` by `to` into a new string
+static char* replaced(const char* text, const char* from, const char* to) {
+    const char* at = strstr(text, from);
+    if (!at) return NULL;
+    size_t head = (size_t)(at - text), length = strlen(text) - strlen(from) + strlen(to);
+    char* out = malloc(length + 1);
+    memcpy(out, text, head);
+    strcpy(out + head, to);
+    strcat(out, at + strlen(from));
+    return out;
+}
+
+static int is_failure(osc_status status) {
+    return status == OSC_ERR_PARSE || status == OSC_ERR_UNSUPPORTED;
+}
+
+static void test_bad_input(void) {
+    size_t size = 0;
+    char* text = read_text(PEG_PATH, &size);
+    if (!text) return;
+    osc_brep* brep = (osc_brep*)&size;
+    osc_brep_import_report report;
+    CHECK_STATUS(osc_brep_read_step("", 0, 0, NULL, &brep, &report), OSC_ERR_PARSE);
+    CHECK(brep == NULL);
+    CHECK_STATUS(osc_brep_read_step("garbage", 7, 0, NULL, &brep, &report), OSC_ERR_PARSE);
+    CHECK_STATUS(osc_brep_read_step(text, size, 0, NULL, NULL, &report), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_brep_read_step(NULL, 3, 0, NULL, &brep, &report), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_brep_load_step(OSC_TEST_DATA_DIR "/step/no_such_file.step", 0, NULL, &brep, NULL), OSC_ERR_IO);
+    // every truncation fails with a parse error naming a line
+    int truncations = 0;
+    for (size_t cut = 0; cut + 1 < size; cut += 1 + cut / 40) {
+        osc_brep_desc d;
+        osc_status status = step_convert(text, cut, 0, &d, &report);
+        CHECK_MSG(status == OSC_ERR_PARSE && strstr(osc_last_error(), "line "), "cut at %zu: %d %s", cut, (int)status,
+                  osc_last_error());
+        ++truncations;
+    }
+    CHECK(truncations > 50);
+    struct {
+        const char* from;
+        const char* to;
+        osc_status expected;
+        const char* message;
+    } edits[] = {
+        {"#11 = CLOSED_SHELL('',(#20,", "#11 = CLOSED_SHELL('',(#999,", OSC_ERR_PARSE, "#999, which is not defined"},
+        {"MANIFOLD_SOLID_BREP('it''s a peg',#11)", "MANIFOLD_SOLID_BREP('cycle',#10)", OSC_ERR_PARSE, "CLOSED_SHELL"},
+        {"#73 = EDGE_CURVE('',#80,#81,#93,.T.);", "#73 = EDGE_CURVE('',#73,#81,#93,.T.);", OSC_ERR_PARSE, "VERTEX_POINT"},
+        {"#85 = CARTESIAN_POINT('',(1.,0.,5.));", "#85 = CARTESIAN_POINT('',(1.5,0.,5.));", OSC_ERR_PARSE, "not on"},
+        {"DATA;", "", OSC_ERR_PARSE, "line"},
+        {"ENDSEC;\nEND-ISO", "END-ISO", OSC_ERR_PARSE, "line"},
+        {"#2 = ", "#99999999999999999999 = ", OSC_ERR_PARSE, "too large"},
+        {"#2 = ", "#3 = ", OSC_ERR_PARSE, "defined twice"},
+        {"(0.,0.,1.)", "(((((((((((((((((((((((((((((((((((((((((((((((((((((0.)))))))))))))))))))))))))))))))))))))))))))))))))))))",
+         OSC_ERR_PARSE, "nested"},
+        {"#41 = CYLINDRICAL_SURFACE('',#60,2.);", "#41 = CYLINDRICAL_SURFACE('',#60,-2.);", OSC_ERR_PARSE, "positive"},
+        {"#41 = CYLINDRICAL_SURFACE('',#60,2.);", "#41 = B_SPLINE_SURFACE_WITH_KNOTS('',#60,2.);", OSC_ERR_UNSUPPORTED,
+         "#41 B_SPLINE_SURFACE_WITH_KNOTS"},
+        {"#10 = MANIFOLD_SOLID_BREP(", "#10 = SHELL_BASED_SURFACE_MODEL(", OSC_ERR_UNSUPPORTED, "no MANIFOLD_SOLID_BREP"},
+        {"'it''s a peg'", "'unterminated", OSC_ERR_PARSE, "line"},
+        {"/* edges", "/* edges never closed", OSC_ERR_PARSE, "line"},
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; ++i) {
+        char* bad = replaced(text, edits[i].from, edits[i].to);
+        CHECK(bad != NULL);
+        if (!bad) continue;
+        if (strstr(edits[i].to, "never closed")) { // drop the comment's end
+            char* end = strstr(bad, "two seams */");
+            if (end) memcpy(end + 10, "  ", 2);
+        }
+        brep = (osc_brep*)&size;
+        osc_status status = osc_brep_read_step(bad, strlen(bad), 0, NULL, &brep, &report);
+        CHECK_MSG(status == edits[i].expected && brep == NULL, "edit %zu: %d (%s)", i, (int)status, osc_last_error());
+        CHECK_MSG(strstr(osc_last_error(), edits[i].message) != NULL, "edit %zu: '%s' lacks '%s'", i, osc_last_error(),
+                      edits[i].message);
+        free(bad);
+    }
+    // random byte mutations: a status, never a crash; an accepted mutant is a sane description
+    test_rng rng = {20261121};
+    int accepted = 0;
+    char* mutant = malloc(size + 1);
+    for (int trial = 0; trial < 3000; ++trial) {
+        memcpy(mutant, text, size + 1);
+        int edits_count = 1 + (int)(test_rng_next(&rng) % 4);
+        static const char alphabet[] = "#=(),;'.$*0123456789-+E TF/";
+        for (int k = 0; k < edits_count; ++k)
+            mutant[test_rng_next(&rng) % size] = alphabet[test_rng_next(&rng) % (sizeof alphabet - 1)];
+        osc_brep_desc d;
+        osc_status status = step_convert(mutant, size, (int)(trial & 1), &d, &report);
+        CHECK_MSG(status == OSC_OK || is_failure(status), "mutant %d: status %d", trial, (int)status);
+        if (status == OSC_OK) {
+            ++accepted;
+            CHECK(d.face_count >= 1 && d.face_count <= 4 && d.edge_count <= 5);
+            step_desc_free(&d);
+        }
+    }
+    printf("  %d of 3000 mutants accepted\n", accepted);
+    free(mutant);
+    free(text);
+}
+
+int main(void) {
+    RUN(test_peg);
+    RUN(test_screw);
+    RUN(test_linkrods);
+    RUN(test_bad_input);
+    return test_finish();
+}
