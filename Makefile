@@ -34,6 +34,7 @@ demo: $(BUILD)/CMakeCache.txt
 # the real meshes the tests and benchmarks read (CGAL's data from Debian's libcgal-demo; see data/README.md)
 models:
 	sh tools/fetch_models.sh $(BUILD)/models
+	sh tools/fetch_cad.sh $(BUILD)/models/cad
 
 # every test
 test: build models
