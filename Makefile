@@ -36,9 +36,11 @@ models:
 	sh tools/fetch_models.sh $(BUILD)/models
 	sh tools/fetch_cad.sh $(BUILD)/models/cad
 
-# every test
+# every test: the C tests, then the Python package's (python/run_tests.sh: a virtual environment in
+# $(BUILD)/python-venv, pip install ./python, pytest)
 test: build models
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	sh python/run_tests.sh $(BUILD)
 
 # the C tests under AddressSanitizer and UndefinedBehaviorSanitizer
 test-sanitize: models
