@@ -19,8 +19,8 @@ enum { MAX_PROFILE = 256 };
 typedef struct desc_builder {
     osc_brep_surface surfaces[MAX_PROFILE + 8];
     osc_brep_face faces[MAX_PROFILE + 8];
-    osc_brep_loop loops[16];
-    osc_brep_trim trims[32];
+    osc_brep_loop loops[2 * MAX_PROFILE + 8];  // at most two circles per disc, one box outline
+    osc_brep_trim trims[2 * MAX_PROFILE + 16];
     osc_brep_edge edges[MAX_PROFILE + 16];
     osc_vec3 vertices[16];
     int ns, nf, nl, nt, ne, nv;

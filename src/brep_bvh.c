@@ -257,6 +257,8 @@ static osc_status add_face_leaves(osc_brep* b, int face, leaf_list* list) {
         nv = pieces_for(dv, amax, 256);
         break;
     }
+    b->face_data[face].grid[0] = nu;
+    b->face_data[face].grid[1] = nv;
     for (int i = 0; i < nu; i++) {
         for (int j = 0; j < nv; j++) {
             double u0 = f->umin + du * i / nu, u1 = f->umin + du * (i + 1) / nu;
@@ -315,11 +317,12 @@ static osc_status add_face_leaves(osc_brep* b, int face, leaf_list* list) {
 
 static osc_status add_edge_leaves(osc_brep* b, int edge, leaf_list* list) {
     const osc_brep_edge* e = &b->edges[edge];
-    const osc_edge_data* ed = &b->edge_data[edge];
+    osc_edge_data* ed = &b->edge_data[edge];
     if (ed->status != OSC_EDGE_CONVEX) return OSC_OK; // thesis §1.3.1.3: no LMD on them
     const osc_geo* g = &ed->geo;
     int n = g->kind == OSC_GEO_LINE ? pieces_for(e->t1 - e->t0, b->scale / 8.0, 64)
                                     : pieces_for(e->t1 - e->t0, b->settings.alpha_max, 256);
+    b->edge_data[edge].grid = n;
     for (int i = 0; i < n; i++) {
         double t0 = e->t0 + (e->t1 - e->t0) * i / n, t1 = e->t0 + (e->t1 - e->t0) * (i + 1) / n;
         double tm = 0.5 * (t0 + t1);

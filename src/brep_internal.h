@@ -86,7 +86,7 @@ typedef struct osc_face_data {
     int piece_begin, piece_count;
     bool periodic_u, periodic_v;
     int convexity;            ///< +1 convex, -1 concave, 0 plane (thesis Fig. 1.26)
-    int type_id;              ///< 0..8 (Table 2.2 classes, see brep_bvh.c)
+    int grid[2];              ///< the BVH's pieces along u and v (brep_bvh.c), for contact keys
 } osc_face_data;
 
 /// Per-edge data.
@@ -94,6 +94,7 @@ typedef struct osc_edge_data {
     osc_geo geo;              ///< body frame
     osc_edge_status status;
     double side[2];           ///< sign s_i with m_i = s_i (n_i x tangent) pointing into face i
+    int grid;                 ///< the BVH's pieces along the edge, for contact keys
 } osc_edge_data;
 
 /// Per-vertex data: outgoing unit tangents of its convex edges (body frame).

@@ -196,10 +196,12 @@ static bool cones_separated(const traversal* t, const osc_brep_leaf* la, const o
         double min_a = 1.0, min_b = 1.0;
         for (int i = 0; i < na; i++) min_a = fmin(min_a, osc_dot(g[i], m));
         for (int i = na; i < n; i++) min_b = fmin(min_b, osc_dot(g[i], m));
-        // every direction of A's cone is at least asin(min_a) above the plane, B's asin(min_b):
-        // dilated by alpha each, antipodal directions need asin(min_a) + asin(min_b) <= 2 alpha
-        double beta = asin(fmax(-1.0, min_a)) + asin(fmax(-1.0, min_b));
-        if (beta > 2.0 * t->alpha + 1e-12) return true;
+        // all generators strictly on one side (Algorithm 4): every direction of A's cone is then at
+        // least asin(min_a) above the plane, B's asin(min_b) (a normalised positive combination
+        // of vectors above the plane is no lower than the lowest); dilated by alpha each,
+        // antipodal directions would need asin(min_a) + asin(min_b) <= 2 alpha
+        if (!(min_a > 0.0 && min_b > 0.0)) continue;
+        if (asin(min_a) + asin(min_b) > 2.0 * t->alpha + 1e-12) return true;
     }
     return false;
 }
@@ -451,7 +453,8 @@ static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_
     cache->warm_next = wt;
     cache->warm_next_cap = wc;
     qsort(cache->found, (size_t)nf, sizeof(tagged_contact), compare_contacts);
-    double tol = 1e-7 * fmax(a->brep->scale, b->brep->scale);
+    // one local minimum found from several leaf pairs (or a flat valley of a near-conformal pair)
+    double tol = 1e-5 * fmax(a->brep->scale, b->brep->scale);
     int unique = 0;
     for (int i = 0; i < nf; i++) {
         bool dup = false;

@@ -240,6 +240,24 @@ static int in_polar(const wfeat* f, osc_vec3 p, const double* param, osc_vec3 di
     return 1;
 }
 
+// The BVH piece of a feature holding the parameters: keys follow the footpoint, not the leaf pair
+// that found it (the same with or without a cache).
+static uint64_t piece_cell(const wfeat* f, const double* param) {
+    const osc_brep* b = f->body->brep;
+    const osc_brep_leaf* leaf = f->leaf;
+    if (leaf->kind == OSC_FEATURE_VERTEX) return 0;
+    if (leaf->kind == OSC_FEATURE_EDGE) {
+        const osc_brep_edge* e = &b->edges[leaf->feature];
+        double c = floor(b->edge_data[leaf->feature].grid * (param[0] - e->t0) / (e->t1 - e->t0));
+        return (uint64_t)(int64_t)c;
+    }
+    const osc_brep_face* face = &b->faces[leaf->feature];
+    const int* grid = b->face_data[leaf->feature].grid;
+    double cu = floor(grid[0] * (param[0] - face->umin) / (face->umax - face->umin));
+    double cv = floor(grid[1] * (param[1] - face->vmin) / (face->vmax - face->vmin));
+    return ((uint64_t)(int64_t)cu << 20) ^ (uint64_t)(int64_t)cv;
+}
+
 static uint64_t mix64(uint64_t h, uint64_t v) {
     h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
     h *= 0xff51afd7ed558ccdull;
@@ -282,8 +300,8 @@ static int emit(const wfeat* A, const wfeat* B, const double* ta, const double* 
     h = mix64(h, (uint64_t)(uint32_t)c->feature_a);
     h = mix64(h, (uint64_t)c->kind_b);
     h = mix64(h, (uint64_t)(uint32_t)c->feature_b);
-    h = mix64(h, (uint64_t)(uint32_t)A->leaf_index);
-    h = mix64(h, (uint64_t)(uint32_t)B->leaf_index);
+    h = mix64(h, piece_cell(A, param_a));
+    h = mix64(h, piece_cell(B, param_b));
     h = mix64(h, (uint64_t)(uint32_t)(sample + 1));
     c->key = h;
     c->flags = flags;
@@ -372,8 +390,9 @@ static int meridian_samples(const wfeat* f, const osc_brep_leaf* leaf, double sc
         return 1;
     }
     for (int i = 0; i < 9; i++)
-        out[i] = f->geo.kind == OSC_GEO_PLANE ? scale * i / 4.0
-                                              : leaf->lo[1] + (leaf->hi[1] - leaf->lo[1]) * i / 8.0;
+        out[i] = f->geo.kind == OSC_GEO_PLANE    ? scale * i / 4.0
+                 : f->geo.kind == OSC_GEO_SPHERE ? -1.5 + 3.0 * i / 8.0 // re-framed: any latitude
+                                                 : leaf->lo[1] + (leaf->hi[1] - leaf->lo[1]) * i / 8.0;
     return 9;
 }
 
@@ -390,6 +409,14 @@ static int conformal(const wfeat* A0, const wfeat* B0, osc_vec3 o, osc_vec3 z,
     if (osc_length(osc_cross(ref, z)) < 0.3) ref = osc_mat3_column(A0->body->rotation, 1);
     osc_vec3 w = osc_normalize(osc_sub(ref, osc_scale(z, osc_dot(ref, z))));
     wfeat A = *A0, B = *B0;
+    // a sphere is symmetric about any line through its centre: align its frame with the axis
+    wfeat* both[2] = {&A, &B};
+    for (int k = 0; k < 2; k++)
+        if (both[k]->geo.kind == OSC_GEO_SPHERE) {
+            both[k]->geo.z = z;
+            both[k]->geo.x = w;
+            both[k]->geo.y = osc_cross(z, w);
+        }
     restrict_to_meridian(&A, o, w);
     restrict_to_meridian(&B, o, w);
     // the meridian problem, started from the closest of a few samples of each meridian

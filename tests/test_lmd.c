@@ -1,0 +1,538 @@
+// test_lmd.c: local minimal distances between B-Rep solids (seed 002). Oracles: closed forms,
+// brute-force dense sampling of the boundary against the exact distance to a convex solid (the
+// library's analytic SDFs, an independent code path), the naive all-pairs search, central finite
+// differences, the quasi-LMD box of thesis Fig. 1.15, and consistency across caches and threads.
+
+#include "osculate/osculate.h"
+#include "brep_internal.h"
+#include "test_common.h"
+
+enum { CAP = 4096 };
+static osc_lmd_contact g_contacts[CAP], g_other[CAP];
+
+static osc_pose random_pose(test_rng* rng, double spread) {
+    osc_vec3 axis = osc_normalize(osc_v3(test_uniform(rng, -1, 1), test_uniform(rng, -1, 1),
+                                         test_uniform(rng, -1, 1)));
+    return osc_pose_make(osc_v3(test_uniform(rng, -spread, spread), test_uniform(rng, -spread, spread),
+                                test_uniform(rng, -spread, spread)),
+                         osc_quat_from_axis_angle(axis, test_uniform(rng, -3.1, 3.1)));
+}
+
+static int query(const osc_brep* a, osc_pose pa, const osc_brep* b, osc_pose pb,
+                 const osc_lmd_settings* s, osc_lmd_cache* cache, osc_lmd_contact* out) {
+    int n = -1;
+    osc_status st = osc_lmd_query(a, pa, b, pb, s, cache, out, CAP, &n);
+    CHECK_STATUS(st, OSC_OK);
+    return st == OSC_OK ? n : 0;
+}
+
+// ---- closed forms --------------------------------------------------------------------------------
+
+static void test_closed_forms(void) {
+    osc_brep *box, *sphere, *cylinder;
+    CHECK_STATUS(osc_brep_create_box(osc_v3(1, 2, 0.5), NULL, &box), OSC_OK);
+    CHECK_STATUS(osc_brep_create_sphere(0.3, NULL, &sphere), OSC_OK);
+    CHECK_STATUS(osc_brep_create_cylinder(0.4, 0.6, NULL, &cylinder), OSC_OK);
+    osc_lmd_settings s = osc_lmd_settings_default();
+    s.d_max = 2.0;
+    s.eps_a = 0.01;
+    s.eps_b = 0.02;
+    // a sphere above the box's top face: one face-face contact at distance 0.25
+    osc_pose pb = osc_pose_make(osc_v3(0.2, -0.7, 1.05), osc_quat_identity());
+    int n = query(box, osc_pose_identity(), sphere, pb, &s, NULL, g_contacts);
+    CHECK(n == 1);
+    if (n == 1) {
+        CHECK_NEAR(g_contacts[0].distance, 0.25, 1e-12);
+        CHECK_NEAR(g_contacts[0].gap, 0.22, 1e-12);
+        CHECK_NEAR(g_contacts[0].normal.z, 1.0, 1e-12);
+        CHECK_NEAR(g_contacts[0].point_a.z, 0.5, 1e-12);
+        CHECK(g_contacts[0].flags == 0);
+    }
+    // a sphere beyond a box corner: a vertex contact along the diagonal
+    osc_vec3 dir = osc_normalize(osc_v3(1, 1, 1));
+    pb = osc_pose_make(osc_add(osc_v3(1, 2, 0.5), osc_scale(dir, 0.8)), osc_quat_identity());
+    n = query(box, osc_pose_identity(), sphere, pb, &s, NULL, g_contacts);
+    CHECK(n == 1);
+    if (n == 1) {
+        CHECK(g_contacts[0].kind_a == OSC_FEATURE_VERTEX);
+        CHECK_NEAR(g_contacts[0].distance, 0.5, 1e-10);
+    }
+    // beyond an edge (x = 1, z = 0.5, along y): an edge contact
+    dir = osc_normalize(osc_v3(1, 0, 1));
+    pb = osc_pose_make(osc_add(osc_v3(1, 0.3, 0.5), osc_scale(dir, 0.9)), osc_quat_identity());
+    n = query(box, osc_pose_identity(), sphere, pb, &s, NULL, g_contacts);
+    CHECK(n == 1);
+    if (n == 1) {
+        CHECK(g_contacts[0].kind_a == OSC_FEATURE_EDGE);
+        CHECK_NEAR(g_contacts[0].distance, 0.6, 1e-10);
+        CHECK_NEAR(g_contacts[0].point_a.y, 0.3, 1e-10);
+    }
+    // a cylinder standing on the box: its bottom circle is a conformal contact, sampled
+    s.conformal_samples = 12;
+    pb = osc_pose_make(osc_v3(0, 0, 0.5 + 0.6 + 0.1), osc_quat_identity());
+    n = query(box, osc_pose_identity(), cylinder, pb, &s, NULL, g_contacts);
+    CHECK(n == 12);
+    for (int i = 0; i < n; i++) {
+        CHECK(g_contacts[i].flags == OSC_LMD_CONFORMAL);
+        CHECK_NEAR(g_contacts[i].distance, 0.1, 1e-12);
+        CHECK(g_contacts[i].kind_b == OSC_FEATURE_EDGE);
+    }
+    // tilted slightly, the same circle touches at one isolated point: the lowest one
+    pb.q = osc_quat_from_axis_angle(osc_v3(1, 0, 0), 0.02);
+    n = query(box, osc_pose_identity(), cylinder, pb, &s, NULL, g_contacts);
+    double lowest = 1.2 - 0.6 * cos(0.02) - 0.4 * sin(0.02) - 0.5;
+    int isolated = 0;
+    for (int i = 0; i < n; i++)
+        if (g_contacts[i].flags == 0 && g_contacts[i].kind_b == OSC_FEATURE_EDGE) {
+            isolated++;
+            CHECK_NEAR(g_contacts[i].distance, lowest, 1e-10);
+        }
+    CHECK(isolated == 1);
+    osc_brep_destroy(box);
+    osc_brep_destroy(sphere);
+    osc_brep_destroy(cylinder);
+}
+
+// ---- a peg coaxial in its hole -----------------------------------------------------------------
+
+static void test_peg_in_hole(void) {
+    double hole_profile[] = {0.505, 1.0, 0.505, -0.8};
+    double peg_profile[] = {0.0, -0.6, 0.45, -0.6, 0.5, -0.55, 0.5, 0.9, 0.0, 0.9};
+    osc_brep *hole, *peg;
+    CHECK_STATUS(osc_brep_create_block_with_hole(osc_v3(1, 1, 1), hole_profile, 2, NULL, &hole), OSC_OK);
+    CHECK_STATUS(osc_brep_create_revolved(peg_profile, 5, NULL, &peg), OSC_OK);
+    osc_brep_info info;
+    osc_brep_get_info(hole, &info);
+    CHECK(info.face_count == 8);
+    CHECK(info.concave_edge_count == 1); // the hole's bottom rim
+    osc_brep_get_info(peg, &info);
+    CHECK(info.face_count == 4 && info.convex_edge_count == 3);
+    osc_lmd_settings s = osc_lmd_settings_default();
+    s.d_max = 0.02;
+    s.conformal_samples = 8;
+    // coaxial, inserted: the peg's upper rim is out of the hole; the conformal circles are the
+    // hole's top rim against the peg's cylinder and the peg's lower rim against the hole's wall
+    osc_pose pp = osc_pose_make(osc_v3(0, 0, 0.0), osc_quat_identity());
+    int n = query(hole, osc_pose_identity(), peg, pp, &s, NULL, g_contacts);
+    CHECK(n == 16);
+    for (int i = 0; i < n; i++) {
+        CHECK(g_contacts[i].flags == OSC_LMD_CONFORMAL);
+        CHECK_NEAR(g_contacts[i].distance, 0.005, 1e-12);
+    }
+    // off axis by 2e-3 (less than the clearance): isolated contacts on the near side only
+    pp.p.x = 0.002;
+    n = query(hole, osc_pose_identity(), peg, pp, &s, NULL, g_contacts);
+    CHECK(n == 2);
+    for (int i = 0; i < n; i++) {
+        CHECK(g_contacts[i].flags == 0);
+        CHECK_NEAR(g_contacts[i].distance, 0.003, 1e-10);
+        CHECK(g_contacts[i].normal.x < -0.999 || g_contacts[i].normal.x > 0.999);
+    }
+    osc_brep_destroy(hole);
+    osc_brep_destroy(peg);
+}
+
+// ---- thesis Fig. 1.15: a box tilting on a plane keeps its quasi-LMD contacts --------------------
+
+static void test_box_tilt(void) {
+    osc_brep *table, *box;
+    CHECK_STATUS(osc_brep_create_box(osc_v3(2, 2, 0.5), NULL, &table), OSC_OK);
+    CHECK_STATUS(osc_brep_create_box(osc_v3(0.5, 0.3, 0.2), NULL, &box), OSC_OK);
+    osc_lmd_settings s = osc_lmd_settings_default();
+    s.d_max = 0.2;
+    s.alpha = 0.05;
+    uint64_t keys0[16];
+    int n0 = -1;
+    const double tilts[] = {-0.04, -0.02, -0.005, 0.0, 0.005, 0.02, 0.04};
+    for (int t = 0; t < 7; t++) {
+        double th = tilts[t];
+        // rotate about the box's centre at height 0.5 + 0.2 + 0.01 + lifted so no corner dips
+        osc_pose pb = osc_pose_make(osc_v3(0, 0, 0.5 + 0.01 + 0.2 * cos(th) + 0.3 * fabs(sin(th))),
+                                    osc_quat_from_axis_angle(osc_v3(1, 0, 0), th));
+        int n = query(table, osc_pose_identity(), box, pb, &s, NULL, g_contacts);
+        CHECK_MSG(n == 4, "tilt %g: %d contacts", th, n);
+        uint64_t keys[16];
+        for (int i = 0; i < n && i < 16; i++) {
+            CHECK(g_contacts[i].kind_a == OSC_FEATURE_FACE && g_contacts[i].kind_b == OSC_FEATURE_VERTEX);
+            keys[i] = ((uint64_t)g_contacts[i].feature_a << 32) | (uint64_t)g_contacts[i].feature_b;
+        }
+        if (n0 < 0) {
+            n0 = n;
+            memcpy(keys0, keys, sizeof keys);
+        } else {
+            CHECK(n == n0 && memcmp(keys, keys0, (size_t)n * sizeof(uint64_t)) == 0);
+        }
+    }
+    // beyond the dilation angle the two raised corners lose their contacts
+    osc_pose pb = osc_pose_make(osc_v3(0, 0, 0.5 + 0.01 + 0.2 * cos(0.15) + 0.3 * sin(0.15)),
+                                osc_quat_from_axis_angle(osc_v3(1, 0, 0), 0.15));
+    int n = query(table, osc_pose_identity(), box, pb, &s, NULL, g_contacts);
+    CHECK_MSG(n == 2, "tilt 0.15: %d contacts", n);
+    osc_brep_destroy(table);
+    osc_brep_destroy(box);
+}
+
+// ---- brute force: dense samples of A's boundary against B's exact distance -----------------------
+
+typedef struct sampled {
+    double h_min;
+    int misses, minima;
+} sampled;
+
+// Samples A's faces (n x n grids) and edges; checks that every interior discrete local minimum of
+// the distance to B below d_max has a reported contact on that feature nearby.
+static sampled brute_force(const osc_brep* a, osc_pose pa, const osc_sdf* sdf_b, osc_pose pb,
+                           double d_max, const osc_lmd_contact* c, int nc) {
+    enum { N = 64 };
+    static double h[N][N];
+    static osc_vec3 p[N][N];
+    static int in[N][N];
+    sampled r = {INFINITY, 0, 0};
+    const osc_brep_desc* d = osc_brep_description(a);
+    for (int f = 0; f < d->face_count; f++) {
+        const osc_brep_face* face = &d->faces[f];
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < N; j++) {
+                double u = face->umin + (face->umax - face->umin) * i / (N - 1);
+                double v = face->vmin + (face->vmax - face->vmin) * j / (N - 1);
+                in[i][j] = osc_brep_face_contains(a, f, u, v);
+                p[i][j] = osc_pose_apply(pa, osc_brep_surface_point(&d->surfaces[face->surface], u, v, NULL));
+                h[i][j] = osc_sdf_eval(sdf_b, osc_pose_apply_inverse(pb, p[i][j]), NULL, NULL);
+                if (in[i][j]) r.h_min = fmin(r.h_min, h[i][j]);
+            }
+        for (int i = 1; i + 1 < N; i++)
+            for (int j = 1; j + 1 < N; j++) {
+                bool minimum = in[i][j] && h[i][j] < 0.9 * d_max;
+                double spacing = 0.0;
+                for (int di = -1; di <= 1 && minimum; di++)
+                    for (int dj = -1; dj <= 1; dj++) {
+                        if (!di && !dj) continue;
+                        if (!in[i + di][j + dj] || h[i + di][j + dj] <= h[i][j]) minimum = false;
+                        spacing = fmax(spacing, osc_length(osc_sub(p[i + di][j + dj], p[i][j])));
+                    }
+                if (!minimum) continue;
+                r.minima++;
+                bool found = false;
+                for (int k = 0; k < nc && !found; k++)
+                    found = osc_length(osc_sub(c[k].point_a, p[i][j])) <= 2.0 * spacing &&
+                            c[k].distance <= h[i][j] + 1e-9;
+                if (!found) r.misses++;
+            }
+    }
+    for (int e = 0; e < d->edge_count; e++) {
+        osc_geo g = osc_geo_from_edge(&d->edges[e]);
+        enum { M = 400 };
+        for (int i = 0; i < M; i++) {
+            double t = d->edges[e].t0 + (d->edges[e].t1 - d->edges[e].t0) * i / (M - 1);
+            osc_vec3 q;
+            osc_geo_eval(&g, &t, &q, NULL, NULL);
+            q = osc_pose_apply(pa, q);
+            r.h_min = fmin(r.h_min, osc_sdf_eval(sdf_b, osc_pose_apply_inverse(pb, q), NULL, NULL));
+        }
+    }
+    return r;
+}
+
+static void test_brute_force(void) {
+    test_rng rng = {20261121};
+    osc_brep* solids[6];
+    double hole_profile[] = {0.35, 0.5, 0.35, -0.2, 0.2, -0.3};
+    double peg_profile[] = {0.0, -0.5, 0.3, -0.5, 0.4, -0.3, 0.4, 0.5, 0.0, 0.5};
+    CHECK_STATUS(osc_brep_create_box(osc_v3(0.5, 0.4, 0.3), NULL, &solids[0]), OSC_OK);
+    CHECK_STATUS(osc_brep_create_cylinder(0.35, 0.5, NULL, &solids[1]), OSC_OK);
+    CHECK_STATUS(osc_brep_create_cone(0.5, 0.2, 0.4, NULL, &solids[2]), OSC_OK);
+    CHECK_STATUS(osc_brep_create_block_with_hole(osc_v3(0.6, 0.6, 0.5), hole_profile, 3, NULL, &solids[3]), OSC_OK);
+    CHECK_STATUS(osc_brep_create_revolved(peg_profile, 5, NULL, &solids[4]), OSC_OK);
+    CHECK_STATUS(osc_brep_create_sphere(0.45, NULL, &solids[5]), OSC_OK);
+    // B: convex solids with an exact SDF
+    osc_brep *bs[3];
+    osc_sdf *sdfs[3];
+    CHECK_STATUS(osc_brep_create_sphere(0.3, NULL, &bs[0]), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_sphere(0.3, &sdfs[0]), OSC_OK);
+    CHECK_STATUS(osc_brep_create_box(osc_v3(0.3, 0.2, 0.25), NULL, &bs[1]), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_box(osc_v3(0.3, 0.2, 0.25), 0.0, &sdfs[1]), OSC_OK);
+    CHECK_STATUS(osc_brep_create_cylinder(0.25, 0.3, NULL, &bs[2]), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_cylinder(0.25, 0.3, &sdfs[2]), OSC_OK);
+    osc_lmd_settings s = osc_lmd_settings_default();
+    s.d_max = 0.6;
+    s.alpha = 0.0;
+    int trials = 0, minima = 0, misses = 0, naive_mismatch = 0;
+    for (int trial = 0; trial < 60; trial++) {
+        int ia = trial % 6, ib = (trial / 6) % 3;
+        osc_pose pa = random_pose(&rng, 0.0);
+        osc_pose pb;
+        sampled r;
+        int n = 0;
+        // place B near A, separated
+        for (int tries = 0; tries < 50; tries++) {
+            pb = random_pose(&rng, 1.0);
+            r = brute_force(solids[ia], pa, sdfs[ib], pb, s.d_max, NULL, 0);
+            if (r.h_min > 0.03 && r.h_min < 0.4) break;
+            r.h_min = -1.0;
+        }
+        if (r.h_min < 0.0) continue;
+        trials++;
+        n = query(solids[ia], pa, bs[ib], pb, &s, NULL, g_contacts);
+        r = brute_force(solids[ia], pa, sdfs[ib], pb, s.d_max, g_contacts, n);
+        minima += r.minima;
+        misses += r.misses;
+        double reported = INFINITY;
+        for (int k = 0; k < n; k++) {
+            reported = fmin(reported, g_contacts[k].distance);
+            // footpoints: B's on B's boundary, A's at the distance to B
+            double hb = osc_sdf_eval(sdfs[ib], osc_pose_apply_inverse(pb, g_contacts[k].point_b), NULL, NULL);
+            double ha = osc_sdf_eval(sdfs[ib], osc_pose_apply_inverse(pb, g_contacts[k].point_a), NULL, NULL);
+            CHECK_NEAR(hb, 0.0, 1e-8);
+            CHECK_NEAR(ha, g_contacts[k].distance, 1e-8);
+        }
+        // the global minimum is reported, and no sample is closer than it
+        CHECK_MSG(reported <= r.h_min + 1e-9 && reported >= r.h_min - 0.02,
+                  "trial %d (A %d, B %d): reported %g, sampled %g", trial, ia, ib, reported, r.h_min);
+        // the naive all-pairs search finds the same contacts
+        osc_lmd_settings naive = s;
+        naive.culling = 0;
+        int m = query(solids[ia], pa, bs[ib], pb, &naive, NULL, g_other);
+        bool same = m == n;
+        for (int k = 0; k < n && same; k++)
+            same = g_other[k].feature_a == g_contacts[k].feature_a &&
+                   g_other[k].feature_b == g_contacts[k].feature_b &&
+                   fabs(g_other[k].distance - g_contacts[k].distance) < 1e-9;
+        if (!same) naive_mismatch++;
+    }
+    printf("  brute force: %d trials, %d sampled local minima, %d missed, %d naive mismatches\n",
+           trials, minima, misses, naive_mismatch);
+    CHECK(trials >= 50);
+    CHECK(minima > 20);
+    CHECK(misses == 0);
+    CHECK(naive_mismatch == 0);
+    for (int i = 0; i < 6; i++) osc_brep_destroy(solids[i]);
+    for (int i = 0; i < 3; i++) {
+        osc_brep_destroy(bs[i]);
+        osc_sdf_destroy(sdfs[i]);
+    }
+}
+
+// ---- Table 2.2: incompatible surface pairs have no isolated minima --------------------------------
+
+static void test_incompatible_pairs(void) {
+    // with culling off every leaf pair reaches Newton's method; pairs of Table 2.2's crosses must
+    // never give an (isolated) contact
+    test_rng rng = {7};
+    double hole_profile[] = {0.3, 0.5, 0.3, -0.3};
+    osc_brep *box, *cyl, *hole;
+    CHECK_STATUS(osc_brep_create_box(osc_v3(0.5, 0.5, 0.5), NULL, &box), OSC_OK);
+    CHECK_STATUS(osc_brep_create_cylinder(0.2, 0.4, NULL, &cyl), OSC_OK);
+    CHECK_STATUS(osc_brep_create_block_with_hole(osc_v3(0.6, 0.6, 0.5), hole_profile, 2, NULL, &hole), OSC_OK);
+    osc_lmd_settings s = osc_lmd_settings_default();
+    s.d_max = 2.0;
+    s.culling = 0;
+    s.conformal_samples = 0;
+    int bad = 0, total = 0;
+    const osc_brep* as[2] = {box, hole};
+    for (int trial = 0; trial < 40; trial++) {
+        const osc_brep* a = as[trial % 2];
+        osc_pose pb = random_pose(&rng, 1.5);
+        pb.p = osc_add(pb.p, osc_v3(0, 0, 1.6));
+        int n = query(a, osc_pose_identity(), cyl, pb, &s, NULL, g_contacts);
+        const osc_brep_desc* da = osc_brep_description(a);
+        const osc_brep_desc* db = osc_brep_description(cyl);
+        for (int k = 0; k < n; k++) {
+            total++;
+            if (g_contacts[k].kind_a != OSC_FEATURE_FACE || g_contacts[k].kind_b != OSC_FEATURE_FACE) continue;
+            const osc_brep_surface* sa = &da->surfaces[da->faces[g_contacts[k].feature_a].surface];
+            const osc_brep_surface* sb = &db->surfaces[db->faces[g_contacts[k].feature_b].surface];
+            bool plane_a = sa->type == OSC_SURFACE_PLANE, plane_b = sb->type == OSC_SURFACE_PLANE;
+            bool convex_cyl_b = sb->type == OSC_SURFACE_CYLINDER && sb->sense > 0;
+            bool concave_a = sa->type != OSC_SURFACE_PLANE && sa->sense < 0;
+            if ((plane_a && (plane_b || convex_cyl_b)) || (concave_a && convex_cyl_b)) bad++;
+        }
+    }
+    printf("  incompatible pairs: %d contacts over 40 poses, %d between incompatible faces\n", total, bad);
+    CHECK(total > 0);
+    CHECK(bad == 0);
+    osc_brep_destroy(box);
+    osc_brep_destroy(cyl);
+    osc_brep_destroy(hole);
+}
+
+// ---- gradients against central differences ---------------------------------------------------------
+
+static void test_gradients(void) {
+    test_rng rng = {99};
+    double peg_profile[] = {0.0, -0.5, 0.3, -0.5, 0.4, -0.3, 0.4, 0.5, 0.0, 0.5};
+    osc_brep *a, *b;
+    CHECK_STATUS(osc_brep_create_revolved(peg_profile, 5, NULL, &a), OSC_OK);
+    CHECK_STATUS(osc_brep_create_box(osc_v3(0.3, 0.4, 0.2), NULL, &b), OSC_OK);
+    osc_lmd_settings s = osc_lmd_settings_default();
+    s.d_max = 0.5;
+    s.conformal_samples = 0;
+    double worst = 0.0;
+    int checked = 0;
+    for (int trial = 0; trial < 30; trial++) {
+        osc_pose pa = random_pose(&rng, 0.1), pb = random_pose(&rng, 1.0);
+        int n = query(a, pa, b, pb, &s, NULL, g_contacts);
+        for (int k = 0; k < n; k++) {
+            const osc_lmd_contact* c = &g_contacts[k];
+            for (int col = 0; col < 12; col++) {
+                double h = 1e-6, val[2];
+                bool ok = true;
+                for (int sgn = 0; sgn < 2 && ok; sgn++) {
+                    double xi[6] = {0};
+                    xi[col % 6] = sgn ? -h : h;
+                    osc_pose qa = col < 6 ? osc_pose_apply_twist(pa, xi) : pa;
+                    osc_pose qb = col < 6 ? pb : osc_pose_apply_twist(pb, xi);
+                    int m = query(a, qa, b, qb, &s, NULL, g_other);
+                    int best = -1;
+                    double bd = INFINITY;
+                    for (int j = 0; j < m; j++) {
+                        if (g_other[j].feature_a != c->feature_a || g_other[j].feature_b != c->feature_b ||
+                            g_other[j].kind_a != c->kind_a || g_other[j].kind_b != c->kind_b)
+                            continue;
+                        double dd = osc_length(osc_sub(g_other[j].point_a, c->point_a));
+                        if (dd < bd) { bd = dd; best = j; }
+                    }
+                    ok = best >= 0 && bd < 1e-3;
+                    if (ok) val[sgn] = g_other[best].gap;
+                }
+                if (!ok) continue;
+                double fd = (val[0] - val[1]) / (2.0 * h);
+                worst = fmax(worst, fabs(fd - c->gradient[col]));
+                checked++;
+            }
+        }
+    }
+    printf("  gradients: %d columns checked, worst |analytic - central difference| %.2e\n", checked, worst);
+    CHECK(checked > 100);
+    CHECK(worst < 1e-6);
+    osc_brep_destroy(a);
+    osc_brep_destroy(b);
+}
+
+// ---- caches and threads give the same contacts ----------------------------------------------------
+
+static void test_coherence(void) {
+    double hole_profile[] = {0.42, 0.5, 0.42, 0.3, 0.404, 0.2, 0.404, -0.45};
+    double peg_profile[] = {0.0, -0.5, 0.35, -0.5, 0.4, -0.45, 0.4, 0.5, 0.0, 0.5};
+    osc_brep *hole, *peg;
+    CHECK_STATUS(osc_brep_create_block_with_hole(osc_v3(0.8, 0.8, 0.5), hole_profile, 4, NULL, &hole), OSC_OK);
+    CHECK_STATUS(osc_brep_create_revolved(peg_profile, 5, NULL, &peg), OSC_OK);
+    osc_lmd_cache *cache, *cache2;
+    CHECK_STATUS(osc_lmd_cache_create(&cache), OSC_OK);
+    CHECK_STATUS(osc_lmd_cache_create(&cache2), OSC_OK);
+    osc_lmd_settings s = osc_lmd_settings_default();
+    s.d_max = 0.02;
+    osc_lmd_settings s2 = s;
+    s2.threads = 2;
+    int mismatches = 0, steps = 0, warm = 0, total = 0;
+    for (int step = 0; step < 60; step++) {
+        double z = 1.2 - 0.011 * step;
+        double wobble = 0.0015 * sin(0.4 * step);
+        osc_pose pp = osc_pose_make(osc_v3(wobble, 0.5 * wobble, z),
+                                    osc_quat_from_axis_angle(osc_v3(0, 1, 0), 0.002 * cos(0.3 * step)));
+        int n0 = query(hole, osc_pose_identity(), peg, pp, &s, NULL, g_contacts);
+        int n1 = query(hole, osc_pose_identity(), peg, pp, &s, cache, g_other);
+        bool same = n0 == n1;
+        for (int k = 0; k < n0 && same; k++)
+            same = g_contacts[k].feature_a == g_other[k].feature_a &&
+                   g_contacts[k].feature_b == g_other[k].feature_b &&
+                   g_contacts[k].key == g_other[k].key &&
+                   osc_length(osc_sub(g_contacts[k].point_a, g_other[k].point_a)) < 1e-7;
+        int n2 = query(hole, osc_pose_identity(), peg, pp, &s2, cache2, g_other);
+        same = same && n2 == n0;
+        for (int k = 0; k < n0 && same; k++)
+            same = g_contacts[k].feature_a == g_other[k].feature_a &&
+                   osc_length(osc_sub(g_contacts[k].point_a, g_other[k].point_a)) < 1e-7;
+        if (!same) mismatches++;
+        osc_lmd_stats st;
+        osc_lmd_cache_stats(cache, &st);
+        warm += st.warm_starts;
+        total += n0;
+        steps++;
+    }
+    printf("  coherence: %d steps, %d contacts, %d warm starts, %d mismatches\n", steps, total, warm, mismatches);
+    CHECK(total > 50);
+    CHECK(warm > 0);
+    CHECK(mismatches == 0);
+    osc_lmd_cache_destroy(cache);
+    osc_lmd_cache_destroy(cache2);
+    osc_brep_destroy(hole);
+    osc_brep_destroy(peg);
+}
+
+// ---- bad input --------------------------------------------------------------------------------------
+
+static void test_bad_input(void) {
+    osc_brep* b = NULL;
+    CHECK_STATUS(osc_brep_create_box(osc_v3(-1, 1, 1), NULL, &b), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(b == NULL);
+    CHECK_STATUS(osc_brep_create_cylinder(NAN, 1, NULL, &b), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_brep_create_cone(0.0, 1.0, 1.0, NULL, &b), OSC_ERR_INVALID_ARGUMENT);
+    double apex[] = {0, 0, 1, 1, 0, 2};
+    CHECK_STATUS(osc_brep_create_revolved(apex, 3, NULL, &b), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_brep_create_revolved(apex, 1, NULL, &b), OSC_ERR_INVALID_ARGUMENT);
+    // descriptions: bad indices, frames, sizes
+    osc_brep_surface surf = {OSC_SURFACE_CYLINDER, {0, 0, 0}, {0, 0, 1}, {1, 0, 0}, 1.0, 0, 0, 1};
+    osc_brep_face face = {0, 0, 0, 0.0, 6.28, -1, 1};
+    osc_brep_desc d;
+    memset(&d, 0, sizeof d);
+    d.surfaces = &surf;
+    d.surface_count = 1;
+    d.faces = &face;
+    d.face_count = 1;
+    CHECK_STATUS(osc_brep_create(&d, NULL, &b), OSC_OK);
+    osc_brep_destroy(b);
+    surf.axis = osc_v3(0, 0, 2);
+    CHECK_STATUS(osc_brep_create(&d, NULL, &b), OSC_ERR_INVALID_ARGUMENT);
+    surf.axis = osc_v3(0, 0, 1);
+    surf.radius = -1;
+    CHECK_STATUS(osc_brep_create(&d, NULL, &b), OSC_ERR_INVALID_ARGUMENT);
+    surf.radius = 1;
+    face.surface = 3;
+    CHECK_STATUS(osc_brep_create(&d, NULL, &b), OSC_ERR_INVALID_ARGUMENT);
+    face.surface = 0;
+    face.loop_count = 2;
+    CHECK_STATUS(osc_brep_create(&d, NULL, &b), OSC_ERR_INVALID_ARGUMENT);
+    face.loop_count = 0;
+    surf.type = OSC_SURFACE_CONE;
+    surf.angle = 2.0;
+    CHECK_STATUS(osc_brep_create(&d, NULL, &b), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_brep_create(NULL, NULL, &b), OSC_ERR_INVALID_ARGUMENT);
+    // queries
+    osc_brep* box;
+    CHECK_STATUS(osc_brep_create_box(osc_v3(1, 1, 1), NULL, &box), OSC_OK);
+    int n;
+    osc_pose bad = osc_pose_identity();
+    bad.p.x = NAN;
+    CHECK_STATUS(osc_lmd_query(box, bad, box, osc_pose_identity(), NULL, NULL, g_contacts, CAP, &n), OSC_ERR_INVALID_ARGUMENT);
+    bad = osc_pose_identity();
+    bad.q = (osc_quat){0, 0, 0, 0};
+    CHECK_STATUS(osc_lmd_query(box, osc_pose_identity(), box, bad, NULL, NULL, g_contacts, CAP, &n), OSC_ERR_INVALID_ARGUMENT);
+    osc_lmd_settings s = osc_lmd_settings_default();
+    s.d_max = -1;
+    CHECK_STATUS(osc_lmd_query(box, osc_pose_identity(), box, osc_pose_identity(), &s, NULL, g_contacts, CAP, &n), OSC_ERR_INVALID_ARGUMENT);
+    s = osc_lmd_settings_default();
+    s.alpha = 1.0;
+    CHECK_STATUS(osc_lmd_query(box, osc_pose_identity(), box, osc_pose_identity(), &s, NULL, g_contacts, CAP, &n), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_lmd_query(NULL, osc_pose_identity(), box, osc_pose_identity(), NULL, NULL, g_contacts, CAP, &n), OSC_ERR_INVALID_ARGUMENT);
+    // capacity: report the count needed
+    osc_brep* cyl;
+    CHECK_STATUS(osc_brep_create_cylinder(0.4, 0.5, NULL, &cyl), OSC_OK);
+    s = osc_lmd_settings_default();
+    osc_pose up = osc_pose_make(osc_v3(0, 0, 1.6), osc_quat_identity());
+    CHECK_STATUS(osc_lmd_query(box, osc_pose_identity(), cyl, up, &s, NULL, g_contacts, 3, &n), OSC_ERR_CAPACITY);
+    CHECK(n == 8);
+    osc_brep_destroy(box);
+    osc_brep_destroy(cyl);
+}
+
+int main(void) {
+    RUN(test_closed_forms);
+    RUN(test_peg_in_hole);
+    RUN(test_box_tilt);
+    RUN(test_brute_force);
+    RUN(test_incompatible_pairs);
+    RUN(test_gradients);
+    RUN(test_coherence);
+    RUN(test_bad_input);
+    return test_finish();
+}
