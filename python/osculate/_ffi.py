@@ -192,6 +192,11 @@ class DcolJacobians(C.Structure):
                 ("distance", DP), ("normal", DP)]
 
 
+class DcolJacobiansAddress(C.Structure):
+    """osc_dcol_jacobians with the pointers as plain addresses (same layout)."""
+    _fields_ = [(name, P) for name, _ in DcolJacobians._fields_]
+
+
 # ------------------------------------------------------------------------------------------------
 # sdf_pair.h
 
@@ -389,8 +394,9 @@ _prototypes = {
     "osc_convex_gauge": (D, [P, Vec3]),
     # dcol.h
     "osc_dcol_settings_default": (DcolSettings, []),
-    "osc_dcol_proximity": (ST, [P, Pose, P, Pose, C.POINTER(DcolSettings), C.POINTER(DcolResult),
-                                C.POINTER(DcolJacobians), C.POINTER(DcolWarmStart)]),
+    # result and jacobians by address (the single-pair fast path of dcol() passes NumPy buffers)
+    "osc_dcol_proximity": (ST, [P, Pose, P, Pose, C.POINTER(DcolSettings), P, P,
+                                C.POINTER(DcolWarmStart)]),
     "osc_dcol_alpha_gradient": (ST, [P, Pose, P, Pose, C.POINTER(DcolSettings), DP, DP]),
     "osc_dcol_parameter_count": (I, [P]),
     "osc_dcol_alpha_parameter_gradient": (ST, [P, Pose, P, Pose, C.POINTER(DcolSettings), DP, DP,
@@ -478,6 +484,9 @@ def pose(value, name="pose"):
     """A pose (px, py, pz, qw, qx, qy, qz) as osc_pose; None is the identity."""
     if value is None:
         return Pose(Vec3(0, 0, 0), Quat(1, 0, 0, 0))
+    if type(value) is np.ndarray and value.dtype == np.float64 and value.shape == (7,) \
+            and value.flags.c_contiguous:
+        return Pose.from_buffer_copy(value)
     a = np.asarray(value, dtype=np.float64)
     if a.shape != (7,):
         raise ValueError("%s must have shape (7,) (px, py, pz, qw, qx, qy, qz), got %s"

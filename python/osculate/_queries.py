@@ -5,6 +5,7 @@ pose Jacobian has 12 columns along the left twists (dp, dtheta) of A then B (ARC
 osculate.pair_jacobian_to_pq converts them to raw pose components."""
 
 import ctypes as C
+import operator
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -188,31 +189,41 @@ class DcolWarmStart:
         return bool(self._c.valid)
 
 
+_DCOL_DEFAULT = lib.osc_dcol_settings_default()
+_DCOL_ROW_OFFSETS = [int(o) for o in np.cumsum([0] + [r for _, r in _DCOL_JAC])[:-1] * 12 * 8]
+
+
 def dcol(a, pose_a, b, pose_b, derivatives=False, warm_start=None, **settings):
     """DCOL (seed 001) between convex shapes a and b at poses [7]: osc_dcol_proximity. Settings:
     see dcol_settings(). Raises ValueError for bad poses or settings, NotConvergedError when the
     solver runs out of iterations."""
-    a, b = _convex(a, "a"), _convex(b, "b")
-    s = _dcol_settings(settings)
-    r = F.DcolResult()
-    jac = {}
-    cj = None
+    if type(a) is not Convex:
+        _convex(a, "a")
+    if type(b) is not Convex:
+        _convex(b, "b")
+    s = _dcol_settings(settings) if settings else _DCOL_DEFAULT
+    # the result struct's memory as doubles: alpha, point, point_a, point_b, distance, normal, then
+    # iterations and flags (two ints) in the last slot
+    r = np.empty(15)
+    jac = cj = None
     if derivatives:
-        jac = {name: np.zeros((rows, 12)) for name, rows in _DCOL_JAC}
-        cj = F.DcolJacobians(*[F.ptr(jac[name]) for name, _ in _DCOL_JAC])
+        jac = np.zeros((14, 12))
+        base = jac.ctypes.data
+        cj = F.DcolJacobiansAddress(*[base + o for o in _DCOL_ROW_OFFSETS])
     ws = warm_start._c if warm_start is not None else None
     check(lib.osc_dcol_proximity(a, F.pose(pose_a, "pose_a"), b, F.pose(pose_b, "pose_b"),
-                                 C.byref(s), C.byref(r), C.byref(cj) if cj else None,
+                                 C.byref(s), r.ctypes.data, C.addressof(cj) if cj else None,
                                  C.byref(ws) if ws is not None else None))
-    out = DcolResult(r.alpha, F.from_vec3(r.point), F.from_vec3(r.point_a), F.from_vec3(r.point_b),
-                     r.distance, F.from_vec3(r.normal), r.iterations, r.flags)
+    ints = r[14:].view(np.int32)
+    out = DcolResult(float(r[0]), r[1:4], r[4:7], r[7:10], float(r[10]), r[11:14], int(ints[0]),
+                     int(ints[1]))
     if derivatives:
-        out.alpha_jacobian = jac["alpha"][0]
-        out.distance_jacobian = jac["distance"][0]
-        out.point_jacobian = jac["point"]
-        out.point_a_jacobian = jac["point_a"]
-        out.point_b_jacobian = jac["point_b"]
-        out.normal_jacobian = jac["normal"]
+        out.alpha_jacobian = jac[0]
+        out.point_jacobian = jac[1:4]
+        out.point_a_jacobian = jac[4:7]
+        out.point_b_jacobian = jac[7:10]
+        out.distance_jacobian = jac[10]
+        out.normal_jacobian = jac[11:14]
     return out
 
 
@@ -243,6 +254,7 @@ def dcol_parameter_gradient(a, pose_a, b, pose_b, **settings):
 
 
 _DCOL_RESULT = F.as_dtype(F.DcolResult)
+assert _DCOL_RESULT.itemsize == 15 * 8 and _DCOL_RESULT.fields["iterations"][1] == 14 * 8
 _DCOL_JACS = np.dtype([(name, np.uintp) for name, _ in _DCOL_JAC])  # osc_dcol_jacobians
 assert _DCOL_JACS.itemsize == C.sizeof(F.DcolJacobians)
 
@@ -267,12 +279,19 @@ class DcolBatch:
 def _shape_array(value, n, name):
     if isinstance(value, Convex):
         return np.full(n, value._as_parameter_, dtype=np.uintp), (value,)
-    items = list(value)
+    items = value if isinstance(value, (list, tuple)) else list(value)
     if len(items) != n:
         raise ValueError("%s: %d shapes for %d poses" % (name, len(items), n))
-    for s in items:
-        _convex(s, name)
-    return np.array([s._as_parameter_ for s in items], dtype=np.uintp), tuple(items)
+    if not set(map(type, items)) <= {Convex}:
+        for s in items:
+            _convex(s, name)
+    handles = np.fromiter(map(_handle, items), dtype=np.uintp, count=n)
+    if not handles.all():
+        raise ValueError("%s: a Convex has been released" % name)
+    return handles, tuple(items)
+
+
+_handle = operator.attrgetter("_handle")
 
 
 def dcol_batch(a, poses_a, b, poses_b, derivatives=False, threads=0, check_status=True,
