@@ -127,8 +127,9 @@ static osc_status step_id(step_cursor* cursor, long long* id) {
     if (!step_is_digit(step_peek(cursor))) return step_error(cursor, "'#' not followed by digits");
     long long value = 0;
     while (step_is_digit(step_peek(cursor))) {
-        value = 10 * value + (step_peek(cursor) - '0');
-        if (value > STEP_MAX_ID) return step_error(cursor, "entity id too large");
+        int digit = step_peek(cursor) - '0';
+        if (value > (STEP_MAX_ID - digit) / 10) return step_error(cursor, "entity id too large");
+        value = 10 * value + digit;
         step_advance(cursor);
     }
     *id = value;

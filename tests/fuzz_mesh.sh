@@ -1,6 +1,7 @@
 #!/bin/sh
-# fuzz_mesh.sh: builds one libFuzzer target per mesh importer (tests/fuzz/fuzz_mesh_*.c) and one for
-# the spline-grid loader (tests/fuzz/fuzz_grid.c) with clang -fsanitize=fuzzer,address,undefined
+# fuzz_mesh.sh: builds one libFuzzer target per mesh importer (tests/fuzz/fuzz_mesh_*.c), one for
+# the spline-grid loader (tests/fuzz/fuzz_grid.c) and one for the STEP importer (tests/fuzz/fuzz_step.c,
+# fixtures tests/data/step/) with clang -fsanitize=fuzzer,address,undefined
 # over the library's src/*.c, runs each for a bounded time, then replays the regression crashers
 # (tests/data/mesh/crashers/) and every fixture (tests/data/mesh/, tests/data/grid/) through each
 # target of that kind. Exits non-zero on a crash, a hang, a leak or a contract
@@ -10,14 +11,14 @@
 # usage: fuzz_mesh.sh SOURCE_DIR WORK_DIR [SECONDS_PER_TARGET (default 20)]
 # the corpus grows in WORK_DIR/corpus/<format> between runs; findings land in WORK_DIR/artifacts.
 # FUZZ_CC overrides the compiler (default clang); FUZZ_TARGETS picks targets (default
-# "obj stl off ply grid").
+# "obj stl off ply grid step").
 
 set -u
 source_dir=${1:?usage: fuzz_mesh.sh SOURCE_DIR WORK_DIR [SECONDS]}
 work_dir=${2:?usage: fuzz_mesh.sh SOURCE_DIR WORK_DIR [SECONDS]}
 seconds=${3:-20}
 cc=${FUZZ_CC:-clang}
-targets=${FUZZ_TARGETS:-obj stl off ply grid}
+targets=${FUZZ_TARGETS:-obj stl off ply grid step}
 
 fail() {
     echo "fuzz_mesh.sh: $*" >&2
@@ -52,6 +53,9 @@ for target in $targets; do
     if [ "$target" = grid ]; then
         name=fuzz_grid
         fixtures="$source_dir/tests/data/grid"
+    elif [ "$target" = step ]; then
+        name=fuzz_step
+        fixtures="$source_dir/tests/data/step"
     else
         name=fuzz_mesh_$target
         fixtures="$source_dir/tests/data/mesh"
@@ -69,6 +73,7 @@ for target in $targets; do
         [ -f "$fixture" ] && cp "$fixture" "$seeds/"
     done
     dictionary="$source_dir/tests/fuzz/mesh_$target.dict"
+    [ -f "$dictionary" ] || dictionary="$source_dir/tests/fuzz/$target.dict"
     dict_option=""
     [ -f "$dictionary" ] && dict_option="-dict=$dictionary"
 
@@ -90,7 +95,7 @@ for target in $targets; do
     replayed=0
     crashers=0
     for input in "$fixtures"/crashers/* "$fixtures"/*.obj "$fixtures"/*.stl "$fixtures"/*.off "$fixtures"/*.ply \
-        "$fixtures"/*.oscgrid; do
+        "$fixtures"/*.oscgrid "$fixtures"/*.step; do
         [ -f "$input" ] || continue
         if ! "$binary" "$input" >"$work_dir/logs/replay.log" 2>&1; then
             echo "fuzz_mesh.sh: $name fails on $input:" >&2
@@ -102,8 +107,8 @@ for target in $targets; do
     done
     echo "fuzz_mesh.sh: replayed $replayed files ($crashers crashers) through $name"
     # nothing replayed means the fixtures were not found: a wrong SOURCE_DIR, not a pass (the mesh
-    # importers also have crashers to replay; the grid loader has none yet)
-    if [ $((replayed - crashers)) -eq 0 ] || { [ "$target" != grid ] && [ $crashers -eq 0 ]; }; then
+    # importers also have crashers to replay; the grid loader and the STEP importer have none yet)
+    if [ $((replayed - crashers)) -eq 0 ] || { [ "$target" != grid ] && [ "$target" != step ] && [ $crashers -eq 0 ]; }; then
         echo "fuzz_mesh.sh: no crashers or no fixtures under $fixtures" >&2
         status=1
     fi
