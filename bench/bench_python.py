@@ -14,9 +14,10 @@ the median configuration touches (alpha = 1). Every call computes all six Jacobi
            (its own configurations of the same distribution) is the C figure.
   batch    10,000 pairs cycling through the 49 ordered pairs (as bench_dcol's batch):
            osculate.dcol_batch (list of shapes, [N, 7] poses, all Jacobians; arrays in, arrays out),
-           and osc_dcol_proximity_batch called directly on the same prepared buffers; median of 5
-           calls each, on 1 and 2 threads. The overhead is (wrapper - direct) / direct on identical
-           input; bench_dcol's batch-1-thread / batch-2-threads are printed beside them.
+           the same with out= (the arrays of an earlier call reused), and osc_dcol_proximity_batch
+           called directly on the same prepared buffers; median of 9 calls each (interleaved), on 1
+           and 2 threads. The overhead is (wrapper - direct) / direct on identical input; bench_dcol's
+           batch-1-thread / batch-2-threads are printed beside them.
   jax      osculate.jax.dcol on the same 10,000 pairs under jit (values only, and value + gradient
            of sum(distance) with respect to both poses), when JAX is installed.
 
@@ -178,10 +179,10 @@ def main():
     js = np.zeros(BATCH, dtype=[(n, np.uintp) for n in jacs])
     for n, arr in jacs.items():
         js[n] = arr.ctypes.data + np.arange(BATCH, dtype=np.uint64) * (arr.shape[1] * 12 * 8)
-    print("\n**Batch: 10,000 mixed pairs, all Jacobians (median of 5 calls)**\n", file=sys.stderr)
+    print("\n**Batch: 10,000 mixed pairs, all Jacobians (median of 9 calls each, interleaved)**\n", file=sys.stderr)
     print("| threads | C (bench_dcol) us/pair | direct call us/pair | osculate.dcol_batch us/pair | overhead vs direct | "
-          "dcol_batch / bench_dcol |", file=sys.stderr)
-    print("|---|---|---|---|---|---|", file=sys.stderr)
+          "dcol_batch(out=) us/pair | overhead vs direct | dcol_batch / bench_dcol |", file=sys.stderr)
+    print("|---|---|---|---|---|---|---|---|", file=sys.stderr)
     for threads in (1, 2):
         def direct_call():
             F.lib.osc_dcol_proximity_batch(sa.ctypes.data, pa.ctypes.data, sb.ctypes.data, pb.ctypes.data, BATCH,
@@ -191,25 +192,34 @@ def main():
         def wrapper_call():
             osc.dcol_batch(a_list, pa, b_list, pb, derivatives=True, threads=threads)
 
+        reused = osc.dcol_batch(a_list, pa, b_list, pb, derivatives=True, threads=threads)
+
+        def wrapper_out_call():
+            osc.dcol_batch(a_list, pa, b_list, pb, derivatives=True, threads=threads, out=reused)
+
         direct_call()
         wrapper_call()
-        # interleaved so that the shared machine's noise hits both alike
-        td, tw = [], []
-        for _ in range(5):
+        # interleaved so that the shared machine's noise hits all three alike
+        td, tw, to = [], [], []
+        for _ in range(9):
             td.append(median_time(direct_call, 1))
             tw.append(median_time(wrapper_call, 1))
+            to.append(median_time(wrapper_out_call, 1))
         d_pair, w_pair = 1e6 * np.median(td) / BATCH, 1e6 * np.median(tw) / BATCH
+        o_pair = 1e6 * np.median(to) / BATCH
         name = "batch-%d-thread%s" % (threads, "s" if threads > 1 else "")
         rate = c.get((name, "pairs_per_s"))
         c_pair = 1e6 / rate if rate else None
         emit(name, "wrapper_us_per_pair", w_pair, "us", peer="direct-call", peer_value=round(d_pair, 6))
         emit(name, "overhead_vs_direct", (w_pair - d_pair) / d_pair, "ratio")
+        emit(name, "wrapper_out_us_per_pair", o_pair, "us", peer="direct-call", peer_value=round(d_pair, 6))
+        emit(name, "overhead_out_vs_direct", (o_pair - d_pair) / d_pair, "ratio")
         if c_pair:
             emit(name, "wrapper_us_per_pair_vs_bench_dcol", w_pair, "us", peer="bench_dcol",
                  peer_value=round(c_pair, 6))
-        print("| %d | %s | %.3f | %.3f | %+.1f%% | %s |" % (
+        print("| %d | %s | %.3f | %.3f | %+.1f%% | %.3f | %+.1f%% | %s |" % (
             threads, "%.3f" % c_pair if c_pair else "missing", d_pair, w_pair, 100 * (w_pair - d_pair) / d_pair,
-            "%.2f" % (w_pair / c_pair) if c_pair else "-"), file=sys.stderr)
+            o_pair, 100 * (o_pair - d_pair) / d_pair, "%.2f" % (w_pair / c_pair) if c_pair else "-"), file=sys.stderr)
 
     # --- JAX -------------------------------------------------------------------------------------------
     try:

@@ -274,6 +274,8 @@ class DcolBatch:
     flags: np.ndarray
     status: np.ndarray
     jacobians: dict = field(default_factory=dict)
+    _raw: Optional[np.ndarray] = field(default=None, repr=False)  # the osc_dcol_result array
+    _js: Optional[np.ndarray] = field(default=None, repr=False)   # the osc_dcol_jacobians array
 
 
 def _shape_array(value, n, name):
@@ -294,12 +296,13 @@ def _shape_array(value, n, name):
 _handle = operator.attrgetter("_handle")
 
 
-def dcol_batch(a, poses_a, b, poses_b, derivatives=False, threads=0, check_status=True,
+def dcol_batch(a, poses_a, b, poses_b, derivatives=False, threads=0, check_status=True, out=None,
                **settings):
     """DCOL for N pairs over threads (osc_dcol_proximity_batch, the GIL released): a and b are one
     Convex each or sequences of N; poses_a, poses_b [N, 7] (or one [7], broadcast). Each pair
     equals dcol()'s bit for bit. With check_status=False, failed pairs are reported in `status`
-    instead of raising."""
+    instead of raising. out: a DcolBatch of an earlier call with the same N (and derivatives) whose
+    arrays are overwritten instead of allocating new ones (for loops that call it repeatedly)."""
     pa = np.asarray(poses_a, dtype=np.float64)
     pb = np.asarray(poses_b, dtype=np.float64)
     if pa.shape[-1:] != (7,) or pb.shape[-1:] != (7,) or pa.ndim > 2 or pb.ndim > 2:
@@ -312,19 +315,25 @@ def dcol_batch(a, poses_a, b, poses_b, derivatives=False, threads=0, check_statu
         raise ValueError("dcol_batch: too many pairs")
     sa, keep_a = _shape_array(a, n, "a")
     sb, keep_b = _shape_array(b, n, "b")
-    s = _dcol_settings(settings)
-    res = np.zeros(n, dtype=_DCOL_RESULT)
-    status = np.zeros(n, dtype=np.intc)
-    jac = {}
-    jptr = None
-    if derivatives:
-        jac = {name: np.zeros((n, rows, 12)) for name, rows in _DCOL_JAC}
-        js = np.zeros(n, dtype=_DCOL_JACS)
-        for name, rows in _DCOL_JAC:
-            js[name] = jac[name].ctypes.data + np.arange(n, dtype=np.uint64) * (rows * 12 * 8)
-        jptr = js.ctypes.data
+    s = _dcol_settings(settings) if settings else _DCOL_DEFAULT
+    if out is not None:
+        if not isinstance(out, DcolBatch) or out._raw is None or len(out._raw) != n or \
+                bool(derivatives) != bool(out.jacobians):
+            raise ValueError("dcol_batch: out must be a DcolBatch of %d pairs %s derivatives"
+                             % (n, "with" if derivatives else "without"))
+        res, status, jac, js = out._raw, out.status, out.jacobians, out._js
+    else:
+        res = np.zeros(n, dtype=_DCOL_RESULT)
+        status = np.zeros(n, dtype=np.intc)
+        jac, js = {}, None
+        if derivatives:
+            jac = {name: np.zeros((n, rows, 12)) for name, rows in _DCOL_JAC}
+            js = np.zeros(n, dtype=_DCOL_JACS)
+            for name, rows in _DCOL_JAC:
+                js[name] = jac[name].ctypes.data + np.arange(n, dtype=np.uint64) * (rows * 12 * 8)
     rc = lib.osc_dcol_proximity_batch(sa.ctypes.data, pa.ctypes.data, sb.ctypes.data,
-                                      pb.ctypes.data, n, C.byref(s), res.ctypes.data, jptr,
+                                      pb.ctypes.data, n, C.byref(s), res.ctypes.data,
+                                      js.ctypes.data if js is not None else None,
                                       status.ctypes.data_as(F.IP), int(threads))
     if rc != OK and check_status:
         i = int(np.flatnonzero(status)[0]) if np.any(status) else 0
@@ -334,11 +343,19 @@ def dcol_batch(a, poses_a, b, poses_b, derivatives=False, threads=0, check_statu
         except Exception as e:  # noqa: BLE001 - re-raised with the pair index
             raise type(e)("pair %d: %s" % (i, e), e.status) if hasattr(e, "status") else e
         raise error(rc, "dcol_batch (pair %d)" % i)
-    return DcolBatch(res["alpha"].copy(), _v3(res["point"]),
-                     _v3(res["point_a"]),
-                     _v3(res["point_b"]),
-                     res["distance"].copy(), _v3(res["normal"]),
-                     res["iterations"].copy(), res["flags"].copy(), status, jac)
+    if out is not None:
+        np.copyto(out.alpha, res["alpha"])
+        np.copyto(out.distance, res["distance"])
+        np.copyto(out.iterations, res["iterations"])
+        np.copyto(out.flags, res["flags"])
+        for name in ("point", "point_a", "point_b", "normal"):
+            target = getattr(out, name)
+            for k, axis in enumerate("xyz"):
+                target[:, k] = res[name][axis]
+        return out
+    return DcolBatch(res["alpha"].copy(), _v3(res["point"]), _v3(res["point_a"]),
+                     _v3(res["point_b"]), res["distance"].copy(), _v3(res["normal"]),
+                     res["iterations"].copy(), res["flags"].copy(), status, jac, res, js)
 
 
 def sa_obj(keep, i):

@@ -159,3 +159,22 @@ def test_bad_input_raises_never_crashes():
         osc.Convex.ellipsoid(-np.eye(3))
     with pytest.raises(ValueError):
         osc.Convex.cone(1.0, 2.0)
+
+
+def test_batch_out_reuses_arrays(rng):
+    a, b = osc.Convex.box([0.5, 0.4, 0.3]), osc.Convex.capsule(0.2, 0.8)
+    pa = np.array([random_pose(rng, 0.1) for _ in range(20)])
+    pb1 = pa + np.r_[1.0, 0, 0, 0, 0, 0, 0]
+    pb2 = pa + np.r_[0.7, 0.1, 0, 0, 0, 0, 0]
+    first = osc.dcol_batch(a, pa, b, pb1, derivatives=True)
+    jac = first.jacobians["normal"]
+    again = osc.dcol_batch(a, pa, b, pb2, derivatives=True, out=first)
+    assert again is first and again.jacobians["normal"] is jac
+    fresh = osc.dcol_batch(a, pa, b, pb2, derivatives=True)
+    for name in ("alpha", "point", "point_a", "point_b", "distance", "normal", "flags"):
+        assert np.array_equal(getattr(again, name), getattr(fresh, name)), name
+    assert np.array_equal(again.jacobians["point_b"], fresh.jacobians["point_b"])
+    with pytest.raises(ValueError):
+        osc.dcol_batch(a, pa[:5], b, pb2[:5], derivatives=True, out=first)
+    with pytest.raises(ValueError):
+        osc.dcol_batch(a, pa, b, pb2, out=first)  # derivatives do not match
