@@ -7,7 +7,7 @@ import numpy as np
 
 from ._core import pair_jacobian_to_pq
 from ._queries import (Implicit, dcol_batch, manifold_collide_batch, manifold_settings,
-                       ray_intersect_many)
+                       ray_intersect_many, sdf_pair_collide)
 
 DCOL_OUTPUTS = (("alpha", ()), ("distance", ()), ("point", (3,)), ("point_a", (3,)),
                 ("point_b", (3,)), ("normal", (3,)))
@@ -135,4 +135,36 @@ def ray(surface, diameter, transform, settings, origins, directions, parameters,
                 jac["normal"]["parameters"][idx] = r["normal_parameters"]
     values = {k: v.reshape(batch + v.shape[1:]) for k, v in values.items()}
     jac = {k: {w: a.reshape(batch + a.shape[1:]) for w, a in v.items()} for k, v in jac.items()}
+    return values, jac
+
+
+SDF_PAIR_OUTPUTS = (("point", (3,)), ("penetration", ()))
+
+
+def sdf_pair(a, b, settings, capacity, pose_a, pose_b, jacobians):
+    """Smooth-mode collision points of two SDFs for each pose pair (one osc_sdf_pair_collide per
+    pair: the C library has no batch of it), padded to `capacity` slots deepest first: point
+    [batch, C, 3], penetration [batch, C] (0 in empty slots), count [batch], and with jacobians
+    d/d(pose_a, pose_b) [batch, C, ..., 14] (zero in empty slots)."""
+    if not settings.get("temperature", 0) > 0:
+        raise ValueError("sdf_pair: derivatives need the smooth mode: pass temperature > 0")
+    pa, pb, batch = broadcast_poses(pose_a, pose_b)
+    n = len(pa)
+    values = {"point": np.zeros((n, capacity, 3)), "penetration": np.zeros((n, capacity)),
+              "count": np.zeros(n, dtype=np.int32)}
+    jac = {"point": np.zeros((n, capacity, 3, 14)), "penetration": np.zeros((n, capacity, 14))} \
+        if jacobians else {}
+    for i in range(n):
+        r = sdf_pair_collide(a, pa[i], b, pb[i], capacity=capacity, derivatives=jacobians,
+                             **settings)
+        k = len(r)
+        values["point"][i, :k] = r.point
+        values["penetration"][i, :k] = r.penetration
+        values["count"][i] = k
+        if jacobians and k:
+            jac["point"][i, :k] = pair_jacobian_to_pq(r.point_jacobian, pa[i], pb[i])
+            jac["penetration"][i, :k] = pair_jacobian_to_pq(r.penetration_jacobian[:, None, :],
+                                                            pa[i], pb[i])[:, 0]
+    values = {k: v.reshape(batch + v.shape[1:]) for k, v in values.items()}
+    jac = {k: v.reshape(batch + v.shape[1:]) for k, v in jac.items()}
     return values, jac

@@ -16,7 +16,8 @@ import numpy as np
 
 from . import _host
 
-__all__ = ["dcol", "dcol_alpha", "manifold", "sdf", "ray_intersect", "ray_intersect_sag"]
+__all__ = ["dcol", "dcol_alpha", "manifold", "sdf_pair", "sdf", "ray_intersect",
+           "ray_intersect_sag"]
 
 
 def _dtype(*xs):
@@ -144,6 +145,57 @@ def manifold(a, b, pose_a, pose_b, capacity=None, **settings):
     pa = jnp.asarray(pose_a)
     pb = jnp.asarray(pose_b)
     out = f(pa, pb)
+    result = dict(zip(names, out[:len(names)]))
+    result["count"] = out[len(names)]
+    return result
+
+
+# ------------------------------------------------------------------------------------------------
+# collision points between two SDFs
+
+
+def sdf_pair(a, b, pose_a, pose_b, capacity=16, **settings):
+    """Smooth-mode collision points of two SDFs (settings must include temperature > 0) at poses
+    [..., 7]: a dict of point [..., C, 3] and penetration [..., C] (deepest first, differentiable
+    in both poses; empty slots 0) and count [...]. One C query per pose pair (the C library has no
+    batch of it), so vmap loops on the host. For normals use osculate.sdf_pair_collide."""
+    names = [n for n, _ in _host.SDF_PAIR_OUTPUTS]
+    cap = int(capacity)
+
+    def shapes(pa, pb, jac):
+        batch = jnp.broadcast_shapes(pa.shape[:-1], pb.shape[:-1])
+        out = [(batch + (cap,) + s, None) for _, s in _host.SDF_PAIR_OUTPUTS]
+        out.append((batch, jnp.int32))
+        if jac:
+            out += [(batch + (cap,) + s + (14,), None) for _, s in _host.SDF_PAIR_OUTPUTS]
+        return out
+
+    def host(jac):
+        def run(pa, pb):
+            v, j = _host.sdf_pair(a, b, settings, cap, pa, pb, jac)
+            return [v[n] for n in names] + [v["count"]] + ([j[n] for n in names] if jac else [])
+        return run
+
+    @jax.custom_jvp
+    def f(pa, pb):
+        return tuple(_callback(host(False), shapes(pa, pb, False), _dtype(pa, pb), pa, pb))
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        pa, pb = primals
+        dpa, dpb = tangents
+        out = _callback(host(True), shapes(pa, pb, True), _dtype(pa, pb), pa, pb)
+        k = len(names)
+        values, count, jacs = out[:k], out[k], out[k + 1:]
+        batch = count.shape
+        dp = jnp.concatenate([jnp.broadcast_to(dpa, batch + (7,)),
+                              jnp.broadcast_to(dpb, batch + (7,))], axis=-1)[..., None, :]
+        zero_count = np.zeros(count.shape, dtype=jax.dtypes.float0)
+        return tuple(values) + (count,), tuple(_apply(j, dp) for j in jacs) + (zero_count,)
+
+    if not settings.get("temperature", 0) > 0:
+        raise ValueError("sdf_pair: derivatives need the smooth mode: pass temperature > 0")
+    out = f(jnp.asarray(pose_a), jnp.asarray(pose_b))
     result = dict(zip(names, out[:len(names)]))
     result["count"] = out[len(names)]
     return result

@@ -13,7 +13,8 @@ import torch
 
 from . import _host
 
-__all__ = ["dcol", "dcol_alpha", "manifold", "sdf", "ray_intersect", "ray_intersect_sag"]
+__all__ = ["dcol", "dcol_alpha", "manifold", "sdf_pair", "sdf", "ray_intersect",
+           "ray_intersect_sag"]
 
 
 def _np(t):
@@ -136,6 +137,52 @@ def manifold(a, b, pose_a, pose_b, capacity=None, **settings):
     pose_b = torch.as_tensor(pose_b).to(pose_a.dtype)
     out = _Manifold.apply(pose_a, pose_b, a, b, settings, cap)
     result = dict(zip(_MANIFOLD_NAMES, out[:-1]))
+    result["count"] = out[-1]
+    return result
+
+
+# ------------------------------------------------------------------------------------------------
+# collision points between two SDFs
+
+_PAIR_NAMES = [n for n, _ in _host.SDF_PAIR_OUTPUTS]
+_PAIR_RANKS = [len(s) + 1 for _, s in _host.SDF_PAIR_OUTPUTS]
+
+
+class _SdfPair(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, pose_a, pose_b, a, b, settings, capacity):
+        need = pose_a.requires_grad or pose_b.requires_grad
+        values, jac = _host.sdf_pair(a, b, settings, capacity, _np(pose_a), _np(pose_b), need)
+        ctx.shapes = (pose_a.shape, pose_b.shape)
+        if need:
+            ctx.save_for_backward(*[_t(jac[n], pose_a) for n in _PAIR_NAMES])
+        count = torch.as_tensor(values["count"])
+        ctx.mark_non_differentiable(count)
+        return tuple(_t(values[n], pose_a) for n in _PAIR_NAMES) + (count,)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        total = None
+        for j, g, rank in zip(ctx.saved_tensors, grads[:-1], _PAIR_RANKS):
+            if g is None:
+                continue
+            v = j * g.reshape(g.shape + (1,))
+            for _ in range(rank):
+                v = v.sum(dim=-2)
+            total = v if total is None else total + v
+        shape_a, shape_b = ctx.shapes
+        return _reduce(total[..., :7], shape_a), _reduce(total[..., 7:], shape_b), None, None, \
+            None, None
+
+
+def sdf_pair(a, b, pose_a, pose_b, capacity=16, **settings):
+    """Smooth-mode collision points of two SDFs (temperature > 0) at poses [..., 7]: a dict of
+    point [..., C, 3] and penetration [..., C] (differentiable in both poses; empty slots 0) and
+    count. One C query per pose pair."""
+    pose_a = torch.as_tensor(pose_a)
+    pose_b = torch.as_tensor(pose_b).to(pose_a.dtype)
+    out = _SdfPair.apply(pose_a, pose_b, a, b, settings, int(capacity))
+    result = dict(zip(_PAIR_NAMES, out[:-1]))
     result["count"] = out[-1]
     return result
 

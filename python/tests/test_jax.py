@@ -93,3 +93,22 @@ def test_sdf_and_rays():
     ps = jnp.stack([params, params.at[0].add(0.1)])
     tv = jax.vmap(lambda q: oj.ray_intersect_sag(q, 1.0, o, d)["t"])(ps)
     assert tv.shape == (2, 2) and np.all(np.asarray(tv[0]) == t)
+
+
+def test_sdf_pair_smooth_mode_grads():
+    a, b = osc.SDF.sphere(0.5), osc.SDF.box([0.4, 0.3, 0.35], rounding=0.1)
+    pa = jnp.array(osc.pose([0.1, 0.2, 0.3]))
+    pb = jnp.array(osc.pose([0.85, 0.25, 0.3], osc.axis_angle_quaternion([0, 0, 1], 0.2)))
+
+    def deepest(p, q):
+        r = oj.sdf_pair(a, b, p, q, temperature=0.02)
+        return r["penetration"][0], r["point"][0]
+
+    check_grads(deepest, (pa, pb), order=1, modes=("fwd", "rev"), eps=1e-6, atol=1e-5, rtol=1e-4)
+    r = oj.sdf_pair(a, b, pa, pb, temperature=0.02)
+    ref = osc.sdf_pair_collide(a, np.asarray(pa), b, np.asarray(pb), temperature=0.02)
+    n = int(r["count"])
+    assert n == len(ref)
+    np.testing.assert_array_equal(r["penetration"][:n], ref.penetration)
+    with pytest.raises(ValueError):
+        oj.sdf_pair(a, b, pa, pb)

@@ -68,3 +68,15 @@ def test_no_grad_path_and_errors():
         ot.dcol(a, b, torch.zeros(6), torch.zeros(7))
     with pytest.raises(ValueError):
         ot.dcol(a, b, torch.tensor([np.nan, 0, 0, 1, 0, 0, 0]), torch.tensor(osc.pose()))
+
+
+def test_sdf_pair_gradcheck():
+    a, b = osc.SDF.sphere(0.5), osc.SDF.box([0.4, 0.3, 0.35], rounding=0.1)
+    pa = torch.tensor(osc.pose([0.1, 0.2, 0.3]), requires_grad=True)
+    pb = torch.tensor(osc.pose([0.85, 0.25, 0.3], osc.axis_angle_quaternion([0, 0, 1], 0.2)), requires_grad=True)
+
+    def f(p, q):
+        r = ot.sdf_pair(a, b, p, q, temperature=0.02)
+        return r["penetration"][0], r["point"][0]
+
+    assert torch.autograd.gradcheck(f, (pa, pb), eps=1e-6, atol=1e-5, rtol=1e-4)
