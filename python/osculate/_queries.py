@@ -339,7 +339,7 @@ def dcol_batch(a, poses_a, b, poses_b, derivatives=False, threads=0, check_statu
         i = int(np.flatnonzero(status)[0]) if np.any(status) else 0
         # the message was set on a worker thread: re-run the failing pair here for it
         try:
-            dcol(sa_obj(keep_a, i), pa[i], sa_obj(keep_b, i), pb[i], **settings)
+            dcol(_item(keep_a, i), pa[i], _item(keep_b, i), pb[i], **settings)
         except Exception as e:  # noqa: BLE001 - re-raised with the pair index
             raise type(e)("pair %d: %s" % (i, e), e.status) if hasattr(e, "status") else e
         raise error(rc, "dcol_batch (pair %d)" % i)
@@ -358,8 +358,8 @@ def dcol_batch(a, poses_a, b, poses_b, derivatives=False, threads=0, check_statu
                      res["iterations"].copy(), res["flags"].copy(), status, jac, res, js)
 
 
-def sa_obj(keep, i):
-    return keep[0] if len(keep) == 1 else keep[i]
+def _item(shapes, i):
+    return shapes[0] if len(shapes) == 1 else shapes[i]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -763,7 +763,8 @@ def sdf_scene_collide(shapes, poses, contacts_per_pair=16, pair_capacity=None, t
         c = contacts[q.first_contact:q.first_contact + q.contact_count]
         out.append((q.a, q.b, SdfPairResult(needed=q.contact_count, boxes_overlap=True, spheres=0,
                                             survivors=0, **_sdf_contacts(c))))
-    check(rc) if rc != CAPACITY else None
+    if rc != CAPACITY:  # a pair over its capacity was raised above, naming the pair
+        check(rc)
     return out
 
 
