@@ -14,7 +14,6 @@ the spot size; torch.autograd gives d loss / d (c, k) through every step, and Ad
 
 import sys
 
-import numpy as np
 import torch
 
 import osculate as osc
