@@ -32,8 +32,7 @@ def _callback(host, shapes, dtype, *args, vmap_method="expand_dims"):
 
     def run(*a):
         out = host(*[np.asarray(x) for x in a])
-        return [np.asarray(o, dtype=s.dtype).reshape(s.shape) if o.shape == s.shape
-                else np.asarray(o, dtype=s.dtype) for o, s in zip(out, spec)]
+        return [np.asarray(o, dtype=s.dtype) for o, s in zip(out, spec)]
 
     return jax.pure_callback(run, spec, *args, vmap_method=vmap_method)
 
