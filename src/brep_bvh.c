@@ -390,6 +390,19 @@ static osc_status add_vertex_leaf(osc_brep* b, int vertex, leaf_list* list) {
 
 // ---- the tree ---------------------------------------------------------------------------------
 
+// Power iteration on a symmetric 3 x 3 matrix from `start` (unit; kept when c is zero).
+static osc_vec3 dominant_eigenvector(double c[3][3], osc_vec3 start) {
+    double x[3] = {start.x, start.y, start.z};
+    for (int it = 0; it < 32; it++) {
+        double y[3];
+        for (int r = 0; r < 3; r++) y[r] = c[r][0] * x[0] + c[r][1] * x[1] + c[r][2] * x[2];
+        double n = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
+        if (!(n > 0.0)) break;
+        for (int r = 0; r < 3; r++) x[r] = y[r] / n;
+    }
+    return osc_v3(x[0], x[1], x[2]);
+}
+
 static osc_vec3 principal_axis(const osc_brep_node* boxes, const int* index, int count) {
     osc_vec3 mean = osc_v3(0, 0, 0);
     for (int i = 0; i < count; i++) mean = osc_add(mean, boxes[index[i]].center);
@@ -401,19 +414,11 @@ static osc_vec3 principal_axis(const osc_brep_node* boxes, const int* index, int
         for (int r = 0; r < 3; r++)
             for (int k = 0; k < 3; k++) c[r][k] += v[r] * v[k];
     }
-    // power iteration from the axis of largest variance
+    // from the axis of largest variance
     int best = 0;
     for (int k = 1; k < 3; k++)
         if (c[k][k] > c[best][best]) best = k;
-    double x[3] = {best == 0, best == 1, best == 2};
-    for (int it = 0; it < 32; it++) {
-        double y[3];
-        for (int r = 0; r < 3; r++) y[r] = c[r][0] * x[0] + c[r][1] * x[1] + c[r][2] * x[2];
-        double n = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
-        if (!(n > 0.0)) break;
-        for (int r = 0; r < 3; r++) x[r] = y[r] / n;
-    }
-    return osc_v3(x[0], x[1], x[2]);
+    return dominant_eigenvector(c, osc_v3(best == 0, best == 1, best == 2));
 }
 
 typedef struct keyed {
@@ -516,15 +521,7 @@ static int build_node(tree_builder* t, int* index, int count, int parent) {
         for (int p = 0; p < 3; p++)
             for (int q = 0; q < 3; q++) c[p][q] += v[p] * v[q];
     }
-    double x[3] = {axis.x, axis.y, axis.z};
-    for (int it = 0; it < 24; it++) {
-        double y[3];
-        for (int p = 0; p < 3; p++) y[p] = c[p][0] * x[0] + c[p][1] * x[1] + c[p][2] * x[2];
-        double n = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
-        if (!(n > 0.0)) break;
-        for (int p = 0; p < 3; p++) x[p] = y[p] / n;
-    }
-    osc_vec3 a0 = osc_v3(x[0], x[1], x[2]);
+    osc_vec3 a0 = dominant_eigenvector(c, axis);
     // second axis: principal direction of the residual in the plane perpendicular to a0
     osc_vec3 guess = fabs(a0.x) < 0.9 ? osc_v3(1, 0, 0) : osc_v3(0, 1, 0);
     osc_vec3 a1 = osc_normalize(osc_sub(guess, osc_scale(a0, osc_dot(guess, a0))));

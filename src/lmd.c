@@ -517,8 +517,8 @@ osc_status osc_lmd_query(const osc_brep* a, osc_pose pose_a, const osc_brep* b, 
                         "culling %d 0 or 1)",
                         fn, s.d_max, s.eps_a, s.eps_b, s.alpha, s.conformal_samples, s.threads,
                         s.culling);
-    lmd_body ba = {a, {pose_a.p, osc_quat_normalize(pose_a.q)}, osc_mat3_identity(), s.eps_a};
-    lmd_body bb = {b, {pose_b.p, osc_quat_normalize(pose_b.q)}, osc_mat3_identity(), s.eps_b};
+    lmd_body ba = {a, {pose_a.p, osc_quat_normalize(pose_a.q)}, osc_mat3_identity()};
+    lmd_body bb = {b, {pose_b.p, osc_quat_normalize(pose_b.q)}, osc_mat3_identity()};
     ba.rotation = osc_quat_to_mat3(ba.pose.q);
     bb.rotation = osc_quat_to_mat3(bb.pose.q);
     osc_lmd_cache* own = NULL;

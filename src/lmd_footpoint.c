@@ -21,7 +21,6 @@ typedef struct wfeat {
     osc_geo geo;
     const lmd_body* body;
     const osc_brep_leaf* leaf;
-    int leaf_index;
     int dim;           // Newton parameters contributed
     int restricted;
     double t0[2], dt[2];
@@ -33,7 +32,6 @@ static void feature_init(wfeat* f, const lmd_body* body, int leaf_index) {
     memset(f, 0, sizeof *f);
     f->body = body;
     f->leaf = leaf;
-    f->leaf_index = leaf_index;
     if (leaf->kind == OSC_FEATURE_FACE) {
         f->geo = osc_geo_transform(&b->face_data[leaf->feature].geo, body->pose);
     } else if (leaf->kind == OSC_FEATURE_EDGE) {

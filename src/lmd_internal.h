@@ -15,7 +15,6 @@ typedef struct lmd_body {
     const osc_brep* brep;
     osc_pose pose;
     osc_mat3 rotation;
-    double eps;
 } lmd_body;
 
 /// The footpoint problem of one leaf pair.

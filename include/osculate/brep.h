@@ -213,7 +213,8 @@ OSC_API osc_status osc_brep_create_revolved(const double* profile, int count,
 OSC_API osc_status osc_brep_create_cylinder(double radius, double half_height,
                                             const osc_brep_settings* settings, osc_brep** out);
 
-/// A cone frustum from radius `r_bottom` at z = -h to `r_top` at z = +h (either may be 0, not both).
+/// A cone frustum from radius `r_bottom` at z = -h to `r_top` at z = +h (both > 0: a cone apex is not
+/// supported as a feature, truncate it).
 OSC_API osc_status osc_brep_create_cone(double r_bottom, double r_top, double half_height,
                                         const osc_brep_settings* settings, osc_brep** out);
 

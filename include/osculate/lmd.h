@@ -12,8 +12,8 @@
 //    polyhedral normal cones (Algorithm 4).
 // 2. Footpoints per leaf pair: Newton's method on the squared distance between the two untrimmed
 //    features (surface, curve or point), started from the closest pair of a small grid over the two
-//    leaves (in place of the thesis' GJK between corner tetrahedra, Algorithm 12), with closed forms
-//    where the problem is one (point-plane, point-sphere, line-line, circle-plane extremal point).
+//    leaves (in place of the thesis' GJK between corner tetrahedra, Algorithm 12), or from the
+//    cached footpoints; Table 4.1's closed forms are not special-cased (docs/lmd.md).
 // 3. Validation (§4.4): footpoints inside the faces' trimming loops and the edges' ranges, the
 //    direction between them inside both tangent cone polars dilated by `alpha` (quasi-LMD,
 //    §1.3.1.4), the critical point an isolated minimum, d in (0, d_max]; duplicates (the same pair
@@ -32,7 +32,7 @@
 // call (restarted there, with partial pruning of sibling pairs whose parent is culled again) and the
 // last footpoints (the warm start of Newton's method for the same leaf pair). The footpoint stage
 // runs over `threads` threads. The contacts are the same with or without a cache and on any number
-// of threads (same order, same values to the last bits of Newton's tolerance).
+// of threads (same order and keys; footpoints equal to Newton's tolerance).
 
 #ifndef OSCULATE_LMD_H
 #define OSCULATE_LMD_H
