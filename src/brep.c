@@ -12,8 +12,6 @@
 #include "brep_internal.h"
 #include "osculate/math.h"
 
-static const double k_pi = 3.14159265358979323846264338327950;
-static const double k_two_pi = 6.283185307179586476925286766559;
 
 osc_brep_settings osc_brep_settings_default(void) {
     osc_brep_settings s;
@@ -31,6 +29,21 @@ static bool finite3(osc_vec3 v) {
 
 static bool unit(osc_vec3 v) {
     return finite3(v) && fabs(osc_length(v) - 1.0) <= 1e-6;
+}
+
+// The sign of the radius factor R + r cos v of a torus over a face's v range [v0, v1]: +1 or -1, or 0
+// when it changes sign inside the range (a spindle torus, r > R, has its cusps where R + r cos v =
+// 0: a face may end there, as a cone's may at its apex, but not cross).
+static int torus_branch(double R, double r, double v0, double v1) {
+    if (r < R) return 1;
+    double cusp = acos(-R / r), tol = 1e-9; // in (pi/2, pi); R + r cos v < 0 on (cusp, 2 pi - cusp)
+    if (v1 - v0 >= k_two_pi) return 0;
+    double a = v0 - k_two_pi * floor((v0 + cusp) / k_two_pi); // in [-cusp, 2 pi - cusp)
+    double b = a + (v1 - v0);
+    if (b <= cusp + tol) return 1;
+    if (a >= cusp - tol && b <= k_two_pi - cusp + tol) return -1;
+    if (a >= k_two_pi - cusp - tol) return 1; // rounding at the wrap
+    return 0;
 }
 
 static osc_status check_surface(const osc_brep_surface* s, int i) {
@@ -56,9 +69,10 @@ static osc_status check_surface(const osc_brep_surface* s, int i) {
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                         "%s: surfaces[%d].angle %g: a cone's half-angle must lie in (0, pi/2)", fn,
                         i, s->angle);
-    if (s->type == OSC_SURFACE_TORUS && !(s->radius2 > 0.0 && s->radius2 < s->radius))
+    if (s->type == OSC_SURFACE_TORUS &&
+        !(isfinite(s->radius2) && s->radius2 > 0.0 && fabs(s->radius2 - s->radius) > 1e-9 * s->radius))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: surfaces[%d].radius2 %g: a torus needs 0 < r < R = %g", fn, i,
+                        "%s: surfaces[%d].radius2 %g: a torus needs r > 0 and r != R = %g", fn, i,
                         s->radius2, s->radius);
     return OSC_OK;
 }
@@ -119,6 +133,11 @@ static osc_status check_description(const osc_brep_desc* d) {
         if (type == OSC_SURFACE_SPHERE && (f->vmin < -0.5 * k_pi - 1e-9 || f->vmax > 0.5 * k_pi + 1e-9))
             return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                             "%s: faces[%d] sphere latitude outside [-pi/2, pi/2]", fn, i);
+        const osc_brep_surface* s = &d->surfaces[f->surface];
+        if (type == OSC_SURFACE_TORUS && !torus_branch(s->radius, s->radius2, f->vmin, f->vmax))
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "%s: faces[%d] crosses the cusp of a spindle torus (R + r cos v = 0 for v "
+                            "in [%g, %g])", fn, i, f->vmin, f->vmax);
     }
     for (int i = 0; i < d->vertex_count; i++)
         if (!finite3(d->vertices[i]))
@@ -424,6 +443,7 @@ static osc_status fill(osc_brep* b, const osc_brep_desc* d) {
         const osc_brep_surface* s = &b->surfaces[f->surface];
         osc_face_data* fd = &b->face_data[i];
         fd->geo = osc_geo_from_surface(s);
+        if (s->type == OSC_SURFACE_TORUS) fd->geo.branch = torus_branch(s->radius, s->radius2, f->vmin, f->vmax);
         fd->periodic_u = s->type != OSC_SURFACE_PLANE;
         fd->periodic_v = s->type == OSC_SURFACE_TORUS;
         fd->convexity = s->type == OSC_SURFACE_PLANE ? 0 : (s->sense > 0 ? 1 : -1);

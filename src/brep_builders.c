@@ -10,8 +10,6 @@
 #include "brep_internal.h"
 #include "osculate/math.h"
 
-static const double k_pi = 3.14159265358979323846264338327950;
-static const double k_two_pi = 6.283185307179586476925286766559;
 
 enum { MAX_PROFILE = 256 };
 

@@ -16,7 +16,6 @@
 #include "osculate/lmd.h"
 #include "osculate/math.h"
 
-static const double k_pi = 3.14159265358979323846264338327950;
 
 // ---- curvature classes and masks (thesis Table 2.2) -------------------------------------------
 
@@ -157,7 +156,22 @@ static double min_curvature_radius(const osc_geo* g, double v0, double v1) {
         double r0 = g->R + v0 * sin(g->a), r1 = g->R + v1 * sin(g->a);
         return fmax(fmin(fabs(r0), fabs(r1)), 1e-12) / cos(g->a);
     }
-    case OSC_GEO_TORUS: return fmin(g->r, g->R - g->r);
+    case OSC_GEO_TORUS: {
+        // the meridian radius r and the parallel's |R + r cos v| / |cos v| = |R / cos v + r|, monotone
+        // in cos v on each sign: its least value at an end of [v0, v1] or where cos v = +-1
+        double best = g->r;
+        double vs[4] = {v0, v1, 0.0, k_pi};
+        for (int k = 0; k < 4; k++) {
+            double v = vs[k];
+            if (k >= 2) {
+                v += k_two_pi * ceil((v0 - v) / k_two_pi);
+                if (v > v1) continue;
+            }
+            double c = cos(v);
+            if (fabs(c) > 1e-12) best = fmin(best, fabs(g->R / c + g->r));
+        }
+        return fmax(best, 1e-12);
+    }
     default: return INFINITY;
     }
 }

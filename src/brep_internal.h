@@ -15,6 +15,9 @@
 #include "base_internal.h"
 #include "osculate/brep.h"
 
+static const double k_pi = 3.14159265358979323846264338327950;
+static const double k_two_pi = 6.283185307179586476925286766559;
+
 // ---- geometry kernel -------------------------------------------------------------------------
 
 /// Geometry kinds of a feature: a point, a curve (line, circle) or a canonical surface.
@@ -37,6 +40,8 @@ typedef struct osc_geo {
     osc_vec3 o, x, y, z;
     double R, r, a;
     double sense;   ///< surfaces: +1 or -1 (outward normal = sense x natural normal)
+    int branch;     ///< tori: the sign of R + r cos v on the face (+1, -1), 0 for the branch nearer
+                    ///< the point in osc_geo_project (r > R: a spindle torus has two)
 } osc_geo;
 
 /// Point and derivatives of `g` at parameters `t` [dim]: p, first derivatives d1[dim], second

@@ -10,7 +10,6 @@
 #include "brep_internal.h"
 #include "osculate/math.h"
 
-static const double k_two_pi = 6.283185307179586476925286766559;
 
 double osc_wrap_angle(double value, double lo) {
     double w = fmod(value - lo, k_two_pi);
@@ -125,6 +124,7 @@ osc_geo osc_geo_from_surface(const osc_brep_surface* s) {
     g.r = s->radius2;
     g.a = s->angle;
     g.sense = s->sense >= 0 ? 1.0 : -1.0;
+    g.branch = 0;
     return g;
 }
 
@@ -147,6 +147,7 @@ osc_geo osc_geo_from_edge(const osc_brep_edge* e) {
     g.r = 0.0;
     g.a = 0.0;
     g.sense = 1.0;
+    g.branch = 0;
     return g;
 }
 
@@ -179,10 +180,15 @@ int osc_geo_project(const osc_geo* g, osc_vec3 x, double* t) {
         t[0] = u;
         t[1] = atan2(lz, rho);
         return rho > 0.0 || lz != 0.0;
-    case OSC_GEO_TORUS:
-        t[0] = u;
-        t[1] = atan2(lz, rho - g->R);
-        return rho > 0.0 && (rho != g->R || lz != 0.0);
+    case OSC_GEO_TORUS: {
+        // the tube circle of the half-plane of x (centre rho = R) or of the opposite one (centre
+        // rho = -R, where R + r cos v < 0, a spindle torus's inner branch): the face's, or the nearer
+        int far = g->branch < 0 ||
+                  (g->branch == 0 && fabs(hypot(rho + g->R, lz) - g->r) < fabs(hypot(rho - g->R, lz) - g->r));
+        t[0] = far ? atan2(-ly, -lx) : u;
+        t[1] = far ? atan2(lz, -rho - g->R) : atan2(lz, rho - g->R);
+        return rho > 0.0 && (far || rho != g->R || lz != 0.0);
+    }
     }
     return 0;
 }

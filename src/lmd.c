@@ -17,7 +17,6 @@
 #include <omp.h>
 #endif
 
-static const double k_pi = 3.14159265358979323846264338327950;
 
 osc_lmd_settings osc_lmd_settings_default(void) {
     osc_lmd_settings s;

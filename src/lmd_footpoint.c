@@ -12,7 +12,6 @@
 #include "lmd_internal.h"
 #include "osculate/math.h"
 
-static const double k_two_pi = 6.283185307179586476925286766559;
 
 // A leaf's feature in world coordinates; `restricted` surfaces and circles are evaluated along a
 // line of their parameters t = t0 + s dt (a meridian of a surface of revolution, a fixed point of a
@@ -373,6 +372,7 @@ static void restrict_to_meridian(wfeat* f, osc_vec3 o, osc_vec3 w) {
         return;
     }
     double u = atan2(osc_dot(w, g->y), osc_dot(w, g->x));
+    if (g->kind == OSC_GEO_TORUS && g->branch < 0) u += k_pi; // its points lie across the axis
     f->t0[0] = u;
     f->t0[1] = 0.0;
     f->dt[0] = 0.0;

@@ -172,6 +172,109 @@ static void test_box_tilt(void) {
     osc_brep_destroy(box);
 }
 
+// ---- a spindle torus (r > R): the lemon-shaped branch where R + r cos v < 0 -----------------------
+
+static const double k_lemon_R = 0.1, k_lemon_r = 0.4, k_lemon_beta = 0.96; // rim at v = pi -+ beta
+
+// A convex lens: the inner branch of a spindle torus for v in [pi - beta, pi + beta], closed by two
+// discs at z = +-r sin(beta) of radius r cos(beta) - R (the screw head's dome in tests/test_brep_step.c
+// is such a face). `vmin` and `vmax` override the torus face's v range (for the refusal test).
+static osc_status create_lemon(double vmin, double vmax, double R, osc_brep** out) {
+    const double r = k_lemon_r, h = r * sin(k_lemon_beta), rim = r * cos(k_lemon_beta) - R;
+    osc_brep_surface surfaces[3];
+    memset(surfaces, 0, sizeof surfaces);
+    surfaces[0].type = OSC_SURFACE_TORUS;
+    surfaces[0].axis = osc_v3(0, 0, 1);
+    surfaces[0].ref = osc_v3(1, 0, 0);
+    surfaces[0].radius = R;
+    surfaces[0].radius2 = r;
+    surfaces[0].sense = 1; // away from the tube's centre: out of the lens
+    for (int k = 1; k < 3; k++) {
+        surfaces[k].type = OSC_SURFACE_PLANE;
+        surfaces[k].origin = osc_v3(0, 0, k == 1 ? h : -h);
+        surfaces[k].axis = osc_v3(0, 0, k == 1 ? 1 : -1);
+        surfaces[k].ref = osc_v3(1, 0, 0);
+        surfaces[k].sense = 1;
+    }
+    osc_brep_trim trims[2];
+    memset(trims, 0, sizeof trims);
+    osc_brep_loop loops[2];
+    osc_brep_face faces[3] = {{0, 0, 0, -TEST_PI, TEST_PI, vmin, vmax},
+                              {1, 0, 1, -rim, rim, -rim, rim},
+                              {2, 1, 1, -rim, rim, -rim, rim}};
+    osc_brep_edge edges[2];
+    memset(edges, 0, sizeof edges);
+    for (int k = 0; k < 2; k++) {
+        trims[k].kind = OSC_TRIM_ARC;
+        trims[k].radius = rim;
+        trims[k].sweep = 2.0 * TEST_PI;
+        loops[k].trim_begin = k;
+        loops[k].trim_count = 1;
+        edges[k].type = OSC_CURVE_CIRCLE;
+        edges[k].origin = osc_v3(0, 0, k == 0 ? h : -h);
+        edges[k].axis = osc_v3(0, 0, 1);
+        edges[k].ref = osc_v3(1, 0, 0);
+        edges[k].radius = rim;
+        edges[k].t1 = 2.0 * TEST_PI;
+        edges[k].face[0] = 0;
+        edges[k].face[1] = k + 1;
+        edges[k].vertex[0] = edges[k].vertex[1] = -1;
+    }
+    osc_brep_desc d = {surfaces, 3, faces, 3, loops, 2, trims, 2, edges, 2, NULL, 0};
+    return osc_brep_create(&d, NULL, out);
+}
+
+static void test_spindle_torus(void) {
+    const double R = k_lemon_R, r = k_lemon_r, beta = k_lemon_beta;
+    osc_brep *lemon = NULL, *sphere = NULL, *bad = NULL;
+    CHECK_STATUS(create_lemon(TEST_PI - beta, TEST_PI + beta, R, &lemon), OSC_OK);
+    CHECK_STATUS(osc_brep_create_sphere(0.1, NULL, &sphere), OSC_OK);
+    // a face across the cusp (cos v = -R / r) is refused, and so is a horn torus (r = R)
+    CHECK_STATUS(create_lemon(0.5, TEST_PI + beta, R, &bad), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(bad == NULL && strstr(osc_last_error(), "faces[0] crosses the cusp") != NULL);
+    CHECK_STATUS(create_lemon(TEST_PI - beta, TEST_PI + beta, r, &bad), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(bad == NULL && strstr(osc_last_error(), "radius2") != NULL);
+    if (!lemon || !sphere) return;
+    // the face is convex: a sphere centred at c, in the meridian half-plane of c, sees the tube circle
+    // centred across the axis at (-R, 0): gap |c - (-R, 0)| - r - 0.1, footpoint on that ray
+    osc_lmd_settings s = osc_lmd_settings_default();
+    int checked = 0;
+    for (int i = 0; i < 12; i++) {
+        double phi = 0.5 * i, v = TEST_PI + (-0.8 + 1.6 * i / 11.0) * beta, dist = 0.05 + 0.02 * i;
+        // v is the parameter of the footpoint at u = phi + pi, which lies in the half-plane of phi
+        osc_vec3 e = osc_v3(cos(phi), sin(phi), 0);
+        double rho = -(R + r * cos(v)), z = r * sin(v);                 // footpoint in that half-plane
+        double nr = -cos(v), nz = sin(v);                               // its outward normal
+        osc_vec3 foot = osc_add(osc_scale(e, rho), osc_v3(0, 0, z));
+        osc_vec3 c = osc_add(foot, osc_add(osc_scale(e, nr * (dist + 0.1)), osc_v3(0, 0, nz * (dist + 0.1))));
+        int n = query(lemon, osc_pose_identity(), sphere, osc_pose_make(c, osc_quat_identity()), &s, NULL,
+                      g_contacts);
+        CHECK_MSG(n == 1, "lemon %d: %d contacts", i, n);
+        if (n != 1) continue;
+        double expected = hypot(hypot(c.x, c.y) + R, c.z) - r - 0.1;
+        CHECK_NEAR(expected, dist, 1e-12);
+        CHECK_NEAR(g_contacts[0].distance, dist, 1e-10);
+        CHECK(g_contacts[0].kind_a == OSC_FEATURE_FACE && g_contacts[0].feature_a == 0);
+        CHECK_NEAR(osc_length(osc_sub(g_contacts[0].point_a, foot)), 0.0, 1e-9);
+        // parameters on the face's branch: u across the axis, v as placed
+        CHECK_NEAR(cos(g_contacts[0].param_a[0]), -cos(phi), 1e-9);
+        CHECK_NEAR(sin(g_contacts[0].param_a[0]), -sin(phi), 1e-9);
+        CHECK_NEAR(cos(g_contacts[0].param_a[1]), cos(v), 1e-9);
+        CHECK_NEAR(sin(g_contacts[0].param_a[1]), sin(v), 1e-9);
+        checked++;
+    }
+    CHECK(checked == 12);
+    // the public projection takes the branch nearer the point
+    const osc_brep_desc* d = osc_brep_description(lemon);
+    double uv[2];
+    osc_vec3 normal, p = osc_brep_surface_point(&d->surfaces[0], 0.3, TEST_PI + 0.2, &normal);
+    CHECK(osc_brep_project(&d->surfaces[0], osc_add(p, osc_scale(normal, 0.01)), uv));
+    CHECK_NEAR(cos(uv[0]), cos(0.3), 1e-12);
+    CHECK_NEAR(uv[1], -TEST_PI + 0.2, 1e-12);
+    osc_brep_destroy(lemon);
+    osc_brep_destroy(sphere);
+}
+
 // ---- brute force: dense samples of A's boundary against B's exact distance -----------------------
 
 typedef struct sampled {
@@ -180,13 +283,15 @@ typedef struct sampled {
 } sampled;
 
 // Samples A's faces (n x n grids) and edges; checks that every interior discrete local minimum of
-// the distance to B below d_max has a reported contact on that feature nearby.
+// the distance to B below d_max whose direction to B leaves A (along A's outward normal: the
+// definition of an LMD, thesis §1.3, excludes lines of sight through A) has a reported contact on
+// that feature nearby.
 static sampled brute_force(const osc_brep* a, osc_pose pa, const osc_sdf* sdf_b, osc_pose pb,
                            double d_max, const osc_lmd_contact* c, int nc) {
     enum { N = 64 };
     static double h[N][N];
     static osc_vec3 p[N][N];
-    static int in[N][N];
+    static int in[N][N], outward[N][N];
     sampled r = {INFINITY, 0, 0};
     const osc_brep_desc* d = osc_brep_description(a);
     for (int f = 0; f < d->face_count; f++) {
@@ -196,13 +301,16 @@ static sampled brute_force(const osc_brep* a, osc_pose pa, const osc_sdf* sdf_b,
                 double u = face->umin + (face->umax - face->umin) * i / (N - 1);
                 double v = face->vmin + (face->vmax - face->vmin) * j / (N - 1);
                 in[i][j] = osc_brep_face_contains(a, f, u, v);
-                p[i][j] = osc_pose_apply(pa, osc_brep_surface_point(&d->surfaces[face->surface], u, v, NULL));
-                h[i][j] = osc_sdf_eval(sdf_b, osc_pose_apply_inverse(pb, p[i][j]), NULL, NULL);
+                osc_vec3 normal, grad;
+                p[i][j] = osc_pose_apply(pa, osc_brep_surface_point(&d->surfaces[face->surface], u, v, &normal));
+                h[i][j] = osc_sdf_eval(sdf_b, osc_pose_apply_inverse(pb, p[i][j]), &grad, NULL);
+                // B's gradient (in B's frame) against A's normal (in A's frame), both to world
+                outward[i][j] = osc_dot(osc_quat_rotate(pb.q, grad), osc_quat_rotate(pa.q, normal)) < 0.0;
                 if (in[i][j]) r.h_min = fmin(r.h_min, h[i][j]);
             }
         for (int i = 1; i + 1 < N; i++)
             for (int j = 1; j + 1 < N; j++) {
-                bool minimum = in[i][j] && h[i][j] < 0.9 * d_max;
+                bool minimum = in[i][j] && outward[i][j] && h[i][j] < 0.9 * d_max;
                 double spacing = 0.0;
                 for (int di = -1; di <= 1 && minimum; di++)
                     for (int dj = -1; dj <= 1; dj++) {
@@ -235,7 +343,7 @@ static sampled brute_force(const osc_brep* a, osc_pose pa, const osc_sdf* sdf_b,
 
 static void test_brute_force(void) {
     test_rng rng = {20261121};
-    osc_brep* solids[6];
+    osc_brep* solids[7];
     double hole_profile[] = {0.35, 0.5, 0.35, -0.2, 0.2, -0.3};
     double peg_profile[] = {0.0, -0.5, 0.3, -0.5, 0.4, -0.3, 0.4, 0.5, 0.0, 0.5};
     CHECK_STATUS(osc_brep_create_box(osc_v3(0.5, 0.4, 0.3), NULL, &solids[0]), OSC_OK);
@@ -244,6 +352,7 @@ static void test_brute_force(void) {
     CHECK_STATUS(osc_brep_create_block_with_hole(osc_v3(0.6, 0.6, 0.5), hole_profile, 3, NULL, &solids[3]), OSC_OK);
     CHECK_STATUS(osc_brep_create_revolved(peg_profile, 5, NULL, &solids[4]), OSC_OK);
     CHECK_STATUS(osc_brep_create_sphere(0.45, NULL, &solids[5]), OSC_OK);
+    CHECK_STATUS(create_lemon(TEST_PI - k_lemon_beta, TEST_PI + k_lemon_beta, k_lemon_R, &solids[6]), OSC_OK);
     // B: convex solids with an exact SDF
     osc_brep *bs[3];
     osc_sdf *sdfs[3];
@@ -257,8 +366,8 @@ static void test_brute_force(void) {
     s.d_max = 0.6;
     s.alpha = 0.0;
     int trials = 0, minima = 0, misses = 0, naive_mismatch = 0;
-    for (int trial = 0; trial < 60; trial++) {
-        int ia = trial % 6, ib = (trial / 6) % 3;
+    for (int trial = 0; trial < 70; trial++) {
+        int ia = trial % 7, ib = (trial / 7) % 3;
         osc_pose pa = random_pose(&rng, 0.0);
         osc_pose pb;
         sampled r;
@@ -301,11 +410,11 @@ static void test_brute_force(void) {
     }
     printf("  brute force: %d trials, %d sampled local minima, %d missed, %d naive mismatches\n",
            trials, minima, misses, naive_mismatch);
-    CHECK(trials >= 50);
+    CHECK(trials >= 60);
     CHECK(minima > 20);
     CHECK(misses == 0);
     CHECK(naive_mismatch == 0);
-    for (int i = 0; i < 6; i++) osc_brep_destroy(solids[i]);
+    for (int i = 0; i < 7; i++) osc_brep_destroy(solids[i]);
     for (int i = 0; i < 3; i++) {
         osc_brep_destroy(bs[i]);
         osc_sdf_destroy(sdfs[i]);
@@ -357,18 +466,15 @@ static void test_incompatible_pairs(void) {
 
 // ---- gradients against central differences ---------------------------------------------------------
 
-static void test_gradients(void) {
-    test_rng rng = {99};
-    double peg_profile[] = {0.0, -0.5, 0.3, -0.5, 0.4, -0.3, 0.4, 0.5, 0.0, 0.5};
-    osc_brep *a, *b;
-    CHECK_STATUS(osc_brep_create_revolved(peg_profile, 5, NULL, &a), OSC_OK);
-    CHECK_STATUS(osc_brep_create_box(osc_v3(0.3, 0.4, 0.2), NULL, &b), OSC_OK);
+// Central differences of every contact's gap over the 12 twist columns, matched by features and
+// footpoints across the perturbed queries; returns the number of columns checked, the worst error.
+static int check_gradients(const osc_brep* a, const osc_brep* b, uint64_t seed, int trials, double* worst) {
+    test_rng rng = {seed};
     osc_lmd_settings s = osc_lmd_settings_default();
     s.d_max = 0.5;
     s.conformal_samples = 0;
-    double worst = 0.0;
     int checked = 0;
-    for (int trial = 0; trial < 30; trial++) {
+    for (int trial = 0; trial < trials; trial++) {
         osc_pose pa = random_pose(&rng, 0.1), pb = random_pose(&rng, 1.0);
         int n = query(a, pa, b, pb, &s, NULL, g_contacts);
         for (int k = 0; k < n; k++) {
@@ -396,16 +502,30 @@ static void test_gradients(void) {
                 }
                 if (!ok) continue;
                 double fd = (val[0] - val[1]) / (2.0 * h);
-                worst = fmax(worst, fabs(fd - c->gradient[col]));
+                *worst = fmax(*worst, fabs(fd - c->gradient[col]));
                 checked++;
             }
         }
     }
-    printf("  gradients: %d columns checked, worst |analytic - central difference| %.2e\n", checked, worst);
-    CHECK(checked > 100);
-    CHECK(worst < 1e-6);
-    osc_brep_destroy(a);
-    osc_brep_destroy(b);
+    return checked;
+}
+
+static void test_gradients(void) {
+    double peg_profile[] = {0.0, -0.5, 0.3, -0.5, 0.4, -0.3, 0.4, 0.5, 0.0, 0.5};
+    osc_brep *peg, *box, *lemon;
+    CHECK_STATUS(osc_brep_create_revolved(peg_profile, 5, NULL, &peg), OSC_OK);
+    CHECK_STATUS(osc_brep_create_box(osc_v3(0.3, 0.4, 0.2), NULL, &box), OSC_OK);
+    CHECK_STATUS(create_lemon(TEST_PI - k_lemon_beta, TEST_PI + k_lemon_beta, k_lemon_R, &lemon), OSC_OK);
+    double worst = 0.0, worst_lemon = 0.0;
+    int checked = check_gradients(peg, box, 99, 30, &worst);
+    int checked_lemon = check_gradients(lemon, box, 7, 20, &worst_lemon);
+    printf("  gradients: %d columns checked, worst |analytic - central difference| %.2e; spindle torus: "
+           "%d, %.2e\n", checked, worst, checked_lemon, worst_lemon);
+    CHECK(checked > 100 && checked_lemon > 50);
+    CHECK(worst < 1e-6 && worst_lemon < 1e-6);
+    osc_brep_destroy(peg);
+    osc_brep_destroy(box);
+    osc_brep_destroy(lemon);
 }
 
 // ---- caches and threads give the same contacts ----------------------------------------------------
@@ -529,6 +649,7 @@ int main(void) {
     RUN(test_closed_forms);
     RUN(test_peg_in_hole);
     RUN(test_box_tilt);
+    RUN(test_spindle_torus);
     RUN(test_brute_force);
     RUN(test_incompatible_pairs);
     RUN(test_gradients);

@@ -71,7 +71,8 @@ typedef struct osc_brep_surface {
     osc_vec3 axis;    ///< z, unit
     osc_vec3 ref;     ///< x, unit and perpendicular to z
     double radius;    ///< R: cylinder and sphere radius, cone radius at v = 0, torus major radius
-    double radius2;   ///< r: torus minor radius (0 < r < R); unused otherwise
+    double radius2;   ///< r: torus minor radius (r > 0, r != R; r > R is a spindle torus, whose
+                      ///< faces must each keep to one sign of R + r cos v); unused otherwise
     double angle;     ///< a: cone half-angle in (0, pi/2); unused otherwise
     int sense;        ///< +1: the solid's outward normal is the natural normal; -1: its opposite
 } osc_brep_surface;
