@@ -1,13 +1,16 @@
 """osculate: smoothly differentiable collision detection (Python binding of the C library).
 
-Shapes and models: SDF, Mesh, MeshBVH, Grid, Body, Convex, Implicit. Queries: dcol, dcol_batch,
-dcol_alpha_gradient, dcol_parameter_gradient, manifold_collide, manifold_collide_batch,
-sdf_pair_collide, sdf_scene_collide, ray_intersect, ray_intersect_many, ray_intersect_batch.
+Shapes and models: SDF, Mesh, MeshBVH, Grid, Body, Convex, Implicit, Brep. Queries: dcol,
+dcol_batch, dcol_alpha_gradient, dcol_parameter_gradient, manifold_collide,
+manifold_collide_batch, sdf_pair_collide, sdf_scene_collide, ray_intersect, ray_intersect_many,
+ray_intersect_batch, lmd (with LmdCache).
 Poses are [7] arrays (px, py, pz, qw, qx, qy, qz), world-from-body, the quaternion scalar first;
 pose Jacobians have 12 columns along the left twists (dp, dtheta) of A then B. Autodiff:
 osculate.jax and osculate.torch (imported on demand). Guide: docs/python.md.
 """
 
+from ._brep import (FEATURE_KINDS, LMD_CONFORMAL, Brep, LmdCache, LmdContacts, brep_settings,
+                    lmd, lmd_settings)
 from ._core import (CapacityError, InvalidArgumentError, NotConvergedError, OsculateError,
                     OsculateIOError, OsculateMemoryError, ParseError, UnsupportedError,
                     apply_twist, axis_angle_quaternion, default_thread_count, logsumexp,

@@ -265,6 +265,43 @@ class RayJacobians(C.Structure):
 
 
 # ------------------------------------------------------------------------------------------------
+# brep.h, lmd.h
+
+
+class BrepSettings(C.Structure):
+    _fields_ = [("alpha_max", D), ("plane_cell", D), ("max_leaf_count", I)]
+
+
+class BrepInfo(C.Structure):
+    _fields_ = [("face_count", I), ("edge_count", I), ("vertex_count", I),
+                ("convex_edge_count", I), ("concave_edge_count", I), ("smooth_edge_count", I),
+                ("leaf_count", I), ("node_count", I), ("lo", Vec3), ("hi", Vec3)]
+
+
+class BrepImportReport(C.Structure):
+    _fields_ = [("solids", I), ("faces_read", I), ("faces_imported", I),
+                ("faces_unsupported", I), ("edges_imported", I), ("edges_unsupported", I),
+                ("first_unsupported", C.c_char * 96), ("length_unit", D)]
+
+
+class LmdSettings(C.Structure):
+    _fields_ = [("d_max", D), ("eps_a", D), ("eps_b", D), ("alpha", D),
+                ("conformal_samples", I), ("threads", I), ("culling", I)]
+
+
+class LmdContact(C.Structure):
+    _fields_ = [("point_a", Vec3), ("point_b", Vec3), ("param_a", D * 2), ("param_b", D * 2),
+                ("kind_a", I), ("kind_b", I), ("feature_a", I), ("feature_b", I),
+                ("distance", D), ("gap", D), ("normal", Vec3), ("gradient", D * 12),
+                ("key", C.c_uint64), ("flags", I)]
+
+
+class LmdStats(C.Structure):
+    _fields_ = [("front_size", I), ("culling_tests", I), ("leaf_pairs", I),
+                ("newton_iterations", I), ("warm_starts", I)]
+
+
+# ------------------------------------------------------------------------------------------------
 # prototypes: name -> (restype, argtypes)
 
 PS = C.POINTER(P)  # an out-pointer to an opaque model
@@ -427,6 +464,28 @@ _prototypes = {
     "osc_ray_intersect_batch": (ST, [P, C.POINTER(ImplicitTransform), SZ, DP, DP,
                                      C.POINTER(RaySettings), DP, DP, DP, C.POINTER(C.c_ubyte),
                                      I]),
+    # brep.h
+    "osc_brep_settings_default": (BrepSettings, []),
+    "osc_brep_destroy": (None, [P]),
+    "osc_brep_get_info": (ST, [P, C.POINTER(BrepInfo)]),
+    "osc_brep_create_box": (ST, [Vec3, C.POINTER(BrepSettings), PS]),
+    "osc_brep_create_revolved": (ST, [DP, I, C.POINTER(BrepSettings), PS]),
+    "osc_brep_create_cylinder": (ST, [D, D, C.POINTER(BrepSettings), PS]),
+    "osc_brep_create_cone": (ST, [D, D, D, C.POINTER(BrepSettings), PS]),
+    "osc_brep_create_sphere": (ST, [D, C.POINTER(BrepSettings), PS]),
+    "osc_brep_create_block_with_hole": (ST, [Vec3, DP, I, C.POINTER(BrepSettings), PS]),
+    "osc_brep_read_step": (ST, [C.c_char_p, SZ, I, C.POINTER(BrepSettings), PS,
+                                C.POINTER(BrepImportReport)]),
+    "osc_brep_load_step": (ST, [C.c_char_p, I, C.POINTER(BrepSettings), PS,
+                                C.POINTER(BrepImportReport)]),
+    # lmd.h
+    "osc_lmd_settings_default": (LmdSettings, []),
+    "osc_lmd_cache_create": (ST, [PS]),
+    "osc_lmd_cache_destroy": (None, [P]),
+    "osc_lmd_cache_reset": (None, [P]),
+    "osc_lmd_cache_stats": (ST, [P, C.POINTER(LmdStats)]),
+    "osc_lmd_query": (ST, [P, Pose, P, Pose, C.POINTER(LmdSettings), P, C.POINTER(LmdContact), I,
+                           IP]),
     # python/src/osculate_py.c
     "oscpy_smooth_elementwise": (I, [I, DP, SZ, D, D, D, DP, DP, DP]),
     "oscpy_smooth_max": (None, [DP, DP, SZ, D, I, DP, DP, DP]),

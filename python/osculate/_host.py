@@ -5,6 +5,7 @@ query's Jacobian has 14 columns: d/d pose_a (7), then d/d pose_b (7)."""
 
 import numpy as np
 
+from ._brep import lmd as lmd_query, lmd_settings
 from ._core import pair_jacobian_to_pq
 from ._queries import (Implicit, dcol_batch, manifold_collide_batch, manifold_settings,
                        ray_intersect_many, sdf_pair_collide)
@@ -165,6 +166,30 @@ def sdf_pair(a, b, settings, capacity, pose_a, pose_b, jacobians):
             jac["point"][i, :k] = pair_jacobian_to_pq(r.point_jacobian, pa[i], pb[i])
             jac["penetration"][i, :k] = pair_jacobian_to_pq(r.penetration_jacobian[:, None, :],
                                                             pa[i], pb[i])[:, 0]
+    values = {k: v.reshape(batch + v.shape[1:]) for k, v in values.items()}
+    jac = {k: v.reshape(batch + v.shape[1:]) for k, v in jac.items()}
+    return values, jac
+
+
+def lmd(a, b, settings, capacity, pose_a, pose_b, jacobians):
+    """Local minimal distances between two Breps for each pose pair (one osc_lmd_query per pair),
+    padded to `capacity` slots in the query's order (by feature pair): gap [batch, C] (empty
+    slots: the gap at d_max, d_max - eps_a - eps_b), count [batch], and with jacobians
+    d gap / d(pose_a, pose_b) [batch, C, 14] (zero in empty slots). CapacityError when a pair has
+    more than `capacity` contacts."""
+    s = lmd_settings(**settings)
+    pa, pb, batch = broadcast_poses(pose_a, pose_b)
+    n = len(pa)
+    values = {"gap": np.full((n, capacity), s["d_max"] - s["eps_a"] - s["eps_b"]),
+              "count": np.zeros(n, dtype=np.int32)}
+    jac = {"gap": np.zeros((n, capacity, 14))} if jacobians else {}
+    for i in range(n):
+        r = lmd_query(a, pa[i], b, pb[i], capacity=capacity, **settings)
+        k = len(r)
+        values["gap"][i, :k] = r.gap
+        values["count"][i] = k
+        if jacobians and k:
+            jac["gap"][i, :k] = pair_jacobian_to_pq(r.gradient[:, None, :], pa[i], pb[i])[:, 0]
     values = {k: v.reshape(batch + v.shape[1:]) for k, v in values.items()}
     jac = {k: v.reshape(batch + v.shape[1:]) for k, v in jac.items()}
     return values, jac

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _host
 
-__all__ = ["dcol", "dcol_alpha", "manifold", "sdf_pair", "sdf", "ray_intersect",
+__all__ = ["dcol", "dcol_alpha", "manifold", "sdf_pair", "lmd", "sdf", "ray_intersect",
            "ray_intersect_sag"]
 
 
@@ -198,6 +198,51 @@ def sdf_pair(a, b, pose_a, pose_b, capacity=16, **settings):
     result = dict(zip(names, out[:len(names)]))
     result["count"] = out[len(names)]
     return result
+
+
+# ------------------------------------------------------------------------------------------------
+# local minimal distances between B-Reps
+
+
+def lmd(a, b, pose_a, pose_b, capacity=32, **settings):
+    """The local minimal distances between Breps a and b at poses [..., 7]: a dict of gap
+    [..., C] (differentiable in both poses, from the C gradient; empty slots hold the gap at
+    d_max, d_max - eps_a - eps_b) and count [...]. Slots follow the query's order (by feature
+    pair), so differentiate sums over contacts of a function that vanishes at d_max. One C query
+    per pose pair (vmap loops on the host); CapacityError beyond `capacity` contacts. Settings:
+    osculate.lmd_settings()."""
+    cap = int(capacity)
+
+    def shapes(pa, pb, jac):
+        batch = jnp.broadcast_shapes(pa.shape[:-1], pb.shape[:-1])
+        out = [(batch + (cap,), None), (batch, jnp.int32)]
+        if jac:
+            out.append((batch + (cap, 14), None))
+        return out
+
+    def host(jac):
+        def run(pa, pb):
+            v, j = _host.lmd(a, b, settings, cap, pa, pb, jac)
+            return [v["gap"], v["count"]] + ([j["gap"]] if jac else [])
+        return run
+
+    @jax.custom_jvp
+    def f(pa, pb):
+        return tuple(_callback(host(False), shapes(pa, pb, False), _dtype(pa, pb), pa, pb))
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        pa, pb = primals
+        dpa, dpb = tangents
+        gap, count, jac = _callback(host(True), shapes(pa, pb, True), _dtype(pa, pb), pa, pb)
+        batch = count.shape
+        dp = jnp.concatenate([jnp.broadcast_to(dpa, batch + (7,)),
+                              jnp.broadcast_to(dpb, batch + (7,))], axis=-1)[..., None, :]
+        zero_count = np.zeros(count.shape, dtype=jax.dtypes.float0)
+        return (gap, count), (_apply(jac, dp), zero_count)
+
+    gap, count = f(jnp.asarray(pose_a), jnp.asarray(pose_b))
+    return {"gap": gap, "count": count}
 
 
 # ------------------------------------------------------------------------------------------------

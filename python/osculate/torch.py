@@ -13,7 +13,7 @@ import torch
 
 from . import _host
 
-__all__ = ["dcol", "dcol_alpha", "manifold", "sdf_pair", "sdf", "ray_intersect",
+__all__ = ["dcol", "dcol_alpha", "manifold", "sdf_pair", "lmd", "sdf", "ray_intersect",
            "ray_intersect_sag"]
 
 
@@ -185,6 +185,45 @@ def sdf_pair(a, b, pose_a, pose_b, capacity=16, **settings):
     result = dict(zip(_PAIR_NAMES, out[:-1]))
     result["count"] = out[-1]
     return result
+
+
+# ------------------------------------------------------------------------------------------------
+# local minimal distances between B-Reps
+
+
+class _Lmd(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, pose_a, pose_b, a, b, settings, capacity):
+        need = pose_a.requires_grad or pose_b.requires_grad
+        values, jac = _host.lmd(a, b, settings, capacity, _np(pose_a), _np(pose_b), need)
+        ctx.shapes = (pose_a.shape, pose_b.shape)
+        if need:
+            ctx.save_for_backward(_t(jac["gap"], pose_a))
+        count = torch.as_tensor(values["count"])
+        ctx.mark_non_differentiable(count)
+        return _t(values["gap"], pose_a), count
+
+    @staticmethod
+    def backward(ctx, grad, _grad_count):
+        (j,) = ctx.saved_tensors
+        total = (j * grad.unsqueeze(-1)).sum(dim=-2)
+        shape_a, shape_b = ctx.shapes
+        return _reduce(total[..., :7], shape_a), _reduce(total[..., 7:], shape_b), None, None, \
+            None, None
+
+
+def lmd(a, b, pose_a, pose_b, capacity=32, **settings):
+    """The local minimal distances between Breps a and b at poses [..., 7]: a dict of gap
+    [..., C] (differentiable in both poses, from the C gradient; empty slots hold the gap at
+    d_max, d_max - eps_a - eps_b) and count. Slots follow the query's order (by feature pair), so
+    differentiate sums over contacts of a function that vanishes at d_max. One C query per pose
+    pair; CapacityError beyond `capacity` contacts. Settings: osculate.lmd_settings()."""
+    pose_a = torch.as_tensor(pose_a)
+    if not pose_a.is_floating_point():
+        pose_a = pose_a.double()
+    pose_b = torch.as_tensor(pose_b).to(pose_a.dtype)
+    gap, count = _Lmd.apply(pose_a, pose_b, a, b, settings, int(capacity))
+    return {"gap": gap, "count": count}
 
 
 # ------------------------------------------------------------------------------------------------
