@@ -497,6 +497,7 @@ static int build_node(tree_builder* t, int* index, int count, int parent) {
         node->parent = parent;
         node->left = node->right = -1;
         node->leaf = index[0];
+        b->leaves[index[0]].node = id;
         node->type_mask = b->leaves[index[0]].type_mask;
         node->compat_mask = b->leaves[index[0]].compat_mask;
         return id;
@@ -582,6 +583,10 @@ osc_status osc_brep_build_bvh(osc_brep* b) {
     tree_builder t = {b, list.boxes, scratch};
     b->node_count = 0;
     build_node(&t, index, list.count, -1);
+    for (int i = 0; i < b->node_count; i++) {
+        b->nodes[i].cone_cos = cos(b->nodes[i].cone_angle);
+        b->nodes[i].cone_sin = sin(b->nodes[i].cone_angle);
+    }
     // the solid's box from the leaves' OBBs
     osc_vec3 lo = osc_v3(INFINITY, INFINITY, INFINITY), hi = osc_scale(lo, -1.0);
     for (int i = 0; i < list.count; i++) {

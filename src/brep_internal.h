@@ -117,6 +117,7 @@ typedef struct osc_brep_leaf {
     int gen_count;
     osc_vec3 gen[8];          ///< polyhedral normal cone generators (unit)
     uint32_t type_mask, compat_mask;
+    int node;                 ///< its node in `nodes` (OBB)
 } osc_brep_leaf;
 
 /// A BVH node (thesis Listing 2.4). Leaves have left = -1 and `leaf` >= 0.
@@ -126,6 +127,7 @@ typedef struct osc_brep_node {
     osc_vec3 half;            ///< OBB half extents
     osc_vec3 cone_axis;       ///< normal cone of revolution
     double cone_angle;        ///< its half apex angle (>= pi: no bound)
+    double cone_cos, cone_sin; ///< of cone_angle
     uint32_t type_mask, compat_mask;
     int left, right, parent;
     int leaf;

@@ -23,6 +23,8 @@ typedef struct wfeat {
     int dim;           // Newton parameters contributed
     int restricted;
     double t0[2], dt[2];
+    osc_vec3 center; // world centre of the leaf's OBB
+    double reach2;   // squared distance from it beyond which an iterate has left the leaf
 } wfeat;
 
 static void feature_init(wfeat* f, const lmd_body* body, int leaf_index) {
@@ -41,6 +43,9 @@ static void feature_init(wfeat* f, const lmd_body* body, int leaf_index) {
         f->geo.o = osc_pose_apply(body->pose, b->vertices[leaf->feature]);
     }
     f->dim = f->geo.kind == OSC_GEO_POINT ? 0 : f->geo.dim;
+    const osc_brep_node* box = &b->nodes[leaf->node];
+    f->center = osc_pose_apply(body->pose, box->center);
+    f->reach2 = 4.0 * osc_length_squared(box->half);
 }
 
 static void feature_eval(const wfeat* f, const double* s, osc_vec3* p, osc_vec3* d1, osc_vec3* d2) {
@@ -140,9 +145,21 @@ static int cholesky_solve(int n, double H[4][4], double mu, const double* b, dou
     return 1;
 }
 
+// Has the iterate t left the feature's leaf: is its point farther from the centre of the leaf's
+// OBB than twice the box's half diagonal? A minimum out there lies under another leaf pair, which
+// the culling keeps, so Newton's method stops (a flat valley between nearly conformal leaves
+// otherwise takes tens of damped steps to cross, to a minimum that other pairs find anyway).
+static int escaped(const wfeat* f, const double* t) {
+    if (f->restricted || f->dim == 0) return 0;
+    osc_vec3 p;
+    osc_geo_eval(&f->geo, t, &p, NULL, NULL);
+    return osc_length_squared(osc_sub(p, f->center)) > f->reach2;
+}
+
 // Levenberg-Marquardt-damped Newton from x; returns 1 at a critical point (angle between r and
 // the tangent spaces below 1e-11), *isolated = 1 when the Hessian there is positive definite.
-static int newton(const wfeat* A, const wfeat* B, double* x, int* iterations, int* isolated) {
+// With `confine`, gives up (returns 0) once the iterate escapes either leaf.
+static int newton(const wfeat* A, const wfeat* B, double* x, int confine, int* iterations, int* isolated) {
     newton_state st;
     evaluate(A, B, x, &st);
     int n = st.n;
@@ -166,6 +183,10 @@ static int newton(const wfeat* A, const wfeat* B, double* x, int* iterations, in
             newton_state sn;
             evaluate(A, B, xn, &sn);
             if (sn.f <= st.f * (1.0 + 1e-14)) {
+                if (confine && (escaped(A, xn) || escaped(B, xn + A->dim))) {
+                    *iterations += it + 1;
+                    return 0;
+                }
                 for (int i = 0; i < n; i++) x[i] = xn[i];
                 st = sn;
                 mu *= 0.25;
@@ -443,7 +464,7 @@ static int conformal(const wfeat* A0, const wfeat* B0, osc_vec3 o, osc_vec3 z,
             }
         }
     int isolated;
-    if (!newton(&A, &B, x, iterations, &isolated) || !isolated) return 0;
+    if (!newton(&A, &B, x, 0, iterations, &isolated) || !isolated) return 0;
     osc_vec3 pa, pb;
     feature_eval(&A, x, &pa, NULL, NULL);
     feature_eval(&B, x + A.dim, &pb, NULL, NULL);
@@ -504,6 +525,28 @@ static int start_grid(const wfeat* f, double pts[9][2]) {
     return n;
 }
 
+// The closest pair of points of the two leaves' start grids, as Newton's first iterate x.
+static void grid_start(const wfeat* A, const wfeat* B, double* x) {
+    double ga[9][2], gb[9][2];
+    osc_vec3 pb[9];
+    int na = start_grid(A, ga), nb = start_grid(B, gb);
+    for (int j = 0; j < nb; j++) feature_eval(B, gb[j], &pb[j], NULL, NULL);
+    double best = INFINITY;
+    for (int i = 0; i < na; i++) {
+        osc_vec3 pa;
+        feature_eval(A, ga[i], &pa, NULL, NULL);
+        for (int j = 0; j < nb; j++) {
+            double d = osc_length_squared(osc_sub(pa, pb[j]));
+            if (d < best) {
+                best = d;
+                int k = 0;
+                for (int q = 0; q < A->dim; q++) x[k++] = ga[i][q];
+                for (int q = 0; q < B->dim; q++) x[k++] = gb[j][q];
+            }
+        }
+    }
+}
+
 void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_settings* settings,
                         const lmd_job* job, osc_lmd_contact* out, int slots,
                         lmd_job_result* result) {
@@ -517,31 +560,18 @@ void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_sett
         result->count = conformal(&A, &B, axis_o, axis_z, settings, out, slots, &result->iterations);
         return;
     }
+    // from the cached footpoints; when they lead out of the leaves, from the grid as without a cache
     double x[4] = {0, 0, 0, 0};
+    int isolated = 0, converged = 0;
     if (job->has_warm) {
         memcpy(x, job->warm, sizeof x);
-    } else {
-        double ga[9][2], gb[9][2];
-        int na = start_grid(&A, ga), nb = start_grid(&B, gb);
-        double best = INFINITY;
-        for (int i = 0; i < na; i++) {
-            osc_vec3 pa;
-            feature_eval(&A, ga[i], &pa, NULL, NULL);
-            for (int j = 0; j < nb; j++) {
-                osc_vec3 pb;
-                feature_eval(&B, gb[j], &pb, NULL, NULL);
-                double d = osc_length_squared(osc_sub(pa, pb));
-                if (d < best) {
-                    best = d;
-                    int k = 0;
-                    for (int q = 0; q < A.dim; q++) x[k++] = ga[i][q];
-                    for (int q = 0; q < B.dim; q++) x[k++] = gb[j][q];
-                }
-            }
-        }
+        converged = newton(&A, &B, x, 1, &result->iterations, &isolated);
     }
-    int isolated;
-    if (!newton(&A, &B, x, &result->iterations, &isolated)) return;
+    if (!converged) {
+        grid_start(&A, &B, x);
+        converged = newton(&A, &B, x, 1, &result->iterations, &isolated);
+    }
+    if (!converged) return;
     result->converged = 1;
     memcpy(result->x, x, sizeof x);
     if (!isolated || slots < 1) return;
