@@ -194,6 +194,7 @@ typedef struct step_record {
     int baseline_contacts;
     double baseline_time, baseline_min_distance;
     int status[3];
+    osc_lmd_stats stats;  // of the query with a cache on 1 thread (first pass)
 } step_record;
 
 static osc_lmd_contact contacts[3][CAPACITY];
@@ -299,6 +300,7 @@ static void run_scenario(const scenario* s, const char* build) {
                 }
                 if (pass == 0 || t < r->time[v]) r->time[v] = t;
                 r->contacts[v] = counts[v];
+                if (pass == 0 && v == 0) osc_lmd_cache_stats(caches[0], &r->stats);
             }
             if (pass == 0) {
                 int n0 = counts[0] < CAPACITY ? counts[0] : CAPACITY;
@@ -398,6 +400,24 @@ static void run_scenario(const scenario* s, const char* build) {
     bench_report(suite, name, "steps_count_differs_2_threads", mismatched_threads, "count");
     bench_report(suite, name, "steps_count_differs_no_cache", mismatched_cache, "count");
     bench_report(suite, name, "failed_queries", failures, "count");
+    // the work of the cached query once inserted (medians over those steps)
+    double work[5];
+    {
+        double* values = malloc((size_t)(to - from) * sizeof(double));
+        for (int f = 0; f < 5; ++f) {
+            for (int k = from; k < to; ++k) {
+                const osc_lmd_stats* st = &records[k].stats;
+                int field[5] = {st->front_size, st->culling_tests, st->leaf_pairs, st->newton_iterations,
+                                st->warm_starts};
+                values[k - from] = field[f];
+            }
+            work[f] = bench_median(values, to - from);
+        }
+        free(values);
+    }
+    static const char* work_names[5] = {"inserted_front_size", "inserted_culling_tests", "inserted_leaf_pairs",
+                                        "inserted_newton_iterations", "inserted_warm_starts"};
+    for (int f = 0; f < 5; ++f) bench_report(suite, name, work_names[f], work[f], "count");
 
     fprintf(stderr,
             "%s: peg %d faces %d leaves, receptacle %d faces %d leaves; meshes %d + %d triangles at %.2f mm "
@@ -416,6 +436,8 @@ static void run_scenario(const scenario* s, const char* build) {
             median_of(records, STEPS, 1, 1, 0, STEPS, 1), median_of(records, STEPS, 1, 1, from, to, 0));
     fprintf(stderr, "  steps whose contacts differ: 2 threads %d, no cache %d; failed queries %d\n",
             mismatched_threads, mismatched_cache, failures);
+    fprintf(stderr, "  inserted, cached query (medians): front %.0f, culling tests %.0f, leaf pairs %.0f, Newton "
+            "iterations %.0f, warm starts %.0f\n", work[0], work[1], work[2], work[3], work[4]);
 
     free(records);
     free(path);

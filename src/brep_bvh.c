@@ -584,6 +584,7 @@ osc_status osc_brep_build_bvh(osc_brep* b) {
     b->node_count = 0;
     build_node(&t, index, list.count, -1);
     for (int i = 0; i < b->node_count; i++) {
+        b->nodes[i].radius = osc_length(b->nodes[i].half);
         b->nodes[i].cone_cos = cos(b->nodes[i].cone_angle);
         b->nodes[i].cone_sin = sin(b->nodes[i].cone_angle);
     }

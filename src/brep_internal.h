@@ -125,6 +125,7 @@ typedef struct osc_brep_node {
     osc_vec3 center;          ///< OBB centre
     osc_vec3 axis[3];         ///< OBB axes
     osc_vec3 half;            ///< OBB half extents
+    double radius;            ///< |half|: the OBB's bounding sphere about its centre
     osc_vec3 cone_axis;       ///< normal cone of revolution
     double cone_angle;        ///< its half apex angle (>= pi: no bound)
     double cone_cos, cone_sin; ///< of cone_angle

@@ -230,6 +230,10 @@ static bool culled(traversal* t, int ia, int ib) {
         double sab = na->cone_sin * nb->cone_cos + na->cone_cos * nb->cone_sin;
         if (c < cab * t->cos_2alpha - sab * t->sin_2alpha) return true;
     }
+    // bounding spheres of the OBBs first: most pairs of the front are far apart
+    osc_vec3 d = osc_sub(osc_add(osc_mat3_apply(t->rot, nb->center), t->trans), na->center);
+    double reach = na->radius + nb->radius + t->d_max;
+    if (osc_dot(d, d) > reach * reach) return true;
     if (!obb_overlap(t, na, nb)) return true;
     if (na->leaf >= 0 && nb->leaf >= 0 &&
         cones_separated(t, &t->a->brep->leaves[na->leaf], &t->b->brep->leaves[nb->leaf]))

@@ -180,6 +180,12 @@ static int newton(const wfeat* A, const wfeat* B, double* x, int confine, int* i
             }
             double xn[4];
             for (int i = 0; i < n; i++) xn[i] = x[i] + step[i];
+            // an undamped step on a convex model that lands outside the leaves: the model's
+            // minimum is out there, under another leaf pair
+            if (confine && mu == 0.0 && (escaped(A, xn) || escaped(B, xn + A->dim))) {
+                *iterations += it + 1;
+                return 0;
+            }
             newton_state sn;
             evaluate(A, B, xn, &sn);
             if (sn.f <= st.f * (1.0 + 1e-14)) {
