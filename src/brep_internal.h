@@ -67,6 +67,12 @@ int osc_geo_project(const osc_geo* g, osc_vec3 x, double* t);
 /// Wraps `value` into [lo, lo + 2 pi).
 double osc_wrap_angle(double value, double lo);
 
+/// Signed distance from the point x to the untrimmed surface geo `g` along its natural normal, with
+/// its gradient (the unit normal at the foot x - sd grad) and Hessian [3][3] (docs/lmd.md, "Edge and
+/// vertex against a surface"). Returns 0 where it is not smooth or the foot leaves the surface: on
+/// the axis of a surface of revolution, a cone's foot beyond its apex, a sphere's or tube's centre.
+int osc_geo_distance(const osc_geo* g, osc_vec3 x, double* sd, osc_vec3* grad, double hess[3][3]);
+
 // ---- the model -------------------------------------------------------------------------------
 
 /// Edge status (thesis §1.4.3, eq. 1.27).

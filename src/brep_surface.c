@@ -6,6 +6,7 @@
 // orthogonal projections, frames moved by poses.
 
 #include <math.h>
+#include <string.h>
 
 #include "brep_internal.h"
 #include "osculate/math.h"
@@ -191,6 +192,73 @@ int osc_geo_project(const osc_geo* g, osc_vec3 x, double* t) {
     }
     }
     return 0;
+}
+
+// H = (P - c a a^T - b f f^T) / L with P the identity less n n^T (or less z z^T and e e^T); see
+// docs/lmd.md for the derivation per surface.
+static void outer_add(double h[3][3], osc_vec3 a, double c) {
+    const double v[3] = {a.x, a.y, a.z};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) h[i][j] += c * v[i] * v[j];
+}
+
+int osc_geo_distance(const osc_geo* g, osc_vec3 x, double* sd, osc_vec3* grad, double hess[3][3]) {
+    osc_vec3 w = osc_sub(x, g->o);
+    double lz = osc_dot(w, g->z);
+    osc_vec3 radial = osc_sub(w, osc_scale(g->z, lz));
+    double rho = osc_length(radial);
+    memset(hess, 0, 9 * sizeof(double));
+    const double tiny = 1e-12 * (g->R + g->r + rho + fabs(lz));
+    switch (g->kind) {
+    case OSC_GEO_PLANE:
+        *sd = lz;
+        *grad = g->z;
+        return 1;
+    case OSC_GEO_SPHERE: {
+        double L = osc_length(w);
+        if (!(L > tiny)) return 0;
+        osc_vec3 n = osc_scale(w, 1.0 / L);
+        *sd = L - g->R;
+        *grad = n;
+        for (int i = 0; i < 3; i++) hess[i][i] = 1.0 / L;
+        outer_add(hess, n, -1.0 / L);
+        return 1;
+    }
+    case OSC_GEO_CYLINDER:
+    case OSC_GEO_CONE: {
+        if (!(rho > tiny)) return 0;
+        osc_vec3 e = osc_scale(radial, 1.0 / rho);
+        double ca = g->kind == OSC_GEO_CONE ? cos(g->a) : 1.0, sa = g->kind == OSC_GEO_CONE ? sin(g->a) : 0.0;
+        // the generatrix through (R, 0) along (sin a, cos a) in the meridian half-plane of x
+        if (g->kind == OSC_GEO_CONE && !(g->R + ((rho - g->R) * sa + lz * ca) * sa > tiny)) return 0;
+        *sd = (rho - g->R) * ca - lz * sa;
+        *grad = osc_sub(osc_scale(e, ca), osc_scale(g->z, sa));
+        for (int i = 0; i < 3; i++) hess[i][i] = ca / rho;
+        outer_add(hess, g->z, -ca / rho);
+        outer_add(hess, e, -ca / rho);
+        return 1;
+    }
+    case OSC_GEO_TORUS: {
+        if (!(rho > tiny)) return 0;
+        osc_vec3 e = osc_scale(radial, 1.0 / rho), f = osc_cross(g->z, e);
+        // the tube circle of x's half-plane (centre R e) or, on the inner branch of a spindle
+        // torus, of the opposite one (centre -R e); the same choice as osc_geo_project
+        int far = g->branch < 0 ||
+                  (g->branch == 0 && fabs(hypot(rho + g->R, lz) - g->r) < fabs(hypot(rho - g->R, lz) - g->r));
+        double b = far ? -1.0 : 1.0;
+        osc_vec3 q = osc_sub(w, osc_scale(e, b * g->R));
+        double L = osc_length(q);
+        if (!(L > tiny)) return 0;
+        osc_vec3 n = osc_scale(q, 1.0 / L);
+        *sd = L - g->r;
+        *grad = n;
+        for (int i = 0; i < 3; i++) hess[i][i] = 1.0 / L;
+        outer_add(hess, n, -1.0 / L);
+        outer_add(hess, f, -b * g->R / (rho * L));
+        return 1;
+    }
+    default: return 0;
+    }
 }
 
 int osc_brep_project(const osc_brep_surface* surface, osc_vec3 x, double uv[2]) {

@@ -145,15 +145,20 @@ static int cholesky_solve(int n, double H[4][4], double mu, const double* b, dou
     return 1;
 }
 
-// Has the iterate t left the feature's leaf: is its point farther from the centre of the leaf's
-// OBB than twice the box's half diagonal? A minimum out there lies under another leaf pair, which
-// the culling keeps, so Newton's method stops (a flat valley between nearly conformal leaves
-// otherwise takes tens of damped steps to cross, to a minimum that other pairs find anyway).
+// Has a point p left the feature's leaf: is it farther from the centre of the leaf's OBB than
+// twice the box's half diagonal? A minimum out there lies under another leaf pair, which the
+// culling keeps, so the search stops (a flat valley between nearly conformal leaves otherwise takes
+// tens of damped steps to cross, to a minimum that other pairs find anyway).
+static int out_of_reach(const wfeat* f, osc_vec3 p) {
+    return osc_length_squared(osc_sub(p, f->center)) > f->reach2;
+}
+
+// The same for the feature's point at parameters t.
 static int escaped(const wfeat* f, const double* t) {
     if (f->restricted || f->dim == 0) return 0;
     osc_vec3 p;
     osc_geo_eval(&f->geo, t, &p, NULL, NULL);
-    return osc_length_squared(osc_sub(p, f->center)) > f->reach2;
+    return out_of_reach(f, p);
 }
 
 // Levenberg-Marquardt-damped Newton from x; returns 1 at a critical point (angle between r and
@@ -207,6 +212,92 @@ static int newton(const wfeat* A, const wfeat* B, double* x, int confine, int* i
     *iterations += it;
     if (n > 0 && !(st.crit < 1e-9) && st.f > 0.0) return 0;
     *isolated = n == 0 || cholesky_solve(n, st.H, 0.0, NULL, NULL);
+    return 1;
+}
+
+// Grid of parameters over a leaf's rectangle: 3 x 3 for faces, 3 for edges, 1 for vertices.
+static int start_grid(const wfeat* f, double pts[9][2]) {
+    const osc_brep_leaf* l = f->leaf;
+    if (f->dim == 0) return 1;
+    int n = 0;
+    for (int i = 0; i < 3; i++) {
+        if (f->dim == 1) {
+            pts[n][0] = l->lo[0] + (l->hi[0] - l->lo[0]) * (0.1 + 0.4 * i);
+            pts[n][1] = 0.0;
+            n++;
+            continue;
+        }
+        for (int j = 0; j < 3; j++) {
+            pts[n][0] = l->lo[0] + (l->hi[0] - l->lo[0]) * (0.1 + 0.4 * i);
+            pts[n][1] = l->lo[1] + (l->hi[1] - l->lo[1]) * (0.1 + 0.4 * j);
+            n++;
+        }
+    }
+    return n;
+}
+
+// ---- an edge or a vertex against a surface: one parameter (docs/lmd.md) ------------------------
+
+// h(t) = sign sd_S(C(t)), the distance from the curve's point to the untrimmed surface, with h', h''
+// and |C'| (dh NULL: not wanted), the point and the surface's unit normal at its foot; 0 where not
+// smooth.
+static int curve_distance(const wfeat* E, const wfeat* S, double t, double sign, double* h, double* dh,
+                          double* ddh, double* speed, osc_vec3* p, osc_vec3* normal) {
+    osc_vec3 d1[1], d2[1];
+    double sd, H[3][3];
+    feature_eval(E, &t, p, E->dim ? d1 : NULL, E->dim ? d2 : NULL);
+    if (!osc_geo_distance(&S->geo, *p, &sd, normal, H)) return 0;
+    *h = sign * sd;
+    if (dh) {
+        const double c[3] = {d1[0].x, d1[0].y, d1[0].z};
+        double quad = 0.0;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) quad += c[i] * H[i][j] * c[j];
+        *dh = sign * osc_dot(*normal, d1[0]);
+        *ddh = sign * (quad + osc_dot(*normal, d2[0]));
+        *speed = osc_length(d1[0]);
+    }
+    return 1;
+}
+
+// The critical point of the distance from edge (or vertex) E to surface S along E, by Newton's
+// method on h(t) from the closest of E's start grid, safeguarded by halving; the footpoints'
+// parameters in te (E's) and ts (S's). Returns 1 when found, 0 when there is none under the leaf
+// pair (the iterate left the leaves, or crossed the surface), -1 when the distance is not smooth
+// at the start (the caller then solves the whole problem).
+static int curve_surface(const wfeat* E, const wfeat* S, double* te, double* ts, int* iterations) {
+    double grid[9][2] = {{0.0, 0.0}}, t = 0.0, h = INFINITY, dh = 0.0, ddh = 0.0, speed = 0.0;
+    osc_vec3 p, n;
+    int count = start_grid(E, grid);
+    for (int i = 0; i < count; i++) {
+        double hi;
+        osc_vec3 pi, ni;
+        if (!curve_distance(E, S, grid[i][0], 1.0, &hi, NULL, NULL, NULL, &pi, &ni)) return -1;
+        if (fabs(hi) < fabs(h)) h = hi, t = grid[i][0];
+    }
+    double sign = h < 0.0 ? -1.0 : 1.0;
+    if (!(fabs(h) > 0.0)) return 0;
+    const double span = E->dim ? E->leaf->hi[0] - E->leaf->lo[0] : 0.0;
+    for (int it = 0; E->dim && it < 40; it++) {
+        if (!curve_distance(E, S, t, sign, &h, &dh, &ddh, &speed, &p, &n)) return 0;
+        if (fabs(dh) <= 1e-13 * speed) break; // the direction is normal to the curve
+        double step = ddh > 0.0 ? -dh / ddh : (dh > 0.0 ? -0.25 * span : 0.25 * span);
+        double hn = h;
+        osc_vec3 pn, nn;
+        int halvings = 0;
+        for (; halvings < 40; halvings++, step *= 0.5)
+            if (curve_distance(E, S, t + step, sign, &hn, NULL, NULL, NULL, &pn, &nn) && hn < h) break;
+        if (halvings == 40) break; // no decrease left: at the minimum to rounding
+        t += step;
+        ++*iterations;
+        if (hn <= 0.0 || escaped(E, &t)) return 0;
+    }
+    if (!curve_distance(E, S, t, sign, &h, NULL, NULL, NULL, &p, &n) || !(h > 0.0)) return 0;
+    osc_vec3 foot = osc_sub(p, osc_scale(n, sign * h));
+    if (out_of_reach(S, foot)) return 0;
+    te[0] = t;
+    ts[0] = ts[1] = 0.0;
+    osc_geo_project(&S->geo, foot, ts);
     return 1;
 }
 
@@ -510,27 +601,6 @@ static int conformal(const wfeat* A0, const wfeat* B0, osc_vec3 o, osc_vec3 z,
 
 // ---- one leaf pair ------------------------------------------------------------------------------
 
-// Grid of parameters over a leaf's rectangle: 3 x 3 for faces, 3 for edges, 1 for vertices.
-static int start_grid(const wfeat* f, double pts[9][2]) {
-    const osc_brep_leaf* l = f->leaf;
-    if (f->dim == 0) return 1;
-    int n = 0;
-    for (int i = 0; i < 3; i++) {
-        if (f->dim == 1) {
-            pts[n][0] = l->lo[0] + (l->hi[0] - l->lo[0]) * (0.1 + 0.4 * i);
-            pts[n][1] = 0.0;
-            n++;
-            continue;
-        }
-        for (int j = 0; j < 3; j++) {
-            pts[n][0] = l->lo[0] + (l->hi[0] - l->lo[0]) * (0.1 + 0.4 * i);
-            pts[n][1] = l->lo[1] + (l->hi[1] - l->lo[1]) * (0.1 + 0.4 * j);
-            n++;
-        }
-    }
-    return n;
-}
-
 // The closest pair of points of the two leaves' start grids, as Newton's first iterate x.
 static void grid_start(const wfeat* A, const wfeat* B, double* x) {
     double ga[9][2], gb[9][2];
@@ -566,10 +636,25 @@ void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_sett
         result->count = conformal(&A, &B, axis_o, axis_z, settings, out, slots, &result->iterations);
         return;
     }
-    // from the cached footpoints; when they lead out of the leaves, from the grid as without a cache
     double x[4] = {0, 0, 0, 0};
     int isolated = 0, converged = 0;
-    if (job->has_warm) {
+    // an edge or vertex against a surface: one parameter, then the whole problem's Newton step to
+    // confirm the critical point and test it (isolated minimum)
+    if (A.dim < 2 && B.dim == 2 && B.geo.dim == 2) {
+        int found = curve_surface(&A, &B, x, x + A.dim, &result->iterations);
+        if (found == 0) return;
+        if (found == 1) converged = newton(&A, &B, x, 1, &result->iterations, &isolated);
+        if (found == 1 && !converged) return;
+    } else if (B.dim < 2 && A.dim == 2 && A.geo.dim == 2) {
+        double tb[2] = {0.0, 0.0};
+        int found = curve_surface(&B, &A, tb, x, &result->iterations);
+        if (found == 0) return;
+        if (B.dim) x[2] = tb[0];
+        if (found == 1) converged = newton(&A, &B, x, 1, &result->iterations, &isolated);
+        if (found == 1 && !converged) return;
+    }
+    // from the cached footpoints; when they lead out of the leaves, from the grid as without a cache
+    if (!converged && job->has_warm) {
         memcpy(x, job->warm, sizeof x);
         converged = newton(&A, &B, x, 1, &result->iterations, &isolated);
     }

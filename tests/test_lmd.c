@@ -275,6 +275,73 @@ static void test_spindle_torus(void) {
     osc_brep_destroy(sphere);
 }
 
+// ---- the signed distance to an untrimmed surface (the one-parameter edge-surface search) ---------
+
+static void test_surface_distance(void) {
+    test_rng rng = {31};
+    osc_brep_surface surfaces[6];
+    memset(surfaces, 0, sizeof surfaces);
+    const osc_surface_type types[6] = {OSC_SURFACE_PLANE, OSC_SURFACE_CYLINDER, OSC_SURFACE_CONE,
+                                       OSC_SURFACE_SPHERE, OSC_SURFACE_TORUS, OSC_SURFACE_TORUS};
+    for (int k = 0; k < 6; k++) {
+        surfaces[k].type = types[k];
+        surfaces[k].origin = osc_v3(0.1, -0.2, 0.3);
+        surfaces[k].axis = osc_normalize(osc_v3(0.2, 0.3, 1.0));
+        surfaces[k].ref = osc_normalize(osc_cross(surfaces[k].axis, osc_v3(1, 0, 0)));
+        surfaces[k].radius = 0.7;
+        surfaces[k].radius2 = k == 5 ? 1.9 : 0.25; // the last: a spindle torus, inner branch
+        surfaces[k].angle = 0.4;
+        surfaces[k].sense = 1;
+    }
+    double worst_foot = 0.0, worst_grad = 0.0, worst_hess = 0.0;
+    int checked = 0;
+    for (int k = 0; k < 6; k++) {
+        osc_geo g = osc_geo_from_surface(&surfaces[k]);
+        if (k == 5) g.branch = -1;
+        for (int trial = 0; trial < 40; trial++) {
+            // a point at a known offset along the normal of a surface point on the branch wanted
+            double uv[2] = {test_uniform(&rng, -3, 3), test_uniform(&rng, -0.6, 0.6)};
+            if (k == 5) uv[1] += TEST_PI; // R + r cos v < 0
+            osc_vec3 p, n, grad;
+            osc_geo_eval(&g, uv, &p, NULL, NULL);
+            n = osc_geo_normal(&g, uv[0], uv[1]);
+            double offset = test_uniform(&rng, -0.1, 0.2);
+            osc_vec3 x = osc_add(p, osc_scale(n, offset));
+            double sd, H[3][3];
+            if (!osc_geo_distance(&g, x, &sd, &grad, H)) continue;
+            checked++;
+            CHECK_NEAR(sd, offset, 1e-12);
+            worst_foot = fmax(worst_foot, osc_length(osc_sub(osc_sub(x, osc_scale(grad, sd)), p)));
+            // central differences of sd (against grad) and of grad (against H)
+            const double h = 1e-6;
+            for (int i = 0; i < 3; i++) {
+                osc_vec3 e = osc_v3(i == 0, i == 1, i == 2);
+                double s1, s2, H1[3][3], H2[3][3];
+                osc_vec3 g1, g2;
+                osc_geo_distance(&g, osc_add(x, osc_scale(e, h)), &s1, &g1, H1);
+                osc_geo_distance(&g, osc_sub(x, osc_scale(e, h)), &s2, &g2, H2);
+                const double gi[3] = {grad.x, grad.y, grad.z};
+                worst_grad = fmax(worst_grad, fabs((s1 - s2) / (2 * h) - gi[i]));
+                osc_vec3 dg = osc_scale(osc_sub(g1, g2), 1.0 / (2 * h));
+                worst_hess = fmax(worst_hess, fabs(dg.x - H[0][i]) + fabs(dg.y - H[1][i]) + fabs(dg.z - H[2][i]));
+            }
+        }
+    }
+    printf("  surface distance: %d points on 6 surfaces, foot %.1e, gradient %.1e, Hessian %.1e\n", checked,
+           worst_foot, worst_grad, worst_hess);
+    CHECK(checked >= 200);
+    CHECK(worst_foot < 1e-12 && worst_grad < 1e-8 && worst_hess < 1e-6);
+    // undefined on the axis, and beyond a cone's apex
+    osc_geo cyl = osc_geo_from_surface(&surfaces[1]);
+    double sd, H[3][3];
+    osc_vec3 grad;
+    CHECK(!osc_geo_distance(&cyl, osc_add(surfaces[1].origin, surfaces[1].axis), &sd, &grad, H));
+    osc_geo cone = osc_geo_from_surface(&surfaces[2]);
+    osc_vec3 beyond = osc_add(surfaces[2].origin, osc_add(osc_scale(surfaces[2].axis, -5.0), osc_scale(surfaces[2].ref, 0.5)));
+    CHECK(!osc_geo_distance(&cone, beyond, &sd, &grad, H));
+    CHECK(osc_geo_distance(&cone, osc_add(surfaces[2].origin, osc_scale(surfaces[2].ref, 0.5)), &sd, &grad, H));
+}
+
 // ---- brute force: dense samples of A's boundary against B's exact distance -----------------------
 
 typedef struct sampled {
@@ -649,6 +716,7 @@ int main(void) {
     RUN(test_closed_forms);
     RUN(test_peg_in_hole);
     RUN(test_box_tilt);
+    RUN(test_surface_distance);
     RUN(test_spindle_torus);
     RUN(test_brute_force);
     RUN(test_incompatible_pairs);

@@ -13,7 +13,8 @@
 // 2. Footpoints per leaf pair: Newton's method on the squared distance between the two untrimmed
 //    features (surface, curve or point), started from the closest pair of a small grid over the two
 //    leaves (in place of the thesis' GJK between corner tetrahedra, Algorithm 12), or from the
-//    cached footpoints; Table 4.1's closed forms are not special-cased (docs/lmd.md).
+//    cached footpoints, and stopped once it leaves the leaves; an edge or vertex against a face is
+//    searched along the edge alone, on the surface's exact signed distance (docs/lmd.md).
 // 3. Validation (§4.4): footpoints inside the faces' trimming loops and the edges' ranges, the
 //    direction between them inside both tangent cone polars dilated by `alpha` (quasi-LMD,
 //    §1.3.1.4), the critical point an isolated minimum, d in (0, d_max]; duplicates (the same pair
