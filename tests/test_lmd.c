@@ -432,7 +432,8 @@ static void test_brute_force(void) {
     osc_lmd_settings s = osc_lmd_settings_default();
     s.d_max = 0.6;
     s.alpha = 0.0;
-    int trials = 0, minima = 0, misses = 0, naive_mismatch = 0;
+    int trials = 0, minima = 0, misses = 0, naive_mismatch = 0, spurious_checked = 0;
+    double spurious_worst = INFINITY;
     for (int trial = 0; trial < 70; trial++) {
         int ia = trial % 7, ib = (trial / 7) % 3;
         osc_pose pa = random_pose(&rng, 0.0);
@@ -460,6 +461,28 @@ static void test_brute_force(void) {
             double ha = osc_sdf_eval(sdfs[ib], osc_pose_apply_inverse(pb, g_contacts[k].point_a), NULL, NULL);
             CHECK_NEAR(hb, 0.0, 1e-8);
             CHECK_NEAR(ha, g_contacts[k].distance, 1e-8);
+            // none is spurious (alpha 0: each a local minimum): A's footpoint moved along its face
+            // or edge is no nearer to B
+            const osc_lmd_contact* c = &g_contacts[k];
+            const osc_brep_desc* da = osc_brep_description(solids[ia]);
+            for (int m = 0; m < 8 && c->kind_a != OSC_FEATURE_VERTEX; m++) {
+                osc_vec3 q;
+                if (c->kind_a == OSC_FEATURE_FACE) {
+                    double u = c->param_a[0] + 1e-3 * cos(m * TEST_PI / 4), v = c->param_a[1] + 1e-3 * sin(m * TEST_PI / 4);
+                    if (!osc_brep_face_contains(solids[ia], c->feature_a, u, v)) continue;
+                    q = osc_brep_surface_point(&da->surfaces[da->faces[c->feature_a].surface], u, v, NULL);
+                } else {
+                    const osc_brep_edge* e = &da->edges[c->feature_a];
+                    double t = c->param_a[0] + (m == 0 ? 1e-3 : -1e-3);
+                    if (m > 1) break;
+                    if (t < e->t0 || t > e->t1) continue;
+                    osc_geo g = osc_geo_from_edge(e);
+                    osc_geo_eval(&g, &t, &q, NULL, NULL);
+                }
+                double hq = osc_sdf_eval(sdfs[ib], osc_pose_apply_inverse(pb, osc_pose_apply(pa, q)), NULL, NULL);
+                spurious_worst = fmin(spurious_worst, hq - c->distance);
+                spurious_checked++;
+            }
         }
         // the global minimum is reported, and no sample is closer than it
         CHECK_MSG(reported <= r.h_min + 1e-9 && reported >= r.h_min - 0.02,
@@ -477,6 +500,9 @@ static void test_brute_force(void) {
     }
     printf("  brute force: %d trials, %d sampled local minima, %d missed, %d naive mismatches\n",
            trials, minima, misses, naive_mismatch);
+    printf("  spurious: %d neighbours of reported footpoints, the nearest %.2e beyond its contact\n",
+           spurious_checked, spurious_worst);
+    CHECK(spurious_checked > 100 && spurious_worst >= -1e-10);
     CHECK(trials >= 60);
     CHECK(minima > 20);
     CHECK(misses == 0);
