@@ -12,7 +12,6 @@
 #include "brep_internal.h"
 #include "osculate/math.h"
 
-
 osc_brep_settings osc_brep_settings_default(void) {
     osc_brep_settings s;
     s.alpha_max = 0.5;

@@ -10,7 +10,6 @@
 #include "brep_internal.h"
 #include "osculate/math.h"
 
-
 enum { MAX_PROFILE = 256 };
 
 // A description under construction, in fixed arrays sized for the builders' solids.

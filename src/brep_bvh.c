@@ -16,7 +16,6 @@
 #include "osculate/lmd.h"
 #include "osculate/math.h"
 
-
 // ---- curvature classes and masks (thesis Table 2.2) -------------------------------------------
 
 enum {

@@ -11,7 +11,6 @@
 #include "brep_internal.h"
 #include "osculate/math.h"
 
-
 double osc_wrap_angle(double value, double lo) {
     double w = fmod(value - lo, k_two_pi);
     if (w < 0.0) w += k_two_pi;

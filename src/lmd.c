@@ -17,7 +17,6 @@
 #include <omp.h>
 #endif
 
-
 osc_lmd_settings osc_lmd_settings_default(void) {
     osc_lmd_settings s;
     s.d_max = 1.0;

@@ -12,7 +12,6 @@
 #include "lmd_internal.h"
 #include "osculate/math.h"
 
-
 // A leaf's feature in world coordinates; `restricted` surfaces and circles are evaluated along a
 // line of their parameters t = t0 + s dt (a meridian of a surface of revolution, a fixed point of a
 // circle), for the conformal analysis.
