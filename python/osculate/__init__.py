@@ -9,8 +9,9 @@ pose Jacobians have 12 columns along the left twists (dp, dtheta) of A then B. A
 osculate.jax and osculate.torch (imported on demand). Guide: docs/python.md.
 """
 
-from ._brep import (FEATURE_KINDS, LMD_CONFORMAL, Brep, LmdCache, LmdContacts, brep_settings,
-                    lmd, lmd_settings)
+from ._brep import (CURVE_TYPES, FEATURE_KINDS, LMD_CONFORMAL, SURFACE_TYPES, TRIM_KINDS, Brep,
+                    BrepDescription, LmdCache, LmdContacts, brep_settings, lmd, lmd_settings,
+                    project, surface_point)
 from ._core import (CapacityError, InvalidArgumentError, NotConvergedError, OsculateError,
                     OsculateIOError, OsculateMemoryError, ParseError, UnsupportedError,
                     apply_twist, axis_angle_quaternion, default_thread_count, logsumexp,

@@ -42,6 +42,195 @@ def _report(report):
     return d
 
 
+SURFACE_TYPES = ("plane", "cylinder", "cone", "sphere", "torus")  # osc_surface_type
+TRIM_KINDS = ("line", "arc")  # osc_trim_kind
+CURVE_TYPES = ("line", "circle")  # osc_curve_type
+
+
+def _record_dtype(struct):
+    """A NumPy structured dtype with the C layout of `struct`, Vec3 and fixed arrays as sub-arrays
+    (origin [3], start [2], face [2]) instead of nested records."""
+    names, formats, offsets = [], [], []
+    for name, t in struct._fields_:
+        if t is F.Vec3:
+            fmt = (np.float64, (3,))
+        elif issubclass(t, C.Array):
+            fmt = (np.dtype(t._type_), (t._length_,))
+        else:
+            fmt = np.dtype(t)
+        names.append(name)
+        formats.append(fmt)
+        offsets.append(getattr(struct, name).offset)
+    dt = np.dtype({"names": names, "formats": formats, "offsets": offsets,
+                   "itemsize": C.sizeof(struct)})
+    assert dt.itemsize == C.sizeof(struct), struct
+    return dt
+
+
+SURFACE_DTYPE = _record_dtype(F.BrepSurface)
+FACE_DTYPE = _record_dtype(F.BrepFace)
+LOOP_DTYPE = _record_dtype(F.BrepLoop)
+TRIM_DTYPE = _record_dtype(F.BrepTrim)
+EDGE_DTYPE = _record_dtype(F.BrepEdge)
+
+# table: (ctypes struct, dtype, defaults of the fields left out, enum columns)
+_TABLES = {
+    "surfaces": (F.BrepSurface, SURFACE_DTYPE, {"sense": 1}, {"type": SURFACE_TYPES}),
+    "faces": (F.BrepFace, FACE_DTYPE, {}, {}),
+    "loops": (F.BrepLoop, LOOP_DTYPE, {}, {}),
+    "trims": (F.BrepTrim, TRIM_DTYPE, {}, {"kind": TRIM_KINDS}),
+    "edges": (F.BrepEdge, EDGE_DTYPE, {"vertex": -1}, {"type": CURVE_TYPES}),
+}
+
+
+@dataclass
+class BrepDescription:
+    """A solid as plain arrays (osc_brep_desc), indices 0-based: surfaces, faces, loops, trims and
+    edges are NumPy structured arrays of SURFACE_DTYPE, FACE_DTYPE, LOOP_DTYPE, TRIM_DTYPE and
+    EDGE_DTYPE (the C records' fields; osc_vec3 and fixed arrays as sub-arrays, e.g.
+    surfaces["origin"] is [n, 3], edges["face"] [n, 2]); vertices is [n, 3]. See brep.h for the
+    parametrisations and docs/python.md."""
+
+    surfaces: np.ndarray
+    faces: np.ndarray
+    loops: np.ndarray
+    trims: np.ndarray
+    edges: np.ndarray
+    vertices: np.ndarray
+
+
+def _enum_column(col, values, name):
+    a = np.asarray(col)
+    if a.dtype.kind in "UOS":
+        return np.array([F.enum_value(dict(zip(values, range(len(values)))), v, name)
+                         for v in a.ravel()], dtype=np.int32).reshape(a.shape)
+    a = F.array(a, np.int32, a.shape, name) if a.dtype.kind in "iub" else None
+    if a is None or np.any((a < 0) | (a >= len(values))):
+        raise ValueError("%s must be one of %s (or 0 to %d)" % (name, ", ".join(values),
+                                                                 len(values) - 1))
+    return a
+
+
+def _table(value, key):
+    """A table of the description as a contiguous structured array of its record dtype, from a
+    structured array, a dict of columns or a sequence of dicts (one per record)."""
+    _, dt, defaults, enums = _TABLES[key]
+    if value is None:
+        return np.zeros(0, dtype=dt)
+    if isinstance(value, np.ndarray) and value.dtype.names is not None:
+        if value.ndim != 1:
+            raise ValueError("%s must be one-dimensional, got shape %s" % (key, value.shape))
+        rows = None
+        columns = {n: value[n] for n in value.dtype.names}
+    elif isinstance(value, dict):
+        rows = None
+        columns = value
+    elif isinstance(value, (list, tuple)):
+        rows = [dict(zip(r.dtype.names, r.tolist())) if isinstance(r, np.void) else r
+                for r in value]
+        if not all(isinstance(r, dict) for r in rows):
+            raise ValueError("%s: a sequence must hold dicts of fields (or records)" % key)
+        names = sorted({k for r in rows for k in r})
+        columns = {}
+        for k in names:  # a field left out of some rows takes its default there
+            d = defaults.get(k, 0)
+            columns[k] = [r.get(k, d if np.ndim(d) == 0 else d) for r in rows]
+    else:
+        raise ValueError("%s must be a structured array, a dict of columns or a list of dicts, "
+                         "got %s" % (key, type(value).__name__))
+    unknown = [k for k in columns if k not in dt.names]
+    if unknown:
+        raise ValueError("%s: unknown field %s (fields: %s)" % (key, unknown[0],
+                                                                ", ".join(dt.names)))
+    lengths = {k: len(np.atleast_1d(np.asarray(c, dtype=object if k in enums else None)))
+               for k, c in columns.items()}
+    n = len(rows) if rows is not None else (max(lengths.values()) if lengths else 0)
+    out = np.zeros(n, dtype=dt)
+    for k, d in defaults.items():
+        out[k] = d
+    for k, col in columns.items():
+        name = "%s.%s" % (key, k)
+        base, sub = dt.fields[k][0].base, dt.fields[k][0].shape
+        if k in enums:
+            a = _enum_column(col, enums[k], name)
+            if a.shape != (n,):
+                raise ValueError("%s must have shape (%d,), got %s" % (name, n, a.shape))
+        else:
+            a = F.array(col, base, (n,) + sub, name)
+        out[k] = a
+    return out
+
+
+def _description_arrays(desc):
+    if isinstance(desc, BrepDescription):
+        desc = {k: getattr(desc, k) for k in ("surfaces", "faces", "loops", "trims", "edges",
+                                               "vertices")}
+    if not isinstance(desc, dict):
+        raise ValueError("description must be a BrepDescription or a dict, got %s"
+                         % type(desc).__name__)
+    unknown = [k for k in desc if k not in _TABLES and k != "vertices"]
+    if unknown:
+        raise ValueError("description: unknown table %s (tables: %s, vertices)"
+                         % (unknown[0], ", ".join(_TABLES)))
+    tables = {k: _table(desc.get(k), k) for k in _TABLES}
+    v = desc.get("vertices")
+    tables["vertices"] = (np.zeros((0, 3)) if v is None
+                          else F.array(v, np.float64, (-1, 3), "vertices"))
+    for k, a in tables.items():
+        if len(a) > np.iinfo(np.int32).max:
+            raise ValueError("%s: too many records" % k)
+    return tables
+
+
+def _desc_struct(t):
+    d = F.BrepDesc()
+    for k, (struct, _, _, _) in _TABLES.items():
+        setattr(d, k, t[k].ctypes.data_as(C.POINTER(struct)))
+        setattr(d, k[:-1] + "_count", len(t[k]))
+    d.vertices = t["vertices"].ctypes.data_as(C.POINTER(F.Vec3))
+    d.vertex_count = len(t["vertices"])
+    return d
+
+
+def _copy_table(pointer, count, dtype):
+    if count <= 0:
+        return np.zeros(0, dtype=dtype)
+    raw = C.string_at(C.cast(pointer, C.c_void_p), count * dtype.itemsize)
+    return np.frombuffer(raw, dtype=dtype).copy()
+
+
+def _surface(surface):
+    """A surface record (an element of BrepDescription.surfaces, or a dict of its fields) as a
+    one-record array and the osc_brep_surface pointer to it."""
+    if isinstance(surface, np.void) and surface.dtype.names is not None:
+        surface = dict(zip(surface.dtype.names, surface.tolist()))
+    if not isinstance(surface, dict):
+        raise ValueError("surface must be a record of BrepDescription.surfaces or a dict, got %s"
+                         % type(surface).__name__)
+    rec = _table([surface], "surfaces")
+    return rec, rec.ctypes.data_as(C.POINTER(F.BrepSurface))
+
+
+def surface_point(surface, u, v):
+    """The point at parameters (u, v) of a surface record (an element of
+    BrepDescription.surfaces or a dict of its fields) and the solid's outward unit normal there
+    (the natural normal times `sense`): (point [3], normal [3]) (osc_brep_surface_point)."""
+    rec, sp = _surface(surface)
+    n = F.Vec3()
+    p = lib.osc_brep_surface_point(sp, float(u), float(v), C.byref(n))
+    return F.from_vec3(p), F.from_vec3(n)
+
+
+def project(surface, x):
+    """The parameters uv [2] of the closest point to x [3] on the untrimmed surface (a surface
+    record as for surface_point) and ok: False at a degenerate point (on a cylinder's axis, a
+    sphere's centre) (osc_brep_project)."""
+    rec, sp = _surface(surface)
+    uv = np.zeros(2)
+    ok = lib.osc_brep_project(sp, F.vec3(x, "x"), F.ptr(uv))
+    return uv, bool(ok)
+
+
 class Brep(_Model):
     """An immutable B-Rep solid with its BVH (osc_brep): faces on planes, cylinders, cones,
     spheres and tori, trimmed by exact loops. Build with the class methods (each canonical solid
@@ -103,6 +292,40 @@ class Brep(_Model):
         s = _brep_settings(settings)
         return cls(_create(lib.osc_brep_create_block_with_hole,
                            F.vec3(half_extents, "half_extents"), F.ptr(p), len(p), C.byref(s)))
+
+    @classmethod
+    def from_description(cls, description, **settings):
+        """A solid from its plain arrays (osc_brep_create; the arrays are copied): a
+        BrepDescription, or a dict with the tables surfaces, faces, loops, trims, edges
+        (each a structured array, a dict of columns or a list of dicts of fields; tables left
+        out are empty) and vertices [n, 3]. Fields left out are 0, except surfaces' sense (1) and
+        edges' vertex ([-1, -1]); type and kind columns also take the names of SURFACE_TYPES,
+        TRIM_KINDS and CURVE_TYPES. ValueError (InvalidArgumentError) naming the first bad
+        entity, e.g. "surfaces[0].radius2"."""
+        t = _description_arrays(description)
+        d = _desc_struct(t)
+        s = _brep_settings(settings)
+        return cls(_create(lib.osc_brep_create, C.byref(d), C.byref(s)))
+
+    def description(self):
+        """A copy of the solid's description as a BrepDescription (osc_brep_description);
+        Brep.from_description(b.description()) rebuilds the same solid."""
+        d = lib.osc_brep_description(self).contents
+        out = {k: _copy_table(getattr(d, k), getattr(d, k[:-1] + "_count"), dt)
+               for k, (_, dt, _, _) in _TABLES.items()}
+        out["vertices"] = _copy_table(d.vertices, d.vertex_count,
+                                      np.dtype((np.float64, (3,)))).reshape(-1, 3)
+        return BrepDescription(**out)
+
+    def face_contains(self, face, u, v):
+        """True when (u, v) lies in the solid domain of `face` (inside its parameter box and its
+        loops by the even-odd rule; periodic parameters are wrapped first)
+        (osc_brep_face_contains). ValueError for a face index out of range."""
+        n = self.info["face_count"]
+        if not isinstance(face, (int, np.integer)) or not 0 <= int(face) < n:
+            raise ValueError("face_contains: face must be an index in [0, %d), got %r"
+                             % (n, face))
+        return bool(lib.osc_brep_face_contains(self, int(face), float(u), float(v)))
 
     @classmethod
     def read_step(cls, data, skip_unsupported=False, **settings):

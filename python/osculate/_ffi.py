@@ -278,6 +278,39 @@ class BrepInfo(C.Structure):
                 ("leaf_count", I), ("node_count", I), ("lo", Vec3), ("hi", Vec3)]
 
 
+class BrepSurface(C.Structure):
+    _fields_ = [("type", I), ("origin", Vec3), ("axis", Vec3), ("ref", Vec3), ("radius", D),
+                ("radius2", D), ("angle", D), ("sense", I)]
+
+
+class BrepTrim(C.Structure):
+    _fields_ = [("kind", I), ("start", D * 2), ("end", D * 2), ("center", D * 2), ("radius", D),
+                ("angle0", D), ("sweep", D)]
+
+
+class BrepLoop(C.Structure):
+    _fields_ = [("trim_begin", I), ("trim_count", I)]
+
+
+class BrepFace(C.Structure):
+    _fields_ = [("surface", I), ("loop_begin", I), ("loop_count", I), ("umin", D), ("umax", D),
+                ("vmin", D), ("vmax", D)]
+
+
+class BrepEdge(C.Structure):
+    _fields_ = [("type", I), ("origin", Vec3), ("axis", Vec3), ("ref", Vec3), ("radius", D),
+                ("t0", D), ("t1", D), ("face", I * 2), ("vertex", I * 2)]
+
+
+class BrepDesc(C.Structure):
+    _fields_ = [("surfaces", C.POINTER(BrepSurface)), ("surface_count", I),
+                ("faces", C.POINTER(BrepFace)), ("face_count", I),
+                ("loops", C.POINTER(BrepLoop)), ("loop_count", I),
+                ("trims", C.POINTER(BrepTrim)), ("trim_count", I),
+                ("edges", C.POINTER(BrepEdge)), ("edge_count", I),
+                ("vertices", C.POINTER(Vec3)), ("vertex_count", I)]
+
+
 class BrepImportReport(C.Structure):
     _fields_ = [("solids", I), ("faces_read", I), ("faces_imported", I),
                 ("faces_unsupported", I), ("edges_imported", I), ("edges_unsupported", I),
@@ -468,6 +501,11 @@ _prototypes = {
     "osc_brep_settings_default": (BrepSettings, []),
     "osc_brep_destroy": (None, [P]),
     "osc_brep_get_info": (ST, [P, C.POINTER(BrepInfo)]),
+    "osc_brep_create": (ST, [C.POINTER(BrepDesc), C.POINTER(BrepSettings), PS]),
+    "osc_brep_description": (C.POINTER(BrepDesc), [P]),
+    "osc_brep_project": (I, [C.POINTER(BrepSurface), Vec3, DP]),
+    "osc_brep_surface_point": (Vec3, [C.POINTER(BrepSurface), D, D, C.POINTER(Vec3)]),
+    "osc_brep_face_contains": (I, [P, I, D, D]),
     "osc_brep_create_box": (ST, [Vec3, C.POINTER(BrepSettings), PS]),
     "osc_brep_create_revolved": (ST, [DP, I, C.POINTER(BrepSettings), PS]),
     "osc_brep_create_cylinder": (ST, [D, D, C.POINTER(BrepSettings), PS]),
