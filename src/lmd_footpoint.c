@@ -24,6 +24,8 @@ typedef struct wfeat {
     double t0[2], dt[2];
     osc_vec3 center; // world centre of the leaf's OBB
     double reach2;   // squared distance from it beyond which an iterate has left the leaf
+    osc_geo orig;    // the feature's own parametrisation (world); `geo` may be a re-framed sphere
+    int reframed;    // 1: the solver's parameters (geo) differ from the face's (orig)
 } wfeat;
 
 static void feature_init(wfeat* f, const lmd_body* body, int leaf_index) {
@@ -45,6 +47,43 @@ static void feature_init(wfeat* f, const lmd_body* body, int leaf_index) {
     const osc_brep_node* box = &b->nodes[leaf->node];
     f->center = osc_pose_apply(body->pose, box->center);
     f->reach2 = 4.0 * osc_length_squared(box->half);
+    f->orig = f->geo;
+}
+
+// A sphere's parameters are singular at its poles, where Newton's method stalls (du has no
+// effect). The solver takes a sphere in a frame whose equator faces the other leaf: x toward the
+// other leaf's OBB centre, so the footpoint lies near (0, 0), away from the poles and the seam.
+static void reframe_sphere(wfeat* f, osc_vec3 toward) {
+    if (f->geo.kind != OSC_GEO_SPHERE || f->dim != 2) return;
+    osc_vec3 d = osc_sub(toward, f->geo.o);
+    double length = osc_length(d);
+    if (!(length > 1e-12 * f->geo.R)) return;
+    osc_vec3 x = osc_scale(d, 1.0 / length);
+    osc_vec3 any = fabs(x.x) < 0.6 ? osc_v3(1, 0, 0) : osc_v3(0, 1, 0);
+    osc_vec3 z = osc_normalize(osc_cross(x, any));
+    f->geo.x = x;
+    f->geo.y = osc_cross(z, x);
+    f->geo.z = z;
+    f->reframed = 1;
+}
+
+// Parameters between the solver's frame and the face's own (identity unless re-framed).
+static void to_original(const wfeat* f, const double* t, double* out) {
+    out[0] = t[0];
+    out[1] = f->dim == 2 ? t[1] : 0.0;
+    if (!f->reframed) return;
+    osc_vec3 p;
+    osc_geo_eval(&f->geo, t, &p, NULL, NULL);
+    osc_geo_project(&f->orig, p, out);
+}
+
+static void to_solver(const wfeat* f, const double* t, double* out) {
+    out[0] = t[0];
+    out[1] = f->dim == 2 ? t[1] : 0.0;
+    if (!f->reframed) return;
+    osc_vec3 p;
+    osc_geo_eval(&f->orig, t, &p, NULL, NULL);
+    osc_geo_project(&f->geo, p, out);
 }
 
 static void feature_eval(const wfeat* f, const double* s, osc_vec3* p, osc_vec3* d1, osc_vec3* d2) {
@@ -227,8 +266,9 @@ static int start_grid(const wfeat* f, double pts[9][2]) {
             continue;
         }
         for (int j = 0; j < 3; j++) {
-            pts[n][0] = l->lo[0] + (l->hi[0] - l->lo[0]) * (0.1 + 0.4 * i);
-            pts[n][1] = l->lo[1] + (l->hi[1] - l->lo[1]) * (0.1 + 0.4 * j);
+            double t[2] = {l->lo[0] + (l->hi[0] - l->lo[0]) * (0.1 + 0.4 * i),
+                           l->lo[1] + (l->hi[1] - l->lo[1]) * (0.1 + 0.4 * j)};
+            to_solver(f, t, pts[n]);
             n++;
         }
     }
@@ -577,8 +617,8 @@ static int conformal(const wfeat* A0, const wfeat* B0, osc_vec3 o, osc_vec3 z,
         osc_vec3 qa = osc_add(o, rotate_about(osc_sub(pa, o), z, angle));
         osc_vec3 qb = osc_add(o, rotate_about(osc_sub(pb, o), z, angle));
         double ta[2] = {0.0, 0.0}, tb[2] = {0.0, 0.0};
-        if (A0->dim) osc_geo_project(&A0->geo, qa, ta);
-        if (B0->dim) osc_geo_project(&B0->geo, qb, tb);
+        if (A0->dim) osc_geo_project(&A0->orig, qa, ta);
+        if (B0->dim) osc_geo_project(&B0->orig, qb, tb);
         // emit each sample once: from the leaf pair whose rectangles hold it
         double wa[2] = {ta[0], ta[1]}, wb[2] = {tb[0], tb[1]};
         if (A0->dim) wa[0] = osc_wrap_angle(wa[0], lo_a[0]);
@@ -629,6 +669,8 @@ void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_sett
     wfeat A, B;
     feature_init(&A, a, job->leaf_a);
     feature_init(&B, b, job->leaf_b);
+    reframe_sphere(&A, B.center);
+    reframe_sphere(&B, A.center);
     double scale = fmax(a->brep->scale, b->brep->scale);
     osc_vec3 axis_o, axis_z;
     if (common_axis(&A.geo, &B.geo, scale, &axis_o, &axis_z)) {
@@ -653,8 +695,11 @@ void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_sett
         if (found == 1 && !converged) return;
     }
     // from the cached footpoints; when they lead out of the leaves, from the grid as without a cache
-    if (!converged && job->has_warm) {
-        memcpy(x, job->warm, sizeof x);
+    if (!converged && job->has_warm) { // cached in the faces' own parameters
+        to_solver(&A, job->warm, x);
+        double tb[2];
+        to_solver(&B, job->warm + A.dim, tb);
+        for (int i = 0; i < B.dim; i++) x[A.dim + i] = tb[i];
         converged = newton(&A, &B, x, 1, &result->iterations, &isolated);
     }
     if (!converged) {
@@ -662,11 +707,15 @@ void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_sett
         converged = newton(&A, &B, x, 1, &result->iterations, &isolated);
     }
     if (!converged) return;
+    double ta[2], tb[2];
+    to_original(&A, x, ta);
+    to_original(&B, x + A.dim, tb);
     result->converged = 1;
-    memcpy(result->x, x, sizeof x);
+    for (int i = 0; i < A.dim; i++) result->x[i] = ta[i];
+    for (int i = 0; i < B.dim; i++) result->x[A.dim + i] = tb[i];
     if (!isolated || slots < 1) return;
     osc_vec3 pa, pb;
     feature_eval(&A, x, &pa, NULL, NULL);
     feature_eval(&B, x + A.dim, &pb, NULL, NULL);
-    result->count = emit(&A, &B, x, x + A.dim, pa, pb, settings, -1, 0, &out[0]);
+    result->count = emit(&A, &B, ta, tb, pa, pb, settings, -1, 0, &out[0]);
 }

@@ -93,6 +93,40 @@ static void test_closed_forms(void) {
     osc_brep_destroy(cylinder);
 }
 
+// ---- contacts at a sphere's poles (where its parameters are singular) ----------------------------
+
+static void test_sphere_poles(void) {
+    osc_brep *a_sphere, *sphere, *cylinder, *box;
+    CHECK_STATUS(osc_brep_create_sphere(0.5, NULL, &a_sphere), OSC_OK);
+    CHECK_STATUS(osc_brep_create_sphere(0.3, NULL, &sphere), OSC_OK);
+    CHECK_STATUS(osc_brep_create_cylinder(0.4, 0.6, NULL, &cylinder), OSC_OK);
+    CHECK_STATUS(osc_brep_create_box(osc_v3(0.5, 0.5, 0.5), NULL, &box), OSC_OK);
+    // B, a sphere of radius 0.3, turned so that its pole (v = -pi/2, body -z) faces A
+    const osc_brep* solids[4] = {a_sphere, cylinder, box, box};
+    const osc_vec3 centres[4] = {{0, 0, 1.0}, {0.9, 0, 0.1}, {0.8, 0, 0.8}, {0.8, 0.8, 0.8}};
+    const double expected[4] = {0.2, 0.2, 0.3 * sqrt(2.0) - 0.3, 0.3 * sqrt(3.0) - 0.3};
+    const osc_feature_kind kinds[4] = {OSC_FEATURE_FACE, OSC_FEATURE_FACE, OSC_FEATURE_EDGE, OSC_FEATURE_VERTEX};
+    const osc_vec3 toward[4] = {{0, 0, -1}, {-1, 0, 0}, {-1, 0, -1}, {-1, -1, -1}};
+    osc_lmd_settings s = osc_lmd_settings_default();
+    for (int k = 0; k < 4; k++) {
+        // the rotation taking body -z to `toward`
+        osc_vec3 from = osc_v3(0, 0, -1), to = osc_normalize(toward[k]);
+        osc_vec3 axis = osc_cross(from, to);
+        double angle = atan2(osc_length(axis), osc_dot(from, to));
+        osc_quat q = osc_length(axis) > 1e-12 ? osc_quat_from_axis_angle(osc_normalize(axis), angle) : osc_quat_identity();
+        int n = query(solids[k], osc_pose_identity(), sphere, osc_pose_make(centres[k], q), &s, NULL, g_contacts);
+        CHECK_MSG(n == 1, "pole case %d: %d contacts", k, n);
+        if (n != 1) continue;
+        CHECK_NEAR(g_contacts[0].distance, expected[k], 1e-10);
+        CHECK(g_contacts[0].kind_a == kinds[k] && g_contacts[0].kind_b == OSC_FEATURE_FACE);
+        CHECK_NEAR(g_contacts[0].param_b[1], -0.5 * TEST_PI, 1e-6); // B's footpoint is its pole
+    }
+    osc_brep_destroy(a_sphere);
+    osc_brep_destroy(sphere);
+    osc_brep_destroy(cylinder);
+    osc_brep_destroy(box);
+}
+
 // ---- a peg coaxial in its hole -----------------------------------------------------------------
 
 static void test_peg_in_hole(void) {
@@ -740,6 +774,7 @@ static void test_bad_input(void) {
 
 int main(void) {
     RUN(test_closed_forms);
+    RUN(test_sphere_poles);
     RUN(test_peg_in_hole);
     RUN(test_box_tilt);
     RUN(test_surface_distance);
