@@ -61,10 +61,11 @@ def test_sphere_from_columns():
                    "vmax": [np.pi / 2]}}
     b = osc.Brep.from_description(d)
     assert b.info["face_count"] == 1 and b.description().surfaces["sense"][0] == 1
-    c = np.array([0.1, 0.2, 1.0])  # off the poles, where the sphere's parametrisation is singular
-    r = osc.lmd(b, osc.pose(), osc.Brep.sphere(0.3), osc.pose(c), d_max=0.5)
-    np.testing.assert_allclose(r.distance, [np.linalg.norm(c) - 0.8], atol=1e-9)
-    _same_contacts(b, osc.Brep.sphere(0.5), osc.pose(), osc.Brep.sphere(0.3), osc.pose(c))
+    # off the poles, and straight above (at both spheres' poles, where their parameters are singular)
+    for c in (np.array([0.1, 0.2, 1.0]), np.array([0.0, 0.0, 1.0])):
+        r = osc.lmd(b, osc.pose(), osc.Brep.sphere(0.3), osc.pose(c), d_max=0.5)
+        np.testing.assert_allclose(r.distance, [np.linalg.norm(c) - 0.8], atol=1e-9)
+        _same_contacts(b, osc.Brep.sphere(0.5), osc.pose(), osc.Brep.sphere(0.3), osc.pose(c))
 
 
 CYLINDER = {"type": "cylinder", "origin": [0.1, -0.2, 0.3], "axis": [0, 0, 1],
