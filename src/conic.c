@@ -78,14 +78,14 @@ static double soc_violation(const double* x, int dim) {
 // the largest t with x + t d in the cone (x inside), INFINITY when there is none: the first
 // positive root of q(t) = (x0 + t d0)^2 - |x1 + t d1|^2, or where x0 + t d0 reaches 0
 static double soc_max_step(const double* x, const double* d, int dim) {
+    // q(0) = x0^2 - |x1|^2 directly: (x0 - |x1|)(x0 + |x1|) loses as much to the rounding of |x1|
     double x1 = 0.0, d1 = 0.0, xd = 0.0;
     for (int i = 1; i < dim; ++i) {
         x1 += x[i] * x[i];
         d1 += d[i] * d[i];
         xd += x[i] * d[i];
     }
-    x1 = sqrt(x1);
-    double qa = d[0] * d[0] - d1, qb = 2.0 * (x[0] * d[0] - xd), qc = (x[0] - x1) * (x[0] + x1);
+    double qa = d[0] * d[0] - d1, qb = 2.0 * (x[0] * d[0] - xd), qc = x[0] * x[0] - x1;
     double root = INFINITY;
     if (qa == 0.0) {
         if (qb < 0.0) root = -qc / qb;
@@ -125,8 +125,9 @@ static void cone_scale(const conic_scaling* sc, int k, int dim, const double* v,
 static void scaling_compute(const conic_problem* p, const double* s, const double* z,
                             conic_scaling* sc) {
     for (int i = 0; i < p->orthant_rows; ++i) {
-        sc->inverse_s[i] = 1.0 / s[i];
-        sc->inverse_z[i] = 1.0 / z[i];
+        double inverse_sz = 1.0 / (s[i] * z[i]); // one division for both reciprocals
+        sc->inverse_s[i] = z[i] * inverse_sz;
+        sc->inverse_z[i] = s[i] * inverse_sz;
         sc->orthant_weight[i] = z[i] * sc->inverse_s[i];
     }
     for (int k = 0, start = p->orthant_rows; k < p->cone_count; start += p->cone_dim[k++]) {
@@ -169,44 +170,96 @@ void conic_apply_inverse_scaling_squared(const conic_problem* p, const conic_sta
 }
 
 // ---------------------------------------------------------------------------------------------
-// the normal matrix G^T W^-2 G (n <= 8) and its Cholesky factor
+// the normal matrix G^T W^-2 G (n <= 8) and its LDL^T factor
+//
+// The variable count n is 4 to 8. Every routine whose inner loops run over the variables takes it
+// as a constant: the solver is instantiated once per n (conic_solve dispatches), so those loops
+// are unrolled.
 
-static void cholesky(int n, double a[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], double shift,
-                     double l[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], double* inverse_diagonal) {
+// LDL^T with unit lower L (its strict lower triangle in l) and the reciprocal pivots 1 / D:
+// no square roots on the critical path
+OSC_FORCE_INLINE void ldl_n(const int n, double a[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES],
+                            double shift, double l[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES],
+                            double* inverse_pivot) {
+    double scaled[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES]; // scaled[i][k] = l[i][k] D_k
     for (int j = 0; j < n; ++j) {
-        double diagonal = a[j][j] + shift;
-        for (int k = 0; k < j; ++k) diagonal -= l[j][k] * l[j][k];
+        double pivot = a[j][j] + shift;
+        for (int k = 0; k < j; ++k) pivot -= l[j][k] * scaled[j][k];
         // a pivot lost to rounding is replaced by the shift: the step stays a descent direction
-        diagonal = diagonal > shift ? diagonal : (shift > 0.0 ? shift : 1e-300);
-        double root = sqrt(diagonal), inverse = 1.0 / root;
-        l[j][j] = root;
-        inverse_diagonal[j] = inverse;
+        pivot = pivot > shift ? pivot : (shift > 0.0 ? shift : 1e-300);
+        double inverse = 1.0 / pivot;
+        l[j][j] = 1.0;
+        inverse_pivot[j] = inverse;
         for (int i = j + 1; i < n; ++i) {
             double value = a[i][j];
-            for (int k = 0; k < j; ++k) value -= l[i][k] * l[j][k];
+            for (int k = 0; k < j; ++k) value -= l[i][k] * scaled[j][k];
+            scaled[i][j] = value;
             l[i][j] = value * inverse;
         }
     }
 }
 
-void conic_factor_solve(const conic_problem* problem, const conic_state* state, double* rhs) {
-    int n = problem->variables;
+OSC_FORCE_INLINE void factor_solve_n(const int n, const conic_state* state, double* rhs) {
     const double* inverse = state->factor_inverse_diagonal;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 1; i < n; ++i) {
         double value = rhs[i];
         for (int k = 0; k < i; ++k) value -= state->factor[i][k] * rhs[k];
-        rhs[i] = value * inverse[i];
+        rhs[i] = value;
     }
-    for (int i = n - 1; i >= 0; --i) {
+    for (int i = 0; i < n; ++i) rhs[i] *= inverse[i];
+    for (int i = n - 2; i >= 0; --i) {
         double value = rhs[i];
         for (int k = i + 1; k < n; ++k) value -= state->factor[k][i] * rhs[k];
-        rhs[i] = value * inverse[i];
+        rhs[i] = value;
     }
 }
 
+// factor_solve_n on `count` right-hand sides at once, rhs[count][CONIC_MAX_VARIABLES]: the same
+// operations in the same order per right-hand side, with the independent ones innermost
+OSC_FORCE_INLINE void factor_solve_many_n(const int n, const conic_state* state, int count,
+                                          double (*rhs)[CONIC_MAX_VARIABLES]) {
+    const double* inverse = state->factor_inverse_diagonal;
+    double b[CONIC_MAX_VARIABLES][CONIC_SOLVE_MANY_MAX];
+    for (int c = 0; c < count; ++c)
+        for (int i = 0; i < n; ++i) b[i][c] = rhs[c][i];
+    for (int i = 1; i < n; ++i)
+        for (int k = 0; k < i; ++k) {
+            double factor = state->factor[i][k];
+            for (int c = 0; c < count; ++c) b[i][c] -= factor * b[k][c];
+        }
+    for (int i = 0; i < n; ++i)
+        for (int c = 0; c < count; ++c) b[i][c] *= inverse[i];
+    for (int i = n - 2; i >= 0; --i)
+        for (int k = i + 1; k < n; ++k) {
+            double factor = state->factor[k][i];
+            for (int c = 0; c < count; ++c) b[i][c] -= factor * b[k][c];
+        }
+    for (int c = 0; c < count; ++c)
+        for (int i = 0; i < n; ++i) rhs[c][i] = b[i][c];
+}
+
+#define CONIC_INSTANTIATE(name, ...)                                                               \
+    switch (n) {                                                                                   \
+    case 4: name(4, __VA_ARGS__); break;                                                           \
+    case 5: name(5, __VA_ARGS__); break;                                                           \
+    case 6: name(6, __VA_ARGS__); break;                                                           \
+    case 7: name(7, __VA_ARGS__); break;                                                           \
+    default: name(8, __VA_ARGS__); break;                                                          \
+    }
+
+void conic_factor_solve(const conic_problem* problem, const conic_state* state, double* rhs) {
+    int n = problem->variables;
+    CONIC_INSTANTIATE(factor_solve_n, state, rhs)
+}
+
+void conic_factor_solve_many(const conic_problem* problem, const conic_state* state, int count,
+                             double (*rhs)[CONIC_MAX_VARIABLES]) {
+    int n = problem->variables;
+    CONIC_INSTANTIATE(factor_solve_many_n, state, count, rhs)
+}
+
 // G_c^T J G_c of every cone (once per problem)
-static void cone_grams(const conic_problem* p, conic_state* state) {
-    int n = p->variables;
+OSC_FORCE_INLINE void cone_grams_n(const int n, const conic_problem* p, conic_state* state) {
     for (int k = 0, start = p->orthant_rows; k < p->cone_count; start += p->cone_dim[k++])
         for (int i = 0; i < n; ++i)
             for (int j = 0; j <= i; ++j) {
@@ -217,10 +270,13 @@ static void cone_grams(const conic_problem* p, conic_state* state) {
 }
 
 // the factor of sum_orthant (z/s) g g^T + sum_cone (2 g g^T - G^T J G) / eta^2 + reg max(diag) I
-static void factor_normal_matrix(const conic_problem* p, double regularization, conic_state* state) {
-    int n = p->variables, l = p->orthant_rows;
+OSC_FORCE_INLINE void factor_normal_matrix_n(const int n, const conic_problem* p,
+                                             double regularization, conic_state* state) {
+    int l = p->orthant_rows;
     const conic_scaling* sc = &state->scaling;
-    double normal[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES] = {{0}};
+    double normal[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j <= i; ++j) normal[i][j] = 0.0;
     for (int r = 0; r < l; ++r) {
         const double* row = p->G[r];
         double weight = sc->orthant_weight[r];
@@ -245,12 +301,12 @@ static void factor_normal_matrix(const conic_problem* p, double regularization, 
     double largest = 0.0;
     for (int i = 0; i < n; ++i) largest = max2(largest, normal[i][i]);
     state->factor_shift = regularization * largest;
-    cholesky(n, normal, state->factor_shift, state->factor, state->factor_inverse_diagonal);
+    ldl_n(n, normal, state->factor_shift, state->factor, state->factor_inverse_diagonal);
 }
 
-void conic_normal_block(const conic_problem* p, const conic_state* state, int first, int end,
-                        double block[CONIC_MAX_VARIABLES][3]) {
-    int n = p->variables, l = p->orthant_rows;
+OSC_FORCE_INLINE void normal_block_n(const int n, const conic_problem* p, const conic_state* state,
+                                     int first, int end, double block[CONIC_MAX_VARIABLES][3]) {
+    int l = p->orthant_rows;
     for (int j = 0; j < n; ++j) block[j][0] = block[j][1] = block[j][2] = 0.0;
     for (int r = first; r < end && r < l; ++r) {
         const double* row = p->G[r];
@@ -270,28 +326,58 @@ void conic_normal_block(const conic_problem* p, const conic_state* state, int fi
     }
 }
 
+void conic_normal_block(const conic_problem* p, const conic_state* state, int first, int end,
+                        double block[CONIC_MAX_VARIABLES][3]) {
+    int n = p->variables;
+    CONIC_INSTANTIATE(normal_block_n, p, state, first, end, block)
+}
+
+// W^-2 v on the cone rows only (the orthant's diag(z / s) is applied inline by the callers)
+static void cone_apply_inverse_scaling_squared(const conic_problem* p, const conic_scaling* sc,
+                                               const double* v, double* out) {
+    for (int k = 0, start = p->orthant_rows; k < p->cone_count; start += p->cone_dim[k++]) {
+        const double* w = sc->cone_w[k];
+        const double* x = v + start;
+        double* o = out + start;
+        double scale = sc->cone_inverse_eta[k] * sc->cone_inverse_eta[k];
+        double av = w[0] * x[0];
+        for (int i = 1; i < p->cone_dim[k]; ++i) av -= w[i] * x[i];
+        double twice = 2.0 * av;
+        o[0] = scale * (twice * w[0] - x[0]);
+        for (int i = 1; i < p->cone_dim[k]; ++i) o[i] = scale * (x[i] - twice * w[i]);
+    }
+}
+
 // one Newton direction for the right-hand side bz (= r_z + W (lambda \ d)):
 // dx = -(G^T W^-2 G)^-1 (r_x + G^T W^-2 bz), dz = W^-2 (G dx + bz), ds = -r_z - G dx
-static void newton_direction(const conic_problem* p, const conic_state* state, const double* r_x,
-                             const double* r_z, const double* bz, double* dx, double* dz,
-                             double* ds) {
-    int n = p->variables, m = p->rows;
+OSC_FORCE_INLINE void newton_direction_n(const int n, const conic_problem* p,
+                                         const conic_state* state, const double* r_x,
+                                         const double* r_z, const double* bz, double* dx,
+                                         double* dz, double* ds) {
+    int m = p->rows, l = p->orthant_rows;
+    const double* weight = state->scaling.orthant_weight;
     double weighted[CONIC_MAX_ROWS];
-    conic_apply_inverse_scaling_squared(p, state, bz, weighted);
-    for (int j = 0; j < n; ++j) dx[j] = r_x[j];
-    for (int i = 0; i < m; ++i) {
-        double w = weighted[i];
-        for (int j = 0; j < n; ++j) dx[j] += p->G[i][j] * w;
+    cone_apply_inverse_scaling_squared(p, &state->scaling, bz, weighted);
+    double sum[CONIC_MAX_VARIABLES];
+    for (int j = 0; j < n; ++j) sum[j] = r_x[j];
+    for (int i = 0; i < l; ++i) {
+        double w = weight[i] * bz[i];
+        for (int j = 0; j < n; ++j) sum[j] += p->G[i][j] * w;
     }
-    for (int j = 0; j < n; ++j) dx[j] = -dx[j];
-    conic_factor_solve(p, state, dx);
+    for (int i = l; i < m; ++i) {
+        double w = weighted[i];
+        for (int j = 0; j < n; ++j) sum[j] += p->G[i][j] * w;
+    }
+    for (int j = 0; j < n; ++j) dx[j] = -sum[j];
+    factor_solve_n(n, state, dx);
     for (int i = 0; i < m; ++i) {
         double g_dx = 0.0;
         for (int j = 0; j < n; ++j) g_dx += p->G[i][j] * dx[j];
         dz[i] = g_dx + bz[i];
         ds[i] = -r_z[i] - g_dx;
     }
-    conic_apply_inverse_scaling_squared(p, state, dz, dz);
+    for (int i = 0; i < l; ++i) dz[i] *= weight[i];
+    cone_apply_inverse_scaling_squared(p, &state->scaling, dz, dz);
 }
 
 // the largest t <= 1 / STEP_FRACTION with s + t ds and z + t dz in the cone
@@ -371,10 +457,10 @@ static void centred_start(const conic_problem* p, conic_state* state) {
     for (int i = 0; i < p->rows; ++i) v[i] *= mu;
 }
 
-osc_status conic_solve(const conic_problem* p, double barrier, int max_iterations,
-                       double regularization, conic_state* state) {
-    int n = p->variables, m = p->rows, l = p->orthant_rows, degree = l + p->cone_count;
-    cone_grams(p, state);
+OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double barrier,
+                                    int max_iterations, double regularization, conic_state* state) {
+    int m = p->rows, l = p->orthant_rows, degree = l + p->cone_count;
+    cone_grams_n(n, p, state);
     centred_start(p, state);
     double scale = 1.0;
     for (int i = 0; i < m; ++i) scale = max2(scale, fabs(p->h[i]));
@@ -409,7 +495,7 @@ osc_status conic_solve(const conic_problem* p, double barrier, int max_iteration
         }
         double mu = gap / degree;
         scaling_compute(p, state->s, state->z, &state->scaling);
-        factor_normal_matrix(p, regularization, state);
+        factor_normal_matrix_n(n, p, regularization, state);
         state->iterations = iteration;
 
         // converged: feasible and on the central path at the barrier parameter
@@ -434,18 +520,22 @@ osc_status conic_solve(const conic_problem* p, double barrier, int max_iteration
                             "osc_dcol: no convergence in %d iterations (mu %g, off-centre %g, "
                             "residuals %g, %g)", iteration, mu, centrality, primal, dual);
 
-        // predictor: d = -lambda o lambda, so W (lambda \ d) = -s
-        double bz[CONIC_MAX_ROWS], dx_a[CONIC_MAX_VARIABLES], dz_a[CONIC_MAX_ROWS],
-            ds_a[CONIC_MAX_ROWS];
-        for (int i = 0; i < m; ++i) bz[i] = r_z[i] - state->s[i];
-        newton_direction(p, state, r_x, r_z, bz, dx_a, dz_a, ds_a);
-        double step_a = min2(1.0, max_step(p, state, ds_a, dz_a));
-        double sigma = (1.0 - step_a) * (1.0 - step_a) * (1.0 - step_a);
-        double target = max2(sigma * mu, barrier);
-        // once the target is the barrier parameter itself the step is a pure Newton step towards
-        // that central point, where Mehrotra's second-order term (which aims at mu = 0) would
-        // pull off it
-        bool correct = sigma * mu > barrier;
+        // predictor: d = -lambda o lambda, so W (lambda \ d) = -s. Once mu <= barrier the target
+        // is the barrier whatever the predictor's step (sigma <= 1), so it is skipped: the step is
+        // a pure Newton step towards that central point, where Mehrotra's second-order term (which
+        // aims at mu = 0) would pull off it
+        double bz[CONIC_MAX_ROWS], dz_a[CONIC_MAX_ROWS], ds_a[CONIC_MAX_ROWS];
+        double step_a = 1.0, target = barrier;
+        bool correct = false;
+        if (mu > barrier) {
+            double dx_a[CONIC_MAX_VARIABLES];
+            for (int i = 0; i < m; ++i) bz[i] = r_z[i] - state->s[i];
+            newton_direction_n(n, p, state, r_x, r_z, bz, dx_a, dz_a, ds_a);
+            step_a = min2(1.0, max_step(p, state, ds_a, dz_a));
+            double sigma = (1.0 - step_a) * (1.0 - step_a) * (1.0 - step_a);
+            target = max2(sigma * mu, barrier);
+            correct = sigma * mu > barrier;
+        }
 
         // corrector: d = -lambda o lambda - (W^-1 ds_a) o (W dz_a) + target e; bz = r_z + W (lambda \ d)
         for (int i = 0; i < l; ++i) {
@@ -470,7 +560,7 @@ osc_status conic_solve(const conic_problem* p, double barrier, int max_iteration
             for (int i = 0; i < dim; ++i) bz[start + i] = r_z[start + i] + u[i];
         }
         double dx[CONIC_MAX_VARIABLES], dz[CONIC_MAX_ROWS], ds[CONIC_MAX_ROWS];
-        newton_direction(p, state, r_x, r_z, bz, dx, dz, ds);
+        newton_direction_n(n, p, state, r_x, r_z, bz, dx, dz, ds);
         double step = min2(1.0, STEP_FRACTION * max_step(p, state, ds, dz));
 #ifdef CONIC_TRACE
         fprintf(stderr, "it %d mu %.3e primal %.2e dual %.2e central %.2e step_a %.3f step %.3f\n",
@@ -481,5 +571,27 @@ osc_status conic_solve(const conic_problem* p, double barrier, int max_iteration
             state->s[i] += step * ds[i];
             state->z[i] += step * dz[i];
         }
+    }
+}
+
+#define CONIC_SOLVE_N(count)                                                                       \
+    static osc_status solve_##count(const conic_problem* p, double barrier, int max_iterations,   \
+                                    double regularization, conic_state* state) {                  \
+        return solve_n(count, p, barrier, max_iterations, regularization, state);                  \
+    }
+CONIC_SOLVE_N(4)
+CONIC_SOLVE_N(5)
+CONIC_SOLVE_N(6)
+CONIC_SOLVE_N(7)
+CONIC_SOLVE_N(8)
+
+osc_status conic_solve(const conic_problem* p, double barrier, int max_iterations,
+                       double regularization, conic_state* state) {
+    switch (p->variables) {
+    case 4: return solve_4(p, barrier, max_iterations, regularization, state);
+    case 5: return solve_5(p, barrier, max_iterations, regularization, state);
+    case 6: return solve_6(p, barrier, max_iterations, regularization, state);
+    case 7: return solve_7(p, barrier, max_iterations, regularization, state);
+    default: return solve_8(p, barrier, max_iterations, regularization, state);
     }
 }

@@ -15,7 +15,8 @@ enum {
     CONIC_MAX_VARIABLES = OSC_DCOL_MAX_VARIABLES,
     CONIC_MAX_ROWS = OSC_DCOL_MAX_ROWS,
     CONIC_MAX_CONES = 2, // second-order cones, after the orthant rows
-    CONIC_MAX_CONE_DIM = 4
+    CONIC_MAX_CONE_DIM = 4,
+    CONIC_SOLVE_MANY_MAX = 12 // right-hand sides of one conic_factor_solve_many
 };
 
 typedef struct conic_problem {
@@ -52,7 +53,8 @@ typedef struct conic_state {
     // G_c^T W^-2 G_c = (2 g g^T - G_c^T J G_c) / eta^2
     double cone_gram[CONIC_MAX_CONES][CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
     double cone_projection[CONIC_MAX_CONES][CONIC_MAX_VARIABLES];
-    double factor[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES]; // lower Cholesky of G^T W^-2 G + reg
+    // G^T W^-2 G + reg = L D L^T: L unit lower (its strict lower triangle), 1 / D
+    double factor[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
     double factor_inverse_diagonal[CONIC_MAX_VARIABLES];
     double factor_shift; // the regularisation added to the diagonal before factoring
     int iterations;
@@ -72,6 +74,11 @@ double conic_violation(const conic_problem* problem, const double* x);
 
 /// Solves the factored normal system in place: rhs <- (G^T W^-2 G + reg)^-1 rhs.
 void conic_factor_solve(const conic_problem* problem, const conic_state* state, double* rhs);
+
+/// conic_factor_solve on each of rhs[0 .. count) (count <= CONIC_SOLVE_MANY_MAX), with the same
+/// result bit for bit, the independent solves interleaved.
+void conic_factor_solve_many(const conic_problem* problem, const conic_state* state, int count,
+                             double (*rhs)[CONIC_MAX_VARIABLES]);
 
 /// out = W^-2 v over all rows (v and out may alias).
 void conic_apply_inverse_scaling_squared(const conic_problem* problem, const conic_state* state,
