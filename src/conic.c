@@ -152,11 +152,13 @@ static void scaling_compute(const conic_problem* p, const double* s, const doubl
 
 // W^-2 = (J Wbar J)^2 / eta^2 = (2 a a^T - J) / eta^2 on a cone, a = J wbar (as Wbar^2 =
 // 2 wbar wbar^T - J when wbar^T J wbar = 1)
-void conic_apply_inverse_scaling_squared(const conic_problem* p, const conic_state* state,
-                                         const double* v, double* out) {
+void conic_apply_inverse_scaling_squared_rows(const conic_problem* p, const conic_state* state,
+                                              int first, int end, const double* v, double* out) {
     const conic_scaling* sc = &state->scaling;
-    for (int i = 0; i < p->orthant_rows; ++i) out[i] = sc->orthant_weight[i] * v[i];
-    for (int k = 0, start = p->orthant_rows; k < p->cone_count; start += p->cone_dim[k++]) {
+    int l = p->orthant_rows;
+    for (int i = first; i < end && i < l; ++i) out[i] = sc->orthant_weight[i] * v[i];
+    for (int k = 0, start = l; k < p->cone_count; start += p->cone_dim[k++]) {
+        if (start < first || start >= end) continue;
         const double* w = sc->cone_w[k];
         const double* x = v + start;
         double* o = out + start;
@@ -167,6 +169,11 @@ void conic_apply_inverse_scaling_squared(const conic_problem* p, const conic_sta
         o[0] = scale * (twice * w[0] - x[0]);
         for (int i = 1; i < p->cone_dim[k]; ++i) o[i] = scale * (x[i] - twice * w[i]);
     }
+}
+
+void conic_apply_inverse_scaling_squared(const conic_problem* p, const conic_state* state,
+                                         const double* v, double* out) {
+    conic_apply_inverse_scaling_squared_rows(p, state, 0, p->rows, v, out);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -84,6 +84,11 @@ void conic_factor_solve_many(const conic_problem* problem, const conic_state* st
 void conic_apply_inverse_scaling_squared(const conic_problem* problem, const conic_state* state,
                                          const double* v, double* out);
 
+/// out = W^-2 v on rows [first, end) only; a range that includes a cone row must include that
+/// whole cone.
+void conic_apply_inverse_scaling_squared_rows(const conic_problem* problem, const conic_state* state,
+                                              int first, int end, const double* v, double* out);
+
 /// block[j][k] = sum over rows r in [first, end) of (G^T W^-2)_jr G_rk for k < 3: the first three
 /// columns of the normal matrix contributed by those rows. A range that includes a cone row must
 /// include that whole cone.

@@ -207,13 +207,10 @@ static void body_normal_block(const dcol_problem* dp, int which,
 // min(1 / sqrt(mu), 1 / sqrt(shift)), the geometric middle of the two regimes, marks a free
 // direction (docs/dcol.md §5)
 static bool is_degenerate(const dcol_problem* dp, double barrier) {
+    double e[3][CONIC_MAX_VARIABLES] = {{1.0}, {0.0, 1.0}, {0.0, 0.0, 1.0}};
+    conic_factor_solve_many(&dp->conic, &dp->state, 3, e);
     double trace = 0.0;
-    for (int axis = 0; axis < 3; ++axis) {
-        double e[CONIC_MAX_VARIABLES] = {0};
-        e[axis] = 1.0;
-        conic_factor_solve(&dp->conic, &dp->state, e);
-        trace += e[axis];
-    }
+    for (int axis = 0; axis < 3; ++axis) trace += e[axis][axis];
     double threshold = 1.0 / sqrt(fmax(barrier, dp->state.factor_shift));
     return !(trace <= threshold);
 }
@@ -246,11 +243,13 @@ static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b
 // derivatives (docs/dcol.md §4)
 
 // the 12 solution tangents d(x', alpha, slacks') / d(xi') of the normalised problem, where
-// xi' = (dp / scale, dtheta), and optionally the dual tangents dz [12][rows]
+// xi' = (dp / scale, dtheta), and optionally A's part of the dual tangents as
+// dual_normals[c] = G_A,x^T dz_A (the change of w_A before the rotation of its rows)
 static void solution_tangents(const dcol_problem* dp, double tangents[12][CONIC_MAX_VARIABLES],
-                              double (*dual_tangents)[CONIC_MAX_ROWS]) {
-    int n = dp->conic.variables, m = dp->conic.rows;
+                              osc_vec3* dual_normals) {
+    int n = dp->conic.variables;
     osc_vec3 x = osc_v3(dp->state.x[0], dp->state.x[1], dp->state.x[2]);
+    osc_vec3 m_vecs[12];
     for (int which = 0; which < 2; ++which) {
         const dcol_body* body = &dp->body[which];
         osc_vec3 arm = osc_sub(x, body->origin);
@@ -268,22 +267,32 @@ static void solution_tangents(const dcol_problem* dp, double tangents[12][CONIC_
             t[0] += r_x.x;
             t[1] += r_x.y;
             t[2] += r_x.z;
-            conic_factor_solve(&dp->conic, &dp->state, t);
-            for (int j = 0; j < n; ++j) t[j] = -t[j];
-            if (!dual_tangents) continue;
-            // dz = W^-2 (G dv + r_z)
-            double* dz = dual_tangents[6 * which + k];
-            for (int i = 0; i < m; ++i) {
+            m_vecs[6 * which + k] = m_vec;
+        }
+    }
+    // the 12 solves at once
+    conic_factor_solve_many(&dp->conic, &dp->state, 12, tangents);
+    for (int c = 0; c < 12; ++c)
+        for (int j = 0; j < n; ++j) tangents[c][j] = -tangents[c][j];
+    if (!dual_normals) return;
+    // dz_A = W^-2 (G dv + r_z) on A's rows (r_z only for A's own twists)
+    const dcol_body* body = &dp->body[0];
+    for (int c = 0; c < 12; ++c) {
+        const double* t = tangents[c];
+        osc_vec3 m_vec = m_vecs[c];
+        double dz[CONIC_MAX_ROWS];
+        for (int range = 0; range < 2; ++range)
+            for (int i = body->row_ranges[range][0]; i < body->row_ranges[range][1]; ++i) {
+                const double* g = dp->conic.G[i];
                 double sum = 0.0;
-                for (int j = 0; j < n; ++j) sum += dp->conic.G[i][j] * t[j];
+                for (int j = 0; j < n; ++j) sum += g[j] * t[j];
+                if (c < 6) sum += g[0] * m_vec.x + g[1] * m_vec.y + g[2] * m_vec.z;
                 dz[i] = sum;
             }
-            for (int range = 0; range < 2; ++range)
-                for (int i = body->row_ranges[range][0]; i < body->row_ranges[range][1]; ++i)
-                    dz[i] += dp->conic.G[i][0] * m_vec.x + dp->conic.G[i][1] * m_vec.y +
-                             dp->conic.G[i][2] * m_vec.z;
-            conic_apply_inverse_scaling_squared(&dp->conic, &dp->state, dz, dz);
-        }
+        for (int range = 0; range < 2; ++range)
+            conic_apply_inverse_scaling_squared_rows(&dp->conic, &dp->state, body->row_ranges[range][0],
+                                                     body->row_ranges[range][1], dz, dz);
+        dual_normals[c] = body_dual_normal(dp, 0, dz);
     }
 }
 
@@ -298,9 +307,9 @@ static double column_factor(const dcol_problem* dp, int column, int length_power
 static void fill_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
                            const osc_dcol_result* result, const osc_dcol_jacobians* jac) {
     double tangents[12][CONIC_MAX_VARIABLES];
-    double dual_tangents[12][CONIC_MAX_ROWS];
+    osc_vec3 dual_normals[12];
     bool need_duals = jac->normal && !(result->flags & OSC_DCOL_COINCIDENT);
-    solution_tangents(dp, tangents, need_duals ? dual_tangents : NULL);
+    solution_tangents(dp, tangents, need_duals ? dual_normals : NULL);
     double dalpha[12];
     osc_vec3 dx[12];
     for (int c = 0; c < 12; ++c) {
@@ -359,7 +368,7 @@ static void fill_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pos
         for (int c = 0; c < 12; ++c) {
             osc_vec3 d = osc_v3(0, 0, 0);
             if (!coincident && length > 0.0) {
-                osc_vec3 dw = body_dual_normal(dp, 0, dual_tangents[c]);
+                osc_vec3 dw = dual_normals[c];
                 if (c >= 3 && c < 6) dw = osc_add(dw, osc_cross(osc_v3(c == 3, c == 4, c == 5), w));
                 d = osc_scale(osc_add_scaled(dw, n, -osc_dot(n, dw)),
                               column_factor(dp, c, 0) / length);
