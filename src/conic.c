@@ -276,34 +276,103 @@ OSC_FORCE_INLINE void cone_grams_n(const int n, const conic_problem* p, conic_st
             }
 }
 
-// the factor of sum_orthant (z/s) g g^T + sum_cone (2 g g^T - G^T J G) / eta^2 + reg max(diag) I
+// the row segments of the problem (once per problem): every orthant group and every cone, with
+// the columns that are non-zero in it
+static void find_segments(const conic_problem* p, conic_state* state) {
+    int count = 0, l = p->orthant_rows;
+    int groups = p->orthant_groups > 0 ? p->orthant_groups : 1;
+    int bounds[CONIC_MAX_SEGMENTS + 1];
+    bounds[0] = 0;
+    for (int g = 0; g < groups; ++g) bounds[g + 1] = p->orthant_groups > 0 ? p->orthant_group_end[g] : l;
+    int segments = 0;
+    for (int g = 0; g < groups; ++g)
+        if (bounds[g + 1] > bounds[g]) {
+            state->segments[segments].first = bounds[g];
+            state->segments[segments++].end = bounds[g + 1];
+        }
+    state->orthant_segments = segments;
+    for (int k = 0, start = l; k < p->cone_count; start += p->cone_dim[k++]) {
+        state->segments[segments].first = start;
+        state->segments[segments++].end = start + p->cone_dim[k];
+    }
+    for (int k = 0; k < segments; ++k) {
+        conic_segment* seg = &state->segments[k];
+        count = 0;
+        for (int j = 0; j < p->variables; ++j) {
+            bool used = false;
+            for (int r = seg->first; r < seg->end; ++r) used = used || p->G[r][j] != 0.0;
+            if (used) seg->column[count++] = j;
+        }
+        seg->width = count;
+    }
+    state->segment_count = segments;
+}
+
+// sum over an orthant segment's rows of (z/s) g g^T, accumulated on its `width` columns and added
+// to normal (lower triangle); width is a constant in each instantiation
+OSC_FORCE_INLINE void orthant_normal_w(const int width, const conic_problem* p,
+                                       const double* weight, const conic_segment* seg,
+                                       double normal[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES]) {
+    double sum[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
+    for (int i = 0; i < width; ++i)
+        for (int j = 0; j <= i; ++j) sum[i][j] = 0.0;
+    for (int r = seg->first; r < seg->end; ++r) {
+        double row[CONIC_MAX_VARIABLES];
+        for (int k = 0; k < width; ++k) row[k] = p->G[r][seg->column[k]];
+        for (int i = 0; i < width; ++i) {
+            double wi = weight[r] * row[i];
+            for (int j = 0; j <= i; ++j) sum[i][j] += wi * row[j];
+        }
+    }
+    for (int i = 0; i < width; ++i)
+        for (int j = 0; j <= i; ++j) normal[seg->column[i]][seg->column[j]] += sum[i][j];
+}
+
+static void orthant_normal(const conic_problem* p, const double* weight, const conic_segment* seg,
+                           double normal[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES]) {
+    switch (seg->width) {
+    case 0: break;
+    case 1: orthant_normal_w(1, p, weight, seg, normal); break;
+    case 2: orthant_normal_w(2, p, weight, seg, normal); break;
+    case 3: orthant_normal_w(3, p, weight, seg, normal); break;
+    case 4: orthant_normal_w(4, p, weight, seg, normal); break;
+    case 5: orthant_normal_w(5, p, weight, seg, normal); break;
+    case 6: orthant_normal_w(6, p, weight, seg, normal); break;
+    case 7: orthant_normal_w(7, p, weight, seg, normal); break;
+    default: orthant_normal_w(8, p, weight, seg, normal); break;
+    }
+}
+
+// the factor of sum_orthant (z/s) g g^T + sum_cone (2 g g^T - G^T J G) / eta^2 + reg max(diag) I,
+// each segment over its non-zero columns only
 OSC_FORCE_INLINE void factor_normal_matrix_n(const int n, const conic_problem* p,
                                              double regularization, conic_state* state) {
-    int l = p->orthant_rows;
     const conic_scaling* sc = &state->scaling;
     double normal[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
     for (int i = 0; i < n; ++i)
         for (int j = 0; j <= i; ++j) normal[i][j] = 0.0;
-    for (int r = 0; r < l; ++r) {
-        const double* row = p->G[r];
-        double weight = sc->orthant_weight[r];
-        for (int i = 0; i < n; ++i) {
-            double wi = weight * row[i];
-            for (int j = 0; j <= i; ++j) normal[i][j] += wi * row[j];
-        }
-    }
-    for (int k = 0, start = l; k < p->cone_count; start += p->cone_dim[k++]) {
+    for (int k = 0; k < state->orthant_segments; ++k)
+        orthant_normal(p, sc->orthant_weight, &state->segments[k], normal);
+    for (int k = 0; k < p->cone_count; ++k) {
+        const conic_segment* seg = &state->segments[state->orthant_segments + k];
+        int start = seg->first, dim = seg->end - seg->first;
         const double* w = sc->cone_w[k];
         double* g = state->cone_projection[k];
-        for (int j = 0; j < n; ++j) {
+        for (int j = 0; j < n; ++j) g[j] = 0.0;
+        for (int c = 0; c < seg->width; ++c) {
+            int j = seg->column[c];
             double sum = p->G[start][j] * w[0];
-            for (int r = 1; r < p->cone_dim[k]; ++r) sum -= p->G[start + r][j] * w[r];
+            for (int r = 1; r < dim; ++r) sum -= p->G[start + r][j] * w[r];
             g[j] = sum;
         }
         double scale = sc->cone_inverse_eta[k] * sc->cone_inverse_eta[k];
-        for (int i = 0; i < n; ++i)
-            for (int j = 0; j <= i; ++j)
+        for (int a = 0; a < seg->width; ++a) {
+            int i = seg->column[a];
+            for (int b = 0; b <= a; ++b) {
+                int j = seg->column[b];
                 normal[i][j] += scale * (2.0 * g[i] * g[j] - state->cone_gram[k][i][j]);
+            }
+        }
     }
     double largest = 0.0;
     for (int i = 0; i < n; ++i) largest = max2(largest, normal[i][i]);
@@ -355,6 +424,97 @@ static void cone_apply_inverse_scaling_squared(const conic_problem* p, const con
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// products with G over one segment's non-zero columns (width a constant in each instantiation)
+
+#define CONIC_WIDTH_SWITCH(width, name, ...)                                                       \
+    switch (width) {                                                                               \
+    case 0: break;                                                                                 \
+    case 1: name(1, __VA_ARGS__); break;                                                           \
+    case 2: name(2, __VA_ARGS__); break;                                                           \
+    case 3: name(3, __VA_ARGS__); break;                                                           \
+    case 4: name(4, __VA_ARGS__); break;                                                           \
+    case 5: name(5, __VA_ARGS__); break;                                                           \
+    case 6: name(6, __VA_ARGS__); break;                                                           \
+    case 7: name(7, __VA_ARGS__); break;                                                           \
+    default: name(8, __VA_ARGS__); break;                                                          \
+    }
+
+// the residual terms of a segment: r_z = s + G x - h on its rows; r_x += G^T z and
+// dual_terms += |G|^T |z| on its columns; *primal_scale = max(*primal_scale, sum_j |G_ij x_j|)
+OSC_FORCE_INLINE void segment_residual_w(const int width, const conic_problem* p,
+                                         const conic_state* state, const conic_segment* seg,
+                                         double* r_z, double* r_x, double* dual_terms,
+                                         double* primal_scale) {
+    double x[CONIC_MAX_VARIABLES], column_sum[CONIC_MAX_VARIABLES], column_terms[CONIC_MAX_VARIABLES];
+    for (int k = 0; k < width; ++k) {
+        x[k] = state->x[seg->column[k]];
+        column_sum[k] = column_terms[k] = 0.0;
+    }
+    double size = *primal_scale;
+    for (int i = seg->first; i < seg->end; ++i) {
+        double gx = 0.0, gx_size = 0.0, zi = state->z[i];
+        for (int k = 0; k < width; ++k) {
+            double g = p->G[i][seg->column[k]];
+            gx += g * x[k];
+            gx_size += fabs(g * x[k]);
+            column_sum[k] += g * zi;
+            column_terms[k] += fabs(g * zi);
+        }
+        r_z[i] = state->s[i] + gx - p->h[i];
+        size = max2(size, gx_size);
+    }
+    *primal_scale = size;
+    for (int k = 0; k < width; ++k) {
+        r_x[seg->column[k]] += column_sum[k];
+        dual_terms[seg->column[k]] += column_terms[k];
+    }
+}
+
+static void segment_residual(const conic_problem* p, const conic_state* state,
+                             const conic_segment* seg, double* r_z, double* r_x,
+                             double* dual_terms, double* primal_scale) {
+    CONIC_WIDTH_SWITCH(seg->width, segment_residual_w, p, state, seg, r_z, r_x, dual_terms,
+                       primal_scale)
+}
+
+// out[col] += sum over the segment's rows i of G_i,col y_i
+OSC_FORCE_INLINE void segment_transpose_multiply_w(const int width, const conic_problem* p,
+                                                   const conic_segment* seg, const double* y,
+                                                   double* out) {
+    double sum[CONIC_MAX_VARIABLES];
+    for (int k = 0; k < width; ++k) sum[k] = 0.0;
+    for (int i = seg->first; i < seg->end; ++i)
+        for (int k = 0; k < width; ++k) sum[k] += p->G[i][seg->column[k]] * y[i];
+    for (int k = 0; k < width; ++k) out[seg->column[k]] += sum[k];
+}
+
+static void segment_transpose_multiply(const conic_problem* p, const conic_segment* seg,
+                                       const double* y, double* out) {
+    CONIC_WIDTH_SWITCH(seg->width, segment_transpose_multiply_w, p, seg, y, out)
+}
+
+// out_i = G_i . v over the segment's rows
+OSC_FORCE_INLINE void segment_multiply_w(const int width, const conic_problem* p,
+                                         const conic_segment* seg, const double* v, double* out) {
+    double vc[CONIC_MAX_VARIABLES];
+    for (int k = 0; k < width; ++k) vc[k] = v[seg->column[k]];
+    for (int i = seg->first; i < seg->end; ++i) {
+        double sum = 0.0;
+        for (int k = 0; k < width; ++k) sum += p->G[i][seg->column[k]] * vc[k];
+        out[i] = sum;
+    }
+}
+
+static void segment_multiply(const conic_problem* p, const conic_segment* seg, const double* v,
+                             double* out) {
+    if (seg->width == 0) {
+        for (int i = seg->first; i < seg->end; ++i) out[i] = 0.0;
+        return;
+    }
+    CONIC_WIDTH_SWITCH(seg->width, segment_multiply_w, p, seg, v, out)
+}
+
 // one Newton direction for the right-hand side bz (= r_z + W (lambda \ d)):
 // dx = -(G^T W^-2 G)^-1 (r_x + G^T W^-2 bz), dz = W^-2 (G dx + bz), ds = -r_z - G dx
 OSC_FORCE_INLINE void newton_direction_n(const int n, const conic_problem* p,
@@ -364,24 +524,20 @@ OSC_FORCE_INLINE void newton_direction_n(const int n, const conic_problem* p,
     int m = p->rows, l = p->orthant_rows;
     const double* weight = state->scaling.orthant_weight;
     double weighted[CONIC_MAX_ROWS];
+    for (int i = 0; i < l; ++i) weighted[i] = weight[i] * bz[i];
     cone_apply_inverse_scaling_squared(p, &state->scaling, bz, weighted);
     double sum[CONIC_MAX_VARIABLES];
-    for (int j = 0; j < n; ++j) sum[j] = r_x[j];
-    for (int i = 0; i < l; ++i) {
-        double w = weight[i] * bz[i];
-        for (int j = 0; j < n; ++j) sum[j] += p->G[i][j] * w;
-    }
-    for (int i = l; i < m; ++i) {
-        double w = weighted[i];
-        for (int j = 0; j < n; ++j) sum[j] += p->G[i][j] * w;
-    }
-    for (int j = 0; j < n; ++j) dx[j] = -sum[j];
+    for (int j = 0; j < n; ++j) sum[j] = 0.0;
+    for (int k = 0; k < state->segment_count; ++k)
+        segment_transpose_multiply(p, &state->segments[k], weighted, sum);
+    for (int j = 0; j < n; ++j) dx[j] = -(r_x[j] + sum[j]);
     factor_solve_n(n, state, dx);
+    double g_dx[CONIC_MAX_ROWS];
+    for (int k = 0; k < state->segment_count; ++k)
+        segment_multiply(p, &state->segments[k], dx, g_dx);
     for (int i = 0; i < m; ++i) {
-        double g_dx = 0.0;
-        for (int j = 0; j < n; ++j) g_dx += p->G[i][j] * dx[j];
-        dz[i] = g_dx + bz[i];
-        ds[i] = -r_z[i] - g_dx;
+        dz[i] = g_dx[i] + bz[i];
+        ds[i] = -r_z[i] - g_dx[i];
     }
     for (int i = 0; i < l; ++i) dz[i] *= weight[i];
     cone_apply_inverse_scaling_squared(p, &state->scaling, dz, dz);
@@ -464,10 +620,39 @@ static void centred_start(const conic_problem* p, conic_state* state) {
     for (int i = 0; i < p->rows; ++i) v[i] *= mu;
 }
 
+// the right-hand side bz = r_z + W (lambda \ d) of the corrector, with
+// d = -lambda o lambda - (W^-1 ds_a) o (W dz_a) + target e (ds_a NULL: without the second-order term)
+static void corrector_rhs(const conic_problem* p, const conic_state* state, const double* r_z,
+                          double target, const double* ds_a, const double* dz_a, double* bz) {
+    int l = p->orthant_rows;
+    for (int i = 0; i < l; ++i) {
+        double correction = ds_a ? ds_a[i] * dz_a[i] : 0.0;
+        bz[i] = r_z[i] - state->s[i] + (target - correction) * state->scaling.inverse_z[i];
+    }
+    for (int k = 0, start = l; k < p->cone_count; start += p->cone_dim[k++]) {
+        int dim = p->cone_dim[k];
+        double d[CONIC_MAX_CONE_DIM] = {0}, u[CONIC_MAX_CONE_DIM], v[CONIC_MAX_CONE_DIM];
+        if (ds_a) {
+            cone_scale(&state->scaling, k, dim, ds_a + start, u, true);
+            cone_scale(&state->scaling, k, dim, dz_a + start, v, false);
+            soc_product(u, v, dim, d);
+            for (int i = 0; i < dim; ++i) d[i] = -d[i];
+        }
+        d[0] += target;
+        // lambda \ (-lambda o lambda + d') = -lambda + lambda \ d'
+        const double* lambda = state->scaling.cone_lambda[k];
+        soc_divide(lambda, d, dim, u);
+        for (int i = 0; i < dim; ++i) u[i] -= lambda[i];
+        cone_scale(&state->scaling, k, dim, u, u, false);
+        for (int i = 0; i < dim; ++i) bz[start + i] = r_z[start + i] + u[i];
+    }
+}
+
 OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double barrier,
                                     int max_iterations, double regularization, conic_state* state) {
     int m = p->rows, l = p->orthant_rows, degree = l + p->cone_count;
     cone_grams_n(n, p, state);
+    find_segments(p, state);
     centred_start(p, state);
     double scale = 1.0;
     for (int i = 0; i < m; ++i) scale = max2(scale, fabs(p->h[i]));
@@ -480,18 +665,11 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
         double primal = 0.0, dual = 0.0, gap = 0.0, primal_scale = scale, dual_scale = 1.0;
         double s_size = 0.0, z_size = 0.0;
         double dual_terms[CONIC_MAX_VARIABLES] = {0};
+        for (int k = 0; k < state->segment_count; ++k)
+            segment_residual(p, state, &state->segments[k], r_z, r_x, dual_terms, &primal_scale);
         for (int i = 0; i < m; ++i) {
-            double gx = 0.0, gx_size = 0.0, zi = state->z[i];
-            for (int j = 0; j < n; ++j) {
-                double g = p->G[i][j];
-                gx += g * state->x[j];
-                gx_size += fabs(g * state->x[j]);
-                r_x[j] += g * zi;
-                dual_terms[j] += fabs(g * zi);
-            }
-            r_z[i] = state->s[i] + gx - p->h[i];
+            double zi = state->z[i];
             primal = max2(primal, fabs(r_z[i]));
-            primal_scale = max2(primal_scale, gx_size);
             gap += state->s[i] * zi;
             s_size = max2(s_size, fabs(state->s[i]));
             z_size = max2(z_size, fabs(zi));
@@ -539,36 +717,18 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
             for (int i = 0; i < m; ++i) bz[i] = r_z[i] - state->s[i];
             newton_direction_n(n, p, state, r_x, r_z, bz, dx_a, dz_a, ds_a);
             step_a = min2(1.0, max_step(p, state, ds_a, dz_a));
-            double sigma = (1.0 - step_a) * (1.0 - step_a) * (1.0 - step_a);
+            // sigma = 1 - step_a, not Mehrotra's cube: measured over the 49 pairs, 11.4 iterations
+            // against 12.8 (the square: 12.2)
+            double sigma = 1.0 - step_a;
             target = max2(sigma * mu, barrier);
             correct = sigma * mu > barrier;
         }
 
-        // corrector: d = -lambda o lambda - (W^-1 ds_a) o (W dz_a) + target e; bz = r_z + W (lambda \ d)
-        for (int i = 0; i < l; ++i) {
-            double correction = correct ? ds_a[i] * dz_a[i] : 0.0;
-            bz[i] = r_z[i] - state->s[i] + (target - correction) * state->scaling.inverse_z[i];
-        }
-        for (int k = 0, start = l; k < p->cone_count; start += p->cone_dim[k++]) {
-            int dim = p->cone_dim[k];
-            double d[CONIC_MAX_CONE_DIM] = {0}, u[CONIC_MAX_CONE_DIM], v[CONIC_MAX_CONE_DIM];
-            if (correct) {
-                cone_scale(&state->scaling, k, dim, ds_a + start, u, true);
-                cone_scale(&state->scaling, k, dim, dz_a + start, v, false);
-                soc_product(u, v, dim, d);
-                for (int i = 0; i < dim; ++i) d[i] = -d[i];
-            }
-            d[0] += target;
-            // lambda \ (-lambda o lambda + d') = -lambda + lambda \ d'
-            const double* lambda = state->scaling.cone_lambda[k];
-            soc_divide(lambda, d, dim, u);
-            for (int i = 0; i < dim; ++i) u[i] -= lambda[i];
-            cone_scale(&state->scaling, k, dim, u, u, false);
-            for (int i = 0; i < dim; ++i) bz[start + i] = r_z[start + i] + u[i];
-        }
+        corrector_rhs(p, state, r_z, target, correct ? ds_a : NULL, dz_a, bz);
         double dx[CONIC_MAX_VARIABLES], dz[CONIC_MAX_ROWS], ds[CONIC_MAX_ROWS];
         newton_direction_n(n, p, state, r_x, r_z, bz, dx, dz, ds);
-        double step = min2(1.0, STEP_FRACTION * max_step(p, state, ds, dz));
+        double step = max_step(p, state, ds, dz);
+        step = min2(1.0, STEP_FRACTION * step);
 #ifdef CONIC_TRACE
         fprintf(stderr, "it %d mu %.3e primal %.2e dual %.2e central %.2e step_a %.3f step %.3f\n",
                 iteration, mu, primal, dual, centrality, step_a, step);

@@ -16,12 +16,18 @@ enum {
     CONIC_MAX_ROWS = OSC_DCOL_MAX_ROWS,
     CONIC_MAX_CONES = 2, // second-order cones, after the orthant rows
     CONIC_MAX_CONE_DIM = 4,
+    CONIC_MAX_ORTHANT_GROUPS = 2,
+    CONIC_MAX_SEGMENTS = CONIC_MAX_ORTHANT_GROUPS + CONIC_MAX_CONES,
     CONIC_SOLVE_MANY_MAX = 12 // right-hand sides of one conic_factor_solve_many
 };
 
 typedef struct conic_problem {
     int variables;
     int orthant_rows;
+    // the orthant rows in up to CONIC_MAX_ORTHANT_GROUPS consecutive groups (ends; 0 groups: one),
+    // each with its own set of non-zero columns (DCOL: one body's rows)
+    int orthant_groups;
+    int orthant_group_end[CONIC_MAX_ORTHANT_GROUPS];
     int cone_count;
     int cone_dim[CONIC_MAX_CONES];
     int rows; // orthant_rows + the cone dimensions
@@ -44,6 +50,14 @@ typedef struct conic_scaling {
     double cone_lambda[CONIC_MAX_CONES][CONIC_MAX_CONE_DIM];
 } conic_scaling;
 
+// a run of rows (an orthant group or one cone) and the columns that are non-zero in any of them,
+// ascending: the normal matrix is accumulated over those columns only
+typedef struct conic_segment {
+    int first, end;
+    int width;
+    int column[CONIC_MAX_VARIABLES];
+} conic_segment;
+
 typedef struct conic_state {
     double x[CONIC_MAX_VARIABLES];
     double s[CONIC_MAX_ROWS];
@@ -53,6 +67,9 @@ typedef struct conic_state {
     // G_c^T W^-2 G_c = (2 g g^T - G_c^T J G_c) / eta^2
     double cone_gram[CONIC_MAX_CONES][CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
     double cone_projection[CONIC_MAX_CONES][CONIC_MAX_VARIABLES];
+    conic_segment segments[CONIC_MAX_SEGMENTS]; // the orthant groups, then the cones
+    int orthant_segments;
+    int segment_count;
     // G^T W^-2 G + reg = L D L^T: L unit lower (its strict lower triangle), 1 / D
     double factor[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
     double factor_inverse_diagonal[CONIC_MAX_VARIABLES];

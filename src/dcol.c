@@ -67,6 +67,9 @@ static void assemble(dcol_problem* dp, const osc_convex* a, osc_pose pose_a, con
         dp->body[which].row_ranges[0][1] = row;
     }
     p->orthant_rows = row;
+    p->orthant_groups = 2;
+    p->orthant_group_end[0] = dp->body[0].row_ranges[0][1];
+    p->orthant_group_end[1] = row;
     p->cone_count = 0;
     for (int which = 0; which < 2; ++which) {
         const osc_convex* shape = shapes[which];
