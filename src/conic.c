@@ -38,9 +38,19 @@ static inline double max2(double a, double b) {
 
 // ---------------------------------------------------------------------------------------------
 // second-order cone algebra on one block of dimension dim (J = diag(1, -1, ...))
+//
+// Every per-cone routine takes dim as its first argument and is instantiated for the dimensions
+// 3 and 4 of the DCOL cones (CONIC_CONE_SWITCH), so its loops are unrolled.
+
+#define CONIC_CONE_SWITCH(dim, name, ...)                                                          \
+    switch (dim) {                                                                                 \
+    case 3: name(3, __VA_ARGS__); break;                                                           \
+    case 4: name(4, __VA_ARGS__); break;                                                           \
+    default: name(dim, __VA_ARGS__); break;                                                        \
+    }
 
 // out = a o b = (a . b, a0 b1 + b0 a1)
-static void soc_product(const double* a, const double* b, int dim, double* out) {
+OSC_FORCE_INLINE void soc_product(const double* a, const double* b, int dim, double* out) {
     double dot = 0.0;
     for (int i = 0; i < dim; ++i) dot += a[i] * b[i];
     for (int i = 1; i < dim; ++i) out[i] = a[0] * b[i] + b[0] * a[i];
@@ -48,7 +58,7 @@ static void soc_product(const double* a, const double* b, int dim, double* out) 
 }
 
 // out = lambda \ v: the u with lambda o u = v
-static void soc_divide(const double* l, const double* v, int dim, double* out) {
+OSC_FORCE_INLINE void soc_divide(const double* l, const double* v, int dim, double* out) {
     double l1v1 = 0.0, l1l1 = 0.0;
     for (int i = 1; i < dim; ++i) {
         l1v1 += l[i] * v[i];
@@ -61,11 +71,11 @@ static void soc_divide(const double* l, const double* v, int dim, double* out) {
 }
 
 // sqrt(x^T J x) for x inside the cone
-static double soc_norm(const double* x, int dim) {
+// (x0^2 - |x1|^2 directly: (x0 - |x1|)(x0 + |x1|) loses as much to the rounding of |x1|)
+OSC_FORCE_INLINE double soc_norm(const double* x, int dim) {
     double x1 = 0.0;
     for (int i = 1; i < dim; ++i) x1 += x[i] * x[i];
-    x1 = sqrt(x1);
-    return sqrt((x[0] - x1) * (x[0] + x1));
+    return sqrt(x[0] * x[0] - x1);
 }
 
 // -(smallest eigenvalue) of x: < 0 inside the cone
@@ -75,36 +85,30 @@ static double soc_violation(const double* x, int dim) {
     return sqrt(x1) - x[0];
 }
 
-// the largest t with x + t d in the cone (x inside), INFINITY when there is none: the first
-// positive root of q(t) = (x0 + t d0)^2 - |x1 + t d1|^2, or where x0 + t d0 reaches 0
-static double soc_max_step(const double* x, const double* d, int dim) {
-    // q(0) = x0^2 - |x1|^2 directly: (x0 - |x1|)(x0 + |x1|) loses as much to the rounding of |x1|
+// 1 / (the largest t with x + t d in the cone), x inside; 0 when every t > 0 is allowed.
+// q(t) = (x0 + t d0)^2 - |x1 + t d1|^2 = qa t^2 + qb t + qc, qc > 0, first leaves [0, inf) at its
+// smallest positive root t*, and 1 / t* is the largest root of qc r^2 + qb r + qa (stable form
+// by the sign of qb). x0 + t d0 cannot reach 0 before q does. Branch-free apart from the selects.
+OSC_FORCE_INLINE double soc_step_rate(const double* x, const double* d, int dim) {
     double x1 = 0.0, d1 = 0.0, xd = 0.0;
     for (int i = 1; i < dim; ++i) {
         x1 += x[i] * x[i];
         d1 += d[i] * d[i];
         xd += x[i] * d[i];
     }
+    // qc = x0^2 - |x1|^2 directly: (x0 - |x1|)(x0 + |x1|) loses as much to the rounding of |x1|
     double qa = d[0] * d[0] - d1, qb = 2.0 * (x[0] * d[0] - xd), qc = x[0] * x[0] - x1;
-    double root = INFINITY;
-    if (qa == 0.0) {
-        if (qb < 0.0) root = -qc / qb;
-    } else {
-        double disc = qb * qb - 4.0 * qa * qc;
-        if (disc >= 0.0) {
-            double q = -0.5 * (qb + copysign(sqrt(disc), qb));
-            double r1 = q / qa, r2 = q != 0.0 ? qc / q : INFINITY;
-            if (r1 > 0.0) root = min2(root, r1);
-            if (r2 > 0.0) root = min2(root, r2);
-        }
-    }
-    if (d[0] < 0.0) root = min2(root, -x[0] / d[0]);
-    return root;
+    double disc = qb * qb - 4.0 * qa * qc;
+    double root = sqrt(max2(disc, 0.0));
+    double numerator = qb <= 0.0 ? root - qb : -2.0 * qa;
+    double denominator = qb <= 0.0 ? 2.0 * qc : qb + root;
+    double rate = numerator / denominator;
+    return disc >= 0.0 && rate > 0.0 ? rate : 0.0;
 }
 
 // out = W v or W^-1 v on cone block k (out may alias v), W = eta Wbar with
 // Wbar = [w0, w1^T; w1, I + w1 w1^T / (1 + w0)] and Wbar^-1 = J Wbar J
-static void cone_scale(const conic_scaling* sc, int k, int dim, const double* v, double* out,
+OSC_FORCE_INLINE void cone_scale(const conic_scaling* sc, int k, int dim, const double* v, double* out,
                        bool inverse) {
     const double* w = sc->cone_w[k];
     double sign = inverse ? -1.0 : 1.0;
@@ -122,6 +126,25 @@ static void cone_scale(const conic_scaling* sc, int k, int dim, const double* v,
 //   sbar = s / sqrt(s^T J s), zbar likewise, gamma = sqrt((1 + sbar . zbar) / 2),
 //   wbar = (sbar + J zbar) / (2 gamma), eta = (s^T J s / z^T J z)^(1/4), lambda = W z
 
+OSC_FORCE_INLINE void scaling_cone(const int dim, const double* sk, const double* zk, int k,
+                                   conic_scaling* sc) {
+    double s_norm = soc_norm(sk, dim), z_norm = soc_norm(zk, dim);
+    double sz = 0.0;
+    for (int i = 0; i < dim; ++i) sz += sk[i] * zk[i];
+    double inverse_s = 1.0 / s_norm, inverse_z = 1.0 / z_norm;
+    double gamma = sqrt(0.5 * (1.0 + sz * inverse_s * inverse_z));
+    double half_inverse_gamma = 0.5 / gamma;
+    double* w = sc->cone_w[k];
+    w[0] = (sk[0] * inverse_s + zk[0] * inverse_z) * half_inverse_gamma;
+    for (int i = 1; i < dim; ++i)
+        w[i] = (sk[i] * inverse_s - zk[i] * inverse_z) * half_inverse_gamma;
+    // eta = sqrt(s_norm / z_norm) and its reciprocal, side by side
+    sc->cone_eta[k] = sqrt(s_norm * inverse_z);
+    sc->cone_inverse_eta[k] = sqrt(z_norm * inverse_s);
+    sc->cone_inverse_w0[k] = 1.0 / (1.0 + w[0]);
+    cone_scale(sc, k, dim, zk, sc->cone_lambda[k], false);
+}
+
 static void scaling_compute(const conic_problem* p, const double* s, const double* z,
                             conic_scaling* sc) {
     for (int i = 0; i < p->orthant_rows; ++i) {
@@ -130,24 +153,8 @@ static void scaling_compute(const conic_problem* p, const double* s, const doubl
         sc->inverse_z[i] = s[i] * inverse_sz;
         sc->orthant_weight[i] = z[i] * sc->inverse_s[i];
     }
-    for (int k = 0, start = p->orthant_rows; k < p->cone_count; start += p->cone_dim[k++]) {
-        int dim = p->cone_dim[k];
-        const double *sk = s + start, *zk = z + start;
-        double s_norm = soc_norm(sk, dim), z_norm = soc_norm(zk, dim);
-        double sz = 0.0;
-        for (int i = 0; i < dim; ++i) sz += sk[i] * zk[i];
-        double inverse_s = 1.0 / s_norm, inverse_z = 1.0 / z_norm;
-        double gamma = sqrt(0.5 * (1.0 + sz * inverse_s * inverse_z));
-        double half_inverse_gamma = 0.5 / gamma;
-        double* w = sc->cone_w[k];
-        w[0] = (sk[0] * inverse_s + zk[0] * inverse_z) * half_inverse_gamma;
-        for (int i = 1; i < dim; ++i)
-            w[i] = (sk[i] * inverse_s - zk[i] * inverse_z) * half_inverse_gamma;
-        sc->cone_eta[k] = sqrt(s_norm / z_norm);
-        sc->cone_inverse_eta[k] = 1.0 / sc->cone_eta[k];
-        sc->cone_inverse_w0[k] = 1.0 / (1.0 + w[0]);
-        cone_scale(sc, k, dim, zk, sc->cone_lambda[k], false);
-    }
+    for (int k = 0, start = p->orthant_rows; k < p->cone_count; start += p->cone_dim[k++])
+        CONIC_CONE_SWITCH(p->cone_dim[k], scaling_cone, s + start, z + start, k, sc)
 }
 
 // W^-2 = (J Wbar J)^2 / eta^2 = (2 a a^T - J) / eta^2 on a cone, a = J wbar (as Wbar^2 =
@@ -408,20 +415,23 @@ void conic_normal_block(const conic_problem* p, const conic_state* state, int fi
     CONIC_INSTANTIATE(normal_block_n, p, state, first, end, block)
 }
 
+// W^-2 x on one cone: (2 a a^T - J) x / eta^2, a = J wbar
+OSC_FORCE_INLINE void inverse_scaling_squared_cone(const int dim, const conic_scaling* sc, int k,
+                                                   const double* x, double* o) {
+    const double* w = sc->cone_w[k];
+    double scale = sc->cone_inverse_eta[k] * sc->cone_inverse_eta[k];
+    double av = w[0] * x[0];
+    for (int i = 1; i < dim; ++i) av -= w[i] * x[i];
+    double twice = 2.0 * av;
+    o[0] = scale * (twice * w[0] - x[0]);
+    for (int i = 1; i < dim; ++i) o[i] = scale * (x[i] - twice * w[i]);
+}
+
 // W^-2 v on the cone rows only (the orthant's diag(z / s) is applied inline by the callers)
 static void cone_apply_inverse_scaling_squared(const conic_problem* p, const conic_scaling* sc,
                                                const double* v, double* out) {
-    for (int k = 0, start = p->orthant_rows; k < p->cone_count; start += p->cone_dim[k++]) {
-        const double* w = sc->cone_w[k];
-        const double* x = v + start;
-        double* o = out + start;
-        double scale = sc->cone_inverse_eta[k] * sc->cone_inverse_eta[k];
-        double av = w[0] * x[0];
-        for (int i = 1; i < p->cone_dim[k]; ++i) av -= w[i] * x[i];
-        double twice = 2.0 * av;
-        o[0] = scale * (twice * w[0] - x[0]);
-        for (int i = 1; i < p->cone_dim[k]; ++i) o[i] = scale * (x[i] - twice * w[i]);
-    }
+    for (int k = 0, start = p->orthant_rows; k < p->cone_count; start += p->cone_dim[k++])
+        CONIC_CONE_SWITCH(p->cone_dim[k], inverse_scaling_squared_cone, sc, k, v + start, out + start)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -543,6 +553,11 @@ OSC_FORCE_INLINE void newton_direction_n(const int n, const conic_problem* p,
     cone_apply_inverse_scaling_squared(p, &state->scaling, dz, dz);
 }
 
+OSC_FORCE_INLINE void max_rate_cone(const int dim, const double* s, const double* z,
+                                    const double* ds, const double* dz, double* rate) {
+    *rate = max2(*rate, max2(soc_step_rate(s, ds, dim), soc_step_rate(z, dz, dim)));
+}
+
 // the largest t <= 1 / STEP_FRACTION with s + t ds and z + t dz in the cone
 static double max_step(const conic_problem* p, const conic_state* state, const double* ds,
                        const double* dz) {
@@ -552,12 +567,10 @@ static double max_step(const conic_problem* p, const conic_state* state, const d
         rate = max2(rate, -ds[i] * sc->inverse_s[i]);
         rate = max2(rate, -dz[i] * sc->inverse_z[i]);
     }
-    double step = 1.0 / rate;
-    for (int k = 0, start = p->orthant_rows; k < p->cone_count; start += p->cone_dim[k++]) {
-        step = min2(step, soc_max_step(state->s + start, ds + start, p->cone_dim[k]));
-        step = min2(step, soc_max_step(state->z + start, dz + start, p->cone_dim[k]));
-    }
-    return step;
+    for (int k = 0, start = p->orthant_rows; k < p->cone_count; start += p->cone_dim[k++])
+        CONIC_CONE_SWITCH(p->cone_dim[k], max_rate_cone, state->s + start, state->z + start,
+                          ds + start, dz + start, &rate)
+    return 1.0 / rate;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -620,6 +633,35 @@ static void centred_start(const conic_problem* p, conic_state* state) {
     for (int i = 0; i < p->rows; ++i) v[i] *= mu;
 }
 
+// corrector_rhs on one cone: bz = r_z + W (lambda \ d)
+OSC_FORCE_INLINE void corrector_cone(const int dim, const conic_scaling* sc, int k,
+                                     const double* r_z, double target, const double* ds_a,
+                                     const double* dz_a, double* bz) {
+    double d[CONIC_MAX_CONE_DIM] = {0}, u[CONIC_MAX_CONE_DIM], v[CONIC_MAX_CONE_DIM];
+    if (ds_a) {
+        cone_scale(sc, k, dim, ds_a, u, true);
+        cone_scale(sc, k, dim, dz_a, v, false);
+        soc_product(u, v, dim, d);
+        for (int i = 0; i < dim; ++i) d[i] = -d[i];
+    }
+    d[0] += target;
+    // lambda \ (-lambda o lambda + d') = -lambda + lambda \ d'
+    const double* lambda = sc->cone_lambda[k];
+    soc_divide(lambda, d, dim, u);
+    for (int i = 0; i < dim; ++i) u[i] -= lambda[i];
+    cone_scale(sc, k, dim, u, u, false);
+    for (int i = 0; i < dim; ++i) bz[i] = r_z[i] + u[i];
+}
+
+// centrality = max(centrality, |lambda o lambda - barrier e|_inf) on one cone
+OSC_FORCE_INLINE void centrality_cone(const int dim, const double* lambda, double barrier,
+                                      double* centrality) {
+    double lambda2[CONIC_MAX_CONE_DIM];
+    soc_product(lambda, lambda, dim, lambda2);
+    lambda2[0] -= barrier;
+    for (int i = 0; i < dim; ++i) *centrality = max2(*centrality, fabs(lambda2[i]));
+}
+
 // the right-hand side bz = r_z + W (lambda \ d) of the corrector, with
 // d = -lambda o lambda - (W^-1 ds_a) o (W dz_a) + target e (ds_a NULL: without the second-order term)
 static void corrector_rhs(const conic_problem* p, const conic_state* state, const double* r_z,
@@ -629,23 +671,9 @@ static void corrector_rhs(const conic_problem* p, const conic_state* state, cons
         double correction = ds_a ? ds_a[i] * dz_a[i] : 0.0;
         bz[i] = r_z[i] - state->s[i] + (target - correction) * state->scaling.inverse_z[i];
     }
-    for (int k = 0, start = l; k < p->cone_count; start += p->cone_dim[k++]) {
-        int dim = p->cone_dim[k];
-        double d[CONIC_MAX_CONE_DIM] = {0}, u[CONIC_MAX_CONE_DIM], v[CONIC_MAX_CONE_DIM];
-        if (ds_a) {
-            cone_scale(&state->scaling, k, dim, ds_a + start, u, true);
-            cone_scale(&state->scaling, k, dim, dz_a + start, v, false);
-            soc_product(u, v, dim, d);
-            for (int i = 0; i < dim; ++i) d[i] = -d[i];
-        }
-        d[0] += target;
-        // lambda \ (-lambda o lambda + d') = -lambda + lambda \ d'
-        const double* lambda = state->scaling.cone_lambda[k];
-        soc_divide(lambda, d, dim, u);
-        for (int i = 0; i < dim; ++i) u[i] -= lambda[i];
-        cone_scale(&state->scaling, k, dim, u, u, false);
-        for (int i = 0; i < dim; ++i) bz[start + i] = r_z[start + i] + u[i];
-    }
+    for (int k = 0, start = l; k < p->cone_count; start += p->cone_dim[k++])
+        CONIC_CONE_SWITCH(p->cone_dim[k], corrector_cone, &state->scaling, k, r_z + start, target,
+                          ds_a ? ds_a + start : NULL, dz_a ? dz_a + start : NULL, bz + start)
 }
 
 OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double barrier,
@@ -686,13 +714,9 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
         // converged: feasible and on the central path at the barrier parameter
         double centrality = 0.0;
         for (int i = 0; i < l; ++i) centrality = max2(centrality, fabs(state->s[i] * state->z[i] - barrier));
-        for (int k = 0; k < p->cone_count; ++k) {
-            double lambda2[CONIC_MAX_CONE_DIM];
-            const double* lambda = state->scaling.cone_lambda[k];
-            soc_product(lambda, lambda, p->cone_dim[k], lambda2);
-            lambda2[0] -= barrier;
-            for (int i = 0; i < p->cone_dim[k]; ++i) centrality = max2(centrality, fabs(lambda2[i]));
-        }
+        for (int k = 0; k < p->cone_count; ++k)
+            CONIC_CONE_SWITCH(p->cone_dim[k], centrality_cone, state->scaling.cone_lambda[k],
+                              barrier, &centrality)
         double centrality_floor = CENTRALITY_FLOOR * max2(1.0, s_size * z_size);
         bool centred = primal <= FEASIBILITY_TOLERANCE * primal_scale &&
                        centrality <= max2(CENTRALITY_TOLERANCE * barrier, centrality_floor);
