@@ -3,7 +3,7 @@
 // the nearer of two roots), asphere points against the closed-form sag, a placed (anchored, scaled,
 // rotated, translated) sphere against its closed form, every derivative against central
 // differences, a plano-convex lens focusing parallel rays at the lensmaker's focal length, the
-// batch against single calls, bad input.
+// batch against single calls (its wide path too, bit for bit), bad input.
 
 #include "test_common.h"
 
@@ -437,6 +437,66 @@ static void test_batch_and_bad_input(void) {
     osc_implicit_destroy(s);
 }
 
+// the batch's wide path (groups of rays in lock step) against single calls, bit for bit: conics and
+// an asphere under a transform, rays that miss, start behind the surface or are bad inside a group,
+// a count that leaves a tail, and settings the wide path leaves to the scalar one
+static void test_batch_wide_path(void) {
+    enum { N = 1003, BAD = 13 };
+    static double origins[N * 3], directions[N * 3], t[N], points[N * 3], normals[N * 3];
+    static unsigned char hits[N];
+    const double asphere[3] = {1e-4, -1e-6, 1e-8};
+    osc_implicit* surfaces[3] = {make_sag(20.0, 0.0, 0, NULL, 15.0), make_sag(-30.0, -0.5, 0, NULL, 15.0),
+                                 make_sag(20.0, -1.0, 3, asphere, 15.0)};
+    osc_implicit_transform placed = osc_implicit_transform_identity();
+    placed.translation = osc_v3(0.3, -0.2, 0.1);
+    placed.rotation = (osc_quat){0.99, 0.05, -0.08, 0.02};
+    placed.scale = 1.3;
+    placed.anchor = osc_v3(0.1, 0.2, -0.3);
+    test_rng rng = {11};
+    for (int i = 0; i < N; ++i) {
+        origins[3 * i] = i % 23 == 0 ? 30.0 : -5.0; // some start behind the surface
+        origins[3 * i + 1] = test_uniform(&rng, -10, 10);
+        origins[3 * i + 2] = test_uniform(&rng, -10, 10);
+        osc_vec3 v = osc_normalize(osc_v3(i % 31 == 0 ? -1 : 1, test_uniform(&rng, -0.3, 0.3), test_uniform(&rng, -0.3, 0.3)));
+        memcpy(directions + 3 * i, &v, sizeof v);
+    }
+    origins[3 * BAD + 1] = INFINITY;
+    int compared = 0, hit_count = 0, mismatches = 0;
+    for (int c = 0; c < 3; ++c)
+        for (int variant = 0; variant < 3; ++variant) {
+            osc_ray_settings settings = osc_ray_settings_default();
+            if (variant == 2) settings.fine.max_step = 0.5; // a clamp: the scalar path
+            const osc_implicit_transform* transform = variant == 0 ? NULL : &placed;
+            CHECK_STATUS(osc_ray_intersect_batch(surfaces[c], transform, N, origins, directions, &settings, t,
+                                                 points, normals, hits, 2), OSC_ERR_INVALID_ARGUMENT);
+            CHECK(strstr(osc_last_error(), "ray 13") != NULL && isnan(t[BAD]) && !hits[BAD] &&
+                  points[3 * BAD] == 0.0 && normals[3 * BAD] == 0.0);
+            for (int i = 0; i < N; ++i) {
+                if (i == BAD) continue;
+                osc_ray_hit h;
+                CHECK_STATUS(osc_ray_intersect(surfaces[c], transform,
+                                               osc_v3(origins[3 * i], origins[3 * i + 1], origins[3 * i + 2]),
+                                               osc_v3(directions[3 * i], directions[3 * i + 1], directions[3 * i + 2]),
+                                               &settings, &h, NULL), OSC_OK);
+                mismatches += memcmp(&h.t, &t[i], sizeof(double)) != 0 || h.hit != hits[i] ||
+                              memcmp(&h.point, points + 3 * i, sizeof h.point) != 0 ||
+                              memcmp(&h.normal, normals + 3 * i, sizeof h.normal) != 0;
+                hit_count += h.hit;
+                ++compared;
+            }
+            // without points or normals: the same t and hits
+            static double t_only[N];
+            static unsigned char hits_only[N];
+            osc_ray_intersect_batch(surfaces[c], transform, N, origins, directions, &settings, t_only, NULL, NULL,
+                                    hits_only, 1);
+            for (int i = 0; i < N; ++i)
+                mismatches += i != BAD && (memcmp(&t_only[i], &t[i], sizeof(double)) != 0 || hits_only[i] != hits[i]);
+        }
+    CHECK(mismatches == 0);
+    CHECK(hit_count > compared / 4 && hit_count < compared); // hits and misses both exercised
+    for (int c = 0; c < 3; ++c) osc_implicit_destroy(surfaces[c]);
+}
+
 int main(void) {
     RUN(test_sphere_and_conic_closed_form);
     RUN(test_asphere_sag);
@@ -445,5 +505,6 @@ int main(void) {
     RUN(test_derivatives);
     RUN(test_lens_focus);
     RUN(test_batch_and_bad_input);
+    RUN(test_batch_wide_path);
     return test_finish();
 }
