@@ -247,17 +247,21 @@ static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b
 
 // the 12 solution tangents d(x', alpha, slacks') / d(xi') of the normalised problem, where
 // xi' = (dp / scale, dtheta), and optionally A's part of the dual tangents as
-// dual_normals[c] = G_A,x^T dz_A (the change of w_A before the rotation of its rows)
+// dual_normals[c] = G_A,x^T dz_A (the change of w_A before the rotation of its rows). With
+// dz_A = W_A^-2 (G_A dv + r_z,A) and K_A = G_A^T W_A^-2 G_A,x this is K_A^T dv + (K_A)_xx m, the
+// r_z term only for A's own twists (docs/dcol.md §4.2)
 static void solution_tangents(const dcol_problem* dp, double tangents[12][CONIC_MAX_VARIABLES],
                               osc_vec3* dual_normals) {
     int n = dp->conic.variables;
     osc_vec3 x = osc_v3(dp->state.x[0], dp->state.x[1], dp->state.x[2]);
     osc_vec3 m_vecs[12];
+    double block_a[CONIC_MAX_VARIABLES][3];
     for (int which = 0; which < 2; ++which) {
         const dcol_body* body = &dp->body[which];
         osc_vec3 arm = osc_sub(x, body->origin);
         osc_vec3 w = body_dual_normal(dp, which, dp->state.z);
-        double block[CONIC_MAX_VARIABLES][3];
+        double block_b[CONIC_MAX_VARIABLES][3];
+        double (*block)[3] = which == 0 ? block_a : block_b;
         body_normal_block(dp, which, block);
         for (int k = 0; k < 6; ++k) {
             // r_z = G_x m on X's rows, r_x = (e x w, 0) for a rotation
@@ -278,24 +282,16 @@ static void solution_tangents(const dcol_problem* dp, double tangents[12][CONIC_
     for (int c = 0; c < 12; ++c)
         for (int j = 0; j < n; ++j) tangents[c][j] = -tangents[c][j];
     if (!dual_normals) return;
-    // dz_A = W^-2 (G dv + r_z) on A's rows (r_z only for A's own twists)
-    const dcol_body* body = &dp->body[0];
     for (int c = 0; c < 12; ++c) {
-        const double* t = tangents[c];
-        osc_vec3 m_vec = m_vecs[c];
-        double dz[CONIC_MAX_ROWS];
-        for (int range = 0; range < 2; ++range)
-            for (int i = body->row_ranges[range][0]; i < body->row_ranges[range][1]; ++i) {
-                const double* g = dp->conic.G[i];
-                double sum = 0.0;
-                for (int j = 0; j < n; ++j) sum += g[j] * t[j];
-                if (c < 6) sum += g[0] * m_vec.x + g[1] * m_vec.y + g[2] * m_vec.z;
-                dz[i] = sum;
-            }
-        for (int range = 0; range < 2; ++range)
-            conic_apply_inverse_scaling_squared_rows(&dp->conic, &dp->state, body->row_ranges[range][0],
-                                                     body->row_ranges[range][1], dz, dz);
-        dual_normals[c] = body_dual_normal(dp, 0, dz);
+        double dw[3];
+        for (int k = 0; k < 3; ++k) {
+            double sum = 0.0;
+            for (int j = 0; j < n; ++j) sum += block_a[j][k] * tangents[c][j];
+            if (c < 6) sum += block_a[0][k] * m_vecs[c].x + block_a[1][k] * m_vecs[c].y +
+                              block_a[2][k] * m_vecs[c].z;
+            dw[k] = sum;
+        }
+        dual_normals[c] = osc_v3(dw[0], dw[1], dw[2]);
     }
 }
 
