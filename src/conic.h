@@ -70,6 +70,8 @@ typedef struct conic_state {
     conic_segment segments[CONIC_MAX_SEGMENTS]; // the orthant groups, then the cones
     int orthant_segments;
     int segment_count;
+    conic_segment product_segments[CONIC_MAX_SEGMENTS]; // consecutive segments of equal columns merged
+    int product_segment_count;
     // G^T W^-2 G + reg = L D L^T: L unit lower (its strict lower triangle), 1 / D
     double factor[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
     double factor_inverse_diagonal[CONIC_MAX_VARIABLES];
