@@ -312,6 +312,16 @@ static void find_segments(const conic_problem* p, conic_state* state) {
         }
         seg->width = count;
     }
+    // orthant groups with the same columns make one segment (their normal-matrix sums merge)
+    if (state->orthant_segments == 2 && state->segments[0].width == state->segments[1].width &&
+        state->segments[0].end == state->segments[1].first &&
+        memcmp(state->segments[0].column, state->segments[1].column,
+               sizeof(int) * (size_t)state->segments[0].width) == 0) {
+        state->segments[0].end = state->segments[1].end;
+        for (int k = 1; k + 1 < segments; ++k) state->segments[k] = state->segments[k + 1];
+        --segments;
+        state->orthant_segments = 1;
+    }
     state->segment_count = segments;
     // the products with G run over runs of consecutive segments with the same columns (every row
     // of a problem with n = 4): fewer, longer loops
@@ -464,41 +474,49 @@ static void cone_apply_inverse_scaling_squared(const conic_problem* p, const con
     default: name(8, __VA_ARGS__); break;                                                          \
     }
 
-// the residual terms of a segment: r_z = s + G x - h on its rows; r_x += G^T z and
-// dual_terms += |G|^T |z| on its columns; *primal_scale = max(*primal_scale, sum_j |G_ij x_j|)
-OSC_FORCE_INLINE void segment_residual_w(const int width, const conic_problem* p,
+// the residual terms of a segment: r_z = s + G x - h on its rows and r_x += G^T z on its
+// columns; with `sizes`, instead only the magnitudes the residuals are measured against:
+// dual_terms += |G|^T |z| on its columns, *primal_scale = max(*primal_scale, sum_j |G_ij x_j|)
+OSC_FORCE_INLINE void segment_residual_w(const int width, const bool sizes, const conic_problem* p,
                                          const conic_state* state, const conic_segment* seg,
                                          double* r_z, double* r_x, double* dual_terms,
                                          double* primal_scale) {
-    double x[CONIC_MAX_VARIABLES], column_sum[CONIC_MAX_VARIABLES], column_terms[CONIC_MAX_VARIABLES];
+    double x[CONIC_MAX_VARIABLES], column_sum[CONIC_MAX_VARIABLES];
     for (int k = 0; k < width; ++k) {
         x[k] = state->x[seg->column[k]];
-        column_sum[k] = column_terms[k] = 0.0;
+        column_sum[k] = 0.0;
     }
-    double size = *primal_scale;
+    double size = sizes ? *primal_scale : 0.0;
     for (int i = seg->first; i < seg->end; ++i) {
-        double gx = 0.0, gx_size = 0.0, zi = state->z[i];
+        double gx = 0.0, zi = state->z[i];
         for (int k = 0; k < width; ++k) {
             double g = p->G[i][seg->column[k]];
-            gx += g * x[k];
-            gx_size += fabs(g * x[k]);
-            column_sum[k] += g * zi;
-            column_terms[k] += fabs(g * zi);
+            if (sizes) {
+                gx += fabs(g * x[k]);
+                column_sum[k] += fabs(g * zi);
+            } else {
+                gx += g * x[k];
+                column_sum[k] += g * zi;
+            }
         }
-        r_z[i] = state->s[i] + gx - p->h[i];
-        size = max2(size, gx_size);
+        if (sizes)
+            size = max2(size, gx);
+        else
+            r_z[i] = state->s[i] + gx - p->h[i];
     }
-    *primal_scale = size;
-    for (int k = 0; k < width; ++k) {
-        r_x[seg->column[k]] += column_sum[k];
-        dual_terms[seg->column[k]] += column_terms[k];
-    }
+    if (sizes) *primal_scale = size;
+    for (int k = 0; k < width; ++k) (sizes ? dual_terms : r_x)[seg->column[k]] += column_sum[k];
 }
 
 static void segment_residual(const conic_problem* p, const conic_state* state,
-                             const conic_segment* seg, double* r_z, double* r_x,
-                             double* dual_terms, double* primal_scale) {
-    CONIC_WIDTH_SWITCH(seg->width, segment_residual_w, p, state, seg, r_z, r_x, dual_terms,
+                             const conic_segment* seg, double* r_z, double* r_x) {
+    CONIC_WIDTH_SWITCH(seg->width, segment_residual_w, false, p, state, seg, r_z, r_x, NULL, NULL)
+}
+
+static void segment_residual_sizes(const conic_problem* p, const conic_state* state,
+                                   const conic_segment* seg, double* dual_terms,
+                                   double* primal_scale) {
+    CONIC_WIDTH_SWITCH(seg->width, segment_residual_w, true, p, state, seg, NULL, NULL, dual_terms,
                        primal_scale)
 }
 
@@ -704,12 +722,10 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
     for (int iteration = 0;; ++iteration) {
         // residuals and the scaling of the current iterate
         for (int j = 0; j < n; ++j) r_x[j] = j == p->objective ? 1.0 : 0.0;
-        double primal = 0.0, dual = 0.0, gap = 0.0, primal_scale = scale, dual_scale = 1.0;
+        double primal = 0.0, dual = 0.0, gap = 0.0;
         double s_size = 0.0, z_size = 0.0;
-        double dual_terms[CONIC_MAX_VARIABLES] = {0};
         for (int k = 0; k < state->product_segment_count; ++k)
-            segment_residual(p, state, &state->product_segments[k], r_z, r_x, dual_terms,
-                             &primal_scale);
+            segment_residual(p, state, &state->product_segments[k], r_z, r_x);
         for (int i = 0; i < m; ++i) {
             double zi = state->z[i];
             primal = max2(primal, fabs(r_z[i]));
@@ -717,10 +733,7 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
             s_size = max2(s_size, fabs(state->s[i]));
             z_size = max2(z_size, fabs(zi));
         }
-        for (int j = 0; j < n; ++j) {
-            dual = max2(dual, fabs(r_x[j]));
-            dual_scale = max2(dual_scale, dual_terms[j]);
-        }
+        for (int j = 0; j < n; ++j) dual = max2(dual, fabs(r_x[j]));
         double mu = gap / degree;
         scaling_compute(p, state->s, state->z, &state->scaling);
         factor_normal_matrix_n(n, p, regularization, state);
@@ -733,8 +746,17 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
             CONIC_CONE_SWITCH(p->cone_dim[k], centrality_cone, state->scaling.cone_lambda[k],
                               barrier, &centrality)
         double centrality_floor = CENTRALITY_FLOOR * max2(1.0, s_size * z_size);
-        bool centred = primal <= FEASIBILITY_TOLERANCE * primal_scale &&
-                       centrality <= max2(CENTRALITY_TOLERANCE * barrier, centrality_floor);
+        bool centred = centrality <= max2(CENTRALITY_TOLERANCE * barrier, centrality_floor);
+        // the magnitudes the residuals are measured against, only once the iterate is centred
+        double primal_scale = scale, dual_scale = 1.0;
+        if (centred) {
+            double dual_terms[CONIC_MAX_VARIABLES] = {0};
+            for (int k = 0; k < state->product_segment_count; ++k)
+                segment_residual_sizes(p, state, &state->product_segments[k], dual_terms,
+                                       &primal_scale);
+            for (int j = 0; j < n; ++j) dual_scale = max2(dual_scale, dual_terms[j]);
+            centred = primal <= FEASIBILITY_TOLERANCE * primal_scale;
+        }
         if (centred && (dual <= FEASIBILITY_TOLERANCE * dual_scale ||
                         (was_centred && dual <= STALLED_DUAL_TOLERANCE * dual_scale)))
             return OSC_OK;
