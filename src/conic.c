@@ -667,14 +667,14 @@ static void centred_start(const conic_problem* p, conic_state* state) {
 
 // corrector_rhs on one cone: bz = r_z + W (lambda \ d)
 OSC_FORCE_INLINE void corrector_cone(const int dim, const conic_scaling* sc, int k,
-                                     const double* r_z, double target, const double* ds_a,
-                                     const double* dz_a, double* bz) {
+                                     const double* r_z, double target, double weight,
+                                     const double* ds_a, const double* dz_a, double* bz) {
     double d[CONIC_MAX_CONE_DIM] = {0}, u[CONIC_MAX_CONE_DIM], v[CONIC_MAX_CONE_DIM];
     if (ds_a) {
         cone_scale(sc, k, dim, ds_a, u, true);
         cone_scale(sc, k, dim, dz_a, v, false);
         soc_product(u, v, dim, d);
-        for (int i = 0; i < dim; ++i) d[i] = -d[i];
+        for (int i = 0; i < dim; ++i) d[i] = -weight * d[i];
     }
     d[0] += target;
     // lambda \ (-lambda o lambda + d') = -lambda + lambda \ d'
@@ -697,14 +697,15 @@ OSC_FORCE_INLINE void centrality_cone(const int dim, const double* lambda, doubl
 // the right-hand side bz = r_z + W (lambda \ d) of the corrector, with
 // d = -lambda o lambda - (W^-1 ds_a) o (W dz_a) + target e (ds_a NULL: without the second-order term)
 static void corrector_rhs(const conic_problem* p, const conic_state* state, const double* r_z,
-                          double target, const double* ds_a, const double* dz_a, double* bz) {
+                          double target, double weight, const double* ds_a, const double* dz_a,
+                          double* bz) {
     int l = p->orthant_rows;
     for (int i = 0; i < l; ++i) {
-        double correction = ds_a ? ds_a[i] * dz_a[i] : 0.0;
+        double correction = ds_a ? weight * (ds_a[i] * dz_a[i]) : 0.0;
         bz[i] = r_z[i] - state->s[i] + (target - correction) * state->scaling.inverse_z[i];
     }
     for (int k = 0, start = l; k < p->cone_count; start += p->cone_dim[k++])
-        CONIC_CONE_SWITCH(p->cone_dim[k], corrector_cone, &state->scaling, k, r_z + start, target,
+        CONIC_CONE_SWITCH(p->cone_dim[k], corrector_cone, &state->scaling, k, r_z + start, target, weight,
                           ds_a ? ds_a + start : NULL, dz_a ? dz_a + start : NULL, bz + start)
 }
 
@@ -769,9 +770,12 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
         // predictor: d = -lambda o lambda, so W (lambda \ d) = -s. Once mu <= barrier the target
         // is the barrier whatever the predictor's step (sigma <= 1), so it is skipped: the step is
         // a pure Newton step towards that central point, where Mehrotra's second-order term (which
-        // aims at mu = 0) would pull off it
+        // aims at mu = 0) would pull off it. On the step that reaches the barrier from above
+        // (sigma mu <= barrier < mu) the term is weighted by 1 - barrier / mu, the share of the
+        // gap that step removes (measured over the 49 pairs: 10.8 iterations, against 11.4
+        // without the term there and 10.9 with it whole)
         double bz[CONIC_MAX_ROWS], dz_a[CONIC_MAX_ROWS], ds_a[CONIC_MAX_ROWS];
-        double step_a = 1.0, target = barrier;
+        double step_a = 1.0, target = barrier, weight = 1.0;
         bool correct = false;
         if (mu > barrier) {
             double dx_a[CONIC_MAX_VARIABLES];
@@ -782,10 +786,11 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
             // against 12.8 (the square: 12.2)
             double sigma = 1.0 - step_a;
             target = max2(sigma * mu, barrier);
-            correct = sigma * mu > barrier;
+            correct = true;
+            if (sigma * mu <= barrier) weight = 1.0 - barrier / mu;
         }
 
-        corrector_rhs(p, state, r_z, target, correct ? ds_a : NULL, dz_a, bz);
+        corrector_rhs(p, state, r_z, target, weight, correct ? ds_a : NULL, dz_a, bz);
         double dx[CONIC_MAX_VARIABLES], dz[CONIC_MAX_ROWS], ds[CONIC_MAX_ROWS];
         newton_direction_n(n, p, state, r_x, r_z, bz, dx, dz, ds);
         double step = max_step(p, state, ds, dz);
