@@ -126,8 +126,8 @@ static osc_status check_query(const char* function, const osc_convex* a, osc_pos
 // the solve
 
 // the primal start: the warm solution with alpha enlarged by 5 % (and further until the point is
-// strictly inside), or the midpoint of the origins (x' = 0) with an alpha at which both scaled
-// shapes hold it (their inner balls reach it)
+// strictly inside), or the point that divides the origins in the ratio of the inner radii with an
+// alpha at which both scaled shapes hold it (their inner balls reach it)
 static void start_point(dcol_problem* dp, const osc_convex* a, const osc_convex* b,
                         const osc_dcol_warm_start* warm) {
     conic_state* state = &dp->state;
@@ -144,8 +144,16 @@ static void start_point(dcol_problem* dp, const osc_convex* a, const osc_convex*
         for (int grow = 0; grow < 60 && !(conic_violation(&dp->conic, state->x) < 0.0); ++grow)
             state->x[3] = 1.5 * state->x[3] + 1e-3;
     } else {
-        double half = osc_length(dp->body[0].origin) * dp->scale;
-        state->x[3] = 1.5 * fmax(half / a->inner_radius, half / b->inner_radius) + 0.1;
+        // the point where the inner balls (radii rho_A, rho_B) meet when scaled by
+        // L / (rho_A + rho_B), and 1.5 times that scale (docs/dcol.md §3.3)
+        double share = a->inner_radius / (a->inner_radius + b->inner_radius);
+        osc_vec3 x = osc_add_scaled(dp->body[0].origin,
+                                    osc_sub(dp->body[1].origin, dp->body[0].origin), share);
+        state->x[0] = x.x;
+        state->x[1] = x.y;
+        state->x[2] = x.z;
+        double separation = 2.0 * osc_length(dp->body[0].origin) * dp->scale;
+        state->x[3] = 1.5 * separation / (a->inner_radius + b->inner_radius) + 0.1;
     }
 }
 
