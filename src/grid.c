@@ -255,10 +255,9 @@ static inline void bspline_weights(double t, double inv_h, double w[3][4]) {
 static inline void locate(const osc_grid* grid, osc_vec3 x, int cell[3], double t[3]) {
     double p[3] = {x.x - grid->origin.x, x.y - grid->origin.y, x.z - grid->origin.z};
     for (int a = 0; a < 3; ++a) {
-        double u = p[a] / grid->cell;
-        int i = (int)floor(u);
-        if (i < 0) i = 0;
-        if (i > grid->cells[a] - 1) i = grid->cells[a] - 1;
+        double u = p[a] / grid->cell, f = floor(u);
+        // clamped before the conversion: u may be huge, infinite or NaN far outside the grid
+        int i = f >= 0.0 ? (f < (double)(grid->cells[a] - 1) ? (int)f : grid->cells[a] - 1) : 0;
         cell[a] = i;
         t[a] = u - i;
     }

@@ -58,8 +58,8 @@ static inline size_t grid_voxel_of(const osc_grid* grid, osc_vec3 y, double* out
         double hi = grid->cells[a] * grid->cell;
         double q = p[a] < 0.0 ? 0.0 : (p[a] > hi ? hi : p[a]);
         beyond[a] = p[a] - q;
-        int i = (int)(q / grid->cell);
-        i = i > grid->cells[a] - 1 ? grid->cells[a] - 1 : i;
+        double f = q / grid->cell; // clamped before the conversion (inf or NaN with huge cells or points)
+        int i = f < (double)(grid->cells[a] - 1) ? (f >= 0.0 ? (int)f : 0) : grid->cells[a] - 1;
         index = index * (size_t)grid->cells[a] + (size_t)i;
     }
     *outside = sqrt(beyond[0] * beyond[0] + beyond[1] * beyond[1] + beyond[2] * beyond[2]);

@@ -107,7 +107,7 @@ for target in $targets; do
     done
     echo "fuzz_mesh.sh: replayed $replayed files ($crashers crashers) through $name"
     # nothing replayed means the fixtures were not found: a wrong SOURCE_DIR, not a pass (the mesh
-    # importers also have crashers to replay; the grid loader and the STEP importer have none yet)
+    # importers, the grid loader and the STEP importer all have crashers to replay)
     if [ $((replayed - crashers)) -eq 0 ] || { [ "$target" != grid ] && [ "$target" != step ] && [ $crashers -eq 0 ]; }; then
         echo "fuzz_mesh.sh: no crashers or no fixtures under $fixtures" >&2
         status=1
