@@ -98,80 +98,23 @@ def dcol_alpha(a, b, pose_a, pose_b, **settings):
 # contact manifolds
 
 
-def manifold(a, b, pose_a, pose_b, capacity=None, **settings):
-    """The contact manifold of Bodies a and b at poses [..., 7], padded to `capacity` slots
-    (default osculate.max_contacts: never runs out): a dict of point [..., C, 3], depth [..., C],
-    normal [..., C, 3], weight [..., C] (differentiable in both poses) and count [...]. Empty slots
-    have weight 0 and depth d_max. Which slot holds which contact changes with the poses, so
-    differentiate sums over contacts (sum of weight * depth, ...), which are smooth: a contact
-    enters and leaves with weight 0. Settings: osculate.manifold_settings()."""
-    from ._queries import max_contacts
-    cap = max_contacts(a, b, **settings) if capacity is None else int(capacity)
-    names = [n for n, _ in _host.MANIFOLD_OUTPUTS]
+def _padded_contacts(query, outputs, cap, pose_a, pose_b):
+    """The shared form of manifold, sdf_pair and lmd: query(pa, pb, jac) -> (values, jacobians)
+    dicts over `outputs` [(name, per-contact shape)] padded to `cap` slots, plus "count"; each
+    output's Jacobian has 14 pose columns (A's 7, then B's). Returns the dict of outputs and count."""
+    names = [n for n, _ in outputs]
 
     def shapes(pa, pb, jac):
         batch = jnp.broadcast_shapes(pa.shape[:-1], pb.shape[:-1])
-        out = [(batch + (cap,) + s, None) for _, s in _host.MANIFOLD_OUTPUTS]
+        out = [(batch + (cap,) + s, None) for _, s in outputs]
         out.append((batch, jnp.int32))
         if jac:
-            out += [(batch + (cap,) + s + (14,), None) for _, s in _host.MANIFOLD_OUTPUTS]
+            out += [(batch + (cap,) + s + (14,), None) for _, s in outputs]
         return out
 
     def host(jac):
         def run(pa, pb):
-            v, j = _host.manifold(a, b, settings, cap, pa, pb, jac)
-            return [v[n] for n in names] + [v["count"]] + ([j[n] for n in names] if jac else [])
-        return run
-
-    @jax.custom_jvp
-    def f(pa, pb):
-        return tuple(_callback(host(False), shapes(pa, pb, False), _dtype(pa, pb), pa, pb))
-
-    @f.defjvp
-    def f_jvp(primals, tangents):
-        pa, pb = primals
-        dpa, dpb = tangents
-        out = _callback(host(True), shapes(pa, pb, True), _dtype(pa, pb), pa, pb)
-        k = len(names)
-        values, count, jacs = out[:k], out[k], out[k + 1:]
-        batch = count.shape
-        dp = jnp.concatenate([jnp.broadcast_to(dpa, batch + (7,)),
-                              jnp.broadcast_to(dpb, batch + (7,))], axis=-1)[..., None, :]
-        tangent_out = tuple(_apply(j, dp) for j in jacs)
-        zero_count = np.zeros(count.shape, dtype=jax.dtypes.float0)
-        return tuple(values) + (count,), tangent_out + (zero_count,)
-
-    pa = jnp.asarray(pose_a)
-    pb = jnp.asarray(pose_b)
-    out = f(pa, pb)
-    result = dict(zip(names, out[:len(names)]))
-    result["count"] = out[len(names)]
-    return result
-
-
-# ------------------------------------------------------------------------------------------------
-# collision points between two SDFs
-
-
-def sdf_pair(a, b, pose_a, pose_b, capacity=16, **settings):
-    """Smooth-mode collision points of two SDFs (settings must include temperature > 0) at poses
-    [..., 7]: a dict of point [..., C, 3] and penetration [..., C] (deepest first, differentiable
-    in both poses; empty slots 0) and count [...]. One C query per pose pair (the C library has no
-    batch of it), so vmap loops on the host. For normals use osculate.sdf_pair_collide."""
-    names = [n for n, _ in _host.SDF_PAIR_OUTPUTS]
-    cap = int(capacity)
-
-    def shapes(pa, pb, jac):
-        batch = jnp.broadcast_shapes(pa.shape[:-1], pb.shape[:-1])
-        out = [(batch + (cap,) + s, None) for _, s in _host.SDF_PAIR_OUTPUTS]
-        out.append((batch, jnp.int32))
-        if jac:
-            out += [(batch + (cap,) + s + (14,), None) for _, s in _host.SDF_PAIR_OUTPUTS]
-        return out
-
-    def host(jac):
-        def run(pa, pb):
-            v, j = _host.sdf_pair(a, b, settings, cap, pa, pb, jac)
+            v, j = query(pa, pb, jac)
             return [v[n] for n in names] + [v["count"]] + ([j[n] for n in names] if jac else [])
         return run
 
@@ -192,16 +135,43 @@ def sdf_pair(a, b, pose_a, pose_b, capacity=16, **settings):
         zero_count = np.zeros(count.shape, dtype=jax.dtypes.float0)
         return tuple(values) + (count,), tuple(_apply(j, dp) for j in jacs) + (zero_count,)
 
-    if not settings.get("temperature", 0) > 0:
-        raise ValueError("sdf_pair: derivatives need the smooth mode: pass temperature > 0")
     out = f(jnp.asarray(pose_a), jnp.asarray(pose_b))
     result = dict(zip(names, out[:len(names)]))
     result["count"] = out[len(names)]
     return result
 
 
+def manifold(a, b, pose_a, pose_b, capacity=None, **settings):
+    """The contact manifold of Bodies a and b at poses [..., 7], padded to `capacity` slots
+    (default osculate.max_contacts: never runs out): a dict of point [..., C, 3], depth [..., C],
+    normal [..., C, 3], weight [..., C] (differentiable in both poses) and count [...]. Empty slots
+    have weight 0 and depth d_max. Which slot holds which contact changes with the poses, so
+    differentiate sums over contacts (sum of weight * depth, ...), which are smooth: a contact
+    enters and leaves with weight 0. Settings: osculate.manifold_settings()."""
+    from ._queries import max_contacts
+    cap = max_contacts(a, b, **settings) if capacity is None else int(capacity)
+    return _padded_contacts(lambda pa, pb, jac: _host.manifold(a, b, settings, cap, pa, pb, jac),
+                            _host.MANIFOLD_OUTPUTS, cap, pose_a, pose_b)
+
+
 # ------------------------------------------------------------------------------------------------
-# local minimal distances between B-Reps
+# collision points between two SDFs
+
+
+def sdf_pair(a, b, pose_a, pose_b, capacity=16, **settings):
+    """Smooth-mode collision points of two SDFs (settings must include temperature > 0) at poses
+    [..., 7]: a dict of point [..., C, 3] and penetration [..., C] (deepest first, differentiable
+    in both poses; empty slots 0) and count [...]. One C query per pose pair (the C library has no
+    batch of it), so vmap loops on the host. For normals use osculate.sdf_pair_collide."""
+    if not settings.get("temperature", 0) > 0:
+        raise ValueError("sdf_pair: derivatives need the smooth mode: pass temperature > 0")
+    cap = int(capacity)
+    return _padded_contacts(lambda pa, pb, jac: _host.sdf_pair(a, b, settings, cap, pa, pb, jac),
+                            _host.SDF_PAIR_OUTPUTS, cap, pose_a, pose_b)
+
+
+# ------------------------------------------------------------------------------------------------
+# local minimal distances between B-Rep solids
 
 
 def lmd(a, b, pose_a, pose_b, capacity=32, **settings):
@@ -212,37 +182,8 @@ def lmd(a, b, pose_a, pose_b, capacity=32, **settings):
     per pose pair (vmap loops on the host); CapacityError beyond `capacity` contacts. Settings:
     osculate.lmd_settings()."""
     cap = int(capacity)
-
-    def shapes(pa, pb, jac):
-        batch = jnp.broadcast_shapes(pa.shape[:-1], pb.shape[:-1])
-        out = [(batch + (cap,), None), (batch, jnp.int32)]
-        if jac:
-            out.append((batch + (cap, 14), None))
-        return out
-
-    def host(jac):
-        def run(pa, pb):
-            v, j = _host.lmd(a, b, settings, cap, pa, pb, jac)
-            return [v["gap"], v["count"]] + ([j["gap"]] if jac else [])
-        return run
-
-    @jax.custom_jvp
-    def f(pa, pb):
-        return tuple(_callback(host(False), shapes(pa, pb, False), _dtype(pa, pb), pa, pb))
-
-    @f.defjvp
-    def f_jvp(primals, tangents):
-        pa, pb = primals
-        dpa, dpb = tangents
-        gap, count, jac = _callback(host(True), shapes(pa, pb, True), _dtype(pa, pb), pa, pb)
-        batch = count.shape
-        dp = jnp.concatenate([jnp.broadcast_to(dpa, batch + (7,)),
-                              jnp.broadcast_to(dpb, batch + (7,))], axis=-1)[..., None, :]
-        zero_count = np.zeros(count.shape, dtype=jax.dtypes.float0)
-        return (gap, count), (_apply(jac, dp), zero_count)
-
-    gap, count = f(jnp.asarray(pose_a), jnp.asarray(pose_b))
-    return {"gap": gap, "count": count}
+    return _padded_contacts(lambda pa, pb, jac: _host.lmd(a, b, settings, cap, pa, pb, jac),
+                            [("gap", ())], cap, pose_a, pose_b)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -92,38 +92,49 @@ def dcol_alpha(a, b, pose_a, pose_b, **settings):
 
 
 # ------------------------------------------------------------------------------------------------
-# contact manifolds
-
-_MANIFOLD_NAMES = [n for n, _ in _host.MANIFOLD_OUTPUTS]
-_MANIFOLD_RANKS = [len(s) + 1 for _, s in _host.MANIFOLD_OUTPUTS]  # + the contact slot
+# contacts padded to a capacity: manifolds, SDF-SDF collision points, local minimal distances
 
 
-class _Manifold(torch.autograd.Function):
+class _PaddedContacts(torch.autograd.Function):
+    """query(pa, pb, jac) -> (values, jacobians) dicts over `outputs` [(name, per-contact shape)]
+    padded to the capacity, plus "count"; each output's Jacobian has 14 pose columns."""
+
     @staticmethod
-    def forward(ctx, pose_a, pose_b, a, b, settings, capacity):
+    def forward(ctx, pose_a, pose_b, query, outputs):
         need = pose_a.requires_grad or pose_b.requires_grad
-        values, jac = _host.manifold(a, b, settings, capacity, _np(pose_a), _np(pose_b), need)
+        values, jac = query(_np(pose_a), _np(pose_b), need)
+        names = [n for n, _ in outputs]
         ctx.shapes = (pose_a.shape, pose_b.shape)
+        ctx.ranks = [len(shape) + 1 for _, shape in outputs]  # + the contact slot
         if need:
-            ctx.save_for_backward(*[_t(jac[n], pose_a) for n in _MANIFOLD_NAMES])
+            ctx.save_for_backward(*[_t(jac[n], pose_a) for n in names])
         count = torch.as_tensor(values["count"])
         ctx.mark_non_differentiable(count)
-        return tuple(_t(values[n], pose_a) for n in _MANIFOLD_NAMES) + (count,)
+        return tuple(_t(values[n], pose_a) for n in names) + (count,)
 
     @staticmethod
     def backward(ctx, *grads):
-        jacs = ctx.saved_tensors
-        shape_a, shape_b = ctx.shapes
         total = None
-        for j, g, rank in zip(jacs, grads[:-1], _MANIFOLD_RANKS):
+        for j, g, rank in zip(ctx.saved_tensors, grads[:-1], ctx.ranks):
             if g is None:
                 continue
             v = j * g.reshape(g.shape + (1,))
             for _ in range(rank):
                 v = v.sum(dim=-2)
             total = v if total is None else total + v
-        return _reduce(total[..., :7], shape_a), _reduce(total[..., 7:], shape_b), None, None, \
-            None, None
+        shape_a, shape_b = ctx.shapes
+        return _reduce(total[..., :7], shape_a), _reduce(total[..., 7:], shape_b), None, None
+
+
+def _padded_contacts(query, outputs, pose_a, pose_b):
+    pose_a = torch.as_tensor(pose_a)
+    if not pose_a.is_floating_point():
+        pose_a = pose_a.double()
+    pose_b = torch.as_tensor(pose_b).to(pose_a.dtype)
+    out = _PaddedContacts.apply(pose_a, pose_b, query, outputs)
+    result = dict(zip([n for n, _ in outputs], out[:-1]))
+    result["count"] = out[-1]
+    return result
 
 
 def manifold(a, b, pose_a, pose_b, capacity=None, **settings):
@@ -133,83 +144,17 @@ def manifold(a, b, pose_a, pose_b, capacity=None, **settings):
     are re-assigned as contacts come and go, so differentiate sums over contacts."""
     from ._queries import max_contacts
     cap = max_contacts(a, b, **settings) if capacity is None else int(capacity)
-    pose_a = torch.as_tensor(pose_a)
-    pose_b = torch.as_tensor(pose_b).to(pose_a.dtype)
-    out = _Manifold.apply(pose_a, pose_b, a, b, settings, cap)
-    result = dict(zip(_MANIFOLD_NAMES, out[:-1]))
-    result["count"] = out[-1]
-    return result
-
-
-# ------------------------------------------------------------------------------------------------
-# collision points between two SDFs
-
-_PAIR_NAMES = [n for n, _ in _host.SDF_PAIR_OUTPUTS]
-_PAIR_RANKS = [len(s) + 1 for _, s in _host.SDF_PAIR_OUTPUTS]
-
-
-class _SdfPair(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, pose_a, pose_b, a, b, settings, capacity):
-        need = pose_a.requires_grad or pose_b.requires_grad
-        values, jac = _host.sdf_pair(a, b, settings, capacity, _np(pose_a), _np(pose_b), need)
-        ctx.shapes = (pose_a.shape, pose_b.shape)
-        if need:
-            ctx.save_for_backward(*[_t(jac[n], pose_a) for n in _PAIR_NAMES])
-        count = torch.as_tensor(values["count"])
-        ctx.mark_non_differentiable(count)
-        return tuple(_t(values[n], pose_a) for n in _PAIR_NAMES) + (count,)
-
-    @staticmethod
-    def backward(ctx, *grads):
-        total = None
-        for j, g, rank in zip(ctx.saved_tensors, grads[:-1], _PAIR_RANKS):
-            if g is None:
-                continue
-            v = j * g.reshape(g.shape + (1,))
-            for _ in range(rank):
-                v = v.sum(dim=-2)
-            total = v if total is None else total + v
-        shape_a, shape_b = ctx.shapes
-        return _reduce(total[..., :7], shape_a), _reduce(total[..., 7:], shape_b), None, None, \
-            None, None
+    return _padded_contacts(lambda pa, pb, jac: _host.manifold(a, b, settings, cap, pa, pb, jac),
+                            _host.MANIFOLD_OUTPUTS, pose_a, pose_b)
 
 
 def sdf_pair(a, b, pose_a, pose_b, capacity=16, **settings):
     """Smooth-mode collision points of two SDFs (temperature > 0) at poses [..., 7]: a dict of
     point [..., C, 3] and penetration [..., C] (differentiable in both poses; empty slots 0) and
     count. One C query per pose pair."""
-    pose_a = torch.as_tensor(pose_a)
-    pose_b = torch.as_tensor(pose_b).to(pose_a.dtype)
-    out = _SdfPair.apply(pose_a, pose_b, a, b, settings, int(capacity))
-    result = dict(zip(_PAIR_NAMES, out[:-1]))
-    result["count"] = out[-1]
-    return result
-
-
-# ------------------------------------------------------------------------------------------------
-# local minimal distances between B-Reps
-
-
-class _Lmd(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, pose_a, pose_b, a, b, settings, capacity):
-        need = pose_a.requires_grad or pose_b.requires_grad
-        values, jac = _host.lmd(a, b, settings, capacity, _np(pose_a), _np(pose_b), need)
-        ctx.shapes = (pose_a.shape, pose_b.shape)
-        if need:
-            ctx.save_for_backward(_t(jac["gap"], pose_a))
-        count = torch.as_tensor(values["count"])
-        ctx.mark_non_differentiable(count)
-        return _t(values["gap"], pose_a), count
-
-    @staticmethod
-    def backward(ctx, grad, _grad_count):
-        (j,) = ctx.saved_tensors
-        total = (j * grad.unsqueeze(-1)).sum(dim=-2)
-        shape_a, shape_b = ctx.shapes
-        return _reduce(total[..., :7], shape_a), _reduce(total[..., 7:], shape_b), None, None, \
-            None, None
+    cap = int(capacity)
+    return _padded_contacts(lambda pa, pb, jac: _host.sdf_pair(a, b, settings, cap, pa, pb, jac),
+                            _host.SDF_PAIR_OUTPUTS, pose_a, pose_b)
 
 
 def lmd(a, b, pose_a, pose_b, capacity=32, **settings):
@@ -218,12 +163,9 @@ def lmd(a, b, pose_a, pose_b, capacity=32, **settings):
     d_max, d_max - eps_a - eps_b) and count. Slots follow the query's order (by feature pair), so
     differentiate sums over contacts of a function that vanishes at d_max. One C query per pose
     pair; CapacityError beyond `capacity` contacts. Settings: osculate.lmd_settings()."""
-    pose_a = torch.as_tensor(pose_a)
-    if not pose_a.is_floating_point():
-        pose_a = pose_a.double()
-    pose_b = torch.as_tensor(pose_b).to(pose_a.dtype)
-    gap, count = _Lmd.apply(pose_a, pose_b, a, b, settings, int(capacity))
-    return {"gap": gap, "count": count}
+    cap = int(capacity)
+    return _padded_contacts(lambda pa, pb, jac: _host.lmd(a, b, settings, cap, pa, pb, jac),
+                            [("gap", ())], pose_a, pose_b)
 
 
 # ------------------------------------------------------------------------------------------------
