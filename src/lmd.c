@@ -133,15 +133,14 @@ typedef struct traversal {
     int tests;
 } traversal;
 
-// OBBs intersect once A's is enlarged by d_max (separating axes, A's body frame).
-static bool obb_overlap(const traversal* t, const osc_brep_node* na, const osc_brep_node* nb) {
-    osc_vec3 cb = osc_add(osc_mat3_apply(t->rot, nb->center), t->trans);
+// OBBs intersect once A's is enlarged by d_max (separating axes, A's body frame); d is B's centre
+// less A's, in A's frame.
+static bool obb_overlap(const traversal* t, const osc_brep_node* na, const osc_brep_node* nb, osc_vec3 d) {
     osc_vec3 bx[3];
     for (int j = 0; j < 3; j++) bx[j] = osc_mat3_apply(t->rot, nb->axis[j]);
     double ha[3] = {na->half.x + t->d_max, na->half.y + t->d_max, na->half.z + t->d_max};
     double hb[3] = {nb->half.x, nb->half.y, nb->half.z};
     double R[3][3], AR[3][3], tv[3];
-    osc_vec3 d = osc_sub(cb, na->center);
     for (int i = 0; i < 3; i++) {
         tv[i] = osc_dot(d, na->axis[i]);
         for (int j = 0; j < 3; j++) {
@@ -233,7 +232,7 @@ static bool culled(traversal* t, int ia, int ib) {
     osc_vec3 d = osc_sub(osc_add(osc_mat3_apply(t->rot, nb->center), t->trans), na->center);
     double reach = na->radius + nb->radius + t->d_max;
     if (osc_dot(d, d) > reach * reach) return true;
-    if (!obb_overlap(t, na, nb)) return true;
+    if (!obb_overlap(t, na, nb, d)) return true;
     if (na->leaf >= 0 && nb->leaf >= 0 &&
         cones_separated(t, &t->a->brep->leaves[na->leaf], &t->b->brep->leaves[nb->leaf]))
         return true;

@@ -232,7 +232,8 @@ static int newton(const wfeat* A, const wfeat* B, double* x, int confine, int* i
             newton_state sn;
             evaluate(A, B, xn, &sn);
             if (sn.f <= st.f * (1.0 + 1e-14)) {
-                if (confine && (escaped(A, xn) || escaped(B, xn + A->dim))) {
+                // (an undamped step was checked above)
+                if (confine && mu > 0.0 && (escaped(A, xn) || escaped(B, xn + A->dim))) {
                     *iterations += it + 1;
                     return 0;
                 }
