@@ -31,7 +31,8 @@ osc_grid* grid_allocate(const int cells[3], double cell, osc_vec3 origin) {
     grid->coefficients = osc_calloc(grid_coefficient_count(grid), OSC_GRID_FIELDS * sizeof(double));
     grid->voxel_value = osc_calloc(grid_cell_count(grid), sizeof(double));
     grid->voxel_radius = osc_calloc(grid_cell_count(grid), sizeof(double));
-    if (!grid->coefficients || !grid->voxel_value || !grid->voxel_radius) {
+    grid->distance = osc_calloc(grid_coefficient_count(grid), sizeof(double));
+    if (!grid->coefficients || !grid->voxel_value || !grid->voxel_radius || !grid->distance) {
         grid_free(grid);
         return NULL;
     }
@@ -43,6 +44,7 @@ void grid_free(osc_grid* grid) {
     osc_free(grid->coefficients);
     osc_free(grid->voxel_value);
     osc_free(grid->voxel_radius);
+    osc_free(grid->distance);
     osc_free(grid);
 }
 
@@ -230,6 +232,14 @@ static void solve_axis(osc_grid* grid, int axis, int threads) {
     (void)threads;
 }
 
+void grid_copy_distance(osc_grid* grid) {
+    int nx = grid->cells[0] + 3, ny = grid->cells[1] + 3, nz = grid->cells[2] + 3;
+    for (int i = 0; i < nx; ++i)
+        for (int j = 0; j < ny; ++j)
+            for (int k = 0; k < nz; ++k)
+                grid->distance[((size_t)i * ny + j) * nz + k] = coefficient(grid, i - 1, j - 1, k - 1)[0];
+}
+
 // ---------------------------------------------------------------------------------------------
 // evaluation: uniform cubic B-spline weights of the local coordinate t in [0, 1] for the
 // coefficients at offsets -1, 0, 1, 2, and their first and second derivatives (scaled by 1/h)
@@ -379,9 +389,22 @@ OSC_FORCE_INLINE void grid_fields(const osc_grid* grid, osc_vec3 x, int order, i
     continue_outside(x, c, outside, order, &fields[0]);
 }
 
+#if defined(__GNUC__)
+// two doubles, one SSE2 register: the two lanes hold z layers k and k + 1
+typedef double grid_pair __attribute__((vector_size(16)));
+
+static inline grid_pair grid_pair_load(const double* p) {
+    grid_pair v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+#endif
+
 // the distance and, when `gradient` is not NULL, its gradient (orders 0 and 1): the 64-term sums
-// with the x contraction over contiguous coefficient rows first, then y and z (a shorter dependency
-// chain than grid_contract's general loop)
+// with the x contraction first, then y and z (a shorter dependency chain than grid_contract's
+// general loop). Each z layer's sums are the scalar loop's, in its order, so every path gives the
+// same bits; with vector extensions two layers go side by side in one register, read from the
+// z-contiguous `distance` copy (grid_internal.h).
 OSC_FORCE_INLINE double grid_distance_fast(const osc_grid* grid, osc_vec3 x, double gradient[3]) {
     int outside[3], cell[3];
     double t[3], w[3][3][4];
@@ -399,11 +422,41 @@ OSC_FORCE_INLINE double grid_distance_fast(const osc_grid* grid, osc_vec3 x, dou
             w[a][0][3] = u3 / 6.0;
         }
     }
+    double value = 0.0, gx = 0.0, gy = 0.0, gz = 0.0;
+#if defined(__GNUC__)
+    size_t ny = (size_t)grid->cells[1] + 3, nz = (size_t)grid->cells[2] + 3, stride_x = ny * nz;
+    const double* base = grid->distance + ((size_t)cell[0] * ny + (size_t)cell[1]) * nz + (size_t)cell[2];
+    grid_pair zero = {0.0, 0.0};
+    grid_pair plane[2] = {zero, zero}, plane_x[2] = {zero, zero}, plane_y[2] = {zero, zero};
+    for (int j = 0; j < 4; ++j) {
+        const double* column = base + (size_t)j * nz;
+        grid_pair wy = {w[1][0][j], w[1][0][j]};
+        for (int half = 0; half < 2; ++half) {
+            const double* at = column + 2 * half;
+            grid_pair c0 = grid_pair_load(at), c1 = grid_pair_load(at + stride_x);
+            grid_pair c2 = grid_pair_load(at + 2 * stride_x), c3 = grid_pair_load(at + 3 * stride_x);
+            grid_pair line = c0 * w[0][0][0] + c1 * w[0][0][1] + c2 * w[0][0][2] + c3 * w[0][0][3];
+            plane[half] += line * wy;
+            if (gradient) {
+                grid_pair line_x = c0 * w[0][1][0] + c1 * w[0][1][1] + c2 * w[0][1][2] + c3 * w[0][1][3];
+                plane_x[half] += line_x * wy;
+                plane_y[half] += line * w[1][1][j];
+            }
+        }
+    }
+    for (int k = 0; k < 4; ++k) {
+        value += plane[k / 2][k % 2] * w[2][0][k];
+        if (gradient) {
+            gx += plane_x[k / 2][k % 2] * w[2][0][k];
+            gy += plane_y[k / 2][k % 2] * w[2][0][k];
+            gz += plane[k / 2][k % 2] * w[2][1][k];
+        }
+    }
+#else
     size_t nx = (size_t)grid->cells[0] + 3, ny = (size_t)grid->cells[1] + 3;
     size_t stride_y = OSC_GRID_FIELDS * nx, stride_z = stride_y * ny;
     const double* base = coefficient(grid, cell[0] - 1, cell[1] - 1, cell[2] - 1);
     const int f = OSC_GRID_FIELDS;
-    double value = 0.0, gx = 0.0, gy = 0.0, gz = 0.0;
     for (int k = 0; k < 4; ++k) {
         double plane = 0.0, plane_x = 0.0, plane_y = 0.0;
         for (int j = 0; j < 4; ++j) {
@@ -424,6 +477,7 @@ OSC_FORCE_INLINE double grid_distance_fast(const osc_grid* grid, osc_vec3 x, dou
             gz += plane * w[2][1][k];
         }
     }
+#endif
     if (gradient) gradient[0] = gx, gradient[1] = gy, gradient[2] = gz;
     if (!outside[0] && !outside[1] && !outside[2]) return value;
     // the continuation outside the grid, as continue_outside
@@ -641,6 +695,7 @@ static osc_status grid_build(const char* function, grid_source source, osc_vec3 
         return status;
     }
     for (int axis = 0; axis < 3; ++axis) solve_axis(grid, axis, settings->threads);
+    grid_copy_distance(grid);
     grid_compute_voxels(grid, settings->threads);
     *out = grid;
     return OSC_OK;

@@ -6,6 +6,10 @@
 // coefficient of grid index g in [-1, n + 1] along an axis sits at g + 1. Cell i along an axis is
 // [origin + i h, origin + (i + 1) h], and a point in it depends on the coefficients g = i - 1 ..
 // i + 2, through the uniform cubic B-spline weights of its local coordinate t in [0, 1].
+//
+// The distance coefficients are also kept alone, z fastest ([(n_x + 3)][(n_y + 3)][(n_z + 3)]): the
+// distance-only evaluation (the sphere traces' hot loop) then reads each of its 16 (x, y) columns of
+// 4 z-coefficients as two contiguous pairs, a quarter of the bytes of the interleaved array.
 
 #ifndef OSC_GRID_INTERNAL_H
 #define OSC_GRID_INTERNAL_H
@@ -26,6 +30,7 @@ struct osc_grid {
     osc_vec3 origin;        // lower corner of the region
     double normal_epsilon;  // as used when building (informative)
     double* coefficients;   // [(n_z + 3)(n_y + 3)(n_x + 3)][4]
+    double* distance;       // the distance coefficients again, [(n_x + 3)(n_y + 3)(n_z + 3)], z fastest
     double* voxel_value;    // distance at each cell centre, [n_z][n_y][n_x]
     double* voxel_radius;   // bound radius rho = L_v r of each cell, same layout
     double lipschitz;       // max over cells of L_v (distance field)
@@ -38,6 +43,9 @@ osc_grid* grid_allocate(const int cells[3], double cell, osc_vec3 origin);
 
 // Frees every array and the grid itself (ignores the reference count).
 void grid_free(osc_grid* grid);
+
+// Copies the distance coefficients into `distance` (after the coefficients are solved or loaded).
+void grid_copy_distance(osc_grid* grid);
 
 // Computes the voxel grid (centre values, bound radii, the Lipschitz bound) from the coefficients.
 void grid_compute_voxels(osc_grid* grid, int threads);

@@ -167,6 +167,7 @@ static osc_status parse_grid(const char* where, const unsigned char* bytes, size
         return osc_fail(OSC_ERR_PARSE, "%s: byte %zu: a coefficient or voxel value that is not finite, or a "
                         "negative bound radius", where, bad);
     }
+    grid_copy_distance(grid);
     *out = grid;
     return OSC_OK;
 }

@@ -87,6 +87,7 @@ typedef struct runs {
 #define CORNER_CACHE 256
 typedef struct corner_table {
     int32_t vertex[CORNER_CACHE]; // -1: empty
+    bool has_gradient[CORNER_CACHE];
     double phi[CORNER_CACHE];
     osc_vec3 gradient[CORNER_CACHE];
 } corner_table;
@@ -167,18 +168,21 @@ static void saturate(const pipeline* pl, feature* out) {
     out->weight = 0.0;
 }
 
+// a value-only look at a contact point before its normal field and tangents: most features the
+// broad phase lets through still end beyond d_max (skipped where the voxel's upper bound already
+// says phi < d_max). True when the feature is saturated.
+static bool beyond_by_value(const pipeline* pl, const direction* d, osc_vec3 y) {
+    const osc_manifold_settings* st = pl->settings;
+    return body_upper_bound(d->s, y) >= st->d_max &&
+           osc_transition(sdf_value(d->s, y, NULL), st->d_max, st->bandwidth, NULL, NULL) == 0.0;
+}
+
 // mollified contact at s-frame point y with tangents dy (eq. M, X, N): depth, weight, world point
-// and normal. Returns false when the weight is 0 (the feature is saturated).
+// and normal, for a feature that beyond_by_value kept. Returns false when the weight is 0 (the
+// feature is saturated).
 static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double dy[3][COLUMNS],
                    feature* out) {
     const osc_manifold_settings* st = pl->settings;
-    // a value-only look first: most features the broad phase lets through still end beyond d_max
-    // (skipped where the voxel's upper bound already says phi < d_max)
-    if (body_upper_bound(d->s, y) >= st->d_max &&
-        osc_transition(sdf_value(d->s, y, NULL), st->d_max, st->bandwidth, NULL, NULL) == 0.0) {
-        saturate(pl, out);
-        return false;
-    }
     osc_vec3 gradient = osc_v3(0.0, 0.0, 0.0), n;
     osc_mat3 dn = osc_mat3_zero();
     double phi = sdf_contact(d->s, y, pl->derivatives, &gradient, &n, &dn);
@@ -258,19 +262,33 @@ static bool vertex_contact(const pipeline* pl, const direction* d, runs* r, int3
         saturate(pl, out);
         return false;
     }
+    if (beyond_by_value(pl, d, y)) {
+        saturate(pl, out);
+        return false;
+    }
     double dy[3][COLUMNS];
     if (pl->derivatives) point_tangents(d, v, y, dy);
     return finish(pl, d, y, dy, out);
 }
 
+// phi at y for a pass without tangents, with the bits the pass with tangents sees: a spline's value
+// does not depend on whether its gradient is asked for (grid_distance_fast); an osc_sdf's may, so
+// with derivatives it is asked for the gradient too
+static inline double pass_value(const pipeline* pl, const direction* d, osc_vec3 y) {
+    osc_vec3 unused;
+    return sdf_value(d->s, y, pl->derivatives && !d->s->grid ? &unused : NULL);
+}
+
 // one sphere trace (eq. T): from `start` along `dir`, s <- s + sigma(phi) phi for `iterations`
-// steps; with derivatives, ds accumulates (sigma' phi + sigma) grad phi . (dstart + s ddir + ds dir)
-// `phi0` and `gradient0` are phi and its gradient at `start` (the first step's point)
+// steps; with `tangents`, ds accumulates (sigma' phi + sigma) grad phi . (dstart + s ddir + ds dir)
+// `phi0` and `gradient0` are phi and its gradient at `start` (the first step's point; the gradient
+// only with tangents). Without tangents s has the same bits.
 static double trace(const pipeline* pl, const direction* d, osc_vec3 start, osc_vec3 dir, double phi0,
-                    osc_vec3 gradient0, double dstart[3][COLUMNS], double ddir[3][COLUMNS], double ds[COLUMNS]) {
+                    osc_vec3 gradient0, bool tangents, double dstart[3][COLUMNS], double ddir[3][COLUMNS],
+                    double ds[COLUMNS]) {
     const osc_manifold_settings* st = pl->settings;
     double s = 0.0;
-    if (pl->derivatives)
+    if (tangents)
         for (int j = 0; j < COLUMNS; ++j) ds[j] = 0.0;
     osc_vec3 previous = start, gradient = gradient0;
     double phi = phi0;
@@ -279,12 +297,12 @@ static double trace(const pipeline* pl, const direction* d, osc_vec3 start, osc_
         // a step too small to move the point (a corner deep inside, where sigma underflows) leaves
         // phi and its gradient as they were: no need to evaluate them again
         if (k > 0 && (q.x != previous.x || q.y != previous.y || q.z != previous.z)) {
-            phi = sdf_value(d->s, q, pl->derivatives ? &gradient : NULL);
+            phi = tangents ? sdf_value(d->s, q, &gradient) : pass_value(pl, d, q);
             previous = q;
         }
         double slope;
         double bracket = osc_sigmoid(phi, st->trace_temperature, &slope, NULL);
-        if (pl->derivatives) {
+        if (tangents) {
             double gain = slope * phi + bracket;
             if (gain != 0.0)
                 for (int j = 0; j < COLUMNS; ++j) {
@@ -299,28 +317,35 @@ static double trace(const pipeline* pl, const direction* d, osc_vec3 start, osc_
     return s;
 }
 
-// soft clip of a traced distance into [0, l] with its tangent (eq. C): d/ds and d/dl = sigma(s - l)
-static double clip(const pipeline* pl, double s, double l, const double ds[COLUMNS], const double dl[COLUMNS],
-                   double dc[COLUMNS]) {
+// soft clip of a traced distance into [0, l] with its tangent when `tangents` (eq. C): d/ds and
+// d/dl = sigma(s - l)
+static double clip(const pipeline* pl, double s, double l, bool tangents, const double ds[COLUMNS],
+                   const double dl[COLUMNS], double dc[COLUMNS]) {
     double tau = pl->settings->clip_temperature, slope;
     double c = osc_softclip(s, 0.0, l, tau, &slope, NULL);
-    if (pl->derivatives) {
+    if (tangents) {
         double upper = tau > 0.0 ? osc_sigmoid(s - l, tau, NULL, NULL) : (s > l ? 1.0 : 0.0);
         for (int j = 0; j < COLUMNS; ++j) dc[j] = slope * ds[j] + upper * dl[j];
     }
     return c;
 }
 
-// phi at s-frame point y of stored vertex `vertex` (an edge corner), with its gradient when the
-// pipeline carries derivatives, from the corner table when it is there
+// phi at s-frame point y of stored vertex `vertex` (an edge corner), with its gradient when
+// `gradient` is not NULL, from the corner table when it is there (a gradient asked for later is
+// added to the entry; phi keeps the bits of pass_value)
 static double corner_value(const pipeline* pl, const direction* d, int32_t vertex, osc_vec3 y, osc_vec3* gradient) {
     int slot = vertex & (CORNER_CACHE - 1);
     corner_table* cache = pl->cache;
     if (cache->vertex[slot] != vertex) {
+        bool with_gradient = gradient || (pl->derivatives && !d->s->grid);
         cache->vertex[slot] = vertex;
-        cache->phi[slot] = sdf_value(d->s, y, pl->derivatives ? &cache->gradient[slot] : NULL);
+        cache->phi[slot] = sdf_value(d->s, y, with_gradient ? &cache->gradient[slot] : NULL);
+        cache->has_gradient[slot] = with_gradient;
+    } else if (gradient && !cache->has_gradient[slot]) { // a spline: the same value
+        sdf_value(d->s, y, &cache->gradient[slot]);
+        cache->has_gradient[slot] = true;
     }
-    if (pl->derivatives) *gradient = cache->gradient[slot];
+    if (gradient) *gradient = cache->gradient[slot];
     return cache->phi[slot];
 }
 
@@ -362,43 +387,57 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
     }
     // phi at the corners (the traces' first points): beyond d_max + L l / 2 at both, the whole edge
     // is beyond d_max and the narrow phase would saturate it
-    osc_vec3 ga = osc_v3(0.0, 0.0, 0.0), gb = ga;
-    double phi_a = corner_value(pl, d, d->f->edge_vertices[2 * (size_t)i], a, &ga);
-    double phi_b = corner_value(pl, d, d->f->edge_vertices[2 * (size_t)i + 1], b, &gb);
+    int32_t vertex_a = d->f->edge_vertices[2 * (size_t)i], vertex_b = d->f->edge_vertices[2 * (size_t)i + 1];
+    double phi_a = corner_value(pl, d, vertex_a, a, NULL), phi_b = corner_value(pl, d, vertex_b, b, NULL);
     if (st->broad_phase && edge_beyond(d, fmin(phi_a, phi_b), a, b, l, st->d_max, &bound)) {
         saturate(pl, out);
         return false;
     }
     if (!(l > 0.0)) { // a zero-length edge (the mesh forbids them; kept safe): its corner
+        if (beyond_by_value(pl, d, a)) {
+            saturate(pl, out);
+            return false;
+        }
         double da[3][COLUMNS];
         if (pl->derivatives) point_tangents(d, corners, a, da);
         return finish(pl, d, a, da, out);
     }
-    osc_vec3 t = osc_scale(e, 1.0 / l);
-    double da[3][COLUMNS], db[3][COLUMNS], dt[3][COLUMNS], dl[COLUMNS];
-    if (pl->derivatives) {
-        point_tangents(d, corners, a, da);
-        point_tangents(d, corners + 3, b, db);
-        // dl = t . de, dt = (de - t (t . de)) / l
-        for (int j = 0; j < COLUMNS; ++j) {
-            double de[3] = {db[0][j] - da[0][j], db[1][j] - da[1][j], db[2][j] - da[2][j]};
-            dl[j] = t.x * de[0] + t.y * de[1] + t.z * de[2];
-            dt[0][j] = (de[0] - t.x * dl[j]) / l;
-            dt[1][j] = (de[1] - t.y * dl[j]) / l;
-            dt[2][j] = (de[2] - t.z * dl[j]) / l;
-        }
-    }
-    double ds[COLUMNS], du[COLUMNS], dneg[3][COLUMNS], dsc[COLUMNS], duc[COLUMNS];
-    double s = trace(pl, d, a, t, phi_a, ga, da, dt, ds);
-    if (pl->derivatives)
-        for (int k = 0; k < 3; ++k)
-            for (int j = 0; j < COLUMNS; ++j) dneg[k][j] = -dt[k][j];
-    double u = trace(pl, d, b, osc_neg(t), phi_b, gb, db, dneg, du);
-    double sc = clip(pl, s, l, ds, dl, dsc), uc = clip(pl, u, l, du, dl, duc);
+    osc_vec3 t = osc_scale(e, 1.0 / l), zero = osc_v3(0.0, 0.0, 0.0);
+    // first without tangents: most edges end beyond d_max; one that does not is traced again with
+    // them (the same steps give the same bits)
+    double s = trace(pl, d, a, t, phi_a, zero, false, NULL, NULL, NULL);
+    double u = trace(pl, d, b, osc_neg(t), phi_b, zero, false, NULL, NULL, NULL);
+    double sc = clip(pl, s, l, false, NULL, NULL, NULL), uc = clip(pl, u, l, false, NULL, NULL, NULL);
     // midpoint p = (a + b) / 2 + (sc - uc) t / 2 (eq. P)
     osc_vec3 p = osc_add_scaled(osc_scale(osc_add(a, b), 0.5), t, 0.5 * (sc - uc));
+    if (beyond_by_value(pl, d, p)) {
+        saturate(pl, out);
+        return false;
+    }
+    if (!pl->derivatives) return finish(pl, d, p, NULL, out);
+    osc_vec3 ga, gb;
+    corner_value(pl, d, vertex_a, a, &ga);
+    corner_value(pl, d, vertex_b, b, &gb);
+    double da[3][COLUMNS], db[3][COLUMNS], dt[3][COLUMNS], dl[COLUMNS];
+    point_tangents(d, corners, a, da);
+    point_tangents(d, corners + 3, b, db);
+    // dl = t . de, dt = (de - t (t . de)) / l
+    for (int j = 0; j < COLUMNS; ++j) {
+        double de[3] = {db[0][j] - da[0][j], db[1][j] - da[1][j], db[2][j] - da[2][j]};
+        dl[j] = t.x * de[0] + t.y * de[1] + t.z * de[2];
+        dt[0][j] = (de[0] - t.x * dl[j]) / l;
+        dt[1][j] = (de[1] - t.y * dl[j]) / l;
+        dt[2][j] = (de[2] - t.z * dl[j]) / l;
+    }
+    double ds[COLUMNS], du[COLUMNS], dneg[3][COLUMNS], dsc[COLUMNS], duc[COLUMNS];
+    trace(pl, d, a, t, phi_a, ga, true, da, dt, ds);
+    for (int k = 0; k < 3; ++k)
+        for (int j = 0; j < COLUMNS; ++j) dneg[k][j] = -dt[k][j];
+    trace(pl, d, b, osc_neg(t), phi_b, gb, true, db, dneg, du);
+    clip(pl, s, l, true, ds, dl, dsc);
+    clip(pl, u, l, true, du, dl, duc);
     double dp[3][COLUMNS];
-    if (pl->derivatives) {
+    {
         double tv[3] = {t.x, t.y, t.z};
         for (int k = 0; k < 3; ++k)
             for (int j = 0; j < COLUMNS; ++j)
