@@ -632,12 +632,16 @@ double conic_violation(const conic_problem* p, const double* x) {
 
 // s = h - G x (moved into the cone by (1 + violation) e when it is not inside) and the dual on
 // the central path through it, z = mu s^-1 (s o z = mu e), with mu a multiple of the one that
-// best satisfies G^T z = -c: a primal-feasible, perfectly centred start
-static void centred_start(const conic_problem* p, conic_state* state) {
+// best satisfies G^T z = -c: a primal-feasible, perfectly centred start. With `at_barrier` the
+// multiple is the barrier itself (a start next to that central point, docs/dcol.md §3.5) and s
+// must be strictly inside: false otherwise.
+static bool centred_start(const conic_problem* p, double barrier, bool at_barrier,
+                          conic_state* state) {
     int n = p->variables, l = p->orthant_rows;
     primal_slack(p, state->x, state->s);
     double violation = slack_violation(p, state->s);
     if (violation >= 0.0) {
+        if (at_barrier) return false;
         for (int i = 0; i < l; ++i) state->s[i] += 1.0 + violation;
         for (int k = 0, start = l; k < p->cone_count; start += p->cone_dim[k++])
             state->s[start] += 1.0 + violation;
@@ -652,17 +656,21 @@ static void centred_start(const conic_problem* p, conic_state* state) {
         v[start] = state->s[start] * inverse;
         for (int i = 1; i < dim; ++i) v[start + i] = -state->s[start + i] * inverse;
     }
-    // mu = argmin |mu G^T v + c| = -(G^T v)_objective / |G^T v|^2
-    double gv[CONIC_MAX_VARIABLES] = {0};
-    for (int i = 0; i < p->rows; ++i)
-        for (int j = 0; j < n; ++j) gv[j] += p->G[i][j] * v[i];
-    double norm2 = 0.0;
-    for (int j = 0; j < n; ++j) norm2 += gv[j] * gv[j];
-    double mu = norm2 > 0.0 ? -gv[p->objective] / norm2 : 1.0;
-    // three times that value: measured over the 49 pairs of test shapes, 12.6 iterations against
-    // 13.9 at once and 15.8 at a third of it
-    mu = mu > 0.0 && isfinite(mu) ? 3.0 * mu : 1.0;
+    double mu = barrier;
+    if (!at_barrier) {
+        // mu = argmin |mu G^T v + c| = -(G^T v)_objective / |G^T v|^2
+        double gv[CONIC_MAX_VARIABLES] = {0};
+        for (int i = 0; i < p->rows; ++i)
+            for (int j = 0; j < n; ++j) gv[j] += p->G[i][j] * v[i];
+        double norm2 = 0.0;
+        for (int j = 0; j < n; ++j) norm2 += gv[j] * gv[j];
+        mu = norm2 > 0.0 ? -gv[p->objective] / norm2 : 1.0;
+        // three times that value: measured over the 49 pairs of test shapes, 12.6 iterations
+        // against 13.9 at once and 15.8 at a third of it
+        mu = mu > 0.0 && isfinite(mu) ? 3.0 * mu : 1.0;
+    }
     for (int i = 0; i < p->rows; ++i) v[i] *= mu;
+    return isfinite(mu);
 }
 
 // corrector_rhs on one cone: bz = r_z + W (lambda \ d)
@@ -710,11 +718,15 @@ static void corrector_rhs(const conic_problem* p, const conic_state* state, cons
 }
 
 OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double barrier,
-                                    int max_iterations, double regularization, conic_state* state) {
+                                    int max_iterations, double regularization, bool at_barrier,
+                                    conic_state* state) {
     int m = p->rows, l = p->orthant_rows, degree = l + p->cone_count;
     cone_grams_n(n, p, state);
     find_segments(p, state);
-    centred_start(p, state);
+    if (!centred_start(p, barrier, at_barrier, state)) {
+        state->iterations = 0;
+        return osc_fail(OSC_ERR_NOT_CONVERGED, "osc_dcol: the start is not inside the cone");
+    }
     double scale = 1.0;
     for (int i = 0; i < m; ++i) scale = max2(scale, fabs(p->h[i]));
 
@@ -767,7 +779,8 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
                             "osc_dcol: no convergence in %d iterations (mu %g, off-centre %g, "
                             "residuals %g, %g)", iteration, mu, centrality, primal, dual);
 
-        // predictor: d = -lambda o lambda, so W (lambda \ d) = -s. Once mu <= barrier the target
+        // predictor: d = -lambda o lambda, so W (lambda \ d) = -s (never from a start at the
+        // barrier, where mu equals the barrier up to rounding). Once mu <= barrier the target
         // is the barrier whatever the predictor's step (sigma <= 1), so it is skipped: the step is
         // a pure Newton step towards that central point, where Mehrotra's second-order term (which
         // aims at mu = 0) would pull off it. On the step that reaches the barrier from above
@@ -777,7 +790,7 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
         double bz[CONIC_MAX_ROWS], dz_a[CONIC_MAX_ROWS], ds_a[CONIC_MAX_ROWS];
         double step_a = 1.0, target = barrier, weight = 1.0;
         bool correct = false;
-        if (mu > barrier) {
+        if (mu > barrier && !at_barrier) {
             double dx_a[CONIC_MAX_VARIABLES];
             for (int i = 0; i < m; ++i) bz[i] = r_z[i] - state->s[i];
             newton_direction_n(n, p, state, r_x, r_z, bz, dx_a, dz_a, ds_a);
@@ -809,8 +822,8 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
 
 #define CONIC_SOLVE_N(count)                                                                       \
     static osc_status solve_##count(const conic_problem* p, double barrier, int max_iterations,   \
-                                    double regularization, conic_state* state) {                  \
-        return solve_n(count, p, barrier, max_iterations, regularization, state);                  \
+                                    double regularization, bool at_barrier, conic_state* state) { \
+        return solve_n(count, p, barrier, max_iterations, regularization, at_barrier, state);      \
     }
 CONIC_SOLVE_N(4)
 CONIC_SOLVE_N(5)
@@ -819,12 +832,12 @@ CONIC_SOLVE_N(7)
 CONIC_SOLVE_N(8)
 
 osc_status conic_solve(const conic_problem* p, double barrier, int max_iterations,
-                       double regularization, conic_state* state) {
+                       double regularization, bool at_barrier, conic_state* state) {
     switch (p->variables) {
-    case 4: return solve_4(p, barrier, max_iterations, regularization, state);
-    case 5: return solve_5(p, barrier, max_iterations, regularization, state);
-    case 6: return solve_6(p, barrier, max_iterations, regularization, state);
-    case 7: return solve_7(p, barrier, max_iterations, regularization, state);
-    default: return solve_8(p, barrier, max_iterations, regularization, state);
+    case 4: return solve_4(p, barrier, max_iterations, regularization, at_barrier, state);
+    case 5: return solve_5(p, barrier, max_iterations, regularization, at_barrier, state);
+    case 6: return solve_6(p, barrier, max_iterations, regularization, at_barrier, state);
+    case 7: return solve_7(p, barrier, max_iterations, regularization, at_barrier, state);
+    default: return solve_8(p, barrier, max_iterations, regularization, at_barrier, state);
     }
 }

@@ -82,10 +82,12 @@ typedef struct conic_state {
 /// Solves `problem` to the central-path point of barrier parameter `barrier` (s o z = barrier e,
 /// to 1e-9 of it where rounding allows, with residuals below 1e-9 of the data's scale), starting
 /// from the primal point state->x (s = h - G x, moved into the cone if it is not inside, and the
-/// dual z = mu s^-1 on the central path). On return `state` holds the iterate, its scaling and the
-/// factor of its normal matrix (for derivatives). Returns OSC_OK or OSC_ERR_NOT_CONVERGED.
+/// dual z = mu s^-1 on the central path). With `at_barrier`, mu is the barrier itself (for a start
+/// next to that central point) and a start not strictly inside fails at once. On return `state`
+/// holds the iterate, its scaling and the factor of its normal matrix (for derivatives). Returns
+/// OSC_OK or OSC_ERR_NOT_CONVERGED.
 osc_status conic_solve(const conic_problem* problem, double barrier, int max_iterations,
-                       double regularization, conic_state* state);
+                       double regularization, bool at_barrier, conic_state* state);
 
 /// Returns how far h - G x is outside the cone (-(its smallest eigenvalue)); < 0 when strictly
 /// inside.

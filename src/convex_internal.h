@@ -32,6 +32,7 @@ struct osc_convex {
     double inner_radius; // of the largest origin-centred ball inside the shape
     double P[3][3]; // ellipsoid
     double U[3][3]; // its upper Cholesky factor, P = U^T U
+    double P_inverse[3][3]; // P^-1 = U^-1 U^-T: the support function is |U^-T n| (dcol.c)
     double (*rows)[CONVEX_COLUMNS]; // [orthant_rows + cone_dim]
     double* normals;                // polytope A [face_count][3], polygon C [face_count][2]
     double* offsets;                // b or d [face_count]

@@ -7,6 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
+// re-centring steps allowed from a smooth pair's start before the general start is tried
+static const int SMOOTH_MAX_ITERATIONS = 8;
+
+bool dcol_smooth_path = true;
+
 osc_dcol_settings osc_dcol_settings_default(void) {
     osc_dcol_settings settings = {1e-10, 40, 1e-16};
     return settings;
@@ -157,6 +162,148 @@ static void start_point(dcol_problem* dp, const osc_convex* a, const osc_convex*
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// smooth pairs (docs/dcol.md §3.5): spheres and ellipsoids, whose support functions
+// h(n) = sqrt(n^T C n) are smooth. The exact optimum is found on the support functions, then the
+// interior-point solver starts next to the central point of the barrier and only re-centres.
+
+static bool is_smooth(const osc_convex* shape) {
+    return shape->kind == OSC_CONVEX_SPHERE || shape->kind == OSC_CONVEX_ELLIPSOID;
+}
+
+// C' = Q P^-1 Q^T / scale^2: the support function of the shape in normalised units is
+// h'(n) = sqrt(n^T C' n) (a sphere: P^-1 = R^2 I)
+static void support_matrix(const dcol_problem* dp, int which, double C[3][3]) {
+    const dcol_body* body = &dp->body[which];
+    double inverse_scale2 = 1.0 / (dp->scale * dp->scale);
+    if (body->shape->kind == OSC_CONVEX_SPHERE) {
+        double r2 = body->shape->radius * body->shape->radius * inverse_scale2;
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) C[i][j] = i == j ? r2 : 0.0;
+        return;
+    }
+    const double(*S)[3] = body->shape->P_inverse;
+    const osc_mat3 Q = body->rotation;
+    double QS[3][3]; // Q S
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            QS[i][j] = Q.m[i][0] * S[0][j] + Q.m[i][1] * S[1][j] + Q.m[i][2] * S[2][j];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j <= i; ++j)
+            C[i][j] = C[j][i] = (QS[i][0] * Q.m[j][0] + QS[i][1] * Q.m[j][1] + QS[i][2] * Q.m[j][2]) *
+                                inverse_scale2;
+}
+
+static osc_vec3 mat_apply(double C[3][3], osc_vec3 v) {
+    return osc_v3(C[0][0] * v.x + C[0][1] * v.y + C[0][2] * v.z,
+                  C[1][0] * v.x + C[1][1] * v.y + C[1][2] * v.z,
+                  C[2][0] * v.x + C[2][1] * v.y + C[2][2] * v.z);
+}
+
+// N(n) = h_A(n) + h_B(n), with C_X n and h_X(n)
+static double support_sum(double C_a[3][3], double C_b[3][3], osc_vec3 n, osc_vec3* ca,
+                          osc_vec3* cb, double* a, double* b) {
+    *ca = mat_apply(C_a, n);
+    *cb = mat_apply(C_b, n);
+    *a = sqrt(osc_dot(n, *ca));
+    *b = sqrt(osc_dot(n, *cb));
+    return *a + *b;
+}
+
+// alpha is the largest n . d / (h_A(n) + h_B(n)) over directions n, d = r'_B - r'_A (both
+// scaled shapes touch with normal n exactly when d = alpha (grad h_A(n) + grad h_B(n))). On the
+// plane n . d = 1 the sum N(n) = h_A(n) + h_B(n) is smooth and strictly convex, alpha = 1 / min N;
+// Newton's method in two coordinates of the plane, halving steps that do not decrease N, finds
+// the minimiser, from the optimum of the ellipsoid C_A + C_B (n ~ (C_A + C_B)^-1 d). Then
+// x = r'_A + alpha grad h_A(n), the dual weights are lambda_X = h_X(n) / N(n), and the central
+// point of barrier mu has gauge gaps alpha - g_X = mu / (2 lambda_X) to first order: the start
+// moves x along the normal and alpha by the amounts that give those gaps. False when the origins
+// (nearly) coincide or Newton's method does not converge.
+static bool smooth_start(dcol_problem* dp, double barrier) {
+    osc_vec3 d = osc_sub(dp->body[1].origin, dp->body[0].origin);
+    double dd = osc_dot(d, d);
+    if (!(dd > 1e-24)) return false;
+    double C_a[3][3], C_b[3][3], C[3][3];
+    support_matrix(dp, 0, C_a);
+    support_matrix(dp, 1, C_b);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) C[i][j] = C_a[i][j] + C_b[i][j];
+    // an orthonormal basis (e1, e2) of the plane orthogonal to d
+    osc_vec3 unit = osc_scale(d, 1.0 / sqrt(dd));
+    osc_vec3 axis = fabs(unit.x) < 0.57 ? osc_v3(1, 0, 0) : fabs(unit.y) < 0.57 ? osc_v3(0, 1, 0)
+                                                                                  : osc_v3(0, 0, 1);
+    osc_vec3 e1 = osc_normalize(osc_cross(unit, axis));
+    osc_vec3 e2 = osc_cross(unit, e1);
+    // the start C^-1 d (by the adjugate), scaled onto the plane
+    osc_vec3 c0 = osc_v3(C[0][0], C[1][0], C[2][0]), c1 = osc_v3(C[0][1], C[1][1], C[2][1]),
+             c2 = osc_v3(C[0][2], C[1][2], C[2][2]);
+    osc_vec3 r0 = osc_cross(c1, c2), r1 = osc_cross(c2, c0), r2 = osc_cross(c0, c1);
+    osc_vec3 n = osc_v3(osc_dot(r0, d), osc_dot(r1, d), osc_dot(r2, d));
+    double nd = osc_dot(n, d);
+    n = nd > 0.0 && isfinite(nd) ? osc_scale(n, 1.0 / nd) : osc_scale(d, 1.0 / dd);
+    osc_vec3 ca, cb;
+    double a, b;
+    double sum = support_sum(C_a, C_b, n, &ca, &cb, &a, &b);
+    bool converged = false;
+    for (int iteration = 0; iteration < 30 && !converged; ++iteration) {
+        double ia = 1.0 / a, ib = 1.0 / b;
+        // grad N = C_A n / a + C_B n / b; hess N = (C_A - ca ca^T / a^2) / a + likewise for B
+        osc_vec3 grad = osc_add(osc_scale(ca, ia), osc_scale(cb, ib));
+        osc_vec3 ca1 = mat_apply(C_a, e1), ca2 = mat_apply(C_a, e2);
+        osc_vec3 cb1 = mat_apply(C_b, e1), cb2 = mat_apply(C_b, e2);
+        double pa1 = osc_dot(ca, e1) * ia, pa2 = osc_dot(ca, e2) * ia;
+        double pb1 = osc_dot(cb, e1) * ib, pb2 = osc_dot(cb, e2) * ib;
+        double h11 = (osc_dot(e1, ca1) - pa1 * pa1) * ia + (osc_dot(e1, cb1) - pb1 * pb1) * ib;
+        double h12 = (osc_dot(e1, ca2) - pa1 * pa2) * ia + (osc_dot(e1, cb2) - pb1 * pb2) * ib;
+        double h22 = (osc_dot(e2, ca2) - pa2 * pa2) * ia + (osc_dot(e2, cb2) - pb2 * pb2) * ib;
+        double g1 = osc_dot(grad, e1), g2 = osc_dot(grad, e2);
+        double det = h11 * h22 - h12 * h12;
+        if (!(det > 0.0)) return false;
+        double t1 = -(h22 * g1 - h12 * g2) / det, t2 = -(h11 * g2 - h12 * g1) / det;
+        // quadratic convergence: once the step is at 1e-8 of |n| the next error is at 1e-16
+        converged = (t1 * t1 + t2 * t2) * dd <= 1e-16;
+        for (int halving = 0;; ++halving) {
+            osc_vec3 trial = osc_add(n, osc_add(osc_scale(e1, t1), osc_scale(e2, t2)));
+            osc_vec3 ca_t, cb_t;
+            double a_t, b_t;
+            double sum_t = support_sum(C_a, C_b, trial, &ca_t, &cb_t, &a_t, &b_t);
+            if (sum_t <= sum * (1.0 + 1e-14) || converged) {
+                n = trial;
+                ca = ca_t;
+                cb = cb_t;
+                a = a_t;
+                b = b_t;
+                sum = sum_t;
+                break;
+            }
+            if (halving == 40) return false;
+            t1 *= 0.5;
+            t2 *= 0.5;
+        }
+    }
+    if (!converged) return false;
+    double alpha = 1.0 / sum;
+    // x from both sides, averaged (they agree at the optimum)
+    osc_vec3 x_a = osc_add_scaled(dp->body[0].origin, ca, alpha / a);
+    osc_vec3 x_b = osc_add_scaled(dp->body[1].origin, cb, -alpha / b);
+    osc_vec3 x = osc_scale(osc_add(x_a, x_b), 0.5);
+    // the gaps: delta - t k_A = mu / (2 lambda_A), delta + t k_B = mu / (2 lambda_B), with
+    // k_X = |grad g_X . nu| = |n| / h_X(n) for the unit normal nu (g_A rises along nu, g_B falls)
+    double length = osc_length(n);
+    double k_a = length / a, k_b = length / b;
+    double gap_a = 0.5 * barrier * sum / a, gap_b = 0.5 * barrier * sum / b;
+    double t = (gap_b - gap_a) / (k_a + k_b);
+    double delta = gap_a + t * k_a;
+    x = osc_add_scaled(x, n, t / length);
+    double* v = dp->state.x;
+    memset(v, 0, sizeof dp->state.x);
+    v[0] = x.x;
+    v[1] = x.y;
+    v[2] = x.z;
+    v[3] = alpha + delta;
+    return true;
+}
+
 osc_status dcol_solve(const char* function, const osc_convex* a, osc_pose* pose_a,
                       const osc_convex* b, osc_pose* pose_b, const osc_dcol_settings* settings_in,
                       osc_dcol_warm_start* warm, dcol_problem* dp) {
@@ -166,14 +313,24 @@ osc_status dcol_solve(const char* function, const osc_convex* a, osc_pose* pose_
     assemble(dp, a, *pose_a, b, *pose_b);
     conic_state* state = &dp->state;
     bool use_warm = warm && warm->valid && warm->variables == dp->conic.variables;
-    start_point(dp, a, b, use_warm ? warm : NULL);
-    status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations,
-                         settings.regularization, state);
+    // a smooth pair starts next to its answer, which no warm start beats (docs/dcol.md §3.5)
+    status = OSC_ERR_NOT_CONVERGED;
+    if (dcol_smooth_path && is_smooth(a) && is_smooth(b) && smooth_start(dp, settings.tolerance)) {
+        int limit = settings.max_iterations < SMOOTH_MAX_ITERATIONS ? settings.max_iterations
+                                                                    : SMOOTH_MAX_ITERATIONS;
+        status = conic_solve(&dp->conic, settings.tolerance, limit, settings.regularization, true,
+                             state);
+    }
+    if (status != OSC_OK) {
+        start_point(dp, a, b, use_warm ? warm : NULL);
+        status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations,
+                             settings.regularization, false, state);
+    }
     if (status != OSC_OK && use_warm) {
         // a warm start never costs an answer: fall back to the cold start
         start_point(dp, a, b, NULL);
         status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations,
-                             settings.regularization, state);
+                             settings.regularization, false, state);
     }
     if (warm) {
         warm->valid = status == OSC_OK;
@@ -247,7 +404,9 @@ static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b
     result->point_b = osc_add_scaled(pose_b.p, osc_sub(point, pose_b.p), 1.0 / alpha);
     result->distance = (1.0 - 1.0 / alpha) * separation;
     result->normal = osc_normalize(body_dual_normal(dp, 0, dp->state.z));
-    if (is_degenerate(dp, barrier)) result->flags |= OSC_DCOL_DEGENERATE;
+    // two strictly convex shapes touch at one point: never flat
+    bool smooth = is_smooth(dp->body[0].shape) && is_smooth(dp->body[1].shape);
+    if (!smooth && is_degenerate(dp, barrier)) result->flags |= OSC_DCOL_DEGENERATE;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 // - scale and translation invariance, flags, warm start, batch bit identity, bad input.
 
 #include "convex_test_util.h"
+#include "dcol_internal.h" // dcol_smooth_path: the smooth path against the general start
 
 #include <string.h>
 
@@ -493,6 +494,135 @@ static void test_invariance(void) {
     CHECK(r.alpha > 100.0);
 }
 
+// a random sphere or ellipsoid with semi-axes in [smallest, 1]
+static osc_convex* random_smooth_shape(test_rng* rng, bool sphere, double smallest) {
+    osc_convex* shape = NULL;
+    if (sphere) {
+        CHECK_STATUS(osc_convex_create_sphere(test_uniform(rng, smallest, 1.0), &shape), OSC_OK);
+        return shape;
+    }
+    // P = R diag(1 / a_i^2) R^T with a random rotation R
+    osc_mat3 R = osc_quat_to_mat3(random_rotation(rng));
+    double inverse_squared[3];
+    for (int i = 0; i < 3; ++i) {
+        double axis = test_uniform(rng, smallest, 1.0);
+        inverse_squared[i] = 1.0 / (axis * axis);
+    }
+    double P[9];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            double value = 0.0;
+            for (int k = 0; k < 3; ++k) value += R.m[i][k] * inverse_squared[k] * R.m[j][k];
+            P[3 * i + j] = value;
+        }
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < i; ++j) P[3 * i + j] = P[3 * j + i];
+    CHECK_STATUS(osc_convex_create_ellipsoid(P, &shape), OSC_OK);
+    return shape;
+}
+
+// Spheres and ellipsoids take the smooth path (docs/dcol.md §3.5): the exact optimum on the
+// support functions, then re-centring. It must land on the same central point as the general
+// interior-point start, with the same derivatives, at the default barrier and at smoothing ones,
+// in one step at the default. Both stop within 1e-9 of the data's scale, so alpha and the
+// normalised point agree to about that. The Jacobians solve the normal system at the two
+// iterates, whose scaling W^-2 spans 1 / mu near the contact: its tangents move by about the
+// stopping tolerance / sqrt(mu) between two iterates that both pass the stopping rule, and the
+// test allows 10 times that (1e-3, 1e-5, 3e-7 for the three barriers; measured 4e-5, 5e-6, 6e-9).
+static void test_smooth_pairs_match_general_solver(void) {
+    test_rng rng = {21};
+    double barriers[3] = {1e-10, 1e-6, 1e-3};
+    for (int level = 0; level < 3; ++level) {
+        osc_dcol_settings settings = settings_with(barriers[level]);
+        int most_iterations = 0, total = 0;
+        double worst_alpha = 0.0, worst_point = 0.0, worst_jacobian = 0.0;
+        for (int trial = 0; trial < 400; ++trial) {
+            osc_convex* a = random_smooth_shape(&rng, trial % 2, 0.1);
+            osc_convex* b = random_smooth_shape(&rng, (trial / 2) % 2, 0.1);
+            osc_pose pa = random_pose(&rng, 1.5), pb = random_pose(&rng, 1.5);
+            double fast_j[6][36], general_j[6][36];
+            osc_dcol_jacobians fast_jac = {fast_j[0], fast_j[1], fast_j[2], fast_j[3], fast_j[4], fast_j[5]};
+            osc_dcol_jacobians general_jac = {general_j[0], general_j[1], general_j[2], general_j[3],
+                                              general_j[4], general_j[5]};
+            osc_dcol_result fast, general;
+            CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, &settings, &fast, &fast_jac, NULL), OSC_OK);
+            dcol_smooth_path = false;
+            CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, &settings, &general, &general_jac, NULL),
+                         OSC_OK);
+            dcol_smooth_path = true;
+            most_iterations = fast.iterations > most_iterations ? fast.iterations : most_iterations;
+            total += fast.iterations;
+            double size = osc_length(osc_sub(pa.p, pb.p)) + 2.0;
+            worst_alpha = fmax(worst_alpha, fabs(fast.alpha - general.alpha) / general.alpha);
+            worst_point = fmax(worst_point, osc_length(osc_sub(fast.point, general.point)) / size);
+            // alpha, point, distance and normal rows (the contact points divide by alpha)
+            int rows[4] = {0, 1, 4, 5}, heights[4] = {1, 3, 1, 3};
+            for (int r = 0; r < 4; ++r) {
+                double norm = 0.0, difference = 0.0;
+                for (int i = 0; i < 12 * heights[r]; ++i) {
+                    norm = fmax(norm, fabs(general_j[rows[r]][i]));
+                    difference = fmax(difference,
+                                      fabs(fast_j[rows[r]][i] - general_j[rows[r]][i]));
+                }
+                worst_jacobian = fmax(worst_jacobian, difference / fmax(norm, 1e-300));
+            }
+            osc_convex_destroy(a);
+            osc_convex_destroy(b);
+        }
+        printf("  barrier %g: smooth path %.2f iterations on average (at most %d); against the "
+               "general start: alpha %.1e, point %.1e, Jacobians %.1e (relative)\n",
+               barriers[level], total / 400.0, most_iterations, worst_alpha, worst_point,
+               worst_jacobian);
+        // never the fallback (it would take over 8 iterations), one step at the default
+        CHECK(most_iterations <= (level == 0 ? 1 : 8));
+        CHECK(worst_alpha < 1e-9);
+        CHECK(worst_point < 1e-8);
+        CHECK(worst_jacobian < 1e-8 / sqrt(barriers[level]));
+    }
+}
+
+// The smooth path where the general start struggles: semi-axes from 0.01 to 1 (aspect up to
+// 100), origins 1e-3 apart (alpha ~ 1e-3), at ordinary distances and 100 times further (alpha in
+// the hundreds). Every solve converges without the fallback (in one step but for rare far pairs),
+// with x where the larger gauge is below alpha by the barrier's offset alone: on the central path
+// alpha - g_X = mu / (2 lambda_X) for the dual weights lambda_X (docs/dcol.md §3.5), at most
+// 1e-8 here, independent of alpha (so relative to a small alpha it is large: 1e-7 at alpha 1e-3).
+static void test_smooth_pairs_extremes(void) {
+    test_rng rng = {22};
+    int most_iterations = 0, total = 0;
+    double largest_offset = 0.0, worst_excess = 0.0, smallest_alpha = INFINITY, largest_alpha = 0.0;
+    for (int trial = 0; trial < 1200; ++trial) {
+        osc_convex* a = random_smooth_shape(&rng, trial % 2, 0.01);
+        osc_convex* b = random_smooth_shape(&rng, (trial / 2) % 2, 0.01);
+        osc_pose pa = random_pose(&rng, 1.0), pb = random_pose(&rng, 1.0);
+        int placement = (trial / 4) % 3;
+        if (placement == 0) pb.p = osc_add(pa.p, osc_scale(osc_sub(pb.p, pa.p), 1e-3));
+        if (placement == 2) pb.p = osc_add(pa.p, osc_scale(osc_sub(pb.p, pa.p), 100.0));
+        osc_dcol_result r;
+        osc_status status = osc_dcol_proximity(a, pa, b, pb, NULL, &r, NULL, NULL);
+        CHECK_MSG(status == OSC_OK, "trial %d: %s", trial, osc_last_error());
+        if (status == OSC_OK) {
+            most_iterations = r.iterations > most_iterations ? r.iterations : most_iterations;
+            total += r.iterations;
+            double ga = osc_convex_gauge(a, osc_pose_apply_inverse(pa, r.point));
+            double gb = osc_convex_gauge(b, osc_pose_apply_inverse(pb, r.point));
+            largest_offset = fmax(largest_offset, r.alpha - fmax(ga, gb));
+            worst_excess = fmax(worst_excess, (fmax(ga, gb) - r.alpha) / r.alpha);
+            smallest_alpha = fmin(smallest_alpha, r.alpha);
+            largest_alpha = fmax(largest_alpha, r.alpha);
+        }
+        osc_convex_destroy(a);
+        osc_convex_destroy(b);
+    }
+    printf("  1200 extreme smooth pairs, alpha %.2g to %.3g: %.3f iterations on average, at most %d; "
+           "alpha - max gauge at most %.2g, max gauge above alpha by %.2g (relative)\n",
+           smallest_alpha, largest_alpha, total / 1200.0, most_iterations, largest_offset,
+           worst_excess);
+    CHECK(most_iterations <= 8 && total <= 1212);
+    CHECK(largest_offset < 1e-8);
+    CHECK(worst_excess < 1e-12);
+}
+
 static void test_warm_start(void) {
     test_rng rng = {7};
     const osc_convex *a = g_shapes[OSC_CONVEX_CYLINDER], *b = g_shapes[OSC_CONVEX_POLYTOPE];
@@ -617,6 +747,8 @@ int main(void) {
     RUN(test_near_flat_contacts);
     RUN(test_flags);
     RUN(test_invariance);
+    RUN(test_smooth_pairs_match_general_solver);
+    RUN(test_smooth_pairs_extremes);
     RUN(test_warm_start);
     RUN(test_batch);
     RUN(test_bad_input);
