@@ -244,12 +244,36 @@ void grid_copy_distance(osc_grid* grid) {
 // evaluation: uniform cubic B-spline weights of the local coordinate t in [0, 1] for the
 // coefficients at offsets -1, 0, 1, 2, and their first and second derivatives (scaled by 1/h)
 
-static inline void bspline_weights(double t, double inv_h, double w[3][4]) {
+#if defined(__GNUC__)
+// two doubles, one SSE2 register (two divisions at once; two z layers side by side)
+typedef double grid_pair __attribute__((vector_size(16)));
+
+static inline grid_pair grid_pair_load(const double* p) {
+    grid_pair v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+#endif
+
+// the value weights alone (bspline_weights' first row), with the four divisions by 6 two at a time
+static inline void bspline_values(double t, double w[4]) {
     double t2 = t * t, t3 = t2 * t, u = 1.0 - t;
-    w[0][0] = u * u * u / 6.0;
-    w[0][1] = (3.0 * t3 - 6.0 * t2 + 4.0) / 6.0;
-    w[0][2] = (-3.0 * t3 + 3.0 * t2 + 3.0 * t + 1.0) / 6.0;
-    w[0][3] = t3 / 6.0;
+#if defined(__GNUC__)
+    grid_pair low = {u * u * u, 3.0 * t3 - 6.0 * t2 + 4.0}, high = {-3.0 * t3 + 3.0 * t2 + 3.0 * t + 1.0, t3};
+    low /= 6.0;
+    high /= 6.0;
+    w[0] = low[0], w[1] = low[1], w[2] = high[0], w[3] = high[1];
+#else
+    w[0] = u * u * u / 6.0;
+    w[1] = (3.0 * t3 - 6.0 * t2 + 4.0) / 6.0;
+    w[2] = (-3.0 * t3 + 3.0 * t2 + 3.0 * t + 1.0) / 6.0;
+    w[3] = t3 / 6.0;
+#endif
+}
+
+static inline void bspline_weights(double t, double inv_h, double w[3][4]) {
+    double t2 = t * t, u = 1.0 - t;
+    bspline_values(t, w[0]);
     w[1][0] = -0.5 * u * u * inv_h;
     w[1][1] = (1.5 * t2 - 2.0 * t) * inv_h;
     w[1][2] = (-1.5 * t2 + t + 0.5) * inv_h;
@@ -263,13 +287,20 @@ static inline void bspline_weights(double t, double inv_h, double w[3][4]) {
 
 // the cell containing x (clamped into the grid) and the local coordinates
 static inline void locate(const osc_grid* grid, osc_vec3 x, int cell[3], double t[3]) {
-    double p[3] = {x.x - grid->origin.x, x.y - grid->origin.y, x.z - grid->origin.z};
+    double p[3] = {x.x - grid->origin.x, x.y - grid->origin.y, x.z - grid->origin.z}, u[3];
+#if defined(__GNUC__)
+    grid_pair xy = (grid_pair){p[0], p[1]} / grid->cell;
+    u[0] = xy[0], u[1] = xy[1];
+    u[2] = p[2] / grid->cell;
+#else
+    for (int a = 0; a < 3; ++a) u[a] = p[a] / grid->cell;
+#endif
     for (int a = 0; a < 3; ++a) {
-        double u = p[a] / grid->cell, f = floor(u);
-        // clamped before the conversion: u may be huge, infinite or NaN far outside the grid
-        int i = f >= 0.0 ? (f < (double)(grid->cells[a] - 1) ? (int)f : grid->cells[a] - 1) : 0;
+        // floor(u) clamped to [0, n - 1]; truncation is floor for u >= 0, and the clamp comes before
+        // the conversion: u may be huge, infinite or NaN far outside the grid
+        int i = u[a] < (double)(grid->cells[a] - 1) ? (u[a] >= 0.0 ? (int)u[a] : 0) : grid->cells[a] - 1;
         cell[a] = i;
-        t[a] = u - i;
+        t[a] = u[a] - i;
     }
 }
 
@@ -389,17 +420,6 @@ OSC_FORCE_INLINE void grid_fields(const osc_grid* grid, osc_vec3 x, int order, i
     continue_outside(x, c, outside, order, &fields[0]);
 }
 
-#if defined(__GNUC__)
-// two doubles, one SSE2 register: the two lanes hold z layers k and k + 1
-typedef double grid_pair __attribute__((vector_size(16)));
-
-static inline grid_pair grid_pair_load(const double* p) {
-    grid_pair v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-#endif
-
 // the distance and, when `gradient` is not NULL, its gradient (orders 0 and 1): the 64-term sums
 // with the x contraction first, then y and z (a shorter dependency chain than grid_contract's
 // general loop). Each z layer's sums are the scalar loop's, in its order, so every path gives the
@@ -414,12 +434,8 @@ OSC_FORCE_INLINE double grid_distance_fast(const osc_grid* grid, osc_vec3 x, dou
     for (int a = 0; a < 3; ++a) {
         if (gradient) {
             bspline_weights(t[a], inv_h, w[a]);
-        } else { // the same expressions as bspline_weights' first row
-            double u = t[a], u2 = u * u, u3 = u2 * u, v = 1.0 - u;
-            w[a][0][0] = v * v * v / 6.0;
-            w[a][0][1] = (3.0 * u3 - 6.0 * u2 + 4.0) / 6.0;
-            w[a][0][2] = (-3.0 * u3 + 3.0 * u2 + 3.0 * u + 1.0) / 6.0;
-            w[a][0][3] = u3 / 6.0;
+        } else {
+            bspline_values(t[a], w[a][0]);
         }
     }
     double value = 0.0, gx = 0.0, gy = 0.0, gz = 0.0;

@@ -279,6 +279,13 @@ static inline double pass_value(const pipeline* pl, const direction* d, osc_vec3
     return sdf_value(d->s, y, pl->derivatives && !d->s->grid ? &unused : NULL);
 }
 
+// sigma(phi / tau) of a trace step without its slope: osc_sigmoid's value, whose 1 / (1 + e) is
+// exactly 1 once e = exp(-phi / tau) < 2^-54 (phi / tau > 37.5), so the exp is skipped there
+static inline double trace_bracket(double phi, double tau) {
+    if (tau > 0.0 && phi / tau > 40.0) return 1.0;
+    return osc_sigmoid(phi, tau, NULL, NULL);
+}
+
 // one sphere trace (eq. T): from `start` along `dir`, s <- s + sigma(phi) phi for `iterations`
 // steps; with `tangents`, ds accumulates (sigma' phi + sigma) grad phi . (dstart + s ddir + ds dir)
 // `phi0` and `gradient0` are phi and its gradient at `start` (the first step's point; the gradient
@@ -300,8 +307,9 @@ static double trace(const pipeline* pl, const direction* d, osc_vec3 start, osc_
             phi = tangents ? sdf_value(d->s, q, &gradient) : pass_value(pl, d, q);
             previous = q;
         }
-        double slope;
-        double bracket = osc_sigmoid(phi, st->trace_temperature, &slope, NULL);
+        double slope = 0.0;
+        double bracket = tangents ? osc_sigmoid(phi, st->trace_temperature, &slope, NULL)
+                                  : trace_bracket(phi, st->trace_temperature);
         if (tangents) {
             double gain = slope * phi + bracket;
             if (gain != 0.0)
@@ -321,8 +329,8 @@ static double trace(const pipeline* pl, const direction* d, osc_vec3 start, osc_
 // d/dl = sigma(s - l)
 static double clip(const pipeline* pl, double s, double l, bool tangents, const double ds[COLUMNS],
                    const double dl[COLUMNS], double dc[COLUMNS]) {
-    double tau = pl->settings->clip_temperature, slope;
-    double c = osc_softclip(s, 0.0, l, tau, &slope, NULL);
+    double tau = pl->settings->clip_temperature, slope = 0.0;
+    double c = osc_softclip(s, 0.0, l, tau, tangents ? &slope : NULL, NULL);
     if (tangents) {
         double upper = tau > 0.0 ? osc_sigmoid(s - l, tau, NULL, NULL) : (s > l ? 1.0 : 0.0);
         for (int j = 0; j < COLUMNS; ++j) dc[j] = slope * ds[j] + upper * dl[j];

@@ -72,8 +72,10 @@ static inline double osc_softplus(double x, double temperature, double* d1, doub
         return isnan(x) ? x : (x > 0.0 ? x : 0.0);
     }
     double value = (x > 0.0 ? x : 0.0) + temperature * log1p(exp(-fabs(x) / temperature));
-    double s = osc_sigmoid(x, temperature, d2, NULL); // s+' = sigmoid, s+'' = sigmoid'
-    if (d1) *d1 = s;
+    if (d1 || d2) { // s+' = sigmoid, s+'' = sigmoid' (a second exp: skipped for the value alone)
+        double s = osc_sigmoid(x, temperature, d2, NULL);
+        if (d1) *d1 = s;
+    }
     return value;
 }
 
@@ -88,15 +90,17 @@ static inline double osc_softclip(double x, double lo, double hi, double tempera
         if (isnan(x)) return x;
         return x < lo ? lo : (x > hi ? hi : x);
     }
-    double g1, g2, h1, h2;
+    double g1 = 0.0, g2 = 0.0, h1 = 0.0, h2 = 0.0;
     double value;
+    // the derivatives only when asked for (each costs the softplus a second exp)
+    double *g1p = d1 ? &g1 : NULL, *g2p = d1 ? &g2 : NULL, *h1p = d2 ? &h1 : NULL, *h2p = d2 ? &h2 : NULL;
     if (x <= 0.5 * (lo + hi)) {
-        value = lo + osc_softplus(x - lo, temperature, &g1, &h1) -
-                osc_softplus(x - hi, temperature, &g2, &h2);
+        value = lo + osc_softplus(x - lo, temperature, g1p, h1p) -
+                osc_softplus(x - hi, temperature, g2p, h2p);
     } else {
         // same function: s+(y) = y + s+(-y) turns it into hi + s+(lo - x) - s+(hi - x)
-        value = hi + osc_softplus(lo - x, temperature, &g1, &h1) -
-                osc_softplus(hi - x, temperature, &g2, &h2);
+        value = hi + osc_softplus(lo - x, temperature, g1p, h1p) -
+                osc_softplus(hi - x, temperature, g2p, h2p);
         // d/dx of this form is sigma(hi - x) - sigma(lo - x): swap rather than use 1 - sigma,
         // which would cancel to 0 for x - hi >> tau
         double g = g1;
