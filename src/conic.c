@@ -630,6 +630,98 @@ double conic_violation(const conic_problem* p, const double* x) {
     return slack_violation(p, s);
 }
 
+// ---------------------------------------------------------------------------------------------
+// a start next to the central point, from an exact optimum (docs/dcol.md §3.5)
+
+// solves the k x k symmetric positive definite system a w = b in place of b (LDL^T without
+// pivoting); false when a pivot falls below 1e-12 of the largest diagonal entry
+static bool small_spd_solve(int k, double a[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], double* b) {
+    double largest = 0.0;
+    for (int i = 0; i < k; ++i) largest = max2(largest, a[i][i]);
+    double inverse_pivot[CONIC_MAX_VARIABLES];
+    for (int j = 0; j < k; ++j) {
+        for (int m = 0; m < j; ++m) {
+            double ljm = a[j][m] * inverse_pivot[m];
+            for (int i = j; i < k; ++i) a[i][j] -= a[i][m] * ljm;
+        }
+        if (!(a[j][j] > 1e-12 * largest)) return false;
+        inverse_pivot[j] = 1.0 / a[j][j];
+    }
+    for (int i = 0; i < k; ++i)
+        for (int m = 0; m < i; ++m) b[i] -= a[i][m] * inverse_pivot[m] * b[m];
+    for (int i = k - 1; i >= 0; --i) {
+        double value = b[i];
+        for (int m = i + 1; m < k; ++m) value -= a[m][i] * b[m];
+        b[i] = value * inverse_pivot[i];
+    }
+    return true;
+}
+
+bool conic_offset_start(const conic_problem* p, double barrier, double active_gap, double* x) {
+    int n = p->variables, l = p->orthant_rows;
+    double s[CONIC_MAX_ROWS];
+    primal_slack(p, x, s);
+    // the active blocks and their normals m_b: an orthant row's G_i, a cone's G_c^T J (s_c / s_c0)
+    double m[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
+    bool is_cone[CONIC_MAX_VARIABLES];
+    int k = 0;
+    for (int i = 0; i < l; ++i) {
+        if (!(s[i] <= active_gap)) continue;
+        if (k == n) return false;
+        for (int j = 0; j < n; ++j) m[k][j] = p->G[i][j];
+        is_cone[k++] = false;
+    }
+    for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++]) {
+        int dim = p->cone_dim[c];
+        const double* sc = s + start;
+        double s1 = 0.0;
+        for (int i = 1; i < dim; ++i) s1 += sc[i] * sc[i];
+        if (!(sc[0] > 0.0) || !(sc[0] - sqrt(s1) <= active_gap)) continue;
+        if (k == n) return false;
+        double inverse_s0 = 1.0 / sc[0];
+        for (int j = 0; j < n; ++j) {
+            double value = p->G[start][j];
+            for (int i = 1; i < dim; ++i) value -= p->G[start + i][j] * sc[i] * inverse_s0;
+            m[k][j] = value;
+        }
+        is_cone[k++] = true;
+    }
+    if (k == 0) return false;
+    // the multipliers: sum_b z_b m_b = -c, by least squares (consistent at an exact optimum)
+    double gram[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], z[CONIC_MAX_VARIABLES];
+    for (int a = 0; a < k; ++a) {
+        for (int b = 0; b <= a; ++b) {
+            double dot = 0.0;
+            for (int j = 0; j < n; ++j) dot += m[a][j] * m[b][j];
+            gram[a][b] = gram[b][a] = dot;
+        }
+        z[a] = -m[a][p->objective];
+    }
+    double factor[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
+    memcpy(factor, gram, sizeof gram);
+    if (!small_spd_solve(k, factor, z)) return false;
+    double residual = 0.0;
+    for (int j = 0; j < n; ++j) {
+        double value = j == p->objective ? 1.0 : 0.0;
+        for (int b = 0; b < k; ++b) value += z[b] * m[b][j];
+        residual = max2(residual, fabs(value));
+    }
+    if (!(residual <= 1e-6)) return false;
+    // the first-order central offsets: m_i . dx = -mu / z_i on an active orthant row (its slack
+    // becomes mu / z_i), m_c . dx = -mu / (2 tau_c) on an active cone (s^T J s becomes
+    // mu s_0 / tau_c, z_c = tau_c J s / s_0); dx = sum_b w_b m_b, the least change that does it
+    double w[CONIC_MAX_VARIABLES];
+    for (int b = 0; b < k; ++b) {
+        if (!(z[b] > 0.0)) return false; // not strictly complementary
+        w[b] = -barrier / (is_cone[b] ? 2.0 * z[b] : z[b]);
+    }
+    memcpy(factor, gram, sizeof gram);
+    if (!small_spd_solve(k, factor, w)) return false;
+    for (int j = 0; j < n; ++j)
+        for (int b = 0; b < k; ++b) x[j] += w[b] * m[b][j];
+    return true;
+}
+
 // s = h - G x (moved into the cone by (1 + violation) e when it is not inside) and the dual on
 // the central path through it, z = mu s^-1 (s o z = mu e), with mu a multiple of the one that
 // best satisfies G^T z = -c: a primal-feasible, perfectly centred start. With `at_barrier` the

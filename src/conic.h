@@ -89,6 +89,15 @@ typedef struct conic_state {
 osc_status conic_solve(const conic_problem* problem, double barrier, int max_iterations,
                        double regularization, bool at_barrier, conic_state* state);
 
+/// Moves x, an exact optimum of `problem` (rows and cones with a gap, s_i or s_0 - |s_1|, at most
+/// `active_gap` are its active ones), to the first-order central point of `barrier`: every active
+/// orthant row's slack becomes barrier / z_i and every active cone's s^T J s becomes
+/// barrier s_0 / tau (its dual tau J s / s_0), by the least change of x, with the multipliers
+/// from G^T z = -c on the active blocks. False (x unchanged) when the active blocks are more than
+/// the variables or dependent, or their multipliers not all positive or not consistent.
+bool conic_offset_start(const conic_problem* problem, double barrier, double active_gap,
+                        double* x);
+
 /// Returns how far h - G x is outside the cone (-(its smallest eigenvalue)); < 0 when strictly
 /// inside.
 double conic_violation(const conic_problem* problem, const double* x);

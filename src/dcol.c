@@ -7,10 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 
-// re-centring steps allowed from a smooth pair's start before the general start is tried
+// re-centring steps allowed from the support path's start before the general start is tried
 static const int SMOOTH_MAX_ITERATIONS = 8;
 
-bool dcol_smooth_path = true;
+// the gap below which a row or cone of an exact optimum counts as active
+static const double ACTIVE_GAP = 1e-9;
+
+bool dcol_support_path = true;
 
 osc_dcol_settings osc_dcol_settings_default(void) {
     osc_dcol_settings settings = {1e-10, 40, 1e-16};
@@ -163,145 +166,253 @@ static void start_point(dcol_problem* dp, const osc_convex* a, const osc_convex*
 }
 
 // ---------------------------------------------------------------------------------------------
-// smooth pairs (docs/dcol.md §3.5): spheres and ellipsoids, whose support functions
-// h(n) = sqrt(n^T C n) are smooth. The exact optimum is found on the support functions, then the
+// pairs with smooth support functions (docs/dcol.md §3.5): spheres, ellipsoids and capsules, whose
+// support functions h(n) = sqrt(n^T C n) + l |n . e| are smooth but for the capsule's kink where n
+// is orthogonal to its axis. The exact optimum is found on the support functions, then the
 // interior-point solver starts next to the central point of the barrier and only re-centres.
 
 static bool is_smooth(const osc_convex* shape) {
     return shape->kind == OSC_CONVEX_SPHERE || shape->kind == OSC_CONVEX_ELLIPSOID;
 }
 
-// C' = Q P^-1 Q^T / scale^2: the support function of the shape in normalised units is
-// h'(n) = sqrt(n^T C' n) (a sphere: P^-1 = R^2 I)
-static void support_matrix(const dcol_problem* dp, int which, double C[3][3]) {
+static bool has_support_path(const osc_convex* shape) {
+    return shape->kind == OSC_CONVEX_SPHERE || shape->kind == OSC_CONVEX_ELLIPSOID ||
+           shape->kind == OSC_CONVEX_CAPSULE;
+}
+
+// a support function h(n) = sqrt(n^T C n) + length |n . axis| in normalised units: C = Q P^-1 Q^T
+// / scale^2 for an ellipsoid, (R / scale)^2 I for a sphere or a capsule's ball, and the capsule's
+// half length / scale along its world axis Q e_x (0 otherwise)
+typedef struct support_shape {
+    double C[3][3];
+    double length;
+    osc_vec3 axis;
+} support_shape;
+
+static void support_shape_of(const dcol_problem* dp, int which, support_shape* out) {
     const dcol_body* body = &dp->body[which];
+    const osc_convex* shape = body->shape;
     double inverse_scale2 = 1.0 / (dp->scale * dp->scale);
-    if (body->shape->kind == OSC_CONVEX_SPHERE) {
-        double r2 = body->shape->radius * body->shape->radius * inverse_scale2;
+    const osc_mat3 Q = body->rotation;
+    out->length = 0.0;
+    out->axis = osc_v3(Q.m[0][0], Q.m[1][0], Q.m[2][0]);
+    if (shape->kind != OSC_CONVEX_ELLIPSOID) {
+        double r2 = shape->radius * shape->radius * inverse_scale2;
         for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) C[i][j] = i == j ? r2 : 0.0;
+            for (int j = 0; j < 3; ++j) out->C[i][j] = i == j ? r2 : 0.0;
+        if (shape->kind == OSC_CONVEX_CAPSULE) out->length = 0.5 * shape->length / dp->scale;
         return;
     }
-    const double(*S)[3] = body->shape->P_inverse;
-    const osc_mat3 Q = body->rotation;
+    const double(*S)[3] = shape->P_inverse;
     double QS[3][3]; // Q S
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
             QS[i][j] = Q.m[i][0] * S[0][j] + Q.m[i][1] * S[1][j] + Q.m[i][2] * S[2][j];
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j <= i; ++j)
-            C[i][j] = C[j][i] = (QS[i][0] * Q.m[j][0] + QS[i][1] * Q.m[j][1] + QS[i][2] * Q.m[j][2]) *
-                                inverse_scale2;
+            out->C[i][j] = out->C[j][i] =
+                (QS[i][0] * Q.m[j][0] + QS[i][1] * Q.m[j][1] + QS[i][2] * Q.m[j][2]) * inverse_scale2;
 }
 
-static osc_vec3 mat_apply(double C[3][3], osc_vec3 v) {
+static osc_vec3 mat_apply(const support_shape* shape, osc_vec3 v) {
+    const double(*C)[3] = shape->C;
     return osc_v3(C[0][0] * v.x + C[0][1] * v.y + C[0][2] * v.z,
                   C[1][0] * v.x + C[1][1] * v.y + C[1][2] * v.z,
                   C[2][0] * v.x + C[2][1] * v.y + C[2][2] * v.z);
 }
 
-// N(n) = h_A(n) + h_B(n), with C_X n and h_X(n)
-static double support_sum(double C_a[3][3], double C_b[3][3], osc_vec3 n, osc_vec3* ca,
-                          osc_vec3* cb, double* a, double* b) {
-    *ca = mat_apply(C_a, n);
-    *cb = mat_apply(C_b, n);
-    *a = sqrt(osc_dot(n, *ca));
-    *b = sqrt(osc_dot(n, *cb));
-    return *a + *b;
+// the smooth part of a support function at n: C n and sqrt(n^T C n)
+typedef struct support_value {
+    osc_vec3 cn;
+    double root;
+} support_value;
+
+// N(n) = h_A(n) + h_B(n) with the smooth parts' values
+static double support_sum(const support_shape shapes[2], osc_vec3 n, support_value values[2]) {
+    double sum = 0.0;
+    for (int k = 0; k < 2; ++k) {
+        values[k].cn = mat_apply(&shapes[k], n);
+        values[k].root = sqrt(osc_dot(n, values[k].cn));
+        sum += values[k].root + shapes[k].length * fabs(osc_dot(n, shapes[k].axis));
+    }
+    return sum;
 }
 
-// alpha is the largest n . d / (h_A(n) + h_B(n)) over directions n, d = r'_B - r'_A (both
-// scaled shapes touch with normal n exactly when d = alpha (grad h_A(n) + grad h_B(n))). On the
-// plane n . d = 1 the sum N(n) = h_A(n) + h_B(n) is smooth and strictly convex, alpha = 1 / min N;
-// Newton's method in two coordinates of the plane, halving steps that do not decrease N, finds
-// the minimiser, from the optimum of the ellipsoid C_A + C_B (n ~ (C_A + C_B)^-1 d). Then
-// x = r'_A + alpha grad h_A(n), the dual weights are lambda_X = h_X(n) / N(n), and the central
-// point of barrier mu has gauge gaps alpha - g_X = mu / (2 lambda_X) to first order: the start
-// moves x along the normal and alpha by the amounts that give those gaps. False when the origins
-// (nearly) coincide or Newton's method does not converge.
-static bool smooth_start(dcol_problem* dp, double barrier) {
+// alpha is the largest n . d / (h_A(n) + h_B(-n)) over directions n, d = r'_B - r'_A; all three
+// kinds are symmetric, h_B(-n) = h_B(n). On the plane n = n_0 + E t (n . d = 1) the sum
+// N = h_A + h_B is convex, smooth but across a capsule's kink line n . e = 0, and alpha = 1 / min N.
+// An active-set Newton method in t: on a piece (each unpinned capsule's sign sigma = sign(n . e)
+// fixed, each pinned one held on its kink) N is smooth; steps stop at the first kink they reach,
+// which is then pinned, and halve while N does not decrease. At a piece's minimiser the pinned
+// kinks' subgradient weights mu (grad + sum l mu a = 0, a = E^T e) must lie in [-1, 1]; one that
+// does not is released to the side sign(mu). Then x = r'_A + alpha (grad of the smooth part of h_A +
+// l_A theta_A e_A) = r'_B - alpha (likewise for B), theta = sigma or mu (a capsule's slack
+// gamma' = alpha l theta), and conic_offset_start moves it to the first-order central point.
+// False when the origins (nearly) coincide, two pinned kinks are parallel (capsules side by side:
+// a contact segment) or the method does not converge.
+static bool support_start(dcol_problem* dp, double barrier) {
     osc_vec3 d = osc_sub(dp->body[1].origin, dp->body[0].origin);
     double dd = osc_dot(d, d);
     if (!(dd > 1e-24)) return false;
-    double C_a[3][3], C_b[3][3], C[3][3];
-    support_matrix(dp, 0, C_a);
-    support_matrix(dp, 1, C_b);
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) C[i][j] = C_a[i][j] + C_b[i][j];
+    support_shape shapes[2];
+    support_shape_of(dp, 0, &shapes[0]);
+    support_shape_of(dp, 1, &shapes[1]);
     // an orthonormal basis (e1, e2) of the plane orthogonal to d
     osc_vec3 unit = osc_scale(d, 1.0 / sqrt(dd));
     osc_vec3 axis = fabs(unit.x) < 0.57 ? osc_v3(1, 0, 0) : fabs(unit.y) < 0.57 ? osc_v3(0, 1, 0)
                                                                                   : osc_v3(0, 0, 1);
     osc_vec3 e1 = osc_normalize(osc_cross(unit, axis));
     osc_vec3 e2 = osc_cross(unit, e1);
-    // the start C^-1 d (by the adjugate), scaled onto the plane
+    // the start C^-1 d (by the adjugate), C = C_A + C_B, scaled onto the plane: the optimum of two
+    // ellipsoids whose matrices are multiples of each other
+    double C[3][3];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) C[i][j] = shapes[0].C[i][j] + shapes[1].C[i][j];
     osc_vec3 c0 = osc_v3(C[0][0], C[1][0], C[2][0]), c1 = osc_v3(C[0][1], C[1][1], C[2][1]),
              c2 = osc_v3(C[0][2], C[1][2], C[2][2]);
-    osc_vec3 r0 = osc_cross(c1, c2), r1 = osc_cross(c2, c0), r2 = osc_cross(c0, c1);
-    osc_vec3 n = osc_v3(osc_dot(r0, d), osc_dot(r1, d), osc_dot(r2, d));
+    osc_vec3 n = osc_v3(osc_dot(osc_cross(c1, c2), d), osc_dot(osc_cross(c2, c0), d),
+                        osc_dot(osc_cross(c0, c1), d));
     double nd = osc_dot(n, d);
     n = nd > 0.0 && isfinite(nd) ? osc_scale(n, 1.0 / nd) : osc_scale(d, 1.0 / dd);
-    osc_vec3 ca, cb;
-    double a, b;
-    double sum = support_sum(C_a, C_b, n, &ca, &cb, &a, &b);
+    // the kinks in t: n . e_X = kink_offset + kink[X] . t, with kink_offset at the current n
+    double kink[2][2];
+    bool pinned[2] = {false, false};
+    double sign[2], weight[2] = {0.0, 0.0};
+    for (int k = 0; k < 2; ++k) {
+        kink[k][0] = osc_dot(e1, shapes[k].axis);
+        kink[k][1] = osc_dot(e2, shapes[k].axis);
+        sign[k] = osc_dot(n, shapes[k].axis) >= 0.0 ? 1.0 : -1.0;
+    }
+    support_value values[2];
+    double sum = support_sum(shapes, n, values);
     bool converged = false;
-    for (int iteration = 0; iteration < 30 && !converged; ++iteration) {
-        double ia = 1.0 / a, ib = 1.0 / b;
-        // grad N = C_A n / a + C_B n / b; hess N = (C_A - ca ca^T / a^2) / a + likewise for B
-        osc_vec3 grad = osc_add(osc_scale(ca, ia), osc_scale(cb, ib));
-        osc_vec3 ca1 = mat_apply(C_a, e1), ca2 = mat_apply(C_a, e2);
-        osc_vec3 cb1 = mat_apply(C_b, e1), cb2 = mat_apply(C_b, e2);
-        double pa1 = osc_dot(ca, e1) * ia, pa2 = osc_dot(ca, e2) * ia;
-        double pb1 = osc_dot(cb, e1) * ib, pb2 = osc_dot(cb, e2) * ib;
-        double h11 = (osc_dot(e1, ca1) - pa1 * pa1) * ia + (osc_dot(e1, cb1) - pb1 * pb1) * ib;
-        double h12 = (osc_dot(e1, ca2) - pa1 * pa2) * ia + (osc_dot(e1, cb2) - pb1 * pb2) * ib;
-        double h22 = (osc_dot(e2, ca2) - pa2 * pa2) * ia + (osc_dot(e2, cb2) - pb2 * pb2) * ib;
-        double g1 = osc_dot(grad, e1), g2 = osc_dot(grad, e2);
-        double det = h11 * h22 - h12 * h12;
-        if (!(det > 0.0)) return false;
-        double t1 = -(h22 * g1 - h12 * g2) / det, t2 = -(h11 * g2 - h12 * g1) / det;
-        // quadratic convergence: once the step is at 1e-8 of |n| the next error is at 1e-16
-        converged = (t1 * t1 + t2 * t2) * dd <= 1e-16;
+    for (int iteration = 0; iteration < 40 && !converged; ++iteration) {
+        // gradient and Hessian of the piece in t
+        double g1 = 0.0, g2 = 0.0, h11 = 0.0, h12 = 0.0, h22 = 0.0;
+        for (int k = 0; k < 2; ++k) {
+            const support_shape* shape = &shapes[k];
+            double inverse = 1.0 / values[k].root;
+            osc_vec3 c_1 = mat_apply(shape, e1), c_2 = mat_apply(shape, e2);
+            double p1 = osc_dot(values[k].cn, e1) * inverse, p2 = osc_dot(values[k].cn, e2) * inverse;
+            // grad = C n / root (+ sigma l e); hess = (C - (C n)(C n)^T / root^2) / root
+            g1 += p1;
+            g2 += p2;
+            if (shape->length > 0.0 && !pinned[k]) {
+                g1 += sign[k] * shape->length * kink[k][0];
+                g2 += sign[k] * shape->length * kink[k][1];
+            }
+            h11 += (osc_dot(e1, c_1) - p1 * p1) * inverse;
+            h12 += (osc_dot(e1, c_2) - p1 * p2) * inverse;
+            h22 += (osc_dot(e2, c_2) - p2 * p2) * inverse;
+        }
+        double t1, t2;
+        int pinned_count = pinned[0] + pinned[1];
+        if (pinned_count == 0) {
+            double det = h11 * h22 - h12 * h12;
+            if (!(det > 0.0)) return false;
+            t1 = -(h22 * g1 - h12 * g2) / det;
+            t2 = -(h11 * g2 - h12 * g1) / det;
+        } else if (pinned_count == 1) {
+            // along the pinned kink: u orthogonal to its a
+            const double* a = kink[pinned[0] ? 0 : 1];
+            double u1 = -a[1], u2 = a[0];
+            double curvature = h11 * u1 * u1 + 2.0 * h12 * u1 * u2 + h22 * u2 * u2;
+            if (!(curvature > 0.0)) return false;
+            double along = -(g1 * u1 + g2 * u2) / curvature;
+            t1 = along * u1;
+            t2 = along * u2;
+        } else {
+            t1 = t2 = 0.0;
+        }
+        // quadratic convergence on a piece: once the step is at 1e-8 of |n|, the error is at 1e-16
+        bool piece_converged = (t1 * t1 + t2 * t2) * dd <= 1e-16;
+        // the first unpinned kink the step reaches stops it there and is pinned
+        double reach = 1.0;
+        int reached = -1;
+        for (int k = 0; k < 2; ++k) {
+            if (shapes[k].length == 0.0 || pinned[k]) continue;
+            double rate = kink[k][0] * t1 + kink[k][1] * t2;
+            double value = osc_dot(n, shapes[k].axis);
+            if (rate * value < 0.0 && -value / rate < reach) {
+                reach = -value / rate;
+                reached = k;
+            }
+        }
         for (int halving = 0;; ++halving) {
-            osc_vec3 trial = osc_add(n, osc_add(osc_scale(e1, t1), osc_scale(e2, t2)));
-            osc_vec3 ca_t, cb_t;
-            double a_t, b_t;
-            double sum_t = support_sum(C_a, C_b, trial, &ca_t, &cb_t, &a_t, &b_t);
-            if (sum_t <= sum * (1.0 + 1e-14) || converged) {
+            osc_vec3 trial = osc_add(n, osc_add(osc_scale(e1, reach * t1), osc_scale(e2, reach * t2)));
+            if (reached >= 0) // exactly on the kink
+                trial = osc_add_scaled(trial, shapes[reached].axis,
+                                       -osc_dot(trial, shapes[reached].axis) /
+                                           osc_dot(shapes[reached].axis, shapes[reached].axis));
+            support_value trial_values[2];
+            double trial_sum = support_sum(shapes, trial, trial_values);
+            if (trial_sum <= sum * (1.0 + 1e-14) || piece_converged) {
                 n = trial;
-                ca = ca_t;
-                cb = cb_t;
-                a = a_t;
-                b = b_t;
-                sum = sum_t;
+                values[0] = trial_values[0];
+                values[1] = trial_values[1];
+                sum = trial_sum;
                 break;
             }
             if (halving == 40) return false;
-            t1 *= 0.5;
-            t2 *= 0.5;
+            reach *= 0.5;
+            reached = -1;
         }
+        if (reached >= 0) {
+            pinned[reached] = true;
+            continue;
+        }
+        if (!piece_converged) continue;
+        // the pinned kinks' weights: g + sum_pinned l mu a = 0 (g without the pinned terms)
+        if (pinned_count == 1) {
+            int k = pinned[0] ? 0 : 1;
+            const double* a = kink[k];
+            weight[k] = -(g1 * a[0] + g2 * a[1]) / (shapes[k].length * (a[0] * a[0] + a[1] * a[1]));
+        } else if (pinned_count == 2) {
+            double m11 = shapes[0].length * kink[0][0], m21 = shapes[0].length * kink[0][1];
+            double m12 = shapes[1].length * kink[1][0], m22 = shapes[1].length * kink[1][1];
+            double det = m11 * m22 - m12 * m21;
+            if (!(fabs(det) > 1e-9 * (fabs(m11 * m22) + fabs(m12 * m21)))) return false;
+            weight[0] = -(m22 * g1 - m12 * g2) / det;
+            weight[1] = -(m11 * g2 - m21 * g1) / det;
+        }
+        // release the kink whose weight is furthest outside [-1, 1], to the side sign(weight)
+        int release = -1;
+        for (int k = 0; k < 2; ++k)
+            if (pinned[k] && fabs(weight[k]) > 1.0 &&
+                (release < 0 || fabs(weight[k]) > fabs(weight[release])))
+                release = k;
+        if (release >= 0) {
+            pinned[release] = false;
+            sign[release] = weight[release] > 0.0 ? 1.0 : -1.0;
+            converged = false;
+            continue;
+        }
+        converged = true;
     }
     if (!converged) return false;
     double alpha = 1.0 / sum;
-    // x from both sides, averaged (they agree at the optimum)
-    osc_vec3 x_a = osc_add_scaled(dp->body[0].origin, ca, alpha / a);
-    osc_vec3 x_b = osc_add_scaled(dp->body[1].origin, cb, -alpha / b);
-    osc_vec3 x = osc_scale(osc_add(x_a, x_b), 0.5);
-    // the gaps: delta - t k_A = mu / (2 lambda_A), delta + t k_B = mu / (2 lambda_B), with
-    // k_X = |grad g_X . nu| = |n| / h_X(n) for the unit normal nu (g_A rises along nu, g_B falls)
-    double length = osc_length(n);
-    double k_a = length / a, k_b = length / b;
-    double gap_a = 0.5 * barrier * sum / a, gap_b = 0.5 * barrier * sum / b;
-    double t = (gap_b - gap_a) / (k_a + k_b);
-    double delta = gap_a + t * k_a;
-    x = osc_add_scaled(x, n, t / length);
+    // x from both sides, averaged (they agree at the optimum); a capsule's slack is the offset of
+    // its ball along its axis, gamma' = alpha l theta for A and -alpha l theta for B (B's support
+    // point against n is minus its support point along n)
     double* v = dp->state.x;
     memset(v, 0, sizeof dp->state.x);
+    osc_vec3 x = osc_v3(0.0, 0.0, 0.0);
+    for (int k = 0; k < 2; ++k) {
+        const support_shape* shape = &shapes[k];
+        double theta = pinned[k] ? weight[k] : sign[k];
+        osc_vec3 support = osc_scale(values[k].cn, 1.0 / values[k].root);
+        if (shape->length > 0.0) {
+            support = osc_add_scaled(support, shape->axis, shape->length * theta);
+            v[dp->body[k].slack_column] = (k == 0 ? alpha : -alpha) * shape->length * theta;
+        }
+        x = osc_add(x, osc_add_scaled(dp->body[k].origin, support, k == 0 ? alpha : -alpha));
+    }
+    x = osc_scale(x, 0.5);
     v[0] = x.x;
     v[1] = x.y;
     v[2] = x.z;
-    v[3] = alpha + delta;
-    return true;
+    v[3] = alpha;
+    return conic_offset_start(&dp->conic, barrier, ACTIVE_GAP, v);
 }
 
 osc_status dcol_solve(const char* function, const osc_convex* a, osc_pose* pose_a,
@@ -313,9 +424,10 @@ osc_status dcol_solve(const char* function, const osc_convex* a, osc_pose* pose_
     assemble(dp, a, *pose_a, b, *pose_b);
     conic_state* state = &dp->state;
     bool use_warm = warm && warm->valid && warm->variables == dp->conic.variables;
-    // a smooth pair starts next to its answer, which no warm start beats (docs/dcol.md §3.5)
+    // the support path starts next to the answer, which no warm start beats (docs/dcol.md §3.5)
     status = OSC_ERR_NOT_CONVERGED;
-    if (dcol_smooth_path && is_smooth(a) && is_smooth(b) && smooth_start(dp, settings.tolerance)) {
+    if (dcol_support_path && has_support_path(a) && has_support_path(b) &&
+        support_start(dp, settings.tolerance)) {
         int limit = settings.max_iterations < SMOOTH_MAX_ITERATIONS ? settings.max_iterations
                                                                     : SMOOTH_MAX_ITERATIONS;
         status = conic_solve(&dp->conic, settings.tolerance, limit, settings.regularization, true,

@@ -26,10 +26,10 @@ typedef struct dcol_problem {
     double scale;
 } dcol_problem;
 
-/// Whether pairs of spheres and ellipsoids take the smooth path (docs/dcol.md §3.5): true. Tests
-/// clear it to compare that path with the general start; not thread safe, never changed by the
-/// library.
-extern bool dcol_smooth_path;
+/// Whether pairs of spheres, ellipsoids and capsules take the support path (docs/dcol.md §3.5):
+/// true. Tests clear it to compare that path with the general start; not thread safe, never
+/// changed by the library.
+extern bool dcol_support_path;
 
 /// Checks the arguments (`function` names the caller in messages), normalises the quaternions in
 /// place, assembles the problem into `dp` and solves it (from `warm` when valid, which is then

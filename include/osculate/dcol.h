@@ -79,8 +79,8 @@ enum {
 /// A warm start: the primal solution (x, alpha, slacks) of an earlier solve of the same two
 /// shapes, in world units. The next solve starts from it, alpha enlarged by 5 % so that the point
 /// is strictly inside both scaled shapes, with the dual on the central path through it. A pair of
-/// spheres and ellipsoids starts next to its exact answer instead (docs/dcol.md §3.5), which no
-/// warm start beats; the warm start is still written.
+/// spheres, ellipsoids and capsules starts next to its exact answer instead (docs/dcol.md §3.5),
+/// which no warm start beats; the warm start is still written.
 typedef struct osc_dcol_warm_start {
     int valid;                                ///< 0: ignore the rest
     int variables;                            ///< the variable count it was made for
@@ -95,7 +95,7 @@ typedef struct osc_dcol_result {
     osc_vec3 point_b;  ///< contact point on B
     double distance;   ///< signed: (1 - 1 / alpha) |r_A - r_B|, = +-|point_a - point_b| (eq. (30))
     osc_vec3 normal;   ///< unit outward normal of scaled A at x, from A towards B
-    int iterations;    ///< interior-point iterations taken (a smooth pair's: its re-centring steps)
+    int iterations;    ///< interior-point iterations taken (docs/dcol.md §3.5: or re-centring steps)
     int flags;         ///< OSC_DCOL_DEGENERATE, OSC_DCOL_COINCIDENT
 } osc_dcol_result;
 
