@@ -509,6 +509,13 @@ static double grid_distance_value(const osc_grid* grid, osc_vec3 x) {
     return grid_distance_fast(grid, x, NULL);
 }
 
+void grid_distance_pair(const osc_grid* grid, osc_vec3 x0, osc_vec3 x1, double out[2]) {
+    // both inlined into one block: the two independent dependency chains overlap
+    double v0 = grid_distance_fast(grid, x0, NULL), v1 = grid_distance_fast(grid, x1, NULL);
+    out[0] = isnan(x0.x) || isnan(x0.y) || isnan(x0.z) ? NAN : v0; // as osc_grid_eval
+    out[1] = isnan(x1.x) || isnan(x1.y) || isnan(x1.z) ? NAN : v1;
+}
+
 static double grid_distance_gradient(const osc_grid* grid, osc_vec3 x, double gradient[3]) {
     return grid_distance_fast(grid, x, gradient);
 }

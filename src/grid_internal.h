@@ -57,6 +57,11 @@ void grid_compute_voxels(osc_grid* grid, int threads);
 double grid_eval_contact(const osc_grid* grid, osc_vec3 x, bool derivatives, osc_vec3* gradient,
                          osc_vec3* normal, osc_mat3* normal_jacobian);
 
+// The distances at x0 and x1 (with the continuation outside the region), bit for bit the values of
+// osc_grid_eval without derivatives, evaluated side by side so that the two dependency chains
+// overlap. For the contact pipeline's sphere traces (manifold.c).
+void grid_distance_pair(const osc_grid* grid, osc_vec3 x0, osc_vec3 x1, double out[2]);
+
 // The index of the voxel holding y (clamped into the region; [n_z][n_y][n_x] layout) and, in
 // *outside, the distance from y to the region (0 inside): the voxel osc_grid_lower_bound reads.
 static inline size_t grid_voxel_of(const osc_grid* grid, osc_vec3 y, double* outside) {

@@ -170,11 +170,24 @@ static void saturate(const pipeline* pl, feature* out) {
 
 // a value-only look at a contact point before its normal field and tangents: most features the
 // broad phase lets through still end beyond d_max (skipped where the voxel's upper bound already
-// says phi < d_max). True when the feature is saturated.
+// says phi < d_max). True when the feature is saturated. With the broad phase on (which has just
+// read the voxels near y) a spline's voxel lower bound (seed 000 §IV-C.2, rigorous for the spline)
+// decides first where it lies beyond d_max, with a margin far above the value's rounding: f_t(phi)
+// is 0 there, as the look would find. Without it, the voxel's cache miss costs about as much as the
+// look itself, whose coefficients the traces have just read.
 static bool beyond_by_value(const pipeline* pl, const direction* d, osc_vec3 y) {
     const osc_manifold_settings* st = pl->settings;
-    return body_upper_bound(d->s, y) >= st->d_max &&
-           osc_transition(sdf_value(d->s, y, NULL), st->d_max, st->bandwidth, NULL, NULL) == 0.0;
+    const osc_grid* grid = d->s->grid;
+    if (grid && st->broad_phase) {
+        double outside;
+        size_t index = grid_voxel_of(grid, y, &outside);
+        double centre = grid->voxel_value[index], radius = grid->voxel_radius[index];
+        if (centre - radius + outside > st->d_max + 1e-9 * (fabs(centre) + radius)) return true;
+        if (outside == 0.0 && centre + radius < st->d_max) return false;
+    } else if (!grid && body_upper_bound(d->s, y) < st->d_max) {
+        return false;
+    }
+    return osc_transition(sdf_value(d->s, y, NULL), st->d_max, st->bandwidth, NULL, NULL) == 0.0;
 }
 
 // mollified contact at s-frame point y with tangents dy (eq. M, X, N): depth, weight, world point
@@ -287,16 +300,14 @@ static inline double trace_bracket(double phi, double tau) {
 }
 
 // one sphere trace (eq. T): from `start` along `dir`, s <- s + sigma(phi) phi for `iterations`
-// steps; with `tangents`, ds accumulates (sigma' phi + sigma) grad phi . (dstart + s ddir + ds dir)
-// `phi0` and `gradient0` are phi and its gradient at `start` (the first step's point; the gradient
-// only with tangents). Without tangents s has the same bits.
+// steps, with its tangent: ds accumulates (sigma' phi + sigma) grad phi . (dstart + s ddir + ds dir).
+// `phi0` and `gradient0` are phi and its gradient at `start` (the first step's point). s has the
+// bits of trace_both's pass without tangents.
 static double trace(const pipeline* pl, const direction* d, osc_vec3 start, osc_vec3 dir, double phi0,
-                    osc_vec3 gradient0, bool tangents, double dstart[3][COLUMNS], double ddir[3][COLUMNS],
-                    double ds[COLUMNS]) {
+                    osc_vec3 gradient0, double dstart[3][COLUMNS], double ddir[3][COLUMNS], double ds[COLUMNS]) {
     const osc_manifold_settings* st = pl->settings;
     double s = 0.0;
-    if (tangents)
-        for (int j = 0; j < COLUMNS; ++j) ds[j] = 0.0;
+    for (int j = 0; j < COLUMNS; ++j) ds[j] = 0.0;
     osc_vec3 previous = start, gradient = gradient0;
     double phi = phi0;
     for (int k = 0; k < st->iterations; ++k) {
@@ -304,25 +315,49 @@ static double trace(const pipeline* pl, const direction* d, osc_vec3 start, osc_
         // a step too small to move the point (a corner deep inside, where sigma underflows) leaves
         // phi and its gradient as they were: no need to evaluate them again
         if (k > 0 && (q.x != previous.x || q.y != previous.y || q.z != previous.z)) {
-            phi = tangents ? sdf_value(d->s, q, &gradient) : pass_value(pl, d, q);
+            phi = sdf_value(d->s, q, &gradient);
             previous = q;
         }
-        double slope = 0.0;
-        double bracket = tangents ? osc_sigmoid(phi, st->trace_temperature, &slope, NULL)
-                                  : trace_bracket(phi, st->trace_temperature);
-        if (tangents) {
-            double gain = slope * phi + bracket;
-            if (gain != 0.0)
-                for (int j = 0; j < COLUMNS; ++j) {
-                    double dq0 = dstart[0][j] + s * ddir[0][j] + ds[j] * dir.x;
-                    double dq1 = dstart[1][j] + s * ddir[1][j] + ds[j] * dir.y;
-                    double dq2 = dstart[2][j] + s * ddir[2][j] + ds[j] * dir.z;
-                    ds[j] += gain * (gradient.x * dq0 + gradient.y * dq1 + gradient.z * dq2);
-                }
-        }
+        double slope;
+        double bracket = osc_sigmoid(phi, st->trace_temperature, &slope, NULL);
+        double gain = slope * phi + bracket;
+        if (gain != 0.0)
+            for (int j = 0; j < COLUMNS; ++j) {
+                double dq0 = dstart[0][j] + s * ddir[0][j] + ds[j] * dir.x;
+                double dq1 = dstart[1][j] + s * ddir[1][j] + ds[j] * dir.y;
+                double dq2 = dstart[2][j] + s * ddir[2][j] + ds[j] * dir.z;
+                ds[j] += gain * (gradient.x * dq0 + gradient.y * dq1 + gradient.z * dq2);
+            }
         s += bracket * phi;
     }
     return s;
+}
+
+// the pass without tangents of both traces of an edge (eq. T), from a along t and from b along -t,
+// step by step side by side (a spline evaluates the two points in one call, so that the two chains
+// of dependent evaluations overlap); each distance has the bits trace() gives it
+static void trace_both(const pipeline* pl, const direction* d, osc_vec3 a, osc_vec3 b, osc_vec3 t, double phi_a,
+                       double phi_b, double traced[2]) {
+    const osc_manifold_settings* st = pl->settings;
+    osc_vec3 start[2] = {a, b}, dir[2] = {t, osc_neg(t)}, previous[2] = {a, b};
+    double phi[2] = {phi_a, phi_b};
+    traced[0] = traced[1] = 0.0;
+    for (int k = 0; k < st->iterations; ++k) {
+        osc_vec3 q[2];
+        bool moved[2];
+        for (int e = 0; e < 2; ++e) {
+            q[e] = osc_add_scaled(start[e], dir[e], traced[e]);
+            moved[e] = k > 0 && (q[e].x != previous[e].x || q[e].y != previous[e].y || q[e].z != previous[e].z);
+            if (moved[e]) previous[e] = q[e];
+        }
+        if (moved[0] && moved[1] && d->s->grid) {
+            grid_distance_pair(d->s->grid, q[0], q[1], phi);
+        } else {
+            for (int e = 0; e < 2; ++e)
+                if (moved[e]) phi[e] = pass_value(pl, d, q[e]);
+        }
+        for (int e = 0; e < 2; ++e) traced[e] += trace_bracket(phi[e], st->trace_temperature) * phi[e];
+    }
 }
 
 // soft clip of a traced distance into [0, l] with its tangent when `tangents` (eq. C): d/ds and
@@ -355,6 +390,24 @@ static double corner_value(const pipeline* pl, const direction* d, int32_t verte
     }
     if (gradient) *gradient = cache->gradient[slot];
     return cache->phi[slot];
+}
+
+// phi at both corners of an edge (corner_value without gradients); a spline evaluates two missing
+// corners in one call
+static void corner_values(const pipeline* pl, const direction* d, int32_t vertex_a, osc_vec3 a, int32_t vertex_b,
+                          osc_vec3 b, double* phi_a, double* phi_b) {
+    corner_table* cache = pl->cache;
+    int slot_a = vertex_a & (CORNER_CACHE - 1), slot_b = vertex_b & (CORNER_CACHE - 1);
+    if (d->s->grid && slot_a != slot_b && cache->vertex[slot_a] != vertex_a && cache->vertex[slot_b] != vertex_b) {
+        double phi[2];
+        grid_distance_pair(d->s->grid, a, b, phi);
+        cache->vertex[slot_a] = vertex_a, cache->phi[slot_a] = *phi_a = phi[0];
+        cache->vertex[slot_b] = vertex_b, cache->phi[slot_b] = *phi_b = phi[1];
+        cache->has_gradient[slot_a] = cache->has_gradient[slot_b] = false;
+        return;
+    }
+    *phi_a = corner_value(pl, d, vertex_a, a, NULL);
+    *phi_b = corner_value(pl, d, vertex_b, b, NULL);
 }
 
 // A bound on |grad phi| along an edge: its run's, tightened to the edge's own ball when needed.
@@ -396,7 +449,8 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
     // phi at the corners (the traces' first points): beyond d_max + L l / 2 at both, the whole edge
     // is beyond d_max and the narrow phase would saturate it
     int32_t vertex_a = d->f->edge_vertices[2 * (size_t)i], vertex_b = d->f->edge_vertices[2 * (size_t)i + 1];
-    double phi_a = corner_value(pl, d, vertex_a, a, NULL), phi_b = corner_value(pl, d, vertex_b, b, NULL);
+    double phi_a, phi_b;
+    corner_values(pl, d, vertex_a, a, vertex_b, b, &phi_a, &phi_b);
     if (st->broad_phase && edge_beyond(d, fmin(phi_a, phi_b), a, b, l, st->d_max, &bound)) {
         saturate(pl, out);
         return false;
@@ -410,11 +464,12 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
         if (pl->derivatives) point_tangents(d, corners, a, da);
         return finish(pl, d, a, da, out);
     }
-    osc_vec3 t = osc_scale(e, 1.0 / l), zero = osc_v3(0.0, 0.0, 0.0);
+    osc_vec3 t = osc_scale(e, 1.0 / l);
     // first without tangents: most edges end beyond d_max; one that does not is traced again with
     // them (the same steps give the same bits)
-    double s = trace(pl, d, a, t, phi_a, zero, false, NULL, NULL, NULL);
-    double u = trace(pl, d, b, osc_neg(t), phi_b, zero, false, NULL, NULL, NULL);
+    double traced[2];
+    trace_both(pl, d, a, b, t, phi_a, phi_b, traced);
+    double s = traced[0], u = traced[1];
     double sc = clip(pl, s, l, false, NULL, NULL, NULL), uc = clip(pl, u, l, false, NULL, NULL, NULL);
     // midpoint p = (a + b) / 2 + (sc - uc) t / 2 (eq. P)
     osc_vec3 p = osc_add_scaled(osc_scale(osc_add(a, b), 0.5), t, 0.5 * (sc - uc));
@@ -438,10 +493,10 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
         dt[2][j] = (de[2] - t.z * dl[j]) / l;
     }
     double ds[COLUMNS], du[COLUMNS], dneg[3][COLUMNS], dsc[COLUMNS], duc[COLUMNS];
-    trace(pl, d, a, t, phi_a, ga, true, da, dt, ds);
+    trace(pl, d, a, t, phi_a, ga, da, dt, ds);
     for (int k = 0; k < 3; ++k)
         for (int j = 0; j < COLUMNS; ++j) dneg[k][j] = -dt[k][j];
-    trace(pl, d, b, osc_neg(t), phi_b, gb, true, db, dneg, du);
+    trace(pl, d, b, osc_neg(t), phi_b, gb, db, dneg, du);
     clip(pl, s, l, true, ds, dl, dsc);
     clip(pl, u, l, true, du, dl, duc);
     double dp[3][COLUMNS];
