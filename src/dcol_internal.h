@@ -26,7 +26,17 @@ typedef struct dcol_problem {
     double scale;
 } dcol_problem;
 
-/// Whether pairs of spheres, ellipsoids and capsules take the support path (docs/dcol.md §3.5):
+/// Whether a shape's support function is a piecewise-linear part plus a smooth one (every kind but
+/// the cylinder and the cone), so that a pair of them can take the support path (docs/dcol.md
+/// §3.5).
+bool dcol_has_support_path(const osc_convex* shape);
+
+/// The support path's start (dcol_support.c): the exact optimum of the assembled problem, moved
+/// to the first-order central point of `barrier` (conic_offset_start with `active_gap`), written
+/// to dp->state.x. False when the pair or its contact does not allow it (docs/dcol.md §3.5).
+bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap);
+
+/// Whether the pairs that can take the support path do (docs/dcol.md §3.5):
 /// true. Tests clear it to compare that path with the general start; not thread safe, never
 /// changed by the library.
 extern bool dcol_support_path;

@@ -495,10 +495,32 @@ static void test_invariance(void) {
 }
 
 // a random sphere (kind 0, radius in [smallest, 1]), ellipsoid (kind 1, semi-axes in
-// [smallest, 1], randomly rotated) or capsule (kind 2, radius in [smallest / 2, 1 / 2], length in
-// [smallest, 2])
+// [smallest, 1], randomly rotated), capsule (kind 2, radius in [smallest / 2, 1 / 2], length in
+// [smallest, 2]), box (kind 3, half extents in [smallest, 1]) or padded polygon (kind 4: 3 to 6
+// edges at random angles, offsets in [smallest, 1], radius in [smallest / 2, 1 / 2])
 static osc_convex* random_support_shape(test_rng* rng, int kind, double smallest) {
     osc_convex* shape = NULL;
+    if (kind == 3) {
+        osc_vec3 half = osc_v3(test_uniform(rng, smallest, 1.0), test_uniform(rng, smallest, 1.0),
+                               test_uniform(rng, smallest, 1.0));
+        CHECK_STATUS(osc_convex_create_box(half, &shape), OSC_OK);
+        return shape;
+    }
+    if (kind == 4) {
+        // edge normals at angles spread around the circle (each gap below pi: bounded)
+        int count = 3 + (int)test_uniform(rng, 0.0, 3.999);
+        double normals[2 * 6], offsets[6];
+        for (int i = 0; i < count; ++i) {
+            double angle = 2.0 * TEST_PI * (i + test_uniform(rng, -0.15, 0.15)) / count;
+            normals[2 * i] = cos(angle);
+            normals[2 * i + 1] = sin(angle);
+            offsets[i] = test_uniform(rng, smallest, 1.0);
+        }
+        CHECK_STATUS(osc_convex_create_polygon(normals, offsets, count,
+                                               test_uniform(rng, 0.5 * smallest, 0.5), &shape),
+                     OSC_OK);
+        return shape;
+    }
     if (kind == 0) {
         CHECK_STATUS(osc_convex_create_sphere(test_uniform(rng, smallest, 1.0), &shape), OSC_OK);
         return shape;
@@ -535,14 +557,17 @@ static void flatten_result(const osc_dcol_result* r, double out[8]) {
     memcpy(out, values, sizeof values);
 }
 
-// Spheres, ellipsoids and capsules take the support path (docs/dcol.md §3.5): the exact optimum on
-// the support functions, then re-centring, in one step at the default barrier (capsules side by
-// side fall back to the general start).
+// Every pair of spheres, ellipsoids, capsules, boxes and padded polygons takes the support path
+// (docs/dcol.md §3.5): the exact optimum on the support functions, then re-centring, in one step at
+// the default barrier; contacts that are not a point (face on face) fall back to the general start,
+// at most 0.5 % of the solves at the default barrier and 10 % at the larger ones (measured 0,
+// 2.7 and 5.8 %), where the first-order start is further from the central point.
 // - At barriers 1e-6 and 1e-3 it lands on the same central point as the general interior-point
-//   start: alpha to 1e-9, the point to 1e-8 of the size, the Jacobians to 1e-8 / sqrt(mu) relative
-//   (they solve the normal system at two iterates that both pass the stopping rule; W^-2 spans
-//   1 / mu there, so the tangents move by about the 1e-9 tolerance / sqrt(mu); measured 1.7e-6 and
-//   7e-9).
+//   start: alpha to 1e-9, the point to 1e-7 of the size (both stop within 1e-9 of the data's
+//   scale; a contact pinned only by a ball's curvature, such as a ball on a face, moves by that
+//   times its compliance: measured 2.5e-8), the Jacobians to 1e-8 / sqrt(mu) relative (they solve
+//   the normal system at two iterates that both pass the stopping rule; W^-2 spans 1 / mu there,
+//   so the tangents move by about the 1e-9 tolerance / sqrt(mu)).
 // - At the default barrier the general start accepts a stalled dual residual up to 1e-5 (§3.4),
 //   which moves its point by up to 1e-7 and its Jacobians by up to 1e-1; the support path converges
 //   fully. There alpha is compared (1e-9) and the point to 1e-6, and the support path's Jacobians
@@ -552,14 +577,14 @@ static void flatten_result(const osc_dcol_result* r, double out[8]) {
 static void test_support_pairs_match_general_solver(void) {
     test_rng rng = {21};
     double barriers[3] = {1e-10, 1e-6, 1e-3};
-    const int trials = 900;
+    const int trials = 1500;
     for (int level = 0; level < 3; ++level) {
         osc_dcol_settings settings = settings_with(barriers[level]);
         int total = 0, fallbacks = 0;
         double worst_alpha = 0.0, worst_point = 0.0, worst_jacobian = 0.0;
         double worst_difference[2] = {0.0, 0.0}; // alpha and distance; point and normal
         for (int trial = 0; trial < trials; ++trial) {
-            int kind_a = trial % 3, kind_b = (trial / 3) % 3;
+            int kind_a = trial % 5, kind_b = (trial / 5) % 5;
             osc_convex* a = random_support_shape(&rng, kind_a, 0.1);
             osc_convex* b = random_support_shape(&rng, kind_b, 0.1);
             osc_pose pa = random_pose(&rng, 1.5), pb = random_pose(&rng, 1.5);
@@ -641,9 +666,9 @@ static void test_support_pairs_match_general_solver(void) {
             printf("; Jacobians against central differences: alpha and distance %.1e, point and "
                    "normal %.1e (relative)\n", worst_difference[0], worst_difference[1]);
         if (level == 0) CHECK(total == trials - fallbacks); // one step each
-        CHECK(fallbacks <= trials / 100); // measured 0, 2, 6
+        CHECK(fallbacks <= (level == 0 ? trials / 200 : trials / 10));
         CHECK(worst_alpha < 1e-9);
-        CHECK(worst_point < (level == 0 ? 1e-6 : 1e-8));
+        CHECK(worst_point < (level == 0 ? 1e-6 : 1e-7));
         if (level > 0) CHECK(worst_jacobian < 1e-8 / sqrt(barriers[level]));
         if (level == 0) CHECK(worst_difference[0] < 1e-7 && worst_difference[1] < 1e-3);
     }
@@ -658,14 +683,14 @@ static void test_support_pairs_match_general_solver(void) {
 // alpha 1e-3).
 static void test_support_pairs_extremes(void) {
     test_rng rng = {22};
-    const int trials = 1800;
+    const int trials = 2500;
     int fallbacks = 0, total = 0;
     double largest_offset = 0.0, worst_excess = 0.0, smallest_alpha = INFINITY, largest_alpha = 0.0;
     for (int trial = 0; trial < trials; ++trial) {
-        osc_convex* a = random_support_shape(&rng, trial % 3, 0.01);
-        osc_convex* b = random_support_shape(&rng, (trial / 3) % 3, 0.01);
+        osc_convex* a = random_support_shape(&rng, trial % 5, 0.01);
+        osc_convex* b = random_support_shape(&rng, (trial / 5) % 5, 0.01);
         osc_pose pa = random_pose(&rng, 1.0), pb = random_pose(&rng, 1.0);
-        int placement = (trial / 9) % 3;
+        int placement = (trial / 25) % 3;
         if (placement == 0) pb.p = osc_add(pa.p, osc_scale(osc_sub(pb.p, pa.p), 1e-3));
         if (placement == 2) pb.p = osc_add(pa.p, osc_scale(osc_sub(pb.p, pa.p), 100.0));
         osc_dcol_result r;
@@ -785,10 +810,13 @@ static void test_bad_input(void) {
     settings = osc_dcol_settings_default();
     settings.regularization = NAN;
     CHECK_STATUS(osc_dcol_proximity(a, good, b, moved, &settings, &r, NULL, NULL), OSC_ERR_INVALID_ARGUMENT);
-    // an iteration limit too small to converge: reported, with the last iterate in the result
+    // an iteration limit too small to converge: reported, with the last iterate in the result (a
+    // cylinder and a cone: the general start, §3.3; the support path converges in one step)
     settings = osc_dcol_settings_default();
     settings.max_iterations = 2;
-    CHECK_STATUS(osc_dcol_proximity(a, good, b, moved, &settings, &r, NULL, NULL), OSC_ERR_NOT_CONVERGED);
+    CHECK_STATUS(osc_dcol_proximity(g_shapes[OSC_CONVEX_CYLINDER], good, g_shapes[OSC_CONVEX_CONE],
+                                    moved, &settings, &r, NULL, NULL),
+                 OSC_ERR_NOT_CONVERGED);
     CHECK(strstr(osc_last_error(), "no convergence") != NULL);
     CHECK(r.iterations == 2);
     double alpha, gradient[12];

@@ -1,0 +1,468 @@
+// dcol_support.c: the support path of DCOL (docs/dcol.md §3.5). For shapes whose support function
+// is a piecewise-linear part plus a smooth one (sphere, ellipsoid, capsule, padded polygon,
+// polytope), the exact optimum of seed 001 problem (9) comes from an active-set Newton method on
+// the support functions; conic_offset_start then moves it to the first-order central point of the
+// barrier, from which the interior-point solver only re-centres.
+
+#include "dcol_internal.h"
+
+#include <string.h>
+
+enum { SUPPORT_MAX_VERTICES = 2 * OSC_CONVEX_MAX_FACES };
+
+// One body's support function in normalised world units,
+//     h(n) = max_j v_j . n + sqrt(n^T C n),
+// the vertices of its piecewise-linear core (a point, a capsule's segment, a polygon's corners, a
+// polytope's vertices) and the ball or ellipsoid it is swept by (C = 0 for a polytope). B's
+// vertices are negated, so that its term is h_B(-n) (every ball is symmetric). `tied` lists the
+// vertices that attain the maximum on the current piece, its representative first.
+typedef struct support_body {
+    double C[3][3];
+    bool ball;
+    int count;
+    osc_vec3 vertex[SUPPORT_MAX_VERTICES];
+    int tied[SUPPORT_MAX_VERTICES];
+    int tied_count;
+    // the smooth part at the current n: C n and sqrt(n^T C n)
+    osc_vec3 cn;
+    double root;
+} support_body;
+
+bool dcol_has_support_path(const osc_convex* shape) {
+    // a cylinder's disc and a cone's base are neither vertices nor balls
+    return shape->kind != OSC_CONVEX_CYLINDER && shape->kind != OSC_CONVEX_CONE;
+}
+
+static void set_ball(support_body* body, double radius, double scale) {
+    double r2 = radius * radius / (scale * scale);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) body->C[i][j] = i == j ? r2 : 0.0;
+    body->ball = true;
+}
+
+static void support_body_of(const dcol_problem* dp, int which, support_body* out) {
+    const dcol_body* body = &dp->body[which];
+    const osc_convex* shape = body->shape;
+    const osc_mat3 Q = body->rotation;
+    double inverse_scale = 1.0 / dp->scale, sign = which == 0 ? 1.0 : -1.0;
+    memset(out->C, 0, sizeof out->C);
+    out->ball = false;
+    out->count = 1;
+    out->vertex[0] = osc_v3(0.0, 0.0, 0.0);
+    switch (shape->kind) {
+    case OSC_CONVEX_SPHERE: set_ball(out, shape->radius, dp->scale); break;
+    case OSC_CONVEX_CAPSULE: {
+        set_ball(out, shape->radius, dp->scale);
+        osc_vec3 half = osc_scale(osc_v3(Q.m[0][0], Q.m[1][0], Q.m[2][0]),
+                                  0.5 * shape->length * inverse_scale * sign);
+        out->count = 2;
+        out->vertex[0] = half;
+        out->vertex[1] = osc_neg(half);
+        break;
+    }
+    case OSC_CONVEX_ELLIPSOID: {
+        // C = Q P^-1 Q^T / scale^2
+        const double(*S)[3] = shape->P_inverse;
+        double QS[3][3];
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+                QS[i][j] = Q.m[i][0] * S[0][j] + Q.m[i][1] * S[1][j] + Q.m[i][2] * S[2][j];
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j <= i; ++j)
+                out->C[i][j] = out->C[j][i] =
+                    (QS[i][0] * Q.m[j][0] + QS[i][1] * Q.m[j][1] + QS[i][2] * Q.m[j][2]) *
+                    inverse_scale * inverse_scale;
+        out->ball = true;
+        break;
+    }
+    default: // polygon (its corners, padded by a ball) and polytope (its vertices)
+        if (shape->kind == OSC_CONVEX_POLYGON) set_ball(out, shape->radius, dp->scale);
+        out->count = shape->vertex_count;
+        for (int j = 0; j < shape->vertex_count; ++j) {
+            const double* v = shape->vertices + 3 * j;
+            out->vertex[j] = osc_scale(osc_mat3_apply(Q, osc_v3(v[0], v[1], v[2])), inverse_scale * sign);
+        }
+        break;
+    }
+}
+
+static osc_vec3 mat_apply(const double C[3][3], osc_vec3 v) {
+    return osc_v3(C[0][0] * v.x + C[0][1] * v.y + C[0][2] * v.z,
+                  C[1][0] * v.x + C[1][1] * v.y + C[1][2] * v.z,
+                  C[2][0] * v.x + C[2][1] * v.y + C[2][2] * v.z);
+}
+
+// h(n): the largest vertex term (over every vertex) and the smooth part, with C n and
+// sqrt(n^T C n) in *cn and *root
+static double body_value(const support_body* body, osc_vec3 n, osc_vec3* cn, double* root) {
+    double largest = osc_dot(body->vertex[0], n);
+    for (int j = 1; j < body->count; ++j) {
+        double value = osc_dot(body->vertex[j], n);
+        largest = value > largest ? value : largest;
+    }
+    *cn = osc_v3(0.0, 0.0, 0.0);
+    *root = 0.0;
+    if (body->ball) {
+        *cn = mat_apply(body->C, n);
+        *root = sqrt(osc_dot(n, *cn));
+        largest += *root;
+    }
+    return largest;
+}
+
+// a vector's coordinates in the plane's basis
+typedef struct plane_vector {
+    double u, v;
+} plane_vector;
+
+static plane_vector project(osc_vec3 e1, osc_vec3 e2, osc_vec3 x) {
+    plane_vector p = {osc_dot(e1, x), osc_dot(e2, x)};
+    return p;
+}
+
+// one tie on the current piece: vertex `index` of body `body` ties with the representative;
+// direction = the projection of (its vertex - the representative)
+typedef struct support_tie {
+    int body, index;
+    plane_vector direction;
+} support_tie;
+
+static void remove_tied(support_body* body, int position) {
+    for (int i = position; i + 1 < body->tied_count; ++i) body->tied[i] = body->tied[i + 1];
+    --body->tied_count;
+}
+
+// The face case: more than two ties, all in body f (a face of a polytope, the flat side of a
+// polygon). The optimum needs the projected core point q to lie in the convex hull of the tied
+// vertices' projections. Returns true when it does; otherwise keeps only the hull edge (two
+// vertices) or hull vertex nearest to q as the ties, and returns false.
+static bool face_contains(support_body* body, const plane_vector* points, plane_vector q,
+                          double size) {
+    int count = body->tied_count;
+    // the hull edges are the pairs with every other point on one side; q is inside when it is on
+    // the inner side of each (none of the tied points of a face are interior)
+    bool inside = true;
+    double best = INFINITY;
+    int best_i = 0, best_j = -1;
+    for (int i = 0; i < count; ++i) {
+        plane_vector pi = points[i];
+        double dq = (q.u - pi.u) * (q.u - pi.u) + (q.v - pi.v) * (q.v - pi.v);
+        if (dq < best) {
+            best = dq;
+            best_i = i;
+            best_j = -1;
+        }
+        for (int j = i + 1; j < count; ++j) {
+            plane_vector e = {points[j].u - pi.u, points[j].v - pi.v};
+            double length2 = e.u * e.u + e.v * e.v;
+            if (!(length2 > 1e-24 * size * size)) continue;
+            int above = 0, below = 0;
+            for (int k = 0; k < count; ++k) {
+                double side = e.u * (points[k].v - pi.v) - e.v * (points[k].u - pi.u);
+                above += side > 1e-12 * size * sqrt(length2);
+                below += side < -1e-12 * size * sqrt(length2);
+            }
+            if (above > 0 && below > 0) continue; // not a hull edge
+            double side_q = e.u * (q.v - pi.v) - e.v * (q.u - pi.u);
+            bool outside = (above > 0 && side_q < -1e-12 * size * sqrt(length2)) ||
+                           (below > 0 && side_q > 1e-12 * size * sqrt(length2));
+            if (!outside) continue;
+            inside = false;
+            double along = (e.u * (q.u - pi.u) + e.v * (q.v - pi.v)) / length2;
+            if (along > 0.0 && along < 1.0) {
+                double distance = side_q * side_q / length2;
+                if (distance < best) {
+                    best = distance;
+                    best_i = i;
+                    best_j = j;
+                }
+            }
+        }
+    }
+    if (inside) return true;
+    int keep_i = body->tied[best_i], keep_j = best_j >= 0 ? body->tied[best_j] : -1;
+    body->tied[0] = keep_i;
+    body->tied_count = 1;
+    if (keep_j >= 0) body->tied[body->tied_count++] = keep_j;
+    return false;
+}
+
+// alpha is the largest n . d / (h_A(n) + h_B(-n)) over directions n, d = r'_B - r'_A: on the
+// plane n . d = 1, alpha = 1 / min N, N = h_A(n) + h_B(-n) convex (docs/dcol.md §3.5). The
+// active-set Newton method works in plane coordinates t (n = n_0 + t_1 e_1 + t_2 e_2): on a piece
+// the tied vertices of each body are fixed and N is smooth (the representatives' linear terms plus
+// the balls); a step is restricted to keep the ties (each tie is a line in t), stops where another
+// vertex starts to tie (which is then added) and halves while N does not decrease. At a piece's
+// minimiser the ties' subgradient weights must be non-negative with at most 1 per body (the
+// representative keeps the rest); a tie that breaks that is released. Then x = r'_A + alpha y_A =
+// r'_B - alpha y_B with y the support points (core point plus the ball's C n / sqrt(n^T C n)), the
+// slacks from the core points, and conic_offset_start moves it to the first-order central point.
+// Without a ball (two polytopes) N is piecewise linear and the same walk takes steepest-descent
+// steps to the next tie instead (a simplex method on the normal fans). False (for the general
+// start) when the origins (nearly) coincide, the contact is not a point (ties in both bodies beyond
+// two, parallel ties) or the method does not converge.
+bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
+    osc_vec3 d = osc_sub(dp->body[1].origin, dp->body[0].origin);
+    double dd = osc_dot(d, d);
+    if (!(dd > 1e-24)) return false;
+    support_body bodies[2];
+    support_body_of(dp, 0, &bodies[0]);
+    support_body_of(dp, 1, &bodies[1]);
+    bool curved = bodies[0].ball || bodies[1].ball;
+    // an orthonormal basis (e1, e2) of the plane orthogonal to d
+    osc_vec3 unit = osc_scale(d, 1.0 / sqrt(dd));
+    osc_vec3 axis = fabs(unit.x) < 0.57 ? osc_v3(1, 0, 0) : fabs(unit.y) < 0.57 ? osc_v3(0, 1, 0)
+                                                                                  : osc_v3(0, 0, 1);
+    osc_vec3 e1 = osc_normalize(osc_cross(unit, axis));
+    osc_vec3 e2 = osc_cross(unit, e1);
+    // the start (C_A + C_B)^-1 d (by the adjugate) scaled onto the plane: the optimum of two
+    // ellipsoids whose matrices are multiples of each other
+    double C[3][3];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) C[i][j] = bodies[0].C[i][j] + bodies[1].C[i][j];
+    osc_vec3 c0 = osc_v3(C[0][0], C[1][0], C[2][0]), c1 = osc_v3(C[0][1], C[1][1], C[2][1]),
+             c2 = osc_v3(C[0][2], C[1][2], C[2][2]);
+    osc_vec3 n = osc_v3(osc_dot(osc_cross(c1, c2), d), osc_dot(osc_cross(c2, c0), d),
+                        osc_dot(osc_cross(c0, c1), d));
+    double nd = osc_dot(n, d);
+    n = nd > 0.0 && isfinite(nd) ? osc_scale(n, 1.0 / nd) : osc_scale(d, 1.0 / dd);
+    double sum = 0.0, size = 0.0;
+    for (int k = 0; k < 2; ++k) {
+        support_body* body = &bodies[k];
+        sum += body_value(body, n, &body->cn, &body->root);
+        int best = 0;
+        for (int j = 0; j < body->count; ++j) {
+            if (osc_dot(body->vertex[j], n) > osc_dot(body->vertex[best], n)) best = j;
+            size = fmax(size, osc_length(body->vertex[j]));
+        }
+        body->tied[0] = best;
+        body->tied_count = 1;
+    }
+    size = fmax(size, 1e-300);
+    double weight[2] = {0.0, 0.0}; // the ties' subgradient weights (at most two)
+    plane_vector face_point = {0.0, 0.0};
+    int face_body = -1;
+    bool converged = false;
+    for (int iteration = 0; iteration < 60 && !converged; ++iteration) {
+        // the piece's gradient (the representatives' linear terms and the balls) and Hessian
+        double g1 = 0.0, g2 = 0.0, s1 = 0.0, s2 = 0.0, h11 = 0.0, h12 = 0.0, h22 = 0.0;
+        support_tie ties[SUPPORT_MAX_VERTICES];
+        int tie_count = 0;
+        for (int k = 0; k < 2; ++k) {
+            const support_body* body = &bodies[k];
+            if (body->ball) {
+                // grad = C n / root; hess = (C - (C n)(C n)^T / root^2) / root
+                double inverse = 1.0 / body->root;
+                osc_vec3 ce1 = mat_apply(body->C, e1), ce2 = mat_apply(body->C, e2);
+                double p1 = osc_dot(body->cn, e1) * inverse, p2 = osc_dot(body->cn, e2) * inverse;
+                s1 += p1;
+                s2 += p2;
+                h11 += (osc_dot(e1, ce1) - p1 * p1) * inverse;
+                h12 += (osc_dot(e1, ce2) - p1 * p2) * inverse;
+                h22 += (osc_dot(e2, ce2) - p2 * p2) * inverse;
+            }
+            osc_vec3 representative = body->vertex[body->tied[0]];
+            g1 += osc_dot(representative, e1);
+            g2 += osc_dot(representative, e2);
+            for (int i = 1; i < body->tied_count; ++i) {
+                support_tie* tie = &ties[tie_count++];
+                tie->body = k;
+                tie->index = i;
+                tie->direction = project(e1, e2, osc_sub(body->vertex[body->tied[i]], representative));
+            }
+        }
+        g1 += s1;
+        g2 += s2;
+        // the step: free, along the one line of the ties, or none
+        double t1 = 0.0, t2 = 0.0;
+        bool parallel = tie_count > 0;
+        for (int i = 1; i < tie_count && parallel; ++i) {
+            plane_vector a = ties[0].direction, b = ties[i].direction;
+            parallel = fabs(a.u * b.v - a.v * b.u) <= 1e-9 * (fabs(a.u * b.v) + fabs(a.v * b.u)) + 1e-300;
+        }
+        if (tie_count == 0 && curved) {
+            double det = h11 * h22 - h12 * h12;
+            if (!(det > 0.0)) return false;
+            t1 = -(h22 * g1 - h12 * g2) / det;
+            t2 = -(h11 * g2 - h12 * g1) / det;
+        } else if (tie_count == 0) {
+            t1 = -g1;
+            t2 = -g2;
+        } else if (parallel) {
+            if (tie_count > 1) return false; // parallel ties (capsules side by side): a segment
+            plane_vector a = ties[0].direction;
+            double length = sqrt(a.u * a.u + a.v * a.v);
+            double u1 = -a.v / length, u2 = a.u / length;
+            double curvature = h11 * u1 * u1 + 2.0 * h12 * u1 * u2 + h22 * u2 * u2;
+            if (curved && !(curvature > 0.0)) return false;
+            double along = -(g1 * u1 + g2 * u2) / (curved ? curvature : 1.0);
+            t1 = along * u1;
+            t2 = along * u2;
+        }
+        // quadratic convergence on a piece: once the step is at 1e-8 of |n|, the error is at 1e-16;
+        // a linear piece is done when its gradient vanishes (to rounding)
+        bool piece_converged = curved ? (t1 * t1 + t2 * t2) * dd <= 1e-16
+                                      : t1 * t1 + t2 * t2 <= 1e-24 * size * size;
+        // the first vertex that starts to tie along the step stops it there (a linear piece's step
+        // has no length of its own)
+        double reach = curved ? 1.0 : piece_converged ? 0.0 : INFINITY;
+        int hit_body = -1, hit_vertex = -1;
+        if (!piece_converged)
+            for (int k = 0; k < 2; ++k) {
+                const support_body* body = &bodies[k];
+                osc_vec3 representative = body->vertex[body->tied[0]];
+                for (int j = 0; j < body->count; ++j) {
+                    bool is_tied = false;
+                    for (int i = 0; i < body->tied_count; ++i) is_tied = is_tied || body->tied[i] == j;
+                    if (is_tied) continue;
+                    osc_vec3 difference = osc_sub(body->vertex[j], representative);
+                    double rate = osc_dot(difference, e1) * t1 + osc_dot(difference, e2) * t2;
+                    if (!(rate > 0.0)) continue;
+                    double gap = osc_dot(difference, n);
+                    double at = gap < 0.0 ? -gap / rate : 0.0;
+                    if (at < reach) {
+                        reach = at;
+                        hit_body = k;
+                        hit_vertex = j;
+                    }
+                }
+            }
+        if (!curved && !piece_converged && hit_body < 0) return false; // unbounded: degenerate
+        for (int halving = 0;; ++halving) {
+            osc_vec3 trial = osc_add(n, osc_add(osc_scale(e1, reach * t1), osc_scale(e2, reach * t2)));
+            osc_vec3 cn[2];
+            double root[2];
+            double trial_sum = body_value(&bodies[0], trial, &cn[0], &root[0]) +
+                               body_value(&bodies[1], trial, &cn[1], &root[1]);
+            if (trial_sum <= sum * (1.0 + 1e-14) || piece_converged) {
+                n = trial;
+                sum = trial_sum;
+                for (int k = 0; k < 2; ++k) {
+                    bodies[k].cn = cn[k];
+                    bodies[k].root = root[k];
+                }
+                break;
+            }
+            if (halving == 40) return false;
+            reach *= 0.5;
+            hit_body = -1;
+        }
+        if (hit_body >= 0) {
+            support_body* body = &bodies[hit_body];
+            body->tied[body->tied_count++] = hit_vertex;
+            continue;
+        }
+        if (!piece_converged) continue;
+        // optimality of the piece's minimiser: the ties' weights w (g + sum w a = 0)
+        face_body = -1;
+        if (tie_count == 0) {
+            converged = true;
+        } else if (tie_count <= 2 && !(tie_count == 2 && parallel)) {
+            if (tie_count == 1) {
+                plane_vector a = ties[0].direction;
+                weight[0] = -(g1 * a.u + g2 * a.v) / (a.u * a.u + a.v * a.v);
+            } else {
+                plane_vector a = ties[0].direction, b = ties[1].direction;
+                double det = a.u * b.v - a.v * b.u;
+                weight[0] = -(g1 * b.v - g2 * b.u) / det;
+                weight[1] = -(a.u * g2 - a.v * g1) / det;
+            }
+            // a negative weight: that vertex leaves; a body's weights above 1: its representative
+            // leaves, the tie with the largest weight takes its place
+            int worst = -1;
+            for (int i = 0; i < tie_count; ++i)
+                if (weight[i] < 0.0 && (worst < 0 || weight[i] < weight[worst])) worst = i;
+            if (worst >= 0) {
+                remove_tied(&bodies[ties[worst].body], ties[worst].index);
+                continue;
+            }
+            bool released = false;
+            for (int k = 0; k < 2 && !released; ++k) {
+                double total = 0.0;
+                int largest = -1;
+                for (int i = 0; i < tie_count; ++i)
+                    if (ties[i].body == k) {
+                        total += weight[i];
+                        if (largest < 0 || weight[i] > weight[largest]) largest = i;
+                    }
+                if (total > 1.0) {
+                    support_body* body = &bodies[k];
+                    body->tied[0] = body->tied[ties[largest].index];
+                    remove_tied(body, ties[largest].index);
+                    released = true;
+                }
+            }
+            if (released) continue;
+            converged = true;
+        } else {
+            // more than two ties: only a face of one body (the other body's representative alone)
+            int k = ties[0].body;
+            for (int i = 1; i < tie_count; ++i)
+                if (ties[i].body != k) return false;
+            support_body* body = &bodies[k];
+            const support_body* other = &bodies[1 - k];
+            osc_vec3 other_point = other->vertex[other->tied[0]];
+            // the core point of the face must project to q = -(smooth gradient + the other's)
+            plane_vector q = {-(s1 + osc_dot(other_point, e1)), -(s2 + osc_dot(other_point, e2))};
+            plane_vector points[SUPPORT_MAX_VERTICES];
+            for (int i = 0; i < body->tied_count; ++i)
+                points[i] = project(e1, e2, body->vertex[body->tied[i]]);
+            if (!face_contains(body, points, q, size)) continue;
+            face_body = k;
+            face_point = q;
+            converged = true;
+        }
+    }
+    if (!converged) return false;
+    double alpha = 1.0 / sum;
+    // the core points: the representative, plus the weighted ties, or the face's point with the
+    // projection q and the representative's height along n
+    osc_vec3 core[2];
+    for (int k = 0; k < 2; ++k) {
+        const support_body* body = &bodies[k];
+        osc_vec3 representative = body->vertex[body->tied[0]];
+        core[k] = representative;
+        if (face_body == k) {
+            // rows e1, e2, n: solve for the point by Cramer's rule
+            osc_vec3 rhs = osc_v3(face_point.u, face_point.v, osc_dot(representative, n));
+            osc_mat3 m = {{{e1.x, e1.y, e1.z}, {e2.x, e2.y, e2.z}, {n.x, n.y, n.z}}};
+            osc_vec3 m0 = osc_mat3_column(m, 0), m1 = osc_mat3_column(m, 1), m2 = osc_mat3_column(m, 2);
+            double det = osc_mat3_determinant(m);
+            core[k] = osc_v3(osc_dot(rhs, osc_cross(m1, m2)) / det, osc_dot(m0, osc_cross(rhs, m2)) / det,
+                             osc_dot(m0, osc_cross(m1, rhs)) / det);
+        } else if (face_body < 0) {
+            for (int i = 1, t = 0; i < body->tied_count; ++i) {
+                // the ties are numbered in the order they were listed: body 0's first
+                t = 0;
+                for (int b = 0; b < k; ++b) t += bodies[b].tied_count - 1;
+                core[k] = osc_add_scaled(core[k], osc_sub(body->vertex[body->tied[i]], representative),
+                                         weight[t + i - 1]);
+            }
+        }
+    }
+    // x from both sides, averaged (they agree at the optimum); the slacks are the core points in
+    // the body frame, scaled by alpha (B's actual core point is minus its negated one)
+    double* v = dp->state.x;
+    memset(v, 0, sizeof dp->state.x);
+    osc_vec3 x = osc_v3(0.0, 0.0, 0.0);
+    for (int k = 0; k < 2; ++k) {
+        const support_body* body = &bodies[k];
+        osc_vec3 support = core[k];
+        if (body->ball) support = osc_add_scaled(support, body->cn, 1.0 / body->root);
+        double sign = k == 0 ? 1.0 : -1.0;
+        x = osc_add(x, osc_add_scaled(dp->body[k].origin, support, sign * alpha));
+        const osc_convex* shape = dp->body[k].shape;
+        if (shape->slack_count > 0) {
+            osc_vec3 local = osc_mat3_apply_transpose(dp->body[k].rotation, osc_scale(core[k], sign * alpha));
+            int column = dp->body[k].slack_column;
+            v[column] = local.x;
+            if (shape->slack_count > 1) v[column + 1] = local.y;
+        }
+    }
+    x = osc_scale(x, 0.5);
+    v[0] = x.x;
+    v[1] = x.y;
+    v[2] = x.z;
+    v[3] = alpha;
+    return conic_offset_start(&dp->conic, barrier, active_gap, v);
+}
