@@ -23,9 +23,13 @@ typedef struct support_body {
     osc_vec3 vertex[SUPPORT_MAX_VERTICES];
     int tied[SUPPORT_MAX_VERTICES];
     int tied_count;
+    bool is_tied[SUPPORT_MAX_VERTICES];
     // the smooth part at the current n: C n and sqrt(n^T C n)
     osc_vec3 cn;
     double root;
+    // fixed on the plane (e1, e2): e_i . C e_j, and each vertex's coordinates v . e1, v . e2
+    double c11, c12, c22;
+    double along1[SUPPORT_MAX_VERTICES], along2[SUPPORT_MAX_VERTICES];
 } support_body;
 
 bool dcol_has_support_path(const osc_convex* shape) {
@@ -86,7 +90,9 @@ static void support_body_of(const dcol_problem* dp, int which, support_body* out
     }
 }
 
-static osc_vec3 mat_apply(const double C[3][3], osc_vec3 v) {
+// C v for a body's smooth part
+static osc_vec3 mat_apply(const support_body* body, osc_vec3 v) {
+    const double(*C)[3] = body->C;
     return osc_v3(C[0][0] * v.x + C[0][1] * v.y + C[0][2] * v.z,
                   C[1][0] * v.x + C[1][1] * v.y + C[1][2] * v.z,
                   C[2][0] * v.x + C[2][1] * v.y + C[2][2] * v.z);
@@ -103,7 +109,7 @@ static double body_value(const support_body* body, osc_vec3 n, osc_vec3* cn, dou
     *cn = osc_v3(0.0, 0.0, 0.0);
     *root = 0.0;
     if (body->ball) {
-        *cn = mat_apply(body->C, n);
+        *cn = mat_apply(body, n);
         *root = sqrt(osc_dot(n, *cn));
         largest += *root;
     }
@@ -115,11 +121,6 @@ typedef struct plane_vector {
     double u, v;
 } plane_vector;
 
-static plane_vector project(osc_vec3 e1, osc_vec3 e2, osc_vec3 x) {
-    plane_vector p = {osc_dot(e1, x), osc_dot(e2, x)};
-    return p;
-}
-
 // one tie on the current piece: vertex `index` of body `body` ties with the representative;
 // direction = the projection of (its vertex - the representative)
 typedef struct support_tie {
@@ -128,8 +129,19 @@ typedef struct support_tie {
 } support_tie;
 
 static void remove_tied(support_body* body, int position) {
+    body->is_tied[body->tied[position]] = false;
     for (int i = position; i + 1 < body->tied_count; ++i) body->tied[i] = body->tied[i + 1];
     --body->tied_count;
+}
+
+// the ties of a body become `count` vertices (the first the representative)
+static void set_tied(support_body* body, const int* vertices, int count) {
+    for (int i = 0; i < body->tied_count; ++i) body->is_tied[body->tied[i]] = false;
+    for (int i = 0; i < count; ++i) {
+        body->tied[i] = vertices[i];
+        body->is_tied[vertices[i]] = true;
+    }
+    body->tied_count = count;
 }
 
 // The face case: more than two ties, all in body f (a face of a polytope, the flat side of a
@@ -180,10 +192,8 @@ static bool face_contains(support_body* body, const plane_vector* points, plane_
         }
     }
     if (inside) return true;
-    int keep_i = body->tied[best_i], keep_j = best_j >= 0 ? body->tied[best_j] : -1;
-    body->tied[0] = keep_i;
-    body->tied_count = 1;
-    if (keep_j >= 0) body->tied[body->tied_count++] = keep_j;
+    int keep[2] = {body->tied[best_i], best_j >= 0 ? body->tied[best_j] : -1};
+    set_tied(body, keep, best_j >= 0 ? 2 : 1);
     return false;
 }
 
@@ -230,13 +240,20 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
     for (int k = 0; k < 2; ++k) {
         support_body* body = &bodies[k];
         sum += body_value(body, n, &body->cn, &body->root);
+        osc_vec3 ce1 = mat_apply(body, e1), ce2 = mat_apply(body, e2);
+        body->c11 = osc_dot(e1, ce1);
+        body->c12 = osc_dot(e1, ce2);
+        body->c22 = osc_dot(e2, ce2);
         int best = 0;
         for (int j = 0; j < body->count; ++j) {
             if (osc_dot(body->vertex[j], n) > osc_dot(body->vertex[best], n)) best = j;
             size = fmax(size, osc_length(body->vertex[j]));
+            body->along1[j] = osc_dot(body->vertex[j], e1);
+            body->along2[j] = osc_dot(body->vertex[j], e2);
+            body->is_tied[j] = false;
         }
-        body->tied[0] = best;
-        body->tied_count = 1;
+        body->tied_count = 0;
+        set_tied(body, &best, 1);
     }
     size = fmax(size, 1e-300);
     double weight[2] = {0.0, 0.0}; // the ties' subgradient weights (at most two)
@@ -253,22 +270,22 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
             if (body->ball) {
                 // grad = C n / root; hess = (C - (C n)(C n)^T / root^2) / root
                 double inverse = 1.0 / body->root;
-                osc_vec3 ce1 = mat_apply(body->C, e1), ce2 = mat_apply(body->C, e2);
                 double p1 = osc_dot(body->cn, e1) * inverse, p2 = osc_dot(body->cn, e2) * inverse;
                 s1 += p1;
                 s2 += p2;
-                h11 += (osc_dot(e1, ce1) - p1 * p1) * inverse;
-                h12 += (osc_dot(e1, ce2) - p1 * p2) * inverse;
-                h22 += (osc_dot(e2, ce2) - p2 * p2) * inverse;
+                h11 += (body->c11 - p1 * p1) * inverse;
+                h12 += (body->c12 - p1 * p2) * inverse;
+                h22 += (body->c22 - p2 * p2) * inverse;
             }
-            osc_vec3 representative = body->vertex[body->tied[0]];
-            g1 += osc_dot(representative, e1);
-            g2 += osc_dot(representative, e2);
+            int representative = body->tied[0];
+            g1 += body->along1[representative];
+            g2 += body->along2[representative];
             for (int i = 1; i < body->tied_count; ++i) {
                 support_tie* tie = &ties[tie_count++];
                 tie->body = k;
                 tie->index = i;
-                tie->direction = project(e1, e2, osc_sub(body->vertex[body->tied[i]], representative));
+                tie->direction.u = body->along1[body->tied[i]] - body->along1[representative];
+                tie->direction.v = body->along2[body->tied[i]] - body->along2[representative];
             }
         }
         g1 += s1;
@@ -310,15 +327,15 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         if (!piece_converged)
             for (int k = 0; k < 2; ++k) {
                 const support_body* body = &bodies[k];
-                osc_vec3 representative = body->vertex[body->tied[0]];
+                int representative = body->tied[0];
+                double rate_representative = body->along1[representative] * t1 +
+                                             body->along2[representative] * t2;
+                double value_representative = osc_dot(body->vertex[representative], n);
                 for (int j = 0; j < body->count; ++j) {
-                    bool is_tied = false;
-                    for (int i = 0; i < body->tied_count; ++i) is_tied = is_tied || body->tied[i] == j;
-                    if (is_tied) continue;
-                    osc_vec3 difference = osc_sub(body->vertex[j], representative);
-                    double rate = osc_dot(difference, e1) * t1 + osc_dot(difference, e2) * t2;
+                    if (body->is_tied[j]) continue;
+                    double rate = body->along1[j] * t1 + body->along2[j] * t2 - rate_representative;
                     if (!(rate > 0.0)) continue;
-                    double gap = osc_dot(difference, n);
+                    double gap = osc_dot(body->vertex[j], n) - value_representative;
                     double at = gap < 0.0 ? -gap / rate : 0.0;
                     if (at < reach) {
                         reach = at;
@@ -349,6 +366,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         }
         if (hit_body >= 0) {
             support_body* body = &bodies[hit_body];
+            body->is_tied[hit_vertex] = true;
             body->tied[body->tied_count++] = hit_vertex;
             continue;
         }
@@ -386,9 +404,13 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
                         if (largest < 0 || weight[i] > weight[largest]) largest = i;
                     }
                 if (total > 1.0) {
+                    // the heaviest tie takes the representative's place, which leaves
                     support_body* body = &bodies[k];
+                    body->is_tied[body->tied[0]] = false;
                     body->tied[0] = body->tied[ties[largest].index];
-                    remove_tied(body, ties[largest].index);
+                    for (int i = ties[largest].index; i + 1 < body->tied_count; ++i)
+                        body->tied[i] = body->tied[i + 1];
+                    --body->tied_count;
                     released = true;
                 }
             }
@@ -405,8 +427,10 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
             // the core point of the face must project to q = -(smooth gradient + the other's)
             plane_vector q = {-(s1 + osc_dot(other_point, e1)), -(s2 + osc_dot(other_point, e2))};
             plane_vector points[SUPPORT_MAX_VERTICES];
-            for (int i = 0; i < body->tied_count; ++i)
-                points[i] = project(e1, e2, body->vertex[body->tied[i]]);
+            for (int i = 0; i < body->tied_count; ++i) {
+                points[i].u = body->along1[body->tied[i]];
+                points[i].v = body->along2[body->tied[i]];
+            }
             if (!face_contains(body, points, q, size)) continue;
             face_body = k;
             face_point = q;
