@@ -28,6 +28,11 @@ osc_grid* grid_allocate(const int cells[3], double cell, osc_vec3 origin) {
     for (int a = 0; a < 3; ++a) grid->cells[a] = cells[a];
     grid->cell = cell;
     grid->origin = origin;
+    double lo[3] = {origin.x, origin.y, origin.z};
+    for (int a = 0; a < 3; ++a) {
+        grid->upper[a] = lo[a] + cells[a] * cell;
+        grid->last_cell[a] = (double)(cells[a] - 1);
+    }
     grid->coefficients = osc_calloc(grid_coefficient_count(grid), OSC_GRID_FIELDS * sizeof(double));
     grid->voxel_value = osc_calloc(grid_cell_count(grid), sizeof(double));
     grid->voxel_radius = osc_calloc(grid_cell_count(grid), sizeof(double));
@@ -271,6 +276,23 @@ static inline void bspline_values(double t, double w[4]) {
 #endif
 }
 
+#if defined(__GNUC__)
+// bspline_values and the first-derivative row of bspline_weights for two axes at once (the same
+// expressions lane by lane, so the same bits); `slopes` nullable
+static inline void bspline_pair(grid_pair t, double inv_h, grid_pair values[4], grid_pair slopes[4]) {
+    grid_pair t2 = t * t, t3 = t2 * t, u = 1.0 - t;
+    values[0] = u * u * u / 6.0;
+    values[1] = (3.0 * t3 - 6.0 * t2 + 4.0) / 6.0;
+    values[2] = (-3.0 * t3 + 3.0 * t2 + 3.0 * t + 1.0) / 6.0;
+    values[3] = t3 / 6.0;
+    if (!slopes) return;
+    slopes[0] = -0.5 * u * u * inv_h;
+    slopes[1] = (1.5 * t2 - 2.0 * t) * inv_h;
+    slopes[2] = (-1.5 * t2 + t + 0.5) * inv_h;
+    slopes[3] = 0.5 * t2 * inv_h;
+}
+#endif
+
 static inline void bspline_weights(double t, double inv_h, double w[3][4]) {
     double t2 = t * t, u = 1.0 - t;
     bspline_values(t, w[0]);
@@ -296,9 +318,9 @@ static inline void locate(const osc_grid* grid, osc_vec3 x, int cell[3], double 
     for (int a = 0; a < 3; ++a) u[a] = p[a] / grid->cell;
 #endif
     for (int a = 0; a < 3; ++a) {
-        // floor(u) clamped to [0, n - 1]; truncation is floor for u >= 0, and the clamp comes before
-        // the conversion: u may be huge, infinite or NaN far outside the grid
-        int i = u[a] < (double)(grid->cells[a] - 1) ? (u[a] >= 0.0 ? (int)u[a] : 0) : grid->cells[a] - 1;
+        // floor(u) clamped to [0, n - 1]: truncation is floor for u >= 0, and the clamp comes before
+        // the conversion (u may be huge, infinite or NaN far outside the grid; NaN gives 0)
+        int i = u[a] < grid->last_cell[a] ? (u[a] >= 0.0 ? (int)u[a] : 0) : grid->cells[a] - 1;
         cell[a] = i;
         t[a] = u[a] - i;
     }
@@ -374,11 +396,78 @@ OSC_FORCE_INLINE void grid_contract(const osc_grid* grid, osc_vec3 x, int order,
     }
 }
 
+#if defined(__GNUC__)
+// grid_contract for all four fields up to the gradient (order 0 or 1), the fields side by side in
+// two SSE2 pairs, (distance, n_x) and (n_y, n_z), adjacent in the interleaved array; each field's
+// sums are the scalar loop's, in its order, so the bits are grid_contract's
+OSC_FORCE_INLINE void grid_contract_fields(const osc_grid* grid, osc_vec3 x, int order, jet* out) {
+    int cell[3];
+    double t[3], w[3][3][4]; // [axis][derivative][offset]
+    locate(grid, x, cell, t);
+    double inv_h = 1.0 / grid->cell;
+    for (int a = 0; a < 3; ++a) bspline_weights(t[a], inv_h, w[a]);
+    enum { V, GX, GY, GZ, TERMS };
+    enum { PV, PX, PY, PLANE };
+    grid_pair zero = {0.0, 0.0}, acc[2][TERMS], wx0[4], wx1[4]; // the x weights broadcast once
+    for (int a = 0; a < 4; ++a) {
+        wx0[a] = (grid_pair){w[0][0][a], w[0][0][a]};
+        wx1[a] = (grid_pair){w[0][1][a], w[0][1][a]};
+    }
+    for (int h = 0; h < 2; ++h)
+        for (int k = 0; k < TERMS; ++k) acc[h][k] = zero;
+    for (int c = 0; c < 4; ++c) {
+        grid_pair plane[2][PLANE];
+        for (int h = 0; h < 2; ++h)
+            for (int k = 0; k < PLANE; ++k) plane[h][k] = zero;
+        for (int b = 0; b < 4; ++b) {
+            const double* row = coefficient(grid, cell[0] - 1, cell[1] - 1 + b, cell[2] - 1 + c);
+            grid_pair wy0 = {w[1][0][b], w[1][0][b]}, wy1 = {w[1][1][b], w[1][1][b]};
+            for (int h = 0; h < 2; ++h) {
+                grid_pair x0 = zero, x1 = zero;
+                for (int a = 0; a < 4; ++a) {
+                    grid_pair coef = grid_pair_load(row + OSC_GRID_FIELDS * a + 2 * h);
+                    x0 += coef * wx0[a];
+                    if (order >= 1) x1 += coef * wx1[a];
+                }
+                plane[h][PV] += x0 * wy0;
+                if (order >= 1) {
+                    plane[h][PX] += x1 * wy0;
+                    plane[h][PY] += x0 * wy1;
+                }
+            }
+        }
+        grid_pair wz0 = {w[2][0][c], w[2][0][c]}, wz1 = {w[2][1][c], w[2][1][c]};
+        for (int h = 0; h < 2; ++h) {
+            acc[h][V] += plane[h][PV] * wz0;
+            if (order >= 1) {
+                acc[h][GX] += plane[h][PX] * wz0;
+                acc[h][GY] += plane[h][PY] * wz0;
+                acc[h][GZ] += plane[h][PV] * wz1;
+            }
+        }
+    }
+    for (int f = 0; f < OSC_GRID_FIELDS; ++f) {
+        out[f] = jet_const(acc[f / 2][V][f % 2], order);
+        if (order >= 1)
+            for (int k = 0; k < 3; ++k) out[f].g[k] = acc[f / 2][GX + k][f % 2];
+    }
+}
+#endif
+
+// grid_contract of the four fields, order 0 or 1
+OSC_FORCE_INLINE void grid_contract4(const osc_grid* grid, osc_vec3 x, int order, jet* out) {
+#if defined(__GNUC__)
+    grid_contract_fields(grid, x, order, out);
+#else
+    grid_contract(grid, x, order, OSC_GRID_FIELDS, out);
+#endif
+}
+
 // the grid box clamp of x: c = clamp(x), and which axes were clamped
 static inline osc_vec3 clamp_to_grid(const osc_grid* grid, osc_vec3 x, int outside[3]) {
     double p[3] = {x.x, x.y, x.z}, lo[3] = {grid->origin.x, grid->origin.y, grid->origin.z};
     for (int a = 0; a < 3; ++a) {
-        double hi = lo[a] + grid->cells[a] * grid->cell;
+        double hi = grid->upper[a]; // lo + n h
         outside[a] = p[a] < lo[a] || p[a] > hi;
         p[a] = p[a] < lo[a] ? lo[a] : (p[a] > hi ? hi : p[a]);
     }
@@ -416,7 +505,8 @@ OSC_FORCE_INLINE void grid_fields(const osc_grid* grid, osc_vec3 x, int order, i
                                   jet* fields) {
     int outside[3];
     osc_vec3 c = clamp_to_grid(grid, x, outside);
-    grid_contract(grid, c, order, field_count, fields);
+    if (field_count == OSC_GRID_FIELDS && order <= 1) grid_contract4(grid, c, order, fields);
+    else grid_contract(grid, c, order, field_count, fields);
     continue_outside(x, c, outside, order, &fields[0]);
 }
 
@@ -431,44 +521,69 @@ OSC_FORCE_INLINE double grid_distance_fast(const osc_grid* grid, osc_vec3 x, dou
     osc_vec3 c = clamp_to_grid(grid, x, outside);
     locate(grid, c, cell, t);
     double inv_h = 1.0 / grid->cell;
-    for (int a = 0; a < 3; ++a) {
-        if (gradient) {
-            bspline_weights(t[a], inv_h, w[a]);
-        } else {
-            bspline_values(t[a], w[a][0]);
-        }
-    }
     double value = 0.0, gx = 0.0, gy = 0.0, gz = 0.0;
 #if defined(__GNUC__)
+    { // x and y side by side, then z
+        grid_pair values[4], slopes[4];
+        bspline_pair((grid_pair){t[0], t[1]}, inv_h, values, gradient ? slopes : NULL);
+        for (int k = 0; k < 4; ++k) {
+            w[0][0][k] = values[k][0], w[1][0][k] = values[k][1];
+            if (gradient) w[0][1][k] = slopes[k][0], w[1][1][k] = slopes[k][1];
+        }
+        if (gradient) bspline_weights(t[2], inv_h, w[2]);
+        else bspline_values(t[2], w[2][0]);
+    }
     size_t ny = (size_t)grid->cells[1] + 3, nz = (size_t)grid->cells[2] + 3, stride_x = ny * nz;
     const double* base = grid->distance + ((size_t)cell[0] * ny + (size_t)cell[1]) * nz + (size_t)cell[2];
-    grid_pair zero = {0.0, 0.0};
-    grid_pair plane[2] = {zero, zero}, plane_x[2] = {zero, zero}, plane_y[2] = {zero, zero};
-    for (int j = 0; j < 4; ++j) {
-        const double* column = base + (size_t)j * nz;
-        grid_pair wy = {w[1][0][j], w[1][0][j]};
-        for (int half = 0; half < 2; ++half) {
-            const double* at = column + 2 * half;
-            grid_pair c0 = grid_pair_load(at), c1 = grid_pair_load(at + stride_x);
-            grid_pair c2 = grid_pair_load(at + 2 * stride_x), c3 = grid_pair_load(at + 3 * stride_x);
-            grid_pair line = c0 * w[0][0][0] + c1 * w[0][0][1] + c2 * w[0][0][2] + c3 * w[0][0][3];
-            plane[half] += line * wy;
-            if (gradient) {
-                grid_pair line_x = c0 * w[0][1][0] + c1 * w[0][1][1] + c2 * w[0][1][2] + c3 * w[0][1][3];
-                plane_x[half] += line_x * wy;
-                plane_y[half] += line * w[1][1][j];
-            }
-        }
-    }
-    for (int k = 0; k < 4; ++k) {
-        value += plane[k / 2][k % 2] * w[2][0][k];
-        if (gradient) {
-            gx += plane_x[k / 2][k % 2] * w[2][0][k];
-            gy += plane_y[k / 2][k % 2] * w[2][0][k];
-            gz += plane[k / 2][k % 2] * w[2][1][k];
-        }
+    // the x weights broadcast once; planes of layers (0, 1) and (2, 3)
+    grid_pair wx0 = {w[0][0][0], w[0][0][0]}, wx1 = {w[0][0][1], w[0][0][1]};
+    grid_pair wx2 = {w[0][0][2], w[0][0][2]}, wx3 = {w[0][0][3], w[0][0][3]};
+    grid_pair zero = {0.0, 0.0}, plane_low = zero, plane_high = zero;
+    grid_pair plane_x_low = zero, plane_x_high = zero, plane_y_low = zero, plane_y_high = zero;
+#define GRID_COLUMN(j)                                                                                    \
+    do {                                                                                                  \
+        const double* at = base + (size_t)(j) * nz;                                                       \
+        grid_pair wy = {w[1][0][j], w[1][0][j]};                                                          \
+        grid_pair l0 = grid_pair_load(at), l1 = grid_pair_load(at + stride_x);                            \
+        grid_pair l2 = grid_pair_load(at + 2 * stride_x), l3 = grid_pair_load(at + 3 * stride_x);         \
+        grid_pair h0 = grid_pair_load(at + 2), h1 = grid_pair_load(at + stride_x + 2);                    \
+        grid_pair h2 = grid_pair_load(at + 2 * stride_x + 2), h3 = grid_pair_load(at + 3 * stride_x + 2); \
+        grid_pair line_low = l0 * wx0 + l1 * wx1 + l2 * wx2 + l3 * wx3;                                   \
+        grid_pair line_high = h0 * wx0 + h1 * wx1 + h2 * wx2 + h3 * wx3;                                  \
+        plane_low += line_low * wy;                                                                       \
+        plane_high += line_high * wy;                                                                     \
+        if (gradient) {                                                                                   \
+            grid_pair dx0 = {w[0][1][0], w[0][1][0]}, dx1 = {w[0][1][1], w[0][1][1]};                     \
+            grid_pair dx2 = {w[0][1][2], w[0][1][2]}, dx3 = {w[0][1][3], w[0][1][3]};                     \
+            grid_pair dy = {w[1][1][j], w[1][1][j]};                                                      \
+            plane_x_low += (l0 * dx0 + l1 * dx1 + l2 * dx2 + l3 * dx3) * wy;                              \
+            plane_x_high += (h0 * dx0 + h1 * dx1 + h2 * dx2 + h3 * dx3) * wy;                             \
+            plane_y_low += line_low * dy;                                                                 \
+            plane_y_high += line_high * dy;                                                               \
+        }                                                                                                 \
+    } while (0)
+    GRID_COLUMN(0);
+    GRID_COLUMN(1);
+    GRID_COLUMN(2);
+    GRID_COLUMN(3);
+#undef GRID_COLUMN
+    grid_pair wz_low = {w[2][0][0], w[2][0][1]}, wz_high = {w[2][0][2], w[2][0][3]};
+    grid_pair value_low = plane_low * wz_low, value_high = plane_high * wz_high;
+    value = value + value_low[0] + value_low[1] + value_high[0] + value_high[1];
+    if (gradient) {
+        grid_pair x_low = plane_x_low * wz_low, x_high = plane_x_high * wz_high;
+        grid_pair y_low = plane_y_low * wz_low, y_high = plane_y_high * wz_high;
+        grid_pair dz_low = {w[2][1][0], w[2][1][1]}, dz_high = {w[2][1][2], w[2][1][3]};
+        grid_pair z_low = plane_low * dz_low, z_high = plane_high * dz_high;
+        gx = gx + x_low[0] + x_low[1] + x_high[0] + x_high[1];
+        gy = gy + y_low[0] + y_low[1] + y_high[0] + y_high[1];
+        gz = gz + z_low[0] + z_low[1] + z_high[0] + z_high[1];
     }
 #else
+    for (int a = 0; a < 3; ++a) {
+        if (gradient) bspline_weights(t[a], inv_h, w[a]);
+        else bspline_values(t[a], w[a][0]);
+    }
     size_t nx = (size_t)grid->cells[0] + 3, ny = (size_t)grid->cells[1] + 3;
     size_t stride_y = OSC_GRID_FIELDS * nx, stride_z = stride_y * ny;
     const double* base = coefficient(grid, cell[0] - 1, cell[1] - 1, cell[2] - 1);
@@ -546,8 +661,8 @@ static osc_vec3 grid_normal(const osc_grid* grid, osc_vec3 x, osc_mat3* jacobian
     int outside[3];
     osc_vec3 c = clamp_to_grid(grid, x, outside);
     jet fields[OSC_GRID_FIELDS];
-    if (jacobian) grid_contract(grid, c, 1, OSC_GRID_FIELDS, fields);
-    else grid_contract(grid, c, 0, OSC_GRID_FIELDS, fields);
+    if (jacobian) grid_contract4(grid, c, 1, fields);
+    else grid_contract4(grid, c, 0, fields);
     if (jacobian)
         for (int r = 0; r < 3; ++r)
             for (int a = 0; a < 3; ++a) jacobian->m[r][a] = outside[a] ? 0.0 : fields[1 + r].g[a];
@@ -559,8 +674,8 @@ double grid_eval_contact(const osc_grid* grid, osc_vec3 x, bool derivatives, osc
     jet fields[OSC_GRID_FIELDS];
     int outside[3];
     osc_vec3 c = clamp_to_grid(grid, x, outside);
-    if (derivatives) grid_contract(grid, c, 1, OSC_GRID_FIELDS, fields);
-    else grid_contract(grid, c, 0, OSC_GRID_FIELDS, fields);
+    if (derivatives) grid_contract4(grid, c, 1, fields);
+    else grid_contract4(grid, c, 0, fields);
     continue_outside(x, c, outside, derivatives ? 1 : 0, &fields[0]);
     *normal = osc_v3(fields[1].v, fields[2].v, fields[3].v);
     if (derivatives) {

@@ -28,6 +28,8 @@ struct osc_grid {
     int cells[3];           // n_x, n_y, n_z
     double cell;            // h
     osc_vec3 origin;        // lower corner of the region
+    double upper[3];        // its upper corner, origin + n h per axis (as the clamp computes it)
+    double last_cell[3];    // n - 1 per axis, as doubles (the last cell's index)
     double normal_epsilon;  // as used when building (informative)
     double* coefficients;   // [(n_z + 3)(n_y + 3)(n_x + 3)][4]
     double* distance;       // the distance coefficients again, [(n_x + 3)(n_y + 3)(n_z + 3)], z fastest
