@@ -23,6 +23,10 @@ static const double FEASIBILITY_TOLERANCE = 1e-9; // residuals, relative to the 
 // that accuracy) unless the barrier is so small that rounding of s o z forbids it
 static const double CENTRALITY_TOLERANCE = 1e-9;
 static const double CENTRALITY_FLOOR = 1e-12;
+// from a start at the barrier (docs/dcol.md §3.5) the floor is 100 times the rounding of s o z
+// (1e-16 |s|_inf |z|_inf): the iterate is then centred well enough that its derivatives match
+// central differences (at the general floor, point derivatives were off by 1e-2 at a rim contact)
+static const double CENTRALITY_FLOOR_AT_BARRIER = 1e-14;
 // the dual residual accepted once two iterates in a row are centred and feasible: near flat
 // contacts and at large alpha W^-2 spans ~1e20 and rounding in dz = W^-2 (G dx + bz) keeps
 // |G^T z + c| at 1e-7 to 1e-6 of its terms, however many more steps are taken
@@ -850,7 +854,8 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
         for (int k = 0; k < p->cone_count; ++k)
             CONIC_CONE_SWITCH(p->cone_dim[k], centrality_cone, state->scaling.cone_lambda[k],
                               barrier, &centrality)
-        double centrality_floor = CENTRALITY_FLOOR * max2(1.0, s_size * z_size);
+        double centrality_floor =
+            (at_barrier ? CENTRALITY_FLOOR_AT_BARRIER : CENTRALITY_FLOOR) * max2(1.0, s_size * z_size);
         bool centred = centrality <= max2(CENTRALITY_TOLERANCE * barrier, centrality_floor);
         // the magnitudes the residuals are measured against, only once the iterate is centred
         double primal_scale = scale, dual_scale = 1.0;
@@ -865,7 +870,8 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
         if (centred && (dual <= FEASIBILITY_TOLERANCE * dual_scale ||
                         (was_centred && dual <= STALLED_DUAL_TOLERANCE * dual_scale)))
             return OSC_OK;
-        was_centred = centred;
+        // (a start at the barrier is centred by construction: the stall needs two Newton iterates)
+        was_centred = centred && iteration > 0;
         if (iteration >= max_iterations || !isfinite(mu))
             return osc_fail(OSC_ERR_NOT_CONVERGED,
                             "osc_dcol: no convergence in %d iterations (mu %g, off-centre %g, "

@@ -1,6 +1,6 @@
 // dcol_support.c: the support path of DCOL (docs/dcol.md §3.5). For shapes whose support function
-// is a piecewise-linear part plus a smooth one (sphere, ellipsoid, capsule, padded polygon,
-// polytope), the exact optimum of seed 001 problem (9) comes from an active-set Newton method on
+// is a piecewise-linear part plus a smooth one (sphere, ellipsoid, capsule, cylinder, padded
+// polygon, polytope), the exact optimum of seed 001 problem (9) comes from an active-set Newton method on
 // the support functions; conic_offset_start then moves it to the first-order central point of the
 // barrier, from which the interior-point solver only re-centres.
 
@@ -19,6 +19,9 @@ enum { SUPPORT_MAX_VERTICES = 2 * OSC_CONVEX_MAX_FACES };
 typedef struct support_body {
     double C[3][3];
     bool ball;
+    bool disc;     // a cylinder: C = (R / s)^2 (I - e e^T) has rank 2, kinked where n is along e
+    osc_vec3 axis; // the cylinder's axis e
+    double radius; // R / s
     int count;
     osc_vec3 vertex[SUPPORT_MAX_VERTICES];
     int tied[SUPPORT_MAX_VERTICES];
@@ -33,8 +36,8 @@ typedef struct support_body {
 } support_body;
 
 bool dcol_has_support_path(const osc_convex* shape) {
-    // a cylinder's disc and a cone's base are neither vertices nor balls
-    return shape->kind != OSC_CONVEX_CYLINDER && shape->kind != OSC_CONVEX_CONE;
+    // a cone's support is the larger of its apex's and its base disc's: no shared smooth part
+    return shape->kind != OSC_CONVEX_CONE;
 }
 
 static void set_ball(support_body* body, double radius, double scale) {
@@ -51,14 +54,27 @@ static void support_body_of(const dcol_problem* dp, int which, support_body* out
     double inverse_scale = 1.0 / dp->scale, sign = which == 0 ? 1.0 : -1.0;
     memset(out->C, 0, sizeof out->C);
     out->ball = false;
+    out->disc = false;
+    out->radius = 0.0;
+    out->axis = osc_v3(Q.m[0][0], Q.m[1][0], Q.m[2][0]);
     out->count = 1;
     out->vertex[0] = osc_v3(0.0, 0.0, 0.0);
     switch (shape->kind) {
     case OSC_CONVEX_SPHERE: set_ball(out, shape->radius, dp->scale); break;
-    case OSC_CONVEX_CAPSULE: {
+    case OSC_CONVEX_CAPSULE:
+    case OSC_CONVEX_CYLINDER: {
+        // a segment along the axis, swept by a ball (capsule) or by a disc across it (cylinder)
         set_ball(out, shape->radius, dp->scale);
-        osc_vec3 half = osc_scale(osc_v3(Q.m[0][0], Q.m[1][0], Q.m[2][0]),
-                                  0.5 * shape->length * inverse_scale * sign);
+        if (shape->kind == OSC_CONVEX_CYLINDER) {
+            // C = (R / s)^2 (I - e e^T): the disc's support (R / s) |n - (n . e) e|
+            double r2 = out->C[0][0];
+            out->disc = true;
+            out->radius = sqrt(r2);
+            for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j)
+                    out->C[i][j] = r2 * ((i == j) - osc_vec3_get(out->axis, i) * osc_vec3_get(out->axis, j));
+        }
+        osc_vec3 half = osc_scale(out->axis, 0.5 * shape->length * inverse_scale * sign);
         out->count = 2;
         out->vertex[0] = half;
         out->vertex[1] = osc_neg(half);
@@ -197,6 +213,91 @@ static bool face_contains(support_body* body, const plane_vector* points, plane_
     return false;
 }
 
+// x = r'_A + alpha y_A = r'_B - alpha y_B from the support points y (averaged: they agree at the
+// optimum), alpha = 1 / N, and the slacks: the core points in the body frame, scaled by alpha (B's
+// actual core point is minus its negated one); then the first-order central point
+static bool finish_start(dcol_problem* dp, double sum, const osc_vec3 core[2],
+                         const osc_vec3 support[2], double barrier, double active_gap) {
+    double alpha = 1.0 / sum;
+    double* v = dp->state.x;
+    memset(v, 0, sizeof dp->state.x);
+    osc_vec3 x = osc_v3(0.0, 0.0, 0.0);
+    for (int k = 0; k < 2; ++k) {
+        double sign = k == 0 ? 1.0 : -1.0;
+        x = osc_add(x, osc_add_scaled(dp->body[k].origin, support[k], sign * alpha));
+        const osc_convex* shape = dp->body[k].shape;
+        if (shape->slack_count > 0) {
+            osc_vec3 local = osc_mat3_apply_transpose(dp->body[k].rotation,
+                                                      osc_scale(core[k], sign * alpha));
+            int column = dp->body[k].slack_column;
+            v[column] = local.x;
+            if (shape->slack_count > 1) v[column + 1] = local.y;
+        }
+    }
+    x = osc_scale(x, 0.5);
+    v[0] = x.x;
+    v[1] = x.y;
+    v[2] = x.z;
+    v[3] = alpha;
+    return conic_offset_start(&dp->conic, barrier, active_gap, v);
+}
+
+// A cylinder's disc is not differentiable at n_e = e / (e . d), where its end faces the other body
+// (docs/dcol.md §3.5). n_e is the optimum when the rest of N's gradient there, g, is balanced by a
+// subgradient of the disc, R u with u across the axis and |u| <= 1: R (e_1 . u, e_2 . u) = -g. Then
+// fills the sum N, the core and support points. False when it is not, when n_e is off the plane
+// (the axis across d) or when a support there is not unique.
+static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec3 e1, osc_vec3 e2,
+                              double size, double* sum, osc_vec3 core[2], osc_vec3 support[2]) {
+    const support_body* disc = &bodies[k];
+    double ed = osc_dot(disc->axis, d);
+    if (!(fabs(ed) > 1e-9 * osc_length(d))) return false;
+    osc_vec3 n = osc_scale(disc->axis, 1.0 / ed);
+    double g1 = 0.0, g2 = 0.0;
+    *sum = 0.0;
+    for (int b = 0; b < 2; ++b) {
+        const support_body* body = &bodies[b];
+        int best = 0;
+        double first = -INFINITY, second = -INFINITY;
+        for (int j = 0; j < body->count; ++j) {
+            double value = osc_dot(body->vertex[j], n);
+            if (value > first) {
+                second = first;
+                first = value;
+                best = j;
+            } else if (value > second) {
+                second = value;
+            }
+        }
+        if (!(second < first - 1e-12 * size * osc_length(n))) return false; // tied: not a point
+        core[b] = support[b] = body->vertex[best];
+        *sum += first;
+        g1 += body->along1[best];
+        g2 += body->along2[best];
+        if (b != k && body->ball) {
+            osc_vec3 cn = mat_apply(body, n);
+            double root = sqrt(osc_dot(n, cn));
+            if (!(root > 1e-12 * osc_length(n) * size)) return false;
+            support[b] = osc_add_scaled(support[b], cn, 1.0 / root);
+            *sum += root;
+            g1 += osc_dot(cn, e1) / root;
+            g2 += osc_dot(cn, e2) / root;
+        }
+    }
+    // u = a f1 + b f2 across the axis
+    osc_vec3 f1 = osc_normalize(osc_cross(disc->axis, fabs(disc->axis.x) < 0.57 ? osc_v3(1, 0, 0)
+                                                                               : osc_v3(0, 1, 0)));
+    osc_vec3 f2 = osc_cross(disc->axis, f1);
+    double m11 = disc->radius * osc_dot(e1, f1), m12 = disc->radius * osc_dot(e1, f2);
+    double m21 = disc->radius * osc_dot(e2, f1), m22 = disc->radius * osc_dot(e2, f2);
+    double det = m11 * m22 - m12 * m21;
+    if (!(fabs(det) > 1e-12 * disc->radius * disc->radius)) return false;
+    double a = -(m22 * g1 - m12 * g2) / det, b = -(m11 * g2 - m21 * g1) / det;
+    if (!(a * a + b * b <= 1.0)) return false;
+    support[k] = osc_add_scaled(support[k], osc_add(osc_scale(f1, a), osc_scale(f2, b)), disc->radius);
+    return true;
+}
+
 // alpha is the largest n . d / (h_A(n) + h_B(-n)) over directions n, d = r'_B - r'_A: on the
 // plane n . d = 1, alpha = 1 / min N, N = h_A(n) + h_B(-n) convex (docs/dcol.md §3.5). The
 // active-set Newton method works in plane coordinates t (n = n_0 + t_1 e_1 + t_2 e_2): on a piece
@@ -219,6 +320,9 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
     support_body_of(dp, 0, &bodies[0]);
     support_body_of(dp, 1, &bodies[1]);
     bool curved = bodies[0].ball || bodies[1].ball;
+    // a cylinder's disc curves N in one direction of the plane only: it needs the other body's ball
+    for (int k = 0; k < 2; ++k)
+        if (bodies[k].disc && !bodies[1 - k].ball) return false;
     // an orthonormal basis (e1, e2) of the plane orthogonal to d
     osc_vec3 unit = osc_scale(d, 1.0 / sqrt(dd));
     osc_vec3 axis = fabs(unit.x) < 0.57 ? osc_v3(1, 0, 0) : fabs(unit.y) < 0.57 ? osc_v3(0, 1, 0)
@@ -234,8 +338,9 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
              c2 = osc_v3(C[0][2], C[1][2], C[2][2]);
     osc_vec3 n = osc_v3(osc_dot(osc_cross(c1, c2), d), osc_dot(osc_cross(c2, c0), d),
                         osc_dot(osc_cross(c0, c1), d));
-    double nd = osc_dot(n, d);
-    n = nd > 0.0 && isfinite(nd) ? osc_scale(n, 1.0 / nd) : osc_scale(d, 1.0 / dd);
+    double nd = osc_dot(n, d), trace = C[0][0] + C[1][1] + C[2][2];
+    bool invertible = osc_dot(c0, osc_cross(c1, c2)) > 1e-9 * trace * trace * trace;
+    n = invertible && nd > 0.0 && isfinite(nd) ? osc_scale(n, 1.0 / nd) : osc_scale(d, 1.0 / dd);
     double sum = 0.0, size = 0.0;
     for (int k = 0; k < 2; ++k) {
         support_body* body = &bodies[k];
@@ -256,6 +361,13 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         set_tied(body, &best, 1);
     }
     size = fmax(size, 1e-300);
+    for (int k = 0; k < 2; ++k) {
+        double kink_sum;
+        osc_vec3 core[2], support[2];
+        if (bodies[k].disc &&
+            disc_kink_optimum(bodies, k, d, e1, e2, size, &kink_sum, core, support))
+            return finish_start(dp, kink_sum, core, support, barrier, active_gap);
+    }
     double weight[2] = {0.0, 0.0}; // the ties' subgradient weights (at most two)
     plane_vector face_point = {0.0, 0.0};
     int face_body = -1;
@@ -268,7 +380,9 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         for (int k = 0; k < 2; ++k) {
             const support_body* body = &bodies[k];
             if (body->ball) {
-                // grad = C n / root; hess = (C - (C n)(C n)^T / root^2) / root
+                // grad = C n / root; hess = (C - (C n)(C n)^T / root^2) / root (a disc's root
+                // vanishes at its kink, which was not the optimum)
+                if (!(body->root > 1e-12 * osc_length(n) * body->radius)) return false;
                 double inverse = 1.0 / body->root;
                 double p1 = osc_dot(body->cn, e1) * inverse, p2 = osc_dot(body->cn, e2) * inverse;
                 s1 += p1;
@@ -438,11 +552,10 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         }
     }
     if (!converged) return false;
-    double alpha = 1.0 / sum;
     // the core points: the representative, plus the weighted ties, or the face's point with the
-    // projection q and the representative's height along n
-    osc_vec3 core[2];
-    for (int k = 0; k < 2; ++k) {
+    // projection q and the representative's height along n; the support points add the balls
+    osc_vec3 core[2], support[2];
+    for (int k = 0, tie = 0; k < 2; ++k) {
         const support_body* body = &bodies[k];
         osc_vec3 representative = body->vertex[body->tied[0]];
         core[k] = representative;
@@ -455,38 +568,13 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
             core[k] = osc_v3(osc_dot(rhs, osc_cross(m1, m2)) / det, osc_dot(m0, osc_cross(rhs, m2)) / det,
                              osc_dot(m0, osc_cross(m1, rhs)) / det);
         } else if (face_body < 0) {
-            for (int i = 1, t = 0; i < body->tied_count; ++i) {
-                // the ties are numbered in the order they were listed: body 0's first
-                t = 0;
-                for (int b = 0; b < k; ++b) t += bodies[b].tied_count - 1;
+            // the ties were listed body by body, as the weights are
+            for (int i = 1; i < body->tied_count; ++i, ++tie)
                 core[k] = osc_add_scaled(core[k], osc_sub(body->vertex[body->tied[i]], representative),
-                                         weight[t + i - 1]);
-            }
+                                         weight[tie]);
         }
+        support[k] = core[k];
+        if (body->ball) support[k] = osc_add_scaled(support[k], body->cn, 1.0 / body->root);
     }
-    // x from both sides, averaged (they agree at the optimum); the slacks are the core points in
-    // the body frame, scaled by alpha (B's actual core point is minus its negated one)
-    double* v = dp->state.x;
-    memset(v, 0, sizeof dp->state.x);
-    osc_vec3 x = osc_v3(0.0, 0.0, 0.0);
-    for (int k = 0; k < 2; ++k) {
-        const support_body* body = &bodies[k];
-        osc_vec3 support = core[k];
-        if (body->ball) support = osc_add_scaled(support, body->cn, 1.0 / body->root);
-        double sign = k == 0 ? 1.0 : -1.0;
-        x = osc_add(x, osc_add_scaled(dp->body[k].origin, support, sign * alpha));
-        const osc_convex* shape = dp->body[k].shape;
-        if (shape->slack_count > 0) {
-            osc_vec3 local = osc_mat3_apply_transpose(dp->body[k].rotation, osc_scale(core[k], sign * alpha));
-            int column = dp->body[k].slack_column;
-            v[column] = local.x;
-            if (shape->slack_count > 1) v[column + 1] = local.y;
-        }
-    }
-    x = osc_scale(x, 0.5);
-    v[0] = x.x;
-    v[1] = x.y;
-    v[2] = x.z;
-    v[3] = alpha;
-    return conic_offset_start(&dp->conic, barrier, active_gap, v);
+    return finish_start(dp, sum, core, support, barrier, active_gap);
 }
