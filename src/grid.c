@@ -32,6 +32,7 @@ osc_grid* grid_allocate(const int cells[3], double cell, osc_vec3 origin) {
     for (int a = 0; a < 3; ++a) {
         grid->upper[a] = lo[a] + cells[a] * cell;
         grid->last_cell[a] = (double)(cells[a] - 1);
+        grid->extent[a] = cells[a] * cell;
     }
     grid->coefficients = osc_calloc(grid_coefficient_count(grid), OSC_GRID_FIELDS * sizeof(double));
     grid->voxel_value = osc_calloc(grid_cell_count(grid), sizeof(double));

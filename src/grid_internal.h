@@ -30,6 +30,7 @@ struct osc_grid {
     osc_vec3 origin;        // lower corner of the region
     double upper[3];        // its upper corner, origin + n h per axis (as the clamp computes it)
     double last_cell[3];    // n - 1 per axis, as doubles (the last cell's index)
+    double extent[3];       // n h per axis
     double normal_epsilon;  // as used when building (informative)
     double* coefficients;   // [(n_z + 3)(n_y + 3)(n_x + 3)][4]
     double* distance;       // the distance coefficients again, [(n_x + 3)(n_y + 3)(n_z + 3)], z fastest
@@ -70,14 +71,16 @@ static inline size_t grid_voxel_of(const osc_grid* grid, osc_vec3 y, double* out
     double p[3] = {y.x - grid->origin.x, y.y - grid->origin.y, y.z - grid->origin.z}, beyond[3];
     size_t index = 0;
     for (int a = 2; a >= 0; --a) {
-        double hi = grid->cells[a] * grid->cell;
+        double hi = grid->extent[a];
         double q = p[a] < 0.0 ? 0.0 : (p[a] > hi ? hi : p[a]);
         beyond[a] = p[a] - q;
         double f = q / grid->cell; // clamped before the conversion (inf or NaN with huge cells or points)
-        int i = f < (double)(grid->cells[a] - 1) ? (f >= 0.0 ? (int)f : 0) : grid->cells[a] - 1;
+        int i = f < grid->last_cell[a] ? (f >= 0.0 ? (int)f : 0) : grid->cells[a] - 1;
         index = index * (size_t)grid->cells[a] + (size_t)i;
     }
-    *outside = sqrt(beyond[0] * beyond[0] + beyond[1] * beyond[1] + beyond[2] * beyond[2]);
+    // (inside the region, the common case, without the square root of 0)
+    bool out = beyond[0] != 0.0 || beyond[1] != 0.0 || beyond[2] != 0.0;
+    *outside = out ? sqrt(beyond[0] * beyond[0] + beyond[1] * beyond[1] + beyond[2] * beyond[2]) : 0.0;
     return index;
 }
 

@@ -73,11 +73,17 @@ typedef struct feature {
     double d_point[3][COLUMNS], d_normal[3][COLUMNS];
 } feature;
 
-// The broad phase's verdict on the current run of stored vertices and of stored edges.
+// The broad phase's verdicts on runs of stored vertices (the current run: a group's vertices are
+// contiguous) and of stored edges (a small direct-mapped table: a group's edges come from runs all
+// over the curve, so its visits go back and forth between them).
+#define EDGE_RUN_TABLE 64
 typedef struct runs {
-    int32_t vertex_run, edge_run; // which run the verdict is for (-1: none yet)
-    bool vertex_skip, edge_skip;  // the whole run lies beyond d_max
-    double edge_lipschitz;        // bound on |grad phi| over the edge run's ball (where phi > 0)
+    int32_t vertex_run;          // which run the verdict is for (-1: none yet)
+    bool vertex_skip;            // the whole run lies beyond d_max
+    int32_t edge_run[EDGE_RUN_TABLE]; // -1: empty
+    bool edge_skip[EDGE_RUN_TABLE];
+    double edge_run_lipschitz[EDGE_RUN_TABLE];
+    double edge_lipschitz;       // bound on |grad phi| over the last edge run's ball (where phi > 0)
 } runs;
 
 // phi (and its gradient, with derivatives) at the corners of edges met so far, in the s frame:
@@ -90,6 +96,8 @@ typedef struct corner_table {
     bool has_gradient[CORNER_CACHE];
     double phi[CORNER_CACHE];
     osc_vec3 gradient[CORNER_CACHE];
+    int32_t lower_vertex[CORNER_CACHE]; // the broad phase's lower bounds at corners, keyed alike
+    double lower[CORNER_CACHE];
 } corner_table;
 
 typedef struct pipeline {
@@ -250,11 +258,14 @@ static bool sphere_beyond(const pipeline* pl, const direction* d, const double s
 static bool run_beyond(const pipeline* pl, const direction* d, runs* r, int32_t i, bool edge) {
     int32_t run = i / OSC_BODY_CHUNK;
     if (edge) {
-        if (r->edge_run != run) {
-            r->edge_run = run;
-            r->edge_skip = sphere_beyond(pl, d, d->f->edge_chunks + 4 * (size_t)run, &r->edge_lipschitz);
+        int slot = run & (EDGE_RUN_TABLE - 1);
+        if (r->edge_run[slot] != run) {
+            r->edge_run[slot] = run;
+            r->edge_skip[slot] =
+                sphere_beyond(pl, d, d->f->edge_chunks + 4 * (size_t)run, &r->edge_run_lipschitz[slot]);
         }
-        return r->edge_skip;
+        r->edge_lipschitz = r->edge_run_lipschitz[slot];
+        return r->edge_skip[slot];
     }
     if (r->vertex_run != run) {
         r->vertex_run = run;
@@ -392,6 +403,18 @@ static double corner_value(const pipeline* pl, const direction* d, int32_t verte
     return cache->phi[slot];
 }
 
+// the broad phase's lower bound at s-frame point y of stored vertex `vertex` (an edge corner), from
+// the corner table when it is there
+static double corner_lower(const pipeline* pl, const direction* d, int32_t vertex, osc_vec3 y) {
+    int slot = vertex & (CORNER_CACHE - 1);
+    corner_table* cache = pl->cache;
+    if (cache->lower_vertex[slot] != vertex) {
+        cache->lower_vertex[slot] = vertex;
+        cache->lower[slot] = body_lower_bound(d->s, y);
+    }
+    return cache->lower[slot];
+}
+
 // phi at both corners of an edge (corner_value without gradients); a spline evaluates two missing
 // corners in one call
 static void corner_values(const pipeline* pl, const direction* d, int32_t vertex_a, osc_vec3 a, int32_t vertex_b,
@@ -441,14 +464,14 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
     osc_vec3 e = osc_sub(b, a);
     double l = osc_length(e);
     edge_bound bound = {r->edge_lipschitz, false};
-    if (st->broad_phase &&
-        edge_beyond(d, fmin(body_lower_bound(d->s, a), body_lower_bound(d->s, b)), a, b, l, st->d_max, &bound)) {
+    int32_t vertex_a = d->f->edge_vertices[2 * (size_t)i], vertex_b = d->f->edge_vertices[2 * (size_t)i + 1];
+    if (st->broad_phase && edge_beyond(d, fmin(corner_lower(pl, d, vertex_a, a), corner_lower(pl, d, vertex_b, b)),
+                                       a, b, l, st->d_max, &bound)) {
         saturate(pl, out);
         return false;
     }
     // phi at the corners (the traces' first points): beyond d_max + L l / 2 at both, the whole edge
     // is beyond d_max and the narrow phase would saturate it
-    int32_t vertex_a = d->f->edge_vertices[2 * (size_t)i], vertex_b = d->f->edge_vertices[2 * (size_t)i + 1];
     double phi_a, phi_b;
     corner_values(pl, d, vertex_a, a, vertex_b, b, &phi_a, &phi_b);
     if (st->broad_phase && edge_beyond(d, fmin(phi_a, phi_b), a, b, l, st->d_max, &bound)) {
@@ -579,8 +602,8 @@ static void blend_rescale(blend* b, double factor, bool derivatives) {
     }
 }
 
-// adds one feature; `active` is false for a saturated one (depth d_max, weight 0, no tangents)
-static void blend_add(const pipeline* pl, blend* b, const feature* c, bool active) {
+// adds one feature (blend_add's work but for saturated features with tau > 0)
+static void blend_add_feature(const pipeline* pl, blend* b, const feature* c, bool active) {
     double tau = pl->settings->blend_temperature;
     if (!(tau > 0.0)) {
         if (!b->seen || c->depth < b->best.depth) {
@@ -627,6 +650,16 @@ static void blend_add(const pipeline* pl, blend* b, const feature* c, bool activ
     }
 }
 
+// adds one feature; `active` is false for a saturated one (depth d_max, weight 0, no tangents),
+// which with tau > 0 is only counted (most features: inline, without the call)
+static inline void blend_add(const pipeline* pl, blend* b, const feature* c, bool active) {
+    if (!active && pl->settings->blend_temperature > 0.0) {
+        b->saturated += pl->settings->blend_saturated;
+        return;
+    }
+    blend_add_feature(pl, b, c, active);
+}
+
 // the blended contact: depth sd / z, weight W = sf / z, point sp / sf, normal sn / |sn|
 // (eq. B); false when the group carries no weight
 static bool blend_finish(const pipeline* pl, blend* b, feature* out) {
@@ -669,14 +702,20 @@ static bool blend_finish(const pipeline* pl, blend* b, feature* out) {
 static void run_direction(pipeline* pl, const direction* d) {
     const osc_manifold_settings* st = pl->settings;
     const osc_body* f = d->f;
-    for (int k = 0; k < CORNER_CACHE; ++k) pl->cache->vertex[k] = -1;
+    for (int k = 0; k < CORNER_CACHE; ++k) pl->cache->vertex[k] = pl->cache->lower_vertex[k] = -1;
     // the whole mesh beyond d_max: every feature is saturated and nothing is emitted
     if (st->broad_phase && sphere_beyond(pl, d, f->sphere, NULL)) return;
-    runs r = {-1, -1, false, false, 0.0};
+    runs r;
+    r.vertex_run = -1;
+    r.vertex_skip = false;
+    r.edge_lipschitz = 0.0;
+    for (int k = 0; k < EDGE_RUN_TABLE; ++k) r.edge_run[k] = -1;
     feature c;
     if (st->blend && f->group_count > 0) {
         blend b;
         for (int32_t g = 0; g < f->group_count; ++g) {
+            // every feature of the group beyond d_max: all saturated, so it emits nothing
+            if (st->broad_phase && sphere_beyond(pl, d, f->group_spheres + 4 * (size_t)g, NULL)) continue;
             blend_start(&b);
             for (int32_t i = f->group_vertex_start[g]; i < f->group_vertex_start[g + 1]; ++i) {
                 bool active = vertex_contact(pl, d, &r, i, &c);

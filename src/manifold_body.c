@@ -35,6 +35,7 @@ void osc_body_destroy(osc_body* body) {
     osc_free(body->group_edges);
     osc_free(body->vertex_chunks);
     osc_free(body->edge_chunks);
+    osc_free(body->group_spheres);
     osc_free(body);
 }
 
@@ -400,6 +401,36 @@ static osc_status build_chunks(osc_body* body) {
     return OSC_OK;
 }
 
+// the bounding sphere (centroid, largest distance) of each group's vertices and its edges' corners,
+// which holds every point of its features
+static osc_status build_group_spheres(osc_body* body) {
+    body->group_spheres = osc_calloc((size_t)body->group_count * 4 + 4, sizeof(double));
+    if (!body->group_spheres) return osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);
+    for (int32_t g = 0; g < body->group_count; ++g) {
+        int32_t v0 = body->group_vertex_start[g], v1 = body->group_vertex_start[g + 1];
+        int32_t e0 = body->group_edge_start[g], e1 = body->group_edge_start[g + 1];
+        double count = (double)(v1 - v0) + 2.0 * (e1 - e0), c[3] = {0.0, 0.0, 0.0}, r2 = 0.0;
+        double* sphere = body->group_spheres + 4 * (size_t)g;
+        if (!(count > 0.0)) continue; // no features: nothing to rule out
+        for (int pass = 0; pass < 2; ++pass)
+            for (int32_t k = v0; k < v1 + 2 * (e1 - e0); ++k) {
+                const double* p = k < v1 ? body->vertices + 3 * (size_t)k
+                                         : body->edges + 6 * (size_t)body->group_edges[e0 + (k - v1) / 2] +
+                                               3 * (size_t)((k - v1) % 2);
+                if (pass == 0) {
+                    for (int a = 0; a < 3; ++a) c[a] += p[a] / count;
+                } else {
+                    double d2 = (p[0] - c[0]) * (p[0] - c[0]) + (p[1] - c[1]) * (p[1] - c[1]) +
+                                (p[2] - c[2]) * (p[2] - c[2]);
+                    r2 = d2 > r2 ? d2 : r2;
+                }
+            }
+        for (int a = 0; a < 3; ++a) sphere[a] = c[a];
+        sphere[3] = sqrt(r2);
+    }
+    return OSC_OK;
+}
+
 static osc_status check_desc(const osc_body_desc* desc) {
     const char* f = "osc_body_create";
     if (!desc) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: desc is NULL", f);
@@ -473,6 +504,7 @@ osc_status osc_body_create(const osc_body_desc* desc, osc_body** out) {
     }
     if ((status = store_features(body, desc, vgroups, egroups))) goto fail;
     if ((status = build_chunks(body))) goto fail;
+    if ((status = build_group_spheres(body))) goto fail;
     osc_free(vgroups);
     osc_free(egroups);
     *out = body;

@@ -60,6 +60,9 @@ struct osc_body {
     double sphere[4];
     double* vertex_chunks; // [ceil(vertex_count / OSC_BODY_CHUNK)][4]
     double* edge_chunks;   // [ceil(edge_count / OSC_BODY_CHUNK)][4]
+    // and of each convex group's features (its vertices and both corners of each of its edges): a
+    // group whose sphere lies beyond d_max emits nothing
+    double* group_spheres; // [group_count][4]
 };
 
 #define OSC_BODY_CHUNK 32
