@@ -376,6 +376,9 @@ static void trace_both(const pipeline* pl, const direction* d, osc_vec3 a, osc_v
 static double clip(const pipeline* pl, double s, double l, bool tangents, const double ds[COLUMNS],
                    const double dl[COLUMNS], double dc[COLUMNS]) {
     double tau = pl->settings->clip_temperature, slope = 0.0;
+    // past the far end by 40 tau (with tau < 4 l) the value is l exactly: in its form
+    // l + s+(-s) - s+(l - s) both terms are below tau e^-40 < ulp(l) / 4 (skips two exp and log1p)
+    if (!tangents && tau > 0.0 && (s - l) / tau > 40.0 && tau < 4.0 * l) return l;
     double c = osc_softclip(s, 0.0, l, tau, tangents ? &slope : NULL, NULL);
     if (tangents) {
         double upper = tau > 0.0 ? osc_sigmoid(s - l, tau, NULL, NULL) : (s > l ? 1.0 : 0.0);
