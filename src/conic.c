@@ -661,18 +661,23 @@ static bool small_spd_solve(int k, double a[CONIC_MAX_VARIABLES][CONIC_MAX_VARIA
     return true;
 }
 
-bool conic_offset_start(const conic_problem* p, double barrier, double active_gap, double* x) {
+bool conic_offset_start(const conic_problem* p, double barrier, double active_gap, double* x,
+                        double* z) {
     int n = p->variables, l = p->orthant_rows;
     double s[CONIC_MAX_ROWS];
     primal_slack(p, x, s);
-    // the active blocks and their normals m_b: an orthant row's G_i, a cone's G_c^T J (s_c / s_c0)
+    // the active blocks and their normals m_b: an orthant row's G_i, a cone's G_c^T J (s_c / s_c0);
+    // block[b] is the row or the cone's first row, active[r] the block of row r (-1: inactive)
     double m[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
     bool is_cone[CONIC_MAX_VARIABLES];
+    int active[CONIC_MAX_ROWS];
     int k = 0;
     for (int i = 0; i < l; ++i) {
+        active[i] = -1;
         if (!(s[i] <= active_gap)) continue;
         if (k == n) return false;
         for (int j = 0; j < n; ++j) m[k][j] = p->G[i][j];
+        active[i] = k;
         is_cone[k++] = false;
     }
     for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++]) {
@@ -680,6 +685,7 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
         const double* sc = s + start;
         double s1 = 0.0;
         for (int i = 1; i < dim; ++i) s1 += sc[i] * sc[i];
+        active[start] = -1;
         if (!(sc[0] > 0.0) || !(sc[0] - sqrt(s1) <= active_gap)) continue;
         if (k == n) return false;
         double inverse_s0 = 1.0 / sc[0];
@@ -688,26 +694,27 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
             for (int i = 1; i < dim; ++i) value -= p->G[start + i][j] * sc[i] * inverse_s0;
             m[k][j] = value;
         }
+        active[start] = k;
         is_cone[k++] = true;
     }
     if (k == 0) return false;
     // the multipliers: sum_b z_b m_b = -c, by least squares (consistent at an exact optimum)
-    double gram[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], z[CONIC_MAX_VARIABLES];
+    double gram[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], multiplier[CONIC_MAX_VARIABLES];
     for (int a = 0; a < k; ++a) {
         for (int b = 0; b <= a; ++b) {
             double dot = 0.0;
             for (int j = 0; j < n; ++j) dot += m[a][j] * m[b][j];
             gram[a][b] = gram[b][a] = dot;
         }
-        z[a] = -m[a][p->objective];
+        multiplier[a] = -m[a][p->objective];
     }
     double factor[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
     memcpy(factor, gram, sizeof gram);
-    if (!small_spd_solve(k, factor, z)) return false;
+    if (!small_spd_solve(k, factor, multiplier)) return false;
     double residual = 0.0;
     for (int j = 0; j < n; ++j) {
         double value = j == p->objective ? 1.0 : 0.0;
-        for (int b = 0; b < k; ++b) value += z[b] * m[b][j];
+        for (int b = 0; b < k; ++b) value += multiplier[b] * m[b][j];
         residual = max2(residual, fabs(value));
     }
     if (!(residual <= 1e-6)) return false;
@@ -716,28 +723,47 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
     // mu s_0 / tau_c, z_c = tau_c J s / s_0); dx = sum_b w_b m_b, the least change that does it
     double w[CONIC_MAX_VARIABLES];
     for (int b = 0; b < k; ++b) {
-        if (!(z[b] > 0.0)) return false; // not strictly complementary
-        w[b] = -barrier / (is_cone[b] ? 2.0 * z[b] : z[b]);
+        if (!(multiplier[b] > 0.0)) return false; // not strictly complementary
+        w[b] = -barrier / (is_cone[b] ? 2.0 * multiplier[b] : multiplier[b]);
     }
     memcpy(factor, gram, sizeof gram);
     if (!small_spd_solve(k, factor, w)) return false;
     for (int j = 0; j < n; ++j)
         for (int b = 0; b < k; ++b) x[j] += w[b] * m[b][j];
+    // the dual: the multipliers on the active blocks (a cone's tau J s / s_0 at the moved point),
+    // barrier s^-1 elsewhere. Not barrier s^-1 throughout: an active block's s^T J s (or s_i) is of
+    // the order of the barrier and carries the rounding of s, 1e-16 of the data's scale, so its
+    // reciprocal would be off by 1e-6 relative, and the dual residual with it
+    primal_slack(p, x, s);
+    for (int i = 0; i < l; ++i) z[i] = active[i] >= 0 ? multiplier[active[i]] : barrier / s[i];
+    for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++]) {
+        int dim = p->cone_dim[c];
+        const double* sc = s + start;
+        double scale;
+        if (active[start] >= 0) {
+            scale = multiplier[active[start]] / sc[0];
+        } else {
+            double s1 = 0.0;
+            for (int i = 1; i < dim; ++i) s1 += sc[i] * sc[i];
+            scale = barrier / (sc[0] * sc[0] - s1);
+        }
+        z[start] = scale * sc[0];
+        for (int i = 1; i < dim; ++i) z[start + i] = -scale * sc[i];
+    }
     return true;
 }
 
 // s = h - G x (moved into the cone by (1 + violation) e when it is not inside) and the dual on
 // the central path through it, z = mu s^-1 (s o z = mu e), with mu a multiple of the one that
 // best satisfies G^T z = -c: a primal-feasible, perfectly centred start. With `at_barrier` the
-// multiple is the barrier itself (a start next to that central point, docs/dcol.md §3.5) and s
-// must be strictly inside: false otherwise.
-static bool centred_start(const conic_problem* p, double barrier, bool at_barrier,
-                          conic_state* state) {
+// dual is the one given in state->z (conic_offset_start, docs/dcol.md §3.5) and s must be
+// strictly inside: false otherwise.
+static bool centred_start(const conic_problem* p, bool at_barrier, conic_state* state) {
     int n = p->variables, l = p->orthant_rows;
     primal_slack(p, state->x, state->s);
     double violation = slack_violation(p, state->s);
+    if (at_barrier) return violation < 0.0;
     if (violation >= 0.0) {
-        if (at_barrier) return false;
         for (int i = 0; i < l; ++i) state->s[i] += 1.0 + violation;
         for (int k = 0, start = l; k < p->cone_count; start += p->cone_dim[k++])
             state->s[start] += 1.0 + violation;
@@ -752,21 +778,18 @@ static bool centred_start(const conic_problem* p, double barrier, bool at_barrie
         v[start] = state->s[start] * inverse;
         for (int i = 1; i < dim; ++i) v[start + i] = -state->s[start + i] * inverse;
     }
-    double mu = barrier;
-    if (!at_barrier) {
-        // mu = argmin |mu G^T v + c| = -(G^T v)_objective / |G^T v|^2
-        double gv[CONIC_MAX_VARIABLES] = {0};
-        for (int i = 0; i < p->rows; ++i)
-            for (int j = 0; j < n; ++j) gv[j] += p->G[i][j] * v[i];
-        double norm2 = 0.0;
-        for (int j = 0; j < n; ++j) norm2 += gv[j] * gv[j];
-        mu = norm2 > 0.0 ? -gv[p->objective] / norm2 : 1.0;
-        // three times that value: measured over the 49 pairs of test shapes, 12.6 iterations
-        // against 13.9 at once and 15.8 at a third of it
-        mu = mu > 0.0 && isfinite(mu) ? 3.0 * mu : 1.0;
-    }
+    // mu = argmin |mu G^T v + c| = -(G^T v)_objective / |G^T v|^2
+    double gv[CONIC_MAX_VARIABLES] = {0};
+    for (int i = 0; i < p->rows; ++i)
+        for (int j = 0; j < n; ++j) gv[j] += p->G[i][j] * v[i];
+    double norm2 = 0.0;
+    for (int j = 0; j < n; ++j) norm2 += gv[j] * gv[j];
+    double mu = norm2 > 0.0 ? -gv[p->objective] / norm2 : 1.0;
+    // three times that value: measured over the 49 pairs of test shapes, 12.6 iterations against
+    // 13.9 at once and 15.8 at a third of it
+    mu = mu > 0.0 && isfinite(mu) ? 3.0 * mu : 1.0;
     for (int i = 0; i < p->rows; ++i) v[i] *= mu;
-    return isfinite(mu);
+    return true;
 }
 
 // corrector_rhs on one cone: bz = r_z + W (lambda \ d)
@@ -819,7 +842,7 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
     int m = p->rows, l = p->orthant_rows, degree = l + p->cone_count;
     cone_grams_n(n, p, state);
     find_segments(p, state);
-    if (!centred_start(p, barrier, at_barrier, state)) {
+    if (!centred_start(p, at_barrier, state)) {
         state->iterations = 0;
         return osc_fail(OSC_ERR_NOT_CONVERGED, "osc_dcol: the start is not inside the cone");
     }

@@ -82,8 +82,9 @@ typedef struct conic_state {
 /// Solves `problem` to the central-path point of barrier parameter `barrier` (s o z = barrier e,
 /// to 1e-9 of it where rounding allows, with residuals below 1e-9 of the data's scale), starting
 /// from the primal point state->x (s = h - G x, moved into the cone if it is not inside, and the
-/// dual z = mu s^-1 on the central path). With `at_barrier`, mu is the barrier itself (for a start
-/// next to that central point) and a start not strictly inside fails at once. On return `state`
+/// dual z = mu s^-1 on the central path). With `at_barrier` the start is next to that central
+/// point: state->x and state->z are both given (conic_offset_start), s must be strictly inside
+/// (or it fails at once), and the stopping rule's centrality floor is tighter. On return `state`
 /// holds the iterate, its scaling and the factor of its normal matrix (for derivatives). Returns
 /// OSC_OK or OSC_ERR_NOT_CONVERGED.
 osc_status conic_solve(const conic_problem* problem, double barrier, int max_iterations,
@@ -93,10 +94,11 @@ osc_status conic_solve(const conic_problem* problem, double barrier, int max_ite
 /// `active_gap` are its active ones), to the first-order central point of `barrier`: every active
 /// orthant row's slack becomes barrier / z_i and every active cone's s^T J s becomes
 /// barrier s_0 / tau (its dual tau J s / s_0), by the least change of x, with the multipliers
-/// from G^T z = -c on the active blocks. False (x unchanged) when the active blocks are more than
-/// the variables or dependent, or their multipliers not all positive or not consistent.
-bool conic_offset_start(const conic_problem* problem, double barrier, double active_gap,
-                        double* x);
+/// from G^T z = -c on the active blocks; writes the matching dual to z [rows]. False (x
+/// unchanged) when the active blocks are more than the variables or dependent, or their
+/// multipliers not all positive or not consistent.
+bool conic_offset_start(const conic_problem* problem, double barrier, double active_gap, double* x,
+                        double* z);
 
 /// Returns how far h - G x is outside the cone (-(its smallest eigenvalue)); < 0 when strictly
 /// inside.

@@ -239,7 +239,7 @@ static bool finish_start(dcol_problem* dp, double sum, const osc_vec3 core[2],
     v[1] = x.y;
     v[2] = x.z;
     v[3] = alpha;
-    return conic_offset_start(&dp->conic, barrier, active_gap, v);
+    return conic_offset_start(&dp->conic, barrier, active_gap, v, dp->state.z);
 }
 
 // A cylinder's disc is not differentiable at n_e = e / (e . d), where its end faces the other body

@@ -583,9 +583,9 @@ static void flatten_result(const osc_dcol_result* r, double out[8]) {
 // - At the default barrier the general start accepts a stalled dual residual up to 1e-5 (§3.4),
 //   which moves its point by up to 1e-7 and its Jacobians by up to 1e-1; the support path converges
 //   fully. There alpha is compared (1e-9) and the point to 1e-6, and the support path's Jacobians
-//   against central differences of itself (step 1e-6): alpha and distance to 1e-7, point and normal
-//   to 1e-3, the differences' own noise for a point accurate to 1e-9 (measured 1.3e-9 and 2.5e-4;
-//   the general start's Jacobians are off by 1.6e-7 and 9e-2 on the same poses).
+//   against central differences of itself (step 1e-5): alpha and distance to 1e-7, point and normal
+//   to 1e-3, ten times the differences' own noise for a point and normal accurate to 1e-9; the
+//   general start's Jacobians are off by 1.6e-7 and 9e-2 on such poses.
 static void test_support_pairs_match_general_solver(void) {
     test_rng rng = {21};
     double barriers[3] = {1e-10, 1e-6, 1e-3};
@@ -637,7 +637,7 @@ static void test_support_pairs_match_general_solver(void) {
                 double norm[8] = {0}, error[8] = {0};
                 bool same_path = true;
                 for (int c = 0; c < 12; ++c) {
-                    const double h = 1e-6;
+                    const double h = 1e-5;
                     double step[6] = {0}, back[6] = {0};
                     step[c % 6] = h;
                     back[c % 6] = -h;
