@@ -718,6 +718,41 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
         residual = max2(residual, fabs(value));
     }
     if (!(residual <= 1e-6)) return false;
+    // the inactive blocks' central duals barrier s^-1 push with f = G^T z over them; the part of f
+    // the active blocks span shifts their multipliers (least squares, first order in the barrier):
+    // a vertex among near faces otherwise starts with a dual residual of barrier / the nearest
+    // inactive gap, just above the stopping rule's. The rest of f moves x along the curvature,
+    // which the re-centring step does.
+    double f[CONIC_MAX_VARIABLES] = {0};
+    for (int i = 0; i < l; ++i)
+        if (active[i] < 0)
+            for (int j = 0; j < n; ++j) f[j] += p->G[i][j] * (barrier / s[i]);
+    for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++]) {
+        if (active[start] >= 0) continue;
+        int dim = p->cone_dim[c];
+        const double* sc = s + start;
+        double s1 = 0.0;
+        for (int i = 1; i < dim; ++i) s1 += sc[i] * sc[i];
+        double scale = barrier / (sc[0] * sc[0] - s1);
+        for (int j = 0; j < n; ++j) {
+            double value = p->G[start][j] * sc[0];
+            for (int i = 1; i < dim; ++i) value -= p->G[start + i][j] * sc[i];
+            f[j] += scale * value;
+        }
+    }
+    double shift[CONIC_MAX_VARIABLES];
+    for (int b = 0; b < k; ++b) {
+        double dot = 0.0;
+        for (int j = 0; j < n; ++j) dot -= m[b][j] * f[j];
+        shift[b] = dot;
+    }
+    memcpy(factor, gram, sizeof gram);
+    if (small_spd_solve(k, factor, shift)) {
+        bool positive = true;
+        for (int b = 0; b < k; ++b) positive = positive && multiplier[b] + shift[b] > 0.0;
+        if (positive)
+            for (int b = 0; b < k; ++b) multiplier[b] += shift[b];
+    }
     // the first-order central offsets: m_i . dx = -mu / z_i on an active orthant row (its slack
     // becomes mu / z_i), m_c . dx = -mu / (2 tau_c) on an active cone (s^T J s becomes
     // mu s_0 / tau_c, z_c = tau_c J s / s_0); dx = sum_b w_b m_b, the least change that does it
