@@ -667,7 +667,7 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
     double s[CONIC_MAX_ROWS];
     primal_slack(p, x, s);
     // the active blocks and their normals m_b: an orthant row's G_i, a cone's G_c^T J (s_c / s_c0);
-    // block[b] is the row or the cone's first row, active[r] the block of row r (-1: inactive)
+    // active[r] is the block of row r (a cone's first row; -1: inactive)
     double m[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
     bool is_cone[CONIC_MAX_VARIABLES];
     int active[CONIC_MAX_ROWS];
@@ -686,7 +686,8 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
         double s1 = 0.0;
         for (int i = 1; i < dim; ++i) s1 += sc[i] * sc[i];
         active[start] = -1;
-        if (!(sc[0] > 0.0) || !(sc[0] - sqrt(s1) <= active_gap)) continue;
+        if (!(sc[0] > active_gap)) return false; // at the cone's apex: not handled
+        if (!(sc[0] - sqrt(s1) <= active_gap)) continue;
         if (k == n) return false;
         double inverse_s0 = 1.0 / sc[0];
         for (int j = 0; j < n; ++j) {

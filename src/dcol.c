@@ -8,7 +8,7 @@
 #include <string.h>
 
 // re-centring steps allowed from the support path's start before the general start is tried
-static const int SMOOTH_MAX_ITERATIONS = 8;
+static const int SUPPORT_MAX_ITERATIONS = 8;
 
 // the gap below which a row or cone of an exact optimum counts as active
 static const double ACTIVE_GAP = 1e-9;
@@ -183,8 +183,8 @@ osc_status dcol_solve(const char* function, const osc_convex* a, osc_pose* pose_
     status = OSC_ERR_NOT_CONVERGED;
     if (dcol_support_path && dcol_has_support_path(a) && dcol_has_support_path(b) &&
         dcol_support_start(dp, settings.tolerance, ACTIVE_GAP)) {
-        int limit = settings.max_iterations < SMOOTH_MAX_ITERATIONS ? settings.max_iterations
-                                                                    : SMOOTH_MAX_ITERATIONS;
+        int limit = settings.max_iterations < SUPPORT_MAX_ITERATIONS ? settings.max_iterations
+                                                                    : SUPPORT_MAX_ITERATIONS;
         status = conic_solve(&dp->conic, settings.tolerance, limit, settings.regularization, true,
                              state);
     }
