@@ -490,20 +490,26 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
         if (pl->derivatives) point_tangents(d, corners, a, da);
         return finish(pl, d, a, da, out);
     }
-    osc_vec3 t = osc_scale(e, 1.0 / l);
+    osc_vec3 t = osc_scale(e, 1.0 / l), p;
     // first without tangents: most edges end beyond d_max; one that does not is traced again with
-    // them (the same steps give the same bits)
-    double traced[2];
-    trace_both(pl, d, a, b, t, phi_a, phi_b, traced);
-    double s = traced[0], u = traced[1];
-    double sc = clip(pl, s, l, false, NULL, NULL, NULL), uc = clip(pl, u, l, false, NULL, NULL, NULL);
-    // midpoint p = (a + b) / 2 + (sc - uc) t / 2 (eq. P)
-    osc_vec3 p = osc_add_scaled(osc_scale(osc_add(a, b), 0.5), t, 0.5 * (sc - uc));
-    if (beyond_by_value(pl, d, p)) {
-        saturate(pl, out);
-        return false;
+    // them (the same steps give the same bits). An osc_sdf body, whose pass without tangents
+    // evaluates the gradient anyway (pass_value) and costs far more than the tangents, is traced
+    // once, with them.
+    bool value_first = d->s->grid || !pl->derivatives;
+    double s = 0.0, u = 0.0, sc = 0.0, uc = 0.0;
+    if (value_first) {
+        double traced[2];
+        trace_both(pl, d, a, b, t, phi_a, phi_b, traced);
+        s = traced[0], u = traced[1];
+        sc = clip(pl, s, l, false, NULL, NULL, NULL), uc = clip(pl, u, l, false, NULL, NULL, NULL);
+        // midpoint p = (a + b) / 2 + (sc - uc) t / 2 (eq. P)
+        p = osc_add_scaled(osc_scale(osc_add(a, b), 0.5), t, 0.5 * (sc - uc));
+        if (beyond_by_value(pl, d, p)) {
+            saturate(pl, out);
+            return false;
+        }
+        if (!pl->derivatives) return finish(pl, d, p, NULL, out);
     }
-    if (!pl->derivatives) return finish(pl, d, p, NULL, out);
     osc_vec3 ga, gb;
     corner_value(pl, d, vertex_a, a, &ga);
     corner_value(pl, d, vertex_b, b, &gb);
@@ -519,12 +525,19 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
         dt[2][j] = (de[2] - t.z * dl[j]) / l;
     }
     double ds[COLUMNS], du[COLUMNS], dneg[3][COLUMNS], dsc[COLUMNS], duc[COLUMNS];
-    trace(pl, d, a, t, phi_a, ga, da, dt, ds);
+    s = trace(pl, d, a, t, phi_a, ga, da, dt, ds);
     for (int k = 0; k < 3; ++k)
         for (int j = 0; j < COLUMNS; ++j) dneg[k][j] = -dt[k][j];
-    trace(pl, d, b, osc_neg(t), phi_b, gb, db, dneg, du);
-    clip(pl, s, l, true, ds, dl, dsc);
-    clip(pl, u, l, true, du, dl, duc);
+    u = trace(pl, d, b, osc_neg(t), phi_b, gb, db, dneg, du);
+    sc = clip(pl, s, l, true, ds, dl, dsc);
+    uc = clip(pl, u, l, true, du, dl, duc);
+    if (!value_first) {
+        p = osc_add_scaled(osc_scale(osc_add(a, b), 0.5), t, 0.5 * (sc - uc));
+        if (beyond_by_value(pl, d, p)) {
+            saturate(pl, out);
+            return false;
+        }
+    }
     double dp[3][COLUMNS];
     {
         double tv[3] = {t.x, t.y, t.z};
