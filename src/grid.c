@@ -261,6 +261,21 @@ static inline grid_pair grid_pair_load(const double* p) {
 }
 #endif
 
+#if defined(__x86_64__) && defined(__GNUC__)
+// AVX kernels (below) chosen at run time: the library itself is built for any x86-64
+#define GRID_AVX 1
+#define GRID_AVX_INLINE static inline __attribute__((target("avx"), always_inline))
+
+// four doubles, one AVX register: four z layers of a column, or the four fields of a coefficient
+typedef double grid_quad __attribute__((vector_size(32)));
+
+static inline bool grid_have_avx(void) {
+    return __builtin_cpu_supports("avx");
+}
+
+static void grid_contract_fields_avx(const osc_grid* grid, osc_vec3 x, int order, jet* out);
+#endif
+
 // the value weights alone (bspline_weights' first row), with the four divisions by 6 two at a time
 static inline void bspline_values(double t, double w[4]) {
     double t2 = t * t, t3 = t2 * t, u = 1.0 - t;
@@ -458,6 +473,12 @@ OSC_FORCE_INLINE void grid_contract_fields(const osc_grid* grid, osc_vec3 x, int
 // grid_contract of the four fields, order 0 or 1
 OSC_FORCE_INLINE void grid_contract4(const osc_grid* grid, osc_vec3 x, int order, jet* out) {
 #if defined(__GNUC__)
+#ifdef GRID_AVX
+    if (grid_have_avx()) {
+        grid_contract_fields_avx(grid, x, order, out);
+        return;
+    }
+#endif
     grid_contract_fields(grid, x, order, out);
 #else
     grid_contract(grid, x, order, OSC_GRID_FIELDS, out);
@@ -509,6 +530,18 @@ OSC_FORCE_INLINE void grid_fields(const osc_grid* grid, osc_vec3 x, int order, i
     if (field_count == OSC_GRID_FIELDS && order <= 1) grid_contract4(grid, c, order, fields);
     else grid_contract(grid, c, order, field_count, fields);
     continue_outside(x, c, outside, order, &fields[0]);
+}
+
+// the continuation outside the grid of a distance (and gradient) at c = clamp(x), as continue_outside
+OSC_FORCE_INLINE double distance_outside(osc_vec3 x, osc_vec3 c, const int outside[3], double value,
+                                         double gradient[3]) {
+    if (!outside[0] && !outside[1] && !outside[2]) return value;
+    double u[3] = {x.x - c.x, x.y - c.y, x.z - c.z};
+    double d = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    if (gradient)
+        for (int a = 0; a < 3; ++a)
+            if (outside[a]) gradient[a] = u[a] / d;
+    return value + d;
 }
 
 // the distance and, when `gradient` is not NULL, its gradient (orders 0 and 1): the 64-term sums
@@ -611,28 +644,178 @@ OSC_FORCE_INLINE double grid_distance_fast(const osc_grid* grid, osc_vec3 x, dou
     }
 #endif
     if (gradient) gradient[0] = gx, gradient[1] = gy, gradient[2] = gz;
-    if (!outside[0] && !outside[1] && !outside[2]) return value;
-    // the continuation outside the grid, as continue_outside
-    double u[3] = {x.x - c.x, x.y - c.y, x.z - c.z};
-    double d = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
-    if (gradient)
-        for (int a = 0; a < 3; ++a)
-            if (outside[a]) gradient[a] = u[a] / d;
-    return value + d;
+    return distance_outside(x, c, outside, value, gradient);
 }
 
+// ---------------------------------------------------------------------------------------------
+// AVX kernels, chosen at run time (the library itself is built for any x86-64): the same sums as
+// the SSE2 pairs above, lane by lane and in the same order, four lanes wide. AVX has no fused
+// multiply-add (FMA3 is a separate feature, never enabled here), so every product and sum is
+// rounded as before and the bits are the SSE2 and scalar paths' (docs/grid.md).
+
+#ifdef GRID_AVX
+
+GRID_AVX_INLINE grid_quad grid_quad_load(const double* p) {
+    grid_quad v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+GRID_AVX_INLINE grid_quad grid_quad_splat(double v) {
+    return (grid_quad){v, v, v, v};
+}
+
+// locate() and the value (and, with `slopes`, first-derivative) weights of the three axes, lane a
+// of each register being axis a: the expressions of bspline_pair and bspline_values, so the bits
+// are theirs. values[k][a] is the weight of offset k along axis a.
+GRID_AVX_INLINE void grid_weights_avx(const osc_grid* grid, osc_vec3 c, int cell[3], grid_quad values[4],
+                                      grid_quad slopes[4]) {
+    grid_quad p = {c.x - grid->origin.x, c.y - grid->origin.y, c.z - grid->origin.z, 0.0};
+    grid_quad u = p / grid->cell;
+    double t[3];
+    for (int a = 0; a < 3; ++a) { // as locate()
+        int i = u[a] < grid->last_cell[a] ? (u[a] >= 0.0 ? (int)u[a] : 0) : grid->cells[a] - 1;
+        cell[a] = i;
+        t[a] = u[a] - i;
+    }
+    grid_quad tq = {t[0], t[1], t[2], t[2]};
+    grid_quad t2 = tq * tq, t3 = t2 * tq, r = 1.0 - tq;
+    values[0] = r * r * r / 6.0;
+    values[1] = (3.0 * t3 - 6.0 * t2 + 4.0) / 6.0;
+    values[2] = (-3.0 * t3 + 3.0 * t2 + 3.0 * tq + 1.0) / 6.0;
+    values[3] = t3 / 6.0;
+    if (!slopes) return;
+    double inv_h = 1.0 / grid->cell;
+    slopes[0] = -0.5 * r * r * inv_h;
+    slopes[1] = (1.5 * t2 - 2.0 * tq) * inv_h;
+    slopes[2] = (-1.5 * t2 + tq + 0.5) * inv_h;
+    slopes[3] = 0.5 * t2 * inv_h;
+}
+
+// grid_distance_fast with each (x, y) column's four z layers in one register
+GRID_AVX_INLINE double grid_distance_avx(const osc_grid* grid, osc_vec3 x, double gradient[3]) {
+    int outside[3], cell[3];
+    osc_vec3 c = clamp_to_grid(grid, x, outside);
+    grid_quad values[4], slopes[4];
+    grid_weights_avx(grid, c, cell, values, gradient ? slopes : NULL);
+    size_t ny = (size_t)grid->cells[1] + 3, nz = (size_t)grid->cells[2] + 3, stride_x = ny * nz;
+    const double* base = grid->distance + ((size_t)cell[0] * ny + (size_t)cell[1]) * nz + (size_t)cell[2];
+    grid_quad wx0 = grid_quad_splat(values[0][0]), wx1 = grid_quad_splat(values[1][0]);
+    grid_quad wx2 = grid_quad_splat(values[2][0]), wx3 = grid_quad_splat(values[3][0]);
+    grid_quad zero = {0.0, 0.0, 0.0, 0.0}, plane = zero, plane_x = zero, plane_y = zero;
+    for (int j = 0; j < 4; ++j) {
+        const double* at = base + (size_t)j * nz;
+        grid_quad wy = grid_quad_splat(values[j][1]);
+        grid_quad l0 = grid_quad_load(at), l1 = grid_quad_load(at + stride_x);
+        grid_quad l2 = grid_quad_load(at + 2 * stride_x), l3 = grid_quad_load(at + 3 * stride_x);
+        grid_quad line = l0 * wx0 + l1 * wx1 + l2 * wx2 + l3 * wx3;
+        plane += line * wy;
+        if (gradient) {
+            grid_quad dx0 = grid_quad_splat(slopes[0][0]), dx1 = grid_quad_splat(slopes[1][0]);
+            grid_quad dx2 = grid_quad_splat(slopes[2][0]), dx3 = grid_quad_splat(slopes[3][0]);
+            plane_x += (l0 * dx0 + l1 * dx1 + l2 * dx2 + l3 * dx3) * wy;
+            plane_y += line * grid_quad_splat(slopes[j][1]);
+        }
+    }
+    grid_quad wz = {values[0][2], values[1][2], values[2][2], values[3][2]};
+    grid_quad layers = plane * wz;
+    double value = 0.0;
+    value = value + layers[0] + layers[1] + layers[2] + layers[3];
+    if (gradient) {
+        grid_quad dz = {slopes[0][2], slopes[1][2], slopes[2][2], slopes[3][2]};
+        grid_quad lx = plane_x * wz, ly = plane_y * wz, lz = plane * dz;
+        double gx = 0.0, gy = 0.0, gz = 0.0;
+        gradient[0] = gx + lx[0] + lx[1] + lx[2] + lx[3];
+        gradient[1] = gy + ly[0] + ly[1] + ly[2] + ly[3];
+        gradient[2] = gz + lz[0] + lz[1] + lz[2] + lz[3];
+    }
+    return distance_outside(x, c, outside, value, gradient);
+}
+
+__attribute__((target("avx"), noinline)) static double grid_distance_value_avx(const osc_grid* grid, osc_vec3 x) {
+    return grid_distance_avx(grid, x, NULL);
+}
+
+__attribute__((target("avx"), noinline)) static double grid_distance_gradient_avx(const osc_grid* grid, osc_vec3 x,
+                                                                                  double gradient[3]) {
+    return grid_distance_avx(grid, x, gradient);
+}
+
+__attribute__((target("avx"), noinline)) static void grid_distance_pair_avx(const osc_grid* grid, osc_vec3 x0,
+                                                                            osc_vec3 x1, double out[2]) {
+    out[0] = grid_distance_avx(grid, x0, NULL), out[1] = grid_distance_avx(grid, x1, NULL);
+}
+
+// grid_contract_fields with the four fields of a coefficient in one register
+__attribute__((target("avx"), noinline)) static void grid_contract_fields_avx(const osc_grid* grid, osc_vec3 x,
+                                                                              int order, jet* out) {
+    int cell[3];
+    grid_quad values[4], slopes[4];
+    grid_weights_avx(grid, x, cell, values, slopes);
+    enum { V, GX, GY, GZ, TERMS };
+    grid_quad zero = {0.0, 0.0, 0.0, 0.0}, acc[TERMS], wx0[4], wx1[4];
+    for (int a = 0; a < 4; ++a) {
+        wx0[a] = grid_quad_splat(values[a][0]);
+        wx1[a] = grid_quad_splat(slopes[a][0]);
+    }
+    for (int k = 0; k < TERMS; ++k) acc[k] = zero;
+    for (int c = 0; c < 4; ++c) {
+        grid_quad plane_v = zero, plane_x = zero, plane_y = zero;
+        for (int b = 0; b < 4; ++b) {
+            const double* row = coefficient(grid, cell[0] - 1, cell[1] - 1 + b, cell[2] - 1 + c);
+            grid_quad wy0 = grid_quad_splat(values[b][1]), wy1 = grid_quad_splat(slopes[b][1]);
+            grid_quad x0 = zero, x1 = zero;
+            for (int a = 0; a < 4; ++a) {
+                grid_quad coef = grid_quad_load(row + OSC_GRID_FIELDS * a);
+                x0 += coef * wx0[a];
+                if (order >= 1) x1 += coef * wx1[a];
+            }
+            plane_v += x0 * wy0;
+            if (order >= 1) {
+                plane_x += x1 * wy0;
+                plane_y += x0 * wy1;
+            }
+        }
+        grid_quad wz0 = grid_quad_splat(values[c][2]), wz1 = grid_quad_splat(slopes[c][2]);
+        acc[V] += plane_v * wz0;
+        if (order >= 1) {
+            acc[GX] += plane_x * wz0;
+            acc[GY] += plane_y * wz0;
+            acc[GZ] += plane_v * wz1;
+        }
+    }
+    for (int f = 0; f < OSC_GRID_FIELDS; ++f) {
+        out[f] = jet_const(acc[V][f], order);
+        if (order >= 1)
+            for (int k = 0; k < 3; ++k) out[f].g[k] = acc[GX + k][f];
+    }
+}
+#endif
+
 static double grid_distance_value(const osc_grid* grid, osc_vec3 x) {
+#ifdef GRID_AVX
+    if (grid_have_avx()) return grid_distance_value_avx(grid, x);
+#endif
     return grid_distance_fast(grid, x, NULL);
 }
 
 void grid_distance_pair(const osc_grid* grid, osc_vec3 x0, osc_vec3 x1, double out[2]) {
     // both inlined into one block: the two independent dependency chains overlap
-    double v0 = grid_distance_fast(grid, x0, NULL), v1 = grid_distance_fast(grid, x1, NULL);
+    double v[2];
+#ifdef GRID_AVX
+    if (grid_have_avx()) grid_distance_pair_avx(grid, x0, x1, v);
+    else
+#endif
+        v[0] = grid_distance_fast(grid, x0, NULL), v[1] = grid_distance_fast(grid, x1, NULL);
+    double v0 = v[0], v1 = v[1];
     out[0] = isnan(x0.x) || isnan(x0.y) || isnan(x0.z) ? NAN : v0; // as osc_grid_eval
     out[1] = isnan(x1.x) || isnan(x1.y) || isnan(x1.z) ? NAN : v1;
 }
 
 static double grid_distance_gradient(const osc_grid* grid, osc_vec3 x, double gradient[3]) {
+#ifdef GRID_AVX
+    if (grid_have_avx()) return grid_distance_gradient_avx(grid, x, gradient);
+#endif
     return grid_distance_fast(grid, x, gradient);
 }
 
