@@ -274,6 +274,8 @@ static inline bool grid_have_avx(void) {
 }
 
 static void grid_contract_fields_avx(const osc_grid* grid, osc_vec3 x, int order, jet* out);
+
+#include <immintrin.h>
 #endif
 
 // the value weights alone (bspline_weights' first row), with the four divisions by 6 two at a time
@@ -665,39 +667,54 @@ GRID_AVX_INLINE grid_quad grid_quad_splat(double v) {
     return (grid_quad){v, v, v, v};
 }
 
-// locate() and the value (and, with `slopes`, first-derivative) weights of the three axes, lane a
-// of each register being axis a: the expressions of bspline_pair and bspline_values, so the bits
-// are theirs. values[k][a] is the weight of offset k along axis a.
-GRID_AVX_INLINE void grid_weights_avx(const osc_grid* grid, osc_vec3 c, int cell[3], grid_quad values[4],
-                                      grid_quad slopes[4]) {
-    grid_quad p = {c.x - grid->origin.x, c.y - grid->origin.y, c.z - grid->origin.z, 0.0};
-    grid_quad u = p / grid->cell;
-    double t[3];
-    for (int a = 0; a < 3; ++a) { // as locate()
-        int i = u[a] < grid->last_cell[a] ? (u[a] >= 0.0 ? (int)u[a] : 0) : grid->cells[a] - 1;
-        cell[a] = i;
-        t[a] = u[a] - i;
-    }
-    grid_quad tq = {t[0], t[1], t[2], t[2]};
+// clamp_to_grid and locate() on the three axes at once (lane a: axis a): returns the clamped axes
+// as bits 0-2 and sets *clamped to c = clamp(x). Lane by lane the scalar comparisons and
+// selections, so c, the cell and t are theirs: past the clamp u = (c - origin) / h is >= 0 or NaN,
+// where truncation is floor and equals the scalar's (double)(int)u (the + 0.0 turns a truncated
+// -0.0 into the +0.0 that conversion gives). Then the value weights (and, with `slopes`, the first
+// derivatives) of c's cell, values[k][a] for offset k along axis a: the expressions of
+// bspline_pair and bspline_values, so the bits are theirs.
+GRID_AVX_INLINE int grid_place_avx(const osc_grid* grid, osc_vec3 x, osc_vec3* clamped, int cell[3],
+                                   grid_quad values[4], grid_quad slopes[4]) {
+    __m256d xq = _mm256_setr_pd(x.x, x.y, x.z, 0.0);
+    __m256d lo = _mm256_setr_pd(grid->origin.x, grid->origin.y, grid->origin.z, 0.0);
+    __m256d hi = _mm256_setr_pd(grid->upper[0], grid->upper[1], grid->upper[2], 0.0);
+    __m256d below = _mm256_cmp_pd(xq, lo, _CMP_LT_OQ), above = _mm256_cmp_pd(xq, hi, _CMP_GT_OQ);
+    __m256d c = _mm256_blendv_pd(_mm256_blendv_pd(xq, hi, above), lo, below);
+    int outside = _mm256_movemask_pd(_mm256_or_pd(below, above)) & 7;
+    double cs[4];
+    _mm256_storeu_pd(cs, c);
+    *clamped = osc_v3(cs[0], cs[1], cs[2]);
+    __m256d u = _mm256_div_pd(_mm256_sub_pd(c, lo), _mm256_set1_pd(grid->cell));
+    __m256d last = _mm256_setr_pd(grid->last_cell[0], grid->last_cell[1], grid->last_cell[2], 0.0);
+    __m256d whole = _mm256_add_pd(_mm256_round_pd(u, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), _mm256_setzero_pd());
+    __m256d floor_u = _mm256_blendv_pd(last, whole, _mm256_cmp_pd(u, last, _CMP_LT_OQ));
+    int index[4];
+    _mm_storeu_si128((__m128i*)index, _mm256_cvttpd_epi32(floor_u));
+    cell[0] = index[0], cell[1] = index[1], cell[2] = index[2];
+    grid_quad tq;
+    __m256d t = _mm256_sub_pd(u, floor_u);
+    memcpy(&tq, &t, sizeof tq);
     grid_quad t2 = tq * tq, t3 = t2 * tq, r = 1.0 - tq;
     values[0] = r * r * r / 6.0;
     values[1] = (3.0 * t3 - 6.0 * t2 + 4.0) / 6.0;
     values[2] = (-3.0 * t3 + 3.0 * t2 + 3.0 * tq + 1.0) / 6.0;
     values[3] = t3 / 6.0;
-    if (!slopes) return;
+    if (!slopes) return outside;
     double inv_h = 1.0 / grid->cell;
     slopes[0] = -0.5 * r * r * inv_h;
     slopes[1] = (1.5 * t2 - 2.0 * tq) * inv_h;
     slopes[2] = (-1.5 * t2 + tq + 0.5) * inv_h;
     slopes[3] = 0.5 * t2 * inv_h;
+    return outside;
 }
 
 // grid_distance_fast with each (x, y) column's four z layers in one register
 GRID_AVX_INLINE double grid_distance_avx(const osc_grid* grid, osc_vec3 x, double gradient[3]) {
-    int outside[3], cell[3];
-    osc_vec3 c = clamp_to_grid(grid, x, outside);
+    int cell[3];
+    osc_vec3 c;
     grid_quad values[4], slopes[4];
-    grid_weights_avx(grid, c, cell, values, gradient ? slopes : NULL);
+    int clamped = grid_place_avx(grid, x, &c, cell, values, gradient ? slopes : NULL);
     size_t ny = (size_t)grid->cells[1] + 3, nz = (size_t)grid->cells[2] + 3, stride_x = ny * nz;
     const double* base = grid->distance + ((size_t)cell[0] * ny + (size_t)cell[1]) * nz + (size_t)cell[2];
     grid_quad wx0 = grid_quad_splat(values[0][0]), wx1 = grid_quad_splat(values[1][0]);
@@ -729,6 +746,8 @@ GRID_AVX_INLINE double grid_distance_avx(const osc_grid* grid, osc_vec3 x, doubl
         gradient[1] = gy + ly[0] + ly[1] + ly[2] + ly[3];
         gradient[2] = gz + lz[0] + lz[1] + lz[2] + lz[3];
     }
+    if (!clamped) return value;
+    int outside[3] = {clamped & 1, (clamped >> 1) & 1, (clamped >> 2) & 1};
     return distance_outside(x, c, outside, value, gradient);
 }
 
@@ -750,8 +769,9 @@ __attribute__((target("avx"), noinline)) static void grid_distance_pair_avx(cons
 __attribute__((target("avx"), noinline)) static void grid_contract_fields_avx(const osc_grid* grid, osc_vec3 x,
                                                                               int order, jet* out) {
     int cell[3];
+    osc_vec3 same; // x itself: it lies in the grid
     grid_quad values[4], slopes[4];
-    grid_weights_avx(grid, x, cell, values, slopes);
+    grid_place_avx(grid, x, &same, cell, values, slopes);
     enum { V, GX, GY, GZ, TERMS };
     grid_quad zero = {0.0, 0.0, 0.0, 0.0}, acc[TERMS], wx0[4], wx1[4];
     for (int a = 0; a < 4; ++a) {
