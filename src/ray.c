@@ -680,20 +680,20 @@ static inline wide3 w_add_scaled(wide3 a, wide3 b, wide s) {
     wide3 r = {w_add(a.x, w_mul(s, b.x)), w_add(a.y, w_mul(s, b.y)), w_add(a.z, w_mul(s, b.z))};
     return r;
 }
+// m0 a.x + m1 a.y + m2 a.z: one row of a matrix product, in the order of osc_mat3_apply
+static inline wide w_row(double m0, double m1, double m2, wide3 a) {
+    return w_add(w_add(w_mul(w_set(m0), a.x), w_mul(w_set(m1), a.y)), w_mul(w_set(m2), a.z));
+}
 // R^T a (osc_mat3_apply_transpose)
 static inline wide3 w_apply_transpose(const osc_mat3* m, wide3 a) {
-    wide3 r;
-    r.x = w_add(w_add(w_mul(w_set(m->m[0][0]), a.x), w_mul(w_set(m->m[1][0]), a.y)), w_mul(w_set(m->m[2][0]), a.z));
-    r.y = w_add(w_add(w_mul(w_set(m->m[0][1]), a.x), w_mul(w_set(m->m[1][1]), a.y)), w_mul(w_set(m->m[2][1]), a.z));
-    r.z = w_add(w_add(w_mul(w_set(m->m[0][2]), a.x), w_mul(w_set(m->m[1][2]), a.y)), w_mul(w_set(m->m[2][2]), a.z));
+    wide3 r = {w_row(m->m[0][0], m->m[1][0], m->m[2][0], a), w_row(m->m[0][1], m->m[1][1], m->m[2][1], a),
+               w_row(m->m[0][2], m->m[1][2], m->m[2][2], a)};
     return r;
 }
 // R a (osc_mat3_apply)
 static inline wide3 w_apply(const osc_mat3* m, wide3 a) {
-    wide3 r;
-    r.x = w_add(w_add(w_mul(w_set(m->m[0][0]), a.x), w_mul(w_set(m->m[0][1]), a.y)), w_mul(w_set(m->m[0][2]), a.z));
-    r.y = w_add(w_add(w_mul(w_set(m->m[1][0]), a.x), w_mul(w_set(m->m[1][1]), a.y)), w_mul(w_set(m->m[1][2]), a.z));
-    r.z = w_add(w_add(w_mul(w_set(m->m[2][0]), a.x), w_mul(w_set(m->m[2][1]), a.y)), w_mul(w_set(m->m[2][2]), a.z));
+    wide3 r = {w_row(m->m[0][0], m->m[0][1], m->m[0][2], a), w_row(m->m[1][0], m->m[1][1], m->m[1][2], a),
+               w_row(m->m[2][0], m->m[2][1], m->m[2][2], a)};
     return r;
 }
 
