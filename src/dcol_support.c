@@ -184,16 +184,16 @@ static bool face_contains(support_body* body, const plane_vector* points, plane_
             plane_vector e = {points[j].u - pi.u, points[j].v - pi.v};
             double length2 = e.u * e.u + e.v * e.v;
             if (!(length2 > 1e-24 * size * size)) continue;
+            double tolerance = 1e-12 * size * sqrt(length2); // on the side products below
             int above = 0, below = 0;
             for (int k = 0; k < count; ++k) {
                 double side = e.u * (points[k].v - pi.v) - e.v * (points[k].u - pi.u);
-                above += side > 1e-12 * size * sqrt(length2);
-                below += side < -1e-12 * size * sqrt(length2);
+                above += side > tolerance;
+                below += side < -tolerance;
             }
             if (above > 0 && below > 0) continue; // not a hull edge
             double side_q = e.u * (q.v - pi.v) - e.v * (q.u - pi.u);
-            bool outside = (above > 0 && side_q < -1e-12 * size * sqrt(length2)) ||
-                           (below > 0 && side_q > 1e-12 * size * sqrt(length2));
+            bool outside = (above > 0 && side_q < -tolerance) || (below > 0 && side_q > tolerance);
             if (!outside) continue;
             inside = false;
             double along = (e.u * (q.u - pi.u) + e.v * (q.v - pi.v)) / length2;
