@@ -95,26 +95,29 @@ static void assemble(dcol_problem* dp, const osc_convex* a, osc_pose pose_a, con
 // ---------------------------------------------------------------------------------------------
 // argument checks
 
-static osc_status check_pose(const char* function, const char* name, osc_pose pose) {
-    if (!osc_vec3_is_finite(pose.p))
+// checks a pose and normalises its quaternion in place (osc_quat_normalize's operations, with
+// the norm taken once)
+static osc_status check_pose(const char* function, const char* name, osc_pose* pose) {
+    if (!osc_vec3_is_finite(pose->p))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s.p is not finite", function, name);
-    if (!osc_quat_is_normalizable(pose.q))
+    osc_quat q = pose->q;
+    double norm = osc_quat_norm(q);
+    if (!(isfinite(norm) && norm > 1e-150))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: %s.q = (%g, %g, %g, %g) cannot be normalised", function, name,
-                        pose.q.w, pose.q.x, pose.q.y, pose.q.z);
+                        "%s: %s.q = (%g, %g, %g, %g) cannot be normalised", function, name, q.w,
+                        q.x, q.y, q.z);
+    double inverse = 1.0 / norm;
+    pose->q = (osc_quat){q.w * inverse, q.x * inverse, q.y * inverse, q.z * inverse};
     return OSC_OK;
 }
 
-static osc_status check_query(const char* function, const osc_convex* a, osc_pose* pose_a,
-                              const osc_convex* b, osc_pose* pose_b,
-                              const osc_dcol_settings* settings) {
+osc_status dcol_check_query(const char* function, const osc_convex* a, osc_pose* pose_a,
+                            const osc_convex* b, osc_pose* pose_b, const osc_dcol_settings* settings) {
     if (!a || !b)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s is NULL", function, a ? "b" : "a");
-    osc_status status = check_pose(function, "pose_a", *pose_a);
-    if (status == OSC_OK) status = check_pose(function, "pose_b", *pose_b);
+    osc_status status = check_pose(function, "pose_a", pose_a);
+    if (status == OSC_OK) status = check_pose(function, "pose_b", pose_b);
     if (status != OSC_OK) return status;
-    pose_a->q = osc_quat_normalize(pose_a->q);
-    pose_b->q = osc_quat_normalize(pose_b->q);
     if (!(settings->tolerance >= 1e-12 && settings->tolerance <= 1e-1))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                         "%s: settings.tolerance is %g; it must lie in [1e-12, 0.1]", function,
@@ -170,13 +173,12 @@ static bool is_smooth(const osc_convex* shape) {
     return shape->kind == OSC_CONVEX_SPHERE || shape->kind == OSC_CONVEX_ELLIPSOID;
 }
 
-osc_status dcol_solve(const char* function, const osc_convex* a, osc_pose* pose_a,
-                      const osc_convex* b, osc_pose* pose_b, const osc_dcol_settings* settings_in,
+osc_status dcol_solve(const char* function, const osc_dcol_settings* settings_in,
+                      const osc_convex* a, osc_pose pose_a, const osc_convex* b, osc_pose pose_b,
                       osc_dcol_warm_start* warm, dcol_problem* dp) {
-    osc_dcol_settings settings = settings_in ? *settings_in : osc_dcol_settings_default();
-    osc_status status = check_query(function, a, pose_a, b, pose_b, &settings);
-    if (status != OSC_OK) return status;
-    assemble(dp, a, *pose_a, b, *pose_b);
+    const osc_dcol_settings settings = *settings_in;
+    assemble(dp, a, pose_a, b, pose_b);
+    osc_status status;
     conic_state* state = &dp->state;
     bool use_warm = warm && warm->valid && warm->variables == dp->conic.variables;
     // the support path starts next to the answer, which no warm start beats (docs/dcol.md §3.5)
@@ -417,10 +419,14 @@ osc_status osc_dcol_proximity(const osc_convex* a, osc_pose pose_a, const osc_co
                               osc_dcol_result* result, const osc_dcol_jacobians* jacobians,
                               osc_dcol_warm_start* warm) {
     if (!result) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: result is NULL", __func__);
+    osc_dcol_settings checked = settings ? *settings : osc_dcol_settings_default();
+    osc_status status = dcol_check_query(__func__, a, &pose_a, b, &pose_b, &checked);
+    if (status != OSC_OK) return status;
+    double barrier = checked.tolerance;
+    if (dcol_sphere_pair(a, pose_a, b, pose_b, barrier, result, jacobians, warm)) return OSC_OK;
     dcol_problem dp;
-    osc_status status = dcol_solve(__func__, a, &pose_a, b, &pose_b, settings, warm, &dp);
+    status = dcol_solve(__func__, &checked, a, pose_a, b, pose_b, warm, &dp);
     if (status != OSC_OK && status != OSC_ERR_NOT_CONVERGED) return status;
-    double barrier = settings ? settings->tolerance : osc_dcol_settings_default().tolerance;
     fill_result(&dp, pose_a, pose_b, barrier, result);
     if (status != OSC_OK) return status;
     if (jacobians) fill_jacobians(&dp, pose_a, pose_b, result, jacobians);
@@ -433,8 +439,18 @@ osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const o
     if (!alpha || !gradient)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", __func__,
                         alpha ? "gradient" : "alpha");
+    osc_dcol_settings checked = settings ? *settings : osc_dcol_settings_default();
+    osc_status status = dcol_check_query(__func__, a, &pose_a, b, &pose_b, &checked);
+    if (status != OSC_OK) return status;
+    osc_dcol_result sphere_result;
+    osc_dcol_jacobians sphere_jacobians = {.alpha = gradient};
+    if (dcol_sphere_pair(a, pose_a, b, pose_b, checked.tolerance, &sphere_result,
+                         &sphere_jacobians, NULL)) {
+        *alpha = sphere_result.alpha;
+        return OSC_OK;
+    }
     dcol_problem dp;
-    osc_status status = dcol_solve(__func__, a, &pose_a, b, &pose_b, settings, NULL, &dp);
+    status = dcol_solve(__func__, &checked, a, pose_a, b, pose_b, NULL, &dp);
     if (status != OSC_OK) return status;
     *alpha = dp.state.x[3];
     // adjoint: u = H^-1 e_alpha; dalpha/dxi_k = -u . rhs_k, rhs_k = r_x,k + K_X m_k, so with

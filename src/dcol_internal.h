@@ -36,17 +36,35 @@ bool dcol_has_support_path(const osc_convex* shape);
 /// to dp->state.x. False when the pair or its contact does not allow it (docs/dcol.md §3.5).
 bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap);
 
-/// Whether the pairs that can take the support path do (docs/dcol.md §3.5):
-/// true. Tests clear it to compare that path with the general start; not thread safe, never
-/// changed by the library.
+/// Whether the pairs that can take the support path do, and two spheres their closed form
+/// (docs/dcol.md §3.5, §3.6): true. Tests clear it to compare those with the general start; not
+/// thread safe, never changed by the library.
 extern bool dcol_support_path;
 
-/// Checks the arguments (`function` names the caller in messages), normalises the quaternions in
-/// place, assembles the problem into `dp` and solves it (from `warm` when valid, which is then
-/// overwritten with this solve's solution). OSC_ERR_INVALID_ARGUMENT before any solving, or the
-/// solver's status (OSC_ERR_NOT_CONVERGED with `dp` holding the last iterate).
-osc_status dcol_solve(const char* function, const osc_convex* a, osc_pose* pose_a,
-                      const osc_convex* b, osc_pose* pose_b, const osc_dcol_settings* settings,
+/// Checks the arguments of a query (`function` names the caller in messages) and normalises the
+/// quaternions in place; `settings` already defaulted. OSC_OK or OSC_ERR_INVALID_ARGUMENT.
+osc_status dcol_check_query(const char* function, const osc_convex* a, osc_pose* pose_a,
+                            const osc_convex* b, osc_pose* pose_b, const osc_dcol_settings* settings);
+
+/// The largest barrier at which two spheres take their closed form: the central point of a larger
+/// one is offset from the exact optimum by more than the solver's residual tolerance (docs/dcol.md
+/// §3.6).
+#define DCOL_CLOSED_FORM_MAX_BARRIER 1e-9
+
+/// Two spheres in closed form (dcol_spheres.c): fills `result`, the non-NULL `jacobians` and
+/// `warm` and returns true when both shapes are spheres, the barrier is at most
+/// DCOL_CLOSED_FORM_MAX_BARRIER and dcol_support_path is set; otherwise returns false and touches
+/// nothing. The arguments must have passed dcol_check_query.
+bool dcol_sphere_pair(const osc_convex* a, osc_pose pose_a, const osc_convex* b, osc_pose pose_b,
+                      double barrier, osc_dcol_result* result, const osc_dcol_jacobians* jacobians,
+                      osc_dcol_warm_start* warm);
+
+/// Assembles the problem of a query that passed dcol_check_query into `dp` and solves it with
+/// `settings` (from `warm` when valid, which is then overwritten with this solve's solution).
+/// OSC_OK, or the solver's status (OSC_ERR_NOT_CONVERGED with `dp` holding the last iterate, the
+/// message naming `function`).
+osc_status dcol_solve(const char* function, const osc_dcol_settings* settings, const osc_convex* a,
+                      osc_pose pose_a, const osc_convex* b, osc_pose pose_b,
                       osc_dcol_warm_start* warm, dcol_problem* dp);
 
 #endif // OSC_DCOL_INTERNAL_H

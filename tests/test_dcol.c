@@ -28,30 +28,110 @@ static osc_dcol_settings settings_with(double tolerance) {
     return settings;
 }
 
+typedef struct all_jacobians {
+    double alpha[12], point[36], point_a[36], point_b[36], distance[12], normal[36];
+} all_jacobians;
+
+static osc_dcol_jacobians jacobian_pointers(all_jacobians* jac) {
+    osc_dcol_jacobians pointers = {jac->alpha, jac->point, jac->point_a, jac->point_b, jac->distance,
+                                   jac->normal};
+    return pointers;
+}
+
+static double fd_error(const osc_convex* a, osc_pose pa, const osc_convex* b, osc_pose pb,
+                       const osc_dcol_settings* settings, double step, int outputs,
+                       int* worst_output);
+
+// Two spheres take a closed form at barriers up to 1e-9 (docs/dcol.md §3.6). Checked against the
+// formula alpha = |r1 - r2| / (R1 + R2) and the surface points on the line of centres; against
+// the interior-point solver at the same barrier (which stops on the central path, offset from the
+// exact optimum by about twice the barrier in alpha); its Jacobians against central differences
+// (exact: the outputs are explicit); and the barrier beyond which the solver takes over.
 static void test_sphere_sphere_closed_form(void) {
     test_rng rng = {1};
+    osc_dcol_settings sharp = osc_dcol_settings_default(), past = settings_with(1e-8),
+                      smooth = settings_with(1e-6);
+    double worst_offset = 0.0, worst_point = 0.0, worst_jacobian = 0.0, worst_fd = 0.0;
     for (int trial = 0; trial < 200; ++trial) {
         double r1 = test_uniform(&rng, 0.1, 2.0), r2 = test_uniform(&rng, 0.1, 2.0);
         osc_convex *a, *b;
         CHECK_STATUS(osc_convex_create_sphere(r1, &a), OSC_OK);
         CHECK_STATUS(osc_convex_create_sphere(r2, &b), OSC_OK);
         osc_pose pa = random_pose(&rng, 3.0), pb = random_pose(&rng, 3.0);
-        osc_dcol_result result;
-        CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &result, NULL, NULL), OSC_OK);
+        osc_dcol_result result, solver;
+        all_jacobians jac, solver_jac;
+        osc_dcol_jacobians pointers = jacobian_pointers(&jac), solver_pointers = jacobian_pointers(&solver_jac);
+        CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &result, &pointers, NULL), OSC_OK);
         double separation = osc_length(osc_sub(pa.p, pb.p));
         double expected = separation / (r1 + r2);
-        CHECK_MSG(test_rel_error(result.alpha, expected, 1e-12) < 1e-8, "alpha %.15g, expected %.15g",
+        CHECK_MSG(test_rel_error(result.alpha, expected, 1e-300) < 1e-15, "alpha %.17g, expected %.17g",
                   result.alpha, expected);
+        CHECK(result.iterations == 0);
         // the contact points are the surface points on the line of centres
         osc_vec3 u = osc_normalize(osc_sub(pb.p, pa.p));
-        CHECK_NEAR(osc_length(osc_sub(result.point_a, osc_add_scaled(pa.p, u, r1))), 0.0, 1e-7);
-        CHECK_NEAR(osc_length(osc_sub(result.point_b, osc_add_scaled(pb.p, u, -r2))), 0.0, 1e-7);
-        CHECK_NEAR(osc_length(osc_sub(result.normal, u)), 0.0, 1e-7);
-        CHECK_NEAR(result.distance, separation - r1 - r2, 1e-7);
+        CHECK_NEAR(osc_length(osc_sub(result.point_a, osc_add_scaled(pa.p, u, r1))), 0.0, 1e-14);
+        CHECK_NEAR(osc_length(osc_sub(result.point_b, osc_add_scaled(pb.p, u, -r2))), 0.0, 1e-14);
+        CHECK_NEAR(osc_length(osc_sub(result.normal, u)), 0.0, 1e-14);
+        CHECK_NEAR(result.distance, separation - r1 - r2, 1e-14);
         CHECK(result.flags == 0);
+        // the solver just past the closed form's range: alpha above by the central path's offset
+        // (the general start, which the default barrier would take, accepts a stalled dual residual
+        // that can leave its Jacobians 1e-5 off; §3.4)
+        CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, &past, &solver, &solver_pointers, NULL), OSC_OK);
+        double offset = solver.alpha - result.alpha;
+        CHECK_MSG(offset > 0.0 && offset < 1e-7, "trial %d: the solver's alpha is off by %.3g",
+                  trial, offset);
+        worst_offset = fmax(worst_offset, fabs(offset));
+        double point_error = osc_length(osc_sub(solver.point, result.point)) / (r1 + r2);
+        CHECK_MSG(point_error < 1e-7, "trial %d: the solver's point is %.3g away", trial, point_error);
+        worst_point = fmax(worst_point, point_error);
+        const double* mine = jac.alpha;
+        const double* theirs = solver_jac.alpha;
+        double norm = 0.0, difference = 0.0;
+        for (int k = 0; k < (int)(sizeof jac / sizeof(double)); ++k) {
+            norm = fmax(norm, fabs(theirs[k]));
+            difference = fmax(difference, fabs(mine[k] - theirs[k]));
+        }
+        CHECK_MSG(difference < 1e-6 * norm, "trial %d: Jacobians off the solver's by %.3g", trial,
+                  difference / norm);
+        worst_jacobian = fmax(worst_jacobian, difference / norm);
+        int output = -1;
+        double fd = fd_error(a, pa, b, pb, &sharp, 1e-6, 14, &output);
+        CHECK_MSG(fd < 1e-7, "trial %d: output %d off central differences by %.3g", trial, output, fd);
+        worst_fd = fmax(worst_fd, fd);
+        // the fast gradient is the Jacobian's alpha row
+        double alpha, gradient[12];
+        CHECK_STATUS(osc_dcol_alpha_gradient(a, pa, b, pb, NULL, &alpha, gradient), OSC_OK);
+        CHECK(alpha == result.alpha && !memcmp(gradient, jac.alpha, sizeof gradient));
+        // beyond 1e-9 the solver's central point: alpha above the exact one by about the barrier
+        CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, &smooth, &solver, NULL, NULL), OSC_OK);
+        offset = solver.alpha - result.alpha;
+        CHECK_MSG(offset > 1e-8 && offset < 1e-5, "trial %d: at barrier 1e-6 alpha is off by %.3g",
+                  trial, offset);
         osc_convex_destroy(a);
         osc_convex_destroy(b);
     }
+    // coincident centres: alpha 0, flagged, finite zero derivatives where undefined
+    osc_convex *a, *b;
+    CHECK_STATUS(osc_convex_create_sphere(0.5, &a), OSC_OK);
+    CHECK_STATUS(osc_convex_create_sphere(0.25, &b), OSC_OK);
+    osc_pose pose = {osc_v3(0.3, -0.2, 0.1), osc_quat_identity()};
+    osc_dcol_result result;
+    all_jacobians jac;
+    osc_dcol_jacobians pointers = jacobian_pointers(&jac);
+    osc_dcol_warm_start warm = {0};
+    CHECK_STATUS(osc_dcol_proximity(a, pose, b, pose, NULL, &result, &pointers, &warm), OSC_OK);
+    CHECK(result.alpha == 0.0 && result.flags == OSC_DCOL_COINCIDENT);
+    CHECK(osc_length(osc_sub(result.point, pose.p)) < 1e-15 && osc_length(result.normal) == 0.0);
+    CHECK(warm.valid && warm.variables == 4 && warm.solution[3] == 0.0);
+    bool finite = true;
+    for (int k = 0; k < (int)(sizeof jac / sizeof(double)); ++k) finite = finite && isfinite(jac.alpha[k]);
+    CHECK(finite && jac.point[0] == 0.25 / 0.75 && jac.point[6] == 0.5 / 0.75 && jac.normal[0] == 0.0);
+    osc_convex_destroy(a);
+    osc_convex_destroy(b);
+    printf("  200 pairs: against the solver at barrier 1e-8 alpha %.2g (its central-path "
+           "offset), point %.2g, Jacobians %.2g; against central differences %.2g (relative)\n",
+           worst_offset, worst_point, worst_jacobian, worst_fd);
 }
 
 #ifdef OSC_HAVE_CCD
@@ -131,9 +211,7 @@ static void test_all_pairs_against_oracles(void) {
 }
 
 // central differences of every output along each of the 12 twist directions
-typedef struct all_jacobians {
-    double alpha[12], point[36], point_a[36], point_b[36], distance[12], normal[36];
-} all_jacobians;
+
 
 static void outputs_of(const osc_dcol_result* r, double out[15]) {
     double values[15] = {r->alpha,     r->point.x,   r->point.y,   r->point.z,   r->point_a.x,
@@ -146,8 +224,7 @@ static double fd_error(const osc_convex* a, osc_pose pa, const osc_convex* b, os
                        const osc_dcol_settings* settings, double step, int outputs,
                        int* worst_output) {
     all_jacobians jac;
-    osc_dcol_jacobians pointers = {jac.alpha, jac.point, jac.point_a, jac.point_b, jac.distance,
-                                   jac.normal};
+    osc_dcol_jacobians pointers = jacobian_pointers(&jac);
     osc_dcol_result r;
     if (osc_dcol_proximity(a, pa, b, pb, settings, &r, &pointers, NULL) != OSC_OK) return INFINITY;
     const double* rows[14] = {jac.alpha,       jac.point,       jac.point + 12,  jac.point + 24,

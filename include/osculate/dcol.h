@@ -24,6 +24,9 @@
 // poses with the primitives' corners and edges rounded on a length scale of order tolerance times
 // their size (seed 001 §II, the `pdip_tol` of the reference implementation); the derivatives
 // returned are the exact derivatives of that answer. The default 1e-10 rounds nothing a user can see.
+// Two spheres, which have nothing to round, take a closed form (the exact optimum and its exact
+// derivatives) at tolerances up to 1e-9, where the central point differs from it by less than the
+// solver resolves (docs/dcol.md §3.6).
 //
 // CONVENTIONS (ARCHITECTURE.md §2)
 // Poses are world-from-body; each shape is scaled about its pose's position. Derivatives are
