@@ -442,16 +442,18 @@ typedef struct edge_bound {
     bool tight; // already over the edge's own ball
 } edge_bound;
 
-// true when phi >= `lowest` at both corners rules the edge out: every point of it is within l / 2
-// of a corner, so phi > lowest - L l / 2 > d_max along it
-static bool edge_beyond(const direction* d, double lowest, osc_vec3 a, osc_vec3 b, double l, double d_max,
-                        edge_bound* bound) {
-    if (lowest - 0.5 * bound->lipschitz * l > d_max) return true;
-    if (bound->tight || !(lowest > d_max)) return false;
+// true when lower bounds `at_a`, `at_b` of phi at the corners rule the edge out: a point at distance
+// s from a has phi >= at_a - L s or, failing that, phi >= at_b - L (l - s) > d_max, as long as
+// (at_a + at_b - L l) / 2 > d_max (docs/manifold.md, Broad phase)
+static bool edge_beyond(const direction* d, double at_a, double at_b, osc_vec3 a, osc_vec3 b, double l,
+                        double d_max, edge_bound* bound) {
+    double mean = 0.5 * (at_a + at_b);
+    if (mean - 0.5 * bound->lipschitz * l > d_max) return true;
+    if (bound->tight || !(mean > d_max)) return false;
     bound->tight = true;
     double own = body_ball_lipschitz(d->s, osc_lerp(a, b, 0.5), 0.5 * l);
     bound->lipschitz = own < bound->lipschitz ? own : bound->lipschitz;
-    return lowest - 0.5 * bound->lipschitz * l > d_max;
+    return mean - 0.5 * bound->lipschitz * l > d_max;
 }
 
 // edge-SDF contact (seed §IV-B.2, Fig. 5) of stored edge i: trace both corners towards each other,
@@ -468,16 +470,16 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
     double l = osc_length(e);
     edge_bound bound = {r->edge_lipschitz, false};
     int32_t vertex_a = d->f->edge_vertices[2 * (size_t)i], vertex_b = d->f->edge_vertices[2 * (size_t)i + 1];
-    if (st->broad_phase && edge_beyond(d, fmin(corner_lower(pl, d, vertex_a, a), corner_lower(pl, d, vertex_b, b)),
-                                       a, b, l, st->d_max, &bound)) {
+    if (st->broad_phase && edge_beyond(d, corner_lower(pl, d, vertex_a, a), corner_lower(pl, d, vertex_b, b), a, b, l,
+                                       st->d_max, &bound)) {
         saturate(pl, out);
         return false;
     }
-    // phi at the corners (the traces' first points): beyond d_max + L l / 2 at both, the whole edge
-    // is beyond d_max and the narrow phase would saturate it
+    // phi at the corners (the traces' first points): with (phi_a + phi_b - L l) / 2 > d_max the whole
+    // edge is beyond d_max and the narrow phase would saturate it
     double phi_a, phi_b;
     corner_values(pl, d, vertex_a, a, vertex_b, b, &phi_a, &phi_b);
-    if (st->broad_phase && edge_beyond(d, fmin(phi_a, phi_b), a, b, l, st->d_max, &bound)) {
+    if (st->broad_phase && edge_beyond(d, phi_a, phi_b, a, b, l, st->d_max, &bound)) {
         saturate(pl, out);
         return false;
     }
