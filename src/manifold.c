@@ -100,12 +100,20 @@ typedef struct corner_table {
     double lower[CORNER_CACHE];
 } corner_table;
 
+// stored edges in two groups' lists found saturated in the current direction: the second visit
+// skips them (the verdict depends on the edge and the poses only). Direct-mapped, keyed by edge.
+#define SHARED_EDGES 512
+typedef struct shared_edges {
+    int32_t saturated[SHARED_EDGES]; // -1: empty
+} shared_edges;
+
 typedef struct pipeline {
     const osc_manifold_settings* settings;
     bool derivatives;
     osc_pose pose[2]; // A, B
     osc_manifold_output* out;
     corner_table* cache; // the current direction's corner values
+    shared_edges* shared; // and its saturated shared edges
 } pipeline;
 
 // ---------------------------------------------------------------------------------------------
@@ -721,6 +729,7 @@ static void run_direction(pipeline* pl, const direction* d) {
     const osc_manifold_settings* st = pl->settings;
     const osc_body* f = d->f;
     for (int k = 0; k < CORNER_CACHE; ++k) pl->cache->vertex[k] = pl->cache->lower_vertex[k] = -1;
+    memset(pl->shared->saturated, 0xff, sizeof pl->shared->saturated); // all -1
     // the whole mesh beyond d_max: every feature is saturated and nothing is emitted
     if (st->broad_phase && sphere_beyond(pl, d, f->sphere, NULL)) return;
     runs r;
@@ -740,7 +749,11 @@ static void run_direction(pipeline* pl, const direction* d) {
                 blend_add(pl, &b, &c, active);
             }
             for (int32_t k = f->group_edge_start[g]; st->edges && k < f->group_edge_start[g + 1]; ++k) {
-                bool active = edge_contact(pl, d, &r, f->group_edges[k], &c);
+                int32_t e = f->group_edges[k];
+                int32_t* seen = f->edge_shared[e] ? &pl->shared->saturated[e & (SHARED_EDGES - 1)] : NULL;
+                bool active = false;
+                if (seen && *seen == e) saturate(pl, &c);
+                else if (!(active = edge_contact(pl, d, &r, e, &c)) && seen) *seen = e;
                 blend_add(pl, &b, &c, active);
             }
             if (blend_finish(pl, &b, &c)) emit(pl, d, &c, OSC_CONTACT_GROUP, g, g);
@@ -830,6 +843,8 @@ static void collide(const osc_body* a, osc_pose pose_a, const osc_body* b, osc_p
     pl.out = out;
     corner_table cache;
     pl.cache = &cache;
+    shared_edges shared;
+    pl.shared = &shared;
     out->count = 0;
     out->needed = 0;
     direction ab = make_direction(a, pose_a, b, pose_b, 1);

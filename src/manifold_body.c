@@ -30,6 +30,7 @@ void osc_body_destroy(osc_body* body) {
     osc_free(body->edge_index);
     osc_free(body->edge_group);
     osc_free(body->edge_vertices);
+    osc_free(body->edge_shared);
     osc_free(body->group_vertex_start);
     osc_free(body->group_edge_start);
     osc_free(body->group_edges);
@@ -341,6 +342,7 @@ static osc_status store_features(osc_body* body, const osc_body_desc* desc, cons
         memcpy(&body->edges[6 * r + 3], &v[3 * mesh_edges[2 * i + 1]], 3 * sizeof(double));
         body->edge_index[r] = i;
         body->edge_group[r] = egroups[2 * i];
+        body->edge_shared[r] = egroups[2 * i] >= 0 && egroups[2 * i + 1] >= 0;
         body->edge_vertices[2 * r] = slot_of[mesh_edges[2 * i]];
         body->edge_vertices[2 * r + 1] = slot_of[mesh_edges[2 * i + 1]];
     }
@@ -493,11 +495,12 @@ osc_status osc_body_create(const osc_body_desc* desc, osc_body** out) {
     body->edge_index = osc_calloc(e + 1, sizeof(int32_t));
     body->edge_group = osc_calloc(e + 1, sizeof(int32_t));
     body->edge_vertices = osc_calloc(2 * e + 1, sizeof(int32_t));
+    body->edge_shared = osc_calloc(e + 1, sizeof(uint8_t));
     body->group_vertex_start = osc_calloc(groups + 2, sizeof(int32_t));
     body->group_edge_start = osc_calloc(groups + 2, sizeof(int32_t));
     body->group_edges = osc_calloc(items + 1, sizeof(int32_t));
     if (!body->vertices || !body->vertex_index || !body->vertex_group || !body->edges || !body->edge_index ||
-        !body->edge_group || !body->edge_vertices || !body->group_vertex_start || !body->group_edge_start ||
+        !body->edge_group || !body->edge_vertices || !body->edge_shared || !body->group_vertex_start || !body->group_edge_start ||
         !body->group_edges) {
         status = osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);
         goto fail;
