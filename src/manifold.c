@@ -197,9 +197,10 @@ static bool beyond_by_value(const pipeline* pl, const direction* d, osc_vec3 y) 
     if (grid && st->broad_phase) {
         double outside;
         size_t index = grid_voxel_of(grid, y, &outside);
-        double centre = grid->voxel_value[index], radius = grid->voxel_radius[index];
-        if (centre - radius + outside > st->d_max + 1e-9 * (fabs(centre) + radius)) return true;
-        if (outside == 0.0 && centre + radius < st->d_max) return false;
+        // lower and upper bounds (float, rounded outward); |centre| + rho = max(upper, -lower)
+        double lower = d->s->voxel_bounds[2 * index], upper = d->s->voxel_bounds[2 * index + 1];
+        if (lower + outside > st->d_max + 1e-9 * fmax(upper, -lower)) return true;
+        if (outside == 0.0 && upper < st->d_max) return false;
     } else if (!grid && body_upper_bound(d->s, y) < st->d_max) {
         return false;
     }

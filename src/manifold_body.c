@@ -23,6 +23,7 @@ void osc_body_destroy(osc_body* body) {
     osc_free(body->voxels[0].bound);
     osc_free(body->voxels[1].bound);
     osc_free(body->block_lipschitz);
+    osc_free(body->voxel_bounds);
     osc_free(body->vertices);
     osc_free(body->vertex_index);
     osc_free(body->vertex_group);
@@ -100,7 +101,18 @@ bool body_ball_outside(const osc_body* body, osc_vec3 c, double radius, double d
     return gap > 0.0 && body->boundary_bound + gap > d_max;
 }
 
-// a grid body's block Lipschitz bounds and boundary bound, from the grid's voxels
+// the largest float <= x and the smallest float >= x (x finite: the loader refuses other voxels)
+static float float_below(double x) {
+    float f = (float)x;
+    return (double)f > x ? nextafterf(f, -INFINITY) : f;
+}
+
+static float float_above(double x) {
+    float f = (float)x;
+    return (double)f < x ? nextafterf(f, INFINITY) : f;
+}
+
+// a grid body's block Lipschitz bounds, boundary bound and float voxel bounds, from the grid's voxels
 static osc_status build_blocks(osc_body* body) {
     const osc_grid* g = body->grid;
     size_t count = 1;
@@ -109,7 +121,8 @@ static osc_status build_blocks(osc_body* body) {
         count *= (size_t)body->blocks[a];
     }
     body->block_lipschitz = osc_calloc(count, sizeof(double));
-    if (!body->block_lipschitz) return osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);
+    body->voxel_bounds = osc_calloc(2 * grid_cell_count(g), sizeof(float));
+    if (!body->block_lipschitz || !body->voxel_bounds) return osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);
     double circumradius = 0.5 * sqrt(3.0) * g->cell;
     body->boundary_bound = INFINITY;
     for (int k = 0; k < g->cells[2]; ++k)
@@ -117,6 +130,8 @@ static osc_status build_blocks(osc_body* body) {
             for (int i = 0; i < g->cells[0]; ++i) {
                 size_t v = ((size_t)k * g->cells[1] + j) * g->cells[0] + i;
                 double value = g->voxel_value[v], rho = g->voxel_radius[v];
+                body->voxel_bounds[2 * v] = float_below(value - rho);
+                body->voxel_bounds[2 * v + 1] = float_above(value + rho);
                 if (i == 0 || j == 0 || k == 0 || i == g->cells[0] - 1 || j == g->cells[1] - 1 ||
                     k == g->cells[2] - 1)
                     body->boundary_bound = fmin(body->boundary_bound, value - rho);

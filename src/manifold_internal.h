@@ -36,6 +36,10 @@ struct osc_body {
     int blocks[3];
     double* block_lipschitz;
     double boundary_bound;
+    // a grid body's voxel bounds, phi(centre) -/+ rho of each voxel as floats rounded outward
+    // (lower, upper; [n_z][n_y][n_x][2]): one cache line per lookup instead of two and half the
+    // grid's bytes, looser than the doubles by one float rounding (about 6e-8 relative)
+    float* voxel_bounds;
     // an osc_sdf body's own voxel grids (a grid body uses the grid's voxels): the fine one over its
     // bounds padded as the description says, and a coarse one reaching three times its size beyond
     // them, so that far-apart bodies are ruled out too
@@ -71,12 +75,13 @@ struct osc_body {
 #define OSC_BODY_BLOCK 4
 
 // A lower bound of the body's SDF at body-frame point y (-INFINITY where none is known): for a
-// grid, osc_grid_lower_bound's value (the voxel's phi(centre) - rho plus the distance to the region).
+// grid, osc_grid_lower_bound's (the voxel's phi(centre) - rho, as a float rounded down, plus the
+// distance to the region).
 static inline double body_lower_bound(const osc_body* body, osc_vec3 y) {
     if (body->grid) {
         double outside;
         size_t index = grid_voxel_of(body->grid, y, &outside);
-        return body->grid->voxel_value[index] - body->grid->voxel_radius[index] + outside;
+        return (double)body->voxel_bounds[2 * index] + outside;
     }
     double p[3] = {y.x, y.y, y.z};
     size_t index = 0;
@@ -97,12 +102,12 @@ static inline double body_lower_bound(const osc_body* body, osc_vec3 y) {
 }
 
 // An upper bound of a grid body's SDF at body-frame point y inside the grid's region (the voxel's
-// phi(centre) + rho); +INFINITY elsewhere and for osc_sdf bodies.
+// phi(centre) + rho, as a float rounded up); +INFINITY elsewhere and for osc_sdf bodies.
 static inline double body_upper_bound(const osc_body* body, osc_vec3 y) {
     if (!body->grid) return INFINITY;
     double outside;
     size_t index = grid_voxel_of(body->grid, y, &outside);
-    return outside > 0.0 ? INFINITY : body->grid->voxel_value[index] + body->grid->voxel_radius[index];
+    return outside > 0.0 ? INFINITY : (double)body->voxel_bounds[2 * index + 1];
 }
 
 // A bound on |grad phi| over the part of the ball (c, radius) where phi > 0 (body frame).
