@@ -661,15 +661,27 @@ static bool small_spd_solve(int k, double a[CONIC_MAX_VARIABLES][CONIC_MAX_VARIA
     return true;
 }
 
+// whether a cone vector lies strictly inside its cone (z_0 > |z_1|)
+static bool soc_interior(const double* v, int dim) {
+    double tail = 0.0;
+    for (int i = 1; i < dim; ++i) tail += v[i] * v[i];
+    return v[0] > 0.0 && v[0] * v[0] > tail;
+}
+
+// the kinds of an active block's multiplier: an orthant row's z_i, a cone's tau (on its boundary:
+// z = tau J s / s_0) or one entry of a cone's whole dual (at its apex, s = 0)
+enum { BLOCK_ROW, BLOCK_CONE, BLOCK_APEX };
+
 bool conic_offset_start(const conic_problem* p, double barrier, double active_gap, double* x,
                         double* z) {
     int n = p->variables, l = p->orthant_rows;
     double s[CONIC_MAX_ROWS];
     primal_slack(p, x, s);
-    // the active blocks and their normals m_b: an orthant row's G_i, a cone's G_c^T J (s_c / s_c0);
-    // active[r] is the block of row r (a cone's first row; -1: inactive)
+    // the active blocks and their normals m_b: an orthant row's G_i, a cone's G_c^T J (s_c / s_c0)
+    // on its boundary, every row G_i of a cone at its apex; active[r] is the block of row r (a
+    // cone's first row; -1: inactive)
     double m[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
-    bool is_cone[CONIC_MAX_VARIABLES];
+    int kind[CONIC_MAX_VARIABLES];
     int active[CONIC_MAX_ROWS];
     int k = 0;
     for (int i = 0; i < l; ++i) {
@@ -678,7 +690,7 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
         if (k == n) return false;
         for (int j = 0; j < n; ++j) m[k][j] = p->G[i][j];
         active[i] = k;
-        is_cone[k++] = false;
+        kind[k++] = BLOCK_ROW;
     }
     for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++]) {
         int dim = p->cone_dim[c];
@@ -686,7 +698,16 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
         double s1 = 0.0;
         for (int i = 1; i < dim; ++i) s1 += sc[i] * sc[i];
         active[start] = -1;
-        if (!(sc[0] > active_gap)) return false; // at the cone's apex: not handled
+        if (!(sc[0] > active_gap)) {
+            // at the apex: the whole dual is free, one multiplier per row
+            if (!(sqrt(s1) <= active_gap) || k + dim > n) return false;
+            active[start] = k;
+            for (int i = 0; i < dim; ++i, ++k) {
+                for (int j = 0; j < n; ++j) m[k][j] = p->G[start + i][j];
+                kind[k] = BLOCK_APEX;
+            }
+            continue;
+        }
         if (!(sc[0] - sqrt(s1) <= active_gap)) continue;
         if (k == n) return false;
         double inverse_s0 = 1.0 / sc[0];
@@ -696,7 +717,7 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
             m[k][j] = value;
         }
         active[start] = k;
-        is_cone[k++] = true;
+        kind[k++] = BLOCK_CONE;
     }
     if (k == 0) return false;
     // the multipliers: sum_b z_b m_b = -c, by least squares (consistent at an exact optimum)
@@ -749,32 +770,57 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
     }
     memcpy(factor, gram, sizeof gram);
     if (small_spd_solve(k, factor, shift)) {
+        double shifted[CONIC_MAX_VARIABLES];
         bool positive = true;
-        for (int b = 0; b < k; ++b) positive = positive && multiplier[b] + shift[b] > 0.0;
+        for (int b = 0; b < k; ++b) {
+            shifted[b] = multiplier[b] + shift[b];
+            positive = positive && (kind[b] == BLOCK_APEX || shifted[b] > 0.0);
+        }
+        for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++])
+            if (active[start] >= 0 && kind[active[start]] == BLOCK_APEX)
+                positive = positive && soc_interior(shifted + active[start], p->cone_dim[c]);
         if (positive)
-            for (int b = 0; b < k; ++b) multiplier[b] += shift[b];
+            for (int b = 0; b < k; ++b) multiplier[b] = shifted[b];
     }
     // the first-order central offsets: m_i . dx = -mu / z_i on an active orthant row (its slack
     // becomes mu / z_i), m_c . dx = -mu / (2 tau_c) on an active cone (s^T J s becomes
-    // mu s_0 / tau_c, z_c = tau_c J s / s_0); dx = sum_b w_b m_b, the least change that does it
+    // mu s_0 / tau_c, z_c = tau_c J s / s_0), G_c dx = -mu z_c^-1 = -mu J z_c / (z_c^T J z_c) on a
+    // cone at its apex (s_c becomes mu z_c^-1); dx = sum_b w_b m_b, the least change that does it
     double w[CONIC_MAX_VARIABLES];
     for (int b = 0; b < k; ++b) {
+        if (kind[b] == BLOCK_APEX) continue;
         if (!(multiplier[b] > 0.0)) return false; // not strictly complementary
-        w[b] = -barrier / (is_cone[b] ? 2.0 * multiplier[b] : multiplier[b]);
+        w[b] = -barrier / (kind[b] == BLOCK_CONE ? 2.0 * multiplier[b] : multiplier[b]);
+    }
+    for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++]) {
+        int first = active[start], dim = p->cone_dim[c];
+        if (first < 0 || kind[first] != BLOCK_APEX) continue;
+        const double* zc = multiplier + first;
+        if (!soc_interior(zc, dim)) return false; // not strictly complementary
+        double norm2 = zc[0] * zc[0];
+        for (int i = 1; i < dim; ++i) norm2 -= zc[i] * zc[i];
+        double scale = barrier / norm2;
+        w[first] = -scale * zc[0];
+        for (int i = 1; i < dim; ++i) w[first + i] = scale * zc[i];
     }
     memcpy(factor, gram, sizeof gram);
     if (!small_spd_solve(k, factor, w)) return false;
     for (int j = 0; j < n; ++j)
         for (int b = 0; b < k; ++b) x[j] += w[b] * m[b][j];
-    // the dual: the multipliers on the active blocks (a cone's tau J s / s_0 at the moved point),
-    // barrier s^-1 elsewhere. Not barrier s^-1 throughout: an active block's s^T J s (or s_i) is of
-    // the order of the barrier and carries the rounding of s, 1e-16 of the data's scale, so its
-    // reciprocal would be off by 1e-6 relative, and the dual residual with it
+    // the dual: the multipliers on the active blocks (a cone's tau J s / s_0 at the moved point,
+    // at its apex the multipliers themselves), barrier s^-1 elsewhere. Not barrier s^-1
+    // throughout: an active block's s^T J s (or s_i) is of the order of the barrier and carries the
+    // rounding of s, 1e-16 of the data's scale, so its reciprocal would be off by 1e-6 relative,
+    // and the dual residual with it
     primal_slack(p, x, s);
     for (int i = 0; i < l; ++i) z[i] = active[i] >= 0 ? multiplier[active[i]] : barrier / s[i];
     for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++]) {
         int dim = p->cone_dim[c];
         const double* sc = s + start;
+        if (active[start] >= 0 && kind[active[start]] == BLOCK_APEX) {
+            for (int i = 0; i < dim; ++i) z[start + i] = multiplier[active[start] + i];
+            continue;
+        }
         double scale;
         if (active[start] >= 0) {
             scale = multiplier[active[start]] / sc[0];

@@ -10,17 +10,24 @@
 
 enum { SUPPORT_MAX_VERTICES = 2 * OSC_CONVEX_MAX_FACES };
 
+// a piece's curvature in the plane below this share of its trace (or its determinant below this
+// share of the trace squared) counts as none: N is linear along that direction (a disc's axis)
+static const double FLAT_CURVATURE = 1e-10;
+
 // One body's support function in normalised world units,
 //     h(n) = max_j v_j . n + sqrt(n^T C n),
 // the vertices of its piecewise-linear core (a point, a capsule's segment, a polygon's corners, a
-// polytope's vertices) and the ball or ellipsoid it is swept by (C = 0 for a polytope). B's
-// vertices are negated, so that its term is h_B(-n) (every ball is symmetric). `tied` lists the
-// vertices that attain the maximum on the current piece, its representative first.
+// polytope's vertices) and the ball or ellipsoid it is swept by (C = 0 for a polytope). A cone has
+// two pieces, h(n) = max(apex . n, centre . n + sqrt(n^T C n)) with its base disc's C: its apex is
+// the `plain` vertex, without the smooth part. B's vertices are negated, so that its term is
+// h_B(-n) (every ball is symmetric). `tied` lists the vertices that attain the maximum on the
+// current piece, its representative first.
 typedef struct support_body {
     double C[3][3];
     bool ball;
-    bool disc;     // a cylinder: C = (R / s)^2 (I - e e^T) has rank 2, kinked where n is along e
-    osc_vec3 axis; // the cylinder's axis e
+    bool disc;     // a cylinder or cone: C = (R / s)^2 (I - e e^T) has rank 2, kinked where n is along e
+    int plain;     // the vertex without the smooth part (a cone's apex), or -1
+    osc_vec3 axis; // the cylinder's or cone's axis e
     double radius; // R / s
     int count;
     osc_vec3 vertex[SUPPORT_MAX_VERTICES];
@@ -36,8 +43,8 @@ typedef struct support_body {
 } support_body;
 
 bool dcol_has_support_path(const osc_convex* shape) {
-    // a cone's support is the larger of its apex's and its base disc's: no shared smooth part
-    return shape->kind != OSC_CONVEX_CONE;
+    (void)shape;
+    return true;
 }
 
 static void set_ball(support_body* body, double radius, double scale) {
@@ -45,6 +52,22 @@ static void set_ball(support_body* body, double radius, double scale) {
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) body->C[i][j] = i == j ? r2 : 0.0;
     body->ball = true;
+}
+
+// a disc of radius R across the axis e: C = (R / s)^2 (I - e e^T), the support (R / s) |n - (n . e) e|
+static void set_disc(support_body* body, double radius, double scale) {
+    set_ball(body, radius, scale);
+    double r2 = body->C[0][0];
+    body->disc = true;
+    body->radius = sqrt(r2);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            body->C[i][j] = r2 * ((i == j) - osc_vec3_get(body->axis, i) * osc_vec3_get(body->axis, j));
+}
+
+// whether vertex j carries the body's smooth part
+static inline bool is_swept(const support_body* body, int j) {
+    return body->ball && j != body->plain;
 }
 
 static void support_body_of(const dcol_problem* dp, int which, support_body* out) {
@@ -55,6 +78,7 @@ static void support_body_of(const dcol_problem* dp, int which, support_body* out
     memset(out->C, 0, sizeof out->C);
     out->ball = false;
     out->disc = false;
+    out->plain = -1;
     out->radius = 0.0;
     out->axis = osc_v3(Q.m[0][0], Q.m[1][0], Q.m[2][0]);
     out->count = 1;
@@ -64,20 +88,22 @@ static void support_body_of(const dcol_problem* dp, int which, support_body* out
     case OSC_CONVEX_CAPSULE:
     case OSC_CONVEX_CYLINDER: {
         // a segment along the axis, swept by a ball (capsule) or by a disc across it (cylinder)
-        set_ball(out, shape->radius, dp->scale);
-        if (shape->kind == OSC_CONVEX_CYLINDER) {
-            // C = (R / s)^2 (I - e e^T): the disc's support (R / s) |n - (n . e) e|
-            double r2 = out->C[0][0];
-            out->disc = true;
-            out->radius = sqrt(r2);
-            for (int i = 0; i < 3; ++i)
-                for (int j = 0; j < 3; ++j)
-                    out->C[i][j] = r2 * ((i == j) - osc_vec3_get(out->axis, i) * osc_vec3_get(out->axis, j));
-        }
+        if (shape->kind == OSC_CONVEX_CYLINDER) set_disc(out, shape->radius, dp->scale);
+        else set_ball(out, shape->radius, dp->scale);
         osc_vec3 half = osc_scale(out->axis, 0.5 * shape->length * inverse_scale * sign);
         out->count = 2;
         out->vertex[0] = half;
         out->vertex[1] = osc_neg(half);
+        break;
+    }
+    case OSC_CONVEX_CONE: {
+        // the apex at -3H/4 along the axis, and the base centre at H/4 swept by the base disc
+        double height = shape->height * inverse_scale * sign;
+        set_disc(out, shape->height * tan(shape->half_angle), dp->scale);
+        out->plain = 0;
+        out->count = 2;
+        out->vertex[0] = osc_scale(out->axis, -0.75 * height);
+        out->vertex[1] = osc_scale(out->axis, 0.25 * height);
         break;
     }
     case OSC_CONVEX_ELLIPSOID: {
@@ -117,6 +143,14 @@ static osc_vec3 mat_apply(const support_body* body, osc_vec3 v) {
 // h(n): the largest vertex term (over every vertex) and the smooth part, with C n and
 // sqrt(n^T C n) in *cn and *root
 static double body_value(const support_body* body, osc_vec3 n, osc_vec3* cn, double* root) {
+    if (body->plain >= 0) {
+        // a cone: the larger of the plain vertex's value and the swept one's
+        *cn = mat_apply(body, n);
+        *root = sqrt(osc_dot(n, *cn));
+        double plain = osc_dot(body->vertex[body->plain], n);
+        double swept = osc_dot(body->vertex[1 - body->plain], n) + *root;
+        return plain > swept ? plain : swept;
+    }
     double largest = osc_dot(body->vertex[0], n);
     for (int j = 1; j < body->count; ++j) {
         double value = osc_dot(body->vertex[j], n);
@@ -139,9 +173,13 @@ typedef struct plane_vector {
 
 // one tie on the current piece: vertex `index` of body `body` ties with the representative;
 // direction = the projection of (its vertex - the representative)
+// (a cone's tie between its apex and its base is curved: kappa = +-1, the difference of the
+// smooth parts' counts, and direction is the gradient of gap = h_tie - h_representative at n)
 typedef struct support_tie {
     int body, index;
     plane_vector direction;
+    int kappa;
+    double gap;
 } support_tie;
 
 static void remove_tied(support_body* body, int position) {
@@ -213,6 +251,69 @@ static bool face_contains(support_body* body, const plane_vector* points, plane_
     return false;
 }
 
+// the gap of a cone's other piece to its representative, (v_o - v_r) . m + kappa sqrt(m^T C m), at
+// m = n + r step
+static double piece_gap(const support_body* body, osc_vec3 difference, int kappa, osc_vec3 n,
+                        osc_vec3 step, double r) {
+    osc_vec3 m = osc_add_scaled(n, step, r);
+    return osc_dot(difference, m) + kappa * sqrt(osc_dot(m, mat_apply(body, m)));
+}
+
+// A cone whose representative is one piece: whether the other piece overtakes it along the step
+// n + r step, r in (0, reach]; the gap is convex or concave along the step, so once below zero it
+// crosses zero once. Writes the crossing, by regula falsi (Illinois), to *at: 0 when the gap rises
+// at once from zero or above.
+static bool curved_crossing(const support_body* body, osc_vec3 n, osc_vec3 step, double reach,
+                            double* at) {
+    int representative = body->tied[0], other = 1 - representative;
+    int kappa = is_swept(body, other) - is_swept(body, representative);
+    osc_vec3 difference = osc_sub(body->vertex[other], body->vertex[representative]);
+    // a linear piece's step has no length of its own: the first doubling from |n| / |step| at
+    // which the gap is positive bounds the crossing
+    double low = 0.0, high = isfinite(reach) ? reach : osc_length(n) / osc_length(step);
+    double gap_high = piece_gap(body, difference, kappa, n, step, high);
+    for (int doubling = 0; !isfinite(reach) && !(gap_high > 0.0) && doubling < 40; ++doubling) {
+        high *= 2.0;
+        gap_high = piece_gap(body, difference, kappa, n, step, high);
+    }
+    if (!(gap_high > 0.0) || !(high > 0.0)) return false;
+    double gap_low = piece_gap(body, difference, kappa, n, step, 0.0);
+    if (!(gap_low < 0.0)) {
+        // on the tie already (just released): the gap may dip below zero before it crosses
+        double probe = high, gap = gap_low;
+        for (int halving = 0; halving < 60 && !(gap < 0.0); ++halving) {
+            probe *= 0.5;
+            gap = piece_gap(body, difference, kappa, n, step, probe);
+        }
+        if (!(gap < 0.0)) {
+            *at = 0.0;
+            return true;
+        }
+        low = probe;
+        gap_low = gap;
+    }
+    int side = 0;
+    double width = high;
+    for (int iteration = 0; iteration < 60 && high - low > 1e-15 * width; ++iteration) {
+        double r = (low * gap_high - high * gap_low) / (gap_high - gap_low);
+        double gap = piece_gap(body, difference, kappa, n, step, r);
+        if (gap > 0.0) {
+            high = r;
+            gap_high = gap;
+            if (side == 1) gap_low *= 0.5;
+            side = 1;
+        } else {
+            low = r;
+            gap_low = gap;
+            if (side == -1) gap_high *= 0.5;
+            side = -1;
+        }
+        if (gap == 0.0) break;
+    }
+    *at = low;
+    return true;
+}
+
 // x = r'_A + alpha y_A = r'_B - alpha y_B from the support points y (averaged: they agree at the
 // optimum), alpha = 1 / N, and the slacks: the core points in the body frame, scaled by alpha (B's
 // actual core point is minus its negated one); then the first-order central point
@@ -259,8 +360,11 @@ static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec
         const support_body* body = &bodies[b];
         int best = 0;
         double first = -INFINITY, second = -INFINITY;
+        // the other body's cone ranks its pieces with its swept part
+        double swept_root = 0.0;
+        if (b != k && body->plain >= 0) swept_root = sqrt(osc_dot(n, mat_apply(body, n)));
         for (int j = 0; j < body->count; ++j) {
-            double value = osc_dot(body->vertex[j], n);
+            double value = osc_dot(body->vertex[j], n) + (j != body->plain ? swept_root : 0.0);
             if (value > first) {
                 second = first;
                 first = value;
@@ -270,11 +374,12 @@ static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec
             }
         }
         if (!(second < first - 1e-12 * size * osc_length(n))) return false; // tied: not a point
+        if (b == k && best == body->plain) return false; // a cone's apex, not its base, is there
         core[b] = support[b] = body->vertex[best];
-        *sum += first;
+        *sum += osc_dot(body->vertex[best], n);
         g1 += body->along1[best];
         g2 += body->along2[best];
-        if (b != k && body->ball) {
+        if (b != k && is_swept(body, best)) {
             osc_vec3 cn = mat_apply(body, n);
             double root = sqrt(osc_dot(n, cn));
             if (!(root > 1e-12 * osc_length(n) * size)) return false;
@@ -320,9 +425,6 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
     support_body_of(dp, 0, &bodies[0]);
     support_body_of(dp, 1, &bodies[1]);
     bool curved = bodies[0].ball || bodies[1].ball;
-    // a cylinder's disc curves N in one direction of the plane only: it needs the other body's ball
-    for (int k = 0; k < 2; ++k)
-        if (bodies[k].disc && !bodies[1 - k].ball) return false;
     // an orthonormal basis (e1, e2) of the plane orthogonal to d
     osc_vec3 unit = osc_scale(d, 1.0 / sqrt(dd));
     osc_vec3 axis = fabs(unit.x) < 0.57 ? osc_v3(1, 0, 0) : fabs(unit.y) < 0.57 ? osc_v3(0, 1, 0)
@@ -357,6 +459,11 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
             body->along2[j] = osc_dot(body->vertex[j], e2);
             body->is_tied[j] = false;
         }
+        if (body->plain >= 0) {
+            int swept = 1 - body->plain;
+            best = osc_dot(body->vertex[body->plain], n) >
+                           osc_dot(body->vertex[swept], n) + body->root ? body->plain : swept;
+        }
         body->tied_count = 0;
         set_tied(body, &best, 1);
     }
@@ -375,31 +482,62 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
     for (int iteration = 0; iteration < 60 && !converged; ++iteration) {
         // the piece's gradient (the representatives' linear terms and the balls) and Hessian
         double g1 = 0.0, g2 = 0.0, s1 = 0.0, s2 = 0.0, h11 = 0.0, h12 = 0.0, h22 = 0.0;
+        double smooth_gradient[2][2] = {{0.0}}, smooth_hessian[2][3] = {{0.0}};
         support_tie ties[SUPPORT_MAX_VERTICES];
         int tie_count = 0;
+        bool curved_tie = false;
         for (int k = 0; k < 2; ++k) {
-            const support_body* body = &bodies[k];
-            if (body->ball) {
+            support_body* body = &bodies[k];
+            if (body->plain >= 0 && body->tied_count == 2) {
+                // a cone's representative is the larger of its two pieces (the step's model is
+                // that piece, the other's gap to it kept at or below zero)
+                int other = body->tied[1], first = body->tied[0];
+                double gap = osc_dot(osc_sub(body->vertex[other], body->vertex[first]), n) +
+                             (is_swept(body, other) - is_swept(body, first)) * body->root;
+                if (gap > 0.0) {
+                    body->tied[0] = other;
+                    body->tied[1] = first;
+                }
+            }
+            int representative = body->tied[0];
+            if (is_swept(body, representative) || (body->plain >= 0 && body->tied_count > 1)) {
                 // grad = C n / root; hess = (C - (C n)(C n)^T / root^2) / root (a disc's root
                 // vanishes at its kink, which was not the optimum)
                 if (!(body->root > 1e-12 * osc_length(n) * body->radius)) return false;
                 double inverse = 1.0 / body->root;
                 double p1 = osc_dot(body->cn, e1) * inverse, p2 = osc_dot(body->cn, e2) * inverse;
-                s1 += p1;
-                s2 += p2;
-                h11 += (body->c11 - p1 * p1) * inverse;
-                h12 += (body->c12 - p1 * p2) * inverse;
-                h22 += (body->c22 - p2 * p2) * inverse;
+                double* q = smooth_hessian[k];
+                smooth_gradient[k][0] = p1;
+                smooth_gradient[k][1] = p2;
+                q[0] = (body->c11 - p1 * p1) * inverse;
+                q[1] = (body->c12 - p1 * p2) * inverse;
+                q[2] = (body->c22 - p2 * p2) * inverse;
+                if (is_swept(body, representative)) {
+                    s1 += p1;
+                    s2 += p2;
+                    h11 += q[0];
+                    h12 += q[1];
+                    h22 += q[2];
+                }
             }
-            int representative = body->tied[0];
             g1 += body->along1[representative];
             g2 += body->along2[representative];
             for (int i = 1; i < body->tied_count; ++i) {
                 support_tie* tie = &ties[tie_count++];
+                int j = body->tied[i];
                 tie->body = k;
                 tie->index = i;
-                tie->direction.u = body->along1[body->tied[i]] - body->along1[representative];
-                tie->direction.v = body->along2[body->tied[i]] - body->along2[representative];
+                tie->direction.u = body->along1[j] - body->along1[representative];
+                tie->direction.v = body->along2[j] - body->along2[representative];
+                tie->kappa = is_swept(body, j) - is_swept(body, representative);
+                tie->gap = 0.0;
+                if (tie->kappa != 0) {
+                    curved_tie = true;
+                    tie->direction.u += tie->kappa * smooth_gradient[k][0];
+                    tie->direction.v += tie->kappa * smooth_gradient[k][1];
+                    tie->gap = osc_dot(osc_sub(body->vertex[j], body->vertex[representative]), n) +
+                               tie->kappa * body->root;
+                }
             }
         }
         g1 += s1;
@@ -411,11 +549,88 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
             plane_vector a = ties[0].direction, b = ties[i].direction;
             parallel = fabs(a.u * b.v - a.v * b.u) <= 1e-9 * (fabs(a.u * b.v) + fabs(a.v * b.u)) + 1e-300;
         }
-        if (tie_count == 0 && curved) {
-            double det = h11 * h22 - h12 * h12;
-            if (!(det > 0.0)) return false;
-            t1 = -(h22 * g1 - h12 * g2) / det;
-            t2 = -(h11 * g2 - h12 * g1) / det;
+        // a piece of two cones' apexes (or a cone's apex and a polytope's vertex) is linear
+        bool piece_curved = curved && (h11 > 0.0 || h22 > 0.0);
+        bool newton = piece_curved || curved_tie;
+        if (curved_tie) {
+            // a cone's apex tied with its base (docs/dcol.md §3.5): a Newton step on the KKT
+            // conditions of the piece with the curved tie gap = 0, or with a second, straight tie
+            // the Newton step onto both
+            if (tie_count == 1) {
+                const support_tie* tie = &ties[0];
+                plane_vector a = tie->direction;
+                double aa = a.u * a.u + a.v * a.v;
+                if (!(aa > 0.0)) return false;
+                // the tie's weight (its multiplier) estimated from the gradients; the Lagrangian's
+                // Hessian adds the weighted curvature of the tie
+                double weight_estimate = -(g1 * a.u + g2 * a.v) / aa;
+                support_body* body = &bodies[tie->body];
+                if (weight_estimate < 0.0) {
+                    // the piece's own minimum lies off the tie: release it
+                    remove_tied(body, tie->index);
+                    continue;
+                }
+                if (weight_estimate > 1.0) {
+                    // beyond the tie: the other piece alone
+                    body->is_tied[body->tied[0]] = false;
+                    body->tied[0] = body->tied[1];
+                    body->tied_count = 1;
+                    continue;
+                }
+                const double* q = smooth_hessian[tie->body];
+                double kw = tie->kappa * weight_estimate;
+                double l11 = h11 + kw * q[0], l12 = h12 + kw * q[1], l22 = h22 + kw * q[2];
+                // t = t0 + along u: t0 restores the tie to first order, u runs along it
+                double t01 = -tie->gap * a.u / aa, t02 = -tie->gap * a.v / aa;
+                double length = sqrt(aa), u1 = -a.v / length, u2 = a.u / length;
+                double curvature = l11 * u1 * u1 + 2.0 * l12 * u1 * u2 + l22 * u2 * u2;
+                if (!(curvature > 0.0)) return false;
+                double slope = g1 * u1 + g2 * u2 + (l11 * t01 + l12 * t02) * u1 +
+                               (l12 * t01 + l22 * t02) * u2;
+                double along = -slope / curvature;
+                t1 = t01 + along * u1;
+                t2 = t02 + along * u2;
+            } else if (tie_count == 2 && !parallel) {
+                plane_vector a = ties[0].direction, b = ties[1].direction;
+                double det = a.u * b.v - a.v * b.u;
+                // the ties' weights from the gradients: a tie whose weight is negative (its
+                // piece's gap opens going down) is released first
+                double w0 = -(g1 * b.v - g2 * b.u) / det, w1 = -(a.u * g2 - a.v * g1) / det;
+                if (w0 < 0.0 || w1 < 0.0) {
+                    const support_tie* tie = &ties[w0 < w1 ? 0 : 1];
+                    remove_tied(&bodies[tie->body], tie->index);
+                    continue;
+                }
+                t1 = (-ties[0].gap * b.v + ties[1].gap * a.v) / det;
+                t2 = (-ties[1].gap * a.u + ties[0].gap * b.u) / det;
+            } else {
+                return false;
+            }
+        } else if (tie_count == 0 && piece_curved) {
+            double det = h11 * h22 - h12 * h12, piece_trace = h11 + h22;
+            if (det > FLAT_CURVATURE * piece_trace * piece_trace) {
+                t1 = -(h22 * g1 - h12 * g2) / det;
+                t2 = -(h11 * g2 - h12 * g1) / det;
+            } else {
+                // a disc curves N in one direction f' only and is linear along the other, f (a
+                // disc against a vertex): a step along f to the next tie unless N is level along
+                // it, then a Newton step along f'
+                double f1 = h11 >= h22 ? -h12 : h22, f2 = h11 >= h22 ? h11 : -h12;
+                double length = sqrt(f1 * f1 + f2 * f2);
+                f1 /= length;
+                f2 /= length;
+                double slope = g1 * f1 + g2 * f2;
+                if (fabs(slope) > 1e-9 * sqrt(g1 * g1 + g2 * g2)) {
+                    t1 = -slope * f1;
+                    t2 = -slope * f2;
+                    newton = false;
+                } else {
+                    double curvature = h11 * f2 * f2 - 2.0 * h12 * f1 * f2 + h22 * f1 * f1;
+                    double along = (g1 * f2 - g2 * f1) / curvature;
+                    t1 = along * f2;
+                    t2 = -along * f1;
+                }
+            }
         } else if (tie_count == 0) {
             t1 = -g1;
             t2 = -g2;
@@ -425,18 +640,21 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
             double length = sqrt(a.u * a.u + a.v * a.v);
             double u1 = -a.v / length, u2 = a.u / length;
             double curvature = h11 * u1 * u1 + 2.0 * h12 * u1 * u2 + h22 * u2 * u2;
-            if (curved && !(curvature > 0.0)) return false;
-            double along = -(g1 * u1 + g2 * u2) / (curved ? curvature : 1.0);
+            // a disc's flat direction along the tie: a linear step to the next tie
+            if (piece_curved && !(curvature > FLAT_CURVATURE * (h11 + h22))) newton = false;
+            double along = -(g1 * u1 + g2 * u2) / (newton ? curvature : 1.0);
             t1 = along * u1;
             t2 = along * u2;
         }
         // quadratic convergence on a piece: once the step is at 1e-8 of |n|, the error is at 1e-16;
         // a linear piece is done when its gradient vanishes (to rounding)
-        bool piece_converged = curved ? (t1 * t1 + t2 * t2) * dd <= 1e-16
+        // (the ties' weights come from the gradients before the last step and place the support
+        // points between the tied vertices: with ties that step must be at 1e-12, not 1e-8)
+        bool piece_converged = newton ? (t1 * t1 + t2 * t2) * dd <= (tie_count > 0 ? 1e-24 : 1e-16)
                                       : t1 * t1 + t2 * t2 <= 1e-24 * size * size;
         // the first vertex that starts to tie along the step stops it there (a linear piece's step
         // has no length of its own)
-        double reach = curved ? 1.0 : piece_converged ? 0.0 : INFINITY;
+        double reach = newton ? 1.0 : piece_converged ? 0.0 : INFINITY;
         int hit_body = -1, hit_vertex = -1;
         if (!piece_converged)
             for (int k = 0; k < 2; ++k) {
@@ -446,7 +664,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
                                              body->along2[representative] * t2;
                 double value_representative = osc_dot(body->vertex[representative], n);
                 for (int j = 0; j < body->count; ++j) {
-                    if (body->is_tied[j]) continue;
+                    if (body->is_tied[j] || is_swept(body, j) != is_swept(body, representative)) continue;
                     double rate = body->along1[j] * t1 + body->along2[j] * t2 - rate_representative;
                     if (!(rate > 0.0)) continue;
                     double gap = osc_dot(body->vertex[j], n) - value_representative;
@@ -458,7 +676,19 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
                     }
                 }
             }
-        if (!curved && !piece_converged && hit_body < 0) return false; // unbounded: degenerate
+        // a cone's other piece: where its curved gap crosses zero along the step
+        for (int k = 0; k < 2 && !piece_converged; ++k) {
+            const support_body* body = &bodies[k];
+            if (body->plain < 0 || body->tied_count > 1) continue;
+            double crossing;
+            if (curved_crossing(body, n, osc_add(osc_scale(e1, t1), osc_scale(e2, t2)), reach,
+                                &crossing)) {
+                reach = crossing;
+                hit_body = k;
+                hit_vertex = 1 - body->tied[0];
+            }
+        }
+        if (!newton && !piece_converged && hit_body < 0) return false; // unbounded: degenerate
         for (int halving = 0;; ++halving) {
             osc_vec3 trial = osc_add(n, osc_add(osc_scale(e1, reach * t1), osc_scale(e2, reach * t2)));
             osc_vec3 cn[2];
@@ -557,6 +787,22 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
     osc_vec3 core[2], support[2];
     for (int k = 0, tie = 0; k < 2; ++k) {
         const support_body* body = &bodies[k];
+        if (body->plain >= 0) {
+            // a cone: each piece's support point (the base centre's with its disc's), weighted
+            bool uses_disc = is_swept(body, body->tied[0]) || body->tied_count > 1;
+            if (uses_disc && !(body->root > 1e-12 * osc_length(n) * body->radius)) return false;
+            osc_vec3 piece[2];
+            for (int j = 0; j < 2; ++j)
+                piece[j] = is_swept(body, j) && uses_disc
+                               ? osc_add_scaled(body->vertex[j], body->cn, 1.0 / body->root)
+                               : body->vertex[j];
+            osc_vec3 point = piece[body->tied[0]];
+            for (int i = 1; i < body->tied_count; ++i, ++tie)
+                point = osc_add_scaled(point, osc_sub(piece[body->tied[i]], piece[body->tied[0]]),
+                                       weight[tie]);
+            core[k] = support[k] = point;
+            continue;
+        }
         osc_vec3 representative = body->vertex[body->tied[0]];
         core[k] = representative;
         if (face_body == k) {

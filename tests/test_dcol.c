@@ -574,10 +574,16 @@ static void test_invariance(void) {
 // a random sphere (kind 0, radius in [smallest, 1]), ellipsoid (kind 1, semi-axes in
 // [smallest, 1], randomly rotated), capsule (kind 2, radius in [smallest / 2, 1 / 2], length in
 // [smallest, 2]), box (kind 3, half extents in [smallest, 1]), padded polygon (kind 4: 3 to 6
-// edges at random angles, offsets in [smallest, 1], radius in [smallest / 2, 1 / 2]) or cylinder
-// (kind 5, radius in [smallest / 2, 1 / 2], length in [smallest, 2])
+// edges at random angles, offsets in [smallest, 1], radius in [smallest / 2, 1 / 2]), cylinder
+// (kind 5, radius in [smallest / 2, 1 / 2], length in [smallest, 2]) or cone (kind 6, height in
+// [smallest, 2], half angle in [0.15, 1.35])
 static osc_convex* random_support_shape(test_rng* rng, int kind, double smallest) {
     osc_convex* shape = NULL;
+    if (kind == 6) {
+        CHECK_STATUS(osc_convex_create_cone(test_uniform(rng, smallest, 2.0),
+                                            test_uniform(rng, 0.15, 1.35), &shape), OSC_OK);
+        return shape;
+    }
     if (kind == 5) {
         CHECK_STATUS(osc_convex_create_cylinder(test_uniform(rng, 0.5 * smallest, 0.5),
                                                 test_uniform(rng, smallest, 2.0), &shape), OSC_OK);
@@ -633,12 +639,6 @@ static osc_convex* random_support_shape(test_rng* rng, int kind, double smallest
     return shape;
 }
 
-// whether the support path applies to a pair of random_support_shape kinds: all but a cylinder
-// with a box (a disc curves N in one direction only; the polytope adds none, docs/dcol.md §3.5)
-static bool support_path_applies(int kind_a, int kind_b) {
-    return !((kind_a == 5 && kind_b == 3) || (kind_a == 3 && kind_b == 5));
-}
-
 // the outputs a Jacobian row group checks, flattened: alpha, point (3), distance, normal (3)
 static void flatten_result(const osc_dcol_result* r, double out[8]) {
     double values[8] = {r->alpha,    r->point.x,  r->point.y,  r->point.z,
@@ -666,14 +666,14 @@ static void flatten_result(const osc_dcol_result* r, double out[8]) {
 static void test_support_pairs_match_general_solver(void) {
     test_rng rng = {21};
     double barriers[3] = {1e-10, 1e-6, 1e-3};
-    const int trials = 1800;
+    const int trials = 1960;
     for (int level = 0; level < 3; ++level) {
         osc_dcol_settings settings = settings_with(barriers[level]);
-        int total = 0, fallbacks = 0, not_applying = 0;
+        int total = 0, fallbacks = 0, general_failures = 0;
         double worst_alpha = 0.0, worst_point = 0.0, worst_jacobian = 0.0;
         double worst_difference[2] = {0.0, 0.0}; // alpha and distance; point and normal
         for (int trial = 0; trial < trials; ++trial) {
-            int kind_a = trial % 6, kind_b = (trial / 6) % 6;
+            int kind_a = trial % 7, kind_b = (trial / 7) % 7;
             osc_convex* a = random_support_shape(&rng, kind_a, 0.1);
             osc_convex* b = random_support_shape(&rng, kind_b, 0.1);
             osc_pose pa = random_pose(&rng, 1.5), pb = random_pose(&rng, 1.5);
@@ -684,14 +684,24 @@ static void test_support_pairs_match_general_solver(void) {
             osc_dcol_result fast, general;
             CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, &settings, &fast, &fast_jac, NULL), OSC_OK);
             dcol_support_path = false;
-            CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, &settings, &general, &general_jac, NULL),
-                         OSC_OK);
+            osc_status general_status =
+                osc_dcol_proximity(a, pa, b, pb, &settings, &general, &general_jac, NULL);
             dcol_support_path = true;
-            // the same answer bit for bit as the general start: the support path fell back to it
-            // (or does not apply), whose Jacobians the stalled-dual acceptance can spoil (§3.4)
+            if (general_status != OSC_OK) {
+                // the general start fails where the support path does not (a padded polygon
+                // and a cone at barrier 1e-3 diverge): x must still lie in both scaled shapes
+                ++general_failures;
+                double ga = osc_convex_gauge(a, osc_pose_apply_inverse(pa, fast.point));
+                double gb = osc_convex_gauge(b, osc_pose_apply_inverse(pb, fast.point));
+                CHECK(fast.iterations <= 8 && fmax(ga, gb) <= fast.alpha * (1.0 + 1e-9));
+                osc_convex_destroy(a);
+                osc_convex_destroy(b);
+                continue;
+            }
+            // the same answer bit for bit as the general start: the support path fell back to it,
+            // whose Jacobians the stalled-dual acceptance can spoil (§3.4)
             bool fell_back = fast.alpha == general.alpha && fast.iterations == general.iterations;
-            if (!support_path_applies(kind_a, kind_b)) ++not_applying;
-            else if (fell_back) ++fallbacks;
+            if (fell_back) ++fallbacks;
             else total += fast.iterations;
             double size = osc_length(osc_sub(pa.p, pb.p)) + 2.0;
             worst_alpha = fmax(worst_alpha, fabs(fast.alpha - general.alpha) / general.alpha);
@@ -708,36 +718,43 @@ static void test_support_pairs_match_general_solver(void) {
                     }
                     worst_jacobian = fmax(worst_jacobian, difference / fmax(norm, 1e-300));
                 }
-            } else if (!fell_back && support_path_applies(kind_a, kind_b)) {
+            } else if (!fell_back) {
                 // (the differences too must come from the support path: the two paths' points
                 // differ by up to 1e-7, which a difference quotient would magnify)
                 double norm[8] = {0}, error[8] = {0};
                 bool same_path = true;
                 for (int c = 0; c < 12; ++c) {
-                    const double h = 1e-5;
-                    double step[6] = {0}, back[6] = {0};
-                    step[c % 6] = h;
-                    back[c % 6] = -h;
-                    osc_pose pa1 = pa, pb1 = pb, pa2 = pa, pb2 = pb;
-                    if (c < 6) {
-                        pa1 = osc_pose_apply_twist(pa, step);
-                        pa2 = osc_pose_apply_twist(pa, back);
-                    } else {
-                        pb1 = osc_pose_apply_twist(pb, step);
-                        pb2 = osc_pose_apply_twist(pb, back);
+                    // central differences at steps h and h / 2: alpha and distance, which the
+                    // centring does not disturb, take Richardson's extrapolation of the two
+                    // (error h^4: at 1e-5 a sharp rim's third derivative alone leaves 2e-7)
+                    double f[2][2][8];
+                    for (int level_h = 0; level_h < 2; ++level_h) {
+                        const double h = level_h == 0 ? 1e-5 : 0.5e-5;
+                        double step[6] = {0}, back[6] = {0};
+                        step[c % 6] = h;
+                        back[c % 6] = -h;
+                        osc_pose pa1 = pa, pb1 = pb, pa2 = pa, pb2 = pb;
+                        if (c < 6) {
+                            pa1 = osc_pose_apply_twist(pa, step);
+                            pa2 = osc_pose_apply_twist(pa, back);
+                        } else {
+                            pb1 = osc_pose_apply_twist(pb, step);
+                            pb2 = osc_pose_apply_twist(pb, back);
+                        }
+                        osc_dcol_result r1, r2;
+                        CHECK_STATUS(osc_dcol_proximity(a, pa1, b, pb1, NULL, &r1, NULL, NULL), OSC_OK);
+                        CHECK_STATUS(osc_dcol_proximity(a, pa2, b, pb2, NULL, &r2, NULL, NULL), OSC_OK);
+                        same_path = same_path && r1.iterations <= 8 && r2.iterations <= 8;
+                        flatten_result(&r1, f[level_h][0]);
+                        flatten_result(&r2, f[level_h][1]);
                     }
-                    osc_dcol_result r1, r2;
-                    CHECK_STATUS(osc_dcol_proximity(a, pa1, b, pb1, NULL, &r1, NULL, NULL), OSC_OK);
-                    CHECK_STATUS(osc_dcol_proximity(a, pa2, b, pb2, NULL, &r2, NULL, NULL), OSC_OK);
-                    same_path = same_path && r1.iterations <= 8 && r2.iterations <= 8;
-                    double f1[8], f2[8];
-                    flatten_result(&r1, f1);
-                    flatten_result(&r2, f2);
                     double analytic[8] = {fast_j[0][c], fast_j[1][c], fast_j[1][12 + c],
                                           fast_j[1][24 + c], fast_j[4][c], fast_j[5][c],
                                           fast_j[5][12 + c], fast_j[5][24 + c]};
                     for (int k = 0; k < 8; ++k) {
-                        double difference = (f1[k] - f2[k]) / (2.0 * h);
+                        double coarse = (f[0][0][k] - f[0][1][k]) / 2e-5;
+                        double fine = (f[1][0][k] - f[1][1][k]) / 1e-5;
+                        double difference = k == 0 || k == 4 ? (4.0 * fine - coarse) / 3.0 : coarse;
                         norm[k] = fmax(norm[k], fabs(difference));
                         error[k] = fmax(error[k], fabs(difference - analytic[k]));
                     }
@@ -757,11 +774,11 @@ static void test_support_pairs_match_general_solver(void) {
             osc_convex_destroy(a);
             osc_convex_destroy(b);
         }
-        int applies = trials - not_applying;
-        printf("  barrier %g: %.2f iterations on average, %d fallbacks in %d solves (and %d cylinder-box "
-               "pairs); against the general start: alpha %.1e, point %.1e", barriers[level],
-               total / (double)(applies - fallbacks), fallbacks, applies, not_applying, worst_alpha,
-               worst_point);
+        int applies = trials - general_failures;
+        printf("  barrier %g: %.2f iterations on average, %d fallbacks in %d solves (and %d where the "
+               "general start fails); against the general start: alpha %.1e, point %.1e",
+               barriers[level], total / (double)(applies - fallbacks), fallbacks, applies,
+               general_failures, worst_alpha, worst_point);
         if (level > 0)
             printf(", Jacobians %.1e (relative)\n", worst_jacobian);
         else
@@ -772,7 +789,8 @@ static void test_support_pairs_match_general_solver(void) {
         CHECK(worst_alpha < 1e-9);
         CHECK(worst_point < (level == 0 ? 1e-6 : 1e-7));
         if (level > 0) CHECK(worst_jacobian < 1e-8 / sqrt(barriers[level]));
-        if (level == 0) CHECK(worst_difference[0] < 1e-7 && worst_difference[1] < 1e-3);
+        CHECK(general_failures <= trials / 200);
+        if (level == 0) CHECK(worst_difference[0] < 1e-8 && worst_difference[1] < 1e-3);
     }
 }
 
@@ -785,15 +803,15 @@ static void test_support_pairs_match_general_solver(void) {
 // alpha 1e-3).
 static void test_support_pairs_extremes(void) {
     test_rng rng = {22};
-    const int trials = 3600;
-    int fallbacks = 0, total = 0, general = 0;
+    const int trials = 3430;
+    int fallbacks = 0, total = 0;
     double largest_offset = 0.0, worst_excess = 0.0, smallest_alpha = INFINITY, largest_alpha = 0.0;
     for (int trial = 0; trial < trials; ++trial) {
-        int kind_a = trial % 6, kind_b = (trial / 6) % 6;
+        int kind_a = trial % 7, kind_b = (trial / 7) % 7;
         osc_convex* a = random_support_shape(&rng, kind_a, 0.01);
         osc_convex* b = random_support_shape(&rng, kind_b, 0.01);
         osc_pose pa = random_pose(&rng, 1.0), pb = random_pose(&rng, 1.0);
-        int placement = (trial / 36) % 3;
+        int placement = (trial / 49) % 3;
         if (placement == 0) pb.p = osc_add(pa.p, osc_scale(osc_sub(pb.p, pa.p), 1e-3));
         if (placement == 2) pb.p = osc_add(pa.p, osc_scale(osc_sub(pb.p, pa.p), 100.0));
         osc_dcol_result r;
@@ -807,8 +825,7 @@ static void test_support_pairs_extremes(void) {
             dcol_support_path = true;
             bool fell_back = general_status == OSC_OK && general_result.alpha == r.alpha &&
                              general_result.iterations == r.iterations;
-            if (!support_path_applies(kind_a, kind_b)) ++general;
-            else if (fell_back) ++fallbacks;
+            if (fell_back) ++fallbacks;
             else total += r.iterations;
             double ga = osc_convex_gauge(a, osc_pose_apply_inverse(pa, r.point));
             double gb = osc_convex_gauge(b, osc_pose_apply_inverse(pb, r.point));
@@ -820,10 +837,10 @@ static void test_support_pairs_extremes(void) {
         osc_convex_destroy(a);
         osc_convex_destroy(b);
     }
-    int applies = trials - general;
-    printf("  %d extreme pairs (and %d cylinder-box pairs), alpha %.2g to %.3g: %.3f iterations on "
-           "average, %d fallbacks; alpha - max gauge at most %.2g, max gauge above alpha by %.2g "
-           "(relative)\n", applies, general, smallest_alpha, largest_alpha,
+    int applies = trials;
+    printf("  %d extreme pairs, alpha %.2g to %.3g: %.3f iterations on average, %d fallbacks; "
+           "alpha - max gauge at most %.2g, max gauge above alpha by %.2g (relative)\n", applies,
+           smallest_alpha, largest_alpha,
            total / (double)(applies - fallbacks), fallbacks, largest_offset, worst_excess);
     CHECK(fallbacks <= applies / 50 && total <= (applies - fallbacks) * 1.5); // measured 1.3
     CHECK(largest_offset < 1e-8);
@@ -923,10 +940,11 @@ static void test_bad_input(void) {
     settings.regularization = NAN;
     CHECK_STATUS(osc_dcol_proximity(a, good, b, moved, &settings, &r, NULL, NULL), OSC_ERR_INVALID_ARGUMENT);
     // an iteration limit too small to converge: reported, with the last iterate in the result (a
-    // cylinder and a cone: the general start, §3.3; the support path converges in one step)
+    // cylinder's end flat on a face of the prism: not a point contact, so the general start of
+    // §3.3; the support path converges in one step where it applies)
     settings = osc_dcol_settings_default();
     settings.max_iterations = 2;
-    CHECK_STATUS(osc_dcol_proximity(g_shapes[OSC_CONVEX_CYLINDER], good, g_shapes[OSC_CONVEX_CONE],
+    CHECK_STATUS(osc_dcol_proximity(g_shapes[OSC_CONVEX_CYLINDER], good, g_shapes[OSC_CONVEX_POLYTOPE],
                                     moved, &settings, &r, NULL, NULL),
                  OSC_ERR_NOT_CONVERGED);
     CHECK(strstr(osc_last_error(), "no convergence") != NULL);
