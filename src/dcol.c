@@ -183,8 +183,7 @@ osc_status dcol_solve(const char* function, const osc_dcol_settings* settings_in
     bool use_warm = warm && warm->valid && warm->variables == dp->conic.variables;
     // the support path starts next to the answer, which no warm start beats (docs/dcol.md §3.5)
     status = OSC_ERR_NOT_CONVERGED;
-    if (dcol_support_path && dcol_has_support_path(a) && dcol_has_support_path(b) &&
-        dcol_support_start(dp, settings.tolerance, ACTIVE_GAP)) {
+    if (dcol_support_path && dcol_support_start(dp, settings.tolerance, ACTIVE_GAP)) {
         int limit = settings.max_iterations < SUPPORT_MAX_ITERATIONS ? settings.max_iterations
                                                                     : SUPPORT_MAX_ITERATIONS;
         status = conic_solve(&dp->conic, settings.tolerance, limit, settings.regularization, true,

@@ -26,10 +26,6 @@ typedef struct dcol_problem {
     double scale;
 } dcol_problem;
 
-/// Whether a shape's support function is a piecewise-linear part plus a smooth one (every kind but
-/// the cone), so that a pair of them can take the support path (docs/dcol.md §3.5; a cylinder also
-/// needs a partner swept by a ball).
-bool dcol_has_support_path(const osc_convex* shape);
 
 /// The support path's start (dcol_support.c): the exact optimum of the assembled problem, moved
 /// to the first-order central point of `barrier` (conic_offset_start with `active_gap`), written

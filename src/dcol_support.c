@@ -1,8 +1,8 @@
-// dcol_support.c: the support path of DCOL (docs/dcol.md §3.5). For shapes whose support function
-// is a piecewise-linear part plus a smooth one (sphere, ellipsoid, capsule, cylinder, padded
-// polygon, polytope), the exact optimum of seed 001 problem (9) comes from an active-set Newton method on
-// the support functions; conic_offset_start then moves it to the first-order central point of the
-// barrier, from which the interior-point solver only re-centres.
+// dcol_support.c: the support path of DCOL (docs/dcol.md §3.5). Every kind's support function is a
+// piecewise-linear part plus a smooth one (a cone's: the larger of its apex and its base disc), so
+// the exact optimum of seed 001 problem (9) comes from an active-set Newton method on the support
+// functions; conic_offset_start then moves it to the first-order central point of the barrier,
+// from which the interior-point solver only re-centres.
 
 #include "dcol_internal.h"
 
@@ -41,11 +41,6 @@ typedef struct support_body {
     double c11, c12, c22;
     double along1[SUPPORT_MAX_VERTICES], along2[SUPPORT_MAX_VERTICES];
 } support_body;
-
-bool dcol_has_support_path(const osc_convex* shape) {
-    (void)shape;
-    return true;
-}
 
 static void set_ball(support_body* body, double radius, double scale) {
     double r2 = radius * radius / (scale * scale);
@@ -414,7 +409,9 @@ static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec
 // r'_B - alpha y_B with y the support points (core point plus the ball's C n / sqrt(n^T C n)), the
 // slacks from the core points, and conic_offset_start moves it to the first-order central point.
 // Without a ball (two polytopes) N is piecewise linear and the same walk takes steepest-descent
-// steps to the next tie instead (a simplex method on the normal fans). False (for the general
+// steps to the next tie instead (a simplex method on the normal fans), as it does along a disc's
+// flat direction. A cone's tie between its apex and its base is a curve, on which the step is a
+// Newton step on the KKT conditions of the piece with that tie. False (for the general
 // start) when the origins (nearly) coincide, the contact is not a point (ties in both bodies beyond
 // two, parallel ties) or the method does not converge.
 bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {

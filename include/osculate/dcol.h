@@ -81,9 +81,10 @@ enum {
 
 /// A warm start: the primal solution (x, alpha, slacks) of an earlier solve of the same two
 /// shapes, in world units. The next solve starts from it, alpha enlarged by 5 % so that the point
-/// is strictly inside both scaled shapes, with the dual on the central path through it. A pair
-/// without a cone (nor a cylinder with a polytope) starts next to its exact answer instead
-/// (docs/dcol.md §3.5), which no warm start beats; the warm start is still written.
+/// is strictly inside both scaled shapes, with the dual on the central path through it. It is
+/// used where the contact is not a point (a face on a face, two sides parallel): a point contact
+/// starts next to its exact answer instead (docs/dcol.md §3.5), which no warm start beats; the
+/// warm start is still written.
 typedef struct osc_dcol_warm_start {
     int valid;                                ///< 0: ignore the rest
     int variables;                            ///< the variable count it was made for
