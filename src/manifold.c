@@ -396,6 +396,23 @@ static double clip(const pipeline* pl, double s, double l, bool tangents, const 
     return c;
 }
 
+// the tangent of the soft clip (tau > 0) alone, for a distance whose clipped value is known: the
+// sigmoids osc_softclip's branch takes for d/ds, and sigma(s - l) for d/dl (in the branch s <= l / 2
+// the same call as its second sigmoid), so dc has clip()'s bits without the value's exps and log1ps
+static void clip_tangents(double tau, double s, double l, const double ds[COLUMNS], const double dl[COLUMNS],
+                          double dc[COLUMNS]) {
+    const double lo = 0.0, hi = l;
+    double slope, upper;
+    if (s <= 0.5 * (lo + hi)) {
+        upper = osc_sigmoid(s - hi, tau, NULL, NULL);
+        slope = osc_sigmoid(s - lo, tau, NULL, NULL) - upper;
+    } else {
+        slope = osc_sigmoid(hi - s, tau, NULL, NULL) - osc_sigmoid(lo - s, tau, NULL, NULL);
+        upper = osc_sigmoid(s - l, tau, NULL, NULL);
+    }
+    for (int j = 0; j < COLUMNS; ++j) dc[j] = slope * ds[j] + upper * dl[j];
+}
+
 // phi at s-frame point y of stored vertex `vertex` (an edge corner), with its gradient when
 // `gradient` is not NULL, from the corner table when it is there (a gradient asked for later is
 // added to the entry; phi keeps the bits of pass_value)
@@ -540,8 +557,13 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
     for (int k = 0; k < 3; ++k)
         for (int j = 0; j < COLUMNS; ++j) dneg[k][j] = -dt[k][j];
     u = trace(pl, d, b, osc_neg(t), phi_b, gb, db, dneg, du);
-    sc = clip(pl, s, l, true, ds, dl, dsc);
-    uc = clip(pl, u, l, true, du, dl, duc);
+    if (value_first && pl->settings->clip_temperature > 0.0) { // sc, uc: the pass without tangents'
+        clip_tangents(pl->settings->clip_temperature, s, l, ds, dl, dsc);
+        clip_tangents(pl->settings->clip_temperature, u, l, du, dl, duc);
+    } else {
+        sc = clip(pl, s, l, true, ds, dl, dsc);
+        uc = clip(pl, u, l, true, du, dl, duc);
+    }
     if (!value_first) {
         p = osc_add_scaled(osc_scale(osc_add(a, b), 0.5), t, 0.5 * (sc - uc));
         if (beyond_by_value(pl, d, p)) {
