@@ -32,6 +32,13 @@ typedef struct all_jacobians {
     double alpha[12], point[36], point_a[36], point_b[36], distance[12], normal[36];
 } all_jacobians;
 
+// the six arrays of an all_jacobians and their lengths, for loops over every entry
+static const int jacobian_lengths[6] = {12, 36, 36, 36, 12, 36};
+static double* jacobian_array(all_jacobians* jac, int k) {
+    double* arrays[6] = {jac->alpha, jac->point, jac->point_a, jac->point_b, jac->distance, jac->normal};
+    return arrays[k];
+}
+
 static osc_dcol_jacobians jacobian_pointers(all_jacobians* jac) {
     osc_dcol_jacobians pointers = {jac->alpha, jac->point, jac->point_a, jac->point_b, jac->distance,
                                    jac->normal};
@@ -85,12 +92,14 @@ static void test_sphere_sphere_closed_form(void) {
         double point_error = osc_length(osc_sub(solver.point, result.point)) / (r1 + r2);
         CHECK_MSG(point_error < 1e-7, "trial %d: the solver's point is %.3g away", trial, point_error);
         worst_point = fmax(worst_point, point_error);
-        const double* mine = jac.alpha;
-        const double* theirs = solver_jac.alpha;
         double norm = 0.0, difference = 0.0;
-        for (int k = 0; k < (int)(sizeof jac / sizeof(double)); ++k) {
-            norm = fmax(norm, fabs(theirs[k]));
-            difference = fmax(difference, fabs(mine[k] - theirs[k]));
+        for (int k = 0; k < 6; ++k) {
+            const double* mine = jacobian_array(&jac, k);
+            const double* theirs = jacobian_array(&solver_jac, k);
+            for (int i = 0; i < jacobian_lengths[k]; ++i) {
+                norm = fmax(norm, fabs(theirs[i]));
+                difference = fmax(difference, fabs(mine[i] - theirs[i]));
+            }
         }
         CHECK_MSG(difference < 1e-6 * norm, "trial %d: Jacobians off the solver's by %.3g", trial,
                   difference / norm);
@@ -125,7 +134,8 @@ static void test_sphere_sphere_closed_form(void) {
     CHECK(osc_length(osc_sub(result.point, pose.p)) < 1e-15 && osc_length(result.normal) == 0.0);
     CHECK(warm.valid && warm.variables == 4 && warm.solution[3] == 0.0);
     bool finite = true;
-    for (int k = 0; k < (int)(sizeof jac / sizeof(double)); ++k) finite = finite && isfinite(jac.alpha[k]);
+    for (int k = 0; k < 6; ++k)
+        for (int i = 0; i < jacobian_lengths[k]; ++i) finite = finite && isfinite(jacobian_array(&jac, k)[i]);
     CHECK(finite && jac.point[0] == 0.25 / 0.75 && jac.point[6] == 0.5 / 0.75 && jac.normal[0] == 0.0);
     osc_convex_destroy(a);
     osc_convex_destroy(b);
