@@ -237,22 +237,36 @@ static void body_normal_block(const dcol_problem* dp, int which,
         for (int k = 0; k < 3; ++k) block[j][k] += cone_part[j][k];
 }
 
+// H^-1 E, E = [I_3; 0]: the normal system solved for the three directions of x, shared by the
+// degeneracy test (the compliance of x) and the tangents (a rotation's force on x)
+typedef struct x_solutions {
+    double column[3][CONIC_MAX_VARIABLES];
+    bool solved;
+} x_solutions;
+
+static void solve_x_directions(const dcol_problem* dp, x_solutions* xs) {
+    if (xs->solved) return;
+    memset(xs->column, 0, sizeof xs->column);
+    for (int axis = 0; axis < 3; ++axis) xs->column[axis][axis] = 1.0;
+    conic_factor_solve_many(&dp->conic, &dp->state, 3, xs->column);
+    xs->solved = true;
+}
+
 // flat contacts: x is pinned by active planes (stiffness ~ 1/mu), by curved active cones (~1) or
 // by nothing (~mu); the trace of H^-1's x-block (from the solver's factor) is the largest
 // compliance. The factor's regularisation caps compliances at 1 / shift, so a compliance above
 // min(1 / sqrt(mu), 1 / sqrt(shift)), the geometric middle of the two regimes, marks a free
 // direction (docs/dcol.md §5)
-static bool is_degenerate(const dcol_problem* dp, double barrier) {
-    double e[3][CONIC_MAX_VARIABLES] = {{1.0}, {0.0, 1.0}, {0.0, 0.0, 1.0}};
-    conic_factor_solve_many(&dp->conic, &dp->state, 3, e);
+static bool is_degenerate(const dcol_problem* dp, double barrier, x_solutions* xs) {
+    solve_x_directions(dp, xs);
     double trace = 0.0;
-    for (int axis = 0; axis < 3; ++axis) trace += e[axis][axis];
+    for (int axis = 0; axis < 3; ++axis) trace += xs->column[axis][axis];
     double threshold = 1.0 / sqrt(fmax(barrier, dp->state.factor_shift));
     return !(trace <= threshold);
 }
 
 static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
-                        double barrier, osc_dcol_result* result) {
+                        double barrier, osc_dcol_result* result, x_solutions* xs) {
     const double* x = dp->state.x;
     double alpha = x[3];
     osc_vec3 point = osc_add_scaled(dp->centre, osc_v3(x[0], x[1], x[2]), dp->scale);
@@ -273,7 +287,7 @@ static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b
     result->distance = (1.0 - 1.0 / alpha) * separation;
     result->normal = osc_normalize(body_dual_normal(dp, 0, dp->state.z));
     bool smooth = is_smooth(dp->body[0].shape) && is_smooth(dp->body[1].shape);
-    if (!smooth && is_degenerate(dp, barrier)) result->flags |= OSC_DCOL_DEGENERATE;
+    if (!smooth && is_degenerate(dp, barrier, xs)) result->flags |= OSC_DCOL_DEGENERATE;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -283,38 +297,46 @@ static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b
 // xi' = (dp / scale, dtheta), and optionally A's part of the dual tangents as
 // dual_normals[c] = G_A,x^T dz_A (the change of w_A before the rotation of its rows). With
 // dz_A = W_A^-2 (G_A dv + r_z,A) and K_A = G_A^T W_A^-2 G_A,x this is K_A^T dv + (K_A)_xx m, the
-// r_z term only for A's own twists (docs/dcol.md §4.2)
+// r_z term only for A's own twists (docs/dcol.md §4.2). A twist's right-hand side is K_X m + E r_x,
+// so the tangents combine H^-1 K_A, H^-1 K_B and H^-1 E: nine solves, not twelve, and the last
+// three are the degeneracy test's
 static void solution_tangents(const dcol_problem* dp, double tangents[12][CONIC_MAX_VARIABLES],
-                              osc_vec3* dual_normals) {
+                              osc_vec3* dual_normals, x_solutions* xs) {
     int n = dp->conic.variables;
     osc_vec3 x = osc_v3(dp->state.x[0], dp->state.x[1], dp->state.x[2]);
     osc_vec3 m_vecs[12];
-    double block_a[CONIC_MAX_VARIABLES][3];
+    double block_a[CONIC_MAX_VARIABLES][3], block_b[CONIC_MAX_VARIABLES][3];
+    double solved[6][CONIC_MAX_VARIABLES]; // H^-1 K_A's columns, then H^-1 K_B's
+    body_normal_block(dp, 0, block_a);
+    body_normal_block(dp, 1, block_b);
+    for (int j = 0; j < n; ++j)
+        for (int k = 0; k < 3; ++k) {
+            solved[k][j] = block_a[j][k];
+            solved[3 + k][j] = block_b[j][k];
+        }
+    conic_factor_solve_many(&dp->conic, &dp->state, 6, solved);
+    solve_x_directions(dp, xs);
     for (int which = 0; which < 2; ++which) {
         const dcol_body* body = &dp->body[which];
         osc_vec3 arm = osc_sub(x, body->origin);
         osc_vec3 w = body_dual_normal(dp, which, dp->state.z);
-        double block_b[CONIC_MAX_VARIABLES][3];
-        double (*block)[3] = which == 0 ? block_a : block_b;
-        body_normal_block(dp, which, block);
+        double(*z)[CONIC_MAX_VARIABLES] = solved + 3 * which;
         for (int k = 0; k < 6; ++k) {
-            // r_z = G_x m on X's rows, r_x = (e x w, 0) for a rotation
+            // r_z = G_x m on X's rows, r_x = (e x w, 0) for a rotation; tangent = -H^-1 (K_X m + E r_x)
             osc_vec3 axis = osc_v3(k % 3 == 0, k % 3 == 1, k % 3 == 2);
             osc_vec3 m_vec = k < 3 ? osc_neg(axis) : osc_neg(osc_cross(axis, arm));
-            osc_vec3 r_x = k < 3 ? osc_v3(0, 0, 0) : osc_cross(axis, w);
             double* t = tangents[6 * which + k];
             for (int j = 0; j < n; ++j)
-                t[j] = block[j][0] * m_vec.x + block[j][1] * m_vec.y + block[j][2] * m_vec.z;
-            t[0] += r_x.x;
-            t[1] += r_x.y;
-            t[2] += r_x.z;
+                t[j] = -(z[0][j] * m_vec.x + z[1][j] * m_vec.y + z[2][j] * m_vec.z);
+            if (k >= 3) {
+                osc_vec3 r_x = osc_cross(axis, w);
+                for (int j = 0; j < n; ++j)
+                    t[j] -= xs->column[0][j] * r_x.x + xs->column[1][j] * r_x.y +
+                            xs->column[2][j] * r_x.z;
+            }
             m_vecs[6 * which + k] = m_vec;
         }
     }
-    // the 12 solves at once
-    conic_factor_solve_many(&dp->conic, &dp->state, 12, tangents);
-    for (int c = 0; c < 12; ++c)
-        for (int j = 0; j < n; ++j) tangents[c][j] = -tangents[c][j];
     if (!dual_normals) return;
     for (int c = 0; c < 12; ++c) {
         double dw[3];
@@ -338,11 +360,12 @@ static double column_factor(const dcol_problem* dp, int column, int length_power
 }
 
 static void fill_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
-                           const osc_dcol_result* result, const osc_dcol_jacobians* jac) {
+                           const osc_dcol_result* result, const osc_dcol_jacobians* jac,
+                           x_solutions* xs) {
     double tangents[12][CONIC_MAX_VARIABLES];
     osc_vec3 dual_normals[12];
     bool need_duals = jac->normal && !(result->flags & OSC_DCOL_COINCIDENT);
-    solution_tangents(dp, tangents, need_duals ? dual_normals : NULL);
+    solution_tangents(dp, tangents, need_duals ? dual_normals : NULL, xs);
     double dalpha[12];
     osc_vec3 dx[12];
     for (int c = 0; c < 12; ++c) {
@@ -426,9 +449,10 @@ osc_status osc_dcol_proximity(const osc_convex* a, osc_pose pose_a, const osc_co
     dcol_problem dp;
     status = dcol_solve(__func__, &checked, a, pose_a, b, pose_b, warm, &dp);
     if (status != OSC_OK && status != OSC_ERR_NOT_CONVERGED) return status;
-    fill_result(&dp, pose_a, pose_b, barrier, result);
+    x_solutions xs = {.solved = false};
+    fill_result(&dp, pose_a, pose_b, barrier, result, &xs);
     if (status != OSC_OK) return status;
-    if (jacobians) fill_jacobians(&dp, pose_a, pose_b, result, jacobians);
+    if (jacobians) fill_jacobians(&dp, pose_a, pose_b, result, jacobians, &xs);
     return OSC_OK;
 }
 
