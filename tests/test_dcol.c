@@ -857,6 +857,50 @@ static void test_support_pairs_extremes(void) {
     CHECK(worst_excess < 1e-12);
 }
 
+// Cones far outside the test shapes' range: needles (half angle 1e-3), flat discs (pi/2 - 1e-3,
+// radius 1000 times the height) and ordinary ones, heights 1e-3 to 1e3, against the random support
+// shapes at scales 1e-3 to 1e3. The interior-point start fails on many of the flat ones; the
+// support path never fails where it succeeds, and every answer has x in both scaled shapes.
+static void test_extreme_cones(void) {
+    test_rng rng = {23};
+    const int trials = 3000;
+    int failures[3] = {0, 0, 0}, general_failures = 0, worse = 0;
+    double worst_excess = 0.0;
+    for (int trial = 0; trial < trials; ++trial) {
+        int shape_class = trial % 3;
+        double angle = shape_class == 0 ? 1e-3 : shape_class == 1 ? 0.5 * TEST_PI - 1e-3
+                                                                  : test_uniform(&rng, 0.01, 1.56);
+        osc_convex *a, *b = random_support_shape(&rng, (trial / 3) % 7, 0.01);
+        CHECK_STATUS(osc_convex_create_cone(pow(10.0, test_uniform(&rng, -3.0, 3.0)), angle, &a),
+                     OSC_OK);
+        double scale = pow(10.0, test_uniform(&rng, -3.0, 3.0));
+        osc_pose pa = random_pose(&rng, scale), pb = random_pose(&rng, scale);
+        osc_dcol_result r, general;
+        osc_status status = osc_dcol_proximity(a, pa, b, pb, NULL, &r, NULL, NULL);
+        dcol_support_path = false;
+        osc_status general_status = osc_dcol_proximity(a, pa, b, pb, NULL, &general, NULL, NULL);
+        dcol_support_path = true;
+        general_failures += general_status != OSC_OK;
+        if (status != OSC_OK) {
+            ++failures[shape_class];
+            worse += general_status == OSC_OK;
+        } else {
+            double ga = osc_convex_gauge(a, osc_pose_apply_inverse(pa, r.point));
+            double gb = osc_convex_gauge(b, osc_pose_apply_inverse(pb, r.point));
+            worst_excess = fmax(worst_excess, (fmax(ga, gb) - r.alpha) / r.alpha);
+        }
+        osc_convex_destroy(a);
+        osc_convex_destroy(b);
+    }
+    printf("  %d extreme cones: %d / %d / %d failures (needles, flat, others; the general start "
+           "alone: %d in all), %d where the general start succeeds; max gauge above alpha by %.2g\n",
+           trials, failures[0], failures[1], failures[2], general_failures, worse, worst_excess);
+    CHECK(worse == 0);
+    CHECK(failures[0] + failures[2] <= trials / 100);
+    CHECK(failures[0] + failures[1] + failures[2] < general_failures / 2);
+    CHECK(worst_excess < 1e-8);
+}
+
 static void test_warm_start(void) {
     test_rng rng = {7};
     const osc_convex *a = g_shapes[OSC_CONVEX_CYLINDER], *b = g_shapes[OSC_CONVEX_POLYTOPE];
@@ -991,6 +1035,7 @@ int main(void) {
     RUN(test_invariance);
     RUN(test_support_pairs_match_general_solver);
     RUN(test_support_pairs_extremes);
+    RUN(test_extreme_cones);
     RUN(test_warm_start);
     RUN(test_batch);
     RUN(test_bad_input);
