@@ -283,6 +283,29 @@ static bool run_beyond(const pipeline* pl, const direction* d, runs* r, int32_t 
     return r->vertex_skip;
 }
 
+// the broad phase's lower bound at s-frame point y of stored vertex `vertex` (a vertex or an edge
+// corner), from the corner table when it is there
+static double corner_lower(const pipeline* pl, const direction* d, int32_t vertex, osc_vec3 y) {
+    int slot = vertex & (CORNER_CACHE - 1);
+    corner_table* cache = pl->cache;
+    if (cache->lower_vertex[slot] != vertex) {
+        cache->lower_vertex[slot] = vertex;
+        cache->lower[slot] = body_lower_bound(d->s, y);
+    }
+    return cache->lower[slot];
+}
+
+// the lower bounds of stored vertices [begin, end) (a group's) into the corner table, in a loop of
+// independent look-ups whose cache misses overlap; the group's vertices and edges then find them
+static void group_lower_bounds(const pipeline* pl, const direction* d, int32_t begin, int32_t end) {
+    corner_table* cache = pl->cache;
+    for (int32_t i = begin; i < end; ++i) {
+        int slot = i & (CORNER_CACHE - 1);
+        cache->lower_vertex[slot] = i;
+        cache->lower[slot] = body_lower_bound(d->s, to_s_frame(d, &d->f->vertices[3 * (size_t)i]));
+    }
+}
+
 // vertex-SDF contact (seed §IV-B) of stored vertex i: the vertex itself
 static bool vertex_contact(const pipeline* pl, const direction* d, runs* r, int32_t i, feature* out) {
     const double* v = &d->f->vertices[3 * (size_t)i];
@@ -291,7 +314,7 @@ static bool vertex_contact(const pipeline* pl, const direction* d, runs* r, int3
         return false;
     }
     osc_vec3 y = to_s_frame(d, v);
-    if (pl->settings->broad_phase && body_lower_bound(d->s, y) > pl->settings->d_max) {
+    if (pl->settings->broad_phase && corner_lower(pl, d, i, y) > pl->settings->d_max) {
         saturate(pl, out);
         return false;
     }
@@ -430,18 +453,6 @@ static double corner_value(const pipeline* pl, const direction* d, int32_t verte
     }
     if (gradient) *gradient = cache->gradient[slot];
     return cache->phi[slot];
-}
-
-// the broad phase's lower bound at s-frame point y of stored vertex `vertex` (an edge corner), from
-// the corner table when it is there
-static double corner_lower(const pipeline* pl, const direction* d, int32_t vertex, osc_vec3 y) {
-    int slot = vertex & (CORNER_CACHE - 1);
-    corner_table* cache = pl->cache;
-    if (cache->lower_vertex[slot] != vertex) {
-        cache->lower_vertex[slot] = vertex;
-        cache->lower[slot] = body_lower_bound(d->s, y);
-    }
-    return cache->lower[slot];
 }
 
 // phi at both corners of an edge (corner_value without gradients); a spline evaluates two missing
@@ -767,6 +778,7 @@ static void run_direction(pipeline* pl, const direction* d) {
             // every feature of the group beyond d_max: all saturated, so it emits nothing
             if (st->broad_phase && sphere_beyond(pl, d, f->group_spheres + 4 * (size_t)g, NULL)) continue;
             blend_start(&b);
+            if (st->broad_phase) group_lower_bounds(pl, d, f->group_vertex_start[g], f->group_vertex_start[g + 1]);
             for (int32_t i = f->group_vertex_start[g]; i < f->group_vertex_start[g + 1]; ++i) {
                 bool active = vertex_contact(pl, d, &r, i, &c);
                 blend_add(pl, &b, &c, active);
