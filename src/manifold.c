@@ -534,7 +534,11 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
     // them (the same steps give the same bits). An osc_sdf body, whose pass without tangents
     // evaluates the gradient anyway (pass_value) and costs far more than the tangents, is traced
     // once, with them.
-    bool value_first = d->s->grid || !pl->derivatives;
+    // An edge with a corner inside (phi < 0) almost always ends within d_max (on the benchmark's
+    // poses: all but 4 % at d_max 0, none at d_max 0.02): it is traced once, with tangents, as the
+    // pass without them would be wasted. (Where it does end beyond, the tangents are; the output is
+    // the same either way.)
+    bool value_first = (d->s->grid || !pl->derivatives) && !(pl->derivatives && fmin(phi_a, phi_b) < 0.0);
     double s = 0.0, u = 0.0, sc = 0.0, uc = 0.0;
     if (value_first) {
         double traced[2];
