@@ -765,6 +765,12 @@ __attribute__((target("avx"), noinline)) static void grid_distance_pair_avx(cons
     out[0] = grid_distance_avx(grid, x0, NULL), out[1] = grid_distance_avx(grid, x1, NULL);
 }
 
+__attribute__((target("avx"), noinline)) static void grid_distance_gradient_pair_avx(const osc_grid* grid, osc_vec3 x0,
+                                                                                     osc_vec3 x1, double out[2],
+                                                                                     double gradient[2][3]) {
+    out[0] = grid_distance_avx(grid, x0, gradient[0]), out[1] = grid_distance_avx(grid, x1, gradient[1]);
+}
+
 // grid_contract_fields with the four fields of a coefficient in one register
 __attribute__((target("avx"), noinline)) static void grid_contract_fields_avx(const osc_grid* grid, osc_vec3 x,
                                                                               int order, jet* out) {
@@ -830,6 +836,21 @@ void grid_distance_pair(const osc_grid* grid, osc_vec3 x0, osc_vec3 x1, double o
     double v0 = v[0], v1 = v[1];
     out[0] = isnan(x0.x) || isnan(x0.y) || isnan(x0.z) ? NAN : v0; // as osc_grid_eval
     out[1] = isnan(x1.x) || isnan(x1.y) || isnan(x1.z) ? NAN : v1;
+}
+
+void grid_distance_gradient_pair(const osc_grid* grid, osc_vec3 x0, osc_vec3 x1, double out[2], osc_vec3 gradient[2]) {
+    double v[2], g[2][3];
+#ifdef GRID_AVX
+    if (grid_have_avx()) grid_distance_gradient_pair_avx(grid, x0, x1, v, g);
+    else
+#endif
+        v[0] = grid_distance_fast(grid, x0, g[0]), v[1] = grid_distance_fast(grid, x1, g[1]);
+    osc_vec3 x[2] = {x0, x1};
+    for (int e = 0; e < 2; ++e) { // as osc_grid_eval
+        bool nan = isnan(x[e].x) || isnan(x[e].y) || isnan(x[e].z);
+        out[e] = nan ? NAN : v[e];
+        gradient[e] = nan ? osc_v3(NAN, NAN, NAN) : osc_v3(g[e][0], g[e][1], g[e][2]);
+    }
 }
 
 static double grid_distance_gradient(const osc_grid* grid, osc_vec3 x, double gradient[3]) {

@@ -65,6 +65,9 @@ double grid_eval_contact(const osc_grid* grid, osc_vec3 x, bool derivatives, osc
 // overlap. For the contact pipeline's sphere traces (manifold.c).
 void grid_distance_pair(const osc_grid* grid, osc_vec3 x0, osc_vec3 x1, double out[2]);
 
+// The same with the gradients, bit for bit osc_grid_eval's with a gradient.
+void grid_distance_gradient_pair(const osc_grid* grid, osc_vec3 x0, osc_vec3 x1, double out[2], osc_vec3 gradient[2]);
+
 // The index of the voxel holding y (clamped into the region; [n_z][n_y][n_x] layout) and, in
 // *outside, the distance from y to the region (0 inside): the voxel osc_grid_lower_bound reads.
 static inline size_t grid_voxel_of(const osc_grid* grid, osc_vec3 y, double* outside) {

@@ -342,38 +342,54 @@ static inline double trace_bracket(double phi, double tau) {
     return osc_sigmoid(phi, tau, NULL, NULL);
 }
 
-// one sphere trace (eq. T): from `start` along `dir`, s <- s + sigma(phi) phi for `iterations`
-// steps, with its tangent: ds accumulates (sigma' phi + sigma) grad phi . (dstart + s ddir + ds dir).
-// `phi0` and `gradient0` are phi and its gradient at `start` (the first step's point). s has the
-// bits of trace_both's pass without tangents.
-static double trace(const pipeline* pl, const direction* d, osc_vec3 start, osc_vec3 dir, double phi0,
-                    osc_vec3 gradient0, double dstart[3][COLUMNS], double ddir[3][COLUMNS], double ds[COLUMNS]) {
+// the two sphere traces of an edge (eq. T), from a along t and from b along -t, s <- s + sigma(phi)
+// phi for `iterations` steps, with their tangents: ds accumulates
+// (sigma' phi + sigma) grad phi . (dstart + s ddir + ds dir). `phi0` and `gradient0` are phi and
+// its gradient at the starts (the first steps' points). The traces step side by side (a spline
+// evaluates both points with their gradients in one call, so that the two chains overlap); each is
+// the same sequence of operations alone, and s has the bits of trace_both's pass without tangents.
+static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec3 start[2], const osc_vec3 dir[2],
+                           const double phi0[2], const osc_vec3 gradient0[2], double (*dstart[2])[COLUMNS],
+                           double (*ddir[2])[COLUMNS], double* ds[2], double traced[2]) {
     const osc_manifold_settings* st = pl->settings;
-    double s = 0.0;
-    for (int j = 0; j < COLUMNS; ++j) ds[j] = 0.0;
-    osc_vec3 previous = start, gradient = gradient0;
-    double phi = phi0;
+    osc_vec3 previous[2] = {start[0], start[1]}, gradient[2] = {gradient0[0], gradient0[1]};
+    double phi[2] = {phi0[0], phi0[1]}, s[2] = {0.0, 0.0};
+    for (int e = 0; e < 2; ++e)
+        for (int j = 0; j < COLUMNS; ++j) ds[e][j] = 0.0;
     for (int k = 0; k < st->iterations; ++k) {
-        osc_vec3 q = osc_add_scaled(start, dir, s);
+        osc_vec3 q[2];
+        bool moved[2];
         // a step too small to move the point (a corner deep inside, where sigma underflows) leaves
         // phi and its gradient as they were: no need to evaluate them again
-        if (k > 0 && (q.x != previous.x || q.y != previous.y || q.z != previous.z)) {
-            phi = sdf_value(d->s, q, &gradient);
-            previous = q;
+        for (int e = 0; e < 2; ++e) {
+            q[e] = osc_add_scaled(start[e], dir[e], s[e]);
+            moved[e] = k > 0 && (q[e].x != previous[e].x || q[e].y != previous[e].y || q[e].z != previous[e].z);
+            if (moved[e]) previous[e] = q[e];
         }
-        double slope;
-        double bracket = osc_sigmoid(phi, st->trace_temperature, &slope, NULL);
-        double gain = slope * phi + bracket;
-        if (gain != 0.0)
-            for (int j = 0; j < COLUMNS; ++j) {
-                double dq0 = dstart[0][j] + s * ddir[0][j] + ds[j] * dir.x;
-                double dq1 = dstart[1][j] + s * ddir[1][j] + ds[j] * dir.y;
-                double dq2 = dstart[2][j] + s * ddir[2][j] + ds[j] * dir.z;
-                ds[j] += gain * (gradient.x * dq0 + gradient.y * dq1 + gradient.z * dq2);
-            }
-        s += bracket * phi;
+        if (moved[0] && moved[1] && d->s->grid) {
+            grid_distance_gradient_pair(d->s->grid, q[0], q[1], phi, gradient);
+        } else {
+            for (int e = 0; e < 2; ++e)
+                if (moved[e]) phi[e] = sdf_value(d->s, q[e], &gradient[e]);
+        }
+        for (int e = 0; e < 2; ++e) {
+            double slope;
+            double bracket = osc_sigmoid(phi[e], st->trace_temperature, &slope, NULL);
+            double gain = slope * phi[e] + bracket;
+            osc_vec3 g = gradient[e], u = dir[e];
+            double(*d0)[COLUMNS] = dstart[e], (*d1)[COLUMNS] = ddir[e];
+            double* dse = ds[e];
+            if (gain != 0.0)
+                for (int j = 0; j < COLUMNS; ++j) {
+                    double dq0 = d0[0][j] + s[e] * d1[0][j] + dse[j] * u.x;
+                    double dq1 = d0[1][j] + s[e] * d1[1][j] + dse[j] * u.y;
+                    double dq2 = d0[2][j] + s[e] * d1[2][j] + dse[j] * u.z;
+                    dse[j] += gain * (g.x * dq0 + g.y * dq1 + g.z * dq2);
+                }
+            s[e] += bracket * phi[e];
+        }
     }
-    return s;
+    traced[0] = s[0], traced[1] = s[1];
 }
 
 // the pass without tangents of both traces of an edge (eq. T), from a along t and from b along -t,
@@ -473,6 +489,25 @@ static void corner_values(const pipeline* pl, const direction* d, int32_t vertex
     *phi_b = corner_value(pl, d, vertex_b, b, NULL);
 }
 
+// the gradients at both corners of an edge (corner_value with gradients); a spline evaluates two
+// missing ones in one call
+static void corner_gradients(const pipeline* pl, const direction* d, int32_t vertex_a, osc_vec3 a, int32_t vertex_b,
+                             osc_vec3 b, osc_vec3* ga, osc_vec3* gb) {
+    corner_table* cache = pl->cache;
+    int slot_a = vertex_a & (CORNER_CACHE - 1), slot_b = vertex_b & (CORNER_CACHE - 1);
+    if (d->s->grid && slot_a != slot_b && cache->vertex[slot_a] == vertex_a && cache->vertex[slot_b] == vertex_b &&
+        !cache->has_gradient[slot_a] && !cache->has_gradient[slot_b]) {
+        double phi[2]; // the entries' phi, the same values
+        osc_vec3 g[2];
+        grid_distance_gradient_pair(d->s->grid, a, b, phi, g);
+        cache->gradient[slot_a] = *ga = g[0], cache->gradient[slot_b] = *gb = g[1];
+        cache->has_gradient[slot_a] = cache->has_gradient[slot_b] = true;
+        return;
+    }
+    corner_value(pl, d, vertex_a, a, ga);
+    corner_value(pl, d, vertex_b, b, gb);
+}
+
 // A bound on |grad phi| along an edge: its run's, tightened to the edge's own ball when needed.
 typedef struct edge_bound {
     double lipschitz;
@@ -554,8 +589,7 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
         if (!pl->derivatives) return finish(pl, d, p, NULL, out);
     }
     osc_vec3 ga, gb;
-    corner_value(pl, d, vertex_a, a, &ga);
-    corner_value(pl, d, vertex_b, b, &gb);
+    corner_gradients(pl, d, vertex_a, a, vertex_b, b, &ga, &gb);
     double da[3][COLUMNS], db[3][COLUMNS], dt[3][COLUMNS], dl[COLUMNS];
     point_tangents(d, corners, a, da);
     point_tangents(d, corners + 3, b, db);
@@ -568,10 +602,16 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
         dt[2][j] = (de[2] - t.z * dl[j]) / l;
     }
     double ds[COLUMNS], du[COLUMNS], dneg[3][COLUMNS], dsc[COLUMNS], duc[COLUMNS];
-    s = trace(pl, d, a, t, phi_a, ga, da, dt, ds);
     for (int k = 0; k < 3; ++k)
         for (int j = 0; j < COLUMNS; ++j) dneg[k][j] = -dt[k][j];
-    u = trace(pl, d, b, osc_neg(t), phi_b, gb, db, dneg, du);
+    {
+        osc_vec3 start[2] = {a, b}, dir[2] = {t, osc_neg(t)}, g0[2] = {ga, gb};
+        double phi0[2] = {phi_a, phi_b}, traced[2];
+        double(*dstart[2])[COLUMNS] = {da, db}, (*ddir[2])[COLUMNS] = {dt, dneg};
+        double* dtraced[2] = {ds, du};
+        trace_tangents(pl, d, start, dir, phi0, g0, dstart, ddir, dtraced, traced);
+        s = traced[0], u = traced[1];
+    }
     if (value_first && pl->settings->clip_temperature > 0.0) { // sc, uc: the pass without tangents'
         clip_tangents(pl->settings->clip_temperature, s, l, ds, dl, dsc);
         clip_tangents(pl->settings->clip_temperature, u, l, du, dl, duc);
