@@ -39,17 +39,11 @@
 extern "C" {
 #endif
 
-/// Returns the sigmoid Iverson bracket [x > 0] ~ sigma(x / tau) = 1 / (1 + exp(-x / tau)),
-/// with d/dx in `d1` and d2/dx2 in `d2` (both nullable). tau <= 0: the hard step (x > 0 ? 1 : 0)
-/// with zero derivatives. For [x > a] pass x - a.
-static inline double osc_sigmoid(double x, double temperature, double* d1, double* d2) {
-    if (!(temperature > 0.0)) {
-        if (d1) *d1 = 0.0;
-        if (d2) *d2 = 0.0;
-        return isnan(x) ? x : (x > 0.0 ? 1.0 : 0.0);
-    }
+/// Returns osc_sigmoid(x, temperature, d1, d2) for temperature > 0, given its exponential
+/// e = exp(-|x| / temperature) (the same bits as exp(-|x / temperature|)): the softplus has the same
+/// one, so its value and slope share it.
+static inline double osc_sigmoid_from_exp(double x, double temperature, double e, double* d1, double* d2) {
     double u = x / temperature;
-    double e = exp(-fabs(u));
     double s, c; // s = sigma(u), c = 1 - sigma(u), both without cancellation
     if (u >= 0.0) {
         s = 1.0 / (1.0 + e);
@@ -63,6 +57,18 @@ static inline double osc_sigmoid(double x, double temperature, double* d1, doubl
     return isnan(x) ? x : s;
 }
 
+/// Returns the sigmoid Iverson bracket [x > 0] ~ sigma(x / tau) = 1 / (1 + exp(-x / tau)),
+/// with d/dx in `d1` and d2/dx2 in `d2` (both nullable). tau <= 0: the hard step (x > 0 ? 1 : 0)
+/// with zero derivatives. For [x > a] pass x - a.
+static inline double osc_sigmoid(double x, double temperature, double* d1, double* d2) {
+    if (!(temperature > 0.0)) {
+        if (d1) *d1 = 0.0;
+        if (d2) *d2 = 0.0;
+        return isnan(x) ? x : (x > 0.0 ? 1.0 : 0.0);
+    }
+    return osc_sigmoid_from_exp(x, temperature, exp(-fabs(x / temperature)), d1, d2);
+}
+
 /// Returns the softplus s+(x) = tau log(1 + exp(x / tau)), a smooth relu, with d/dx = sigma(x/tau)
 /// in `d1` and d2/dx2 in `d2` (nullable). tau <= 0: max(x, 0).
 static inline double osc_softplus(double x, double temperature, double* d1, double* d2) {
@@ -71,9 +77,10 @@ static inline double osc_softplus(double x, double temperature, double* d1, doub
         if (d2) *d2 = 0.0;
         return isnan(x) ? x : (x > 0.0 ? x : 0.0);
     }
-    double value = (x > 0.0 ? x : 0.0) + temperature * log1p(exp(-fabs(x) / temperature));
-    if (d1 || d2) { // s+' = sigmoid, s+'' = sigmoid' (a second exp: skipped for the value alone)
-        double s = osc_sigmoid(x, temperature, d2, NULL);
+    double e = exp(-fabs(x) / temperature);
+    double value = (x > 0.0 ? x : 0.0) + temperature * log1p(e);
+    if (d1 || d2) { // s+' = sigmoid, s+'' = sigmoid', from the same exp
+        double s = osc_sigmoid_from_exp(x, temperature, e, d2, NULL);
         if (d1) *d1 = s;
     }
     return value;
