@@ -338,16 +338,17 @@ static void solution_tangents(const dcol_problem* dp, double tangents[12][CONIC_
         }
     }
     if (!dual_normals) return;
+    // (each sum runs over j as one chain; the 36 chains side by side, not one after another)
+    double dw[12][3] = {{0.0}};
+    for (int j = 0; j < n; ++j)
+        for (int c = 0; c < 12; ++c)
+            for (int k = 0; k < 3; ++k) dw[c][k] += block_a[j][k] * tangents[c][j];
     for (int c = 0; c < 12; ++c) {
-        double dw[3];
-        for (int k = 0; k < 3; ++k) {
-            double sum = 0.0;
-            for (int j = 0; j < n; ++j) sum += block_a[j][k] * tangents[c][j];
-            if (c < 6) sum += block_a[0][k] * m_vecs[c].x + block_a[1][k] * m_vecs[c].y +
-                              block_a[2][k] * m_vecs[c].z;
-            dw[k] = sum;
-        }
-        dual_normals[c] = osc_v3(dw[0], dw[1], dw[2]);
+        if (c < 6)
+            for (int k = 0; k < 3; ++k)
+                dw[c][k] += block_a[0][k] * m_vecs[c].x + block_a[1][k] * m_vecs[c].y +
+                            block_a[2][k] * m_vecs[c].z;
+        dual_normals[c] = osc_v3(dw[c][0], dw[c][1], dw[c][2]);
     }
 }
 
