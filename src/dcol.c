@@ -300,9 +300,9 @@ static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b
 // r_z term only for A's own twists (docs/dcol.md §4.2). A twist's right-hand side is K_X m + E r_x,
 // so the tangents combine H^-1 K_A, H^-1 K_B and H^-1 E: nine solves, not twelve, and the last
 // three are the degeneracy test's
-static void solution_tangents(const dcol_problem* dp, double tangents[12][CONIC_MAX_VARIABLES],
-                              osc_vec3* dual_normals, x_solutions* xs) {
-    int n = dp->conic.variables;
+OSC_FORCE_INLINE void solution_tangents_n(const int n, const dcol_problem* dp,
+                                          double tangents[12][CONIC_MAX_VARIABLES],
+                                          osc_vec3* dual_normals, x_solutions* xs) {
     osc_vec3 x = osc_v3(dp->state.x[0], dp->state.x[1], dp->state.x[2]);
     osc_vec3 m_vecs[12];
     double block_a[CONIC_MAX_VARIABLES][3], block_b[CONIC_MAX_VARIABLES][3];
@@ -349,6 +349,18 @@ static void solution_tangents(const dcol_problem* dp, double tangents[12][CONIC_
                 dw[c][k] += block_a[0][k] * m_vecs[c].x + block_a[1][k] * m_vecs[c].y +
                             block_a[2][k] * m_vecs[c].z;
         dual_normals[c] = osc_v3(dw[c][0], dw[c][1], dw[c][2]);
+    }
+}
+
+// solution_tangents_n with the variable count a constant (4 to 8), so that its loops unroll
+static void solution_tangents(const dcol_problem* dp, double tangents[12][CONIC_MAX_VARIABLES],
+                              osc_vec3* dual_normals, x_solutions* xs) {
+    switch (dp->conic.variables) {
+    case 4: solution_tangents_n(4, dp, tangents, dual_normals, xs); break;
+    case 5: solution_tangents_n(5, dp, tangents, dual_normals, xs); break;
+    case 6: solution_tangents_n(6, dp, tangents, dual_normals, xs); break;
+    case 7: solution_tangents_n(7, dp, tangents, dual_normals, xs); break;
+    default: solution_tangents_n(8, dp, tangents, dual_normals, xs); break;
     }
 }
 
