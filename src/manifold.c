@@ -621,7 +621,10 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
     }
     if (!value_first) {
         p = osc_add_scaled(osc_scale(osc_add(a, b), 0.5), t, 0.5 * (sc - uc));
-        if (beyond_by_value(pl, d, p)) {
+        // a spline's contact evaluation in finish() gives phi the bits of the value-only look's
+        // (docs/grid.md), so it finds f_t = 0 exactly where the look would: an edge expected within
+        // d_max (a corner inside) goes there directly
+        if (!d->s->grid && beyond_by_value(pl, d, p)) {
             saturate(pl, out);
             return false;
         }
