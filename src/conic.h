@@ -91,12 +91,13 @@ osc_status conic_solve(const conic_problem* problem, double barrier, int max_ite
                        double regularization, bool at_barrier, conic_state* state);
 
 /// Moves x, an exact optimum of `problem` (rows and cones with a gap, s_i or s_0 - |s_1|, at most
-/// `active_gap` are its active ones), to the first-order central point of `barrier`: every active
-/// orthant row's slack becomes barrier / z_i and every active cone's s^T J s becomes
-/// barrier s_0 / tau (its dual tau J s / s_0), by the least change of x, with the multipliers
-/// from G^T z = -c on the active blocks; writes the matching dual to z [rows]. False (x
-/// unchanged) when the active blocks are more than the variables or dependent, or their
-/// multipliers not all positive or not consistent.
+/// `active_gap` are its active ones; a cone whose whole slack is within it is at its apex), to the
+/// first-order central point of `barrier`: every active orthant row's slack becomes barrier / z_i,
+/// every active cone's s^T J s becomes barrier s_0 / tau (its dual tau J s / s_0) and a cone at
+/// its apex takes s = barrier z^-1 (its dual z free), by the least change of x, with the
+/// multipliers from G^T z = -c on the active blocks; writes the matching dual to z [rows]. False
+/// (x unchanged) when the active blocks' multipliers are more than the variables or dependent,
+/// not all positive (strictly inside the cone at an apex) or not consistent.
 bool conic_offset_start(const conic_problem* problem, double barrier, double active_gap, double* x,
                         double* z);
 

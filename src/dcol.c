@@ -178,11 +178,10 @@ osc_status dcol_solve(const char* function, const osc_dcol_settings* settings_in
                       osc_dcol_warm_start* warm, dcol_problem* dp) {
     const osc_dcol_settings settings = *settings_in;
     assemble(dp, a, pose_a, b, pose_b);
-    osc_status status;
     conic_state* state = &dp->state;
     bool use_warm = warm && warm->valid && warm->variables == dp->conic.variables;
     // the support path starts next to the answer, which no warm start beats (docs/dcol.md §3.5)
-    status = OSC_ERR_NOT_CONVERGED;
+    osc_status status = OSC_ERR_NOT_CONVERGED;
     if (dcol_support_path && dcol_support_start(dp, settings.tolerance, ACTIVE_GAP)) {
         int limit = settings.max_iterations < SUPPORT_MAX_ITERATIONS ? settings.max_iterations
                                                                     : SUPPORT_MAX_ITERATIONS;
