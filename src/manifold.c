@@ -342,6 +342,18 @@ static inline double trace_bracket(double phi, double tau) {
     return osc_sigmoid(phi, tau, NULL, NULL);
 }
 
+// the two trace points of step k, q_e = start_e + s_e dir_e, and whether each moved since the
+// last evaluation (never on the first step, whose values are the corners'); a step too small to
+// move a point (a corner deep inside, where sigma underflows) leaves its phi and gradient as they were
+static void trace_points(int k, const osc_vec3 start[2], const osc_vec3 dir[2], const double s[2],
+                         osc_vec3 previous[2], osc_vec3 q[2], bool moved[2]) {
+    for (int e = 0; e < 2; ++e) {
+        q[e] = osc_add_scaled(start[e], dir[e], s[e]);
+        moved[e] = k > 0 && (q[e].x != previous[e].x || q[e].y != previous[e].y || q[e].z != previous[e].z);
+        if (moved[e]) previous[e] = q[e];
+    }
+}
+
 // the two sphere traces of an edge (eq. T), from a along t and from b along -t, s <- s + sigma(phi)
 // phi for `iterations` steps, with their tangents: ds accumulates
 // (sigma' phi + sigma) grad phi . (dstart + s ddir + ds dir). `phi0` and `gradient0` are phi and
@@ -359,13 +371,7 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
     for (int k = 0; k < st->iterations; ++k) {
         osc_vec3 q[2];
         bool moved[2];
-        // a step too small to move the point (a corner deep inside, where sigma underflows) leaves
-        // phi and its gradient as they were: no need to evaluate them again
-        for (int e = 0; e < 2; ++e) {
-            q[e] = osc_add_scaled(start[e], dir[e], s[e]);
-            moved[e] = k > 0 && (q[e].x != previous[e].x || q[e].y != previous[e].y || q[e].z != previous[e].z);
-            if (moved[e]) previous[e] = q[e];
-        }
+        trace_points(k, start, dir, s, previous, q, moved);
         if (moved[0] && moved[1] && d->s->grid) {
             grid_distance_gradient_pair(d->s->grid, q[0], q[1], phi, gradient);
         } else {
@@ -404,11 +410,7 @@ static void trace_both(const pipeline* pl, const direction* d, osc_vec3 a, osc_v
     for (int k = 0; k < st->iterations; ++k) {
         osc_vec3 q[2];
         bool moved[2];
-        for (int e = 0; e < 2; ++e) {
-            q[e] = osc_add_scaled(start[e], dir[e], traced[e]);
-            moved[e] = k > 0 && (q[e].x != previous[e].x || q[e].y != previous[e].y || q[e].z != previous[e].z);
-            if (moved[e]) previous[e] = q[e];
-        }
+        trace_points(k, start, dir, traced, previous, q, moved);
         if (moved[0] && moved[1] && d->s->grid) {
             grid_distance_pair(d->s->grid, q[0], q[1], phi);
         } else {
