@@ -637,12 +637,13 @@ double conic_violation(const conic_problem* p, const double* x) {
 // ---------------------------------------------------------------------------------------------
 // a start next to the central point, from an exact optimum (docs/dcol.md §3.5)
 
-// solves the k x k symmetric positive definite system a w = b in place of b (LDL^T without
-// pivoting); false when a pivot falls below 1e-12 of the largest diagonal entry
-static bool small_spd_solve(int k, double a[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], double* b) {
+// the LDL^T factor (without pivoting) of the k x k symmetric positive definite matrix a, in place
+// of its lower triangle, with its pivots' reciprocals; false when a pivot falls below 1e-12 of the
+// largest diagonal entry
+static bool small_spd_factor(int k, double a[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES],
+                             double inverse_pivot[CONIC_MAX_VARIABLES]) {
     double largest = 0.0;
     for (int i = 0; i < k; ++i) largest = max2(largest, a[i][i]);
-    double inverse_pivot[CONIC_MAX_VARIABLES];
     for (int j = 0; j < k; ++j) {
         for (int m = 0; m < j; ++m) {
             double ljm = a[j][m] * inverse_pivot[m];
@@ -651,6 +652,12 @@ static bool small_spd_solve(int k, double a[CONIC_MAX_VARIABLES][CONIC_MAX_VARIA
         if (!(a[j][j] > 1e-12 * largest)) return false;
         inverse_pivot[j] = 1.0 / a[j][j];
     }
+    return true;
+}
+
+// solves a w = b in place of b with small_spd_factor's factor of a
+static void small_spd_solve(int k, double a[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES],
+                            const double inverse_pivot[CONIC_MAX_VARIABLES], double* b) {
     for (int i = 0; i < k; ++i)
         for (int m = 0; m < i; ++m) b[i] -= a[i][m] * inverse_pivot[m] * b[m];
     for (int i = k - 1; i >= 0; --i) {
@@ -658,10 +665,8 @@ static bool small_spd_solve(int k, double a[CONIC_MAX_VARIABLES][CONIC_MAX_VARIA
         for (int m = i + 1; m < k; ++m) value -= a[m][i] * b[m];
         b[i] = value * inverse_pivot[i];
     }
-    return true;
 }
 
-// whether a cone vector lies strictly inside its cone (z_0 > |z_1|)
 static bool soc_interior(const double* v, int dim) {
     double tail = 0.0;
     for (int i = 1; i < dim; ++i) tail += v[i] * v[i];
@@ -720,7 +725,8 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
         kind[k++] = BLOCK_CONE;
     }
     if (k == 0) return false;
-    // the multipliers: sum_b z_b m_b = -c, by least squares (consistent at an exact optimum)
+    // the multipliers: sum_b z_b m_b = -c, by least squares (consistent at an exact optimum); the
+    // Gram matrix of the normals is factored once for the three solves below
     double gram[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], multiplier[CONIC_MAX_VARIABLES];
     for (int a = 0; a < k; ++a) {
         for (int b = 0; b <= a; ++b) {
@@ -730,9 +736,9 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
         }
         multiplier[a] = -m[a][p->objective];
     }
-    double factor[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
-    memcpy(factor, gram, sizeof gram);
-    if (!small_spd_solve(k, factor, multiplier)) return false;
+    double inverse_pivot[CONIC_MAX_VARIABLES];
+    if (!small_spd_factor(k, gram, inverse_pivot)) return false;
+    small_spd_solve(k, gram, inverse_pivot, multiplier);
     double residual = 0.0;
     for (int j = 0; j < n; ++j) {
         double value = j == p->objective ? 1.0 : 0.0;
@@ -768,20 +774,18 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
         for (int j = 0; j < n; ++j) dot -= m[b][j] * f[j];
         shift[b] = dot;
     }
-    memcpy(factor, gram, sizeof gram);
-    if (small_spd_solve(k, factor, shift)) {
-        double shifted[CONIC_MAX_VARIABLES];
-        bool positive = true;
-        for (int b = 0; b < k; ++b) {
-            shifted[b] = multiplier[b] + shift[b];
-            positive = positive && (kind[b] == BLOCK_APEX || shifted[b] > 0.0);
-        }
-        for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++])
-            if (active[start] >= 0 && kind[active[start]] == BLOCK_APEX)
-                positive = positive && soc_interior(shifted + active[start], p->cone_dim[c]);
-        if (positive)
-            for (int b = 0; b < k; ++b) multiplier[b] = shifted[b];
+    small_spd_solve(k, gram, inverse_pivot, shift);
+    double shifted[CONIC_MAX_VARIABLES];
+    bool positive = true;
+    for (int b = 0; b < k; ++b) {
+        shifted[b] = multiplier[b] + shift[b];
+        positive = positive && (kind[b] == BLOCK_APEX || shifted[b] > 0.0);
     }
+    for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++])
+        if (active[start] >= 0 && kind[active[start]] == BLOCK_APEX)
+            positive = positive && soc_interior(shifted + active[start], p->cone_dim[c]);
+    if (positive)
+        for (int b = 0; b < k; ++b) multiplier[b] = shifted[b];
     // the first-order central offsets: m_i . dx = -mu / z_i on an active orthant row (its slack
     // becomes mu / z_i), m_c . dx = -mu / (2 tau_c) on an active cone (s^T J s becomes
     // mu s_0 / tau_c, z_c = tau_c J s / s_0), G_c dx = -mu z_c^-1 = -mu J z_c / (z_c^T J z_c) on a
@@ -803,8 +807,7 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
         w[first] = -scale * zc[0];
         for (int i = 1; i < dim; ++i) w[first + i] = scale * zc[i];
     }
-    memcpy(factor, gram, sizeof gram);
-    if (!small_spd_solve(k, factor, w)) return false;
+    small_spd_solve(k, gram, inverse_pivot, w);
     for (int j = 0; j < n; ++j)
         for (int b = 0; b < k; ++b) x[j] += w[b] * m[b][j];
     // the dual: the multipliers on the active blocks (a cone's tau J s / s_0 at the moved point,

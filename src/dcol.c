@@ -297,24 +297,34 @@ static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b
 // dual_normals[c] = G_A,x^T dz_A (the change of w_A before the rotation of its rows). With
 // dz_A = W_A^-2 (G_A dv + r_z,A) and K_A = G_A^T W_A^-2 G_A,x this is K_A^T dv + (K_A)_xx m, the
 // r_z term only for A's own twists (docs/dcol.md §4.2). A twist's right-hand side is K_X m + E r_x,
-// so the tangents combine H^-1 K_A, H^-1 K_B and H^-1 E: nine solves, not twelve, and the last
-// three are the degeneracy test's
+// so the tangents combine H^-1 K_A, H^-1 K_B and H^-1 E, and H^-1 K_B follows from the other two:
+// six solves, not twelve, and the last three are the degeneracy test's
 OSC_FORCE_INLINE void solution_tangents_n(const int n, const dcol_problem* dp,
                                           double tangents[12][CONIC_MAX_VARIABLES],
                                           osc_vec3* dual_normals, x_solutions* xs) {
     osc_vec3 x = osc_v3(dp->state.x[0], dp->state.x[1], dp->state.x[2]);
     osc_vec3 m_vecs[12];
-    double block_a[CONIC_MAX_VARIABLES][3], block_b[CONIC_MAX_VARIABLES][3];
+    double block_a[CONIC_MAX_VARIABLES][3];
     double solved[6][CONIC_MAX_VARIABLES]; // H^-1 K_A's columns, then H^-1 K_B's
     body_normal_block(dp, 0, block_a);
-    body_normal_block(dp, 1, block_b);
     for (int j = 0; j < n; ++j)
-        for (int k = 0; k < 3; ++k) {
-            solved[k][j] = block_a[j][k];
-            solved[3 + k][j] = block_b[j][k];
-        }
-    conic_factor_solve_many(&dp->conic, &dp->state, 6, solved);
-    solve_x_directions(dp, xs);
+        for (int k = 0; k < 3; ++k) solved[k][j] = block_a[j][k];
+    if (xs->solved) {
+        conic_factor_solve_many(&dp->conic, &dp->state, 3, solved);
+    } else { // H^-1 E with them, in one pass
+        memset(solved[3], 0, sizeof(double) * 3 * CONIC_MAX_VARIABLES);
+        for (int k = 0; k < 3; ++k) solved[3 + k][k] = 1.0;
+        conic_factor_solve_many(&dp->conic, &dp->state, 6, solved);
+        memcpy(xs->column, solved[3], sizeof xs->column);
+        xs->solved = true;
+    }
+    // K_A + K_B is H's x-columns and the factor is of H + shift I, so
+    // H^-1 K_B = E - H^-1 K_A - shift H^-1 E: no solves, and a common translation of both bodies
+    // moves x with them and leaves alpha alone to rounding (docs/dcol.md §4.2)
+    double shift = dp->state.factor_shift;
+    for (int k = 0; k < 3; ++k)
+        for (int j = 0; j < n; ++j)
+            solved[3 + k][j] = (j == k) - solved[k][j] - shift * xs->column[k][j];
     for (int which = 0; which < 2; ++which) {
         const dcol_body* body = &dp->body[which];
         osc_vec3 arm = osc_sub(x, body->origin);
