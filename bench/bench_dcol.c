@@ -26,6 +26,8 @@
 //   solve        osc_dcol_proximity, default settings, no Jacobians, no warm start
 //   solve+derivs osc_dcol_proximity with all six Jacobian arrays (alpha, point, point_a, point_b,
 //                distance, normal: 14 rows of 12)
+//   solve+dz     osc_dcol_proximity with the Jacobians of alpha and x only: the solution's
+//                sensitivities, what seed 001's Table I times as "differentiate" (eq. (8))
 //   alpha_grad   osc_dcol_alpha_gradient (alpha and its 12-gradient)
 //   mpr          libccd ccdMPRPenetration (depth, direction, position; no derivatives)
 //   gjk_epa      libccd ccdGJKPenetration (GJK, then EPA when they overlap)
@@ -35,7 +37,8 @@
 // DCOL returns alpha, points, distance and normal in every case; so every figure is given over all
 // configurations and over the overlapping half alone ("overlap": DCOL's alpha < 1).
 // A figure is the median over configurations of the per-call time (block time / repeats), in
-// microseconds; "derivs" is the median of the per-configuration difference solve+derivs - solve. Per
+// microseconds; "derivs" is the median of the per-configuration difference solve+derivs - solve, "dz"
+// that of solve+dz - solve. Per
 // kind, the configurations of the 13 ordered pairs that contain the kind are pooled (the seed's Table
 // I averages "over each primitive"; it gives means, we give medians). Also counted: failures (a
 // status other than OSC_OK from any of the three DCOL calls), the median iteration count, DEGENERATE
@@ -60,7 +63,7 @@
 // null and a "missing" note.
 //
 // JSON (suite "dcol"): per pair ("<A>-<B>"), per kind ("<kind>": the pooled figures) and over the 49
-// pairs ("all"): solve_us, derivs_us, alpha_grad_us, iterations, solve_derivs_us with peer
+// pairs ("all"): solve_us, derivs_us, dz_us, alpha_grad_us, iterations, solve_derivs_us with peer
 // "libccd-mpr", solve_derivs_us_vs_gjk_epa with peer "libccd-gjk-epa", the same two as
 // solve_derivs_overlap_us* over the overlapping half, failures (pairs and "all"), mpr_disagreements
 // ("all"); "batch-1-thread" / "batch-2-threads" pairs_per_s; per pair and "warm-all"
@@ -100,7 +103,12 @@
 #define PEER_MISSING "libccd not found at build time"
 #endif
 
-enum { SOLVE, DERIVS, GRAD, MPR, GJK, DERIVS_ONLY, MEASURES };
+enum { SOLVE, DERIVS, GRAD, MPR, GJK, DERIVS_ONLY, SOLVE_DZ, DZ_ONLY, MEASURES };
+
+// seed 001 Table I, average times per primitive in us (evaluate, differentiate), in kind order
+// (polytope, capsule, cylinder, cone, ellipsoid, sphere, polygon; the seed has no sphere column)
+static const double table_i[OSC_CONVEX_KIND_COUNT][2] = {{5.9, 1.4}, {8.5, 1.4}, {8.4, 1.6}, {5.0, 1.3},
+                                                         {6.8, 1.3}, {NAN, NAN}, {9.4, 1.7}};
 
 static int poses = 1000;
 static int repeats = 4;
@@ -209,6 +217,7 @@ static double jac_alpha[12], jac_point[36], jac_point_a[36], jac_point_b[36], ja
     jac_normal[36];
 static const osc_dcol_jacobians all_jacobians = {jac_alpha, jac_point, jac_point_a, jac_point_b,
                                                  jac_distance, jac_normal};
+static const osc_dcol_jacobians solution_jacobians = {.alpha = jac_alpha, .point = jac_point};
 
 static double median_of(const double* values, int count, const unsigned char* mask, int want) {
     double* copy = checked_calloc((size_t)(count > 0 ? count : 1), sizeof *copy);
@@ -273,6 +282,13 @@ static void measure_pair(pair_data* d, const osc_convex* a, const osc_convex* b)
         for (int k = 0; k < repeats; ++k) osc_dcol_proximity(a, pa, b, pb, NULL, &r, &all_jacobians, NULL);
         d->t[DERIVS][i] = 1e6 * (bench_now() - start) / repeats;
         d->t[DERIVS_ONLY][i] = d->t[DERIVS][i] - d->t[SOLVE][i];
+        // solve + the solution's derivatives (alpha, x)
+        s = osc_dcol_proximity(a, pa, b, pb, NULL, &r, &solution_jacobians, NULL);
+        d->failures += s != OSC_OK;
+        start = bench_now();
+        for (int k = 0; k < repeats; ++k) osc_dcol_proximity(a, pa, b, pb, NULL, &r, &solution_jacobians, NULL);
+        d->t[SOLVE_DZ][i] = 1e6 * (bench_now() - start) / repeats;
+        d->t[DZ_ONLY][i] = d->t[SOLVE_DZ][i] - d->t[SOLVE][i];
         // alpha and its gradient
         s = osc_dcol_alpha_gradient(a, pa, b, pb, NULL, &alpha, gradient);
         d->failures += s != OSC_OK;
@@ -518,6 +534,7 @@ int main(int argc, char** argv) {
         report_ccd(name, "solve_derivs_us", all.t[DERIVS], "libccd-mpr", all.t[MPR]);
         report_ccd(name, "solve_derivs_us_vs_gjk_epa", all.t[DERIVS], "libccd-gjk-epa", all.t[GJK]);
         bench_report(SUITE, name, "derivs_us", all.t[DERIVS_ONLY], "us");
+        bench_report(SUITE, name, "dz_us", all.t[DZ_ONLY], "us");
         bench_report(SUITE, name, "alpha_grad_us", all.t[GRAD], "us");
         report_ccd(name, "solve_derivs_overlap_us", over.t[DERIVS], "libccd-mpr", over.t[MPR]);
         report_ccd(name, "solve_derivs_overlap_us_vs_gjk_epa", over.t[DERIVS], "libccd-gjk-epa", over.t[GJK]);
@@ -540,6 +557,7 @@ int main(int argc, char** argv) {
     for (int m = 0; m < MEASURES; ++m) pooled[m] = checked_calloc((size_t)pooled_capacity, sizeof(double));
     int* pooled_iterations = checked_calloc((size_t)pooled_capacity, sizeof(int));
     unsigned char* pooled_overlap = checked_calloc((size_t)pooled_capacity, 1);
+    double kind_solve[KINDS], kind_dz[KINDS], kind_derivs[KINDS];
     for (int kind = 0; kind < KINDS; ++kind) {
         int n = 0;
         for (int p = 0; p < KINDS * KINDS; ++p) {
@@ -557,12 +575,16 @@ int main(int argc, char** argv) {
         const char* name = shape_name(kind);
         bench_report(SUITE, name, "solve_us", all.t[SOLVE], "us");
         bench_report(SUITE, name, "derivs_us", all.t[DERIVS_ONLY], "us");
+        bench_report(SUITE, name, "dz_us", all.t[DZ_ONLY], "us");
         report_ccd(name, "solve_derivs_us", all.t[DERIVS], "libccd-mpr", all.t[MPR]);
         report_ccd(name, "solve_derivs_us_vs_gjk_epa", all.t[DERIVS], "libccd-gjk-epa", all.t[GJK]);
         bench_report(SUITE, name, "alpha_grad_us", all.t[GRAD], "us");
         report_ccd(name, "solve_derivs_overlap_us", over.t[DERIVS], "libccd-mpr", over.t[MPR]);
         report_ccd(name, "solve_derivs_overlap_us_vs_gjk_epa", over.t[DERIVS], "libccd-gjk-epa", over.t[GJK]);
         bench_report(SUITE, name, "iterations", all.iterations, "count");
+        kind_solve[kind] = all.t[SOLVE];
+        kind_dz[kind] = all.t[DZ_ONLY];
+        kind_derivs[kind] = all.t[DERIVS_ONLY];
         fprintf(stderr, "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | "
                         "%.2f | %.0f |\n",
                 name, all.t[SOLVE], all.t[DERIVS_ONLY], all.t[DERIVS], all.t[GRAD], all.t[MPR], all.t[GJK],
@@ -595,6 +617,7 @@ int main(int argc, char** argv) {
         figures over = summarize(t, iterations, overlap, n, 1);
         bench_report(SUITE, "all", "solve_us", all.t[SOLVE], "us");
         bench_report(SUITE, "all", "derivs_us", all.t[DERIVS_ONLY], "us");
+        bench_report(SUITE, "all", "dz_us", all.t[DZ_ONLY], "us");
         report_ccd("all", "solve_derivs_us", all.t[DERIVS], "libccd-mpr", all.t[MPR]);
         report_ccd("all", "solve_derivs_us_vs_gjk_epa", all.t[DERIVS], "libccd-gjk-epa", all.t[GJK]);
         bench_report(SUITE, "all", "alpha_grad_us", all.t[GRAD], "us");
@@ -614,6 +637,17 @@ int main(int argc, char** argv) {
         for (int m = 0; m < MEASURES; ++m) free(everything[m]);
         free(iterations);
         free(overlap);
+    }
+    // against seed 001's Table I (the target is 0.2: five times faster)
+    fprintf(stderr, "\n**Against seed 001 Table I (pooled medians here / the seed's averages)**\n\n");
+    fprintf(stderr, "| kind | solve | Table I evaluate | ratio | dz | Table I differentiate | ratio | all derivs | ratio |\n");
+    fprintf(stderr, "|---|---|---|---|---|---|---|---|---|\n");
+    for (int kind = 0; kind < KINDS; ++kind) {
+        if (isnan(table_i[kind][0])) continue;
+        fprintf(stderr, "| %s | %.2f | %.1f | %.2f | %.2f | %.1f | %.2f | %.2f | %.2f |\n", shape_name(kind),
+                kind_solve[kind], table_i[kind][0], kind_solve[kind] / table_i[kind][0], kind_dz[kind],
+                table_i[kind][1], kind_dz[kind] / table_i[kind][1], kind_derivs[kind],
+                kind_derivs[kind] / table_i[kind][1]);
     }
     for (int m = 0; m < MEASURES; ++m) free(pooled[m]);
     free(pooled_iterations);
