@@ -246,66 +246,79 @@ static bool face_contains(support_body* body, const plane_vector* points, plane_
     return false;
 }
 
-// the gap of a cone's other piece to its representative, (v_o - v_r) . m + kappa sqrt(m^T C m), at
-// m = n + r step
-static double piece_gap(const support_body* body, osc_vec3 difference, int kappa, osc_vec3 n,
-                        osc_vec3 step, double r) {
-    osc_vec3 m = osc_add_scaled(n, step, r);
-    return osc_dot(difference, m) + kappa * sqrt(osc_dot(m, mat_apply(body, m)));
+// the gap of a cone's other piece to its representative along the step m = n + r step,
+//     g(r) = (v_o - v_r) . m + kappa sqrt(m^T C m) = a + b r + kappa sqrt(q0 + 2 q1 r + q2 r^2),
+// with kappa = +-1 the difference of the pieces' smooth parts: g is convex (kappa = 1) or concave
+// in r, and its zeros are roots of the quadratic (a + b r)^2 = q(r) (docs/dcol.md §3.5)
+typedef struct piece_line {
+    double a, b, q0, q1, q2;
+    int kappa;
+} piece_line;
+
+// g(r) and g'(r) (*slope); NAN where m^T C m vanishes (the disc's kink)
+static double line_gap(const piece_line* line, double r, double* slope) {
+    double q = line->q0 + (2.0 * line->q1 + line->q2 * r) * r;
+    if (!(q > 0.0)) {
+        *slope = NAN;
+        return NAN;
+    }
+    double root = sqrt(q);
+    *slope = line->b + line->kappa * (line->q1 + line->q2 * r) / root;
+    return line->a + line->b * r + line->kappa * root;
+}
+
+// the smallest r > 0 at which g crosses zero upwards (g' > 0), or NAN: the roots of
+// (b^2 - q2) r^2 + 2 (a b - q1) r + a^2 - q0 = 0 (in the form that keeps precision), kept where
+// they are zeros of g itself (not of a + b r - kappa sqrt(q)), each polished by a Newton step
+static double upward_crossing(const piece_line* line) {
+    double quadratic = line->b * line->b - line->q2, half_linear = line->a * line->b - line->q1,
+           constant = line->a * line->a - line->q0;
+    double roots[2];
+    int count = 0;
+    double discriminant = half_linear * half_linear - quadratic * constant;
+    if (!(discriminant >= 0.0)) return NAN;
+    double s = -(half_linear + copysign(sqrt(discriminant), half_linear));
+    if (s != 0.0) roots[count++] = constant / s;
+    if (quadratic != 0.0) roots[count++] = s / quadratic;
+    double best = NAN;
+    for (int i = 0; i < count; ++i) {
+        double r = roots[i], slope;
+        double gap = line_gap(line, r, &slope);
+        // a root of the other branch has |g| = 2 |a + b r| = 2 sqrt(q), far from zero
+        double size = fabs(line->a + line->b * r) + fabs(gap - line->a - line->b * r);
+        if (!(fabs(gap) <= 1e-6 * size) || !(slope > 0.0)) continue;
+        r -= gap / slope;
+        if (r > 0.0 && !(r >= best)) best = r;
+    }
+    return best;
 }
 
 // A cone whose representative is one piece: whether the other piece overtakes it along the step
-// n + r step, r in (0, reach]; the gap is convex or concave along the step, so once below zero it
-// crosses zero once. Writes the crossing, by regula falsi (Illinois), to *at: 0 when the gap rises
-// at once from zero or above.
+// n + r step, r in (0, reach] (any r > 0 when reach is infinite, as for a linear piece's step).
+// Writes the crossing to *at: 0 when the gap rises at once from zero or above (on the tie, just
+// released), else the first upward zero of g; false when g stays at or below zero up to reach.
 static bool curved_crossing(const support_body* body, osc_vec3 n, osc_vec3 step, double reach,
                             double* at) {
     int representative = body->tied[0], other = 1 - representative;
-    int kappa = is_swept(body, other) - is_swept(body, representative);
     osc_vec3 difference = osc_sub(body->vertex[other], body->vertex[representative]);
-    // a linear piece's step has no length of its own: the first doubling from |n| / |step| at
-    // which the gap is positive bounds the crossing
-    double low = 0.0, high = isfinite(reach) ? reach : osc_length(n) / osc_length(step);
-    double gap_high = piece_gap(body, difference, kappa, n, step, high);
-    for (int doubling = 0; !isfinite(reach) && !(gap_high > 0.0) && doubling < 40; ++doubling) {
-        high *= 2.0;
-        gap_high = piece_gap(body, difference, kappa, n, step, high);
+    osc_vec3 cn = mat_apply(body, n), cs = mat_apply(body, step);
+    piece_line line = {osc_dot(difference, n), osc_dot(difference, step), osc_dot(n, cn),
+                       osc_dot(n, cs), osc_dot(step, cs),
+                       is_swept(body, other) - is_swept(body, representative)};
+    double slope_high;
+    if (isfinite(reach) && !(line_gap(&line, reach, &slope_high) > 0.0)) return false;
+    double slope_zero;
+    double gap_zero = line_gap(&line, 0.0, &slope_zero);
+    if (!isfinite(gap_zero)) return false;
+    double crossing = upward_crossing(&line);
+    if (gap_zero >= 0.0 && (slope_zero >= 0.0 || !isfinite(crossing))) {
+        // on the tie: rising at once, or (going down) never up again
+        if (!(slope_zero >= 0.0)) return false;
+        *at = 0.0;
+        return true;
     }
-    if (!(gap_high > 0.0) || !(high > 0.0)) return false;
-    double gap_low = piece_gap(body, difference, kappa, n, step, 0.0);
-    if (!(gap_low < 0.0)) {
-        // on the tie already (just released): the gap may dip below zero before it crosses
-        double probe = high, gap = gap_low;
-        for (int halving = 0; halving < 60 && !(gap < 0.0); ++halving) {
-            probe *= 0.5;
-            gap = piece_gap(body, difference, kappa, n, step, probe);
-        }
-        if (!(gap < 0.0)) {
-            *at = 0.0;
-            return true;
-        }
-        low = probe;
-        gap_low = gap;
-    }
-    int side = 0;
-    double width = high;
-    for (int iteration = 0; iteration < 60 && high - low > 1e-15 * width; ++iteration) {
-        double r = (low * gap_high - high * gap_low) / (gap_high - gap_low);
-        double gap = piece_gap(body, difference, kappa, n, step, r);
-        if (gap > 0.0) {
-            high = r;
-            gap_high = gap;
-            if (side == 1) gap_low *= 0.5;
-            side = 1;
-        } else {
-            low = r;
-            gap_low = gap;
-            if (side == -1) gap_high *= 0.5;
-            side = -1;
-        }
-        if (gap == 0.0) break;
-    }
-    *at = low;
+    if (!isfinite(crossing) || crossing > reach) return false;
+    *at = crossing;
     return true;
 }
 
