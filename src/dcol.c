@@ -292,18 +292,18 @@ static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b
 // ---------------------------------------------------------------------------------------------
 // derivatives (docs/dcol.md §4)
 
-// the 12 solution tangents d(x', alpha, slacks') / d(xi') of the normalised problem, where
-// xi' = (dp / scale, dtheta), and optionally A's part of the dual tangents as
-// dual_normals[c] = G_A,x^T dz_A (the change of w_A before the rotation of its rows). With
-// dz_A = W_A^-2 (G_A dv + r_z,A) and K_A = G_A^T W_A^-2 G_A,x this is K_A^T dv + (K_A)_xx m, the
-// r_z term only for A's own twists (docs/dcol.md §4.2). A twist's right-hand side is K_X m + E r_x,
-// so the tangents combine H^-1 K_A, H^-1 K_B and H^-1 E, and H^-1 K_B follows from the other two:
-// six solves, not twelve, and the last three are the degeneracy test's
+// The 12 solution tangents d(x', alpha, slacks') / d(xi') of the normalised problem, where
+// xi' = (dp / scale, dtheta), side by side: tangent[j][c] for variable j and twist column c. And
+// optionally A's part of the dual tangents, dual_normal[k][c] = (G_A,x^T dz_A)_k (the change of
+// w_A before the rotation of its rows). With dz_A = W_A^-2 (G_A dv + r_z,A) and
+// K_A = G_A^T W_A^-2 G_A,x this is K_A^T dv + (K_A)_xx m, the r_z term only for A's own twists
+// (docs/dcol.md §4.2). A twist's right-hand side is K_X m + E r_x, so the tangents combine
+// H^-1 K_A, H^-1 K_B and H^-1 E, and H^-1 K_B follows from the other two: six solves, not twelve,
+// and the last three are the degeneracy test's. Every loop over c runs over the 12 columns at once.
 OSC_FORCE_INLINE void solution_tangents_n(const int n, const dcol_problem* dp,
-                                          double tangents[12][CONIC_MAX_VARIABLES],
-                                          osc_vec3* dual_normals, x_solutions* xs) {
+                                          double tangent[CONIC_MAX_VARIABLES][12],
+                                          double (*dual_normal)[12], x_solutions* xs) {
     osc_vec3 x = osc_v3(dp->state.x[0], dp->state.x[1], dp->state.x[2]);
-    osc_vec3 m_vecs[12];
     double block_a[CONIC_MAX_VARIABLES][3];
     double solved[6][CONIC_MAX_VARIABLES]; // H^-1 K_A's columns, then H^-1 K_B's
     body_normal_block(dp, 0, block_a);
@@ -325,135 +325,136 @@ OSC_FORCE_INLINE void solution_tangents_n(const int n, const dcol_problem* dp,
     for (int k = 0; k < 3; ++k)
         for (int j = 0; j < n; ++j)
             solved[3 + k][j] = (j == k) - solved[k][j] - shift * xs->column[k][j];
+    // per column: m = -(dp' + dtheta x arm) on the twisted body's rows and r_x = dtheta x w_X
+    // (zero for a translation); tangent = -H^-1 (K_X m + E r_x)
+    double m[3][12], r_x[3][12];
     for (int which = 0; which < 2; ++which) {
-        const dcol_body* body = &dp->body[which];
-        osc_vec3 arm = osc_sub(x, body->origin);
+        osc_vec3 arm = osc_sub(x, dp->body[which].origin);
         osc_vec3 w = body_dual_normal(dp, which, dp->state.z);
-        double(*z)[CONIC_MAX_VARIABLES] = solved + 3 * which;
         for (int k = 0; k < 6; ++k) {
-            // r_z = G_x m on X's rows, r_x = (e x w, 0) for a rotation; tangent = -H^-1 (K_X m + E r_x)
             osc_vec3 axis = osc_v3(k % 3 == 0, k % 3 == 1, k % 3 == 2);
             osc_vec3 m_vec = k < 3 ? osc_neg(axis) : osc_neg(osc_cross(axis, arm));
-            double* t = tangents[6 * which + k];
-            for (int j = 0; j < n; ++j)
-                t[j] = -(z[0][j] * m_vec.x + z[1][j] * m_vec.y + z[2][j] * m_vec.z);
-            if (k >= 3) {
-                osc_vec3 r_x = osc_cross(axis, w);
-                for (int j = 0; j < n; ++j)
-                    t[j] -= xs->column[0][j] * r_x.x + xs->column[1][j] * r_x.y +
-                            xs->column[2][j] * r_x.z;
+            osc_vec3 r = k < 3 ? osc_v3(0.0, 0.0, 0.0) : osc_cross(axis, w);
+            for (int i = 0; i < 3; ++i) {
+                m[i][6 * which + k] = osc_vec3_get(m_vec, i);
+                r_x[i][6 * which + k] = osc_vec3_get(r, i);
             }
-            m_vecs[6 * which + k] = m_vec;
         }
     }
-    if (!dual_normals) return;
-    // (each sum runs over j as one chain; the 36 chains side by side, not one after another)
-    double dw[12][3] = {{0.0}};
-    for (int j = 0; j < n; ++j)
-        for (int c = 0; c < 12; ++c)
-            for (int k = 0; k < 3; ++k) dw[c][k] += block_a[j][k] * tangents[c][j];
-    for (int c = 0; c < 12; ++c) {
-        if (c < 6)
-            for (int k = 0; k < 3; ++k)
-                dw[c][k] += block_a[0][k] * m_vecs[c].x + block_a[1][k] * m_vecs[c].y +
-                            block_a[2][k] * m_vecs[c].z;
-        dual_normals[c] = osc_v3(dw[c][0], dw[c][1], dw[c][2]);
+    for (int j = 0; j < n; ++j) {
+        const double* e = xs->column[0];
+        double z[2][3] = {{solved[0][j], solved[1][j], solved[2][j]},
+                          {solved[3][j], solved[4][j], solved[5][j]}};
+        double e_j[3] = {e[j], xs->column[1][j], xs->column[2][j]};
+        for (int c = 0; c < 12; ++c) {
+            const double* zc = z[c / 6];
+            tangent[j][c] = -(zc[0] * m[0][c] + zc[1] * m[1][c] + zc[2] * m[2][c]) -
+                            (e_j[0] * r_x[0][c] + e_j[1] * r_x[1][c] + e_j[2] * r_x[2][c]);
+        }
+    }
+    if (!dual_normal) return;
+    for (int k = 0; k < 3; ++k) {
+        double* dw = dual_normal[k];
+        for (int c = 0; c < 12; ++c) dw[c] = 0.0;
+        for (int j = 0; j < n; ++j)
+            for (int c = 0; c < 12; ++c) dw[c] += block_a[j][k] * tangent[j][c];
+        for (int c = 0; c < 6; ++c)
+            dw[c] += block_a[0][k] * m[0][c] + block_a[1][k] * m[1][c] + block_a[2][k] * m[2][c];
     }
 }
 
 // solution_tangents_n with the variable count a constant (4 to 8), so that its loops unroll
-static void solution_tangents(const dcol_problem* dp, double tangents[12][CONIC_MAX_VARIABLES],
-                              osc_vec3* dual_normals, x_solutions* xs) {
+static void solution_tangents(const dcol_problem* dp, double tangent[CONIC_MAX_VARIABLES][12],
+                              double (*dual_normal)[12], x_solutions* xs) {
     switch (dp->conic.variables) {
-    case 4: solution_tangents_n(4, dp, tangents, dual_normals, xs); break;
-    case 5: solution_tangents_n(5, dp, tangents, dual_normals, xs); break;
-    case 6: solution_tangents_n(6, dp, tangents, dual_normals, xs); break;
-    case 7: solution_tangents_n(7, dp, tangents, dual_normals, xs); break;
-    default: solution_tangents_n(8, dp, tangents, dual_normals, xs); break;
+    case 4: solution_tangents_n(4, dp, tangent, dual_normal, xs); break;
+    case 5: solution_tangents_n(5, dp, tangent, dual_normal, xs); break;
+    case 6: solution_tangents_n(6, dp, tangent, dual_normal, xs); break;
+    case 7: solution_tangents_n(7, dp, tangent, dual_normal, xs); break;
+    default: solution_tangents_n(8, dp, tangent, dual_normal, xs); break;
     }
 }
 
-// the factor that turns a normalised tangent into a world derivative: a value measured in
-// length^length_power (1: points, 0: alpha, normals) is scale^length_power times its normalised
-// value, and a translation column is d/dp = d/dp' / scale
-static double column_factor(const dcol_problem* dp, int column, int length_power) {
-    double factor = length_power == 1 ? dp->scale : 1.0;
-    return column % 6 < 3 ? factor / dp->scale : factor;
-}
-
+// Writes the Jacobians from the tangents, each row's 12 columns at once. A normalised tangent
+// becomes a world derivative by the factor of its column: a value measured in length^power (1:
+// points, 0: alpha, normals) is scale^power times its normalised value, and a translation column
+// is d/dp = d/dp' / scale.
 static void fill_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
                            const osc_dcol_result* result, const osc_dcol_jacobians* jac,
                            x_solutions* xs) {
-    double tangents[12][CONIC_MAX_VARIABLES];
-    osc_vec3 dual_normals[12];
-    bool need_duals = jac->normal && !(result->flags & OSC_DCOL_COINCIDENT);
-    solution_tangents(dp, tangents, need_duals ? dual_normals : NULL, xs);
-    double dalpha[12];
-    osc_vec3 dx[12];
-    for (int c = 0; c < 12; ++c) {
-        dalpha[c] = tangents[c][3] * column_factor(dp, c, 0);
-        double f = column_factor(dp, c, 1);
-        dx[c] = osc_v3(f * tangents[c][0], f * tangents[c][1], f * tangents[c][2]);
-    }
-    if (jac->alpha) memcpy(jac->alpha, dalpha, sizeof dalpha);
-    if (jac->point)
-        for (int c = 0; c < 12; ++c) {
-            jac->point[c] = dx[c].x;
-            jac->point[12 + c] = dx[c].y;
-            jac->point[24 + c] = dx[c].z;
-        }
-    double alpha = result->alpha;
+    double tangent[CONIC_MAX_VARIABLES][12];
+    double dual_normal[3][12];
     bool coincident = result->flags & OSC_DCOL_COINCIDENT;
+    bool need_duals = jac->normal && !coincident;
+    solution_tangents(dp, tangent, need_duals ? dual_normal : NULL, xs);
+    double factor_alpha[12], factor_point[12]; // the column factors for powers 0 and 1
+    for (int c = 0; c < 12; ++c) {
+        bool translation = c % 6 < 3;
+        factor_alpha[c] = translation ? 1.0 / dp->scale : 1.0;
+        factor_point[c] = translation ? dp->scale / dp->scale : dp->scale;
+    }
+    double dalpha[12], dx[3][12];
+    for (int c = 0; c < 12; ++c) dalpha[c] = tangent[3][c] * factor_alpha[c];
+    for (int k = 0; k < 3; ++k)
+        for (int c = 0; c < 12; ++c) dx[k][c] = factor_point[c] * tangent[k][c];
+    if (jac->alpha) memcpy(jac->alpha, dalpha, sizeof dalpha);
+    if (jac->point) memcpy(jac->point, dx, sizeof dx);
+    double alpha = result->alpha;
     osc_pose poses[2] = {pose_a, pose_b};
     double* point_jacobians[2] = {jac->point_a, jac->point_b};
     for (int which = 0; which < 2; ++which) {
         double* out = point_jacobians[which];
         if (!out) continue;
+        if (coincident) {
+            memset(out, 0, sizeof(double) * 36);
+            continue;
+        }
         // eq. (29): dp_X = (1 - 1/alpha) dr_X + dx / alpha - (x - r_X) dalpha / alpha^2
         osc_vec3 arm = osc_sub(result->point, poses[which].p);
-        for (int c = 0; c < 12; ++c) {
-            osc_vec3 d = osc_v3(0, 0, 0);
-            if (!coincident) {
-                d = osc_add_scaled(osc_scale(dx[c], 1.0 / alpha), arm, -dalpha[c] / (alpha * alpha));
-                if (c / 6 == which && c % 6 < 3)
-                    d = osc_add_scaled(d, osc_v3(c % 3 == 0, c % 3 == 1, c % 3 == 2), 1.0 - 1.0 / alpha);
-            }
-            out[c] = d.x;
-            out[12 + c] = d.y;
-            out[24 + c] = d.z;
+        double inverse = 1.0 / alpha, slope[12];
+        for (int c = 0; c < 12; ++c) slope[c] = -dalpha[c] / (alpha * alpha);
+        for (int k = 0; k < 3; ++k) {
+            double arm_k = osc_vec3_get(arm, k), *row = out + 12 * k;
+            for (int c = 0; c < 12; ++c) row[c] = dx[k][c] * inverse + arm_k * slope[c];
+            row[6 * which + k] += 1.0 - inverse;
         }
     }
     if (jac->distance) {
         // eq. (30): d = (1 - 1/alpha) L, L = |r_A - r_B|
-        osc_vec3 gap = osc_sub(pose_a.p, pose_b.p);
-        double separation = osc_length(gap);
-        osc_vec3 unit = osc_normalize(gap);
-        for (int c = 0; c < 12; ++c) {
-            double value = 0.0;
-            if (!coincident) {
-                value = separation * dalpha[c] / (alpha * alpha);
-                if (c % 6 < 3)
-                    value += (1.0 - 1.0 / alpha) * (c < 6 ? 1.0 : -1.0) * osc_vec3_get(unit, c % 3);
+        if (coincident) {
+            memset(jac->distance, 0, sizeof(double) * 12);
+        } else {
+            osc_vec3 gap = osc_sub(pose_a.p, pose_b.p);
+            double separation = osc_length(gap);
+            osc_vec3 unit = osc_normalize(gap);
+            for (int c = 0; c < 12; ++c) jac->distance[c] = separation * dalpha[c] / (alpha * alpha);
+            for (int k = 0; k < 3; ++k) {
+                double along = (1.0 - 1.0 / alpha) * osc_vec3_get(unit, k);
+                jac->distance[k] += along;
+                jac->distance[6 + k] -= along;
             }
-            jac->distance[c] = value;
         }
     }
     if (jac->normal) {
-        // n = w / |w|, w = G_A,x^T z_A: dw = dtheta_A x w + G_A,x^T dz_A
+        // n = w / |w|, w = G_A,x^T z_A: dw = dtheta_A x w + G_A,x^T dz_A, dn = (I - n n^T) dw / |w|
         osc_vec3 w = body_dual_normal(dp, 0, dp->state.z);
         double length = osc_length(w);
-        osc_vec3 n = osc_scale(w, 1.0 / length);
-        for (int c = 0; c < 12; ++c) {
-            osc_vec3 d = osc_v3(0, 0, 0);
-            if (!coincident && length > 0.0) {
-                osc_vec3 dw = dual_normals[c];
-                if (c >= 3 && c < 6) dw = osc_add(dw, osc_cross(osc_v3(c == 3, c == 4, c == 5), w));
-                d = osc_scale(osc_add_scaled(dw, n, -osc_dot(n, dw)),
-                              column_factor(dp, c, 0) / length);
+        if (coincident || !(length > 0.0)) {
+            memset(jac->normal, 0, sizeof(double) * 36);
+        } else {
+            osc_vec3 n = osc_scale(w, 1.0 / length);
+            for (int k = 0; k < 3; ++k) { // A's rotation turns w: column 3 + a gets (e_a x w)_k
+                osc_vec3 turned = osc_cross(osc_v3(k == 0, k == 1, k == 2), w);
+                for (int a = 0; a < 3; ++a) dual_normal[a][3 + k] += osc_vec3_get(turned, a);
             }
-            jac->normal[c] = d.x;
-            jac->normal[12 + c] = d.y;
-            jac->normal[24 + c] = d.z;
+            double along[12];
+            for (int c = 0; c < 12; ++c)
+                along[c] = n.x * dual_normal[0][c] + n.y * dual_normal[1][c] + n.z * dual_normal[2][c];
+            for (int k = 0; k < 3; ++k) {
+                double n_k = osc_vec3_get(n, k), *row = jac->normal + 12 * k;
+                for (int c = 0; c < 12; ++c)
+                    row[c] = (dual_normal[k][c] - n_k * along[c]) * (factor_alpha[c] / length);
+            }
         }
     }
 }
