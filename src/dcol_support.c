@@ -462,13 +462,20 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         body->c12 = osc_dot(e1, ce2);
         body->c22 = osc_dot(e2, ce2);
         int best = 0;
+        double best_value = osc_dot(body->vertex[0], n), size2 = 0.0;
         for (int j = 0; j < body->count; ++j) {
-            if (osc_dot(body->vertex[j], n) > osc_dot(body->vertex[best], n)) best = j;
-            size = fmax(size, osc_length(body->vertex[j]));
-            body->along1[j] = osc_dot(body->vertex[j], e1);
-            body->along2[j] = osc_dot(body->vertex[j], e2);
+            osc_vec3 v = body->vertex[j];
+            double value = osc_dot(v, n), length2 = osc_dot(v, v);
+            if (value > best_value) {
+                best = j;
+                best_value = value;
+            }
+            size2 = length2 > size2 ? length2 : size2;
+            body->along1[j] = osc_dot(v, e1);
+            body->along2[j] = osc_dot(v, e2);
             body->is_tied[j] = false;
         }
+        size = fmax(size, sqrt(size2)); // the largest |v_j|: one square root
         if (body->plain >= 0) {
             int swept = 1 - body->plain;
             best = osc_dot(body->vertex[body->plain], n) >
