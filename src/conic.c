@@ -667,6 +667,7 @@ static void small_spd_solve(int k, double a[CONIC_MAX_VARIABLES][CONIC_MAX_VARIA
     }
 }
 
+// whether a cone vector lies strictly inside its cone (z_0 > |z_1|)
 static bool soc_interior(const double* v, int dim) {
     double tail = 0.0;
     for (int i = 1; i < dim; ++i) tail += v[i] * v[i];

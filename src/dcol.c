@@ -342,10 +342,9 @@ OSC_FORCE_INLINE void solution_tangents_n(const int n, const dcol_problem* dp,
         }
     }
     for (int j = 0; j < n; ++j) {
-        const double* e = xs->column[0];
         double z[2][3] = {{solved[0][j], solved[1][j], solved[2][j]},
                           {solved[3][j], solved[4][j], solved[5][j]}};
-        double e_j[3] = {e[j], xs->column[1][j], xs->column[2][j]};
+        double e_j[3] = {xs->column[0][j], xs->column[1][j], xs->column[2][j]};
         for (int c = 0; c < 12; ++c) {
             const double* zc = z[c / 6];
             tangent[j][c] = -(zc[0] * m[0][c] + zc[1] * m[1][c] + zc[2] * m[2][c]) -
