@@ -250,6 +250,17 @@ static void make_poses(pair_data* d, const osc_convex* a, const osc_convex* b) {
     free(offsets);
 }
 
+// osc_dcol_proximity once untimed (a failure counted, its result in *r), then `repeats` times
+// timed together: microseconds per call
+static double time_proximity(const osc_convex* a, osc_pose pa, const osc_convex* b, osc_pose pb,
+                             const osc_dcol_jacobians* jacobians, osc_dcol_result* r, int* failures) {
+    *failures += osc_dcol_proximity(a, pa, b, pb, NULL, r, jacobians, NULL) != OSC_OK;
+    osc_dcol_result timed;
+    double start = bench_now();
+    for (int k = 0; k < repeats; ++k) osc_dcol_proximity(a, pa, b, pb, NULL, &timed, jacobians, NULL);
+    return 1e6 * (bench_now() - start) / repeats;
+}
+
 static void measure_pair(pair_data* d, const osc_convex* a, const osc_convex* b) {
 #ifdef OSC_HAVE_CCD
     ccd_t ccd = ccd_adapter_config();
@@ -265,34 +276,19 @@ static void measure_pair(pair_data* d, const osc_convex* a, const osc_convex* b)
         osc_pose pa = d->pa[i], pb = d->pb[i];
         osc_dcol_result r;
         double alpha, gradient[12];
-        // solve
-        osc_status s = osc_dcol_proximity(a, pa, b, pb, NULL, &r, NULL, NULL);
-        d->failures += s != OSC_OK;
+        // solve (its result counted), then with all derivatives and with those of alpha and x
+        d->t[SOLVE][i] = time_proximity(a, pa, b, pb, NULL, &r, &d->failures);
         d->iterations[i] = r.iterations;
         d->degenerate += (r.flags & OSC_DCOL_DEGENERATE) != 0;
         d->overlap[i] = r.alpha < 1.0;
         double solve_alpha = r.alpha;
-        double start = bench_now();
-        for (int k = 0; k < repeats; ++k) osc_dcol_proximity(a, pa, b, pb, NULL, &r, NULL, NULL);
-        d->t[SOLVE][i] = 1e6 * (bench_now() - start) / repeats;
-        // solve + all derivatives
-        s = osc_dcol_proximity(a, pa, b, pb, NULL, &r, &all_jacobians, NULL);
-        d->failures += s != OSC_OK;
-        start = bench_now();
-        for (int k = 0; k < repeats; ++k) osc_dcol_proximity(a, pa, b, pb, NULL, &r, &all_jacobians, NULL);
-        d->t[DERIVS][i] = 1e6 * (bench_now() - start) / repeats;
+        d->t[DERIVS][i] = time_proximity(a, pa, b, pb, &all_jacobians, &r, &d->failures);
         d->t[DERIVS_ONLY][i] = d->t[DERIVS][i] - d->t[SOLVE][i];
-        // solve + the solution's derivatives (alpha, x)
-        s = osc_dcol_proximity(a, pa, b, pb, NULL, &r, &solution_jacobians, NULL);
-        d->failures += s != OSC_OK;
-        start = bench_now();
-        for (int k = 0; k < repeats; ++k) osc_dcol_proximity(a, pa, b, pb, NULL, &r, &solution_jacobians, NULL);
-        d->t[SOLVE_DZ][i] = 1e6 * (bench_now() - start) / repeats;
+        d->t[SOLVE_DZ][i] = time_proximity(a, pa, b, pb, &solution_jacobians, &r, &d->failures);
         d->t[DZ_ONLY][i] = d->t[SOLVE_DZ][i] - d->t[SOLVE][i];
         // alpha and its gradient
-        s = osc_dcol_alpha_gradient(a, pa, b, pb, NULL, &alpha, gradient);
-        d->failures += s != OSC_OK;
-        start = bench_now();
+        d->failures += osc_dcol_alpha_gradient(a, pa, b, pb, NULL, &alpha, gradient) != OSC_OK;
+        double start = bench_now();
         for (int k = 0; k < repeats; ++k) osc_dcol_alpha_gradient(a, pa, b, pb, NULL, &alpha, gradient);
         d->t[GRAD][i] = 1e6 * (bench_now() - start) / repeats;
 #ifdef OSC_HAVE_CCD
