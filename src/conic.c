@@ -308,12 +308,12 @@ static void find_segments(const conic_problem* p, conic_state* state) {
     }
     for (int k = 0; k < segments; ++k) {
         conic_segment* seg = &state->segments[k];
+        unsigned used = 0; // bit j: column j is non-zero in some row of the segment
+        for (int r = seg->first; r < seg->end; ++r)
+            for (int j = 0; j < p->variables; ++j) used |= (unsigned)(p->G[r][j] != 0.0) << j;
         count = 0;
-        for (int j = 0; j < p->variables; ++j) {
-            bool used = false;
-            for (int r = seg->first; r < seg->end; ++r) used = used || p->G[r][j] != 0.0;
-            if (used) seg->column[count++] = j;
-        }
+        for (int j = 0; j < p->variables; ++j)
+            if (used >> j & 1u) seg->column[count++] = j;
         seg->width = count;
     }
     // orthant groups with the same columns make one segment (their normal-matrix sums merge)
