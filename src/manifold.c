@@ -712,7 +712,7 @@ static void blend_rescale(blend* b, double factor, bool derivatives) {
 }
 
 // adds one feature (blend_add's work but for saturated features with tau > 0)
-static void blend_add_feature(const pipeline* pl, blend* b, const feature* c, bool active) {
+static void blend_add_feature(const pipeline* pl, blend* restrict b, const feature* restrict c, bool active) {
     double tau = pl->settings->blend_temperature;
     if (!(tau > 0.0)) {
         if (!b->seen || c->depth < b->best.depth) {
@@ -745,18 +745,23 @@ static void blend_add_feature(const pipeline* pl, blend* b, const feature* c, bo
     double x[3] = {c->point.x, c->point.y, c->point.z}, n[3] = {c->normal.x, c->normal.y, c->normal.z};
     for (int k = 0; k < 3; ++k) b->sp[k] += gf * x[k], b->sn[k] += gf * n[k];
     if (!pl->derivatives) return;
+    // the tangents column by column, in loops without branches (they vectorise): dg = de or
+    // de f + e df
+    double dg[COLUMNS], dgf[COLUMNS];
+    for (int j = 0; j < COLUMNS; ++j) dg[j] = -e * c->d_depth[j] / tau;
+    if (!verbatim)
+        for (int j = 0; j < COLUMNS; ++j) dg[j] = dg[j] * c->weight + e * c->d_weight[j];
     for (int j = 0; j < COLUMNS; ++j) {
-        double de = -e * c->d_depth[j] / tau;
-        double dg = verbatim ? de : de * c->weight + e * c->d_weight[j];
-        double dgf = dg * c->weight + g * c->d_weight[j];
-        b->dz[j] += dg;
-        b->dsd[j] += dg * c->depth + g * c->d_depth[j];
-        b->dsf[j] += dgf;
-        for (int k = 0; k < 3; ++k) {
-            b->dsp[k][j] += dgf * x[k] + gf * c->d_point[k][j];
-            b->dsn[k][j] += dgf * n[k] + gf * c->d_normal[k][j];
-        }
+        dgf[j] = dg[j] * c->weight + g * c->d_weight[j];
+        b->dz[j] += dg[j];
+        b->dsd[j] += dg[j] * c->depth + g * c->d_depth[j];
+        b->dsf[j] += dgf[j];
     }
+    for (int k = 0; k < 3; ++k)
+        for (int j = 0; j < COLUMNS; ++j) {
+            b->dsp[k][j] += dgf[j] * x[k] + gf * c->d_point[k][j];
+            b->dsn[k][j] += dgf[j] * n[k] + gf * c->d_normal[k][j];
+        }
 }
 
 // adds one feature; `active` is false for a saturated one (depth d_max, weight 0, no tangents),
