@@ -335,11 +335,30 @@ static inline double pass_value(const pipeline* pl, const direction* d, osc_vec3
     return sdf_value(d->s, y, pl->derivatives && !d->s->grid ? &unused : NULL);
 }
 
-// sigma(phi / tau) of a trace step without its slope: osc_sigmoid's value, whose 1 / (1 + e) is
-// exactly 1 once e = exp(-phi / tau) < 2^-54 (phi / tau > 37.5), so the exp is skipped there
-static inline double trace_bracket(double phi, double tau) {
-    if (tau > 0.0 && phi / tau > 40.0) return 1.0;
-    return osc_sigmoid(phi, tau, NULL, NULL);
+// The exponentials of an edge's pass without tangents that its pass with tangents needs again:
+// exp(-|phi / tau|) of each trace step's two points (the first TRACE_KEPT steps) and the soft
+// clips' exp(-|s| / tau), exp(-|s - l| / tau) of both distances. NaN where the pass computed none.
+#define TRACE_KEPT 8
+typedef struct trace_exps {
+    double step[TRACE_KEPT][2];
+    double clip[2][2];
+} trace_exps;
+
+// osc_sigmoid(x, tau) for tau > 0, with its slope (nullable), from the exponential exp(-|x / tau|)
+// a pass without tangents kept (NaN: none, computed here)
+static inline double sigmoid_kept(double x, double tau, double kept, double* slope) {
+    return osc_sigmoid_from_exp(x, tau, isnan(kept) ? exp(-fabs(x / tau)) : kept, slope, NULL);
+}
+
+// sigma(phi / tau) of a trace step without its slope, with its exponential in *kept (NaN: none):
+// osc_sigmoid's value, whose 1 / (1 + e) is exactly 1 once e = exp(-phi / tau) < 2^-54
+// (phi / tau > 37.5), so the exp is skipped there
+static inline double trace_bracket(double phi, double tau, double* kept) {
+    *kept = NAN;
+    if (!(tau > 0.0)) return osc_sigmoid(phi, tau, NULL, NULL);
+    if (phi / tau > 40.0) return 1.0;
+    *kept = exp(-fabs(phi / tau));
+    return osc_sigmoid_from_exp(phi, tau, *kept, NULL, NULL);
 }
 
 // the two trace points of step k, q_e = start_e + s_e dir_e, and whether each moved since the
@@ -359,10 +378,11 @@ static void trace_points(int k, const osc_vec3 start[2], const osc_vec3 dir[2], 
 // (sigma' phi + sigma) grad phi . (dstart + s ddir + ds dir). `phi0` and `gradient0` are phi and
 // its gradient at the starts (the first steps' points). The traces step side by side (a spline
 // evaluates both points with their gradients in one call, so that the two chains overlap); each is
-// the same sequence of operations alone, and s has the bits of trace_both's pass without tangents.
+// the same sequence of operations alone, and s has the bits of trace_both's pass without tangents,
+// whose exponentials it reuses (`kept`, nullable).
 static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec3 start[2], const osc_vec3 dir[2],
                            const double phi0[2], const osc_vec3 gradient0[2], double (*dstart[2])[COLUMNS],
-                           double (*ddir[2])[COLUMNS], double* ds[2], double traced[2]) {
+                           double (*ddir[2])[COLUMNS], double* ds[2], const trace_exps* kept, double traced[2]) {
     const osc_manifold_settings* st = pl->settings;
     osc_vec3 previous[2] = {start[0], start[1]}, gradient[2] = {gradient0[0], gradient0[1]};
     double phi[2] = {phi0[0], phi0[1]}, s[2] = {0.0, 0.0};
@@ -379,8 +399,9 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
                 if (moved[e]) phi[e] = sdf_value(d->s, q[e], &gradient[e]);
         }
         for (int e = 0; e < 2; ++e) {
-            double slope;
-            double bracket = osc_sigmoid(phi[e], st->trace_temperature, &slope, NULL);
+            double slope, tau = st->trace_temperature;
+            double bracket = tau > 0.0 ? sigmoid_kept(phi[e], tau, kept && k < TRACE_KEPT ? kept->step[k][e] : NAN, &slope)
+                                       : osc_sigmoid(phi[e], tau, &slope, NULL);
             double gain = slope * phi[e] + bracket;
             osc_vec3 g = gradient[e], u = dir[e];
             double(*d0)[COLUMNS] = dstart[e], (*d1)[COLUMNS] = ddir[e];
@@ -400,9 +421,10 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
 
 // the pass without tangents of both traces of an edge (eq. T), from a along t and from b along -t,
 // step by step side by side (a spline evaluates the two points in one call, so that the two chains
-// of dependent evaluations overlap); each distance has the bits trace() gives it
+// of dependent evaluations overlap); each distance has the bits trace_tangents gives it. Keeps its
+// exponentials in `kept`.
 static void trace_both(const pipeline* pl, const direction* d, osc_vec3 a, osc_vec3 b, osc_vec3 t, double phi_a,
-                       double phi_b, double traced[2]) {
+                       double phi_b, double traced[2], trace_exps* kept) {
     const osc_manifold_settings* st = pl->settings;
     osc_vec3 start[2] = {a, b}, dir[2] = {t, osc_neg(t)}, previous[2] = {a, b};
     double phi[2] = {phi_a, phi_b};
@@ -417,39 +439,51 @@ static void trace_both(const pipeline* pl, const direction* d, osc_vec3 a, osc_v
             for (int e = 0; e < 2; ++e)
                 if (moved[e]) phi[e] = pass_value(pl, d, q[e]);
         }
-        for (int e = 0; e < 2; ++e) traced[e] += trace_bracket(phi[e], st->trace_temperature) * phi[e];
+        for (int e = 0; e < 2; ++e) {
+            double exponential;
+            traced[e] += trace_bracket(phi[e], st->trace_temperature, &exponential) * phi[e];
+            if (k < TRACE_KEPT) kept->step[k][e] = exponential;
+        }
     }
 }
 
-// soft clip of a traced distance into [0, l] with its tangent when `tangents` (eq. C): d/ds and
-// d/dl = sigma(s - l)
-static double clip(const pipeline* pl, double s, double l, bool tangents, const double ds[COLUMNS],
-                   const double dl[COLUMNS], double dc[COLUMNS]) {
-    double tau = pl->settings->clip_temperature, slope = 0.0;
+// soft clip of a traced distance into [0, l] (eq. C) in the pass without tangents, keeping its
+// exponentials exp(-|s| / tau), exp(-|s - l| / tau) in `kept` (NaN: none computed)
+static double clip_value(const pipeline* pl, double s, double l, double kept[2]) {
+    double tau = pl->settings->clip_temperature;
+    kept[0] = kept[1] = NAN;
     // past the far end by 40 tau (with tau < 4 l) the value is l exactly: in its form
     // l + s+(-s) - s+(l - s) both terms are below tau e^-40 < ulp(l) / 4 (skips two exp and log1p)
-    if (!tangents && tau > 0.0 && (s - l) / tau > 40.0 && tau < 4.0 * l) return l;
-    double c = osc_softclip(s, 0.0, l, tau, tangents ? &slope : NULL, NULL);
-    if (tangents) {
-        double upper = tau > 0.0 ? osc_sigmoid(s - l, tau, NULL, NULL) : (s > l ? 1.0 : 0.0);
-        for (int j = 0; j < COLUMNS; ++j) dc[j] = slope * ds[j] + upper * dl[j];
-    }
+    if (tau > 0.0 && (s - l) / tau > 40.0 && tau < 4.0 * l) return l;
+    if (!(tau > 0.0)) return osc_softclip(s, 0.0, l, tau, NULL, NULL);
+    kept[0] = exp(-fabs(s - 0.0) / tau), kept[1] = exp(-fabs(s - l) / tau);
+    return osc_softclip_from_exp(s, 0.0, l, tau, kept[0], kept[1], NULL, NULL);
+}
+
+// soft clip of a traced distance into [0, l] with its tangent (eq. C): d/ds and d/dl = sigma(s - l)
+static double clip(const pipeline* pl, double s, double l, const double ds[COLUMNS], const double dl[COLUMNS],
+                   double dc[COLUMNS]) {
+    double tau = pl->settings->clip_temperature, slope = 0.0;
+    double c = osc_softclip(s, 0.0, l, tau, &slope, NULL);
+    double upper = tau > 0.0 ? osc_sigmoid(s - l, tau, NULL, NULL) : (s > l ? 1.0 : 0.0);
+    for (int j = 0; j < COLUMNS; ++j) dc[j] = slope * ds[j] + upper * dl[j];
     return c;
 }
 
 // the tangent of the soft clip (tau > 0) alone, for a distance whose clipped value is known: the
 // sigmoids osc_softclip's branch takes for d/ds, and sigma(s - l) for d/dl (in the branch s <= l / 2
-// the same call as its second sigmoid), so dc has clip()'s bits without the value's exps and log1ps
+// the same call as its second sigmoid), so dc has clip()'s bits without the value's log1ps, and
+// without its exps where clip_value kept them (`kept`: exp(-|s| / tau), exp(-|s - l| / tau))
 static void clip_tangents(double tau, double s, double l, const double ds[COLUMNS], const double dl[COLUMNS],
-                          double dc[COLUMNS]) {
+                          const double kept[2], double dc[COLUMNS]) {
     const double lo = 0.0, hi = l;
     double slope, upper;
     if (s <= 0.5 * (lo + hi)) {
-        upper = osc_sigmoid(s - hi, tau, NULL, NULL);
-        slope = osc_sigmoid(s - lo, tau, NULL, NULL) - upper;
+        upper = sigmoid_kept(s - hi, tau, kept[1], NULL);
+        slope = sigmoid_kept(s - lo, tau, kept[0], NULL) - upper;
     } else {
-        slope = osc_sigmoid(hi - s, tau, NULL, NULL) - osc_sigmoid(lo - s, tau, NULL, NULL);
-        upper = osc_sigmoid(s - l, tau, NULL, NULL);
+        slope = sigmoid_kept(hi - s, tau, kept[1], NULL) - sigmoid_kept(lo - s, tau, kept[0], NULL);
+        upper = sigmoid_kept(s - l, tau, kept[1], NULL);
     }
     for (int j = 0; j < COLUMNS; ++j) dc[j] = slope * ds[j] + upper * dl[j];
 }
@@ -577,11 +611,12 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
     // the same either way.)
     bool value_first = (d->s->grid || !pl->derivatives) && !(pl->derivatives && fmin(phi_a, phi_b) < 0.0);
     double s = 0.0, u = 0.0, sc = 0.0, uc = 0.0;
+    trace_exps kept; // the pass without tangents' exponentials, for the pass with them
     if (value_first) {
         double traced[2];
-        trace_both(pl, d, a, b, t, phi_a, phi_b, traced);
+        trace_both(pl, d, a, b, t, phi_a, phi_b, traced, &kept);
         s = traced[0], u = traced[1];
-        sc = clip(pl, s, l, false, NULL, NULL, NULL), uc = clip(pl, u, l, false, NULL, NULL, NULL);
+        sc = clip_value(pl, s, l, kept.clip[0]), uc = clip_value(pl, u, l, kept.clip[1]);
         // midpoint p = (a + b) / 2 + (sc - uc) t / 2 (eq. P)
         p = osc_add_scaled(osc_scale(osc_add(a, b), 0.5), t, 0.5 * (sc - uc));
         if (beyond_by_value(pl, d, p)) {
@@ -611,15 +646,15 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
         double phi0[2] = {phi_a, phi_b}, traced[2];
         double(*dstart[2])[COLUMNS] = {da, db}, (*ddir[2])[COLUMNS] = {dt, dneg};
         double* dtraced[2] = {ds, du};
-        trace_tangents(pl, d, start, dir, phi0, g0, dstart, ddir, dtraced, traced);
+        trace_tangents(pl, d, start, dir, phi0, g0, dstart, ddir, dtraced, value_first ? &kept : NULL, traced);
         s = traced[0], u = traced[1];
     }
     if (value_first && pl->settings->clip_temperature > 0.0) { // sc, uc: the pass without tangents'
-        clip_tangents(pl->settings->clip_temperature, s, l, ds, dl, dsc);
-        clip_tangents(pl->settings->clip_temperature, u, l, du, dl, duc);
+        clip_tangents(pl->settings->clip_temperature, s, l, ds, dl, kept.clip[0], dsc);
+        clip_tangents(pl->settings->clip_temperature, u, l, du, dl, kept.clip[1], duc);
     } else {
-        sc = clip(pl, s, l, true, ds, dl, dsc);
-        uc = clip(pl, u, l, true, du, dl, duc);
+        sc = clip(pl, s, l, ds, dl, dsc);
+        uc = clip(pl, u, l, du, dl, duc);
     }
     if (!value_first) {
         p = osc_add_scaled(osc_scale(osc_add(a, b), 0.5), t, 0.5 * (sc - uc));

@@ -69,6 +69,17 @@ static inline double osc_sigmoid(double x, double temperature, double* d1, doubl
     return osc_sigmoid_from_exp(x, temperature, exp(-fabs(x / temperature)), d1, d2);
 }
 
+/// Returns osc_softplus(x, temperature, d1, d2) for temperature > 0, given its exponential
+/// e = exp(-|x| / temperature) (the sigmoid's, osc_sigmoid_from_exp).
+static inline double osc_softplus_from_exp(double x, double temperature, double e, double* d1, double* d2) {
+    double value = (x > 0.0 ? x : 0.0) + temperature * log1p(e);
+    if (d1 || d2) { // s+' = sigmoid, s+'' = sigmoid', from the same exp
+        double s = osc_sigmoid_from_exp(x, temperature, e, d2, NULL);
+        if (d1) *d1 = s;
+    }
+    return value;
+}
+
 /// Returns the softplus s+(x) = tau log(1 + exp(x / tau)), a smooth relu, with d/dx = sigma(x/tau)
 /// in `d1` and d2/dx2 in `d2` (nullable). tau <= 0: max(x, 0).
 static inline double osc_softplus(double x, double temperature, double* d1, double* d2) {
@@ -77,12 +88,32 @@ static inline double osc_softplus(double x, double temperature, double* d1, doub
         if (d2) *d2 = 0.0;
         return isnan(x) ? x : (x > 0.0 ? x : 0.0);
     }
-    double e = exp(-fabs(x) / temperature);
-    double value = (x > 0.0 ? x : 0.0) + temperature * log1p(e);
-    if (d1 || d2) { // s+' = sigmoid, s+'' = sigmoid', from the same exp
-        double s = osc_sigmoid_from_exp(x, temperature, e, d2, NULL);
-        if (d1) *d1 = s;
+    return osc_softplus_from_exp(x, temperature, exp(-fabs(x) / temperature), d1, d2);
+}
+
+/// Returns osc_softclip(x, lo, hi, temperature, d1, d2) (below) for temperature > 0, given the
+/// exponentials of its two softplus terms, e_lo = exp(-|x - lo| / temperature) and
+/// e_hi = exp(-|x - hi| / temperature) (the sigmoids' of x - lo and x - hi).
+static inline double osc_softclip_from_exp(double x, double lo, double hi, double temperature, double e_lo,
+                                           double e_hi, double* d1, double* d2) {
+    double g1 = 0.0, g2 = 0.0, h1 = 0.0, h2 = 0.0;
+    double value;
+    double *g1p = d1 ? &g1 : NULL, *g2p = d1 ? &g2 : NULL, *h1p = d2 ? &h1 : NULL, *h2p = d2 ? &h2 : NULL;
+    if (x <= 0.5 * (lo + hi)) {
+        value = lo + osc_softplus_from_exp(x - lo, temperature, e_lo, g1p, h1p) -
+                osc_softplus_from_exp(x - hi, temperature, e_hi, g2p, h2p);
+    } else {
+        // same function: s+(y) = y + s+(-y) turns it into hi + s+(lo - x) - s+(hi - x)
+        value = hi + osc_softplus_from_exp(lo - x, temperature, e_lo, g1p, h1p) -
+                osc_softplus_from_exp(hi - x, temperature, e_hi, g2p, h2p);
+        // d/dx of this form is sigma(hi - x) - sigma(lo - x): swap rather than use 1 - sigma,
+        // which would cancel to 0 for x - hi >> tau
+        double g = g1;
+        g1 = g2;
+        g2 = g;
     }
+    if (d1) *d1 = g1 - g2;
+    if (d2) *d2 = h1 - h2;
     return value;
 }
 
@@ -97,26 +128,8 @@ static inline double osc_softclip(double x, double lo, double hi, double tempera
         if (isnan(x)) return x;
         return x < lo ? lo : (x > hi ? hi : x);
     }
-    double g1 = 0.0, g2 = 0.0, h1 = 0.0, h2 = 0.0;
-    double value;
-    // the derivatives only when asked for (each costs the softplus a second exp)
-    double *g1p = d1 ? &g1 : NULL, *g2p = d1 ? &g2 : NULL, *h1p = d2 ? &h1 : NULL, *h2p = d2 ? &h2 : NULL;
-    if (x <= 0.5 * (lo + hi)) {
-        value = lo + osc_softplus(x - lo, temperature, g1p, h1p) -
-                osc_softplus(x - hi, temperature, g2p, h2p);
-    } else {
-        // same function: s+(y) = y + s+(-y) turns it into hi + s+(lo - x) - s+(hi - x)
-        value = hi + osc_softplus(lo - x, temperature, g1p, h1p) -
-                osc_softplus(hi - x, temperature, g2p, h2p);
-        // d/dx of this form is sigma(hi - x) - sigma(lo - x): swap rather than use 1 - sigma,
-        // which would cancel to 0 for x - hi >> tau
-        double g = g1;
-        g1 = g2;
-        g2 = g;
-    }
-    if (d1) *d1 = g1 - g2;
-    if (d2) *d2 = h1 - h2;
-    return value;
+    return osc_softclip_from_exp(x, lo, hi, temperature, exp(-fabs(x - lo) / temperature),
+                                 exp(-fabs(x - hi) / temperature), d1, d2);
 }
 
 /// Returns LSE(x) = tau log sum_i exp(x_i / tau) over `count` values, a smooth maximum.
