@@ -680,7 +680,9 @@ GRID_AVX_INLINE int grid_place_avx(const osc_grid* grid, osc_vec3 x, osc_vec3* c
     __m256d lo = _mm256_setr_pd(grid->origin.x, grid->origin.y, grid->origin.z, 0.0);
     __m256d hi = _mm256_setr_pd(grid->upper[0], grid->upper[1], grid->upper[2], 0.0);
     __m256d below = _mm256_cmp_pd(xq, lo, _CMP_LT_OQ), above = _mm256_cmp_pd(xq, hi, _CMP_GT_OQ);
-    __m256d c = _mm256_blendv_pd(_mm256_blendv_pd(xq, hi, above), lo, below);
+    // max(a, b) is a > b ? a : b and min(a, b) a < b ? a : b, lane by lane: x below lo gives lo, above
+    // hi gives hi, and x itself otherwise (a zero's sign and a NaN included), as the scalar clamp
+    __m256d c = _mm256_min_pd(hi, _mm256_max_pd(lo, xq));
     int outside = _mm256_movemask_pd(_mm256_or_pd(below, above)) & 7;
     double cs[4];
     _mm256_storeu_pd(cs, c);
@@ -688,7 +690,9 @@ GRID_AVX_INLINE int grid_place_avx(const osc_grid* grid, osc_vec3 x, osc_vec3* c
     __m256d u = _mm256_div_pd(_mm256_sub_pd(c, lo), _mm256_set1_pd(grid->cell));
     __m256d last = _mm256_setr_pd(grid->last_cell[0], grid->last_cell[1], grid->last_cell[2], 0.0);
     __m256d whole = _mm256_add_pd(_mm256_round_pd(u, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), _mm256_setzero_pd());
-    __m256d floor_u = _mm256_blendv_pd(last, whole, _mm256_cmp_pd(u, last, _CMP_LT_OQ));
+    // u < last ? trunc(u) : last, as min(trunc(u), last): for u >= 0, trunc(u) < last exactly when
+    // u < last (last is a whole number), and a NaN u gives last
+    __m256d floor_u = _mm256_min_pd(whole, last);
     int index[4];
     _mm_storeu_si128((__m128i*)index, _mm256_cvttpd_epi32(floor_u));
     cell[0] = index[0], cell[1] = index[1], cell[2] = index[2];
