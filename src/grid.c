@@ -829,6 +829,10 @@ static double grid_distance_value(const osc_grid* grid, osc_vec3 x) {
     return grid_distance_fast(grid, x, NULL);
 }
 
+double grid_distance(const osc_grid* grid, osc_vec3 x) {
+    return isnan(x.x) || isnan(x.y) || isnan(x.z) ? NAN : grid_distance_value(grid, x); // as osc_grid_eval
+}
+
 void grid_distance_pair(const osc_grid* grid, osc_vec3 x0, osc_vec3 x1, double out[2]) {
     // both inlined into one block: the two independent dependency chains overlap
     double v[2];

@@ -60,6 +60,10 @@ void grid_compute_voxels(osc_grid* grid, int threads);
 double grid_eval_contact(const osc_grid* grid, osc_vec3 x, bool derivatives, osc_vec3* gradient,
                          osc_vec3* normal, osc_mat3* normal_jacobian);
 
+// The distance at x (with the continuation outside the region), bit for bit osc_grid_eval's without
+// derivatives, without its checks of the grid and the order. For the contact pipeline (manifold.c).
+double grid_distance(const osc_grid* grid, osc_vec3 x);
+
 // The distances at x0 and x1 (with the continuation outside the region), bit for bit the values of
 // osc_grid_eval without derivatives, evaluated side by side so that the two dependency chains
 // overlap. For the contact pipeline's sphere traces (manifold.c).

@@ -120,7 +120,8 @@ typedef struct pipeline {
 // SDF evaluation in the s body's frame
 
 static inline double sdf_value(const osc_body* s, osc_vec3 y, osc_vec3* gradient) {
-    return s->grid ? osc_grid_eval(s->grid, y, gradient, NULL) : osc_sdf_eval(s->sdf, y, gradient, NULL);
+    if (!s->grid) return osc_sdf_eval(s->sdf, y, gradient, NULL);
+    return gradient ? osc_grid_eval(s->grid, y, gradient, NULL) : grid_distance(s->grid, y);
 }
 
 // phi with its gradient, the unit normal n and, with derivatives, dn/dy (docs/manifold.md eq. N):
