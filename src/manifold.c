@@ -163,6 +163,7 @@ static inline osc_vec3 to_s_frame(const direction* d, const double* v) {
 // tangents of y = R_S^T (R_F v + p_F - p_S) along the 12 twist directions (eq. Y): with
 // u_j = R_S^T e_j (row j of R_S) and w = R_S^T R_F v: dp_F -> u_j, dtheta_F -> u_j x w,
 // dp_S -> -u_j, dtheta_S -> y x u_j
+OSC_AVX_CLONES
 static void point_tangents(const direction* d, const double* v, osc_vec3 y, double dy[3][COLUMNS]) {
     osc_vec3 w = osc_mat3_apply(d->rel_r, osc_v3(v[0], v[1], v[2]));
     for (int j = 0; j < 3; ++j) {
@@ -211,6 +212,7 @@ static bool beyond_by_value(const pipeline* pl, const direction* d, osc_vec3 y) 
 // mollified contact at s-frame point y with tangents dy (eq. M, X, N): depth, weight, world point
 // and normal, for a feature that beyond_by_value kept. Returns false when the weight is 0 (the
 // feature is saturated).
+OSC_AVX_CLONES
 static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double dy[3][COLUMNS],
                    feature* out) {
     const osc_manifold_settings* st = pl->settings;
@@ -381,6 +383,7 @@ static void trace_points(int k, const osc_vec3 start[2], const osc_vec3 dir[2], 
 // evaluates both points with their gradients in one call, so that the two chains overlap); each is
 // the same sequence of operations alone, and s has the bits of trace_both's pass without tangents,
 // whose exponentials it reuses (`kept`, nullable).
+OSC_AVX_CLONES
 static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec3 start[2], const osc_vec3 dir[2],
                            const double phi0[2], const osc_vec3 gradient0[2], double (*dstart[2])[COLUMNS],
                            double (*ddir[2])[COLUMNS], double* ds[2], const trace_exps* kept, double traced[2]) {
@@ -401,7 +404,8 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
         }
         for (int e = 0; e < 2; ++e) {
             double slope, tau = st->trace_temperature;
-            double bracket = tau > 0.0 ? sigmoid_kept(phi[e], tau, kept && k < TRACE_KEPT ? kept->step[k][e] : NAN, &slope)
+            double exponential = kept && k < TRACE_KEPT ? kept->step[k][e] : NAN;
+            double bracket = tau > 0.0 ? sigmoid_kept(phi[e], tau, exponential, &slope)
                                        : osc_sigmoid(phi[e], tau, &slope, NULL);
             double gain = slope * phi[e] + bracket;
             osc_vec3 g = gradient[e], u = dir[e];
@@ -748,7 +752,9 @@ static void blend_rescale(blend* b, double factor, bool derivatives) {
 }
 
 // adds one feature (blend_add's work but for saturated features with tau > 0)
-static void blend_add_feature(const pipeline* pl, blend* restrict b, const feature* restrict c, bool active) {
+OSC_AVX_CLONES
+static void blend_add_feature(const pipeline* pl, blend* restrict b, const feature* restrict c,
+                              bool active) {
     double tau = pl->settings->blend_temperature;
     if (!(tau > 0.0)) {
         if (!b->seen || c->depth < b->best.depth) {
