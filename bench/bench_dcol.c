@@ -636,7 +636,8 @@ int main(int argc, char** argv) {
     }
     // against seed 001's Table I (the target is 0.2: five times faster)
     fprintf(stderr, "\n**Against seed 001 Table I (pooled medians here / the seed's averages)**\n\n");
-    fprintf(stderr, "| kind | solve | Table I evaluate | ratio | dz | Table I differentiate | ratio | all derivs | ratio |\n");
+    fprintf(stderr, "| kind | solve | Table I evaluate | ratio | dz | Table I differentiate | ratio | "
+                    "all derivs | ratio |\n");
     fprintf(stderr, "|---|---|---|---|---|---|---|---|---|\n");
     for (int kind = 0; kind < KINDS; ++kind) {
         if (isnan(table_i[kind][0])) continue;
