@@ -276,6 +276,16 @@ void conic_factor_solve_many(const conic_problem* problem, const conic_state* st
     CONIC_INSTANTIATE(factor_solve_many_n, state, count, rhs)
 }
 
+void conic_refine_solutions(const conic_problem* problem, const conic_state* state, int count,
+                            double (*y)[CONIC_MAX_VARIABLES]) {
+    int n = problem->variables;
+    double correction[CONIC_SOLVE_MANY_MAX][CONIC_MAX_VARIABLES];
+    memcpy(correction, y, sizeof(double) * CONIC_MAX_VARIABLES * (size_t)count);
+    conic_factor_solve_many(problem, state, count, correction);
+    for (int c = 0; c < count; ++c)
+        for (int j = 0; j < n; ++j) y[c][j] += state->factor_shift * correction[c][j];
+}
+
 // G_c^T J G_c of every cone (once per problem)
 OSC_FORCE_INLINE void cone_grams_n(const int n, const conic_problem* p, conic_state* state) {
     for (int k = 0, start = p->orthant_rows; k < p->cone_count; start += p->cone_dim[k++])
@@ -306,13 +316,15 @@ static void find_segments(const conic_problem* p, conic_state* state) {
         state->segments[segments].first = start;
         state->segments[segments++].end = start + p->cone_dim[k];
     }
+    // (the count bounded for the compiler's bounds analysis too)
+    int n = p->variables < CONIC_MAX_VARIABLES ? p->variables : CONIC_MAX_VARIABLES;
     for (int k = 0; k < segments; ++k) {
         conic_segment* seg = &state->segments[k];
         unsigned used = 0; // bit j: column j is non-zero in some row of the segment
         for (int r = seg->first; r < seg->end; ++r)
-            for (int j = 0; j < p->variables; ++j) used |= (unsigned)(p->G[r][j] != 0.0) << j;
+            for (int j = 0; j < n; ++j) used |= (unsigned)(p->G[r][j] != 0.0) << j;
         count = 0;
-        for (int j = 0; j < p->variables; ++j)
+        for (int j = 0; j < n; ++j)
             if (used >> j & 1u) seg->column[count++] = j;
         seg->width = count;
     }

@@ -113,6 +113,13 @@ void conic_factor_solve(const conic_problem* problem, const conic_state* state, 
 void conic_factor_solve_many(const conic_problem* problem, const conic_state* state, int count,
                              double (*rhs)[CONIC_MAX_VARIABLES]);
 
+/// One step of refinement of count solutions y of the factored system towards the solutions of
+/// the normal system without its regularisation shift: y <- y + shift (H + shift I)^-1 y, which
+/// turns an error of shift |H^-1| relative into (shift |H^-1|)^2 (for the derivatives; the
+/// factor's shift otherwise biases them by shift times the compliance, docs/dcol.md §4.1).
+void conic_refine_solutions(const conic_problem* problem, const conic_state* state, int count,
+                            double (*y)[CONIC_MAX_VARIABLES]);
+
 /// out = W^-2 v over all rows (v and out may alias).
 void conic_apply_inverse_scaling_squared(const conic_problem* problem, const conic_state* state,
                                          const double* v, double* out);

@@ -13,6 +13,10 @@ static const int SUPPORT_MAX_ITERATIONS = 8;
 // the gap below which a row or cone of an exact optimum counts as active
 static const double ACTIVE_GAP = 1e-9;
 
+// the relative bias of the derivatives by the factor's regularisation above which they are
+// refined to the unregularised normal system (docs/dcol.md §4.1)
+static const double REFINE_BIAS = 1e-5;
+
 bool dcol_support_path = true;
 
 osc_dcol_settings osc_dcol_settings_default(void) {
@@ -298,8 +302,9 @@ static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b
 // w_A before the rotation of its rows). With dz_A = W_A^-2 (G_A dv + r_z,A) and
 // K_A = G_A^T W_A^-2 G_A,x this is K_A^T dv + (K_A)_xx m, the r_z term only for A's own twists
 // (docs/dcol.md §4.2). A twist's right-hand side is K_X m + E r_x, so the tangents combine
-// H^-1 K_A, H^-1 K_B and H^-1 E, and H^-1 K_B follows from the other two: six solves, not twelve,
-// and the last three are the degeneracy test's. Every loop over c runs over the 12 columns at once.
+// H^-1 K_A, H^-1 K_B and H^-1 E, and H^-1 K_B follows from the other two: six solves, not twelve
+// (six more where they are refined, docs/dcol.md §4.1), and the last three are the degeneracy
+// test's. Every loop over c runs over the 12 columns at once.
 OSC_FORCE_INLINE void solution_tangents_n(const int n, const dcol_problem* dp,
                                           double tangent[CONIC_MAX_VARIABLES][12],
                                           double (*dual_normal)[12], x_solutions* xs) {
@@ -318,13 +323,18 @@ OSC_FORCE_INLINE void solution_tangents_n(const int n, const dcol_problem* dp,
         memcpy(xs->column, solved[3], sizeof xs->column);
         xs->solved = true;
     }
-    // K_A + K_B is H's x-columns and the factor is of H + shift I, so
-    // H^-1 K_B = E - H^-1 K_A - shift H^-1 E: no solves, and a common translation of both bodies
-    // moves x with them and leaves alpha alone to rounding (docs/dcol.md §4.2)
-    double shift = dp->state.factor_shift;
+    // The factor's shift biases both by about shift times the compliance of x, the trace of
+    // (H^-1)_xx: above REFINE_BIAS they are refined to the normal system without the shift
+    // (docs/dcol.md §4.1). The degeneracy test keeps H^-1 E as factored, its compliance capped (§5).
+    double x_directions[3][CONIC_MAX_VARIABLES];
+    memcpy(solved[3], xs->column, sizeof xs->column);
+    double compliance = xs->column[0][0] + xs->column[1][1] + xs->column[2][2];
+    if (dp->state.factor_shift * compliance > REFINE_BIAS)
+        conic_refine_solutions(&dp->conic, &dp->state, 6, solved);
+    memcpy(x_directions, solved[3], sizeof x_directions);
+    // K_A + K_B is H's x-columns, so H^-1 K_B = E - H^-1 K_A: no solves (docs/dcol.md §4.2)
     for (int k = 0; k < 3; ++k)
-        for (int j = 0; j < n; ++j)
-            solved[3 + k][j] = (j == k) - solved[k][j] - shift * xs->column[k][j];
+        for (int j = 0; j < n; ++j) solved[3 + k][j] = (j == k) - solved[k][j];
     // per column: m = -(dp' + dtheta x arm) on the twisted body's rows and r_x = dtheta x w_X
     // (zero for a translation); tangent = -H^-1 (K_X m + E r_x)
     double m[3][12], r_x[3][12];
@@ -344,7 +354,7 @@ OSC_FORCE_INLINE void solution_tangents_n(const int n, const dcol_problem* dp,
     for (int j = 0; j < n; ++j) {
         double z[2][3] = {{solved[0][j], solved[1][j], solved[2][j]},
                           {solved[3][j], solved[4][j], solved[5][j]}};
-        double e_j[3] = {xs->column[0][j], xs->column[1][j], xs->column[2][j]};
+        double e_j[3] = {x_directions[0][j], x_directions[1][j], x_directions[2][j]};
         for (int c = 0; c < 12; ++c) {
             const double* zc = z[c / 6];
             tangent[j][c] = -(zc[0] * m[0][c] + zc[1] * m[1][c] + zc[2] * m[2][c]) -
@@ -503,6 +513,7 @@ osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const o
     double u[CONIC_MAX_VARIABLES] = {0};
     u[3] = 1.0;
     conic_factor_solve(&dp.conic, &dp.state, u);
+    conic_refine_solutions(&dp.conic, &dp.state, 1, &u);
     osc_vec3 x = osc_v3(dp.state.x[0], dp.state.x[1], dp.state.x[2]);
     osc_vec3 u_x = osc_v3(u[0], u[1], u[2]);
     for (int which = 0; which < 2; ++which) {

@@ -149,6 +149,7 @@ osc_status osc_dcol_alpha_parameter_gradient(const osc_convex* a, osc_pose pose_
     double u[CONIC_MAX_VARIABLES] = {0}, q[CONIC_MAX_ROWS];
     u[3] = 1.0;
     conic_factor_solve(&dp.conic, &dp.state, u);
+    conic_refine_solutions(&dp.conic, &dp.state, 1, &u);
     for (int i = 0; i < dp.conic.rows; ++i) {
         double sum = 0.0;
         for (int j = 0; j < dp.conic.variables; ++j) sum += dp.conic.G[i][j] * u[j];

@@ -670,9 +670,13 @@ static void flatten_result(const osc_dcol_result* r, double out[8]) {
 // - At the default barrier the general start accepts a stalled dual residual up to 1e-5 (§3.4),
 //   which moves its point by up to 1e-7 and its Jacobians by up to 1e-1; the support path converges
 //   fully. There alpha is compared (1e-9) and the point to 1e-6, and the support path's Jacobians
-//   against central differences of itself (step 1e-5): alpha and distance to 1e-7, point and normal
-//   to 1e-3, ten times the differences' own noise for a point and normal accurate to 1e-9; the
-//   general start's Jacobians are off by 1.6e-7 and 9e-2 on such poses.
+//   against central differences of itself (step 1e-5): alpha and distance to 1e-8, point and normal
+//   to 5e-4, a few times the differences' own noise for a point and normal accurate to 1e-9
+//   (measured 2.2e-4; 8.5e-4 while the factor's regularisation biased the tangents near flat
+//   contacts, docs/dcol.md §4.1); the general start's Jacobians are off by 1.6e-7 and 9e-2 on
+//   such poses.
+// - Every pair's Jacobians are translation invariant: moving both bodies together moves x with
+//   them and leaves alpha alone (K_A + K_B is the normal matrix's x-columns, §4.2).
 static void test_support_pairs_match_general_solver(void) {
     test_rng rng = {21};
     double barriers[3] = {1e-10, 1e-6, 1e-3};
@@ -680,7 +684,7 @@ static void test_support_pairs_match_general_solver(void) {
     for (int level = 0; level < 3; ++level) {
         osc_dcol_settings settings = settings_with(barriers[level]);
         int total = 0, fallbacks = 0, general_failures = 0;
-        double worst_alpha = 0.0, worst_point = 0.0, worst_jacobian = 0.0;
+        double worst_alpha = 0.0, worst_point = 0.0, worst_jacobian = 0.0, worst_invariance = 0.0;
         double worst_difference[2] = {0.0, 0.0}; // alpha and distance; point and normal
         for (int trial = 0; trial < trials; ++trial) {
             int kind_a = trial % 7, kind_b = (trial / 7) % 7;
@@ -714,6 +718,14 @@ static void test_support_pairs_match_general_solver(void) {
             if (fell_back) ++fallbacks;
             else total += fast.iterations;
             double size = osc_length(osc_sub(pa.p, pb.p)) + 2.0;
+            // translation invariance: d/dp_A + d/dp_B is I for x and 0 for alpha
+            for (int k = 0; k < 3; ++k) {
+                worst_invariance = fmax(worst_invariance, fabs(fast_j[0][k] + fast_j[0][6 + k]));
+                for (int row = 0; row < 3; ++row)
+                    worst_invariance = fmax(worst_invariance, fabs(fast_j[1][12 * row + k] +
+                                                                   fast_j[1][12 * row + 6 + k] -
+                                                                   (row == k)));
+            }
             worst_alpha = fmax(worst_alpha, fabs(fast.alpha - general.alpha) / general.alpha);
             worst_point = fmax(worst_point, osc_length(osc_sub(fast.point, general.point)) / size);
             if (level > 0) {
@@ -800,7 +812,8 @@ static void test_support_pairs_match_general_solver(void) {
         CHECK(worst_point < (level == 0 ? 1e-6 : 1e-7));
         if (level > 0) CHECK(worst_jacobian < 1e-8 / sqrt(barriers[level]));
         CHECK(general_failures <= trials / 200);
-        if (level == 0) CHECK(worst_difference[0] < 1e-8 && worst_difference[1] < 1e-3);
+        if (level == 0) CHECK(worst_difference[0] < 1e-8 && worst_difference[1] < 5e-4);
+        CHECK(worst_invariance < 1e-12);
     }
 }
 
