@@ -351,6 +351,25 @@ static bool finish_start(dcol_problem* dp, double sum, const osc_vec3 core[2],
     return conic_offset_start(&dp->conic, barrier, active_gap, v, dp->state.z);
 }
 
+// a disc's subgradients at its kink in plane coordinates: R (e_1 . u, e_2 . u) = M (a, b) for
+// u = a f_1 + b f_2 across the axis
+typedef struct disc_map {
+    osc_vec3 f1, f2;
+    double m11, m12, m21, m22;
+} disc_map;
+
+static disc_map disc_plane_map(const support_body* disc, osc_vec3 e1, osc_vec3 e2) {
+    disc_map map;
+    map.f1 = osc_normalize(osc_cross(disc->axis, fabs(disc->axis.x) < 0.57 ? osc_v3(1, 0, 0)
+                                                                          : osc_v3(0, 1, 0)));
+    map.f2 = osc_cross(disc->axis, map.f1);
+    map.m11 = disc->radius * osc_dot(e1, map.f1);
+    map.m12 = disc->radius * osc_dot(e1, map.f2);
+    map.m21 = disc->radius * osc_dot(e2, map.f1);
+    map.m22 = disc->radius * osc_dot(e2, map.f2);
+    return map;
+}
+
 // A cylinder's disc is not differentiable at n_e = e / (e . d), where its end faces the other body
 // (docs/dcol.md §3.5). n_e is the optimum when the rest of N's gradient there, g, is balanced by a
 // subgradient of the disc, R u with u across the axis and |u| <= 1: R (e_1 . u, e_2 . u) = -g. Then
@@ -397,18 +416,117 @@ static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec
             g2 += osc_dot(cn, e2) / root;
         }
     }
-    // u = a f1 + b f2 across the axis
-    osc_vec3 f1 = osc_normalize(osc_cross(disc->axis, fabs(disc->axis.x) < 0.57 ? osc_v3(1, 0, 0)
-                                                                               : osc_v3(0, 1, 0)));
-    osc_vec3 f2 = osc_cross(disc->axis, f1);
-    double m11 = disc->radius * osc_dot(e1, f1), m12 = disc->radius * osc_dot(e1, f2);
-    double m21 = disc->radius * osc_dot(e2, f1), m22 = disc->radius * osc_dot(e2, f2);
-    double det = m11 * m22 - m12 * m21;
+    disc_map map = disc_plane_map(disc, e1, e2);
+    double det = map.m11 * map.m22 - map.m12 * map.m21;
     if (!(fabs(det) > 1e-12 * disc->radius * disc->radius)) return false;
-    double a = -(m22 * g1 - m12 * g2) / det, b = -(m11 * g2 - m21 * g1) / det;
+    double a = -(map.m22 * g1 - map.m12 * g2) / det, b = -(map.m11 * g2 - map.m21 * g1) / det;
     if (!(a * a + b * b <= 1.0)) return false;
-    support[k] = osc_add_scaled(support[k], osc_add(osc_scale(f1, a), osc_scale(f2, b)), disc->radius);
+    support[k] = osc_add_scaled(support[k], osc_add(osc_scale(map.f1, a), osc_scale(map.f2, b)),
+                                disc->radius);
     return true;
+}
+
+// At a disc's kink, away from the optimum, N's subgradients are g + M u, |u| <= 1, with g the
+// gradient of the rest (in plane coordinates) and M the disc's map. Writes the steepest descent
+// direction w = -(g + M u*), minus the subgradient of least norm (docs/dcol.md §3.5): u* on the
+// circle, u(lambda) = -(M^T M + lambda I)^-1 M^T g with |u| = 1, from Newton's method on the secular
+// equation 1 / |u(lambda)| = 1 (concave and rising in lambda: from lambda = 0 it converges
+// monotonically). False when 0 is a subgradient (the kink is the optimum) or M is singular.
+static bool kink_descent(const support_body* disc, osc_vec3 e1, osc_vec3 e2, double g1, double g2,
+                         double* w1, double* w2) {
+    disc_map map = disc_plane_map(disc, e1, e2);
+    double det = map.m11 * map.m22 - map.m12 * map.m21;
+    if (!(fabs(det) > 1e-12 * disc->radius * disc->radius)) return false;
+    double a11 = map.m11 * map.m11 + map.m21 * map.m21, a12 = map.m11 * map.m12 + map.m21 * map.m22,
+           a22 = map.m12 * map.m12 + map.m22 * map.m22;
+    double b1 = map.m11 * g1 + map.m21 * g2, b2 = map.m12 * g1 + map.m22 * g2;
+    double lambda = 0.0, u1 = 0.0, u2 = 0.0;
+    for (int iteration = 0; iteration < 50; ++iteration) {
+        double d11 = a11 + lambda, d22 = a22 + lambda, inverse_det = 1.0 / (d11 * d22 - a12 * a12);
+        u1 = -(d22 * b1 - a12 * b2) * inverse_det;
+        u2 = -(d11 * b2 - a12 * b1) * inverse_det;
+        double norm = sqrt(u1 * u1 + u2 * u2);
+        if (iteration == 0 && !(norm > 1.0)) return false; // |M^-1 g| <= 1: 0 is a subgradient
+        double excess = 1.0 / norm - 1.0;
+        if (fabs(excess) <= 1e-13) break;
+        // d(1 / |u|) / d lambda = u^T (A + lambda I)^-1 u / |u|^3
+        double v1 = (d22 * u1 - a12 * u2) * inverse_det, v2 = (d11 * u2 - a12 * u1) * inverse_det;
+        double slope = (u1 * v1 + u2 * v2) / (norm * norm * norm);
+        if (!(slope > 0.0)) break;
+        lambda -= excess / slope;
+    }
+    *w1 = -(g1 + map.m11 * u1 + map.m12 * u2);
+    *w2 = -(g2 + map.m21 * u1 + map.m22 * u2);
+    return isfinite(*w1) && isfinite(*w2);
+}
+
+// the vertex that attains a body's support at n (a cone: its apex or its base, by root)
+static int best_vertex(const support_body* body, osc_vec3 n, double root) {
+    if (body->plain >= 0) {
+        int swept = 1 - body->plain;
+        return osc_dot(body->vertex[body->plain], n) > osc_dot(body->vertex[swept], n) + root
+                   ? body->plain
+                   : swept;
+    }
+    int best = 0;
+    double best_value = osc_dot(body->vertex[0], n);
+    for (int j = 1; j < body->count; ++j) {
+        double value = osc_dot(body->vertex[j], n);
+        if (value > best_value) {
+            best = j;
+            best_value = value;
+        }
+    }
+    return best;
+}
+
+// A Newton step across a disc's kink (its projection P n = n - (n . e) e turns around, as
+// happens when the walk closes in on the kink from alternate sides, its curvature ~ 1 / root
+// steering each step and the halvings): the kink itself, n_e = e / (e . d), when N is lower there.
+// Moves n there with its values and singleton ties and returns the disc's body; -1 otherwise.
+static int jump_to_kink(support_body bodies[2], osc_vec3 d, osc_vec3 trial, osc_vec3* n,
+                        double* sum) {
+    for (int k = 0; k < 2; ++k) {
+        const support_body* body = &bodies[k];
+        if (!body->disc || body->tied_count != 1 || !is_swept(body, body->tied[0])) continue;
+        osc_vec3 e = body->axis;
+        osc_vec3 from = osc_add_scaled(*n, e, -osc_dot(*n, e)), to = osc_add_scaled(trial, e, -osc_dot(trial, e));
+        double ed = osc_dot(e, d);
+        if (!(osc_dot(from, to) < 0.0) || !(fabs(ed) > 1e-9 * osc_length(d))) continue;
+        osc_vec3 kink = osc_scale(e, 1.0 / ed);
+        // C e = 0: the disc's smooth part vanishes there (n^T C n is rounding, of either sign)
+        osc_vec3 cn[2];
+        double root[2];
+        cn[k] = osc_v3(0.0, 0.0, 0.0);
+        root[k] = 0.0;
+        int best = best_vertex(body, kink, 0.0);
+        if (best != body->tied[0]) continue;
+        double kink_sum = osc_dot(body->vertex[best], kink) +
+                          body_value(&bodies[1 - k], kink, &cn[1 - k], &root[1 - k]);
+        if (!(kink_sum < *sum)) continue;
+        *n = kink;
+        *sum = kink_sum;
+        for (int b = 0; b < 2; ++b) {
+            bodies[b].cn = cn[b];
+            bodies[b].root = root[b];
+            int representative = best_vertex(&bodies[b], kink, root[b]);
+            set_tied(&bodies[b], &representative, 1);
+        }
+        return k;
+    }
+    return -1;
+}
+
+// Whether a piece's step leaves a cone's curved tie (gap = h_tie - h_piece, gradient a, below
+// zero on the piece's side): by the sign of the least-squares weight (`estimate_leaves`) where the
+// piece is flat, and where it is curved by its Newton step -H^-1 g, which leaves when
+// a^T H^-1 g > 0 whatever that sign: a step that entered the tie again would catch it at once, and
+// the walk would release and catch it for ever (docs/dcol.md §3.5)
+static bool leaves_tie(bool estimate_leaves, plane_vector a, double g1, double g2, double h11,
+                       double h12, double h22) {
+    double det = h11 * h22 - h12 * h12, trace = h11 + h22;
+    if (!(det > FLAT_CURVATURE * trace * trace)) return estimate_leaves;
+    return a.u * (h22 * g1 - h12 * g2) + a.v * (h11 * g2 - h12 * g1) > 0.0; // a^T adj(H) g
 }
 
 // alpha is the largest n . d / (h_A(n) + h_B(-n)) over directions n, d = r'_B - r'_A: on the
@@ -495,6 +613,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
     double weight[2] = {0.0, 0.0}; // the ties' subgradient weights (at most two)
     plane_vector face_point = {0.0, 0.0};
     int face_body = -1;
+    int at_kink = -1; // the body at whose disc's kink n lies (jump_to_kink), or -1
     bool converged = false;
     for (int iteration = 0; iteration < 60 && !converged; ++iteration) {
         // the piece's gradient (the representatives' linear terms and the balls) and Hessian
@@ -517,7 +636,8 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
                 }
             }
             int representative = body->tied[0];
-            if (is_swept(body, representative) || (body->plain >= 0 && body->tied_count > 1)) {
+            if (k != at_kink &&
+                (is_swept(body, representative) || (body->plain >= 0 && body->tied_count > 1))) {
                 // grad = C n / root; hess = (C - (C n)(C n)^T / root^2) / root (a disc's root
                 // vanishes at its kink, which was not the optimum)
                 if (!(body->root > 1e-12 * osc_length(n) * body->radius)) return false;
@@ -569,7 +689,24 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         // a piece of two cones' apexes (or a cone's apex and a polytope's vertex) is linear
         bool piece_curved = curved && (h11 > 0.0 || h22 > 0.0);
         bool newton = piece_curved || curved_tie;
-        if (curved_tie) {
+        if (at_kink >= 0) {
+            // at a disc's kink: the steepest descent direction w, a Newton step along it on the
+            // rest's curvature (the disc is linear along rays from its kink), or a linear step
+            // to the next tie where the rest is flat along w; the optimum when there is none
+            double w1, w2;
+            if (!kink_descent(&bodies[at_kink], e1, e2, g1, g2, &w1, &w2)) {
+                double kink_sum;
+                osc_vec3 core[2], support[2];
+                if (!disc_kink_optimum(bodies, at_kink, d, e1, e2, size, &kink_sum, core, support))
+                    return false;
+                return finish_start(dp, kink_sum, core, support, barrier, active_gap);
+            }
+            double curvature = h11 * w1 * w1 + 2.0 * h12 * w1 * w2 + h22 * w2 * w2;
+            newton = curvature > FLAT_CURVATURE * (h11 + h22) * (w1 * w1 + w2 * w2);
+            double length = newton ? (w1 * w1 + w2 * w2) / curvature : 1.0;
+            t1 = length * w1;
+            t2 = length * w2;
+        } else if (curved_tie) {
             // a cone's apex tied with its base (docs/dcol.md §3.5): a Newton step on the KKT
             // conditions of the piece with the curved tie gap = 0, or with a second, straight tie
             // the Newton step onto both
@@ -582,19 +719,24 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
                 // Hessian adds the weighted curvature of the tie
                 double weight_estimate = -(g1 * a.u + g2 * a.v) / aa;
                 support_body* body = &bodies[tie->body];
-                if (weight_estimate < 0.0) {
-                    // the piece's own minimum lies off the tie: release it
+                // the piece's own minimum lies off the tie: release it
+                const double* q = smooth_hessian[tie->body];
+                if (leaves_tie(weight_estimate < 0.0, a, g1, g2, h11, h12, h22)) {
                     remove_tied(body, tie->index);
                     continue;
                 }
-                if (weight_estimate > 1.0) {
-                    // beyond the tie: the other piece alone
+                // beyond the tie: the other piece alone, with gradient g + a, Hessian
+                // H + kappa q and the gap's sign reversed, on the same terms
+                plane_vector reversed = {-a.u, -a.v};
+                if (leaves_tie(weight_estimate > 1.0, reversed, g1 + a.u, g2 + a.v,
+                               h11 + tie->kappa * q[0], h12 + tie->kappa * q[1],
+                               h22 + tie->kappa * q[2])) {
                     body->is_tied[body->tied[0]] = false;
                     body->tied[0] = body->tied[1];
                     body->tied_count = 1;
                     continue;
                 }
-                const double* q = smooth_hessian[tie->body];
+                weight_estimate = fmin(fmax(weight_estimate, 0.0), 1.0);
                 double kw = tie->kappa * weight_estimate;
                 double l11 = h11 + kw * q[0], l12 = h12 + kw * q[1], l22 = h22 + kw * q[2];
                 // t = t0 + along u: t0 restores the tie to first order, u runs along it
@@ -667,7 +809,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         // a linear piece is done when its gradient vanishes (to rounding)
         // (the ties' weights come from the gradients before the last step and place the support
         // points between the tied vertices: with ties that step must be at 1e-12, not 1e-8)
-        bool piece_converged = newton ? (t1 * t1 + t2 * t2) * dd <= (tie_count > 0 ? 1e-24 : 1e-16)
+        bool piece_converged = at_kink >= 0 ? false : newton ? (t1 * t1 + t2 * t2) * dd <= (tie_count > 0 ? 1e-24 : 1e-16)
                                       : t1 * t1 + t2 * t2 <= 1e-24 * size * size;
         // the first vertex that starts to tie along the step stops it there (a linear piece's step
         // has no length of its own)
@@ -706,6 +848,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
             }
         }
         if (!newton && !piece_converged && hit_body < 0) return false; // unbounded: degenerate
+        int jumped = -1;
         for (int halving = 0;; ++halving) {
             osc_vec3 trial = osc_add(n, osc_add(osc_scale(e1, reach * t1), osc_scale(e2, reach * t2)));
             osc_vec3 cn[2];
@@ -721,10 +864,16 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
                 }
                 break;
             }
+            if (halving == 0) {
+                jumped = jump_to_kink(bodies, d, trial, &n, &sum);
+                if (jumped >= 0) break;
+            }
             if (halving == 40) return false;
             reach *= 0.5;
             hit_body = -1;
         }
+        at_kink = jumped; // a step from the kink leaves it
+        if (jumped >= 0) continue;
         if (hit_body >= 0) {
             support_body* body = &bodies[hit_body];
             body->is_tied[hit_vertex] = true;
