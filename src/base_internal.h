@@ -8,6 +8,7 @@
 
 #include <math.h> // (glibc's defines __GLIBC__, which OSC_AVX_CLONES tests)
 #include <stdbool.h>
+#include <stdint.h>
 
 // OSC_AVX_CLONES before a hot function's definition compiles it twice, for AVX and for any x86-64,
 // and the loader picks one for the machine (an ifunc: GCC 6+ or clang 14+ on x86-64 Linux with
@@ -28,6 +29,17 @@
 #define OSC_PRINTF(fmt_index, arg_index)
 #define OSC_FORCE_INLINE static inline
 #endif
+
+/// The index of the lowest set bit of a non-zero word.
+static inline int osc_lowest_bit(uint64_t word) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(word);
+#else
+    int index = 0;
+    while (!(word >> index & 1u)) ++index;
+    return index;
+#endif
+}
 
 /// Formats a message into the thread-local error buffer and returns `status`.
 osc_status osc_fail(osc_status status, const char* format, ...) OSC_PRINTF(2, 3);

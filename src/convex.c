@@ -15,9 +15,11 @@ enum {
 static osc_convex* convex_alloc(osc_convex_kind kind, int orthant_rows, int cone_dim,
                                 int face_count, int normal_width, int vertex_count) {
     int row_count = orthant_rows + cone_dim;
+    size_t neighbour_words = kind == OSC_CONVEX_POLYTOPE ? (size_t)vertex_count * CONVEX_NEIGHBOUR_WORDS : 0;
     size_t size = sizeof(osc_convex) + sizeof(double) * ((size_t)row_count * CONVEX_COLUMNS +
                                                          (size_t)face_count * (normal_width + 2) +
-                                                         (size_t)vertex_count * 3);
+                                                         (size_t)vertex_count * 3) +
+                  sizeof(uint64_t) * neighbour_words;
     osc_convex* shape = osc_calloc(1, size);
     if (!shape) return NULL;
     double* cursor = (double*)(shape + 1);
@@ -35,6 +37,8 @@ static osc_convex* convex_alloc(osc_convex_kind kind, int orthant_rows, int cone
     shape->face_scales = cursor;
     cursor += face_count;
     shape->vertices = cursor;
+    cursor += (size_t)vertex_count * 3;
+    shape->face_neighbours = neighbour_words ? (uint64_t(*)[CONVEX_NEIGHBOUR_WORDS])cursor : NULL;
     return shape;
 }
 
@@ -181,6 +185,29 @@ static int polytope_vertices(const double* normals, const double* offsets, int c
     return found;
 }
 
+// each vertex's face neighbours (dcol_support.c): the vertices on a face through it, the face of
+// unit row i holding the vertices within the enumeration's 1e-9 of the size of its plane (a vertex
+// near a face counted on it only widens the set)
+static void polytope_face_neighbours(osc_convex* shape) {
+    double size = 0.0;
+    for (int i = 0; i < shape->face_count; ++i) size = fmax(size, shape->offsets[i]);
+    int vertex_count = shape->vertex_count;
+    memset(shape->face_neighbours, 0, sizeof(uint64_t) * CONVEX_NEIGHBOUR_WORDS * (size_t)vertex_count);
+    for (int i = 0; i < shape->face_count; ++i) {
+        const double* a = shape->normals + 3 * i;
+        uint64_t on_face[CONVEX_NEIGHBOUR_WORDS] = {0};
+        for (int j = 0; j < vertex_count; ++j) {
+            const double* v = shape->vertices + 3 * j;
+            if (fabs(a[0] * v[0] + a[1] * v[1] + a[2] * v[2] - shape->offsets[i]) <= 1e-9 * size)
+                on_face[j / 64] |= (uint64_t)1 << (j % 64);
+        }
+        for (int j = 0; j < vertex_count; ++j)
+            if (on_face[j / 64] >> (j % 64) & 1u)
+                for (int w = 0; w < CONVEX_NEIGHBOUR_WORDS; ++w) shape->face_neighbours[j][w] |= on_face[w];
+    }
+    for (int j = 0; j < vertex_count; ++j) shape->face_neighbours[j][j / 64] &= ~((uint64_t)1 << (j % 64));
+}
+
 // the corners of a bounded polygon { C u <= d } (unit rows), in counter-clockwise order
 static int polygon_vertices(const double* normals, const double* offsets, int count,
                             double* vertices, int capacity) {
@@ -260,6 +287,7 @@ osc_status convex_make_polytope(const char* function, const double* normals, con
     memcpy(shape->offsets, unit_offsets, sizeof(double) * count);
     memcpy(shape->face_scales, scales, sizeof(double) * count);
     memcpy(shape->vertices, vertices, sizeof(double) * 3 * vertex_count);
+    polytope_face_neighbours(shape);
     // eq. (10): A y <= alpha b
     for (int i = 0; i < count; ++i)
         set_row(shape, i, unit_normals[3 * i], unit_normals[3 * i + 1], unit_normals[3 * i + 2],

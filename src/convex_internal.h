@@ -14,7 +14,10 @@ enum {
     CONVEX_COLUMN_SLACK = 4,
     CONVEX_COLUMNS = 6,
     CONVEX_MAX_SLACKS = 2, // capsule: gamma; polygon: the in-plane point (u, v)
-    CONVEX_MAX_CONE_DIM = 4
+    CONVEX_MAX_CONE_DIM = 4,
+    // 64-bit words of a polytope vertex's neighbour mask: it has at most 2 OSC_CONVEX_MAX_FACES
+    // vertices
+    CONVEX_NEIGHBOUR_WORDS = (2 * OSC_CONVEX_MAX_FACES + 63) / 64
 };
 
 // One shape. Its constraints are seed 001 eqs. (10)-(28) written in the body frame, where every
@@ -38,6 +41,10 @@ struct osc_convex {
     double* offsets;                // b or d [face_count]
     double* face_scales;            // the length of each row as given (rows are stored unit)
     double* vertices;               // [vertex_count][3]
+    // polytope: bit k of face_neighbours[j] (word k / 64) is set when vertex k shares a face with
+    // vertex j (k != j); NULL for the other kinds. Along a continuous change of direction the
+    // support vertex can only pass to one of these (the support walk's ratio test, dcol_support.c)
+    uint64_t (*face_neighbours)[CONVEX_NEIGHBOUR_WORDS];
 };
 
 /// The total number of conic rows of a shape.

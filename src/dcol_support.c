@@ -31,13 +31,18 @@ typedef struct support_body {
     double radius; // R / s
     int count;
     osc_vec3 vertex[SUPPORT_MAX_VERTICES];
+    // a polytope's face neighbours (convex_internal.h), NULL otherwise: its ratio tests scan those
+    const uint64_t (*neighbours)[CONVEX_NEIGHBOUR_WORDS];
+    double shape_size; // a polytope's largest |v_j|, its bounding radius / scale
     int tied[SUPPORT_MAX_VERTICES];
     int tied_count;
     bool is_tied[SUPPORT_MAX_VERTICES];
     // the smooth part at the current n: C n and sqrt(n^T C n)
     osc_vec3 cn;
     double root;
-    // fixed on the plane (e1, e2): e_i . C e_j, and each vertex's coordinates v . e1, v . e2
+    // fixed on the plane (e1, e2): e_i . C e_j, and each vertex's coordinates v . e1, v . e2 (a
+    // polytope's on demand: plane_coordinates)
+    osc_vec3 e1, e2;
     double c11, c12, c22;
     double along1[SUPPORT_MAX_VERTICES], along2[SUPPORT_MAX_VERTICES];
 } support_body;
@@ -65,6 +70,38 @@ static inline bool is_swept(const support_body* body, int j) {
     return body->ball && j != body->plain;
 }
 
+// a vertex's coordinates on the plane (e1, e2)
+typedef struct plane_vector {
+    double u, v;
+} plane_vector;
+
+static inline plane_vector plane_coordinates(const support_body* body, int j) {
+    if (body->neighbours) return (plane_vector){osc_dot(body->vertex[j], body->e1), osc_dot(body->vertex[j], body->e2)};
+    return (plane_vector){body->along1[j], body->along2[j]};
+}
+
+// a polytope's support vertex at n by a climb over face neighbours from vertex 0 (a linear
+// function's local maximum on a convex polytope's vertex graph is its maximum); *value its value
+static int climb_to_support(const support_body* body, osc_vec3 n, double* value) {
+    int at = 0;
+    double best = osc_dot(body->vertex[0], n);
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (int w = 0; w < CONVEX_NEIGHBOUR_WORDS; ++w)
+            for (uint64_t word = body->neighbours[at][w]; word; word &= word - 1) {
+                int j = 64 * w + osc_lowest_bit(word);
+                double candidate = osc_dot(body->vertex[j], n);
+                if (candidate > best) {
+                    best = candidate;
+                    at = j;
+                    moved = true;
+                }
+            }
+    }
+    *value = best;
+    return at;
+}
+
 static void support_body_of(const dcol_problem* dp, int which, support_body* out) {
     const dcol_body* body = &dp->body[which];
     const osc_convex* shape = body->shape;
@@ -78,6 +115,8 @@ static void support_body_of(const dcol_problem* dp, int which, support_body* out
     out->axis = osc_v3(Q.m[0][0], Q.m[1][0], Q.m[2][0]);
     out->count = 1;
     out->vertex[0] = osc_v3(0.0, 0.0, 0.0);
+    out->neighbours = (const uint64_t(*)[CONVEX_NEIGHBOUR_WORDS])shape->face_neighbours;
+    out->shape_size = shape->bounding_radius * inverse_scale;
     switch (shape->kind) {
     case OSC_CONVEX_SPHERE: set_ball(out, shape->radius, dp->scale); break;
     case OSC_CONVEX_CAPSULE:
@@ -160,11 +199,6 @@ static double body_value(const support_body* body, osc_vec3 n, osc_vec3* cn, dou
     }
     return largest;
 }
-
-// a vector's coordinates in the plane's basis
-typedef struct plane_vector {
-    double u, v;
-} plane_vector;
 
 // one tie on the current piece: vertex `index` of body `body` ties with the representative;
 // direction = the projection of (its vertex - the representative)
@@ -404,8 +438,9 @@ static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec
         if (b == k && best == body->plain) return false; // a cone's apex, not its base, is there
         core[b] = support[b] = body->vertex[best];
         *sum += osc_dot(body->vertex[best], n);
-        g1 += body->along1[best];
-        g2 += body->along2[best];
+        plane_vector along = plane_coordinates(body, best);
+        g1 += along.u;
+        g2 += along.v;
         if (b != k && is_swept(body, best)) {
             osc_vec3 cn = mat_apply(body, n);
             double root = sqrt(osc_dot(n, cn));
@@ -517,6 +552,37 @@ static int jump_to_kink(support_body bodies[2], osc_vec3 d, osc_vec3 trial, osc_
     return -1;
 }
 
+// the step of the ratio test: t in plane coordinates, the representative's rate along it and its
+// value at n
+typedef struct ratio_line {
+    double t1, t2, rate_representative, value_representative;
+    osc_vec3 n;
+} ratio_line;
+
+// where vertex j starts to tie with the representative along the step (at once if it is above it);
+// lowers *reach to that and returns true when it comes first
+static inline bool ratio_test(const support_body* body, int j, const ratio_line* line, double* reach) {
+    plane_vector along = plane_coordinates(body, j);
+    double rate = along.u * line->t1 + along.v * line->t2 - line->rate_representative;
+    if (!(rate > 0.0)) return false;
+    double gap = osc_dot(body->vertex[j], line->n) - line->value_representative;
+    double at = gap < 0.0 ? -gap / rate : 0.0;
+    if (!(at < *reach)) return false;
+    *reach = at;
+    return true;
+}
+
+// h(n) at a trial point of the step, which the ratio test keeps on the current piece: a polytope's
+// largest vertex term is then its tied vertices' (equal up to rounding), which spares the scan
+static double piece_value(const support_body* body, osc_vec3 n, osc_vec3* cn, double* root) {
+    if (!body->neighbours) return body_value(body, n, cn, root);
+    double largest = osc_dot(body->vertex[body->tied[0]], n);
+    for (int i = 1; i < body->tied_count; ++i) largest = fmax(largest, osc_dot(body->vertex[body->tied[i]], n));
+    *cn = osc_v3(0.0, 0.0, 0.0);
+    *root = 0.0;
+    return largest;
+}
+
 // Whether a piece's step leaves a cone's curved tie (gap = h_tie - h_piece, gradient a, below
 // zero on the piece's side): by the sign of the least-squares weight (`estimate_leaves`) where the
 // piece is flat, and where it is curved by its Newton step -H^-1 g, which leaves when
@@ -574,6 +640,21 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
     double sum = 0.0, size = 0.0;
     for (int k = 0; k < 2; ++k) {
         support_body* body = &bodies[k];
+        body->e1 = e1;
+        body->e2 = e2;
+        body->tied_count = 0;
+        if (body->neighbours) {
+            // a polytope (no smooth part): its support vertex by the climb, its size from the shape
+            for (int j = 0; j < body->count; ++j) body->is_tied[j] = false;
+            double value;
+            int best = climb_to_support(body, n, &value);
+            sum += value;
+            body->cn = osc_v3(0.0, 0.0, 0.0);
+            body->root = body->c11 = body->c12 = body->c22 = 0.0;
+            size = fmax(size, body->shape_size);
+            set_tied(body, &best, 1);
+            continue;
+        }
         sum += body_value(body, n, &body->cn, &body->root);
         osc_vec3 ce1 = mat_apply(body, e1), ce2 = mat_apply(body, e2);
         body->c11 = osc_dot(e1, ce1);
@@ -599,7 +680,6 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
             best = osc_dot(body->vertex[body->plain], n) >
                            osc_dot(body->vertex[swept], n) + body->root ? body->plain : swept;
         }
-        body->tied_count = 0;
         set_tied(body, &best, 1);
     }
     size = fmax(size, 1e-300);
@@ -657,15 +737,17 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
                     h22 += q[2];
                 }
             }
-            g1 += body->along1[representative];
-            g2 += body->along2[representative];
+            plane_vector along_representative = plane_coordinates(body, representative);
+            g1 += along_representative.u;
+            g2 += along_representative.v;
             for (int i = 1; i < body->tied_count; ++i) {
                 support_tie* tie = &ties[tie_count++];
                 int j = body->tied[i];
                 tie->body = k;
                 tie->index = i;
-                tie->direction.u = body->along1[j] - body->along1[representative];
-                tie->direction.v = body->along2[j] - body->along2[representative];
+                plane_vector along = plane_coordinates(body, j);
+                tie->direction.u = along.u - along_representative.u;
+                tie->direction.v = along.v - along_representative.v;
                 tie->kappa = is_swept(body, j) - is_swept(body, representative);
                 tie->gap = 0.0;
                 if (tie->kappa != 0) {
@@ -819,19 +901,33 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
             for (int k = 0; k < 2; ++k) {
                 const support_body* body = &bodies[k];
                 int representative = body->tied[0];
-                double rate_representative = body->along1[representative] * t1 +
-                                             body->along2[representative] * t2;
+                plane_vector along_representative = plane_coordinates(body, representative);
+                double rate_representative = along_representative.u * t1 + along_representative.v * t2;
                 double value_representative = osc_dot(body->vertex[representative], n);
-                for (int j = 0; j < body->count; ++j) {
-                    if (body->is_tied[j] || is_swept(body, j) != is_swept(body, representative)) continue;
-                    double rate = body->along1[j] * t1 + body->along2[j] * t2 - rate_representative;
-                    if (!(rate > 0.0)) continue;
-                    double gap = osc_dot(body->vertex[j], n) - value_representative;
-                    double at = gap < 0.0 ? -gap / rate : 0.0;
-                    if (at < reach) {
-                        reach = at;
-                        hit_body = k;
-                        hit_vertex = j;
+                ratio_line line = {t1, t2, rate_representative, value_representative, n};
+                if (body->neighbours) {
+                    // a polytope: only a face neighbour of a tied vertex can tie first (the faces
+                    // through the tied ones bound the normal cone the step leaves)
+                    uint64_t candidates[CONVEX_NEIGHBOUR_WORDS] = {0};
+                    for (int i = 0; i < body->tied_count; ++i)
+                        for (int w = 0; w < CONVEX_NEIGHBOUR_WORDS; ++w)
+                            candidates[w] |= body->neighbours[body->tied[i]][w];
+                    for (int w = 0; w < CONVEX_NEIGHBOUR_WORDS; ++w)
+                        for (uint64_t word = candidates[w]; word; word &= word - 1) {
+                            int j = 64 * w + osc_lowest_bit(word);
+                            if (!body->is_tied[j] && ratio_test(body, j, &line, &reach)) {
+                                hit_body = k;
+                                hit_vertex = j;
+                            }
+                        }
+                } else {
+                    for (int j = 0; j < body->count; ++j) {
+                        if (body->is_tied[j] || is_swept(body, j) != is_swept(body, representative))
+                            continue;
+                        if (ratio_test(body, j, &line, &reach)) {
+                            hit_body = k;
+                            hit_vertex = j;
+                        }
                     }
                 }
             }
@@ -853,8 +949,8 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
             osc_vec3 trial = osc_add(n, osc_add(osc_scale(e1, reach * t1), osc_scale(e2, reach * t2)));
             osc_vec3 cn[2];
             double root[2];
-            double trial_sum = body_value(&bodies[0], trial, &cn[0], &root[0]) +
-                               body_value(&bodies[1], trial, &cn[1], &root[1]);
+            double trial_sum = piece_value(&bodies[0], trial, &cn[0], &root[0]) +
+                               piece_value(&bodies[1], trial, &cn[1], &root[1]);
             if (trial_sum <= sum * (1.0 + 1e-14) || piece_converged) {
                 n = trial;
                 sum = trial_sum;
@@ -938,8 +1034,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
             plane_vector q = {-(s1 + osc_dot(other_point, e1)), -(s2 + osc_dot(other_point, e2))};
             plane_vector points[SUPPORT_MAX_VERTICES];
             for (int i = 0; i < body->tied_count; ++i) {
-                points[i].u = body->along1[body->tied[i]];
-                points[i].v = body->along2[body->tied[i]];
+                points[i] = plane_coordinates(body, body->tied[i]);
             }
             if (!face_contains(body, points, q, size)) continue;
             face_body = k;

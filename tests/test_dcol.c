@@ -898,6 +898,78 @@ static void test_disc_kinks(void) {
     CHECK(fallbacks <= solves / 400); // measured 5 in 3,200 (46 before the kink step)
 }
 
+static int popcount_words(const uint64_t* words) {
+    int count = 0;
+    for (int w = 0; w < CONVEX_NEIGHBOUR_WORDS; ++w)
+        for (uint64_t word = words[w]; word; word &= word - 1) ++count;
+    return count;
+}
+
+// Polytopes' face neighbours (convex_internal.h), which the support walk's ratio test scans instead
+// of every vertex: a box's vertex shares a face with 6 others, a tetrahedron's with 3, a
+// dodecahedron's with 9, and the relation is symmetric. Then polytopes of 64 random faces (about
+// 124 vertices) against every kind: the support path's answer is the general start's.
+static void test_polytope_neighbours(void) {
+    osc_convex* box = NULL;
+    CHECK_STATUS(osc_convex_create_box(osc_v3(0.5, 0.4, 0.3), &box), OSC_OK);
+    for (int j = 0; j < box->vertex_count; ++j) CHECK(popcount_words(box->face_neighbours[j]) == 6);
+    const double tetra_normals[12] = {1, 1, 1, 1, -1, -1, -1, 1, -1, -1, -1, 1}, tetra_offsets[4] = {1, 1, 1, 1};
+    osc_convex* tetra = NULL;
+    CHECK_STATUS(osc_convex_create_polytope(tetra_normals, tetra_offsets, 4, &tetra), OSC_OK);
+    for (int j = 0; j < tetra->vertex_count; ++j) CHECK(popcount_words(tetra->face_neighbours[j]) == 3);
+    double phi = 0.5 * (1.0 + sqrt(5.0)), dodeca_normals[36], dodeca_offsets[12];
+    const double icosahedron[12][3] = {{0, 1, 1}, {0, -1, 1}, {0, 1, -1}, {0, -1, -1}, {1, 1, 0}, {-1, 1, 0},
+                                       {1, -1, 0}, {-1, -1, 0}, {1, 0, 1}, {-1, 0, 1}, {1, 0, -1}, {-1, 0, -1}};
+    for (int i = 0; i < 12; ++i) {
+        // (0, +-1, +-phi) and its cyclic permutations
+        double v[3] = {icosahedron[i][0], icosahedron[i][1], icosahedron[i][2]};
+        for (int k = 0; k < 3; ++k) v[k] *= (i < 4 ? (k == 2 ? phi : 1.0) : i < 8 ? (k == 1 ? phi : 1.0) : (k == 0 ? phi : 1.0));
+        for (int k = 0; k < 3; ++k) dodeca_normals[3 * i + k] = v[k];
+        dodeca_offsets[i] = 0.4 * sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    }
+    osc_convex* dodecahedron = NULL;
+    CHECK_STATUS(osc_convex_create_polytope(dodeca_normals, dodeca_offsets, 12, &dodecahedron), OSC_OK);
+    CHECK(dodecahedron->vertex_count == 20);
+    for (int j = 0; j < dodecahedron->vertex_count; ++j) {
+        CHECK(popcount_words(dodecahedron->face_neighbours[j]) == 9);
+        for (int k = 0; k < dodecahedron->vertex_count; ++k)
+            CHECK((dodecahedron->face_neighbours[j][k / 64] >> (k % 64) & 1u) ==
+                  (dodecahedron->face_neighbours[k][j / 64] >> (j % 64) & 1u));
+    }
+    osc_convex_destroy(box);
+    osc_convex_destroy(tetra);
+    osc_convex_destroy(dodecahedron);
+
+    test_rng rng = {31};
+    int solves = 0, fallbacks = 0, most_vertices = 0;
+    double worst = 0.0;
+    for (int trial = 0; trial < 700; ++trial) {
+        double normals[64 * 3], offsets[64];
+        for (int i = 0; i < 64; ++i) {
+            osc_mat3 m = osc_quat_to_mat3(random_rotation(&rng));
+            for (int k = 0; k < 3; ++k) normals[3 * i + k] = m.m[k][0];
+            offsets[i] = test_uniform(&rng, 0.39, 0.41); // nearly all active: up to 124 vertices, two words
+        }
+        osc_convex* big = NULL;
+        if (osc_convex_create_polytope(normals, offsets, 64, &big) != OSC_OK) continue; // unbounded
+        most_vertices = big->vertex_count > most_vertices ? big->vertex_count : most_vertices;
+        const osc_convex* other = trial % 8 == 7 ? big : g_shapes[trial % 7];
+        osc_pose pa = random_pose(&rng, 0.7), pb = random_pose(&rng, 0.7);
+        osc_dcol_result fast, general;
+        CHECK_STATUS(osc_dcol_proximity(big, pa, other, pb, NULL, &fast, NULL, NULL), OSC_OK);
+        dcol_support_path = false;
+        CHECK_STATUS(osc_dcol_proximity(big, pa, other, pb, NULL, &general, NULL, NULL), OSC_OK);
+        dcol_support_path = true;
+        fallbacks += fast.alpha == general.alpha && fast.iterations == general.iterations;
+        worst = fmax(worst, fabs(fast.alpha - general.alpha) / general.alpha);
+        ++solves;
+        osc_convex_destroy(big);
+    }
+    printf("  %d solves with 64-face polytopes (up to %d vertices): %d fallbacks, alpha within %.2g of "
+           "the general start\n", solves, most_vertices, fallbacks, worst);
+    CHECK(solves > 600 && most_vertices > 64 && fallbacks <= solves / 100 && worst < 1e-9);
+}
+
 // Cones far outside the test shapes' range: needles (half angle 1e-3), flat discs (pi/2 - 1e-3,
 // radius 1000 times the height) and ordinary ones, heights 1e-3 to 1e3, against the random support
 // shapes at scales 1e-3 to 1e3. The interior-point start fails on many of the flat ones; the
@@ -1077,6 +1149,7 @@ int main(void) {
     RUN(test_support_pairs_match_general_solver);
     RUN(test_support_pairs_extremes);
     RUN(test_disc_kinks);
+    RUN(test_polytope_neighbours);
     RUN(test_extreme_cones);
     RUN(test_warm_start);
     RUN(test_batch);
