@@ -76,7 +76,8 @@ typedef struct plane_vector {
 } plane_vector;
 
 static inline plane_vector plane_coordinates(const support_body* body, int j) {
-    if (body->neighbours) return (plane_vector){osc_dot(body->vertex[j], body->e1), osc_dot(body->vertex[j], body->e2)};
+    if (body->neighbours)
+        return (plane_vector){osc_dot(body->vertex[j], body->e1), osc_dot(body->vertex[j], body->e2)};
     return (plane_vector){body->along1[j], body->along2[j]};
 }
 
@@ -525,7 +526,8 @@ static int jump_to_kink(support_body bodies[2], osc_vec3 d, osc_vec3 trial, osc_
         const support_body* body = &bodies[k];
         if (!body->disc || body->tied_count != 1 || !is_swept(body, body->tied[0])) continue;
         osc_vec3 e = body->axis;
-        osc_vec3 from = osc_add_scaled(*n, e, -osc_dot(*n, e)), to = osc_add_scaled(trial, e, -osc_dot(trial, e));
+        osc_vec3 from = osc_add_scaled(*n, e, -osc_dot(*n, e));
+        osc_vec3 to = osc_add_scaled(trial, e, -osc_dot(trial, e));
         double ed = osc_dot(e, d);
         if (!(osc_dot(from, to) < 0.0) || !(fabs(ed) > 1e-9 * osc_length(d))) continue;
         osc_vec3 kink = osc_scale(e, 1.0 / ed);
@@ -577,7 +579,8 @@ static inline bool ratio_test(const support_body* body, int j, const ratio_line*
 static double piece_value(const support_body* body, osc_vec3 n, osc_vec3* cn, double* root) {
     if (!body->neighbours) return body_value(body, n, cn, root);
     double largest = osc_dot(body->vertex[body->tied[0]], n);
-    for (int i = 1; i < body->tied_count; ++i) largest = fmax(largest, osc_dot(body->vertex[body->tied[i]], n));
+    for (int i = 1; i < body->tied_count; ++i)
+        largest = fmax(largest, osc_dot(body->vertex[body->tied[i]], n));
     *cn = osc_v3(0.0, 0.0, 0.0);
     *root = 0.0;
     return largest;
@@ -891,8 +894,10 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         // a linear piece is done when its gradient vanishes (to rounding)
         // (the ties' weights come from the gradients before the last step and place the support
         // points between the tied vertices: with ties that step must be at 1e-12, not 1e-8)
-        bool piece_converged = at_kink >= 0 ? false : newton ? (t1 * t1 + t2 * t2) * dd <= (tie_count > 0 ? 1e-24 : 1e-16)
-                                      : t1 * t1 + t2 * t2 <= 1e-24 * size * size;
+        // (never at a kink, where the walk only leaves)
+        bool piece_converged = at_kink < 0 &&
+                               (newton ? (t1 * t1 + t2 * t2) * dd <= (tie_count > 0 ? 1e-24 : 1e-16)
+                                       : t1 * t1 + t2 * t2 <= 1e-24 * size * size);
         // the first vertex that starts to tie along the step stops it there (a linear piece's step
         // has no length of its own)
         double reach = newton ? 1.0 : piece_converged ? 0.0 : INFINITY;
