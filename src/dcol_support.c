@@ -678,11 +678,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
             body->is_tied[j] = false;
         }
         size = fmax(size, sqrt(size2)); // the largest |v_j|: one square root
-        if (body->plain >= 0) {
-            int swept = 1 - body->plain;
-            best = osc_dot(body->vertex[body->plain], n) >
-                           osc_dot(body->vertex[swept], n) + body->root ? body->plain : swept;
-        }
+        if (body->plain >= 0) best = best_vertex(body, n, body->root); // a cone's piece
         set_tied(body, &best, 1);
     }
     size = fmax(size, 1e-300);
