@@ -13,6 +13,8 @@
 //   polygon    a regular hexagon (edge offsets 0.4) padded by 0.1
 //   box        half extents (0.5, 0.4, 0.3), a six-face polytope: an extra row "box-<kind>" against
 //              each of the seven, not part of the 49 pairs or the per-kind figures
+//   polytope64 64 faces whose normals are a Fibonacci sphere's points, inradius 0.45 (124 vertices):
+//              a second extra row, "polytope64-<kind>", for the convex hulls of real models
 //
 // Poses: for each ordered pair (A, B), --poses (1000) configurations from a fixed seed: A at a point uniform
 // in [-1, 1]^3, B at A's position plus s u with u uniform in [-1, 1]^3, both orientations uniformly
@@ -88,9 +90,10 @@
 
 #define SUITE "dcol"
 #define KINDS OSC_CONVEX_KIND_COUNT
-#define SHAPES (KINDS + 1) // the seven kinds, then the box
+#define SHAPES (KINDS + 2) // the seven kinds, then the box and the 64-face polytope
 #define BOX KINDS
-#define PAIRS (KINDS * KINDS + KINDS) // 49, then box-<kind>
+#define POLYTOPE64 (KINDS + 1)
+#define PAIRS (KINDS * KINDS + 2 * KINDS) // 49, then box-<kind> and polytope64-<kind>
 #define MAX_POSES 20000
 #define BATCH_PAIRS 10000
 #define WARM_STEPS 300
@@ -156,7 +159,7 @@ static osc_vec3 random_direction(void) {
 // shapes
 
 static const char* shape_name(int shape) {
-    return shape == BOX ? "box" : osc_convex_kind_name((osc_convex_kind)shape);
+    return shape == BOX ? "box" : shape == POLYTOPE64 ? "polytope64" : osc_convex_kind_name((osc_convex_kind)shape);
 }
 
 static void make_shapes(osc_convex* shapes[SHAPES]) {
@@ -189,6 +192,17 @@ static void make_shapes(osc_convex* shapes[SHAPES]) {
     if (osc_convex_create_polygon(&edges[0][0], edge_offsets, 6, 0.1, &shapes[OSC_CONVEX_POLYGON]) != OSC_OK)
         fail("polygon");
     if (osc_convex_create_box(osc_v3(0.5, 0.4, 0.3), &shapes[BOX]) != OSC_OK) fail("box");
+    double sphere_normals[64][3], sphere_offsets[64];
+    for (int i = 0; i < 64; ++i) {
+        // the Fibonacci sphere: heights evenly spaced, longitudes by the golden angle
+        double z = 1.0 - (2.0 * i + 1.0) / 64.0, r = sqrt(1.0 - z * z), longitude = TWO_PI * i / (phi * phi);
+        sphere_normals[i][0] = r * cos(longitude);
+        sphere_normals[i][1] = r * sin(longitude);
+        sphere_normals[i][2] = z;
+        sphere_offsets[i] = 0.45;
+    }
+    if (osc_convex_create_polytope(&sphere_normals[0][0], sphere_offsets, 64, &shapes[POLYTOPE64]) != OSC_OK)
+        fail("polytope64");
     for (int s = 0; s < KINDS; ++s)
         if (osc_convex_get_kind(shapes[s]) != (osc_convex_kind)s) {
             fprintf(stderr, "bench_dcol: shape %d has kind %d\n", s, (int)osc_convex_get_kind(shapes[s]));
@@ -196,9 +210,11 @@ static void make_shapes(osc_convex* shapes[SHAPES]) {
         }
 }
 
-// pair p: (shape_a, shape_b); 0..48 the 7 x 7 kinds, then box-<kind>
-static int pair_a(int p) { return p < KINDS * KINDS ? p / KINDS : BOX; }
-static int pair_b(int p) { return p < KINDS * KINDS ? p % KINDS : p - KINDS * KINDS; }
+// pair p: (shape_a, shape_b); 0..48 the 7 x 7 kinds, then box-<kind> and polytope64-<kind>
+static int pair_a(int p) {
+    return p < KINDS * KINDS ? p / KINDS : p < KINDS * KINDS + KINDS ? BOX : POLYTOPE64;
+}
+static int pair_b(int p) { return p < KINDS * KINDS ? p % KINDS : (p - KINDS * KINDS) % KINDS; }
 
 // ---------------------------------------------------------------------------------------------
 // measurement
