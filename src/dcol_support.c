@@ -496,7 +496,8 @@ static bool kink_descent(const support_body* disc, osc_vec3 e1, osc_vec3 e2, dou
     return isfinite(*w1) && isfinite(*w2);
 }
 
-// the vertex that attains a body's support at n (a cone: its apex or its base, by root)
+// the vertex that attains a body's support at n (a cone: its apex or its base, by root; a
+// polytope: by the climb)
 static int best_vertex(const support_body* body, osc_vec3 n, double root) {
     if (body->plain >= 0) {
         int swept = 1 - body->plain;
@@ -504,6 +505,8 @@ static int best_vertex(const support_body* body, osc_vec3 n, double root) {
                    ? body->plain
                    : swept;
     }
+    double ignored_value;
+    if (body->neighbours) return climb_to_support(body, n, &ignored_value);
     int best = 0;
     double best_value = osc_dot(body->vertex[0], n);
     for (int j = 1; j < body->count; ++j) {
