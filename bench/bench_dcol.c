@@ -40,11 +40,11 @@
 // configurations and over the overlapping half alone ("overlap": DCOL's alpha < 1).
 // A figure is the median over configurations of the per-call time (block time / repeats), in
 // microseconds; "derivs" is the median of the per-configuration difference solve+derivs - solve, "dz"
-// that of solve+dz - solve. Per
-// kind, the configurations of the 13 ordered pairs that contain the kind are pooled (the seed's Table
-// I averages "over each primitive"; it gives means: we give medians, and against Table I means too). Also counted: failures (a
-// status other than OSC_OK from any of the three DCOL calls), the median iteration count, DEGENERATE
-// flags, and disagreements between DCOL and libccd MPR on whether the pair overlaps (ignoring
+// that of solve+dz - solve. Per kind, the configurations of the 13 ordered pairs that contain the
+// kind are pooled (the seed's Table I averages "over each primitive"; it gives means: we give
+// medians, and against Table I means too). Also counted: failures (a status other than OSC_OK
+// from any of the three DCOL calls), the median iteration count, DEGENERATE flags, and
+// disagreements between DCOL and libccd MPR on whether the pair overlaps (ignoring
 // |alpha - 1| < 1e-3, where MPR's 1e-4 tolerance decides).
 //
 // Batch: osc_dcol_proximity_batch with all Jacobians over BATCH_PAIRS pairs cycling through the 49
@@ -159,7 +159,8 @@ static osc_vec3 random_direction(void) {
 // shapes
 
 static const char* shape_name(int shape) {
-    return shape == BOX ? "box" : shape == POLYTOPE64 ? "polytope64" : osc_convex_kind_name((osc_convex_kind)shape);
+    if (shape == BOX) return "box";
+    return shape == POLYTOPE64 ? "polytope64" : osc_convex_kind_name((osc_convex_kind)shape);
 }
 
 static void make_shapes(osc_convex* shapes[SHAPES]) {
