@@ -40,6 +40,21 @@ static inline double max2(double a, double b) {
     return a > b ? a : b;
 }
 
+// runs name(width, ...) with the column count width (0 to CONIC_MAX_VARIABLES) a constant, so
+// that the instantiation's loops unroll
+#define CONIC_WIDTH_SWITCH(width, name, ...)                                                       \
+    switch (width) {                                                                               \
+    case 0: break;                                                                                 \
+    case 1: name(1, __VA_ARGS__); break;                                                           \
+    case 2: name(2, __VA_ARGS__); break;                                                           \
+    case 3: name(3, __VA_ARGS__); break;                                                           \
+    case 4: name(4, __VA_ARGS__); break;                                                           \
+    case 5: name(5, __VA_ARGS__); break;                                                           \
+    case 6: name(6, __VA_ARGS__); break;                                                           \
+    case 7: name(7, __VA_ARGS__); break;                                                           \
+    default: name(8, __VA_ARGS__); break;                                                          \
+    }
+
 // ---------------------------------------------------------------------------------------------
 // second-order cone algebra on one block of dimension dim (J = diag(1, -1, ...))
 //
@@ -297,6 +312,15 @@ OSC_FORCE_INLINE void cone_grams_n(const int n, const conic_problem* p, conic_st
             }
 }
 
+// bit j of *used set when column j (< n) is non-zero in some row of [first, end)
+OSC_FORCE_INLINE void used_columns(const int n, const conic_problem* p, int first, int end,
+                                   unsigned* used) {
+    unsigned bits = 0;
+    for (int r = first; r < end; ++r)
+        for (int j = 0; j < n; ++j) bits |= (unsigned)(p->G[r][j] != 0.0) << j;
+    *used = bits;
+}
+
 // the row segments of the problem (once per problem): every orthant group and every cone, with
 // the columns that are non-zero in it
 static void find_segments(const conic_problem* p, conic_state* state) {
@@ -321,8 +345,7 @@ static void find_segments(const conic_problem* p, conic_state* state) {
     for (int k = 0; k < segments; ++k) {
         conic_segment* seg = &state->segments[k];
         unsigned used = 0; // bit j: column j is non-zero in some row of the segment
-        for (int r = seg->first; r < seg->end; ++r)
-            for (int j = 0; j < n; ++j) used |= (unsigned)(p->G[r][j] != 0.0) << j;
+        CONIC_WIDTH_SWITCH(n, used_columns, p, seg->first, seg->end, &used)
         count = 0;
         for (int j = 0; j < n; ++j)
             if (used >> j & 1u) seg->column[count++] = j;
@@ -477,18 +500,6 @@ static void cone_apply_inverse_scaling_squared(const conic_problem* p, const con
 // ---------------------------------------------------------------------------------------------
 // products with G over one segment's non-zero columns (width a constant in each instantiation)
 
-#define CONIC_WIDTH_SWITCH(width, name, ...)                                                       \
-    switch (width) {                                                                               \
-    case 0: break;                                                                                 \
-    case 1: name(1, __VA_ARGS__); break;                                                           \
-    case 2: name(2, __VA_ARGS__); break;                                                           \
-    case 3: name(3, __VA_ARGS__); break;                                                           \
-    case 4: name(4, __VA_ARGS__); break;                                                           \
-    case 5: name(5, __VA_ARGS__); break;                                                           \
-    case 6: name(6, __VA_ARGS__); break;                                                           \
-    case 7: name(7, __VA_ARGS__); break;                                                           \
-    default: name(8, __VA_ARGS__); break;                                                          \
-    }
 
 // the residual terms of a segment: r_z = s + G x - h on its rows and r_x += G^T z on its
 // columns; with `sizes`, instead only the magnitudes the residuals are measured against:
@@ -624,12 +635,18 @@ static double max_step(const conic_problem* p, const conic_state* state, const d
 // ---------------------------------------------------------------------------------------------
 // the iteration
 
-static void primal_slack(const conic_problem* p, const double* x, double* s) {
+// s = h - G x, with the variable count n a constant (its loop unrolled)
+OSC_FORCE_INLINE void primal_slack_n(const int n, const conic_problem* p, const double* x,
+                                     double* s) {
     for (int i = 0; i < p->rows; ++i) {
         double gx = 0.0;
-        for (int j = 0; j < p->variables; ++j) gx += p->G[i][j] * x[j];
+        for (int j = 0; j < n; ++j) gx += p->G[i][j] * x[j];
         s[i] = p->h[i] - gx;
     }
+}
+
+static void primal_slack(const conic_problem* p, const double* x, double* s) {
+    CONIC_WIDTH_SWITCH(p->variables, primal_slack_n, p, x, s)
 }
 
 static double slack_violation(const conic_problem* p, const double* s) {
@@ -691,9 +708,8 @@ static bool soc_interior(const double* v, int dim) {
 enum { BLOCK_ROW, BLOCK_CONE, BLOCK_APEX };
 
 bool conic_offset_start(const conic_problem* p, double barrier, double active_gap, double* x,
-                        double* z) {
+                        double* s, double* z) {
     int n = p->variables, l = p->orthant_rows;
-    double s[CONIC_MAX_ROWS];
     primal_slack(p, x, s);
     // the active blocks and their normals m_b: an orthant row's G_i, a cone's G_c^T J (s_c / s_c0)
     // on its boundary, every row G_i of a cone at its apex; active[r] is the block of row r (a
@@ -854,13 +870,13 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
 // s = h - G x (moved into the cone by (1 + violation) e when it is not inside) and the dual on
 // the central path through it, z = mu s^-1 (s o z = mu e), with mu a multiple of the one that
 // best satisfies G^T z = -c: a primal-feasible, perfectly centred start. With `at_barrier` the
-// dual is the one given in state->z (conic_offset_start, docs/dcol.md §3.5) and s must be
-// strictly inside: false otherwise.
+// slack and the dual are the ones given in state->s and state->z (conic_offset_start,
+// docs/dcol.md §3.5) and s must be strictly inside: false otherwise.
 static bool centred_start(const conic_problem* p, bool at_barrier, conic_state* state) {
     int n = p->variables, l = p->orthant_rows;
+    if (at_barrier) return slack_violation(p, state->s) < 0.0; // s given with x
     primal_slack(p, state->x, state->s);
     double violation = slack_violation(p, state->s);
-    if (at_barrier) return violation < 0.0;
     if (violation >= 0.0) {
         for (int i = 0; i < l; ++i) state->s[i] += 1.0 + violation;
         for (int k = 0, start = l; k < p->cone_count; start += p->cone_dim[k++])

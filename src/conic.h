@@ -83,10 +83,10 @@ typedef struct conic_state {
 /// to 1e-9 of it where rounding allows, with residuals below 1e-9 of the data's scale), starting
 /// from the primal point state->x (s = h - G x, moved into the cone if it is not inside, and the
 /// dual z = mu s^-1 on the central path). With `at_barrier` the start is next to that central
-/// point: state->x and state->z are both given (conic_offset_start), s must be strictly inside
-/// (or it fails at once), and the stopping rule's centrality floor is tighter. On return `state`
-/// holds the iterate, its scaling and the factor of its normal matrix (for derivatives). Returns
-/// OSC_OK or OSC_ERR_NOT_CONVERGED.
+/// point: state->x, state->s = h - G x and state->z are all given (conic_offset_start), s must be
+/// strictly inside (or it fails at once), and the stopping rule's centrality floor is tighter.
+/// On return `state` holds the iterate, its scaling and the factor of its normal matrix (for
+/// derivatives). Returns OSC_OK or OSC_ERR_NOT_CONVERGED.
 osc_status conic_solve(const conic_problem* problem, double barrier, int max_iterations,
                        double regularization, bool at_barrier, conic_state* state);
 
@@ -95,11 +95,12 @@ osc_status conic_solve(const conic_problem* problem, double barrier, int max_ite
 /// first-order central point of `barrier`: every active orthant row's slack becomes barrier / z_i,
 /// every active cone's s^T J s becomes barrier s_0 / tau (its dual tau J s / s_0) and a cone at
 /// its apex takes s = barrier z^-1 (its dual z free), by the least change of x, with the
-/// multipliers from G^T z = -c on the active blocks; writes the matching dual to z [rows]. False
-/// (x unchanged) when the active blocks' multipliers are more than the variables or dependent,
-/// not all positive (strictly inside the cone at an apex) or not consistent.
+/// multipliers from G^T z = -c on the active blocks; writes the slack h - G x at the moved x to s
+/// and the matching dual to z [rows each]. False (x unchanged, s overwritten) when the active
+/// blocks' multipliers are more than the variables or dependent, not all positive (strictly inside
+/// the cone at an apex) or not consistent.
 bool conic_offset_start(const conic_problem* problem, double barrier, double active_gap, double* x,
-                        double* z);
+                        double* s, double* z);
 
 /// Returns how far h - G x is outside the cone (-(its smallest eigenvalue)); < 0 when strictly
 /// inside.

@@ -29,7 +29,7 @@ typedef struct dcol_problem {
 
 /// The support path's start (dcol_support.c): the exact optimum of the assembled problem, moved
 /// to the first-order central point of `barrier` (conic_offset_start with `active_gap`), written
-/// to dp->state.x. False when the pair or its contact does not allow it (docs/dcol.md §3.5).
+/// to dp->state.x with its slack and dual (state.s, state.z). False when the pair or its contact does not allow it (docs/dcol.md §3.5).
 bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap);
 
 /// Whether the pairs that can take the support path do, and two spheres their closed form

@@ -383,7 +383,7 @@ static bool finish_start(dcol_problem* dp, double sum, const osc_vec3 core[2],
     v[1] = x.y;
     v[2] = x.z;
     v[3] = alpha;
-    return conic_offset_start(&dp->conic, barrier, active_gap, v, dp->state.z);
+    return conic_offset_start(&dp->conic, barrier, active_gap, v, dp->state.s, dp->state.z);
 }
 
 // a disc's subgradients at its kink in plane coordinates: R (e_1 . u, e_2 . u) = M (a, b) for
