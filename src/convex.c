@@ -154,9 +154,7 @@ static int add_vertex(double* vertices, int count, const double y[3], double siz
     return count + 1;
 }
 
-// every vertex of a bounded { A y <= b } (unit rows): the feasible intersections of three planes;
-// `vertices` holds room for `capacity`, which C(count, 3) cannot exceed. Returns the count.
-static int polytope_vertices(const double* normals, const double* offsets, int count,
+int convex_polytope_vertices(const double* normals, const double* offsets, int count,
                              double* vertices, int capacity) {
     double size = 0.0;
     for (int i = 0; i < count; ++i) size = fmax(size, offsets[i]);
@@ -278,7 +276,7 @@ osc_status convex_make_polytope(const char* function, const double* normals, con
     // a bounded polytope with m faces has at most 2m - 4 vertices
     int capacity = 2 * count;
     double vertices[2 * OSC_CONVEX_MAX_FACES * 3];
-    int vertex_count = polytope_vertices(unit_normals, unit_offsets, count, vertices, capacity);
+    int vertex_count = convex_polytope_vertices(unit_normals, unit_offsets, count, vertices, capacity);
     if (vertex_count < 4)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the halfspaces bound a flat polytope", function);
     osc_convex* shape = convex_alloc(OSC_CONVEX_POLYTOPE, count, 0, count, 3, vertex_count);

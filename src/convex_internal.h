@@ -57,4 +57,10 @@ static inline int convex_row_count(const osc_convex* shape) {
 osc_status convex_make_polytope(const char* function, const double* normals, const double* offsets,
                                 int count, osc_convex** out);
 
+/// Every vertex of a bounded { A y <= b } with unit rows: the intersections of three planes that
+/// satisfy all rows to 1e-9 of the largest offset, duplicates merged. `vertices` [capacity][3];
+/// a bounded polytope with `count` faces has at most 2 count - 4. Returns the count found.
+int convex_polytope_vertices(const double* normals, const double* offsets, int count,
+                             double* vertices, int capacity);
+
 #endif // OSC_CONVEX_INTERNAL_H

@@ -1,8 +1,10 @@
 // test_convex.c: the DCOL primitives (convex.h): validation, vertices, gauges against closed forms,
 // support points against surface samples (support . d is the maximum of sample . d), bounding
-// radii, and hulls through qhull.
+// radii, and hulls through qhull, exact and bounded in faces (on the bunny's vertices).
 
+#include "convex_internal.h"
 #include "convex_test_util.h"
+#include "mesh_test_util.h"
 
 #include <string.h>
 
@@ -247,11 +249,106 @@ static void test_hull(void) {
     CHECK_STATUS(osc_convex_create_hull(dense, DENSE, &hull), OSC_ERR_CAPACITY);
 }
 
+// The bunny's vertices about their mean (634 hull facets) bounded by 6 to 64 faces: every point
+// inside, every face plane touching the points, the excess falling with the faces and never above
+// the farthest corner's distance to its nearest point (an upper bound on its distance to the hull,
+// which the excess bounds from below); a hull of few facets comes back exact; bad arguments
+static void test_hull_bounded(void) {
+    osc_mesh* bunny = test_load_model(OSC_DATA_DIR "/bunny.obj");
+    if (!bunny) return;
+    int count = osc_mesh_vertex_count(bunny);
+    double* points = malloc(sizeof(double) * 3 * (size_t)count);
+    const double* vertices = osc_mesh_vertices(bunny);
+    double mean[3] = {0, 0, 0};
+    for (int i = 0; i < count; ++i)
+        for (int k = 0; k < 3; ++k) mean[k] += vertices[3 * i + k] / count;
+    for (int i = 0; i < count; ++i)
+        for (int k = 0; k < 3; ++k) points[3 * i + k] = vertices[3 * i + k] - mean[k];
+    osc_mesh_destroy(bunny);
+    osc_convex* shape = NULL;
+    osc_status status = osc_convex_create_hull_bounded(points, count, 64, NULL, &shape);
+    if (status == OSC_ERR_UNSUPPORTED) {
+        printf("  osc_convex_create_hull_bounded: built without qhull (%s)\n", osc_last_error());
+        free(points);
+        return;
+    }
+    osc_convex_destroy(shape);
+    CHECK_STATUS(osc_convex_create_hull(points, count, &shape), OSC_ERR_CAPACITY);
+    CHECK(strstr(osc_last_error(), "osc_convex_create_hull_bounded") != NULL);
+    double size = 0.0;
+    for (int i = 0; i < 3 * count; ++i) size = fmax(size, fabs(points[i]));
+    const int budgets[4] = {6, 12, 24, 64};
+    double excesses[4];
+    for (int b = 0; b < 4; ++b) {
+        double excess = -1.0;
+        CHECK_STATUS(osc_convex_create_hull_bounded(points, count, budgets[b], &excess, &shape),
+                     OSC_OK);
+        if (!shape) continue;
+        excesses[b] = excess;
+        int faces = osc_convex_face_count(shape);
+        CHECK(faces >= 6 && faces <= budgets[b]);
+        double outside = 0.0;
+        for (int i = 0; i < count; ++i)
+            outside = fmax(outside, osc_convex_gauge(shape, osc_v3(points[3 * i], points[3 * i + 1],
+                                                                   points[3 * i + 2])));
+        CHECK_MSG(outside <= 1.0 + 1e-9, "budget %d: a point at gauge %.12f", budgets[b], outside);
+        for (int f = 0; f < faces; ++f) {
+            const double* n = shape->normals + 3 * f;
+            double support = -INFINITY;
+            for (int i = 0; i < count; ++i)
+                support = fmax(support, n[0] * points[3 * i] + n[1] * points[3 * i + 1] +
+                                            n[2] * points[3 * i + 2]);
+            CHECK_MSG(fabs(support - shape->offsets[f]) <= 1e-9 * size,
+                      "budget %d: face %d at %.3e from the points", budgets[b], f,
+                      shape->offsets[f] - support);
+        }
+        double farthest = 0.0;
+        int corners = osc_convex_vertex_count(shape);
+        for (int v = 0; v < corners; ++v) {
+            const double* y = shape->vertices + 3 * v;
+            double nearest = INFINITY;
+            for (int i = 0; i < count; ++i)
+                nearest = fmin(nearest, hypot(hypot(y[0] - points[3 * i], y[1] - points[3 * i + 1]),
+                                              y[2] - points[3 * i + 2]));
+            farthest = fmax(farthest, nearest);
+        }
+        CHECK_MSG(excess > 0.0 && excess <= farthest + 1e-12, "budget %d: excess %g, farthest %g",
+                  budgets[b], excess, farthest);
+        printf("  bunny hull in %2d faces: excess %.3e of size %.3e, farthest corner %.3e\n",
+               budgets[b], excess, size, farthest);
+        osc_convex_destroy(shape);
+    }
+    for (int b = 1; b < 4; ++b) CHECK(excesses[b] <= excesses[b - 1]);
+    CHECK(excesses[3] < 0.2 * excesses[0]);
+    // a cube with inner points: its six facets, exactly
+    double cube[12 * 3];
+    for (int i = 0; i < 12; ++i)
+        for (int k = 0; k < 3; ++k)
+            cube[3 * i + k] = i < 8 ? ((i >> k & 1) ? 0.5 : -0.5) : 0.05 * (i - 9) * (k + 1);
+    double excess = -1.0;
+    CHECK_STATUS(osc_convex_create_hull_bounded(cube, 12, 6, &excess, &shape), OSC_OK);
+    CHECK(excess == 0.0);
+    if (shape) {
+        CHECK(osc_convex_face_count(shape) == 6 && osc_convex_vertex_count(shape) == 8);
+        osc_convex_destroy(shape);
+    }
+    CHECK_STATUS(osc_convex_create_hull_bounded(points, count, 5, NULL, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(shape == NULL && strstr(osc_last_error(), "max_faces") != NULL);
+    CHECK_STATUS(osc_convex_create_hull_bounded(points, count, OSC_CONVEX_MAX_FACES + 1, NULL, &shape),
+                 OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_convex_create_hull_bounded(points, count, 64, NULL, NULL), OSC_ERR_INVALID_ARGUMENT);
+    for (int i = 0; i < count; ++i) points[3 * i] += 10.0 * size;
+    CHECK_STATUS(osc_convex_create_hull_bounded(points, count, 64, NULL, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "origin") != NULL);
+    free(points);
+}
+
 int main(void) {
     RUN(test_bad_shapes);
     RUN(test_box_vertices_and_gauge);
     RUN(test_gauges);
     RUN(test_support_against_samples);
     RUN(test_hull);
+    RUN(test_hull_bounded);
     return test_finish();
 }

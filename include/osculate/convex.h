@@ -73,8 +73,21 @@ OSC_API osc_status osc_convex_create_polytope(const double* normals, const doubl
 /// Creates the polytope that is the convex hull of `count` points [count][3] given in the body
 /// frame; the origin must lie strictly inside the hull. Needs the library built with qhull
 /// (OSC_ERR_UNSUPPORTED otherwise); OSC_ERR_CAPACITY when the hull has more than
-/// OSC_CONVEX_MAX_FACES facets, OSC_ERR_INVALID_ARGUMENT when the points are flat or non-finite.
+/// OSC_CONVEX_MAX_FACES facets (osc_convex_create_hull_bounded makes one of fewer faces that
+/// contains it), OSC_ERR_INVALID_ARGUMENT when the points are flat or non-finite.
 OSC_API osc_status osc_convex_create_hull(const double* points, int count, osc_convex** out);
+
+/// Creates a polytope of at most `max_faces` faces (6..OSC_CONVEX_MAX_FACES) that contains the
+/// convex hull of `count` points [count][3]: the hull itself when it has that few facets;
+/// otherwise the box of the points' extents cut by hull facets, one at a time the one whose
+/// plane a corner lies farthest beyond (docs/dcol.md §2.1). Every face plane touches the hull.
+/// `excess` (nullable) receives the largest distance of a corner beyond a hull facet's plane: 0
+/// for the hull itself (to 1e-9 of its size), else how far the result reaches out along the
+/// hull's normals (a lower bound on its distance from the hull). The origin
+/// must lie strictly inside the hull. Needs qhull like osc_convex_create_hull; the same errors,
+/// OSC_ERR_INVALID_ARGUMENT for max_faces out of range.
+OSC_API osc_status osc_convex_create_hull_bounded(const double* points, int count, int max_faces,
+                                                  double* excess, osc_convex** out);
 
 /// Creates the box |y_i| <= half_extents[i] as a six-face polytope.
 OSC_API osc_status osc_convex_create_box(osc_vec3 half_extents, osc_convex** out);

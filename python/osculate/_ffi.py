@@ -446,6 +446,7 @@ _prototypes = {
     # convex.h
     "osc_convex_create_polytope": (ST, [DP, DP, I, PS]),
     "osc_convex_create_hull": (ST, [DP, I, PS]),
+    "osc_convex_create_hull_bounded": (ST, [DP, I, I, DP, PS]),
     "osc_convex_create_box": (ST, [Vec3, PS]),
     "osc_convex_create_capsule": (ST, [D, D, PS]),
     "osc_convex_create_cylinder": (ST, [D, D, PS]),

@@ -49,6 +49,18 @@ class Convex(_Model):
         return cls(_create(lib.osc_convex_create_hull, F.ptr(p), len(p)))
 
     @classmethod
+    def bounded_hull(cls, points, max_faces=64):
+        """A polytope of at most max_faces (6..64) faces that contains the convex hull of points
+        [n, 3]: the hull itself when it has that few facets, else the points' box cut by hull
+        facets. Returns (shape, excess), excess how far a corner lies beyond a hull facet's plane
+        (0 for the hull itself). Needs qhull at build time (UnsupportedError else)."""
+        p = F.array(points, np.float64, (-1, 3), "points")
+        excess = C.c_double()
+        shape = cls(_create(lib.osc_convex_create_hull_bounded, F.ptr(p), len(p), int(max_faces),
+                            C.byref(excess)))
+        return shape, excess.value
+
+    @classmethod
     def box(cls, half_extents):
         return cls(_create(lib.osc_convex_create_box, F.vec3(half_extents, "half_extents")))
 

@@ -40,6 +40,17 @@ def test_constructors_and_properties():
         return
     assert hull.kind == "polytope"
     assert all(hull.gauge(p) <= 1 + 1e-9 for p in pts)
+    # a dense cloud has more facets than a polytope may: bounded by 6 and 40 faces
+    dense = rng.normal(size=(2000, 3)) * [1.0, 0.6, 0.3]
+    with pytest.raises(osc.CapacityError):
+        osc.Convex.hull(dense)
+    coarse, coarse_excess = osc.Convex.bounded_hull(dense, 6)
+    fine, fine_excess = osc.Convex.bounded_hull(dense, 40)
+    assert coarse.face_count <= 6 and fine.face_count <= 40
+    assert 0 < fine_excess < coarse_excess
+    assert max(fine.gauge(p) for p in dense) <= 1 + 1e-9
+    with pytest.raises(osc.InvalidArgumentError, match="max_faces"):
+        osc.Convex.bounded_hull(dense, 65)
 
 
 def test_spheres_closed_form():
