@@ -320,6 +320,46 @@ static void test_hull_bounded(void) {
     }
     for (int b = 1; b < 4; ++b) CHECK(excesses[b] <= excesses[b - 1]);
     CHECK(excesses[3] < 0.2 * excesses[0]);
+    // random clouds, stretched and rotated, with random budgets: inside, within budget, touching
+    test_rng rng = {17};
+    enum { CLOUD = 300 };
+    static double cloud[CLOUD * 3];
+    for (int trial = 0; trial < 20; ++trial) {
+        osc_mat3 rotation = osc_quat_to_mat3(random_rotation(&rng));
+        osc_vec3 stretch = osc_v3(test_uniform(&rng, 0.05, 2.0), test_uniform(&rng, 0.05, 2.0),
+                                  test_uniform(&rng, 0.05, 2.0));
+        for (int i = 0; i < CLOUD; ++i) {
+            osc_vec3 y = osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1),
+                                test_uniform(&rng, -1, 1));
+            if (trial % 2) y = osc_normalize(y); // a sphere's surface, else a cube's volume
+            y = osc_mat3_apply(rotation, osc_v3(stretch.x * y.x, stretch.y * y.y, stretch.z * y.z));
+            cloud[3 * i] = y.x;
+            cloud[3 * i + 1] = y.y;
+            cloud[3 * i + 2] = y.z;
+        }
+        int budget = 6 + (int)test_uniform(&rng, 0, OSC_CONVEX_MAX_FACES - 6 + 0.999);
+        double cloud_excess;
+        CHECK_STATUS(osc_convex_create_hull_bounded(cloud, CLOUD, budget, &cloud_excess, &shape), OSC_OK);
+        if (!shape) continue;
+        CHECK(osc_convex_face_count(shape) <= budget && cloud_excess >= 0.0);
+        double largest = 0.0, extent = 0.0;
+        for (int i = 0; i < CLOUD; ++i) {
+            osc_vec3 y = osc_v3(cloud[3 * i], cloud[3 * i + 1], cloud[3 * i + 2]);
+            largest = fmax(largest, osc_convex_gauge(shape, y));
+            extent = fmax(extent, osc_length(y));
+        }
+        CHECK_MSG(largest <= 1.0 + 1e-9, "trial %d: a point at gauge %.12f", trial, largest);
+        for (int f = 0; f < osc_convex_face_count(shape); ++f) {
+            double support = -INFINITY;
+            for (int i = 0; i < CLOUD; ++i)
+                support = fmax(support, osc_dot(osc_v3(shape->normals[3 * f], shape->normals[3 * f + 1],
+                                                       shape->normals[3 * f + 2]),
+                                                osc_v3(cloud[3 * i], cloud[3 * i + 1], cloud[3 * i + 2])));
+            CHECK_MSG(fabs(support - shape->offsets[f]) <= 1e-9 * extent, "trial %d: face %d off by %.3e",
+                      trial, f, shape->offsets[f] - support);
+        }
+        osc_convex_destroy(shape);
+    }
     // a cube with inner points: its six facets, exactly
     double cube[12 * 3];
     for (int i = 0; i < 12; ++i)
