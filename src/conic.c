@@ -500,7 +500,6 @@ static void cone_apply_inverse_scaling_squared(const conic_problem* p, const con
 // ---------------------------------------------------------------------------------------------
 // products with G over one segment's non-zero columns (width a constant in each instantiation)
 
-
 // the residual terms of a segment: r_z = s + G x - h on its rows and r_x += G^T z on its
 // columns; with `sizes`, instead only the magnitudes the residuals are measured against:
 // dual_terms += |G|^T |z| on its columns, *primal_scale = max(*primal_scale, sum_j |G_ij x_j|)
