@@ -703,59 +703,43 @@ static bool soc_interior(const double* v, int dim) {
 }
 
 // the kinds of an active block's multiplier: an orthant row's z_i, a cone's tau (on its boundary:
-// z = tau J s / s_0) or one entry of a cone's whole dual (at its apex, s = 0)
-enum { BLOCK_ROW, BLOCK_CONE, BLOCK_APEX };
+// z = tau J s / s_0) or one entry of a cone's whole dual (at its apex, s = 0); at most
+// OFFSET_MAX_ACTIVE active blocks (16: a polytope vertex of 15 faces against a point)
+enum { BLOCK_ROW, BLOCK_CONE, BLOCK_APEX, OFFSET_MAX_ACTIVE = 2 * CONIC_MAX_VARIABLES };
 
-bool conic_offset_start(const conic_problem* p, double barrier, double active_gap, double* x,
-                        double* s, double* z) {
+// f = G^T z over the inactive blocks at their central duals barrier s^-1
+static void inactive_force(const conic_problem* p, double barrier, const double* s,
+                           const int* active, double* f) {
     int n = p->variables, l = p->orthant_rows;
-    primal_slack(p, x, s);
-    // the active blocks and their normals m_b: an orthant row's G_i, a cone's G_c^T J (s_c / s_c0)
-    // on its boundary, every row G_i of a cone at its apex; active[r] is the block of row r (a
-    // cone's first row; -1: inactive)
-    double m[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
-    int kind[CONIC_MAX_VARIABLES];
-    int active[CONIC_MAX_ROWS];
-    int k = 0;
-    for (int i = 0; i < l; ++i) {
-        active[i] = -1;
-        if (!(s[i] <= active_gap)) continue;
-        if (k == n) return false;
-        for (int j = 0; j < n; ++j) m[k][j] = p->G[i][j];
-        active[i] = k;
-        kind[k++] = BLOCK_ROW;
-    }
+    for (int j = 0; j < n; ++j) f[j] = 0.0;
+    for (int i = 0; i < l; ++i)
+        if (active[i] < 0)
+            for (int j = 0; j < n; ++j) f[j] += p->G[i][j] * (barrier / s[i]);
     for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++]) {
+        if (active[start] >= 0) continue;
         int dim = p->cone_dim[c];
         const double* sc = s + start;
         double s1 = 0.0;
         for (int i = 1; i < dim; ++i) s1 += sc[i] * sc[i];
-        active[start] = -1;
-        if (!(sc[0] > active_gap)) {
-            // at the apex: the whole dual is free, one multiplier per row
-            if (!(sqrt(s1) <= active_gap) || k + dim > n) return false;
-            active[start] = k;
-            for (int i = 0; i < dim; ++i, ++k) {
-                for (int j = 0; j < n; ++j) m[k][j] = p->G[start + i][j];
-                kind[k] = BLOCK_APEX;
-            }
-            continue;
-        }
-        if (!(sc[0] - sqrt(s1) <= active_gap)) continue;
-        if (k == n) return false;
-        double inverse_s0 = 1.0 / sc[0];
+        double scale = barrier / (sc[0] * sc[0] - s1);
         for (int j = 0; j < n; ++j) {
-            double value = p->G[start][j];
-            for (int i = 1; i < dim; ++i) value -= p->G[start + i][j] * sc[i] * inverse_s0;
-            m[k][j] = value;
+            double value = p->G[start][j] * sc[0];
+            for (int i = 1; i < dim; ++i) value -= p->G[start + i][j] * sc[i];
+            f[j] += scale * value;
         }
-        active[start] = k;
-        kind[k++] = BLOCK_CONE;
     }
-    if (k == 0) return false;
-    // the multipliers: sum_b z_b m_b = -c, by least squares (consistent at an exact optimum); the
-    // Gram matrix of the normals is factored once for the three solves below
-    double gram[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], multiplier[CONIC_MAX_VARIABLES];
+}
+
+// At most n independent active blocks: the multipliers from sum_b z_b m_b = -c by least squares
+// (consistent at an exact optimum), shifted by the part of the inactive push f the blocks span, and
+// the least change dx of x that meets the first-order central offsets (conic_offset_start)
+static bool independent_offsets(const conic_problem* p, double barrier, int k,
+                                double m[][CONIC_MAX_VARIABLES], const int* kind,
+                                const int* active, const double* f, double* multiplier,
+                                double* dx) {
+    int n = p->variables, l = p->orthant_rows;
+    // the Gram matrix of the normals is factored once for the three solves below
+    double gram[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
     for (int a = 0; a < k; ++a) {
         for (int b = 0; b <= a; ++b) {
             double dot = 0.0;
@@ -774,28 +758,10 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
         residual = max2(residual, fabs(value));
     }
     if (!(residual <= 1e-6)) return false;
-    // the inactive blocks' central duals barrier s^-1 push with f = G^T z over them; the part of f
-    // the active blocks span shifts their multipliers (least squares, first order in the barrier):
-    // a vertex among near faces otherwise starts with a dual residual of barrier / the nearest
-    // inactive gap, just above the stopping rule's. The rest of f moves x along the curvature,
-    // which the re-centring step does.
-    double f[CONIC_MAX_VARIABLES] = {0};
-    for (int i = 0; i < l; ++i)
-        if (active[i] < 0)
-            for (int j = 0; j < n; ++j) f[j] += p->G[i][j] * (barrier / s[i]);
-    for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++]) {
-        if (active[start] >= 0) continue;
-        int dim = p->cone_dim[c];
-        const double* sc = s + start;
-        double s1 = 0.0;
-        for (int i = 1; i < dim; ++i) s1 += sc[i] * sc[i];
-        double scale = barrier / (sc[0] * sc[0] - s1);
-        for (int j = 0; j < n; ++j) {
-            double value = p->G[start][j] * sc[0];
-            for (int i = 1; i < dim; ++i) value -= p->G[start + i][j] * sc[i];
-            f[j] += scale * value;
-        }
-    }
+    // the inactive blocks' central duals push with f; the part of f the active blocks span shifts
+    // their multipliers (least squares, first order in the barrier): a vertex among near faces
+    // otherwise starts with a dual residual of barrier / the nearest inactive gap, just above the
+    // stopping rule's. The rest of f moves x along the curvature, which the re-centring step does.
     double shift[CONIC_MAX_VARIABLES];
     for (int b = 0; b < k; ++b) {
         double dot = 0.0;
@@ -836,8 +802,238 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
         for (int i = 1; i < dim; ++i) w[first + i] = scale * zc[i];
     }
     small_spd_solve(k, gram, inverse_pivot, w);
-    for (int j = 0; j < n; ++j)
-        for (int b = 0; b < k; ++b) x[j] += w[b] * m[b][j];
+    for (int j = 0; j < n; ++j) {
+        dx[j] = 0.0;
+        for (int b = 0; b < k; ++b) dx[j] += w[b] * m[b][j];
+    }
+    return true;
+}
+
+// The multipliers z = z_p + W t (k blocks, d = columns of W) that maximise the concave
+// Phi(t) = sum_b kappa_b log z_b with every z_b > 0, by damped Newton steps on
+// Phi_sigma = sum_b kappa_b log(z_b + sigma) for a shift sigma that starts where t = 0 is inside
+// and falls to 0 (each maximiser starts the next). False when no t makes every z_b positive, or
+// the multipliers are unbounded.
+static bool analytic_centre(int k, int d, const double* z_p, double w[][CONIC_MAX_VARIABLES],
+                            const double* kappa, double* t) {
+    double lowest = INFINITY, size = 0.0;
+    for (int b = 0; b < k; ++b) {
+        lowest = min2(lowest, z_p[b]);
+        size = max2(size, fabs(z_p[b]));
+    }
+    if (!(size > 0.0)) return false;
+    for (int i = 0; i < d; ++i) t[i] = 0.0;
+    double sigma = max2(0.0, -lowest) + size;
+    for (int stage = 0; stage < 80; ++stage) {
+        // maximise Phi_sigma from t
+        for (int iteration = 0; iteration < 50; ++iteration) {
+            double gradient[CONIC_MAX_VARIABLES] = {0}, hessian[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES] = {{0}};
+            double value = 0.0;
+            for (int b = 0; b < k; ++b) {
+                double zb = z_p[b] + sigma;
+                for (int i = 0; i < d; ++i) zb += w[b][i] * t[i];
+                value += kappa[b] * log(zb);
+                for (int i = 0; i < d; ++i) {
+                    gradient[i] += kappa[b] * w[b][i] / zb;
+                    for (int j = 0; j <= i; ++j) hessian[i][j] += kappa[b] * w[b][i] * w[b][j] / (zb * zb);
+                }
+            }
+            double pivots[CONIC_MAX_VARIABLES], step[CONIC_MAX_VARIABLES];
+            if (!small_spd_factor(d, hessian, pivots)) return false;
+            memcpy(step, gradient, sizeof step);
+            small_spd_solve(d, hessian, pivots, step);
+            double decrement = 0.0; // the Newton decrement squared: the predicted gain times 2
+            for (int i = 0; i < d; ++i) decrement += gradient[i] * step[i];
+            if (!(decrement > 1e-24)) break;
+            // halve until inside and not lower
+            double length = 1.0, trial[CONIC_MAX_VARIABLES];
+            for (int halving = 0;; ++halving) {
+                if (halving == 60) return false;
+                for (int i = 0; i < d; ++i) trial[i] = t[i] + length * step[i];
+                double trial_value = 0.0;
+                bool inside = true;
+                for (int b = 0; b < k && inside; ++b) {
+                    double zb = z_p[b] + sigma;
+                    for (int i = 0; i < d; ++i) zb += w[b][i] * trial[i];
+                    inside = zb > 0.0;
+                    if (inside) trial_value += kappa[b] * log(zb);
+                }
+                if (inside && trial_value >= value) break;
+                length *= 0.5;
+            }
+            double moved = 0.0;
+            for (int i = 0; i < d; ++i) {
+                moved = max2(moved, fabs(trial[i] - t[i]));
+                t[i] = trial[i];
+                if (!(fabs(t[i]) <= 1e12 * size)) return false; // unbounded
+            }
+            if (moved <= 1e-15 * size) break;
+        }
+        if (sigma == 0.0) return true;
+        double least = INFINITY;
+        for (int b = 0; b < k; ++b) {
+            double zb = z_p[b];
+            for (int i = 0; i < d; ++i) zb += w[b][i] * t[i];
+            least = min2(least, zb);
+        }
+        // every multiplier positive: the true barrier next; else a smaller shift that keeps t inside
+        if (least > 0.0)
+            sigma = 0.0;
+        else if (-least < 0.5 * sigma)
+            sigma = max2(0.1 * sigma, -2.0 * least);
+        else
+            return false; // the shifted maximiser does not move into z > 0: none is positive
+    }
+    return false;
+}
+
+// Active blocks with dependencies among them, none at a cone's apex (a polytope vertex where more
+// than three faces meet, against a point of the other body; docs/dcol.md §3.5). A maximal
+// independent subset R of the normals (in order) carries the least-squares multipliers of
+// sum_b z_b m_b = -(c + f); each other block d depends on R (m_d + sum_R w_R m_R = 0), so the
+// multipliers form z_p + W t (z_p zero on the dependent blocks, W's column for d: 1 at d and w on
+// R). On the central path the offsets -mu kappa_b / z_b (kappa 1 on a row, 1/2 on a cone) lie in
+// the range of M: W^T (kappa / z) = 0, the stationarity of sum_b kappa_b log z_b, whose maximiser
+// over the positive multipliers is the analytic centre of the optimal ones, where the central
+// path ends (analytic_centre). dx is the least change that meets R's offsets; the dependent
+// blocks' then hold too.
+static bool degenerate_offsets(const conic_problem* p, double barrier, int k,
+                               double m[][CONIC_MAX_VARIABLES], const int* kind, const double* f,
+                               double* multiplier, double* dx) {
+    int n = p->variables;
+    int rest[CONIC_MAX_VARIABLES], dependent[OFFSET_MAX_ACTIVE], count = 0, d = 0;
+    double gram[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], factor[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
+    double inverse_pivot[CONIC_MAX_VARIABLES];
+    for (int b = 0; b < k; ++b) {
+        if (count == n) {
+            dependent[d++] = b;
+            continue;
+        }
+        for (int a = 0; a <= count; ++a) {
+            const double* ma = m[a < count ? rest[a] : b];
+            double dot = 0.0;
+            for (int j = 0; j < n; ++j) dot += ma[j] * m[b][j];
+            gram[count][a] = gram[a][count] = dot;
+        }
+        memcpy(factor, gram, sizeof factor);
+        if (small_spd_factor(count + 1, factor, inverse_pivot))
+            rest[count++] = b;
+        else
+            dependent[d++] = b;
+    }
+    if (d == 0 || d > CONIC_MAX_VARIABLES || !small_spd_factor(count, gram, inverse_pivot))
+        return false;
+    // z_p on R, and each dependent block's coefficients on R
+    double z_p[OFFSET_MAX_ACTIVE] = {0}, w[OFFSET_MAX_ACTIVE][CONIC_MAX_VARIABLES] = {{0}};
+    double particular[CONIC_MAX_VARIABLES];
+    for (int a = 0; a < count; ++a) {
+        double dot = 0.0;
+        for (int j = 0; j < n; ++j) dot -= m[rest[a]][j] * ((j == p->objective ? 1.0 : 0.0) + f[j]);
+        particular[a] = dot;
+    }
+    small_spd_solve(count, gram, inverse_pivot, particular);
+    double miss_c = 0.0;
+    for (int j = 0; j < n; ++j) {
+        double value = (j == p->objective ? 1.0 : 0.0) + f[j];
+        for (int a = 0; a < count; ++a) value += particular[a] * m[rest[a]][j];
+        miss_c = max2(miss_c, fabs(value));
+    }
+    if (!(miss_c <= 1e-6)) return false; // not an optimum of these blocks
+    for (int a = 0; a < count; ++a) z_p[rest[a]] = particular[a];
+    for (int i = 0; i < d; ++i) {
+        const double* md = m[dependent[i]];
+        double coefficient[CONIC_MAX_VARIABLES];
+        for (int a = 0; a < count; ++a) {
+            double dot = 0.0;
+            for (int j = 0; j < n; ++j) dot -= m[rest[a]][j] * md[j];
+            coefficient[a] = dot;
+        }
+        small_spd_solve(count, gram, inverse_pivot, coefficient);
+        double miss = 0.0, norm = 0.0;
+        for (int j = 0; j < n; ++j) {
+            double value = md[j];
+            for (int a = 0; a < count; ++a) value += coefficient[a] * m[rest[a]][j];
+            miss = max2(miss, fabs(value));
+            norm = max2(norm, fabs(md[j]));
+        }
+        if (!(miss <= 1e-9 * norm)) return false; // nearly, not exactly, dependent
+        w[dependent[i]][i] = 1.0;
+        for (int a = 0; a < count; ++a) w[rest[a]][i] = coefficient[a];
+    }
+    double kappa[OFFSET_MAX_ACTIVE], t[CONIC_MAX_VARIABLES];
+    for (int b = 0; b < k; ++b) kappa[b] = kind[b] == BLOCK_CONE ? 0.5 : 1.0;
+    if (!analytic_centre(k, d, z_p, w, kappa, t)) return false;
+    for (int b = 0; b < k; ++b) {
+        multiplier[b] = z_p[b];
+        for (int i = 0; i < d; ++i) multiplier[b] += w[b][i] * t[i];
+        if (!(multiplier[b] > 0.0)) return false;
+    }
+    // dx = M_R^T (M_R M_R^T)^-1 offsets_R
+    double offsets[CONIC_MAX_VARIABLES];
+    for (int a = 0; a < count; ++a) offsets[a] = -barrier * kappa[rest[a]] / multiplier[rest[a]];
+    small_spd_solve(count, gram, inverse_pivot, offsets);
+    for (int j = 0; j < n; ++j) {
+        dx[j] = 0.0;
+        for (int a = 0; a < count; ++a) dx[j] += offsets[a] * m[rest[a]][j];
+    }
+    return true;
+}
+
+bool conic_offset_start(const conic_problem* p, double barrier, double active_gap, double* x,
+                        double* s, double* z) {
+    int n = p->variables, l = p->orthant_rows;
+    primal_slack(p, x, s);
+    // the active blocks and their normals m_b: an orthant row's G_i, a cone's G_c^T J (s_c / s_c0)
+    // on its boundary, every row G_i of a cone at its apex; active[r] is the block of row r (a
+    // cone's first row; -1: inactive). One block more than the variables is a degenerate vertex.
+    double m[OFFSET_MAX_ACTIVE][CONIC_MAX_VARIABLES];
+    int kind[OFFSET_MAX_ACTIVE];
+    int active[CONIC_MAX_ROWS];
+    int k = 0;
+    bool apex = false;
+    for (int i = 0; i < l; ++i) {
+        active[i] = -1;
+        if (!(s[i] <= active_gap)) continue;
+        if (k == OFFSET_MAX_ACTIVE) return false;
+        for (int j = 0; j < n; ++j) m[k][j] = p->G[i][j];
+        active[i] = k;
+        kind[k++] = BLOCK_ROW;
+    }
+    for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++]) {
+        int dim = p->cone_dim[c];
+        const double* sc = s + start;
+        double s1 = 0.0;
+        for (int i = 1; i < dim; ++i) s1 += sc[i] * sc[i];
+        active[start] = -1;
+        if (!(sc[0] > active_gap)) {
+            // at the apex: the whole dual is free, one multiplier per row
+            if (!(sqrt(s1) <= active_gap) || k + dim > n) return false;
+            active[start] = k;
+            for (int i = 0; i < dim; ++i, ++k) {
+                for (int j = 0; j < n; ++j) m[k][j] = p->G[start + i][j];
+                kind[k] = BLOCK_APEX;
+            }
+            apex = true;
+            continue;
+        }
+        if (!(sc[0] - sqrt(s1) <= active_gap)) continue;
+        if (k == OFFSET_MAX_ACTIVE) return false;
+        double inverse_s0 = 1.0 / sc[0];
+        for (int j = 0; j < n; ++j) {
+            double value = p->G[start][j];
+            for (int i = 1; i < dim; ++i) value -= p->G[start + i][j] * sc[i] * inverse_s0;
+            m[k][j] = value;
+        }
+        active[start] = k;
+        kind[k++] = BLOCK_CONE;
+    }
+    if (k == 0 || (k > n && apex)) return false;
+    double f[CONIC_MAX_VARIABLES], multiplier[OFFSET_MAX_ACTIVE], dx[CONIC_MAX_VARIABLES];
+    inactive_force(p, barrier, s, active, f);
+    if (!(k <= n && independent_offsets(p, barrier, k, m, kind, active, f, multiplier, dx)) &&
+        (apex || !degenerate_offsets(p, barrier, k, m, kind, f, multiplier, dx)))
+        return false;
+    for (int j = 0; j < n; ++j) x[j] += dx[j];
     // the dual: the multipliers on the active blocks (a cone's tau J s / s_0 at the moved point,
     // at its apex the multipliers themselves), barrier s^-1 elsewhere. Not barrier s^-1
     // throughout: an active block's s^T J s (or s_i) is of the order of the barrier and carries the

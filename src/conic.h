@@ -95,10 +95,12 @@ osc_status conic_solve(const conic_problem* problem, double barrier, int max_ite
 /// first-order central point of `barrier`: every active orthant row's slack becomes barrier / z_i,
 /// every active cone's s^T J s becomes barrier s_0 / tau (its dual tau J s / s_0) and a cone at
 /// its apex takes s = barrier z^-1 (its dual z free), by the least change of x, with the
-/// multipliers from G^T z = -c on the active blocks; writes the slack h - G x at the moved x to s
-/// and the matching dual to z [rows each]. False (x unchanged, s overwritten) when the active
-/// blocks' multipliers are more than the variables or dependent, not all positive (strictly inside
-/// the cone at an apex) or not consistent.
+/// multipliers from G^T z = -c on the active blocks (where the blocks are dependent, as at a
+/// polytope vertex of more than three faces, the analytic centre of those multipliers); writes the
+/// slack h - G x at the moved x to s and the matching dual to z [rows each]. False (x unchanged, s
+/// overwritten) when more than 16 blocks are active, a cone at its apex comes with dependent
+/// blocks, or the multipliers are not all positive (strictly inside the cone at an apex) or not
+/// consistent.
 bool conic_offset_start(const conic_problem* problem, double barrier, double active_gap, double* x,
                         double* s, double* z);
 
