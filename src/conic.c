@@ -704,7 +704,8 @@ static bool soc_interior(const double* v, int dim) {
 
 // the kinds of an active block's multiplier: an orthant row's z_i, a cone's tau (on its boundary:
 // z = tau J s / s_0) or one entry of a cone's whole dual (at its apex, s = 0); at most
-// OFFSET_MAX_ACTIVE active blocks (16: a polytope vertex of 15 faces against a point)
+// OFFSET_MAX_ACTIVE active blocks, and at most CONIC_MAX_VARIABLES of them dependent (a polytope
+// vertex of 11 faces against a point; docs/dcol.md §3.5)
 enum { BLOCK_ROW, BLOCK_CONE, BLOCK_APEX, OFFSET_MAX_ACTIVE = 2 * CONIC_MAX_VARIABLES };
 
 // f = G^T z over the inactive blocks at their central duals barrier s^-1
