@@ -846,6 +846,21 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
                 }
                 t1 = (-ties[0].gap * b.v + ties[1].gap * a.v) / det;
                 t2 = (-ties[1].gap * a.u + ties[0].gap * b.u) / det;
+            } else if (tie_count == 3) {
+                // the generator nearly along a face of the other body (a line contact is near):
+                // the optimum keeps two of the three ties, so the first whose other two balance
+                // the gradient with non-negative weights is released
+                int release = -1;
+                for (int skip = 0; skip < 3 && release < 0; ++skip) {
+                    plane_vector a = ties[skip == 0 ? 1 : 0].direction, b = ties[skip == 2 ? 1 : 2].direction;
+                    double det = a.u * b.v - a.v * b.u;
+                    if (!(fabs(det) > 1e-9 * (fabs(a.u * b.v) + fabs(a.v * b.u)))) continue;
+                    double w0 = -(g1 * b.v - g2 * b.u) / det, w1 = -(a.u * g2 - a.v * g1) / det;
+                    if (w0 >= 0.0 && w1 >= 0.0) release = skip;
+                }
+                if (release < 0) return false;
+                remove_tied(&bodies[ties[release].body], ties[release].index);
+                continue;
             } else {
                 return false;
             }
