@@ -702,6 +702,9 @@ static bool soc_interior(const double* v, int dim) {
     return v[0] > 0.0 && v[0] * v[0] > tail;
 }
 
+// A multiplier below this times the barrier has a central offset above 1e-6 of the normalised size
+static const double FLAT_MULTIPLIER = 1e6;
+
 // the kinds of an active block's multiplier: an orthant row's z_i, a cone's tau (on its boundary:
 // z = tau J s / s_0) or one entry of a cone's whole dual (at its apex, s = 0); at most
 // OFFSET_MAX_ACTIVE active blocks, and at most CONIC_MAX_VARIABLES of them dependent (a polytope
@@ -810,6 +813,36 @@ static bool independent_offsets(const conic_problem* p, double barrier, int k,
     return true;
 }
 
+// A maximal independent subset of the k normals m, greedily in order: rest[0 .. count) and the
+// others in dependent[0 .. *dependent_count); gram holds the subset's Gram matrix factored
+// (small_spd_factor) with inverse_pivot. Returns count, or -1 when that factor fails.
+static int independent_subset(int n, int k, double m[][CONIC_MAX_VARIABLES], int* rest,
+                              int* dependent, int* dependent_count,
+                              double gram[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES],
+                              double* inverse_pivot) {
+    double factor[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
+    int count = 0;
+    *dependent_count = 0;
+    for (int b = 0; b < k; ++b) {
+        if (count == n) {
+            dependent[(*dependent_count)++] = b;
+            continue;
+        }
+        for (int a = 0; a <= count; ++a) {
+            const double* ma = m[a < count ? rest[a] : b];
+            double dot = 0.0;
+            for (int j = 0; j < n; ++j) dot += ma[j] * m[b][j];
+            gram[count][a] = gram[a][count] = dot;
+        }
+        memcpy(factor, gram, sizeof factor);
+        if (small_spd_factor(count + 1, factor, inverse_pivot))
+            rest[count++] = b;
+        else
+            dependent[(*dependent_count)++] = b;
+    }
+    return small_spd_factor(count, gram, inverse_pivot) ? count : -1;
+}
+
 // The multipliers z = z_p + W t (k blocks, d = columns of W) that maximise the concave
 // Phi(t) = sum_b kappa_b log z_b with every z_b > 0, by damped Newton steps on
 // Phi_sigma = sum_b kappa_b log(z_b + sigma) for a shift sigma that starts where t = 0 is inside
@@ -902,28 +935,10 @@ static bool degenerate_offsets(const conic_problem* p, double barrier, int k,
                                double m[][CONIC_MAX_VARIABLES], const int* kind, const double* f,
                                double* multiplier, double* dx) {
     int n = p->variables;
-    int rest[CONIC_MAX_VARIABLES], dependent[OFFSET_MAX_ACTIVE], count = 0, d = 0;
-    double gram[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], factor[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
-    double inverse_pivot[CONIC_MAX_VARIABLES];
-    for (int b = 0; b < k; ++b) {
-        if (count == n) {
-            dependent[d++] = b;
-            continue;
-        }
-        for (int a = 0; a <= count; ++a) {
-            const double* ma = m[a < count ? rest[a] : b];
-            double dot = 0.0;
-            for (int j = 0; j < n; ++j) dot += ma[j] * m[b][j];
-            gram[count][a] = gram[a][count] = dot;
-        }
-        memcpy(factor, gram, sizeof factor);
-        if (small_spd_factor(count + 1, factor, inverse_pivot))
-            rest[count++] = b;
-        else
-            dependent[d++] = b;
-    }
-    if (d == 0 || d > CONIC_MAX_VARIABLES || !small_spd_factor(count, gram, inverse_pivot))
-        return false;
+    int rest[CONIC_MAX_VARIABLES], dependent[OFFSET_MAX_ACTIVE], d = 0;
+    double gram[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], inverse_pivot[CONIC_MAX_VARIABLES];
+    int count = independent_subset(n, k, m, rest, dependent, &d, gram, inverse_pivot);
+    if (count < 0 || d == 0 || d > CONIC_MAX_VARIABLES) return false;
     // z_p on R, and each dependent block's coefficients on R
     double z_p[OFFSET_MAX_ACTIVE] = {0}, w[OFFSET_MAX_ACTIVE][CONIC_MAX_VARIABLES] = {{0}};
     double particular[CONIC_MAX_VARIABLES];
@@ -980,6 +995,175 @@ static bool degenerate_offsets(const conic_problem* p, double barrier, int k,
     return true;
 }
 
+// A flat contact (a face resting on a face, within the barrier's resolution of flat; two polytopes
+// only, every block an orthant row): some active rows carry multipliers so small that their
+// central offsets barrier / z_b would cross the face. The strong rows keep theirs; the central
+// point then minimises (c . v) / mu - sum log s_i over the other rows on the affine set where the
+// strong rows sit at their offsets (Newton in its null space N), which is where the walk's vertex
+// moves to: the middle of the contact region when flat, towards the vertex as the tilt grows.
+static bool flat_offsets(const conic_problem* p, double barrier, int k,
+                         double m[][CONIC_MAX_VARIABLES], int* active, const double* x,
+                         double* multiplier, double* dx) {
+    int n = p->variables, l = p->orthant_rows;
+    if (p->cone_count > 0) return false;
+    // a maximal independent subset of the active rows and their least-squares multipliers
+    int rest[CONIC_MAX_VARIABLES], dependent[OFFSET_MAX_ACTIVE], d = 0;
+    double gram[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], inverse_pivot[CONIC_MAX_VARIABLES];
+    int count = independent_subset(n, k, m, rest, dependent, &d, gram, inverse_pivot);
+    if (count < 0) return false;
+    double z[CONIC_MAX_VARIABLES], largest = 0.0;
+    for (int a = 0; a < count; ++a) z[a] = -m[rest[a]][p->objective];
+    small_spd_solve(count, gram, inverse_pivot, z);
+    for (int a = 0; a < count; ++a) largest = max2(largest, z[a]);
+    // strong: an offset below 1e-6 of the normalised size
+    int strong[CONIC_MAX_VARIABLES], strong_count = 0;
+    for (int a = 0; a < count; ++a)
+        if (z[a] > FLAT_MULTIPLIER * barrier) strong[strong_count++] = rest[a];
+    if (strong_count == 0 || (strong_count == count && count == k)) return false; // nothing flat
+    // the strong rows' Gram factor, least-norm offsets, and N (Householder on M_s^T)
+    for (int a = 0; a < strong_count; ++a)
+        for (int b = 0; b <= a; ++b) {
+            double dot = 0.0;
+            for (int j = 0; j < n; ++j) dot += m[strong[a]][j] * m[strong[b]][j];
+            gram[a][b] = gram[b][a] = dot;
+        }
+    if (!small_spd_factor(strong_count, gram, inverse_pivot)) return false;
+    double zs[CONIC_MAX_VARIABLES], offsets[CONIC_MAX_VARIABLES], v[CONIC_MAX_VARIABLES];
+    for (int a = 0; a < strong_count; ++a) zs[a] = -m[strong[a]][p->objective];
+    small_spd_solve(strong_count, gram, inverse_pivot, zs);
+    for (int a = 0; a < strong_count; ++a) {
+        if (!(zs[a] > 0.0)) return false;
+        offsets[a] = -barrier / zs[a];
+    }
+    small_spd_solve(strong_count, gram, inverse_pivot, offsets);
+    for (int j = 0; j < n; ++j) {
+        v[j] = x[j];
+        for (int a = 0; a < strong_count; ++a) v[j] += offsets[a] * m[strong[a]][j];
+    }
+    double reflector[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], basis[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
+    for (int b = 0; b < strong_count; ++b) {
+        double* r = reflector[b];
+        for (int j = 0; j < n; ++j) r[j] = m[strong[b]][j];
+        for (int a = 0; a < b; ++a) {
+            double dot = 0.0;
+            for (int j = a; j < n; ++j) dot += reflector[a][j] * r[j];
+            for (int j = a; j < n; ++j) r[j] -= dot * reflector[a][j];
+        }
+        double norm2 = 0.0;
+        for (int j = b; j < n; ++j) norm2 += r[j] * r[j];
+        double norm = sqrt(norm2);
+        if (!(norm > 0.0)) return false;
+        double scale2 = norm2 + fabs(r[b]) * norm;
+        r[b] += r[b] >= 0.0 ? norm : -norm;
+        for (int j = 0; j < b; ++j) r[j] = 0.0;
+        double inverse = 1.0 / sqrt(scale2);
+        for (int j = b; j < n; ++j) r[j] *= inverse;
+    }
+    int free = n - strong_count;
+    for (int i = 0; i < free; ++i) {
+        double* e = basis[i];
+        for (int j = 0; j < n; ++j) e[j] = j == strong_count + i;
+        for (int a = strong_count - 1; a >= 0; --a) {
+            double dot = 0.0;
+            for (int j = a; j < n; ++j) dot += reflector[a][j] * e[j];
+            for (int j = a; j < n; ++j) e[j] -= dot * reflector[a][j];
+        }
+    }
+    // the other rows: slack and gradient along N at v + N y
+    bool is_strong[CONIC_MAX_ROWS] = {false};
+    for (int a = 0; a < strong_count; ++a)
+        for (int i = 0; i < l; ++i)
+            if (active[i] == strong[a]) is_strong[i] = true;
+    double row_n[CONIC_MAX_ROWS][CONIC_MAX_VARIABLES], base[CONIC_MAX_ROWS], objective[CONIC_MAX_VARIABLES];
+    for (int i = 0; i < l; ++i) {
+        double gv = 0.0;
+        for (int j = 0; j < n; ++j) gv += p->G[i][j] * v[j];
+        base[i] = p->h[i] - gv;
+        for (int c = 0; c < free; ++c) {
+            double dot = 0.0;
+            for (int j = 0; j < n; ++j) dot += p->G[i][j] * basis[c][j];
+            row_n[i][c] = dot; // s_i(v + N y) = base_i - row_n_i . y
+        }
+    }
+    for (int c = 0; c < free; ++c) objective[c] = basis[c][p->objective] / barrier;
+    // an inside start: from v along the mean inward direction of the rows at 0
+    double y[CONIC_MAX_VARIABLES] = {0}, inward[CONIC_MAX_VARIABLES] = {0};
+    for (int i = 0; i < l; ++i) {
+        if (is_strong[i] || base[i] > 1e-9) continue;
+        double norm = 0.0;
+        for (int c = 0; c < free; ++c) norm += row_n[i][c] * row_n[i][c];
+        if (!(norm > 0.0)) return false;
+        for (int c = 0; c < free; ++c) inward[c] -= row_n[i][c] / sqrt(norm);
+    }
+    // halfway to the nearest other row along it
+    double length = INFINITY;
+    for (int i = 0; i < l; ++i) {
+        if (is_strong[i]) continue;
+        double rate = 0.0;
+        for (int c = 0; c < free; ++c) rate += row_n[i][c] * inward[c];
+        if (rate > 0.0 && base[i] > 1e-9) length = min2(length, base[i] / rate);
+    }
+    if (!isfinite(length)) return false;
+    length *= 0.5;
+    for (int c = 0; c < free; ++c) y[c] = length * inward[c];
+    // damped Newton on psi(y) = objective . y - sum log s_i
+    for (int iteration = 0; iteration < 100; ++iteration) {
+        double gradient[CONIC_MAX_VARIABLES], hessian[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES] = {{0}};
+        for (int c = 0; c < free; ++c) gradient[c] = objective[c];
+        for (int i = 0; i < l; ++i) {
+            if (is_strong[i]) continue;
+            double si = base[i];
+            for (int c = 0; c < free; ++c) si -= row_n[i][c] * y[c];
+            if (!(si > 0.0)) return false;
+            for (int c = 0; c < free; ++c) {
+                gradient[c] += row_n[i][c] / si;
+                for (int e = 0; e <= c; ++e) hessian[c][e] += row_n[i][c] * row_n[i][e] / (si * si);
+            }
+        }
+        double pivots[CONIC_MAX_VARIABLES], step[CONIC_MAX_VARIABLES];
+        if (!small_spd_factor(free, hessian, pivots)) return false;
+        for (int c = 0; c < free; ++c) step[c] = -gradient[c];
+        small_spd_solve(free, hessian, pivots, step);
+        double decrement = 0.0, reach = 0.0, where = 1.0;
+        for (int c = 0; c < free; ++c) {
+            decrement -= gradient[c] * step[c];
+            reach = max2(reach, fabs(step[c]));
+            where = max2(where, fabs(y[c]));
+        }
+        // (the decrement carries the rounding of a gradient of size 1 / barrier)
+        if (!(decrement > 1e-16) || reach <= 1e-13 * where) break;
+        // psi is self-concordant: the damped step 1 / (1 + lambda) stays inside and decreases it,
+        // and full steps converge quadratically once lambda < 1/4
+        double lambda = sqrt(decrement), t = lambda < 0.25 ? 1.0 : 1.0 / (1.0 + lambda);
+        for (int c = 0; c < free; ++c) y[c] += t * step[c];
+        if (iteration == 99) return false;
+    }
+    // the central point and the strong rows' multipliers from c + f (f the others' barrier / s)
+    double f[CONIC_MAX_VARIABLES] = {0};
+    for (int j = 0; j < n; ++j) {
+        dx[j] = v[j] - x[j];
+        for (int c = 0; c < free; ++c) dx[j] += y[c] * basis[c][j];
+    }
+    for (int i = 0; i < l; ++i) {
+        if (is_strong[i]) continue;
+        double si = base[i];
+        for (int c = 0; c < free; ++c) si -= row_n[i][c] * y[c];
+        for (int j = 0; j < n; ++j) f[j] += p->G[i][j] * barrier / si;
+    }
+    for (int a = 0; a < strong_count; ++a) {
+        double dot = 0.0;
+        for (int j = 0; j < n; ++j) dot -= m[strong[a]][j] * ((j == p->objective ? 1.0 : 0.0) + f[j]);
+        zs[a] = dot;
+    }
+    small_spd_solve(strong_count, gram, inverse_pivot, zs);
+    for (int a = 0; a < strong_count; ++a)
+        if (!(zs[a] > 0.0)) return false;
+    for (int i = 0; i < l; ++i)
+        if (active[i] >= 0 && !is_strong[i]) active[i] = -1;
+    for (int a = 0; a < strong_count; ++a) multiplier[strong[a]] = zs[a];
+    return true;
+}
+
 bool conic_offset_start(const conic_problem* p, double barrier, double active_gap, double* x,
                         double* s, double* z) {
     int n = p->variables, l = p->orthant_rows;
@@ -1031,16 +1215,25 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
     if (k == 0 || (k > n && apex)) return false;
     double f[CONIC_MAX_VARIABLES], multiplier[OFFSET_MAX_ACTIVE], dx[CONIC_MAX_VARIABLES];
     inactive_force(p, barrier, s, active, f);
-    if (!(k <= n && independent_offsets(p, barrier, k, m, kind, active, f, multiplier, dx)) &&
-        (apex || !degenerate_offsets(p, barrier, k, m, kind, f, multiplier, dx)))
-        return false;
+    bool offset = (k <= n && independent_offsets(p, barrier, k, m, kind, active, f, multiplier, dx)) ||
+                  (!apex && degenerate_offsets(p, barrier, k, m, kind, f, multiplier, dx));
+    if (!offset && !flat_offsets(p, barrier, k, m, active, x, multiplier, dx)) return false;
     for (int j = 0; j < n; ++j) x[j] += dx[j];
+    primal_slack(p, x, s);
+    // between two polytopes, offsets that cross a face mean a flat contact (flat_offsets)
+    bool crossed = false;
+    for (int i = 0; i < l && offset && p->cone_count == 0; ++i) crossed = crossed || !(s[i] > 0.0);
+    if (crossed) {
+        for (int j = 0; j < n; ++j) x[j] -= dx[j];
+        if (!flat_offsets(p, barrier, k, m, active, x, multiplier, dx)) return false;
+        for (int j = 0; j < n; ++j) x[j] += dx[j];
+        primal_slack(p, x, s);
+    }
     // the dual: the multipliers on the active blocks (a cone's tau J s / s_0 at the moved point,
     // at its apex the multipliers themselves), barrier s^-1 elsewhere. Not barrier s^-1
     // throughout: an active block's s^T J s (or s_i) is of the order of the barrier and carries the
     // rounding of s, 1e-16 of the data's scale, so its reciprocal would be off by 1e-6 relative,
     // and the dual residual with it
-    primal_slack(p, x, s);
     for (int i = 0; i < l; ++i) z[i] = active[i] >= 0 ? multiplier[active[i]] : barrier / s[i];
     for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++]) {
         int dim = p->cone_dim[c];

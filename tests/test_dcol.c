@@ -995,6 +995,22 @@ static void test_polytope_neighbours(void) {
     CHECK(solves > 600 && most_vertices > 64 && fallbacks <= solves / 100 && worst < 1e-9);
 }
 
+// the largest difference of the alpha, point, distance and normal Jacobians of two solves, relative
+// to each array's largest entry in `reference` (jacobians as osc_dcol_jacobians lays them out)
+static double jacobian_gap(double solved[6][36], double reference[6][36]) {
+    const int rows[4] = {0, 1, 4, 5}, heights[4] = {1, 3, 1, 3};
+    double worst = 0.0;
+    for (int r = 0; r < 4; ++r) {
+        double norm = 0.0, gap = 0.0;
+        for (int i = 0; i < 12 * heights[r]; ++i) {
+            norm = fmax(norm, fabs(reference[rows[r]][i]));
+            gap = fmax(gap, fabs(solved[rows[r]][i] - reference[rows[r]][i]));
+        }
+        worst = fmax(worst, gap / fmax(norm, 1e-300));
+    }
+    return worst;
+}
+
 // Polytopes whose vertices have more than three faces (an octahedron's four, a square pyramid's
 // apex, an icosahedron's five) against every test shape and themselves, both orders: at such a
 // vertex the active faces' normals are dependent, and the first-order central start took them by
@@ -1060,15 +1076,7 @@ static void test_degenerate_vertices(void) {
                 dcol_support_path = true;
                 worst_smooth_alpha = fmax(worst_smooth_alpha, fabs(fast.alpha - general.alpha) / general.alpha);
                 worst_smooth_point = fmax(worst_smooth_point, osc_length(osc_sub(fast.point, general.point)));
-                const int rows[4] = {0, 1, 4, 5}, heights[4] = {1, 3, 1, 3}; // alpha, point, distance, normal
-                for (int r = 0; r < 4; ++r) {
-                    double norm = 0.0, gap = 0.0;
-                    for (int i = 0; i < 12 * heights[r]; ++i) {
-                        norm = fmax(norm, fabs(general_j[rows[r]][i]));
-                        gap = fmax(gap, fabs(fast_j[rows[r]][i] - general_j[rows[r]][i]));
-                    }
-                    worst_jacobian = fmax(worst_jacobian, gap / fmax(norm, 1e-300));
-                }
+                worst_jacobian = fmax(worst_jacobian, jacobian_gap(fast_j, general_j));
                 // and alpha's row against central differences at the default barrier
                 int output = -1;
                 double error = fd_error(first, pa, second, pb, NULL, 1e-5, 1, &output);
@@ -1084,6 +1092,69 @@ static void test_degenerate_vertices(void) {
     CHECK(worst_alpha < 1e-9 && worst_smooth_alpha < 1e-9 && worst_smooth_point < 1e-7);
     CHECK(worst_jacobian < 1e-4);
     for (int d = 0; d < 3; ++d) osc_convex_destroy(shapes[d]);
+}
+
+// A box resting on a box, face on face, tilted by 0 to 1e-6: flat at the barrier's resolution the
+// central point lies in the middle of the contact, not at the walk's vertex, and the first-order
+// start's offsets crossed the face, so every such pair took the general start (7 iterations). The
+// flat start (docs/dcol.md §3.5) is checked against it: the fallbacks, alpha at the default barrier,
+// and at barrier 1e-6 alpha, the point and the Jacobians; the contact stays DEGENERATE.
+static void test_resting_contacts(void) {
+    osc_convex* box = NULL;
+    CHECK_STATUS(osc_convex_create_box(osc_v3(0.5, 0.4, 0.3), &box), OSC_OK);
+    if (!box) return;
+    const double tilts[5] = {0.0, 1e-12, 1e-10, 1e-8, 1e-6};
+    osc_dcol_settings smooth = settings_with(1e-6);
+    test_rng rng = {77};
+    int solves = 0, fallbacks = 0, degenerate = 0, iterations = 0;
+    double worst_smooth_alpha = 0.0, worst_point = 0.0, worst_jacobian = 0.0;
+    double below = 0.0, above = 0.0;
+    for (int t = 0; t < 5; ++t)
+        for (int trial = 0; trial < 100; ++trial) {
+            double yaw = test_uniform(&rng, 0.0, 6.283185307179586), turn = test_uniform(&rng, 0.0, 6.283185307179586);
+            osc_quat q = osc_quat_mul(osc_quat_exp(osc_v3(tilts[t] * cos(turn), tilts[t] * sin(turn), 0.0)),
+                                      osc_quat_exp(osc_v3(0.0, 0.0, yaw)));
+            osc_pose pa = {osc_v3(0.0, 0.0, 0.0), {1.0, 0.0, 0.0, 0.0}};
+            osc_pose pb = {osc_v3(test_uniform(&rng, -0.3, 0.3), test_uniform(&rng, -0.3, 0.3),
+                                  0.6 + test_uniform(&rng, -0.01, 0.01)), q};
+            double difference;
+            fallbacks += fell_back(box, pa, box, pb, &difference);
+            ++solves;
+            double fast_j[6][36], general_j[6][36];
+            osc_dcol_jacobians fast_jac = {fast_j[0], fast_j[1], fast_j[2], fast_j[3], fast_j[4], fast_j[5]};
+            osc_dcol_jacobians general_jac = {general_j[0], general_j[1], general_j[2], general_j[3],
+                                              general_j[4], general_j[5]};
+            osc_dcol_result fast, general;
+            CHECK_STATUS(osc_dcol_proximity(box, pa, box, pb, NULL, &fast, NULL, NULL), OSC_OK);
+            dcol_support_path = false;
+            CHECK_STATUS(osc_dcol_proximity(box, pa, box, pb, NULL, &general, NULL, NULL), OSC_OK);
+            dcol_support_path = true;
+            // a central point's alpha lies above alpha* by at most the duality gap, 24 rows x 1e-10,
+            // and the general start's is never below alpha*, so ours may be above its by that much;
+            // below it by more: the general start stalls (9-10 iterations at a tilt of 1e-8) up to
+            // 8e-9 above alpha*
+            below = fmax(below, (general.alpha - fast.alpha) / general.alpha);
+            above = fmax(above, (fast.alpha - general.alpha) / general.alpha);
+            degenerate += (fast.flags & OSC_DCOL_DEGENERATE) != 0;
+            iterations += fast.iterations;
+            CHECK_STATUS(osc_dcol_proximity(box, pa, box, pb, &smooth, &fast, &fast_jac, NULL), OSC_OK);
+            dcol_support_path = false;
+            CHECK_STATUS(osc_dcol_proximity(box, pa, box, pb, &smooth, &general, &general_jac, NULL), OSC_OK);
+            dcol_support_path = true;
+            worst_smooth_alpha = fmax(worst_smooth_alpha, fabs(fast.alpha - general.alpha) / general.alpha);
+            worst_point = fmax(worst_point, osc_length(osc_sub(fast.point, general.point)));
+            worst_jacobian = fmax(worst_jacobian, jacobian_gap(fast_j, general_j));
+        }
+    printf("  %d resting boxes (tilt 0 to 1e-6): %d fallbacks, %.2f iterations on average, %d "
+           "DEGENERATE; alpha below the general start's by at most %.2g, above by %.2g; at barrier "
+           "1e-6 alpha %.2g, the point %.2g, the Jacobians %.2g (relative) from its\n", solves,
+           fallbacks, (double)iterations / solves, degenerate, below, above, worst_smooth_alpha,
+           worst_point, worst_jacobian);
+    CHECK(fallbacks <= solves / 50);
+    CHECK(degenerate >= 400); // flat to the barrier: every tilt up to 1e-8 (the 1e-6 ones in part)
+    CHECK(below < 1e-8 && above < 2.4e-9);
+    CHECK(worst_smooth_alpha < 1e-9 && worst_point < 1e-6 && worst_jacobian < 1e-3);
+    osc_convex_destroy(box);
 }
 
 // Cones far outside the test shapes' range: needles (half angle 1e-3), flat discs (pi/2 - 1e-3,
@@ -1267,6 +1338,7 @@ int main(void) {
     RUN(test_disc_kinks);
     RUN(test_polytope_neighbours);
     RUN(test_degenerate_vertices);
+    RUN(test_resting_contacts);
     RUN(test_extreme_cones);
     RUN(test_warm_start);
     RUN(test_batch);
