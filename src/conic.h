@@ -96,8 +96,10 @@ osc_status conic_solve(const conic_problem* problem, double barrier, int max_ite
 /// every active cone's s^T J s becomes barrier s_0 / tau (its dual tau J s / s_0) and a cone at
 /// its apex takes s = barrier z^-1 (its dual z free), by the least change of x, with the
 /// multipliers from G^T z = -c on the active blocks (where the blocks are dependent, as at a
-/// polytope vertex of more than three faces, the analytic centre of those multipliers); writes the
-/// slack h - G x at the moved x to s and the matching dual to z [rows each]. False (x unchanged, s
+/// polytope vertex of more than three faces, the analytic centre of those multipliers; where, with
+/// orthant rows only, the offsets would cross a row, as for a face resting on a face, the barrier
+/// problem's minimiser on the strong rows' affine set); writes the slack h - G x at the moved x to
+/// s and the matching dual to z [rows each]. False (x unchanged, s
 /// overwritten) when more than 16 blocks are active, a cone at its apex comes with dependent
 /// blocks, or the multipliers are not all positive (strictly inside the cone at an apex) or not
 /// consistent.
