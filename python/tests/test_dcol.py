@@ -123,11 +123,11 @@ def test_batch_equals_single_bit_for_bit(rng):
 
 
 def test_warm_start_reproduces_the_answer():
-    # two boxes face to face touch on a square, not a point: they take the interior-point start,
-    # which a warm start replaces (a point contact starts from its exact optimum instead,
-    # docs/dcol.md §3.5)
-    a, b = osc.Convex.box([0.5, 0.4, 0.3]), osc.Convex.box([0.3, 0.3, 0.3])
-    pa, pb = osc.pose(), osc.pose([1.1, 0.2, 0.1])
+    # a capsule lying on a box's face touches it along a segment, not a point: the pair takes the
+    # interior-point start, which a warm start replaces (a point contact starts from its exact
+    # optimum, and a face resting on a face from the middle of the contact, docs/dcol.md §3.5)
+    a, b = osc.Convex.box([0.5, 0.4, 0.3]), osc.Convex.capsule(0.2, 0.8)
+    pa, pb = osc.pose(), osc.pose([0.1, 0.05, 0.6])
     ws = osc.DcolWarmStart()
     cold = osc.dcol(a, pa, b, pb, warm_start=ws)
     assert ws.valid
@@ -152,11 +152,11 @@ def test_bad_input_raises_never_crashes():
         osc.dcol(a, osc.pose(), b, osc.pose(), tolerence=1e-6)
     with pytest.raises(ValueError):
         osc.dcol(a, osc.pose(), b, osc.pose(), max_iterations="many")
-    # two boxes face to face take the general interior-point start (a box and a sphere would
-    # converge in one re-centring step, docs/dcol.md §3.5)
+    # a capsule lying on a box's face takes the general interior-point start (a box and a sphere
+    # would converge in one re-centring step, docs/dcol.md §3.5)
     with pytest.raises(osc.NotConvergedError):
-        osc.dcol(osc.Convex.box([0.5, 0.4, 0.3]), osc.pose(), osc.Convex.box([0.3, 0.3, 0.3]),
-                 osc.pose([1.3, 0.2, 0.1]), max_iterations=1)
+        osc.dcol(osc.Convex.box([0.5, 0.4, 0.3]), osc.pose(), osc.Convex.capsule(0.2, 0.8),
+                 osc.pose([0.1, 0.05, 0.6]), max_iterations=1)
     poses = np.tile(osc.pose([1, 0, 0]), (4, 1))
     poses[2, 0] = np.inf
     with pytest.raises(ValueError, match="pair 2"):
