@@ -995,6 +995,81 @@ static bool degenerate_offsets(const conic_problem* p, double barrier, int k,
     return true;
 }
 
+// An orthonormal basis basis[0 .. n - count) of the vectors orthogonal to the `count` independent
+// rows m[rows[a]] (the last columns of Q in M^T = Q R, by Householder reflections); false when a
+// row is dependent on the earlier ones
+static bool null_space(int n, double m[][CONIC_MAX_VARIABLES], const int* rows, int count,
+                       double basis[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES]) {
+    double reflector[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES]; // I - r r^T, |r|^2 = 2
+    for (int b = 0; b < count; ++b) {
+        double* r = reflector[b];
+        for (int j = 0; j < n; ++j) r[j] = m[rows[b]][j];
+        for (int a = 0; a < b; ++a) {
+            double dot = 0.0;
+            for (int j = a; j < n; ++j) dot += reflector[a][j] * r[j];
+            for (int j = a; j < n; ++j) r[j] -= dot * reflector[a][j];
+        }
+        double norm2 = 0.0;
+        for (int j = b; j < n; ++j) norm2 += r[j] * r[j];
+        double norm = sqrt(norm2);
+        if (!(norm > 0.0)) return false;
+        double scale2 = norm2 + fabs(r[b]) * norm;
+        r[b] += r[b] >= 0.0 ? norm : -norm;
+        for (int j = 0; j < b; ++j) r[j] = 0.0;
+        double inverse = 1.0 / sqrt(scale2);
+        for (int j = b; j < n; ++j) r[j] *= inverse;
+    }
+    for (int i = 0; i < n - count; ++i) {
+        double* e = basis[i];
+        for (int j = 0; j < n; ++j) e[j] = j == count + i;
+        for (int a = count - 1; a >= 0; --a) {
+            double dot = 0.0;
+            for (int j = a; j < n; ++j) dot += reflector[a][j] * e[j];
+            for (int j = a; j < n; ++j) e[j] -= dot * reflector[a][j];
+        }
+    }
+    return true;
+}
+
+// The y minimising psi(y) = objective . y - sum_i log s_i(y), s_i(y) = base_i - along_i . y over
+// the rows i not skipped, from y (inside) in `free` dimensions: damped Newton steps 1 / (1 + lambda),
+// lambda the Newton decrement, which psi's self-concordance keeps inside and decreasing, and full
+// steps once lambda < 1/4 (quadratic convergence). False when the Hessian is singular or 100 steps
+// do not converge.
+static bool barrier_minimiser(int rows, int free, const double* base,
+                              double along[][CONIC_MAX_VARIABLES], const bool* skip,
+                              const double* objective, double* y) {
+    for (int iteration = 0; iteration < 100; ++iteration) {
+        double gradient[CONIC_MAX_VARIABLES], hessian[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES] = {{0}};
+        for (int c = 0; c < free; ++c) gradient[c] = objective[c];
+        for (int i = 0; i < rows; ++i) {
+            if (skip[i]) continue;
+            double si = base[i];
+            for (int c = 0; c < free; ++c) si -= along[i][c] * y[c];
+            if (!(si > 0.0)) return false;
+            for (int c = 0; c < free; ++c) {
+                gradient[c] += along[i][c] / si;
+                for (int e = 0; e <= c; ++e) hessian[c][e] += along[i][c] * along[i][e] / (si * si);
+            }
+        }
+        double pivots[CONIC_MAX_VARIABLES], step[CONIC_MAX_VARIABLES];
+        if (!small_spd_factor(free, hessian, pivots)) return false;
+        for (int c = 0; c < free; ++c) step[c] = -gradient[c];
+        small_spd_solve(free, hessian, pivots, step);
+        double decrement = 0.0, reach = 0.0, where = 1.0;
+        for (int c = 0; c < free; ++c) {
+            decrement -= gradient[c] * step[c];
+            reach = max2(reach, fabs(step[c]));
+            where = max2(where, fabs(y[c]));
+        }
+        // (the decrement carries the rounding of a gradient as large as 1 / barrier)
+        if (!(decrement > 1e-16) || reach <= 1e-13 * where) return true;
+        double lambda = sqrt(decrement), t = lambda < 0.25 ? 1.0 : 1.0 / (1.0 + lambda);
+        for (int c = 0; c < free; ++c) y[c] += t * step[c];
+    }
+    return false;
+}
+
 // A flat contact (a face resting on a face, within the barrier's resolution of flat; two polytopes
 // only, every block an orthant row): some active rows carry multipliers so small that their
 // central offsets barrier / z_b would cross the face. The strong rows keep theirs; the central
@@ -1011,10 +1086,9 @@ static bool flat_offsets(const conic_problem* p, double barrier, int k,
     double gram[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], inverse_pivot[CONIC_MAX_VARIABLES];
     int count = independent_subset(n, k, m, rest, dependent, &d, gram, inverse_pivot);
     if (count < 0) return false;
-    double z[CONIC_MAX_VARIABLES], largest = 0.0;
+    double z[CONIC_MAX_VARIABLES];
     for (int a = 0; a < count; ++a) z[a] = -m[rest[a]][p->objective];
     small_spd_solve(count, gram, inverse_pivot, z);
-    for (int a = 0; a < count; ++a) largest = max2(largest, z[a]);
     // strong: an offset below 1e-6 of the normalised size
     int strong[CONIC_MAX_VARIABLES], strong_count = 0;
     for (int a = 0; a < count; ++a)
@@ -1040,35 +1114,9 @@ static bool flat_offsets(const conic_problem* p, double barrier, int k,
         v[j] = x[j];
         for (int a = 0; a < strong_count; ++a) v[j] += offsets[a] * m[strong[a]][j];
     }
-    double reflector[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], basis[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
-    for (int b = 0; b < strong_count; ++b) {
-        double* r = reflector[b];
-        for (int j = 0; j < n; ++j) r[j] = m[strong[b]][j];
-        for (int a = 0; a < b; ++a) {
-            double dot = 0.0;
-            for (int j = a; j < n; ++j) dot += reflector[a][j] * r[j];
-            for (int j = a; j < n; ++j) r[j] -= dot * reflector[a][j];
-        }
-        double norm2 = 0.0;
-        for (int j = b; j < n; ++j) norm2 += r[j] * r[j];
-        double norm = sqrt(norm2);
-        if (!(norm > 0.0)) return false;
-        double scale2 = norm2 + fabs(r[b]) * norm;
-        r[b] += r[b] >= 0.0 ? norm : -norm;
-        for (int j = 0; j < b; ++j) r[j] = 0.0;
-        double inverse = 1.0 / sqrt(scale2);
-        for (int j = b; j < n; ++j) r[j] *= inverse;
-    }
+    double basis[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
+    if (!null_space(n, m, strong, strong_count, basis)) return false;
     int free = n - strong_count;
-    for (int i = 0; i < free; ++i) {
-        double* e = basis[i];
-        for (int j = 0; j < n; ++j) e[j] = j == strong_count + i;
-        for (int a = strong_count - 1; a >= 0; --a) {
-            double dot = 0.0;
-            for (int j = a; j < n; ++j) dot += reflector[a][j] * e[j];
-            for (int j = a; j < n; ++j) e[j] -= dot * reflector[a][j];
-        }
-    }
     // the other rows: slack and gradient along N at v + N y
     bool is_strong[CONIC_MAX_ROWS] = {false};
     for (int a = 0; a < strong_count; ++a)
@@ -1106,38 +1154,7 @@ static bool flat_offsets(const conic_problem* p, double barrier, int k,
     if (!isfinite(length)) return false;
     length *= 0.5;
     for (int c = 0; c < free; ++c) y[c] = length * inward[c];
-    // damped Newton on psi(y) = objective . y - sum log s_i
-    for (int iteration = 0; iteration < 100; ++iteration) {
-        double gradient[CONIC_MAX_VARIABLES], hessian[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES] = {{0}};
-        for (int c = 0; c < free; ++c) gradient[c] = objective[c];
-        for (int i = 0; i < l; ++i) {
-            if (is_strong[i]) continue;
-            double si = base[i];
-            for (int c = 0; c < free; ++c) si -= row_n[i][c] * y[c];
-            if (!(si > 0.0)) return false;
-            for (int c = 0; c < free; ++c) {
-                gradient[c] += row_n[i][c] / si;
-                for (int e = 0; e <= c; ++e) hessian[c][e] += row_n[i][c] * row_n[i][e] / (si * si);
-            }
-        }
-        double pivots[CONIC_MAX_VARIABLES], step[CONIC_MAX_VARIABLES];
-        if (!small_spd_factor(free, hessian, pivots)) return false;
-        for (int c = 0; c < free; ++c) step[c] = -gradient[c];
-        small_spd_solve(free, hessian, pivots, step);
-        double decrement = 0.0, reach = 0.0, where = 1.0;
-        for (int c = 0; c < free; ++c) {
-            decrement -= gradient[c] * step[c];
-            reach = max2(reach, fabs(step[c]));
-            where = max2(where, fabs(y[c]));
-        }
-        // (the decrement carries the rounding of a gradient of size 1 / barrier)
-        if (!(decrement > 1e-16) || reach <= 1e-13 * where) break;
-        // psi is self-concordant: the damped step 1 / (1 + lambda) stays inside and decreases it,
-        // and full steps converge quadratically once lambda < 1/4
-        double lambda = sqrt(decrement), t = lambda < 0.25 ? 1.0 : 1.0 / (1.0 + lambda);
-        for (int c = 0; c < free; ++c) y[c] += t * step[c];
-        if (iteration == 99) return false;
-    }
+    if (!barrier_minimiser(l, free, base, row_n, is_strong, objective, y)) return false;
     // the central point and the strong rows' multipliers from c + f (f the others' barrier / s)
     double f[CONIC_MAX_VARIABLES] = {0};
     for (int j = 0; j < n; ++j) {
@@ -1170,7 +1187,7 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
     primal_slack(p, x, s);
     // the active blocks and their normals m_b: an orthant row's G_i, a cone's G_c^T J (s_c / s_c0)
     // on its boundary, every row G_i of a cone at its apex; active[r] is the block of row r (a
-    // cone's first row; -1: inactive). One block more than the variables is a degenerate vertex.
+    // cone's first row; -1: inactive). More blocks than their rank is a degenerate vertex.
     double m[OFFSET_MAX_ACTIVE][CONIC_MAX_VARIABLES];
     int kind[OFFSET_MAX_ACTIVE];
     int active[CONIC_MAX_ROWS];
