@@ -60,7 +60,8 @@
 // alpha_cold|.
 //
 // Timing: CLOCK_MONOTONIC around the repeated calls of one kind on one configuration, the calls of the five
-// kinds interleaved per configuration so that noise on the shared 2-core machine hits them alike.
+// kinds interleaved per configuration so that noise on the shared 2-core machine hits them alike,
+// after WARM_UP_SECONDS (3) of the same calls untimed over every pair (warm_up).
 // Without libccd at build time (OSC_HAVE_CCD undefined) its figures are printed with "peer_value":
 // null and a "missing" note.
 //
@@ -104,6 +105,7 @@
 #define BATCH_PAIRS 10000
 #define WARM_STEPS 300
 #define TWO_PI 6.283185307179586
+#define WARM_UP_SECONDS 3.0
 #define ROWS 14 // Jacobian rows of all six arrays: 1 + 3 + 3 + 3 + 1 + 3
 
 #ifdef OSC_HAVE_CCD
@@ -335,6 +337,19 @@ static void measure_pair(pair_data* d, const osc_convex* a, const osc_convex* b)
     }
 }
 
+// The calls measured, untimed, cycling through the pairs' configurations for WARM_UP_SECONDS:
+// this machine's cores run the first part of a process slowly (measured: the first 0.3-3 s at
+// 1.5-1.7 times the later time per call, libccd less so), which without it inflated the pairs
+// measured first (every polytope-<kind> pair, sometimes the capsule's too) by up to 60 %.
+static void warm_up(osc_convex* const shapes[SHAPES], const pair_data* data) {
+    double start = bench_now();
+    osc_dcol_result r;
+    for (int i = 0; bench_now() - start < WARM_UP_SECONDS; i = (i + 1) % poses)
+        for (int p = 0; p < PAIRS; ++p)
+            osc_dcol_proximity(shapes[pair_a(p)], data[p].pa[i], shapes[pair_b(p)], data[p].pb[i], NULL,
+                               &r, &all_jacobians, NULL);
+}
+
 // ---------------------------------------------------------------------------------------------
 // reporting
 
@@ -536,11 +551,10 @@ int main(int argc, char** argv) {
         for (int m = 0; m < MEASURES; ++m) d->t[m] = checked_calloc((size_t)poses, sizeof(double));
         d->iterations = checked_calloc((size_t)poses, sizeof *d->iterations);
         d->overlap = checked_calloc((size_t)poses, 1);
-        const osc_convex* a = shapes[pair_a(p)];
-        const osc_convex* b = shapes[pair_b(p)];
-        make_poses(d, a, b);
-        measure_pair(d, a, b);
+        make_poses(d, shapes[pair_a(p)], shapes[pair_b(p)]);
     }
+    warm_up(shapes, data);
+    for (int p = 0; p < PAIRS; ++p) measure_pair(&data[p], shapes[pair_a(p)], shapes[pair_b(p)]);
     double pairs_seconds = bench_now() - program_start;
 
     fprintf(stderr, "\n**Per pair (median us per call; all configurations | overlapping half)**\n\n");

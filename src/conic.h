@@ -31,6 +31,10 @@ typedef struct conic_problem {
     int cone_count;
     int cone_dim[CONIC_MAX_CONES];
     int rows; // orthant_rows + the cone dimensions
+    // bit j set when column j is non-zero in some row of each orthant group (then of each cone),
+    // written with G by the caller: the structure the normal matrix is accumulated over
+    unsigned group_columns[CONIC_MAX_ORTHANT_GROUPS];
+    unsigned cone_columns[CONIC_MAX_CONES];
     int objective; // c = e_objective
     double G[CONIC_MAX_ROWS][CONIC_MAX_VARIABLES];
     double h[CONIC_MAX_ROWS];

@@ -255,6 +255,9 @@ static void set_row(osc_convex* shape, int row, double y0, double y1, double y2,
                     double slack0, double slack1) {
     double values[CONVEX_COLUMNS] = {y0, y1, y2, alpha, slack0, slack1};
     memcpy(shape->rows[row], values, sizeof values);
+    unsigned used = y0 != 0.0 || y1 != 0.0 || y2 != 0.0 ? 7u : 0u;
+    for (int c = CONVEX_COLUMN_ALPHA; c < CONVEX_COLUMNS; ++c) used |= (unsigned)(values[c] != 0.0) << c;
+    shape->row_columns[row < shape->orthant_rows ? 0 : 1] |= used;
 }
 
 osc_status convex_make_polytope(const char* function, const double* normals, const double* offsets,

@@ -37,6 +37,9 @@ struct osc_convex {
     double U[3][3]; // its upper Cholesky factor, P = U^T U
     double P_inverse[3][3]; // P^-1 = U^-1 U^-T: the support function is |U^-T n| (dcol.c)
     double (*rows)[CONVEX_COLUMNS]; // [orthant_rows + cone_dim]
+    // the columns of the orthant rows ([0]) and of the cone's ([1]) that can be non-zero: bit c for
+    // column c, the three of y together (a rotation mixes them)
+    unsigned row_columns[2];
     double* normals;                // polytope A [face_count][3], polygon C [face_count][2]
     double* offsets;                // b or d [face_count]
     double* face_scales;            // the length of each row as given (rows are stored unit)

@@ -37,6 +37,7 @@ osc_dcol_settings osc_dcol_settings_default(void) {
 static void add_rows(dcol_problem* dp, int which, int first, int from, int count) {
     const dcol_body* body = &dp->body[which];
     conic_problem* p = &dp->conic;
+    int slacks = body->shape->slack_count, slack_column = body->slack_column;
     for (int k = 0; k < count; ++k) {
         const double* g = body->shape->rows[from + k];
         double* row = p->G[first + k];
@@ -46,10 +47,16 @@ static void add_rows(dcol_problem* dp, int which, int first, int from, int count
         row[1] = gx.y;
         row[2] = gx.z;
         row[3] = g[CONVEX_COLUMN_ALPHA] / dp->scale;
-        for (int t = 0; t < body->shape->slack_count; ++t)
-            row[body->slack_column + t] = g[CONVEX_COLUMN_SLACK + t];
+        for (int t = 0; t < slacks; ++t) row[slack_column + t] = g[CONVEX_COLUMN_SLACK + t];
         p->h[first + k] = osc_dot(gx, body->origin);
     }
+}
+
+// the problem's columns of a body's row mask (osc_convex's row_columns): its slacks moved to
+// their columns
+static unsigned problem_columns(const dcol_body* body, unsigned local) {
+    unsigned slacks = local >> CONVEX_COLUMN_SLACK;
+    return (local & ((1u << CONVEX_COLUMN_SLACK) - 1)) | slacks << body->slack_column;
 }
 
 static void assemble(dcol_problem* dp, const osc_convex* a, osc_pose pose_a, const osc_convex* b,
@@ -75,6 +82,7 @@ static void assemble(dcol_problem* dp, const osc_convex* a, osc_pose pose_a, con
         const osc_convex* shape = shapes[which];
         dp->body[which].row_ranges[0][0] = row;
         add_rows(dp, which, row, 0, shape->orthant_rows);
+        p->group_columns[which] = problem_columns(&dp->body[which], shape->row_columns[0]);
         row += shape->orthant_rows;
         dp->body[which].row_ranges[0][1] = row;
     }
@@ -88,6 +96,7 @@ static void assemble(dcol_problem* dp, const osc_convex* a, osc_pose pose_a, con
         dp->body[which].row_ranges[1][0] = row;
         if (shape->cone_dim > 0) {
             add_rows(dp, which, row, shape->orthant_rows, shape->cone_dim);
+            p->cone_columns[p->cone_count] = problem_columns(&dp->body[which], shape->row_columns[1]);
             p->cone_dim[p->cone_count++] = shape->cone_dim;
             row += shape->cone_dim;
         }
