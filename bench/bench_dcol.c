@@ -71,12 +71,13 @@
 // solve_derivs_overlap_us* over the overlapping half, failures (pairs and "all"), mpr_disagreements
 // ("all"); "batch-1-thread" / "batch-2-threads" pairs_per_s; per pair and "warm-all"
 // cold_iterations, warm_iterations, cold_us, warm_us, and alpha_max_difference ("warm-all");
-// "resting-tilt-<t>" solve_us, solve_derivs_us, iterations and degenerate (a count).
+// "resting-<body>-tilt-<t>" solve_us, solve_derivs_us, iterations (the mean) and degenerate (a count).
 //
-// Resting contact: the box on a copy of itself, face on face, turned about the vertical at random,
+// Resting contact: a body on the box's top face: a copy of the box (face on face), the capsule and
+// the cylinder lying on their sides, the polygon lying flat; turned about the vertical at random,
 // moved sideways by up to 0.3 and vertically by up to 0.01 about touching, and tilted by t about a
-// random horizontal axis, for t = 0, 1e-10, 1e-8, 1e-6, 1e-3 (500 poses each): what a settled stack
-// in a simulator asks, where the contact is a face.
+// random horizontal axis, for t = 0, 1e-10, 1e-8, 1e-6, 1e-3 (500 poses each): what a settled
+// simulation asks, where the contact is a face or a line.
 //
 // --ccd-tight runs libccd with the tolerances of the tests' oracle instead (ccd_adapter_config: 1e-8
 // for MPR, EPA and GJK, at most 500 iterations); its figures then carry the peer names
@@ -766,40 +767,52 @@ int main(int argc, char** argv) {
 
     // --- resting contact ----------------------------------------------------------------------------
     double resting_start = bench_now();
-    fprintf(stderr, "\n**Resting contact: the box on the box, tilted by t (median us, 500 poses)**\n\n"
-                    "| t | solve | solve + derivs | iterations | DEGENERATE | failures |\n|---|---|---|---|---|---|\n");
+    fprintf(stderr, "\n**Resting contact: a body on the box's top face, tilted by t (median us, mean iterations, "
+                    "500 poses)**\n\n| body | t | solve | solve + derivs | iterations | DEGENERATE | failures |\n"
+                    "|---|---|---|---|---|---|---|\n");
     enum { RESTING = 500 };
     const double tilts[5] = {0.0, 1e-10, 1e-8, 1e-6, 1e-3};
+    // the body (its frame's z up: a capsule and a cylinder lie on their axis, the polygon flat) and
+    // the height of its origin above the face when touching
+    const int resting_shapes[4] = {BOX, OSC_CONVEX_CAPSULE, OSC_CONVEX_CYLINDER, OSC_CONVEX_POLYGON};
+    const double resting_heights[4] = {0.3, 0.2, 0.3, 0.1};
     double* resting_times[3];
     for (int m = 0; m < 3; ++m) resting_times[m] = checked_calloc(RESTING, sizeof(double));
-    for (int ti = 0; ti < 5; ++ti) {
-        int failures = 0, degenerate = 0;
-        for (int i = 0; i < RESTING; ++i) {
-            osc_vec3 axis = random_direction();
-            axis.z = 0.0;
-            axis = osc_normalize(osc_add(axis, osc_v3(1e-9, 0.0, 0.0)));
-            double yaw = uniform(0.0, 6.283185307179586);
-            osc_quat turn_z = {cos(0.5 * yaw), 0.0, 0.0, sin(0.5 * yaw)};
-            osc_quat q = osc_quat_mul(osc_quat_exp(osc_scale(axis, tilts[ti])), turn_z);
-            osc_pose pa = {osc_v3(0.0, 0.0, 0.0), {1.0, 0.0, 0.0, 0.0}};
-            osc_pose pb = {osc_v3(uniform(-0.3, 0.3), uniform(-0.3, 0.3), 0.6 + uniform(-0.01, 0.01)), q};
-            osc_dcol_result r;
-            resting_times[0][i] = time_proximity(shapes[BOX], pa, shapes[BOX], pb, NULL, &r, &failures);
-            resting_times[1][i] = time_proximity(shapes[BOX], pa, shapes[BOX], pb, &all_jacobians, &r, &failures);
-            resting_times[2][i] = r.iterations;
-            degenerate += (r.flags & OSC_DCOL_DEGENERATE) != 0;
+    for (int body = 0; body < 4; ++body)
+        for (int ti = 0; ti < 5; ++ti) {
+            const osc_convex* resting = shapes[resting_shapes[body]];
+            int failures = 0, degenerate = 0;
+            double iterations = 0.0;
+            for (int i = 0; i < RESTING; ++i) {
+                osc_vec3 axis = random_direction();
+                axis.z = 0.0;
+                axis = osc_normalize(osc_add(axis, osc_v3(1e-9, 0.0, 0.0)));
+                double yaw = uniform(0.0, 6.283185307179586);
+                osc_quat turn_z = {cos(0.5 * yaw), 0.0, 0.0, sin(0.5 * yaw)};
+                osc_quat q = osc_quat_mul(osc_quat_exp(osc_scale(axis, tilts[ti])), turn_z);
+                osc_pose pa = {osc_v3(0.0, 0.0, 0.0), {1.0, 0.0, 0.0, 0.0}};
+                osc_pose pb = {osc_v3(uniform(-0.3, 0.3), uniform(-0.3, 0.3),
+                                      0.3 + resting_heights[body] + uniform(-0.01, 0.01)),
+                               q};
+                osc_dcol_result r;
+                resting_times[0][i] = time_proximity(shapes[BOX], pa, resting, pb, NULL, &r, &failures);
+                resting_times[1][i] = time_proximity(shapes[BOX], pa, resting, pb, &all_jacobians, &r, &failures);
+                resting_times[2][i] = r.iterations;
+                iterations += r.iterations;
+                degenerate += (r.flags & OSC_DCOL_DEGENERATE) != 0;
+            }
+            double medians[2];
+            for (int m = 0; m < 2; ++m) medians[m] = bench_median(resting_times[m], RESTING);
+            iterations /= RESTING;
+            char name[64];
+            snprintf(name, sizeof name, "resting-%s-tilt-%g", shape_name(resting_shapes[body]), tilts[ti]);
+            bench_report(SUITE, name, "solve_us", medians[0], "us");
+            bench_report(SUITE, name, "solve_derivs_us", medians[1], "us");
+            bench_report(SUITE, name, "iterations", iterations, "count");
+            bench_report(SUITE, name, "degenerate", degenerate, "count");
+            fprintf(stderr, "| %s | %g | %.2f | %.2f | %.2f | %d | %d |\n", shape_name(resting_shapes[body]),
+                    tilts[ti], medians[0], medians[1], iterations, degenerate, failures);
         }
-        double medians[3];
-        for (int m = 0; m < 3; ++m) medians[m] = bench_median(resting_times[m], RESTING);
-        char name[40];
-        snprintf(name, sizeof name, "resting-tilt-%g", tilts[ti]);
-        bench_report(SUITE, name, "solve_us", medians[0], "us");
-        bench_report(SUITE, name, "solve_derivs_us", medians[1], "us");
-        bench_report(SUITE, name, "iterations", medians[2], "count");
-        bench_report(SUITE, name, "degenerate", degenerate, "count");
-        fprintf(stderr, "| %g | %.2f | %.2f | %.0f | %d | %d |\n", tilts[ti], medians[0], medians[1], medians[2],
-                degenerate, failures);
-    }
     for (int m = 0; m < 3; ++m) free(resting_times[m]);
     double resting_seconds = bench_now() - resting_start;
 

@@ -1063,27 +1063,95 @@ static bool null_space(int n, double m[][CONIC_MAX_VARIABLES], const int* rows, 
     return true;
 }
 
-// The y minimising psi(y) = objective . y - sum_i log s_i(y), s_i(y) = base_i - along_i . y over
-// the rows i not skipped, from y (inside) in `free` dimensions: damped Newton steps 1 / (1 + lambda),
-// lambda the Newton decrement, which psi's self-concordance keeps inside and decreasing, and full
-// steps once lambda < 1/4 (quadratic convergence). False when the Hessian is singular or 100 steps
-// do not converge.
-static bool barrier_minimiser(int rows, int free, const double* base,
-                              double along[][CONIC_MAX_VARIABLES], const bool* skip,
-                              const double* objective, double* y) {
-    for (int iteration = 0; iteration < 100; ++iteration) {
-        double gradient[CONIC_MAX_VARIABLES], hessian[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES] = {{0}};
-        for (int c = 0; c < free; ++c) gradient[c] = objective[c];
-        for (int i = 0; i < rows; ++i) {
-            if (skip[i]) continue;
-            double si = base[i];
-            for (int c = 0; c < free; ++c) si -= along[i][c] * y[c];
-            if (!(si > 0.0)) return false;
-            for (int c = 0; c < free; ++c) {
-                gradient[c] += along[i][c] / si;
-                for (int e = 0; e <= c; ++e) hessian[c][e] += along[i][c] * along[i][e] / (si * si);
-            }
+// The barrier problem of a flat contact restricted to the null space N of the strong blocks
+// (flat_offsets), in the coordinates y of v = v0 + N y:
+//     psi(y) = objective . y + y^T K y / 2 - sum_i log s_i(y) - sum_c log(s_c(y)^T J s_c(y)) / 2
+// over the rows i and cones c that are not strong (skip marks the strong ones), s_i(y) =
+// base_i - along_i . y and s_c(y) = cone_base_c - cone_along_c y, and K the strong cones'
+// curvature (docs/dcol.md §3.5, "Flat contacts")
+typedef struct reduced_barrier {
+    int free, rows, cone_count;
+    int cone_dim[CONIC_MAX_CONES];
+    double objective[CONIC_MAX_VARIABLES];
+    double K[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
+    double base[CONIC_MAX_ROWS];
+    double along[CONIC_MAX_ROWS][CONIC_MAX_VARIABLES];
+    bool skip[CONIC_MAX_ROWS];
+    double cone_base[CONIC_MAX_CONES][CONIC_MAX_CONE_DIM];
+    double cone_along[CONIC_MAX_CONES][CONIC_MAX_CONE_DIM][CONIC_MAX_VARIABLES];
+    bool cone_skip[CONIC_MAX_CONES];
+} reduced_barrier;
+
+// a cone's slack at y, s = base - along y, and q = s^T J s; false when s is not strictly inside
+static bool reduced_cone_slack(const reduced_barrier* r, int c, const double* y, double* s,
+                               double* q) {
+    int dim = r->cone_dim[c];
+    for (int i = 0; i < dim; ++i) {
+        s[i] = r->cone_base[c][i];
+        for (int e = 0; e < r->free; ++e) s[i] -= r->cone_along[c][i][e] * y[e];
+    }
+    double tail = 0.0;
+    for (int i = 1; i < dim; ++i) tail += s[i] * s[i];
+    *q = s[0] * s[0] - tail;
+    return s[0] > 0.0 && *q > 0.0;
+}
+
+// psi's value, gradient and Hessian (lower triangle) at y; false when y is not strictly inside
+static bool reduced_evaluate(const reduced_barrier* r, const double* y, double* value,
+                             double* gradient, double hessian[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES]) {
+    int free = r->free;
+    double v = 0.0;
+    for (int c = 0; c < free; ++c) {
+        double ky = 0.0;
+        for (int e = 0; e < free; ++e) ky += r->K[c][e] * y[e];
+        gradient[c] = r->objective[c] + ky;
+        v += (r->objective[c] + 0.5 * ky) * y[c];
+        for (int e = 0; e <= c; ++e) hessian[c][e] = r->K[c][e];
+    }
+    for (int i = 0; i < r->rows; ++i) {
+        if (r->skip[i]) continue;
+        double si = r->base[i];
+        for (int c = 0; c < free; ++c) si -= r->along[i][c] * y[c];
+        if (!(si > 0.0)) return false;
+        v -= log(si);
+        for (int c = 0; c < free; ++c) {
+            gradient[c] += r->along[i][c] / si;
+            for (int e = 0; e <= c; ++e) hessian[c][e] += r->along[i][c] * r->along[i][e] / (si * si);
         }
+    }
+    for (int k = 0; k < r->cone_count; ++k) {
+        if (r->cone_skip[k]) continue;
+        // -log(q) / 2: gradient A^T J s / q, Hessian (2 (A^T J s)(A^T J s)^T / q - A^T J A) / q
+        double s[CONIC_MAX_CONE_DIM], q, ajs[CONIC_MAX_VARIABLES];
+        if (!reduced_cone_slack(r, k, y, s, &q)) return false;
+        v -= 0.5 * log(q);
+        int dim = r->cone_dim[k];
+        const double(*a)[CONIC_MAX_VARIABLES] = r->cone_along[k];
+        for (int c = 0; c < free; ++c) {
+            ajs[c] = a[0][c] * s[0];
+            for (int i = 1; i < dim; ++i) ajs[c] -= a[i][c] * s[i];
+            gradient[c] += ajs[c] / q;
+        }
+        for (int c = 0; c < free; ++c)
+            for (int e = 0; e <= c; ++e) {
+                double aja = a[0][c] * a[0][e];
+                for (int i = 1; i < dim; ++i) aja -= a[i][c] * a[i][e];
+                hessian[c][e] += (2.0 * ajs[c] * ajs[e] / q - aja) / q;
+            }
+    }
+    *value = v;
+    return true;
+}
+
+// The y minimising psi from y (strictly inside): Newton steps, each halved until it stays inside
+// and does not raise psi (the strong cones' curvature K is stiff, of order tau / barrier, so the
+// steps damped by 1 / (1 + lambda) that psi's self-concordance would allow crawl across it). False
+// when the Hessian is singular or 100 steps do not converge.
+static bool barrier_minimiser(const reduced_barrier* r, double* y) {
+    int free = r->free;
+    double value, gradient[CONIC_MAX_VARIABLES], hessian[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
+    if (!reduced_evaluate(r, y, &value, gradient, hessian)) return false;
+    for (int iteration = 0; iteration < 100; ++iteration) {
         double pivots[CONIC_MAX_VARIABLES], step[CONIC_MAX_VARIABLES];
         if (!small_spd_factor(free, hessian, pivots)) return false;
         for (int c = 0; c < free; ++c) step[c] = -gradient[c];
@@ -1094,26 +1162,49 @@ static bool barrier_minimiser(int rows, int free, const double* base,
             reach = max2(reach, fabs(step[c]));
             where = max2(where, fabs(y[c]));
         }
-        // (the decrement carries the rounding of a gradient as large as 1 / barrier)
-        if (!(decrement > 1e-16) || reach <= 1e-13 * where) return true;
-        double lambda = sqrt(decrement), t = lambda < 0.25 ? 1.0 : 1.0 / (1.0 + lambda);
-        for (int c = 0; c < free; ++c) y[c] += t * step[c];
+        // (the decrement carries the rounding of a gradient as large as 1 / barrier, and of K's
+        // terms: a predicted gain of 5e-13 is far below what the re-centring resolves)
+        if (!(decrement > 1e-12) || reach <= 1e-13 * where) return true;
+        double t = 1.0;
+        for (int halving = 0;; ++halving) {
+            // nothing lower along the step where the predicted gain t decrement / 2 falls below
+            // the rounding of psi: converged to rounding (the gradient carries that of K's terms)
+            if (0.5 * t * decrement <= 1e-13 * (fabs(value) + 1.0)) return true;
+            if (halving == 60) return false;
+            double trial[CONIC_MAX_VARIABLES], trial_value;
+            double trial_gradient[CONIC_MAX_VARIABLES], trial_hessian[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
+            for (int c = 0; c < free; ++c) trial[c] = y[c] + t * step[c];
+            if (reduced_evaluate(r, trial, &trial_value, trial_gradient, trial_hessian) &&
+                trial_value < value) {
+                memcpy(y, trial, sizeof(double) * (size_t)free);
+                value = trial_value;
+                memcpy(gradient, trial_gradient, sizeof trial_gradient);
+                memcpy(hessian, trial_hessian, sizeof trial_hessian);
+                break;
+            }
+            t *= 0.5;
+        }
     }
     return false;
 }
 
-// A flat contact (a face resting on a face, within the barrier's resolution of flat; two polytopes
-// only, every block an orthant row): some active rows carry multipliers so small that their
-// central offsets barrier / z_b would cross the face. The strong rows keep theirs; the central
-// point then minimises (c . v) / mu - sum log s_i over the other rows on the affine set where the
-// strong rows sit at their offsets (Newton in its null space N), which is where the walk's vertex
-// moves to: the middle of the contact region when flat, towards the vertex as the tilt grows.
+// A flat contact (a face resting on a face, a capsule or cylinder lying on a face, a cylinder or
+// cone standing on its base, a padded polygon lying flat, each within the barrier's resolution of
+// flat): some active blocks carry multipliers so small that their central offsets barrier / z_b
+// reach across the contact. The strong blocks keep their offsets; the central point then minimises
+// (c . v) / mu - sum log s_i - sum log(s_c^T J s_c) / 2 over the other rows and cones, on the set
+// where the strong blocks sit at their offsets: Newton in the null space N of their normals, a
+// strong cone's curvature added to the Hessian with its multiplier (the Lagrangian's; without it
+// N's directions across the cone would be held by nothing but far rows). That is where the walk's
+// vertex moves to: the middle of the contact region when flat, towards the vertex as the tilt grows
+// (docs/dcol.md §3.5). False at a cone's apex, when nothing is flat, or when the pieces fail.
 static bool flat_offsets(const conic_problem* p, double barrier, int k,
-                         double m[][CONIC_MAX_VARIABLES], int* active, const double* x,
-                         double* multiplier, double* dx) {
+                         double m[][CONIC_MAX_VARIABLES], const int* kind, int* active,
+                         const double* x, double* multiplier, double* dx) {
     int n = p->variables, l = p->orthant_rows;
-    if (p->cone_count > 0) return false;
-    // a maximal independent subset of the active rows and their least-squares multipliers
+    for (int b = 0; b < k; ++b)
+        if (kind[b] == BLOCK_APEX) return false;
+    // a maximal independent subset of the active blocks and their least-squares multipliers
     int rest[CONIC_MAX_VARIABLES], dependent[OFFSET_MAX_ACTIVE], d = 0;
     double gram[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], inverse_pivot[CONIC_MAX_VARIABLES];
     int count = independent_subset(n, k, m, rest, dependent, &d, gram, inverse_pivot);
@@ -1126,7 +1217,7 @@ static bool flat_offsets(const conic_problem* p, double barrier, int k,
     for (int a = 0; a < count; ++a)
         if (z[a] > FLAT_MULTIPLIER * barrier) strong[strong_count++] = rest[a];
     if (strong_count == 0 || (strong_count == count && count == k)) return false; // nothing flat
-    // the strong rows' Gram factor, least-norm offsets, and N (Householder on M_s^T)
+    // the strong blocks' Gram factor, least-norm offsets, and N (Householder on M_s^T)
     for (int a = 0; a < strong_count; ++a)
         for (int b = 0; b <= a; ++b) {
             double dot = 0.0;
@@ -1139,7 +1230,7 @@ static bool flat_offsets(const conic_problem* p, double barrier, int k,
     small_spd_solve(strong_count, gram, inverse_pivot, zs);
     for (int a = 0; a < strong_count; ++a) {
         if (!(zs[a] > 0.0)) return false;
-        offsets[a] = -barrier / zs[a];
+        offsets[a] = -barrier / (kind[strong[a]] == BLOCK_CONE ? 2.0 * zs[a] : zs[a]);
     }
     small_spd_solve(strong_count, gram, inverse_pivot, offsets);
     for (int j = 0; j < n; ++j) {
@@ -1148,56 +1239,154 @@ static bool flat_offsets(const conic_problem* p, double barrier, int k,
     }
     double basis[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
     if (!null_space(n, m, strong, strong_count, basis)) return false;
-    int free = n - strong_count;
-    // the other rows: slack and gradient along N at v + N y
-    bool is_strong[CONIC_MAX_ROWS] = {false};
-    for (int a = 0; a < strong_count; ++a)
-        for (int i = 0; i < l; ++i)
-            if (active[i] == strong[a]) is_strong[i] = true;
-    double row_n[CONIC_MAX_ROWS][CONIC_MAX_VARIABLES], base[CONIC_MAX_ROWS], objective[CONIC_MAX_VARIABLES];
+    // the reduced problem: every block at v + N y, the strong ones skipped
+    reduced_barrier r;
+    r.free = n - strong_count;
+    r.rows = l;
+    r.cone_count = p->cone_count;
+    bool is_strong[OFFSET_MAX_ACTIVE] = {false};
+    for (int a = 0; a < strong_count; ++a) is_strong[strong[a]] = true;
+    for (int c = 0; c < r.free; ++c) {
+        r.objective[c] = basis[c][p->objective] / barrier;
+        for (int e = 0; e < r.free; ++e) r.K[c][e] = 0.0;
+    }
     for (int i = 0; i < l; ++i) {
         double gv = 0.0;
         for (int j = 0; j < n; ++j) gv += p->G[i][j] * v[j];
-        base[i] = p->h[i] - gv;
-        for (int c = 0; c < free; ++c) {
+        r.base[i] = p->h[i] - gv;
+        r.skip[i] = active[i] >= 0 && is_strong[active[i]];
+        for (int c = 0; c < r.free; ++c) {
             double dot = 0.0;
             for (int j = 0; j < n; ++j) dot += p->G[i][j] * basis[c][j];
-            row_n[i][c] = dot; // s_i(v + N y) = base_i - row_n_i . y
+            r.along[i][c] = dot; // s_i(v + N y) = base_i - along_i . y
         }
     }
-    for (int c = 0; c < free; ++c) objective[c] = basis[c][p->objective] / barrier;
-    // an inside start: from v along the mean inward direction of the rows at 0
-    double y[CONIC_MAX_VARIABLES] = {0}, inward[CONIC_MAX_VARIABLES] = {0};
-    for (int i = 0; i < l; ++i) {
-        if (is_strong[i] || base[i] > 1e-9) continue;
-        double norm = 0.0;
-        for (int c = 0; c < free; ++c) norm += row_n[i][c] * row_n[i][c];
-        if (!(norm > 0.0)) return false;
-        for (int c = 0; c < free; ++c) inward[c] -= row_n[i][c] / sqrt(norm);
+    for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++]) {
+        int dim = p->cone_dim[c];
+        r.cone_dim[c] = dim;
+        r.cone_skip[c] = active[start] >= 0 && is_strong[active[start]];
+        for (int i = 0; i < dim; ++i) {
+            double gv = 0.0;
+            for (int j = 0; j < n; ++j) gv += p->G[start + i][j] * v[j];
+            r.cone_base[c][i] = p->h[start + i] - gv;
+            for (int e = 0; e < r.free; ++e) {
+                double dot = 0.0;
+                for (int j = 0; j < n; ++j) dot += p->G[start + i][j] * basis[e][j];
+                r.cone_along[c][i][e] = dot;
+            }
+        }
+        if (!r.cone_skip[c]) continue;
+        // a strong cone held on its boundary s_0 = |s_1|: the boundary's second derivative along
+        // y is -A_1^T (I - u u^T) A_1 / |s_1| (A_1 = the tail rows of cone_along, u = s_1 / |s_1|),
+        // which the Lagrangian weighs with the multiplier tau (psi is in units of the barrier)
+        double tail = 0.0, u[CONIC_MAX_CONE_DIM], au[CONIC_MAX_VARIABLES];
+        for (int i = 1; i < dim; ++i) tail += r.cone_base[c][i] * r.cone_base[c][i];
+        tail = sqrt(tail);
+        if (!(tail > 0.0)) return false;
+        for (int i = 1; i < dim; ++i) u[i] = r.cone_base[c][i] / tail;
+        double weight = 0.0;
+        for (int a = 0; a < strong_count; ++a)
+            if (strong[a] == active[start]) weight = zs[a] / (barrier * tail);
+        for (int e = 0; e < r.free; ++e) {
+            au[e] = 0.0;
+            for (int i = 1; i < dim; ++i) au[e] += r.cone_along[c][i][e] * u[i];
+        }
+        for (int e = 0; e < r.free; ++e)
+            for (int f = 0; f < r.free; ++f) {
+                double aa = 0.0;
+                for (int i = 1; i < dim; ++i) aa += r.cone_along[c][i][e] * r.cone_along[c][i][f];
+                r.K[e][f] += weight * (aa - au[e] * au[f]);
+            }
     }
-    // halfway to the nearest other row along it
+    // an inside start: from v along the mean inward direction of the weak blocks (at zero there),
+    // halfway to the nearest other row, then halved until inside every cone
+    double y[CONIC_MAX_VARIABLES] = {0}, inward[CONIC_MAX_VARIABLES] = {0};
+    int weak = 0;
+    for (int i = 0; i < l; ++i) {
+        if (r.skip[i] || r.base[i] > 1e-9) continue;
+        ++weak;
+        double norm = 0.0;
+        for (int c = 0; c < r.free; ++c) norm += r.along[i][c] * r.along[i][c];
+        if (!(norm > 0.0)) return false;
+        for (int c = 0; c < r.free; ++c) inward[c] -= r.along[i][c] / sqrt(norm);
+    }
+    for (int c = 0; c < p->cone_count; ++c) {
+        const double* sc = r.cone_base[c];
+        double tail = 0.0;
+        for (int i = 1; i < r.cone_dim[c]; ++i) tail += sc[i] * sc[i];
+        tail = sqrt(tail);
+        if (r.cone_skip[c] || sc[0] - tail > 1e-9) continue;
+        ++weak;
+        // up the boundary's gradient: s_0 - |s_1| grows along -A^T (1, -s_1 / |s_1|)
+        double direction[CONIC_MAX_VARIABLES], norm = 0.0;
+        for (int e = 0; e < r.free; ++e) {
+            direction[e] = -r.cone_along[c][0][e];
+            for (int i = 1; i < r.cone_dim[c] && tail > 0.0; ++i)
+                direction[e] += r.cone_along[c][i][e] * sc[i] / tail;
+            norm += direction[e] * direction[e];
+        }
+        if (!(norm > 0.0)) return false;
+        for (int e = 0; e < r.free; ++e) inward[e] += direction[e] / sqrt(norm);
+    }
+    // across a strong cone the curvature K is of order tau / barrier: the start keeps off those
+    // directions, inward <- (K + delta I)^-1 inward with delta 1e-9 of K's trace (0: unchanged)
+    double trace = 0.0;
+    for (int c = 0; c < r.free; ++c) trace += r.K[c][c];
+    if (trace > 0.0) {
+        double shifted[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], pivots[CONIC_MAX_VARIABLES];
+        for (int c = 0; c < r.free; ++c)
+            for (int e = 0; e <= c; ++e) shifted[c][e] = r.K[c][e] + (c == e ? 1e-9 * trace : 0.0);
+        if (!small_spd_factor(r.free, shifted, pivots)) return false;
+        small_spd_solve(r.free, shifted, pivots, inward);
+    }
     double length = INFINITY;
     for (int i = 0; i < l; ++i) {
-        if (is_strong[i]) continue;
+        if (r.skip[i]) continue;
         double rate = 0.0;
-        for (int c = 0; c < free; ++c) rate += row_n[i][c] * inward[c];
-        if (rate > 0.0 && base[i] > 1e-9) length = min2(length, base[i] / rate);
+        for (int c = 0; c < r.free; ++c) rate += r.along[i][c] * inward[c];
+        if (rate > 0.0 && r.base[i] > 1e-9) length = min2(length, r.base[i] / rate);
     }
-    if (!isfinite(length)) return false;
+    if (!isfinite(length)) length = 1.0;
     length *= 0.5;
-    for (int c = 0; c < free; ++c) y[c] = length * inward[c];
-    if (!barrier_minimiser(l, free, base, row_n, is_strong, objective, y)) return false;
-    // the central point and the strong rows' multipliers from c + f (f the others' barrier / s)
+    // where the objective pulls back into the weak blocks (a tilt), its pull o . inward balances
+    // their barriers' -weak / t nearer than that: t = weak / (o . inward)
+    double pull = 0.0, norm = 0.0;
+    for (int c = 0; c < r.free; ++c) {
+        pull += r.objective[c] * inward[c];
+        norm += inward[c] * inward[c];
+    }
+    if (pull > 0.0) length = min2(length, weak / pull);
+    for (int halving = 0;; ++halving) {
+        if (halving == 60) return false;
+        for (int c = 0; c < r.free; ++c) y[c] = length * inward[c];
+        double value, gradient[CONIC_MAX_VARIABLES], hessian[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
+        if (reduced_evaluate(&r, y, &value, gradient, hessian)) break;
+        length *= 0.5;
+    }
+    if (!barrier_minimiser(&r, y)) return false;
+    // the central point and the strong blocks' multipliers from c + f (f the other blocks'
+    // central duals: barrier / s on a row, barrier J s / (s^T J s) on a cone), exactly, since the
+    // minimiser's stationarity puts c + f in their span (to the strong cones' curvature)
     double f[CONIC_MAX_VARIABLES] = {0};
     for (int j = 0; j < n; ++j) {
         dx[j] = v[j] - x[j];
-        for (int c = 0; c < free; ++c) dx[j] += y[c] * basis[c][j];
+        for (int c = 0; c < r.free; ++c) dx[j] += y[c] * basis[c][j];
     }
     for (int i = 0; i < l; ++i) {
-        if (is_strong[i]) continue;
-        double si = base[i];
-        for (int c = 0; c < free; ++c) si -= row_n[i][c] * y[c];
+        if (r.skip[i]) continue;
+        double si = r.base[i];
+        for (int c = 0; c < r.free; ++c) si -= r.along[i][c] * y[c];
         for (int j = 0; j < n; ++j) f[j] += p->G[i][j] * barrier / si;
+    }
+    for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++]) {
+        if (r.cone_skip[c]) continue;
+        double s[CONIC_MAX_CONE_DIM], q;
+        if (!reduced_cone_slack(&r, c, y, s, &q)) return false;
+        for (int j = 0; j < n; ++j) {
+            double gjs = p->G[start][j] * s[0];
+            for (int i = 1; i < r.cone_dim[c]; ++i) gjs -= p->G[start + i][j] * s[i];
+            f[j] += barrier * gjs / q;
+        }
     }
     for (int a = 0; a < strong_count; ++a) {
         double dot = 0.0;
@@ -1208,7 +1397,9 @@ static bool flat_offsets(const conic_problem* p, double barrier, int k,
     for (int a = 0; a < strong_count; ++a)
         if (!(zs[a] > 0.0)) return false;
     for (int i = 0; i < l; ++i)
-        if (active[i] >= 0 && !is_strong[i]) active[i] = -1;
+        if (active[i] >= 0 && !is_strong[active[i]]) active[i] = -1;
+    for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++])
+        if (active[start] >= 0 && !is_strong[active[start]]) active[start] = -1;
     for (int a = 0; a < strong_count; ++a) multiplier[strong[a]] = zs[a];
     return true;
 }
@@ -1266,17 +1457,21 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
     inactive_force(p, barrier, s, active, f);
     bool offset = (k <= n && independent_offsets(p, barrier, k, m, kind, active, f, multiplier, dx)) ||
                   (!apex && degenerate_offsets(p, barrier, k, m, kind, f, multiplier, dx));
-    if (!offset && !flat_offsets(p, barrier, k, m, active, x, multiplier, dx)) return false;
+    if (!offset && !flat_offsets(p, barrier, k, m, kind, active, x, multiplier, dx)) return false;
     for (int j = 0; j < n; ++j) x[j] += dx[j];
     primal_slack(p, x, s);
-    // between two polytopes, offsets that cross a face mean a flat contact (flat_offsets)
-    bool crossed = false;
-    for (int i = 0; i < l && offset && p->cone_count == 0; ++i) crossed = crossed || !(s[i] > 0.0);
-    if (crossed) {
+    // offsets that cross a row or leave a cone mean a flat contact (flat_offsets)
+    bool inside = slack_violation(p, s) < 0.0;
+    if (offset && !inside) {
         for (int j = 0; j < n; ++j) x[j] -= dx[j];
-        if (!flat_offsets(p, barrier, k, m, active, x, multiplier, dx)) return false;
+        if (!flat_offsets(p, barrier, k, m, kind, active, x, multiplier, dx)) return false;
         for (int j = 0; j < n; ++j) x[j] += dx[j];
         primal_slack(p, x, s);
+        inside = slack_violation(p, s) < 0.0;
+    }
+    if (!inside) {
+        for (int j = 0; j < n; ++j) x[j] -= dx[j];
+        return false;
     }
     // the dual: the multipliers on the active blocks (a cone's tau J s / s_0 at the moved point,
     // at its apex the multipliers themselves), barrier s^-1 elsewhere. Not barrier s^-1
@@ -1308,11 +1503,11 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
 // s = h - G x (moved into the cone by (1 + violation) e when it is not inside) and the dual on
 // the central path through it, z = mu s^-1 (s o z = mu e), with mu a multiple of the one that
 // best satisfies G^T z = -c: a primal-feasible, perfectly centred start. With `at_barrier` the
-// slack and the dual are the ones given in state->s and state->z (conic_offset_start,
-// docs/dcol.md §3.5) and s must be strictly inside: false otherwise.
+// slack and the dual are the ones given in state->s and state->z (conic_offset_start, whose s is
+// strictly inside; docs/dcol.md §3.5).
 static bool centred_start(const conic_problem* p, bool at_barrier, conic_state* state) {
     int n = p->variables, l = p->orthant_rows;
-    if (at_barrier) return slack_violation(p, state->s) < 0.0; // s given with x
+    if (at_barrier) return true; // s given with x
     primal_slack(p, state->x, state->s);
     double violation = slack_violation(p, state->s);
     if (violation >= 0.0) {

@@ -87,8 +87,8 @@ typedef struct conic_state {
 /// to 1e-9 of it where rounding allows, with residuals below 1e-9 of the data's scale), starting
 /// from the primal point state->x (s = h - G x, moved into the cone if it is not inside, and the
 /// dual z = mu s^-1 on the central path). With `at_barrier` the start is next to that central
-/// point: state->x, state->s = h - G x and state->z are all given (conic_offset_start), s must be
-/// strictly inside (or it fails at once), and the stopping rule's centrality floor is tighter.
+/// point: state->x, state->s = h - G x (strictly inside) and state->z are all given
+/// (conic_offset_start), and the stopping rule's centrality floor is tighter.
 /// On return `state` holds the iterate, its scaling and the factor of its normal matrix (for
 /// derivatives). Returns OSC_OK or OSC_ERR_NOT_CONVERGED.
 osc_status conic_solve(const conic_problem* problem, double barrier, int max_iterations,
@@ -100,13 +100,13 @@ osc_status conic_solve(const conic_problem* problem, double barrier, int max_ite
 /// every active cone's s^T J s becomes barrier s_0 / tau (its dual tau J s / s_0) and a cone at
 /// its apex takes s = barrier z^-1 (its dual z free), by the least change of x, with the
 /// multipliers from G^T z = -c on the active blocks (where the blocks are dependent, as at a
-/// polytope vertex of more than three faces, the analytic centre of those multipliers; where, with
-/// orthant rows only, the offsets would cross a row, as for a face resting on a face, the barrier
-/// problem's minimiser on the strong rows' affine set); writes the slack h - G x at the moved x to
-/// s and the matching dual to z [rows each]. False (x unchanged, s
-/// overwritten) when more than 16 blocks are active, a cone at its apex comes with dependent
-/// blocks, or the multipliers are not all positive (strictly inside the cone at an apex) or not
-/// consistent.
+/// polytope vertex of more than three faces, the analytic centre of those multipliers; where the
+/// offsets would cross a row or leave a cone, as for a face, a capsule or a padded polygon resting
+/// on a face, the barrier problem's minimiser on the set where the strong blocks sit at their
+/// offsets); writes the slack h - G x at the moved x to s, strictly inside, and the matching dual
+/// to z [rows each]. False (x unchanged, s overwritten) when more than 16 blocks are active, a
+/// cone at its apex comes with dependent blocks, the multipliers are not all positive (strictly
+/// inside the cone at an apex) or not consistent, or the moved point is not strictly inside.
 bool conic_offset_start(const conic_problem* problem, double barrier, double active_gap, double* x,
                         double* s, double* z);
 
