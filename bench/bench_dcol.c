@@ -74,7 +74,8 @@
 // "resting-<body>-tilt-<t>" solve_us, solve_derivs_us, iterations (the mean) and degenerate (a count).
 //
 // Resting contact: a body on the box's top face: a copy of the box (face on face), the capsule and
-// the cylinder lying on their sides, the polygon lying flat; turned about the vertical at random,
+// the cylinder lying on their sides, the cylinder standing on its end, the cone on its base (which
+// overhangs the face), the polygon lying flat; turned about the vertical at random,
 // moved sideways by up to 0.3 and vertically by up to 0.01 about touching, and tilted by t about a
 // random horizontal axis, for t = 0, 1e-10, 1e-8, 1e-6, 1e-3 (500 poses each): what a settled
 // simulation asks, where the contact is a face or a line.
@@ -772,13 +773,21 @@ int main(int argc, char** argv) {
                     "|---|---|---|---|---|---|---|\n");
     enum { RESTING = 500 };
     const double tilts[5] = {0.0, 1e-10, 1e-8, 1e-6, 1e-3};
-    // the body (its frame's z up: a capsule and a cylinder lie on their axis, the polygon flat) and
-    // the height of its origin above the face when touching
-    const int resting_shapes[4] = {BOX, OSC_CONVEX_CAPSULE, OSC_CONVEX_CYLINDER, OSC_CONVEX_POLYGON};
-    const double resting_heights[4] = {0.3, 0.2, 0.3, 0.1};
+    // the body, its frame (a capsule and a cylinder lying on their axis x, a cylinder standing on it,
+    // a cone on its base, whose centre is at +H/4 along x, the polygon flat) and the height of its
+    // origin above the face when touching
+    enum { RESTING_BODIES = 6 };
+    const int resting_shapes[RESTING_BODIES] = {BOX, OSC_CONVEX_CAPSULE, OSC_CONVEX_CYLINDER, OSC_CONVEX_CYLINDER,
+                                                OSC_CONVEX_CONE, OSC_CONVEX_POLYGON};
+    const char* resting_names[RESTING_BODIES] = {"box", "capsule", "cylinder", "cylinder-standing",
+                                                 "cone-base", "polygon"};
+    const double h = 0.7071067811865476;
+    const osc_quat resting_frames[RESTING_BODIES] = {{1, 0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0},
+                                                     {h, 0, -h, 0}, {h, 0, h, 0}, {1, 0, 0, 0}};
+    const double resting_heights[RESTING_BODIES] = {0.3, 0.2, 0.3, 0.35, 0.25, 0.1};
     double* resting_times[3];
     for (int m = 0; m < 3; ++m) resting_times[m] = checked_calloc(RESTING, sizeof(double));
-    for (int body = 0; body < 4; ++body)
+    for (int body = 0; body < RESTING_BODIES; ++body)
         for (int ti = 0; ti < 5; ++ti) {
             const osc_convex* resting = shapes[resting_shapes[body]];
             int failures = 0, degenerate = 0;
@@ -789,7 +798,8 @@ int main(int argc, char** argv) {
                 axis = osc_normalize(osc_add(axis, osc_v3(1e-9, 0.0, 0.0)));
                 double yaw = uniform(0.0, 6.283185307179586);
                 osc_quat turn_z = {cos(0.5 * yaw), 0.0, 0.0, sin(0.5 * yaw)};
-                osc_quat q = osc_quat_mul(osc_quat_exp(osc_scale(axis, tilts[ti])), turn_z);
+                osc_quat q = osc_quat_mul(osc_quat_exp(osc_scale(axis, tilts[ti])),
+                                          osc_quat_mul(turn_z, resting_frames[body]));
                 osc_pose pa = {osc_v3(0.0, 0.0, 0.0), {1.0, 0.0, 0.0, 0.0}};
                 osc_pose pb = {osc_v3(uniform(-0.3, 0.3), uniform(-0.3, 0.3),
                                       0.3 + resting_heights[body] + uniform(-0.01, 0.01)),
@@ -805,12 +815,12 @@ int main(int argc, char** argv) {
             for (int m = 0; m < 2; ++m) medians[m] = bench_median(resting_times[m], RESTING);
             iterations /= RESTING;
             char name[64];
-            snprintf(name, sizeof name, "resting-%s-tilt-%g", shape_name(resting_shapes[body]), tilts[ti]);
+            snprintf(name, sizeof name, "resting-%s-tilt-%g", resting_names[body], tilts[ti]);
             bench_report(SUITE, name, "solve_us", medians[0], "us");
             bench_report(SUITE, name, "solve_derivs_us", medians[1], "us");
             bench_report(SUITE, name, "iterations", iterations, "count");
             bench_report(SUITE, name, "degenerate", degenerate, "count");
-            fprintf(stderr, "| %s | %g | %.2f | %.2f | %.2f | %d | %d |\n", shape_name(resting_shapes[body]),
+            fprintf(stderr, "| %s | %g | %.2f | %.2f | %.2f | %d | %d |\n", resting_names[body],
                     tilts[ti], medians[0], medians[1], iterations, degenerate, failures);
         }
     for (int m = 0; m < 3; ++m) free(resting_times[m]);

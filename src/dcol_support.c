@@ -175,13 +175,21 @@ static osc_vec3 mat_apply(const support_body* body, osc_vec3 v) {
                   C[2][0] * v.x + C[2][1] * v.y + C[2][2] * v.z);
 }
 
+// sqrt(n^T C n) from C n: a disc's as |C n| / (R / s) (C = (R / s)^2 P, P the projection across
+// its axis, so n^T C n = |C n|^2 / (R / s)^2): near its kink, where |P n| is of the order of the
+// tilt t, n^T C n = (R / s)^2 (|n|^2 - (n . e)^2) loses 1e-16 / t^2 of itself to rounding (a
+// relative 1e-4 at t = 1e-6, which put the rim's point that far outside the disc)
+static inline double smooth_root(const support_body* body, osc_vec3 n, osc_vec3 cn) {
+    return body->disc ? osc_length(cn) / body->radius : sqrt(osc_dot(n, cn));
+}
+
 // h(n): the largest vertex term (over every vertex) and the smooth part, with C n and
 // sqrt(n^T C n) in *cn and *root
 static double body_value(const support_body* body, osc_vec3 n, osc_vec3* cn, double* root) {
     if (body->plain >= 0) {
         // a cone: the larger of the plain vertex's value and the swept one's
         *cn = mat_apply(body, n);
-        *root = sqrt(osc_dot(n, *cn));
+        *root = smooth_root(body, n, *cn);
         double plain = osc_dot(body->vertex[body->plain], n);
         double swept = osc_dot(body->vertex[1 - body->plain], n) + *root;
         return plain > swept ? plain : swept;
@@ -195,7 +203,7 @@ static double body_value(const support_body* body, osc_vec3 n, osc_vec3* cn, dou
     *root = 0.0;
     if (body->ball) {
         *cn = mat_apply(body, n);
-        *root = sqrt(osc_dot(n, *cn));
+        *root = smooth_root(body, n, *cn);
         largest += *root;
     }
     return largest;
@@ -424,7 +432,7 @@ static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec
         double first = -INFINITY, second = -INFINITY;
         // the other body's cone ranks its pieces with its swept part
         double swept_root = 0.0;
-        if (b != k && body->plain >= 0) swept_root = sqrt(osc_dot(n, mat_apply(body, n)));
+        if (b != k && body->plain >= 0) swept_root = smooth_root(body, n, mat_apply(body, n));
         for (int j = 0; j < body->count; ++j) {
             double value = osc_dot(body->vertex[j], n) + (j != body->plain ? swept_root : 0.0);
             if (value > first) {
@@ -444,7 +452,7 @@ static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec
         g2 += along.v;
         if (b != k && is_swept(body, best)) {
             osc_vec3 cn = mat_apply(body, n);
-            double root = sqrt(osc_dot(n, cn));
+            double root = smooth_root(body, n, cn);
             if (!(root > 1e-12 * osc_length(n) * size)) return false;
             support[b] = osc_add_scaled(support[b], cn, 1.0 / root);
             *sum += root;
@@ -459,6 +467,73 @@ static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec
     if (!(a * a + b * b <= 1.0)) return false;
     support[k] = osc_add_scaled(support[k], osc_add(osc_scale(map.f1, a), osc_scale(map.f2, b)),
                                 disc->radius);
+    return true;
+}
+
+// A disc's axis within DISC_FACE_COSINE of a polytope face's normal (about 1.4e-5 rad) stands on
+// that face: disc_face_optimum
+static const double DISC_FACE_COSINE = 1.0 - 1e-10;
+
+// A cylinder standing on its end, or a cone on its base, on a polytope's face, within 1.4e-5 rad of
+// flat: the disc's kink n_e is within that of the optimum, where the walk's Newton steps lose the
+// rim's direction (|P n| is of the order of the tilt) and, flat, the kink test meets a face. The
+// optimum is then the face's normal n_f itself (on the plane), where the polytope's support is the
+// whole face and the disc's the lowest point of its rim (its centre when flat to 1e-9): that point
+// must lie over the face, which the polytope's rows test (y_p = d N - y_disc, the consistency of
+// finish_start, inside every face). Fills the sum N, the core and support points (docs/dcol.md
+// §3.5, "Flat contacts"). False when no face of body 1 - k is that parallel to k's axis, facing
+// it, or the point is not over the face.
+static bool disc_face_optimum(const dcol_problem* dp, const support_body bodies[2], int k,
+                              osc_vec3 d, double* sum, osc_vec3 core[2], osc_vec3 support[2]) {
+    int p = 1 - k;
+    const support_body *disc = &bodies[k], *polytope = &bodies[p];
+    const osc_convex* shape = dp->body[p].shape;
+    if (!polytope->neighbours) return false;
+    double sign = p == 0 ? 1.0 : -1.0; // B's support is taken at -n: its faces' normals negated
+    osc_mat3 Q = dp->body[p].rotation;
+    int face = -1;
+    osc_vec3 normal = osc_v3(0.0, 0.0, 0.0);
+    for (int i = 0; i < shape->face_count && face < 0; ++i) {
+        const double* a = shape->normals + 3 * i;
+        osc_vec3 f = osc_scale(osc_mat3_apply(Q, osc_v3(a[0], a[1], a[2])), sign);
+        if (fabs(osc_dot(f, disc->axis)) >= DISC_FACE_COSINE && osc_dot(f, d) > 0.0) {
+            face = i;
+            normal = f;
+        }
+    }
+    if (face < 0) return false;
+    osc_vec3 n = osc_scale(normal, 1.0 / osc_dot(normal, d));
+    // the disc's support at n: its base (not a cone's apex), swept to its rim's lowest point
+    int best = 0;
+    for (int j = 1; j < disc->count; ++j)
+        if (osc_dot(disc->vertex[j], n) > osc_dot(disc->vertex[best], n)) best = j;
+    osc_vec3 cn = mat_apply(disc, n);
+    double root = smooth_root(disc, n, cn);
+    if (disc->plain >= 0) {
+        best = 1 - disc->plain;
+        if (!(osc_dot(disc->vertex[best], n) + root > osc_dot(disc->vertex[disc->plain], n))) return false;
+    }
+    core[k] = support[k] = disc->vertex[best];
+    if (root > 1e-9 * osc_length(n) * disc->radius) {
+        // the rim's point R u, u = C n / |C n| made orthogonal to the axis again: C n's rounding
+        // along it, 1e-16 |n| against |C n| ~ t |n|, would lift the point off the end's plane
+        osc_vec3 u = osc_normalize(cn);
+        u = osc_normalize(osc_add_scaled(u, disc->axis, -osc_dot(u, disc->axis)));
+        support[k] = osc_add_scaled(support[k], u, disc->radius);
+    }
+    double polytope_value = -INFINITY;
+    for (int j = 0; j < polytope->count; ++j) polytope_value = fmax(polytope_value, osc_dot(polytope->vertex[j], n));
+    // (the disc's value taken at its point: near the kink n . C n / root differs from root by
+    // 1e-16 / t^2 of it, which would lift the polytope's point off its face)
+    *sum = polytope_value + osc_dot(support[k], n);
+    // the polytope's point, over the face when inside every face's halfspace
+    osc_vec3 y = osc_sub(osc_scale(d, *sum), support[k]);
+    for (int i = 0; i < shape->face_count; ++i) {
+        const double* a = shape->normals + 3 * i;
+        osc_vec3 f = osc_scale(osc_mat3_apply(Q, osc_v3(a[0], a[1], a[2])), sign);
+        if (!(osc_dot(f, y) <= shape->offsets[i] / dp->scale * (1.0 + 1e-9))) return false;
+    }
+    core[p] = support[p] = y;
     return true;
 }
 
@@ -689,7 +764,8 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         double kink_sum;
         osc_vec3 core[2], support[2];
         if (bodies[k].disc &&
-            disc_kink_optimum(bodies, k, d, e1, e2, size, &kink_sum, core, support))
+            (disc_kink_optimum(bodies, k, d, e1, e2, size, &kink_sum, core, support) ||
+             disc_face_optimum(dp, bodies, k, d, &kink_sum, core, support)))
             return finish_start(dp, kink_sum, core, support, barrier, active_gap);
     }
     double weight[2] = {0.0, 0.0}; // the ties' subgradient weights (at most two)

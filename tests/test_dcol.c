@@ -1157,41 +1157,52 @@ static void test_resting_contacts(void) {
     osc_convex_destroy(box);
 }
 
-// Curved bodies resting on a box's face: a capsule and a cylinder lying on their sides and a
-// padded polygon lying flat, turned about the vertical at random, moved sideways and by up to 0.01
-// about touching, and tilted by t about a random horizontal axis, t = 0 to 1e-4. Flat to the
-// barrier, the contact is a line or a face, and the walk's point contact has blocks with
-// multipliers of the order of the tilt (a capsule's segment end, the polygon's edges), whose
-// offsets leave a cone: every such pair took the general start (7-10 iterations) until the flat
-// start covered cones (docs/dcol.md §3.5, "Flat contacts"). Checked as test_resting_contacts does
-// the boxes: the fallbacks (the general start's answer bit for bit), alpha at the default barrier,
-// and at barrier 1e-6 alpha, the point and the Jacobians against the general start's.
+// Curved bodies resting on a box's face: a capsule and a cylinder lying on their sides, a cylinder
+// standing on its end, a cone on its base and a padded polygon lying flat, turned about the
+// vertical at random, moved sideways and by up to 0.01 about touching, and tilted by t about a
+// random horizontal axis, t = 0 to 1e-4. Flat to the barrier, the contact is a line or a face, and
+// the walk's point contact has blocks with multipliers of the order of the tilt (a capsule's segment
+// end, the polygon's edges, a disc's rim), whose offsets leave a cone; a disc on a face is at its
+// kink, where the walk loses the rim's direction. Every such pair took the general start (7-10
+// iterations) until the flat start covered cones and discs (docs/dcol.md §3.5, "Flat contacts").
+// Checked as test_resting_contacts does the boxes: the fallbacks (the general start's answer bit
+// for bit), alpha at the default barrier, and at barrier 1e-6 alpha, the point and the Jacobians
+// against the general start's.
 static void test_resting_curved(void) {
-    osc_convex *box = NULL, *bodies[3] = {NULL, NULL, NULL};
+    enum { BODIES = 5 };
+    osc_convex *box = NULL, *bodies[BODIES] = {NULL, NULL, NULL, NULL, NULL};
     CHECK_STATUS(osc_convex_create_box(osc_v3(1.0, 1.0, 0.25), &box), OSC_OK);
     CHECK_STATUS(osc_convex_create_capsule(0.2, 0.8, &bodies[0]), OSC_OK);
     CHECK_STATUS(osc_convex_create_cylinder(0.3, 0.7, &bodies[1]), OSC_OK);
+    CHECK_STATUS(osc_convex_create_cylinder(0.3, 0.7, &bodies[2]), OSC_OK);
+    CHECK_STATUS(osc_convex_create_cone(1.0, 0.5, &bodies[3]), OSC_OK);
     double edges[6][2], offsets[6];
     for (int k = 0; k < 6; ++k) {
         edges[k][0] = cos(TEST_PI * k / 3.0);
         edges[k][1] = sin(TEST_PI * k / 3.0);
         offsets[k] = 0.4;
     }
-    CHECK_STATUS(osc_convex_create_polygon(&edges[0][0], offsets, 6, 0.1, &bodies[2]), OSC_OK);
-    if (!box || !bodies[0] || !bodies[1] || !bodies[2]) return;
-    const double heights[3] = {0.2, 0.3, 0.1}; // of the body's origin above the face, touching
+    CHECK_STATUS(osc_convex_create_polygon(&edges[0][0], offsets, 6, 0.1, &bodies[4]), OSC_OK);
+    for (int b = 0; b < BODIES; ++b)
+        if (!box || !bodies[b]) return;
+    const char* names[BODIES] = {"capsule lying", "cylinder lying", "cylinder standing", "cone on its base",
+                                 "polygon lying"};
+    // the body frame's x (the axis) along the face for the lying ones, up for the cylinder standing,
+    // down for the cone (its base centre is at +H/4 along it); the origin's height when touching
+    const double h = 0.7071067811865476;
+    const osc_quat frames[BODIES] = {{1, 0, 0, 0}, {1, 0, 0, 0}, {h, 0, -h, 0}, {h, 0, h, 0}, {1, 0, 0, 0}};
+    const double heights[BODIES] = {0.2, 0.3, 0.35, 0.25, 0.1};
     const double tilts[6] = {0.0, 1e-10, 1e-8, 1e-6, 1e-5, 1e-4};
-    const char* names[3] = {"capsule", "cylinder", "polygon"};
     osc_dcol_settings smooth = settings_with(1e-6);
     test_rng rng = {78};
-    for (int b = 0; b < 3; ++b) {
+    for (int b = 0; b < BODIES; ++b) {
         int solves = 0, fallbacks = 0, degenerate = 0, iterations = 0;
         double below = 0.0, above = 0.0, worst_smooth_alpha = 0.0, worst_point = 0.0, worst_jacobian = 0.0;
         for (int t = 0; t < 6; ++t)
             for (int trial = 0; trial < 60; ++trial, ++solves) {
                 double yaw = test_uniform(&rng, 0.0, 2.0 * TEST_PI), turn = test_uniform(&rng, 0.0, 2.0 * TEST_PI);
                 osc_quat q = osc_quat_mul(osc_quat_exp(osc_v3(tilts[t] * cos(turn), tilts[t] * sin(turn), 0.0)),
-                                          osc_quat_exp(osc_v3(0.0, 0.0, yaw)));
+                                          osc_quat_mul(osc_quat_exp(osc_v3(0.0, 0.0, yaw)), frames[b]));
                 osc_pose pa = {osc_v3(0.0, 0.0, 0.0), {1.0, 0.0, 0.0, 0.0}};
                 osc_pose pb = {osc_v3(test_uniform(&rng, -0.3, 0.3), test_uniform(&rng, -0.3, 0.3),
                                       0.25 + heights[b] + test_uniform(&rng, -0.01, 0.01)),
@@ -1220,7 +1231,7 @@ static void test_resting_curved(void) {
                 worst_point = fmax(worst_point, osc_length(osc_sub(fast.point, general.point)));
                 worst_jacobian = fmax(worst_jacobian, jacobian_gap(fast_j, general_j));
             }
-        printf("  %d %ss resting on a box (tilt 0 to 1e-4): %d fallbacks, %.2f iterations on average, %d "
+        printf("  %d solves, %s on a box (tilt 0 to 1e-4): %d fallbacks, %.2f iterations on average, %d "
                "DEGENERATE; alpha below the general start's by at most %.2g, above by %.2g; at barrier "
                "1e-6 alpha %.2g, the point %.2g, the Jacobians %.2g (relative) from its\n", solves,
                names[b], fallbacks, (double)iterations / solves, degenerate, below, above,
@@ -1234,7 +1245,7 @@ static void test_resting_curved(void) {
         // compliance turns both solvers' residual tolerances into point differences of 1e-6
         CHECK(worst_smooth_alpha < 1e-9 && worst_point < 1e-5 && worst_jacobian < 1e-5);
     }
-    for (int b = 0; b < 3; ++b) osc_convex_destroy(bodies[b]);
+    for (int b = 0; b < BODIES; ++b) osc_convex_destroy(bodies[b]);
     osc_convex_destroy(box);
 }
 
@@ -1378,13 +1389,13 @@ static void test_bad_input(void) {
     settings = osc_dcol_settings_default();
     settings.regularization = NAN;
     CHECK_STATUS(osc_dcol_proximity(a, good, b, moved, &settings, &r, NULL, NULL), OSC_ERR_INVALID_ARGUMENT);
-    // an iteration limit too small to converge: reported, with the last iterate in the result (a
-    // cylinder's end flat on a face of the prism: not a point contact, so the general start of
-    // §3.3; the support path converges in one step where it applies)
+    // an iteration limit too small to converge: reported, with the last iterate in the result
+    // (coincident origins: alpha -> 0 and no contact point, so the general start of §3.3; the
+    // support path, which covers every other contact, converges in one step where it applies)
     settings = osc_dcol_settings_default();
     settings.max_iterations = 2;
     CHECK_STATUS(osc_dcol_proximity(g_shapes[OSC_CONVEX_CYLINDER], good, g_shapes[OSC_CONVEX_POLYTOPE],
-                                    moved, &settings, &r, NULL, NULL),
+                                    good, &settings, &r, NULL, NULL),
                  OSC_ERR_NOT_CONVERGED);
     CHECK(strstr(osc_last_error(), "no convergence") != NULL);
     CHECK(r.iterations == 2);
