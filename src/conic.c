@@ -770,7 +770,7 @@ static void inactive_force(const conic_problem* p, double barrier, const double*
 // (consistent at an exact optimum), shifted by the part of the inactive push f the blocks span, and
 // the least change dx of x that meets the first-order central offsets (conic_offset_start)
 static bool independent_offsets(const conic_problem* p, double barrier, int k,
-                                double m[][CONIC_MAX_VARIABLES], const int* kind,
+                                double m[][CONIC_MAX_VARIABLES], const int* kind, const double* gap,
                                 const int* active, const double* f, double* multiplier,
                                 double* dx) {
     int n = p->variables, l = p->orthant_rows;
@@ -793,7 +793,7 @@ static bool independent_offsets(const conic_problem* p, double barrier, int k,
         for (int b = 0; b < k; ++b) value += multiplier[b] * m[b][j];
         residual = max2(residual, fabs(value));
     }
-    if (!(residual <= 1e-6)) return false;
+    if (!(residual <= 1e-2)) return false;
     // the inactive blocks' central duals push with f; the part of f the active blocks span shifts
     // their multipliers (least squares, first order in the barrier): a vertex among near faces
     // otherwise starts with a dual residual of barrier / the nearest inactive gap, just above the
@@ -824,7 +824,7 @@ static bool independent_offsets(const conic_problem* p, double barrier, int k,
     for (int b = 0; b < k; ++b) {
         if (kind[b] == BLOCK_APEX) continue;
         if (!(multiplier[b] > 0.0)) return false; // not strictly complementary
-        w[b] = -barrier / (kind[b] == BLOCK_CONE ? 2.0 * multiplier[b] : multiplier[b]);
+        w[b] = gap[b] - barrier / (kind[b] == BLOCK_CONE ? 2.0 * multiplier[b] : multiplier[b]);
     }
     for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++]) {
         int first = active[start], dim = p->cone_dim[c];
@@ -964,7 +964,8 @@ static bool analytic_centre(int k, int d, const double* z_p, double w[][CONIC_MA
 // path ends (analytic_centre). dx is the least change that meets R's offsets; the dependent
 // blocks' then hold too.
 static bool degenerate_offsets(const conic_problem* p, double barrier, int k,
-                               double m[][CONIC_MAX_VARIABLES], const int* kind, const double* f,
+                               double m[][CONIC_MAX_VARIABLES], const int* kind, const double* gap,
+                               const double* f,
                                double* multiplier, double* dx) {
     int n = p->variables;
     int rest[CONIC_MAX_VARIABLES], dependent[OFFSET_MAX_ACTIVE], d = 0;
@@ -1018,7 +1019,8 @@ static bool degenerate_offsets(const conic_problem* p, double barrier, int k,
     }
     // dx = M_R^T (M_R M_R^T)^-1 offsets_R
     double offsets[CONIC_MAX_VARIABLES];
-    for (int a = 0; a < count; ++a) offsets[a] = -barrier * kappa[rest[a]] / multiplier[rest[a]];
+    for (int a = 0; a < count; ++a)
+        offsets[a] = gap[rest[a]] - barrier * kappa[rest[a]] / multiplier[rest[a]];
     small_spd_solve(count, gram, inverse_pivot, offsets);
     for (int j = 0; j < n; ++j) {
         dx[j] = 0.0;
@@ -1199,7 +1201,8 @@ static bool barrier_minimiser(const reduced_barrier* r, double* y) {
 // vertex moves to: the middle of the contact region when flat, towards the vertex as the tilt grows
 // (docs/dcol.md §3.5). False at a cone's apex, when nothing is flat, or when the pieces fail.
 static bool flat_offsets(const conic_problem* p, double barrier, int k,
-                         double m[][CONIC_MAX_VARIABLES], const int* kind, int* active,
+                         double m[][CONIC_MAX_VARIABLES], const int* kind, const double* gap,
+                         const double* block_norm, int* active,
                          const double* x, double* multiplier, double* dx) {
     int n = p->variables, l = p->orthant_rows;
     for (int b = 0; b < k; ++b)
@@ -1230,7 +1233,7 @@ static bool flat_offsets(const conic_problem* p, double barrier, int k,
     small_spd_solve(strong_count, gram, inverse_pivot, zs);
     for (int a = 0; a < strong_count; ++a) {
         if (!(zs[a] > 0.0)) return false;
-        offsets[a] = -barrier / (kind[strong[a]] == BLOCK_CONE ? 2.0 * zs[a] : zs[a]);
+        offsets[a] = gap[strong[a]] - barrier / (kind[strong[a]] == BLOCK_CONE ? 2.0 * zs[a] : zs[a]);
     }
     small_spd_solve(strong_count, gram, inverse_pivot, offsets);
     for (int j = 0; j < n; ++j) {
@@ -1286,7 +1289,7 @@ static bool flat_offsets(const conic_problem* p, double barrier, int k,
         for (int i = 1; i < dim; ++i) u[i] = r.cone_base[c][i] / tail;
         double weight = 0.0;
         for (int a = 0; a < strong_count; ++a)
-            if (strong[a] == active[start]) weight = zs[a] / (barrier * tail);
+            if (strong[a] == active[start]) weight = zs[a] / block_norm[strong[a]] / (barrier * tail);
         for (int e = 0; e < r.free; ++e) {
             au[e] = 0.0;
             for (int i = 1; i < dim; ++i) au[e] += r.cone_along[c][i][e] * u[i];
@@ -1350,11 +1353,8 @@ static bool flat_offsets(const conic_problem* p, double barrier, int k,
     length *= 0.5;
     // where the objective pulls back into the weak blocks (a tilt), its pull o . inward balances
     // their barriers' -weak / t nearer than that: t = weak / (o . inward)
-    double pull = 0.0, norm = 0.0;
-    for (int c = 0; c < r.free; ++c) {
-        pull += r.objective[c] * inward[c];
-        norm += inward[c] * inward[c];
-    }
+    double pull = 0.0;
+    for (int c = 0; c < r.free; ++c) pull += r.objective[c] * inward[c];
     if (pull > 0.0) length = min2(length, weak / pull);
     for (int halving = 0;; ++halving) {
         if (halving == 60) return false;
@@ -1411,7 +1411,9 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
     // the active blocks and their normals m_b: an orthant row's G_i, a cone's G_c^T J (s_c / s_c0)
     // on its boundary, every row G_i of a cone at its apex; active[r] is the block of row r (a
     // cone's first row; -1: inactive). More blocks than their rank is a degenerate vertex.
-    double m[OFFSET_MAX_ACTIVE][CONIC_MAX_VARIABLES];
+    // gap[b] is the block's gap at x (s_i, s_0 - |s_1|, 0 at an apex): an optimum found to
+    // rounding is met exactly by moving each gap to its central value, not by adding that value
+    double m[OFFSET_MAX_ACTIVE][CONIC_MAX_VARIABLES], gap[OFFSET_MAX_ACTIVE];
     int kind[OFFSET_MAX_ACTIVE];
     int active[CONIC_MAX_ROWS];
     int k = 0;
@@ -1422,6 +1424,7 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
         if (k == OFFSET_MAX_ACTIVE) return false;
         for (int j = 0; j < n; ++j) m[k][j] = p->G[i][j];
         active[i] = k;
+        gap[k] = s[i];
         kind[k++] = BLOCK_ROW;
     }
     for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++]) {
@@ -1436,35 +1439,56 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
             active[start] = k;
             for (int i = 0; i < dim; ++i, ++k) {
                 for (int j = 0; j < n; ++j) m[k][j] = p->G[start + i][j];
+                gap[k] = 0.0;
                 kind[k] = BLOCK_APEX;
             }
             apex = true;
             continue;
         }
-        if (!(sc[0] - sqrt(s1) <= active_gap)) continue;
+        // the gap s_0 - |s_1| against active_gap times the boundary's gradient |m_c| (at least 1):
+        // a thin ellipsoid's rows carry its inverse semi-axes, up to 1e3 times a ball's, and its gap
+        // at an optimum found to 1e-12 in x was above 1e-9, so the contact was missed
         if (k == OFFSET_MAX_ACTIVE) return false;
-        double inverse_s0 = 1.0 / sc[0];
+        double inverse_s0 = 1.0 / sc[0], norm2 = 0.0;
         for (int j = 0; j < n; ++j) {
             double value = p->G[start][j];
             for (int i = 1; i < dim; ++i) value -= p->G[start + i][j] * sc[i] * inverse_s0;
             m[k][j] = value;
+            norm2 += value * value;
         }
+        gap[k] = sc[0] - sqrt(s1);
+        if (!(gap[k] <= active_gap * max2(1.0, sqrt(norm2)))) continue;
         active[start] = k;
         kind[k++] = BLOCK_CONE;
     }
     if (k == 0 || (k > n && apex)) return false;
+    // every block but an apex's row scaled to a unit normal (its gap then a distance in x, its
+    // multiplier z |m|): a thin ellipsoid's normal is 1e3 times a ball's, and the Gram matrices
+    // below, scaled by the largest diagonal entry, lost the others' pivots
+    double norm[OFFSET_MAX_ACTIVE];
+    for (int b = 0; b < k; ++b) {
+        norm[b] = 1.0;
+        if (kind[b] == BLOCK_APEX) continue;
+        double norm2 = 0.0;
+        for (int j = 0; j < n; ++j) norm2 += m[b][j] * m[b][j];
+        if (!(norm2 > 0.0)) return false;
+        norm[b] = sqrt(norm2);
+        double inverse = 1.0 / norm[b];
+        for (int j = 0; j < n; ++j) m[b][j] *= inverse;
+        gap[b] *= inverse;
+    }
     double f[CONIC_MAX_VARIABLES], multiplier[OFFSET_MAX_ACTIVE], dx[CONIC_MAX_VARIABLES];
     inactive_force(p, barrier, s, active, f);
-    bool offset = (k <= n && independent_offsets(p, barrier, k, m, kind, active, f, multiplier, dx)) ||
-                  (!apex && degenerate_offsets(p, barrier, k, m, kind, f, multiplier, dx));
-    if (!offset && !flat_offsets(p, barrier, k, m, kind, active, x, multiplier, dx)) return false;
+    bool offset = (k <= n && independent_offsets(p, barrier, k, m, kind, gap, active, f, multiplier, dx)) ||
+                  (!apex && degenerate_offsets(p, barrier, k, m, kind, gap, f, multiplier, dx));
+    if (!offset && !flat_offsets(p, barrier, k, m, kind, gap, norm, active, x, multiplier, dx)) return false;
     for (int j = 0; j < n; ++j) x[j] += dx[j];
     primal_slack(p, x, s);
     // offsets that cross a row or leave a cone mean a flat contact (flat_offsets)
     bool inside = slack_violation(p, s) < 0.0;
     if (offset && !inside) {
         for (int j = 0; j < n; ++j) x[j] -= dx[j];
-        if (!flat_offsets(p, barrier, k, m, kind, active, x, multiplier, dx)) return false;
+        if (!flat_offsets(p, barrier, k, m, kind, gap, norm, active, x, multiplier, dx)) return false;
         for (int j = 0; j < n; ++j) x[j] += dx[j];
         primal_slack(p, x, s);
         inside = slack_violation(p, s) < 0.0;
@@ -1478,6 +1502,7 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
     // throughout: an active block's s^T J s (or s_i) is of the order of the barrier and carries the
     // rounding of s, 1e-16 of the data's scale, so its reciprocal would be off by 1e-6 relative,
     // and the dual residual with it
+    for (int b = 0; b < k; ++b) multiplier[b] /= norm[b]; // z of the unscaled block
     for (int i = 0; i < l; ++i) z[i] = active[i] >= 0 ? multiplier[active[i]] : barrier / s[i];
     for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++]) {
         int dim = p->cone_dim[c];

@@ -772,7 +772,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
     plane_vector face_point = {0.0, 0.0};
     int face_body = -1;
     int at_kink = -1; // the body at whose disc's kink n lies (jump_to_kink), or -1
-    bool converged = false;
+    bool converged = false, stalled = false;
     for (int iteration = 0; iteration < 60 && !converged; ++iteration) {
         // the piece's gradient (the representatives' linear terms and the balls) and Hessian
         double g1 = 0.0, g2 = 0.0, s1 = 0.0, s2 = 0.0, h11 = 0.0, h12 = 0.0, h22 = 0.0;
@@ -985,8 +985,11 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         // (the ties' weights come from the gradients before the last step and place the support
         // points between the tied vertices: with ties that step must be at 1e-12, not 1e-8)
         // (never at a kink, where the walk only leaves)
+        // (a Newton step with ties that N rejects at full length and halves to nothing is at
+        // rounding: a thin ellipsoid's gradient, from a C whose eigenvalues span 1e4 or more,
+        // stalled such steps at 1e-10 of |n|, and the walk ran out of iterations)
         bool piece_converged = at_kink < 0 &&
-                               (newton ? (t1 * t1 + t2 * t2) * dd <= (tie_count > 0 ? 1e-24 : 1e-16)
+                               (newton ? (t1 * t1 + t2 * t2) * dd <= (tie_count > 0 && !stalled ? 1e-24 : 1e-16)
                                        : t1 * t1 + t2 * t2 <= 1e-24 * size * size);
         // the first vertex that starts to tie along the step stops it there (a linear piece's step
         // has no length of its own)
@@ -1047,6 +1050,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
             double trial_sum = piece_value(&bodies[0], trial, &cn[0], &root[0]) +
                                piece_value(&bodies[1], trial, &cn[1], &root[1]);
             if (trial_sum <= sum * (1.0 + 1e-14) || piece_converged) {
+                stalled = newton && halving > 0 && hit_body < 0 && !(trial_sum < sum);
                 n = trial;
                 sum = trial_sum;
                 for (int k = 0; k < 2; ++k) {

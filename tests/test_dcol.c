@@ -1249,6 +1249,73 @@ static void test_resting_curved(void) {
     osc_convex_destroy(box);
 }
 
+// Elongated and flattened shapes of aspect 1 / t, t = 1e-2 and 1e-3, every ordered pair of ten:
+// a plate and a needle (boxes 1 x 1 x t, 1 x t x t), a capsule and a cylinder of radius t and
+// length 2, a cylinder of radius 1 and length t, ellipsoids of semi-axes (1, t, t) and (1, 1, t),
+// a sphere of radius t, a triangle padded by t, a box of half extent 100; 60 random poses a pair at
+// offsets of 0.1 to 10. A thin ellipsoid's rows carry its inverse semi-axes: its cone's gap at an
+// optimum found to rounding exceeded the fixed active gap, its normal swamped the Gram matrices'
+// pivots, and a needle's position error, amplified by its length over its radius, broke the
+// multipliers' consistency check; 6 % of the t = 1e-3 pairs then failed to converge (the general
+// start diverges on such needles too). Checked: the failures, and every converged answer's point
+// inside both scaled shapes (gauges at most alpha) and at their boundary (the larger gauge within
+// 1e-5 of alpha: the central point sits inside by the barrier's offsets, mu / z in normalised
+// length, which a thin shape's gauge magnifies by its inverse thickness).
+static void test_elongated_shapes(void) {
+    const double thin[2] = {1e-2, 1e-3};
+    const int poses = 60;
+    for (int c = 0; c < 2; ++c) {
+        double t = thin[c];
+        osc_convex* s[10] = {NULL};
+        CHECK_STATUS(osc_convex_create_box(osc_v3(1.0, 1.0, t), &s[0]), OSC_OK);
+        CHECK_STATUS(osc_convex_create_box(osc_v3(1.0, t, t), &s[1]), OSC_OK);
+        CHECK_STATUS(osc_convex_create_capsule(t, 2.0, &s[2]), OSC_OK);
+        CHECK_STATUS(osc_convex_create_cylinder(t, 2.0, &s[3]), OSC_OK);
+        CHECK_STATUS(osc_convex_create_cylinder(1.0, t, &s[4]), OSC_OK);
+        const double thin_p[9] = {1, 0, 0, 0, 1 / (t * t), 0, 0, 0, 1 / (t * t)};
+        const double flat_p[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1 / (t * t)};
+        CHECK_STATUS(osc_convex_create_ellipsoid(thin_p, &s[5]), OSC_OK);
+        CHECK_STATUS(osc_convex_create_ellipsoid(flat_p, &s[6]), OSC_OK);
+        CHECK_STATUS(osc_convex_create_sphere(t, &s[7]), OSC_OK);
+        const double edges[3][2] = {{1, 0}, {-0.5, 0.8660254037844386}, {-0.5, -0.8660254037844386}};
+        const double offsets[3] = {0.5, 0.5, 0.5};
+        CHECK_STATUS(osc_convex_create_polygon(&edges[0][0], offsets, 3, t, &s[8]), OSC_OK);
+        CHECK_STATUS(osc_convex_create_box(osc_v3(100.0, 100.0, 100.0), &s[9]), OSC_OK);
+        bool made = true;
+        for (int k = 0; k < 10; ++k) made = made && s[k];
+        if (!made) return;
+        test_rng rng = {(uint64_t)(91 + c)};
+        int solves = 0, failures = 0;
+        double worst_excess = 0.0, worst_deficit = 0.0;
+        for (int a = 0; a < 10; ++a)
+            for (int b = 0; b < 10; ++b)
+                for (int i = 0; i < poses; ++i, ++solves) {
+                    double scale = pow(10.0, test_uniform(&rng, -1.0, 1.0));
+                    osc_pose pa = random_pose(&rng, 1.0);
+                    osc_pose pb = {osc_add(pa.p, osc_v3(test_uniform(&rng, -scale, scale),
+                                                        test_uniform(&rng, -scale, scale),
+                                                        test_uniform(&rng, -scale, scale))),
+                                   random_pose(&rng, 1.0).q};
+                    osc_dcol_result r;
+                    if (osc_dcol_proximity(s[a], pa, s[b], pb, NULL, &r, NULL, NULL) != OSC_OK) {
+                        ++failures;
+                        continue;
+                    }
+                    double ga = osc_convex_gauge(s[a], osc_pose_apply_inverse(pa, r.point));
+                    double gb = osc_convex_gauge(s[b], osc_pose_apply_inverse(pb, r.point));
+                    worst_excess = fmax(worst_excess, (fmax(ga, gb) - r.alpha) / r.alpha);
+                    worst_deficit = fmax(worst_deficit, (r.alpha - fmax(ga, gb)) / r.alpha);
+                }
+        printf("  %d pairs of shapes of aspect %g: %d failures; the larger gauge above alpha by at most "
+               "%.2g, below by %.2g (relative)\n", solves, 1.0 / t, failures, worst_excess, worst_deficit);
+        // measured 0 and 43 (t = 1e-2, 1e-3); the code before the scaled activity test, the unit
+        // normals, the gap-relative offsets and the looser consistency check failed 5 and 372
+        CHECK(failures <= (c == 0 ? solves / 1000 : solves / 50));
+        CHECK(worst_excess < 1e-8 && worst_deficit < 1e-5);
+        for (int k = 0; k < 10; ++k) osc_convex_destroy(s[k]);
+    }
+}
+
 // Cones far outside the test shapes' range: needles (half angle 1e-3), flat discs (pi/2 - 1e-3,
 // radius 1000 times the height) and ordinary ones, heights 1e-3 to 1e3, against the random support
 // shapes at scales 1e-3 to 1e3. The interior-point start fails on many of the flat ones; the
@@ -1432,6 +1499,7 @@ int main(void) {
     RUN(test_degenerate_vertices);
     RUN(test_resting_contacts);
     RUN(test_resting_curved);
+    RUN(test_elongated_shapes);
     RUN(test_extreme_cones);
     RUN(test_warm_start);
     RUN(test_batch);
