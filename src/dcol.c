@@ -18,6 +18,7 @@ static const double ACTIVE_GAP = 1e-9;
 static const double REFINE_BIAS = 1e-5;
 
 bool dcol_support_path = true;
+_Thread_local unsigned long dcol_general_starts = 0;
 
 osc_dcol_settings osc_dcol_settings_default(void) {
     osc_dcol_settings settings = {1e-10, 40, 1e-16};
@@ -195,20 +196,39 @@ osc_status dcol_solve(const char* function, const osc_dcol_settings* settings_in
     bool use_warm = warm && warm->valid && warm->variables == dp->conic.variables;
     // the support path starts next to the answer, which no warm start beats (docs/dcol.md §3.5)
     osc_status status = OSC_ERR_NOT_CONVERGED;
+    dp->has_optimum = false;
     if (dcol_support_path && dcol_support_start(dp, settings.tolerance, ACTIVE_GAP)) {
         int limit = settings.max_iterations < SUPPORT_MAX_ITERATIONS ? settings.max_iterations
                                                                     : SUPPORT_MAX_ITERATIONS;
         status = conic_solve(&dp->conic, settings.tolerance, limit, settings.regularization, true,
                              state);
     }
+    if (status != OSC_OK && dp->has_optimum) {
+        // the walk's exact optimum, whose first-order start failed (a thin shape's), starts the
+        // general method instead of the inner radii's point (docs/dcol.md §3.3)
+        osc_dcol_warm_start optimum = {.valid = 1, .variables = dp->conic.variables};
+        osc_vec3 x = osc_add_scaled(dp->centre, osc_v3(dp->optimum[0], dp->optimum[1], dp->optimum[2]),
+                                    dp->scale);
+        optimum.solution[0] = x.x;
+        optimum.solution[1] = x.y;
+        optimum.solution[2] = x.z;
+        optimum.solution[3] = dp->optimum[3];
+        for (int j = 4; j < dp->conic.variables; ++j) optimum.solution[j] = dp->optimum[j] * dp->scale;
+        start_point(dp, a, b, &optimum);
+        ++dcol_general_starts;
+        status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations,
+                             settings.regularization, false, state);
+    }
     if (status != OSC_OK) {
         start_point(dp, a, b, use_warm ? warm : NULL);
+        ++dcol_general_starts;
         status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations,
                              settings.regularization, false, state);
     }
     if (status != OSC_OK && use_warm) {
         // a warm start never costs an answer: fall back to the cold start
         start_point(dp, a, b, NULL);
+        ++dcol_general_starts;
         status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations,
                              settings.regularization, false, state);
     }

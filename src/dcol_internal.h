@@ -24,13 +24,22 @@ typedef struct dcol_problem {
     dcol_body body[2];
     osc_vec3 centre;
     double scale;
+    // the support walk's exact optimum (x', alpha, slacks'), kept when the start from it fails
+    bool has_optimum;
+    double optimum[CONIC_MAX_VARIABLES];
 } dcol_problem;
 
 
 /// The support path's start (dcol_support.c): the exact optimum of the assembled problem, moved
 /// to the first-order central point of `barrier` (conic_offset_start with `active_gap`), written
-/// to dp->state.x with its slack and dual (state.s, state.z). False when the pair or its contact does not allow it (docs/dcol.md §3.5).
+/// to dp->state.x with its slack and dual (state.s, state.z). False when the pair or its contact
+/// does not allow it (docs/dcol.md §3.5); dp->has_optimum tells whether the walk found the
+/// optimum, then in dp->optimum, all the same.
 bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap);
+
+/// The general starts of §3.3 this thread has run (from the walk's optimum or from the inner
+/// radii's point): the tests' count of fallbacks from the support path. Never read by the library.
+extern _Thread_local unsigned long dcol_general_starts;
 
 /// Whether the pairs that can take the support path do, and two spheres their closed form
 /// (docs/dcol.md §3.5, §3.6): true. Tests clear it to compare those with the general start; not

@@ -391,6 +391,8 @@ static bool finish_start(dcol_problem* dp, double sum, const osc_vec3 core[2],
     v[1] = x.y;
     v[2] = x.z;
     v[3] = alpha;
+    memcpy(dp->optimum, v, sizeof dp->optimum);
+    dp->has_optimum = true;
     return conic_offset_start(&dp->conic, barrier, active_gap, v, dp->state.s, dp->state.z);
 }
 
@@ -693,6 +695,7 @@ static bool leaves_tie(bool estimate_leaves, plane_vector a, double g1, double g
 // start) when the origins (nearly) coincide, the contact is not a point (ties in both bodies beyond
 // two, parallel ties) or the method does not converge.
 bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
+    dp->has_optimum = false;
     osc_vec3 d = osc_sub(dp->body[1].origin, dp->body[0].origin);
     double dd = osc_dot(d, d);
     if (!(dd > 1e-24)) return false;

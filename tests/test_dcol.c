@@ -696,7 +696,9 @@ static void test_support_pairs_match_general_solver(void) {
             osc_dcol_jacobians general_jac = {general_j[0], general_j[1], general_j[2], general_j[3],
                                               general_j[4], general_j[5]};
             osc_dcol_result fast, general;
+            unsigned long general_starts = dcol_general_starts;
             CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, &settings, &fast, &fast_jac, NULL), OSC_OK);
+            bool fell_back = dcol_general_starts != general_starts;
             dcol_support_path = false;
             osc_status general_status =
                 osc_dcol_proximity(a, pa, b, pb, &settings, &general, &general_jac, NULL);
@@ -712,9 +714,8 @@ static void test_support_pairs_match_general_solver(void) {
                 osc_convex_destroy(b);
                 continue;
             }
-            // the same answer bit for bit as the general start: the support path fell back to it,
-            // whose Jacobians the stalled-dual acceptance can spoil (§3.4)
-            bool fell_back = fast.alpha == general.alpha && fast.iterations == general.iterations;
+            // the support path fell back to the general start, whose Jacobians the stalled-dual
+            // acceptance can spoil (§3.4)
             if (fell_back) ++fallbacks;
             else total += fast.iterations;
             double size = osc_length(osc_sub(pa.p, pb.p)) + 2.0;
@@ -838,17 +839,12 @@ static void test_support_pairs_extremes(void) {
         if (placement == 0) pb.p = osc_add(pa.p, osc_scale(osc_sub(pb.p, pa.p), 1e-3));
         if (placement == 2) pb.p = osc_add(pa.p, osc_scale(osc_sub(pb.p, pa.p), 100.0));
         osc_dcol_result r;
+        unsigned long general_starts = dcol_general_starts;
         osc_status status = osc_dcol_proximity(a, pa, b, pb, NULL, &r, NULL, NULL);
         CHECK_MSG(status == OSC_OK, "trial %d: %s", trial, osc_last_error());
         if (status == OSC_OK) {
-            // the same answer bit for bit as the general start: the support path fell back to it
-            osc_dcol_result general_result;
-            dcol_support_path = false;
-            osc_status general_status = osc_dcol_proximity(a, pa, b, pb, NULL, &general_result, NULL, NULL);
-            dcol_support_path = true;
-            bool fell_back = general_status == OSC_OK && general_result.alpha == r.alpha &&
-                             general_result.iterations == r.iterations;
-            if (fell_back) ++fallbacks;
+            // the support path fell back to the general start
+            if (dcol_general_starts != general_starts) ++fallbacks;
             else total += r.iterations;
             double ga = osc_convex_gauge(a, osc_pose_apply_inverse(pa, r.point));
             double gb = osc_convex_gauge(b, osc_pose_apply_inverse(pb, r.point));
@@ -875,12 +871,14 @@ static void test_support_pairs_extremes(void) {
 static bool fell_back(const osc_convex* a, osc_pose pa, const osc_convex* b, osc_pose pb,
                       double* difference) {
     osc_dcol_result fast, general;
+    unsigned long general_starts = dcol_general_starts;
     CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &fast, NULL, NULL), OSC_OK);
+    bool fallback = dcol_general_starts != general_starts;
     dcol_support_path = false;
     CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &general, NULL, NULL), OSC_OK);
     dcol_support_path = true;
     *difference = fabs(fast.alpha - general.alpha) / general.alpha;
-    return fast.alpha == general.alpha && fast.iterations == general.iterations;
+    return fallback;
 }
 
 // Pairs of discs (cylinders' ends, cones' bases) with each other and with polytopes: the walk
@@ -1256,8 +1254,9 @@ static void test_resting_curved(void) {
 // offsets of 0.1 to 10. A thin ellipsoid's rows carry its inverse semi-axes: its cone's gap at an
 // optimum found to rounding exceeded the fixed active gap, its normal swamped the Gram matrices'
 // pivots, and a needle's position error, amplified by its length over its radius, broke the
-// multipliers' consistency check; 6 % of the t = 1e-3 pairs then failed to converge (the general
-// start diverges on such needles too). Checked: the failures, and every converged answer's point
+// multipliers' consistency check; 6 % of the t = 1e-3 pairs then failed to converge, as the general
+// start, from the inner radii's point, diverges on such needles too (it now starts from the walk's
+// optimum where the walk found one). Checked: the failures, and every converged answer's point
 // inside both scaled shapes (gauges at most alpha) and at their boundary (the larger gauge within
 // 1e-5 of alpha: the central point sits inside by the barrier's offsets, mu / z in normalised
 // length, which a thin shape's gauge magnifies by its inverse thickness).
@@ -1308,9 +1307,10 @@ static void test_elongated_shapes(void) {
                 }
         printf("  %d pairs of shapes of aspect %g: %d failures; the larger gauge above alpha by at most "
                "%.2g, below by %.2g (relative)\n", solves, 1.0 / t, failures, worst_excess, worst_deficit);
-        // measured 0 and 43 (t = 1e-2, 1e-3); the code before the scaled activity test, the unit
-        // normals, the gap-relative offsets and the looser consistency check failed 5 and 372
-        CHECK(failures <= (c == 0 ? solves / 1000 : solves / 50));
+        // measured 0 and 19 (t = 1e-2, 1e-3); the code before the scaled activity test, the unit
+        // normals, the gap-relative offsets, the looser consistency check and the general start
+        // from the walk's optimum failed 5 and 372
+        CHECK(failures <= (c == 0 ? solves / 1000 : solves / 100));
         CHECK(worst_excess < 1e-8 && worst_deficit < 1e-5);
         for (int k = 0; k < 10; ++k) osc_convex_destroy(s[k]);
     }
