@@ -72,9 +72,10 @@ void grid_distance_pair(const osc_grid* grid, osc_vec3 x0, osc_vec3 x1, double o
 // The same with the gradients, bit for bit osc_grid_eval's with a gradient.
 void grid_distance_gradient_pair(const osc_grid* grid, osc_vec3 x0, osc_vec3 x1, double out[2], osc_vec3 gradient[2]);
 
-// The index of the voxel holding y (clamped into the region; [n_z][n_y][n_x] layout) and, in
-// *outside, the distance from y to the region (0 inside): the voxel osc_grid_lower_bound reads.
-static inline size_t grid_voxel_of(const osc_grid* grid, osc_vec3 y, double* outside) {
+// The index of the voxel holding y (clamped into the region; [n_z][n_y][n_x] layout), its cell
+// coordinates in `cell` and, in *outside, the distance from y to the region (0 inside): the voxel
+// osc_grid_lower_bound reads.
+static inline size_t grid_voxel_cell_of(const osc_grid* grid, osc_vec3 y, double* outside, int cell[3]) {
     double p[3] = {y.x - grid->origin.x, y.y - grid->origin.y, y.z - grid->origin.z}, beyond[3];
     size_t index = 0;
     for (int a = 2; a >= 0; --a) {
@@ -83,12 +84,19 @@ static inline size_t grid_voxel_of(const osc_grid* grid, osc_vec3 y, double* out
         beyond[a] = p[a] - q;
         double f = q / grid->cell; // clamped before the conversion (inf or NaN with huge cells or points)
         int i = f < grid->last_cell[a] ? (f >= 0.0 ? (int)f : 0) : grid->cells[a] - 1;
+        cell[a] = i;
         index = index * (size_t)grid->cells[a] + (size_t)i;
     }
     // (inside the region, the common case, without the square root of 0)
     bool out = beyond[0] != 0.0 || beyond[1] != 0.0 || beyond[2] != 0.0;
     *outside = out ? sqrt(beyond[0] * beyond[0] + beyond[1] * beyond[1] + beyond[2] * beyond[2]) : 0.0;
     return index;
+}
+
+// grid_voxel_cell_of without the cell coordinates
+static inline size_t grid_voxel_of(const osc_grid* grid, osc_vec3 y, double* outside) {
+    int cell[3];
+    return grid_voxel_cell_of(grid, y, outside, cell);
 }
 
 // Number of coefficient entries (each of OSC_GRID_FIELDS doubles).

@@ -61,6 +61,7 @@ typedef struct direction {
     osc_vec3 rel_p;      // R_S^T (p_F - p_S)
     int col_f, col_s;    // first tangent column of each body's twist
     double sign;         // the normal from A to B is sign R_S n_S (-1 when s is B)
+    double length_margin; // above the rounding of an edge's length between its s-frame corners
     int body;            // 0: f is A
 } direction;
 
@@ -84,20 +85,28 @@ typedef struct runs {
     bool edge_skip[EDGE_RUN_TABLE];
     double edge_run_lipschitz[EDGE_RUN_TABLE];
     double edge_lipschitz;       // bound on |grad phi| over the last edge run's ball (where phi > 0)
+    bool vertex_bounds_known;    // the corner table holds the group's vertices' bounds (group_lower_bounds):
+                                 // their own bounds decide, without their runs' spheres
 } runs;
 
-// phi (and its gradient, with derivatives) at the corners of edges met so far, in the s frame:
-// a corner is shared by about six edges, and consecutive edges along the curve share corners, so a
-// small direct-mapped table keyed by the stored vertex position saves most corner evaluations; an
-// entry gives exactly the bits a fresh evaluation would (same point, same function)
+// What is known at a stored vertex of f (a vertex feature or an edge corner) in the current
+// direction: its s-frame point y, the broad phase's bounds there, and phi (with its gradient). A
+// corner is shared by about six edges, consecutive edges along the curve share corners, and a
+// group's edges mostly have its own vertices as corners, so a small direct-mapped table keyed by the
+// stored vertex position saves most of this work; an entry gives exactly the bits a fresh
+// computation would (same point, same function)
+typedef struct corner {
+    int32_t vertex;            // the stored vertex (-1: empty)
+    int32_t block;             // the Lipschitz block of y's voxel (body_bounds_at; -1: none)
+    bool has_bounds, has_phi, has_gradient;
+    double lower, upper;       // the broad phase's bounds at y (body_bounds_at)
+    double phi;
+    osc_vec3 y, gradient;
+} corner;
+
 #define CORNER_CACHE 256
 typedef struct corner_table {
-    int32_t vertex[CORNER_CACHE]; // -1: empty
-    bool has_gradient[CORNER_CACHE];
-    double phi[CORNER_CACHE];
-    osc_vec3 gradient[CORNER_CACHE];
-    int32_t lower_vertex[CORNER_CACHE]; // the broad phase's lower bounds at corners, keyed alike
-    double lower[CORNER_CACHE];
+    corner entry[CORNER_CACHE];
 } corner_table;
 
 // stored edges in two groups' lists found saturated in the current direction: the second visit
@@ -254,6 +263,29 @@ static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double dy
     return true;
 }
 
+// a fresh corner entry for stored vertex `vertex`: its s-frame point only
+static inline void corner_start(const direction* d, int32_t vertex, corner* c) {
+    c->vertex = vertex;
+    c->has_bounds = c->has_phi = c->has_gradient = false;
+    c->y = to_s_frame(d, &d->f->vertices[3 * (size_t)vertex]);
+}
+
+// the corner table's entry for stored vertex `vertex`, started when it holds another one
+static inline corner* corner_at(const pipeline* pl, const direction* d, int32_t vertex) {
+    corner* c = &pl->cache->entry[vertex & (CORNER_CACHE - 1)];
+    if (c->vertex != vertex) corner_start(d, vertex, c);
+    return c;
+}
+
+// the broad phase's lower bound at a corner (and its upper bound and block, kept in the entry)
+static inline double corner_lower(const direction* d, corner* c) {
+    if (!c->has_bounds) {
+        c->lower = body_bounds_at(d->s, c->y, &c->upper, &c->block);
+        c->has_bounds = true;
+    }
+    return c->lower;
+}
+
 // true when every point within sphere[3] of the f-frame centre sphere[0..2] has phi > d_max: phi
 // cannot fall faster than L (a bound on |grad phi| over the ball) along a segment before it first
 // reaches 0; or the ball lies outside a grid's region, where phi grows like the distance to it.
@@ -286,45 +318,49 @@ static bool run_beyond(const pipeline* pl, const direction* d, runs* r, int32_t 
     return r->vertex_skip;
 }
 
-// the broad phase's lower bound at s-frame point y of stored vertex `vertex` (a vertex or an edge
-// corner), from the corner table when it is there
-static double corner_lower(const pipeline* pl, const direction* d, int32_t vertex, osc_vec3 y) {
-    int slot = vertex & (CORNER_CACHE - 1);
-    corner_table* cache = pl->cache;
-    if (cache->lower_vertex[slot] != vertex) {
-        cache->lower_vertex[slot] = vertex;
-        cache->lower[slot] = body_lower_bound(d->s, y);
+// the points and broad-phase bounds of stored vertices [begin, end) (a group's) into the corner
+// table, in a loop of independent look-ups whose cache misses overlap; the group's vertices and
+// edges then find them
+static void group_lower_bounds(const pipeline* pl, const direction* d, int32_t begin, int32_t end) {
+    for (int32_t i = begin; i < end; ++i) {
+        corner* c = &pl->cache->entry[i & (CORNER_CACHE - 1)];
+        if (c->vertex != i) corner_start(d, i, c);
+        corner_lower(d, c);
     }
-    return cache->lower[slot];
 }
 
-// the lower bounds of stored vertices [begin, end) (a group's) into the corner table, in a loop of
-// independent look-ups whose cache misses overlap; the group's vertices and edges then find them
-static void group_lower_bounds(const pipeline* pl, const direction* d, int32_t begin, int32_t end) {
-    corner_table* cache = pl->cache;
-    for (int32_t i = begin; i < end; ++i) {
-        int slot = i & (CORNER_CACHE - 1);
-        cache->lower_vertex[slot] = i;
-        cache->lower[slot] = body_lower_bound(d->s, to_s_frame(d, &d->f->vertices[3 * (size_t)i]));
+// the value-only look of beyond_by_value at a vertex, whose voxel bounds the broad phase has read
+// (`c`, with the broad phase on): the lower bound has not ruled it out, so only the upper bound
+// can decide before phi is evaluated. A spline's phi is kept in the entry, where the edges that
+// have the vertex as a corner find it (corner_value gives it the same bits).
+static bool vertex_beyond_by_value(const pipeline* pl, const direction* d, corner* c) {
+    const osc_manifold_settings* st = pl->settings;
+    if (!d->s->grid) return beyond_by_value(pl, d, c->y);
+    if (c->has_bounds && c->upper < st->d_max) return false;
+    if (!c->has_phi) {
+        c->phi = grid_distance(d->s->grid, c->y);
+        c->has_phi = true;
     }
+    return osc_transition(c->phi, st->d_max, st->bandwidth, NULL, NULL) == 0.0;
 }
 
 // vertex-SDF contact (seed §IV-B) of stored vertex i: the vertex itself
 static bool vertex_contact(const pipeline* pl, const direction* d, runs* r, int32_t i, feature* out) {
     const double* v = &d->f->vertices[3 * (size_t)i];
-    if (pl->settings->broad_phase && run_beyond(pl, d, r, i, false)) {
+    if (pl->settings->broad_phase && !r->vertex_bounds_known && run_beyond(pl, d, r, i, false)) {
         saturate(pl, out);
         return false;
     }
-    osc_vec3 y = to_s_frame(d, v);
-    if (pl->settings->broad_phase && corner_lower(pl, d, i, y) > pl->settings->d_max) {
+    corner* c = corner_at(pl, d, i);
+    if (pl->settings->broad_phase && corner_lower(d, c) > pl->settings->d_max) {
         saturate(pl, out);
         return false;
     }
-    if (beyond_by_value(pl, d, y)) {
+    if (vertex_beyond_by_value(pl, d, c)) {
         saturate(pl, out);
         return false;
     }
+    osc_vec3 y = c->y;
     double dy[3][COLUMNS];
     if (pl->derivatives) point_tangents(d, v, y, dy);
     return finish(pl, d, y, dy, out);
@@ -493,79 +529,79 @@ static void clip_tangents(double tau, double s, double l, const double ds[COLUMN
     for (int j = 0; j < COLUMNS; ++j) dc[j] = slope * ds[j] + upper * dl[j];
 }
 
-// phi at s-frame point y of stored vertex `vertex` (an edge corner), with its gradient when
-// `gradient` is not NULL, from the corner table when it is there (a gradient asked for later is
-// added to the entry; phi keeps the bits of pass_value)
-static double corner_value(const pipeline* pl, const direction* d, int32_t vertex, osc_vec3 y, osc_vec3* gradient) {
-    int slot = vertex & (CORNER_CACHE - 1);
-    corner_table* cache = pl->cache;
-    if (cache->vertex[slot] != vertex) {
+// phi at a corner, with its gradient when `gradient` is not NULL, from its entry when it is there
+// (a gradient asked for later is added to the entry; phi keeps the bits of pass_value)
+static double corner_value(const pipeline* pl, const direction* d, corner* c, osc_vec3* gradient) {
+    if (!c->has_phi) {
         bool with_gradient = gradient || (pl->derivatives && !d->s->grid);
-        cache->vertex[slot] = vertex;
-        cache->phi[slot] = sdf_value(d->s, y, with_gradient ? &cache->gradient[slot] : NULL);
-        cache->has_gradient[slot] = with_gradient;
-    } else if (gradient && !cache->has_gradient[slot]) { // a spline: the same value
-        sdf_value(d->s, y, &cache->gradient[slot]);
-        cache->has_gradient[slot] = true;
+        c->phi = sdf_value(d->s, c->y, with_gradient ? &c->gradient : NULL);
+        c->has_phi = true;
+        c->has_gradient = with_gradient;
+    } else if (gradient && !c->has_gradient) { // a spline: the same value
+        sdf_value(d->s, c->y, &c->gradient);
+        c->has_gradient = true;
     }
-    if (gradient) *gradient = cache->gradient[slot];
-    return cache->phi[slot];
+    if (gradient) *gradient = c->gradient;
+    return c->phi;
 }
 
 // phi at both corners of an edge (corner_value without gradients); a spline evaluates two missing
 // corners in one call
-static void corner_values(const pipeline* pl, const direction* d, int32_t vertex_a, osc_vec3 a, int32_t vertex_b,
-                          osc_vec3 b, double* phi_a, double* phi_b) {
-    corner_table* cache = pl->cache;
-    int slot_a = vertex_a & (CORNER_CACHE - 1), slot_b = vertex_b & (CORNER_CACHE - 1);
-    if (d->s->grid && slot_a != slot_b && cache->vertex[slot_a] != vertex_a && cache->vertex[slot_b] != vertex_b) {
+static void corner_values(const pipeline* pl, const direction* d, corner* ca, corner* cb, double* phi_a,
+                          double* phi_b) {
+    if (d->s->grid && !ca->has_phi && !cb->has_phi) {
         double phi[2];
-        grid_distance_pair(d->s->grid, a, b, phi);
-        cache->vertex[slot_a] = vertex_a, cache->phi[slot_a] = *phi_a = phi[0];
-        cache->vertex[slot_b] = vertex_b, cache->phi[slot_b] = *phi_b = phi[1];
-        cache->has_gradient[slot_a] = cache->has_gradient[slot_b] = false;
+        grid_distance_pair(d->s->grid, ca->y, cb->y, phi);
+        ca->phi = *phi_a = phi[0], cb->phi = *phi_b = phi[1];
+        ca->has_phi = cb->has_phi = true;
+        ca->has_gradient = cb->has_gradient = false;
         return;
     }
-    *phi_a = corner_value(pl, d, vertex_a, a, NULL);
-    *phi_b = corner_value(pl, d, vertex_b, b, NULL);
+    *phi_a = corner_value(pl, d, ca, NULL);
+    *phi_b = corner_value(pl, d, cb, NULL);
 }
 
 // the gradients at both corners of an edge (corner_value with gradients); a spline evaluates two
 // missing ones in one call
-static void corner_gradients(const pipeline* pl, const direction* d, int32_t vertex_a, osc_vec3 a, int32_t vertex_b,
-                             osc_vec3 b, osc_vec3* ga, osc_vec3* gb) {
-    corner_table* cache = pl->cache;
-    int slot_a = vertex_a & (CORNER_CACHE - 1), slot_b = vertex_b & (CORNER_CACHE - 1);
-    if (d->s->grid && slot_a != slot_b && cache->vertex[slot_a] == vertex_a && cache->vertex[slot_b] == vertex_b &&
-        !cache->has_gradient[slot_a] && !cache->has_gradient[slot_b]) {
+static void corner_gradients(const pipeline* pl, const direction* d, corner* ca, corner* cb, osc_vec3* ga,
+                             osc_vec3* gb) {
+    if (d->s->grid && ca->has_phi && cb->has_phi && !ca->has_gradient && !cb->has_gradient) {
         double phi[2]; // the entries' phi, the same values
         osc_vec3 g[2];
-        grid_distance_gradient_pair(d->s->grid, a, b, phi, g);
-        cache->gradient[slot_a] = *ga = g[0], cache->gradient[slot_b] = *gb = g[1];
-        cache->has_gradient[slot_a] = cache->has_gradient[slot_b] = true;
+        grid_distance_gradient_pair(d->s->grid, ca->y, cb->y, phi, g);
+        ca->gradient = *ga = g[0], cb->gradient = *gb = g[1];
+        ca->has_gradient = cb->has_gradient = true;
         return;
     }
-    corner_value(pl, d, vertex_a, a, ga);
-    corner_value(pl, d, vertex_b, b, gb);
+    corner_value(pl, d, ca, ga);
+    corner_value(pl, d, cb, gb);
 }
 
-// A bound on |grad phi| along an edge: its run's, tightened to the edge's own ball when needed.
+// A bound on |grad phi| along an edge: its run's, tightened to the edge's own when needed.
 typedef struct edge_bound {
     double lipschitz;
-    bool tight; // already over the edge's own ball
+    bool tight; // already over the edge itself
 } edge_bound;
+
+// tightens `bound` to the edge between corners a and b (length at most l): the blocks between
+// theirs when both lie in a grid's region (body_segment_lipschitz), else the edge's ball
+static void edge_tighten(const direction* d, const corner* ca, const corner* cb, double l, edge_bound* bound) {
+    bound->tight = true;
+    double own = ca->has_bounds && cb->has_bounds && ca->block >= 0 && cb->block >= 0
+                     ? body_segment_lipschitz(d->s, ca->block, cb->block)
+                     : body_ball_lipschitz(d->s, osc_lerp(ca->y, cb->y, 0.5), 0.5 * l);
+    bound->lipschitz = own < bound->lipschitz ? own : bound->lipschitz;
+}
 
 // true when lower bounds `at_a`, `at_b` of phi at the corners rule the edge out: a point at distance
 // s from a has phi >= at_a - L s or, failing that, phi >= at_b - L (l - s) > d_max, as long as
-// (at_a + at_b - L l) / 2 > d_max (docs/manifold.md, Broad phase)
-static bool edge_beyond(const direction* d, double at_a, double at_b, osc_vec3 a, osc_vec3 b, double l,
+// (at_a + at_b - L l) / 2 > d_max (docs/manifold.md, Broad phase); l may be a bound on the length
+static bool edge_beyond(const direction* d, const corner* ca, const corner* cb, double at_a, double at_b, double l,
                         double d_max, edge_bound* bound) {
     double mean = 0.5 * (at_a + at_b);
     if (mean - 0.5 * bound->lipschitz * l > d_max) return true;
     if (bound->tight || !(mean > d_max)) return false;
-    bound->tight = true;
-    double own = body_ball_lipschitz(d->s, osc_lerp(a, b, 0.5), 0.5 * l);
-    bound->lipschitz = own < bound->lipschitz ? own : bound->lipschitz;
+    edge_tighten(d, ca, cb, l, bound);
     return mean - 0.5 * bound->lipschitz * l > d_max;
 }
 
@@ -578,21 +614,28 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
         saturate(pl, out);
         return false;
     }
-    osc_vec3 a = to_s_frame(d, corners), b = to_s_frame(d, corners + 3);
-    osc_vec3 e = osc_sub(b, a);
-    double l = osc_length(e);
-    edge_bound bound = {r->edge_lipschitz, false};
     int32_t vertex_a = d->f->edge_vertices[2 * (size_t)i], vertex_b = d->f->edge_vertices[2 * (size_t)i + 1];
-    if (st->broad_phase && edge_beyond(d, corner_lower(pl, d, vertex_a, a), corner_lower(pl, d, vertex_b, b), a, b, l,
-                                       st->d_max, &bound)) {
+    // the corners' entries (a corner whose slot the other holds gets one of its own)
+    corner* ca = corner_at(pl, d, vertex_a);
+    corner own_b, *cb = &own_b;
+    if (((vertex_a ^ vertex_b) & (CORNER_CACHE - 1)) != 0) cb = corner_at(pl, d, vertex_b);
+    else corner_start(d, vertex_b, &own_b);
+    edge_bound bound = {r->edge_lipschitz, false};
+    // first with the stored length, rounded up past the s-frame corners' rounding: most edges end
+    // here, without their own length
+    if (st->broad_phase && edge_beyond(d, ca, cb, corner_lower(d, ca), corner_lower(d, cb),
+                                       d->f->edge_lengths[i] + d->length_margin, st->d_max, &bound)) {
         saturate(pl, out);
         return false;
     }
+    osc_vec3 a = ca->y, b = cb->y;
+    osc_vec3 e = osc_sub(b, a);
+    double l = osc_length(e);
     // phi at the corners (the traces' first points): with (phi_a + phi_b - L l) / 2 > d_max the whole
     // edge is beyond d_max and the narrow phase would saturate it
     double phi_a, phi_b;
-    corner_values(pl, d, vertex_a, a, vertex_b, b, &phi_a, &phi_b);
-    if (st->broad_phase && edge_beyond(d, phi_a, phi_b, a, b, l, st->d_max, &bound)) {
+    corner_values(pl, d, ca, cb, &phi_a, &phi_b);
+    if (st->broad_phase && edge_beyond(d, ca, cb, phi_a, phi_b, l, st->d_max, &bound)) {
         saturate(pl, out);
         return false;
     }
@@ -631,7 +674,7 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
         if (!pl->derivatives) return finish(pl, d, p, NULL, out);
     }
     osc_vec3 ga, gb;
-    corner_gradients(pl, d, vertex_a, a, vertex_b, b, &ga, &gb);
+    corner_gradients(pl, d, ca, cb, &ga, &gb);
     double da[3][COLUMNS], db[3][COLUMNS], dt[3][COLUMNS], dl[COLUMNS];
     point_tangents(d, corners, a, da);
     point_tangents(d, corners + 3, b, db);
@@ -858,7 +901,7 @@ static bool blend_finish(const pipeline* pl, blend* b, feature* out) {
 static void run_direction(pipeline* pl, const direction* d) {
     const osc_manifold_settings* st = pl->settings;
     const osc_body* f = d->f;
-    for (int k = 0; k < CORNER_CACHE; ++k) pl->cache->vertex[k] = pl->cache->lower_vertex[k] = -1;
+    for (int k = 0; k < CORNER_CACHE; ++k) pl->cache->entry[k].vertex = -1;
     memset(pl->shared->saturated, 0xff, sizeof pl->shared->saturated); // all -1
     // the whole mesh beyond d_max: every feature is saturated and nothing is emitted
     if (st->broad_phase && sphere_beyond(pl, d, f->sphere, NULL)) return;
@@ -866,6 +909,7 @@ static void run_direction(pipeline* pl, const direction* d) {
     r.vertex_run = -1;
     r.vertex_skip = false;
     r.edge_lipschitz = 0.0;
+    r.vertex_bounds_known = false;
     for (int k = 0; k < EDGE_RUN_TABLE; ++k) r.edge_run[k] = -1;
     feature c;
     if (st->blend && f->group_count > 0) {
@@ -875,6 +919,7 @@ static void run_direction(pipeline* pl, const direction* d) {
             if (st->broad_phase && sphere_beyond(pl, d, f->group_spheres + 4 * (size_t)g, NULL)) continue;
             blend_start(&b);
             if (st->broad_phase) group_lower_bounds(pl, d, f->group_vertex_start[g], f->group_vertex_start[g + 1]);
+            r.vertex_bounds_known = st->broad_phase;
             for (int32_t i = f->group_vertex_start[g]; i < f->group_vertex_start[g + 1]; ++i) {
                 bool active = vertex_contact(pl, d, &r, i, &c);
                 blend_add(pl, &b, &c, active);
@@ -913,6 +958,9 @@ static direction make_direction(const osc_body* f, osc_pose pose_f, const osc_bo
     d.col_s = f_is_a ? 6 : 0;
     d.sign = f_is_a ? -1.0 : 1.0;
     d.body = f_is_a ? 0 : 1;
+    // the s-frame corners are rounded by a few ulps of |rel_r v| + |rel_p| each
+    double reach = osc_length(osc_v3(f->sphere[0], f->sphere[1], f->sphere[2])) + f->sphere[3];
+    d.length_margin = 1e-12 * (reach + osc_length(d.rel_p));
     return d;
 }
 

@@ -28,6 +28,7 @@ void osc_body_destroy(osc_body* body) {
     osc_free(body->vertex_index);
     osc_free(body->vertex_group);
     osc_free(body->edges);
+    osc_free(body->edge_lengths);
     osc_free(body->edge_index);
     osc_free(body->edge_group);
     osc_free(body->edge_vertices);
@@ -88,6 +89,29 @@ double body_ball_lipschitz(const osc_body* body, osc_vec3 c, double radius) {
             }
     // outside the region the continuation adds the unit slope of |x - clamp(x)|
     return leaves ? sqrt(lipschitz * lipschitz + 1.0) : lipschitz;
+}
+
+double body_segment_lipschitz(const osc_body* body, int32_t block_a, int32_t block_b) {
+    const double* blocks = body->block_lipschitz;
+    size_t nx = (size_t)body->blocks[0], ny = (size_t)body->blocks[1];
+    if (block_a == block_b) {
+        size_t i = (size_t)(block_a & 1023), j = (size_t)((block_a >> 10) & 1023), k = (size_t)(block_a >> 20);
+        return blocks[(k * ny + j) * nx + i];
+    }
+    int lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) {
+        int u = (block_a >> (10 * a)) & 1023, v = (block_b >> (10 * a)) & 1023;
+        lo[a] = u < v ? u : v;
+        hi[a] = u < v ? v : u;
+    }
+    double lipschitz = 0.0;
+    for (int k = lo[2]; k <= hi[2]; ++k)
+        for (int j = lo[1]; j <= hi[1]; ++j)
+            for (int i = lo[0]; i <= hi[0]; ++i) {
+                double block = blocks[((size_t)k * ny + (size_t)j) * nx + (size_t)i];
+                lipschitz = block > lipschitz ? block : lipschitz;
+            }
+    return lipschitz;
 }
 
 bool body_ball_outside(const osc_body* body, osc_vec3 c, double radius, double d_max) {
@@ -360,6 +384,9 @@ static osc_status store_features(osc_body* body, const osc_body_desc* desc, cons
         body->edge_shared[r] = egroups[2 * i] >= 0 && egroups[2 * i + 1] >= 0;
         body->edge_vertices[2 * r] = slot_of[mesh_edges[2 * i]];
         body->edge_vertices[2 * r + 1] = slot_of[mesh_edges[2 * i + 1]];
+        const double* c = &body->edges[6 * r];
+        double dx = c[3] - c[0], dy = c[4] - c[1], dz = c[5] - c[2];
+        body->edge_lengths[r] = sqrt(dx * dx + dy * dy + dz * dz);
     }
     // each group's list of stored edges, in curve order
     for (int32_t r = 0; r < e && groups; ++r)
@@ -507,6 +534,7 @@ osc_status osc_body_create(const osc_body_desc* desc, osc_body** out) {
     body->vertex_index = osc_calloc(n, sizeof(int32_t));
     body->vertex_group = osc_calloc(n, sizeof(int32_t));
     body->edges = osc_calloc(6 * e + 1, sizeof(double));
+    body->edge_lengths = osc_calloc(e + 1, sizeof(double));
     body->edge_index = osc_calloc(e + 1, sizeof(int32_t));
     body->edge_group = osc_calloc(e + 1, sizeof(int32_t));
     body->edge_vertices = osc_calloc(2 * e + 1, sizeof(int32_t));
@@ -514,7 +542,7 @@ osc_status osc_body_create(const osc_body_desc* desc, osc_body** out) {
     body->group_vertex_start = osc_calloc(groups + 2, sizeof(int32_t));
     body->group_edge_start = osc_calloc(groups + 2, sizeof(int32_t));
     body->group_edges = osc_calloc(items + 1, sizeof(int32_t));
-    if (!body->vertices || !body->vertex_index || !body->vertex_group || !body->edges || !body->edge_index ||
+    if (!body->vertices || !body->vertex_index || !body->vertex_group || !body->edges || !body->edge_lengths || !body->edge_index ||
         !body->edge_group || !body->edge_vertices || !body->edge_shared || !body->group_vertex_start || !body->group_edge_start ||
         !body->group_edges) {
         status = osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);

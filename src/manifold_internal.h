@@ -50,6 +50,7 @@ struct osc_body {
     int32_t* vertex_index; // [vertex_count] the mesh's index of each stored vertex
     int32_t* vertex_group; // [vertex_count] group of each stored vertex (-1: none)
     double* edges;         // [edge_count][6] the two corners, in pipeline order
+    double* edge_lengths;  // [edge_count] |b - a| of each stored edge, body frame (for the broad phase)
     int32_t* edge_index;   // [edge_count] the mesh's edge index (osc_mesh_edges) of each stored edge
     int32_t* edge_group;   // [edge_count] first group of each stored edge (-1: none)
     int32_t* edge_vertices; // [edge_count][2] stored positions of each stored edge's corners
@@ -100,6 +101,38 @@ static inline double body_lower_bound(const osc_body* body, osc_vec3 y) {
     // beyond both voxel grids nothing is known (the SDF need not grow like a distance there)
     return -INFINITY;
 }
+
+// The packed coordinates (i | j << 10 | k << 20) of a grid body's Lipschitz block holding voxel
+// `cell` (blocks per axis are at most OSC_GRID_MAX_CELLS / OSC_BODY_BLOCK = 256)
+static inline int32_t body_block_key(const int cell[3]) {
+    return (int32_t)((unsigned)cell[0] / OSC_BODY_BLOCK | ((unsigned)cell[1] / OSC_BODY_BLOCK) << 10 |
+                     ((unsigned)cell[2] / OSC_BODY_BLOCK) << 20);
+}
+
+// body_lower_bound at body-frame point y, with (grid bodies) the voxel's upper bound in *upper
+// (+INFINITY outside the region, as body_upper_bound) and, in *block, the packed Lipschitz block of
+// the voxel (body_block_key) when y lies in the region, else -1 (also for osc_sdf bodies, whose
+// *upper is +INFINITY): one look-up for all three.
+static inline double body_bounds_at(const osc_body* body, osc_vec3 y, double* upper, int32_t* block) {
+    if (!body->grid) {
+        *upper = INFINITY;
+        *block = -1;
+        return body_lower_bound(body, y);
+    }
+    double outside;
+    int cell[3];
+    size_t index = grid_voxel_cell_of(body->grid, y, &outside, cell);
+    bool inside = outside == 0.0;
+    *upper = inside ? (double)body->voxel_bounds[2 * index + 1] : INFINITY;
+    *block = inside ? body_block_key(cell) : -1;
+    return (double)body->voxel_bounds[2 * index] + outside;
+}
+
+// A bound on |grad phi| where phi > 0 over the segment between two points of a grid body's region
+// whose voxels lie in Lipschitz blocks `block_a` and `block_b` (body_block_key): the largest block
+// bound over the box of blocks between them, which holds the segment (the region is a box). Only
+// for grid bodies and blocks >= 0.
+double body_segment_lipschitz(const osc_body* body, int32_t block_a, int32_t block_b);
 
 // An upper bound of a grid body's SDF at body-frame point y inside the grid's region (the voxel's
 // phi(centre) + rho, as a float rounded up); +INFINITY elsewhere and for osc_sdf bodies.
