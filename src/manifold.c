@@ -441,9 +441,16 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
         for (int e = 0; e < 2; ++e) {
             double slope, tau = st->trace_temperature;
             double exponential = kept && k < TRACE_KEPT ? kept->step[k][e] : NAN;
-            double bracket = tau > 0.0 ? sigmoid_kept(phi[e], tau, exponential, &slope)
-                                       : osc_sigmoid(phi[e], tau, &slope, NULL);
-            double gain = slope * phi[e] + bracket;
+            double bracket, gain;
+            if (tau > 0.0 && phi[e] / tau > 42.0) {
+                // sigma = 1 / (1 + e) is 1 and its slope term sigma (1 - sigma) phi / tau = e phi / tau
+                // < 2.5e-17 < 2^-53 rounds away in the gain, which is exactly 1: no exp needed
+                bracket = gain = 1.0;
+            } else {
+                bracket = tau > 0.0 ? sigmoid_kept(phi[e], tau, exponential, &slope)
+                                    : osc_sigmoid(phi[e], tau, &slope, NULL);
+                gain = slope * phi[e] + bracket;
+            }
             osc_vec3 g = gradient[e], u = dir[e];
             double(*d0)[COLUMNS] = dstart[e], (*d1)[COLUMNS] = ddir[e];
             double* dse = ds[e];
@@ -501,12 +508,23 @@ static double clip_value(const pipeline* pl, double s, double l, double kept[2])
     return osc_softclip_from_exp(s, 0.0, l, tau, kept[0], kept[1], NULL, NULL);
 }
 
-// soft clip of a traced distance into [0, l] with its tangent (eq. C): d/ds and d/dl = sigma(s - l)
+// soft clip of a traced distance into [0, l] with its tangent (eq. C): d/ds and d/dl = sigma(s - l).
+// With tau > 0 the value is clip_value's and the tangent clip_tangents', which share the soft clip's
+// two exponentials (osc_softclip and osc_sigmoid(s - l) would take three)
+static void clip_tangents(double tau, double s, double l, const double ds[COLUMNS], const double dl[COLUMNS],
+                          const double kept[2], double dc[COLUMNS]);
 static double clip(const pipeline* pl, double s, double l, const double ds[COLUMNS], const double dl[COLUMNS],
                    double dc[COLUMNS]) {
-    double tau = pl->settings->clip_temperature, slope = 0.0;
+    double tau = pl->settings->clip_temperature;
+    if (tau > 0.0) {
+        double kept[2];
+        double c = clip_value(pl, s, l, kept);
+        clip_tangents(tau, s, l, ds, dl, kept, dc);
+        return c;
+    }
+    double slope = 0.0;
     double c = osc_softclip(s, 0.0, l, tau, &slope, NULL);
-    double upper = tau > 0.0 ? osc_sigmoid(s - l, tau, NULL, NULL) : (s > l ? 1.0 : 0.0);
+    double upper = s > l ? 1.0 : 0.0;
     for (int j = 0; j < COLUMNS; ++j) dc[j] = slope * ds[j] + upper * dl[j];
     return c;
 }
