@@ -109,11 +109,19 @@ typedef struct corner_table {
     corner entry[CORNER_CACHE];
 } corner_table;
 
-// stored edges in two groups' lists found saturated in the current direction: the second visit
-// skips them (the verdict depends on the edge and the poses only). Direct-mapped, keyed by edge.
+// stored edges in two groups' lists, met once in the current direction: the second visit takes the
+// first's result (it depends on the edge and the poses only), a saturated edge's verdict or an
+// active edge's feature from a small pool (when there is room; else it is computed again, which gives
+// the same bits). Direct-mapped, keyed by edge.
 #define SHARED_EDGES 512
+#define SHARED_POOL 64 // features kept (53 KB with their tangents)
+enum { SHARED_SATURATED = -2, SHARED_NOT_KEPT = -1 };
 typedef struct shared_edges {
-    int32_t saturated[SHARED_EDGES]; // -1: empty
+    int32_t edge[SHARED_EDGES];   // -1: empty
+    int16_t result[SHARED_EDGES]; // SHARED_SATURATED, SHARED_NOT_KEPT or the feature's pool slot
+    int16_t free_count;           // pool slots not in use, listed in free_slots
+    int16_t free_slots[SHARED_POOL];
+    feature pool[SHARED_POOL];
 } shared_edges;
 
 typedef struct pipeline {
@@ -916,11 +924,24 @@ static bool blend_finish(const pipeline* pl, blend* b, feature* out) {
 // ---------------------------------------------------------------------------------------------
 // the pipeline
 
+// copies a feature (its tangents only with derivatives)
+static void feature_copy(feature* to, const feature* from, bool derivatives) {
+    if (derivatives) {
+        *to = *from;
+        return;
+    }
+    to->depth = from->depth, to->weight = from->weight;
+    to->point = from->point, to->normal = from->normal;
+}
+
 static void run_direction(pipeline* pl, const direction* d) {
     const osc_manifold_settings* st = pl->settings;
     const osc_body* f = d->f;
     for (int k = 0; k < CORNER_CACHE; ++k) pl->cache->entry[k].vertex = -1;
-    memset(pl->shared->saturated, 0xff, sizeof pl->shared->saturated); // all -1
+    shared_edges* shared = pl->shared;
+    memset(shared->edge, 0xff, sizeof shared->edge); // all -1
+    shared->free_count = SHARED_POOL;
+    for (int k = 0; k < SHARED_POOL; ++k) shared->free_slots[k] = (int16_t)(SHARED_POOL - 1 - k);
     // the whole mesh beyond d_max: every feature is saturated and nothing is emitted
     if (st->broad_phase && sphere_beyond(pl, d, f->sphere, NULL)) return;
     runs r;
@@ -944,11 +965,40 @@ static void run_direction(pipeline* pl, const direction* d) {
             }
             for (int32_t k = f->group_edge_start[g]; st->edges && k < f->group_edge_start[g + 1]; ++k) {
                 int32_t e = f->group_edges[k];
-                int32_t* seen = f->edge_shared[e] ? &pl->shared->saturated[e & (SHARED_EDGES - 1)] : NULL;
-                bool active = false;
-                if (seen && *seen == e) saturate(pl, &c);
-                else if (!(active = edge_contact(pl, d, &r, e, &c)) && seen) *seen = e;
+                if (!f->edge_shared[e]) {
+                    bool active = edge_contact(pl, d, &r, e, &c);
+                    blend_add(pl, &b, &c, active);
+                    continue;
+                }
+                int slot = e & (SHARED_EDGES - 1);
+                bool second = shared->edge[slot] == e; // the second visit
+                if (second && shared->result[slot] != SHARED_NOT_KEPT) {
+                    int kept = shared->result[slot];
+                    shared->edge[slot] = -1;
+                    if (kept == SHARED_SATURATED) {
+                        saturate(pl, &c);
+                        blend_add(pl, &b, &c, false);
+                    } else {
+                        blend_add(pl, &b, &shared->pool[kept], true);
+                        shared->free_slots[shared->free_count++] = (int16_t)kept;
+                    }
+                    continue;
+                }
+                bool active = edge_contact(pl, d, &r, e, &c);
                 blend_add(pl, &b, &c, active);
+                if (second) {
+                    shared->edge[slot] = -1;
+                    continue;
+                }
+                if (shared->edge[slot] >= 0 && shared->result[slot] >= 0) // another edge's kept feature
+                    shared->free_slots[shared->free_count++] = shared->result[slot];
+                shared->edge[slot] = e;
+                shared->result[slot] = active ? SHARED_NOT_KEPT : SHARED_SATURATED;
+                if (active && shared->free_count > 0) {
+                    int16_t kept = shared->free_slots[--shared->free_count];
+                    feature_copy(&shared->pool[kept], &c, pl->derivatives);
+                    shared->result[slot] = kept;
+                }
             }
             if (blend_finish(pl, &b, &c)) emit(pl, d, &c, OSC_CONTACT_GROUP, g, g);
         }
