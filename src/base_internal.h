@@ -25,9 +25,11 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define OSC_PRINTF(fmt_index, arg_index) __attribute__((format(printf, fmt_index, arg_index)))
 #define OSC_FORCE_INLINE static inline __attribute__((always_inline))
+#define OSC_NOINLINE static __attribute__((noinline))
 #else
 #define OSC_PRINTF(fmt_index, arg_index)
 #define OSC_FORCE_INLINE static inline
+#define OSC_NOINLINE static
 #endif
 
 /// The index of the lowest set bit of a non-zero word.

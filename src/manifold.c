@@ -619,41 +619,31 @@ static void edge_tighten(const direction* d, const corner* ca, const corner* cb,
     bound->lipschitz = own < bound->lipschitz ? own : bound->lipschitz;
 }
 
-// true when lower bounds `at_a`, `at_b` of phi at the corners rule the edge out: a point at distance
-// s from a has phi >= at_a - L s or, failing that, phi >= at_b - L (l - s) > d_max, as long as
-// (at_a + at_b - L l) / 2 > d_max (docs/manifold.md, Broad phase); l may be a bound on the length
-static bool edge_beyond(const direction* d, const corner* ca, const corner* cb, double at_a, double at_b, double l,
-                        double d_max, edge_bound* bound) {
-    double mean = 0.5 * (at_a + at_b);
-    if (mean - 0.5 * bound->lipschitz * l > d_max) return true;
-    if (bound->tight || !(mean > d_max)) return false;
+// edge_beyond's test again once the bound is tightened to the edge
+OSC_NOINLINE bool edge_beyond_tight(const direction* d, const corner* ca, const corner* cb, double mean, double l,
+                                    double d_max, edge_bound* bound) {
     edge_tighten(d, ca, cb, l, bound);
     return mean - 0.5 * bound->lipschitz * l > d_max;
 }
 
-// edge-SDF contact (seed §IV-B.2, Fig. 5) of stored edge i: trace both corners towards each other,
-// clip into the edge, take the midpoint
-static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_t i, feature* out) {
+// true when lower bounds `at_a`, `at_b` of phi at the corners rule the edge out: a point at distance
+// s from a has phi >= at_a - L s or, failing that, phi >= at_b - L (l - s) > d_max, as long as
+// (at_a + at_b - L l) / 2 > d_max (docs/manifold.md, Broad phase); l may be a bound on the length
+static inline bool edge_beyond(const direction* d, const corner* ca, const corner* cb, double at_a, double at_b,
+                               double l, double d_max, edge_bound* bound) {
+    double mean = 0.5 * (at_a + at_b);
+    if (mean - 0.5 * bound->lipschitz * l > d_max) return true;
+    if (bound->tight || !(mean > d_max)) return false;
+    return edge_beyond_tight(d, ca, cb, mean, l, d_max, bound);
+}
+
+// edge_contact for an edge the broad phase's lower bounds have not ruled out, with its corners'
+// entries and the Lipschitz bound so far
+OSC_NOINLINE bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corner* ca, corner* cb,
+                              edge_bound* bound_in, feature* out) {
+    edge_bound bound = *bound_in;
     const osc_manifold_settings* st = pl->settings;
     const double* corners = &d->f->edges[6 * (size_t)i];
-    if (st->broad_phase && run_beyond(pl, d, r, i, true)) {
-        saturate(pl, out);
-        return false;
-    }
-    int32_t vertex_a = d->f->edge_vertices[2 * (size_t)i], vertex_b = d->f->edge_vertices[2 * (size_t)i + 1];
-    // the corners' entries (a corner whose slot the other holds gets one of its own)
-    corner* ca = corner_at(pl, d, vertex_a);
-    corner own_b, *cb = &own_b;
-    if (((vertex_a ^ vertex_b) & (CORNER_CACHE - 1)) != 0) cb = corner_at(pl, d, vertex_b);
-    else corner_start(d, vertex_b, &own_b);
-    edge_bound bound = {r->edge_lipschitz, false};
-    // first with the stored length, rounded up past the s-frame corners' rounding: most edges end
-    // here, without their own length
-    if (st->broad_phase && edge_beyond(d, ca, cb, corner_lower(d, ca), corner_lower(d, cb),
-                                       d->f->edge_lengths[i] + d->length_margin, st->d_max, &bound)) {
-        saturate(pl, out);
-        return false;
-    }
     osc_vec3 a = ca->y, b = cb->y;
     osc_vec3 e = osc_sub(b, a);
     double l = osc_length(e);
@@ -748,6 +738,32 @@ static bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_
                 dp[k][j] = 0.5 * (da[k][j] + db[k][j] + tv[k] * (dsc[j] - duc[j]) + (sc - uc) * dt[k][j]);
     }
     return finish(pl, d, p, dp, out);
+}
+
+// edge-SDF contact (seed §IV-B.2, Fig. 5) of stored edge i: trace both corners towards each other,
+// clip into the edge, take the midpoint. The broad phase's tests are inline (most edges end there);
+// the rest is edge_narrow.
+OSC_FORCE_INLINE bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_t i, feature* out) {
+    const osc_manifold_settings* st = pl->settings;
+    if (st->broad_phase && run_beyond(pl, d, r, i, true)) {
+        saturate(pl, out);
+        return false;
+    }
+    int32_t vertex_a = d->f->edge_vertices[2 * (size_t)i], vertex_b = d->f->edge_vertices[2 * (size_t)i + 1];
+    // the corners' entries (a corner whose slot the other holds gets one of its own)
+    corner* ca = corner_at(pl, d, vertex_a);
+    corner own_b, *cb = &own_b;
+    if (((vertex_a ^ vertex_b) & (CORNER_CACHE - 1)) != 0) cb = corner_at(pl, d, vertex_b);
+    else corner_start(d, vertex_b, &own_b);
+    edge_bound bound = {r->edge_lipschitz, false};
+    // first with the stored length, rounded up past the s-frame corners' rounding: most edges end
+    // here, without their own length
+    if (st->broad_phase && edge_beyond(d, ca, cb, corner_lower(d, ca), corner_lower(d, cb),
+                                       d->f->edge_lengths[i] + d->length_margin, st->d_max, &bound)) {
+        saturate(pl, out);
+        return false;
+    }
+    return edge_narrow(pl, d, i, ca, cb, &bound, out);
 }
 
 // ---------------------------------------------------------------------------------------------
