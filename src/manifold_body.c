@@ -136,7 +136,73 @@ static float float_above(double x) {
     return (double)f < x ? nextafterf(f, INFINITY) : f;
 }
 
-// a grid body's block Lipschitz bounds, boundary bound and float voxel bounds, from the grid's voxels
+// the uniform cubic B-spline segment with coefficients c[0..3] (offsets -1..2 of a cell) in Bezier
+// form over the cell, times 6: 6 b0 = c0 + 4 c1 + c2, 6 b1 = 4 c1 + 2 c2, 6 b2 = 2 c1 + 4 c2,
+// 6 b3 = c1 + 4 c2 + c3, read and written `stride` doubles apart
+static inline void bspline_to_bezier6(double* c, size_t stride) {
+    double c0 = c[0], c1 = c[stride], c2 = c[2 * stride], c3 = c[3 * stride];
+    c[0] = c0 + 4.0 * c1 + c2;
+    c[stride] = 4.0 * c1 + 2.0 * c2;
+    c[2 * stride] = 2.0 * c1 + 4.0 * c2;
+    c[3 * stride] = c1 + 4.0 * c2 + c3;
+}
+
+// Bounds of a grid's spline over cell (i, j, k), rigorous for its computed values: the cell's
+// tricubic in Bezier form (its 4 x 4 x 4 control points) lies between the smallest and the largest
+// control point (convex hull property), and d phi / dx is the quadratic-cubic-cubic Bezier with
+// control points 3 (b_{a+1} - b_a) / h, so |d phi / dx| <= Mx, their largest magnitude (likewise My,
+// Mz) and |grad phi| <= sqrt(Mx^2 + My^2 + Mz^2). The Bezier points are averages of the B-spline
+// coefficients, and their differences averages of the coefficients' differences, so these are never
+// looser than the grid's voxel bounds (docs/grid.md). Every bound is widened by `margin`, 1e-12 of the largest
+// coefficient, far above the rounding of the control points and of an evaluation of the spline.
+static void cell_bounds(const osc_grid* g, int i, int j, int k, double* lower, double* upper, double* lipschitz,
+                        double* margin) {
+    size_t ny = (size_t)g->cells[1] + 3, nz = (size_t)g->cells[2] + 3;
+    const double* base = g->distance + ((size_t)i * ny + (size_t)j) * nz + (size_t)k; // [x][y][z], z fastest
+    double b[4][4][4], largest = 0.0; // 216 times the control points (no divisions)
+    for (int x = 0; x < 4; ++x)
+        for (int y = 0; y < 4; ++y) {
+            const double* c = base + ((size_t)x * ny + (size_t)y) * nz;
+            for (int z = 0; z < 4; ++z) {
+                double a = fabs(c[z]);
+                largest = a > largest ? a : largest;
+                b[x][y][z] = c[z];
+            }
+            bspline_to_bezier6(&b[x][y][0], 1);
+        }
+    for (int x = 0; x < 4; ++x)
+        for (int z = 0; z < 4; ++z) bspline_to_bezier6(&b[x][0][z], 4);
+    for (int y = 0; y < 4; ++y)
+        for (int z = 0; z < 4; ++z) bspline_to_bezier6(&b[0][y][z], 16);
+    const double* v = &b[0][0][0];
+    double lo = v[0], hi = v[0], m[3] = {0.0, 0.0, 0.0};
+    for (int n = 1; n < 64; ++n) {
+        lo = v[n] < lo ? v[n] : lo;
+        hi = v[n] > hi ? v[n] : hi;
+    }
+    for (int n = 0; n < 48; ++n) { // along x: control points n and n + 16
+        double d = fabs(v[n + 16] - v[n]);
+        m[0] = d > m[0] ? d : m[0];
+    }
+    for (int x = 0; x < 4; ++x)
+        for (int n = 0; n < 12; ++n) { // along y: n and n + 4 within the x layer
+            double d = fabs(v[16 * x + n + 4] - v[16 * x + n]);
+            m[1] = d > m[1] ? d : m[1];
+        }
+    for (int line = 0; line < 16; ++line)
+        for (int z = 0; z < 3; ++z) {
+            double d = fabs(v[4 * line + z + 1] - v[4 * line + z]);
+            m[2] = d > m[2] ? d : m[2];
+        }
+    *margin = 1e-12 * largest;
+    *lower = lo / 216.0 - *margin;
+    *upper = hi / 216.0 + *margin;
+    *lipschitz = (3.0 * sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]) / 216.0 + *margin) / g->cell * (1.0 + 1e-12);
+}
+
+// a grid body's block Lipschitz bounds, boundary bound, float voxel bounds and global bound on
+// |grad phi| where phi > 0, from each cell's bounds (cell_bounds, and the voxel's centre value
+// phi(c) with phi(c) -/+ L r, r the circumradius, where that is tighter)
 static osc_status build_blocks(osc_body* body) {
     const osc_grid* g = body->grid;
     size_t count = 1;
@@ -147,25 +213,40 @@ static osc_status build_blocks(osc_body* body) {
     body->block_lipschitz = osc_calloc(count, sizeof(double));
     body->voxel_bounds = osc_calloc(2 * grid_cell_count(g), sizeof(float));
     if (!body->block_lipschitz || !body->voxel_bounds) return osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);
-    double circumradius = 0.5 * sqrt(3.0) * g->cell;
-    body->boundary_bound = INFINITY;
-    for (int k = 0; k < g->cells[2]; ++k)
-        for (int j = 0; j < g->cells[1]; ++j)
-            for (int i = 0; i < g->cells[0]; ++i) {
-                size_t v = ((size_t)k * g->cells[1] + j) * g->cells[0] + i;
-                double value = g->voxel_value[v], rho = g->voxel_radius[v];
-                body->voxel_bounds[2 * v] = float_below(value - rho);
-                body->voxel_bounds[2 * v + 1] = float_above(value + rho);
-                if (i == 0 || j == 0 || k == 0 || i == g->cells[0] - 1 || j == g->cells[1] - 1 ||
-                    k == g->cells[2] - 1)
-                    body->boundary_bound = fmin(body->boundary_bound, value - rho);
-                if (value + rho <= 0.0) continue; // never reaches phi > 0
-                double* block = &body->block_lipschitz[((size_t)(k / OSC_BODY_BLOCK) * body->blocks[1] +
-                                                        (size_t)(j / OSC_BODY_BLOCK)) *
-                                                           body->blocks[0] +
-                                                       (size_t)(i / OSC_BODY_BLOCK)];
-                *block = fmax(*block, rho / circumradius);
-            }
+    double circumradius = 0.5 * sqrt(3.0) * g->cell, outside = 0.0, boundary = INFINITY;
+    int slabs = body->blocks[2]; // one z layer of blocks each: a thread owns its blocks
+#ifdef OSC_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(osc_thread_count(0)) reduction(max : outside) \
+    reduction(min : boundary) if (slabs > 1)
+#endif
+    for (int slab = 0; slab < slabs; ++slab)
+        for (int k = slab * OSC_BODY_BLOCK; k < g->cells[2] && k < (slab + 1) * OSC_BODY_BLOCK; ++k)
+            for (int j = 0; j < g->cells[1]; ++j)
+                for (int i = 0; i < g->cells[0]; ++i) {
+                    size_t v = ((size_t)k * g->cells[1] + j) * g->cells[0] + i;
+                    double lower, upper, lipschitz, margin, value = g->voxel_value[v];
+                    cell_bounds(g, i, j, k, &lower, &upper, &lipschitz, &margin);
+                    // (phi(c) is an evaluation of the spline: widened like the control points)
+                    double below = value - lipschitz * circumradius - margin;
+                    double above = value + lipschitz * circumradius + margin;
+                    lower = below > lower ? below : lower;
+                    upper = above < upper ? above : upper;
+                    body->voxel_bounds[2 * v] = float_below(lower);
+                    body->voxel_bounds[2 * v + 1] = float_above(upper);
+                    if (i == 0 || j == 0 || k == 0 || i == g->cells[0] - 1 || j == g->cells[1] - 1 ||
+                        k == g->cells[2] - 1)
+                        boundary = lower < boundary ? lower : boundary;
+                    if (upper <= 0.0) continue; // never reaches phi > 0
+                    outside = lipschitz > outside ? lipschitz : outside;
+                    double* block = &body->block_lipschitz[((size_t)slab * body->blocks[1] +
+                                                            (size_t)(j / OSC_BODY_BLOCK)) *
+                                                               body->blocks[0] +
+                                                           (size_t)(i / OSC_BODY_BLOCK)];
+                    *block = lipschitz > *block ? lipschitz : *block;
+                }
+    body->boundary_bound = boundary;
+    // the continuation outside the region adds |x - clamp(x)|: |grad| <= sqrt(L^2 + 1)
+    body->edge_lipschitz = sqrt(outside * outside + 1.0);
     return OSC_OK;
 }
 
@@ -517,9 +598,6 @@ osc_status osc_body_create(const osc_body_desc* desc, osc_body** out) {
         goto fail;
     }
     if (body->grid) {
-        const osc_grid* grid = body->grid;
-        // the continuation outside the region adds |x - clamp(x)|: |grad| <= sqrt(L^2 + 1)
-        body->edge_lipschitz = sqrt(grid->lipschitz_outside * grid->lipschitz_outside + 1.0);
         if ((status = build_blocks(body))) goto fail;
     } else if ((status = build_voxels(body, desc))) {
         goto fail;

@@ -17,9 +17,12 @@
 //     ARCHITECTURE.md §5), with the hard pipeline shown to jump in the same sweeps;
 //  7. bad input: every documented status, with osc_last_error naming the argument;
 //  8. convex groups from SDF leaves, and blending recomputed independently from the unblended
-//     contacts of the same configuration.
+//     contacts of the same configuration;
+//  9. (white box) a spline body's broad-phase bounds hold for the spline as evaluated: voxel lower
+//     and upper bounds, and the Lipschitz bounds of blocks and of boxes of blocks where phi > 0.
 
 #include "mesh_test_util.h"
+#include "manifold_internal.h" // the body's voxel bounds and Lipschitz blocks (test 9)
 #include "../examples/cup_model.h"
 
 #include <stdbool.h>
@@ -1870,6 +1873,68 @@ static void test_smoothness(void) {
     tbody_free(&upper);
 }
 
+// test 9: random points of the bunny grid's region, half of them within two cells of its collision
+// mesh: the voxel bounds (body_bounds_at) hold phi as evaluated, and where phi > 0 the gradient is
+// within the bound of the point's Lipschitz block and the body's global one; and along random short
+// segments, within the bound of the box of blocks between the ends' (body_segment_lipschitz)
+static void test_body_bounds(void) {
+    if (!bunny.body || !bunny_grid) return;
+    const osc_body* body = bunny.body;
+    test_rng local = {0x626f756e6473ull}; // its own sequence: the other tests' draws are unchanged
+    osc_vec3 lo, hi;
+    osc_grid_bounds(bunny_grid, &lo, &hi);
+    double cell = osc_grid_cells(bunny_grid, NULL);
+    const double* vertices = osc_mesh_vertices(bunny.mesh);
+    int32_t vertex_count = osc_mesh_vertex_count(bunny.mesh);
+    int bad_value = 0, bad_gradient = 0, bad_segment = 0, positive = 0, samples = 0;
+    double gap = 0.0, ratio = 0.0, segment_ratio = 0.0;
+    for (int n = 0; n < 200000; ++n) {
+        osc_vec3 y;
+        if (n % 2) {
+            y = osc_v3(test_uniform(&local, lo.x, hi.x), test_uniform(&local, lo.y, hi.y), test_uniform(&local, lo.z, hi.z));
+        } else {
+            const double* v = vertices + 3 * (size_t)(test_rng_next(&local) % (uint64_t)vertex_count);
+            y = osc_v3(v[0] + test_uniform(&local, -2, 2) * cell, v[1] + test_uniform(&local, -2, 2) * cell,
+                       v[2] + test_uniform(&local, -2, 2) * cell);
+        }
+        double upper;
+        int32_t block;
+        double lower = body_bounds_at(body, y, &upper, &block);
+        if (block < 0) continue; // outside the region (clamped voxels)
+        osc_vec3 gradient;
+        double phi = osc_grid_eval(bunny_grid, y, &gradient, NULL);
+        samples++;
+        bad_value += !(lower <= phi && phi <= upper);
+        gap += phi - lower;
+        if (!(phi > 0.0)) continue;
+        positive++;
+        double slope = osc_length(gradient), own = body_segment_lipschitz(body, block, block);
+        bad_gradient += !(slope <= own && slope <= body->edge_lipschitz);
+        ratio = fmax(ratio, slope / own);
+        // a segment to a point up to one block away along each axis, both in the region
+        osc_vec3 z = osc_v3(y.x + test_uniform(&local, -4, 4) * cell, y.y + test_uniform(&local, -4, 4) * cell,
+                            y.z + test_uniform(&local, -4, 4) * cell);
+        double unused;
+        int32_t other;
+        body_bounds_at(body, z, &unused, &other);
+        if (other < 0) continue;
+        double along = body_segment_lipschitz(body, block, other);
+        for (int k = 0; k <= 8; ++k) {
+            osc_vec3 x = osc_lerp(y, z, k / 8.0), g;
+            if (!(osc_grid_eval(bunny_grid, x, &g, NULL) > 0.0)) continue;
+            bad_segment += !(osc_length(g) <= along);
+            segment_ratio = fmax(segment_ratio, osc_length(g) / along);
+        }
+    }
+    printf("  body bounds: %d points in the region, %d with phi > 0: mean phi - lower bound %.3g cells, largest "
+           "|grad phi| / block bound %.3f, / segment bound %.3f; global bound %.3f\n",
+           samples, positive, gap / samples / cell, ratio, segment_ratio, body->edge_lipschitz);
+    CHECK_MSG(samples > 100000 && positive > 10000, "too few samples (%d, %d with phi > 0)", samples, positive);
+    CHECK_MSG(bad_value == 0, "%d points lie outside their voxel's bounds", bad_value);
+    CHECK_MSG(bad_gradient == 0, "%d points have |grad phi| above their block's bound", bad_gradient);
+    CHECK_MSG(bad_segment == 0, "%d segment points have |grad phi| above the bound of their box of blocks", bad_segment);
+}
+
 int main(void) {
     double start = test_seconds();
     build_models();
@@ -1882,6 +1947,7 @@ int main(void) {
     RUN(test_smoothness);
     RUN(test_bad_input);
     RUN(test_groups);
+    RUN(test_body_bounds);
     free_models();
     printf("%.1f s\n", test_seconds() - start);
     return test_finish();
