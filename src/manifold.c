@@ -210,7 +210,7 @@ static void saturate(const pipeline* pl, feature* out) {
 // decides first where it lies beyond d_max, with a margin far above the value's rounding: f_t(phi)
 // is 0 there, as the look would find. Without it, the voxel's cache miss costs about as much as the
 // look itself, whose coefficients the traces have just read.
-static bool beyond_by_value(const pipeline* pl, const direction* d, osc_vec3 y) {
+OSC_FORCE_INLINE bool beyond_by_value(const pipeline* pl, const direction* d, osc_vec3 y) {
     const osc_manifold_settings* st = pl->settings;
     const osc_grid* grid = d->s->grid;
     if (grid && st->broad_phase) {
@@ -411,8 +411,8 @@ static inline double trace_bracket(double phi, double tau, double* kept) {
 // the two trace points of step k, q_e = start_e + s_e dir_e, and whether each moved since the
 // last evaluation (never on the first step, whose values are the corners'); a step too small to
 // move a point (a corner deep inside, where sigma underflows) leaves its phi and gradient as they were
-static void trace_points(int k, const osc_vec3 start[2], const osc_vec3 dir[2], const double s[2],
-                         osc_vec3 previous[2], osc_vec3 q[2], bool moved[2]) {
+OSC_FORCE_INLINE void trace_points(int k, const osc_vec3 start[2], const osc_vec3 dir[2], const double s[2],
+                                   osc_vec3 previous[2], osc_vec3 q[2], bool moved[2]) {
     for (int e = 0; e < 2; ++e) {
         q[e] = osc_add_scaled(start[e], dir[e], s[e]);
         moved[e] = k > 0 && (q[e].x != previous[e].x || q[e].y != previous[e].y || q[e].z != previous[e].z);
@@ -479,8 +479,8 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
 // step by step side by side (a spline evaluates the two points in one call, so that the two chains
 // of dependent evaluations overlap); each distance has the bits trace_tangents gives it. Keeps its
 // exponentials in `kept`.
-static void trace_both(const pipeline* pl, const direction* d, osc_vec3 a, osc_vec3 b, osc_vec3 t, double phi_a,
-                       double phi_b, double traced[2], trace_exps* kept) {
+OSC_FORCE_INLINE void trace_both(const pipeline* pl, const direction* d, osc_vec3 a, osc_vec3 b, osc_vec3 t,
+                                 double phi_a, double phi_b, double traced[2], trace_exps* kept) {
     const osc_manifold_settings* st = pl->settings;
     osc_vec3 start[2] = {a, b}, dir[2] = {t, osc_neg(t)}, previous[2] = {a, b};
     double phi[2] = {phi_a, phi_b};
@@ -505,7 +505,7 @@ static void trace_both(const pipeline* pl, const direction* d, osc_vec3 a, osc_v
 
 // soft clip of a traced distance into [0, l] (eq. C) in the pass without tangents, keeping its
 // exponentials exp(-|s| / tau), exp(-|s - l| / tau) in `kept` (NaN: none computed)
-static double clip_value(const pipeline* pl, double s, double l, double kept[2]) {
+OSC_FORCE_INLINE double clip_value(const pipeline* pl, double s, double l, double kept[2]) {
     double tau = pl->settings->clip_temperature;
     kept[0] = kept[1] = NAN;
     // past the far end by 40 tau (with tau < 4 l) the value is l exactly: in its form
@@ -557,7 +557,7 @@ static void clip_tangents(double tau, double s, double l, const double ds[COLUMN
 
 // phi at a corner, with its gradient when `gradient` is not NULL, from its entry when it is there
 // (a gradient asked for later is added to the entry; phi keeps the bits of pass_value)
-static double corner_value(const pipeline* pl, const direction* d, corner* c, osc_vec3* gradient) {
+OSC_FORCE_INLINE double corner_value(const pipeline* pl, const direction* d, corner* c, osc_vec3* gradient) {
     if (!c->has_phi) {
         bool with_gradient = gradient || (pl->derivatives && !d->s->grid);
         c->phi = sdf_value(d->s, c->y, with_gradient ? &c->gradient : NULL);
@@ -573,8 +573,8 @@ static double corner_value(const pipeline* pl, const direction* d, corner* c, os
 
 // phi at both corners of an edge (corner_value without gradients); a spline evaluates two missing
 // corners in one call
-static void corner_values(const pipeline* pl, const direction* d, corner* ca, corner* cb, double* phi_a,
-                          double* phi_b) {
+OSC_FORCE_INLINE void corner_values(const pipeline* pl, const direction* d, corner* ca, corner* cb, double* phi_a,
+                                    double* phi_b) {
     if (d->s->grid && !ca->has_phi && !cb->has_phi) {
         double phi[2];
         grid_distance_pair(d->s->grid, ca->y, cb->y, phi);
@@ -589,8 +589,8 @@ static void corner_values(const pipeline* pl, const direction* d, corner* ca, co
 
 // the gradients at both corners of an edge (corner_value with gradients); a spline evaluates two
 // missing ones in one call
-static void corner_gradients(const pipeline* pl, const direction* d, corner* ca, corner* cb, osc_vec3* ga,
-                             osc_vec3* gb) {
+OSC_FORCE_INLINE void corner_gradients(const pipeline* pl, const direction* d, corner* ca, corner* cb,
+                                       osc_vec3* ga, osc_vec3* gb) {
     if (d->s->grid && ca->has_phi && cb->has_phi && !ca->has_gradient && !cb->has_gradient) {
         double phi[2]; // the entries' phi, the same values
         osc_vec3 g[2];
@@ -638,9 +638,12 @@ static inline bool edge_beyond(const direction* d, const corner* ca, const corne
 }
 
 // edge_contact for an edge the broad phase's lower bounds have not ruled out, with its corners'
-// entries and the Lipschitz bound so far
-OSC_NOINLINE bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corner* ca, corner* cb,
-                              edge_bound* bound_in, feature* out) {
+// entries and the Lipschitz bound so far; compiled for AVX too (its 12-column loops), with the traces
+// without tangents, the soft clips and the corner look-ups inlined into it (the clone cannot call
+// into them cheaply). (A function with clones is never inlined; clang refuses `noinline` on it.)
+OSC_AVX_CLONES
+static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corner* ca, corner* cb,
+                        edge_bound* bound_in, feature* out) {
     edge_bound bound = *bound_in;
     const osc_manifold_settings* st = pl->settings;
     const double* corners = &d->f->edges[6 * (size_t)i];
