@@ -62,15 +62,19 @@ double grid_eval_contact(const osc_grid* grid, osc_vec3 x, bool derivatives, osc
 
 // The distance at x (with the continuation outside the region), bit for bit osc_grid_eval's without
 // derivatives, without its checks of the grid and the order. For the contact pipeline (manifold.c).
-double grid_distance(const osc_grid* grid, osc_vec3 x);
+double grid_distance(const osc_grid* grid, const osc_vec3* x);
 
 // The distances at x0 and x1 (with the continuation outside the region), bit for bit the values of
 // osc_grid_eval without derivatives, evaluated side by side so that the two dependency chains
 // overlap. For the contact pipeline's sphere traces (manifold.c).
-void grid_distance_pair(const osc_grid* grid, osc_vec3 x0, osc_vec3 x1, double out[2]);
+void grid_distance_pair(const osc_grid* grid, const osc_vec3* x0, const osc_vec3* x1, double out[2]);
 
 // The same with the gradients, bit for bit osc_grid_eval's with a gradient.
-void grid_distance_gradient_pair(const osc_grid* grid, osc_vec3 x0, osc_vec3 x1, double out[2], osc_vec3 gradient[2]);
+void grid_distance_gradient_pair(const osc_grid* grid, const osc_vec3* x0, const osc_vec3* x1, double out[2],
+                                 osc_vec3 gradient[2]);
+
+// The distance at x with its gradient, bit for bit osc_grid_eval's, without its checks.
+double grid_distance_gradient_at(const osc_grid* grid, const osc_vec3* x, osc_vec3* gradient);
 
 // The index of the voxel holding y (clamped into the region; [n_z][n_y][n_x] layout), its cell
 // coordinates in `cell` and, in *outside, the distance from y to the region (0 inside): the voxel

@@ -138,7 +138,7 @@ typedef struct pipeline {
 
 static inline double sdf_value(const osc_body* s, osc_vec3 y, osc_vec3* gradient) {
     if (!s->grid) return osc_sdf_eval(s->sdf, y, gradient, NULL);
-    return gradient ? osc_grid_eval(s->grid, y, gradient, NULL) : grid_distance(s->grid, y);
+    return gradient ? grid_distance_gradient_at(s->grid, &y, gradient) : grid_distance(s->grid, &y);
 }
 
 // phi with its gradient, the unit normal n and, with derivatives, dn/dy (docs/manifold.md eq. N):
@@ -346,7 +346,7 @@ static bool vertex_beyond_by_value(const pipeline* pl, const direction* d, corne
     if (!d->s->grid) return beyond_by_value(pl, d, c->y);
     if (c->has_bounds && c->upper < st->d_max) return false;
     if (!c->has_phi) {
-        c->phi = grid_distance(d->s->grid, c->y);
+        c->phi = grid_distance(d->s->grid, &c->y);
         c->has_phi = true;
     }
     return osc_transition(c->phi, st->d_max, st->bandwidth, NULL, NULL) == 0.0;
@@ -441,7 +441,7 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
         bool moved[2];
         trace_points(k, start, dir, s, previous, q, moved);
         if (moved[0] && moved[1] && d->s->grid) {
-            grid_distance_gradient_pair(d->s->grid, q[0], q[1], phi, gradient);
+            grid_distance_gradient_pair(d->s->grid, &q[0], &q[1], phi, gradient);
         } else {
             for (int e = 0; e < 2; ++e)
                 if (moved[e]) phi[e] = sdf_value(d->s, q[e], &gradient[e]);
@@ -490,7 +490,7 @@ OSC_FORCE_INLINE void trace_both(const pipeline* pl, const direction* d, osc_vec
         bool moved[2];
         trace_points(k, start, dir, traced, previous, q, moved);
         if (moved[0] && moved[1] && d->s->grid) {
-            grid_distance_pair(d->s->grid, q[0], q[1], phi);
+            grid_distance_pair(d->s->grid, &q[0], &q[1], phi);
         } else {
             for (int e = 0; e < 2; ++e)
                 if (moved[e]) phi[e] = pass_value(pl, d, q[e]);
@@ -577,7 +577,7 @@ OSC_FORCE_INLINE void corner_values(const pipeline* pl, const direction* d, corn
                                     double* phi_b) {
     if (d->s->grid && !ca->has_phi && !cb->has_phi) {
         double phi[2];
-        grid_distance_pair(d->s->grid, ca->y, cb->y, phi);
+        grid_distance_pair(d->s->grid, &ca->y, &cb->y, phi);
         ca->phi = *phi_a = phi[0], cb->phi = *phi_b = phi[1];
         ca->has_phi = cb->has_phi = true;
         ca->has_gradient = cb->has_gradient = false;
@@ -594,7 +594,7 @@ OSC_FORCE_INLINE void corner_gradients(const pipeline* pl, const direction* d, c
     if (d->s->grid && ca->has_phi && cb->has_phi && !ca->has_gradient && !cb->has_gradient) {
         double phi[2]; // the entries' phi, the same values
         osc_vec3 g[2];
-        grid_distance_gradient_pair(d->s->grid, ca->y, cb->y, phi, g);
+        grid_distance_gradient_pair(d->s->grid, &ca->y, &cb->y, phi, g);
         ca->gradient = *ga = g[0], cb->gradient = *gb = g[1];
         ca->has_gradient = cb->has_gradient = true;
         return;
