@@ -124,6 +124,14 @@ typedef struct shared_edges {
     feature pool[SHARED_POOL];
 } shared_edges;
 
+// the tangents of the s-frame points of stored vertices (point_tangents) met in the current
+// direction, for the edges that have them as corners (about six each): direct-mapped, keyed by vertex
+#define TANGENT_CACHE 64
+typedef struct corner_tangents {
+    int32_t vertex[TANGENT_CACHE]; // -1: empty
+    double dy[TANGENT_CACHE][3][COLUMNS];
+} corner_tangents;
+
 typedef struct pipeline {
     const osc_manifold_settings* settings;
     bool derivatives;
@@ -131,6 +139,7 @@ typedef struct pipeline {
     osc_manifold_output* out;
     corner_table* cache; // the current direction's corner values
     shared_edges* shared; // and its saturated shared edges
+    corner_tangents* tangents; // and its corners' point tangents
 } pipeline;
 
 // ---------------------------------------------------------------------------------------------
@@ -194,6 +203,19 @@ static void point_tangents(const direction* d, const double* v, osc_vec3 y, doub
             dy[k][d->col_s + 3 + j] = cols[3][k];
         }
     }
+}
+
+// point_tangents of stored vertex `vertex` at s-frame point y, from the tangent cache when it is
+// there (an edge's corners are copies of its vertices: the same bits); returns the cached rows, which
+// stay valid until another vertex with the same slot is asked for
+static double (*vertex_tangents(const pipeline* pl, const direction* d, int32_t vertex, osc_vec3 y))[COLUMNS] {
+    int slot = vertex & (TANGENT_CACHE - 1);
+    corner_tangents* cache = pl->tangents;
+    if (cache->vertex[slot] != vertex) {
+        cache->vertex[slot] = vertex;
+        point_tangents(d, &d->f->vertices[3 * (size_t)vertex], y, cache->dy[slot]);
+    }
+    return cache->dy[slot];
 }
 
 // a feature beyond d_max: exactly what the narrow phase gives it there (depth d_max, weight 0, no
@@ -354,7 +376,6 @@ static bool vertex_beyond_by_value(const pipeline* pl, const direction* d, corne
 
 // vertex-SDF contact (seed §IV-B) of stored vertex i: the vertex itself
 static bool vertex_contact(const pipeline* pl, const direction* d, runs* r, int32_t i, feature* out) {
-    const double* v = &d->f->vertices[3 * (size_t)i];
     if (pl->settings->broad_phase && !r->vertex_bounds_known && run_beyond(pl, d, r, i, false)) {
         saturate(pl, out);
         return false;
@@ -369,9 +390,8 @@ static bool vertex_contact(const pipeline* pl, const direction* d, runs* r, int3
         return false;
     }
     osc_vec3 y = c->y;
-    double dy[3][COLUMNS];
-    if (pl->derivatives) point_tangents(d, v, y, dy);
-    return finish(pl, d, y, dy, out);
+    // (its tangents kept for the edges that have it as a corner)
+    return finish(pl, d, y, pl->derivatives ? vertex_tangents(pl, d, i, y) : NULL, out);
 }
 
 // phi at y for a pass without tangents, with the bits the pass with tangents sees: a spline's value
@@ -696,9 +716,11 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
     }
     osc_vec3 ga, gb;
     corner_gradients(pl, d, ca, cb, &ga, &gb);
-    double da[3][COLUMNS], db[3][COLUMNS], dt[3][COLUMNS], dl[COLUMNS];
-    point_tangents(d, corners, a, da);
-    point_tangents(d, corners + 3, b, db);
+    double dt[3][COLUMNS], dl[COLUMNS], own[3][COLUMNS];
+    int32_t vertex_a = ca->vertex, vertex_b = cb->vertex;
+    double(*da)[COLUMNS] = vertex_tangents(pl, d, vertex_a, a), (*db)[COLUMNS] = own;
+    if (((vertex_a ^ vertex_b) & (TANGENT_CACHE - 1)) != 0) db = vertex_tangents(pl, d, vertex_b, b);
+    else point_tangents(d, corners + 3, b, own);
     // dl = t . de, dt = (de - t (t . de)) / l
     for (int j = 0; j < COLUMNS; ++j) {
         double de[3] = {db[0][j] - da[0][j], db[1][j] - da[1][j], db[2][j] - da[2][j]};
@@ -959,6 +981,7 @@ static void run_direction(pipeline* pl, const direction* d) {
     const osc_manifold_settings* st = pl->settings;
     const osc_body* f = d->f;
     for (int k = 0; k < CORNER_CACHE; ++k) pl->cache->entry[k].vertex = -1;
+    for (int k = 0; k < TANGENT_CACHE; ++k) pl->tangents->vertex[k] = -1;
     shared_edges* shared = pl->shared;
     memset(shared->edge, 0xff, sizeof shared->edge); // all -1
     shared->free_count = SHARED_POOL;
@@ -1113,6 +1136,8 @@ static void collide(const osc_body* a, osc_pose pose_a, const osc_body* b, osc_p
     pl.cache = &cache;
     shared_edges shared;
     pl.shared = &shared;
+    corner_tangents tangents;
+    pl.tangents = &tangents;
     out->count = 0;
     out->needed = 0;
     direction ab = make_direction(a, pose_a, b, pose_b, 1);
