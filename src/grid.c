@@ -767,8 +767,7 @@ __attribute__((target("avx"), noinline)) static double grid_distance_gradient_av
 }
 
 // grid_contract_fields with the four fields of a coefficient in one register
-__attribute__((target("avx"), noinline)) static void grid_contract_fields_avx(const osc_grid* grid, osc_vec3 x,
-                                                                              int order, jet* out) {
+GRID_AVX_INLINE void grid_contract_fields_avx_body(const osc_grid* grid, osc_vec3 x, int order, jet* out) {
     int cell[3];
     osc_vec3 same; // x itself: it lies in the grid
     grid_quad values[4], slopes[4];
@@ -810,6 +809,11 @@ __attribute__((target("avx"), noinline)) static void grid_contract_fields_avx(co
         if (order >= 1)
             for (int k = 0; k < 3; ++k) out[f].g[k] = acc[GX + k][f];
     }
+}
+
+__attribute__((target("avx"), noinline)) static void grid_contract_fields_avx(const osc_grid* grid, osc_vec3 x,
+                                                                              int order, jet* out) {
+    grid_contract_fields_avx_body(grid, x, order, out);
 }
 #endif
 
@@ -971,22 +975,44 @@ static osc_vec3 grid_normal(const osc_grid* grid, osc_vec3 x, osc_mat3* jacobian
     return osc_v3(fields[1].v, fields[2].v, fields[3].v);
 }
 
-double grid_eval_contact(const osc_grid* grid, osc_vec3 x, bool derivatives, osc_vec3* gradient,
-                         osc_vec3* normal, osc_mat3* normal_jacobian) {
-    jet fields[OSC_GRID_FIELDS];
-    int outside[3];
-    osc_vec3 c = clamp_to_grid(grid, x, outside);
-    if (derivatives) grid_contract4(grid, c, 1, fields);
-    else grid_contract4(grid, c, 0, fields);
-    continue_outside(x, c, outside, derivatives ? 1 : 0, &fields[0]);
-    *normal = osc_v3(fields[1].v, fields[2].v, fields[3].v);
-    if (derivatives) {
-        *gradient = osc_v3(fields[0].g[0], fields[0].g[1], fields[0].g[2]);
-        // the normal field is read at clamp(x): no change along the clamped axes
-        for (int r = 0; r < 3; ++r)
-            for (int a = 0; a < 3; ++a) normal_jacobian->m[r][a] = outside[a] ? 0.0 : fields[1 + r].g[a];
-    }
+// grid_eval_contact's work, for the contraction `contract` (grid_contract4, or the AVX one inline)
+#define GRID_EVAL_CONTACT(contract)                                                                       \
+    jet fields[OSC_GRID_FIELDS];                                                                          \
+    int outside[3];                                                                                       \
+    osc_vec3 c = clamp_to_grid(grid, *x, outside);                                                        \
+    if (derivatives) contract(grid, c, 1, fields);                                                        \
+    else contract(grid, c, 0, fields);                                                                    \
+    continue_outside(*x, c, outside, derivatives ? 1 : 0, &fields[0]);                                    \
+    *normal = osc_v3(fields[1].v, fields[2].v, fields[3].v);                                              \
+    if (derivatives) {                                                                                    \
+        *gradient = osc_v3(fields[0].g[0], fields[0].g[1], fields[0].g[2]);                               \
+        /* the normal field is read at clamp(x): no change along the clamped axes */                      \
+        for (int r = 0; r < 3; ++r)                                                                       \
+            for (int a = 0; a < 3; ++a) normal_jacobian->m[r][a] = outside[a] ? 0.0 : fields[1 + r].g[a]; \
+    }                                                                                                     \
     return fields[0].v;
+
+#ifdef GRID_AVX
+// (one call with the contraction inside, as for the distance entry points)
+__attribute__((target("avx"), noinline)) static double grid_eval_contact_avx(const osc_grid* grid, const osc_vec3* x,
+                                                                             bool derivatives, osc_vec3* gradient,
+                                                                             osc_vec3* normal,
+                                                                             osc_mat3* normal_jacobian) {
+    GRID_EVAL_CONTACT(grid_contract_fields_avx_body)
+}
+#endif
+
+OSC_NOINLINE double grid_eval_contact_default(const osc_grid* grid, const osc_vec3* x, bool derivatives,
+                                              osc_vec3* gradient, osc_vec3* normal, osc_mat3* normal_jacobian) {
+    GRID_EVAL_CONTACT(grid_contract4)
+}
+
+double grid_eval_contact(const osc_grid* grid, const osc_vec3* x, bool derivatives, osc_vec3* gradient,
+                         osc_vec3* normal, osc_mat3* normal_jacobian) {
+#ifdef GRID_AVX
+    if (grid_have_avx()) return grid_eval_contact_avx(grid, x, derivatives, gradient, normal, normal_jacobian);
+#endif
+    return grid_eval_contact_default(grid, x, derivatives, gradient, normal, normal_jacobian);
 }
 
 osc_vec3 osc_grid_eval_normal(const osc_grid* grid, osc_vec3 point, osc_mat3* jacobian) {

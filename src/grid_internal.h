@@ -57,7 +57,7 @@ void grid_compute_voxels(osc_grid* grid, int threads);
 // over the coefficients; with `derivatives`, also the gradient and the normal's Jacobian (zero
 // columns along clamped axes), as osc_grid_eval and osc_grid_eval_normal give them. For the contact
 // pipeline (manifold.c). x must not be NaN.
-double grid_eval_contact(const osc_grid* grid, osc_vec3 x, bool derivatives, osc_vec3* gradient,
+double grid_eval_contact(const osc_grid* grid, const osc_vec3* x, bool derivatives, osc_vec3* gradient,
                          osc_vec3* normal, osc_mat3* normal_jacobian);
 
 // The distance at x (with the continuation outside the region), bit for bit osc_grid_eval's without

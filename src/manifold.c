@@ -159,7 +159,7 @@ static double sdf_contact(const osc_body* s, osc_vec3 y, bool derivatives, osc_v
     osc_mat3 dm = osc_mat3_zero();
     double phi;
     if (s->grid) {
-        phi = grid_eval_contact(s->grid, y, derivatives, gradient, &m, &dm);
+        phi = grid_eval_contact(s->grid, &y, derivatives, gradient, &m, &dm);
     } else {
         phi = osc_sdf_eval(s->sdf, y, &m, derivatives ? &dm : NULL);
         *gradient = m;
