@@ -199,7 +199,8 @@ typedef struct osc_manifold_output {
 /// normalised). Returns OSC_ERR_INVALID_ARGUMENT, naming the argument, for a NULL body or output,
 /// a non-finite pose or a quaternion that cannot be normalised, and settings out of range;
 /// OSC_ERR_CAPACITY when more than `capacity` contacts were produced: the first `capacity` are
-/// written and `needed` says how many there were.
+/// written and `needed` says how many there were. Allocates nothing; it uses about 100 KB of the
+/// calling thread's stack (docs/manifold.md).
 OSC_API osc_status osc_manifold_collide(const osc_body* a, osc_pose pose_a, const osc_body* b,
                                         osc_pose pose_b, const osc_manifold_settings* settings,
                                         osc_manifold_output* out);
