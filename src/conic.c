@@ -1447,7 +1447,10 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
         }
         // the gap s_0 - |s_1| against active_gap times the boundary's gradient |m_c| (at least 1):
         // a thin ellipsoid's rows carry its inverse semi-axes, up to 1e3 times a ball's, and its gap
-        // at an optimum found to 1e-12 in x was above 1e-9, so the contact was missed
+        // at an optimum found to 1e-12 in x was above 1e-9, so the contact was missed (a gap above
+        // 1e3 active_gap is out at once; the test compares squares)
+        double cone_gap = sc[0] - sqrt(s1);
+        if (!(cone_gap <= 1e3 * active_gap)) continue;
         if (k == OFFSET_MAX_ACTIVE) return false;
         double inverse_s0 = 1.0 / sc[0], norm2 = 0.0;
         for (int j = 0; j < n; ++j) {
@@ -1456,27 +1459,36 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
             m[k][j] = value;
             norm2 += value * value;
         }
-        gap[k] = sc[0] - sqrt(s1);
-        if (!(gap[k] <= active_gap * max2(1.0, sqrt(norm2)))) continue;
+        if (cone_gap > 0.0 && !(cone_gap * cone_gap <= active_gap * active_gap * max2(1.0, norm2))) continue;
+        gap[k] = cone_gap;
         active[start] = k;
         kind[k++] = BLOCK_CONE;
     }
     if (k == 0 || (k > n && apex)) return false;
-    // every block but an apex's row scaled to a unit normal (its gap then a distance in x, its
-    // multiplier z |m|): a thin ellipsoid's normal is 1e3 times a ball's, and the Gram matrices
-    // below, scaled by the largest diagonal entry, lost the others' pivots
-    double norm[OFFSET_MAX_ACTIVE];
+    // where the normals' lengths differ by more than 10 times, every block but an apex's row is
+    // scaled to a unit normal (its gap then a distance in x, its multiplier z |m|): a thin
+    // ellipsoid's normal is 1e3 times a ball's, and the Gram matrices below, scaled by the largest
+    // diagonal entry, lost the others' pivots (of the same order, as for the usual shapes, the
+    // square roots and divisions are not spent)
+    double norm[OFFSET_MAX_ACTIVE], norm2[OFFSET_MAX_ACTIVE], shortest = INFINITY, longest = 0.0;
     for (int b = 0; b < k; ++b) {
         norm[b] = 1.0;
         if (kind[b] == BLOCK_APEX) continue;
-        double norm2 = 0.0;
-        for (int j = 0; j < n; ++j) norm2 += m[b][j] * m[b][j];
-        if (!(norm2 > 0.0)) return false;
-        norm[b] = sqrt(norm2);
-        double inverse = 1.0 / norm[b];
-        for (int j = 0; j < n; ++j) m[b][j] *= inverse;
-        gap[b] *= inverse;
+        norm2[b] = 0.0;
+        for (int j = 0; j < n; ++j) norm2[b] += m[b][j] * m[b][j];
+        if (!(norm2[b] > 0.0)) return false;
+        shortest = min2(shortest, norm2[b]);
+        longest = max2(longest, norm2[b]);
     }
+    bool scaled = longest > 100.0 * shortest;
+    if (scaled)
+        for (int b = 0; b < k; ++b) {
+            if (kind[b] == BLOCK_APEX) continue;
+            norm[b] = sqrt(norm2[b]);
+            double inverse = 1.0 / norm[b];
+            for (int j = 0; j < n; ++j) m[b][j] *= inverse;
+            gap[b] *= inverse;
+        }
     double f[CONIC_MAX_VARIABLES], multiplier[OFFSET_MAX_ACTIVE], dx[CONIC_MAX_VARIABLES];
     inactive_force(p, barrier, s, active, f);
     bool offset = (k <= n && independent_offsets(p, barrier, k, m, kind, gap, active, f, multiplier, dx)) ||
@@ -1502,7 +1514,7 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
     // throughout: an active block's s^T J s (or s_i) is of the order of the barrier and carries the
     // rounding of s, 1e-16 of the data's scale, so its reciprocal would be off by 1e-6 relative,
     // and the dual residual with it
-    for (int b = 0; b < k; ++b) multiplier[b] /= norm[b]; // z of the unscaled block
+    for (int b = 0; b < k && scaled; ++b) multiplier[b] /= norm[b]; // z of the unscaled block
     for (int i = 0; i < l; ++i) z[i] = active[i] >= 0 ? multiplier[active[i]] : barrier / s[i];
     for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++]) {
         int dim = p->cone_dim[c];
