@@ -29,6 +29,7 @@ typedef struct support_body {
     int plain;     // the vertex without the smooth part (a cone's apex), or -1
     osc_vec3 axis; // the cylinder's or cone's axis e
     double radius; // R / s
+    double inverse_radius; // s / R (a disc's)
     int count;
     osc_vec3 vertex[SUPPORT_MAX_VERTICES];
     // a polytope's face neighbours (convex_internal.h), NULL otherwise: its ratio tests scan those
@@ -60,6 +61,7 @@ static void set_disc(support_body* body, double radius, double scale) {
     double r2 = body->C[0][0];
     body->disc = true;
     body->radius = sqrt(r2);
+    body->inverse_radius = 1.0 / body->radius;
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
             body->C[i][j] = r2 * ((i == j) - osc_vec3_get(body->axis, i) * osc_vec3_get(body->axis, j));
@@ -180,7 +182,7 @@ static osc_vec3 mat_apply(const support_body* body, osc_vec3 v) {
 // tilt t, n^T C n = (R / s)^2 (|n|^2 - (n . e)^2) loses 1e-16 / t^2 of itself to rounding (a
 // relative 1e-4 at t = 1e-6, which put the rim's point that far outside the disc)
 static inline double smooth_root(const support_body* body, osc_vec3 n, osc_vec3 cn) {
-    return body->disc ? osc_length(cn) / body->radius : sqrt(osc_dot(n, cn));
+    return body->disc ? osc_length(cn) * body->inverse_radius : sqrt(osc_dot(n, cn));
 }
 
 // h(n): the largest vertex term (over every vertex) and the smooth part, with C n and
@@ -493,12 +495,16 @@ static bool disc_face_optimum(const dcol_problem* dp, const support_body bodies[
     if (!polytope->neighbours) return false;
     double sign = p == 0 ? 1.0 : -1.0; // B's support is taken at -n: its faces' normals negated
     osc_mat3 Q = dp->body[p].rotation;
+    // the faces' normals against the axis in the polytope's frame (one rotation, not one a face)
+    osc_vec3 local_axis = osc_mat3_apply_transpose(Q, disc->axis);
     int face = -1;
     osc_vec3 normal = osc_v3(0.0, 0.0, 0.0);
     for (int i = 0; i < shape->face_count && face < 0; ++i) {
         const double* a = shape->normals + 3 * i;
+        if (!(fabs(a[0] * local_axis.x + a[1] * local_axis.y + a[2] * local_axis.z) >= DISC_FACE_COSINE))
+            continue;
         osc_vec3 f = osc_scale(osc_mat3_apply(Q, osc_v3(a[0], a[1], a[2])), sign);
-        if (fabs(osc_dot(f, disc->axis)) >= DISC_FACE_COSINE && osc_dot(f, d) > 0.0) {
+        if (osc_dot(f, d) > 0.0) {
             face = i;
             normal = f;
         }
