@@ -834,70 +834,43 @@ static inline bool grid_point_nan(const osc_vec3* x) {
     return isnan(x->x) || isnan(x->y) || isnan(x->z);
 }
 
+// the four entry kernels for one instruction set: `attributes` their linkage and target, `kernel`
+// its spline evaluation (the two points' evaluations inlined into one block: their independent
+// dependency chains overlap)
+#define GRID_ENTRY_KERNELS(suffix, attributes, kernel)                                              \
+    attributes double grid_distance_at_##suffix(const osc_grid* grid, const osc_vec3* x) {          \
+        return grid_point_nan(x) ? NAN : kernel(grid, *x, NULL);                                   \
+    }                                                                                              \
+    attributes void grid_distances_at_##suffix(const osc_grid* grid, const osc_vec3* x0,            \
+                                               const osc_vec3* x1, double out[2]) {                 \
+        double v0 = kernel(grid, *x0, NULL), v1 = kernel(grid, *x1, NULL);                         \
+        out[0] = grid_point_nan(x0) ? NAN : v0;                                                    \
+        out[1] = grid_point_nan(x1) ? NAN : v1;                                                    \
+    }                                                                                              \
+    attributes void grid_gradients_at_##suffix(const osc_grid* grid, const osc_vec3* x0,            \
+                                               const osc_vec3* x1, double out[2],                   \
+                                               osc_vec3 gradient[2]) {                              \
+        double g[2][3];                                                                            \
+        double v0 = kernel(grid, *x0, g[0]), v1 = kernel(grid, *x1, g[1]);                         \
+        bool nan0 = grid_point_nan(x0), nan1 = grid_point_nan(x1);                                 \
+        out[0] = nan0 ? NAN : v0;                                                                  \
+        out[1] = nan1 ? NAN : v1;                                                                  \
+        gradient[0] = nan0 ? osc_v3(NAN, NAN, NAN) : osc_v3(g[0][0], g[0][1], g[0][2]);            \
+        gradient[1] = nan1 ? osc_v3(NAN, NAN, NAN) : osc_v3(g[1][0], g[1][1], g[1][2]);            \
+    }                                                                                              \
+    attributes double grid_gradient_at_##suffix(const osc_grid* grid, const osc_vec3* x,            \
+                                                osc_vec3* gradient) {                               \
+        double g[3];                                                                               \
+        double v = kernel(grid, *x, g);                                                            \
+        bool nan = grid_point_nan(x);                                                              \
+        *gradient = nan ? osc_v3(NAN, NAN, NAN) : osc_v3(g[0], g[1], g[2]);                        \
+        return nan ? NAN : v;                                                                      \
+    }
+
 #ifdef GRID_AVX
-__attribute__((target("avx"), noinline)) static double grid_distance_at_avx(const osc_grid* grid, const osc_vec3* x) {
-    return grid_point_nan(x) ? NAN : grid_distance_avx(grid, *x, NULL);
-}
-
-__attribute__((target("avx"), noinline)) static void grid_distances_at_avx(const osc_grid* grid, const osc_vec3* x0,
-                                                                           const osc_vec3* x1, double out[2]) {
-    double v0 = grid_distance_avx(grid, *x0, NULL), v1 = grid_distance_avx(grid, *x1, NULL);
-    out[0] = grid_point_nan(x0) ? NAN : v0;
-    out[1] = grid_point_nan(x1) ? NAN : v1;
-}
-
-__attribute__((target("avx"), noinline)) static void grid_gradients_at_avx(const osc_grid* grid, const osc_vec3* x0,
-                                                                           const osc_vec3* x1, double out[2],
-                                                                           osc_vec3 gradient[2]) {
-    double g[2][3];
-    double v0 = grid_distance_avx(grid, *x0, g[0]), v1 = grid_distance_avx(grid, *x1, g[1]);
-    bool nan0 = grid_point_nan(x0), nan1 = grid_point_nan(x1);
-    out[0] = nan0 ? NAN : v0;
-    out[1] = nan1 ? NAN : v1;
-    gradient[0] = nan0 ? osc_v3(NAN, NAN, NAN) : osc_v3(g[0][0], g[0][1], g[0][2]);
-    gradient[1] = nan1 ? osc_v3(NAN, NAN, NAN) : osc_v3(g[1][0], g[1][1], g[1][2]);
-}
-
-__attribute__((target("avx"), noinline)) static double grid_gradient_at_avx(const osc_grid* grid, const osc_vec3* x,
-                                                                            osc_vec3* gradient) {
-    double g[3];
-    double v = grid_distance_avx(grid, *x, g);
-    bool nan = grid_point_nan(x);
-    *gradient = nan ? osc_v3(NAN, NAN, NAN) : osc_v3(g[0], g[1], g[2]);
-    return nan ? NAN : v;
-}
+GRID_ENTRY_KERNELS(avx, __attribute__((target("avx"), noinline)) static, grid_distance_avx)
 #endif
-
-OSC_NOINLINE double grid_distance_at_default(const osc_grid* grid, const osc_vec3* x) {
-    return grid_point_nan(x) ? NAN : grid_distance_fast(grid, *x, NULL);
-}
-
-OSC_NOINLINE void grid_distances_at_default(const osc_grid* grid, const osc_vec3* x0, const osc_vec3* x1,
-                                            double out[2]) {
-    // both inlined into one block: the two independent dependency chains overlap
-    double v0 = grid_distance_fast(grid, *x0, NULL), v1 = grid_distance_fast(grid, *x1, NULL);
-    out[0] = grid_point_nan(x0) ? NAN : v0;
-    out[1] = grid_point_nan(x1) ? NAN : v1;
-}
-
-OSC_NOINLINE void grid_gradients_at_default(const osc_grid* grid, const osc_vec3* x0, const osc_vec3* x1,
-                                            double out[2], osc_vec3 gradient[2]) {
-    double g[2][3];
-    double v0 = grid_distance_fast(grid, *x0, g[0]), v1 = grid_distance_fast(grid, *x1, g[1]);
-    bool nan0 = grid_point_nan(x0), nan1 = grid_point_nan(x1);
-    out[0] = nan0 ? NAN : v0;
-    out[1] = nan1 ? NAN : v1;
-    gradient[0] = nan0 ? osc_v3(NAN, NAN, NAN) : osc_v3(g[0][0], g[0][1], g[0][2]);
-    gradient[1] = nan1 ? osc_v3(NAN, NAN, NAN) : osc_v3(g[1][0], g[1][1], g[1][2]);
-}
-
-OSC_NOINLINE double grid_gradient_at_default(const osc_grid* grid, const osc_vec3* x, osc_vec3* gradient) {
-    double g[3];
-    double v = grid_distance_fast(grid, *x, g);
-    bool nan = grid_point_nan(x);
-    *gradient = nan ? osc_v3(NAN, NAN, NAN) : osc_v3(g[0], g[1], g[2]);
-    return nan ? NAN : v;
-}
+GRID_ENTRY_KERNELS(default, OSC_NOINLINE, grid_distance_fast)
 
 double grid_distance(const osc_grid* grid, const osc_vec3* x) {
 #ifdef GRID_AVX

@@ -1092,6 +1092,64 @@ static void test_degenerate_vertices(void) {
     for (int d = 0; d < 3; ++d) osc_convex_destroy(shapes[d]);
 }
 
+// What a resting pair is checked for against the general start (test_resting_contacts,
+// test_resting_curved): fallbacks, DEGENERATE flags, the re-centring steps, alpha at the default
+// barrier (below the general start's by its stall, above by the duality gap), and at barrier 1e-6
+// alpha, the point and the Jacobians
+typedef struct resting_figures {
+    int solves, fallbacks, degenerate, iterations;
+    double below, above, smooth_alpha, point, jacobian;
+} resting_figures;
+
+static void resting_compare(const osc_convex* a, osc_pose pa, const osc_convex* b, osc_pose pb,
+                            resting_figures* out) {
+    double difference;
+    out->fallbacks += fell_back(a, pa, b, pb, &difference);
+    ++out->solves;
+    osc_dcol_result fast, general;
+    CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &fast, NULL, NULL), OSC_OK);
+    dcol_support_path = false;
+    CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &general, NULL, NULL), OSC_OK);
+    dcol_support_path = true;
+    out->below = fmax(out->below, (general.alpha - fast.alpha) / general.alpha);
+    out->above = fmax(out->above, (fast.alpha - general.alpha) / general.alpha);
+    out->degenerate += (fast.flags & OSC_DCOL_DEGENERATE) != 0;
+    out->iterations += fast.iterations;
+    double fast_j[6][36], general_j[6][36];
+    osc_dcol_jacobians fast_jac = {fast_j[0], fast_j[1], fast_j[2], fast_j[3], fast_j[4], fast_j[5]};
+    osc_dcol_jacobians general_jac = {general_j[0], general_j[1], general_j[2], general_j[3],
+                                      general_j[4], general_j[5]};
+    osc_dcol_settings smooth = settings_with(1e-6);
+    CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, &smooth, &fast, &fast_jac, NULL), OSC_OK);
+    dcol_support_path = false;
+    CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, &smooth, &general, &general_jac, NULL), OSC_OK);
+    dcol_support_path = true;
+    out->smooth_alpha = fmax(out->smooth_alpha, fabs(fast.alpha - general.alpha) / general.alpha);
+    out->point = fmax(out->point, osc_length(osc_sub(fast.point, general.point)));
+    out->jacobian = fmax(out->jacobian, jacobian_gap(fast_j, general_j));
+}
+
+static void resting_print(const char* what, const resting_figures* f) {
+    printf("  %d solves, %s: %d fallbacks, %.2f iterations on average, %d DEGENERATE; alpha below the "
+           "general start's by at most %.2g, above by %.2g; at barrier 1e-6 alpha %.2g, the point "
+           "%.2g, the Jacobians %.2g (relative) from its\n", f->solves, what, f->fallbacks,
+           (double)f->iterations / f->solves, f->degenerate, f->below, f->above, f->smooth_alpha,
+           f->point, f->jacobian);
+}
+
+// a body resting on `base`'s top face (at height `top`): turned about the vertical at random,
+// moved sideways by up to 0.3 and by up to 0.01 about touching (its origin `height` above the
+// face), and tilted by `tilt` about a random horizontal axis; `frame` turns its body frame first
+static osc_pose resting_pose(test_rng* rng, osc_quat frame, double top, double height, double tilt) {
+    double yaw = test_uniform(rng, 0.0, 2.0 * TEST_PI), turn = test_uniform(rng, 0.0, 2.0 * TEST_PI);
+    osc_quat q = osc_quat_mul(osc_quat_exp(osc_v3(tilt * cos(turn), tilt * sin(turn), 0.0)),
+                              osc_quat_mul(osc_quat_exp(osc_v3(0.0, 0.0, yaw)), frame));
+    osc_pose pose = {osc_v3(test_uniform(rng, -0.3, 0.3), test_uniform(rng, -0.3, 0.3),
+                            top + height + test_uniform(rng, -0.01, 0.01)),
+                     q};
+    return pose;
+}
+
 // A box resting on a box, face on face, tilted by 0 to 1e-6: flat at the barrier's resolution the
 // central point lies in the middle of the contact, not at the walk's vertex, and the first-order
 // start's offsets crossed the face, so every such pair took the general start (7 iterations). The
@@ -1102,56 +1160,20 @@ static void test_resting_contacts(void) {
     CHECK_STATUS(osc_convex_create_box(osc_v3(0.5, 0.4, 0.3), &box), OSC_OK);
     if (!box) return;
     const double tilts[5] = {0.0, 1e-12, 1e-10, 1e-8, 1e-6};
-    osc_dcol_settings smooth = settings_with(1e-6);
+    const osc_pose identity = {osc_v3(0.0, 0.0, 0.0), {1.0, 0.0, 0.0, 0.0}};
     test_rng rng = {77};
-    int solves = 0, fallbacks = 0, degenerate = 0, iterations = 0;
-    double worst_smooth_alpha = 0.0, worst_point = 0.0, worst_jacobian = 0.0;
-    double below = 0.0, above = 0.0;
+    resting_figures f = {0};
     for (int t = 0; t < 5; ++t)
-        for (int trial = 0; trial < 100; ++trial) {
-            double yaw = test_uniform(&rng, 0.0, 6.283185307179586), turn = test_uniform(&rng, 0.0, 6.283185307179586);
-            osc_quat q = osc_quat_mul(osc_quat_exp(osc_v3(tilts[t] * cos(turn), tilts[t] * sin(turn), 0.0)),
-                                      osc_quat_exp(osc_v3(0.0, 0.0, yaw)));
-            osc_pose pa = {osc_v3(0.0, 0.0, 0.0), {1.0, 0.0, 0.0, 0.0}};
-            osc_pose pb = {osc_v3(test_uniform(&rng, -0.3, 0.3), test_uniform(&rng, -0.3, 0.3),
-                                  0.6 + test_uniform(&rng, -0.01, 0.01)), q};
-            double difference;
-            fallbacks += fell_back(box, pa, box, pb, &difference);
-            ++solves;
-            double fast_j[6][36], general_j[6][36];
-            osc_dcol_jacobians fast_jac = {fast_j[0], fast_j[1], fast_j[2], fast_j[3], fast_j[4], fast_j[5]};
-            osc_dcol_jacobians general_jac = {general_j[0], general_j[1], general_j[2], general_j[3],
-                                              general_j[4], general_j[5]};
-            osc_dcol_result fast, general;
-            CHECK_STATUS(osc_dcol_proximity(box, pa, box, pb, NULL, &fast, NULL, NULL), OSC_OK);
-            dcol_support_path = false;
-            CHECK_STATUS(osc_dcol_proximity(box, pa, box, pb, NULL, &general, NULL, NULL), OSC_OK);
-            dcol_support_path = true;
-            // a central point's alpha lies above alpha* by at most the duality gap, 24 rows x 1e-10,
-            // and the general start's is never below alpha*, so ours may be above its by that much;
-            // below it by more: the general start stalls (9-10 iterations at a tilt of 1e-8) up to
-            // 8e-9 above alpha*
-            below = fmax(below, (general.alpha - fast.alpha) / general.alpha);
-            above = fmax(above, (fast.alpha - general.alpha) / general.alpha);
-            degenerate += (fast.flags & OSC_DCOL_DEGENERATE) != 0;
-            iterations += fast.iterations;
-            CHECK_STATUS(osc_dcol_proximity(box, pa, box, pb, &smooth, &fast, &fast_jac, NULL), OSC_OK);
-            dcol_support_path = false;
-            CHECK_STATUS(osc_dcol_proximity(box, pa, box, pb, &smooth, &general, &general_jac, NULL), OSC_OK);
-            dcol_support_path = true;
-            worst_smooth_alpha = fmax(worst_smooth_alpha, fabs(fast.alpha - general.alpha) / general.alpha);
-            worst_point = fmax(worst_point, osc_length(osc_sub(fast.point, general.point)));
-            worst_jacobian = fmax(worst_jacobian, jacobian_gap(fast_j, general_j));
-        }
-    printf("  %d resting boxes (tilt 0 to 1e-6): %d fallbacks, %.2f iterations on average, %d "
-           "DEGENERATE; alpha below the general start's by at most %.2g, above by %.2g; at barrier "
-           "1e-6 alpha %.2g, the point %.2g, the Jacobians %.2g (relative) from its\n", solves,
-           fallbacks, (double)iterations / solves, degenerate, below, above, worst_smooth_alpha,
-           worst_point, worst_jacobian);
-    CHECK(fallbacks <= solves / 50);
-    CHECK(degenerate >= 400); // flat to the barrier: every tilt up to 1e-8 (the 1e-6 ones in part)
-    CHECK(below < 1e-8 && above < 2.4e-9);
-    CHECK(worst_smooth_alpha < 1e-9 && worst_point < 1e-6 && worst_jacobian < 1e-5);
+        for (int trial = 0; trial < 100; ++trial)
+            resting_compare(box, identity, box, resting_pose(&rng, identity.q, 0.3, 0.3, tilts[t]), &f);
+    resting_print("resting boxes (tilt 0 to 1e-6)", &f);
+    CHECK(f.fallbacks <= f.solves / 50);
+    CHECK(f.degenerate >= 400); // flat to the barrier: every tilt up to 1e-8 (the 1e-6 ones in part)
+    // a central point's alpha lies above alpha* by at most the duality gap, 24 rows x 1e-10, and
+    // the general start's is never below alpha*, so ours may be above its by that much; below it
+    // by more: the general start stalls (9-10 iterations at a tilt of 1e-8) up to 8e-9 above alpha*
+    CHECK(f.below < 1e-8 && f.above < 2.4e-9);
+    CHECK(f.smooth_alpha < 1e-9 && f.point < 1e-6 && f.jacobian < 1e-5);
     osc_convex_destroy(box);
 }
 
@@ -1191,57 +1213,25 @@ static void test_resting_curved(void) {
     const osc_quat frames[BODIES] = {{1, 0, 0, 0}, {1, 0, 0, 0}, {h, 0, -h, 0}, {h, 0, h, 0}, {1, 0, 0, 0}};
     const double heights[BODIES] = {0.2, 0.3, 0.35, 0.25, 0.1};
     const double tilts[6] = {0.0, 1e-10, 1e-8, 1e-6, 1e-5, 1e-4};
-    osc_dcol_settings smooth = settings_with(1e-6);
+    const osc_pose identity = {osc_v3(0.0, 0.0, 0.0), {1.0, 0.0, 0.0, 0.0}};
     test_rng rng = {78};
     for (int b = 0; b < BODIES; ++b) {
-        int solves = 0, fallbacks = 0, degenerate = 0, iterations = 0;
-        double below = 0.0, above = 0.0, worst_smooth_alpha = 0.0, worst_point = 0.0, worst_jacobian = 0.0;
+        resting_figures f = {0};
         for (int t = 0; t < 6; ++t)
-            for (int trial = 0; trial < 60; ++trial, ++solves) {
-                double yaw = test_uniform(&rng, 0.0, 2.0 * TEST_PI), turn = test_uniform(&rng, 0.0, 2.0 * TEST_PI);
-                osc_quat q = osc_quat_mul(osc_quat_exp(osc_v3(tilts[t] * cos(turn), tilts[t] * sin(turn), 0.0)),
-                                          osc_quat_mul(osc_quat_exp(osc_v3(0.0, 0.0, yaw)), frames[b]));
-                osc_pose pa = {osc_v3(0.0, 0.0, 0.0), {1.0, 0.0, 0.0, 0.0}};
-                osc_pose pb = {osc_v3(test_uniform(&rng, -0.3, 0.3), test_uniform(&rng, -0.3, 0.3),
-                                      0.25 + heights[b] + test_uniform(&rng, -0.01, 0.01)),
-                               q};
-                double difference;
-                fallbacks += fell_back(box, pa, bodies[b], pb, &difference);
-                osc_dcol_result fast, general;
-                CHECK_STATUS(osc_dcol_proximity(box, pa, bodies[b], pb, NULL, &fast, NULL, NULL), OSC_OK);
-                dcol_support_path = false;
-                CHECK_STATUS(osc_dcol_proximity(box, pa, bodies[b], pb, NULL, &general, NULL, NULL), OSC_OK);
-                dcol_support_path = true;
-                below = fmax(below, (general.alpha - fast.alpha) / general.alpha);
-                above = fmax(above, (fast.alpha - general.alpha) / general.alpha);
-                degenerate += (fast.flags & OSC_DCOL_DEGENERATE) != 0;
-                iterations += fast.iterations;
-                double fast_j[6][36], general_j[6][36];
-                osc_dcol_jacobians fast_jac = {fast_j[0], fast_j[1], fast_j[2], fast_j[3], fast_j[4], fast_j[5]};
-                osc_dcol_jacobians general_jac = {general_j[0], general_j[1], general_j[2], general_j[3],
-                                                  general_j[4], general_j[5]};
-                CHECK_STATUS(osc_dcol_proximity(box, pa, bodies[b], pb, &smooth, &fast, &fast_jac, NULL), OSC_OK);
-                dcol_support_path = false;
-                CHECK_STATUS(osc_dcol_proximity(box, pa, bodies[b], pb, &smooth, &general, &general_jac, NULL),
-                             OSC_OK);
-                dcol_support_path = true;
-                worst_smooth_alpha = fmax(worst_smooth_alpha, fabs(fast.alpha - general.alpha) / general.alpha);
-                worst_point = fmax(worst_point, osc_length(osc_sub(fast.point, general.point)));
-                worst_jacobian = fmax(worst_jacobian, jacobian_gap(fast_j, general_j));
-            }
-        printf("  %d solves, %s on a box (tilt 0 to 1e-4): %d fallbacks, %.2f iterations on average, %d "
-               "DEGENERATE; alpha below the general start's by at most %.2g, above by %.2g; at barrier "
-               "1e-6 alpha %.2g, the point %.2g, the Jacobians %.2g (relative) from its\n", solves,
-               names[b], fallbacks, (double)iterations / solves, degenerate, below, above,
-               worst_smooth_alpha, worst_point, worst_jacobian);
-        CHECK(fallbacks <= solves / 50);
-        CHECK(degenerate >= solves / 3); // flat to the barrier: the tilts up to 1e-8 at least
+            for (int trial = 0; trial < 60; ++trial)
+                resting_compare(box, identity, bodies[b],
+                                resting_pose(&rng, frames[b], 0.25, heights[b], tilts[t]), &f);
+        char what[64];
+        snprintf(what, sizeof what, "%s on a box (tilt 0 to 1e-4)", names[b]);
+        resting_print(what, &f);
+        CHECK(f.fallbacks <= f.solves / 50);
+        CHECK(f.degenerate >= f.solves / 3); // flat to the barrier: the tilts up to 1e-8 at least
         // as for the boxes: the general start stalls up to 2e-8 above alpha* where the contact is
         // flat; a central point is above alpha* by at most its duality gap, 14 blocks x 1e-10
-        CHECK(below < 3e-8 && above < 1.4e-9);
+        CHECK(f.below < 3e-8 && f.above < 1.4e-9);
         // the point along a free direction of a flat contact is held only by barrier terms: its
         // compliance turns both solvers' residual tolerances into point differences of 1e-6
-        CHECK(worst_smooth_alpha < 1e-9 && worst_point < 1e-5 && worst_jacobian < 1e-5);
+        CHECK(f.smooth_alpha < 1e-9 && f.point < 1e-5 && f.jacobian < 1e-5);
     }
     for (int b = 0; b < BODIES; ++b) osc_convex_destroy(bodies[b]);
     osc_convex_destroy(box);
