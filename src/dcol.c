@@ -187,6 +187,19 @@ static bool is_smooth(const osc_convex* shape) {
     return shape->kind == OSC_CONVEX_SPHERE || shape->kind == OSC_CONVEX_ELLIPSOID;
 }
 
+// a warm start from the normalised variables v (x', alpha, slacks') in world units
+static void write_warm_start(const dcol_problem* dp, const double* v, bool valid,
+                             osc_dcol_warm_start* out) {
+    out->valid = valid;
+    out->variables = dp->conic.variables;
+    osc_vec3 x = osc_add_scaled(dp->centre, osc_v3(v[0], v[1], v[2]), dp->scale);
+    out->solution[0] = x.x;
+    out->solution[1] = x.y;
+    out->solution[2] = x.z;
+    out->solution[3] = v[3];
+    for (int j = 4; j < dp->conic.variables; ++j) out->solution[j] = v[j] * dp->scale;
+}
+
 osc_status dcol_solve(const char* function, const osc_dcol_settings* settings_in,
                       const osc_convex* a, osc_pose pose_a, const osc_convex* b, osc_pose pose_b,
                       osc_dcol_warm_start* warm, dcol_problem* dp) {
@@ -206,14 +219,8 @@ osc_status dcol_solve(const char* function, const osc_dcol_settings* settings_in
     if (status != OSC_OK && dp->has_optimum) {
         // the walk's exact optimum, whose first-order start failed (a thin shape's), starts the
         // general method instead of the inner radii's point (docs/dcol.md §3.3)
-        osc_dcol_warm_start optimum = {.valid = 1, .variables = dp->conic.variables};
-        osc_vec3 x = osc_add_scaled(dp->centre, osc_v3(dp->optimum[0], dp->optimum[1], dp->optimum[2]),
-                                    dp->scale);
-        optimum.solution[0] = x.x;
-        optimum.solution[1] = x.y;
-        optimum.solution[2] = x.z;
-        optimum.solution[3] = dp->optimum[3];
-        for (int j = 4; j < dp->conic.variables; ++j) optimum.solution[j] = dp->optimum[j] * dp->scale;
+        osc_dcol_warm_start optimum;
+        write_warm_start(dp, dp->optimum, true, &optimum);
         start_point(dp, a, b, &optimum);
         ++dcol_general_starts;
         status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations,
@@ -232,16 +239,7 @@ osc_status dcol_solve(const char* function, const osc_dcol_settings* settings_in
         status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations,
                              settings.regularization, false, state);
     }
-    if (warm) {
-        warm->valid = status == OSC_OK;
-        warm->variables = dp->conic.variables;
-        osc_vec3 x = osc_add_scaled(dp->centre, osc_v3(state->x[0], state->x[1], state->x[2]), dp->scale);
-        warm->solution[0] = x.x;
-        warm->solution[1] = x.y;
-        warm->solution[2] = x.z;
-        warm->solution[3] = state->x[3];
-        for (int j = 4; j < dp->conic.variables; ++j) warm->solution[j] = state->x[j] * dp->scale;
-    }
+    if (warm) write_warm_start(dp, state->x, status == OSC_OK, warm);
     if (status != OSC_OK) return osc_fail_in(function, status);
     return OSC_OK;
 }
