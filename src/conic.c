@@ -1173,8 +1173,8 @@ static bool barrier_minimiser(const reduced_barrier* r, double* y) {
             // the rounding of psi: converged to rounding (the gradient carries that of K's terms)
             if (0.5 * t * decrement <= 1e-13 * (fabs(value) + 1.0)) return true;
             if (halving == 60) return false;
-            double trial[CONIC_MAX_VARIABLES], trial_value;
-            double trial_gradient[CONIC_MAX_VARIABLES], trial_hessian[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
+            double trial[CONIC_MAX_VARIABLES], trial_value, trial_gradient[CONIC_MAX_VARIABLES];
+            double trial_hessian[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
             for (int c = 0; c < free; ++c) trial[c] = y[c] + t * step[c];
             if (reduced_evaluate(r, trial, &trial_value, trial_gradient, trial_hessian) &&
                 trial_value < value) {

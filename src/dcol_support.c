@@ -530,7 +530,8 @@ static bool disc_face_optimum(const dcol_problem* dp, const support_body bodies[
         support[k] = osc_add_scaled(support[k], u, disc->radius);
     }
     double polytope_value = -INFINITY;
-    for (int j = 0; j < polytope->count; ++j) polytope_value = fmax(polytope_value, osc_dot(polytope->vertex[j], n));
+    for (int j = 0; j < polytope->count; ++j)
+        polytope_value = fmax(polytope_value, osc_dot(polytope->vertex[j], n));
     // (the disc's value taken at its point: near the kink n . C n / root differs from root by
     // 1e-16 / t^2 of it, which would lift the polytope's point off its face)
     *sum = polytope_value + osc_dot(support[k], n);
@@ -997,9 +998,9 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         // (a Newton step with ties that N rejects at full length and halves to nothing is at
         // rounding: a thin ellipsoid's gradient, from a C whose eigenvalues span 1e4 or more,
         // stalled such steps at 1e-10 of |n|, and the walk ran out of iterations)
-        bool piece_converged = at_kink < 0 &&
-                               (newton ? (t1 * t1 + t2 * t2) * dd <= (tie_count > 0 && !stalled ? 1e-24 : 1e-16)
-                                       : t1 * t1 + t2 * t2 <= 1e-24 * size * size);
+        double newton_limit = tie_count > 0 && !stalled ? 1e-24 : 1e-16;
+        bool piece_converged = at_kink < 0 && (newton ? (t1 * t1 + t2 * t2) * dd <= newton_limit
+                                                      : t1 * t1 + t2 * t2 <= 1e-24 * size * size);
         // the first vertex that starts to tie along the step stops it there (a linear piece's step
         // has no length of its own)
         double reach = newton ? 1.0 : piece_converged ? 0.0 : INFINITY;
