@@ -977,18 +977,61 @@ static void feature_copy(feature* to, const feature* from, bool derivatives) {
     to->point = from->point, to->normal = from->normal;
 }
 
-static void run_direction(pipeline* pl, const direction* d) {
-    const osc_manifold_settings* st = pl->settings;
-    const osc_body* f = d->f;
-    // the whole mesh beyond d_max: every feature is saturated and nothing is emitted (before the
-    // tables are cleared: 23 KB written for nothing in every configuration far apart)
-    if (st->broad_phase && sphere_beyond(pl, d, f->sphere, NULL)) return;
+// empties the tables of the direction about to run: corners, their tangents and the shared edges
+// (whose pool is all free)
+static void clear_direction_tables(pipeline* pl) {
     for (int k = 0; k < CORNER_CACHE; ++k) pl->cache->entry[k].vertex = -1;
     for (int k = 0; k < TANGENT_CACHE; ++k) pl->tangents->vertex[k] = -1;
     shared_edges* shared = pl->shared;
     memset(shared->edge, 0xff, sizeof shared->edge); // all -1
     shared->free_count = SHARED_POOL;
     for (int k = 0; k < SHARED_POOL; ++k) shared->free_slots[k] = (int16_t)(SHARED_POOL - 1 - k);
+}
+
+// edge_contact of stored edge e, which lies in two groups' lists, blended into `b`: its second
+// visit in the current direction takes the first's result from the shared-edge table (a saturated
+// verdict, or the feature kept in the pool), and a first visit leaves its result there
+static void shared_edge_contact(pipeline* pl, const direction* d, runs* r, int32_t e, blend* b) {
+    shared_edges* shared = pl->shared;
+    int slot = e & (SHARED_EDGES - 1);
+    bool second = shared->edge[slot] == e;
+    feature c;
+    if (second && shared->result[slot] != SHARED_NOT_KEPT) {
+        int kept = shared->result[slot];
+        shared->edge[slot] = -1;
+        if (kept == SHARED_SATURATED) {
+            saturate(pl, &c);
+            blend_add(pl, b, &c, false);
+        } else {
+            blend_add(pl, b, &shared->pool[kept], true);
+            shared->free_slots[shared->free_count++] = (int16_t)kept;
+        }
+        return;
+    }
+    bool active = edge_contact(pl, d, r, e, &c);
+    blend_add(pl, b, &c, active);
+    if (second) { // its first visit's feature was not kept
+        shared->edge[slot] = -1;
+        return;
+    }
+    if (shared->edge[slot] >= 0 && shared->result[slot] >= 0) // another edge's kept feature
+        shared->free_slots[shared->free_count++] = shared->result[slot];
+    shared->edge[slot] = e;
+    shared->result[slot] = active ? SHARED_NOT_KEPT : SHARED_SATURATED;
+    if (active && shared->free_count > 0) {
+        int16_t kept = shared->free_slots[--shared->free_count];
+        feature_copy(&shared->pool[kept], &c, pl->derivatives);
+        shared->result[slot] = kept;
+    }
+}
+
+static void run_direction(pipeline* pl, const direction* d) {
+    const osc_manifold_settings* st = pl->settings;
+    const osc_body* f = d->f;
+    // the whole mesh beyond d_max: every feature is saturated and nothing is emitted (before the
+    // tables are cleared: 23 KB written for nothing in every configuration far apart)
+    if (st->broad_phase && sphere_beyond(pl, d, f->sphere, NULL)) return;
+    clear_direction_tables(pl);
     runs r;
     r.vertex_run = -1;
     r.vertex_skip = false;
@@ -1010,40 +1053,12 @@ static void run_direction(pipeline* pl, const direction* d) {
             }
             for (int32_t k = f->group_edge_start[g]; st->edges && k < f->group_edge_start[g + 1]; ++k) {
                 int32_t e = f->group_edges[k];
-                if (!f->edge_shared[e]) {
-                    bool active = edge_contact(pl, d, &r, e, &c);
-                    blend_add(pl, &b, &c, active);
-                    continue;
-                }
-                int slot = e & (SHARED_EDGES - 1);
-                bool second = shared->edge[slot] == e; // the second visit
-                if (second && shared->result[slot] != SHARED_NOT_KEPT) {
-                    int kept = shared->result[slot];
-                    shared->edge[slot] = -1;
-                    if (kept == SHARED_SATURATED) {
-                        saturate(pl, &c);
-                        blend_add(pl, &b, &c, false);
-                    } else {
-                        blend_add(pl, &b, &shared->pool[kept], true);
-                        shared->free_slots[shared->free_count++] = (int16_t)kept;
-                    }
+                if (f->edge_shared[e]) {
+                    shared_edge_contact(pl, d, &r, e, &b);
                     continue;
                 }
                 bool active = edge_contact(pl, d, &r, e, &c);
                 blend_add(pl, &b, &c, active);
-                if (second) {
-                    shared->edge[slot] = -1;
-                    continue;
-                }
-                if (shared->edge[slot] >= 0 && shared->result[slot] >= 0) // another edge's kept feature
-                    shared->free_slots[shared->free_count++] = shared->result[slot];
-                shared->edge[slot] = e;
-                shared->result[slot] = active ? SHARED_NOT_KEPT : SHARED_SATURATED;
-                if (active && shared->free_count > 0) {
-                    int16_t kept = shared->free_slots[--shared->free_count];
-                    feature_copy(&shared->pool[kept], &c, pl->derivatives);
-                    shared->result[slot] = kept;
-                }
             }
             if (blend_finish(pl, &b, &c)) emit(pl, d, &c, OSC_CONTACT_GROUP, g, g);
         }
