@@ -535,12 +535,14 @@ static bool disc_face_optimum(const dcol_problem* dp, const support_body bodies[
     // (the disc's value taken at its point: near the kink n . C n / root differs from root by
     // 1e-16 / t^2 of it, which would lift the polytope's point off its face)
     *sum = polytope_value + osc_dot(support[k], n);
-    // the polytope's point, over the face when inside every face's halfspace
+    // the polytope's point, over the face when inside every face's halfspace (tested in the
+    // polytope's frame, B's negated as its faces' normals are)
     osc_vec3 y = osc_sub(osc_scale(d, *sum), support[k]);
+    osc_vec3 local_y = osc_scale(osc_mat3_apply_transpose(Q, y), sign);
     for (int i = 0; i < shape->face_count; ++i) {
         const double* a = shape->normals + 3 * i;
-        osc_vec3 f = osc_scale(osc_mat3_apply(Q, osc_v3(a[0], a[1], a[2])), sign);
-        if (!(osc_dot(f, y) <= shape->offsets[i] / dp->scale * (1.0 + 1e-9))) return false;
+        if (!(a[0] * local_y.x + a[1] * local_y.y + a[2] * local_y.z <= shape->offsets[i] / dp->scale * (1.0 + 1e-9)))
+            return false;
     }
     core[p] = support[p] = y;
     return true;
