@@ -380,6 +380,15 @@ typedef struct iterate_measures {
     double centrality; // |lambda o lambda - barrier e|_inf
 } iterate_measures;
 
+// adds a row's s_i z_i to the gap and s_i, z_i to the sizes; returns s_i z_i
+OSC_FORCE_INLINE double measure_row(iterate_measures* m, double si, double zi) {
+    double sz = si * zi;
+    m->gap += sz;
+    m->s_size = max2(m->s_size, fabs(si));
+    m->z_size = max2(m->z_size, fabs(zi));
+    return sz;
+}
+
 // One pass over an orthant segment's rows (width a constant in each instantiation): with
 // `residual`, r_z = s + G x - h on its rows (else r_z is left alone); r_x += G^T z on its
 // columns; the scaling z / s, 1 / s, 1 / z; the measures; and sum (z/s) g g^T added to `normal`
@@ -409,10 +418,7 @@ OSC_FORCE_INLINE void orthant_pass_w(const int width, const bool residual, const
             m.primal = max2(m.primal, fabs(r_z[i]));
         }
         for (int k = 0; k < width; ++k) column_sum[k] += row[k] * zi;
-        double sz = si * zi;
-        m.gap += sz;
-        m.s_size = max2(m.s_size, fabs(si));
-        m.z_size = max2(m.z_size, fabs(zi));
+        double sz = measure_row(&m, si, zi);
         m.centrality = max2(m.centrality, fabs(sz - barrier));
         double inverse_sz = 1.0 / sz; // one division for both reciprocals
         sc->inverse_s[i] = zi * inverse_sz;
@@ -1264,6 +1270,7 @@ static bool flat_offsets(const conic_problem* p, double barrier, int k,
             r.along[i][c] = dot; // s_i(v + N y) = base_i - along_i . y
         }
     }
+    double cone_tail[CONIC_MAX_CONES];
     for (int c = 0, start = l; c < p->cone_count; start += p->cone_dim[c++]) {
         int dim = p->cone_dim[c];
         r.cone_dim[c] = dim;
@@ -1278,13 +1285,14 @@ static bool flat_offsets(const conic_problem* p, double barrier, int k,
                 r.cone_along[c][i][e] = dot;
             }
         }
+        double tail = 0.0; // |s_1| at v
+        for (int i = 1; i < dim; ++i) tail += r.cone_base[c][i] * r.cone_base[c][i];
+        tail = cone_tail[c] = sqrt(tail);
         if (!r.cone_skip[c]) continue;
         // a strong cone held on its boundary s_0 = |s_1|: the boundary's second derivative along
         // y is -A_1^T (I - u u^T) A_1 / |s_1| (A_1 = the tail rows of cone_along, u = s_1 / |s_1|),
         // which the Lagrangian weighs with the multiplier tau (psi is in units of the barrier)
-        double tail = 0.0, u[CONIC_MAX_CONE_DIM], au[CONIC_MAX_VARIABLES];
-        for (int i = 1; i < dim; ++i) tail += r.cone_base[c][i] * r.cone_base[c][i];
-        tail = sqrt(tail);
+        double u[CONIC_MAX_CONE_DIM], au[CONIC_MAX_VARIABLES];
         if (!(tail > 0.0)) return false;
         for (int i = 1; i < dim; ++i) u[i] = r.cone_base[c][i] / tail;
         double weight = 0.0;
@@ -1315,9 +1323,7 @@ static bool flat_offsets(const conic_problem* p, double barrier, int k,
     }
     for (int c = 0; c < p->cone_count; ++c) {
         const double* sc = r.cone_base[c];
-        double tail = 0.0;
-        for (int i = 1; i < r.cone_dim[c]; ++i) tail += sc[i] * sc[i];
-        tail = sqrt(tail);
+        double tail = cone_tail[c];
         if (r.cone_skip[c] || sc[0] - tail > 1e-9) continue;
         ++weak;
         // up the boundary's gradient: s_0 - |s_1| grows along -A^T (1, -s_1 / |s_1|)
@@ -1651,11 +1657,8 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
             const conic_segment* seg = &state->segments[k];
             segment_residual(p, state, seg, r_z, r_x);
             for (int i = seg->first; i < seg->end; ++i) {
-                double zi = state->z[i];
                 measures.primal = max2(measures.primal, fabs(r_z[i]));
-                measures.gap += state->s[i] * zi;
-                measures.s_size = max2(measures.s_size, fabs(state->s[i]));
-                measures.z_size = max2(measures.z_size, fabs(zi));
+                measure_row(&measures, state->s[i], state->z[i]);
             }
         }
         scaling_cones(p, state->s, state->z, &state->scaling);
