@@ -785,8 +785,8 @@ int main(int argc, char** argv) {
     const osc_quat resting_frames[RESTING_BODIES] = {{1, 0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0},
                                                      {h, 0, -h, 0}, {h, 0, h, 0}, {1, 0, 0, 0}};
     const double resting_heights[RESTING_BODIES] = {0.3, 0.2, 0.3, 0.35, 0.25, 0.1};
-    double* resting_times[3];
-    for (int m = 0; m < 3; ++m) resting_times[m] = checked_calloc(RESTING, sizeof(double));
+    double* resting_times[2];
+    for (int m = 0; m < 2; ++m) resting_times[m] = checked_calloc(RESTING, sizeof(double));
     for (int body = 0; body < RESTING_BODIES; ++body)
         for (int ti = 0; ti < 5; ++ti) {
             const osc_convex* resting = shapes[resting_shapes[body]];
@@ -807,7 +807,6 @@ int main(int argc, char** argv) {
                 osc_dcol_result r;
                 resting_times[0][i] = time_proximity(shapes[BOX], pa, resting, pb, NULL, &r, &failures);
                 resting_times[1][i] = time_proximity(shapes[BOX], pa, resting, pb, &all_jacobians, &r, &failures);
-                resting_times[2][i] = r.iterations;
                 iterations += r.iterations;
                 degenerate += (r.flags & OSC_DCOL_DEGENERATE) != 0;
             }
@@ -823,7 +822,7 @@ int main(int argc, char** argv) {
             fprintf(stderr, "| %s | %g | %.2f | %.2f | %.2f | %d | %d |\n", resting_names[body],
                     tilts[ti], medians[0], medians[1], iterations, degenerate, failures);
         }
-    for (int m = 0; m < 3; ++m) free(resting_times[m]);
+    for (int m = 0; m < 2; ++m) free(resting_times[m]);
     double resting_seconds = bench_now() - resting_start;
 
     fprintf(stderr, "\nbench_dcol: pairs %.1f s, batch %.1f s, warm start %.1f s, resting %.1f s, total %.1f s\n",

@@ -867,7 +867,7 @@ static void test_support_pairs_extremes(void) {
 }
 
 // Solves a pair by the support path and by the general start: whether the support path fell back
-// (the same answer bit for bit) and the relative difference of their alphas
+// (it ran a general start: dcol_general_starts) and the relative difference of their alphas
 static bool fell_back(const osc_convex* a, osc_pose pa, const osc_convex* b, osc_pose pb,
                       double* difference) {
     osc_dcol_result fast, general;
@@ -884,8 +884,8 @@ static bool fell_back(const osc_convex* a, osc_pose pa, const osc_convex* b, osc
 // Pairs of discs (cylinders' ends, cones' bases) with each other and with polytopes: the walk
 // closed in on a disc's kink from alternate sides, or released and caught a cone's curved tie for
 // ever, and fell back to the general start on 221 of 49,000 random test-shape pairs, 3.5 % of
-// cylinder-cone ones (docs/dcol.md §3.5); and a box against a cone. Counted as the general start's
-// answer, bit for bit.
+// cylinder-cone ones (docs/dcol.md §3.5); and a box against a cone. Fallbacks are counted by
+// fell_back.
 static void test_disc_kinks(void) {
     const int kinds[3] = {OSC_CONVEX_POLYTOPE, OSC_CONVEX_CYLINDER, OSC_CONVEX_CONE};
     const int poses = 400;
@@ -1185,8 +1185,8 @@ static void test_resting_contacts(void) {
 // end, the polygon's edges, a disc's rim), whose offsets leave a cone; a disc on a face is at its
 // kink, where the walk loses the rim's direction. Every such pair took the general start (7-10
 // iterations) until the flat start covered cones and discs (docs/dcol.md §3.5, "Flat contacts").
-// Checked as test_resting_contacts does the boxes: the fallbacks (the general start's answer bit
-// for bit), alpha at the default barrier, and at barrier 1e-6 alpha, the point and the Jacobians
+// Checked as test_resting_contacts does the boxes: the fallbacks (general starts run, counted by
+// dcol_general_starts), alpha at the default barrier, and at barrier 1e-6 alpha, the point and the Jacobians
 // against the general start's.
 static void test_resting_curved(void) {
     enum { BODIES = 5 };
