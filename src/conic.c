@@ -285,6 +285,33 @@ void conic_factor_solve_many(const conic_problem* problem, const conic_state* st
     CONIC_INSTANTIATE(factor_solve_many_n, state, count, rhs)
 }
 
+// conic_factor_inverse_trace with n a constant: y = L^-1 e_a from row a on (its entries above are
+// zero), then y^T D^-1 y
+OSC_FORCE_INLINE void factor_inverse_trace_n(const int n, const conic_state* state, int count,
+                                             double* trace) {
+    const double* inverse = state->factor_inverse_diagonal;
+    double sum = 0.0;
+    for (int a = 0; a < count; ++a) {
+        double y[CONIC_MAX_VARIABLES];
+        y[a] = 1.0;
+        sum += inverse[a];
+        for (int i = a + 1; i < n; ++i) {
+            double value = 0.0;
+            for (int k = a; k < i; ++k) value -= state->factor[i][k] * y[k];
+            y[i] = value;
+            sum += value * value * inverse[i];
+        }
+    }
+    *trace = sum;
+}
+
+double conic_factor_inverse_trace(const conic_problem* problem, const conic_state* state, int count) {
+    int n = problem->variables;
+    double trace = 0.0;
+    CONIC_INSTANTIATE(factor_inverse_trace_n, state, count, &trace)
+    return trace;
+}
+
 void conic_refine_solutions(const conic_problem* problem, const conic_state* state, int count,
                             double (*y)[CONIC_MAX_VARIABLES]) {
     int n = problem->variables;

@@ -267,36 +267,19 @@ static void body_normal_block(const dcol_problem* dp, int which,
         for (int k = 0; k < 3; ++k) block[j][k] += cone_part[j][k];
 }
 
-// H^-1 E, E = [I_3; 0]: the normal system solved for the three directions of x, shared by the
-// degeneracy test (the compliance of x) and the tangents (a rotation's force on x)
-typedef struct x_solutions {
-    double column[3][CONIC_MAX_VARIABLES];
-    bool solved;
-} x_solutions;
-
-static void solve_x_directions(const dcol_problem* dp, x_solutions* xs) {
-    if (xs->solved) return;
-    memset(xs->column, 0, sizeof xs->column);
-    for (int axis = 0; axis < 3; ++axis) xs->column[axis][axis] = 1.0;
-    conic_factor_solve_many(&dp->conic, &dp->state, 3, xs->column);
-    xs->solved = true;
-}
-
 // flat contacts: x is pinned by active planes (stiffness ~ 1/mu), by curved active cones (~1) or
 // by nothing (~mu); the trace of H^-1's x-block (from the solver's factor) is the largest
-// compliance. The factor's regularisation caps compliances at 1 / shift, so a compliance above
-// min(1 / sqrt(mu), 1 / sqrt(shift)), the geometric middle of the two regimes, marks a free
-// direction (docs/dcol.md §5)
-static bool is_degenerate(const dcol_problem* dp, double barrier, x_solutions* xs) {
-    solve_x_directions(dp, xs);
-    double trace = 0.0;
-    for (int axis = 0; axis < 3; ++axis) trace += xs->column[axis][axis];
+// compliance, found by forward substitutions alone. The factor's regularisation caps compliances at
+// 1 / shift, so a compliance above min(1 / sqrt(mu), 1 / sqrt(shift)), the geometric middle of the
+// two regimes, marks a free direction (docs/dcol.md §5)
+static bool is_degenerate(const dcol_problem* dp, double barrier) {
+    double trace = conic_factor_inverse_trace(&dp->conic, &dp->state, 3);
     double threshold = 1.0 / sqrt(fmax(barrier, dp->state.factor_shift));
     return !(trace <= threshold);
 }
 
 static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
-                        double barrier, osc_dcol_result* result, x_solutions* xs) {
+                        double barrier, osc_dcol_result* result) {
     const double* x = dp->state.x;
     double alpha = x[3];
     osc_vec3 point = osc_add_scaled(dp->centre, osc_v3(x[0], x[1], x[2]), dp->scale);
@@ -317,7 +300,7 @@ static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b
     result->distance = (1.0 - 1.0 / alpha) * separation;
     result->normal = osc_normalize(body_dual_normal(dp, 0, dp->state.z));
     bool smooth = is_smooth(dp->body[0].shape) && is_smooth(dp->body[1].shape);
-    if (!smooth && is_degenerate(dp, barrier, xs)) result->flags |= OSC_DCOL_DEGENERATE;
+    if (!smooth && is_degenerate(dp, barrier)) result->flags |= OSC_DCOL_DEGENERATE;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -330,32 +313,26 @@ static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b
 // K_A = G_A^T W_A^-2 G_A,x this is K_A^T dv + (K_A)_xx m, the r_z term only for A's own twists
 // (docs/dcol.md §4.2). A twist's right-hand side is K_X m + E r_x, so the tangents combine
 // H^-1 K_A, H^-1 K_B and H^-1 E, and H^-1 K_B follows from the other two: six solves, not twelve
-// (six more where they are refined, docs/dcol.md §4.1), and the last three are the degeneracy
-// test's. Every loop over c runs over the 12 columns at once.
+// (six more where they are refined, docs/dcol.md §4.1). Every loop over c runs over the 12 columns
+// at once.
 OSC_FORCE_INLINE void solution_tangents_n(const int n, const dcol_problem* dp,
                                           double tangent[CONIC_MAX_VARIABLES][12],
-                                          double (*dual_normal)[12], x_solutions* xs) {
+                                          double (*dual_normal)[12]) {
     osc_vec3 x = osc_v3(dp->state.x[0], dp->state.x[1], dp->state.x[2]);
     double block_a[CONIC_MAX_VARIABLES][3];
     double solved[6][CONIC_MAX_VARIABLES]; // H^-1 K_A's columns, then H^-1 K_B's
     body_normal_block(dp, 0, block_a);
     for (int j = 0; j < n; ++j)
         for (int k = 0; k < 3; ++k) solved[k][j] = block_a[j][k];
-    if (xs->solved) {
-        conic_factor_solve_many(&dp->conic, &dp->state, 3, solved);
-    } else { // H^-1 E with them, in one pass
-        memset(solved[3], 0, sizeof(double) * 3 * CONIC_MAX_VARIABLES);
-        for (int k = 0; k < 3; ++k) solved[3 + k][k] = 1.0;
-        conic_factor_solve_many(&dp->conic, &dp->state, 6, solved);
-        memcpy(xs->column, solved[3], sizeof xs->column);
-        xs->solved = true;
-    }
+    // H^-1 E, E = [I_3; 0] (a rotation's force on x), with them in one pass
+    memset(solved[3], 0, sizeof(double) * 3 * CONIC_MAX_VARIABLES);
+    for (int k = 0; k < 3; ++k) solved[3 + k][k] = 1.0;
+    conic_factor_solve_many(&dp->conic, &dp->state, 6, solved);
     // The factor's shift biases both by about shift times the compliance of x, the trace of
     // (H^-1)_xx: above REFINE_BIAS they are refined to the normal system without the shift
-    // (docs/dcol.md §4.1). The degeneracy test keeps H^-1 E as factored, its compliance capped (§5).
+    // (docs/dcol.md §4.1).
     double x_directions[3][CONIC_MAX_VARIABLES];
-    memcpy(solved[3], xs->column, sizeof xs->column);
-    double compliance = xs->column[0][0] + xs->column[1][1] + xs->column[2][2];
+    double compliance = solved[3][0] + solved[4][1] + solved[5][2];
     if (dp->state.factor_shift * compliance > REFINE_BIAS)
         conic_refine_solutions(&dp->conic, &dp->state, 6, solved);
     memcpy(x_directions, solved[3], sizeof x_directions);
@@ -401,13 +378,13 @@ OSC_FORCE_INLINE void solution_tangents_n(const int n, const dcol_problem* dp,
 
 // solution_tangents_n with the variable count a constant (4 to 8), so that its loops unroll
 static void solution_tangents(const dcol_problem* dp, double tangent[CONIC_MAX_VARIABLES][12],
-                              double (*dual_normal)[12], x_solutions* xs) {
+                              double (*dual_normal)[12]) {
     switch (dp->conic.variables) {
-    case 4: solution_tangents_n(4, dp, tangent, dual_normal, xs); break;
-    case 5: solution_tangents_n(5, dp, tangent, dual_normal, xs); break;
-    case 6: solution_tangents_n(6, dp, tangent, dual_normal, xs); break;
-    case 7: solution_tangents_n(7, dp, tangent, dual_normal, xs); break;
-    default: solution_tangents_n(8, dp, tangent, dual_normal, xs); break;
+    case 4: solution_tangents_n(4, dp, tangent, dual_normal); break;
+    case 5: solution_tangents_n(5, dp, tangent, dual_normal); break;
+    case 6: solution_tangents_n(6, dp, tangent, dual_normal); break;
+    case 7: solution_tangents_n(7, dp, tangent, dual_normal); break;
+    default: solution_tangents_n(8, dp, tangent, dual_normal); break;
     }
 }
 
@@ -416,13 +393,12 @@ static void solution_tangents(const dcol_problem* dp, double tangent[CONIC_MAX_V
 // points, 0: alpha, normals) is scale^power times its normalised value, and a translation column
 // is d/dp = d/dp' / scale.
 static void fill_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
-                           const osc_dcol_result* result, const osc_dcol_jacobians* jac,
-                           x_solutions* xs) {
+                           const osc_dcol_result* result, const osc_dcol_jacobians* jac) {
     double tangent[CONIC_MAX_VARIABLES][12];
     double dual_normal[3][12];
     bool coincident = result->flags & OSC_DCOL_COINCIDENT;
     bool need_duals = jac->normal && !coincident;
-    solution_tangents(dp, tangent, need_duals ? dual_normal : NULL, xs);
+    solution_tangents(dp, tangent, need_duals ? dual_normal : NULL);
     double factor_alpha[12], factor_point[12]; // the column factors for powers 0 and 1
     for (int c = 0; c < 12; ++c) {
         bool translation = c % 6 < 3;
@@ -508,10 +484,9 @@ osc_status osc_dcol_proximity(const osc_convex* a, osc_pose pose_a, const osc_co
     dcol_problem dp;
     status = dcol_solve(__func__, &checked, a, pose_a, b, pose_b, warm, &dp);
     if (status != OSC_OK && status != OSC_ERR_NOT_CONVERGED) return status;
-    x_solutions xs = {.solved = false};
-    fill_result(&dp, pose_a, pose_b, barrier, result, &xs);
+    fill_result(&dp, pose_a, pose_b, barrier, result);
     if (status != OSC_OK) return status;
-    if (jacobians) fill_jacobians(&dp, pose_a, pose_b, result, jacobians, &xs);
+    if (jacobians) fill_jacobians(&dp, pose_a, pose_b, result, jacobians);
     return OSC_OK;
 }
 
