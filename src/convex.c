@@ -445,6 +445,7 @@ osc_status osc_convex_create_ellipsoid(const double P[9], osc_convex** out) {
             double value = 0.0;
             for (int k = 0; k < 3; ++k) value += V[i][k] * V[j][k];
             shape->P_inverse[i][j] = value;
+            shape->U_inverse[i][j] = V[i][j];
         }
     // the largest semi-axis is 1 / sqrt(lambda_min(P)): power iteration on P^-1 = U^-1 U^-T
     osc_vec3 v = osc_v3(1.0, 0.7, 0.3);

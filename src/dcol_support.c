@@ -24,6 +24,8 @@ static const double FLAT_CURVATURE = 1e-10;
 // current piece, its representative first.
 typedef struct support_body {
     double C[3][3];
+    double L[3][3]; // an ellipsoid's factor C = L L^T (L = Q U^-1 / s)
+    bool factored;  // an ellipsoid: C n and sqrt(n^T C n) from L (smooth_part)
     bool ball;
     bool disc;     // a cylinder or cone: C = (R / s)^2 (I - e e^T) has rank 2, kinked where n is along e
     int plain;     // the vertex without the smooth part (a cone's apex), or -1
@@ -111,6 +113,7 @@ static void support_body_of(const dcol_problem* dp, int which, support_body* out
     const osc_mat3 Q = body->rotation;
     double inverse_scale = 1.0 / dp->scale, sign = which == 0 ? 1.0 : -1.0;
     memset(out->C, 0, sizeof out->C);
+    out->factored = false;
     out->ball = false;
     out->disc = false;
     out->plain = -1;
@@ -144,17 +147,22 @@ static void support_body_of(const dcol_problem* dp, int which, support_body* out
         break;
     }
     case OSC_CONVEX_ELLIPSOID: {
-        // C = Q P^-1 Q^T / scale^2
+        // C = Q P^-1 Q^T / scale^2 = L L^T, L = Q U^-1 / scale
         const double(*S)[3] = shape->P_inverse;
+        const double(*V)[3] = shape->U_inverse;
         double QS[3][3];
         for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
+            for (int j = 0; j < 3; ++j) {
                 QS[i][j] = Q.m[i][0] * S[0][j] + Q.m[i][1] * S[1][j] + Q.m[i][2] * S[2][j];
+                out->L[i][j] =
+                    (Q.m[i][0] * V[0][j] + Q.m[i][1] * V[1][j] + Q.m[i][2] * V[2][j]) * inverse_scale;
+            }
         for (int i = 0; i < 3; ++i)
             for (int j = 0; j <= i; ++j)
                 out->C[i][j] = out->C[j][i] =
                     (QS[i][0] * Q.m[j][0] + QS[i][1] * Q.m[j][1] + QS[i][2] * Q.m[j][2]) *
                     inverse_scale * inverse_scale;
+        out->factored = true;
         out->ball = true;
         break;
     }
@@ -185,13 +193,31 @@ static inline double smooth_root(const support_body* body, osc_vec3 n, osc_vec3 
     return body->disc ? osc_length(cn) * body->inverse_radius : sqrt(osc_dot(n, cn));
 }
 
+// C n in *cn and sqrt(n^T C n): an ellipsoid's from its factor, w = L^T n, |w| and L w. From C's
+// entries n^T C n loses 1e-16 times C's condition number of itself to cancellation where n is
+// nearly across a needle's axis (1e6 at aspect 1e3): N's rounding then exceeded the walk's
+// decreases, which stalled it short of the optimum (docs/dcol.md §3.5, "Thin shapes")
+static inline double smooth_part(const support_body* body, osc_vec3 n, osc_vec3* cn) {
+    if (!body->factored) {
+        *cn = mat_apply(body, n);
+        return smooth_root(body, n, *cn);
+    }
+    const double(*L)[3] = body->L;
+    osc_vec3 w = osc_v3(L[0][0] * n.x + L[1][0] * n.y + L[2][0] * n.z,
+                        L[0][1] * n.x + L[1][1] * n.y + L[2][1] * n.z,
+                        L[0][2] * n.x + L[1][2] * n.y + L[2][2] * n.z);
+    *cn = osc_v3(L[0][0] * w.x + L[0][1] * w.y + L[0][2] * w.z,
+                 L[1][0] * w.x + L[1][1] * w.y + L[1][2] * w.z,
+                 L[2][0] * w.x + L[2][1] * w.y + L[2][2] * w.z);
+    return osc_length(w);
+}
+
 // h(n): the largest vertex term (over every vertex) and the smooth part, with C n and
 // sqrt(n^T C n) in *cn and *root
 static double body_value(const support_body* body, osc_vec3 n, osc_vec3* cn, double* root) {
     if (body->plain >= 0) {
         // a cone: the larger of the plain vertex's value and the swept one's
-        *cn = mat_apply(body, n);
-        *root = smooth_root(body, n, *cn);
+        *root = smooth_part(body, n, cn);
         double plain = osc_dot(body->vertex[body->plain], n);
         double swept = osc_dot(body->vertex[1 - body->plain], n) + *root;
         return plain > swept ? plain : swept;
@@ -204,8 +230,7 @@ static double body_value(const support_body* body, osc_vec3 n, osc_vec3* cn, dou
     *cn = osc_v3(0.0, 0.0, 0.0);
     *root = 0.0;
     if (body->ball) {
-        *cn = mat_apply(body, n);
-        *root = smooth_root(body, n, *cn);
+        *root = smooth_part(body, n, cn);
         largest += *root;
     }
     return largest;
@@ -455,8 +480,8 @@ static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec
         g1 += along.u;
         g2 += along.v;
         if (b != k && is_swept(body, best)) {
-            osc_vec3 cn = mat_apply(body, n);
-            double root = smooth_root(body, n, cn);
+            osc_vec3 cn;
+            double root = smooth_part(body, n, &cn);
             if (!(root > 1e-12 * osc_length(n) * size)) return false;
             support[b] = osc_add_scaled(support[b], cn, 1.0 / root);
             *sum += root;
