@@ -677,6 +677,29 @@ typedef struct ratio_line {
 
 // where vertex j starts to tie with the representative along the step (at once if it is above it);
 // lowers *reach to that and returns true when it comes first
+// A linear step along a disc's flat direction (P step parallel to P n, P the projection across its
+// axis) reaches the disc's kink at s = -(P n . P step) / |P step|^2 when that is ahead; a trial
+// point beyond it lets jump_to_kink move there (a flat cylinder, whose n starts next to its kink,
+// against a needle, whose curvature is below FLAT_CURVATURE of the flat one's, had no tie ahead
+// and failed). Returns the disc's body, or -1 when no kink is ahead or N is not lower there.
+static int flat_step_to_kink(support_body bodies[2], osc_vec3 d, osc_vec3 step, osc_vec3* n,
+                             double* sum) {
+    for (int k = 0; k < 2; ++k) {
+        const support_body* body = &bodies[k];
+        if (!body->disc) continue;
+        osc_vec3 e = body->axis;
+        osc_vec3 across = osc_add_scaled(*n, e, -osc_dot(*n, e));
+        osc_vec3 step_across = osc_add_scaled(step, e, -osc_dot(step, e));
+        double rate = osc_dot(step_across, step_across);
+        if (!(rate > 0.0)) continue;
+        double reach = -osc_dot(across, step_across) / rate;
+        if (!(reach > 0.0) || !isfinite(reach)) continue;
+        int jumped = jump_to_kink(bodies, d, osc_add_scaled(*n, step, 2.0 * reach), n, sum);
+        if (jumped >= 0) return jumped;
+    }
+    return -1;
+}
+
 static inline bool ratio_test(const support_body* body, int j, const ratio_line* line, double* reach) {
     plane_vector along = plane_coordinates(body, j);
     double rate = along.u * line->t1 + along.v * line->t2 - line->rate_representative;
@@ -1078,7 +1101,15 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
                 hit_vertex = 1 - body->tied[0];
             }
         }
-        if (!newton && !piece_converged && hit_body < 0) return false; // unbounded: degenerate
+        if (!newton && !piece_converged && hit_body < 0) {
+            // no tie ahead of a linear step: along a disc's flat direction it runs into that
+            // disc's kink where it heads there; otherwise N is unbounded below (degenerate)
+            int kinked = flat_step_to_kink(bodies, d, osc_add(osc_scale(e1, t1), osc_scale(e2, t2)),
+                                           &n, &sum);
+            if (kinked < 0) return false;
+            at_kink = kinked;
+            continue;
+        }
         int jumped = -1;
         for (int halving = 0;; ++halving) {
             osc_vec3 trial = osc_add(n, osc_add(osc_scale(e1, reach * t1), osc_scale(e2, reach * t2)));

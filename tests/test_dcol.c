@@ -1297,11 +1297,12 @@ static void test_elongated_shapes(void) {
                 }
         printf("  %d pairs of shapes of aspect %g: %d failures; the larger gauge above alpha by at most "
                "%.2g, below by %.2g (relative)\n", solves, 1.0 / t, failures, worst_excess, worst_deficit);
-        // measured 0 and 4 (t = 1e-2, 1e-3); 0 and 19 before an ellipsoid's smooth part came from
-        // its factor (the 15 needles among them stalled the walk), and the code before the scaled
-        // activity test, the unit normals, the gap-relative offsets, the looser consistency check
-        // and the general start from the walk's optimum failed 5 and 372
-        CHECK(failures <= solves / 1000);
+        // measured 0 and 0 (t = 1e-2, 1e-3); 0 and 4 before a linear step with no tie ahead ran
+        // to a disc's kink (flat_step_to_kink), 0 and 19 before an ellipsoid's smooth part came
+        // from its factor (the 15 needles among them stalled the walk), and the code before the
+        // scaled activity test, the unit normals, the gap-relative offsets, the looser consistency
+        // check and the general start from the walk's optimum failed 5 and 372
+        CHECK(failures <= solves / 2000);
         CHECK(worst_excess < 1e-8 && worst_deficit < 1e-5);
         for (int k = 0; k < 10; ++k) osc_convex_destroy(s[k]);
     }
