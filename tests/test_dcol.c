@@ -1344,12 +1344,13 @@ static void test_degeneracy_trace(void) {
 
 // Cones far outside the test shapes' range: needles (half angle 1e-3), flat discs (pi/2 - 1e-3,
 // radius 1000 times the height) and ordinary ones, heights 1e-3 to 1e3, against the random support
-// shapes at scales 1e-3 to 1e3. The interior-point start fails on many of the flat ones; the
-// support path never fails where it succeeds, and every answer has x in both scaled shapes.
+// shapes at scales 1e-3 to 1e3. The support path gives up on many of the flat ones (counted by
+// dcol_general_starts), where the general start takes over; the query never fails where the
+// general start alone succeeds, and every answer has x in both scaled shapes.
 static void test_extreme_cones(void) {
     test_rng rng = {23};
     const int trials = 3000;
-    int failures[3] = {0, 0, 0}, general_failures = 0, worse = 0;
+    int failures[3] = {0, 0, 0}, fallbacks[3] = {0, 0, 0}, general_failures = 0, worse = 0;
     double worst_excess = 0.0;
     for (int trial = 0; trial < trials; ++trial) {
         int shape_class = trial % 3;
@@ -1361,7 +1362,9 @@ static void test_extreme_cones(void) {
         double scale = pow(10.0, test_uniform(&rng, -3.0, 3.0));
         osc_pose pa = random_pose(&rng, scale), pb = random_pose(&rng, scale);
         osc_dcol_result r, general;
+        unsigned long starts = dcol_general_starts;
         osc_status status = osc_dcol_proximity(a, pa, b, pb, NULL, &r, NULL, NULL);
+        fallbacks[shape_class] += dcol_general_starts != starts;
         dcol_support_path = false;
         osc_status general_status = osc_dcol_proximity(a, pa, b, pb, NULL, &general, NULL, NULL);
         dcol_support_path = true;
@@ -1377,12 +1380,16 @@ static void test_extreme_cones(void) {
         osc_convex_destroy(a);
         osc_convex_destroy(b);
     }
-    printf("  %d extreme cones: %d / %d / %d failures (needles, flat, others; the general start "
-           "alone: %d in all), %d where the general start succeeds; max gauge above alpha by %.2g\n",
-           trials, failures[0], failures[1], failures[2], general_failures, worse, worst_excess);
+    printf("  %d extreme cones: %d / %d / %d failures (needles, flat, others; %d / %d / %d "
+           "fallbacks to the general start, which alone fails %d in all), %d where the general "
+           "start succeeds; max gauge above alpha by %.2g\n",
+           trials, failures[0], failures[1], failures[2], fallbacks[0], fallbacks[1], fallbacks[2],
+           general_failures, worse, worst_excess);
+    // measured 0 / 0 / 0 and 0; before the general start's dual matched the objective (centred_start)
+    // 0 / 113 / 1 and 585
     CHECK(worse == 0);
-    CHECK(failures[0] + failures[2] <= trials / 100);
-    CHECK(failures[0] + failures[1] + failures[2] < general_failures / 2);
+    CHECK(failures[0] + failures[1] + failures[2] <= trials / 1000);
+    CHECK(general_failures <= trials / 1000);
     CHECK(worst_excess < 1e-8);
 }
 
