@@ -668,15 +668,6 @@ static int jump_to_kink(support_body bodies[2], osc_vec3 d, osc_vec3 trial, osc_
     return -1;
 }
 
-// the step of the ratio test: t in plane coordinates, the representative's rate along it and its
-// value at n
-typedef struct ratio_line {
-    double t1, t2, rate_representative, value_representative;
-    osc_vec3 n;
-} ratio_line;
-
-// where vertex j starts to tie with the representative along the step (at once if it is above it);
-// lowers *reach to that and returns true when it comes first
 // A linear step along a disc's flat direction (P step parallel to P n, P the projection across its
 // axis) reaches the disc's kink at s = -(P n . P step) / |P step|^2 when that is ahead; a trial
 // point beyond it lets jump_to_kink move there (a flat cylinder, whose n starts next to its kink,
@@ -700,6 +691,15 @@ static int flat_step_to_kink(support_body bodies[2], osc_vec3 d, osc_vec3 step, 
     return -1;
 }
 
+// the step of the ratio test: t in plane coordinates, the representative's rate along it and its
+// value at n
+typedef struct ratio_line {
+    double t1, t2, rate_representative, value_representative;
+    osc_vec3 n;
+} ratio_line;
+
+// where vertex j starts to tie with the representative along the step (at once if it is above it);
+// lowers *reach to that and returns true when it comes first
 static inline bool ratio_test(const support_body* body, int j, const ratio_line* line, double* reach) {
     plane_vector along = plane_coordinates(body, j);
     double rate = along.u * line->t1 + along.v * line->t2 - line->rate_representative;
