@@ -305,7 +305,8 @@ OSC_FORCE_INLINE void factor_inverse_trace_n(const int n, const conic_state* sta
     *trace = sum;
 }
 
-double conic_factor_inverse_trace(const conic_problem* problem, const conic_state* state, int count) {
+double conic_factor_inverse_trace(const conic_problem* problem, const conic_state* state,
+                                  int count) {
     int n = problem->variables;
     double trace = 0.0;
     CONIC_INSTANTIATE(factor_inverse_trace_n, state, count, &trace)

@@ -125,7 +125,8 @@ void conic_factor_solve_many(const conic_problem* problem, const conic_state* st
 /// The trace of the leading count x count block of the factored system's inverse,
 /// sum_a e_a^T (G^T W^-2 G + reg)^-1 e_a = sum_a |D^-1/2 L^-1 e_a|^2 (forward substitutions only;
 /// count <= the variable count).
-double conic_factor_inverse_trace(const conic_problem* problem, const conic_state* state, int count);
+double conic_factor_inverse_trace(const conic_problem* problem, const conic_state* state,
+                                  int count);
 
 /// One step of refinement of count solutions y of the factored system towards the solutions of
 /// the normal system without its regularisation shift: y <- y + shift (H + shift I)^-1 y, which

@@ -154,8 +154,8 @@ static void support_body_of(const dcol_problem* dp, int which, support_body* out
         for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j) {
                 QS[i][j] = Q.m[i][0] * S[0][j] + Q.m[i][1] * S[1][j] + Q.m[i][2] * S[2][j];
-                out->L[i][j] =
-                    (Q.m[i][0] * V[0][j] + Q.m[i][1] * V[1][j] + Q.m[i][2] * V[2][j]) * inverse_scale;
+                out->L[i][j] = (Q.m[i][0] * V[0][j] + Q.m[i][1] * V[1][j] + Q.m[i][2] * V[2][j]) *
+                               inverse_scale;
             }
         for (int i = 0; i < 3; ++i)
             for (int j = 0; j <= i; ++j)
