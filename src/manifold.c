@@ -352,11 +352,7 @@ static bool run_beyond(const pipeline* pl, const direction* d, runs* r, int32_t 
 // table, in a loop of independent look-ups whose cache misses overlap; the group's vertices and
 // edges then find them
 static void group_lower_bounds(const pipeline* pl, const direction* d, int32_t begin, int32_t end) {
-    for (int32_t i = begin; i < end; ++i) {
-        corner* c = &pl->cache->entry[i & (CORNER_CACHE - 1)];
-        if (c->vertex != i) corner_start(d, i, c);
-        corner_lower(d, c);
-    }
+    for (int32_t i = begin; i < end; ++i) corner_lower(d, corner_at(pl, d, i));
 }
 
 // the value-only look of beyond_by_value at a vertex, whose voxel bounds the broad phase has read
@@ -536,27 +532,6 @@ OSC_FORCE_INLINE double clip_value(const pipeline* pl, double s, double l, doubl
     return osc_softclip_from_exp(s, 0.0, l, tau, kept[0], kept[1], NULL, NULL);
 }
 
-// soft clip of a traced distance into [0, l] with its tangent (eq. C): d/ds and d/dl = sigma(s - l).
-// With tau > 0 the value is clip_value's and the tangent clip_tangents', which share the soft clip's
-// two exponentials (osc_softclip and osc_sigmoid(s - l) would take three)
-static void clip_tangents(double tau, double s, double l, const double ds[COLUMNS], const double dl[COLUMNS],
-                          const double kept[2], double dc[COLUMNS]);
-static double clip(const pipeline* pl, double s, double l, const double ds[COLUMNS], const double dl[COLUMNS],
-                   double dc[COLUMNS]) {
-    double tau = pl->settings->clip_temperature;
-    if (tau > 0.0) {
-        double kept[2];
-        double c = clip_value(pl, s, l, kept);
-        clip_tangents(tau, s, l, ds, dl, kept, dc);
-        return c;
-    }
-    double slope = 0.0;
-    double c = osc_softclip(s, 0.0, l, tau, &slope, NULL);
-    double upper = s > l ? 1.0 : 0.0;
-    for (int j = 0; j < COLUMNS; ++j) dc[j] = slope * ds[j] + upper * dl[j];
-    return c;
-}
-
 // the tangent of the soft clip (tau > 0) alone, for a distance whose clipped value is known: the
 // sigmoids osc_softclip's branch takes for d/ds, and sigma(s - l) for d/dl (in the branch s <= l / 2
 // the same call as its second sigmoid), so dc has clip()'s bits without the value's log1ps, and
@@ -573,6 +548,25 @@ static void clip_tangents(double tau, double s, double l, const double ds[COLUMN
         upper = sigmoid_kept(s - l, tau, kept[1], NULL);
     }
     for (int j = 0; j < COLUMNS; ++j) dc[j] = slope * ds[j] + upper * dl[j];
+}
+
+// soft clip of a traced distance into [0, l] with its tangent (eq. C): d/ds and d/dl = sigma(s - l).
+// With tau > 0 the value is clip_value's and the tangent clip_tangents', which share the soft clip's
+// two exponentials (osc_softclip and osc_sigmoid(s - l) would take three)
+static double clip(const pipeline* pl, double s, double l, const double ds[COLUMNS], const double dl[COLUMNS],
+                   double dc[COLUMNS]) {
+    double tau = pl->settings->clip_temperature;
+    if (tau > 0.0) {
+        double kept[2];
+        double c = clip_value(pl, s, l, kept);
+        clip_tangents(tau, s, l, ds, dl, kept, dc);
+        return c;
+    }
+    double slope = 0.0;
+    double c = osc_softclip(s, 0.0, l, tau, &slope, NULL);
+    double upper = s > l ? 1.0 : 0.0;
+    for (int j = 0; j < COLUMNS; ++j) dc[j] = slope * ds[j] + upper * dl[j];
+    return c;
 }
 
 // phi at a corner, with its gradient when `gradient` is not NULL, from its entry when it is there

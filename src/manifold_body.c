@@ -60,6 +60,19 @@ void osc_body_vertex_groups(const osc_body* body, int32_t* vertex_groups) {
         vertex_groups[body->vertex_index[i]] = body->vertex_group[i];
 }
 
+// the largest block Lipschitz bound over blocks lo..hi (inclusive, per axis)
+static double block_box_max(const osc_body* body, const int lo[3], const int hi[3]) {
+    size_t nx = (size_t)body->blocks[0], ny = (size_t)body->blocks[1];
+    double lipschitz = 0.0;
+    for (int k = lo[2]; k <= hi[2]; ++k)
+        for (int j = lo[1]; j <= hi[1]; ++j)
+            for (int i = lo[0]; i <= hi[0]; ++i) {
+                double block = body->block_lipschitz[((size_t)k * ny + (size_t)j) * nx + (size_t)i];
+                lipschitz = block > lipschitz ? block : lipschitz;
+            }
+    return lipschitz;
+}
+
 double body_ball_lipschitz(const osc_body* body, osc_vec3 c, double radius) {
     if (!body->block_lipschitz) return body->edge_lipschitz;
     const osc_grid* g = body->grid;
@@ -80,38 +93,19 @@ double body_ball_lipschitz(const osc_body* body, osc_vec3 c, double radius) {
     }
     // a big ball: the global bound is as good and cheaper
     if ((size_t)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1) > 64) return body->edge_lipschitz;
-    double lipschitz = 0.0;
-    for (int k = lo[2]; k <= hi[2]; ++k)
-        for (int j = lo[1]; j <= hi[1]; ++j)
-            for (int i = lo[0]; i <= hi[0]; ++i) {
-                double block = body->block_lipschitz[((size_t)k * body->blocks[1] + j) * body->blocks[0] + i];
-                lipschitz = block > lipschitz ? block : lipschitz;
-            }
+    double lipschitz = block_box_max(body, lo, hi);
     // outside the region the continuation adds the unit slope of |x - clamp(x)|
     return leaves ? sqrt(lipschitz * lipschitz + 1.0) : lipschitz;
 }
 
 double body_segment_lipschitz(const osc_body* body, int32_t block_a, int32_t block_b) {
-    const double* blocks = body->block_lipschitz;
-    size_t nx = (size_t)body->blocks[0], ny = (size_t)body->blocks[1];
-    if (block_a == block_b) {
-        size_t i = (size_t)(block_a & 1023), j = (size_t)((block_a >> 10) & 1023), k = (size_t)(block_a >> 20);
-        return blocks[(k * ny + j) * nx + i];
-    }
     int lo[3], hi[3];
     for (int a = 0; a < 3; ++a) {
         int u = (block_a >> (10 * a)) & 1023, v = (block_b >> (10 * a)) & 1023;
         lo[a] = u < v ? u : v;
         hi[a] = u < v ? v : u;
     }
-    double lipschitz = 0.0;
-    for (int k = lo[2]; k <= hi[2]; ++k)
-        for (int j = lo[1]; j <= hi[1]; ++j)
-            for (int i = lo[0]; i <= hi[0]; ++i) {
-                double block = blocks[((size_t)k * ny + (size_t)j) * nx + (size_t)i];
-                lipschitz = block > lipschitz ? block : lipschitz;
-            }
-    return lipschitz;
+    return block_box_max(body, lo, hi);
 }
 
 bool body_ball_outside(const osc_body* body, osc_vec3 c, double radius, double d_max) {
