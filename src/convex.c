@@ -430,9 +430,10 @@ osc_status osc_convex_create_ellipsoid(const double P[9], osc_convex** out) {
             shape->P[i][j] = 0.5 * (P[3 * i + j] + P[3 * j + i]);
             shape->U[i][j] = U[i][j];
         }
-    // P^-1 = V V^T with V = U^-1 (upper triangular)
-    double V[3][3] = {{0}};
+    // V = U^-1 (upper triangular), so that P^-1 = V V^T
+    double(*V)[3] = shape->U_inverse;
     for (int j = 0; j < 3; ++j) {
+        for (int i = j + 1; i < 3; ++i) V[i][j] = 0.0;
         V[j][j] = 1.0 / U[j][j];
         for (int i = j - 1; i >= 0; --i) {
             double value = 0.0;
@@ -440,13 +441,6 @@ osc_status osc_convex_create_ellipsoid(const double P[9], osc_convex** out) {
             V[i][j] = -value / U[i][i];
         }
     }
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-            double value = 0.0;
-            for (int k = 0; k < 3; ++k) value += V[i][k] * V[j][k];
-            shape->P_inverse[i][j] = value;
-            shape->U_inverse[i][j] = V[i][j];
-        }
     // the largest semi-axis is 1 / sqrt(lambda_min(P)): power iteration on P^-1 = U^-1 U^-T
     osc_vec3 v = osc_v3(1.0, 0.7, 0.3);
     double radius = 0.0;

@@ -35,8 +35,8 @@ struct osc_convex {
     double inner_radius; // of the largest origin-centred ball inside the shape
     double P[3][3]; // ellipsoid
     double U[3][3]; // its upper Cholesky factor, P = U^T U
-    double P_inverse[3][3]; // P^-1 = U^-1 U^-T: the support function is |U^-T n| (dcol.c)
-    double U_inverse[3][3]; // U^-1 (upper triangular)
+    double U_inverse[3][3]; // U^-1 (upper triangular): P^-1 = U^-1 U^-T, the support function is
+                            // |U^-T n| (dcol_support.c)
     double (*rows)[CONVEX_COLUMNS]; // [orthant_rows + cone_dim]
     // the columns of the orthant rows ([0]) and of the cone's ([1]) that can be non-zero: bit c for
     // column c, the three of y together (a rotation mixes them)

@@ -147,21 +147,16 @@ static void support_body_of(const dcol_problem* dp, int which, support_body* out
         break;
     }
     case OSC_CONVEX_ELLIPSOID: {
-        // C = Q P^-1 Q^T / scale^2 = L L^T, L = Q U^-1 / scale
-        const double(*S)[3] = shape->P_inverse;
+        // C = Q P^-1 Q^T / scale^2 = L L^T, L = Q U^-1 / scale (P^-1 = U^-1 U^-T)
         const double(*V)[3] = shape->U_inverse;
-        double QS[3][3];
         for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) {
-                QS[i][j] = Q.m[i][0] * S[0][j] + Q.m[i][1] * S[1][j] + Q.m[i][2] * S[2][j];
+            for (int j = 0; j < 3; ++j)
                 out->L[i][j] = (Q.m[i][0] * V[0][j] + Q.m[i][1] * V[1][j] + Q.m[i][2] * V[2][j]) *
                                inverse_scale;
-            }
         for (int i = 0; i < 3; ++i)
             for (int j = 0; j <= i; ++j)
-                out->C[i][j] = out->C[j][i] =
-                    (QS[i][0] * Q.m[j][0] + QS[i][1] * Q.m[j][1] + QS[i][2] * Q.m[j][2]) *
-                    inverse_scale * inverse_scale;
+                out->C[i][j] = out->C[j][i] = out->L[i][0] * out->L[j][0] + out->L[i][1] * out->L[j][1] +
+                                              out->L[i][2] * out->L[j][2];
         out->factored = true;
         out->ball = true;
         break;
