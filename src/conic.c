@@ -827,7 +827,18 @@ static bool independent_offsets(const conic_problem* p, double barrier, int k,
         for (int b = 0; b < k; ++b) value += multiplier[b] * m[b][j];
         residual = max2(residual, fabs(value));
     }
-    if (!(residual <= 1e-2)) return false;
+    // consistent to 1e-2 of the terms (at least c's 1): a needle's normal (aspect 1e5) is 1e5
+    // times c, and its direction at the walk's point is good to 1e-7 (where it leaves the needle's
+    // axis by 1e-5 of |n|)
+    if (!(residual <= 1e-2)) {
+        double terms = 1.0;
+        for (int j = 0; j < n; ++j) {
+            double size = 0.0;
+            for (int b = 0; b < k; ++b) size += fabs(multiplier[b] * m[b][j]);
+            terms = max2(terms, size);
+        }
+        if (!(residual <= 1e-2 * terms)) return false;
+    }
     // the inactive blocks' central duals push with f; the part of f the active blocks span shifts
     // their multipliers (least squares, first order in the barrier): a vertex among near faces
     // otherwise starts with a dual residual of barrier / the nearest inactive gap, just above the
@@ -1660,7 +1671,7 @@ static void corrector_rhs(const conic_problem* p, const conic_state* state, cons
 
 OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double barrier,
                                     int max_iterations, double regularization, bool at_barrier,
-                                    conic_state* state) {
+                                    bool keep_best, conic_state* state) {
     int m = p->rows, l = p->orthant_rows, degree = l + p->cone_count;
     find_segments(p, state);
     cone_grams(p, state);
@@ -1673,6 +1684,14 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
 
     double r_x[CONIC_MAX_VARIABLES], r_z[CONIC_MAX_ROWS];
     bool was_centred = false;
+    // the centred, primal-feasible iterate of least relative dual residual, if that residual is
+    // within STALLED_DUAL_TOLERANCE: where the Newton steps from it only lose accuracy (a needle
+    // against a needle of aspect 1e5: W^-2 spans 1e30, the step from a start at the barrier with
+    // a dual residual of 4e-8 raised it to 0.07 and then to NaN), a solve with `keep_best`
+    // returns to it instead of failing
+    double best_x[CONIC_MAX_VARIABLES] = {0}, best_s[CONIC_MAX_ROWS], best_z[CONIC_MAX_ROWS];
+    double best_dual = INFINITY;
+    bool restored = false;
     for (int iteration = 0;; ++iteration) {
         // residuals, measures, scaling and normal matrix of the current iterate. A start at the
         // barrier comes with s = h - G x (conic_offset_start): its r_z is rounding, formed only if
@@ -1721,11 +1740,22 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
             centred = primal <= FEASIBILITY_TOLERANCE * primal_scale;
         }
         if (centred && (dual <= FEASIBILITY_TOLERANCE * dual_scale ||
-                        (was_centred && dual <= STALLED_DUAL_TOLERANCE * dual_scale)))
+                        ((was_centred || restored) && dual <= STALLED_DUAL_TOLERANCE * dual_scale)))
             return OSC_OK;
         // (a start at the barrier is centred by construction: the stall needs two Newton iterates)
         was_centred = centred && iteration > 0;
-        if (iteration >= max_iterations || !isfinite(mu))
+        bool diverged = !isfinite(mu), exhausted = iteration >= max_iterations;
+        if ((diverged || exhausted) && keep_best && best_dual < INFINITY && !restored) {
+            // measured again at the best iterate (its scaling and factor, for the derivatives)
+            for (int j = 0; j < n; ++j) state->x[j] = best_x[j];
+            for (int i = 0; i < m; ++i) {
+                state->s[i] = best_s[i];
+                state->z[i] = best_z[i];
+            }
+            restored = true;
+            continue;
+        }
+        if (exhausted || diverged)
             return osc_fail(OSC_ERR_NOT_CONVERGED,
                             "osc_dcol: no convergence in %d iterations (mu %g, off-centre %g, "
                             "residuals %g, %g)", iteration, mu, centrality, primal, dual);
@@ -1742,6 +1772,15 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
             double unused[CONIC_MAX_VARIABLES] = {0};
             for (int k = 0; k < state->orthant_segments; ++k)
                 segment_residual(p, state, &state->segments[k], r_z, unused);
+        }
+        if (keep_best && centred && dual < best_dual * dual_scale &&
+            dual <= STALLED_DUAL_TOLERANCE * dual_scale) {
+            best_dual = dual / dual_scale;
+            for (int j = 0; j < n; ++j) best_x[j] = state->x[j];
+            for (int i = 0; i < m; ++i) {
+                best_s[i] = state->s[i];
+                best_z[i] = state->z[i];
+            }
         }
         double bz[CONIC_MAX_ROWS], dz_a[CONIC_MAX_ROWS], ds_a[CONIC_MAX_ROWS];
         double step_a = 1.0, target = barrier, weight = 1.0;
@@ -1778,8 +1817,10 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
 
 #define CONIC_SOLVE_N(count)                                                                       \
     static osc_status solve_##count(const conic_problem* p, double barrier, int max_iterations,   \
-                                    double regularization, bool at_barrier, conic_state* state) { \
-        return solve_n(count, p, barrier, max_iterations, regularization, at_barrier, state);      \
+                                    double regularization, bool at_barrier, bool keep_best,       \
+                                    conic_state* state) {                                          \
+        return solve_n(count, p, barrier, max_iterations, regularization, at_barrier, keep_best,   \
+                       state);                                                                     \
     }
 CONIC_SOLVE_N(4)
 CONIC_SOLVE_N(5)
@@ -1788,12 +1829,17 @@ CONIC_SOLVE_N(7)
 CONIC_SOLVE_N(8)
 
 osc_status conic_solve(const conic_problem* p, double barrier, int max_iterations,
-                       double regularization, bool at_barrier, conic_state* state) {
+                       double regularization, bool at_barrier, bool keep_best, conic_state* state) {
     switch (p->variables) {
-    case 4: return solve_4(p, barrier, max_iterations, regularization, at_barrier, state);
-    case 5: return solve_5(p, barrier, max_iterations, regularization, at_barrier, state);
-    case 6: return solve_6(p, barrier, max_iterations, regularization, at_barrier, state);
-    case 7: return solve_7(p, barrier, max_iterations, regularization, at_barrier, state);
-    default: return solve_8(p, barrier, max_iterations, regularization, at_barrier, state);
+    case 4:
+        return solve_4(p, barrier, max_iterations, regularization, at_barrier, keep_best, state);
+    case 5:
+        return solve_5(p, barrier, max_iterations, regularization, at_barrier, keep_best, state);
+    case 6:
+        return solve_6(p, barrier, max_iterations, regularization, at_barrier, keep_best, state);
+    case 7:
+        return solve_7(p, barrier, max_iterations, regularization, at_barrier, keep_best, state);
+    default:
+        return solve_8(p, barrier, max_iterations, regularization, at_barrier, keep_best, state);
     }
 }

@@ -89,10 +89,14 @@ typedef struct conic_state {
 /// dual z = mu s^-1 on the central path). With `at_barrier` the start is next to that central
 /// point: state->x, state->s = h - G x (strictly inside) and state->z are all given
 /// (conic_offset_start), and the stopping rule's centrality floor is tighter.
+/// With `keep_best`, where the steps diverge or run out, the solve returns to its centred,
+/// feasible iterate of least dual residual if that is within the stalled tolerance (1e-5 of its
+/// terms) instead of failing.
 /// On return `state` holds the iterate, its scaling and the factor of its normal matrix (for
 /// derivatives). Returns OSC_OK or OSC_ERR_NOT_CONVERGED.
 osc_status conic_solve(const conic_problem* problem, double barrier, int max_iterations,
-                       double regularization, bool at_barrier, conic_state* state);
+                       double regularization, bool at_barrier, bool keep_best,
+                       conic_state* state);
 
 /// Moves x, an exact optimum of `problem` (rows and cones with a gap, s_i or s_0 - |s_1|, at most
 /// `active_gap` are its active ones; a cone whose whole slack is within it is at its apex), to the

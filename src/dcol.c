@@ -210,12 +210,12 @@ osc_status dcol_solve(const char* function, const osc_dcol_settings* settings_in
     // the support path starts next to the answer, which no warm start beats (docs/dcol.md §3.5)
     osc_status status = OSC_ERR_NOT_CONVERGED;
     dp->has_optimum = false;
-    if (dcol_support_path && dcol_support_start(dp, settings.tolerance, ACTIVE_GAP)) {
-        int limit = settings.max_iterations < SUPPORT_MAX_ITERATIONS ? settings.max_iterations
-                                                                    : SUPPORT_MAX_ITERATIONS;
+    int limit = settings.max_iterations < SUPPORT_MAX_ITERATIONS ? settings.max_iterations
+                                                                : SUPPORT_MAX_ITERATIONS;
+    bool supported = dcol_support_path && dcol_support_start(dp, settings.tolerance, ACTIVE_GAP);
+    if (supported)
         status = conic_solve(&dp->conic, settings.tolerance, limit, settings.regularization, true,
-                             state);
-    }
+                             false, state);
     if (status != OSC_OK && dp->has_optimum) {
         // the walk's exact optimum, whose first-order start failed (a thin shape's), starts the
         // general method instead of the inner radii's point (docs/dcol.md §3.3)
@@ -224,20 +224,28 @@ osc_status dcol_solve(const char* function, const osc_dcol_settings* settings_in
         start_point(dp, a, b, &optimum);
         ++dcol_general_starts;
         status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations,
-                             settings.regularization, false, state);
+                             settings.regularization, false, true, state);
     }
     if (status != OSC_OK) {
         start_point(dp, a, b, use_warm ? warm : NULL);
         ++dcol_general_starts;
         status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations,
-                             settings.regularization, false, state);
+                             settings.regularization, false, true, state);
     }
     if (status != OSC_OK && use_warm) {
         // a warm start never costs an answer: fall back to the cold start
         start_point(dp, a, b, NULL);
         ++dcol_general_starts;
         status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations,
-                             settings.regularization, false, state);
+                             settings.regularization, false, true, state);
+    }
+    if (status != OSC_OK && supported && dcol_support_start(dp, settings.tolerance, ACTIVE_GAP)) {
+        // the last resort: the support path's start once more, now returning to its best
+        // acceptable iterate where its steps diverge or run out (two needles of aspect 1e5, whose
+        // start has a dual residual of 7e-8 of its terms, and whose Newton steps, on a normal
+        // matrix that spans 1e30, only lose that; docs/dcol.md §3.4)
+        status = conic_solve(&dp->conic, settings.tolerance, limit, settings.regularization, true,
+                             true, state);
     }
     if (warm) write_warm_start(dp, state->x, status == OSC_OK, warm);
     if (status != OSC_OK) return osc_fail_in(function, status);

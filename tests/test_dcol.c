@@ -1237,7 +1237,7 @@ static void test_resting_curved(void) {
     osc_convex_destroy(box);
 }
 
-// Elongated and flattened shapes of aspect 1 / t, t = 1e-2 and 1e-3, every ordered pair of ten:
+// Elongated and flattened shapes of aspect 1 / t, t = 1e-2 to 1e-5, every ordered pair of ten:
 // a plate and a needle (boxes 1 x 1 x t, 1 x t x t), a capsule and a cylinder of radius t and
 // length 2, a cylinder of radius 1 and length t, ellipsoids of semi-axes (1, t, t) and (1, 1, t),
 // a sphere of radius t, a triangle padded by t, a box of half extent 100; 60 random poses a pair at
@@ -1251,9 +1251,9 @@ static void test_resting_curved(void) {
 // 1e-5 of alpha: the central point sits inside by the barrier's offsets, mu / z in normalised
 // length, which a thin shape's gauge magnifies by its inverse thickness).
 static void test_elongated_shapes(void) {
-    const double thin[2] = {1e-2, 1e-3};
+    const double thin[4] = {1e-2, 1e-3, 1e-4, 1e-5};
     const int poses = 60;
-    for (int c = 0; c < 2; ++c) {
+    for (int c = 0; c < 4; ++c) {
         double t = thin[c];
         osc_convex* s[10] = {NULL};
         CHECK_STATUS(osc_convex_create_box(osc_v3(1.0, 1.0, t), &s[0]), OSC_OK);
@@ -1302,15 +1302,21 @@ static void test_elongated_shapes(void) {
         printf("  %d pairs of shapes of aspect %g: %d failures (the general start alone: %d); the "
                "larger gauge above alpha by at most %.2g, below by %.2g (relative)\n",
                solves, 1.0 / t, failures, general_failures, worst_excess, worst_deficit);
-        // measured 0 and 0 (t = 1e-2, 1e-3); 0 and 4 before a linear step with no tie ahead ran
-        // to a disc's kink (flat_step_to_kink), 0 and 19 before an ellipsoid's smooth part came
-        // from its factor (the 15 needles among them stalled the walk), and the code before the
-        // scaled activity test, the unit normals, the gap-relative offsets, the looser consistency
-        // check and the general start from the walk's optimum failed 5 and 372
+        // measured 0, 0, 0 and 0 (t = 1e-2 to 1e-5). At t = 1e-4 and 1e-5: 1 and 25 before the
+        // multipliers' consistency check was taken relative to its terms (a needle's normal is 1e5
+        // times c) and a solve returned to its best acceptable iterate where the Newton steps from
+        // it only lost accuracy (solve_n). At t = 1e-2 and 1e-3: 0 and 4 before a linear step
+        // with no tie ahead ran to a disc's kink (flat_step_to_kink), 0 and 19 before an
+        // ellipsoid's smooth part came from its factor (the 15 needles among them stalled the
+        // walk), and the code before the scaled activity test, the unit normals, the gap-relative
+        // offsets, the looser consistency check and the general start from the walk's optimum
+        // failed 5 and 372
         CHECK(failures <= solves / 2000);
         // the general start alone: measured 0 and 0; 595 and 2,549 before its dual met the
-        // objective's row (centred_start)
-        CHECK(general_failures <= solves / 2000);
+        // objective's row (centred_start). At t = 1e-4 and 1e-5 it diverges on some crossings of
+        // two needles, whose normal matrix spans 1e30 (measured 1 and 17; 26 and 80 before the
+        // return to the best iterate); the query starts those from the walk's optimum
+        CHECK(general_failures <= (c < 2 ? solves / 2000 : solves / 200));
         CHECK(worst_excess < 1e-8 && worst_deficit < 1e-5);
         for (int k = 0; k < 10; ++k) osc_convex_destroy(s[k]);
     }
