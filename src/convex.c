@@ -381,6 +381,7 @@ osc_status osc_convex_create_cone(double height, double half_angle, osc_convex**
     double slope = tan(half_angle);
     shape->height = height;
     shape->half_angle = half_angle;
+    shape->radius = height * slope;
     // eq. (20): y_x <= alpha H / 4
     set_row(shape, 0, 1, 0, 0, -0.25 * height, 0, 0);
     // eq. (19): (tan(beta) (y_x + 3 alpha H / 4), y_y, y_z) in Q3
@@ -606,7 +607,7 @@ static osc_vec3 body_support(const osc_convex* shape, osc_vec3 d) {
     case OSC_CONVEX_CONE: {
         osc_vec3 apex = osc_v3(-0.75 * shape->height, 0.0, 0.0);
         osc_vec3 rim = osc_add_scaled(osc_v3(0.25 * shape->height, 0.0, 0.0), radial,
-                                      shape->height * tan(shape->half_angle));
+                                      shape->radius);
         return osc_dot(apex, d) > osc_dot(rim, d) ? apex : rim;
     }
     case OSC_CONVEX_ELLIPSOID: {

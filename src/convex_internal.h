@@ -31,7 +31,8 @@ struct osc_convex {
     int slack_count;
     int orthant_rows;
     int cone_dim; // 0 (polytope), 3 (cylinder, cone) or 4
-    double radius, length, height, half_angle, bounding_radius;
+    double radius; // a cone's: its base radius, height tan(half_angle)
+    double length, height, half_angle, bounding_radius;
     double inner_radius; // of the largest origin-centred ball inside the shape
     double P[3][3]; // ellipsoid
     double U[3][3]; // its upper Cholesky factor, P = U^T U

@@ -139,7 +139,7 @@ static void support_body_of(const dcol_problem* dp, int which, support_body* out
     case OSC_CONVEX_CONE: {
         // the apex at -3H/4 along the axis, and the base centre at H/4 swept by the base disc
         double height = shape->height * inverse_scale * sign;
-        set_disc(out, shape->height * tan(shape->half_angle), dp->scale);
+        set_disc(out, shape->radius, dp->scale);
         out->plain = 0;
         out->count = 2;
         out->vertex[0] = osc_scale(out->axis, -0.75 * height);
