@@ -31,7 +31,9 @@ struct osc_convex {
     int slack_count;
     int orthant_rows;
     int cone_dim; // 0 (polytope), 3 (cylinder, cone) or 4
-    double radius; // a cone's: its base radius, height tan(half_angle)
+    // a sphere's, capsule's or cylinder's radius, a polygon's padding, a cone's base radius
+    // (height tan(half_angle))
+    double radius;
     double length, height, half_angle, bounding_radius;
     double inner_radius; // of the largest origin-centred ball inside the shape
     double P[3][3]; // ellipsoid
