@@ -691,7 +691,7 @@ static void test_support_pairs_match_general_solver(void) {
         int total = 0, fallbacks = 0, general_failures = 0;
         double worst_alpha = 0.0, worst_point = 0.0, worst_jacobian = 0.0, worst_invariance = 0.0;
         double worst_difference[2] = {0.0, 0.0}; // alpha and distance; point and normal
-        int refined = 0, columns = 0;             // point and normal quotients taken at 1e-6
+        int refined = 0, columns = 0; // groups of quotients taken at a step below 1e-5
         for (int trial = 0; trial < trials; ++trial) {
             int kind_a = trial % 7, kind_b = (trial / 7) % 7;
             osc_convex* a = random_support_shape(&rng, kind_a, 0.1);
@@ -754,10 +754,11 @@ static void test_support_pairs_match_general_solver(void) {
                 bool same_path = true;
                 for (int c = 0; c < 12; ++c) {
                     // central differences at steps h and h / 2 for h = 1e-5, 1e-6 and 1e-7; each
-                    // group (alpha and distance; point and normal) takes the largest h at which they
-                    // look linear (below). Alpha and distance, which the centring does not disturb,
-                    // take Richardson's extrapolation of the two (error h^4: at 1e-5 a sharp rim's
-                    // third derivative alone leaves 2e-7), the point and normal the quotient at h.
+                    // group (alpha and distance; point and normal) takes the largest h at which
+                    // they look linear (below). Alpha and distance, which the centring does not
+                    // disturb, take Richardson's extrapolation of the two (error h^4: at 1e-5 a
+                    // sharp rim's third derivative alone leaves 2e-7), the point and normal the
+                    // quotient at h.
                     // Near an edge the contact turns within 1e-5 of the pose: there the quotients
                     // at 1e-5 were off by 1-14 % (point and normal) and up to 5e-5 (alpha) in 3 of
                     // 19,600 solves over ten seeds of this test, and matched to 1e-6 at 1e-7
@@ -783,7 +784,8 @@ static void test_support_pairs_match_general_solver(void) {
                         double f1[8], f2[8];
                         flatten_result(&r1, f1);
                         flatten_result(&r2, f2);
-                        for (int k = 0; k < 8; ++k) quotient[level_h][k] = (f1[k] - f2[k]) / (2.0 * h);
+                        for (int k = 0; k < 8; ++k)
+                            quotient[level_h][k] = (f1[k] - f2[k]) / (2.0 * h);
                     }
                     double analytic[8] = {fast_j[0][c], fast_j[1][c], fast_j[1][12 + c],
                                           fast_j[1][24 + c], fast_j[4][c], fast_j[5][c],
@@ -797,9 +799,11 @@ static void test_support_pairs_match_general_solver(void) {
                         double change[3] = {0.0, 0.0, 0.0}, column_size = 0.0;
                         for (int k = 0; k < 8; ++k) {
                             if ((k == 0 || k == 4) != (group == 0)) continue;
-                            for (int h_level = 0; h_level < 3; ++h_level)
-                                change[h_level] = fmax(change[h_level], fabs(quotient[2 * h_level][k] -
-                                                                             quotient[2 * h_level + 1][k]));
+                            for (int h_level = 0; h_level < 3; ++h_level) {
+                                double step_change =
+                                    fabs(quotient[2 * h_level][k] - quotient[2 * h_level + 1][k]);
+                                change[h_level] = fmax(change[h_level], step_change);
+                            }
                             column_size = fmax(column_size, fabs(quotient[0][k]));
                         }
                         int h_level = 0;
@@ -814,8 +818,8 @@ static void test_support_pairs_match_general_solver(void) {
                     for (int k = 0; k < 8; ++k) {
                         bool smooth = k == 0 || k == 4;
                         int at = chosen[smooth ? 0 : 1];
-                        double difference = smooth ? (4.0 * quotient[at + 1][k] - quotient[at][k]) / 3.0
-                                                   : quotient[at][k];
+                        double extrapolated = (4.0 * quotient[at + 1][k] - quotient[at][k]) / 3.0;
+                        double difference = smooth ? extrapolated : quotient[at][k];
                         norm[k] = fmax(norm[k], fabs(difference));
                         error[k] = fmax(error[k], fabs(difference - analytic[k]));
                     }
@@ -844,8 +848,8 @@ static void test_support_pairs_match_general_solver(void) {
             printf(", Jacobians %.1e (relative)\n", worst_jacobian);
         else
             printf("; Jacobians against central differences: alpha and distance %.1e, point and "
-                   "normal %.1e (relative; %d of %d columns at steps below 1e-5)\n", worst_difference[0],
-                   worst_difference[1], refined, columns);
+                   "normal %.1e (relative; %d of %d columns at steps below 1e-5)\n",
+                   worst_difference[0], worst_difference[1], refined, columns);
         if (level == 0) CHECK(total <= (applies - fallbacks) * 1.05); // one step, but for a few
         CHECK(fallbacks <= (level == 0 ? applies / 50 : applies / 10));
         CHECK(worst_alpha < 1e-9);
