@@ -180,22 +180,19 @@ static osc_vec3 mat_apply(const support_body* body, osc_vec3 v) {
                   C[2][0] * v.x + C[2][1] * v.y + C[2][2] * v.z);
 }
 
-// sqrt(n^T C n) from C n: a disc's as |C n| / (R / s) (C = (R / s)^2 P, P the projection across
-// its axis, so n^T C n = |C n|^2 / (R / s)^2): near its kink, where |P n| is of the order of the
-// tilt t, n^T C n = (R / s)^2 (|n|^2 - (n . e)^2) loses 1e-16 / t^2 of itself to rounding (a
-// relative 1e-4 at t = 1e-6, which put the rim's point that far outside the disc)
-static inline double smooth_root(const support_body* body, osc_vec3 n, osc_vec3 cn) {
-    return body->disc ? osc_length(cn) * body->inverse_radius : sqrt(osc_dot(n, cn));
-}
-
-// C n in *cn and sqrt(n^T C n): an ellipsoid's from its factor, w = L^T n, |w| and L w. From C's
-// entries n^T C n loses 1e-16 times C's condition number of itself to cancellation where n is
-// nearly across a needle's axis (1e6 at aspect 1e3): N's rounding then exceeded the walk's
-// decreases, which stalled it short of the optimum (docs/dcol.md §3.5, "Thin shapes")
+// C n in *cn and sqrt(n^T C n).
+// - A disc's as |C n| / (R / s) (C = (R / s)^2 P, P the projection across its axis, so
+//   n^T C n = |C n|^2 / (R / s)^2): near its kink, where |P n| is of the order of the tilt t,
+//   n^T C n = (R / s)^2 (|n|^2 - (n . e)^2) loses 1e-16 / t^2 of itself to rounding (a relative
+//   1e-4 at t = 1e-6, which put the rim's point that far outside the disc).
+// - An ellipsoid's from its factor, w = L^T n, |w| and L w. From C's entries n^T C n loses 1e-16
+//   times C's condition number of itself to cancellation where n is nearly across a needle's axis
+//   (1e6 at aspect 1e3): N's rounding then exceeded the walk's decreases, which stalled it short
+//   of the optimum (docs/dcol.md §3.5, "Thin shapes").
 static inline double smooth_part(const support_body* body, osc_vec3 n, osc_vec3* cn) {
     if (!body->factored) {
         *cn = mat_apply(body, n);
-        return smooth_root(body, n, *cn);
+        return body->disc ? osc_length(*cn) * body->inverse_radius : sqrt(osc_dot(n, *cn));
     }
     const double(*L)[3] = body->L;
     osc_vec3 w = osc_v3(L[0][0] * n.x + L[1][0] * n.y + L[2][0] * n.z,
@@ -456,7 +453,8 @@ static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec
         double first = -INFINITY, second = -INFINITY;
         // the other body's cone ranks its pieces with its swept part
         double swept_root = 0.0;
-        if (b != k && body->plain >= 0) swept_root = smooth_root(body, n, mat_apply(body, n));
+        osc_vec3 swept_cn;
+        if (b != k && body->plain >= 0) swept_root = smooth_part(body, n, &swept_cn);
         for (int j = 0; j < body->count; ++j) {
             double value = osc_dot(body->vertex[j], n) + (j != body->plain ? swept_root : 0.0);
             if (value > first) {
@@ -535,8 +533,8 @@ static bool disc_face_optimum(const dcol_problem* dp, const support_body bodies[
     int best = 0;
     for (int j = 1; j < disc->count; ++j)
         if (osc_dot(disc->vertex[j], n) > osc_dot(disc->vertex[best], n)) best = j;
-    osc_vec3 cn = mat_apply(disc, n);
-    double root = smooth_root(disc, n, cn);
+    osc_vec3 cn;
+    double root = smooth_part(disc, n, &cn);
     if (disc->plain >= 0) {
         best = 1 - disc->plain;
         if (!(osc_dot(disc->vertex[best], n) + root > osc_dot(disc->vertex[disc->plain], n))) return false;
