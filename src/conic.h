@@ -154,4 +154,43 @@ void conic_apply_inverse_scaling_squared_rows(const conic_problem* problem, cons
 void conic_normal_block(const conic_problem* problem, const conic_state* state, int first, int end,
                         double block[CONIC_MAX_VARIABLES][3]);
 
+// ---------------------------------------------------------------------------------------------
+// The normal system split by stiffness (conic_stiff.c, docs/dcol.md §4.5)
+
+enum {
+    CONIC_MAX_STIFF = 16, // stiff blocks of one conic_stiff_system
+    CONIC_STIFF_SIZE = CONIC_MAX_VARIABLES + CONIC_MAX_STIFF
+};
+
+// H = G^T W^-2 G as S + M^T D M: each stiff block (an orthant row or a cone whose rank-one part
+// D m m^T, m = G_i or G_c^T J wbar, exceeds a threshold) is a row of M with its weight D, and
+// everything else (the other rows, the cones' -G_c^T J G_c / eta^2) is S. The augmented matrix
+// [S M^T; M -D^-1], factored by LU with partial pivoting, solves H y = b + M^T D r without ever
+// adding D m m^T to S, where the sum would round S's share away.
+typedef struct conic_stiff_system {
+    int variables, count; // n and the stiff blocks
+    int block_of_row[CONIC_MAX_ROWS]; // the stiff block of a row (a cone's rows all), or -1
+    int first_row[CONIC_MAX_STIFF];   // each stiff block's first row
+    double weight[CONIC_MAX_STIFF];   // D_a
+    double normal[CONIC_MAX_STIFF][CONIC_MAX_VARIABLES]; // m_a
+    double lu[CONIC_STIFF_SIZE][CONIC_STIFF_SIZE];
+    int pivot[CONIC_STIFF_SIZE];
+} conic_stiff_system;
+
+/// Splits the normal matrix of the iterate in `state` (after conic_solve) at the stiffness
+/// `threshold` (a block is stiff when D |m|^2 exceeds it) and factors the augmented matrix. False
+/// when there is no stiff block, more than CONIC_MAX_STIFF, or a zero pivot.
+bool conic_stiff_factor(const conic_problem* problem, const conic_state* state, double threshold,
+                        conic_stiff_system* system);
+
+/// y = H^-1 (b + M^T D r) [n] and lambda = D (M y - r) [count] (lambda may be NULL), for b [n]
+/// and r [count] (r may be NULL: zero).
+void conic_stiff_solve(const conic_stiff_system* system, const double* b, const double* r,
+                       double* y, double* lambda);
+
+/// conic_normal_block with S in place of H: the stiff blocks' rank-one parts left out.
+void conic_stiff_moderate_block(const conic_problem* problem, const conic_state* state,
+                                const conic_stiff_system* system, int first, int end,
+                                double block[CONIC_MAX_VARIABLES][3]);
+
 #endif // OSC_CONIC_H

@@ -16,8 +16,14 @@ static const double ACTIVE_GAP = 1e-9;
 // the relative bias of the derivatives by the factor's regularisation above which they are
 // refined to the unregularised normal system (docs/dcol.md §4.1)
 static const double REFINE_BIAS = 1e-5;
+// the weight D |m|^2 that makes a block stiff in the augmented system, and the estimated rounding
+// of the normal's tangent (relative to its largest entry) above which it is taken there
+// (docs/dcol.md §4.5)
+static const double STIFF_WEIGHT = 1e4;
+static const double NORMAL_ROUNDING = 1e-4;
 
 bool dcol_support_path = true;
+double dcol_stiff_compliance = 1.0;
 _Thread_local unsigned long dcol_general_starts = 0;
 
 osc_dcol_settings osc_dcol_settings_default(void) {
@@ -314,42 +320,10 @@ static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b
 // ---------------------------------------------------------------------------------------------
 // derivatives (docs/dcol.md §4)
 
-// The 12 solution tangents d(x', alpha, slacks') / d(xi') of the normalised problem, where
-// xi' = (dp / scale, dtheta), side by side: tangent[j][c] for variable j and twist column c. And
-// optionally A's part of the dual tangents, dual_normal[k][c] = (G_A,x^T dz_A)_k (the change of
-// w_A before the rotation of its rows). With dz_A = W_A^-2 (G_A dv + r_z,A) and
-// K_A = G_A^T W_A^-2 G_A,x this is K_A^T dv + (K_A)_xx m, the r_z term only for A's own twists
-// (docs/dcol.md §4.2). A twist's right-hand side is K_X m + E r_x, so the tangents combine
-// H^-1 K_A, H^-1 K_B and H^-1 E, and H^-1 K_B follows from the other two: six solves, not twelve
-// (six more where they are refined, docs/dcol.md §4.1). Every loop over c runs over the 12 columns
-// at once.
-OSC_FORCE_INLINE void solution_tangents_n(const int n, const dcol_problem* dp,
-                                          double tangent[CONIC_MAX_VARIABLES][12],
-                                          double (*dual_normal)[12]) {
+// Per twist column c: m = -(dp' + dtheta x arm) on the twisted body's rows and r_x = dtheta x w_X
+// (zero for a translation), the right-hand side K_X m + E r_x of its tangent (docs/dcol.md §4.2)
+static void twist_terms(const dcol_problem* dp, double m[3][12], double r_x[3][12]) {
     osc_vec3 x = osc_v3(dp->state.x[0], dp->state.x[1], dp->state.x[2]);
-    double block_a[CONIC_MAX_VARIABLES][3];
-    double solved[6][CONIC_MAX_VARIABLES]; // H^-1 K_A's columns, then H^-1 K_B's
-    body_normal_block(dp, 0, block_a);
-    for (int j = 0; j < n; ++j)
-        for (int k = 0; k < 3; ++k) solved[k][j] = block_a[j][k];
-    // H^-1 E, E = [I_3; 0] (a rotation's force on x), with them in one pass
-    memset(solved[3], 0, sizeof(double) * 3 * CONIC_MAX_VARIABLES);
-    for (int k = 0; k < 3; ++k) solved[3 + k][k] = 1.0;
-    conic_factor_solve_many(&dp->conic, &dp->state, 6, solved);
-    // The factor's shift biases both by about shift times the compliance of x, the trace of
-    // (H^-1)_xx: above REFINE_BIAS they are refined to the normal system without the shift
-    // (docs/dcol.md §4.1).
-    double x_directions[3][CONIC_MAX_VARIABLES];
-    double compliance = solved[3][0] + solved[4][1] + solved[5][2];
-    if (dp->state.factor_shift * compliance > REFINE_BIAS)
-        conic_refine_solutions(&dp->conic, &dp->state, 6, solved);
-    memcpy(x_directions, solved[3], sizeof x_directions);
-    // K_A + K_B is H's x-columns, so H^-1 K_B = E - H^-1 K_A: no solves (docs/dcol.md §4.2)
-    for (int k = 0; k < 3; ++k)
-        for (int j = 0; j < n; ++j) solved[3 + k][j] = (j == k) - solved[k][j];
-    // per column: m = -(dp' + dtheta x arm) on the twisted body's rows and r_x = dtheta x w_X
-    // (zero for a translation); tangent = -H^-1 (K_X m + E r_x)
-    double m[3][12], r_x[3][12];
     for (int which = 0; which < 2; ++which) {
         osc_vec3 arm = osc_sub(x, dp->body[which].origin);
         osc_vec3 w = body_dual_normal(dp, which, dp->state.z);
@@ -363,6 +337,17 @@ OSC_FORCE_INLINE void solution_tangents_n(const int n, const dcol_problem* dp,
             }
         }
     }
+}
+
+// From solved = (H^-1 K_A's columns, H^-1 E's): H^-1 K_B = E - H^-1 K_A in place of H^-1 E (K_A + K_B
+// is H's x-columns: no solves, docs/dcol.md §4.2), and tangent = -H^-1 (K_X m + E r_x) per column
+OSC_FORCE_INLINE void combine_tangents(const int n, double solved[6][CONIC_MAX_VARIABLES],
+                                       double m[3][12], double r_x[3][12],
+                                       double tangent[CONIC_MAX_VARIABLES][12]) {
+    double x_directions[3][CONIC_MAX_VARIABLES];
+    memcpy(x_directions, solved[3], sizeof x_directions);
+    for (int k = 0; k < 3; ++k)
+        for (int j = 0; j < n; ++j) solved[3 + k][j] = (j == k) - solved[k][j];
     for (int j = 0; j < n; ++j) {
         double z[2][3] = {{solved[0][j], solved[1][j], solved[2][j]},
                           {solved[3][j], solved[4][j], solved[5][j]}};
@@ -373,27 +358,137 @@ OSC_FORCE_INLINE void solution_tangents_n(const int n, const dcol_problem* dp,
                             (e_j[0] * r_x[0][c] + e_j[1] * r_x[1][c] + e_j[2] * r_x[2][c]);
         }
     }
-    if (!dual_normal) return;
+}
+
+// dual_normal[k][c] = (block^T dv + block_xx m)_k, with block K_A (or S_A, on the augmented
+// system) and m only for A's own twists (docs/dcol.md §4.2)
+OSC_FORCE_INLINE void dual_tangents(const int n, double block[CONIC_MAX_VARIABLES][3],
+                                    double tangent[CONIC_MAX_VARIABLES][12], double m[3][12],
+                                    double (*dual_normal)[12]) {
     for (int k = 0; k < 3; ++k) {
         double* dw = dual_normal[k];
         for (int c = 0; c < 12; ++c) dw[c] = 0.0;
         for (int j = 0; j < n; ++j)
-            for (int c = 0; c < 12; ++c) dw[c] += block_a[j][k] * tangent[j][c];
+            for (int c = 0; c < 12; ++c) dw[c] += block[j][k] * tangent[j][c];
         for (int c = 0; c < 6; ++c)
-            dw[c] += block_a[0][k] * m[0][c] + block_a[1][k] * m[1][c] + block_a[2][k] * m[2][c];
+            dw[c] += block[0][k] * m[0][c] + block[1][k] * m[1][c] + block[2][k] * m[2][c];
     }
 }
 
-// solution_tangents_n with the variable count a constant (4 to 8), so that its loops unroll
+// The 12 solution tangents d(x', alpha, slacks') / d(xi') of the normalised problem, where
+// xi' = (dp / scale, dtheta), side by side: tangent[j][c] for variable j and twist column c. And
+// optionally A's part of the dual tangents, dual_normal[k][c] = (G_A,x^T dz_A)_k (the change of
+// w_A before the rotation of its rows). With dz_A = W_A^-2 (G_A dv + r_z,A) and
+// K_A = G_A^T W_A^-2 G_A,x this is K_A^T dv + (K_A)_xx m, the r_z term only for A's own twists
+// (docs/dcol.md §4.2). A twist's right-hand side is K_X m + E r_x, so the tangents combine
+// H^-1 K_A, H^-1 K_B and H^-1 E, and H^-1 K_B follows from the other two: six solves, not twelve
+// (six more where they are refined, docs/dcol.md §4.1). Every loop over c runs over the 12 columns
+// at once. Returns false where they should come from the augmented system instead (x compliant,
+// or the dual tangents' estimated rounding too large; docs/dcol.md §4.5).
+OSC_FORCE_INLINE bool solution_tangents_n(const int n, const dcol_problem* dp,
+                                          double tangent[CONIC_MAX_VARIABLES][12],
+                                          double (*dual_normal)[12]) {
+    double block_a[CONIC_MAX_VARIABLES][3];
+    double solved[6][CONIC_MAX_VARIABLES]; // H^-1 K_A's columns, then H^-1 K_B's
+    body_normal_block(dp, 0, block_a);
+    for (int j = 0; j < n; ++j)
+        for (int k = 0; k < 3; ++k) solved[k][j] = block_a[j][k];
+    // H^-1 E, E = [I_3; 0] (a rotation's force on x), with them in one pass
+    memset(solved[3], 0, sizeof(double) * 3 * CONIC_MAX_VARIABLES);
+    for (int k = 0; k < 3; ++k) solved[3 + k][k] = 1.0;
+    conic_factor_solve_many(&dp->conic, &dp->state, 6, solved);
+    // The factor's shift biases both by about shift times the compliance of x, the trace of
+    // (H^-1)_xx: above REFINE_BIAS they are refined to the normal system without the shift
+    // (docs/dcol.md §4.1).
+    double compliance = solved[3][0] + solved[4][1] + solved[5][2];
+    if (dp->state.factor_shift * compliance > REFINE_BIAS)
+        conic_refine_solutions(&dp->conic, &dp->state, 6, solved);
+    double m[3][12], r_x[3][12];
+    twist_terms(dp, m, r_x);
+    combine_tangents(n, solved, m, r_x, tangent);
+    if (dual_normal) dual_tangents(n, block_a, tangent, m, dual_normal);
+    // where x is compliant (a near-flat contact) the sum H = S + M^T D M has rounded S's share in
+    // the free direction away (docs/dcol.md §4.5)
+    if (compliance > dcol_stiff_compliance) return false;
+    if (!dual_normal) return true;
+    // A's stiff duals enter dw as D_a (m_a . dv + ...), a weight up to 1e10 times a product that
+    // cancels to its share: their rounding, about 1e-16 D |m|^2 |dv| (trace((K_A)_xx) for D |m|^2),
+    // against the largest |dw| decides whether the augmented system must give them
+    double dv = 0.0, dw = 0.0;
+    for (int c = 0; c < 12; ++c) {
+        for (int j = 0; j < n; ++j) dv = dv < fabs(tangent[j][c]) ? fabs(tangent[j][c]) : dv;
+        for (int k = 0; k < 3; ++k) dw = dw < fabs(dual_normal[k][c]) ? fabs(dual_normal[k][c]) : dw;
+    }
+    double stiffest = block_a[0][0] + block_a[1][1] + block_a[2][2];
+    return !(2.2e-16 * stiffest * dv > NORMAL_ROUNDING * dw && dcol_stiff_compliance < INFINITY);
+}
+
+// solution_tangents_n on the augmented system (conic_stiff.c, docs/dcol.md §4.5): the six solves
+// with lambda, the stiff blocks' dual tangents, and A's stiff duals -m_a,x lambda_a added to the
+// dual tangents of S_A. False (nothing written) where the augmented matrix has a zero pivot.
+OSC_NOINLINE bool stiff_tangents(const dcol_problem* dp, double tangent[CONIC_MAX_VARIABLES][12],
+                                 double (*dual_normal)[12]) {
+    conic_stiff_system system;
+    if (!conic_stiff_factor(&dp->conic, &dp->state, STIFF_WEIGHT, &system)) return false;
+    int n = dp->conic.variables;
+    const dcol_body* body = &dp->body[0];
+    double block_a[CONIC_MAX_VARIABLES][3], cone_part[CONIC_MAX_VARIABLES][3];
+    conic_stiff_moderate_block(&dp->conic, &dp->state, &system, body->row_ranges[0][0],
+                               body->row_ranges[0][1], block_a);
+    conic_stiff_moderate_block(&dp->conic, &dp->state, &system, body->row_ranges[1][0],
+                               body->row_ranges[1][1], cone_part);
+    for (int j = 0; j < n; ++j)
+        for (int k = 0; k < 3; ++k) block_a[j][k] += cone_part[j][k];
+    bool of_a[CONIC_MAX_STIFF];
+    for (int a = 0; a < system.count; ++a) {
+        int row = system.first_row[a];
+        of_a[a] = (row >= body->row_ranges[0][0] && row < body->row_ranges[0][1]) ||
+                  (row >= body->row_ranges[1][0] && row < body->row_ranges[1][1]);
+    }
+    double solved[6][CONIC_MAX_VARIABLES], lambda[6][CONIC_MAX_STIFF];
+    for (int k = 0; k < 6; ++k) {
+        double b[CONIC_MAX_VARIABLES] = {0}, r[CONIC_MAX_STIFF] = {0};
+        if (k < 3) { // K_A's column k: S_A's, and A's stiff blocks through r
+            for (int j = 0; j < n; ++j) b[j] = block_a[j][k];
+            for (int a = 0; a < system.count; ++a) r[a] = of_a[a] ? system.normal[a][k] : 0.0;
+        } else { // E's
+            b[k - 3] = 1.0;
+        }
+        conic_stiff_solve(&system, b, r, solved[k], lambda[k]);
+    }
+    double m[3][12], r_x[3][12];
+    twist_terms(dp, m, r_x);
+    combine_tangents(n, solved, m, r_x, tangent);
+    if (!dual_normal) return true;
+    dual_tangents(n, block_a, tangent, m, dual_normal);
+    // A's stiff blocks: G_a,x^T dz_a = m_a,x D_a (m_a . dv + m_a,x . m) = -m_a,x lambda_a of the
+    // column's solve, lambda linear in the solves as the tangents are (B's K columns: -A's lambda)
+    for (int a = 0; a < system.count; ++a) {
+        if (!of_a[a]) continue;
+        for (int c = 0; c < 12; ++c) {
+            double sign = c < 6 ? 1.0 : -1.0, value = 0.0;
+            for (int i = 0; i < 3; ++i)
+                value += sign * lambda[i][a] * m[i][c] + lambda[3 + i][a] * r_x[i][c];
+            for (int k = 0; k < 3; ++k) dual_normal[k][c] -= system.normal[a][k] * value;
+        }
+    }
+    return true;
+}
+
+// solution_tangents_n with the variable count a constant (4 to 8), so that its loops unroll, and
+// stiff_tangents where it asks for them
 static void solution_tangents(const dcol_problem* dp, double tangent[CONIC_MAX_VARIABLES][12],
                               double (*dual_normal)[12]) {
+    bool done;
     switch (dp->conic.variables) {
-    case 4: solution_tangents_n(4, dp, tangent, dual_normal); break;
-    case 5: solution_tangents_n(5, dp, tangent, dual_normal); break;
-    case 6: solution_tangents_n(6, dp, tangent, dual_normal); break;
-    case 7: solution_tangents_n(7, dp, tangent, dual_normal); break;
-    default: solution_tangents_n(8, dp, tangent, dual_normal); break;
+    case 4: done = solution_tangents_n(4, dp, tangent, dual_normal); break;
+    case 5: done = solution_tangents_n(5, dp, tangent, dual_normal); break;
+    case 6: done = solution_tangents_n(6, dp, tangent, dual_normal); break;
+    case 7: done = solution_tangents_n(7, dp, tangent, dual_normal); break;
+    default: done = solution_tangents_n(8, dp, tangent, dual_normal); break;
     }
+    // the first pass's tangents stand where the augmented matrix cannot be factored
+    if (!done) stiff_tangents(dp, tangent, dual_normal);
 }
 
 // Writes the Jacobians from the tangents, each row's 12 columns at once. A normalised tangent

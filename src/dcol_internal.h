@@ -46,6 +46,13 @@ extern _Thread_local unsigned long dcol_general_starts;
 /// thread safe, never changed by the library.
 extern bool dcol_support_path;
 
+/// The compliance of x, trace((H^-1)_xx) in normalised units, above which the pose tangents are
+/// solved on the augmented system (conic_stiff.c, docs/dcol.md §4.5): 1. They are also where the
+/// normal's tangent from the normal matrix is estimated too rounded, unless this is INFINITY. Tests
+/// set it to 0 to take that path everywhere and to INFINITY never to; not thread safe, never
+/// changed by the library.
+extern double dcol_stiff_compliance;
+
 /// Checks the arguments of a query (`function` names the caller in messages) and normalises the
 /// quaternions in place; `settings` already defaulted. OSC_OK or OSC_ERR_INVALID_ARGUMENT.
 osc_status dcol_check_query(const char* function, const osc_convex* a, osc_pose* pose_a,
