@@ -1359,41 +1359,55 @@ static void test_resting_curved(void) {
 // inside both scaled shapes (gauges at most alpha) and at their boundary (the larger gauge within
 // 1e-5 of alpha: the central point sits inside by the barrier's offsets, mu / z in normalised
 // length, which a thin shape's gauge magnifies by its inverse thickness).
+// test_elongated_shapes' ten shapes of thickness t; false (all destroyed) where one is not made
+static bool make_elongated_shapes(double t, osc_convex* s[10]) {
+    for (int k = 0; k < 10; ++k) s[k] = NULL;
+    CHECK_STATUS(osc_convex_create_box(osc_v3(1.0, 1.0, t), &s[0]), OSC_OK);
+    CHECK_STATUS(osc_convex_create_box(osc_v3(1.0, t, t), &s[1]), OSC_OK);
+    CHECK_STATUS(osc_convex_create_capsule(t, 2.0, &s[2]), OSC_OK);
+    CHECK_STATUS(osc_convex_create_cylinder(t, 2.0, &s[3]), OSC_OK);
+    CHECK_STATUS(osc_convex_create_cylinder(1.0, t, &s[4]), OSC_OK);
+    const double thin_p[9] = {1, 0, 0, 0, 1 / (t * t), 0, 0, 0, 1 / (t * t)};
+    const double flat_p[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1 / (t * t)};
+    CHECK_STATUS(osc_convex_create_ellipsoid(thin_p, &s[5]), OSC_OK);
+    CHECK_STATUS(osc_convex_create_ellipsoid(flat_p, &s[6]), OSC_OK);
+    CHECK_STATUS(osc_convex_create_sphere(t, &s[7]), OSC_OK);
+    const double edges[3][2] = {{1, 0}, {-0.5, 0.8660254037844386}, {-0.5, -0.8660254037844386}};
+    const double offsets[3] = {0.5, 0.5, 0.5};
+    CHECK_STATUS(osc_convex_create_polygon(&edges[0][0], offsets, 3, t, &s[8]), OSC_OK);
+    CHECK_STATUS(osc_convex_create_box(osc_v3(100.0, 100.0, 100.0), &s[9]), OSC_OK);
+    bool made = true;
+    for (int k = 0; k < 10; ++k) made = made && s[k];
+    if (!made)
+        for (int k = 0; k < 10; ++k) osc_convex_destroy(s[k]);
+    return made;
+}
+
+// a pose of test_elongated_shapes' pairs: B at offsets of 0.1 to 10 from A
+static void elongated_poses(test_rng* rng, osc_pose* pa, osc_pose* pb) {
+    double scale = pow(10.0, test_uniform(rng, -1.0, 1.0));
+    *pa = random_pose(rng, 1.0);
+    *pb = (osc_pose){osc_add(pa->p, osc_v3(test_uniform(rng, -scale, scale),
+                                           test_uniform(rng, -scale, scale),
+                                           test_uniform(rng, -scale, scale))),
+                     random_pose(rng, 1.0).q};
+}
+
 static void test_elongated_shapes(void) {
     const double thin[4] = {1e-2, 1e-3, 1e-4, 1e-5};
     const int poses = 60;
     for (int c = 0; c < 4; ++c) {
         double t = thin[c];
-        osc_convex* s[10] = {NULL};
-        CHECK_STATUS(osc_convex_create_box(osc_v3(1.0, 1.0, t), &s[0]), OSC_OK);
-        CHECK_STATUS(osc_convex_create_box(osc_v3(1.0, t, t), &s[1]), OSC_OK);
-        CHECK_STATUS(osc_convex_create_capsule(t, 2.0, &s[2]), OSC_OK);
-        CHECK_STATUS(osc_convex_create_cylinder(t, 2.0, &s[3]), OSC_OK);
-        CHECK_STATUS(osc_convex_create_cylinder(1.0, t, &s[4]), OSC_OK);
-        const double thin_p[9] = {1, 0, 0, 0, 1 / (t * t), 0, 0, 0, 1 / (t * t)};
-        const double flat_p[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1 / (t * t)};
-        CHECK_STATUS(osc_convex_create_ellipsoid(thin_p, &s[5]), OSC_OK);
-        CHECK_STATUS(osc_convex_create_ellipsoid(flat_p, &s[6]), OSC_OK);
-        CHECK_STATUS(osc_convex_create_sphere(t, &s[7]), OSC_OK);
-        const double edges[3][2] = {{1, 0}, {-0.5, 0.8660254037844386}, {-0.5, -0.8660254037844386}};
-        const double offsets[3] = {0.5, 0.5, 0.5};
-        CHECK_STATUS(osc_convex_create_polygon(&edges[0][0], offsets, 3, t, &s[8]), OSC_OK);
-        CHECK_STATUS(osc_convex_create_box(osc_v3(100.0, 100.0, 100.0), &s[9]), OSC_OK);
-        bool made = true;
-        for (int k = 0; k < 10; ++k) made = made && s[k];
-        if (!made) return;
+        osc_convex* s[10];
+        if (!make_elongated_shapes(t, s)) return;
         test_rng rng = {(uint64_t)(91 + c)};
         int solves = 0, failures = 0, general_failures = 0;
         double worst_excess = 0.0, worst_deficit = 0.0;
         for (int a = 0; a < 10; ++a)
             for (int b = 0; b < 10; ++b)
                 for (int i = 0; i < poses; ++i, ++solves) {
-                    double scale = pow(10.0, test_uniform(&rng, -1.0, 1.0));
-                    osc_pose pa = random_pose(&rng, 1.0);
-                    osc_pose pb = {osc_add(pa.p, osc_v3(test_uniform(&rng, -scale, scale),
-                                                        test_uniform(&rng, -scale, scale),
-                                                        test_uniform(&rng, -scale, scale))),
-                                   random_pose(&rng, 1.0).q};
+                    osc_pose pa, pb;
+                    elongated_poses(&rng, &pa, &pb);
                     osc_dcol_result r;
                     dcol_support_path = false; // the general start alone (docs/dcol.md §3.3)
                     general_failures +=
@@ -1427,6 +1441,54 @@ static void test_elongated_shapes(void) {
         // return to the best iterate); the query starts those from the walk's optimum
         CHECK(general_failures <= (c < 2 ? solves / 2000 : solves / 200));
         CHECK(worst_excess < 1e-8 && worst_deficit < 1e-5);
+        for (int k = 0; k < 10; ++k) osc_convex_destroy(s[k]);
+    }
+}
+
+// The Jacobians of test_elongated_shapes' pairs at thickness 1e-2 and 1e-3 (every sixth pose, alpha
+// below 100, DEGENERATE left out; about 950 and 770 solves) against central differences (step 1e-6;
+// relative, or absolute below 1). A thin shape is compliant along its length and its rows weigh
+// up to 1 / t^2, so the normal matrix's sum rounded their tangents away: with it alone
+// (dcol_stiff_compliance INFINITY) the 95th percentile of the error was 5.1e-4 and 1.2e-3 and the
+// worst 0.13 and 2.4; from the augmented system where the compliance or the normal's estimated
+// rounding asks for it (docs/dcol.md §4.5; about half of these solves) 3.8e-5 and 4.0e-5, worst
+// 1.8e-3 and 5.0e-3.
+static void test_thin_jacobians(void) {
+    enum { MOST = 1000 };
+    for (int c = 0; c < 2; ++c) {
+        double t = c == 0 ? 1e-2 : 1e-3;
+        osc_convex* s[10];
+        if (!make_elongated_shapes(t, s)) return;
+        test_rng rng = {(uint64_t)(91 + c)};
+        static double errors[2][MOST];
+        int count = 0;
+        for (int a = 0; a < 10; ++a)
+            for (int b = 0; b < 10; ++b)
+                for (int i = 0; i < 60; ++i) {
+                    osc_pose pa, pb;
+                    elongated_poses(&rng, &pa, &pb);
+                    osc_dcol_result r;
+                    if (i % 6 != 0 || count == MOST ||
+                        osc_dcol_proximity(s[a], pa, s[b], pb, NULL, &r, NULL, NULL) != OSC_OK ||
+                        !(r.alpha < 100.0) || (r.flags & OSC_DCOL_DEGENERATE))
+                        continue;
+                    for (int path = 0; path < 2; ++path) {
+                        dcol_stiff_compliance = path == 0 ? 1.0 : INFINITY;
+                        int output = -1;
+                        errors[path][count] = fd_error(s[a], pa, s[b], pb, NULL, 1e-6, 14, &output);
+                    }
+                    dcol_stiff_compliance = 1.0;
+                    ++count;
+                }
+        qsort(errors[0], (size_t)count, sizeof(double), compare_doubles);
+        qsort(errors[1], (size_t)count, sizeof(double), compare_doubles);
+        int p95 = count * 95 / 100;
+        printf("  thickness %g, %d solves: against central differences 95th percentile %.1e, worst "
+               "%.1e (the normal matrix alone %.1e, %.1e)\n", t, count, errors[0][p95],
+               errors[0][count - 1], errors[1][p95], errors[1][count - 1]);
+        CHECK(count >= 500);
+        CHECK(errors[0][p95] < 1e-4 && errors[0][count - 1] < 2e-2);
+        CHECK(errors[1][p95] > 5.0 * errors[0][p95]); // a case the augmented system is needed for
         for (int k = 0; k < 10; ++k) osc_convex_destroy(s[k]);
     }
 }
@@ -1658,6 +1720,7 @@ int main(void) {
     RUN(test_resting_contacts);
     RUN(test_resting_curved);
     RUN(test_elongated_shapes);
+    RUN(test_thin_jacobians);
     RUN(test_extreme_cones);
     RUN(test_warm_start);
     RUN(test_batch);
