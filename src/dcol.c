@@ -327,14 +327,21 @@ static void twist_terms(const dcol_problem* dp, double m[3][12], double r_x[3][1
     for (int which = 0; which < 2; ++which) {
         osc_vec3 arm = osc_sub(x, dp->body[which].origin);
         osc_vec3 w = body_dual_normal(dp, which, dp->state.z);
-        for (int k = 0; k < 6; ++k) {
-            osc_vec3 axis = osc_v3(k % 3 == 0, k % 3 == 1, k % 3 == 2);
-            osc_vec3 m_vec = k < 3 ? osc_neg(axis) : osc_neg(osc_cross(axis, arm));
-            osc_vec3 r = k < 3 ? osc_v3(0.0, 0.0, 0.0) : osc_cross(axis, w);
+        double a[3] = {arm.x, arm.y, arm.z}, v[3] = {w.x, w.y, w.z};
+        for (int k = 0; k < 3; ++k) {
+            // translation along e_k: m = -e_k, r_x = 0; rotation about e_k: m = -(e_k x arm),
+            // r_x = e_k x w, with (e_k x u)_i = -u_{k+2} at i = k+1, u_{k+1} at i = k+2 (mod 3)
+            int t = 6 * which + k, r = t + 3, i1 = (k + 1) % 3, i2 = (k + 2) % 3;
             for (int i = 0; i < 3; ++i) {
-                m[i][6 * which + k] = osc_vec3_get(m_vec, i);
-                r_x[i][6 * which + k] = osc_vec3_get(r, i);
+                m[i][t] = i == k ? -1.0 : 0.0;
+                r_x[i][t] = 0.0;
             }
+            m[k][r] = 0.0;
+            m[i1][r] = a[i2];
+            m[i2][r] = -a[i1];
+            r_x[k][r] = 0.0;
+            r_x[i1][r] = -v[i2];
+            r_x[i2][r] = v[i1];
         }
     }
 }
