@@ -382,57 +382,10 @@ OSC_FORCE_INLINE void dual_tangents(const int n, double block[CONIC_MAX_VARIABLE
     }
 }
 
-// The 12 solution tangents d(x', alpha, slacks') / d(xi') of the normalised problem, where
-// xi' = (dp / scale, dtheta), side by side: tangent[j][c] for variable j and twist column c. And
-// optionally A's part of the dual tangents, dual_normal[k][c] = (G_A,x^T dz_A)_k (the change of
-// w_A before the rotation of its rows). With dz_A = W_A^-2 (G_A dv + r_z,A) and
-// K_A = G_A^T W_A^-2 G_A,x this is K_A^T dv + (K_A)_xx m, the r_z term only for A's own twists
-// (docs/dcol.md §4.2). A twist's right-hand side is K_X m + E r_x, so the tangents combine
-// H^-1 K_A, H^-1 K_B and H^-1 E, and H^-1 K_B follows from the other two: six solves, not twelve
-// (six more where they are refined, docs/dcol.md §4.1). Every loop over c runs over the 12 columns
-// at once. Returns false where they should come from the augmented system instead (x compliant,
-// or the dual tangents' estimated rounding too large; docs/dcol.md §4.5).
-OSC_FORCE_INLINE bool solution_tangents_n(const int n, const dcol_problem* dp,
-                                          double tangent[CONIC_MAX_VARIABLES][12],
-                                          double (*dual_normal)[12]) {
-    double block_a[CONIC_MAX_VARIABLES][3];
-    double solved[6][CONIC_MAX_VARIABLES]; // H^-1 K_A's columns, then H^-1 K_B's
-    body_normal_block(dp, 0, block_a);
-    for (int j = 0; j < n; ++j)
-        for (int k = 0; k < 3; ++k) solved[k][j] = block_a[j][k];
-    // H^-1 E, E = [I_3; 0] (a rotation's force on x), with them in one pass
-    memset(solved[3], 0, sizeof(double) * 3 * CONIC_MAX_VARIABLES);
-    for (int k = 0; k < 3; ++k) solved[3 + k][k] = 1.0;
-    conic_factor_solve_many(&dp->conic, &dp->state, 6, solved);
-    // The factor's shift biases both by about shift times the compliance of x, the trace of
-    // (H^-1)_xx: above REFINE_BIAS they are refined to the normal system without the shift
-    // (docs/dcol.md §4.1).
-    double compliance = solved[3][0] + solved[4][1] + solved[5][2];
-    if (dp->state.factor_shift * compliance > REFINE_BIAS)
-        conic_refine_solutions(&dp->conic, &dp->state, 6, solved);
-    double m[3][12], r_x[3][12];
-    twist_terms(dp, m, r_x);
-    combine_tangents(n, solved, m, r_x, tangent);
-    if (dual_normal) dual_tangents(n, block_a, tangent, m, dual_normal);
-    // where x is compliant (a near-flat contact) the sum H = S + M^T D M has rounded S's share in
-    // the free direction away (docs/dcol.md §4.5)
-    if (compliance > dcol_stiff_compliance) return false;
-    if (!dual_normal) return true;
-    // A's stiff duals enter dw as D_a (m_a . dv + ...), a weight up to 1e10 times a product that
-    // cancels to its share: their rounding, about 1e-16 D |m|^2 |dv| (trace((K_A)_xx) for D |m|^2),
-    // against the largest |dw| decides whether the augmented system must give them
-    double dv = 0.0, dw = 0.0;
-    for (int c = 0; c < 12; ++c) {
-        for (int j = 0; j < n; ++j) dv = dv < fabs(tangent[j][c]) ? fabs(tangent[j][c]) : dv;
-        for (int k = 0; k < 3; ++k) dw = dw < fabs(dual_normal[k][c]) ? fabs(dual_normal[k][c]) : dw;
-    }
-    double stiffest = block_a[0][0] + block_a[1][1] + block_a[2][2];
-    return !(2.2e-16 * stiffest * dv > NORMAL_ROUNDING * dw && dcol_stiff_compliance < INFINITY);
-}
-
-// solution_tangents_n on the augmented system (conic_stiff.c, docs/dcol.md §4.5): the six solves
-// with lambda, the stiff blocks' dual tangents, and A's stiff duals -m_a,x lambda_a added to the
-// dual tangents of S_A. False (nothing written) where the augmented matrix has a zero pivot.
+// The tangents of solution_tangents_n on the augmented system (conic_stiff.c, docs/dcol.md §4.5):
+// the six solves with lambda, the stiff blocks' dual tangents, and A's stiff duals -m_a,x lambda_a
+// added to the dual tangents of S_A. False (nothing written) where the augmented matrix cannot be
+// factored.
 OSC_NOINLINE bool stiff_tangents(const dcol_problem* dp, double tangent[CONIC_MAX_VARIABLES][12],
                                  double (*dual_normal)[12]) {
     conic_stiff_system system;
@@ -482,8 +435,57 @@ OSC_NOINLINE bool stiff_tangents(const dcol_problem* dp, double tangent[CONIC_MA
     return true;
 }
 
+// The 12 solution tangents d(x', alpha, slacks') / d(xi') of the normalised problem, where
+// xi' = (dp / scale, dtheta), side by side: tangent[j][c] for variable j and twist column c. And
+// optionally A's part of the dual tangents, dual_normal[k][c] = (G_A,x^T dz_A)_k (the change of
+// w_A before the rotation of its rows). With dz_A = W_A^-2 (G_A dv + r_z,A) and
+// K_A = G_A^T W_A^-2 G_A,x this is K_A^T dv + (K_A)_xx m, the r_z term only for A's own twists
+// (docs/dcol.md §4.2). A twist's right-hand side is K_X m + E r_x, so the tangents combine
+// H^-1 K_A, H^-1 K_B and H^-1 E, and H^-1 K_B follows from the other two: six solves, not twelve
+// (six more where they are refined, docs/dcol.md §4.1). Every loop over c runs over the 12 columns
+// at once. Where x is compliant they come from the augmented system (stiff_tangents) instead; false
+// where the dual tangents' estimated rounding asks for that system too (docs/dcol.md §4.5).
+OSC_FORCE_INLINE bool solution_tangents_n(const int n, const dcol_problem* dp,
+                                          double tangent[CONIC_MAX_VARIABLES][12],
+                                          double (*dual_normal)[12]) {
+    double block_a[CONIC_MAX_VARIABLES][3];
+    double solved[6][CONIC_MAX_VARIABLES]; // H^-1 K_A's columns, then H^-1 K_B's
+    body_normal_block(dp, 0, block_a);
+    for (int j = 0; j < n; ++j)
+        for (int k = 0; k < 3; ++k) solved[k][j] = block_a[j][k];
+    // H^-1 E, E = [I_3; 0] (a rotation's force on x), with them in one pass
+    memset(solved[3], 0, sizeof(double) * 3 * CONIC_MAX_VARIABLES);
+    for (int k = 0; k < 3; ++k) solved[3 + k][k] = 1.0;
+    conic_factor_solve_many(&dp->conic, &dp->state, 6, solved);
+    // where x is compliant (a near-flat contact, trace((H^-1)_xx) large) the sum H = S + M^T D M
+    // has rounded S's share in the free direction away (docs/dcol.md §4.5)
+    double compliance = solved[3][0] + solved[4][1] + solved[5][2];
+    bool compliant = compliance > dcol_stiff_compliance;
+    if (compliant && stiff_tangents(dp, tangent, dual_normal)) return true;
+    // The factor's shift biases both by about shift times the compliance of x: above REFINE_BIAS
+    // they are refined to the normal system without the shift (docs/dcol.md §4.1).
+    if (dp->state.factor_shift * compliance > REFINE_BIAS)
+        conic_refine_solutions(&dp->conic, &dp->state, 6, solved);
+    double m[3][12], r_x[3][12];
+    twist_terms(dp, m, r_x);
+    combine_tangents(n, solved, m, r_x, tangent);
+    if (!dual_normal) return true;
+    dual_tangents(n, block_a, tangent, m, dual_normal);
+    if (compliant) return true; // the augmented matrix could not be factored
+    // A's stiff duals enter dw as D_a (m_a . dv + ...), a weight up to 1e10 times a product that
+    // cancels to its share: their rounding, about 1e-16 D |m|^2 |dv| (trace((K_A)_xx) for D |m|^2),
+    // against the largest |dw| decides whether the augmented system must give them
+    double dv = 0.0, dw = 0.0;
+    for (int c = 0; c < 12; ++c) {
+        for (int j = 0; j < n; ++j) dv = dv < fabs(tangent[j][c]) ? fabs(tangent[j][c]) : dv;
+        for (int k = 0; k < 3; ++k) dw = dw < fabs(dual_normal[k][c]) ? fabs(dual_normal[k][c]) : dw;
+    }
+    double stiffest = block_a[0][0] + block_a[1][1] + block_a[2][2];
+    return !(2.2e-16 * stiffest * dv > NORMAL_ROUNDING * dw && dcol_stiff_compliance < INFINITY);
+}
+
 // solution_tangents_n with the variable count a constant (4 to 8), so that its loops unroll, and
-// stiff_tangents where it asks for them
+// stiff_tangents where its dual tangents are too rounded
 static void solution_tangents(const dcol_problem* dp, double tangent[CONIC_MAX_VARIABLES][12],
                               double (*dual_normal)[12]) {
     bool done;

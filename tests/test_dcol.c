@@ -1451,7 +1451,7 @@ static void test_elongated_shapes(void) {
 // up to 1 / t^2, so the normal matrix's sum rounded their tangents away: with it alone
 // (dcol_stiff_compliance INFINITY) the 95th percentile of the error was 5.1e-4 and 1.2e-3 and the
 // worst 0.13 and 2.4; from the augmented system where the compliance or the normal's estimated
-// rounding asks for it (docs/dcol.md §4.5; about half of these solves) 3.8e-5 and 4.0e-5, worst
+// rounding asks for it (docs/dcol.md §4.5; about half of these solves) 3.9e-5 and 4.0e-5, worst
 // 1.8e-3 and 5.0e-3.
 static void test_thin_jacobians(void) {
     enum { MOST = 1000 };
