@@ -269,16 +269,20 @@ static osc_vec3 body_dual_normal(const dcol_problem* dp, int which, const double
     return w;
 }
 
-// K_X = G^T W^-2 G_x restricted to body X's rows: column j of H's x-block from X alone [n][3]
+// K_X = G^T W^-2 G_x restricted to body X's rows: column j of H's x-block from X alone [n][3]; with
+// `stiff`, S_X, the same without the stiff blocks' rank-one parts (docs/dcol.md §4.5)
 static void body_normal_block(const dcol_problem* dp, int which,
+                              const conic_stiff_system* stiff,
                               double block[CONIC_MAX_VARIABLES][3]) {
-    double cone_part[CONIC_MAX_VARIABLES][3];
+    double part[2][CONIC_MAX_VARIABLES][3];
     const dcol_body* body = &dp->body[which];
-    conic_normal_block(&dp->conic, &dp->state, body->row_ranges[0][0], body->row_ranges[0][1], block);
-    conic_normal_block(&dp->conic, &dp->state, body->row_ranges[1][0], body->row_ranges[1][1],
-                       cone_part);
+    for (int range = 0; range < 2; ++range) {
+        int first = body->row_ranges[range][0], end = body->row_ranges[range][1];
+        if (stiff) conic_stiff_moderate_block(&dp->conic, &dp->state, stiff, first, end, part[range]);
+        else conic_normal_block(&dp->conic, &dp->state, first, end, part[range]);
+    }
     for (int j = 0; j < dp->conic.variables; ++j)
-        for (int k = 0; k < 3; ++k) block[j][k] += cone_part[j][k];
+        for (int k = 0; k < 3; ++k) block[j][k] = part[0][j][k] + part[1][j][k];
 }
 
 // flat contacts: x is pinned by active planes (stiffness ~ 1/mu), by curved active cones (~1) or
@@ -392,13 +396,8 @@ OSC_NOINLINE bool stiff_tangents(const dcol_problem* dp, double tangent[CONIC_MA
     if (!conic_stiff_factor(&dp->conic, &dp->state, STIFF_WEIGHT, &system)) return false;
     int n = dp->conic.variables;
     const dcol_body* body = &dp->body[0];
-    double block_a[CONIC_MAX_VARIABLES][3], cone_part[CONIC_MAX_VARIABLES][3];
-    conic_stiff_moderate_block(&dp->conic, &dp->state, &system, body->row_ranges[0][0],
-                               body->row_ranges[0][1], block_a);
-    conic_stiff_moderate_block(&dp->conic, &dp->state, &system, body->row_ranges[1][0],
-                               body->row_ranges[1][1], cone_part);
-    for (int j = 0; j < n; ++j)
-        for (int k = 0; k < 3; ++k) block_a[j][k] += cone_part[j][k];
+    double block_a[CONIC_MAX_VARIABLES][3];
+    body_normal_block(dp, 0, &system, block_a);
     bool of_a[CONIC_MAX_STIFF];
     for (int a = 0; a < system.count; ++a) {
         int row = system.first_row[a];
@@ -450,7 +449,7 @@ OSC_FORCE_INLINE bool solution_tangents_n(const int n, const dcol_problem* dp,
                                           double (*dual_normal)[12]) {
     double block_a[CONIC_MAX_VARIABLES][3];
     double solved[6][CONIC_MAX_VARIABLES]; // H^-1 K_A's columns, then H^-1 K_B's
-    body_normal_block(dp, 0, block_a);
+    body_normal_block(dp, 0, NULL, block_a);
     for (int j = 0; j < n; ++j)
         for (int k = 0; k < 3; ++k) solved[k][j] = block_a[j][k];
     // H^-1 E, E = [I_3; 0] (a rotation's force on x), with them in one pass
@@ -632,7 +631,7 @@ osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const o
     osc_vec3 u_x = osc_v3(u[0], u[1], u[2]);
     for (int which = 0; which < 2; ++which) {
         double block[CONIC_MAX_VARIABLES][3];
-        body_normal_block(&dp, which, block);
+        body_normal_block(&dp, which, NULL, block);
         osc_vec3 q = osc_v3(0, 0, 0);
         for (int j = 0; j < dp.conic.variables; ++j)
             q = osc_add(q, osc_scale(osc_v3(block[j][0], block[j][1], block[j][2]), u[j]));
