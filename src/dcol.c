@@ -23,8 +23,10 @@ static const double STIFF_WEIGHT = 1e4;
 static const double NORMAL_ROUNDING = 1e-4;
 
 bool dcol_support_path = true;
+bool dcol_exact_path = true;
 double dcol_stiff_compliance = 1.0;
 _Thread_local unsigned long dcol_general_starts = 0;
+_Thread_local unsigned long dcol_exact_solves = 0;
 
 osc_dcol_settings osc_dcol_settings_default(void) {
     osc_dcol_settings settings = {1e-10, 40, 1e-16};
@@ -84,6 +86,13 @@ static void assemble(dcol_problem* dp, const osc_convex* a, osc_pose pose_a, con
     }
     p->variables = column;
     p->objective = 3;
+    dp->rows_ready = false;
+}
+
+void dcol_assemble_rows(dcol_problem* dp) {
+    conic_problem* p = &dp->conic;
+    const osc_convex* shapes[2] = {dp->body[0].shape, dp->body[1].shape};
+    dp->rows_ready = true;
     int row = 0;
     for (int which = 0; which < 2; ++which) {
         const osc_convex* shape = shapes[which];
@@ -208,9 +217,14 @@ static void write_warm_start(const dcol_problem* dp, const double* v, bool valid
 
 osc_status dcol_solve(const char* function, const osc_dcol_settings* settings_in,
                       const osc_convex* a, osc_pose pose_a, const osc_convex* b, osc_pose pose_b,
-                      osc_dcol_warm_start* warm, dcol_problem* dp) {
+                      osc_dcol_warm_start* warm, bool allow_exact, dcol_problem* dp) {
     const osc_dcol_settings settings = *settings_in;
     assemble(dp, a, pose_a, b, pose_b);
+    dp->exact = false;
+    dp->exact_allowed = allow_exact && dcol_exact_path &&
+                        settings.tolerance <= DCOL_CLOSED_FORM_MAX_BARRIER;
+    // an exact contact needs no rows: they are assembled once the conic path is taken
+    if (!dp->exact_allowed) dcol_assemble_rows(dp);
     conic_state* state = &dp->state;
     bool use_warm = warm && warm->valid && warm->variables == dp->conic.variables;
     // the support path starts next to the answer, which no warm start beats (docs/dcol.md §3.5)
@@ -219,6 +233,14 @@ osc_status dcol_solve(const char* function, const osc_dcol_settings* settings_in
     int limit = settings.max_iterations < SUPPORT_MAX_ITERATIONS ? settings.max_iterations
                                                                 : SUPPORT_MAX_ITERATIONS;
     bool supported = dcol_support_path && dcol_support_start(dp, settings.tolerance, ACTIVE_GAP);
+    if (dp->exact) {
+        // a point contact's exact optimum (docs/dcol.md §3.7): no conic state
+        ++dcol_exact_solves;
+        if (warm) write_warm_start(dp, dp->optimum, true, warm);
+        return OSC_OK;
+    }
+    dp->exact_allowed = false; // the last resort's walk below must start the solver
+    if (!dp->rows_ready) dcol_assemble_rows(dp);
     if (supported)
         status = conic_solve(&dp->conic, settings.tolerance, limit, settings.regularization, true,
                              false, state);
@@ -296,26 +318,30 @@ static bool is_degenerate(const dcol_problem* dp, double barrier) {
     return !(trace <= threshold);
 }
 
+bool dcol_contact_points(osc_pose pose_a, osc_pose pose_b, double scale, osc_dcol_result* result) {
+    double alpha = result->alpha;
+    double separation = osc_length(osc_sub(pose_a.p, pose_b.p));
+    if (!(separation > 1e-12 * scale) || !(alpha > 0.0)) {
+        result->flags |= OSC_DCOL_COINCIDENT;
+        result->point_a = pose_a.p;
+        result->point_b = pose_b.p;
+        return false;
+    }
+    // eq. (29) and eq. (30), signed
+    result->point_a = osc_add_scaled(pose_a.p, osc_sub(result->point, pose_a.p), 1.0 / alpha);
+    result->point_b = osc_add_scaled(pose_b.p, osc_sub(result->point, pose_b.p), 1.0 / alpha);
+    result->distance = (1.0 - 1.0 / alpha) * separation;
+    return true;
+}
+
 static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
                         double barrier, osc_dcol_result* result) {
     const double* x = dp->state.x;
-    double alpha = x[3];
-    osc_vec3 point = osc_add_scaled(dp->centre, osc_v3(x[0], x[1], x[2]), dp->scale);
     memset(result, 0, sizeof *result);
-    result->alpha = alpha;
-    result->point = point;
+    result->alpha = x[3];
+    result->point = osc_add_scaled(dp->centre, osc_v3(x[0], x[1], x[2]), dp->scale);
     result->iterations = dp->state.iterations;
-    double separation = osc_length(osc_sub(pose_a.p, pose_b.p));
-    if (!(separation > 1e-12 * dp->scale) || !(alpha > 0.0)) {
-        result->flags = OSC_DCOL_COINCIDENT;
-        result->point_a = pose_a.p;
-        result->point_b = pose_b.p;
-        return;
-    }
-    // eq. (29) and eq. (30), signed
-    result->point_a = osc_add_scaled(pose_a.p, osc_sub(point, pose_a.p), 1.0 / alpha);
-    result->point_b = osc_add_scaled(pose_b.p, osc_sub(point, pose_b.p), 1.0 / alpha);
-    result->distance = (1.0 - 1.0 / alpha) * separation;
+    if (!dcol_contact_points(pose_a, pose_b, dp->scale, result)) return;
     result->normal = osc_normalize(body_dual_normal(dp, 0, dp->state.z));
     bool smooth = is_smooth(dp->body[0].shape) && is_smooth(dp->body[1].shape);
     if (!smooth && is_degenerate(dp, barrier)) result->flags |= OSC_DCOL_DEGENERATE;
@@ -499,6 +525,48 @@ static void solution_tangents(const dcol_problem* dp, double tangent[CONIC_MAX_V
     if (!done) stiff_tangents(dp, tangent, dual_normal);
 }
 
+void dcol_point_jacobians(osc_pose pose_a, osc_pose pose_b, const osc_dcol_result* result,
+                          const double dalpha[12], const double* dx,
+                          const osc_dcol_jacobians* jac) {
+    bool coincident = result->flags & OSC_DCOL_COINCIDENT;
+    double alpha = result->alpha;
+    osc_pose poses[2] = {pose_a, pose_b};
+    double* point_jacobians[2] = {jac->point_a, jac->point_b};
+    for (int which = 0; which < 2; ++which) {
+        double* out = point_jacobians[which];
+        if (!out) continue;
+        if (coincident) {
+            memset(out, 0, sizeof(double) * 36);
+            continue;
+        }
+        // eq. (29): dp_X = (1 - 1/alpha) dr_X + dx / alpha - (x - r_X) dalpha / alpha^2
+        osc_vec3 arm = osc_sub(result->point, poses[which].p);
+        double inverse = 1.0 / alpha, slope[12];
+        for (int c = 0; c < 12; ++c) slope[c] = -dalpha[c] / (alpha * alpha);
+        for (int k = 0; k < 3; ++k) {
+            double arm_k = osc_vec3_get(arm, k), *row = out + 12 * k;
+            for (int c = 0; c < 12; ++c) row[c] = dx[12 * k + c] * inverse + arm_k * slope[c];
+            row[6 * which + k] += 1.0 - inverse;
+        }
+    }
+    if (jac->distance) {
+        // eq. (30): d = (1 - 1/alpha) L, L = |r_A - r_B|
+        if (coincident) {
+            memset(jac->distance, 0, sizeof(double) * 12);
+        } else {
+            osc_vec3 gap = osc_sub(pose_a.p, pose_b.p);
+            double separation = osc_length(gap);
+            osc_vec3 unit = osc_normalize(gap);
+            for (int c = 0; c < 12; ++c) jac->distance[c] = separation * dalpha[c] / (alpha * alpha);
+            for (int k = 0; k < 3; ++k) {
+                double along = (1.0 - 1.0 / alpha) * osc_vec3_get(unit, k);
+                jac->distance[k] += along;
+                jac->distance[6 + k] -= along;
+            }
+        }
+    }
+}
+
 // Writes the Jacobians from the tangents, each row's 12 columns at once. A normalised tangent
 // becomes a world derivative by the factor of its column: a value measured in length^power (1:
 // points, 0: alpha, normals) is scale^power times its normalised value, and a translation column
@@ -522,42 +590,7 @@ static void fill_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pos
         for (int c = 0; c < 12; ++c) dx[k][c] = factor_point[c] * tangent[k][c];
     if (jac->alpha) memcpy(jac->alpha, dalpha, sizeof dalpha);
     if (jac->point) memcpy(jac->point, dx, sizeof dx);
-    double alpha = result->alpha;
-    osc_pose poses[2] = {pose_a, pose_b};
-    double* point_jacobians[2] = {jac->point_a, jac->point_b};
-    for (int which = 0; which < 2; ++which) {
-        double* out = point_jacobians[which];
-        if (!out) continue;
-        if (coincident) {
-            memset(out, 0, sizeof(double) * 36);
-            continue;
-        }
-        // eq. (29): dp_X = (1 - 1/alpha) dr_X + dx / alpha - (x - r_X) dalpha / alpha^2
-        osc_vec3 arm = osc_sub(result->point, poses[which].p);
-        double inverse = 1.0 / alpha, slope[12];
-        for (int c = 0; c < 12; ++c) slope[c] = -dalpha[c] / (alpha * alpha);
-        for (int k = 0; k < 3; ++k) {
-            double arm_k = osc_vec3_get(arm, k), *row = out + 12 * k;
-            for (int c = 0; c < 12; ++c) row[c] = dx[k][c] * inverse + arm_k * slope[c];
-            row[6 * which + k] += 1.0 - inverse;
-        }
-    }
-    if (jac->distance) {
-        // eq. (30): d = (1 - 1/alpha) L, L = |r_A - r_B|
-        if (coincident) {
-            memset(jac->distance, 0, sizeof(double) * 12);
-        } else {
-            osc_vec3 gap = osc_sub(pose_a.p, pose_b.p);
-            double separation = osc_length(gap);
-            osc_vec3 unit = osc_normalize(gap);
-            for (int c = 0; c < 12; ++c) jac->distance[c] = separation * dalpha[c] / (alpha * alpha);
-            for (int k = 0; k < 3; ++k) {
-                double along = (1.0 - 1.0 / alpha) * osc_vec3_get(unit, k);
-                jac->distance[k] += along;
-                jac->distance[6 + k] -= along;
-            }
-        }
-    }
+    dcol_point_jacobians(pose_a, pose_b, result, dalpha, &dx[0][0], jac);
     if (jac->normal) {
         // n = w / |w|, w = G_A,x^T z_A: dw = dtheta_A x w + G_A,x^T dz_A, dn = (I - n n^T) dw / |w|
         osc_vec3 w = body_dual_normal(dp, 0, dp->state.z);
@@ -593,8 +626,13 @@ osc_status osc_dcol_proximity(const osc_convex* a, osc_pose pose_a, const osc_co
     double barrier = checked.tolerance;
     if (dcol_sphere_pair(a, pose_a, b, pose_b, barrier, result, jacobians, warm)) return OSC_OK;
     dcol_problem dp;
-    status = dcol_solve(__func__, &checked, a, pose_a, b, pose_b, warm, &dp);
+    status = dcol_solve(__func__, &checked, a, pose_a, b, pose_b, warm, true, &dp);
     if (status != OSC_OK && status != OSC_ERR_NOT_CONVERGED) return status;
+    if (dp.exact) {
+        dcol_exact_result(&dp, pose_a, pose_b, result);
+        if (jacobians) dcol_exact_jacobians(&dp, pose_a, pose_b, result, jacobians);
+        return OSC_OK;
+    }
     fill_result(&dp, pose_a, pose_b, barrier, result);
     if (status != OSC_OK) return status;
     if (jacobians) fill_jacobians(&dp, pose_a, pose_b, result, jacobians);
@@ -610,16 +648,23 @@ osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const o
     osc_dcol_settings checked = settings ? *settings : osc_dcol_settings_default();
     osc_status status = dcol_check_query(__func__, a, &pose_a, b, &pose_b, &checked);
     if (status != OSC_OK) return status;
-    osc_dcol_result sphere_result;
-    osc_dcol_jacobians sphere_jacobians = {.alpha = gradient};
-    if (dcol_sphere_pair(a, pose_a, b, pose_b, checked.tolerance, &sphere_result,
-                         &sphere_jacobians, NULL)) {
-        *alpha = sphere_result.alpha;
+    osc_dcol_result closed_result;
+    osc_dcol_jacobians alpha_only = {.alpha = gradient};
+    if (dcol_sphere_pair(a, pose_a, b, pose_b, checked.tolerance, &closed_result,
+                         &alpha_only, NULL)) {
+        *alpha = closed_result.alpha;
         return OSC_OK;
     }
     dcol_problem dp;
-    status = dcol_solve(__func__, &checked, a, pose_a, b, pose_b, NULL, &dp);
+    status = dcol_solve(__func__, &checked, a, pose_a, b, pose_b, NULL, true, &dp);
     if (status != OSC_OK) return status;
+    if (dp.exact) {
+        osc_dcol_result exact_result;
+        dcol_exact_result(&dp, pose_a, pose_b, &exact_result);
+        dcol_exact_jacobians(&dp, pose_a, pose_b, &exact_result, &alpha_only);
+        *alpha = exact_result.alpha;
+        return OSC_OK;
+    }
     *alpha = dp.state.x[3];
     // adjoint: u = H^-1 e_alpha; dalpha/dxi_k = -u . rhs_k, rhs_k = r_x,k + K_X m_k, so with
     // q = K_X^T u: translation -> q, rotation -> arm x q - w x u_x (docs/dcol.md §4.3)

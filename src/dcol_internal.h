@@ -18,6 +18,27 @@ typedef struct dcol_body {
     int row_ranges[2][2]; // [orthant, cone] x [first, end) rows in the problem
 } dcol_body;
 
+/// The exact optimum of a point contact from the support walk (docs/dcol.md §3.7), in normalised
+/// units: alpha (S_A + S_B) = d = r'_B - r'_A with S_X body X's support point in direction n (B's
+/// negated, as the walk keeps its vertices), n . d = 1. Its derivatives solve the walk's optimality
+/// conditions linearised: the balance along the plane across n, with the curvature H_X of each
+/// body's smooth part, and the ties (v_j - v_rep) . n = 0 of at most two vertex differences.
+typedef struct dcol_exact_contact {
+    osc_vec3 n;
+    double alpha;
+    osc_vec3 support[2];      // S_A, S_B (negated)
+    bool curved[2];             // whether H_X is not zero
+    osc_mat3 curvature[2];      // H_X = (C - g g^T) / h at n, g = C n / h; zero without a smooth part
+    int tie_count;
+    int tie_body[2];
+    osc_vec3 tie[2];          // the tied differences v_j - v_rep
+    // set by dcol_exact_prepare: a basis (t1, t2) of the plane across n and the LU factors of the
+    // linearised system [alpha Hbar, alpha Abar^T; Abar, 0] (2 + tie_count unknowns)
+    osc_vec3 t1, t2;
+    double lu[4][4];
+    int pivot[4];
+} dcol_exact_contact;
+
 typedef struct dcol_problem {
     conic_problem conic;
     conic_state state;
@@ -27,6 +48,10 @@ typedef struct dcol_problem {
     // the support walk's exact optimum (x', alpha, slacks'), kept when the start from it fails
     bool has_optimum;
     double optimum[CONIC_MAX_VARIABLES];
+    // the exact contact (§3.7): whether the solve may end at it, and whether it did
+    bool exact_allowed, exact;
+    bool rows_ready; // the conic rows are assembled (dcol_assemble_rows)
+    dcol_exact_contact contact;
 } dcol_problem;
 
 
@@ -35,16 +60,55 @@ typedef struct dcol_problem {
 /// to dp->state.x with its slack and dual (state.s, state.z). False when the pair or its contact
 /// does not allow it (docs/dcol.md §3.5); dp->has_optimum tells whether the walk found the
 /// optimum, then in dp->optimum, all the same.
+/// Where dp->exact_allowed and the optimum is a point contact that dcol_exact_prepare accepts, it
+/// fills dp->contact, sets dp->exact and returns true without a start.
 bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap);
+
+/// Assembles the conic rows of a problem whose bodies are set (dcol.c): deferred until the conic
+/// path is taken, since an exact contact needs none.
+void dcol_assemble_rows(dcol_problem* dp);
+
+/// Prepares an exact contact whose n, alpha, support, curvature and ties are set: its plane basis
+/// and the factors of its linearised optimality conditions. False where they are singular to
+/// working precision (a degenerate contact: parallel ties, no curvature along a tie), when the
+/// conic path must answer instead.
+bool dcol_exact_prepare(dcol_exact_contact* contact);
+
+/// The result of an exact contact (dp->exact): alpha, x, the contact points, distance and normal.
+void dcol_exact_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
+                       osc_dcol_result* result);
+
+/// The non-NULL Jacobians of an exact contact, from its prepared factors (docs/dcol.md §4.6).
+void dcol_exact_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
+                          const osc_dcol_result* result, const osc_dcol_jacobians* jacobians);
+
+/// Fills eq. (29)'s contact points, eq. (30)'s distance and the COINCIDENT flag of `result` from
+/// its alpha and point (shared by the conic and exact paths). False when the pair is coincident.
+bool dcol_contact_points(osc_pose pose_a, osc_pose pose_b, double scale, osc_dcol_result* result);
+
+/// Writes the contact points' and the distance's Jacobians from alpha's and x's (dx: [3][12]; world
+/// units, eqs. (29), (30)).
+void dcol_point_jacobians(osc_pose pose_a, osc_pose pose_b, const osc_dcol_result* result,
+                          const double dalpha[12], const double* dx,
+                          const osc_dcol_jacobians* jacobians);
 
 /// The general starts of §3.3 this thread has run (from the walk's optimum or from the inner
 /// radii's point): the tests' count of fallbacks from the support path. Never read by the library.
 extern _Thread_local unsigned long dcol_general_starts;
 
+/// The solves this thread has ended at an exact contact (§3.7): the tests' count of the exact
+/// path. Never read by the library.
+extern _Thread_local unsigned long dcol_exact_solves;
+
 /// Whether the pairs that can take the support path do, and two spheres their closed form
 /// (docs/dcol.md §3.5, §3.6): true. Tests clear it to compare those with the general start; not
 /// thread safe, never changed by the library.
 extern bool dcol_support_path;
+
+/// Whether a point contact of the support path may end at its exact optimum (§3.7) where the
+/// barrier is at most DCOL_CLOSED_FORM_MAX_BARRIER: true. Tests clear it to compare with the
+/// support path's central point; not thread safe, never changed by the library.
+extern bool dcol_exact_path;
 
 /// The compliance of x, trace((H^-1)_xx) in normalised units, above which the pose tangents are
 /// solved on the augmented system (conic_stiff.c, docs/dcol.md §4.5): 1. They are also where the
@@ -73,10 +137,12 @@ bool dcol_sphere_pair(const osc_convex* a, osc_pose pose_a, const osc_convex* b,
 
 /// Assembles the problem of a query that passed dcol_check_query into `dp` and solves it with
 /// `settings` (from `warm` when valid, which is then overwritten with this solve's solution).
+/// With `allow_exact` a point contact may end at its exact optimum (dp->exact; docs/dcol.md §3.7)
+/// where the barrier allows it; the conic state is then not set.
 /// OSC_OK, or the solver's status (OSC_ERR_NOT_CONVERGED with `dp` holding the last iterate, the
 /// message naming `function`).
 osc_status dcol_solve(const char* function, const osc_dcol_settings* settings, const osc_convex* a,
                       osc_pose pose_a, const osc_convex* b, osc_pose pose_b,
-                      osc_dcol_warm_start* warm, dcol_problem* dp);
+                      osc_dcol_warm_start* warm, bool allow_exact, dcol_problem* dp);
 
 #endif // OSC_DCOL_INTERNAL_H

@@ -142,7 +142,7 @@ osc_status osc_dcol_alpha_parameter_gradient(const osc_convex* a, osc_pose pose_
     osc_status status = dcol_check_query(__func__, a, &pose_a, b, &pose_b, &checked);
     if (status != OSC_OK) return status;
     dcol_problem dp;
-    status = dcol_solve(__func__, &checked, a, pose_a, b, pose_b, NULL, &dp);
+    status = dcol_solve(__func__, &checked, a, pose_a, b, pose_b, NULL, false, &dp);
     if (status != OSC_OK) return status;
     if (alpha) *alpha = dp.state.x[3];
     // the adjoint u = H^-1 e_alpha and q = W^-2 G u

@@ -387,8 +387,8 @@ static bool curved_crossing(const support_body* body, osc_vec3 n, osc_vec3 step,
 // x = r'_A + alpha y_A = r'_B - alpha y_B from the support points y (averaged: they agree at the
 // optimum), alpha = 1 / N, and the slacks: the core points in the body frame, scaled by alpha (B's
 // actual core point is minus its negated one); then the first-order central point
-static bool finish_start(dcol_problem* dp, double sum, const osc_vec3 core[2],
-                         const osc_vec3 support[2], double barrier, double active_gap) {
+static void set_optimum(dcol_problem* dp, double sum, const osc_vec3 core[2],
+                        const osc_vec3 support[2]) {
     double alpha = 1.0 / sum;
     double* v = dp->state.x;
     memset(v, 0, sizeof dp->state.x);
@@ -412,7 +412,160 @@ static bool finish_start(dcol_problem* dp, double sum, const osc_vec3 core[2],
     v[3] = alpha;
     memcpy(dp->optimum, v, sizeof dp->optimum);
     dp->has_optimum = true;
-    return conic_offset_start(&dp->conic, barrier, active_gap, v, dp->state.s, dp->state.z);
+}
+
+static bool finish_start(dcol_problem* dp, double sum, const osc_vec3 core[2],
+                         const osc_vec3 support[2], double barrier, double active_gap) {
+    set_optimum(dp, sum, core, support);
+    if (!dp->rows_ready) dcol_assemble_rows(dp);
+    return conic_offset_start(&dp->conic, barrier, active_gap, dp->state.x, dp->state.s, dp->state.z);
+}
+
+// a disc's support at least this share of |n| R / s from its kink for an exact contact: nearer,
+// its curvature (~ 1 / |P n|) is left to the conic path's smoothing
+static const double EXACT_KINK_CLEARANCE = 1e-6;
+// the balance alpha (S_A + S_B) = d that an exact contact must meet, relative to |d| (x is the
+// mean of its two sides): where the walk ends short of it (the rounding floor of a needle's
+// curvature, whose eigenvalues span 1e8 and more at aspect 1e4, left 1e-5 of alpha in the gauges),
+// its start and the re-centring steps of the conic path answer. 1e-12 and a bound against the
+// thinner body's inner radius both let needles through whose x then failed the gauges or whose
+// differences crossed from one path to the other (docs/dcol.md §3.7)
+static const double EXACT_BALANCE = 1e-13;
+// every vertex that is not tied at least this share of |n| times the body's size below the
+// support for an exact contact: nearer, the contact is close to flat (a face resting on a face, a
+// capsule lying on one), which the conic path smooths and flags (docs/dcol.md §5)
+static const double EXACT_TIE_CLEARANCE = 1e-4;
+
+// a vertex's gap below the support: clear, or in the tied face (|gap| <= in_face)
+static inline bool clear_of(double gap, double clearance, double in_face) {
+    return gap > clearance || fabs(gap) <= in_face;
+}
+
+// whether every vertex of the body that is not tied, of the representative's piece (a cone's
+// other piece too), lies clear of the support at n (EXACT_TIE_CLEARANCE)
+static bool ties_clear(const support_body* body, osc_vec3 n, double size) {
+    int representative = body->tied[0];
+    double top = osc_dot(body->vertex[representative], n);
+    double clearance = EXACT_TIE_CLEARANCE * osc_length(n) * size;
+    // a face (three tied vertices or more fix n): its other vertices, in its plane to rounding,
+    // are part of it and move with it
+    double in_face = body->tied_count > 2 ? 1e-12 * osc_length(n) * size : -1.0;
+    if (body->plain >= 0) {
+        if (body->tied_count > 1) return true; // both pieces tied: nothing else to meet
+        // a cone with its representative's piece alone: the other piece's value
+        int other = 1 - representative;
+        double gap = top - osc_dot(body->vertex[other], n) +
+                     (is_swept(body, representative) - is_swept(body, other)) * body->root;
+        return gap > clearance;
+    }
+    if (body->neighbours) {
+        // a polytope: only a face neighbour of a tied vertex can tie first
+        uint64_t candidates[CONVEX_NEIGHBOUR_WORDS] = {0};
+        for (int i = 0; i < body->tied_count; ++i)
+            for (int w = 0; w < CONVEX_NEIGHBOUR_WORDS; ++w) candidates[w] |= body->neighbours[body->tied[i]][w];
+        for (int w = 0; w < CONVEX_NEIGHBOUR_WORDS; ++w)
+            for (uint64_t word = candidates[w]; word; word &= word - 1) {
+                int j = 64 * w + osc_lowest_bit(word);
+                if (!body->is_tied[j] && !clear_of(top - osc_dot(body->vertex[j], n), clearance, in_face))
+                    return false;
+            }
+        return true;
+    }
+    for (int j = 0; j < body->count; ++j)
+        if (!body->is_tied[j] && !clear_of(top - osc_dot(body->vertex[j], n), clearance, in_face))
+            return false;
+    return true;
+}
+
+// whether alpha (S_A + S_B) = d holds to EXACT_BALANCE; then starts the exact contact with n, alpha
+// and the support points, no curvature and no ties
+static bool exact_begin(dcol_problem* dp, osc_vec3 n, double sum, const osc_vec3 support[2]) {
+    dcol_exact_contact* contact = &dp->contact;
+    osc_vec3 d = osc_sub(dp->body[1].origin, dp->body[0].origin);
+    osc_vec3 balance = osc_sub(osc_scale(osc_add(support[0], support[1]), 1.0 / sum), d);
+    if (!(osc_length_squared(balance) <= EXACT_BALANCE * EXACT_BALANCE * osc_length_squared(d)))
+        return false;
+    contact->n = n;
+    contact->alpha = 1.0 / sum;
+    contact->tie_count = 0;
+    memset(contact->curvature, 0, sizeof contact->curvature);
+    contact->curved[0] = contact->curved[1] = false;
+    for (int k = 0; k < 2; ++k) contact->support[k] = support[k];
+    return true;
+}
+
+// share times the curvature of the body's smooth part at n, H = (C - g g^T) / h with g = C n / h,
+// into *out; false for a disc too near its kink (EXACT_KINK_CLEARANCE)
+static bool smooth_curvature(const support_body* body, osc_vec3 n, osc_vec3 cn, double root,
+                             double share, osc_mat3* out) {
+    if (!(root > (body->disc ? EXACT_KINK_CLEARANCE * osc_length(n) * body->radius : 0.0))) return false;
+    double inverse = 1.0 / root;
+    osc_vec3 g = osc_scale(cn, inverse);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            out->m[i][j] = share * (body->C[i][j] - osc_vec3_get(g, i) * osc_vec3_get(g, j)) * inverse;
+    return true;
+}
+
+static void add_tie(dcol_exact_contact* contact, int body, osc_vec3 tie) {
+    contact->tie_body[contact->tie_count] = body;
+    contact->tie[contact->tie_count++] = tie;
+}
+
+// The walk's optimum as an exact contact (dcol_internal.h; docs/dcol.md §3.7) where it is a point
+// contact: a disc clear of its kink, at most two tied differences (of a face's more than two, the
+// pair that spans it best: the face's vertices move with it rigidly; a cone's apex tied with its
+// base is one, between its two pieces' support points, with the base's curvature weighted by its
+// share), every other vertex clear of the support, and linearised conditions that
+// dcol_exact_prepare can factor. `weight`: the ties' weights, body by body.
+static bool exact_contact(dcol_problem* dp, const support_body bodies[2], osc_vec3 n, double sum,
+                          double size, const double weight[2], const osc_vec3 support[2]) {
+    if (!exact_begin(dp, n, sum, support)) return false;
+    dcol_exact_contact* contact = &dp->contact;
+    for (int k = 0, tie_index = 0; k < 2; tie_index += bodies[k].tied_count - 1, ++k) {
+        const support_body* body = &bodies[k];
+        if (!ties_clear(body, n, size)) return false;
+        int representative = body->tied[0];
+        if (body->plain >= 0 && body->tied_count > 1) {
+            // a cone's generator: S = piece_r + w (piece_j - piece_r), dS/dn its base's curvature
+            // times the base's share
+            int other = body->tied[1];
+            double w = weight[tie_index], share = is_swept(body, representative) ? 1.0 - w : w;
+            if (!smooth_curvature(body, n, body->cn, body->root, share, &contact->curvature[k]))
+                return false;
+            contact->curved[k] = true;
+            osc_vec3 g = osc_scale(body->cn, 1.0 / body->root);
+            double kappa = is_swept(body, other) - is_swept(body, representative);
+            add_tie(contact, k, osc_add_scaled(osc_sub(body->vertex[other], body->vertex[representative]), g, kappa));
+            continue;
+        }
+        if (is_swept(body, representative)) {
+            if (!smooth_curvature(body, n, body->cn, body->root, 1.0, &contact->curvature[k])) return false;
+            contact->curved[k] = true;
+        }
+        osc_vec3 origin = body->vertex[representative];
+        int first = 1, second = body->tied_count > 2 ? 2 : -1;
+        if (body->tied_count > 3) {
+            // a face: the two differences of largest cross product
+            double best = -1.0;
+            for (int i = 1; i < body->tied_count; ++i)
+                for (int j = i + 1; j < body->tied_count; ++j) {
+                    double area = osc_length_squared(
+                        osc_cross(osc_sub(body->vertex[body->tied[i]], origin),
+                                  osc_sub(body->vertex[body->tied[j]], origin)));
+                    if (area > best) {
+                        best = area;
+                        first = i;
+                        second = j;
+                    }
+                }
+        }
+        for (int i = 1; i < body->tied_count && i <= 2; ++i) {
+            if (contact->tie_count == 2) return false;
+            add_tie(contact, k, osc_sub(body->vertex[body->tied[i == 1 ? first : second]], origin));
+        }
+    }
+    return dcol_exact_prepare(contact);
 }
 
 // a disc's subgradients at its kink in plane coordinates: R (e_1 . u, e_2 . u) = M (a, b) for
@@ -434,13 +587,27 @@ static disc_map disc_plane_map(const support_body* disc, osc_vec3 e1, osc_vec3 e
     return map;
 }
 
+// what an exact contact at a disc's kink needs (exact_kink_contact): n, the rim's share |u| of the
+// contact point, the other body's clearance and smooth part, and the directions
+// across the axis
+typedef struct kink_info {
+    osc_vec3 n;
+    double reach;
+    double other_gap;
+    osc_vec3 other_cn;
+    double other_root;
+    osc_vec3 f1, f2;
+} kink_info;
+
 // A cylinder's disc is not differentiable at n_e = e / (e . d), where its end faces the other body
 // (docs/dcol.md §3.5). n_e is the optimum when the rest of N's gradient there, g, is balanced by a
 // subgradient of the disc, R u with u across the axis and |u| <= 1: R (e_1 . u, e_2 . u) = -g. Then
 // fills the sum N, the core and support points. False when it is not, when n_e is off the plane
 // (the axis across d) or when a support there is not unique.
+
 static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec3 e1, osc_vec3 e2,
-                              double size, double* sum, osc_vec3 core[2], osc_vec3 support[2]) {
+                              double size, double* sum, osc_vec3 core[2], osc_vec3 support[2],
+                              kink_info* info) {
     const support_body* disc = &bodies[k];
     double ed = osc_dot(disc->axis, d);
     if (!(fabs(ed) > 1e-9 * osc_length(d))) return false;
@@ -467,6 +634,10 @@ static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec
         }
         if (!(second < first - 1e-12 * size * osc_length(n))) return false; // tied: not a point
         if (b == k && best == body->plain) return false; // a cone's apex, not its base, is there
+        if (b != k) {
+            info->other_gap = first - second;
+            info->other_root = 0.0;
+        }
         core[b] = support[b] = body->vertex[best];
         *sum += osc_dot(body->vertex[best], n);
         plane_vector along = plane_coordinates(body, best);
@@ -477,6 +648,8 @@ static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec
             double root = smooth_part(body, n, &cn);
             if (!(root > 1e-12 * osc_length(n) * size)) return false;
             support[b] = osc_add_scaled(support[b], cn, 1.0 / root);
+            info->other_cn = cn;
+            info->other_root = root;
             *sum += root;
             g1 += osc_dot(cn, e1) / root;
             g2 += osc_dot(cn, e2) / root;
@@ -489,7 +662,46 @@ static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec
     if (!(a * a + b * b <= 1.0)) return false;
     support[k] = osc_add_scaled(support[k], osc_add(osc_scale(map.f1, a), osc_scale(map.f2, b)),
                                 disc->radius);
+    info->n = n;
+    info->reach = sqrt(a * a + b * b);
+    info->f1 = map.f1;
+    info->f2 = map.f2;
     return true;
+}
+
+// An optimum at a disc's kink as an exact contact (docs/dcol.md §3.7): the end face against the
+// other body's single support point, clear of the rim and of the other's next vertex. n is the
+// axis's and turns with it: the face's two directions across the axis are its ties (the contact
+// point's place on the face their weights), and the face has no curvature.
+static bool exact_kink_contact(dcol_problem* dp, const support_body bodies[2], int k,
+                               const kink_info* info, double sum, double size,
+                               const osc_vec3 support[2]) {
+    const support_body *disc = &bodies[k], *other = &bodies[1 - k];
+    if (!(info->reach < 1.0 - EXACT_TIE_CLEARANCE) ||
+        !(info->other_gap > EXACT_TIE_CLEARANCE * osc_length(info->n) * size) ||
+        !exact_begin(dp, info->n, sum, support))
+        return false;
+    dcol_exact_contact* contact = &dp->contact;
+    if (info->other_root > 0.0) {
+        if (!smooth_curvature(other, info->n, info->other_cn, info->other_root, 1.0, &contact->curvature[1 - k]))
+            return false;
+        contact->curved[1 - k] = true;
+    }
+    add_tie(contact, k, osc_scale(info->f1, disc->radius));
+    add_tie(contact, k, osc_scale(info->f2, disc->radius));
+    return dcol_exact_prepare(contact);
+}
+
+// the start from an optimum at a disc's kink, or that optimum as an exact contact
+static bool finish_kink(dcol_problem* dp, const support_body bodies[2], int k, const kink_info* info,
+                        double sum, double size, const osc_vec3 core[2], const osc_vec3 support[2],
+                        double barrier, double active_gap) {
+    if (dp->exact_allowed && exact_kink_contact(dp, bodies, k, info, sum, size, support)) {
+        set_optimum(dp, sum, core, support);
+        dp->exact = true;
+        return true;
+    }
+    return finish_start(dp, sum, core, support, barrier, active_gap);
 }
 
 // A disc's axis within DISC_FACE_COSINE of a polytope face's normal (about 1.4e-5 rad) stands on
@@ -816,9 +1028,10 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
     for (int k = 0; k < 2; ++k) {
         double kink_sum;
         osc_vec3 core[2], support[2];
-        if (bodies[k].disc &&
-            (disc_kink_optimum(bodies, k, d, e1, e2, size, &kink_sum, core, support) ||
-             disc_face_optimum(dp, bodies, k, d, &kink_sum, core, support)))
+        kink_info info;
+        if (bodies[k].disc && disc_kink_optimum(bodies, k, d, e1, e2, size, &kink_sum, core, support, &info))
+            return finish_kink(dp, bodies, k, &info, kink_sum, size, core, support, barrier, active_gap);
+        if (bodies[k].disc && disc_face_optimum(dp, bodies, k, d, &kink_sum, core, support))
             return finish_start(dp, kink_sum, core, support, barrier, active_gap);
     }
     double weight[2] = {0.0, 0.0}; // the ties' subgradient weights (at most two)
@@ -910,9 +1123,11 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
             if (!kink_descent(&bodies[at_kink], e1, e2, g1, g2, &w1, &w2)) {
                 double kink_sum;
                 osc_vec3 core[2], support[2];
-                if (!disc_kink_optimum(bodies, at_kink, d, e1, e2, size, &kink_sum, core, support))
+                kink_info info;
+                if (!disc_kink_optimum(bodies, at_kink, d, e1, e2, size, &kink_sum, core, support, &info))
                     return false;
-                return finish_start(dp, kink_sum, core, support, barrier, active_gap);
+                return finish_kink(dp, bodies, at_kink, &info, kink_sum, size, core, support, barrier,
+                                   active_gap);
             }
             double curvature = h11 * w1 * w1 + 2.0 * h12 * w1 * w2 + h22 * w2 * w2;
             newton = curvature > FLAT_CURVATURE * (h11 + h22) * (w1 * w1 + w2 * w2);
@@ -1242,6 +1457,11 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         }
         support[k] = core[k];
         if (body->ball) support[k] = osc_add_scaled(support[k], body->cn, 1.0 / body->root);
+    }
+    if (dp->exact_allowed && dd > 1e-20 && exact_contact(dp, bodies, n, sum, size, weight, support)) {
+        set_optimum(dp, sum, core, support);
+        dp->exact = true;
+        return true;
     }
     return finish_start(dp, sum, core, support, barrier, active_gap);
 }

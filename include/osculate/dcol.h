@@ -13,7 +13,8 @@
 //   by a primal-dual interior-point method with Nesterov-Todd scaling and Mehrotra's predictor-
 //   corrector, entirely on the stack (docs/dcol.md §3).
 // - Derivatives with respect to both poses (12 columns) come from the implicit function theorem on
-//   the solver's KKT conditions, reusing its factorisation (docs/dcol.md §4). osc_dcol_alpha_gradient
+//   the solver's KKT conditions, reusing its factorisation (docs/dcol.md §4), or at an exact point
+//   contact on the support walk's optimality conditions (§4.6). osc_dcol_alpha_gradient
 //   is the fast path for d alpha alone.
 // - osc_dcol_proximity_batch runs many pairs over threads; each result equals the single call's bit
 //   for bit.
@@ -26,7 +27,13 @@
 // returned are the exact derivatives of that answer. The default 1e-10 rounds nothing a user can see.
 // Two spheres, which have nothing to round, take a closed form (the exact optimum and its exact
 // derivatives) at tolerances up to 1e-9, where the central point differs from it by less than the
-// solver resolves (docs/dcol.md §3.6).
+// solver resolves (docs/dcol.md §3.6). At those tolerances every point contact (one point of each
+// shape touches, clear of any flat contact: almost every pose) likewise ends at its exact optimum,
+// found on the support functions, with the exact derivatives of that optimum (docs/dcol.md §3.7,
+// §4.6): alpha is then below the central point's by at most its duality gap (the tolerance times
+// the rows and cones of the pair, 2.4e-9 for two 12-face polytopes at the default) and x within
+// 4e-7 of its size; flat and nearly flat contacts keep the central point. Ask for a tolerance
+// above 1e-9 to have the central point everywhere.
 //
 // CONVENTIONS (ARCHITECTURE.md §2)
 // Poses are world-from-body; each shape is scaled about its pose's position. Derivatives are
@@ -99,7 +106,8 @@ typedef struct osc_dcol_result {
     osc_vec3 point_b;  ///< contact point on B
     double distance;   ///< signed: (1 - 1 / alpha) |r_A - r_B|, = +-|point_a - point_b| (eq. (30))
     osc_vec3 normal;   ///< unit outward normal of scaled A at x, from A towards B
-    int iterations;    ///< interior-point iterations taken (docs/dcol.md §3.5: or re-centring steps)
+    int iterations;    ///< interior-point iterations taken (docs/dcol.md §3.5: or re-centring
+                       ///< steps; 0 at an exact point contact, §3.7)
     int flags;         ///< OSC_DCOL_DEGENERATE, OSC_DCOL_COINCIDENT
 } osc_dcol_result;
 
@@ -126,7 +134,8 @@ OSC_API osc_status osc_dcol_proximity(const osc_convex* a, osc_pose pose_a, cons
 
 /// Returns OSC_OK and writes alpha and its gradient d alpha / d(xi_A, xi_B) [12]: the fast path
 /// (one extra back-substitution, the envelope theorem made exact at the barrier parameter by an
-/// adjoint solve, docs/dcol.md §4.3). Same arguments and errors as osc_dcol_proximity.
+/// adjoint solve, docs/dcol.md §4.3; at an exact point contact the envelope theorem itself, §4.6),
+/// equal to osc_dcol_proximity's alpha row. Same arguments and errors as osc_dcol_proximity.
 OSC_API osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const osc_convex* b,
                                            osc_pose pose_b, const osc_dcol_settings* settings,
                                            double* alpha, double gradient[12]);
@@ -140,8 +149,9 @@ OSC_API int osc_dcol_parameter_count(const osc_convex* shape);
 /// Returns OSC_OK and writes alpha (nullable) and d alpha / d(shape parameters) of `a` into
 /// `gradient_a` and of `b` into `gradient_b` (each nullable, osc_dcol_parameter_count entries, in
 /// its order). One adjoint solve after the solve (docs/dcol.md §4.4). For an ellipsoid the nine
-/// entries are the derivative along symmetric perturbations of P (symmetrised). Same errors as
-/// osc_dcol_proximity.
+/// entries are the derivative along symmetric perturbations of P (symmetrised). It always solves
+/// for the central point (§3.4), so at a point contact its alpha is above osc_dcol_proximity's
+/// exact one by at most that point's duality gap (§3.7). Same errors as osc_dcol_proximity.
 OSC_API osc_status osc_dcol_alpha_parameter_gradient(const osc_convex* a, osc_pose pose_a,
                                                      const osc_convex* b, osc_pose pose_b,
                                                      const osc_dcol_settings* settings,

@@ -1,0 +1,239 @@
+// dcol_exact.c: the exact optimum of a point contact and its derivatives (docs/dcol.md §3.7, §4.6).
+// Where the support walk ends at a contact with at most two tied vertex differences, the optimum
+// alpha (S_A + S_B) = d is an analytic function of the poses, and its tangent solves the walk's
+// optimality conditions linearised: at most 4 unknowns, no interior-point solve at all.
+
+#include "dcol_internal.h"
+
+#include <string.h>
+
+// the smallest curvature, relative to its trace, that a contact without ties must have in every
+// direction of the plane (det Hbar against trace^2), or a single tie along its line (against the
+// trace): below, the contact is flat to working precision and the conic path answers
+static const double EXACT_MIN_CURVATURE = 1e-12;
+// the smallest sine of the angle between two ties' directions on the plane
+static const double EXACT_MIN_TIE_SINE = 1e-6;
+
+// LU factors with partial pivoting of the size x size matrix in lu, in place; false on a zero pivot
+static bool lu_factor(double lu[4][4], int pivot[4], int size) {
+    for (int k = 0; k < size; ++k) {
+        int best = k;
+        for (int i = k + 1; i < size; ++i)
+            if (fabs(lu[i][k]) > fabs(lu[best][k])) best = i;
+        pivot[k] = best;
+        if (!(lu[best][k] != 0.0)) return false;
+        if (best != k)
+            for (int j = 0; j < size; ++j) {
+                double swap = lu[k][j];
+                lu[k][j] = lu[best][j];
+                lu[best][j] = swap;
+            }
+        for (int i = k + 1; i < size; ++i) {
+            lu[i][k] /= lu[k][k];
+            for (int j = k + 1; j < size; ++j) lu[i][j] -= lu[i][k] * lu[k][j];
+        }
+    }
+    return true;
+}
+
+// the inverse of the factored matrix, all columns solved side by side (rows swapped whole, so every
+// swap first)
+static void lu_inverse(const double lu[4][4], const int pivot[4], int size, double inverse[4][4]) {
+    for (int i = 0; i < size; ++i)
+        for (int j = 0; j < size; ++j) inverse[i][j] = i == j;
+    for (int k = 0; k < size; ++k)
+        for (int j = 0; j < size; ++j) {
+            double swap = inverse[k][j];
+            inverse[k][j] = inverse[pivot[k]][j];
+            inverse[pivot[k]][j] = swap;
+        }
+    for (int k = 0; k < size; ++k)
+        for (int i = k + 1; i < size; ++i)
+            for (int j = 0; j < size; ++j) inverse[i][j] -= lu[i][k] * inverse[k][j];
+    for (int k = size - 1; k >= 0; --k) {
+        for (int i = k + 1; i < size; ++i)
+            for (int j = 0; j < size; ++j) inverse[k][j] -= lu[k][i] * inverse[i][j];
+        double scale = 1.0 / lu[k][k];
+        for (int j = 0; j < size; ++j) inverse[k][j] *= scale;
+    }
+}
+
+bool dcol_exact_prepare(dcol_exact_contact* c) {
+    osc_vec3 unit = osc_normalize(c->n);
+    osc_vec3 axis = fabs(unit.x) < 0.57 ? osc_v3(1, 0, 0) : fabs(unit.y) < 0.57 ? osc_v3(0, 1, 0)
+                                                                                  : osc_v3(0, 0, 1);
+    c->t1 = osc_normalize(osc_cross(unit, axis));
+    c->t2 = osc_cross(unit, c->t1);
+    osc_vec3 t[2] = {c->t1, c->t2};
+    // Hbar = T^T (H_A + H_B) T, Abar_j = (tie_j . t1, tie_j . t2)
+    double hbar[2][2], abar[2][2];
+    for (int i = 0; i < 2; ++i)
+        for (int l = 0; l < 2; ++l)
+            hbar[i][l] = osc_dot(t[i], osc_add(osc_mat3_apply(c->curvature[0], t[l]), osc_mat3_apply(c->curvature[1], t[l])));
+    for (int j = 0; j < c->tie_count; ++j)
+        for (int i = 0; i < 2; ++i) abar[j][i] = osc_dot(c->tie[j], t[i]);
+    double trace = hbar[0][0] + hbar[1][1];
+    if (c->tie_count == 0) {
+        double det = hbar[0][0] * hbar[1][1] - hbar[0][1] * hbar[1][0];
+        if (!(det > EXACT_MIN_CURVATURE * trace * trace)) return false;
+    } else if (c->tie_count == 1) {
+        // the curvature along the tie's line u (across its direction on the plane)
+        double length = hypot(abar[0][0], abar[0][1]);
+        if (!(length > 0.0)) return false;
+        double u1 = -abar[0][1] / length, u2 = abar[0][0] / length;
+        double along = hbar[0][0] * u1 * u1 + 2.0 * hbar[0][1] * u1 * u2 + hbar[1][1] * u2 * u2;
+        if (!(along > EXACT_MIN_CURVATURE * trace)) return false;
+    } else {
+        double det = abar[0][0] * abar[1][1] - abar[0][1] * abar[1][0];
+        if (!(fabs(det) > EXACT_MIN_TIE_SINE * hypot(abar[0][0], abar[0][1]) *
+                              hypot(abar[1][0], abar[1][1])))
+            return false;
+    }
+    // [alpha Hbar, alpha Abar^T; Abar, 0]
+    int size = 2 + c->tie_count;
+    memset(c->lu, 0, sizeof c->lu);
+    for (int i = 0; i < 2; ++i) {
+        for (int l = 0; l < 2; ++l) c->lu[i][l] = c->alpha * hbar[i][l];
+        for (int j = 0; j < c->tie_count; ++j) {
+            c->lu[i][2 + j] = c->alpha * abar[j][i];
+            c->lu[2 + j][i] = abar[j][i];
+        }
+    }
+    return lu_factor(c->lu, c->pivot, size);
+}
+
+void dcol_exact_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
+                       osc_dcol_result* result) {
+    const dcol_exact_contact* c = &dp->contact;
+    memset(result, 0, sizeof *result);
+    result->alpha = c->alpha;
+    result->point = osc_add_scaled(dp->centre, osc_v3(dp->optimum[0], dp->optimum[1], dp->optimum[2]),
+                                   dp->scale);
+    if (dcol_contact_points(pose_a, pose_b, dp->scale, result)) result->normal = osc_normalize(c->n);
+}
+
+// Per twist column (A's translation, A's rotation, B's translation, B's rotation; docs/dcol.md
+// §4.6), in normalised units: dd = (dp_B - dp_A) / scale, and a rotation dtheta of body X turns
+// its support point at fixed n and weights by R = dtheta x S_X - H_X (dtheta x n) and its ties by
+// dtheta x tie. Then
+//     dalpha = alpha (n . dd - alpha n . R)                      (the balance along n)
+//     alpha (Hbar dn + Abar^T dw) = T^T (dd - dalpha S - alpha R)  (across n)
+//     Abar dn = -((dtheta x tie_j) . n)                           (the ties kept)
+// and dS_A = R_A + H_A dn + sum over A's ties dw_j tie_j, dx = dp_A + scale (dalpha S_A + alpha dS_A),
+// dnormal = dn / |n| (dn is across n). With the system's inverse K^-1 formed once, dn = D b and
+// the part of dx that the solve moves, scale alpha (H_A dn + sum dw_j tie_j) = P b, are 3 x (2 + ties)
+// maps of the right-hand side b. Per axis i of a rotation of X, with n . (e_i x v) = e_i . (v x n):
+//     dalpha_i = -alpha^2 (S_X x n)_i,   (T^T R)_j,i = (S_X x t_j - n x H_X t_j)_i,
+//     tie rows -(tie_j x n)_i,   R_A's share of dx: -[S_A]x + H_A [n]x applied to e_i;
+// per axis of A's translation dalpha_i = -alpha n_i / scale and b_j,i = -(t_j,i / scale + dalpha_i
+// t_j . S). B's translations are minus A's (only d = r'_B - r'_A enters), but for dx's own dp_A.
+void dcol_exact_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
+                          const osc_dcol_result* result, const osc_dcol_jacobians* jac) {
+    const dcol_exact_contact* c = &dp->contact;
+    double scale = dp->scale, alpha = c->alpha;
+    osc_vec3 n = c->n, sum = osc_add(c->support[0], c->support[1]);
+    bool tangents = jac->point || jac->point_a || jac->point_b || jac->normal;
+    int size = 2 + c->tie_count;
+    double dalpha[12], dx[3][12], dnormal[3][12];
+    const double n_[3] = {n.x, n.y, n.z};
+    // alpha's row: A's translation, A's rotation, then B's by the same rules
+    for (int body = 0; body < 2; ++body) {
+        osc_vec3 twist = osc_scale(osc_cross(c->support[body], n), -alpha * alpha);
+        const double rotation[3] = {twist.x, twist.y, twist.z};
+        for (int i = 0; i < 3; ++i) {
+            dalpha[6 * body + i] = (body == 0 ? -alpha : alpha) * n_[i] / scale;
+            dalpha[6 * body + 3 + i] = rotation[i];
+        }
+    }
+    if (jac->alpha) memcpy(jac->alpha, dalpha, sizeof dalpha);
+    if (!tangents) {
+        if (jac->distance) dcol_point_jacobians(pose_a, pose_b, result, dalpha, NULL, jac);
+        return;
+    }
+    // D = [t1 t2] K^-1 (rows 0, 1) and P = scale alpha (H_A D + sum over A's ties tie_j K^-1 (row 2 + j))
+    osc_vec3 D[4], P[4];
+    double inverse[4][4];
+    lu_inverse(c->lu, c->pivot, size, inverse);
+    for (int k = 0; k < size; ++k) {
+        D[k] = osc_add(osc_scale(c->t1, inverse[0][k]), osc_scale(c->t2, inverse[1][k]));
+        osc_vec3 moved = c->curved[0] ? osc_mat3_apply(c->curvature[0], D[k]) : osc_v3(0.0, 0.0, 0.0);
+        for (int j = 0; j < c->tie_count; ++j)
+            if (c->tie_body[j] == 0) moved = osc_add_scaled(moved, c->tie[j], inverse[2 + j][k]);
+        P[k] = osc_scale(moved, scale * alpha);
+    }
+    const osc_vec3 t[2] = {c->t1, c->t2};
+    const double t_sum[2] = {osc_dot(c->t1, sum), osc_dot(c->t2, sum)};
+    // the three groups of columns solved: A's translation (0-2), A's rotation (3-5), B's (9-11)
+    const int firsts[3] = {0, 3, 9};
+    for (int group = 0; group < 3; ++group) {
+        int first = firsts[group], body = group == 2 ? 1 : 0;
+        bool rotation = group > 0;
+        double b[4][3] = {{0.0}};
+        // the moved share of dx that comes from R_A: (-[S_A]x + H_A [n]x) e_i, A's rotation only
+        osc_vec3 turn_part[3];
+        if (rotation) {
+            osc_vec3 across[2];
+            for (int j = 0; j < 2; ++j) {
+                across[j] = osc_cross(c->support[body], t[j]);
+                if (c->curved[body])
+                    across[j] = osc_sub(across[j], osc_cross(n, osc_mat3_apply(c->curvature[body], t[j])));
+            }
+            for (int i = 0; i < 3; ++i) {
+                double da = dalpha[first + i];
+                b[0][i] = -da * t_sum[0] - alpha * osc_vec3_get(across[0], i);
+                b[1][i] = -da * t_sum[1] - alpha * osc_vec3_get(across[1], i);
+            }
+            for (int j = 0; j < c->tie_count; ++j)
+                if (c->tie_body[j] == body) {
+                    osc_vec3 lever = osc_cross(c->tie[j], n);
+                    for (int i = 0; i < 3; ++i) b[2 + j][i] = -osc_vec3_get(lever, i);
+                }
+            if (body == 0) {
+                osc_vec3 support = c->support[0];
+                // e_i x S and H_A (n x e_i), the cross products with a unit axis written out
+                turn_part[0] = osc_v3(0.0, -support.z, support.y);
+                turn_part[1] = osc_v3(support.z, 0.0, -support.x);
+                turn_part[2] = osc_v3(-support.y, support.x, 0.0);
+                if (c->curved[0]) {
+                    const osc_vec3 n_cross[3] = {osc_v3(0.0, n.z, -n.y), osc_v3(-n.z, 0.0, n.x),
+                                                 osc_v3(n.y, -n.x, 0.0)};
+                    for (int i = 0; i < 3; ++i)
+                        turn_part[i] = osc_add(turn_part[i], osc_mat3_apply(c->curvature[0], n_cross[i]));
+                }
+            }
+        } else {
+            for (int i = 0; i < 3; ++i) {
+                double da = dalpha[i];
+                b[0][i] = -(osc_vec3_get(t[0], i) / scale + da * t_sum[0]);
+                b[1][i] = -(osc_vec3_get(t[1], i) / scale + da * t_sum[1]);
+            }
+        }
+        for (int i = 0; i < 3; ++i) {
+            osc_vec3 dn = osc_v3(0.0, 0.0, 0.0);
+            osc_vec3 point = osc_scale(c->support[0], scale * dalpha[first + i]);
+            if (rotation && body == 0) point = osc_add_scaled(point, turn_part[i], scale * alpha);
+            if (!rotation) point = osc_add(point, osc_v3(i == 0, i == 1, i == 2)); // x carries dp_A
+            for (int k = 0; k < size; ++k) point = osc_add_scaled(point, P[k], b[k][i]);
+            if (jac->normal)
+                for (int k = 0; k < size; ++k) dn = osc_add_scaled(dn, D[k], b[k][i]);
+            for (int r = 0; r < 3; ++r) {
+                dx[r][first + i] = osc_vec3_get(point, r);
+                dnormal[r][first + i] = osc_vec3_get(dn, r);
+            }
+        }
+    }
+    // B's translation: minus A's, and x keeps no dp_A
+    for (int r = 0; r < 3; ++r)
+        for (int i = 0; i < 3; ++i) {
+            dx[r][6 + i] = (r == i) - dx[r][i];
+            dnormal[r][6 + i] = -dnormal[r][i];
+        }
+    if (jac->point) memcpy(jac->point, dx, sizeof dx);
+    if (jac->normal) {
+        double inverse_length = 1.0 / osc_length(n);
+        for (int r = 0; r < 3; ++r)
+            for (int column = 0; column < 12; ++column)
+                jac->normal[12 * r + column] = dnormal[r][column] * inverse_length;
+    }
+    dcol_point_jacobians(pose_a, pose_b, result, dalpha, &dx[0][0], jac);
+}
