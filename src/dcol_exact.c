@@ -67,9 +67,14 @@ bool dcol_exact_prepare(dcol_exact_contact* c) {
     osc_vec3 t[2] = {c->t1, c->t2};
     // Hbar = T^T (H_A + H_B) T, Abar_j = (tie_j . t1, tie_j . t2)
     double hbar[2][2], abar[2][2];
-    for (int i = 0; i < 2; ++i)
-        for (int l = 0; l < 2; ++l)
-            hbar[i][l] = osc_dot(t[i], osc_add(osc_mat3_apply(c->curvature[0], t[l]), osc_mat3_apply(c->curvature[1], t[l])));
+    hbar[0][0] = hbar[0][1] = hbar[1][0] = hbar[1][1] = 0.0;
+    for (int k = 0; k < 2; ++k)
+        if (c->curved[k])
+            for (int l = 0; l < 2; ++l) {
+                osc_vec3 bent = osc_mat3_apply(c->curvature[k], t[l]);
+                hbar[0][l] += osc_dot(t[0], bent);
+                hbar[1][l] += osc_dot(t[1], bent);
+            }
     for (int j = 0; j < c->tie_count; ++j)
         for (int i = 0; i < 2; ++i) abar[j][i] = osc_dot(c->tie[j], t[i]);
     double trace = hbar[0][0] + hbar[1][1];
@@ -78,15 +83,16 @@ bool dcol_exact_prepare(dcol_exact_contact* c) {
         if (!(det > EXACT_MIN_CURVATURE * trace * trace)) return false;
     } else if (c->tie_count == 1) {
         // the curvature along the tie's line u (across its direction on the plane)
-        double length = hypot(abar[0][0], abar[0][1]);
+        double length = sqrt(abar[0][0] * abar[0][0] + abar[0][1] * abar[0][1]);
         if (!(length > 0.0)) return false;
         double u1 = -abar[0][1] / length, u2 = abar[0][0] / length;
         double along = hbar[0][0] * u1 * u1 + 2.0 * hbar[0][1] * u1 * u2 + hbar[1][1] * u2 * u2;
         if (!(along > EXACT_MIN_CURVATURE * trace)) return false;
     } else {
         double det = abar[0][0] * abar[1][1] - abar[0][1] * abar[1][0];
-        if (!(fabs(det) > EXACT_MIN_TIE_SINE * hypot(abar[0][0], abar[0][1]) *
-                              hypot(abar[1][0], abar[1][1])))
+        double lengths = (abar[0][0] * abar[0][0] + abar[0][1] * abar[0][1]) *
+                         (abar[1][0] * abar[1][0] + abar[1][1] * abar[1][1]);
+        if (!(det * det > EXACT_MIN_TIE_SINE * EXACT_MIN_TIE_SINE * lengths))
             return false;
     }
     // [alpha Hbar, alpha Abar^T; Abar, 0]
