@@ -26,12 +26,12 @@ typedef struct dcol_body {
 typedef struct dcol_exact_contact {
     osc_vec3 n;
     double alpha;
-    osc_vec3 support[2];      // S_A, S_B (negated)
-    bool curved[2];             // whether H_X is not zero
-    osc_mat3 curvature[2];      // H_X = (C - g g^T) / h at n, g = C n / h; zero without a smooth part
+    osc_vec3 support[2];   // S_A, S_B (negated)
+    bool curved[2];        // whether H_X is not zero
+    osc_mat3 curvature[2]; // H_X = (C - g g^T) / h at n, g = C n / h; zero without a smooth part
     int tie_count;
     int tie_body[2];
-    osc_vec3 tie[2];          // the tied differences v_j - v_rep
+    osc_vec3 tie[2];       // the tied differences v_j - v_rep
     // set by dcol_exact_prepare: a basis (t1, t2) of the plane across n and the LU factors of the
     // linearised system [alpha Hbar, alpha Abar^T; Abar, 0] (2 + tie_count unknowns)
     osc_vec3 t1, t2;
@@ -68,7 +68,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap);
 /// path is taken, since an exact contact needs none.
 void dcol_assemble_rows(dcol_problem* dp);
 
-/// Prepares an exact contact whose n, alpha, support, curvature and ties are set: its plane basis
+/// Prepares an exact contact whose n, alpha, support, curvature (and curved flags) and ties are set: its plane basis
 /// and the factors of its linearised optimality conditions. False where they are singular to
 /// working precision (a degenerate contact: parallel ties, no curvature along a tie), when the
 /// conic path must answer instead.
