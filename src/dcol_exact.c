@@ -59,11 +59,7 @@ static void lu_inverse(const double lu[4][4], const int pivot[4], int size, doub
 }
 
 bool dcol_exact_prepare(dcol_exact_contact* c) {
-    osc_vec3 unit = osc_normalize(c->n);
-    osc_vec3 axis = fabs(unit.x) < 0.57 ? osc_v3(1, 0, 0) : fabs(unit.y) < 0.57 ? osc_v3(0, 1, 0)
-                                                                                  : osc_v3(0, 0, 1);
-    c->t1 = osc_normalize(osc_cross(unit, axis));
-    c->t2 = osc_cross(unit, c->t1);
+    dcol_plane_basis(osc_normalize(c->n), &c->t1, &c->t2);
     osc_vec3 t[2] = {c->t1, c->t2};
     // Hbar = T^T (H_A + H_B) T, Abar_j = (tie_j . t1, tie_j . t2)
     double hbar[2][2], abar[2][2];

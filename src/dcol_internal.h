@@ -55,6 +55,15 @@ typedef struct dcol_problem {
 } dcol_problem;
 
 
+/// An orthonormal basis (t1, t2) of the plane across the unit vector `unit` (the support walk's
+/// plane across d, an exact contact's across n).
+static inline void dcol_plane_basis(osc_vec3 unit, osc_vec3* t1, osc_vec3* t2) {
+    osc_vec3 axis = fabs(unit.x) < 0.57 ? osc_v3(1, 0, 0) : fabs(unit.y) < 0.57 ? osc_v3(0, 1, 0)
+                                                                                  : osc_v3(0, 0, 1);
+    *t1 = osc_normalize(osc_cross(unit, axis));
+    *t2 = osc_cross(unit, *t1);
+}
+
 /// The support path's start (dcol_support.c): the exact optimum of the assembled problem, moved
 /// to the first-order central point of `barrier` (conic_offset_start with `active_gap`), written
 /// to dp->state.x with its slack and dual (state.s, state.z). False when the pair or its contact

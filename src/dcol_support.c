@@ -85,6 +85,14 @@ static inline plane_vector plane_coordinates(const support_body* body, int j) {
     return (plane_vector){body->along1[j], body->along2[j]};
 }
 
+// a polytope's vertices that can tie next: the union of the tied vertices' face neighbours (along a
+// continuous change of n the support passes only to a vertex sharing a face with the tied ones)
+static void tie_candidates(const support_body* body, uint64_t candidates[CONVEX_NEIGHBOUR_WORDS]) {
+    for (int w = 0; w < CONVEX_NEIGHBOUR_WORDS; ++w) candidates[w] = 0;
+    for (int i = 0; i < body->tied_count; ++i)
+        for (int w = 0; w < CONVEX_NEIGHBOUR_WORDS; ++w) candidates[w] |= body->neighbours[body->tied[i]][w];
+}
+
 // a polytope's support vertex at n by a climb over face neighbours from vertex 0 (a linear
 // function's local maximum on a convex polytope's vertex graph is its maximum); *value its value
 static int climb_to_support(const support_body* body, osc_vec3 n, double* value) {
@@ -470,9 +478,8 @@ static bool ties_clear(const support_body* body, osc_vec3 n, double size) {
     }
     if (body->neighbours) {
         // a polytope: only a face neighbour of a tied vertex can tie first
-        uint64_t candidates[CONVEX_NEIGHBOUR_WORDS] = {0};
-        for (int i = 0; i < body->tied_count; ++i)
-            for (int w = 0; w < CONVEX_NEIGHBOUR_WORDS; ++w) candidates[w] |= body->neighbours[body->tied[i]][w];
+        uint64_t candidates[CONVEX_NEIGHBOUR_WORDS];
+        tie_candidates(body, candidates);
         for (int w = 0; w < CONVEX_NEIGHBOUR_WORDS; ++w)
             for (uint64_t word = candidates[w]; word; word &= word - 1) {
                 int j = 64 * w + osc_lowest_bit(word);
@@ -978,11 +985,8 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
     support_body_of(dp, 1, &bodies[1]);
     bool curved = bodies[0].ball || bodies[1].ball;
     // an orthonormal basis (e1, e2) of the plane orthogonal to d
-    osc_vec3 unit = osc_scale(d, 1.0 / sqrt(dd));
-    osc_vec3 axis = fabs(unit.x) < 0.57 ? osc_v3(1, 0, 0) : fabs(unit.y) < 0.57 ? osc_v3(0, 1, 0)
-                                                                                  : osc_v3(0, 0, 1);
-    osc_vec3 e1 = osc_normalize(osc_cross(unit, axis));
-    osc_vec3 e2 = osc_cross(unit, e1);
+    osc_vec3 e1, e2;
+    dcol_plane_basis(osc_scale(d, 1.0 / sqrt(dd)), &e1, &e2);
     // the start (C_A + C_B)^-1 d (by the adjugate) scaled onto the plane: the optimum of two
     // ellipsoids whose matrices are multiples of each other
     double C[3][3];
@@ -1286,10 +1290,8 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
                 if (body->neighbours) {
                     // a polytope: only a face neighbour of a tied vertex can tie first (the faces
                     // through the tied ones bound the normal cone the step leaves)
-                    uint64_t candidates[CONVEX_NEIGHBOUR_WORDS] = {0};
-                    for (int i = 0; i < body->tied_count; ++i)
-                        for (int w = 0; w < CONVEX_NEIGHBOUR_WORDS; ++w)
-                            candidates[w] |= body->neighbours[body->tied[i]][w];
+                    uint64_t candidates[CONVEX_NEIGHBOUR_WORDS];
+                    tie_candidates(body, candidates);
                     for (int w = 0; w < CONVEX_NEIGHBOUR_WORDS; ++w)
                         for (uint64_t word = candidates[w]; word; word &= word - 1) {
                             int j = 64 * w + osc_lowest_bit(word);
