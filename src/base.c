@@ -110,6 +110,66 @@ void osc_free(void* pointer) {
     if (pointer) current_allocator.release(pointer, current_allocator.context);
 }
 
+int osc_batch_team(int requested, size_t count, size_t min_per_thread) {
+#ifdef OSC_HAVE_OPENMP
+    size_t team = (size_t)osc_thread_count(requested);
+    if (min_per_thread < 1) min_per_thread = 1;
+    size_t affordable = count / min_per_thread;
+    if (affordable < team) team = affordable;
+    return team > 1 ? (int)team : 1;
+#else
+    (void)requested;
+    (void)count;
+    (void)min_per_thread;
+    return 1;
+#endif
+}
+
+osc_status osc_batch_run(const char* function, const char* item_name, size_t count, int threads,
+                         size_t min_per_thread, osc_batch_item item, void* context,
+                         osc_status* statuses) {
+    if (threads < 0)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: threads must be >= 0 (got %d)", function,
+                        threads);
+    size_t first_failure = count;
+    osc_status first_status = OSC_OK;
+    char first_message[sizeof error_message] = "";
+    int team = osc_batch_team(threads, count, min_per_thread);
+    if (team <= 1) {
+        for (size_t i = 0; i < count; ++i) {
+            osc_status status = item(context, i);
+            if (statuses) statuses[i] = status;
+            if (status != OSC_OK && i < first_failure) {
+                first_failure = i;
+                first_status = status;
+                memcpy(first_message, error_message, sizeof first_message);
+            }
+        }
+    } else {
+#ifdef OSC_HAVE_OPENMP
+        // chunks of about a sixteenth of a thread's share: balance without much scheduling
+        long long n = (long long)count, chunk = n / (16ll * team);
+        if (chunk < 1) chunk = 1;
+#pragma omp parallel for schedule(dynamic, chunk) num_threads(team)
+        for (long long i = 0; i < n; ++i) {
+            osc_status status = item(context, (size_t)i);
+            if (statuses) statuses[i] = status;
+            if (status != OSC_OK) {
+#pragma omp critical(osc_batch_failure)
+                if ((size_t)i < first_failure) {
+                    first_failure = (size_t)i;
+                    first_status = status;
+                    memcpy(first_message, error_message, sizeof first_message);
+                }
+            }
+        }
+#endif
+    }
+    if (first_status == OSC_OK) return OSC_OK;
+    return osc_fail(first_status, "%s: %s %zu: %.400s", function, item_name, first_failure,
+                    first_message);
+}
+
 osc_status osc_check_batch(const char* function, const double* points, const void* output,
                            const char* output_name, size_t count, int threads) {
     if (threads < 0)
@@ -184,7 +244,8 @@ osc_status osc_read_file(const char* function, const char* path, unsigned char**
 
 int osc_default_thread_count(void) {
 #ifdef OSC_HAVE_OPENMP
-    return omp_get_max_threads();
+    int count = omp_get_max_threads();
+    return count < OSC_MAX_THREADS ? count : OSC_MAX_THREADS;
 #else
     return 1;
 #endif

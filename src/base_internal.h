@@ -72,10 +72,30 @@ osc_status osc_read_file(const char* function, const char* path, unsigned char**
 osc_status osc_check_batch(const char* function, const double* points, const void* output,
                            const char* output_name, size_t count, int threads);
 
-/// The threads a batch runs on: `requested` when positive, else osc_default_thread_count().
+/// The threads a parallel loop runs on: `requested` when positive, else
+/// osc_default_thread_count(); never more than OSC_MAX_THREADS.
 static inline int osc_thread_count(int requested) {
-    return requested > 0 ? requested : osc_default_thread_count();
+    int count = requested > 0 ? requested : osc_default_thread_count();
+    return count < OSC_MAX_THREADS ? count : OSC_MAX_THREADS;
 }
+
+/// The team a batch of `count` items runs on: osc_thread_count(requested), but no more threads
+/// than leave each at least `min_per_thread` items (so small batches run on the calling thread).
+int osc_batch_team(int requested, size_t count, size_t min_per_thread);
+
+/// One item of a batch: computes item `index` and returns its status (a failure leaves its
+/// message in osc_last_error(), as every public function does).
+typedef osc_status (*osc_batch_item)(void* context, size_t index);
+
+/// The one batch runner: calls `item` for every index in [0, count) on osc_batch_team(threads,
+/// count, min_per_thread) threads; a team of one loops on the calling thread without entering
+/// OpenMP (nothing is allocated). Every item runs whatever the others return; `statuses`
+/// (nullable, [count]) receives each item's status. Returns OSC_OK, or the status of the failing
+/// item of lowest index with the message "function: item_name index: its message". Checks
+/// `threads` >= 0 first (OSC_ERR_INVALID_ARGUMENT naming `function`).
+osc_status osc_batch_run(const char* function, const char* item_name, size_t count, int threads,
+                         size_t min_per_thread, osc_batch_item item, void* context,
+                         osc_status* statuses);
 
 static inline bool osc_is_finite3(double x, double y, double z) {
     return isfinite(x) && isfinite(y) && isfinite(z);

@@ -70,8 +70,15 @@ typedef struct osc_allocator {
 /// created it, and changing the allocator while another thread creates models is a data race.
 OSC_API void osc_set_allocator(const osc_allocator* allocator);
 
-/// Returns the number of threads batch functions use when asked for 0 (the OpenMP default),
-/// or 1 when the library was built without OpenMP.
+/// The most threads any function of the library runs on. Every `threads` argument or setting
+/// follows one rule: negative is refused (OSC_ERR_INVALID_ARGUMENT), 0 asks for
+/// osc_default_thread_count(), and a larger request is clamped to OSC_MAX_THREADS. A batch never
+/// runs on more threads than it has work for: a batch too small to pay for a team runs on the
+/// calling thread alone, without entering OpenMP.
+#define OSC_MAX_THREADS 256
+
+/// Returns the number of threads batch functions use when asked for 0 (the OpenMP default,
+/// clamped to OSC_MAX_THREADS), or 1 when the library was built without OpenMP.
 OSC_API int osc_default_thread_count(void);
 
 #ifdef __cplusplus
