@@ -60,7 +60,8 @@ void* osc_calloc(size_t count, size_t size);
 void osc_free(void* pointer);
 
 /// Reads the whole file at `path` into a new block of osc_alloc (*data, one spare byte, released
-/// with osc_free) of *size bytes; also works for files that cannot seek. OSC_ERR_IO naming
+/// with osc_free) of *size bytes. Only regular files are read: a device, pipe or directory is
+/// refused (/dev/zero would never end). OSC_ERR_IO naming
 /// `function` and the path when it cannot be opened or read, OSC_ERR_NO_MEMORY.
 osc_status osc_read_file(const char* function, const char* path, unsigned char** data,
                          size_t* size);
@@ -96,6 +97,12 @@ typedef osc_status (*osc_batch_item)(void* context, size_t index);
 osc_status osc_batch_run(const char* function, const char* item_name, size_t count, int threads,
                          size_t min_per_thread, osc_batch_item item, void* context,
                          osc_status* statuses);
+
+/// Sorts `count` elements of `size` bytes at `base` into the order of `compare` (as qsort's),
+/// stably (equal elements keep their order), in place and without allocating: insertion sorts of
+/// short blocks merged by rotations (Kim and Kutzner's SymMerge), O(n log n) comparisons. Queries
+/// use it instead of qsort, which allocates in glibc.
+void osc_sort(void* base, size_t count, size_t size, int (*compare)(const void*, const void*));
 
 static inline bool osc_is_finite3(double x, double y, double z) {
     return isfinite(x) && isfinite(y) && isfinite(z);

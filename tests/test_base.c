@@ -1,6 +1,8 @@
 // test_base.c: version, status names, the thread-local error message, the replaceable allocator
 // (counting and failure injection over every model constructor) and NULL handling (base.h).
 
+#define _POSIX_C_SOURCE 200809L // mkstemp, fdopen
+
 #include "base_internal.h" // osc_alloc / osc_calloc / osc_free: the allocator's own contract
 #include "osculate/osculate.h"
 #include "test_common.h"
@@ -628,6 +630,142 @@ static void test_null_handling(void) {
     CHECK(counter.attempts == 0 && counter.errors == 0);
 }
 
+// ---------------------------------------------------------------------------------------------
+// osc_sort: stable, in place, against a reference (insertion sort) on keys with many ties, for
+// element sizes below, at and above the swap buffer (64 bytes)
+
+typedef struct sort_item {
+    int key;           // compared
+    int serial;        // the original position: equal keys must keep increasing serials
+    char payload[120]; // carried along (the element is `size` bytes of this struct)
+} sort_item;
+
+static int compare_sort_items(const void* a, const void* b) {
+    int x = ((const sort_item*)a)->key, y = ((const sort_item*)b)->key;
+    return (x > y) - (x < y);
+}
+
+static void test_sort(void) {
+    static sort_item items[1200], expected[1200];
+    const size_t sizes[] = {2 * sizeof(int), 2 * sizeof(int) + 56, sizeof(sort_item)};
+    const size_t counts[] = {0, 1, 2, 3, 19, 20, 21, 40, 41, 100, 257, 1200};
+    unsigned state = 12345u;
+    for (size_t si = 0; si < 3; ++si) {
+        size_t size = sizes[si];
+        for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ++ci) {
+            size_t count = counts[ci];
+            int range = ci % 2 ? 7 : 1000; // many ties, or few
+            unsigned char* packed = (unsigned char*)items;
+            for (size_t i = 0; i < count; ++i) {
+                sort_item item;
+                state = state * 1664525u + 1013904223u;
+                item.key = (int)(state >> 8) % range - range / 2;
+                item.serial = (int)i;
+                for (size_t k = 0; k < sizeof item.payload; ++k) item.payload[k] = (char)(i + k);
+                memcpy(packed + i * size, &item, size);
+                expected[i] = item;
+            }
+            // reference: stable insertion sort of full items
+            for (size_t i = 1; i < count; ++i)
+                for (size_t j = i; j > 0 && expected[j].key < expected[j - 1].key; --j) {
+                    sort_item t = expected[j];
+                    expected[j] = expected[j - 1];
+                    expected[j - 1] = t;
+                }
+            osc_sort(packed, count, size, compare_sort_items);
+            int wrong = 0;
+            for (size_t i = 0; i < count; ++i) {
+                sort_item got;
+                memset(&got, 0, sizeof got);
+                memcpy(&got, packed + i * size, size);
+                if (got.key != expected[i].key || got.serial != expected[i].serial ||
+                    memcmp(got.payload, expected[i].payload, size - 2 * sizeof(int)) != 0)
+                    ++wrong;
+            }
+            CHECK_MSG(wrong == 0, "size %zu count %zu: %d elements out of place", size, count, wrong);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// osc_batch_run: every item runs once whatever the others return, statuses per slot, the lowest
+// failing index reported with its message, threads clamped and checked
+
+typedef struct batch_probe {
+    atomic_int calls[1000];
+    size_t fail_from; // items at or after this index (and odd) fail
+} batch_probe;
+
+static osc_status probe_item(void* context, size_t index) {
+    batch_probe* probe = context;
+    atomic_fetch_add(&probe->calls[index], 1);
+    if (index >= probe->fail_from && index % 2 == 1)
+        return osc_fail(OSC_ERR_NOT_CONVERGED, "probe item %zu failed", index);
+    return OSC_OK;
+}
+
+static void test_batch_runner(void) {
+    static batch_probe probe;
+    static osc_status statuses[1000];
+    const int thread_counts[] = {0, 1, 2, 3, 100000};
+    for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; ++t) {
+        for (size_t i = 0; i < 1000; ++i) atomic_store(&probe.calls[i], 0);
+        probe.fail_from = 600;
+        osc_status status = osc_batch_run("batch_test", "item", 1000, thread_counts[t], 1, probe_item,
+                                          &probe, statuses);
+        CHECK(status == OSC_ERR_NOT_CONVERGED);
+        CHECK_MSG(strcmp(osc_last_error(), "batch_test: item 601: probe item 601 failed") == 0,
+                  "threads %d: \"%s\"", thread_counts[t], osc_last_error());
+        int wrong = 0;
+        for (size_t i = 0; i < 1000; ++i) {
+            osc_status want = i >= 600 && i % 2 == 1 ? OSC_ERR_NOT_CONVERGED : OSC_OK;
+            if (atomic_load(&probe.calls[i]) != 1 || statuses[i] != want) ++wrong;
+        }
+        CHECK_MSG(wrong == 0, "threads %d: %d items ran other than once or have the wrong status",
+                  thread_counts[t], wrong);
+        probe.fail_from = 1000;
+        CHECK(osc_batch_run("batch_test", "item", 1000, thread_counts[t], 1, probe_item, &probe, NULL) ==
+              OSC_OK);
+    }
+    CHECK(osc_batch_run("batch_test", "item", 0, 4, 1, probe_item, &probe, statuses) == OSC_OK);
+    CHECK(osc_batch_run("batch_test", "item", 10, -1, 1, probe_item, &probe, statuses) ==
+          OSC_ERR_INVALID_ARGUMENT);
+    CHECK_MSG(strstr(osc_last_error(), "threads") && strstr(osc_last_error(), "-1"), "\"%s\"",
+              osc_last_error());
+    // the team: clamped to OSC_MAX_THREADS, never more threads than items allow, at least one
+    CHECK(osc_thread_count(100000) == OSC_MAX_THREADS);
+    CHECK(osc_thread_count(3) == 3);
+    CHECK(osc_batch_team(8, 3, 1) <= 3);
+    CHECK(osc_batch_team(8, 100, 64) == 1);
+    CHECK(osc_batch_team(1, 100000, 1) == 1);
+    CHECK(osc_batch_team(100000, 1000000, 1) <= OSC_MAX_THREADS);
+    CHECK(osc_default_thread_count() <= OSC_MAX_THREADS);
+}
+
+// an endless stream (/dev/zero), a directory and a pipe are refused at once, not read until memory
+// runs out; a regular file is read whole
+static void test_read_file_refuses_streams(void) {
+    unsigned char* data = NULL;
+    size_t size = 0;
+    const char* streams[] = {"/dev/zero", "/dev/urandom", "/tmp"};
+    for (size_t i = 0; i < sizeof streams / sizeof streams[0]; ++i) {
+        osc_status status = osc_read_file("reader", streams[i], &data, &size);
+        CHECK_MSG(status == OSC_ERR_IO && data == NULL && size == 0, "%s: status %d", streams[i], status);
+        CHECK_MSG(strstr(osc_last_error(), "not a regular file") && strstr(osc_last_error(), streams[i]),
+                  "\"%s\"", osc_last_error());
+    }
+    char path[] = "/tmp/osc_read_file_XXXXXX";
+    int descriptor = mkstemp(path);
+    CHECK(descriptor >= 0);
+    if (descriptor < 0) return;
+    FILE* file = fdopen(descriptor, "wb");
+    fputs("abc", file);
+    fclose(file);
+    CHECK(osc_read_file("reader", path, &data, &size) == OSC_OK && size == 3 && memcmp(data, "abc", 3) == 0);
+    osc_free(data);
+    remove(path);
+}
+
 int main(void) {
     RUN(test_version);
     RUN(test_status_strings);
@@ -637,5 +775,8 @@ int main(void) {
     RUN(test_allocation_failures);
     RUN(test_internal_helpers);
     RUN(test_null_handling);
+    RUN(test_sort);
+    RUN(test_batch_runner);
+    RUN(test_read_file_refuses_streams);
     return test_finish();
 }
