@@ -1174,6 +1174,43 @@ osc_status osc_manifold_collide(const osc_body* a, osc_pose pose_a, const osc_bo
     return OSC_OK;
 }
 
+// the arguments of osc_manifold_collide_batch, for its items
+typedef struct batch_context {
+    const osc_body* a;
+    const osc_pose* poses_a;
+    const osc_body* b;
+    const osc_pose* poses_b;
+    const osc_manifold_settings* settings;
+    osc_contact* contacts;
+    int32_t capacity;
+    int32_t* counts;
+    int32_t* needed;
+    double *point_jacobians, *depth_jacobians, *normal_jacobians, *weight_jacobians;
+} batch_context;
+
+// configuration i of a batch, into slot i of every array
+static osc_status batch_item(void* context, size_t i) {
+    const batch_context* c = context;
+    size_t slot = i * (size_t)c->capacity;
+    osc_manifold_output out = {
+        c->capacity > 0 ? c->contacts + slot : NULL,
+        c->capacity,
+        0,
+        0,
+        c->point_jacobians ? c->point_jacobians + 36 * slot : NULL,
+        c->depth_jacobians ? c->depth_jacobians + 12 * slot : NULL,
+        c->normal_jacobians ? c->normal_jacobians + 36 * slot : NULL,
+        c->weight_jacobians ? c->weight_jacobians + 12 * slot : NULL,
+    };
+    collide(c->a, c->poses_a[i], c->b, c->poses_b[i], c->settings, &out);
+    c->counts[i] = out.count;
+    if (c->needed) c->needed[i] = out.needed;
+    if (out.needed > c->capacity)
+        return osc_fail(OSC_ERR_CAPACITY, "%d contacts produced, capacity is %d", (int)out.needed,
+                        (int)c->capacity);
+    return OSC_OK;
+}
+
 osc_status osc_manifold_collide_batch(const osc_body* a, const osc_pose* poses_a, const osc_body* b,
                                       const osc_pose* poses_b, size_t count,
                                       const osc_manifold_settings* settings, osc_contact* contacts,
@@ -1200,34 +1237,7 @@ osc_status osc_manifold_collide_batch(const osc_body* a, const osc_pose* poses_a
         snprintf(name, sizeof name, "poses_b[%zu]", i);
         if ((status = check_pose(function, name, poses_b[i]))) return status;
     }
-    int64_t n = (int64_t)count, first_short = n; // the first configuration that ran out of room
-#ifdef OSC_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(osc_thread_count(threads)) if (n > 1)
-#endif
-    for (int64_t i = 0; i < n; ++i) {
-        size_t slot = (size_t)i * (size_t)capacity;
-        osc_manifold_output out = {
-            capacity > 0 ? contacts + slot : NULL,
-            capacity,
-            0,
-            0,
-            point_jacobians ? point_jacobians + 36 * slot : NULL,
-            depth_jacobians ? depth_jacobians + 12 * slot : NULL,
-            normal_jacobians ? normal_jacobians + 36 * slot : NULL,
-            weight_jacobians ? weight_jacobians + 12 * slot : NULL,
-        };
-        collide(a, poses_a[i], b, poses_b[i], settings, &out);
-        counts[i] = out.count;
-        if (needed) needed[i] = out.needed;
-        if (out.needed > capacity) {
-#ifdef OSC_HAVE_OPENMP
-#pragma omp critical(osc_manifold_batch_short)
-#endif
-            if (i < first_short) first_short = i;
-        }
-    }
-    if (first_short < n)
-        return osc_fail(OSC_ERR_CAPACITY, "%s: configuration %lld produced more contacts than the capacity %d",
-                        function, (long long)first_short, (int)capacity);
-    return OSC_OK;
+    batch_context batch = {a, poses_a, b, poses_b, settings, contacts, capacity, counts, needed,
+                           point_jacobians, depth_jacobians, normal_jacobians, weight_jacobians};
+    return osc_batch_run(function, "configuration", count, threads, 1, batch_item, &batch, NULL);
 }

@@ -1163,7 +1163,7 @@ static void test_batch(void) {
                 CHECK_STATUS(status, OSC_OK);
             } else {
                 char expected[64];
-                snprintf(expected, sizeof expected, "configuration %d ", first_short);
+                snprintf(expected, sizeof expected, "configuration %d:", first_short);
                 CHECK_MSG(status == OSC_ERR_CAPACITY && first_short >= 0 && strstr(osc_last_error(), expected),
                           "batch with capacity %d: status %d, message '%s' (expected OSC_ERR_CAPACITY naming %s)",
                           (int)cap, (int)status, osc_last_error(), expected);
