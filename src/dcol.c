@@ -22,12 +22,6 @@ static const double REFINE_BIAS = 1e-5;
 static const double STIFF_WEIGHT = 1e4;
 static const double NORMAL_ROUNDING = 1e-4;
 
-bool dcol_support_path = true;
-bool dcol_exact_path = true;
-double dcol_stiff_compliance = 1.0;
-_Thread_local unsigned long dcol_general_starts = 0;
-_Thread_local unsigned long dcol_exact_solves = 0;
-
 osc_dcol_settings osc_dcol_settings_default(void) {
     osc_dcol_settings settings = {1e-10, 40, 1e-16};
     return settings;
@@ -140,13 +134,8 @@ static osc_status check_pose(const char* function, const char* name, osc_pose* p
     return OSC_OK;
 }
 
-osc_status dcol_check_query(const char* function, const osc_convex* a, osc_pose* pose_a,
-                            const osc_convex* b, osc_pose* pose_b, const osc_dcol_settings* settings) {
-    if (!a || !b)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s is NULL", function, a ? "b" : "a");
-    osc_status status = check_pose(function, "pose_a", pose_a);
-    if (status == OSC_OK) status = check_pose(function, "pose_b", pose_b);
-    if (status != OSC_OK) return status;
+// checks the ranges of the settings (osc_dcol_settings)
+static osc_status check_settings(const char* function, const osc_dcol_settings* settings) {
     if (!(settings->tolerance >= 1e-12 && settings->tolerance <= 1e-1))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                         "%s: settings.tolerance is %g; it must lie in [1e-12, 0.1]", function,
@@ -159,6 +148,25 @@ osc_status dcol_check_query(const char* function, const osc_convex* a, osc_pose*
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                         "%s: settings.regularization is %g; it must lie in [0, 1e-3]", function,
                         settings->regularization);
+    return OSC_OK;
+}
+
+osc_status dcol_check_query(const char* function, const osc_convex* a, osc_pose pose_a,
+                            const osc_convex* b, osc_pose pose_b, const osc_dcol_settings* settings,
+                            dcol_query* query) {
+    if (!a || !b)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s is NULL", function, a ? "b" : "a");
+    osc_status status = check_pose(function, "pose_a", &pose_a);
+    if (status == OSC_OK) status = check_pose(function, "pose_b", &pose_b);
+    query->settings = settings ? *settings : osc_dcol_settings_default();
+    if (status == OSC_OK) status = check_settings(function, &query->settings);
+    if (status != OSC_OK) return status;
+    query->a = a;
+    query->b = b;
+    query->pose_a = pose_a;
+    query->pose_b = pose_b;
+    query->options = dcol_default_options();
+    query->trace = NULL;
     return OSC_OK;
 }
 
@@ -215,13 +223,15 @@ static void write_warm_start(const dcol_problem* dp, const double* v, bool valid
     for (int j = 4; j < dp->conic.variables; ++j) out->solution[j] = v[j] * dp->scale;
 }
 
-osc_status dcol_solve(const char* function, const osc_dcol_settings* settings_in,
-                      const osc_convex* a, osc_pose pose_a, const osc_convex* b, osc_pose pose_b,
-                      osc_dcol_warm_start* warm, bool allow_exact, dcol_problem* dp) {
-    const osc_dcol_settings settings = *settings_in;
-    assemble(dp, a, pose_a, b, pose_b);
+osc_status dcol_solve(const char* function, const dcol_query* query, osc_dcol_warm_start* warm,
+                      bool allow_exact, dcol_problem* dp) {
+    const osc_dcol_settings settings = query->settings;
+    const osc_convex *a = query->a, *b = query->b;
+    dcol_trace* trace = query->trace;
+    dp->options = query->options;
+    assemble(dp, a, query->pose_a, b, query->pose_b);
     dp->exact = false;
-    dp->exact_allowed = allow_exact && dcol_exact_path &&
+    dp->exact_allowed = allow_exact && dp->options.exact_path &&
                         settings.tolerance <= DCOL_CLOSED_FORM_MAX_BARRIER;
     // an exact contact needs no rows: they are assembled once the conic path is taken
     if (!dp->exact_allowed) dcol_assemble_rows(dp);
@@ -232,10 +242,11 @@ osc_status dcol_solve(const char* function, const osc_dcol_settings* settings_in
     dp->has_optimum = false;
     int limit = settings.max_iterations < SUPPORT_MAX_ITERATIONS ? settings.max_iterations
                                                                 : SUPPORT_MAX_ITERATIONS;
-    bool supported = dcol_support_path && dcol_support_start(dp, settings.tolerance, ACTIVE_GAP);
+    bool supported =
+        dp->options.support_path && dcol_support_start(dp, settings.tolerance, ACTIVE_GAP);
     if (dp->exact) {
         // a point contact's exact optimum (docs/dcol.md §3.7): no conic state
-        ++dcol_exact_solves;
+        if (trace) ++trace->exact_solves;
         if (warm) write_warm_start(dp, dp->optimum, true, warm);
         return OSC_OK;
     }
@@ -250,20 +261,20 @@ osc_status dcol_solve(const char* function, const osc_dcol_settings* settings_in
         osc_dcol_warm_start optimum;
         write_warm_start(dp, dp->optimum, true, &optimum);
         start_point(dp, a, b, &optimum);
-        ++dcol_general_starts;
+        if (trace) ++trace->general_starts;
         status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations,
                              settings.regularization, false, true, state);
     }
     if (status != OSC_OK) {
         start_point(dp, a, b, use_warm ? warm : NULL);
-        ++dcol_general_starts;
+        if (trace) ++trace->general_starts;
         status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations,
                              settings.regularization, false, true, state);
     }
     if (status != OSC_OK && use_warm) {
         // a warm start never costs an answer: fall back to the cold start
         start_point(dp, a, b, NULL);
-        ++dcol_general_starts;
+        if (trace) ++trace->general_starts;
         status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations,
                              settings.regularization, false, true, state);
     }
@@ -485,7 +496,7 @@ OSC_FORCE_INLINE bool solution_tangents_n(const int n, const dcol_problem* dp,
     // where x is compliant (a near-flat contact, trace((H^-1)_xx) large) the sum H = S + M^T D M
     // has rounded S's share in the free direction away (docs/dcol.md §4.5)
     double compliance = solved[3][0] + solved[4][1] + solved[5][2];
-    bool compliant = compliance > dcol_stiff_compliance;
+    bool compliant = compliance > dp->options.stiff_compliance;
     if (compliant && stiff_tangents(dp, tangent, dual_normal)) return true;
     // The factor's shift biases both by about shift times the compliance of x: above REFINE_BIAS
     // they are refined to the normal system without the shift (docs/dcol.md §4.1).
@@ -506,7 +517,8 @@ OSC_FORCE_INLINE bool solution_tangents_n(const int n, const dcol_problem* dp,
         for (int k = 0; k < 3; ++k) dw = dw < fabs(dual_normal[k][c]) ? fabs(dual_normal[k][c]) : dw;
     }
     double stiffest = block_a[0][0] + block_a[1][1] + block_a[2][2];
-    return !(2.2e-16 * stiffest * dv > NORMAL_ROUNDING * dw && dcol_stiff_compliance < INFINITY);
+    return !(2.2e-16 * stiffest * dv > NORMAL_ROUNDING * dw &&
+             dp->options.stiff_compliance < INFINITY);
 }
 
 // solution_tangents_n with the variable count a constant (4 to 8), so that its loops unroll, and
@@ -615,28 +627,45 @@ static void fill_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pos
     }
 }
 
-osc_status osc_dcol_proximity(const osc_convex* a, osc_pose pose_a, const osc_convex* b,
-                              osc_pose pose_b, const osc_dcol_settings* settings,
-                              osc_dcol_result* result, const osc_dcol_jacobians* jacobians,
-                              osc_dcol_warm_start* warm) {
-    if (!result) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: result is NULL", __func__);
-    osc_dcol_settings checked = settings ? *settings : osc_dcol_settings_default();
-    osc_status status = dcol_check_query(__func__, a, &pose_a, b, &pose_b, &checked);
-    if (status != OSC_OK) return status;
-    double barrier = checked.tolerance;
-    if (dcol_sphere_pair(a, pose_a, b, pose_b, barrier, result, jacobians, warm)) return OSC_OK;
+// the query once checked, as osc_dcol_proximity answers it
+static osc_status proximity(const char* function, const dcol_query* query, osc_dcol_result* result,
+                            const osc_dcol_jacobians* jacobians, osc_dcol_warm_start* warm) {
+    osc_pose pose_a = query->pose_a, pose_b = query->pose_b;
+    if (dcol_sphere_pair(query, result, jacobians, warm)) return OSC_OK;
     dcol_problem dp;
-    status = dcol_solve(__func__, &checked, a, pose_a, b, pose_b, warm, true, &dp);
+    osc_status status = dcol_solve(function, query, warm, true, &dp);
     if (status != OSC_OK && status != OSC_ERR_NOT_CONVERGED) return status;
     if (dp.exact) {
         dcol_exact_result(&dp, pose_a, pose_b, result);
         if (jacobians) dcol_exact_jacobians(&dp, pose_a, pose_b, result, jacobians);
         return OSC_OK;
     }
-    fill_result(&dp, pose_a, pose_b, barrier, result);
+    fill_result(&dp, pose_a, pose_b, query->settings.tolerance, result);
     if (status != OSC_OK) return status;
     if (jacobians) fill_jacobians(&dp, pose_a, pose_b, result, jacobians);
     return OSC_OK;
+}
+
+osc_status dcol_proximity(const dcol_options* options, dcol_trace* trace, const osc_convex* a,
+                          osc_pose pose_a, const osc_convex* b, osc_pose pose_b,
+                          const osc_dcol_settings* settings, osc_dcol_result* result,
+                          const osc_dcol_jacobians* jacobians, osc_dcol_warm_start* warm) {
+    const char* function = "osc_dcol_proximity";
+    if (!result) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: result is NULL", function);
+    dcol_query query;
+    osc_status status = dcol_check_query(function, a, pose_a, b, pose_b, settings, &query);
+    if (status != OSC_OK) return status;
+    query.options = *options;
+    query.trace = trace;
+    return proximity(function, &query, result, jacobians, warm);
+}
+
+osc_status osc_dcol_proximity(const osc_convex* a, osc_pose pose_a, const osc_convex* b,
+                              osc_pose pose_b, const osc_dcol_settings* settings,
+                              osc_dcol_result* result, const osc_dcol_jacobians* jacobians,
+                              osc_dcol_warm_start* warm) {
+    dcol_options defaults = dcol_default_options();
+    return dcol_proximity(&defaults, NULL, a, pose_a, b, pose_b, settings, result, jacobians, warm);
 }
 
 osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const osc_convex* b,
@@ -645,18 +674,19 @@ osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const o
     if (!alpha || !gradient)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", __func__,
                         alpha ? "gradient" : "alpha");
-    osc_dcol_settings checked = settings ? *settings : osc_dcol_settings_default();
-    osc_status status = dcol_check_query(__func__, a, &pose_a, b, &pose_b, &checked);
+    dcol_query query;
+    osc_status status = dcol_check_query(__func__, a, pose_a, b, pose_b, settings, &query);
     if (status != OSC_OK) return status;
+    pose_a = query.pose_a;
+    pose_b = query.pose_b;
     osc_dcol_result closed_result;
     osc_dcol_jacobians alpha_only = {.alpha = gradient};
-    if (dcol_sphere_pair(a, pose_a, b, pose_b, checked.tolerance, &closed_result,
-                         &alpha_only, NULL)) {
+    if (dcol_sphere_pair(&query, &closed_result, &alpha_only, NULL)) {
         *alpha = closed_result.alpha;
         return OSC_OK;
     }
     dcol_problem dp;
-    status = dcol_solve(__func__, &checked, a, pose_a, b, pose_b, NULL, true, &dp);
+    status = dcol_solve(__func__, &query, NULL, true, &dp);
     if (status != OSC_OK) return status;
     if (dp.exact) {
         osc_dcol_result exact_result;

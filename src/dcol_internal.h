@@ -7,6 +7,49 @@
 #include "conic.h"
 #include "convex_internal.h"
 
+/// The internal switches of a query (docs/dcol.md §3.5-§3.7, §4.5). The public functions take
+/// dcol_default_options(); the tests pass others to dcol_proximity to compare the paths. A query
+/// only reads them, from its own copy: no thread can see them change.
+typedef struct dcol_options {
+    /// whether the pairs that can take the support path do, and two spheres their closed form
+    /// (§3.5, §3.6): true; false compares them with the general start (§3.3)
+    bool support_path;
+    /// whether a point contact of the support path may end at its exact optimum (§3.7) where the
+    /// barrier is at most DCOL_CLOSED_FORM_MAX_BARRIER: true; false compares it with the support
+    /// path's central point
+    bool exact_path;
+    /// the compliance of x, trace((H^-1)_xx) in normalised units, above which the pose tangents
+    /// are solved on the augmented system (conic_stiff.c, §4.5): 1. They are also where the
+    /// normal's tangent from the normal matrix is estimated too rounded, unless this is INFINITY:
+    /// 0 takes that path everywhere, INFINITY never
+    double stiff_compliance;
+} dcol_options;
+
+/// The options of the public functions.
+static inline dcol_options dcol_default_options(void) {
+    dcol_options options = {true, true, 1.0};
+    return options;
+}
+
+/// What the solves of a query did, for the tests: counts that each solve adds to.
+typedef struct dcol_trace {
+    unsigned long general_starts; ///< the general starts of §3.3 run (from the walk's optimum or
+                                  ///< the inner radii's point): fallbacks from the support path
+    unsigned long exact_solves;   ///< solves ended at an exact contact (§3.7)
+} dcol_trace;
+
+/// One query's arguments once checked (dcol_check_query): the shapes, their poses with the
+/// quaternions normalised, the settings (the defaults for NULL), the switches and the trace
+/// (nullable).
+typedef struct dcol_query {
+    const osc_convex* a;
+    const osc_convex* b;
+    osc_pose pose_a, pose_b;
+    osc_dcol_settings settings;
+    dcol_options options;
+    dcol_trace* trace;
+} dcol_query;
+
 // The problem is posed in normalised world coordinates x' = (x - centre) / scale (docs/dcol.md
 // §2). Variables: x' (3), alpha, A's slacks / scale, B's slacks / scale. Rows: A's orthant, B's
 // orthant, A's cone, B's cone.
@@ -52,6 +95,7 @@ typedef struct dcol_problem {
     bool exact_allowed, exact;
     bool rows_ready; // the conic rows are assembled (dcol_assemble_rows)
     dcol_exact_contact contact;
+    dcol_options options; // the query's switches (dcol_solve copies them)
 } dcol_problem;
 
 
@@ -101,35 +145,19 @@ void dcol_point_jacobians(osc_pose pose_a, osc_pose pose_b, const osc_dcol_resul
                           const double dalpha[12], const double* dx,
                           const osc_dcol_jacobians* jacobians);
 
-/// The general starts of §3.3 this thread has run (from the walk's optimum or from the inner
-/// radii's point): the tests' count of fallbacks from the support path. Never read by the library.
-extern _Thread_local unsigned long dcol_general_starts;
+/// Checks the arguments of a query (`function` names the caller in messages; `settings` NULL
+/// means the defaults) and writes them to `query` with the quaternions normalised, the default
+/// options and no trace. OSC_OK or OSC_ERR_INVALID_ARGUMENT.
+osc_status dcol_check_query(const char* function, const osc_convex* a, osc_pose pose_a,
+                            const osc_convex* b, osc_pose pose_b, const osc_dcol_settings* settings,
+                            dcol_query* query);
 
-/// The solves this thread has ended at an exact contact (§3.7): the tests' count of the exact
-/// path. Never read by the library.
-extern _Thread_local unsigned long dcol_exact_solves;
-
-/// Whether the pairs that can take the support path do, and two spheres their closed form
-/// (docs/dcol.md §3.5, §3.6): true. Tests clear it to compare those with the general start; not
-/// thread safe, never changed by the library.
-extern bool dcol_support_path;
-
-/// Whether a point contact of the support path may end at its exact optimum (§3.7) where the
-/// barrier is at most DCOL_CLOSED_FORM_MAX_BARRIER: true. Tests clear it to compare with the
-/// support path's central point; not thread safe, never changed by the library.
-extern bool dcol_exact_path;
-
-/// The compliance of x, trace((H^-1)_xx) in normalised units, above which the pose tangents are
-/// solved on the augmented system (conic_stiff.c, docs/dcol.md §4.5): 1. They are also where the
-/// normal's tangent from the normal matrix is estimated too rounded, unless this is INFINITY. Tests
-/// set it to 0 to take that path everywhere and to INFINITY never to; not thread safe, never
-/// changed by the library.
-extern double dcol_stiff_compliance;
-
-/// Checks the arguments of a query (`function` names the caller in messages) and normalises the
-/// quaternions in place; `settings` already defaulted. OSC_OK or OSC_ERR_INVALID_ARGUMENT.
-osc_status dcol_check_query(const char* function, const osc_convex* a, osc_pose* pose_a,
-                            const osc_convex* b, osc_pose* pose_b, const osc_dcol_settings* settings);
+/// osc_dcol_proximity with the switches `options` and the counts added to `trace` (nullable):
+/// the entry point of the tests that compare the paths.
+osc_status dcol_proximity(const dcol_options* options, dcol_trace* trace, const osc_convex* a,
+                          osc_pose pose_a, const osc_convex* b, osc_pose pose_b,
+                          const osc_dcol_settings* settings, osc_dcol_result* result,
+                          const osc_dcol_jacobians* jacobians, osc_dcol_warm_start* warm);
 
 /// The largest barrier at which two spheres take their closed form: the central point of a larger
 /// one is offset from the exact optimum by more than the solver's residual tolerance (docs/dcol.md
@@ -138,20 +166,18 @@ osc_status dcol_check_query(const char* function, const osc_convex* a, osc_pose*
 
 /// Two spheres in closed form (dcol_spheres.c): fills `result`, the non-NULL `jacobians` and
 /// `warm` and returns true when both shapes are spheres, the barrier is at most
-/// DCOL_CLOSED_FORM_MAX_BARRIER and dcol_support_path is set; otherwise returns false and touches
-/// nothing. The arguments must have passed dcol_check_query.
-bool dcol_sphere_pair(const osc_convex* a, osc_pose pose_a, const osc_convex* b, osc_pose pose_b,
-                      double barrier, osc_dcol_result* result, const osc_dcol_jacobians* jacobians,
-                      osc_dcol_warm_start* warm);
+/// DCOL_CLOSED_FORM_MAX_BARRIER and the query's options take the support path; otherwise returns
+/// false and touches nothing.
+bool dcol_sphere_pair(const dcol_query* query, osc_dcol_result* result,
+                      const osc_dcol_jacobians* jacobians, osc_dcol_warm_start* warm);
 
-/// Assembles the problem of a query that passed dcol_check_query into `dp` and solves it with
-/// `settings` (from `warm` when valid, which is then overwritten with this solve's solution).
+/// Assembles the problem of a checked query into `dp` and solves it with its settings and options
+/// (from `warm` when valid, which is then overwritten with this solve's solution).
 /// With `allow_exact` a point contact may end at its exact optimum (dp->exact; docs/dcol.md §3.7)
 /// where the barrier allows it; the conic state is then not set.
 /// OSC_OK, or the solver's status (OSC_ERR_NOT_CONVERGED with `dp` holding the last iterate, the
 /// message naming `function`).
-osc_status dcol_solve(const char* function, const osc_dcol_settings* settings, const osc_convex* a,
-                      osc_pose pose_a, const osc_convex* b, osc_pose pose_b,
-                      osc_dcol_warm_start* warm, bool allow_exact, dcol_problem* dp);
+osc_status dcol_solve(const char* function, const dcol_query* query, osc_dcol_warm_start* warm,
+                      bool allow_exact, dcol_problem* dp);
 
 #endif // OSC_DCOL_INTERNAL_H

@@ -138,11 +138,11 @@ osc_status osc_dcol_alpha_parameter_gradient(const osc_convex* a, osc_pose pose_
                                              const osc_convex* b, osc_pose pose_b,
                                              const osc_dcol_settings* settings, double* alpha,
                                              double* gradient_a, double* gradient_b) {
-    osc_dcol_settings checked = settings ? *settings : osc_dcol_settings_default();
-    osc_status status = dcol_check_query(__func__, a, &pose_a, b, &pose_b, &checked);
+    dcol_query query;
+    osc_status status = dcol_check_query(__func__, a, pose_a, b, pose_b, settings, &query);
     if (status != OSC_OK) return status;
     dcol_problem dp;
-    status = dcol_solve(__func__, &checked, a, pose_a, b, pose_b, NULL, false, &dp);
+    status = dcol_solve(__func__, &query, NULL, false, &dp);
     if (status != OSC_OK) return status;
     if (alpha) *alpha = dp.state.x[3];
     // the adjoint u = H^-1 e_alpha and q = W^-2 G u

@@ -17,12 +17,13 @@ static void put_row(double* row, const double v[3], double a, double b) {
     }
 }
 
-bool dcol_sphere_pair(const osc_convex* a, osc_pose pose_a, const osc_convex* b, osc_pose pose_b,
-                      double barrier, osc_dcol_result* result, const osc_dcol_jacobians* jacobians,
-                      osc_dcol_warm_start* warm) {
-    if (!dcol_support_path || a->kind != OSC_CONVEX_SPHERE || b->kind != OSC_CONVEX_SPHERE ||
-        barrier > DCOL_CLOSED_FORM_MAX_BARRIER)
+bool dcol_sphere_pair(const dcol_query* query, osc_dcol_result* result,
+                      const osc_dcol_jacobians* jacobians, osc_dcol_warm_start* warm) {
+    const osc_convex *a = query->a, *b = query->b;
+    if (!query->options.support_path || a->kind != OSC_CONVEX_SPHERE ||
+        b->kind != OSC_CONVEX_SPHERE || query->settings.tolerance > DCOL_CLOSED_FORM_MAX_BARRIER)
         return false;
+    osc_pose pose_a = query->pose_a, pose_b = query->pose_b;
     double radius_a = a->radius, radius_b = b->radius, sum = radius_a + radius_b;
     osc_vec3 gap = osc_sub(pose_b.p, pose_a.p);
     double length = osc_length(gap);

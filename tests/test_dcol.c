@@ -12,7 +12,7 @@
 // - scale and translation invariance, flags, warm start, batch bit identity, bad input.
 
 #include "convex_test_util.h"
-#include "dcol_internal.h" // dcol_support_path: the support path against the general start
+#include "dcol_internal.h" // dcol_proximity on switched paths: the support path against the general start
 
 #include <string.h>
 
@@ -21,6 +21,24 @@
 #endif
 
 static osc_convex* g_shapes[OSC_CONVEX_KIND_COUNT];
+
+// the library's internal switches (dcol_options) that the tests compare: the public functions'
+// paths; the general start alone (no support path, docs/dcol.md §3.3); the support path's central
+// point where a point contact would end at its exact optimum (§3.7)
+static const dcol_options DEFAULT_PATHS = {.support_path = true, .exact_path = true,
+                                           .stiff_compliance = 1.0};
+static const dcol_options GENERAL_START = {.support_path = false, .exact_path = true,
+                                           .stiff_compliance = 1.0};
+static const dcol_options CENTRAL_POINT = {.support_path = true, .exact_path = false,
+                                           .stiff_compliance = 1.0};
+
+// the central point with the pose tangents of the augmented system everywhere (stiff_compliance
+// `compliance` 0), or of the normal matrix alone (INFINITY), docs/dcol.md §4.5
+static dcol_options central_point_with(double compliance) {
+    dcol_options options = CENTRAL_POINT;
+    options.stiff_compliance = compliance;
+    return options;
+}
 
 static osc_dcol_settings settings_with(double tolerance) {
     osc_dcol_settings settings = osc_dcol_settings_default();
@@ -52,7 +70,8 @@ static osc_dcol_jacobians six_jacobians(double j[6][36]) {
     return pointers;
 }
 
-static double fd_error(const osc_convex* a, osc_pose pa, const osc_convex* b, osc_pose pb,
+static double fd_error(const dcol_options* options, dcol_trace* trace, const osc_convex* a,
+                       osc_pose pa, const osc_convex* b, osc_pose pb,
                        const osc_dcol_settings* settings, double step, int outputs,
                        int* worst_output);
 
@@ -112,7 +131,7 @@ static void test_sphere_sphere_closed_form(void) {
                   difference / norm);
         worst_jacobian = fmax(worst_jacobian, difference / norm);
         int output = -1;
-        double fd = fd_error(a, pa, b, pb, &sharp, 1e-6, 14, &output);
+        double fd = fd_error(&DEFAULT_PATHS, NULL, a, pa, b, pb, &sharp, 1e-6, 14, &output);
         CHECK_MSG(fd < 1e-7, "trial %d: output %d off central differences by %.3g", trial, output, fd);
         worst_fd = fmax(worst_fd, fd);
         // the fast gradient is the Jacobian's alpha row
@@ -237,13 +256,15 @@ static void outputs_of(const osc_dcol_result* r, double out[15]) {
     memcpy(out, values, sizeof values);
 }
 
-static double fd_error(const osc_convex* a, osc_pose pa, const osc_convex* b, osc_pose pb,
+static double fd_error(const dcol_options* options, dcol_trace* trace, const osc_convex* a,
+                       osc_pose pa, const osc_convex* b, osc_pose pb,
                        const osc_dcol_settings* settings, double step, int outputs,
                        int* worst_output) {
     all_jacobians jac;
     osc_dcol_jacobians pointers = jacobian_pointers(&jac);
     osc_dcol_result r;
-    if (osc_dcol_proximity(a, pa, b, pb, settings, &r, &pointers, NULL) != OSC_OK) return INFINITY;
+    if (dcol_proximity(options, trace, a, pa, b, pb, settings, &r, &pointers, NULL) != OSC_OK)
+        return INFINITY;
     const double* rows[14] = {jac.alpha,       jac.point,       jac.point + 12,  jac.point + 24,
                               jac.point_a,     jac.point_a + 12, jac.point_a + 24, jac.point_b,
                               jac.point_b + 12, jac.point_b + 24, jac.distance,   jac.normal,
@@ -256,8 +277,8 @@ static double fd_error(const osc_convex* a, osc_pose pa, const osc_convex* b, os
         osc_pose a1 = c < 6 ? osc_pose_apply_twist(pa, xi) : pa, b1 = c < 6 ? pb : osc_pose_apply_twist(pb, xi);
         xi[c % 6] = -step;
         osc_pose a2 = c < 6 ? osc_pose_apply_twist(pa, xi) : pa, b2 = c < 6 ? pb : osc_pose_apply_twist(pb, xi);
-        if (osc_dcol_proximity(a, a1, b, b1, settings, &plus, NULL, NULL) != OSC_OK ||
-            osc_dcol_proximity(a, a2, b, b2, settings, &minus, NULL, NULL) != OSC_OK)
+        if (dcol_proximity(options, trace, a, a1, b, b1, settings, &plus, NULL, NULL) != OSC_OK ||
+            dcol_proximity(options, trace, a, a2, b, b2, settings, &minus, NULL, NULL) != OSC_OK)
             return INFINITY;
         double up[15], down[15];
         outputs_of(&plus, up);
@@ -287,11 +308,13 @@ static void test_jacobians_against_finite_differences(void) {
             for (int trial = 0; trial < 6; ++trial) {
                 osc_pose pa = random_pose(&rng, 0.6), pb = random_pose(&rng, 0.6);
                 int output = -1;
-                double error = fd_error(g_shapes[i], pa, g_shapes[j], pb, &smooth, 1e-5, 14, &output);
+                double error = fd_error(&DEFAULT_PATHS, NULL, g_shapes[i], pa, g_shapes[j], pb,
+                                        &smooth, 1e-5, 14, &output);
                 CHECK_MSG(error < 1e-4, "%s-%s trial %d: output %d off by %.3g",
                           osc_convex_kind_name(i), osc_convex_kind_name(j), trial, output, error);
                 worst_smooth = fmax(worst_smooth, error);
-                error = fd_error(g_shapes[i], pa, g_shapes[j], pb, &sharp, 1e-5, 1, &output);
+                error = fd_error(&DEFAULT_PATHS, NULL, g_shapes[i], pa, g_shapes[j], pb, &sharp,
+                                 1e-5, 1, &output);
                 CHECK_MSG(error < 1e-5, "%s-%s trial %d (default tolerance): alpha off by %.3g",
                           osc_convex_kind_name(i), osc_convex_kind_name(j), trial, error);
                 worst_sharp = fmax(worst_sharp, error);
@@ -671,7 +694,7 @@ static void flatten_result(const osc_dcol_result* r, double out[8]) {
 static double support_alpha_off(const osc_convex* a, const osc_convex* b, double barrier,
                                 double support_alpha, double general_alpha) {
     double degree = a->orthant_rows + b->orthant_rows + (a->cone_dim > 0) + (b->cone_dim > 0);
-    double gap = dcol_exact_path && barrier <= DCOL_CLOSED_FORM_MAX_BARRIER ? degree * barrier : 0.0;
+    double gap = barrier <= DCOL_CLOSED_FORM_MAX_BARRIER ? degree * barrier : 0.0;
     double below = general_alpha - support_alpha;
     return (below > 0.0 ? fmax(below - gap, 0.0) : -below) / general_alpha;
 }
@@ -720,13 +743,12 @@ static void test_support_pairs_match_general_solver(void) {
             osc_dcol_jacobians fast_jac = six_jacobians(fast_j);
             osc_dcol_jacobians general_jac = six_jacobians(general_j);
             osc_dcol_result fast, general;
-            unsigned long general_starts = dcol_general_starts;
-            CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, &settings, &fast, &fast_jac, NULL), OSC_OK);
-            bool fell_back = dcol_general_starts != general_starts;
-            dcol_support_path = false;
-            osc_status general_status =
-                osc_dcol_proximity(a, pa, b, pb, &settings, &general, &general_jac, NULL);
-            dcol_support_path = true;
+            dcol_trace trace = {0};
+            CHECK_STATUS(dcol_proximity(&DEFAULT_PATHS, &trace, a, pa, b, pb, &settings, &fast,
+                                        &fast_jac, NULL), OSC_OK);
+            bool fell_back = trace.general_starts != 0;
+            osc_status general_status = dcol_proximity(&GENERAL_START, NULL, a, pa, b, pb, &settings,
+                                                       &general, &general_jac, NULL);
             if (general_status != OSC_OK) {
                 // the general start fails where the support path does not (a padded polygon
                 // and a cone at barrier 1e-3 diverge): x must still lie in both scaled shapes
@@ -890,7 +912,7 @@ static void test_support_pairs_match_general_solver(void) {
 }
 
 // Compliant contacts (docs/dcol.md §4.5): the pose tangents from the augmented system, taken for
-// every solve (dcol_stiff_compliance 0), against those of the normal matrix alone (INFINITY), on
+// every solve (stiff_compliance 0), against those of the normal matrix alone (INFINITY), on
 // 300 random pairs of test_support_pairs_match_general_solver at the default barrier: both against
 // central differences (step 1e-6; relative, or absolute below 1), and the two paths against each
 // other (relative to each array's largest entry; flat contacts, DEGENERATE, left out). The
@@ -913,16 +935,14 @@ static void test_compliant_contacts(void) {
         osc_pose pa = random_pose(&rng, 1.5), pb = random_pose(&rng, 1.5);
         all_jacobians jac[2];
         osc_dcol_result r;
-        dcol_exact_path = false; // the conic path's derivatives (the exact path has no normal matrix)
+        // the conic path's derivatives (the exact path has no normal matrix)
         for (int path = 0; path < 2; ++path) {
-            dcol_stiff_compliance = path == 0 ? 0.0 : INFINITY;
+            dcol_options options = central_point_with(path == 0 ? 0.0 : INFINITY);
             osc_dcol_jacobians pointers = jacobian_pointers(&jac[path]);
-            CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &r, &pointers, NULL), OSC_OK);
+            CHECK_STATUS(dcol_proximity(&options, NULL, a, pa, b, pb, NULL, &r, &pointers, NULL), OSC_OK);
             int output = -1;
-            errors[path][count] = fd_error(a, pa, b, pb, NULL, 1e-6, 14, &output);
+            errors[path][count] = fd_error(&options, NULL, a, pa, b, pb, NULL, 1e-6, 14, &output);
         }
-        dcol_stiff_compliance = 1.0;
-        dcol_exact_path = true;
         if (!(r.flags & OSC_DCOL_DEGENERATE)) {
             ++count;
             for (int k = 0; k < 6; ++k) {
@@ -972,12 +992,12 @@ static void test_support_pairs_extremes(void) {
         if (placement == 0) pb.p = osc_add(pa.p, osc_scale(osc_sub(pb.p, pa.p), 1e-3));
         if (placement == 2) pb.p = osc_add(pa.p, osc_scale(osc_sub(pb.p, pa.p), 100.0));
         osc_dcol_result r;
-        unsigned long general_starts = dcol_general_starts;
-        osc_status status = osc_dcol_proximity(a, pa, b, pb, NULL, &r, NULL, NULL);
+        dcol_trace trace = {0};
+        osc_status status = dcol_proximity(&DEFAULT_PATHS, &trace, a, pa, b, pb, NULL, &r, NULL, NULL);
         CHECK_MSG(status == OSC_OK, "trial %d: %s", trial, osc_last_error());
         if (status == OSC_OK) {
             // the support path fell back to the general start
-            if (dcol_general_starts != general_starts) ++fallbacks;
+            if (trace.general_starts != 0) ++fallbacks;
             else total += r.iterations;
             double ga = osc_convex_gauge(a, osc_pose_apply_inverse(pa, r.point));
             double gb = osc_convex_gauge(b, osc_pose_apply_inverse(pb, r.point));
@@ -1000,17 +1020,15 @@ static void test_support_pairs_extremes(void) {
 }
 
 // Solves a pair by the support path and by the general start: whether the support path fell back
-// (it ran a general start: dcol_general_starts) and its alpha's distance from the general start's
+// (it ran a general start: dcol_trace) and its alpha's distance from the general start's
 // band (support_alpha_off)
 static bool fell_back(const osc_convex* a, osc_pose pa, const osc_convex* b, osc_pose pb,
                       double* difference) {
     osc_dcol_result fast, general;
-    unsigned long general_starts = dcol_general_starts;
-    CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &fast, NULL, NULL), OSC_OK);
-    bool fallback = dcol_general_starts != general_starts;
-    dcol_support_path = false;
-    CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &general, NULL, NULL), OSC_OK);
-    dcol_support_path = true;
+    dcol_trace trace = {0};
+    CHECK_STATUS(dcol_proximity(&DEFAULT_PATHS, &trace, a, pa, b, pb, NULL, &fast, NULL, NULL), OSC_OK);
+    bool fallback = trace.general_starts != 0;
+    CHECK_STATUS(dcol_proximity(&GENERAL_START, NULL, a, pa, b, pb, NULL, &general, NULL, NULL), OSC_OK);
     *difference = support_alpha_off(a, b, osc_dcol_settings_default().tolerance, fast.alpha, general.alpha);
     return fallback;
 }
@@ -1144,7 +1162,7 @@ static double jacobian_gap(double solved[6][36], double reference[6][36]) {
 }
 
 // Point contacts end at their exact optimum at the default barrier (docs/dcol.md §3.7, §4.6): over
-// the 49 ordered pairs of the test shapes at random poses, the share that does (dcol_exact_solves);
+// the 49 ordered pairs of the test shapes at random poses, the share that does (dcol_trace);
 // on those, every Jacobian row against central differences; alpha within the band of the support
 // path's own central point (support_alpha_off, with the exact path switched off), x next to it and
 // the Jacobians close to its; and the alpha fast path equal to the Jacobian's row.
@@ -1163,19 +1181,19 @@ static void test_exact_contacts(void) {
                 osc_dcol_jacobians exact_jac = six_jacobians(exact_j);
                 osc_dcol_jacobians central_jac = six_jacobians(central_j);
                 osc_dcol_result r, central;
-                unsigned long before = dcol_exact_solves;
-                CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &r, &exact_jac, NULL), OSC_OK);
-                if (dcol_exact_solves == before) continue;
+                dcol_trace trace = {0};
+                CHECK_STATUS(dcol_proximity(&DEFAULT_PATHS, &trace, a, pa, b, pb, NULL, &r, &exact_jac,
+                                            NULL), OSC_OK);
+                if (trace.exact_solves == 0) continue;
                 ++exact;
                 CHECK(r.iterations == 0 && r.flags == 0);
                 int output = -1;
-                double error = fd_error(a, pa, b, pb, NULL, 1e-6, 14, &output);
+                double error = fd_error(&DEFAULT_PATHS, NULL, a, pa, b, pb, NULL, 1e-6, 14, &output);
                 CHECK_MSG(error < 1e-6, "pair %d-%d, trial %d: output %d off by %.3g", i, j, trial,
                           output, error);
                 worst_fd = fmax(worst_fd, error);
-                dcol_exact_path = false;
-                CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &central, &central_jac, NULL), OSC_OK);
-                dcol_exact_path = true;
+                CHECK_STATUS(dcol_proximity(&CENTRAL_POINT, NULL, a, pa, b, pb, NULL, &central,
+                                            &central_jac, NULL), OSC_OK);
                 worst_alpha = fmax(worst_alpha, support_alpha_off(a, b, osc_dcol_settings_default().tolerance,
                                                                   r.alpha, central.alpha));
                 points[exact - 1] = osc_length(osc_sub(r.point, central.point));
@@ -1259,16 +1277,15 @@ static void test_degenerate_vertices(void) {
                 osc_dcol_jacobians general_jac = six_jacobians(general_j);
                 osc_dcol_result fast, general;
                 CHECK_STATUS(osc_dcol_proximity(first, pa, second, pb, &smooth, &fast, &fast_jac, NULL), OSC_OK);
-                dcol_support_path = false;
-                CHECK_STATUS(osc_dcol_proximity(first, pa, second, pb, &smooth, &general, &general_jac, NULL),
-                             OSC_OK);
-                dcol_support_path = true;
+                CHECK_STATUS(dcol_proximity(&GENERAL_START, NULL, first, pa, second, pb, &smooth,
+                                            &general, &general_jac, NULL), OSC_OK);
                 worst_smooth_alpha = fmax(worst_smooth_alpha, fabs(fast.alpha - general.alpha) / general.alpha);
                 worst_smooth_point = fmax(worst_smooth_point, osc_length(osc_sub(fast.point, general.point)));
                 worst_jacobian = fmax(worst_jacobian, jacobian_gap(fast_j, general_j));
                 // and alpha's row against central differences at the default barrier
                 int output = -1;
-                double error = fd_error(first, pa, second, pb, NULL, 1e-5, 1, &output);
+                double error =
+                    fd_error(&DEFAULT_PATHS, NULL, first, pa, second, pb, NULL, 1e-5, 1, &output);
                 CHECK_MSG(error < 1e-5, "degenerate %d against %d, trial %d: alpha off by %.3g", d,
                           other, trial, error);
                 worst_fd = fmax(worst_fd, error);
@@ -1299,9 +1316,7 @@ static void resting_compare(const osc_convex* a, osc_pose pa, const osc_convex* 
     ++out->solves;
     osc_dcol_result fast, general;
     CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &fast, NULL, NULL), OSC_OK);
-    dcol_support_path = false;
-    CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &general, NULL, NULL), OSC_OK);
-    dcol_support_path = true;
+    CHECK_STATUS(dcol_proximity(&GENERAL_START, NULL, a, pa, b, pb, NULL, &general, NULL, NULL), OSC_OK);
     out->below = fmax(out->below, (general.alpha - fast.alpha) / general.alpha);
     out->above = fmax(out->above, (fast.alpha - general.alpha) / general.alpha);
     out->degenerate += (fast.flags & OSC_DCOL_DEGENERATE) != 0;
@@ -1311,9 +1326,8 @@ static void resting_compare(const osc_convex* a, osc_pose pa, const osc_convex* 
     osc_dcol_jacobians general_jac = six_jacobians(general_j);
     osc_dcol_settings smooth = settings_with(1e-6);
     CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, &smooth, &fast, &fast_jac, NULL), OSC_OK);
-    dcol_support_path = false;
-    CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, &smooth, &general, &general_jac, NULL), OSC_OK);
-    dcol_support_path = true;
+    CHECK_STATUS(dcol_proximity(&GENERAL_START, NULL, a, pa, b, pb, &smooth, &general, &general_jac,
+                                NULL), OSC_OK);
     out->smooth_alpha = fmax(out->smooth_alpha, fabs(fast.alpha - general.alpha) / general.alpha);
     out->point = fmax(out->point, osc_length(osc_sub(fast.point, general.point)));
     out->jacobian = fmax(out->jacobian, jacobian_gap(fast_j, general_j));
@@ -1376,7 +1390,7 @@ static void test_resting_contacts(void) {
 // kink, where the walk loses the rim's direction. Every such pair took the general start (7-10
 // iterations) until the flat start covered cones and discs (docs/dcol.md §3.5, "Flat contacts").
 // Checked as test_resting_contacts does the boxes: the fallbacks (general starts run, counted by
-// dcol_general_starts), alpha at the default barrier, and at barrier 1e-6 alpha, the point and the Jacobians
+// dcol_trace), alpha at the default barrier, and at barrier 1e-6 alpha, the point and the Jacobians
 // against the general start's.
 static void test_resting_curved(void) {
     enum { BODIES = 5 };
@@ -1490,10 +1504,9 @@ static void test_elongated_shapes(void) {
                     osc_pose pa, pb;
                     elongated_poses(&rng, &pa, &pb);
                     osc_dcol_result r;
-                    dcol_support_path = false; // the general start alone (docs/dcol.md §3.3)
-                    general_failures +=
-                        osc_dcol_proximity(s[a], pa, s[b], pb, NULL, &r, NULL, NULL) != OSC_OK;
-                    dcol_support_path = true;
+                    // the general start alone (docs/dcol.md §3.3)
+                    general_failures += dcol_proximity(&GENERAL_START, NULL, s[a], pa, s[b], pb, NULL,
+                                                       &r, NULL, NULL) != OSC_OK;
                     if (osc_dcol_proximity(s[a], pa, s[b], pb, NULL, &r, NULL, NULL) != OSC_OK) {
                         ++failures;
                         continue;
@@ -1530,7 +1543,7 @@ static void test_elongated_shapes(void) {
 // below 100, DEGENERATE left out; about 950 and 770 solves) against central differences (step 1e-6;
 // relative, or absolute below 1). A thin shape is compliant along its length and its rows weigh
 // up to 1 / t^2, so the normal matrix's sum rounded their tangents away: with it alone
-// (dcol_stiff_compliance INFINITY) the 95th percentile of the error was 5.1e-4 and 1.2e-3 and the
+// (stiff_compliance INFINITY) the 95th percentile of the error was 5.1e-4 and 1.2e-3 and the
 // worst 0.13 and 2.4; from the augmented system where the compliance or the normal's estimated
 // rounding asks for it (docs/dcol.md §4.5; about half of these solves) 3.9e-5 and 4.0e-5, worst
 // 1.8e-3 and 5.0e-3.
@@ -1556,16 +1569,15 @@ static void test_thin_jacobians(void) {
                     // the conic path (its augmented system, then the normal matrix alone), and the
                     // query as it answers, at the exact optimum where it is a point contact (§3.7)
                     int output = -1;
-                    dcol_exact_path = false;
                     for (int path = 0; path < 2; ++path) {
-                        dcol_stiff_compliance = path == 0 ? 1.0 : INFINITY;
-                        errors[path][count] = fd_error(s[a], pa, s[b], pb, NULL, 1e-6, 14, &output);
+                        dcol_options options = central_point_with(path == 0 ? 1.0 : INFINITY);
+                        errors[path][count] = fd_error(&options, NULL, s[a], pa, s[b], pb, NULL, 1e-6,
+                                                       14, &output);
                     }
-                    dcol_stiff_compliance = 1.0;
-                    dcol_exact_path = true;
-                    unsigned long before = dcol_exact_solves;
-                    errors[2][count] = fd_error(s[a], pa, s[b], pb, NULL, 1e-6, 14, &output);
-                    exact += dcol_exact_solves != before;
+                    dcol_trace trace = {0};
+                    errors[2][count] = fd_error(&DEFAULT_PATHS, &trace, s[a], pa, s[b], pb, NULL, 1e-6,
+                                                14, &output);
+                    exact += trace.exact_solves != 0;
                     ++count;
                 }
         qsort(errors[0], (size_t)count, sizeof(double), compare_doubles);
@@ -1589,15 +1601,16 @@ static void test_thin_jacobians(void) {
 // over random pairs of every kind: they differ by rounding only
 static void test_degeneracy_trace(void) {
     test_rng rng = {57};
-    osc_dcol_settings settings = osc_dcol_settings_default();
     double worst = 0.0;
     int solved = 0;
     for (int trial = 0; trial < 490; ++trial) {
         osc_convex* a = random_support_shape(&rng, trial % 7, 0.1);
         osc_convex* b = random_support_shape(&rng, (trial / 7) % 7, 0.1);
         osc_pose pa = random_pose(&rng, 0.5), pb = random_pose(&rng, 0.5);
+        dcol_query query;
         dcol_problem dp;
-        if (a && b && dcol_solve(__func__, &settings, a, pa, b, pb, NULL, false, &dp) == OSC_OK) {
+        if (a && b && dcol_check_query(__func__, a, pa, b, pb, NULL, &query) == OSC_OK &&
+            dcol_solve(__func__, &query, NULL, false, &dp) == OSC_OK) {
             ++solved;
             double full = 0.0;
             for (int axis = 0; axis < 3; ++axis) {
@@ -1621,7 +1634,7 @@ static void test_degeneracy_trace(void) {
 // Cones far outside the test shapes' range: needles (half angle 1e-3), flat discs (pi/2 - 1e-3,
 // radius 1000 times the height) and ordinary ones, heights 1e-3 to 1e3, against the random support
 // shapes at scales 1e-3 to 1e3. The support path gives up on many of the flat ones (counted by
-// dcol_general_starts), where the general start takes over; the query never fails where the
+// dcol_trace), where the general start takes over; the query never fails where the
 // general start alone succeeds, and every answer has x in both scaled shapes.
 static void test_extreme_cones(void) {
     test_rng rng = {23};
@@ -1638,12 +1651,11 @@ static void test_extreme_cones(void) {
         double scale = pow(10.0, test_uniform(&rng, -3.0, 3.0));
         osc_pose pa = random_pose(&rng, scale), pb = random_pose(&rng, scale);
         osc_dcol_result r, general;
-        unsigned long starts = dcol_general_starts;
-        osc_status status = osc_dcol_proximity(a, pa, b, pb, NULL, &r, NULL, NULL);
-        fallbacks[shape_class] += dcol_general_starts != starts;
-        dcol_support_path = false;
-        osc_status general_status = osc_dcol_proximity(a, pa, b, pb, NULL, &general, NULL, NULL);
-        dcol_support_path = true;
+        dcol_trace trace = {0};
+        osc_status status = dcol_proximity(&DEFAULT_PATHS, &trace, a, pa, b, pb, NULL, &r, NULL, NULL);
+        fallbacks[shape_class] += trace.general_starts != 0;
+        osc_status general_status =
+            dcol_proximity(&GENERAL_START, NULL, a, pa, b, pb, NULL, &general, NULL, NULL);
         general_failures += general_status != OSC_OK;
         if (status != OSC_OK) {
             ++failures[shape_class];
@@ -1677,19 +1689,17 @@ static void test_warm_start(void) {
     memset(&warm, 0, sizeof warm);
     int cold_iterations = 0, warm_iterations = 0;
     // the warm start serves the general start (§3.3), which a point contact skips: that start alone
-    dcol_support_path = false;
     for (int step = 0; step < 100; ++step) {
         double xi[6] = {0.003, -0.002, 0.001, 0.01, 0.004, -0.006};
         pb = osc_pose_apply_twist(pb, xi);
         osc_dcol_result cold, hot;
-        CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &cold, NULL, NULL), OSC_OK);
-        CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &hot, NULL, &warm), OSC_OK);
+        CHECK_STATUS(dcol_proximity(&GENERAL_START, NULL, a, pa, b, pb, NULL, &cold, NULL, NULL), OSC_OK);
+        CHECK_STATUS(dcol_proximity(&GENERAL_START, NULL, a, pa, b, pb, NULL, &hot, NULL, &warm), OSC_OK);
         CHECK(warm.valid);
         CHECK(test_rel_error(hot.alpha, cold.alpha, 1e-9) < 1e-8);
         cold_iterations += cold.iterations;
         warm_iterations += hot.iterations;
     }
-    dcol_support_path = true;
     printf("  warm start along a smooth path (the general start): %.1f iterations per solve (cold "
            "%.1f)\n", warm_iterations / 100.0, cold_iterations / 100.0);
     CHECK(warm_iterations < cold_iterations);
@@ -1738,6 +1748,53 @@ static void test_batch(void) {
     CHECK_STATUS(osc_dcol_proximity_batch(as, pas, bs, pbs, 5, NULL, NULL, NULL, NULL, 1),
                  OSC_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(osc_dcol_proximity_batch(NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0), OSC_OK);
+}
+
+// The paths' switches are a query's own (dcol_options), not the library's: one thread solving with
+// the general start and the central point while another runs the public function leaves the
+// latter's answers bit for bit those of a serial run. (When the switches were writable exported
+// globals that the tests flipped, a thread flipping them changed 8,799 of 40,000 such answers of
+// another thread.)
+static void test_options_per_query(void) {
+    enum { COUNT = 400, ROUNDS = 10 };
+    test_rng rng = {31};
+    static osc_pose pas[COUNT], pbs[COUNT];
+    static osc_dcol_result serial[COUNT];
+    const osc_convex *a = g_shapes[OSC_CONVEX_POLYTOPE], *b = g_shapes[OSC_CONVEX_CAPSULE];
+    for (int i = 0; i < COUNT; ++i) {
+        pas[i] = random_pose(&rng, 0.6);
+        pbs[i] = random_pose(&rng, 0.6);
+        CHECK_STATUS(osc_dcol_proximity(a, pas[i], b, pbs[i], NULL, &serial[i], NULL, NULL), OSC_OK);
+    }
+    int changed = 0, other_paths = 0;
+#ifdef _OPENMP
+#pragma omp parallel sections num_threads(2) reduction(+ : changed, other_paths)
+#endif
+    {
+#ifdef _OPENMP
+#pragma omp section
+#endif
+        for (int round = 0; round < ROUNDS; ++round)
+            for (int i = 0; i < COUNT; ++i) {
+                osc_dcol_result r;
+                osc_dcol_proximity(a, pas[i], b, pbs[i], NULL, &r, NULL, NULL);
+                changed += memcmp(&r, &serial[i], sizeof r) != 0;
+            }
+#ifdef _OPENMP
+#pragma omp section
+#endif
+        for (int round = 0; round < ROUNDS; ++round)
+            for (int i = 0; i < COUNT; ++i) {
+                osc_dcol_result r;
+                const dcol_options* options = (round + i) % 2 ? &GENERAL_START : &CENTRAL_POINT;
+                dcol_proximity(options, NULL, a, pas[i], b, pbs[i], NULL, &r, NULL, NULL);
+                other_paths += memcmp(&r, &serial[i], sizeof r) != 0;
+            }
+    }
+    printf("  %d public answers beside %d solves on other paths (%d of them different): %d changed\n",
+           ROUNDS * COUNT, ROUNDS * COUNT, other_paths, changed);
+    CHECK(other_paths > 0); // the other paths' answers do differ (in the last bits at least)
+    CHECK(changed == 0);
 }
 
 static void test_bad_input(void) {
@@ -1816,6 +1873,7 @@ int main(void) {
     RUN(test_extreme_cones);
     RUN(test_warm_start);
     RUN(test_batch);
+    RUN(test_options_per_query);
     RUN(test_bad_input);
     destroy_test_shapes(g_shapes);
     return test_finish();
