@@ -1709,6 +1709,48 @@ static void test_warm_start(void) {
     CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &r, NULL, &warm), OSC_OK);
 }
 
+// the threads of this process (Linux's /proc/self/status), 0 where it cannot be read
+static int process_threads(void) {
+    FILE* status = fopen("/proc/self/status", "r");
+    if (!status) return 0;
+    char line[256];
+    int threads = 0;
+    while (fgets(line, sizeof line, status))
+        if (sscanf(line, "Threads: %d", &threads) == 1) break;
+    fclose(status);
+    return threads;
+}
+
+// A batch that is too small to pay for a team (fewer than 8 pairs per thread), or asked for one
+// thread, runs on the calling thread without entering OpenMP: no thread is started. Runs before
+// anything in this program starts a team (the pool's threads outlive it). When every batch entered
+// OpenMP, 15 pairs on 2 threads started one.
+static void test_batch_without_team(void) {
+    enum { COUNT = 15 };
+    const osc_convex* as[COUNT];
+    const osc_convex* bs[COUNT];
+    osc_pose pas[COUNT], pbs[COUNT];
+    osc_dcol_result results[COUNT], single;
+    test_rng rng = {9};
+    for (int i = 0; i < COUNT; ++i) {
+        as[i] = g_shapes[i % OSC_CONVEX_KIND_COUNT];
+        bs[i] = g_shapes[(i + 3) % OSC_CONVEX_KIND_COUNT];
+        pas[i] = random_pose(&rng, 0.6);
+        pbs[i] = random_pose(&rng, 0.6);
+    }
+    int before = process_threads();
+    CHECK_MSG(before == 1, "%d threads before any batch (0: /proc/self/status unreadable)", before);
+    for (int threads = 0; threads <= 2; ++threads)
+        CHECK_STATUS(osc_dcol_proximity_batch(as, pas, bs, pbs, COUNT, NULL, results, NULL, NULL,
+                                              threads), OSC_OK);
+    CHECK_MSG(process_threads() == before, "%d threads after the batches, %d before",
+              process_threads(), before);
+    for (int i = 0; i < COUNT; ++i) {
+        CHECK_STATUS(osc_dcol_proximity(as[i], pas[i], bs[i], pbs[i], NULL, &single, NULL, NULL), OSC_OK);
+        CHECK(memcmp(&single, &results[i], sizeof single) == 0);
+    }
+}
+
 static void test_batch(void) {
     enum { COUNT = 300 };
     test_rng rng = {8};
@@ -1743,6 +1785,12 @@ static void test_batch(void) {
         CHECK(memcmp(alpha_jac, alphas[i], sizeof alpha_jac) == 0);
         CHECK(memcmp(normal_jac, normals[i], sizeof normal_jac) == 0);
     }
+    // any thread count: clamped to OSC_MAX_THREADS (a team no larger than the work), the same bits
+    static osc_dcol_result clamped[COUNT];
+    CHECK_STATUS(osc_dcol_proximity_batch(as, pas, bs, pbs, COUNT, NULL, clamped, NULL, NULL, 100000),
+                 OSC_ERR_INVALID_ARGUMENT);
+    for (int i = 0; i < COUNT; ++i)
+        if (i != 17) CHECK(memcmp(&clamped[i], &results[i], sizeof clamped[i]) == 0);
     CHECK_STATUS(osc_dcol_proximity_batch(as, pas, bs, pbs, -1, NULL, results, NULL, NULL, 1),
                  OSC_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(osc_dcol_proximity_batch(as, pas, bs, pbs, 5, NULL, NULL, NULL, NULL, 1),
@@ -1872,6 +1920,7 @@ int main(void) {
     RUN(test_thin_jacobians);
     RUN(test_extreme_cones);
     RUN(test_warm_start);
+    RUN(test_batch_without_team);
     RUN(test_batch);
     RUN(test_options_per_query);
     RUN(test_bad_input);

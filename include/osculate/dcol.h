@@ -158,10 +158,14 @@ OSC_API osc_status osc_dcol_alpha_parameter_gradient(const osc_convex* a, osc_po
                                                      double* alpha, double* gradient_a,
                                                      double* gradient_b);
 
-/// Runs osc_dcol_proximity for `count` pairs on `threads` threads (0: the default). Pair i is
-/// (a[i], poses_a[i], b[i], poses_b[i]); results[i] receives its answer and, when `jacobians` is
-/// non-NULL, jacobians[i] names its outputs. statuses[i] (nullable) receives each pair's status;
-/// the return value is the first failing pair's status (OSC_OK when all succeeded).
+/// Runs osc_dcol_proximity for `count` pairs on `threads` threads (0: the default; the rule of
+/// OSC_MAX_THREADS: clamped, and fewer than 8 pairs a thread run on the calling thread without
+/// entering OpenMP). Pair i is (a[i], poses_a[i], b[i], poses_b[i]); results[i] receives its
+/// answer, bit for bit the single call's, and, when `jacobians` is non-NULL, jacobians[i] names its
+/// outputs. statuses[i] (nullable) receives each pair's status; the return value is the status of
+/// the failing pair of lowest index, its message "osc_dcol_proximity_batch: pair i: ..." (OSC_OK
+/// when all succeeded). OSC_ERR_INVALID_ARGUMENT for a negative count or threads, or a NULL a, b,
+/// poses_a, poses_b or results when count > 0; a NULL shape in a pair fails that pair.
 OSC_API osc_status osc_dcol_proximity_batch(const osc_convex* const* a, const osc_pose* poses_a,
                                             const osc_convex* const* b, const osc_pose* poses_b,
                                             int count, const osc_dcol_settings* settings,
