@@ -545,8 +545,15 @@ osc_status osc_convex_create_polygon(const double* edge_normals, const double* e
 // ---------------------------------------------------------------------------------------------
 // accessors
 
+// a getter's NULL shape: the message names the getter; the caller returns its sentinel
+static bool null_shape(const char* function, const osc_convex* shape) {
+    if (shape) return false;
+    osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape is NULL", function);
+    return true;
+}
+
 osc_convex_kind osc_convex_get_kind(const osc_convex* shape) {
-    return shape->kind;
+    return null_shape(__func__, shape) ? OSC_CONVEX_INVALID : shape->kind;
 }
 
 const char* osc_convex_kind_name(osc_convex_kind kind) {
@@ -556,18 +563,19 @@ const char* osc_convex_kind_name(osc_convex_kind kind) {
 }
 
 double osc_convex_bounding_radius(const osc_convex* shape) {
-    return shape->bounding_radius;
+    return null_shape(__func__, shape) ? NAN : shape->bounding_radius;
 }
 
 int osc_convex_face_count(const osc_convex* shape) {
-    return shape->face_count;
+    return null_shape(__func__, shape) ? 0 : shape->face_count;
 }
 
 int osc_convex_vertex_count(const osc_convex* shape) {
-    return shape->vertex_count;
+    return null_shape(__func__, shape) ? 0 : shape->vertex_count;
 }
 
 int osc_convex_vertices(const osc_convex* shape, double* vertices, int capacity) {
+    if (null_shape(__func__, shape)) return 0;
     int count = shape->vertex_count < capacity ? shape->vertex_count : capacity;
     if (vertices && count > 0) memcpy(vertices, shape->vertices, sizeof(double) * 3 * count);
     return shape->vertex_count;
@@ -627,11 +635,14 @@ static osc_vec3 body_support(const osc_convex* shape, osc_vec3 d) {
         return osc_scale(unit, shape->radius);
     case OSC_CONVEX_POLYGON:
         return osc_add_scaled(vertex_support(shape, d), unit, shape->radius);
+    case OSC_CONVEX_INVALID:
+        break;
     }
     return osc_v3(0.0, 0.0, 0.0);
 }
 
 osc_vec3 osc_convex_support(const osc_convex* shape, osc_pose pose, osc_vec3 direction) {
+    if (null_shape(__func__, shape)) return osc_v3(NAN, NAN, NAN);
     osc_vec3 d = osc_quat_inv_rotate(pose.q, direction);
     if (!(osc_length_squared(d) > 0.0) || !osc_vec3_is_finite(d)) return pose.p;
     return osc_pose_apply(pose, body_support(shape, d));
@@ -676,6 +687,7 @@ static double polygon_gauge(const osc_convex* shape, osc_vec3 y) {
 }
 
 double osc_convex_gauge(const osc_convex* shape, osc_vec3 y) {
+    if (null_shape(__func__, shape)) return NAN;
     double radial = hypot(y.y, y.z);
     switch (shape->kind) {
     case OSC_CONVEX_POLYTOPE: {
@@ -709,6 +721,8 @@ double osc_convex_gauge(const osc_convex* shape, osc_vec3 y) {
         return osc_length(y) / shape->radius;
     case OSC_CONVEX_POLYGON:
         return polygon_gauge(shape, y);
+    case OSC_CONVEX_INVALID:
+        break;
     }
     return NAN;
 }

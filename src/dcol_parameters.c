@@ -13,6 +13,10 @@
 #include <string.h>
 
 int osc_dcol_parameter_count(const osc_convex* shape) {
+    if (!shape) {
+        osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape is NULL", __func__);
+        return 0;
+    }
     switch (shape->kind) {
     case OSC_CONVEX_SPHERE:
         return 1;
@@ -26,6 +30,8 @@ int osc_dcol_parameter_count(const osc_convex* shape) {
         return 4 * shape->face_count;
     case OSC_CONVEX_POLYGON:
         return 3 * shape->face_count + 1;
+    case OSC_CONVEX_INVALID:
+        break;
     }
     return 0;
 }
@@ -131,6 +137,8 @@ static void shape_gradient(const osc_convex* shape, double (*D)[CONVEX_COLUMNS],
         out[3 * m] = -D[m][CONVEX_COLUMN_ALPHA];
         break;
     }
+    case OSC_CONVEX_INVALID:
+        break;
     }
 }
 

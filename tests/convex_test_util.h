@@ -8,6 +8,9 @@
 
 #include <osculate/osculate.h>
 
+#include <ctype.h>
+#include <stdbool.h>
+
 /// The seven kinds, in osc_convex_kind order, with sizes of order 1.
 static inline void make_test_shapes(osc_convex* shapes[OSC_CONVEX_KIND_COUNT]) {
     // a hexagonal prism with a slanted cap, the origin off-centre inside
@@ -69,6 +72,25 @@ static inline osc_vec3 random_surface_point(const osc_convex* shape, test_rng* r
     osc_vec3 v = osc_normalize(osc_v3(test_uniform(rng, -1, 1), test_uniform(rng, -1, 1),
                                       test_uniform(rng, -1, 1)));
     return osc_scale(v, 1.0 / osc_convex_gauge(shape, v));
+}
+
+/// A public function and one of its pointer arguments, for the tables of NULL arguments.
+typedef struct null_argument {
+    const char* function;
+    const char* argument;
+} null_argument;
+
+/// Whether the calling thread's message starts with `function` and names `argument` as a word.
+static inline bool message_names(const char* function, const char* argument) {
+    const char* message = osc_last_error();
+    if (strncmp(message, function, strlen(function)) != 0) return false;
+    for (const char* at = strstr(message, argument); at; at = strstr(at + 1, argument)) {
+        char before = at == message ? ' ' : at[-1], after = at[strlen(argument)];
+        if (!isalnum((unsigned char)before) && before != '_' && !isalnum((unsigned char)after) &&
+            after != '_')
+            return true;
+    }
+    return false;
 }
 
 #endif // OSC_CONVEX_TEST_UTIL_H

@@ -75,6 +75,89 @@ static void test_bad_shapes(void) {
     CHECK_STATUS(osc_convex_create_polygon(C, d, 2, 0.1, &shape), OSC_ERR_INVALID_ARGUMENT);
 }
 
+// Every pointer argument of convex.h, NULL one at a time (the others valid). A function that
+// returns a status answers OSC_ERR_INVALID_ARGUMENT with a message naming the function and the
+// argument; osc_convex_destroy(NULL) does nothing; a getter returns its documented sentinel for a
+// NULL shape and names it in osc_last_error(). Before, every getter read through the NULL shape.
+static const null_argument null_status_cases[] = {
+    {"osc_convex_create_polytope", "normals"},   {"osc_convex_create_polytope", "offsets"},
+    {"osc_convex_create_polytope", "out"},       {"osc_convex_create_hull", "points"},
+    {"osc_convex_create_hull", "out"},           {"osc_convex_create_hull_bounded", "points"},
+    {"osc_convex_create_hull_bounded", "out"},   {"osc_convex_create_box", "out"},
+    {"osc_convex_create_capsule", "out"},        {"osc_convex_create_cylinder", "out"},
+    {"osc_convex_create_cone", "out"},           {"osc_convex_create_ellipsoid", "P"},
+    {"osc_convex_create_ellipsoid", "out"},      {"osc_convex_create_sphere", "out"},
+    {"osc_convex_create_polygon", "edge_normals"}, {"osc_convex_create_polygon", "edge_offsets"},
+    {"osc_convex_create_polygon", "out"},
+};
+
+// case `index` of null_status_cases, with valid arguments besides the NULL one
+static osc_status call_with_null(int index, osc_convex** shape) {
+    const double normals[18] = {1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1};
+    const double offsets[6] = {1, 1, 1, 1, 1, 1};
+    const double points[24] = {1, 1, 1, 1, 1, -1, 1, -1, 1, 1, -1, -1,
+                               -1, 1, 1, -1, 1, -1, -1, -1, 1, -1, -1, -1};
+    const double P[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    const double edges[8] = {1, 0, -1, 0, 0, 1, 0, -1};
+    switch (index) {
+    case 0: return osc_convex_create_polytope(NULL, offsets, 6, shape);
+    case 1: return osc_convex_create_polytope(normals, NULL, 6, shape);
+    case 2: return osc_convex_create_polytope(normals, offsets, 6, NULL);
+    case 3: return osc_convex_create_hull(NULL, 8, shape);
+    case 4: return osc_convex_create_hull(points, 8, NULL);
+    case 5: return osc_convex_create_hull_bounded(NULL, 8, 6, NULL, shape);
+    case 6: return osc_convex_create_hull_bounded(points, 8, 6, NULL, NULL);
+    case 7: return osc_convex_create_box(osc_v3(1, 1, 1), NULL);
+    case 8: return osc_convex_create_capsule(0.5, 1.0, NULL);
+    case 9: return osc_convex_create_cylinder(0.5, 1.0, NULL);
+    case 10: return osc_convex_create_cone(1.0, 0.5, NULL);
+    case 11: return osc_convex_create_ellipsoid(NULL, shape);
+    case 12: return osc_convex_create_ellipsoid(P, NULL);
+    case 13: return osc_convex_create_sphere(1.0, NULL);
+    case 14: return osc_convex_create_polygon(NULL, offsets, 4, 0.1, shape);
+    case 15: return osc_convex_create_polygon(edges, NULL, 4, 0.1, shape);
+    default: return osc_convex_create_polygon(edges, offsets, 4, 0.1, NULL);
+    }
+}
+
+static void test_null_arguments(void) {
+    int count = (int)(sizeof null_status_cases / sizeof null_status_cases[0]);
+    for (int i = 0; i < count; ++i) {
+        const null_argument* c = &null_status_cases[i];
+        osc_convex* shape = (osc_convex*)&shape; // reset to NULL on failure where out is given
+        osc_status status = call_with_null(i, &shape);
+        CHECK_MSG(status == OSC_ERR_INVALID_ARGUMENT && message_names(c->function, c->argument),
+                  "%s with %s NULL: status %d, \"%s\"", c->function, c->argument, (int)status,
+                  osc_last_error());
+        if (strcmp(c->argument, "out") != 0) CHECK(shape == NULL);
+    }
+    osc_convex_destroy(NULL); // nothing
+    // the getters' sentinels for a NULL shape, the shape named in the message
+    osc_pose pose = osc_pose_identity();
+    double vertices[3];
+    osc_vec3 support = osc_convex_support(NULL, pose, osc_v3(1, 0, 0));
+    CHECK(isnan(support.x) && isnan(support.y) && isnan(support.z));
+    CHECK(message_names("osc_convex_support", "shape"));
+    CHECK(isnan(osc_convex_gauge(NULL, osc_v3(0.1, 0, 0))));
+    CHECK(message_names("osc_convex_gauge", "shape"));
+    CHECK(isnan(osc_convex_bounding_radius(NULL)));
+    CHECK(message_names("osc_convex_bounding_radius", "shape"));
+    CHECK(osc_convex_get_kind(NULL) == OSC_CONVEX_INVALID);
+    CHECK(message_names("osc_convex_get_kind", "shape"));
+    CHECK(strcmp(osc_convex_kind_name(OSC_CONVEX_INVALID), "unknown") == 0);
+    CHECK(osc_convex_face_count(NULL) == 0);
+    CHECK(message_names("osc_convex_face_count", "shape"));
+    CHECK(osc_convex_vertex_count(NULL) == 0);
+    CHECK(message_names("osc_convex_vertex_count", "shape"));
+    CHECK(osc_convex_vertices(NULL, vertices, 1) == 0);
+    CHECK(message_names("osc_convex_vertices", "shape"));
+    // a NULL vertices buffer is a size query
+    osc_convex* box = NULL;
+    CHECK_STATUS(osc_convex_create_box(osc_v3(1, 2, 3), &box), OSC_OK);
+    CHECK(osc_convex_vertices(box, NULL, 8) == 8);
+    osc_convex_destroy(box);
+}
+
 static void test_box_vertices_and_gauge(void) {
     osc_convex* box = NULL;
     CHECK_STATUS(osc_convex_create_box(osc_v3(0.5, 0.4, 0.3), &box), OSC_OK);
@@ -385,6 +468,7 @@ static void test_hull_bounded(void) {
 
 int main(void) {
     RUN(test_bad_shapes);
+    RUN(test_null_arguments);
     RUN(test_box_vertices_and_gauge);
     RUN(test_gauges);
     RUN(test_support_against_samples);

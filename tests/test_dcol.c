@@ -1845,6 +1845,77 @@ static void test_options_per_query(void) {
     CHECK(changed == 0);
 }
 
+// Every pointer argument of dcol.h, NULL one at a time (the others valid): a required one gives
+// OSC_ERR_INVALID_ARGUMENT with a message naming the function and the argument; a nullable one
+// (settings, jacobians, warm, the parameter gradients' outputs, the batch's jacobians and
+// statuses) is accepted; osc_dcol_parameter_count(NULL) returns its sentinel 0 and names the
+// shape. Before, osc_dcol_parameter_count(NULL) read through the NULL shape.
+static const null_argument dcol_null_cases[] = {
+    {"osc_dcol_proximity", "a"},       {"osc_dcol_proximity", "b"},
+    {"osc_dcol_proximity", "result"},  {"osc_dcol_alpha_gradient", "a"},
+    {"osc_dcol_alpha_gradient", "b"},  {"osc_dcol_alpha_gradient", "alpha"},
+    {"osc_dcol_alpha_gradient", "gradient"}, {"osc_dcol_alpha_parameter_gradient", "a"},
+    {"osc_dcol_alpha_parameter_gradient", "b"}, {"osc_dcol_proximity_batch", "a"},
+    {"osc_dcol_proximity_batch", "poses_a"}, {"osc_dcol_proximity_batch", "b"},
+    {"osc_dcol_proximity_batch", "poses_b"}, {"osc_dcol_proximity_batch", "results"},
+};
+
+// case `index` of dcol_null_cases, or with `index` past them the nullable arguments NULL in turn
+static osc_status dcol_call_with_null(int index) {
+    const osc_convex *a = g_shapes[OSC_CONVEX_POLYTOPE], *b = g_shapes[OSC_CONVEX_CAPSULE];
+    const osc_convex* as[1] = {a};
+    const osc_convex* bs[1] = {b};
+    osc_pose pa = osc_pose_identity(), pb = {osc_v3(0.9, 0.1, 0.2), osc_quat_identity()};
+    osc_pose pas[1] = {pa}, pbs[1] = {pb};
+    osc_dcol_result r[1];
+    double alpha, gradient[12], gradient_a[64], gradient_b[64];
+    switch (index) {
+    case 0: return osc_dcol_proximity(NULL, pa, b, pb, NULL, r, NULL, NULL);
+    case 1: return osc_dcol_proximity(a, pa, NULL, pb, NULL, r, NULL, NULL);
+    case 2: return osc_dcol_proximity(a, pa, b, pb, NULL, NULL, NULL, NULL);
+    case 3: return osc_dcol_alpha_gradient(NULL, pa, b, pb, NULL, &alpha, gradient);
+    case 4: return osc_dcol_alpha_gradient(a, pa, NULL, pb, NULL, &alpha, gradient);
+    case 5: return osc_dcol_alpha_gradient(a, pa, b, pb, NULL, NULL, gradient);
+    case 6: return osc_dcol_alpha_gradient(a, pa, b, pb, NULL, &alpha, NULL);
+    case 7: return osc_dcol_alpha_parameter_gradient(NULL, pa, b, pb, NULL, &alpha, gradient_a, gradient_b);
+    case 8: return osc_dcol_alpha_parameter_gradient(a, pa, NULL, pb, NULL, &alpha, gradient_a, gradient_b);
+    case 9: return osc_dcol_proximity_batch(NULL, pas, bs, pbs, 1, NULL, r, NULL, NULL, 1);
+    case 10: return osc_dcol_proximity_batch(as, NULL, bs, pbs, 1, NULL, r, NULL, NULL, 1);
+    case 11: return osc_dcol_proximity_batch(as, pas, NULL, pbs, 1, NULL, r, NULL, NULL, 1);
+    case 12: return osc_dcol_proximity_batch(as, pas, bs, NULL, 1, NULL, r, NULL, NULL, 1);
+    case 13: return osc_dcol_proximity_batch(as, pas, bs, pbs, 1, NULL, NULL, NULL, NULL, 1);
+    // the nullable ones (settings, jacobians, warm, statuses already NULL above)
+    case 14: return osc_dcol_alpha_parameter_gradient(a, pa, b, pb, NULL, NULL, gradient_a, gradient_b);
+    case 15: return osc_dcol_alpha_parameter_gradient(a, pa, b, pb, NULL, &alpha, NULL, gradient_b);
+    default: return osc_dcol_alpha_parameter_gradient(a, pa, b, pb, NULL, &alpha, gradient_a, NULL);
+    }
+}
+
+static void test_null_arguments(void) {
+    int count = (int)(sizeof dcol_null_cases / sizeof dcol_null_cases[0]);
+    for (int i = 0; i < count; ++i) {
+        const null_argument* c = &dcol_null_cases[i];
+        osc_status status = dcol_call_with_null(i);
+        CHECK_MSG(status == OSC_ERR_INVALID_ARGUMENT && message_names(c->function, c->argument),
+                  "%s with %s NULL: status %d, \"%s\"", c->function, c->argument, (int)status,
+                  osc_last_error());
+    }
+    for (int i = count; i < count + 3; ++i) CHECK_STATUS(dcol_call_with_null(i), OSC_OK);
+    // a pair's NULL shape in a batch fails that pair alone
+    const osc_convex* as[2] = {g_shapes[0], NULL};
+    const osc_convex* bs[2] = {g_shapes[1], g_shapes[1]};
+    osc_pose pas[2] = {osc_pose_identity(), osc_pose_identity()};
+    osc_pose pbs[2] = {{osc_v3(1, 0, 0), osc_quat_identity()}, {osc_v3(1, 0, 0), osc_quat_identity()}};
+    osc_dcol_result results[2];
+    osc_status statuses[2];
+    CHECK_STATUS(osc_dcol_proximity_batch(as, pas, bs, pbs, 2, NULL, results, NULL, statuses, 1),
+                 OSC_ERR_INVALID_ARGUMENT);
+    CHECK(statuses[0] == OSC_OK && statuses[1] == OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "pair 1") && message_names("osc_dcol_proximity_batch", "a"));
+    CHECK(osc_dcol_parameter_count(NULL) == 0);
+    CHECK(message_names("osc_dcol_parameter_count", "shape"));
+}
+
 static void test_bad_input(void) {
     const osc_convex *a = g_shapes[0], *b = g_shapes[1];
     osc_pose good = osc_pose_identity(), moved = {osc_v3(1, 0, 0), osc_quat_identity()};
@@ -1923,6 +1994,7 @@ int main(void) {
     RUN(test_batch_without_team);
     RUN(test_batch);
     RUN(test_options_per_query);
+    RUN(test_null_arguments);
     RUN(test_bad_input);
     destroy_test_shapes(g_shapes);
     return test_finish();

@@ -27,6 +27,12 @@
 //   polygon    points within `radius` of the planar polygon { (u, v, 0) : C (u, v) <= d }, d > 0,
 //              bounded; at most OSC_CONVEX_MAX_FACES edges
 //
+// ARGUMENTS
+// Every creator returns OSC_ERR_INVALID_ARGUMENT, with a message naming the function and the
+// argument, for a NULL pointer argument (`excess` of osc_convex_create_hull_bounded is nullable)
+// and sets *out to NULL on failure. osc_convex_destroy(NULL) does nothing; the getters return a
+// sentinel for a NULL shape (given with each) and name it in osc_last_error().
+//
 // NUMERIC ROBUSTNESS
 // Creation rejects non-finite numbers, non-positive sizes, a cone angle outside (0, pi/2), a
 // matrix P that is not symmetric positive definite (its Cholesky factor is cached), a polytope or
@@ -48,6 +54,7 @@ extern "C" {
 
 /// The kinds of convex primitive (seed 001 §III-B).
 typedef enum osc_convex_kind {
+    OSC_CONVEX_INVALID = -1, ///< not a kind: what osc_convex_get_kind returns for a NULL shape
     OSC_CONVEX_POLYTOPE = 0,
     OSC_CONVEX_CAPSULE = 1,
     OSC_CONVEX_CYLINDER = 2,
@@ -117,35 +124,39 @@ OSC_API osc_status osc_convex_create_sphere(double radius, osc_convex** out);
 OSC_API osc_status osc_convex_create_polygon(const double* edge_normals, const double* edge_offsets,
                                              int count, double radius, osc_convex** out);
 
-/// Releases a shape (NULL is fine).
+/// Releases a shape (NULL is fine: nothing happens).
 OSC_API void osc_convex_destroy(osc_convex* shape);
 
-/// Returns the shape's kind.
+/// Returns the shape's kind; OSC_CONVEX_INVALID for a NULL shape (as every getter below: a NULL
+/// shape returns the sentinel given and sets osc_last_error() to a message naming the getter).
 OSC_API osc_convex_kind osc_convex_get_kind(const osc_convex* shape);
 
 /// Returns a static name for a kind ("polytope", "capsule", ...), or "unknown".
 OSC_API const char* osc_convex_kind_name(osc_convex_kind kind);
 
-/// Returns the radius of the smallest origin-centred ball that contains the shape.
+/// Returns the radius of the smallest origin-centred ball that contains the shape; NaN for NULL.
 OSC_API double osc_convex_bounding_radius(const osc_convex* shape);
 
-/// Returns the number of halfspaces of a polytope (edges of a polygon), 0 for other kinds.
+/// Returns the number of halfspaces of a polytope (edges of a polygon), 0 for other kinds and
+/// for NULL.
 OSC_API int osc_convex_face_count(const osc_convex* shape);
 
-/// Returns the number of vertices of a polytope (of a polygon's core polygon), 0 for other kinds;
-/// osc_convex_vertices copies them, [count][3] in the body frame.
+/// Returns the number of vertices of a polytope (of a polygon's core polygon), 0 for other kinds
+/// and for NULL; osc_convex_vertices copies them, [count][3] in the body frame.
 OSC_API int osc_convex_vertex_count(const osc_convex* shape);
 
-/// Copies up to `capacity` vertices [capacity][3] (body frame) and returns how many there are.
+/// Copies up to `capacity` vertices [capacity][3] (body frame) and returns how many there are
+/// (0 for a NULL shape). `vertices` is nullable: NULL (or capacity <= 0) copies nothing.
 OSC_API int osc_convex_vertices(const osc_convex* shape, double* vertices, int capacity);
 
 /// Returns the world point of the posed shape that is farthest along `direction` (any non-zero
-/// vector; a zero direction returns the origin of the pose).
+/// vector; a zero or non-finite direction returns the origin of the pose); `pose.q` must be a
+/// unit quaternion. (NaN, NaN, NaN) for a NULL shape.
 OSC_API osc_vec3 osc_convex_support(const osc_convex* shape, osc_pose pose, osc_vec3 direction);
 
 /// Returns the gauge of the shape at the body point y: the least alpha >= 0 with y in the shape
 /// scaled by alpha about its origin (1 on the surface, < 1 inside). DCOL's alpha is the least
-/// max(gauge_A, gauge_B) over all world points.
+/// max(gauge_A, gauge_B) over all world points. NaN for a NULL shape.
 OSC_API double osc_convex_gauge(const osc_convex* shape, osc_vec3 body_point);
 
 #ifdef __cplusplus

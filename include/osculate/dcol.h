@@ -125,8 +125,9 @@ typedef struct osc_dcol_jacobians {
 /// distance and normal of shapes `a` and `b` at their poses; fills each non-NULL array of
 /// `jacobians` (NULL for none). `settings` NULL means the defaults. `warm` (nullable) is read as a
 /// starting point when valid and, when non-NULL, overwritten with this solve's iterate.
-/// OSC_ERR_INVALID_ARGUMENT for a NULL shape or result, non-finite or non-normalisable poses or
-/// settings out of range; OSC_ERR_NOT_CONVERGED when the iteration limit is reached.
+/// OSC_ERR_INVALID_ARGUMENT, with a message naming the argument, for a NULL shape or result,
+/// non-finite or non-normalisable poses or settings out of range; OSC_ERR_NOT_CONVERGED when the
+/// iteration limit is reached.
 OSC_API osc_status osc_dcol_proximity(const osc_convex* a, osc_pose pose_a, const osc_convex* b,
                                       osc_pose pose_b, const osc_dcol_settings* settings,
                                       osc_dcol_result* result, const osc_dcol_jacobians* jacobians,
@@ -143,7 +144,8 @@ OSC_API osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a,
 /// Returns the number of shape parameters osc_dcol_alpha_parameter_gradient reports for `shape`:
 /// sphere 1 (R); capsule and cylinder 2 (R, L); cone 2 (H, half_angle); ellipsoid 9 (P, row-major);
 /// polytope 4m (the normals as given [m][3], then the offsets [m]); polygon 3m + 1 (the edge
-/// normals as given [m][2], the edge offsets [m], then R).
+/// normals as given [m][2], the edge offsets [m], then R). 0 for a NULL shape, with a message in
+/// osc_last_error() naming it.
 OSC_API int osc_dcol_parameter_count(const osc_convex* shape);
 
 /// Returns OSC_OK and writes alpha (nullable) and d alpha / d(shape parameters) of `a` into
