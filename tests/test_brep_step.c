@@ -5,12 +5,14 @@
 // the even-odd test of the model (each trim piece separates inside from outside), and malformed
 // files (truncations, mutations, lying references) that must fail with a status, never crash.
 
+#include "brep_internal.h"
 #include "brep_step_internal.h"
 #include "osculate/brep.h"
 #include "osculate/lmd.h"
 #include "test_common.h"
 
-#define PEG_PATH OSC_TEST_DATA_DIR "/step/peg.step"
+#define STEP_DIR OSC_TEST_DATA_DIR "/step/"
+#define PEG_PATH STEP_DIR "peg.step"
 #define SCREW_PATH OSC_MODEL_DIR "/cad/screw.step"
 #define LINKRODS_PATH OSC_MODEL_DIR "/cad/linkrods.step"
 
@@ -193,6 +195,49 @@ static void check_separation(const osc_brep* brep, const char* name) {
     CHECK(tested > 0);
 }
 
+// every face leaf's box (the BVH's OBB) holds its piece of surface: dense samples of the leaf's
+// parameter rectangle lie inside it (the margin covers the surface between the box's own samples)
+static void check_leaf_boxes(const osc_brep* brep, const char* name) {
+    enum { N = 33 };
+    double worst = -INFINITY;
+    for (int i = 0; i < brep->leaf_count; ++i) {
+        const osc_brep_leaf* leaf = &brep->leaves[i];
+        if (leaf->kind != 0) continue;
+        const osc_brep_node* box = &brep->nodes[leaf->node];
+        const osc_geo* g = &brep->face_data[leaf->feature].geo;
+        const double half[3] = {box->half.x, box->half.y, box->half.z};
+        for (int a = 0; a < N; ++a)
+            for (int c = 0; c < N; ++c) {
+                double t[2] = {leaf->lo[0] + (leaf->hi[0] - leaf->lo[0]) * a / (N - 1),
+                               leaf->lo[1] + (leaf->hi[1] - leaf->lo[1]) * c / (N - 1)};
+                osc_vec3 p;
+                osc_geo_eval(g, t, &p, NULL, NULL);
+                for (int k = 0; k < 3; ++k)
+                    worst = fmax(worst, (fabs(osc_dot(osc_sub(p, box->center), box->axis[k])) - half[k]) / brep->scale);
+            }
+    }
+    CHECK_MSG(worst <= 1e-12, "%s: a surface point lies %.3g (of the model's size) outside its leaf's box", name, worst);
+}
+
+// the model's bounding box (osc_brep_get_info) contains [lo, hi] and exceeds it by at most `slack`
+// of the box's diagonal on every side
+static void check_bounding_box(const osc_brep* brep, osc_vec3 lo, osc_vec3 hi, double slack, const char* name) {
+    osc_brep_info info;
+    CHECK_STATUS(osc_brep_get_info(brep, &info), OSC_OK);
+    double size = osc_length(osc_sub(hi, lo)), worst = 0.0;
+    const double box[2][3] = {{info.lo.x, info.lo.y, info.lo.z}, {info.hi.x, info.hi.y, info.hi.z}};
+    const double want[2][3] = {{lo.x, lo.y, lo.z}, {hi.x, hi.y, hi.z}};
+    for (int k = 0; k < 3; ++k) {
+        CHECK_MSG(box[0][k] <= want[0][k] + 1e-9 * size && box[1][k] >= want[1][k] - 1e-9 * size,
+                  "%s: axis %d: [%.17g, %.17g] does not contain [%.17g, %.17g]", name, k, box[0][k], box[1][k],
+                  want[0][k], want[1][k]);
+        worst = fmax(worst, fmax(want[0][k] - box[0][k], box[1][k] - want[1][k]));
+    }
+    CHECK_MSG(worst <= slack * size, "%s: the bounding box exceeds the solid by %.3g (%.3g of its size)", name, worst,
+              worst / size);
+    printf("  %s: bounding box exceeds the solid by %.3g of its size\n", name, worst / size);
+}
+
 static void test_peg(void) {
     size_t size = 0;
     char* text = read_text(PEG_PATH, &size);
@@ -240,6 +285,10 @@ static void test_peg(void) {
         osc_brep_destroy(brep);
     }
     CHECK_STATUS(osc_brep_load_step(PEG_PATH, 0, NULL, &brep, NULL), OSC_OK);
+    if (brep) {
+        check_bounding_box(brep, osc_v3(-2, -2, 0), osc_v3(2, 2, 5), 0.05, "peg");
+        check_leaf_boxes(brep, "peg");
+    }
     osc_brep_destroy(brep);
     free(text);
 }
@@ -342,6 +391,7 @@ static void test_screw(void) {
     CHECK_MSG(status == OSC_OK, "%d %s", (int)status, osc_last_error());
     if (brep) {
         check_separation(brep, "screw");
+        check_leaf_boxes(brep, "screw");
         check_screw_distances(brep);
         osc_brep_destroy(brep);
     }
@@ -368,6 +418,37 @@ static void test_linkrods(void) {
     check_desc(&d, "linkrods", 0);
     step_desc_free(&d);
     free(text);
+}
+
+// A solid cone whose face reaches its apex (radius 3 at z = 0, apex at z = 5): its bounding box is
+// [-3, 3] x [-3, 3] x [0, 5] (the leaves at the apex once had boxes of 1e11), both as OpenCASCADE
+// wrote it and built from a description (the cone's axis along -z, its face from v = -R / sin a, the
+// apex, to v = 0, a disc below).
+static void test_cone_apex(void) {
+    const osc_vec3 lo = osc_v3(-3, -3, 0), hi = osc_v3(3, 3, 5);
+    osc_brep* brep = NULL;
+    osc_brep_import_report report;
+    CHECK_STATUS(osc_brep_load_step(STEP_DIR "cone_apex.step", 0, NULL, &brep, &report), OSC_OK);
+    if (brep) {
+        check_bounding_box(brep, lo, hi, 0.05, "cone_apex.step");
+        check_leaf_boxes(brep, "cone_apex.step");
+    }
+    osc_brep_destroy(brep);
+    double angle = atan2(3.0, 5.0);
+    osc_brep_surface surfaces[2] = {
+        {OSC_SURFACE_CONE, {0, 0, 0}, {0, 0, -1}, {1, 0, 0}, 3.0, 0.0, angle, 1},
+        {OSC_SURFACE_PLANE, {0, 0, 0}, {0, 0, -1}, {1, 0, 0}, 0.0, 0.0, 0.0, 1}};
+    osc_brep_face faces[2] = {{0, 0, 0, 0.0, 2 * TEST_PI, -3.0 / sin(angle), 0.0}, {1, 0, 1, -3, 3, -3, 3}};
+    osc_brep_loop loop = {0, 1};
+    osc_brep_trim rim = {OSC_TRIM_ARC, {0, 0}, {0, 0}, {0, 0}, 3.0, 0.0, 2 * TEST_PI};
+    osc_brep_edge edge = {OSC_CURVE_CIRCLE, {0, 0, 0}, {0, 0, 1}, {1, 0, 0}, 3.0, 0.0, 2 * TEST_PI, {0, 1}, {-1, -1}};
+    osc_brep_desc d = {surfaces, 2, faces, 2, &loop, 1, &rim, 1, &edge, 1, NULL, 0};
+    CHECK_STATUS(osc_brep_create(&d, NULL, &brep), OSC_OK);
+    if (brep) {
+        check_bounding_box(brep, lo, hi, 0.05, "cone from a description");
+        check_leaf_boxes(brep, "cone from a description");
+    }
+    osc_brep_destroy(brep);
 }
 
 // replaces the first `from` of `text` by `to` into a new string
@@ -474,6 +555,7 @@ int main(void) {
     RUN(test_peg);
     RUN(test_screw);
     RUN(test_linkrods);
+    RUN(test_cone_apex);
     RUN(test_bad_input);
     return test_finish();
 }

@@ -171,7 +171,9 @@ typedef struct osc_brep_info {
     int face_count, edge_count, vertex_count;
     int convex_edge_count, concave_edge_count, smooth_edge_count;
     int leaf_count, node_count;
-    osc_vec3 lo, hi; ///< body-frame bounding box
+    osc_vec3 lo, hi; ///< body-frame bounding box: the union of the BVH leaves' boxes, which contains
+                     ///< the solid and exceeds it by about 1 % of its diagonal (0.8 % on the
+                     ///< test peg, 0.9 % on a cone reaching its apex)
 } osc_brep_info;
 
 /// Fills `info`.
