@@ -12,6 +12,9 @@ enum {
     MAX_RESOLUTION = 128
 };
 
+#define TEXT(x) #x
+#define VALUE_TEXT(x) TEXT(x) // a macro's value as a string
+
 osc_sdf_pair_settings osc_sdf_pair_settings_default(void) {
     osc_sdf_pair_settings settings = {12, 1e-4, 0.25, 40, 0, 1.0, 0.0};
     return settings;
@@ -166,15 +169,35 @@ static osc_vec3 smooth_solve(const smooth_point* s, osc_vec3 rhs) {
     return osc_v3(v[0], v[1], v[2]);
 }
 
+// the work left to one point's refinement (sdf_pair.h): Newton steps, and evaluations of the pair
+// (steps and line-search trials together)
+typedef struct refine_budget {
+    int steps;
+    int evaluations;
+} refine_budget;
+
+// smooth_eval charged to the budget; false (nothing evaluated) when it is spent
+static bool budget_eval(refine_budget* budget, const posed* pa, const posed* pb, osc_vec3 x, double t,
+                        smooth_point* s, osc_vec3* gradient, double h[3][3]) {
+    if (budget->evaluations <= 0) return false;
+    --budget->evaluations;
+    smooth_eval(pa, pb, x, t, s, gradient, h);
+    return true;
+}
+
+typedef enum stage_end { STAGE_CONVERGED, STAGE_UNCONVERGED, STAGE_SPENT } stage_end;
+
 // damped Newton from x on m at temperature t (Levenberg-Marquardt shifts where the Hessian is not
 // positive definite, steps capped at `reach`, halved until m decreases: Armijo) until the step is
-// below `stop`; true when it is
-static bool newton_stage(const posed* pa, const posed* pb, osc_vec3* x, double t, double reach,
-                         double size, double stop, int iterations, smooth_point* s, int* used) {
+// below `stop`, for at most `iterations` steps and what the budget allows
+static stage_end newton_stage(const posed* pa, const posed* pb, osc_vec3* x, double t, double reach,
+                              double size, double stop, int iterations, smooth_point* s, int* used,
+                              refine_budget* budget) {
     for (int k = 0; k < iterations; ++k) {
         osc_vec3 g;
         double h[3][3];
-        smooth_eval(pa, pb, *x, t, s, &g, h);
+        if (budget->steps <= 0 || !budget_eval(budget, pa, pb, *x, t, s, &g, h)) return STAGE_SPENT;
+        --budget->steps;
         *used += 1;
         bool exact = smooth_factor(h, 0.0, s);
         // the shift grows from 1e-6 of the gradient's scale (1 / size) by decades until it factors
@@ -182,41 +205,42 @@ static bool newton_stage(const posed* pa, const posed* pb, osc_vec3* x, double t
             if (smooth_factor(h, shift, s)) break;
         osc_vec3 step = osc_neg(smooth_solve(s, g));
         double length = osc_length(step);
-        if (!isfinite(length)) return false;
+        if (!isfinite(length)) return STAGE_UNCONVERGED;
         if (length > reach) step = osc_scale(step, reach / length);
         double m = s->m, slope = osc_dot(g, step);
         for (int halving = 0; halving < 40; ++halving) {
             smooth_point trial;
             osc_vec3 trial_g;
             double trial_h[3][3];
-            smooth_eval(pa, pb, osc_add(*x, step), t, &trial, &trial_g, trial_h);
+            if (!budget_eval(budget, pa, pb, osc_add(*x, step), t, &trial, &trial_g, trial_h))
+                return STAGE_SPENT;
             if (trial.m <= m + 1e-4 * slope || osc_length(step) <= stop) break;
             step = osc_scale(step, 0.5);
         }
         *x = osc_add(*x, step);
-        if (exact && osc_length(step) <= stop && length <= stop) return true;
+        if (exact && osc_length(step) <= stop && length <= stop) return STAGE_CONVERGED;
     }
-    return false;
+    return STAGE_UNCONVERGED;
 }
 
 // the stationary point of m at temperature tau by continuation: Newton at t = 0.1 size, then t
 // divided by 10 per stage down to tau (far from the ridge A = B the Hessian at a small t is
-// nearly singular along the normal, and Newton would crawl); true with *x the point and s
+// nearly singular along the normal, and Newton would crawl), within the budget of sdf_pair.h:
+// 4 max_iterations steps and 32 max_iterations evaluations in all; true with *x the point and s
 // factored there without a shift
 static bool smooth_refine(const posed* pa, const posed* pb, osc_vec3* x, double tau, double reach,
                           double size, int iterations, smooth_point* s, int* used) {
+    refine_budget budget = {4 * iterations, 32 * iterations};
     for (double t = fmax(tau, 0.1 * size);; t = fmax(tau, 0.1 * t)) {
         bool last = t == tau;
-        if (!newton_stage(pa, pb, x, t, reach, size, last ? 1e-10 * size : 1e-3 * t, iterations, s,
-                          used) &&
-            last)
-            return false;
+        stage_end end = newton_stage(pa, pb, x, t, reach, size, last ? 1e-10 * size : 1e-3 * t,
+                                     iterations, s, used, &budget);
+        if (end == STAGE_SPENT || (last && end != STAGE_CONVERGED)) return false;
         if (last) break;
     }
     osc_vec3 g;
     double h[3][3];
-    smooth_eval(pa, pb, *x, tau, s, &g, h);
-    return smooth_factor(h, 0.0, s);
+    return budget_eval(&budget, pa, pb, *x, tau, s, &g, h) && smooth_factor(h, 0.0, s);
 }
 
 // d point / d(xi_A, xi_B) [3][12] and d penetration [12] at a smooth stationary point: a twist of
@@ -257,22 +281,24 @@ static void smooth_jacobians(const posed* pa, const posed* pb, osc_vec3 x, doubl
 
 static osc_status check_settings(const char* function, const osc_sdf_pair_settings* s) {
     const char* name = NULL;
+    const char* range = NULL;
     double value = 0.0;
     if (s->resolution < 1 || s->resolution > MAX_RESOLUTION)
-        name = "resolution", value = s->resolution;
+        name = "resolution", value = s->resolution, range = "in 1..128";
     else if (!(s->epsilon > 0.0 && s->epsilon < 1.0))
-        name = "epsilon", value = s->epsilon;
+        name = "epsilon", value = s->epsilon, range = "in (0, 1)";
     else if (!(s->step > 0.0 && s->step <= 1.0))
-        name = "step", value = s->step;
+        name = "step", value = s->step, range = "in (0, 1]";
     else if (s->max_iterations < 1 || s->max_iterations > 10000)
-        name = "max_iterations", value = s->max_iterations;
+        name = "max_iterations", value = s->max_iterations, range = "in 1..10000";
     else if (!(s->merge_distance >= 0.0 && s->merge_distance <= 100.0))
-        name = "merge_distance", value = s->merge_distance;
-    else if (!(s->temperature >= 0.0 && s->temperature <= 1.0))
-        name = "temperature", value = s->temperature;
+        name = "merge_distance", value = s->merge_distance, range = "in [0, 100]";
+    else if (!(s->temperature == 0.0 ||
+               (s->temperature >= OSC_SDF_PAIR_TEMPERATURE_MIN && s->temperature <= 1.0)))
+        name = "temperature", value = s->temperature, range = "0 or in [" VALUE_TEXT(OSC_SDF_PAIR_TEMPERATURE_MIN) ", 1]";
     if (name)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.%s is %g, out of its range (sdf_pair.h)",
-                        function, name, value);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.%s is %.9g; it must be %s (sdf_pair.h)",
+                        function, name, value, range);
     return OSC_OK;
 }
 

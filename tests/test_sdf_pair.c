@@ -8,6 +8,7 @@
 // brute-force pair list and direct pair queries, and bad input.
 
 #include "convex_test_util.h" // random poses
+#include "sdf_internal.h"      // an external leaf that counts its evaluations
 
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +313,99 @@ static void test_smooth_jacobians(void) {
     osc_sdf_destroy(ellipsoid);
 }
 
+// a library SDF that counts its evaluations: an external leaf (sdf_internal.h) around another model
+typedef struct counted_sdf {
+    const osc_sdf* inner;
+    long evaluations;
+} counted_sdf;
+
+static void counted_eval(const void* context, osc_vec3 x, int order, jet* out) {
+    counted_sdf* counted = (counted_sdf*)(uintptr_t)context;
+    ++counted->evaluations;
+    sdf_eval_jet(counted->inner, x, order, out);
+}
+
+static void counted_keep(const void* context) {
+    (void)context;
+}
+
+static const sdf_external_vtable counted_vtable = {counted_eval, counted_keep, counted_keep};
+
+static osc_sdf* counted_create(counted_sdf* counted) {
+    osc_vec3 lo, hi;
+    osc_sdf_bounds(counted->inner, &lo, &hi);
+    osc_sdf* sdf = NULL;
+    CHECK_STATUS(sdf_create_external("counted_create", &counted_vtable, counted, lo, hi,
+                                     osc_sdf_lipschitz(counted->inner),
+                                     osc_sdf_lipschitz_is_bound(counted->inner), &sdf),
+                 OSC_OK);
+    return sdf;
+}
+
+// the smooth mode's work is bounded: temperatures that cannot be represented (below
+// OSC_SDF_PAIR_TEMPERATURE_MIN, subnormal, NaN, infinite) are refused at once, naming the setting,
+// and at the accepted ones a query evaluates each shape at most spheres + survivors x
+// (33 max_iterations + 2) times (sdf_pair.h), on a flat contact whose refinement never converges
+// (two boxes face to face) and on a smooth one (a sphere in an ellipsoid)
+static void test_smooth_bounded_work(void) {
+    osc_sdf *box_a, *box_b, *ball, *ellipsoid;
+    CHECK_STATUS(osc_sdf_create_box(osc_v3(0.5, 0.5, 0.5), 0.0, &box_a), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_box(osc_v3(0.4, 0.4, 0.4), 0.0, &box_b), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_sphere(0.6, &ball), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_ellipsoid(osc_v3(0.7, 0.4, 0.5), &ellipsoid), OSC_OK);
+    const osc_sdf* inner[2][2] = {{box_a, box_b}, {ball, ellipsoid}};
+    const osc_pose poses_b[2] = {{osc_v3(0.8, 0.1, 0.05), osc_quat_identity()},
+                                 {osc_v3(0.6, 0.05, 0.0), osc_quat_from_axis_angle(osc_v3(0, 1, 1), 0.3)}};
+    const double refused[] = {1e-100, 1e-300, 4.9e-324, 0.5 * OSC_SDF_PAIR_TEMPERATURE_MIN, -1e-3,
+                              NAN, INFINITY, 2.0};
+    const double accepted[] = {OSC_SDF_PAIR_TEMPERATURE_MIN, 1e-5, 1e-2};
+    double slowest_refused = 0.0, slowest = 0.0, fullest = 0.0;
+    for (int pair = 0; pair < 2; ++pair) {
+        counted_sdf counted[2] = {{inner[pair][0], 0}, {inner[pair][1], 0}};
+        osc_sdf* sdfs[2] = {counted_create(&counted[0]), counted_create(&counted[1])};
+        osc_sdf_shape a = {.sdf = sdfs[0]}, b = {.sdf = sdfs[1]};
+        osc_sdf_pair_settings settings = osc_sdf_pair_settings_default();
+        for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
+            settings.temperature = refused[i];
+            osc_sdf_pair_output out = output();
+            double start = test_seconds();
+            CHECK_STATUS(osc_sdf_pair_collide(&a, osc_pose_identity(), &b, poses_b[pair], &settings, &out),
+                         OSC_ERR_INVALID_ARGUMENT);
+            slowest_refused = fmax(slowest_refused, test_seconds() - start);
+            CHECK_MSG(strstr(osc_last_error(), "settings.temperature") != NULL, "temperature %g: %s",
+                      refused[i], osc_last_error());
+        }
+        for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; ++i) {
+            settings.temperature = accepted[i];
+            counted[0].evaluations = counted[1].evaluations = 0;
+            osc_sdf_pair_output out = output();
+            double start = test_seconds();
+            osc_status status = osc_sdf_pair_collide(&a, osc_pose_identity(), &b, poses_b[pair], &settings, &out);
+            double seconds = test_seconds() - start;
+            slowest = fmax(slowest, seconds);
+            CHECK_MSG(status == OSC_OK || status == OSC_ERR_CAPACITY, "%s", osc_last_error());
+            CHECK(out.count > 0);
+            long bound = out.spheres + (long)out.survivors * (33l * settings.max_iterations + 2);
+            for (int k = 0; k < 2; ++k) {
+                fullest = fmax(fullest, (double)counted[k].evaluations / (double)bound);
+                CHECK_MSG(counted[k].evaluations <= bound,
+                          "pair %d, temperature %g: shape %d evaluated %ld times, bound %ld (%d survivors)",
+                          pair, accepted[i], k, counted[k].evaluations, bound, out.survivors);
+            }
+            CHECK_MSG(seconds < 20.0, "pair %d, temperature %g: %.1f s", pair, accepted[i], seconds);
+        }
+        osc_sdf_destroy(sdfs[0]);
+        osc_sdf_destroy(sdfs[1]);
+    }
+    printf("  refused temperatures answered within %.2g s; accepted ones within %.2g s using at most "
+           "%.2f of the evaluation bound\n", slowest_refused, slowest, fullest);
+    CHECK(slowest_refused < 1.0);
+    osc_sdf_destroy(box_a);
+    osc_sdf_destroy(box_b);
+    osc_sdf_destroy(ball);
+    osc_sdf_destroy(ellipsoid);
+}
+
 // a user callback mirroring the library's sphere of radius 0.8
 static double user_sphere(void* context, const double p[3], double gradient[3]) {
     double radius = *(const double*)context;
@@ -466,6 +560,7 @@ int main(void) {
     RUN(test_apart);
     RUN(test_false_negatives_against_sampling);
     RUN(test_smooth_jacobians);
+    RUN(test_smooth_bounded_work);
     RUN(test_callback_and_modes);
     RUN(test_scene);
     return test_finish();

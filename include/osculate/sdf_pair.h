@@ -33,6 +33,18 @@
 // - Smooth mode needs second derivatives: library SDFs only. Where the Hessian of m is singular
 //   (the deepest set is flat: parallel faces) the refinement stops at the seed's point and its
 //   Jacobians are zero, flagged by `smooth = 0` on that contact.
+// - Smooth mode's temperature is 0 or in [OSC_SDF_PAIR_TEMPERATURE_MIN, 1] (relative): below it
+//   the rounding at the scale tau falls under the refinement's stopping tolerance (1e-10 of the
+//   smaller body) and the Hessian of m, whose condition grows like 1 / tau, no longer factors;
+//   smaller, subnormal or non-finite temperatures are refused.
+//
+// WORK
+// A query evaluates each shape at most spheres + survivors (33 max_iterations + 2) times (the
+// output's counts; spheres <= 1 + 8 + ... + 8^7 for resolution 128): per survivor at most
+// max_iterations descent steps and, in smooth mode, a refinement of at most 4 max_iterations
+// Newton steps and 32 max_iterations evaluations in all (steps and line-search trials, over all
+// continuation stages). A refinement that reaches either limit is not converged: its contact keeps
+// the descent's point and has smooth = 0.
 
 #ifndef OSCULATE_SDF_PAIR_H
 #define OSCULATE_SDF_PAIR_H
@@ -59,6 +71,9 @@ typedef struct osc_sdf_shape {
     double lipschitz;          ///< a bound on |grad| of the user SDF (0: 1)
 } osc_sdf_shape;
 
+/// The smallest non-zero smooth-mode temperature (relative, as the setting; NUMERIC ROBUSTNESS).
+#define OSC_SDF_PAIR_TEMPERATURE_MIN 1e-8
+
 /// Settings; take them from osc_sdf_pair_settings_default(). epsilon and temperature are relative
 /// to the smaller shape (the diagonal of its bounding box), the packing to the longest side of the
 /// intersection of the two world boxes, so one set of settings suits any scale.
@@ -69,7 +84,8 @@ typedef struct osc_sdf_pair_settings {
     int max_iterations;     ///< n_max of the descent (and of the smooth refinement), 40
     int first_only;         ///< 1: stop at the first collision point (a yes/no query), 0
     double merge_distance;  ///< points closer than this many packing spacings merge, 1
-    double temperature;     ///< smooth mode's tau, relative; 0: the seed's points only, 0
+    double temperature;     ///< smooth mode's tau, relative, 0 or in [OSC_SDF_PAIR_TEMPERATURE_MIN,
+                            ///< 1]; 0: the seed's points only, 0
 } osc_sdf_pair_settings;
 
 /// Returns the default settings.
