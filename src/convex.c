@@ -52,10 +52,38 @@ static osc_status check_out(const char* function, osc_convex** out) {
     return OSC_OK;
 }
 
-static osc_status check_size(const char* function, const char* name, double value, bool allow_zero) {
-    if (!isfinite(value) || value < 0.0 || (!allow_zero && value == 0.0))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s must be %s and finite (got %g)", function,
-                        name, allow_zero ? "non-negative" : "positive", value);
+// whether a length lies in [OSC_CONVEX_MIN_LENGTH, OSC_CONVEX_MAX_LENGTH] (false for NaN)
+static bool length_in_range(double value) {
+    return value >= OSC_CONVEX_MIN_LENGTH && value <= OSC_CONVEX_MAX_LENGTH;
+}
+
+// a size given by the caller: positive, finite and in range
+static osc_status check_size(const char* function, const char* name, double value) {
+    if (!(value > 0.0) || !isfinite(value))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s must be positive and finite (got %g)",
+                        function, name, value);
+    if (!length_in_range(value))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is %g; a length must lie in [%g, %g]",
+                        function, name, value, OSC_CONVEX_MIN_LENGTH, OSC_CONVEX_MAX_LENGTH);
+    return OSC_OK;
+}
+
+// a length the shape derives from its parameters (a bounding radius, a semi-axis), in range
+static osc_status check_derived_length(const char* function, const char* name, double value) {
+    if (length_in_range(value)) return OSC_OK;
+    return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the %s is %g; a length must lie in [%g, %g]",
+                    function, name, value, OSC_CONVEX_MIN_LENGTH, OSC_CONVEX_MAX_LENGTH);
+}
+
+// hands a built shape out once its bounding and inner radii are in range (else releases it)
+static osc_status finish(const char* function, osc_convex* shape, osc_convex** out) {
+    osc_status status = check_derived_length(function, "bounding radius", shape->bounding_radius);
+    if (status == OSC_OK) status = check_derived_length(function, "inner radius", shape->inner_radius);
+    if (status != OSC_OK) {
+        osc_convex_destroy(shape);
+        return status;
+    }
+    *out = shape;
     return OSC_OK;
 }
 
@@ -83,6 +111,11 @@ static osc_status normalise_halfspaces(const char* function, const char* what,
             return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                             "%s: %s offset %d is %g; the origin must be strictly inside (b > 0)",
                             function, what, i, offsets_in[i]);
+        if (!length_in_range(offset))
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "%s: %s offset %d over its normal's length is %g; a length must lie in "
+                            "[%g, %g]", function, what, i, offset, OSC_CONVEX_MIN_LENGTH,
+                            OSC_CONVEX_MAX_LENGTH);
         for (int k = 0; k < width; ++k) normals[(size_t)i * width + k] = row[k] / length;
         offsets[i] = offset;
         scales[i] = length;
@@ -296,8 +329,7 @@ osc_status convex_make_polytope(const char* function, const double* normals, con
     shape->bounding_radius = max_vertex_norm(shape);
     shape->inner_radius = INFINITY;
     for (int i = 0; i < count; ++i) shape->inner_radius = fmin(shape->inner_radius, unit_offsets[i]);
-    *out = shape;
-    return OSC_OK;
+    return finish(function, shape, out);
 }
 
 osc_status osc_convex_create_polytope(const double* normals, const double* offsets, int count,
@@ -311,7 +343,7 @@ osc_status osc_convex_create_box(osc_vec3 half_extents, osc_convex** out) {
     osc_status status = check_out(__func__, out);
     const char* names[3] = {"half_extents.x", "half_extents.y", "half_extents.z"};
     for (int axis = 0; axis < 3 && status == OSC_OK; ++axis)
-        status = check_size(__func__, names[axis], osc_vec3_get(half_extents, axis), false);
+        status = check_size(__func__, names[axis], osc_vec3_get(half_extents, axis));
     if (status != OSC_OK) return status;
     double normals[18] = {0}, offsets[6];
     for (int axis = 0; axis < 3; ++axis) {
@@ -324,8 +356,8 @@ osc_status osc_convex_create_box(osc_vec3 half_extents, osc_convex** out) {
 
 osc_status osc_convex_create_capsule(double radius, double length, osc_convex** out) {
     osc_status status = check_out(__func__, out);
-    if (status == OSC_OK) status = check_size(__func__, "radius", radius, false);
-    if (status == OSC_OK) status = check_size(__func__, "length", length, false);
+    if (status == OSC_OK) status = check_size(__func__, "radius", radius);
+    if (status == OSC_OK) status = check_size(__func__, "length", length);
     if (status != OSC_OK) return status;
     osc_convex* shape = convex_alloc(OSC_CONVEX_CAPSULE, 2, 4, 0, 0, 0);
     if (!shape) return osc_fail_in(__func__, OSC_ERR_NO_MEMORY);
@@ -342,14 +374,13 @@ osc_status osc_convex_create_capsule(double radius, double length, osc_convex** 
     set_row(shape, 5, 0, 0, -1, 0, 0.0, 0.0);
     shape->bounding_radius = 0.5 * length + radius;
     shape->inner_radius = radius;
-    *out = shape;
-    return OSC_OK;
+    return finish(__func__, shape, out);
 }
 
 osc_status osc_convex_create_cylinder(double radius, double length, osc_convex** out) {
     osc_status status = check_out(__func__, out);
-    if (status == OSC_OK) status = check_size(__func__, "radius", radius, false);
-    if (status == OSC_OK) status = check_size(__func__, "length", length, false);
+    if (status == OSC_OK) status = check_size(__func__, "radius", radius);
+    if (status == OSC_OK) status = check_size(__func__, "length", length);
     if (status != OSC_OK) return status;
     osc_convex* shape = convex_alloc(OSC_CONVEX_CYLINDER, 2, 3, 0, 0, 0);
     if (!shape) return osc_fail_in(__func__, OSC_ERR_NO_MEMORY);
@@ -365,13 +396,12 @@ osc_status osc_convex_create_cylinder(double radius, double length, osc_convex**
     set_row(shape, 4, 0, 0, -1, 0, 0, 0);
     shape->bounding_radius = hypot(0.5 * length, radius);
     shape->inner_radius = fmin(radius, 0.5 * length);
-    *out = shape;
-    return OSC_OK;
+    return finish(__func__, shape, out);
 }
 
 osc_status osc_convex_create_cone(double height, double half_angle, osc_convex** out) {
     osc_status status = check_out(__func__, out);
-    if (status == OSC_OK) status = check_size(__func__, "height", height, false);
+    if (status == OSC_OK) status = check_size(__func__, "height", height);
     if (status != OSC_OK) return status;
     if (!(half_angle > 0.0 && half_angle < 0.5 * 3.14159265358979323846))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: half_angle is %g; it must lie in (0, pi/2)",
@@ -390,8 +420,7 @@ osc_status osc_convex_create_cone(double height, double half_angle, osc_convex**
     set_row(shape, 3, 0, 0, -1, 0, 0, 0);
     shape->bounding_radius = fmax(0.75 * height, hypot(0.25 * height, height * slope));
     shape->inner_radius = fmin(0.25 * height, 0.75 * height * sin(half_angle));
-    *out = shape;
-    return OSC_OK;
+    return finish(__func__, shape, out);
 }
 
 osc_status osc_convex_create_ellipsoid(const double P[9], osc_convex** out) {
@@ -401,6 +430,17 @@ osc_status osc_convex_create_ellipsoid(const double P[9], osc_convex** out) {
     for (int i = 0; i < 9; ++i)
         if (!isfinite(P[i]))
             return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: P[%d] is not finite", __func__, i);
+    // a diagonal entry lies between P's eigenvalues 1 / a^2 of the semi-axes a: one outside the
+    // range bounds a semi-axis outside it (before the factorisation, which such a P can defeat)
+    for (int i = 0; i < 3; ++i) {
+        double axis = 1.0 / sqrt(P[4 * i]);
+        if (P[4 * i] > 0.0 && !length_in_range(axis))
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "%s: P[%d][%d] is %g, so the %s semi-axis is %s %g; a length must lie in "
+                            "[%g, %g]", __func__, i, i, P[4 * i], axis > 1.0 ? "largest" : "smallest",
+                            axis > 1.0 ? "at least" : "at most", axis, OSC_CONVEX_MIN_LENGTH,
+                            OSC_CONVEX_MAX_LENGTH);
+    }
     double scale = 0.0;
     for (int i = 0; i < 9; ++i) scale = fmax(scale, fabs(P[i]));
     for (int i = 0; i < 3; ++i)
@@ -473,13 +513,12 @@ osc_status osc_convex_create_ellipsoid(const double P[9], osc_convex** out) {
     set_row(shape, 0, 0, 0, 0, -radius, 0, 0);
     for (int i = 0; i < 3; ++i)
         set_row(shape, 1 + i, -radius * U[i][0], -radius * U[i][1], -radius * U[i][2], 0, 0, 0);
-    *out = shape;
-    return OSC_OK;
+    return finish(__func__, shape, out);
 }
 
 osc_status osc_convex_create_sphere(double radius, osc_convex** out) {
     osc_status status = check_out(__func__, out);
-    if (status == OSC_OK) status = check_size(__func__, "radius", radius, false);
+    if (status == OSC_OK) status = check_size(__func__, "radius", radius);
     if (status != OSC_OK) return status;
     osc_convex* shape = convex_alloc(OSC_CONVEX_SPHERE, 0, 4, 0, 0, 0);
     if (!shape) return osc_fail_in(__func__, OSC_ERR_NO_MEMORY);
@@ -491,14 +530,13 @@ osc_status osc_convex_create_sphere(double radius, osc_convex** out) {
     set_row(shape, 3, 0, 0, -1, 0, 0, 0);
     shape->bounding_radius = radius;
     shape->inner_radius = radius;
-    *out = shape;
-    return OSC_OK;
+    return finish(__func__, shape, out);
 }
 
 osc_status osc_convex_create_polygon(const double* edge_normals, const double* edge_offsets,
                                      int count, double radius, osc_convex** out) {
     osc_status status = check_out(__func__, out);
-    if (status == OSC_OK) status = check_size(__func__, "radius", radius, false);
+    if (status == OSC_OK) status = check_size(__func__, "radius", radius);
     if (status != OSC_OK) return status;
     if (count < 3 || count > OSC_CONVEX_MAX_FACES)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count is %d; a polygon needs 3..%d edges",
@@ -538,8 +576,7 @@ osc_status osc_convex_create_polygon(const double* edge_normals, const double* e
     set_row(shape, count + 3, 0, 0, -1, 0, 0, 0);
     shape->bounding_radius = max_vertex_norm(shape) + radius;
     shape->inner_radius = radius;
-    *out = shape;
-    return OSC_OK;
+    return finish(__func__, shape, out);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -19,9 +19,14 @@ static osc_status check_points(const char* function, const double* points, int c
     if (!points || count < 4)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s", function,
                         points ? "a hull needs at least 4 points" : "points is NULL");
-    for (int i = 0; i < 3 * count; ++i)
+    for (size_t i = 0; i < 3 * (size_t)count; ++i) {
         if (!isfinite(points[i]))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: point %d is not finite", function, i / 3);
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: point %zu is not finite", function, i / 3);
+        if (!(fabs(points[i]) <= OSC_CONVEX_MAX_LENGTH))
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "%s: point %zu has the coordinate %g; a length must lie in [%g, %g]",
+                            function, i / 3, points[i], OSC_CONVEX_MIN_LENGTH, OSC_CONVEX_MAX_LENGTH);
+    }
     return OSC_OK;
 }
 
@@ -40,7 +45,7 @@ static osc_status hull_facets(const char* function, const double* points, int co
 #else
     coordT* copy = osc_alloc(sizeof(coordT) * 3 * (size_t)count);
     if (!copy) return osc_fail_in(function, OSC_ERR_NO_MEMORY);
-    for (int i = 0; i < 3 * count; ++i) copy[i] = points[i];
+    for (size_t i = 0; i < 3 * (size_t)count; ++i) copy[i] = points[i];
     FILE* quiet = fopen("/dev/null", "w");
     qhT qh_storage;
     qhT* qh = &qh_storage;
@@ -150,7 +155,7 @@ osc_status osc_convex_create_hull_bounded(const double* points, int count, int m
         for (int side = 0; side < 2; ++side) {
             int face = 2 * axis + side;
             double sign = side == 0 ? 1.0 : -1.0, support = -INFINITY;
-            for (int i = 0; i < count; ++i) support = fmax(support, sign * points[3 * i + axis]);
+            for (size_t i = 0; i < (size_t)count; ++i) support = fmax(support, sign * points[3 * i + axis]);
             normals[3 * face + axis] = sign;
             offsets[face] = support;
         }

@@ -155,6 +155,30 @@ static osc_status check_settings(const char* function, const osc_dcol_settings* 
     return OSC_OK;
 }
 
+// checks the pair's proportions (dcol.h): each inner radius at least OSC_DCOL_MIN_SIZE_RATIO of the
+// pair's size (the sum of the bounding radii), the origins at most OSC_DCOL_MAX_SEPARATION of it apart
+static osc_status check_proportions(const char* function, const osc_convex* a, osc_pose pose_a,
+                                    const osc_convex* b, osc_pose pose_b) {
+    double size = a->bounding_radius + b->bounding_radius;
+    const osc_convex* shapes[2] = {a, b};
+    for (int which = 0; which < 2; ++which)
+        if (!(shapes[which]->inner_radius >= OSC_DCOL_MIN_SIZE_RATIO * size))
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "%s: shape %s's inner radius %g is below %g of the pair's size %g (the "
+                            "sum of the bounding radii)", function, which ? "b" : "a",
+                            shapes[which]->inner_radius, OSC_DCOL_MIN_SIZE_RATIO, size);
+    // the largest coordinate first: the length of a larger gap could overflow
+    osc_vec3 gap = osc_sub(pose_b.p, pose_a.p);
+    double largest = fmax(fabs(gap.x), fmax(fabs(gap.y), fabs(gap.z)));
+    double separation = largest <= OSC_DCOL_MAX_SEPARATION * size ? osc_length(gap) : largest;
+    if (!(separation <= OSC_DCOL_MAX_SEPARATION * size))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: pose_b.p is %g from pose_a.p, a separation of %g times the pair's size "
+                        "%g (the sum of the bounding radii); at most %g", function, separation,
+                        separation / size, size, OSC_DCOL_MAX_SEPARATION);
+    return OSC_OK;
+}
+
 osc_status dcol_check_query(const char* function, const osc_convex* a, osc_pose pose_a,
                             const osc_convex* b, osc_pose pose_b, const osc_dcol_settings* settings,
                             dcol_query* query) {
@@ -162,6 +186,7 @@ osc_status dcol_check_query(const char* function, const osc_convex* a, osc_pose 
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s is NULL", function, a ? "b" : "a");
     osc_status status = check_pose(function, "pose_a", &pose_a);
     if (status == OSC_OK) status = check_pose(function, "pose_b", &pose_b);
+    if (status == OSC_OK) status = check_proportions(function, a, pose_a, b, pose_b);
     query->settings = settings ? *settings : osc_dcol_settings_default();
     if (status == OSC_OK) status = check_settings(function, &query->settings);
     if (status != OSC_OK) return status;

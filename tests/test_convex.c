@@ -75,6 +75,71 @@ static void test_bad_shapes(void) {
     CHECK_STATUS(osc_convex_create_polygon(C, d, 2, 0.1, &shape), OSC_ERR_INVALID_ARGUMENT);
 }
 
+// whether the calling thread's message names `name` and shows the value `value` (as %g prints it)
+static bool message_shows(const char* name, double value) {
+    char printed[32];
+    snprintf(printed, sizeof printed, "%g", value);
+    return strstr(osc_last_error(), name) && strstr(osc_last_error(), printed);
+}
+
+// Every length of a shape must lie in [OSC_CONVEX_MIN_LENGTH, OSC_CONVEX_MAX_LENGTH] (1e-100 to
+// 1e100): a pair's sum of bounding radii, its squares and the ratios of its sizes are then
+// representable. Outside, creation fails naming the length and its value. Before, a sphere of
+// radius 1e308 was created, and a query with it returned OSC_OK, a false COINCIDENT flag and NaN
+// Jacobians (the pair's size overflowed).
+static void test_length_ranges(void) {
+    osc_convex* shape = NULL;
+    const double outside[4] = {1e308, 1e101, 1e-101, 1e-300};
+    for (int i = 0; i < 4; ++i) {
+        double v = outside[i];
+        CHECK_STATUS(osc_convex_create_sphere(v, &shape), OSC_ERR_INVALID_ARGUMENT);
+        CHECK(message_names("osc_convex_create_sphere", "radius") && message_shows("radius", v));
+        CHECK_STATUS(osc_convex_create_capsule(0.5, v, &shape), OSC_ERR_INVALID_ARGUMENT);
+        CHECK(message_shows("length", v));
+        CHECK_STATUS(osc_convex_create_cylinder(v, 1.0, &shape), OSC_ERR_INVALID_ARGUMENT);
+        CHECK(message_shows("radius", v));
+        CHECK_STATUS(osc_convex_create_cone(v, 0.5, &shape), OSC_ERR_INVALID_ARGUMENT);
+        CHECK(message_shows("height", v));
+        CHECK_STATUS(osc_convex_create_box(osc_v3(1, 1, v), &shape), OSC_ERR_INVALID_ARGUMENT);
+        CHECK(message_shows("half_extents.z", v));
+        double normals[18] = {1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1};
+        double offsets[6] = {1, 1, 1, 1, v, 1};
+        CHECK_STATUS(osc_convex_create_polytope(normals, offsets, 6, &shape), OSC_ERR_INVALID_ARGUMENT);
+        CHECK(message_shows("offset 4", v));
+        double C[8] = {1, 0, 0, 1, -1, 0, 0, -1}, d[4] = {1, v, 1, 1};
+        CHECK_STATUS(osc_convex_create_polygon(C, d, 4, 0.1, &shape), OSC_ERR_INVALID_ARGUMENT);
+        CHECK(message_shows("offset 1", v));
+        d[1] = 1.0;
+        CHECK_STATUS(osc_convex_create_polygon(C, d, 4, v, &shape), OSC_ERR_INVALID_ARGUMENT);
+        CHECK(message_shows("radius", v));
+        // an ellipsoid's semi-axes 1 / sqrt(eigenvalues of P)
+        double P[9] = {1, 0, 0, 0, 1 / (v * v), 0, 0, 0, 1};
+        if (isfinite(P[4]) && P[4] > 0.0) {
+            CHECK_STATUS(osc_convex_create_ellipsoid(P, &shape), OSC_ERR_INVALID_ARGUMENT);
+            CHECK(message_names("osc_convex_create_ellipsoid", "semi-axis"));
+        }
+    }
+    // a cone's base radius, height tan(half_angle), and a polytope's far vertex
+    CHECK_STATUS(osc_convex_create_cone(1e99, 0.5 * TEST_PI - 1e-4, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(message_names("osc_convex_create_cone", "radius"));
+    double sliver[15] = {1, 1e-110, 0, 1, -1e-110, 0, -1, 0, 0, 0, 0, 1, 0, 0, -1};
+    double sliver_offsets[5] = {1, 1, 1, 1, 1};
+    CHECK_STATUS(osc_convex_create_polytope(sliver, sliver_offsets, 5, &shape), OSC_ERR_INVALID_ARGUMENT);
+    // a hull's points (checked before the hull is taken, with or without qhull)
+    double points[24] = {1, 1, 1, 1, 1, -1, 1, -1, 1, 1, -1, -1, -1, 1, 1, -1, 1, -1, -1, -1, 1, -1, -1, -1};
+    points[10] = 1e200;
+    CHECK_STATUS(osc_convex_create_hull(points, 8, &shape), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(message_names("osc_convex_create_hull", "point") && message_shows("point 3", 1e200));
+    CHECK_STATUS(osc_convex_create_hull_bounded(points, 8, 6, NULL, &shape), OSC_ERR_INVALID_ARGUMENT);
+    // the bounds themselves are accepted
+    CHECK_STATUS(osc_convex_create_sphere(OSC_CONVEX_MAX_LENGTH, &shape), OSC_OK);
+    osc_convex_destroy(shape);
+    CHECK_STATUS(osc_convex_create_sphere(OSC_CONVEX_MIN_LENGTH, &shape), OSC_OK);
+    osc_convex_destroy(shape);
+    CHECK_STATUS(osc_convex_create_capsule(1e-90, 1e90, &shape), OSC_OK);
+    osc_convex_destroy(shape);
+}
+
 // Every pointer argument of convex.h, NULL one at a time (the others valid). A function that
 // returns a status answers OSC_ERR_INVALID_ARGUMENT with a message naming the function and the
 // argument; osc_convex_destroy(NULL) does nothing; a getter returns its documented sentinel for a
@@ -469,6 +534,7 @@ static void test_hull_bounded(void) {
 int main(void) {
     RUN(test_bad_shapes);
     RUN(test_null_arguments);
+    RUN(test_length_ranges);
     RUN(test_box_vertices_and_gauge);
     RUN(test_gauges);
     RUN(test_support_against_samples);

@@ -1916,6 +1916,97 @@ static void test_null_arguments(void) {
     CHECK(message_names("osc_dcol_parameter_count", "shape"));
 }
 
+// Absurd but finite queries. The separation of the origins may reach OSC_DCOL_MAX_SEPARATION
+// times the pair's size (the sum of the bounding radii) and each body's inner radius must be at
+// least OSC_DCOL_MIN_SIZE_RATIO of it; beyond, the query is refused naming the pose or the shape
+// and the value. Within, answers are finite and alpha is right (its homogeneity in the offset of
+// the origins: alpha(t d) = t alpha(d) at fixed orientations). Before, a separation of 1e200
+// failed with "no convergence in 0 iterations (mu -nan)" and a sphere 1e-200 the size of its
+// partner with a NaN answer; the sizes of 1e308 that gave OSC_OK with NaN Jacobians are refused
+// at creation (test_convex).
+static void test_absurd_inputs(void) {
+    const osc_convex *box = g_shapes[OSC_CONVEX_POLYTOPE], *capsule = g_shapes[OSC_CONVEX_CAPSULE];
+    osc_pose pa = {osc_v3(0.3, -0.2, 0.1), osc_quat_normalize((osc_quat){0.9, 0.2, -0.3, 0.1})};
+    osc_quat qb = osc_quat_normalize((osc_quat){0.3, 0.2, 0.5, 0.1});
+    osc_vec3 offset = osc_v3(0.7, 0.2, 0.1);
+    osc_dcol_result r, unit;
+    osc_pose pb = {osc_add(pa.p, offset), qb};
+    CHECK_STATUS(osc_dcol_proximity(box, pa, capsule, pb, NULL, &unit, NULL, NULL), OSC_OK);
+    double size = osc_convex_bounding_radius(box) + osc_convex_bounding_radius(capsule);
+    const double far[3] = {1e20, 1e45, 0.5 * OSC_DCOL_MAX_SEPARATION};
+    for (int i = 0; i < 3; ++i) {
+        double t = far[i] * size / osc_length(offset);
+        osc_pose moved = {osc_add(pa.p, osc_scale(offset, t)), qb};
+        all_jacobians jac;
+        osc_dcol_jacobians pointers = jacobian_pointers(&jac);
+        CHECK_STATUS(osc_dcol_proximity(box, pa, capsule, moved, NULL, &r, &pointers, NULL), OSC_OK);
+        CHECK_MSG(fabs(r.alpha / t - unit.alpha) <= 1e-12 * unit.alpha, "separation %g: alpha / t %.17g, "
+                  "expected %.17g", far[i], r.alpha / t, unit.alpha);
+        bool finite = isfinite(r.distance) && osc_vec3_is_finite(r.point_a) && osc_vec3_is_finite(r.normal);
+        for (int k = 0; k < 6; ++k)
+            for (int c = 0; c < jacobian_lengths[k]; ++c) finite = finite && isfinite(jacobian_array(&jac, k)[c]);
+        CHECK(finite);
+    }
+    // too far: refused, naming the poses' separation and its value
+    const double beyond[3] = {2.0 * OSC_DCOL_MAX_SEPARATION, 1e200, 1e300};
+    for (int i = 0; i < 3; ++i) {
+        osc_pose moved = {osc_add(pa.p, osc_v3(beyond[i] * size, 0, 0)), qb};
+        CHECK_STATUS(osc_dcol_proximity(box, pa, capsule, moved, NULL, &r, NULL, NULL),
+                     OSC_ERR_INVALID_ARGUMENT);
+        CHECK(message_names("osc_dcol_proximity", "pose_b.p") && strstr(osc_last_error(), "separation"));
+        double gradient[12], alpha;
+        CHECK_STATUS(osc_dcol_alpha_gradient(box, pa, capsule, moved, NULL, &alpha, gradient),
+                     OSC_ERR_INVALID_ARGUMENT);
+    }
+    osc_pose opposite[2] = {{osc_v3(-1e300, 0, 0), qb}, {osc_v3(1e300, 0, 0), qb}};
+    CHECK_STATUS(osc_dcol_proximity(box, opposite[0], capsule, opposite[1], NULL, &r, NULL, NULL),
+                 OSC_ERR_INVALID_ARGUMENT);
+    // far from the world's origin, near each other: as near the origin
+    osc_pose pa_far = {osc_add(pa.p, osc_v3(1e300, 0, 0)), pa.q}, pb_far = {osc_add(pb.p, osc_v3(1e300, 0, 0)), qb};
+    CHECK_STATUS(osc_dcol_proximity(box, pa_far, capsule, pb_far, NULL, &r, NULL, NULL), OSC_OK);
+    CHECK(isfinite(r.alpha) && isfinite(r.distance));
+    // a body too small against its partner: refused, naming it and its inner radius
+    osc_convex *tiny, *huge;
+    CHECK_STATUS(osc_convex_create_sphere(1e-3 * OSC_DCOL_MIN_SIZE_RATIO, &tiny), OSC_OK);
+    CHECK_STATUS(osc_convex_create_sphere(1e90, &huge), OSC_OK);
+    osc_pose near = {osc_add(pa.p, osc_v3(0.5, 0, 0)), qb};
+    CHECK_STATUS(osc_dcol_proximity(box, pa, tiny, near, NULL, &r, NULL, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(message_names("osc_dcol_proximity", "b") && strstr(osc_last_error(), "inner radius"));
+    CHECK_STATUS(osc_dcol_proximity(huge, pa, box, near, NULL, &r, NULL, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(message_names("osc_dcol_proximity", "b") && strstr(osc_last_error(), "inner radius"));
+    double gradient_a[64];
+    CHECK_STATUS(osc_dcol_alpha_parameter_gradient(tiny, pa, box, near, NULL, NULL, gradient_a, NULL),
+                 OSC_ERR_INVALID_ARGUMENT);
+    CHECK(message_names("osc_dcol_alpha_parameter_gradient", "a"));
+    // two huge bodies of the same size: fine (two spheres in closed form, and against a box)
+    osc_convex* huge_box;
+    CHECK_STATUS(osc_convex_create_box(osc_v3(1e90, 2e90, 3e90), &huge_box), OSC_OK);
+    osc_pose huge_pose = {osc_v3(1.5e90, 1e89, 0), qb};
+    all_jacobians jac;
+    osc_dcol_jacobians pointers = jacobian_pointers(&jac);
+    CHECK_STATUS(osc_dcol_proximity(huge_box, pa, huge, huge_pose, NULL, &r, &pointers, NULL), OSC_OK);
+    bool finite = isfinite(r.alpha) && isfinite(r.distance) && r.flags == 0;
+    for (int k = 0; k < 6; ++k)
+        for (int c = 0; c < jacobian_lengths[k]; ++c) finite = finite && isfinite(jacobian_array(&jac, k)[c]);
+    CHECK(finite);
+    osc_convex_destroy(tiny);
+    osc_convex_destroy(huge);
+    osc_convex_destroy(huge_box);
+    // settings out of range name the setting and its value
+    osc_dcol_settings settings = osc_dcol_settings_default();
+    settings.tolerance = 1e-13;
+    CHECK_STATUS(osc_dcol_proximity(box, pa, capsule, pb, &settings, &r, NULL, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(message_names("osc_dcol_proximity", "settings.tolerance") && strstr(osc_last_error(), "1e-13"));
+    settings = osc_dcol_settings_default();
+    settings.max_iterations = 100000;
+    CHECK_STATUS(osc_dcol_proximity(box, pa, capsule, pb, &settings, &r, NULL, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "settings.max_iterations is 100000"));
+    settings = osc_dcol_settings_default();
+    settings.regularization = 1.0;
+    CHECK_STATUS(osc_dcol_proximity(box, pa, capsule, pb, &settings, &r, NULL, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "settings.regularization is 1"));
+}
+
 static void test_bad_input(void) {
     const osc_convex *a = g_shapes[0], *b = g_shapes[1];
     osc_pose good = osc_pose_identity(), moved = {osc_v3(1, 0, 0), osc_quat_identity()};
@@ -1995,6 +2086,7 @@ int main(void) {
     RUN(test_batch);
     RUN(test_options_per_query);
     RUN(test_null_arguments);
+    RUN(test_absurd_inputs);
     RUN(test_bad_input);
     destroy_test_shapes(g_shapes);
     return test_finish();

@@ -34,9 +34,13 @@
 // sentinel for a NULL shape (given with each) and name it in osc_last_error().
 //
 // NUMERIC ROBUSTNESS
-// Creation rejects non-finite numbers, non-positive sizes, a cone angle outside (0, pi/2), a
-// matrix P that is not symmetric positive definite (its Cholesky factor is cached), a polytope or
-// polygon whose origin is not strictly inside (b <= 0) or that is unbounded, and zero normals.
+// Creation rejects non-finite numbers, non-positive sizes, a length outside [OSC_CONVEX_MIN_LENGTH,
+// OSC_CONVEX_MAX_LENGTH] (1e-100 to 1e100: the sizes given, a halfspace's offset over its normal's
+// length, a hull's point coordinates, and the shape's bounding and inner radii, so an ellipsoid's
+// semi-axes and a cone's base radius), a cone angle outside (0, pi/2), a matrix P that is not
+// symmetric positive definite (its Cholesky factor is cached), a polytope or polygon whose origin
+// is not strictly inside (b <= 0) or that is unbounded, and zero normals. Each message names the
+// argument and its value.
 
 #ifndef OSCULATE_CONVEX_H
 #define OSCULATE_CONVEX_H
@@ -51,6 +55,14 @@ extern "C" {
 /// The most halfspaces of a polytope or edges of a padded polygon. The DCOL solver keeps every
 /// constraint row on the stack.
 #define OSC_CONVEX_MAX_FACES 64
+
+/// The range of every length of a shape (a radius, length, height, half extent, a halfspace's
+/// offset b / |a|, a vertex's or point's coordinates, an ellipsoid's semi-axis, a cone's base
+/// radius, the bounding radius): creation refuses a shape with one outside, naming it and its
+/// value. Within it a pair's size, its squares and the ratio of two shapes' sizes are
+/// representable; osc_dcol_proximity bounds those ratios further (dcol.h).
+#define OSC_CONVEX_MIN_LENGTH 1e-100
+#define OSC_CONVEX_MAX_LENGTH 1e100
 
 /// The kinds of convex primitive (seed 001 §III-B).
 typedef enum osc_convex_kind {

@@ -42,6 +42,11 @@
 // (it points from A towards B).
 //
 // NUMERIC ROBUSTNESS
+// - Ranges: a query is refused (OSC_ERR_INVALID_ARGUMENT, naming the argument and its value) when
+//   the origins are more than OSC_DCOL_MAX_SEPARATION (1e50) times the pair's size apart (the sum
+//   of the bounding radii) or a shape's inner radius is below OSC_DCOL_MIN_SIZE_RATIO (1e-12) of
+//   it; settings outside their ranges (below) are refused the same way. Positions themselves may
+//   be anywhere finite: the problem is posed relative to the origins' midpoint.
 // - Coincident origins give alpha = 0, x = the common origin; the contact points and normal are
 //   then undefined (eq. (29) divides by alpha) and reported as the origin and zero, flagged by
 //   OSC_DCOL_COINCIDENT.
@@ -67,14 +72,26 @@ extern "C" {
 /// for each shape.
 #define OSC_DCOL_MAX_VARIABLES 8
 
+/// The largest separation of the origins |r_A - r_B|, as a multiple of the pair's size (the sum
+/// of the two shapes' bounding radii), that a query accepts: alpha then stays below about this,
+/// and every length, its square and every Jacobian entry are representable. Beyond, the query is
+/// refused (OSC_ERR_INVALID_ARGUMENT naming pose_b.p and the separation).
+#define OSC_DCOL_MAX_SEPARATION 1e50
+
+/// The smallest inner radius of a shape (the largest origin-centred ball inside it), as a share of
+/// the pair's size, that a query accepts: below, the smaller body is within a few thousand
+/// roundings of the larger one's coordinates. Refused otherwise (OSC_ERR_INVALID_ARGUMENT naming
+/// the shape and its inner radius).
+#define OSC_DCOL_MIN_SIZE_RATIO 1e-12
+
 /// The most constraint rows of a DCOL problem.
 #define OSC_DCOL_MAX_ROWS (2 * OSC_CONVEX_MAX_FACES + 8)
 
 /// Solver settings; take them from osc_dcol_settings_default().
 typedef struct osc_dcol_settings {
-    double tolerance;    ///< barrier parameter at which the solve ends (the smoothing knob), 1e-10
-    int max_iterations;  ///< interior-point iterations allowed, 40
-    double regularization; ///< added to the normal matrix's diagonal, relative to its largest entry, 1e-16
+    double tolerance;    ///< barrier parameter at which the solve ends (the smoothing knob), 1e-10; in [1e-12, 0.1]
+    int max_iterations;  ///< interior-point iterations allowed, 40; in [1, 1000]
+    double regularization; ///< added to the normal matrix's diagonal, relative to its largest entry, 1e-16; in [0, 1e-3]
 } osc_dcol_settings;
 
 /// Returns the default settings.
