@@ -177,17 +177,18 @@ static double sample_sag(const osc_geo* g, double du, double dv, double v0, doub
 typedef struct leaf_list {
     osc_brep_leaf* leaves;
     osc_brep_node* boxes; // per leaf: OBB and cone of revolution
-    int count, capacity;
+    int count;            // at most settings.max_leaf_count <= OSC_BREP_MAX_LEAVES
+    size_t capacity;
 } leaf_list;
 
 static osc_status leaf_push(leaf_list* l, int max_count, osc_brep_leaf** leaf, osc_brep_node** box) {
     if (l->count >= max_count)
         return osc_fail(OSC_ERR_CAPACITY, "osc_brep_create: the BVH needs more than %d leaves "
                         "(settings.max_leaf_count)", max_count);
-    if (l->count == l->capacity) {
-        int cap = l->capacity ? 2 * l->capacity : 256;
-        osc_brep_leaf* nl = osc_calloc((size_t)cap, sizeof(osc_brep_leaf));
-        osc_brep_node* nb = osc_calloc((size_t)cap, sizeof(osc_brep_node));
+    if ((size_t)l->count == l->capacity) {
+        size_t cap = l->capacity ? 2 * l->capacity : 256; // (osc_calloc checks cap * size)
+        osc_brep_leaf* nl = osc_calloc(cap, sizeof(osc_brep_leaf));
+        osc_brep_node* nb = osc_calloc(cap, sizeof(osc_brep_node));
         if (!nl || !nb) {
             osc_free(nl);
             osc_free(nb);
@@ -559,7 +560,7 @@ osc_status osc_brep_build_bvh(osc_brep* b) {
     }
     b->leaves = list.leaves;
     b->leaf_count = list.count;
-    b->nodes = osc_calloc((size_t)(2 * list.count), sizeof(osc_brep_node));
+    b->nodes = osc_calloc(2 * (size_t)list.count, sizeof(osc_brep_node));
     int* index = osc_calloc((size_t)list.count, sizeof(int));
     keyed* scratch = osc_calloc((size_t)list.count, sizeof(keyed));
     if (!b->nodes || !index || !scratch) {

@@ -6,7 +6,9 @@
 // with partial pruning (§4.5.1, Algorithms 15-17), warm-started footpoints (§4.5.3), the footpoint
 // stage over threads (§4.6.3), de-duplication and the sorted output.
 
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,30 +47,32 @@ typedef struct warm_entry {
 
 typedef struct tagged_contact {
     osc_lmd_contact c;
-    int job;
+    size_t job; // the leaf pair's rank in the traversal (the sort's last key)
 } tagged_contact;
 
+// Every count and capacity is a size_t: leaf pairs are the product of two leaf counts, and a block
+// of the footpoint stage holds up to BLOCK_SLOTS contact slots.
 struct osc_lmd_cache {
     const osc_brep* a;
     const osc_brep* b;
     bvtt_node* front;
-    int front_count, front_cap;
+    size_t front_count, front_cap;
     bvtt_node* next;
-    int next_count, next_cap;
+    size_t next_count, next_cap;
     bvtt_node* stack;
-    int stack_cap;
-    lmd_job* jobs;
-    int job_count, job_cap;
+    size_t stack_cap;
+    lmd_job* jobs; // one block of leaf pairs
+    size_t job_cap;
     lmd_job_result* results;
-    int result_cap;
+    size_t result_cap;
     osc_lmd_contact* slots;
-    int slot_cap;
+    size_t slot_cap;
     tagged_contact* found;
-    int found_cap;
+    size_t found_count, found_cap;
     warm_entry* warm;
-    int warm_count, warm_cap;
+    size_t warm_count, warm_cap;
     warm_entry* warm_next;
-    int warm_next_cap;
+    size_t warm_next_count, warm_next_cap;
     osc_lmd_stats stats;
 };
 
@@ -105,18 +109,31 @@ osc_status osc_lmd_cache_stats(const osc_lmd_cache* cache, osc_lmd_stats* stats)
     return OSC_OK;
 }
 
-// Grows *array (of *cap elements of `size` bytes) to hold `need`; keeps the contents.
-static bool grow(void** array, int* cap, int need, size_t size) {
+// Grows *array (of *cap elements of `size` bytes) to hold `need`, doubling from 64; keeps the
+// contents. False with OSC_ERR_NO_MEMORY's message when the memory cannot be had, or its size in
+// bytes would not fit a size_t.
+static bool grow(void** array, size_t* cap, size_t need, size_t size) {
     if (need <= *cap) return true;
-    int n = *cap ? *cap : 64;
-    while (n < need) n *= 2;
-    void* p = osc_calloc((size_t)n, size);
+    size_t n = *cap ? *cap : 64;
+    while (n < need) {
+        if (n > SIZE_MAX / 2 / size) {
+            osc_fail(OSC_ERR_NO_MEMORY, "%zu elements of %zu bytes do not fit in memory", need, size);
+            return false;
+        }
+        n *= 2;
+    }
+    void* p = osc_calloc(n, size);
     if (!p) return false;
-    if (*array && *cap) memcpy(p, *array, (size_t)*cap * size);
+    if (*array && *cap) memcpy(p, *array, *cap * size);
     osc_free(*array);
     *array = p;
     *cap = n;
     return true;
+}
+
+// A count for osc_lmd_stats and the int outputs, saturated at INT_MAX.
+static int saturated(size_t count) {
+    return count < (size_t)INT_MAX ? (int)count : INT_MAX;
 }
 
 // ---- culling tests (§2.4.3) --------------------------------------------------------------------
@@ -130,7 +147,7 @@ typedef struct traversal {
     double cos_antipodal; // cos(2 alpha): generators this close to antipodal defeat every plane
     double cos_2alpha, sin_2alpha;
     int culling;
-    int tests;
+    size_t tests;
 } traversal;
 
 // OBBs intersect once A's is enlarged by d_max (separating axes, A's body frame); d is B's centre
@@ -245,7 +262,7 @@ static double obb_volume(const osc_brep_node* n) {
 
 // ---- traversal (Algorithms 8, 9, 17) -----------------------------------------------------------
 
-static bool push_node(bvtt_node** array, int* count, int* cap, int a, int b, int status) {
+static bool push_node(bvtt_node** array, size_t* count, size_t* cap, int a, int b, int status) {
     if (!grow((void**)array, cap, *count + 1, sizeof(bvtt_node))) return false;
     (*array)[(*count)++] = (bvtt_node){a, b, status};
     return true;
@@ -255,7 +272,7 @@ static bool push_node(bvtt_node** array, int* count, int* cap, int a, int b, int
 static bool traverse(traversal* t, osc_lmd_cache* cache, bvtt_node start) {
     const osc_brep_node* nodes_a = t->a->brep->nodes;
     const osc_brep_node* nodes_b = t->b->brep->nodes;
-    int top = 0;
+    size_t top = 0;
     if (!grow((void**)&cache->stack, &cache->stack_cap, 1, sizeof(bvtt_node))) return false;
     cache->stack[top++] = start;
     while (top > 0) {
@@ -290,8 +307,8 @@ static bool traverse(traversal* t, osc_lmd_cache* cache, bvtt_node start) {
 static void prune(traversal* t, osc_lmd_cache* cache) {
     const osc_brep_node* nodes_a = t->a->brep->nodes;
     const osc_brep_node* nodes_b = t->b->brep->nodes;
-    int w = 0;
-    for (int i = 0; i < cache->next_count; i++) {
+    size_t w = 0;
+    for (size_t i = 0; i < cache->next_count; i++) {
         bvtt_node n = cache->next[i];
         if (i + 1 < cache->next_count && n.status == NODE_CULLED &&
             cache->next[i + 1].status == NODE_CULLED) {
@@ -324,12 +341,12 @@ static uint64_t pair_key(int la, int lb) {
 }
 
 static const warm_entry* find_warm(const osc_lmd_cache* cache, uint64_t key) {
-    int lo = 0, hi = cache->warm_count - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
+    size_t lo = 0, hi = cache->warm_count; // the entry, if any, lies in [lo, hi)
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
         if (cache->warm[mid].key == key) return &cache->warm[mid];
         if (cache->warm[mid].key < key) lo = mid + 1;
-        else hi = mid - 1;
+        else hi = mid;
     }
     return NULL;
 }
@@ -356,7 +373,7 @@ static int compare_contacts(const void* pa, const void* pb) {
     double kb[3] = {b->point_a.x, b->point_a.y, b->point_a.z};
     for (int i = 0; i < 3; i++)
         if (ka[i] != kb[i]) return ka[i] < kb[i] ? -1 : 1;
-    return x->job - y->job;
+    return x->job < y->job ? -1 : (x->job > y->job ? 1 : 0);
 }
 
 static bool same_contact(const osc_lmd_contact* a, const osc_lmd_contact* b, double tol) {
@@ -364,6 +381,128 @@ static bool same_contact(const osc_lmd_contact* a, const osc_lmd_contact* b, dou
            a->feature_b == b->feature_b && a->flags == b->flags &&
            osc_length(osc_sub(a->point_a, b->point_a)) <= tol &&
            osc_length(osc_sub(a->point_b, b->point_b)) <= tol;
+}
+
+// Sorts the contacts found and merges duplicates in place (one local minimum found from several
+// leaf pairs, or on the flat valley of a near-conformal pair); returns how many are left.
+static size_t merge_duplicates(osc_lmd_cache* cache, double tol) {
+    qsort(cache->found, cache->found_count, sizeof(tagged_contact), compare_contacts);
+    size_t unique = 0;
+    for (size_t i = 0; i < cache->found_count; i++) {
+        const osc_lmd_contact* c = &cache->found[i].c;
+        bool dup = false;
+        for (size_t j = unique; j-- > 0;) {
+            const osc_lmd_contact* u = &cache->found[j].c;
+            if (u->kind_a != c->kind_a || u->feature_a != c->feature_a || u->kind_b != c->kind_b ||
+                u->feature_b != c->feature_b)
+                break;
+            if (same_contact(u, c, tol)) {
+                dup = true;
+                break;
+            }
+        }
+        if (!dup) cache->found[unique++] = cache->found[i];
+    }
+    return unique;
+}
+
+// ---- the footpoint stage (§4.6.3), in blocks of leaf pairs ---------------------------------------
+
+// The contact slots of one block: leaf pairs that may each write `conformal_samples` contacts are
+// solved a block at a time, so that the slots never outgrow this (8.5 MB) whatever the number of
+// leaf pairs.
+enum { BLOCK_SLOTS = 1 << 15 };
+
+typedef struct footpoint_stage {
+    const lmd_body* a;
+    const lmd_body* b;
+    const osc_lmd_settings* settings;
+    size_t slots_per_job;   // max(conformal_samples, 1) <= 1024
+    size_t cursor;          // the next node of the cache's next front to look at
+    size_t jobs_done;       // leaf pairs solved in earlier blocks
+    size_t warm_starts;
+    size_t iterations;
+} footpoint_stage;
+
+// Fills the cache's job block with the next leaf pairs of the front (at most `capacity`), with
+// their warm starts; returns how many.
+static size_t next_block(footpoint_stage* f, osc_lmd_cache* cache, size_t capacity) {
+    size_t count = 0;
+    for (; f->cursor < cache->next_count && count < capacity; f->cursor++) {
+        const bvtt_node* node = &cache->next[f->cursor];
+        if (node->status != NODE_LEAF) continue;
+        lmd_job* job = &cache->jobs[count++];
+        memset(job, 0, sizeof *job);
+        job->leaf_a = f->a->brep->nodes[node->a].leaf;
+        job->leaf_b = f->b->brep->nodes[node->b].leaf;
+        const warm_entry* w = find_warm(cache, pair_key(job->leaf_a, job->leaf_b));
+        if (w) {
+            job->has_warm = 1;
+            memcpy(job->warm, w->x, sizeof job->warm);
+            f->warm_starts++;
+        }
+    }
+    return count;
+}
+
+// Appends the block's contacts to the cache's found list and its converged footpoints to the next
+// warm starts.
+static bool collect_block(footpoint_stage* f, osc_lmd_cache* cache, size_t count) {
+    size_t contacts = 0, converged = 0;
+    for (size_t i = 0; i < count; i++) {
+        contacts += (size_t)cache->results[i].count;
+        converged += (size_t)cache->results[i].converged;
+    }
+    if (!grow((void**)&cache->found, &cache->found_cap, cache->found_count + contacts,
+              sizeof(tagged_contact)) ||
+        !grow((void**)&cache->warm_next, &cache->warm_next_cap, cache->warm_next_count + converged,
+              sizeof(warm_entry)))
+        return false;
+    for (size_t i = 0; i < count; i++) {
+        const lmd_job_result* r = &cache->results[i];
+        f->iterations += (size_t)r->iterations;
+        for (int k = 0; k < r->count; k++) {
+            tagged_contact* t = &cache->found[cache->found_count++];
+            t->c = cache->slots[i * f->slots_per_job + (size_t)k];
+            t->job = f->jobs_done + i;
+        }
+        if (r->converged) {
+            warm_entry* w = &cache->warm_next[cache->warm_next_count++];
+            w->key = pair_key(cache->jobs[i].leaf_a, cache->jobs[i].leaf_b);
+            memcpy(w->x, r->x, sizeof r->x);
+        }
+    }
+    f->jobs_done += count;
+    return true;
+}
+
+// Solves every leaf pair of the cache's next front, a block at a time, into the found list and
+// the next warm starts; each leaf pair writes its own slots.
+static bool solve_leaf_pairs(footpoint_stage* f, osc_lmd_cache* cache) {
+    size_t leaf_pairs = 0;
+    for (size_t i = 0; i < cache->next_count; i++) leaf_pairs += cache->next[i].status == NODE_LEAF;
+    size_t block = BLOCK_SLOTS / f->slots_per_job;
+    if (block > leaf_pairs) block = leaf_pairs;
+    if (!grow((void**)&cache->jobs, &cache->job_cap, block, sizeof(lmd_job)) ||
+        !grow((void**)&cache->results, &cache->result_cap, block, sizeof(lmd_job_result)) ||
+        !grow((void**)&cache->slots, &cache->slot_cap, block * f->slots_per_job, sizeof(osc_lmd_contact)))
+        return false;
+    cache->found_count = 0;
+    cache->warm_next_count = 0;
+    int threads = osc_thread_count(f->settings->threads);
+    (void)threads;
+    for (size_t count; (count = next_block(f, cache, block)) > 0;) {
+        long long jobs = (long long)count;
+#ifdef OSC_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads) if (threads > 1 && jobs > 8)
+#endif
+        for (long long i = 0; i < jobs; i++)
+            osc_lmd_solve_pair(f->a, f->b, f->settings, &cache->jobs[i],
+                               &cache->slots[(size_t)i * f->slots_per_job], (int)f->slots_per_job,
+                               &cache->results[i]);
+        if (!collect_block(f, cache, count)) return false;
+    }
+    return true;
 }
 
 // ---- the query ---------------------------------------------------------------------------------
@@ -375,9 +514,8 @@ static osc_status check_pose(const char* name, osc_pose pose) {
     return OSC_OK;
 }
 
-static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_settings* s,
-                            osc_lmd_cache* cache, osc_lmd_contact* contacts, int capacity,
-                            int* count) {
+// The traversal's constants for the relative pose of the two bodies.
+static traversal make_traversal(const lmd_body* a, const lmd_body* b, const osc_lmd_settings* s) {
     traversal t;
     memset(&t, 0, sizeof t);
     t.a = a;
@@ -390,6 +528,34 @@ static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_
     t.cos_2alpha = cos(2.0 * s->alpha);
     t.sin_2alpha = sin(2.0 * s->alpha);
     t.culling = s->culling;
+    return t;
+}
+
+// Swaps the next front in as the front of the next call, and the next warm starts likewise.
+static void keep_for_next_call(osc_lmd_cache* cache) {
+    bvtt_node* nodes = cache->front;
+    size_t cap = cache->front_cap;
+    cache->front = cache->next;
+    cache->front_cap = cache->next_cap;
+    cache->front_count = cache->next_count;
+    cache->next = nodes;
+    cache->next_cap = cap;
+    cache->next_count = 0;
+    qsort(cache->warm_next, cache->warm_next_count, sizeof(warm_entry), compare_warm);
+    warm_entry* entries = cache->warm;
+    cap = cache->warm_cap;
+    cache->warm = cache->warm_next;
+    cache->warm_cap = cache->warm_next_cap;
+    cache->warm_count = cache->warm_next_count;
+    cache->warm_next = entries;
+    cache->warm_next_cap = cap;
+    cache->warm_next_count = 0;
+}
+
+static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_settings* s,
+                            osc_lmd_cache* cache, osc_lmd_contact* contacts, int capacity,
+                            int* count) {
+    traversal t = make_traversal(a, b, s);
     // 1. the front (or the root) -> the next front and the leaf pairs
     if (cache->a != a->brep || cache->b != b->brep || cache->front_count == 0) {
         cache->a = a->brep;
@@ -400,111 +566,30 @@ static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_
             return OSC_ERR_NO_MEMORY;
     }
     cache->next_count = 0;
-    for (int i = 0; i < cache->front_count; i++)
+    for (size_t i = 0; i < cache->front_count; i++)
         if (!traverse(&t, cache, cache->front[i])) return OSC_ERR_NO_MEMORY;
     prune(&t, cache);
-    // 2. jobs (leaf pairs) with their warm starts
-    cache->job_count = 0;
-    int warm_starts = 0;
-    for (int i = 0; i < cache->next_count; i++) {
-        if (cache->next[i].status != NODE_LEAF) continue;
-        if (!grow((void**)&cache->jobs, &cache->job_cap, cache->job_count + 1, sizeof(lmd_job)))
-            return OSC_ERR_NO_MEMORY;
-        lmd_job* job = &cache->jobs[cache->job_count++];
-        memset(job, 0, sizeof *job);
-        job->leaf_a = a->brep->nodes[cache->next[i].a].leaf;
-        job->leaf_b = b->brep->nodes[cache->next[i].b].leaf;
-        const warm_entry* w = find_warm(cache, pair_key(job->leaf_a, job->leaf_b));
-        if (w) {
-            job->has_warm = 1;
-            memcpy(job->warm, w->x, sizeof job->warm);
-            warm_starts++;
-        }
-    }
-    int slots = s->conformal_samples > 1 ? s->conformal_samples : 1;
-    int jobs = cache->job_count;
-    if (!grow((void**)&cache->slots, &cache->slot_cap, jobs * slots + 1, sizeof(osc_lmd_contact)))
-        return OSC_ERR_NO_MEMORY;
-    if (!grow((void**)&cache->results, &cache->result_cap, jobs + 1, sizeof(lmd_job_result)))
-        return OSC_ERR_NO_MEMORY;
-    // 3. footpoints over threads (§4.6.3): each job writes its own slots
-    int threads = osc_thread_count(s->threads);
-    (void)threads;
-#ifdef OSC_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 4) num_threads(threads) if (threads > 1 && jobs > 8)
-#endif
-    for (int i = 0; i < jobs; i++)
-        osc_lmd_solve_pair(a, b, s, &cache->jobs[i], &cache->slots[(size_t)i * slots], slots,
-                           &cache->results[i]);
-    // 4. collect, sort, merge duplicates; keep the converged footpoints for the next call
-    int found = 0, iterations = 0, converged = 0;
-    for (int i = 0; i < jobs; i++) {
-        found += cache->results[i].count;
-        iterations += cache->results[i].iterations;
-        converged += cache->results[i].converged;
-    }
-    if (!grow((void**)&cache->found, &cache->found_cap, found + 1, sizeof(tagged_contact)) ||
-        !grow((void**)&cache->warm_next, &cache->warm_next_cap, converged + 1, sizeof(warm_entry)))
-        return OSC_ERR_NO_MEMORY;
-    int nf = 0, nw = 0;
-    for (int i = 0; i < jobs; i++) {
-        const lmd_job_result* r = &cache->results[i];
-        for (int k = 0; k < r->count; k++) {
-            cache->found[nf].c = cache->slots[(size_t)i * slots + k];
-            cache->found[nf].job = i;
-            nf++;
-        }
-        if (r->converged) {
-            cache->warm_next[nw].key = pair_key(cache->jobs[i].leaf_a, cache->jobs[i].leaf_b);
-            memcpy(cache->warm_next[nw].x, r->x, sizeof r->x);
-            nw++;
-        }
-    }
-    qsort(cache->warm_next, (size_t)nw, sizeof(warm_entry), compare_warm);
-    warm_entry* wt = cache->warm;
-    int wc = cache->warm_cap;
-    cache->warm = cache->warm_next;
-    cache->warm_cap = cache->warm_next_cap;
-    cache->warm_count = nw;
-    cache->warm_next = wt;
-    cache->warm_next_cap = wc;
-    qsort(cache->found, (size_t)nf, sizeof(tagged_contact), compare_contacts);
-    // one local minimum found from several leaf pairs (or a flat valley of a near-conformal pair)
-    double tol = 1e-5 * fmax(a->brep->scale, b->brep->scale);
-    int unique = 0;
-    for (int i = 0; i < nf; i++) {
-        bool dup = false;
-        for (int j = unique - 1; j >= 0; j--) {
-            const osc_lmd_contact* u = &cache->found[j].c;
-            const osc_lmd_contact* c = &cache->found[i].c;
-            if (u->kind_a != c->kind_a || u->feature_a != c->feature_a || u->kind_b != c->kind_b ||
-                u->feature_b != c->feature_b)
-                break;
-            if (same_contact(u, c, tol)) {
-                dup = true;
-                break;
-            }
-        }
-        if (!dup) cache->found[unique++] = cache->found[i];
-    }
-    for (int i = 0; i < unique && i < capacity; i++) contacts[i] = cache->found[i].c;
-    *count = unique;
-    // 5. the front for the next call
-    bvtt_node* tmp = cache->front;
-    int tcap = cache->front_cap;
-    cache->front = cache->next;
-    cache->front_cap = cache->next_cap;
-    cache->front_count = cache->next_count;
-    cache->next = tmp;
-    cache->next_cap = tcap;
-    cache->next_count = 0;
-    cache->stats.front_size = cache->front_count;
-    cache->stats.culling_tests = t.tests;
-    cache->stats.leaf_pairs = jobs;
-    cache->stats.newton_iterations = iterations;
-    cache->stats.warm_starts = warm_starts;
-    if (unique > capacity)
-        return osc_fail(OSC_ERR_CAPACITY, "osc_lmd_query: %d contacts found, capacity %d", unique,
+    // 2. footpoints of the leaf pairs, from their warm starts
+    footpoint_stage f;
+    memset(&f, 0, sizeof f);
+    f.a = a;
+    f.b = b;
+    f.settings = s;
+    f.slots_per_job = s->conformal_samples > 1 ? (size_t)s->conformal_samples : 1;
+    if (!solve_leaf_pairs(&f, cache)) return OSC_ERR_NO_MEMORY;
+    // 3. sorted, duplicates merged
+    size_t unique = merge_duplicates(cache, 1e-5 * fmax(a->brep->scale, b->brep->scale));
+    for (size_t i = 0; i < unique && i < (size_t)capacity; i++) contacts[i] = cache->found[i].c;
+    *count = saturated(unique);
+    // 4. the front and footpoints for the next call
+    keep_for_next_call(cache);
+    cache->stats.front_size = saturated(cache->front_count);
+    cache->stats.culling_tests = saturated(t.tests);
+    cache->stats.leaf_pairs = saturated(f.jobs_done);
+    cache->stats.newton_iterations = saturated(f.iterations);
+    cache->stats.warm_starts = saturated(f.warm_starts);
+    if (unique > (size_t)capacity)
+        return osc_fail(OSC_ERR_CAPACITY, "osc_lmd_query: %zu contacts found, capacity %d", unique,
                         capacity);
     return OSC_OK;
 }

@@ -772,7 +772,52 @@ static void test_bad_input(void) {
     osc_brep_destroy(cyl);
 }
 
+// ---- sizes: millions of leaf pairs with the most conformal samples --------------------------------
+
+// A sphere of 29,282 leaves against a box of 74 with culling off: 2.17 million leaf pairs, which
+// with 1024 conformal samples each ask for more contact slots than an int counts (the product
+// overflowed and the slots were written out of bounds). The contacts must be those of the culled
+// query: the one face contact at the closed-form distance.
+static void test_many_leaf_pairs(void) {
+    osc_brep_settings fine = osc_brep_settings_default(), coarse = osc_brep_settings_default();
+    fine.alpha_max = 0.026;
+    coarse.plane_cell = 1.0;
+    osc_brep *sphere = NULL, *box = NULL;
+    CHECK_STATUS(osc_brep_create_sphere(1.0, &fine, &sphere), OSC_OK);
+    CHECK_STATUS(osc_brep_create_box(osc_v3(1, 1, 1), &coarse, &box), OSC_OK);
+    if (!sphere || !box) return;
+    osc_brep_info info_sphere, info_box;
+    osc_brep_get_info(sphere, &info_sphere);
+    osc_brep_get_info(box, &info_box);
+    const double pairs = (double)info_sphere.leaf_count * info_box.leaf_count;
+    CHECK_MSG(pairs * 1024 > 2147483647.0, "%g leaf pairs do not overflow an int", pairs);
+    osc_lmd_settings s = osc_lmd_settings_default();
+    s.conformal_samples = 1024;
+    s.culling = 0;
+    osc_pose pose_box = osc_pose_make(osc_v3(2.5, 0.1, 0.2), osc_quat_identity());
+    osc_lmd_cache* cache = NULL;
+    CHECK_STATUS(osc_lmd_cache_create(&cache), OSC_OK);
+    int n = query(sphere, osc_pose_identity(), box, pose_box, &s, cache, g_contacts);
+    osc_lmd_stats stats;
+    CHECK_STATUS(osc_lmd_cache_stats(cache, &stats), OSC_OK);
+    CHECK_MSG(stats.leaf_pairs == (int)pairs, "%d leaf pairs solved, %g expected", stats.leaf_pairs, pairs);
+    s.culling = 1;
+    int m = query(sphere, osc_pose_identity(), box, pose_box, &s, NULL, g_other);
+    printf("  many leaf pairs: %d x %d leaves, %d contacts without culling, %d with\n", info_sphere.leaf_count,
+           info_box.leaf_count, n, m);
+    CHECK(n == 1 && m == 1);
+    for (int k = 0; k < n && k < m; k++) {
+        CHECK(g_contacts[k].key == g_other[k].key);
+        CHECK_NEAR(g_contacts[k].distance, 0.5, 1e-12);
+        CHECK_NEAR(g_other[k].distance, 0.5, 1e-12);
+    }
+    osc_lmd_cache_destroy(cache);
+    osc_brep_destroy(sphere);
+    osc_brep_destroy(box);
+}
+
 int main(void) {
+    RUN(test_many_leaf_pairs);
     RUN(test_closed_forms);
     RUN(test_sphere_poles);
     RUN(test_peg_in_hole);

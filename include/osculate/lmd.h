@@ -103,7 +103,7 @@ OSC_API void osc_lmd_cache_destroy(osc_lmd_cache* cache);
 /// Forgets the front and footpoints (use when the cache moves to another pair of solids).
 OSC_API void osc_lmd_cache_reset(osc_lmd_cache* cache);
 
-/// Statistics of the last query with a cache.
+/// Statistics of the last query with a cache (each saturates at INT_MAX).
 typedef struct osc_lmd_stats {
     int front_size;         ///< BVTT nodes in the front after the query
     int culling_tests;      ///< culling tests run
