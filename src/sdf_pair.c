@@ -5,7 +5,6 @@
 
 #include "base_internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -484,7 +483,7 @@ osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a, const o
         ++out->survivors;
         if (process_survivor(&context, centre, va, vb) && settings.first_only) full = true;
     }
-    // deepest first (the Jacobians follow their contacts)
+    // deepest first, ties in the order found (the Jacobians follow their contacts); no allocation
     if (out->point_jacobians || out->penetration_jacobians) {
         for (int i = 1; i < out->count; ++i)
             for (int k = i; k > 0 && out->contacts[k].penetration > out->contacts[k - 1].penetration;
@@ -506,7 +505,7 @@ osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a, const o
                 }
             }
     } else if (out->count > 1) {
-        qsort(out->contacts, (size_t)out->count, sizeof *out->contacts, by_depth);
+        osc_sort(out->contacts, (size_t)out->count, sizeof *out->contacts, by_depth); // stable
     }
     if (out->needed > out->capacity)
         return osc_fail(OSC_ERR_CAPACITY, "%s: %d collision points found, capacity %d", __func__,

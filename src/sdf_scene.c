@@ -8,7 +8,6 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct sweep_entry {
@@ -68,7 +67,7 @@ osc_status osc_sdf_scene_collide(const osc_sdf_shape* shapes, const osc_pose* po
         ws.order[i].body = i;
     }
     // sort and sweep along x, then test y and z
-    qsort(ws.order, (size_t)count, sizeof *ws.order, by_lower_x);
+    osc_sort(ws.order, (size_t)count, sizeof *ws.order, by_lower_x); // no allocation
     int found = 0;
     for (int i = 0; i < count; ++i) {
         int a = ws.order[i].body;

@@ -406,6 +406,43 @@ static void test_smooth_bounded_work(void) {
     osc_sdf_destroy(ellipsoid);
 }
 
+// the points come deepest first, ties in the order found, the same with and without the Jacobian
+// buffers (two sorts: one carries the Jacobians along, the other sorts the contacts alone without
+// allocating)
+static void test_order(void) {
+    test_rng rng = {8};
+    int compared = 0, ties = 0;
+    for (int trial = 0; trial < 20; ++trial) {
+        osc_sdf *b1, *b2;
+        CHECK_STATUS(osc_sdf_create_box(osc_v3(0.6, 0.4, 0.3), 0.0, &b1), OSC_OK);
+        CHECK_STATUS(osc_sdf_create_box(osc_v3(0.3, 0.5, 0.4), 0.0, &b2), OSC_OK);
+        osc_sdf_shape a = {.sdf = b1}, b = {.sdf = b2};
+        osc_pose pa = trial % 2 ? random_pose(&rng, 0.2) : osc_pose_identity();
+        osc_pose pb = trial % 2 ? random_pose(&rng, 0.4) : osc_pose_make(osc_v3(0.2, 0.1, 0.0), osc_quat_identity());
+        osc_sdf_pair_settings settings = osc_sdf_pair_settings_default();
+        settings.merge_distance = 0.5;
+        osc_sdf_pair_output with = output();
+        osc_status status = osc_sdf_pair_collide(&a, pa, &b, pb, &settings, &with);
+        static osc_sdf_contact kept[CAPACITY];
+        memcpy(kept, g_contacts, sizeof kept);
+        osc_sdf_pair_output without = output();
+        without.point_jacobians = NULL;
+        without.penetration_jacobians = NULL;
+        CHECK_STATUS(osc_sdf_pair_collide(&a, pa, &b, pb, &settings, &without), status);
+        CHECK(with.count == without.count);
+        CHECK(memcmp(kept, g_contacts, sizeof(osc_sdf_contact) * (size_t)with.count) == 0);
+        for (int i = 1; i < with.count; ++i) {
+            CHECK(g_contacts[i].penetration <= g_contacts[i - 1].penetration);
+            ties += g_contacts[i].penetration == g_contacts[i - 1].penetration;
+        }
+        compared += with.count;
+        osc_sdf_destroy(b1);
+        osc_sdf_destroy(b2);
+    }
+    printf("  %d points in the same order with and without Jacobians (%d ties)\n", compared, ties);
+    CHECK(compared > 200 && ties > 0);
+}
+
 // a user callback mirroring the library's sphere of radius 0.8
 static double user_sphere(void* context, const double p[3], double gradient[3]) {
     double radius = *(const double*)context;
@@ -561,6 +598,7 @@ int main(void) {
     RUN(test_false_negatives_against_sampling);
     RUN(test_smooth_jacobians);
     RUN(test_smooth_bounded_work);
+    RUN(test_order);
     RUN(test_callback_and_modes);
     RUN(test_scene);
     return test_finish();
