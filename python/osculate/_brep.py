@@ -12,7 +12,7 @@ import numpy as np
 from . import _ffi as F
 from ._core import CAPACITY, OK, check, error
 from ._ffi import lib
-from ._models import _create, _Model
+from ._models import _borrowing, _create, _Model
 
 FEATURE_KINDS = ("face", "edge", "vertex")
 LMD_CONFORMAL = 1  # osc_lmd_contact.flags: a sample of a conformal contact (§4.3.2)
@@ -236,7 +236,7 @@ class Brep(_Model):
     spheres and tori, trimmed by exact loops. Build with the class methods (each canonical solid
     centred on its body frame, axis of revolution along +z) or import the first solid of a STEP
     file (Brep.load_step, Brep.read_step). Every constructor takes the settings of brep_settings()
-    as keyword arguments. Released when garbage-collected; thread-safe to query."""
+    as keyword arguments. Released by close() or when garbage-collected; thread-safe to query."""
 
     _destroy = lib.osc_brep_destroy
 
@@ -407,13 +407,26 @@ class LmdCache(_Model):
     """Per-pair state for temporal coherence (osc_lmd_cache): the BVTT front and the footpoints
     of the last lmd() call on the same pair of solids, and the query's scratch memory. Pass the
     same cache to successive calls on one pair; the contacts are the same with or without it.
-    Not for concurrent calls from several threads. Released when garbage-collected."""
+    The cache keeps its last pair of solids alive (it recognises the pair by address). Not for
+    concurrent calls from several threads. Released by close() or when garbage-collected."""
 
     _destroy = lib.osc_lmd_cache_destroy
 
     def __init__(self):
         super().__init__(_create(lib.osc_lmd_cache_create))
         self._capacity = 0  # the last query's contact count: the next buffer's size
+        self._pair = ()  # references on the solids of the last query
+
+    def _remember(self, a, b):
+        """Holds references on solids a and b (those of the query about to run), so that no
+        other solid can take their addresses while the cache remembers them."""
+        if not self._ref:
+            raise ValueError("LmdCache is closed")
+        if self._pair != (a._ref, b._ref):
+            with _borrowing(a, b) as refs:
+                old, self._pair = self._pair, tuple(refs)
+            for r in old:
+                self._release_ref(r)
 
     def reset(self):
         """Forgets the front and footpoints (when the cache moves to another pair of solids)."""
@@ -426,6 +439,14 @@ class LmdCache(_Model):
         st = F.LmdStats()
         check(lib.osc_lmd_cache_stats(self, C.byref(st)))
         return F.struct_dict(st)
+
+    def close(self):
+        super().close()
+        pair, self._pair = self._pair, ()
+        for r in pair:
+            self._release_ref(r)
+
+    __copy__ = __deepcopy__ = None  # mutable state: refused like pickling
 
 
 _LMD_CONTACT = F.as_dtype(F.LmdContact)
@@ -488,6 +509,22 @@ def _brep(value, name):
 _LMD_INITIAL_CAPACITY = 64
 
 
+def _lmd_query(a, pa, b, pb, s, cache, cap, grow):
+    """osc_lmd_query into a buffer of `cap` contacts, grown until every contact fits when `grow`:
+    (contacts, count, status)."""
+    count = C.c_int()
+    for _ in range(8):  # the count is deterministic: one retry suffices
+        contacts = np.zeros(max(cap, 1), dtype=_LMD_CONTACT)
+        rc = lib.osc_lmd_query(a, pa, b, pb, C.byref(s), cache,
+                               contacts.ctypes.data_as(C.POINTER(F.LmdContact)), cap,
+                               C.byref(count))
+        if rc == CAPACITY and grow and count.value > cap:
+            cap = count.value
+            continue
+        break
+    return contacts, count.value, rc
+
+
 def lmd(a, pose_a, b, pose_b, settings=None, cache=None, capacity=None, **overrides):
     """Every local minimal distance below d_max between Breps a and b at poses [7]
     (osc_lmd_query): an LmdContacts. Settings: a dict `settings` (as lmd_settings() returns)
@@ -507,25 +544,13 @@ def lmd(a, pose_a, b, pose_b, settings=None, cache=None, capacity=None, **overri
         cap = int(capacity)
         if cap < 0:
             raise ValueError("lmd: capacity must be >= 0, got %d" % cap)
-    count = C.c_int()
-    for _ in range(8):  # the count is deterministic: one retry suffices
-        contacts = np.zeros(max(cap, 1), dtype=_LMD_CONTACT)
-        rc = lib.osc_lmd_query(a, pa, b, pb, C.byref(s), cache,
-                               contacts.ctypes.data_as(C.POINTER(F.LmdContact)), cap,
-                               C.byref(count))
-        if rc == CAPACITY and grow and count.value > cap:
-            cap = count.value
-            continue
-        break
     if cache is not None:
-        # the cache recognises its pair by address: keeping the solids alive means no new solid
-        # can take the address of a freed one and inherit a front that is not its own; after a
-        # failure it may remember either pair, so it forgets both
-        if rc != OK:
-            cache.reset()
-        cache._keep = (a, b)
+        cache._remember(a, b)
+    contacts, count, rc = _lmd_query(a, pa, b, pb, s, cache, cap, grow)
+    if cache is not None:
+        if rc != OK:  # after a failure the cache may hold a partial front
+            lib.osc_lmd_cache_reset(cache)
+        else:
+            cache._capacity = count
     check(rc, "osc_lmd_query")
-    n = count.value
-    if cache is not None:
-        cache._capacity = n
-    return _lmd_contacts(contacts[:n])
+    return _lmd_contacts(contacts[:count])

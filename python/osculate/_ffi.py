@@ -6,6 +6,7 @@ functions with the same arguments. ctypes.CDLL releases the GIL for the duration
 
 import ctypes as C
 import os
+import types
 
 import numpy as np
 
@@ -23,7 +24,7 @@ def _load():
     )
 
 
-lib = _load()
+_cdll = _load()
 
 D = C.c_double
 I = C.c_int
@@ -535,12 +536,36 @@ _prototypes = {
     "oscpy_ray_intersect_many": (ST, [P, C.POINTER(ImplicitTransform), SZ, DP, DP,
                                       C.POINTER(RaySettings), C.POINTER(RayHit),
                                       C.POINTER(RayJacobians), I, IP]),
+    "oscpy_ref_create": (P, [P, P, C.POINTER(P), I]),
+    "oscpy_ref_acquire": (None, [P]),
+    "oscpy_ref_release": (None, [P]),
 }
 
-for _name, (_res, _args) in _prototypes.items():
-    _f = getattr(lib, _name)
-    _f.restype = _res
-    _f.argtypes = _args
+
+
+class _Function:
+    """A C function with its prototype. ctypes hides what went wrong with an argument in an
+    ArgumentError; the argument whose _as_parameter_ raises (a closed model) raises its own
+    exception instead. `c_function` is the bare ctypes function (for its address)."""
+
+    __slots__ = ("c_function",)
+
+    def __init__(self, name, restype, argtypes):
+        self.c_function = getattr(_cdll, name)
+        self.c_function.restype = restype
+        self.c_function.argtypes = argtypes
+
+    def __call__(self, *args):
+        try:
+            return self.c_function(*args)
+        except C.ArgumentError:
+            for a in args:
+                getattr(a, "_as_parameter_", None)
+            raise
+
+
+lib = types.SimpleNamespace(**{name: _Function(name, restype, argtypes)
+                               for name, (restype, argtypes) in _prototypes.items()})
 
 
 # ------------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import numpy as np
 from . import _ffi as F
 from ._core import CAPACITY, OK, CapacityError, check, error
 from ._ffi import lib
-from ._models import CURVES, SDF, Grid, Mesh, _create, _Model, as_sdf
+from ._models import CURVES, SDF, Grid, Mesh, _borrowing, _create, _Model, as_sdf
 
 
 
@@ -301,7 +301,7 @@ def _shape_array(value, n, name):
             _convex(s, name)
     handles = np.fromiter(map(_handle, items), dtype=np.uintp, count=n)
     if not handles.all():
-        raise ValueError("%s: a Convex has been released" % name)
+        raise ValueError("%s: a Convex is closed" % name)
     return handles, tuple(items)
 
 
@@ -404,8 +404,6 @@ class Body(_Model):
             if k in ("mesh", "grid", "sdf", "groups", "vertex_groups", "edge_groups"):
                 raise TypeError("Body: %s is an argument, not a setting" % k)
         d.mesh = mesh._as_parameter_
-        d.grid = grid._as_parameter_ if grid is not None else None
-        d.sdf = sdf._as_parameter_ if sdf is not None else None
         d.groups = F.enum_value(_GROUPS, groups, "groups")
         vg = eg = None
         if vertex_groups is not None:
@@ -416,9 +414,11 @@ class Body(_Model):
             d.edge_groups = F.iptr(eg)
         if d.groups == 1 and vg is None:
             raise ValueError("Body: groups='given' needs vertex_groups")
-        handle = _create(lib.osc_body_create, C.byref(d))
-        # the SDF is borrowed by the body; the mesh and grid are copied or shared by it
-        super().__init__(handle, keep=(sdf, grid))
+        # the body copies the mesh and borrows the grid or SDF
+        with _borrowing(grid, sdf) as lenders:
+            d.grid = grid._as_parameter_ if grid is not None else None
+            d.sdf = sdf._as_parameter_ if sdf is not None else None
+            super().__init__(_create(lib.osc_body_create, C.byref(d)), lenders)
 
     @property
     def vertex_count(self):
@@ -807,7 +807,8 @@ class Implicit(_Model):
     @classmethod
     def from_sdf(cls, sdf):
         sdf = as_sdf(sdf)
-        return cls(_create(lib.osc_implicit_create_sdf, sdf), keep=(sdf,))
+        with _borrowing(sdf) as lenders:
+            return cls(_create(lib.osc_implicit_create_sdf, sdf), lenders)
 
     @classmethod
     def function(cls, function, centre, radius):

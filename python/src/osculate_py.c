@@ -4,13 +4,16 @@
 // osculate_py.c: exported loops over the library's static inline operators (smooth.h, math.h) for
 // the Python package, which loads this shared library with ctypes. Each function applies one
 // inline operator of the headers to every element of caller-owned arrays; nothing here computes
-// anything the headers do not.
+// anything the headers do not. At the end, the reference counts that keep a model alive while
+// another model borrows it (oscpy_ref).
 
 #include <osculate/math.h>
 #include <osculate/ray.h>
 #include <osculate/smooth.h>
 
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #define OSCPY_API __attribute__((visibility("default")))
 
@@ -148,4 +151,46 @@ OSCPY_API osc_status oscpy_ray_intersect_many(const osc_implicit* surface,
         if (s != OSC_OK && first == OSC_OK) first = s;
     }
     return first;
+}
+
+/// A counted reference to a library object, shared by the Python model that made it and by every
+/// model that borrows it (an SDF inside a body or an implicit surface, a grid inside a body, two
+/// B-Reps remembered by an LMD cache). The object is destroyed when the last reference goes, and
+/// only then are the references it holds on its own lenders released, so a lender outlives every
+/// borrower whatever order Python releases them in. Counts are atomic: any thread may release.
+typedef struct oscpy_ref {
+    atomic_long count;
+    void* object;
+    void (*destroy)(void*);
+    int lender_count;
+    struct oscpy_ref* lenders[];
+} oscpy_ref;
+
+/// Wraps `object` (released with `destroy`) in a reference counted 1 that takes over one reference
+/// on each of lenders[lender_count] (acquired by the caller). Returns NULL when out of memory; the
+/// caller still owns everything then.
+OSCPY_API oscpy_ref* oscpy_ref_create(void* object, void (*destroy)(void*), oscpy_ref* const* lenders,
+                                      int lender_count) {
+    if (lender_count < 0 || (lender_count > 0 && !lenders)) return NULL;
+    oscpy_ref* ref = malloc(sizeof *ref + (size_t)lender_count * sizeof ref->lenders[0]);
+    if (!ref) return NULL;
+    atomic_init(&ref->count, 1);
+    ref->object = object;
+    ref->destroy = destroy;
+    ref->lender_count = lender_count;
+    for (int i = 0; i < lender_count; ++i) ref->lenders[i] = lenders[i];
+    return ref;
+}
+
+/// Adds a reference (for a borrower).
+OSCPY_API void oscpy_ref_acquire(oscpy_ref* ref) {
+    if (ref) atomic_fetch_add(&ref->count, 1);
+}
+
+/// Drops a reference; the last one destroys the object, then drops its references on its lenders.
+OSCPY_API void oscpy_ref_release(oscpy_ref* ref) {
+    if (!ref || atomic_fetch_sub(&ref->count, 1) != 1) return;
+    if (ref->destroy) ref->destroy(ref->object);
+    for (int i = 0; i < ref->lender_count; ++i) oscpy_ref_release(ref->lenders[i]);
+    free(ref);
 }

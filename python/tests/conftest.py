@@ -31,3 +31,23 @@ def sphere_body():
     sdf = osc.SDF.sphere(0.5)
     mesh = osc.collision_mesh(sdf, resolution=24, target_triangles=200)
     return osc.Body(mesh, sdf=sdf), sdf, mesh
+
+
+def run_isolated(function, timeout=300):
+    """Runs a module-level function of a test module in a fresh interpreter and returns what it
+    printed, so that a crash (a read after free, a segfault) fails the calling test with the
+    child's output instead of killing pytest. The child sees the same environment and imports
+    the test module from this directory."""
+    import os
+    import subprocess
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([here] + [p for p in env.get("PYTHONPATH", "").split(
+        os.pathsep) if p])
+    code = "import %s as m; m.%s()" % (function.__module__, function.__name__)
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=timeout)
+    assert r.returncode == 0, "%s exited with %d:\n%s\n%s" % (function.__name__, r.returncode,
+                                                               r.stdout[-3000:], r.stderr[-3000:])
+    return r.stdout
