@@ -146,11 +146,42 @@ static void frame_from(osc_vec3 a, osc_vec3 n, osc_vec3 axes[3]) {
     axes[2] = z;
 }
 
+// The smallest radius of curvature of a face over v in [v0, v1] (for the OBB's sag margin).
+static double min_curvature_radius(const osc_geo* g, double v0, double v1) {
+    switch (g->kind) {
+    case OSC_GEO_CYLINDER:
+    case OSC_GEO_SPHERE: return g->R;
+    case OSC_GEO_CONE: {
+        double r0 = g->R + v0 * sin(g->a), r1 = g->R + v1 * sin(g->a);
+        return fmax(fmin(fabs(r0), fabs(r1)), 1e-12) / cos(g->a);
+    }
+    case OSC_GEO_TORUS: {
+        // the meridian radius r and the parallel's |R + r cos v| / |cos v| = |R / cos v + r|, monotone
+        // in cos v on each sign: its least value at an end of [v0, v1] or where cos v = +-1
+        double best = g->r;
+        double vs[4] = {v0, v1, 0.0, k_pi};
+        for (int k = 0; k < 4; k++) {
+            double v = vs[k];
+            if (k >= 2) {
+                v += k_two_pi * ceil((v0 - v) / k_two_pi);
+                if (v > v1) continue;
+            }
+            double c = cos(v);
+            if (fabs(c) > 1e-12) best = fmin(best, fabs(g->R / c + g->r));
+        }
+        return fmax(best, 1e-12);
+    }
+    default: return INFINITY;
+    }
+}
+
 // The largest distance from a face's piece over v in [v0, v1] to the convex hull of its samples
 // spaced du x dv (the OBB's margin). A surface of revolution is swept by its meridian (a line, or a
 // circle of radius r) along parallels of radius |rho(v)|: a point lies within max |rho| (1 - cos(du/2))
 // of the chord of its parallel between two sample meridians, whose ends lie within r (1 - cos(dv/2))
-// of those meridians' chords. Bounded where the parallels shrink to a cone's apex or a pole.
+// of those meridians' chords. It stays bounded where the parallels shrink to a cone's apex or a
+// spindle torus's cusp, where the sag estimate of the least radius of curvature grows without bound,
+// and caps it there.
 static double sample_sag(const osc_geo* g, double du, double dv, double v0, double v1) {
     double across = 1.0 - cos(0.5 * du), along = 1.0 - cos(0.5 * dv);
     switch (g->kind) {
@@ -311,7 +342,15 @@ static osc_status add_face_leaves(osc_brep* b, int face, leaf_list* list) {
             osc_geo_eval(g, tc, &pc, d1, NULL);
             osc_vec3 axes[3];
             frame_from(d1[0], osc_geo_normal(g, tc[0], tc[1]), axes);
-            double sag = sample_sag(g, (u1 - u0) / (S - 1), (v1 - v0) / (S - 1), v0, v1);
+            double spacing = 0.0;
+            for (int a = 0; a + 1 < S; a++)
+                for (int c = 0; c + 1 < S; c++) {
+                    spacing = fmax(spacing, osc_length(osc_sub(pts[(a + 1) * S + c], pts[a * S + c])));
+                    spacing = fmax(spacing, osc_length(osc_sub(pts[a * S + c + 1], pts[a * S + c])));
+                }
+            double rho = min_curvature_radius(g, v0, v1);
+            double estimate = isfinite(rho) ? spacing * spacing / (8.0 * rho) * 1.5 : 0.0;
+            double sag = fmin(estimate, sample_sag(g, (u1 - u0) / (S - 1), (v1 - v0) / (S - 1), v0, v1));
             obb_fit(box, axes, pts, S * S, sag + 1e-12 * b->scale);
             cone_finish(&cb, leaf, box);
         }
