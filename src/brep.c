@@ -22,6 +22,18 @@ osc_brep_settings osc_brep_settings_default(void) {
 
 // ---- checking the description ---------------------------------------------------------------
 
+// the settings' ranges, naming the first value outside its own
+static osc_status check_settings(const char* fn, const osc_brep_settings* s) {
+    if (!(s->alpha_max > 0.0 && s->alpha_max <= 0.5 * k_pi))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.alpha_max %g is outside (0, pi/2]", fn, s->alpha_max);
+    if (!(s->plane_cell > 0.0 && s->plane_cell <= 1.0))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.plane_cell %g is outside (0, 1]", fn, s->plane_cell);
+    if (s->max_leaf_count < 1 || s->max_leaf_count > OSC_BREP_MAX_LEAVES)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.max_leaf_count %d is outside [1, %d]", fn,
+                        s->max_leaf_count, OSC_BREP_MAX_LEAVES);
+    return OSC_OK;
+}
+
 static bool finite3(osc_vec3 v) {
     return osc_is_finite3(v.x, v.y, v.z);
 }
@@ -398,6 +410,7 @@ void osc_brep_destroy(osc_brep* brep) {
     osc_free(brep->pieces);
     osc_free(brep->leaves);
     osc_free(brep->nodes);
+    osc_free(brep->shells);
     osc_free(brep);
 }
 
@@ -482,24 +495,59 @@ static osc_status fill(osc_brep* b, const osc_brep_desc* d) {
     return build_vertex_data(b);
 }
 
-osc_status osc_brep_create(const osc_brep_desc* desc, const osc_brep_settings* settings,
-                           osc_brep** out) {
+// the shells of a new model: copies of `shells` (checked: consecutive ranges inside the description,
+// each edge's faces and vertices inside its shell's), or one shell holding everything
+static osc_status copy_shells(osc_brep* b, const osc_brep_shell* shells, int count) {
+    const char* fn = "osc_brep_create";
+    const osc_brep_desc* d = &b->desc;
+    b->shell_count = shells ? count : 1;
+    b->shells = osc_calloc((size_t)b->shell_count, sizeof(osc_brep_shell));
+    if (!b->shells) return OSC_ERR_NO_MEMORY;
+    if (!shells) {
+        osc_brep_shell* whole = &b->shells[0];
+        whole->face_count = d->face_count;
+        whole->edge_count = d->edge_count;
+        whole->vertex_count = d->vertex_count;
+        whole->placement = osc_pose_identity();
+        whole->scale = 1.0;
+        return OSC_OK;
+    }
+    for (int i = 0; i < count; i++) {
+        const osc_brep_shell* s = &shells[i];
+        if (s->face_count < 1 || s->face_begin < 0 || s->face_begin > d->face_count - s->face_count ||
+            s->edge_count < 0 || s->edge_begin < 0 || s->edge_begin > d->edge_count - s->edge_count ||
+            s->vertex_count < 0 || s->vertex_begin < 0 || s->vertex_begin > d->vertex_count - s->vertex_count)
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shells[%d] ranges lie outside the description", fn, i);
+        for (int e = s->edge_begin; e < s->edge_begin + s->edge_count; e++)
+            for (int k = 0; k < 2; k++) {
+                const osc_brep_edge* edge = &d->edges[e];
+                int vertex = edge->vertex[k];
+                if (edge->face[k] < s->face_begin || edge->face[k] >= s->face_begin + s->face_count ||
+                    (vertex >= 0 && (vertex < s->vertex_begin || vertex >= s->vertex_begin + s->vertex_count)))
+                    return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: edges[%d] leaves shells[%d]", fn, e, i);
+            }
+        b->shells[i] = *s;
+    }
+    return OSC_OK;
+}
+
+osc_status osc_brep_create_shells(const osc_brep_desc* desc, const osc_brep_shell* shells, int shell_count,
+                                  const osc_brep_settings* settings, osc_brep** out) {
     const char* fn = "osc_brep_create";
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
     *out = NULL;
     if (!desc) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: desc is NULL", fn);
     osc_brep_settings s = settings ? *settings : osc_brep_settings_default();
-    if (!(s.alpha_max > 0.0 && s.alpha_max <= 0.5 * k_pi) || !(s.plane_cell > 0.0 && s.plane_cell <= 1.0) ||
-        s.max_leaf_count < 1)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: settings alpha_max %g (0, pi/2], plane_cell %g (0, 1], max_leaf_count %d",
-                        fn, s.alpha_max, s.plane_cell, s.max_leaf_count);
-    osc_status st = check_description(desc);
+    osc_status st = check_settings(fn, &s);
+    if (st == OSC_OK) st = check_description(desc);
+    if (st == OSC_OK && shells && shell_count < 1)
+        st = osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shell_count %d must be >= 1", fn, shell_count);
     if (st != OSC_OK) return st;
     osc_brep* b = osc_calloc(1, sizeof(osc_brep));
     if (!b) return osc_fail_in(fn, OSC_ERR_NO_MEMORY);
     b->settings = s;
     st = fill(b, desc);
+    if (st == OSC_OK) st = copy_shells(b, shells, shell_count);
     if (st == OSC_OK) st = osc_brep_build_bvh(b);
     if (st != OSC_OK) {
         osc_brep_destroy(b);
@@ -507,6 +555,98 @@ osc_status osc_brep_create(const osc_brep_desc* desc, const osc_brep_settings* s
     }
     *out = b;
     return OSC_OK;
+}
+
+osc_status osc_brep_create(const osc_brep_desc* desc, const osc_brep_settings* settings,
+                           osc_brep** out) {
+    return osc_brep_create_shells(desc, NULL, 0, settings, out);
+}
+
+int osc_brep_shell_count(const osc_brep* brep) {
+    return brep ? brep->shell_count : 0;
+}
+
+osc_status osc_brep_get_shell(const osc_brep* brep, int index, osc_brep_shell* shell) {
+    const char* fn = "osc_brep_get_shell";
+    if (!brep) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: brep is NULL", fn);
+    if (!shell) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shell is NULL", fn);
+    if (index < 0 || index >= brep->shell_count)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: index %d is outside [0, %d)", fn, index, brep->shell_count);
+    *shell = brep->shells[index];
+    return OSC_OK;
+}
+
+// the description of one shell: its faces with a surface each, their loops and trims, its edges
+// and vertices, indices rebased
+static osc_status shell_description(const osc_brep* brep, const osc_brep_shell* shell, osc_brep_desc* d) {
+    const osc_brep_desc* all = &brep->desc;
+    int loops = 0, trims = 0;
+    for (int f = shell->face_begin; f < shell->face_begin + shell->face_count; f++) {
+        const osc_brep_face* face = &all->faces[f];
+        loops += face->loop_count;
+        for (int l = face->loop_begin; l < face->loop_begin + face->loop_count; l++) trims += all->loops[l].trim_count;
+    }
+    memset(d, 0, sizeof *d);
+    osc_brep_surface* surfaces = osc_calloc((size_t)shell->face_count, sizeof *surfaces);
+    osc_brep_face* faces = osc_calloc((size_t)shell->face_count, sizeof *faces);
+    osc_brep_loop* new_loops = osc_calloc((size_t)loops + 1, sizeof *new_loops);
+    osc_brep_trim* new_trims = osc_calloc((size_t)trims + 1, sizeof *new_trims);
+    osc_brep_edge* edges = osc_calloc((size_t)shell->edge_count + 1, sizeof *edges);
+    osc_vec3* vertices = osc_calloc((size_t)shell->vertex_count + 1, sizeof *vertices);
+    d->surfaces = surfaces;
+    d->faces = faces;
+    d->loops = new_loops;
+    d->trims = new_trims;
+    d->edges = edges;
+    d->vertices = vertices;
+    if (!surfaces || !faces || !new_loops || !new_trims || !edges || !vertices) return OSC_ERR_NO_MEMORY;
+    for (int i = 0; i < shell->face_count; i++) {
+        const osc_brep_face* face = &all->faces[shell->face_begin + i];
+        surfaces[i] = all->surfaces[face->surface];
+        faces[i] = *face;
+        faces[i].surface = i;
+        faces[i].loop_begin = d->loop_count;
+        for (int l = face->loop_begin; l < face->loop_begin + face->loop_count; l++) {
+            const osc_brep_loop* loop = &all->loops[l];
+            new_loops[d->loop_count].trim_begin = d->trim_count;
+            new_loops[d->loop_count++].trim_count = loop->trim_count;
+            memcpy(new_trims + d->trim_count, all->trims + loop->trim_begin, (size_t)loop->trim_count * sizeof *new_trims);
+            d->trim_count += loop->trim_count;
+        }
+    }
+    for (int i = 0; i < shell->edge_count; i++) {
+        edges[i] = all->edges[shell->edge_begin + i];
+        for (int k = 0; k < 2; k++) {
+            edges[i].face[k] -= shell->face_begin;
+            if (edges[i].vertex[k] >= 0) edges[i].vertex[k] -= shell->vertex_begin;
+        }
+    }
+    memcpy(vertices, all->vertices + shell->vertex_begin, (size_t)shell->vertex_count * sizeof *vertices);
+    d->surface_count = d->face_count = shell->face_count;
+    d->edge_count = shell->edge_count;
+    d->vertex_count = shell->vertex_count;
+    return OSC_OK;
+}
+
+osc_status osc_brep_create_from_shell(const osc_brep* brep, int index, const osc_brep_settings* settings,
+                                      osc_brep** out) {
+    const char* fn = "osc_brep_create_from_shell";
+    if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
+    *out = NULL;
+    osc_brep_shell shell;
+    osc_status st = osc_brep_get_shell(brep, index, &shell);
+    if (st != OSC_OK) return osc_fail_in(fn, st);
+    osc_brep_desc d;
+    st = shell_description(brep, &shell, &d);
+    shell.face_begin = shell.edge_begin = shell.vertex_begin = 0;
+    if (st == OSC_OK) st = osc_brep_create_shells(&d, &shell, 1, settings, out);
+    osc_free((void*)d.surfaces);
+    osc_free((void*)d.faces);
+    osc_free((void*)d.loops);
+    osc_free((void*)d.trims);
+    osc_free((void*)d.edges);
+    osc_free((void*)d.vertices);
+    return st == OSC_OK ? OSC_OK : osc_fail_in(fn, st);
 }
 
 const osc_brep_desc* osc_brep_description(const osc_brep* brep) {

@@ -161,7 +161,14 @@ struct osc_brep {
     osc_vec3 lo, hi;
     double scale;             ///< body-frame bounding box diagonal
     osc_brep_settings settings;
+    osc_brep_shell* shells;   ///< [shell_count], at least one
+    int shell_count;
 };
+
+/// osc_brep_create with the shells of the description (consecutive ranges of its faces, edges and
+/// vertices that cover them; NULL: one shell holding everything), for importers.
+osc_status osc_brep_create_shells(const osc_brep_desc* desc, const osc_brep_shell* shells, int shell_count,
+                                  const osc_brep_settings* settings, osc_brep** out);
 
 /// Builds the leaves and the BVH (brep_bvh.c).
 osc_status osc_brep_build_bvh(osc_brep* brep);

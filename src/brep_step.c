@@ -1,6 +1,7 @@
-// brep_step.c: import of the first MANIFOLD_SOLID_BREP of a STEP file (ISO 10303-21 text parsed by
-// brep_step_parse.c; entities of ISO 10303-42 as used by AP203 and AP214) into an osc_brep_desc,
-// then osc_brep_create.
+// brep_step.c: import of the solids of a STEP file (ISO 10303-21 text parsed by brep_step_parse.c,
+// placed by brep_step_assembly.c; entities of ISO 10303-42 as used by AP203 and AP214): each
+// distinct MANIFOLD_SOLID_BREP into an osc_brep_desc in its own coordinates, then every placed
+// instance of it moved into one model with a shell per instance, then osc_brep_create.
 //
 // Walk: MANIFOLD_SOLID_BREP -> CLOSED_SHELL -> ADVANCED_FACE (face_geometry, same_sense) ->
 // FACE_OUTER_BOUND / FACE_BOUND -> EDGE_LOOP (VERTEX_LOOP is skipped) -> ORIENTED_EDGE ->
@@ -16,7 +17,12 @@
 // within STEP_TRIM_TOLERANCE (relative to the edge's extent) of the edge. Curves other than lines
 // and circles (B_SPLINE_CURVE_WITH_KNOTS, rational B-splines, ELLIPSE) are sampled this way when
 // skip_unsupported is set and left out of the edge list.
+//
+// Placing: a rigid motion with a uniform scale (a unit conversion) moves the surfaces' and edges'
+// frames and scales their sizes; a face's trims keep their parameters, but for the lengths among
+// them (a plane's u and v, a cylinder's or cone's v, a line's t), which scale.
 
+#include "brep_internal.h"
 #include "brep_step_internal.h"
 
 #include <limits.h>
@@ -69,7 +75,7 @@ typedef struct step_ctx {
     const step_file* file;
     int skip;
     osc_brep_import_report* report;
-    double angle_unit, length_unit, scale;
+    double angle_unit, scale; // of the solid being read
     osc_brep_surface* surfaces;
     int surface_count, surface_capacity;
     osc_brep_face* faces;
@@ -80,135 +86,29 @@ typedef struct step_ctx {
     int trim_count, trim_capacity;
     step_edge* edges;
     int edge_count, edge_capacity;
-    int* edge_of;          // [instance_count]: edge record or -1
-    unsigned char* dropped; // [instance_count]: EDGE_CURVEs of faces that were dropped
+    int serial;            // the solid being read (1, 2, ...): marks below from earlier solids are stale
+    int* edge_of;          // [instance_count]: edge record of an EDGE_CURVE, when edge_serial is serial
+    int* edge_serial;
+    int* dropped_serial;   // [instance_count]: serial when an EDGE_CURVE belongs to a dropped face
+    int* vertex_of;        // [instance_count]: vertex of a VERTEX_POINT, when vertex_serial is serial
+    int* vertex_serial;
     step_pass* passes;     // the edge traversals of the face being read
     int pass_count, pass_capacity;
     double* samples;       // [sample_count][4]: t, u, v, degenerate
     int sample_count, sample_capacity;
 } step_ctx;
 
-// ---- errors and access ------------------------------------------------------------------------
-
-// the entity's name: its type, or the parts of a complex instance that are not generic supertypes
-static void step_entity_name(const step_ctx* ctx, int instance, char* buffer, size_t size) {
-    const step_file* file = ctx->file;
-    const step_instance* in = &file->instances[instance];
-    size_t used = 0;
-    buffer[0] = '\0';
-    int part = in->parts;
-    static const char* generic[] = {"BOUNDED_CURVE", "BOUNDED_SURFACE", "B_SPLINE_CURVE", "B_SPLINE_SURFACE",
-                                    "CURVE", "SURFACE", "GEOMETRIC_REPRESENTATION_ITEM", "REPRESENTATION_ITEM"};
-    for (int k = 0; k < in->part_count && part >= 0; ++k, part = file->nodes[part].next) {
-        int skip = 0;
-        for (size_t g = 0; g < sizeof generic / sizeof generic[0] && in->complex; ++g)
-            skip |= step_named(file, part, generic[g]);
-        if (skip) continue;
-        const step_node* node = &file->nodes[part];
-        int length = (int)(node->length < 60 ? node->length : 60);
-        int written = snprintf(buffer + used, size - used, "%s%.*s", used ? "+" : "", length, file->text + node->text);
-        if (written < 0 || (size_t)written >= size - used) break;
-        used += (size_t)written;
-    }
-    if (!buffer[0] && in->part_count > 0) {
-        const step_node* node = &file->nodes[in->parts];
-        snprintf(buffer, size, "%.*s", (int)(node->length < 60 ? node->length : 60), file->text + node->text);
-    }
-}
-
-static osc_status step_bad(const step_ctx* ctx, int instance, const char* what) {
-    char name[96];
-    step_entity_name(ctx, instance, name, sizeof name);
-    return osc_fail(OSC_ERR_PARSE, "osc_brep_read_step: STEP line %d: #%lld %s: %s",
-                    ctx->file->instances[instance].line, ctx->file->instances[instance].id, name, what);
-}
+// ---- errors and growth ---------------------------------------------------------------------------
 
 // records the first unsupported entity and fails with OSC_ERR_UNSUPPORTED naming it
 static osc_status step_unsupported(step_ctx* ctx, int instance, const char* what) {
     char name[96];
-    step_entity_name(ctx, instance, name, sizeof name);
+    step_entity_name(ctx->file, instance, name, sizeof name);
     if (!ctx->report->first_unsupported[0])
         snprintf(ctx->report->first_unsupported, sizeof ctx->report->first_unsupported, "#%lld %.80s",
                  ctx->file->instances[instance].id, name);
     return osc_fail(OSC_ERR_UNSUPPORTED, "osc_brep_read_step: #%lld %s (STEP line %d): %s",
                     ctx->file->instances[instance].id, name, ctx->file->instances[instance].line, what);
-}
-
-// the parameter list of `instance` if it is a simple instance of `type`, else -1
-static int step_args(const step_ctx* ctx, int instance, const char* type) {
-    if (instance < 0 || ctx->file->instances[instance].complex) return -1;
-    return step_part(ctx->file, instance, type);
-}
-
-static const step_node* step_arg(const step_ctx* ctx, int list, int index) {
-    int node = step_element(ctx->file, list, index);
-    return node < 0 ? NULL : &ctx->file->nodes[node];
-}
-
-// the instance referenced by parameter `index` of `list` (of `instance`)
-static osc_status step_ref(const step_ctx* ctx, int instance, int list, int index, int* target) {
-    const step_node* node = step_arg(ctx, list, index);
-    char what[96];
-    if (!node || node->kind != STEP_REF) {
-        snprintf(what, sizeof what, "parameter %d is not a reference", index + 1);
-        return step_bad(ctx, instance, what);
-    }
-    *target = step_find(ctx->file, node->id);
-    if (*target < 0) {
-        snprintf(what, sizeof what, "parameter %d refers to #%lld, which is not defined", index + 1, node->id);
-        return step_bad(ctx, instance, what);
-    }
-    return OSC_OK;
-}
-
-static osc_status step_real(const step_ctx* ctx, int instance, int list, int index, double* value) {
-    const step_node* node = step_arg(ctx, list, index);
-    if (node && node->kind == STEP_TYPED) node = step_arg(ctx, (int)(node - ctx->file->nodes), 0);
-    if (!node || (node->kind != STEP_REAL && node->kind != STEP_INTEGER)) {
-        char what[64];
-        snprintf(what, sizeof what, "parameter %d is not a number", index + 1);
-        return step_bad(ctx, instance, what);
-    }
-    *value = node->real;
-    return OSC_OK;
-}
-
-static osc_status step_bool(const step_ctx* ctx, int instance, int list, int index, int* value) {
-    int node = step_element(ctx->file, list, index);
-    if (step_named(ctx->file, node, "T")) *value = 1;
-    else if (step_named(ctx->file, node, "F")) *value = 0;
-    else {
-        char what[64];
-        snprintf(what, sizeof what, "parameter %d is not .T. or .F.", index + 1);
-        return step_bad(ctx, instance, what);
-    }
-    return OSC_OK;
-}
-
-// a list parameter: its first element node and count
-static osc_status step_list_arg(const step_ctx* ctx, int instance, int list, int index, int* first, int* count) {
-    int node = step_element(ctx->file, list, index);
-    if (node < 0 || ctx->file->nodes[node].kind != STEP_LIST) {
-        char what[64];
-        snprintf(what, sizeof what, "parameter %d is not a list", index + 1);
-        return step_bad(ctx, instance, what);
-    }
-    *first = ctx->file->nodes[node].child;
-    *count = ctx->file->nodes[node].count;
-    return OSC_OK;
-}
-
-// the instance a list element refers to
-static osc_status step_ref_node(const step_ctx* ctx, int instance, int node, int* target) {
-    if (node < 0 || ctx->file->nodes[node].kind != STEP_REF)
-        return step_bad(ctx, instance, "a list element is not a reference");
-    *target = step_find(ctx->file, ctx->file->nodes[node].id);
-    if (*target < 0) {
-        char what[96];
-        snprintf(what, sizeof what, "refers to #%lld, which is not defined", ctx->file->nodes[node].id);
-        return step_bad(ctx, instance, what);
-    }
-    return OSC_OK;
 }
 
 static osc_status step_grow(void** data, int* capacity, int needed, size_t size) {
@@ -228,193 +128,6 @@ static osc_status step_grow(void** data, int* capacity, int needed, size_t size)
 #define STEP_GROW(ctx, array, count, capacity, needed)                                             \
     step_grow((void**)&(ctx)->array, &(ctx)->capacity, (needed), sizeof *(ctx)->array)
 
-// ---- points, directions, placements (ISO 10303-42 §4.4.4 - §4.4.8) ----------------------------
-
-static osc_status step_point(const step_ctx* ctx, int instance, osc_vec3* point) {
-    int args = step_args(ctx, instance, "CARTESIAN_POINT"), first = -1, count = 0;
-    if (args < 0) return step_bad(ctx, instance, "a CARTESIAN_POINT was expected");
-    osc_status status = step_list_arg(ctx, instance, args, 1, &first, &count);
-    if (status != OSC_OK) return status;
-    if (count != 3) return step_bad(ctx, instance, "a point with 3 coordinates was expected");
-    double c[3];
-    for (int k = 0; k < 3; ++k, first = ctx->file->nodes[first].next) {
-        const step_node* node = &ctx->file->nodes[first];
-        if (node->kind != STEP_REAL && node->kind != STEP_INTEGER) return step_bad(ctx, instance, "bad coordinate");
-        c[k] = node->real;
-    }
-    *point = osc_v3(c[0], c[1], c[2]);
-    return OSC_OK;
-}
-
-static osc_status step_direction(const step_ctx* ctx, int instance, osc_vec3* direction) {
-    int args = step_args(ctx, instance, "DIRECTION"), first = -1, count = 0;
-    if (args < 0) return step_bad(ctx, instance, "a DIRECTION was expected");
-    osc_status status = step_list_arg(ctx, instance, args, 1, &first, &count);
-    if (status != OSC_OK) return status;
-    if (count != 3) return step_bad(ctx, instance, "a direction with 3 ratios was expected");
-    double c[3];
-    for (int k = 0; k < 3; ++k, first = ctx->file->nodes[first].next) {
-        const step_node* node = &ctx->file->nodes[first];
-        if (node->kind != STEP_REAL && node->kind != STEP_INTEGER) return step_bad(ctx, instance, "bad ratio");
-        c[k] = node->real;
-    }
-    osc_vec3 d = osc_v3(c[0], c[1], c[2]);
-    double length = osc_length(d);
-    if (!(length > 1e-300) || !isfinite(length)) return step_bad(ctx, instance, "zero direction");
-    *direction = osc_scale(d, 1.0 / length);
-    return OSC_OK;
-}
-
-// AXIS2_PLACEMENT_3D(name, location, axis, ref_direction): frame o, x, y, z (§4.4.8: axis
-// defaults to +z, ref_direction to +x projected, or +y when +x is the axis)
-static osc_status step_placement(const step_ctx* ctx, int instance, osc_vec3* o, osc_vec3* x, osc_vec3* y,
-                                 osc_vec3* z) {
-    int args = step_args(ctx, instance, "AXIS2_PLACEMENT_3D"), target;
-    if (args < 0) return step_bad(ctx, instance, "an AXIS2_PLACEMENT_3D was expected");
-    osc_status status = step_ref(ctx, instance, args, 1, &target);
-    if (status == OSC_OK) status = step_point(ctx, target, o);
-    if (status != OSC_OK) return status;
-    *z = osc_v3(0, 0, 1);
-    osc_vec3 r = osc_v3(1, 0, 0);
-    const step_node* axis = step_arg(ctx, args, 2);
-    const step_node* ref = step_arg(ctx, args, 3);
-    if (!axis || !ref) return step_bad(ctx, instance, "4 parameters expected");
-    if (axis->kind != STEP_UNSET) {
-        if ((status = step_ref(ctx, instance, args, 2, &target)) != OSC_OK) return status;
-        if ((status = step_direction(ctx, target, z)) != OSC_OK) return status;
-    }
-    if (ref->kind != STEP_UNSET) {
-        if ((status = step_ref(ctx, instance, args, 3, &target)) != OSC_OK) return status;
-        if ((status = step_direction(ctx, target, &r)) != OSC_OK) return status;
-    } else if (fabs(z->x) > 1.0 - 1e-12) {
-        r = osc_v3(0, 1, 0);
-    }
-    osc_vec3 p = osc_sub(r, osc_scale(*z, osc_dot(r, *z)));
-    double length = osc_length(p);
-    if (!(length > 1e-9)) return step_bad(ctx, instance, "ref_direction is parallel to the axis");
-    *x = osc_scale(p, 1.0 / length);
-    *y = osc_cross(*z, *x);
-    return OSC_OK;
-}
-
-// ---- units (ISO 10303-41 §4.2: SI_UNIT, CONVERSION_BASED_UNIT) --------------------------------
-
-static double step_si_prefix(const step_file* file, int node) {
-    static const struct { const char* name; double factor; } prefixes[] = {
-        {"EXA", 1e18}, {"PETA", 1e15}, {"TERA", 1e12}, {"GIGA", 1e9}, {"MEGA", 1e6}, {"KILO", 1e3},
-        {"HECTO", 1e2}, {"DECA", 1e1}, {"DECI", 1e-1}, {"CENTI", 1e-2}, {"MILLI", 1e-3}, {"MICRO", 1e-6},
-        {"NANO", 1e-9}, {"PICO", 1e-12}, {"FEMTO", 1e-15}, {"ATTO", 1e-18}};
-    for (size_t k = 0; k < sizeof prefixes / sizeof prefixes[0]; ++k)
-        if (step_named(file, node, prefixes[k].name)) return prefixes[k].factor;
-    return 1.0;
-}
-
-// the size of a unit instance in radians or metres, 0 when unknown; `depth` bounds the chain of
-// conversion-based units
-static double step_unit_factor(const step_ctx* ctx, int unit, int depth) {
-    const step_file* file = ctx->file;
-    if (unit < 0 || depth > 4) return 0.0;
-    int si = step_part(file, unit, "SI_UNIT");
-    if (si >= 0) { // complex form SI_UNIT(prefix, name); simple form SI_UNIT(*, prefix, name)
-        int n = step_length(file, si);
-        if (n < 2) return 0.0;
-        int prefix = step_element(file, si, n - 2), name = step_element(file, si, n - 1);
-        if (step_named(file, name, "RADIAN") || step_named(file, name, "METRE"))
-            return step_si_prefix(file, prefix);
-        return 0.0;
-    }
-    int conversion = step_part(file, unit, "CONVERSION_BASED_UNIT");
-    if (conversion < 0) return 0.0;
-    double named = 0.0;
-    const step_node* name = step_arg(ctx, conversion, 0);
-    if (name && name->kind == STEP_STRING) {
-        static const struct { const char* name; double factor; } known[] = {
-            {"DEGREE", STEP_PI / 180.0}, {"DEGREES", STEP_PI / 180.0}, {"INCH", 0.0254}, {"FOOT", 0.3048}};
-        for (size_t k = 0; k < sizeof known / sizeof known[0]; ++k) {
-            size_t n = strlen(known[k].name);
-            if (name->length == n) {
-                int same = 1;
-                for (size_t i = 0; i < n; ++i) {
-                    char c = file->text[name->text + i];
-                    if (c >= 'a' && c <= 'z') c = (char)(c - 'a' + 'A');
-                    same &= c == known[k].name[i];
-                }
-                if (same) named = known[k].factor;
-            }
-        }
-    }
-    // the conversion factor: a MEASURE_WITH_UNIT (value_component, unit_component)
-    const step_node* factor = step_arg(ctx, conversion, 1);
-    if (factor && factor->kind == STEP_REF) {
-        int measure = step_find(file, factor->id);
-        int args = -1;
-        int part = measure >= 0 ? file->instances[measure].parts : -1;
-        for (int k = 0; measure >= 0 && k < file->instances[measure].part_count && part >= 0;
-             ++k, part = file->nodes[part].next) {
-            const step_node* node = &file->nodes[part];
-            if (node->length >= 17 &&
-                step_named(file, part, "PLANE_ANGLE_MEASURE_WITH_UNIT") + step_named(file, part, "MEASURE_WITH_UNIT") +
-                        step_named(file, part, "LENGTH_MEASURE_WITH_UNIT") > 0)
-                args = part;
-        }
-        const step_node* value = args >= 0 ? step_arg(ctx, args, 0) : NULL;
-        if (value && value->kind == STEP_TYPED) value = step_arg(ctx, (int)(value - file->nodes), 0);
-        const step_node* base = args >= 0 ? step_arg(ctx, args, 1) : NULL;
-        if (value && (value->kind == STEP_REAL || value->kind == STEP_INTEGER) && base && base->kind == STEP_REF) {
-            double base_factor = step_unit_factor(ctx, step_find(file, base->id), depth + 1);
-            double result = value->real * base_factor;
-            if (result > 0.0 && isfinite(result)) return result;
-        }
-    }
-    return named;
-}
-
-// the angle and length units of the representation holding `solid` (or the file's first)
-static void step_units(step_ctx* ctx, int solid) {
-    const step_file* file = ctx->file;
-    ctx->angle_unit = 1.0;
-    ctx->length_unit = 0.0;
-    int context = -1;
-    long long solid_id = file->instances[solid].id;
-    for (int i = 0; i < file->instance_count && context < 0; ++i) {
-        const step_instance* in = &file->instances[i];
-        if (in->complex || in->part_count != 1) continue;
-        const step_node* type = &file->nodes[in->parts];
-        if (type->length < 14 || (!step_named(file, in->parts, "ADVANCED_BREP_SHAPE_REPRESENTATION") &&
-                                      !step_named(file, in->parts, "SHAPE_REPRESENTATION") &&
-                                      !step_named(file, in->parts, "MANIFOLD_SURFACE_SHAPE_REPRESENTATION")))
-            continue;
-        const step_node* items = step_arg(ctx, in->parts, 1);
-        const step_node* ctx_ref = step_arg(ctx, in->parts, 2);
-        if (!items || items->kind != STEP_LIST || !ctx_ref || ctx_ref->kind != STEP_REF) continue;
-        for (int node = items->child; node >= 0; node = file->nodes[node].next)
-            if (file->nodes[node].kind == STEP_REF && file->nodes[node].id == solid_id)
-                context = step_find(file, ctx_ref->id);
-    }
-    int assigned = step_part(file, context, "GLOBAL_UNIT_ASSIGNED_CONTEXT");
-    const step_node* units = assigned >= 0 ? step_arg(ctx, assigned, 0) : NULL;
-    int found_angle = 0;
-    for (int node = units && units->kind == STEP_LIST ? units->child : -1; node >= 0; node = file->nodes[node].next) {
-        if (file->nodes[node].kind != STEP_REF) continue;
-        int unit = step_find(file, file->nodes[node].id);
-        double factor = step_unit_factor(ctx, unit, 0);
-        if (factor <= 0.0) continue;
-        if (step_part(file, unit, "PLANE_ANGLE_UNIT") >= 0) {
-            ctx->angle_unit = factor;
-            found_angle = 1;
-        }
-        if (step_part(file, unit, "LENGTH_UNIT") >= 0) ctx->length_unit = factor;
-    }
-    for (int i = 0; i < file->instance_count && !found_angle; ++i) { // no context: the file's first
-        if (step_part(file, i, "PLANE_ANGLE_UNIT") < 0) continue;
-        double factor = step_unit_factor(ctx, i, 0);
-        if (factor > 0.0) {
-            ctx->angle_unit = factor;
-            found_angle = 1;
-        }
-    }
-}
-
 // ---- surfaces (ISO 10303-42 §4.4.23 - §4.4.31) and their closed-form inverses ------------------
 
 // reads the face geometry; OSC_ERR_UNSUPPORTED for anything but the five canonical surfaces
@@ -426,29 +139,29 @@ static osc_status step_surface(step_ctx* ctx, int instance, osc_brep_surface* su
     int args = -1;
     size_t kind = 0;
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && args < 0; ++k)
-        if ((args = step_args(ctx, instance, kinds[k].name)) >= 0) kind = k;
+        if ((args = step_args(ctx->file, instance, kinds[k].name)) >= 0) kind = k;
     if (args < 0) return step_unsupported(ctx, instance, "the face's surface is not a plane, cylinder, cone, sphere or torus");
     memset(surface, 0, sizeof *surface);
     surface->type = kinds[kind].type;
     int placement;
     osc_vec3 y;
-    osc_status status = step_ref(ctx, instance, args, 1, &placement);
-    if (status == OSC_OK) status = step_placement(ctx, placement, &surface->origin, &surface->ref, &y, &surface->axis);
+    osc_status status = step_ref(ctx->file, instance, args, 1, &placement);
+    if (status == OSC_OK) status = step_placement(ctx->file, placement, &surface->origin, &surface->ref, &y, &surface->axis);
     if (status != OSC_OK) return status;
     double size[2] = {0.0, 0.0};
     for (int k = 0; k < kinds[kind].sizes; ++k)
-        if ((status = step_real(ctx, instance, args, 2 + k, &size[k])) != OSC_OK) return status;
+        if ((status = step_real(ctx->file, instance, args, 2 + k, &size[k])) != OSC_OK) return status;
     if (surface->type == OSC_SURFACE_CONE) {
         surface->radius = size[0];
         surface->angle = size[1] * ctx->angle_unit;
         if (!(surface->radius >= 0.0) || !(surface->angle > 0.0 && surface->angle < 0.5 * STEP_PI))
-            return step_bad(ctx, instance, "a cone needs radius >= 0 and a semi-angle in (0, pi/2)");
+            return step_bad(ctx->file, instance, "a cone needs radius >= 0 and a semi-angle in (0, pi/2)");
     } else {
         surface->radius = size[0];
         surface->radius2 = size[1];
-        if (kinds[kind].sizes >= 1 && !(surface->radius > 0.0)) return step_bad(ctx, instance, "radius must be positive");
+        if (kinds[kind].sizes >= 1 && !(surface->radius > 0.0)) return step_bad(ctx->file, instance, "radius must be positive");
         if (kinds[kind].sizes == 2 && !(surface->radius2 > 0.0))
-            return step_bad(ctx, instance, "minor radius must be positive");
+            return step_bad(ctx->file, instance, "minor radius must be positive");
     }
     return OSC_OK;
 }
@@ -606,7 +319,7 @@ static osc_status step_bspline(step_ctx* ctx, int instance, step_curve* curve) {
     const step_file* file = ctx->file;
     int base, knotted, offset = 0;
     if (!file->instances[instance].complex) {
-        base = knotted = step_args(ctx, instance, "B_SPLINE_CURVE_WITH_KNOTS");
+        base = knotted = step_args(ctx->file, instance, "B_SPLINE_CURVE_WITH_KNOTS");
         offset = 1; // the simple form starts with the name
     } else {
         base = step_part(file, instance, "B_SPLINE_CURVE");
@@ -615,31 +328,31 @@ static osc_status step_bspline(step_ctx* ctx, int instance, step_curve* curve) {
     if (base < 0 || knotted < 0) return step_unsupported(ctx, instance, "unsupported B-spline form");
     int rational = step_part(file, instance, "RATIONAL_B_SPLINE_CURVE");
     double degree_value;
-    osc_status status = step_real(ctx, instance, base, offset, &degree_value);
+    osc_status status = step_real(ctx->file, instance, base, offset, &degree_value);
     if (status != OSC_OK) return status;
     if (!(degree_value >= 1 && degree_value <= STEP_MAX_DEGREE) || degree_value != floor(degree_value))
-        return step_bad(ctx, instance, "B-spline degree out of [1, 25]");
+        return step_bad(ctx->file, instance, "B-spline degree out of [1, 25]");
     int degree = (int)degree_value, pole_first = -1, pole_count = 0, mult_first = -1, mult_count = 0, knot_first = -1, knot_count = 0;
     int knot_offset = file->instances[instance].complex ? 0 : 6;
-    if ((status = step_list_arg(ctx, instance, base, offset + 1, &pole_first, &pole_count)) != OSC_OK ||
-        (status = step_list_arg(ctx, instance, knotted, knot_offset, &mult_first, &mult_count)) != OSC_OK ||
-        (status = step_list_arg(ctx, instance, knotted, knot_offset + 1, &knot_first, &knot_count)) != OSC_OK)
+    if ((status = step_list_arg(ctx->file, instance, base, offset + 1, &pole_first, &pole_count)) != OSC_OK ||
+        (status = step_list_arg(ctx->file, instance, knotted, knot_offset, &mult_first, &mult_count)) != OSC_OK ||
+        (status = step_list_arg(ctx->file, instance, knotted, knot_offset + 1, &knot_first, &knot_count)) != OSC_OK)
         return status;
     if (pole_count < degree + 1 || pole_count > STEP_MAX_POLES || mult_count != knot_count || knot_count < 2)
-        return step_bad(ctx, instance, "inconsistent B-spline sizes");
+        return step_bad(ctx->file, instance, "inconsistent B-spline sizes");
     long long total = 0;
     for (int node = mult_first; node >= 0; node = file->nodes[node].next) {
         double m = file->nodes[node].real;
         if (file->nodes[node].kind != STEP_INTEGER || m < 1 || m > degree + 1)
-            return step_bad(ctx, instance, "bad knot multiplicity");
+            return step_bad(ctx->file, instance, "bad knot multiplicity");
         total += (long long)m;
     }
     if (total != (long long)pole_count + degree + 1)
-        return step_bad(ctx, instance, "knot multiplicities do not add up to poles + degree + 1");
+        return step_bad(ctx->file, instance, "knot multiplicities do not add up to poles + degree + 1");
     int weight_first = -1, weight_count = 0;
-    if (rational >= 0 && (status = step_list_arg(ctx, instance, rational, 0, &weight_first, &weight_count)) != OSC_OK)
+    if (rational >= 0 && (status = step_list_arg(ctx->file, instance, rational, 0, &weight_first, &weight_count)) != OSC_OK)
         return status;
-    if (rational >= 0 && weight_count != pole_count) return step_bad(ctx, instance, "weights do not match the poles");
+    if (rational >= 0 && weight_count != pole_count) return step_bad(ctx->file, instance, "weights do not match the poles");
     curve->kind = CURVE_BSPLINE;
     curve->degree = degree;
     curve->count = pole_count;
@@ -650,16 +363,16 @@ static osc_status step_bspline(step_ctx* ctx, int instance, step_curve* curve) {
     for (int i = 0; i < pole_count; ++i, node = file->nodes[node].next) {
         int point;
         osc_vec3 x;
-        if ((status = step_ref_node(ctx, instance, node, &point)) != OSC_OK ||
-            (status = step_point(ctx, point, &x)) != OSC_OK)
+        if ((status = step_ref_node(ctx->file, instance, node, &point)) != OSC_OK ||
+            (status = step_point(ctx->file, point, &x)) != OSC_OK)
             return status;
         double w = 1.0;
         if (weight >= 0) {
             if (file->nodes[weight].kind != STEP_REAL && file->nodes[weight].kind != STEP_INTEGER)
-                return step_bad(ctx, instance, "bad weight");
+                return step_bad(ctx->file, instance, "bad weight");
             w = file->nodes[weight].real;
             weight = file->nodes[weight].next;
-            if (!(w > 0.0)) return step_bad(ctx, instance, "weights must be positive");
+            if (!(w > 0.0)) return step_bad(ctx->file, instance, "weights must be positive");
         }
         double* pole = curve->poles + 4 * i;
         pole[0] = w * x.x;
@@ -670,12 +383,12 @@ static osc_status step_bspline(step_ctx* ctx, int instance, step_curve* curve) {
     int at = 0, mult = mult_first;
     for (node = knot_first; node >= 0; node = file->nodes[node].next, mult = file->nodes[mult].next) {
         if (file->nodes[node].kind != STEP_REAL && file->nodes[node].kind != STEP_INTEGER)
-            return step_bad(ctx, instance, "bad knot");
+            return step_bad(ctx->file, instance, "bad knot");
         double value = file->nodes[node].real;
-        if (at > 0 && value < curve->knots[at - 1]) return step_bad(ctx, instance, "knots decrease");
+        if (at > 0 && value < curve->knots[at - 1]) return step_bad(ctx->file, instance, "knots decrease");
         for (int m = 0; m < (int)file->nodes[mult].real; ++m) curve->knots[at++] = value;
     }
-    if (!(curve->knots[pole_count] > curve->knots[degree])) return step_bad(ctx, instance, "empty knot range");
+    if (!(curve->knots[pole_count] > curve->knots[degree])) return step_bad(ctx->file, instance, "empty knot range");
     return OSC_OK;
 }
 
@@ -685,41 +398,41 @@ static osc_status step_bspline(step_ctx* ctx, int instance, step_curve* curve) {
 static osc_status step_read_curve(step_ctx* ctx, int instance, step_curve* curve) {
     osc_status status;
     for (int depth = 0; depth < 3; ++depth) {
-        int args = step_args(ctx, instance, "SURFACE_CURVE");
-        if (args < 0) args = step_args(ctx, instance, "SEAM_CURVE");
-        if (args < 0) args = step_args(ctx, instance, "TRIMMED_CURVE");
+        int args = step_args(ctx->file, instance, "SURFACE_CURVE");
+        if (args < 0) args = step_args(ctx->file, instance, "SEAM_CURVE");
+        if (args < 0) args = step_args(ctx->file, instance, "TRIMMED_CURVE");
         if (args < 0) break;
-        if ((status = step_ref(ctx, instance, args, 1, &instance)) != OSC_OK) return status;
+        if ((status = step_ref(ctx->file, instance, args, 1, &instance)) != OSC_OK) return status;
     }
     memset(curve, 0, sizeof *curve);
     curve->instance = instance;
     int args, target;
     osc_vec3 y;
-    if ((args = step_args(ctx, instance, "LINE")) >= 0) {
+    if ((args = step_args(ctx->file, instance, "LINE")) >= 0) {
         curve->kind = CURVE_LINE;
-        if ((status = step_ref(ctx, instance, args, 1, &target)) != OSC_OK ||
-            (status = step_point(ctx, target, &curve->o)) != OSC_OK ||
-            (status = step_ref(ctx, instance, args, 2, &target)) != OSC_OK)
+        if ((status = step_ref(ctx->file, instance, args, 1, &target)) != OSC_OK ||
+            (status = step_point(ctx->file, target, &curve->o)) != OSC_OK ||
+            (status = step_ref(ctx->file, instance, args, 2, &target)) != OSC_OK)
             return status;
-        int vector = step_args(ctx, target, "VECTOR");
-        if (vector < 0) return step_bad(ctx, target, "a VECTOR was expected");
-        if ((status = step_ref(ctx, target, vector, 1, &target)) != OSC_OK) return status;
-        return step_direction(ctx, target, &curve->z);
+        int vector = step_args(ctx->file, target, "VECTOR");
+        if (vector < 0) return step_bad(ctx->file, target, "a VECTOR was expected");
+        if ((status = step_ref(ctx->file, target, vector, 1, &target)) != OSC_OK) return status;
+        return step_direction(ctx->file, target, &curve->z);
     }
-    int circle = (args = step_args(ctx, instance, "CIRCLE")) >= 0;
-    if (circle || (args = step_args(ctx, instance, "ELLIPSE")) >= 0) {
+    int circle = (args = step_args(ctx->file, instance, "CIRCLE")) >= 0;
+    if (circle || (args = step_args(ctx->file, instance, "ELLIPSE")) >= 0) {
         curve->kind = circle ? CURVE_CIRCLE : CURVE_ELLIPSE;
-        if ((status = step_ref(ctx, instance, args, 1, &target)) != OSC_OK ||
-            (status = step_placement(ctx, target, &curve->o, &curve->x, &y, &curve->z)) != OSC_OK ||
-            (status = step_real(ctx, instance, args, 2, &curve->a)) != OSC_OK)
+        if ((status = step_ref(ctx->file, instance, args, 1, &target)) != OSC_OK ||
+            (status = step_placement(ctx->file, target, &curve->o, &curve->x, &y, &curve->z)) != OSC_OK ||
+            (status = step_real(ctx->file, instance, args, 2, &curve->a)) != OSC_OK)
             return status;
         curve->y = y;
         curve->b = curve->a;
-        if (!circle && (status = step_real(ctx, instance, args, 3, &curve->b)) != OSC_OK) return status;
-        if (!(curve->a > 0.0) || !(curve->b > 0.0)) return step_bad(ctx, instance, "radius must be positive");
+        if (!circle && (status = step_real(ctx->file, instance, args, 3, &curve->b)) != OSC_OK) return status;
+        if (!(curve->a > 0.0) || !(curve->b > 0.0)) return step_bad(ctx->file, instance, "radius must be positive");
         return OSC_OK;
     }
-    if (step_args(ctx, instance, "B_SPLINE_CURVE_WITH_KNOTS") >= 0 ||
+    if (step_args(ctx->file, instance, "B_SPLINE_CURVE_WITH_KNOTS") >= 0 ||
         (ctx->file->instances[instance].complex && step_part(ctx->file, instance, "B_SPLINE_CURVE_WITH_KNOTS") >= 0))
         return step_bspline(ctx, instance, curve);
     return step_unsupported(ctx, instance, "edge curve that cannot be sampled");
@@ -733,31 +446,31 @@ static double step_mod_two_pi(double angle) {
 // ---- edges ------------------------------------------------------------------------------------
 
 static osc_status step_vertex(const step_ctx* ctx, int instance, osc_vec3* point) {
-    int args = step_args(ctx, instance, "VERTEX_POINT"), target;
-    if (args < 0) return step_bad(ctx, instance, "a VERTEX_POINT was expected");
-    osc_status status = step_ref(ctx, instance, args, 1, &target);
-    return status == OSC_OK ? step_point(ctx, target, point) : status;
+    int args = step_args(ctx->file, instance, "VERTEX_POINT"), target;
+    if (args < 0) return step_bad(ctx->file, instance, "a VERTEX_POINT was expected");
+    osc_status status = step_ref(ctx->file, instance, args, 1, &target);
+    return status == OSC_OK ? step_point(ctx->file, target, point) : status;
 }
 
 // the record of EDGE_CURVE `instance`, read on first use
 static osc_status step_edge_get(step_ctx* ctx, int instance, int* index) {
-    if (ctx->edge_of[instance] >= 0) {
+    if (ctx->edge_serial[instance] == ctx->serial) {
         *index = ctx->edge_of[instance];
         return OSC_OK;
     }
-    int args = step_args(ctx, instance, "EDGE_CURVE"), geometry = -1, same_sense = 0;
+    int args = step_args(ctx->file, instance, "EDGE_CURVE"), geometry = -1, same_sense = 0;
     if (args < 0) return step_unsupported(ctx, instance, "an ORIENTED_EDGE's element is not an EDGE_CURVE");
     osc_status status = STEP_GROW(ctx, edges, edge_count, edge_capacity, ctx->edge_count + 1);
     if (status != OSC_OK) return status;
     step_edge* e = &ctx->edges[ctx->edge_count];
     memset(e, 0, sizeof *e);
     e->instance = instance;
-    if ((status = step_ref(ctx, instance, args, 1, &e->vertex[0])) != OSC_OK ||
-        (status = step_ref(ctx, instance, args, 2, &e->vertex[1])) != OSC_OK ||
+    if ((status = step_ref(ctx->file, instance, args, 1, &e->vertex[0])) != OSC_OK ||
+        (status = step_ref(ctx->file, instance, args, 2, &e->vertex[1])) != OSC_OK ||
         (status = step_vertex(ctx, e->vertex[0], &e->point[0])) != OSC_OK ||
         (status = step_vertex(ctx, e->vertex[1], &e->point[1])) != OSC_OK ||
-        (status = step_ref(ctx, instance, args, 3, &geometry)) != OSC_OK ||
-        (status = step_bool(ctx, instance, args, 4, &same_sense)) != OSC_OK)
+        (status = step_ref(ctx->file, instance, args, 3, &geometry)) != OSC_OK ||
+        (status = step_bool(ctx->file, instance, args, 4, &same_sense)) != OSC_OK)
         return status;
     ++ctx->edge_count; // owns the curve's arrays from here on
     if ((status = step_read_curve(ctx, geometry, &e->curve)) != OSC_OK) return status;
@@ -769,7 +482,7 @@ static osc_status step_edge_get(step_ctx* ctx, int instance, int* index) {
     e->t[0] = step_curve_param(c, e->point[0]);
     e->t[1] = step_curve_param(c, e->point[1]);
     if (c->kind == CURVE_LINE) {
-        if (!(fabs(e->t[1] - e->t[0]) > tolerance)) return step_bad(ctx, instance, "a line edge of zero length");
+        if (!(fabs(e->t[1] - e->t[0]) > tolerance)) return step_bad(ctx->file, instance, "a line edge of zero length");
     } else if (c->kind == CURVE_BSPLINE) {
         if (e->closed && fabs(e->t[1] - e->t[0]) < 1e-9 * (step_curve_hi(c) - step_curve_lo(c))) {
             e->t[0] = sense > 0 ? step_curve_lo(c) : step_curve_hi(c);
@@ -778,13 +491,14 @@ static osc_status step_edge_get(step_ctx* ctx, int instance, int* index) {
     } else { // a conic: from the start in the curve's sense (same_sense) to the end
         double sweep = step_mod_two_pi(sense * (e->t[1] - e->t[0]));
         if (e->closed && (sweep < 1e-9 || sweep > STEP_TWO_PI - 1e-9)) sweep = STEP_TWO_PI;
-        if (!(sweep > 1e-12)) return step_bad(ctx, instance, "an arc edge of zero length");
+        if (!(sweep > 1e-12)) return step_bad(ctx->file, instance, "an arc edge of zero length");
         e->t[1] = e->t[0] + sense * sweep;
     }
     for (int k = 0; k < 2; ++k) // the vertices must lie on the curve (a file that lies fails here)
         if (osc_length(osc_sub(step_curve_eval(c, e->t[k]), e->point[k])) > 1e-4 * ctx->scale)
-            return step_bad(ctx, instance, "a vertex is not on the edge's curve");
+            return step_bad(ctx->file, instance, "a vertex is not on the edge's curve");
     ctx->edge_of[instance] = ctx->edge_count - 1;
+    ctx->edge_serial[instance] = ctx->serial;
     *index = ctx->edge_count - 1;
     return OSC_OK;
 }
@@ -950,7 +664,7 @@ static osc_status step_join(step_ctx* ctx, const osc_brep_surface* s, int face, 
     double uv[2];
     int regular = step_surface_uv(s, a, uv);
     if (osc_length(osc_sub(a, b)) > 1e-6 * ctx->scale)
-        return step_bad(ctx, face, "a loop's edges do not meet in the face's parameters");
+        return step_bad(ctx->file, face, "a loop's edges do not meet in the face's parameters");
     if (regular && (du > 1.0 || dv > 1.0))
         return step_unsupported(ctx, face, "a loop wraps around its surface without a seam edge");
     return step_emit_line(ctx, from, to);
@@ -1027,7 +741,7 @@ static osc_status step_trace(step_ctx* ctx, const osc_brep_surface* s, int face,
         int coordinate = step_u_periodic(s) && fabs(x[1] - x[4 * (n - 1) + 1]) < 1e-9 ? 1
                          : step_v_periodic(s) && fabs(x[2] - x[4 * (n - 1) + 2]) < 1e-9 ? 2
                                                                                         : 0;
-        if (!coordinate) return step_bad(ctx, face, "an edge is used twice along the same parameters");
+        if (!coordinate) return step_bad(ctx->file, face, "an edge is used twice along the same parameters");
         for (int i = 0; i < n; ++i) x[4 * i + coordinate] += STEP_TWO_PI;
     }
     if ((status = step_record_pass(ctx, index, x + 1, x + 4 * (n - 1) + 1)) != OSC_OK) return status;
@@ -1049,16 +763,16 @@ static osc_status step_trace(step_ctx* ctx, const osc_brep_surface* s, int face,
 static void step_note_unsupported(step_ctx* ctx, int instance) {
     if (ctx->report->first_unsupported[0]) return;
     char name[96];
-    step_entity_name(ctx, instance, name, sizeof name);
+    step_entity_name(ctx->file, instance, name, sizeof name);
     snprintf(ctx->report->first_unsupported, sizeof ctx->report->first_unsupported, "#%lld %.80s",
              ctx->file->instances[instance].id, name);
 }
 
 // the bound list's loop instances, or -1 for a bound that is not a FACE_BOUND
 static int step_bound_loop(const step_ctx* ctx, int bound) {
-    int args = step_args(ctx, bound, "FACE_OUTER_BOUND");
-    if (args < 0) args = step_args(ctx, bound, "FACE_BOUND");
-    const step_node* node = step_arg(ctx, args, 1);
+    int args = step_args(ctx->file, bound, "FACE_OUTER_BOUND");
+    if (args < 0) args = step_args(ctx->file, bound, "FACE_BOUND");
+    const step_node* node = step_arg(ctx->file, args, 1);
     return node && node->kind == STEP_REF ? step_find(ctx->file, node->id) : -1;
 }
 
@@ -1068,12 +782,12 @@ static void step_mark_dropped(step_ctx* ctx, int first_bound) {
     for (int node = first_bound; node >= 0; node = file->nodes[node].next) {
         if (file->nodes[node].kind != STEP_REF) continue;
         int loop = step_bound_loop(ctx, step_find(file, file->nodes[node].id));
-        const step_node* edges = step_arg(ctx, step_args(ctx, loop, "EDGE_LOOP"), 1);
+        const step_node* edges = step_arg(ctx->file, step_args(ctx->file, loop, "EDGE_LOOP"), 1);
         for (int item = edges && edges->kind == STEP_LIST ? edges->child : -1; item >= 0; item = file->nodes[item].next) {
             if (file->nodes[item].kind != STEP_REF) continue;
-            const step_node* element = step_arg(ctx, step_args(ctx, step_find(file, file->nodes[item].id), "ORIENTED_EDGE"), 3);
+            const step_node* element = step_arg(ctx->file, step_args(ctx->file, step_find(file, file->nodes[item].id), "ORIENTED_EDGE"), 3);
             int edge = element && element->kind == STEP_REF ? step_find(file, element->id) : -1;
-            if (edge >= 0) ctx->dropped[edge] = 1;
+            if (edge >= 0) ctx->dropped_serial[edge] = ctx->serial;
         }
     }
 }
@@ -1085,16 +799,16 @@ static osc_status step_face_loops(step_ctx* ctx, int face, const osc_brep_surfac
     osc_status status;
     for (int node = first_bound; node >= 0; node = file->nodes[node].next) {
         int bound = -1, loop = -1, first = -1, count = 0;
-        if ((status = step_ref_node(ctx, face, node, &bound)) != OSC_OK) return status;
-        if (step_args(ctx, bound, "FACE_OUTER_BOUND") < 0 && step_args(ctx, bound, "FACE_BOUND") < 0)
-            return step_bad(ctx, bound, "a FACE_BOUND was expected");
+        if ((status = step_ref_node(ctx->file, face, node, &bound)) != OSC_OK) return status;
+        if (step_args(ctx->file, bound, "FACE_OUTER_BOUND") < 0 && step_args(ctx->file, bound, "FACE_BOUND") < 0)
+            return step_bad(ctx->file, bound, "a FACE_BOUND was expected");
         loop = step_bound_loop(ctx, bound);
-        if (loop < 0) return step_bad(ctx, bound, "its loop is not a defined reference");
-        if (step_args(ctx, loop, "VERTEX_LOOP") >= 0) continue; // a pole or apex: nothing to trim
-        int args = step_args(ctx, loop, "EDGE_LOOP");
+        if (loop < 0) return step_bad(ctx->file, bound, "its loop is not a defined reference");
+        if (step_args(ctx->file, loop, "VERTEX_LOOP") >= 0) continue; // a pole or apex: nothing to trim
+        int args = step_args(ctx->file, loop, "EDGE_LOOP");
         if (args < 0) return step_unsupported(ctx, loop, "a face bound that is not an EDGE_LOOP");
-        if ((status = step_list_arg(ctx, loop, args, 1, &first, &count)) != OSC_OK) return status;
-        if (count == 0) return step_bad(ctx, loop, "an empty loop");
+        if ((status = step_list_arg(ctx->file, loop, args, 1, &first, &count)) != OSC_OK) return status;
+        if (count == 0) return step_bad(ctx->file, loop, "an empty loop");
         step_loop_state state;
         memset(&state, 0, sizeof state);
         if (ctx->trim_count > face_trims) { // later loops start next to the earlier ones
@@ -1105,11 +819,11 @@ static osc_status step_face_loops(step_ctx* ctx, int face, const osc_brep_surfac
         int begin = ctx->trim_count;
         for (int item = first; item >= 0; item = file->nodes[item].next) {
             int oriented = -1, curve = -1, forward = 0, index = -1;
-            if ((status = step_ref_node(ctx, loop, item, &oriented)) != OSC_OK) return status;
-            int oargs = step_args(ctx, oriented, "ORIENTED_EDGE");
-            if (oargs < 0) return step_bad(ctx, oriented, "an ORIENTED_EDGE was expected");
-            if ((status = step_ref(ctx, oriented, oargs, 3, &curve)) != OSC_OK ||
-                (status = step_bool(ctx, oriented, oargs, 4, &forward)) != OSC_OK ||
+            if ((status = step_ref_node(ctx->file, loop, item, &oriented)) != OSC_OK) return status;
+            int oargs = step_args(ctx->file, oriented, "ORIENTED_EDGE");
+            if (oargs < 0) return step_bad(ctx->file, oriented, "an ORIENTED_EDGE was expected");
+            if ((status = step_ref(ctx->file, oriented, oargs, 3, &curve)) != OSC_OK ||
+                (status = step_bool(ctx->file, oriented, oargs, 4, &forward)) != OSC_OK ||
                 (status = step_edge_get(ctx, curve, &index)) != OSC_OK)
                 return status;
             if (!ctx->edges[index].supported) {
@@ -1179,28 +893,28 @@ static int step_face_point(const step_ctx* ctx, int first_bound, osc_vec3* x) {
     for (int node = first_bound; node >= 0; node = file->nodes[node].next) {
         if (file->nodes[node].kind != STEP_REF) continue;
         int loop = step_bound_loop(ctx, step_find(file, file->nodes[node].id));
-        const step_node* edges = step_arg(ctx, step_args(ctx, loop, "EDGE_LOOP"), 1);
+        const step_node* edges = step_arg(ctx->file, step_args(ctx->file, loop, "EDGE_LOOP"), 1);
         int item = edges && edges->kind == STEP_LIST ? edges->child : -1;
         if (item < 0 || file->nodes[item].kind != STEP_REF) continue;
-        const step_node* element = step_arg(ctx, step_args(ctx, step_find(file, file->nodes[item].id), "ORIENTED_EDGE"), 3);
+        const step_node* element = step_arg(ctx->file, step_args(ctx->file, step_find(file, file->nodes[item].id), "ORIENTED_EDGE"), 3);
         int edge = element && element->kind == STEP_REF ? step_find(file, element->id) : -1;
-        const step_node* start = step_arg(ctx, step_args(ctx, edge, "EDGE_CURVE"), 1);
+        const step_node* start = step_arg(ctx->file, step_args(ctx->file, edge, "EDGE_CURVE"), 1);
         int vertex = start && start->kind == STEP_REF ? step_find(file, start->id) : -1;
-        if (vertex >= 0 && step_args(ctx, vertex, "VERTEX_POINT") >= 0 && step_vertex(ctx, vertex, x) == OSC_OK) return 1;
+        if (vertex >= 0 && step_args(ctx->file, vertex, "VERTEX_POINT") >= 0 && step_vertex(ctx, vertex, x) == OSC_OK) return 1;
     }
     return 0;
 }
 
 static osc_status step_face(step_ctx* ctx, int instance) {
-    int args = step_args(ctx, instance, "ADVANCED_FACE");
-    if (args < 0) args = step_args(ctx, instance, "FACE_SURFACE");
-    if (args < 0) return step_bad(ctx, instance, "a shell's face is not an ADVANCED_FACE");
+    int args = step_args(ctx->file, instance, "ADVANCED_FACE");
+    if (args < 0) args = step_args(ctx->file, instance, "FACE_SURFACE");
+    if (args < 0) return step_bad(ctx->file, instance, "a shell's face is not an ADVANCED_FACE");
     ++ctx->report->faces_read;
     int geometry = -1, same_sense = 0, first = -1, count = 0;
     osc_status status;
-    if ((status = step_list_arg(ctx, instance, args, 1, &first, &count)) != OSC_OK ||
-        (status = step_ref(ctx, instance, args, 2, &geometry)) != OSC_OK ||
-        (status = step_bool(ctx, instance, args, 3, &same_sense)) != OSC_OK)
+    if ((status = step_list_arg(ctx->file, instance, args, 1, &first, &count)) != OSC_OK ||
+        (status = step_ref(ctx->file, instance, args, 2, &geometry)) != OSC_OK ||
+        (status = step_bool(ctx->file, instance, args, 3, &same_sense)) != OSC_OK)
         return status;
     int trims = ctx->trim_count, loops = ctx->loop_count;
     ctx->pass_count = 0;
@@ -1248,26 +962,23 @@ static osc_status step_face(step_ctx* ctx, int instance) {
     return OSC_OK;
 }
 
-// ---- the solid --------------------------------------------------------------------------------
+// ---- one solid, in its own coordinates --------------------------------------------------------
 
 // the edge and vertex lists from the edges the imported faces use
 static osc_status step_finish(step_ctx* ctx, osc_brep_desc* desc) {
     osc_brep_edge* edges = osc_calloc((size_t)ctx->edge_count + 1, sizeof *edges);
     osc_vec3* vertices = osc_calloc(2 * (size_t)ctx->edge_count + 1, sizeof *vertices);
-    int* vertex_of = osc_alloc(((size_t)ctx->file->instance_count + 1) * sizeof(int));
-    osc_status status = OSC_OK;
-    if (!edges || !vertices || !vertex_of) status = OSC_ERR_NO_MEMORY;
-    for (int i = 0; status == OSC_OK && i < ctx->file->instance_count; ++i) vertex_of[i] = -1;
+    osc_status status = edges && vertices ? OSC_OK : OSC_ERR_NO_MEMORY;
     int edge_count = 0, vertex_count = 0;
     for (int i = 0; status == OSC_OK && i < ctx->edge_count; ++i) {
         const step_edge* e = &ctx->edges[i];
         if (e->uses == 0) continue;
-        if (!e->supported || (e->uses == 1 && ctx->dropped[e->instance])) {
+        if (!e->supported || (e->uses == 1 && ctx->dropped_serial[e->instance] == ctx->serial)) {
             ++ctx->report->edges_unsupported;
             continue;
         }
         if (e->uses != 2) {
-            status = step_bad(ctx, e->instance, "an edge of a closed shell must bound two faces");
+            status = step_bad(ctx->file, e->instance, "an edge of a closed shell must bound two faces");
             break;
         }
         osc_brep_edge* out = &edges[edge_count++];
@@ -1293,14 +1004,14 @@ static osc_status step_finish(step_ctx* ctx, osc_brep_desc* desc) {
                 out->vertex[k] = -1;
                 continue;
             }
-            if (vertex_of[vertex] < 0) {
-                vertex_of[vertex] = vertex_count;
+            if (ctx->vertex_serial[vertex] != ctx->serial) {
+                ctx->vertex_serial[vertex] = ctx->serial;
+                ctx->vertex_of[vertex] = vertex_count;
                 vertices[vertex_count++] = e->point[k == 0 ? low : 1 - low];
             }
-            out->vertex[k] = vertex_of[vertex];
+            out->vertex[k] = ctx->vertex_of[vertex];
         }
     }
-    osc_free(vertex_of);
     if (status != OSC_OK) {
         osc_free(edges);
         osc_free(vertices);
@@ -1323,55 +1034,72 @@ static osc_status step_finish(step_ctx* ctx, osc_brep_desc* desc) {
     ctx->faces = NULL;
     ctx->loops = NULL;
     ctx->trims = NULL;
+    ctx->surface_count = ctx->surface_capacity = ctx->face_count = ctx->face_capacity = 0;
+    ctx->loop_count = ctx->loop_capacity = ctx->trim_count = ctx->trim_capacity = 0;
     return OSC_OK;
 }
 
-// the extent of the model (all VERTEX_POINTs) for the tolerances
-static double step_scale(const step_ctx* ctx) {
+// the extent of a solid's vertices (faces of its shell -> bounds -> loops -> edges -> vertices),
+// for its tolerances; 1 when it has none
+static double step_solid_extent(const step_ctx* ctx, int first_face) {
+    const step_file* file = ctx->file;
     osc_vec3 lo = osc_v3(INFINITY, INFINITY, INFINITY), hi = osc_scale(lo, -1.0);
-    for (int i = 0; i < ctx->file->instance_count; ++i) {
-        osc_vec3 x;
-        if (step_args(ctx, i, "VERTEX_POINT") < 0) continue;
-        const step_node* node = step_arg(ctx, step_args(ctx, i, "VERTEX_POINT"), 1);
-        int point = node && node->kind == STEP_REF ? step_find(ctx->file, node->id) : -1;
-        if (point < 0 || step_args(ctx, point, "CARTESIAN_POINT") < 0 || step_point(ctx, point, &x) != OSC_OK) continue;
-        lo = osc_v3(fmin(lo.x, x.x), fmin(lo.y, x.y), fmin(lo.z, x.z));
-        hi = osc_v3(fmax(hi.x, x.x), fmax(hi.y, x.y), fmax(hi.z, x.z));
+    for (int f = first_face; f >= 0; f = file->nodes[f].next) {
+        int face = file->nodes[f].kind == STEP_REF ? step_find(file, file->nodes[f].id) : -1;
+        int args = step_args(file, face, "ADVANCED_FACE");
+        if (args < 0) args = step_args(file, face, "FACE_SURFACE");
+        const step_node* bounds = step_arg(file, args, 1);
+        for (int b = bounds && bounds->kind == STEP_LIST ? bounds->child : -1; b >= 0; b = file->nodes[b].next) {
+            int loop = file->nodes[b].kind == STEP_REF ? step_bound_loop(ctx, step_find(file, file->nodes[b].id)) : -1;
+            const step_node* edges = step_arg(file, step_args(file, loop, "EDGE_LOOP"), 1);
+            for (int item = edges && edges->kind == STEP_LIST ? edges->child : -1; item >= 0; item = file->nodes[item].next) {
+                if (file->nodes[item].kind != STEP_REF) continue;
+                const step_node* element = step_arg(file, step_args(file, step_find(file, file->nodes[item].id), "ORIENTED_EDGE"), 3);
+                int edge = element && element->kind == STEP_REF ? step_args(file, step_find(file, element->id), "EDGE_CURVE") : -1;
+                for (int k = 1; k <= 2 && edge >= 0; ++k) {
+                    const step_node* vertex = step_arg(file, edge, k);
+                    osc_vec3 x;
+                    int v = vertex && vertex->kind == STEP_REF ? step_find(file, vertex->id) : -1;
+                    if (v < 0 || step_args(file, v, "VERTEX_POINT") < 0 || step_vertex(ctx, v, &x) != OSC_OK) continue;
+                    lo = osc_v3(fmin(lo.x, x.x), fmin(lo.y, x.y), fmin(lo.z, x.z));
+                    hi = osc_v3(fmax(hi.x, x.x), fmax(hi.y, x.y), fmax(hi.z, x.z));
+                }
+            }
+        }
     }
     double extent = osc_length(osc_sub(hi, lo));
     return extent > 0.0 && isfinite(extent) ? extent : 1.0;
 }
 
-static osc_status step_solid(step_ctx* ctx, osc_brep_desc* desc) {
+// MANIFOLD_SOLID_BREP(name, CLOSED_SHELL) into `desc`, in the solid's coordinates
+static osc_status step_read_solid(step_ctx* ctx, int solid, osc_brep_desc* desc) {
     const step_file* file = ctx->file;
-    int solid = -1;
-    for (int i = 0; i < file->instance_count; ++i) {
-        if (step_args(ctx, i, "MANIFOLD_SOLID_BREP") < 0 && step_args(ctx, i, "BREP_WITH_VOIDS") < 0) continue;
-        ++ctx->report->solids;
-        if (solid < 0) solid = i;
-    }
-    if (solid < 0) return osc_fail(OSC_ERR_UNSUPPORTED, "osc_brep_read_step: no MANIFOLD_SOLID_BREP in the file");
-    if (step_args(ctx, solid, "BREP_WITH_VOIDS") >= 0)
+    if (step_args(file, solid, "BREP_WITH_VOIDS") >= 0)
         return step_unsupported(ctx, solid, "solids with voids are not supported");
-    step_units(ctx, solid);
-    ctx->report->length_unit = ctx->length_unit;
-    ctx->scale = step_scale(ctx);
+    ++ctx->serial;
+    ctx->surface_count = ctx->face_count = ctx->loop_count = ctx->trim_count = 0;
+    for (int i = 0; i < ctx->edge_count; ++i) {
+        osc_free(ctx->edges[i].curve.poles);
+        osc_free(ctx->edges[i].curve.knots);
+    }
+    ctx->edge_count = 0;
     int shell, first = -1, count = 0;
-    osc_status status = step_ref(ctx, solid, step_args(ctx, solid, "MANIFOLD_SOLID_BREP"), 1, &shell);
+    osc_status status = step_ref(file, solid, step_args(file, solid, "MANIFOLD_SOLID_BREP"), 1, &shell);
     if (status != OSC_OK) return status;
-    int args = step_args(ctx, shell, "CLOSED_SHELL");
-    if (args < 0) return step_bad(ctx, shell, "a CLOSED_SHELL was expected");
-    if ((status = step_list_arg(ctx, shell, args, 1, &first, &count)) != OSC_OK) return status;
+    int args = step_args(file, shell, "CLOSED_SHELL");
+    if (args < 0) return step_bad(file, shell, "a CLOSED_SHELL was expected");
+    if ((status = step_list_arg(file, shell, args, 1, &first, &count)) != OSC_OK) return status;
+    ctx->scale = step_solid_extent(ctx, first);
     // unsupported surfaces first, so that they are named before any unsupported edge
     static const char* surfaces[] = {"PLANE", "CYLINDRICAL_SURFACE", "CONICAL_SURFACE", "SPHERICAL_SURFACE",
                                      "TOROIDAL_SURFACE"};
     for (int node = first; node >= 0; node = file->nodes[node].next) {
         const step_node* geometry = NULL;
         if (file->nodes[node].kind == STEP_REF)
-            geometry = step_arg(ctx, step_args(ctx, step_find(file, file->nodes[node].id), "ADVANCED_FACE"), 2);
+            geometry = step_arg(file, step_args(file, step_find(file, file->nodes[node].id), "ADVANCED_FACE"), 2);
         int surface = geometry && geometry->kind == STEP_REF ? step_find(file, geometry->id) : -1;
         int known = 0;
-        for (size_t k = 0; k < sizeof surfaces / sizeof surfaces[0]; ++k) known |= step_args(ctx, surface, surfaces[k]) >= 0;
+        for (size_t k = 0; k < sizeof surfaces / sizeof surfaces[0]; ++k) known |= step_args(file, surface, surfaces[k]) >= 0;
         if (surface < 0 || known) continue;
         if (!ctx->skip) return step_unsupported(ctx, surface, "the face's surface is not a plane, cylinder, cone, sphere or torus");
         step_note_unsupported(ctx, surface);
@@ -1379,15 +1107,236 @@ static osc_status step_solid(step_ctx* ctx, osc_brep_desc* desc) {
     }
     for (int node = first; node >= 0; node = file->nodes[node].next) {
         int face;
-        if ((status = step_ref_node(ctx, shell, node, &face)) != OSC_OK) return status;
+        if ((status = step_ref_node(file, shell, node, &face)) != OSC_OK) return status;
         if ((status = step_face(ctx, face)) != OSC_OK) return status;
     }
     if (ctx->face_count == 0)
-        return ctx->report->faces_unsupported ? osc_fail(OSC_ERR_UNSUPPORTED, "osc_brep_read_step: every face "
-                                                                              "of the solid is unsupported (first: %s)",
-                                                         ctx->report->first_unsupported)
-                                              : step_bad(ctx, shell, "a shell without faces");
+        return ctx->report->faces_unsupported
+                   ? step_unsupported(ctx, solid, "every face of the solid is unsupported")
+                   : step_bad(file, shell, "a shell without faces");
     return step_finish(ctx, desc);
+}
+
+// ---- placing the solids into one model --------------------------------------------------------
+
+// a distinct solid read once, then placed once per instance
+typedef struct step_solid_model {
+    osc_status status;               // OSC_OK, or OSC_ERR_UNSUPPORTED when skipped
+    char why[96];                    // skipped: "#id NAME: what"
+    osc_brep_desc desc;              // in the solid's coordinates
+    osc_brep_import_report counts;   // its faces and edges
+} step_solid_model;
+
+// the model: the placed solids' descriptions appended, and a shell per placed solid
+typedef struct step_model {
+    osc_brep_surface* surfaces;
+    int surface_count, surface_capacity;
+    osc_brep_face* faces;
+    int face_count, face_capacity;
+    osc_brep_loop* loops;
+    int loop_count, loop_capacity;
+    osc_brep_trim* trims;
+    int trim_count, trim_capacity;
+    osc_brep_edge* edges;
+    int edge_count, edge_capacity;
+    osc_vec3* vertices;
+    int vertex_count, vertex_capacity;
+    osc_brep_shell* shells;
+    int shell_count, shell_capacity;
+} step_model;
+
+static void step_add_counts(osc_brep_import_report* report, const osc_brep_import_report* counts) {
+    report->faces_read += counts->faces_read;
+    report->faces_imported += counts->faces_imported;
+    report->faces_unsupported += counts->faces_unsupported;
+    report->edges_imported += counts->edges_imported;
+    report->edges_unsupported += counts->edges_unsupported;
+    if (!report->first_unsupported[0]) memcpy(report->first_unsupported, counts->first_unsupported, sizeof report->first_unsupported);
+}
+
+// the solid of `placed`, read on first use with its representation's angle unit; a failure that is
+// not a skipped solid ends the import
+static osc_status step_solid_for(step_ctx* ctx, const step_placed* placed, step_solid_model* models, int* model_count,
+                                 int* model_of, step_solid_model** model) {
+    if (model_of[placed->solid] >= 0) {
+        *model = &models[model_of[placed->solid]];
+        return OSC_OK;
+    }
+    model_of[placed->solid] = *model_count;
+    step_solid_model* m = *model = &models[(*model_count)++];
+    double length, angle;
+    step_representation_units(ctx->file, placed->representation, &length, &angle);
+    if (!(angle > 0.0)) angle = step_first_angle_unit(ctx->file);
+    ctx->angle_unit = angle > 0.0 ? angle : 1.0;
+    osc_brep_import_report* report = ctx->report;
+    ctx->report = &m->counts;
+    m->status = step_read_solid(ctx, placed->solid, &m->desc);
+    ctx->report = report;
+    if (m->status == OSC_ERR_UNSUPPORTED && ctx->skip) {
+        const char* message = osc_last_error();
+        const char* prefix = "osc_brep_read_step: ";
+        if (strncmp(message, prefix, strlen(prefix)) == 0) message += strlen(prefix);
+        snprintf(m->why, sizeof m->why, "%.95s", message);
+        return OSC_OK;
+    }
+    if (m->status != OSC_OK) step_add_counts(ctx->report, &m->counts);
+    return m->status;
+}
+
+static osc_vec3 step_apply(const step_transform* t, osc_vec3 x) {
+    return osc_add(osc_scale(osc_mat3_apply(t->rotation, x), t->scale), t->translation);
+}
+
+// a face's trims moved with its surface: lengths in the parameters scale (both of a plane's, v of
+// a cylinder's or cone's), angles do not
+static void step_scale_trims(osc_brep_trim* trims, int count, osc_surface_type type, double scale) {
+    double factor[2] = {type == OSC_SURFACE_PLANE ? scale : 1.0,
+                        type == OSC_SURFACE_SPHERE || type == OSC_SURFACE_TORUS ? 1.0 : scale};
+    for (int i = 0; i < count; ++i) {
+        osc_brep_trim* t = &trims[i];
+        for (int k = 0; k < 2; ++k) {
+            t->start[k] *= factor[k];
+            t->end[k] *= factor[k];
+            t->center[k] *= factor[k];
+        }
+        t->radius *= factor[0]; // arcs lie on planes only
+    }
+}
+
+#define STEP_MODEL_GROW(model, array, count, capacity, more)                                       \
+    step_grow((void**)&(model)->array, &(model)->capacity, (model)->count + (more), sizeof *(model)->array)
+
+// appends `local` moved by `t` to the model
+static osc_status step_append(step_model* model, const osc_brep_desc* local, const step_transform* t) {
+    osc_status status;
+    if ((status = STEP_MODEL_GROW(model, surfaces, surface_count, surface_capacity, local->surface_count)) != OSC_OK ||
+        (status = STEP_MODEL_GROW(model, faces, face_count, face_capacity, local->face_count)) != OSC_OK ||
+        (status = STEP_MODEL_GROW(model, loops, loop_count, loop_capacity, local->loop_count)) != OSC_OK ||
+        (status = STEP_MODEL_GROW(model, trims, trim_count, trim_capacity, local->trim_count)) != OSC_OK ||
+        (status = STEP_MODEL_GROW(model, edges, edge_count, edge_capacity, local->edge_count)) != OSC_OK ||
+        (status = STEP_MODEL_GROW(model, vertices, vertex_count, vertex_capacity, local->vertex_count)) != OSC_OK)
+        return status;
+    double s = t->scale;
+    for (int i = 0; i < local->surface_count; ++i) {
+        osc_brep_surface* out = &model->surfaces[model->surface_count + i];
+        *out = local->surfaces[i];
+        out->origin = step_apply(t, out->origin);
+        out->axis = osc_mat3_apply(t->rotation, out->axis);
+        out->ref = osc_mat3_apply(t->rotation, out->ref);
+        out->radius *= s;
+        out->radius2 *= s;
+    }
+    memcpy(model->trims + model->trim_count, local->trims, (size_t)local->trim_count * sizeof *local->trims);
+    for (int i = 0; i < local->loop_count; ++i) {
+        model->loops[model->loop_count + i] = local->loops[i];
+        model->loops[model->loop_count + i].trim_begin += model->trim_count;
+    }
+    for (int i = 0; i < local->face_count; ++i) {
+        osc_brep_face* out = &model->faces[model->face_count + i];
+        *out = local->faces[i];
+        osc_surface_type type = local->surfaces[out->surface].type;
+        for (int l = out->loop_begin; l < out->loop_begin + out->loop_count; ++l)
+            step_scale_trims(model->trims + model->trim_count + local->loops[l].trim_begin, local->loops[l].trim_count, type, s);
+        if (type == OSC_SURFACE_PLANE) {
+            out->umin *= s;
+            out->umax *= s;
+        }
+        if (type != OSC_SURFACE_SPHERE && type != OSC_SURFACE_TORUS) {
+            out->vmin *= s;
+            out->vmax *= s;
+        }
+        out->surface += model->surface_count;
+        out->loop_begin += model->loop_count;
+    }
+    for (int i = 0; i < local->edge_count; ++i) {
+        osc_brep_edge* out = &model->edges[model->edge_count + i];
+        *out = local->edges[i];
+        out->origin = step_apply(t, out->origin);
+        out->axis = osc_mat3_apply(t->rotation, out->axis);
+        out->ref = osc_mat3_apply(t->rotation, out->ref);
+        out->radius *= s;
+        if (out->type == OSC_CURVE_LINE) { // arc length
+            out->t0 *= s;
+            out->t1 *= s;
+        }
+        for (int k = 0; k < 2; ++k) {
+            out->face[k] += model->face_count;
+            if (out->vertex[k] >= 0) out->vertex[k] += model->vertex_count;
+        }
+    }
+    for (int i = 0; i < local->vertex_count; ++i)
+        model->vertices[model->vertex_count + i] = step_apply(t, local->vertices[i]);
+    model->surface_count += local->surface_count;
+    model->face_count += local->face_count;
+    model->loop_count += local->loop_count;
+    model->trim_count += local->trim_count;
+    model->edge_count += local->edge_count;
+    model->vertex_count += local->vertex_count;
+    return OSC_OK;
+}
+
+// the shell record of a placed solid appended last
+static osc_status step_add_shell(step_ctx* ctx, step_model* model, const step_placed* placed, const osc_brep_desc* local) {
+    osc_status status = STEP_MODEL_GROW(model, shells, shell_count, shell_capacity, 1);
+    if (status != OSC_OK) return status;
+    osc_brep_shell* shell = &model->shells[model->shell_count++];
+    memset(shell, 0, sizeof *shell);
+    shell->face_begin = model->face_count - local->face_count;
+    shell->face_count = local->face_count;
+    shell->edge_begin = model->edge_count - local->edge_count;
+    shell->edge_count = local->edge_count;
+    shell->vertex_begin = model->vertex_count - local->vertex_count;
+    shell->vertex_count = local->vertex_count;
+    shell->placement = osc_pose_make(placed->transform.translation, osc_quat_from_mat3(placed->transform.rotation));
+    shell->scale = placed->transform.scale;
+    shell->solid_id = ctx->file->instances[placed->solid].id;
+    shell->depth = placed->depth;
+    if (placed->product >= 0) step_string(ctx->file, step_args(ctx->file, placed->product, "PRODUCT"), 1, shell->name, sizeof shell->name);
+    if (!shell->name[0])
+        step_string(ctx->file, step_args(ctx->file, placed->solid, "MANIFOLD_SOLID_BREP"), 0, shell->name, sizeof shell->name);
+    return OSC_OK;
+}
+
+// counts a placed solid left out (skip_unsupported), or fails naming it
+static osc_status step_skip_instance(step_ctx* ctx, const char* why) {
+    if (!ctx->skip) return osc_fail(OSC_ERR_UNSUPPORTED, "osc_brep_read_step: %s", why);
+    ++ctx->report->instances_skipped;
+    if (!ctx->report->first_skipped[0]) snprintf(ctx->report->first_skipped, sizeof ctx->report->first_skipped, "%.95s", why);
+    return OSC_OK;
+}
+
+// every placed solid into `model`
+static osc_status step_place_solids(step_ctx* ctx, const step_placed* placed, int count, step_model* model) {
+    const step_file* file = ctx->file;
+    step_solid_model* models = osc_calloc((size_t)count + 1, sizeof *models);
+    int* model_of = osc_alloc(((size_t)file->instance_count + 1) * sizeof(int));
+    osc_status status = models && model_of ? OSC_OK : OSC_ERR_NO_MEMORY;
+    int model_count = 0;
+    for (int i = 0; status == OSC_OK && i < file->instance_count; ++i) model_of[i] = -1;
+    for (int i = 0; status == OSC_OK && i < count; ++i) {
+        const step_placed* p = &placed[i];
+        step_solid_model* m;
+        if ((status = step_solid_for(ctx, p, models, &model_count, model_of, &m)) != OSC_OK) break;
+        if (m->status != OSC_OK) {
+            status = step_skip_instance(ctx, m->why);
+            continue;
+        }
+        if (p->mirrored) {
+            char why[160], name[64];
+            step_entity_name(file, p->via, name, sizeof name);
+            snprintf(why, sizeof why, "#%lld %.40s: %s", file->instances[p->via].id, name,
+                     p->mirrored == 1 ? "a mirroring placement is not supported" : "an unsupported placement");
+            status = step_skip_instance(ctx, why);
+            continue;
+        }
+        step_add_counts(ctx->report, &m->counts);
+        if ((status = step_append(model, &m->desc, &p->transform)) == OSC_OK) status = step_add_shell(ctx, model, p, &m->desc);
+        ctx->report->instances_imported += status == OSC_OK;
+    }
+    for (int i = 0; i < model_count; ++i) step_desc_free(&models[i].desc);
+    osc_free(models);
+    osc_free(model_of);
+    return status;
 }
 
 void step_desc_free(osc_brep_desc* desc) {
@@ -1401,43 +1350,92 @@ void step_desc_free(osc_brep_desc* desc) {
     memset(desc, 0, sizeof *desc);
 }
 
+static void step_ctx_free(step_ctx* ctx) {
+    for (int i = 0; i < ctx->edge_count; ++i) {
+        osc_free(ctx->edges[i].curve.poles);
+        osc_free(ctx->edges[i].curve.knots);
+    }
+    osc_free(ctx->edges);
+    osc_free(ctx->edge_of);
+    osc_free(ctx->edge_serial);
+    osc_free(ctx->dropped_serial);
+    osc_free(ctx->vertex_of);
+    osc_free(ctx->vertex_serial);
+    osc_free(ctx->passes);
+    osc_free(ctx->samples);
+    osc_free(ctx->surfaces);
+    osc_free(ctx->faces);
+    osc_free(ctx->loops);
+    osc_free(ctx->trims);
+}
+
+static osc_status step_ctx_init(step_ctx* ctx, const step_file* file, int skip, osc_brep_import_report* report) {
+    memset(ctx, 0, sizeof *ctx);
+    ctx->file = file;
+    ctx->skip = skip != 0;
+    ctx->report = report;
+    ctx->scale = 1.0;
+    size_t count = (size_t)file->instance_count + 1;
+    ctx->edge_of = osc_calloc(count, sizeof(int));
+    ctx->edge_serial = osc_calloc(count, sizeof(int));
+    ctx->dropped_serial = osc_calloc(count, sizeof(int));
+    ctx->vertex_of = osc_calloc(count, sizeof(int));
+    ctx->vertex_serial = osc_calloc(count, sizeof(int));
+    return ctx->edge_of && ctx->edge_serial && ctx->dropped_serial && ctx->vertex_of && ctx->vertex_serial
+               ? OSC_OK
+               : OSC_ERR_NO_MEMORY;
+}
+
 osc_status step_convert(const char* text, size_t size, int skip_unsupported, osc_brep_desc* desc,
-                        osc_brep_import_report* report) {
+                        osc_brep_import_report* report, osc_brep_shell** shells, int* shell_count) {
     memset(desc, 0, sizeof *desc);
     memset(report, 0, sizeof *report);
+    if (shells) *shells = NULL;
+    if (shell_count) *shell_count = 0;
     step_file file;
-    osc_status status = step_parse(text, size, &file);
     step_ctx ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.file = &file;
-    ctx.skip = skip_unsupported != 0;
-    ctx.report = report;
-    ctx.scale = 1.0;
-    if (status == OSC_OK) {
-        ctx.edge_of = osc_alloc(((size_t)file.instance_count + 1) * sizeof(int));
-        ctx.dropped = osc_calloc((size_t)file.instance_count + 1, 1);
-        if (!ctx.edge_of || !ctx.dropped) status = OSC_ERR_NO_MEMORY;
-    }
-    if (status == OSC_OK) {
-        for (int i = 0; i < file.instance_count; ++i) ctx.edge_of[i] = -1;
-        status = step_solid(&ctx, desc);
-    }
-    for (int i = 0; i < ctx.edge_count; ++i) {
-        osc_free(ctx.edges[i].curve.poles);
-        osc_free(ctx.edges[i].curve.knots);
-    }
-    osc_free(ctx.edges);
-    osc_free(ctx.edge_of);
-    osc_free(ctx.dropped);
-    osc_free(ctx.passes);
-    osc_free(ctx.samples);
-    osc_free(ctx.surfaces);
-    osc_free(ctx.faces);
-    osc_free(ctx.loops);
-    osc_free(ctx.trims);
+    step_model model;
+    memset(&model, 0, sizeof model);
+    step_placed* placed = NULL;
+    int count = 0;
+    osc_status status = step_parse(text, size, &file);
+    if (status == OSC_OK) status = step_ctx_init(&ctx, &file, skip_unsupported, report);
+    else memset(&ctx, 0, sizeof ctx);
+    if (status == OSC_OK) status = step_find_solids(&file, &placed, &count, &report->length_unit);
+    for (int i = 0; status == OSC_OK && i < file.instance_count; ++i)
+        report->solids += step_args(&file, i, "MANIFOLD_SOLID_BREP") >= 0 || step_args(&file, i, "BREP_WITH_VOIDS") >= 0;
+    report->instances = count;
+    if (status == OSC_OK && count == 0)
+        status = osc_fail(OSC_ERR_UNSUPPORTED, "osc_brep_read_step: no MANIFOLD_SOLID_BREP in the file");
+    if (status == OSC_OK) status = step_place_solids(&ctx, placed, count, &model);
+    if (status == OSC_OK && model.face_count == 0)
+        status = osc_fail(OSC_ERR_UNSUPPORTED, "osc_brep_read_step: no solid could be imported (first left out: %s)",
+                          report->first_skipped);
+    osc_free(placed);
+    step_ctx_free(&ctx);
     step_free(&file);
-    if (status != OSC_OK) step_desc_free(desc);
-    return status;
+    desc->surfaces = model.surfaces;
+    desc->surface_count = model.surface_count;
+    desc->faces = model.faces;
+    desc->face_count = model.face_count;
+    desc->loops = model.loops;
+    desc->loop_count = model.loop_count;
+    desc->trims = model.trims;
+    desc->trim_count = model.trim_count;
+    desc->edges = model.edges;
+    desc->edge_count = model.edge_count;
+    desc->vertices = model.vertices;
+    desc->vertex_count = model.vertex_count;
+    if (status != OSC_OK || !shells) osc_free(model.shells);
+    if (status != OSC_OK) {
+        step_desc_free(desc);
+        return status;
+    }
+    if (shells) {
+        *shells = model.shells;
+        *shell_count = model.shell_count;
+    }
+    return OSC_OK;
 }
 
 // ---- public -----------------------------------------------------------------------------------
@@ -1447,16 +1445,19 @@ osc_status osc_brep_read_step(const char* text, size_t size, int skip_unsupporte
                               osc_brep_import_report* report) {
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_read_step: out is NULL");
     *out = NULL;
-    if (!text && size) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_read_step: text is NULL");
+    if (!text && size) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_read_step: text is NULL with size %zu", size);
     osc_brep_import_report local;
     if (!report) report = &local;
     osc_brep_desc desc;
-    osc_status status = step_convert(text ? text : "", size, skip_unsupported, &desc, report);
+    osc_brep_shell* shells = NULL;
+    int shell_count = 0;
+    osc_status status = step_convert(text ? text : "", size, skip_unsupported, &desc, report, &shells, &shell_count);
     if (status == OSC_OK) {
-        status = osc_brep_create(&desc, settings, out);
+        status = osc_brep_create_shells(&desc, shells, shell_count, settings, out);
         if (status != OSC_OK) status = osc_fail_in("osc_brep_read_step", status);
     }
     step_desc_free(&desc);
+    osc_free(shells);
     return status;
 }
 

@@ -1,8 +1,11 @@
-// brep_step_internal.h: the STEP importer's two halves. brep_step_parse.c reads the exchange
+// brep_step_internal.h: the STEP importer's three parts. brep_step_parse.c reads the exchange
 // structure of ISO 10303-21 (header and DATA sections, simple and complex entity instances, every
-// parameter kind) into a flat table of parameter nodes; brep_step.c walks the first
-// MANIFOLD_SOLID_BREP of that table into an osc_brep_desc (ISO 10303-42 topology and geometry).
-// Never installed.
+// parameter kind) into a flat table of parameter nodes, with typed access to the instances'
+// parameters, points, directions and placements; brep_step_assembly.c finds the placed solids
+// (representations, their units, the assembly structure of ISO 10303-43/44: relationships with
+// transformations, mapped items, product definitions); brep_step.c walks each solid
+// (MANIFOLD_SOLID_BREP, ISO 10303-42 topology and geometry) into an osc_brep_desc and places its
+// instances into one model. Never installed.
 
 #ifndef OSC_BREP_STEP_INTERNAL_H
 #define OSC_BREP_STEP_INTERNAL_H
@@ -81,10 +84,95 @@ int step_element(const step_file* file, int list, int index);
 /// Element count of a LIST or of a TYPED node's list (-1 when neither).
 int step_length(const step_file* file, int list);
 
+// ---- typed access (brep_step_parse.c); failures are OSC_ERR_PARSE naming the instance --------
+
+/// The entity's name for messages: its type, or the parts of a complex instance that are not
+/// generic supertypes ("B_SPLINE_SURFACE_WITH_KNOTS+RATIONAL_B_SPLINE_SURFACE").
+void step_entity_name(const step_file* file, int instance, char* buffer, size_t size);
+
+/// OSC_ERR_PARSE "osc_brep_read_step: STEP line L: #id NAME: what".
+osc_status step_bad(const step_file* file, int instance, const char* what);
+
+/// The parameter list of `instance` if it is a simple instance of `type`, else -1.
+int step_args(const step_file* file, int instance, const char* type);
+
+/// Parameter `index` of the LIST or TYPED node `list`, or NULL.
+const step_node* step_arg(const step_file* file, int list, int index);
+
+/// The instance referenced by parameter `index` of `list` (of `instance`).
+osc_status step_ref(const step_file* file, int instance, int list, int index, int* target);
+
+/// A number (or a typed number such as LENGTH_MEASURE(2.)) at parameter `index` of `list`.
+osc_status step_real(const step_file* file, int instance, int list, int index, double* value);
+
+/// .T. or .F. at parameter `index` of `list`.
+osc_status step_bool(const step_file* file, int instance, int list, int index, int* value);
+
+/// The first element node and count of the list at parameter `index` of `list`.
+osc_status step_list_arg(const step_file* file, int instance, int list, int index, int* first, int* count);
+
+/// The instance a list element refers to.
+osc_status step_ref_node(const step_file* file, int instance, int node, int* target);
+
+/// The decoded text ('' as ') of the STRING node at parameter `index` of `list` into `buffer`
+/// (truncated), "" when it is not a string.
+void step_string(const step_file* file, int list, int index, char* buffer, size_t size);
+
+/// CARTESIAN_POINT with 3 coordinates.
+osc_status step_point(const step_file* file, int instance, osc_vec3* point);
+
+/// DIRECTION, normalised.
+osc_status step_direction(const step_file* file, int instance, osc_vec3* direction);
+
+/// AXIS2_PLACEMENT_3D: origin o and right-handed unit axes x, y, z (ISO 10303-42 §4.4.8: axis
+/// defaults to +z, ref_direction to +x projected, or +y when +x is the axis).
+osc_status step_placement(const step_file* file, int instance, osc_vec3* o, osc_vec3* x, osc_vec3* y,
+                          osc_vec3* z);
+
+// ---- placed solids (brep_step_assembly.c) ---------------------------------------------------------
+
+/// A similarity x -> scale rotation x + translation: a rigid placement with a unit conversion.
+typedef struct step_transform {
+    osc_mat3 rotation;
+    osc_vec3 translation;
+    double scale;
+} step_transform;
+
+/// One placed solid: a MANIFOLD_SOLID_BREP (or BREP_WITH_VOIDS) instance reached from a top
+/// representation through `depth` placements, or a solid in no representation (placed as it is).
+typedef struct step_placed {
+    int solid;                ///< the solid's instance
+    int representation;       ///< the representation listing it, or -1
+    step_transform transform; ///< from the solid's coordinates (its representation's unit) to the model's
+    int depth;
+    int product;              ///< the PRODUCT whose shape holds it, or -1
+    int mirrored;             ///< the placement reverses orientation (CARTESIAN_TRANSFORMATION_OPERATOR)
+    int via;                  ///< the instance of the mirroring placement, or -1
+} step_placed;
+
+/// Most placed solids a file may hold (OSC_ERR_CAPACITY beyond).
+#define STEP_MAX_INSTANCES 100000
+
+/// The placed solids of `file` in the order of its assembly structure (top representations in
+/// file order, their components depth first), into `*placed` [*count] (osc_free it); `*length_unit`
+/// receives the model's unit (metres per unit; the first top representation's, 0 when unknown).
+/// OSC_ERR_PARSE for a malformed or cyclic structure, OSC_ERR_CAPACITY, OSC_ERR_NO_MEMORY.
+osc_status step_find_solids(const step_file* file, step_placed** placed, int* count, double* length_unit);
+
+/// The length (metres per unit, 0 when unknown) and plane angle (radians per unit, 0 when unknown)
+/// units of the context of `representation` (-1: of the file's first context with units).
+void step_representation_units(const step_file* file, int representation, double* length, double* angle);
+
+/// The angle unit of the file's first PLANE_ANGLE_UNIT (radians per unit), 0 when none.
+double step_first_angle_unit(const step_file* file);
+
+// ---- the conversion (brep_step.c) -----------------------------------------------------------------
+
 /// The conversion of brep_step.c without building the model: fills `desc` with arrays owned by
-/// the caller (release with step_desc_free). Exposed for the tests.
+/// the caller (release with step_desc_free) and, when `shells` is non-NULL, `*shells` [*shell_count]
+/// with one shell per placed solid (osc_free it). Exposed for the tests.
 osc_status step_convert(const char* text, size_t size, int skip_unsupported, osc_brep_desc* desc,
-                        osc_brep_import_report* report);
+                        osc_brep_import_report* report, osc_brep_shell** shells, int* shell_count);
 
 void step_desc_free(osc_brep_desc* desc);
 

@@ -1,12 +1,14 @@
 // brep_step_parse.c: a reader of the ISO 10303-21 exchange structure ("STEP physical file"):
 // the header section is checked and skipped, the entity instances of every DATA section are
 // parsed into a flat node table (brep_step_internal.h). The cursor never reads past the buffer,
-// nesting is bounded (STEP_MAX_DEPTH), and every failure names its line.
+// nesting is bounded (STEP_MAX_DEPTH), and every failure names its line. Then typed access to the
+// instances' parameters, points, directions and placements, whose failures name the instance.
 
 #include "brep_step_internal.h"
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -499,4 +501,188 @@ int step_element(const step_file* file, int list, int index) {
     int node = file->nodes[list].child;
     for (int k = 0; k < index && node >= 0; ++k) node = file->nodes[node].next;
     return node;
+}
+
+// ---- typed access -----------------------------------------------------------------------------
+
+void step_entity_name(const step_file* file, int instance, char* buffer, size_t size) {
+    const step_instance* in = &file->instances[instance];
+    size_t used = 0;
+    buffer[0] = '\0';
+    int part = in->parts;
+    static const char* generic[] = {"BOUNDED_CURVE", "BOUNDED_SURFACE", "B_SPLINE_CURVE", "B_SPLINE_SURFACE",
+                                    "CURVE", "SURFACE", "GEOMETRIC_REPRESENTATION_ITEM", "REPRESENTATION_ITEM"};
+    for (int k = 0; k < in->part_count && part >= 0; ++k, part = file->nodes[part].next) {
+        int skip = 0;
+        for (size_t g = 0; g < sizeof generic / sizeof generic[0] && in->complex; ++g)
+            skip |= step_named(file, part, generic[g]);
+        if (skip) continue;
+        const step_node* node = &file->nodes[part];
+        int length = (int)(node->length < 60 ? node->length : 60);
+        int written = snprintf(buffer + used, size - used, "%s%.*s", used ? "+" : "", length, file->text + node->text);
+        if (written < 0 || (size_t)written >= size - used) break;
+        used += (size_t)written;
+    }
+    if (!buffer[0] && in->part_count > 0) {
+        const step_node* node = &file->nodes[in->parts];
+        snprintf(buffer, size, "%.*s", (int)(node->length < 60 ? node->length : 60), file->text + node->text);
+    }
+}
+
+osc_status step_bad(const step_file* file, int instance, const char* what) {
+    char name[96];
+    step_entity_name(file, instance, name, sizeof name);
+    return osc_fail(OSC_ERR_PARSE, "osc_brep_read_step: STEP line %d: #%lld %s: %s", file->instances[instance].line,
+                    file->instances[instance].id, name, what);
+}
+
+int step_args(const step_file* file, int instance, const char* type) {
+    if (instance < 0 || file->instances[instance].complex) return -1;
+    return step_part(file, instance, type);
+}
+
+const step_node* step_arg(const step_file* file, int list, int index) {
+    int node = step_element(file, list, index);
+    return node < 0 ? NULL : &file->nodes[node];
+}
+
+osc_status step_ref(const step_file* file, int instance, int list, int index, int* target) {
+    const step_node* node = step_arg(file, list, index);
+    char what[96];
+    if (!node || node->kind != STEP_REF) {
+        snprintf(what, sizeof what, "parameter %d is not a reference", index + 1);
+        return step_bad(file, instance, what);
+    }
+    *target = step_find(file, node->id);
+    if (*target < 0) {
+        snprintf(what, sizeof what, "parameter %d refers to #%lld, which is not defined", index + 1, node->id);
+        return step_bad(file, instance, what);
+    }
+    return OSC_OK;
+}
+
+osc_status step_real(const step_file* file, int instance, int list, int index, double* value) {
+    const step_node* node = step_arg(file, list, index);
+    if (node && node->kind == STEP_TYPED) node = step_arg(file, (int)(node - file->nodes), 0);
+    if (!node || (node->kind != STEP_REAL && node->kind != STEP_INTEGER)) {
+        char what[64];
+        snprintf(what, sizeof what, "parameter %d is not a number", index + 1);
+        return step_bad(file, instance, what);
+    }
+    *value = node->real;
+    return OSC_OK;
+}
+
+osc_status step_bool(const step_file* file, int instance, int list, int index, int* value) {
+    int node = step_element(file, list, index);
+    if (step_named(file, node, "T")) *value = 1;
+    else if (step_named(file, node, "F")) *value = 0;
+    else {
+        char what[64];
+        snprintf(what, sizeof what, "parameter %d is not .T. or .F.", index + 1);
+        return step_bad(file, instance, what);
+    }
+    return OSC_OK;
+}
+
+osc_status step_list_arg(const step_file* file, int instance, int list, int index, int* first, int* count) {
+    int node = step_element(file, list, index);
+    if (node < 0 || file->nodes[node].kind != STEP_LIST) {
+        char what[64];
+        snprintf(what, sizeof what, "parameter %d is not a list", index + 1);
+        return step_bad(file, instance, what);
+    }
+    *first = file->nodes[node].child;
+    *count = file->nodes[node].count;
+    return OSC_OK;
+}
+
+osc_status step_ref_node(const step_file* file, int instance, int node, int* target) {
+    if (node < 0 || file->nodes[node].kind != STEP_REF) return step_bad(file, instance, "a list element is not a reference");
+    *target = step_find(file, file->nodes[node].id);
+    if (*target < 0) {
+        char what[96];
+        snprintf(what, sizeof what, "refers to #%lld, which is not defined", file->nodes[node].id);
+        return step_bad(file, instance, what);
+    }
+    return OSC_OK;
+}
+
+void step_string(const step_file* file, int list, int index, char* buffer, size_t size) {
+    const step_node* node = step_arg(file, list, index);
+    size_t used = 0;
+    if (node && node->kind == STEP_STRING)
+        for (size_t i = 0; i < node->length && used + 1 < size; ++i) {
+            char c = file->text[node->text + i];
+            if (c == '\'' && i + 1 < node->length) ++i; // '' is one quote
+            if (c == '\n' || c == '\r') continue;        // line breaks inside strings are ignored
+            buffer[used++] = c;
+        }
+    buffer[used] = '\0';
+}
+
+// the three numbers of the list at parameter 1 of `args` (CARTESIAN_POINT, DIRECTION)
+static osc_status step_triple(const step_file* file, int instance, int args, double c[3]) {
+    int first = -1, count = 0;
+    osc_status status = step_list_arg(file, instance, args, 1, &first, &count);
+    if (status != OSC_OK) return status;
+    if (count != 3) return step_bad(file, instance, "3 coordinates expected");
+    for (int k = 0; k < 3; ++k, first = file->nodes[first].next) {
+        const step_node* node = &file->nodes[first];
+        if (node->kind != STEP_REAL && node->kind != STEP_INTEGER) return step_bad(file, instance, "bad coordinate");
+        c[k] = node->real;
+    }
+    return OSC_OK;
+}
+
+osc_status step_point(const step_file* file, int instance, osc_vec3* point) {
+    int args = step_args(file, instance, "CARTESIAN_POINT");
+    if (args < 0) return step_bad(file, instance, "a CARTESIAN_POINT was expected");
+    double c[3];
+    osc_status status = step_triple(file, instance, args, c);
+    if (status == OSC_OK) *point = osc_v3(c[0], c[1], c[2]);
+    return status;
+}
+
+osc_status step_direction(const step_file* file, int instance, osc_vec3* direction) {
+    int args = step_args(file, instance, "DIRECTION");
+    if (args < 0) return step_bad(file, instance, "a DIRECTION was expected");
+    double c[3];
+    osc_status status = step_triple(file, instance, args, c);
+    if (status != OSC_OK) return status;
+    osc_vec3 d = osc_v3(c[0], c[1], c[2]);
+    double length = osc_length(d);
+    if (!(length > 1e-300) || !isfinite(length)) return step_bad(file, instance, "zero direction");
+    *direction = osc_scale(d, 1.0 / length);
+    return OSC_OK;
+}
+
+osc_status step_placement(const step_file* file, int instance, osc_vec3* o, osc_vec3* x, osc_vec3* y,
+                          osc_vec3* z) {
+    int args = step_args(file, instance, "AXIS2_PLACEMENT_3D"), target;
+    if (args < 0) return step_bad(file, instance, "an AXIS2_PLACEMENT_3D was expected");
+    osc_status status = step_ref(file, instance, args, 1, &target);
+    if (status == OSC_OK) status = step_point(file, target, o);
+    if (status != OSC_OK) return status;
+    *z = osc_v3(0, 0, 1);
+    osc_vec3 r = osc_v3(1, 0, 0);
+    const step_node* axis = step_arg(file, args, 2);
+    const step_node* ref = step_arg(file, args, 3);
+    if (!axis || !ref) return step_bad(file, instance, "4 parameters expected");
+    if (axis->kind != STEP_UNSET) {
+        if ((status = step_ref(file, instance, args, 2, &target)) != OSC_OK) return status;
+        if ((status = step_direction(file, target, z)) != OSC_OK) return status;
+    }
+    if (ref->kind != STEP_UNSET) {
+        if ((status = step_ref(file, instance, args, 3, &target)) != OSC_OK) return status;
+        if ((status = step_direction(file, target, &r)) != OSC_OK) return status;
+    } else if (fabs(z->x) > 1.0 - 1e-12) {
+        r = osc_v3(0, 1, 0);
+    }
+    osc_vec3 p = osc_sub(r, osc_scale(*z, osc_dot(r, *z)));
+    double length = osc_length(p);
+    if (!(length > 1e-9)) return step_bad(file, instance, "ref_direction is parallel to the axis");
+    *x = osc_scale(p, 1.0 / length);
+    *y = osc_cross(*z, *x);
+    return OSC_OK;
 }

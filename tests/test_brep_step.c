@@ -245,7 +245,7 @@ static void test_peg(void) {
     if (!text) return;
     osc_brep_desc d;
     osc_brep_import_report report;
-    CHECK_STATUS(step_convert(text, size, 0, &d, &report), OSC_OK);
+    CHECK_STATUS(step_convert(text, size, 0, &d, &report, NULL, NULL), OSC_OK);
     CHECK(report.solids == 1 && report.faces_read == 4 && report.faces_imported == 4);
     CHECK(report.faces_unsupported == 0 && report.edges_unsupported == 0 && report.first_unsupported[0] == '\0');
     CHECK_NEAR(report.length_unit, 0.001, 1e-15);
@@ -373,9 +373,9 @@ static void test_screw(void) {
     osc_brep_desc d;
     osc_brep_import_report report;
     // its plane / torus edges are B-spline curves: refused without skip, sampled with it
-    CHECK_STATUS(step_convert(text, size, 0, &d, &report), OSC_ERR_UNSUPPORTED);
+    CHECK_STATUS(step_convert(text, size, 0, &d, &report, NULL, NULL), OSC_ERR_UNSUPPORTED);
     CHECK(strcmp(report.first_unsupported, "#24 B_SPLINE_CURVE_WITH_KNOTS") == 0);
-    CHECK_STATUS(step_convert(text, size, 1, &d, &report), OSC_OK);
+    CHECK_STATUS(step_convert(text, size, 1, &d, &report, NULL, NULL), OSC_OK);
     CHECK(report.faces_read == 10 && report.faces_imported == 10 && report.faces_unsupported == 0);
     CHECK(report.edges_imported == 15 && report.edges_unsupported == 7);
     int counts[5] = {0, 0, 0, 0, 0};
@@ -412,7 +412,7 @@ static void test_linkrods(void) {
     CHECK(strstr(osc_last_error(), "B_SPLINE_SURFACE") != NULL);
     CHECK(strncmp(report.first_unsupported, "#539 ", 5) == 0 && strstr(report.first_unsupported, "B_SPLINE_SURFACE"));
     osc_brep_desc d;
-    CHECK_STATUS(step_convert(text, size, 1, &d, &report), OSC_OK);
+    CHECK_STATUS(step_convert(text, size, 1, &d, &report, NULL, NULL), OSC_OK);
     CHECK(report.faces_read == 37 && report.faces_unsupported == 18 && report.faces_imported == 19);
     CHECK(strncmp(report.first_unsupported, "#539 ", 5) == 0);
     check_desc(&d, "linkrods", 0);
@@ -463,6 +463,373 @@ static char* replaced(const char* text, const char* from, const char* to) {
     return out;
 }
 
+// ---- assemblies ---------------------------------------------------------------------------------
+
+// One solid as OpenCASCADE 8.0 (PyPI cadquery-ocp-novtk) reads the fixtures: STEPControl_Reader,
+// then per solid of the result GProp volume and centre of mass, BRepBndLib::AddOptimal's box, and
+// its location (translation, rotation row by row), in millimetres. tests/data/step/make_fixtures.py
+// wrote the files and prints these tables ("make_fixtures.py reference").
+typedef struct occ_solid {
+    double volume, centre[3], lo[3], hi[3], translation[3], rotation[9];
+} occ_solid;
+
+static const occ_solid k_asm_placed[] = {
+    {6157.079633, {105.2253823, -40.1900359, 40.41723566}, {90.34141432, -52.14177498, 22.06042122}, {119.6585857, -27.85822502, 61.02138391},
+     {100, -50, 25}, {0.781639173907, -0.482929284214, 0.394739798174, 0.550117230704, 0.832030133775, -0.0713924994179, -0.293957878439, 0.272956338888, 0.916015066887}},
+};
+static const occ_solid k_asm_twice[] = {
+    {6157.079633, {39.62226632, 11.01415757, 15.48472867}, {30.41148923, 0, 0}, {48.77582562, 22.34590662, 38},
+     {40, 0, 0}, {0.87758256189, -0.479425538604, 0, 0.479425538604, 0.87758256189, 0, 0, 0, 1}},
+    {6157.079633, {-27.64064279, 46.22517734, 8.420465208}, {-42.39492435, 23.90548902, -3.320433657}, {-12.86748243, 64.26503515, 20.03895557},
+     {-15, 60, 5}, {0.213251757474, -0.932497736296, -0.29149898754, -0.326299451746, 0.213251757474, -0.920897581561, 0.920897581561, 0.29149898754, -0.258797188042}},
+};
+static const occ_solid k_asm_nested[] = {
+    {6157.079633, {14.89971524, 106.9889473, -7.859551381}, {4.019166658, 95.42640403, -23.74590356}, {26.10439845, 118.6644873, 14.68948019},
+     {5.46221443036, 101.956368347, -23.5706270595}, {0.754002545902, 0.655107928193, -0.0481015923971, -0.652996431512, 0.755484478853, 0.0532809782531, 0.0712447977397, -0.00876382506566, 0.997420359811}},
+    {177761.7843, {-26.29488131, 105.6098439, 3.014591756}, {-68.62606281, 67.93288437, -43.88469334}, {19.74183351, 152.7873577, 35.89188326},
+     {-16.8099849953, 114.600463283, -27.9382346423}, {0.706111152468, 0.0576190925162, -0.705752846638, -0.608085712588, 0.560027937974, -0.562672617811, 0.3628206258, 0.826467633284, 0.430479319629}},
+    {6157.079633, {76.62263423, 7.497633881, 16.16036428}, {66.02964434, -5.955533483, -1.985177828}, {87.00805356, 21.45891779, 37.20955589},
+     {70, 0, 0}, {0.947373996002, -0.19851778276, 0.251143786758, 0.251143786758, 0.947373996002, -0.19851778276, -0.19851778276, 0.251143786758, 0.947373996002}},
+};
+static const occ_solid k_asm_mapped[] = {
+    {177.7617843, {31, -6.792406138, 4.992177364}, {27, -11.24321994, 0.3000385422}, {35, -2.341076744, 8.959606323},
+     {30, -10, 5}, {1, 0, 0, 0, 0.621609968271, 0.783326909627, 0, -0.783326909627, 0.621609968271}},
+    {177.7617843, {8.466536391, -5, 9.877251104}, {4.015206997, -9, 5.185112282}, {12.91735019, -1, 13.84468006},
+     {9.80930034813, -7, 7.53509301072}, {0.621609968271, 0, -0.783326909627, 0, 1, 0, 0.783326909627, 0, 0.621609968271}},
+};
+static const occ_solid k_two_solids[] = {
+    {120, {2, 2.5, 3}, {0, 0, 0}, {4, 5, 6}, {0, 0, 0}, {1, 0, 0, 0, 1, 0, 0, 0, 1}},
+    {27, {11.5, 1.5, 1.5}, {10, 0, 0}, {13, 3, 3}, {0, 0, 0}, {1, 0, 0, 0, 1, 0, 0, 0, 1}},
+};
+static const occ_solid k_cone_apex[] = {
+    {47.1238898, {0, -3.93949888e-17, 1.25}, {-3, -3, 0}, {3, 3, 5}, {0, 0, 0}, {1, 0, 0, 0, 1, 0, 0, 0, 1}},
+};
+
+// |S_u x S_v| of the parametrisations of brep.h
+static double area_element(const osc_brep_surface* s, double v) {
+    switch (s->type) {
+    case OSC_SURFACE_PLANE: return 1.0;
+    case OSC_SURFACE_CYLINDER: return s->radius;
+    case OSC_SURFACE_CONE: return fabs(s->radius + v * sin(s->angle));
+    case OSC_SURFACE_SPHERE: return s->radius * s->radius * cos(v);
+    case OSC_SURFACE_TORUS: return s->radius2 * fabs(s->radius + s->radius2 * cos(v));
+    }
+    return 0.0;
+}
+
+// the volume and centroid of a shell by the divergence theorem (V = 1/3 int (x - c).n dA,
+// int (x - c)_i dV = 1/2 int (x - c)_i^2 n_i dA) over N x N midpoint samples of each face's
+// parameter box kept by the model's even-odd test: an oracle of the faces, their trims and senses
+// independent of the importer's topology
+static void shell_mass(const osc_brep* brep, const osc_brep_shell* shell, double* volume, osc_vec3* centroid) {
+    enum { N = 400 };
+    const osc_brep_desc* d = osc_brep_description(brep);
+    osc_vec3 c = d->surfaces[d->faces[shell->face_begin].surface].origin;
+    if (shell->vertex_count > 0) c = d->vertices[shell->vertex_begin];
+    double v3 = 0.0, m[3] = {0.0, 0.0, 0.0};
+    for (int f = shell->face_begin; f < shell->face_begin + shell->face_count; ++f) {
+        const osc_brep_face* face = &d->faces[f];
+        const osc_brep_surface* s = &d->surfaces[face->surface];
+        double du = (face->umax - face->umin) / N, dv = (face->vmax - face->vmin) / N;
+        for (int i = 0; i < N; ++i)
+            for (int j = 0; j < N; ++j) {
+                double u = face->umin + (i + 0.5) * du, v = face->vmin + (j + 0.5) * dv;
+                if (!osc_brep_face_contains(brep, f, u, v)) continue;
+                osc_vec3 n, x = osc_sub(osc_brep_surface_point(s, u, v, &n), c);
+                double area = area_element(s, v) * du * dv;
+                v3 += osc_dot(x, n) * area;
+                m[0] += 0.5 * x.x * x.x * n.x * area;
+                m[1] += 0.5 * x.y * x.y * n.y * area;
+                m[2] += 0.5 * x.z * x.z * n.z * area;
+            }
+    }
+    *volume = v3 / 3.0;
+    *centroid = osc_add(c, osc_scale(osc_v3(m[0], m[1], m[2]), 3.0 / v3));
+}
+
+// a shell's box from its vertices and dense samples of its edges (where the extremes of these
+// solids' faces lie: planes, and cylinders and cones, which are ruled)
+static void shell_box(const osc_brep* brep, const osc_brep_shell* shell, osc_vec3* lo, osc_vec3* hi) {
+    const osc_brep_desc* d = osc_brep_description(brep);
+    *lo = osc_v3(INFINITY, INFINITY, INFINITY);
+    *hi = osc_scale(*lo, -1.0);
+    for (int e = shell->edge_begin; e < shell->edge_begin + shell->edge_count; ++e) {
+        const osc_brep_edge* edge = &d->edges[e];
+        for (int k = 0; k <= 4096; ++k) {
+            double t = edge->t0 + (edge->t1 - edge->t0) * k / 4096.0;
+            osc_vec3 x = edge->type == OSC_CURVE_LINE
+                             ? osc_add(edge->origin, osc_scale(edge->axis, t))
+                             : osc_add(edge->origin, osc_scale(osc_add(osc_scale(edge->ref, cos(t)),
+                                                                       osc_scale(osc_cross(edge->axis, edge->ref), sin(t))),
+                                                               edge->radius));
+            *lo = osc_v3(fmin(lo->x, x.x), fmin(lo->y, x.y), fmin(lo->z, x.z));
+            *hi = osc_v3(fmax(hi->x, x.x), fmax(hi->y, x.y), fmax(hi->z, x.z));
+        }
+    }
+}
+
+// the model of `path` against OpenCASCADE's solids: one shell per solid, matched by placement;
+// the placement, the box, the volume and the centroid agree
+static void check_text_against_occ(const char* file, const char* text, const occ_solid* expected, int count, int depth0) {
+    osc_brep* brep = NULL;
+    osc_brep_import_report report;
+    CHECK_STATUS(osc_brep_read_step(text, strlen(text), 0, NULL, &brep, &report), OSC_OK);
+    if (!brep) return;
+    CHECK_MSG(report.instances == count && report.instances_imported == count && report.instances_skipped == 0 &&
+                  osc_brep_shell_count(brep) == count,
+              "%s: %d instances, %d imported, %d shells, %d expected", file, report.instances, report.instances_imported,
+              osc_brep_shell_count(brep), count);
+    CHECK_NEAR(report.length_unit, 0.001, 1e-15);
+    double worst[4] = {0.0, 0.0, 0.0, 0.0}; // placement, box, volume (relative), centroid (of the size)
+    int used[8] = {0};
+    for (int k = 0; k < count && osc_brep_shell_count(brep) == count; ++k) {
+        const occ_solid* o = &expected[k];
+        // the shell nearest by placement and by the centre of its box (two solids may share a placement)
+        int best = -1;
+        double best_gap = INFINITY, placement_gap = INFINITY;
+        osc_vec3 occ_middle = osc_v3(0.5 * (o->lo[0] + o->hi[0]), 0.5 * (o->lo[1] + o->hi[1]), 0.5 * (o->lo[2] + o->hi[2]));
+        for (int i = 0; i < count; ++i) {
+            osc_brep_shell shell;
+            osc_vec3 lo, hi;
+            osc_brep_get_shell(brep, i, &shell);
+            shell_box(brep, &shell, &lo, &hi);
+            osc_mat3 r = osc_quat_to_mat3(shell.placement.q);
+            double gap = osc_length(osc_sub(shell.placement.p, osc_v3(o->translation[0], o->translation[1], o->translation[2])));
+            for (int a = 0; a < 9; ++a) gap += fabs(r.m[a / 3][a % 3] - o->rotation[a]);
+            double middle = osc_length(osc_sub(osc_scale(osc_add(lo, hi), 0.5), occ_middle));
+            if (gap + middle < best_gap) {
+                best_gap = gap + middle;
+                placement_gap = gap;
+                best = i;
+            }
+        }
+        CHECK_MSG(best >= 0 && !used[best], "%s: OpenCASCADE's solid %d matches no shell of its own", file, k);
+        if (best < 0 || used[best]) continue;
+        used[best] = 1;
+        osc_brep_shell shell;
+        CHECK_STATUS(osc_brep_get_shell(brep, best, &shell), OSC_OK);
+        double size = osc_length(osc_v3(o->hi[0] - o->lo[0], o->hi[1] - o->lo[1], o->hi[2] - o->lo[2]));
+        worst[0] = fmax(worst[0], placement_gap / (1.0 + size));
+        CHECK_MSG(placement_gap <= 1e-9 * (1.0 + size), "%s shell %d: placement %.3g from OpenCASCADE's location", file,
+                  best, placement_gap);
+        CHECK(shell.depth >= depth0);
+        osc_vec3 lo, hi, centroid;
+        double volume;
+        shell_box(brep, &shell, &lo, &hi);
+        const double box[2][3] = {{lo.x, lo.y, lo.z}, {hi.x, hi.y, hi.z}};
+        for (int a = 0; a < 3; ++a) {
+            double gap = fmax(fabs(box[0][a] - o->lo[a]), fabs(box[1][a] - o->hi[a]));
+            worst[1] = fmax(worst[1], gap / size);
+            CHECK_MSG(gap <= 1e-6 * size, "%s shell %d axis %d: box [%.10g, %.10g], OpenCASCADE's [%.10g, %.10g]", file,
+                      best, a, box[0][a], box[1][a], o->lo[a], o->hi[a]);
+        }
+        shell_mass(brep, &shell, &volume, &centroid);
+        double centre_gap = osc_length(osc_sub(centroid, osc_v3(o->centre[0], o->centre[1], o->centre[2])));
+        worst[2] = fmax(worst[2], fabs(volume / o->volume - 1.0));
+        worst[3] = fmax(worst[3], centre_gap / size);
+        CHECK_MSG(fabs(volume / o->volume - 1.0) <= 5e-5, "%s shell %d: volume %.10g, OpenCASCADE's %.10g", file, best,
+                  volume, o->volume);
+        CHECK_MSG(centre_gap <= 5e-5 * size, "%s shell %d: centroid %.3g (of its size) from OpenCASCADE's", file, best,
+                  centre_gap / size);
+    }
+    printf("  %s: %d shells; worst against OpenCASCADE: placement %.2g, box %.2g, volume %.2g, centroid %.2g\n", file,
+           count, worst[0], worst[1], worst[2], worst[3]);
+    osc_brep_destroy(brep);
+}
+
+static void check_against_occ(const char* file, const occ_solid* expected, int count, int depth0) {
+    char path[512];
+    size_t size = 0;
+    snprintf(path, sizeof path, "%s%s", STEP_DIR, file);
+    char* text = read_text(path, &size);
+    CHECK_MSG(text != NULL, "cannot read %s", path);
+    if (text) check_text_against_occ(file, text, expected, count, depth0);
+    free(text);
+}
+
+// Assemblies written by OpenCASCADE (XCAF): a part placed by a rotation and a translation, the same
+// part twice, a nested assembly whose sub-assembly holds a part in centimetres, mapped items, two
+// solids in one representation. Before the placements were read, every file gave its first solid
+// alone, where the part's own representation has it.
+static void test_assemblies(void) {
+    check_against_occ("asm_placed.step", k_asm_placed, 1, 1);
+    check_against_occ("asm_twice.step", k_asm_twice, 2, 1);
+    check_against_occ("asm_nested.step", k_asm_nested, 3, 1);
+    check_against_occ("asm_mapped.step", k_asm_mapped, 2, 1);
+    check_against_occ("two_solids.step", k_two_solids, 2, 0);
+    check_against_occ("cone_apex.step", k_cone_apex, 1, 0);
+}
+
+// asm_placed.step with its relationship's rep_1 and rep_2 swapped: the usage's related product
+// definition names the component, and its placement is read the other way round (OpenCASCADE
+// reads the edited file to the same location)
+static void test_reversed_relationship(void) {
+    size_t size = 0;
+    char* text = read_text(STEP_DIR "asm_placed.step", &size);
+    CHECK(text != NULL);
+    if (!text) return;
+    char* swapped = replaced(text, "REPRESENTATION_RELATIONSHIP('','',#32,#10)", "REPRESENTATION_RELATIONSHIP('','',#10,#32)");
+    CHECK(swapped != NULL);
+    if (swapped) check_text_against_occ("asm_placed.step reversed", swapped, k_asm_placed, 1, 1);
+    free(swapped);
+    free(text);
+}
+
+// peg.step with `extra` entities at the end of its DATA section
+static char* peg_with(const char* peg, const char* extra) {
+    static const char end[] = "ENDSEC;\nEND-ISO-10303-21;";
+    char* to = malloc(strlen(extra) + sizeof end);
+    strcpy(to, extra);
+    strcat(to, end);
+    char* out = replaced(peg, end, to);
+    free(to);
+    return out;
+}
+
+static osc_mat3 frame(osc_vec3 z, osc_vec3 x) {
+    return osc_mat3_from_columns(x, osc_cross(z, x), z);
+}
+
+// the model's vertices are the peg's moved by x -> scale R x + t
+static void check_moved_vertices(const osc_brep* moved, const osc_brep* peg, osc_mat3 r, osc_vec3 t, double scale,
+                                 const char* name) {
+    const osc_brep_desc* a = osc_brep_description(moved);
+    const osc_brep_desc* b = osc_brep_description(peg);
+    CHECK(a->vertex_count == b->vertex_count && a->face_count == b->face_count);
+    double worst = 0.0;
+    for (int i = 0; i < a->vertex_count && a->vertex_count == b->vertex_count; ++i)
+        worst = fmax(worst, osc_length(osc_sub(a->vertices[i], osc_add(osc_scale(osc_mat3_apply(r, b->vertices[i]), scale), t))));
+    CHECK_MSG(worst <= 1e-12 * (1.0 + osc_length(t)), "%s: a vertex lies %.3g from where the placement puts it", name, worst);
+    osc_brep_shell shell;
+    CHECK_STATUS(osc_brep_get_shell(moved, 0, &shell), OSC_OK);
+    osc_mat3 placed = osc_quat_to_mat3(shell.placement.q);
+    double gap = osc_length(osc_sub(shell.placement.p, t)) + fabs(shell.scale - scale);
+    for (int k = 0; k < 9; ++k) gap += fabs(placed.m[k / 3][k % 3] - r.m[k / 3][k % 3]);
+    CHECK_MSG(gap <= 1e-12 * (1.0 + osc_length(t)), "%s: the shell's placement is %.3g off", name, gap);
+    CHECK(shell.depth == 1 && shell.solid_id == 10 && strcmp(shell.name, "it's a peg") == 0);
+}
+
+// Mapped items on the peg, against the placements written here: a mapping origin and a target that
+// are both not the identity (ISO 10303-43: the origin moves onto the target, x -> F_t(F_o^-1(x))),
+// a CARTESIAN_TRANSFORMATION_OPERATOR_3D with a scale of 2, and a mirroring operator, refused
+// or skipped with a count
+static void test_placements(void) {
+    size_t size = 0;
+    char* peg = read_text(PEG_PATH, &size);
+    CHECK(peg != NULL);
+    if (!peg) return;
+    osc_brep* alone = NULL;
+    CHECK_STATUS(osc_brep_read_step(peg, size, 0, NULL, &alone, NULL), OSC_OK);
+    static const char frames[] =
+        "#950 = CARTESIAN_POINT('',(1.,2.,3.));\n#951 = DIRECTION('',(1.,0.,0.));\n#952 = DIRECTION('',(0.,0.,1.));\n"
+        "#953 = AXIS2_PLACEMENT_3D('origin',#950,#951,#952);\n#960 = CARTESIAN_POINT('',(10.,20.,30.));\n"
+        "#961 = DIRECTION('',(0.,0.6,0.8));\n#962 = DIRECTION('',(1.,0.,0.));\n"
+        "#963 = AXIS2_PLACEMENT_3D('target',#960,#961,#962);\n#972 = DIRECTION('',(0.,-0.8,0.6));\n";
+    osc_mat3 origin = frame(osc_v3(1, 0, 0), osc_v3(0, 0, 1)), target = frame(osc_v3(0, 0.6, 0.8), osc_v3(1, 0, 0));
+    osc_vec3 o_origin = osc_v3(1, 2, 3), o_target = osc_v3(10, 20, 30);
+    char extra[2048];
+    snprintf(extra, sizeof extra, "%s%s", frames,
+             "#900 = SHAPE_REPRESENTATION('top',(#901,#2),#105);\n#901 = MAPPED_ITEM('both',#902,#963);\n"
+             "#902 = REPRESENTATION_MAP(#953,#1);\n");
+    char* text = peg_with(peg, extra);
+    osc_brep* brep = NULL;
+    osc_brep_import_report report;
+    CHECK_STATUS(osc_brep_read_step(text, strlen(text), 0, NULL, &brep, &report), OSC_OK);
+    osc_mat3 r = osc_mat3_mul(target, osc_mat3_transpose(origin));
+    if (brep && alone)
+        check_moved_vertices(brep, alone, r, osc_sub(o_target, osc_mat3_apply(r, o_origin)), 1.0, "origin onto target");
+    osc_brep_destroy(brep);
+    free(text);
+
+    snprintf(extra, sizeof extra, "%s%s", frames,
+             "#900 = SHAPE_REPRESENTATION('top',(#901,#2),#105);\n#901 = MAPPED_ITEM('scaled',#902,#970);\n"
+             "#902 = REPRESENTATION_MAP(#2,#1);\n"
+             "#970 = CARTESIAN_TRANSFORMATION_OPERATOR_3D('','','',#962,$,#960,2.,#961);\n");
+    text = peg_with(peg, extra);
+    CHECK_STATUS(osc_brep_read_step(text, strlen(text), 0, NULL, &brep, &report), OSC_OK);
+    if (brep && alone) {
+        check_moved_vertices(brep, alone, target, o_target, 2.0, "scaled operator");
+        const osc_brep_desc* d = osc_brep_description(brep);
+        CHECK_NEAR(d->surfaces[d->faces[1].surface].radius, 4.0, 1e-12); // the cylinder, twice as wide
+    }
+    osc_brep_destroy(brep);
+    free(text);
+
+    snprintf(extra, sizeof extra, "%s%s", frames,
+             "#900 = SHAPE_REPRESENTATION('top',(#901,#903,#2),#105);\n#901 = MAPPED_ITEM('mirrored',#902,#971);\n"
+             "#903 = MAPPED_ITEM('plain',#902,#963);\n#902 = REPRESENTATION_MAP(#2,#1);\n"
+             "#971 = CARTESIAN_TRANSFORMATION_OPERATOR_3D('','','',#962,#972,#960,1.,#961);\n");
+    text = peg_with(peg, extra);
+    brep = (osc_brep*)&size;
+    CHECK_STATUS(osc_brep_read_step(text, strlen(text), 0, NULL, &brep, &report), OSC_ERR_UNSUPPORTED);
+    CHECK(brep == NULL && strstr(osc_last_error(), "#901 MAPPED_ITEM: a mirroring placement") != NULL);
+    CHECK_STATUS(osc_brep_read_step(text, strlen(text), 1, NULL, &brep, &report), OSC_OK);
+    CHECK(report.instances == 2 && report.instances_imported == 1 && report.instances_skipped == 1);
+    CHECK_MSG(strstr(report.first_skipped, "#901 MAPPED_ITEM: a mirroring placement") != NULL, "'%s'", report.first_skipped);
+    if (brep && alone) check_moved_vertices(brep, alone, target, o_target, 1.0, "beside a mirrored one");
+    osc_brep_destroy(brep);
+    free(text);
+    osc_brep_destroy(alone);
+    free(peg);
+}
+
+// Files that lie about their assembly: a cycle of mapped items fails naming a placement on it; a
+// structure of 60 levels that each place the next twice (2^60 paths) fails at once with
+// OSC_ERR_CAPACITY instead of walking them; a solid with voids is named or skipped
+static void test_bad_assemblies(void) {
+    size_t size = 0;
+    char* peg = read_text(PEG_PATH, &size);
+    CHECK(peg != NULL);
+    if (!peg) return;
+    osc_brep* brep = (osc_brep*)&size;
+    osc_brep_import_report report;
+    char* looped = replaced(peg, "('peg',(#10,#2),#105)", "('peg',(#10,#2,#907),#105)");
+    char* text = peg_with(looped, "#900 = SHAPE_REPRESENTATION('top',(#901,#2),#105);\n#901 = MAPPED_ITEM('down',#902,#2);\n"
+                                  "#902 = REPRESENTATION_MAP(#2,#1);\n#904 = SHAPE_REPRESENTATION('up',(#905),#105);\n"
+                                  "#905 = MAPPED_ITEM('up',#906,#2);\n#906 = REPRESENTATION_MAP(#2,#900);\n"
+                                  "#907 = MAPPED_ITEM('back',#908,#2);\n#908 = REPRESENTATION_MAP(#2,#904);\n");
+    CHECK_STATUS(osc_brep_read_step(text, strlen(text), 1, NULL, &brep, &report), OSC_ERR_PARSE);
+    CHECK_MSG(brep == NULL && strstr(osc_last_error(), "cycle through this placement") &&
+                  strstr(osc_last_error(), "MAPPED_ITEM"),
+              "%s", osc_last_error());
+    free(text);
+    free(looped);
+
+    enum { LEVELS = 60 };
+    char* levels = malloc(LEVELS * 256);
+    size_t used = 0;
+    for (int k = 0; k < LEVELS; ++k) {
+        int id = 1000 + 4 * k, next = k + 1 < LEVELS ? id + 4 : 1;
+        used += (size_t)snprintf(levels + used, 256, "#%d = SHAPE_REPRESENTATION('',(#%d,#%d),#105);\n#%d = MAPPED_ITEM('',#%d,#2);\n"
+                                 "#%d = MAPPED_ITEM('',#%d,#2);\n#%d = REPRESENTATION_MAP(#2,#%d);\n",
+                                 id, id + 1, id + 2, id + 1, id + 3, id + 2, id + 3, id + 3, next);
+    }
+    text = peg_with(peg, levels);
+    clock_t start = clock();
+    CHECK_STATUS(osc_brep_read_step(text, strlen(text), 0, NULL, &brep, &report), OSC_ERR_CAPACITY);
+    double seconds = (double)(clock() - start) / CLOCKS_PER_SEC;
+    CHECK_MSG(seconds < 1.0 && strstr(osc_last_error(), "more than 100000"), "%.2f s: %s", seconds, osc_last_error());
+    free(text);
+    free(levels);
+
+    text = replaced(peg, "#10 = MANIFOLD_SOLID_BREP('it''s a peg',#11);", "#10 = BREP_WITH_VOIDS('it''s a peg',#11,());");
+    CHECK_STATUS(osc_brep_read_step(text, strlen(text), 0, NULL, &brep, &report), OSC_ERR_UNSUPPORTED);
+    CHECK(strstr(osc_last_error(), "#10 BREP_WITH_VOIDS") != NULL);
+    CHECK_STATUS(osc_brep_read_step(text, strlen(text), 1, NULL, &brep, &report), OSC_ERR_UNSUPPORTED);
+    CHECK(report.solids == 1 && report.instances == 1 && report.instances_skipped == 1 &&
+          strstr(report.first_skipped, "#10 BREP_WITH_VOIDS") != NULL);
+    CHECK(strstr(osc_last_error(), "no solid could be imported") != NULL);
+    free(text);
+
+    // a solid no representation lists is read where it is, in the units of the file's first context
+    text = replaced(peg, "('peg',(#10,#2),#105)", "('peg',(#2),#105)");
+    CHECK_STATUS(osc_brep_read_step(text, strlen(text), 0, NULL, &brep, &report), OSC_OK);
+    CHECK(report.instances == 1 && report.length_unit == 0.001 && osc_brep_shell_count(brep) == 1);
+    osc_brep_destroy(brep);
+    free(text);
+    free(peg);
+}
+
 static int is_failure(osc_status status) {
     return status == OSC_ERR_PARSE || status == OSC_ERR_UNSUPPORTED;
 }
@@ -483,7 +850,7 @@ static void test_bad_input(void) {
     int truncations = 0;
     for (size_t cut = 0; cut + 1 < size; cut += 1 + cut / 40) {
         osc_brep_desc d;
-        osc_status status = step_convert(text, cut, 0, &d, &report);
+        osc_status status = step_convert(text, cut, 0, &d, &report, NULL, NULL);
         CHECK_MSG(status == OSC_ERR_PARSE && strstr(osc_last_error(), "line "), "cut at %zu: %d %s", cut, (int)status,
                   osc_last_error());
         ++truncations;
@@ -538,7 +905,7 @@ static void test_bad_input(void) {
         for (int k = 0; k < edits_count; ++k)
             mutant[test_rng_next(&rng) % size] = alphabet[test_rng_next(&rng) % (sizeof alphabet - 1)];
         osc_brep_desc d;
-        osc_status status = step_convert(mutant, size, (int)(trial & 1), &d, &report);
+        osc_status status = step_convert(mutant, size, (int)(trial & 1), &d, &report, NULL, NULL);
         CHECK_MSG(status == OSC_OK || is_failure(status), "mutant %d: status %d", trial, (int)status);
         if (status == OSC_OK) {
             ++accepted;
@@ -556,6 +923,10 @@ int main(void) {
     RUN(test_screw);
     RUN(test_linkrods);
     RUN(test_cone_apex);
+    RUN(test_assemblies);
+    RUN(test_reversed_relationship);
+    RUN(test_placements);
+    RUN(test_bad_assemblies);
     RUN(test_bad_input);
     return test_finish();
 }

@@ -22,7 +22,8 @@
 // - Builders for the canonical solids (box, cylinder, cone, sphere, a solid of revolution from a
 //   profile, a block with a revolved hole) so tests need no files; a reader for the analytic
 //   subset of STEP (AP203/AP214 MANIFOLD_SOLID_BREP with planes, cylinders, cones, spheres, tori,
-//   lines and circles).
+//   lines and circles) that reads every solid where the file's assembly structure places it, one
+//   shell per placed solid (osc_brep_get_shell; osc_brep_create_from_shell takes one apart).
 //
 // PARAMETRISATIONS (those of STEP and OpenCASCADE; frame origin o, unit axis z, unit reference
 // direction x perpendicular to z, y = z x x; e(u) = cos u x + sin u y)
@@ -148,8 +149,12 @@ typedef struct osc_brep_settings {
                            ///< (radians, (0, pi/2]), 0.5
     double plane_cell;     ///< a planar face is split into cells at most this fraction of its
                            ///< parameter box's longer side (§2.4.1, the special case of planes), 0.25
-    int max_leaf_count;    ///< refuse models that would need more leaves (OSC_ERR_CAPACITY), 1000000
+    int max_leaf_count;    ///< refuse models that would need more leaves (OSC_ERR_CAPACITY), 1000000;
+                           ///< at most OSC_BREP_MAX_LEAVES
 } osc_brep_settings;
+
+/// The largest settings.max_leaf_count (the BVH counts its nodes, twice the leaves, in an int).
+#define OSC_BREP_MAX_LEAVES 100000000
 
 /// Returns the default settings.
 OSC_API osc_brep_settings osc_brep_settings_default(void);
@@ -233,29 +238,77 @@ OSC_API osc_status osc_brep_create_block_with_hole(osc_vec3 half, const double* 
                                                    const osc_brep_settings* settings,
                                                    osc_brep** out);
 
+// ---- shells ----
+
+/// One shell of a solid model: a closed set of faces with their edges and vertices, consecutive in
+/// the description. A model built from a description or by a builder has one shell holding all of
+/// it; a STEP import has one per placed solid, in the order of the file's assembly structure, and
+/// its `placement` says where that solid stands in the model.
+typedef struct osc_brep_shell {
+    int face_begin, face_count;     ///< its faces
+    int edge_begin, edge_count;     ///< its edges
+    int vertex_begin, vertex_count; ///< its vertices
+    osc_pose placement;   ///< STEP: the solid's own frame in the model's (its geometry in the model is
+                          ///< the file's, scaled by `scale`, then moved by this); identity otherwise
+    double scale;         ///< STEP: the factor from the solid's length unit to the model's (1 when they
+                          ///< agree); 1 otherwise
+    long long solid_id;   ///< STEP: the entity id of its MANIFOLD_SOLID_BREP (#id); 0 otherwise
+    int depth;            ///< STEP: the placements between the file's top representation and the solid
+                          ///< (0: not in an assembly); 0 otherwise
+    char name[64];        ///< STEP: the name of the PRODUCT holding the solid, else the solid's own name
+                          ///< (truncated, '' decoded); "" otherwise
+} osc_brep_shell;
+
+/// Returns the number of shells of `brep` (0 when `brep` is NULL).
+OSC_API int osc_brep_shell_count(const osc_brep* brep);
+
+/// Fills `shell` with shell `index` of `brep`. OSC_ERR_INVALID_ARGUMENT naming a NULL argument or an
+/// index outside [0, osc_brep_shell_count).
+OSC_API osc_status osc_brep_get_shell(const osc_brep* brep, int index, osc_brep_shell* shell);
+
+/// Builds a new solid from shell `index` of `brep` alone (its faces, edges and vertices, in the
+/// model's frame), so that the parts of an assembly can be moved and queried apart. `settings` NULL:
+/// the defaults. OSC_ERR_INVALID_ARGUMENT naming a NULL argument or a bad index, and what
+/// osc_brep_create returns.
+OSC_API osc_status osc_brep_create_from_shell(const osc_brep* brep, int index,
+                                              const osc_brep_settings* settings, osc_brep** out);
+
 // ---- STEP import (src/brep_step.c) ----
 
-/// What an import read.
+/// What an import read. An instance is a solid placed in the model: a solid used twice by the
+/// file's assembly structure is two instances.
 typedef struct osc_brep_import_report {
-    int solids;               ///< MANIFOLD_SOLID_BREP entities found (the first one is imported)
-    int faces_read;           ///< ADVANCED_FACEs of the imported solid
-    int faces_imported;       ///< faces on supported surfaces
+    int solids;               ///< MANIFOLD_SOLID_BREP and BREP_WITH_VOIDS entities in the file
+    int faces_read;           ///< ADVANCED_FACEs of the imported instances (per instance)
+    int faces_imported;       ///< faces on supported surfaces (the model's faces)
     int faces_unsupported;    ///< faces skipped (only with skip_unsupported)
     int edges_imported, edges_unsupported;
     char first_unsupported[96]; ///< "#123 B_SPLINE_SURFACE_WITH_KNOTS" or ""
-    double length_unit;       ///< metres per length unit of the file (0.001 for millimetres), 0
-                              ///< when the file does not say; lengths are kept in the file's unit
+    double length_unit;       ///< metres per length unit of the model (0.001 for millimetres), 0
+                              ///< when the file does not say; lengths are kept in the unit of the
+                              ///< file's (first) top representation
+    int instances;            ///< placed solids found
+    int instances_imported;   ///< shells of the model (osc_brep_shell_count)
+    int instances_skipped;    ///< placed solids left out (only with skip_unsupported): solids with
+                              ///< voids, mirrored placements, solids whose every face is unsupported
+    char first_skipped[96];   ///< the first of them, "#33 BREP_WITH_VOIDS: solids with voids are not
+                              ///< supported", or ""
 } osc_brep_import_report;
 
-/// Reads the first solid of a STEP (ISO 10303-21) buffer with the analytic subset described above.
-/// Lengths are in the file's units. A face or edge on an unsupported geometry fails the import with
-/// OSC_ERR_UNSUPPORTED naming it, unless `skip_unsupported` is non-zero, in which case such faces
-/// are dropped and counted in `report` (NULL allowed). Malformed text: OSC_ERR_PARSE with the line.
+/// Reads every solid of a STEP (ISO 10303-21) buffer, placed where the file's assembly structure
+/// puts it, into one model with a shell per placed solid (osc_brep_get_shell), with the analytic
+/// subset described above. Lengths are in the unit of the file's top representation. A face or
+/// edge on an unsupported geometry, or a solid that cannot be placed (voids, a mirroring placement),
+/// fails the import with OSC_ERR_UNSUPPORTED naming it, unless `skip_unsupported` is non-zero, in
+/// which case such faces and solids are dropped and counted in `report` (NULL allowed). Malformed
+/// text: OSC_ERR_PARSE with the line; a cyclic assembly: OSC_ERR_PARSE naming a relationship in the
+/// cycle; more than 100000 placed solids: OSC_ERR_CAPACITY. `text` may be NULL when `size` is 0.
 OSC_API osc_status osc_brep_read_step(const char* text, size_t size, int skip_unsupported,
                                       const osc_brep_settings* settings, osc_brep** out,
                                       osc_brep_import_report* report);
 
-/// osc_brep_read_step on the file at `path` (OSC_ERR_IO when it cannot be read).
+/// osc_brep_read_step on the file at `path` (OSC_ERR_IO when it cannot be read or is not a
+/// regular file).
 OSC_API osc_status osc_brep_load_step(const char* path, int skip_unsupported,
                                       const osc_brep_settings* settings, osc_brep** out,
                                       osc_brep_import_report* report);

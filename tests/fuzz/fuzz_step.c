@@ -3,7 +3,8 @@
 // tests/data/step. Each input is read twice, refusing and skipping unsupported geometry. Beyond the
 // sanitizers it aborts when an outcome breaks the contract: a status other than a parse error,
 // unsupported geometry, a model the B-Rep builder refuses, or no memory; a failure that leaves *out
-// set; a parse error whose message lacks its line; an imported solid without faces.
+// set; a parse error whose message lacks its line; an imported solid without faces; shells that do
+// not tile the model's faces, or instance counts that do not add up.
 
 #include "osculate/brep.h"
 
@@ -40,6 +41,20 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         osc_brep_info info;
         FUZZ_REQUIRE(osc_brep_get_info(brep, &info) == OSC_OK);
         FUZZ_REQUIRE(info.face_count == report.faces_imported && info.edge_count == report.edges_imported);
+        FUZZ_REQUIRE(report.instances_imported == osc_brep_shell_count(brep) && report.instances_imported >= 1 &&
+                     report.instances_imported + report.instances_skipped == report.instances);
+        int faces = 0;
+        for (int k = 0; k < osc_brep_shell_count(brep); ++k) {
+            osc_brep_shell shell;
+            FUZZ_REQUIRE(osc_brep_get_shell(brep, k, &shell) == OSC_OK && shell.face_begin == faces && shell.face_count >= 1);
+            faces += shell.face_count;
+        }
+        FUZZ_REQUIRE(faces == info.face_count);
+        osc_brep* part = NULL; // the last shell alone (a copy of the whole when there is one)
+        osc_status split = osc_brep_create_from_shell(brep, osc_brep_shell_count(brep) - 1, NULL, &part);
+        FUZZ_REQUIRE(split == OSC_OK || split == OSC_ERR_INVALID_ARGUMENT || split == OSC_ERR_NO_MEMORY ||
+                     split == OSC_ERR_CAPACITY);
+        osc_brep_destroy(part);
         const osc_brep_desc* desc = osc_brep_description(brep);
         for (int f = 0; f < desc->face_count; ++f) {
             const osc_brep_face* face = &desc->faces[f];
