@@ -15,9 +15,6 @@
 #include "lmd_internal.h"
 #include "osculate/math.h"
 
-#ifdef OSC_HAVE_OPENMP
-#include <omp.h>
-#endif
 
 osc_lmd_settings osc_lmd_settings_default(void) {
     osc_lmd_settings s;
@@ -476,9 +473,30 @@ static bool collect_block(footpoint_stage* f, osc_lmd_cache* cache, size_t count
     return true;
 }
 
+// One block of leaf pairs for osc_batch_run: leaf pair i writes its own slots and result.
+typedef struct footpoint_block {
+    const footpoint_stage* stage;
+    const lmd_job* jobs;
+    lmd_job_result* results;
+    osc_lmd_contact* slots;
+} footpoint_block;
+
+static osc_status solve_block_item(void* context, size_t index) {
+    const footpoint_block* block = context;
+    const footpoint_stage* f = block->stage;
+    osc_lmd_solve_pair(f->a, f->b, f->settings, &block->jobs[index],
+                       &block->slots[index * f->slots_per_job], (int)f->slots_per_job,
+                       &block->results[index]);
+    return OSC_OK;
+}
+
+// A thread of the footpoint stage takes at least this many leaf pairs (a few microseconds each):
+// fewer do not pay for starting a team, and run on the calling thread.
+enum { LEAF_PAIRS_PER_THREAD = 16 };
+
 // Solves every leaf pair of the cache's next front, a block at a time, into the found list and
-// the next warm starts; each leaf pair writes its own slots.
-static bool solve_leaf_pairs(footpoint_stage* f, osc_lmd_cache* cache) {
+// the next warm starts, on osc_batch_run's team for `threads`.
+static osc_status solve_leaf_pairs(footpoint_stage* f, osc_lmd_cache* cache) {
     size_t leaf_pairs = 0;
     for (size_t i = 0; i < cache->next_count; i++) leaf_pairs += cache->next[i].status == NODE_LEAF;
     size_t block = BLOCK_SLOTS / f->slots_per_job;
@@ -486,23 +504,17 @@ static bool solve_leaf_pairs(footpoint_stage* f, osc_lmd_cache* cache) {
     if (!grow((void**)&cache->jobs, &cache->job_cap, block, sizeof(lmd_job)) ||
         !grow((void**)&cache->results, &cache->result_cap, block, sizeof(lmd_job_result)) ||
         !grow((void**)&cache->slots, &cache->slot_cap, block * f->slots_per_job, sizeof(osc_lmd_contact)))
-        return false;
+        return OSC_ERR_NO_MEMORY;
     cache->found_count = 0;
     cache->warm_next_count = 0;
-    int threads = osc_thread_count(f->settings->threads);
-    (void)threads;
+    footpoint_block work = {f, cache->jobs, cache->results, cache->slots};
     for (size_t count; (count = next_block(f, cache, block)) > 0;) {
-        long long jobs = (long long)count;
-#ifdef OSC_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 4) num_threads(threads) if (threads > 1 && jobs > 8)
-#endif
-        for (long long i = 0; i < jobs; i++)
-            osc_lmd_solve_pair(f->a, f->b, f->settings, &cache->jobs[i],
-                               &cache->slots[(size_t)i * f->slots_per_job], (int)f->slots_per_job,
-                               &cache->results[i]);
-        if (!collect_block(f, cache, count)) return false;
+        osc_status status = osc_batch_run("osc_lmd_query", "leaf pair", count, f->settings->threads,
+                                          LEAF_PAIRS_PER_THREAD, solve_block_item, &work, NULL);
+        if (status != OSC_OK) return status;
+        if (!collect_block(f, cache, count)) return OSC_ERR_NO_MEMORY;
     }
-    return true;
+    return OSC_OK;
 }
 
 // ---- the query ---------------------------------------------------------------------------------
@@ -576,7 +588,8 @@ static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_
     f.b = b;
     f.settings = s;
     f.slots_per_job = s->conformal_samples > 1 ? (size_t)s->conformal_samples : 1;
-    if (!solve_leaf_pairs(&f, cache)) return OSC_ERR_NO_MEMORY;
+    osc_status status = solve_leaf_pairs(&f, cache);
+    if (status != OSC_OK) return status;
     // 3. sorted, duplicates merged
     size_t unique = merge_duplicates(cache, 1e-5 * fmax(a->brep->scale, b->brep->scale));
     for (size_t i = 0; i < unique && i < (size_t)capacity; i++) contacts[i] = cache->found[i].c;

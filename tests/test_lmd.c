@@ -816,7 +816,68 @@ static void test_many_leaf_pairs(void) {
     osc_brep_destroy(box);
 }
 
+// ---- threads: clamped, and no team where the work is small ----------------------------------------
+
+// the threads of this process (Linux's /proc/self/status), 0 where it cannot be read
+static int process_threads(void) {
+    FILE* status = fopen("/proc/self/status", "r");
+    if (!status) return 0;
+    char line[256];
+    int threads = 0;
+    while (fgets(line, sizeof line, status))
+        if (sscanf(line, "Threads: %d", &threads) == 1) break;
+    fclose(status);
+    return threads;
+}
+
+// Runs the query on one thread and on `threads`; the contacts must be equal bit for bit. Returns
+// the threads the process gained, and the leaf pairs in *leaf_pairs.
+static int threads_started(const osc_brep* a, const osc_brep* b, osc_pose pb, osc_lmd_settings s,
+                           int threads, int* leaf_pairs) {
+    osc_lmd_cache* cache = NULL;
+    CHECK_STATUS(osc_lmd_cache_create(&cache), OSC_OK);
+    s.threads = 1;
+    int n = query(a, osc_pose_identity(), b, pb, &s, NULL, g_contacts);
+    int before = process_threads();
+    s.threads = threads;
+    int m = query(a, osc_pose_identity(), b, pb, &s, cache, g_other);
+    int after = process_threads();
+    osc_lmd_stats stats;
+    CHECK_STATUS(osc_lmd_cache_stats(cache, &stats), OSC_OK);
+    *leaf_pairs = stats.leaf_pairs;
+    CHECK_MSG(n == m && memcmp(g_contacts, g_other, (size_t)n * sizeof *g_contacts) == 0,
+              "threads %d: %d contacts, 1 thread: %d (or they differ)", threads, m, n);
+    osc_lmd_cache_destroy(cache);
+    return after - before;
+}
+
+// threads = 100000 is clamped to OSC_MAX_THREADS, and a query with too few leaf pairs to pay for a
+// team (fewer than 16 per thread) runs on the calling thread: it starts no thread (before, any
+// query of more than 8 leaf pairs started a team of `threads`, and such a team outlives the query).
+static void test_threads(void) {
+    osc_brep *box = NULL, *sphere = NULL;
+    CHECK_STATUS(osc_brep_create_box(osc_v3(1, 2, 0.5), NULL, &box), OSC_OK);
+    CHECK_STATUS(osc_brep_create_sphere(0.3, NULL, &sphere), OSC_OK);
+    if (!box || !sphere) return;
+    osc_lmd_settings s = osc_lmd_settings_default();
+    s.d_max = 0.26;
+    osc_pose above = osc_pose_make(osc_v3(0.2, -0.4, 1.05), osc_quat_identity());
+    int small = 0, large = 0;
+    int started = threads_started(box, sphere, above, s, 100000, &small);
+    printf("  threads: a query of %d leaf pairs on threads = 100000 started %d threads", small, started);
+    CHECK_MSG(small > 8 && small < 32, "%d leaf pairs: the case needs 9 to 31", small);
+    CHECK(started <= 0);
+    s.culling = 0;
+    started = threads_started(box, sphere, above, s, 100000, &large);
+    printf(", one of %d leaf pairs %d\n", large, started);
+    CHECK(large > 16 * 4);
+    CHECK(started <= OSC_MAX_THREADS);
+    osc_brep_destroy(box);
+    osc_brep_destroy(sphere);
+}
+
 int main(void) {
+    RUN(test_threads);
     RUN(test_many_leaf_pairs);
     RUN(test_closed_forms);
     RUN(test_sphere_poles);

@@ -55,7 +55,9 @@ typedef struct osc_lmd_settings {
     double alpha;          ///< the quasi-LMD dilation angle of the tangent cone polars (radians,
                            ///< [0, pi/4]), 0.05
     int conformal_samples; ///< samples along each conformal contact curve (0: none), 8
-    int threads;           ///< threads for the footpoint stage (0: the OpenMP default), 1
+    int threads;           ///< threads for the footpoint stage (0: osc_default_thread_count();
+                           ///< clamped to OSC_MAX_THREADS; a thread takes at least 16 leaf pairs,
+                           ///< so a small query runs on the calling thread alone), 1
     int culling;           ///< 1: the culling tests of §2.4.3; 0: every leaf pair (for testing), 1
 } osc_lmd_settings;
 
