@@ -14,6 +14,7 @@
 
 #include "base_internal.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 enum { MAX_BEAMS = 16 };
@@ -898,6 +899,44 @@ static int newton_without_clamp(const osc_ray_phase* phase) {
     return phase->algorithm == OSC_RAY_NEWTON && !(phase->max_step > 0.0);
 }
 
+// a batch, run by osc_batch_run in units: units [0, groups) are groups of WIDE rays on the wide
+// path, the others single rays on the scalar path
+typedef struct ray_batch {
+    const query* q;
+    const double* origins;
+    const double* directions;
+    double* t;
+    double* points;
+    double* normals;
+    unsigned char* hits;
+    long long groups;
+    atomic_llong first_bad; // the lowest ray with a bad origin or direction, or the count
+} ray_batch;
+
+enum { UNITS_PER_THREAD = 64 }; // a team only where each thread has at least this many units
+
+// lowers batch->first_bad to `ray`
+static void note_bad_ray(ray_batch* batch, long long ray) {
+    long long seen = atomic_load_explicit(&batch->first_bad, memory_order_relaxed);
+    while (ray < seen && !atomic_compare_exchange_weak_explicit(&batch->first_bad, &seen, ray,
+                                                                memory_order_relaxed, memory_order_relaxed)) {
+    }
+}
+
+static osc_status ray_unit(void* context, size_t index) {
+    ray_batch* batch = context;
+    long long unit = (long long)index, groups = batch->groups;
+    long long first = unit < groups ? unit * WIDE : groups * WIDE + (unit - groups);
+    int scalar = unit < groups ? wide_rays(batch->q, batch->origins, batch->directions, first, batch->t,
+                                           batch->points, batch->normals, batch->hits)
+                               : 1;
+    for (int l = 0; scalar >> l; ++l)
+        if (scalar >> l & 1 && !batch_one(batch->q, batch->origins, batch->directions, first + l, batch->t,
+                                          batch->points, batch->normals, batch->hits))
+            note_bad_ray(batch, first + l);
+    return OSC_OK;
+}
+
 osc_status osc_ray_intersect_batch(const osc_implicit* surface,
                                    const osc_implicit_transform* transform, size_t count,
                                    const double* origins, const double* directions,
@@ -921,25 +960,17 @@ osc_status osc_ray_intersect_batch(const osc_implicit* surface,
                     (q.path == PATH_ASPHERE && newton_without_clamp(&settings->fine) &&
                      newton_without_clamp(&settings->final_step));
     long long n = (long long)count, groups = wide_path ? n / WIDE : 0;
-    long long units = groups + (n - groups * WIDE), bad = -1;
-#ifdef OSC_HAVE_OPENMP
-#pragma omp parallel for schedule(static) num_threads(osc_thread_count(threads))
-#endif
-    for (long long unit = 0; unit < units; ++unit) {
-        long long first = unit < groups ? unit * WIDE : groups * WIDE + (unit - groups);
-        int scalar = unit < groups ? wide_rays(&q, origins, directions, first, t, points, normals, hits) : 1;
-        for (int l = 0; scalar >> l; ++l) {
-            if (!(scalar >> l & 1)) continue;
-            if (!batch_one(&q, origins, directions, first + l, t, points, normals, hits)) {
-#ifdef OSC_HAVE_OPENMP
-#pragma omp critical(osc_ray_batch_bad)
-#endif
-                if (bad < 0 || first + l < bad) bad = first + l;
-            }
-        }
-    }
-    if (bad >= 0)
+    ray_batch batch = {&q, origins, directions, t, points, normals, hits, groups, n};
+    status = osc_batch_run("osc_ray_intersect_batch", "ray unit", (size_t)(groups + (n - groups * WIDE)),
+                           threads, UNITS_PER_THREAD, ray_unit, &batch, NULL);
+    if (status != OSC_OK) return status;
+    long long bad = atomic_load(&batch.first_bad);
+    if (bad < n) {
+        const double* o = origins + 3 * bad;
+        const double* d = directions + 3 * bad;
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_ray_intersect_batch: ray %lld has a non-finite "
-                        "origin or direction, or a zero direction (its t is NaN)", bad);
+                        "origin (%g, %g, %g) or direction (%g, %g, %g), or a zero direction (its t is NaN)",
+                        bad, o[0], o[1], o[2], d[0], d[1], d[2]);
+    }
     return OSC_OK;
 }

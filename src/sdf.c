@@ -221,31 +221,52 @@ double osc_sdf_eval(const osc_sdf* sdf, osc_vec3 point, osc_vec3* gradient, osc_
     return sdf_eval_point(sdf, point, gradient, hessian);
 }
 
+// a batch of evaluations, run in blocks of EVAL_BLOCK points by osc_batch_run
+typedef struct eval_batch {
+    const osc_sdf* sdf;
+    const double* points;
+    size_t count;
+    double* values;
+    double* gradients;
+    double* hessians;
+} eval_batch;
+
+enum {
+    EVAL_BLOCK = 64,          // points per item (a call through a pointer costs nothing beside 64)
+    EVAL_BLOCKS_PER_THREAD = 4 // a team only for batches of more than 256 points per thread
+};
+
+static osc_status eval_block(void* context, size_t block) {
+    const eval_batch* batch = context;
+    size_t first = block * EVAL_BLOCK;
+    size_t end = batch->count - first < EVAL_BLOCK ? batch->count : first + EVAL_BLOCK;
+    for (size_t i = first; i < end; ++i) {
+        osc_vec3 g;
+        osc_mat3 h;
+        const double* p = batch->points + 3 * i;
+        batch->values[i] = sdf_eval_point(batch->sdf, osc_v3(p[0], p[1], p[2]),
+                                          batch->gradients ? &g : NULL, batch->hessians ? &h : NULL);
+        if (batch->gradients) {
+            batch->gradients[3 * i] = g.x;
+            batch->gradients[3 * i + 1] = g.y;
+            batch->gradients[3 * i + 2] = g.z;
+        }
+        if (batch->hessians)
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 3; ++c) batch->hessians[9 * i + 3 * r + c] = h.m[r][c];
+    }
+    return OSC_OK;
+}
+
 osc_status osc_sdf_eval_batch(const osc_sdf* sdf, const double* points, size_t count,
                               double* values, double* gradients, double* hessians, int threads) {
     if (!sdf) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_sdf_eval_batch: sdf is NULL");
     osc_status status = osc_check_batch("osc_sdf_eval_batch", points, values, "values", count, threads);
     if (status || count == 0) return status;
-    int64_t n = (int64_t)count;
-#ifdef OSC_HAVE_OPENMP
-    int thread_count = osc_thread_count(threads);
-#pragma omp parallel for schedule(static) num_threads(thread_count) if (n > 256)
-#endif
-    for (int64_t i = 0; i < n; ++i) {
-        osc_vec3 g;
-        osc_mat3 h;
-        osc_vec3 x = osc_v3(points[3 * i], points[3 * i + 1], points[3 * i + 2]);
-        values[i] = sdf_eval_point(sdf, x, gradients ? &g : NULL, hessians ? &h : NULL);
-        if (gradients) {
-            gradients[3 * i] = g.x;
-            gradients[3 * i + 1] = g.y;
-            gradients[3 * i + 2] = g.z;
-        }
-        if (hessians)
-            for (int r = 0; r < 3; ++r)
-                for (int c = 0; c < 3; ++c) hessians[9 * i + 3 * r + c] = h.m[r][c];
-    }
-    return OSC_OK;
+    eval_batch batch = {sdf, points, count, values, gradients, hessians};
+    size_t blocks = count / EVAL_BLOCK + (count % EVAL_BLOCK != 0);
+    return osc_batch_run("osc_sdf_eval_batch", "block", blocks, threads, EVAL_BLOCKS_PER_THREAD,
+                         eval_block, &batch, NULL);
 }
 
 int osc_sdf_leaf_count(const osc_sdf* sdf) {

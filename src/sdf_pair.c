@@ -278,7 +278,7 @@ static void smooth_jacobians(const posed* pa, const posed* pb, osc_vec3 x, doubl
 // ---------------------------------------------------------------------------------------------
 // the query
 
-static osc_status check_settings(const char* function, const osc_sdf_pair_settings* s) {
+osc_status sdf_pair_check_settings(const char* function, const osc_sdf_pair_settings* s) {
     const char* name = NULL;
     const char* range = NULL;
     double value = 0.0;
@@ -328,15 +328,36 @@ static int insert(osc_sdf_pair_output* out, const osc_sdf_contact* contact, cons
         }
     }
     out->contacts[slot] = *contact;
-    if (out->point_jacobians) memcpy(out->point_jacobians + 36 * slot, jp, 36 * sizeof(double));
+    if (out->point_jacobians) memcpy(out->point_jacobians + 36 * (size_t)slot, jp, 36 * sizeof(double));
     if (out->penetration_jacobians)
-        memcpy(out->penetration_jacobians + 12 * slot, jpen, 12 * sizeof(double));
+        memcpy(out->penetration_jacobians + 12 * (size_t)slot, jpen, 12 * sizeof(double));
     return slot;
 }
 
 static int by_depth(const void* x, const void* y) {
     double a = ((const osc_sdf_contact*)x)->penetration, b = ((const osc_sdf_contact*)y)->penetration;
     return (a < b) - (a > b);
+}
+
+// swaps rows i and j of `width` doubles (nothing for a NULL array)
+static void swap_rows(double* rows, size_t width, size_t i, size_t j) {
+    if (!rows) return;
+    double buffer[36];
+    memcpy(buffer, rows + width * i, width * sizeof(double));
+    memcpy(rows + width * i, rows + width * j, width * sizeof(double));
+    memcpy(rows + width * j, buffer, width * sizeof(double));
+}
+
+// the contacts deepest first by a stable insertion sort that carries their Jacobian rows along
+static void sort_with_jacobians(osc_sdf_pair_output* out) {
+    for (size_t i = 1; i < (size_t)out->count; ++i)
+        for (size_t k = i; k > 0 && out->contacts[k].penetration > out->contacts[k - 1].penetration; --k) {
+            osc_sdf_contact t = out->contacts[k];
+            out->contacts[k] = out->contacts[k - 1];
+            out->contacts[k - 1] = t;
+            swap_rows(out->point_jacobians, 36, k, k - 1);
+            swap_rows(out->penetration_jacobians, 12, k, k - 1);
+        }
 }
 
 typedef struct survivor_context {
@@ -416,7 +437,7 @@ osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a, const o
                         __func__);
     out->count = out->needed = out->boxes_overlap = out->spheres = out->survivors = 0;
     osc_sdf_pair_settings settings = settings_in ? *settings_in : osc_sdf_pair_settings_default();
-    osc_status status = check_settings(__func__, &settings);
+    osc_status status = sdf_pair_check_settings(__func__, &settings);
     posed pa, pb;
     if (status == OSC_OK) status = prepare(__func__, "a", a, pose_a, &pa);
     if (status == OSC_OK) status = prepare(__func__, "b", b, pose_b, &pb);
@@ -485,25 +506,7 @@ osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a, const o
     }
     // deepest first, ties in the order found (the Jacobians follow their contacts); no allocation
     if (out->point_jacobians || out->penetration_jacobians) {
-        for (int i = 1; i < out->count; ++i)
-            for (int k = i; k > 0 && out->contacts[k].penetration > out->contacts[k - 1].penetration;
-                 --k) {
-                osc_sdf_contact t = out->contacts[k];
-                out->contacts[k] = out->contacts[k - 1];
-                out->contacts[k - 1] = t;
-                double buffer[36];
-                if (out->point_jacobians) {
-                    memcpy(buffer, out->point_jacobians + 36 * k, sizeof buffer);
-                    memcpy(out->point_jacobians + 36 * k, out->point_jacobians + 36 * (k - 1), sizeof buffer);
-                    memcpy(out->point_jacobians + 36 * (k - 1), buffer, sizeof buffer);
-                }
-                if (out->penetration_jacobians) {
-                    memcpy(buffer, out->penetration_jacobians + 12 * k, 12 * sizeof(double));
-                    memcpy(out->penetration_jacobians + 12 * k, out->penetration_jacobians + 12 * (k - 1),
-                           12 * sizeof(double));
-                    memcpy(out->penetration_jacobians + 12 * (k - 1), buffer, 12 * sizeof(double));
-                }
-            }
+        sort_with_jacobians(out);
     } else if (out->count > 1) {
         osc_sort(out->contacts, (size_t)out->count, sizeof *out->contacts, by_depth); // stable
     }

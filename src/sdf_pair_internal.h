@@ -11,4 +11,8 @@
 osc_status sdf_pair_world_box(const char* function, const char* name, const osc_sdf_shape* shape,
                               osc_pose pose, osc_vec3* lo, osc_vec3* hi);
 
+/// Checks settings (not NULL) for the public function `function`: OSC_OK, or
+/// OSC_ERR_INVALID_ARGUMENT naming the setting, its value and its range.
+osc_status sdf_pair_check_settings(const char* function, const osc_sdf_pair_settings* settings);
+
 #endif // OSC_SDF_PAIR_INTERNAL_H

@@ -391,9 +391,14 @@ static void test_batch_and_bad_input(void) {
     }
     CHECK(mismatches == 0);
     directions[3 * 17] = directions[3 * 17 + 1] = directions[3 * 17 + 2] = 0.0;
-    CHECK_STATUS(osc_ray_intersect_batch(s, NULL, N, origins, directions, NULL, t, NULL, NULL, NULL, 1),
-                 OSC_ERR_INVALID_ARGUMENT);
-    CHECK(strstr(osc_last_error(), "ray 17") != NULL && isnan(t[17]));
+    directions[3 * 4000] = NAN;
+    for (int threads = 1; threads <= 2; ++threads) { // the lowest bad ray is named, with its values
+        CHECK_STATUS(osc_ray_intersect_batch(s, NULL, N, origins, directions, NULL, t, NULL, NULL, NULL, threads),
+                     OSC_ERR_INVALID_ARGUMENT);
+        CHECK_MSG(strstr(osc_last_error(), "ray 17 ") != NULL && strstr(osc_last_error(), "direction (0, 0, 0)") &&
+                  isnan(t[17]) && isnan(t[4000]), "%s", osc_last_error());
+    }
+    directions[3 * 4000] = 1.0;
     // bad rays, transforms, settings, surfaces
     osc_ray_hit h;
     CHECK_STATUS(osc_ray_intersect(NULL, NULL, osc_v3(0, 0, 0), osc_v3(1, 0, 0), NULL, &h, NULL), OSC_ERR_INVALID_ARGUMENT);
@@ -484,13 +489,18 @@ static void test_batch_wide_path(void) {
                 hit_count += h.hit;
                 ++compared;
             }
-            // without points or normals: the same t and hits
+            // without points or normals: the same t and hits, on one thread (no OpenMP team), the default
+            // and a count far above OSC_MAX_THREADS (clamped)
             static double t_only[N];
             static unsigned char hits_only[N];
-            osc_ray_intersect_batch(surfaces[c], transform, N, origins, directions, &settings, t_only, NULL, NULL,
-                                    hits_only, 1);
-            for (int i = 0; i < N; ++i)
-                mismatches += i != BAD && (memcmp(&t_only[i], &t[i], sizeof(double)) != 0 || hits_only[i] != hits[i]);
+            const int threads[3] = {1, 0, 100000};
+            for (int k = 0; k < 3; ++k) {
+                CHECK_STATUS(osc_ray_intersect_batch(surfaces[c], transform, N, origins, directions, &settings,
+                                                     t_only, NULL, NULL, hits_only, threads[k]),
+                             OSC_ERR_INVALID_ARGUMENT);
+                for (int i = 0; i < N; ++i)
+                    mismatches += i != BAD && (memcmp(&t_only[i], &t[i], sizeof(double)) != 0 || hits_only[i] != hits[i]);
+            }
         }
     CHECK(mismatches == 0);
     CHECK(hit_count > compared / 4 && hit_count < compared); // hits and misses both exercised

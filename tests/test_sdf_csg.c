@@ -270,28 +270,33 @@ static void test_bounds_rules(void) {
     osc_sdf_destroy(empty);
 }
 
-// batch results equal single evaluations bit for bit, for 1 and 2 threads, with NaN rows
+// batch results equal single evaluations bit for bit, with NaN rows, for every thread count: one
+// (no OpenMP team), two, the default and one far above OSC_MAX_THREADS (clamped), and for batches
+// too small to split
 static void test_batch(void) {
     osc_sdf* c[3];
     make_children(c);
     osc_sdf* u = NULL;
     CHECK_STATUS(osc_sdf_create_union((const osc_sdf* const*)c, 3, 0.05, &u), OSC_OK);
-    enum { N = 5000 };
-    static double points[N * 3], values[2][N], grads[2][N * 3], hess[2][N * 9];
+    enum { N = 5000, RUNS = 4 };
+    const int threads[RUNS] = {1, 2, 0, 100000};
+    static double points[N * 3], values[RUNS][N], grads[RUNS][N * 3], hess[RUNS][N * 9];
     for (int i = 0; i < N * 3; ++i) points[i] = test_uniform(&rng, -1.5, 1.5);
     points[3 * 17 + 1] = NAN;
-    for (int t = 0; t < 2; ++t)
-        CHECK_STATUS(osc_sdf_eval_batch(u, points, N, values[t], grads[t], hess[t], t + 1), OSC_OK);
     int mismatches = 0;
-    for (int i = 0; i < N; ++i) {
-        osc_vec3 g;
-        osc_mat3 h;
-        double v = osc_sdf_eval(u, osc_v3(points[3 * i], points[3 * i + 1], points[3 * i + 2]), &g, &h);
-        for (int t = 0; t < 2; ++t) {
-            double gv[3] = {g.x, g.y, g.z};
-            if (memcmp(&v, &values[t][i], sizeof v) != 0 || memcmp(gv, &grads[t][3 * i], sizeof gv) != 0 ||
-                memcmp(&h.m[0][0], &hess[t][9 * i], 9 * sizeof(double)) != 0)
-                ++mismatches;
+    for (size_t count = 3; count <= N; count = count == 3 ? 300 : (count == 300 ? N : N + 1)) {
+        for (int t = 0; t < RUNS; ++t)
+            CHECK_STATUS(osc_sdf_eval_batch(u, points, count, values[t], grads[t], hess[t], threads[t]), OSC_OK);
+        for (size_t i = 0; i < count; ++i) {
+            osc_vec3 g;
+            osc_mat3 h;
+            double v = osc_sdf_eval(u, osc_v3(points[3 * i], points[3 * i + 1], points[3 * i + 2]), &g, &h);
+            for (int t = 0; t < RUNS; ++t) {
+                double gv[3] = {g.x, g.y, g.z};
+                if (memcmp(&v, &values[t][i], sizeof v) != 0 || memcmp(gv, &grads[t][3 * i], sizeof gv) != 0 ||
+                    memcmp(&h.m[0][0], &hess[t][9 * i], 9 * sizeof(double)) != 0)
+                    ++mismatches;
+            }
         }
     }
     CHECK_MSG(mismatches == 0, "%d batch results differ from osc_sdf_eval", mismatches);

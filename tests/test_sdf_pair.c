@@ -545,13 +545,20 @@ static void test_scene(void) {
     static osc_sdf_contact contacts[2][PAIRS * PER_PAIR];
     unsigned char* workspace = malloc(osc_sdf_scene_workspace_size(BODIES));
     int count[2], needed[2];
-    for (int run = 0; run < 2; ++run)
-        CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, BODIES, NULL, PER_PAIR, pairs[run], PAIRS,
-                                           contacts[run], &count[run], &needed[run], workspace,
-                                           run + 1), OSC_OK);
-    CHECK(count[0] == count[1] && needed[0] == count[0]);
-    CHECK(memcmp(pairs[0], pairs[1], sizeof(osc_sdf_scene_pair) * (size_t)count[0]) == 0);
-    CHECK(memcmp(contacts[0], contacts[1], sizeof(osc_sdf_contact) * (size_t)count[0] * PER_PAIR) == 0);
+    // one thread (no OpenMP team), then two, the default and far above OSC_MAX_THREADS (clamped):
+    // the same bytes
+    const int threads[4] = {1, 2, 0, 100000};
+    CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, BODIES, NULL, PER_PAIR, pairs[0], PAIRS, contacts[0],
+                                       &count[0], &needed[0], workspace, threads[0]), OSC_OK);
+    for (int run = 1; run < 4; ++run) {
+        memset(pairs[1], 0, sizeof pairs[1]);
+        memset(contacts[1], 0, sizeof contacts[1]);
+        CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, BODIES, NULL, PER_PAIR, pairs[1], PAIRS, contacts[1],
+                                           &count[1], &needed[1], workspace, threads[run]), OSC_OK);
+        CHECK(count[0] == count[1] && needed[0] == count[0]);
+        CHECK(memcmp(pairs[0], pairs[1], sizeof(osc_sdf_scene_pair) * (size_t)count[0]) == 0);
+        CHECK(memcmp(contacts[0], contacts[1], sizeof(osc_sdf_contact) * (size_t)count[0] * PER_PAIR) == 0);
+    }
     // brute force over the world boxes
     int expected = 0, colliding = 0, mismatches = 0;
     for (int i = 0; i < BODIES; ++i)

@@ -130,8 +130,10 @@ OSC_API osc_status osc_ray_intersect(const osc_implicit* surface,
                                      osc_ray_hit* hit, const osc_ray_jacobians* jacobians);
 
 /// Intersects `count` rays (origins and directions [count][3]) with the surface over `threads`
-/// threads (0: the default), writing t [count], points and normals [count][3] (nullable) and hits
-/// [count] (nullable); each equals osc_ray_intersect's bit for bit. No allocation.
+/// threads (>= 0; 0: the default; at most OSC_MAX_THREADS, and no more than leave each thread 64
+/// rays or groups of rays: a smaller batch runs on the calling thread), writing t [count], points
+/// and normals [count][3] (nullable) and hits [count] (nullable); each equals osc_ray_intersect's
+/// bit for bit. No allocation.
 OSC_API osc_status osc_ray_intersect_batch(const osc_implicit* surface,
                                            const osc_implicit_transform* transform, size_t count,
                                            const double* origins, const double* directions,

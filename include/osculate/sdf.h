@@ -222,8 +222,10 @@ OSC_API double osc_sdf_eval(const osc_sdf* sdf, osc_vec3 point, osc_vec3* gradie
                             osc_mat3* hessian);
 
 /// Evaluates `count` points (`points` [count][3]) into `values` [count], `gradients` [count][3]
-/// (nullable) and `hessians` [count][9] (row-major, nullable), over `threads` threads
-/// (0: osc_default_thread_count()). Each result equals osc_sdf_eval's bit for bit.
+/// (nullable) and `hessians` [count][9] (row-major, nullable), over `threads` threads (>= 0; 0:
+/// osc_default_thread_count(); at most OSC_MAX_THREADS, and no more than leave each thread 256
+/// points: a smaller batch runs on the calling thread). Each result equals osc_sdf_eval's bit for
+/// bit. No allocation.
 OSC_API osc_status osc_sdf_eval_batch(const osc_sdf* sdf, const double* points, size_t count,
                                       double* values, double* gradients, double* hessians,
                                       int threads);

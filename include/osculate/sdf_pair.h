@@ -143,13 +143,16 @@ OSC_API size_t osc_sdf_scene_workspace_size(int count);
 /// Returns OSC_OK after finding the collision points of every pair of the `count` bodies
 /// (shapes[i] at poses[i]): a sort-and-sweep broad phase over their world boxes gives the
 /// candidate pairs (in a deterministic order), then osc_sdf_pair_collide runs on each over
-/// `threads` threads (0: the default) with `settings`, each pair writing at most
+/// `threads` threads (>= 0; 0: the default; at most OSC_MAX_THREADS and the number of pairs; one
+/// runs on the calling thread) with `settings` (NULL: the defaults), each pair writing at most
 /// `contacts_per_pair` points into `contacts` [pair_capacity][contacts_per_pair]. *pair_count
 /// receives the candidate pairs written to `pairs` [pair_capacity], *pairs_needed all of them
 /// (OSC_ERR_CAPACITY when they do not fit: the first pair_capacity are still done). `workspace`
 /// holds osc_sdf_scene_workspace_size(count) bytes (any alignment of malloc). The results are the
 /// same for any thread count. Errors of the bodies (a NULL shape, an unbounded one, a bad pose)
-/// are reported before any pair is run, naming the body.
+/// and of the settings are reported before any pair is run, naming the body or the setting; a
+/// pair that fails otherwise fails the scene with its message, naming both bodies. *pairs_needed
+/// is at most 2^31 - 1 (then at least that many overlap). No allocation.
 OSC_API osc_status osc_sdf_scene_collide(const osc_sdf_shape* shapes, const osc_pose* poses,
                                          int count, const osc_sdf_pair_settings* settings,
                                          int contacts_per_pair, osc_sdf_scene_pair* pairs,
