@@ -9,7 +9,6 @@
 // (§2.4.4).
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "brep_internal.h"
@@ -536,7 +535,7 @@ static int build_node(tree_builder* t, int* index, int count, int parent) {
         t->scratch[i].key = osc_dot(t->boxes[index[i]].center, axis);
         t->scratch[i].index = index[i];
     }
-    qsort(t->scratch, (size_t)count, sizeof(keyed), compare_keyed);
+    osc_sort(t->scratch, (size_t)count, sizeof(keyed), compare_keyed);
     for (int i = 0; i < count; i++) index[i] = t->scratch[i].index;
     int half = count / 2;
     int left = build_node(t, index, half, id);

@@ -9,7 +9,6 @@
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "lmd_internal.h"
@@ -383,7 +382,7 @@ static bool same_contact(const osc_lmd_contact* a, const osc_lmd_contact* b, dou
 // Sorts the contacts found and merges duplicates in place (one local minimum found from several
 // leaf pairs, or on the flat valley of a near-conformal pair); returns how many are left.
 static size_t merge_duplicates(osc_lmd_cache* cache, double tol) {
-    qsort(cache->found, cache->found_count, sizeof(tagged_contact), compare_contacts);
+    osc_sort(cache->found, cache->found_count, sizeof(tagged_contact), compare_contacts);
     size_t unique = 0;
     for (size_t i = 0; i < cache->found_count; i++) {
         const osc_lmd_contact* c = &cache->found[i].c;
@@ -543,8 +542,10 @@ static traversal make_traversal(const lmd_body* a, const lmd_body* b, const osc_
     return t;
 }
 
-// Swaps the next front in as the front of the next call, and the next warm starts likewise.
-static void keep_for_next_call(osc_lmd_cache* cache) {
+// Swaps the next front in as the front of the next call, and the next warm starts likewise; the
+// buffers swapped out grow to the size of those swapped in, so that a warm query on the same pair
+// that needs no more than this one allocates nothing.
+static bool keep_for_next_call(osc_lmd_cache* cache) {
     bvtt_node* nodes = cache->front;
     size_t cap = cache->front_cap;
     cache->front = cache->next;
@@ -553,7 +554,7 @@ static void keep_for_next_call(osc_lmd_cache* cache) {
     cache->next = nodes;
     cache->next_cap = cap;
     cache->next_count = 0;
-    qsort(cache->warm_next, cache->warm_next_count, sizeof(warm_entry), compare_warm);
+    osc_sort(cache->warm_next, cache->warm_next_count, sizeof(warm_entry), compare_warm);
     warm_entry* entries = cache->warm;
     cap = cache->warm_cap;
     cache->warm = cache->warm_next;
@@ -562,6 +563,8 @@ static void keep_for_next_call(osc_lmd_cache* cache) {
     cache->warm_next = entries;
     cache->warm_next_cap = cap;
     cache->warm_next_count = 0;
+    return grow((void**)&cache->next, &cache->next_cap, cache->front_cap, sizeof(bvtt_node)) &&
+           grow((void**)&cache->warm_next, &cache->warm_next_cap, cache->warm_cap, sizeof(warm_entry));
 }
 
 static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_settings* s,
@@ -595,7 +598,7 @@ static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_
     for (size_t i = 0; i < unique && i < (size_t)capacity; i++) contacts[i] = cache->found[i].c;
     *count = saturated(unique);
     // 4. the front and footpoints for the next call
-    keep_for_next_call(cache);
+    if (!keep_for_next_call(cache)) return OSC_ERR_NO_MEMORY;
     cache->stats.front_size = saturated(cache->front_count);
     cache->stats.culling_tests = saturated(t.tests);
     cache->stats.leaf_pairs = saturated(f.jobs_done);

@@ -876,7 +876,72 @@ static void test_threads(void) {
     osc_brep_destroy(sphere);
 }
 
+// ---- no allocation in warm queries ----------------------------------------------------------------
+
+static long g_allocations;
+
+static void* counting_allocate(size_t size, void* context) {
+    (void)context;
+    g_allocations++;
+    return malloc(size);
+}
+
+static void counting_release(void* pointer, void* context) {
+    (void)context;
+    free(pointer);
+}
+
+// With a cache, the first query on a pair of solids sizes the cache; later queries at nearby poses
+// (the same work or less) allocate nothing, on one thread or two. Counted through osc_set_allocator
+// (the library's own allocations; tests/test_no_alloc.c interposes malloc for libc's and OpenMP's).
+// Before, the second query grew the buffers that the first had swapped out (6 to 8 allocations).
+static void test_warm_queries(void) {
+    osc_brep *box = NULL, *cylinder = NULL, *hole = NULL, *peg = NULL;
+    double hole_profile[] = {0.505, 1.0, 0.505, -0.8};
+    double peg_profile[] = {0.0, -0.6, 0.45, -0.6, 0.5, -0.55, 0.5, 0.9, 0.0, 0.9};
+    CHECK_STATUS(osc_brep_create_box(osc_v3(1, 2, 0.5), NULL, &box), OSC_OK);
+    CHECK_STATUS(osc_brep_create_cylinder(0.4, 0.6, NULL, &cylinder), OSC_OK);
+    CHECK_STATUS(osc_brep_create_block_with_hole(osc_v3(1, 1, 1), hole_profile, 2, NULL, &hole), OSC_OK);
+    CHECK_STATUS(osc_brep_create_revolved(peg_profile, 5, NULL, &peg), OSC_OK);
+    if (!box || !cylinder || !hole || !peg) return;
+    const osc_brep* as[3] = {box, hole, hole};
+    const osc_brep* bs[3] = {cylinder, peg, peg};
+    const osc_vec3 starts[3] = {{0, 0, 1.2}, {0, 0, 0}, {0.001, 0, 0}};
+    const double d_max[3] = {2.0, 0.02, 0.3};
+    const int samples[3] = {64, 8, 8}; // 64 contacts: more than glibc's qsort sorts without malloc
+    osc_allocator counting = {counting_allocate, counting_release, NULL};
+    for (int threads = 1; threads <= 2; threads++)
+        for (int k = 0; k < 3; k++) {
+            osc_lmd_settings s = osc_lmd_settings_default();
+            s.d_max = d_max[k];
+            s.conformal_samples = samples[k];
+            s.threads = threads;
+            osc_set_allocator(&counting);
+            osc_lmd_cache* cache = NULL;
+            CHECK_STATUS(osc_lmd_cache_create(&cache), OSC_OK);
+            g_allocations = 0;
+            osc_pose pb = osc_pose_make(starts[k], osc_quat_identity());
+            int n = query(as[k], osc_pose_identity(), bs[k], pb, &s, cache, g_contacts);
+            long first = g_allocations, warm = 0;
+            for (int step = 1; step <= 5; step++) {
+                pb.p.z = starts[k].z + 1e-4 * step;
+                g_allocations = 0;
+                CHECK(query(as[k], osc_pose_identity(), bs[k], pb, &s, cache, g_contacts) == n);
+                warm += g_allocations;
+            }
+            osc_lmd_cache_destroy(cache);
+            osc_set_allocator(NULL);
+            CHECK_MSG(n > 0 && first > 0, "case %d: %d contacts, %ld allocations in the first query", k, n, first);
+            CHECK_MSG(warm == 0, "case %d, threads %d: %ld allocations in 5 warm queries", k, threads, warm);
+        }
+    osc_brep_destroy(box);
+    osc_brep_destroy(cylinder);
+    osc_brep_destroy(hole);
+    osc_brep_destroy(peg);
+}
+
 int main(void) {
+    RUN(test_warm_queries);
     RUN(test_threads);
     RUN(test_many_leaf_pairs);
     RUN(test_closed_forms);

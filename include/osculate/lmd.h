@@ -92,8 +92,12 @@ typedef struct osc_lmd_contact {
     int flags;                 ///< OSC_LMD_CONFORMAL
 } osc_lmd_contact;
 
-/// Per-pair state for temporal coherence and the query's scratch memory (it grows as needed; a
-/// query with a cache allocates only when the cache grows).
+/// Per-pair state for temporal coherence and the query's scratch memory. The first query with a
+/// cache sizes it (through osc_set_allocator's allocator); a later query that needs no more room
+/// (BVTT front, leaf pairs, contacts) than one before it on the same cache allocates nothing at
+/// all: no malloc, no qsort, no OpenMP team when it runs on one thread. Buffers grow by doubling
+/// and are released by osc_lmd_cache_destroy only. A query without a cache allocates and frees
+/// its scratch memory.
 typedef struct osc_lmd_cache osc_lmd_cache;
 
 /// Creates an empty cache.
