@@ -5,6 +5,7 @@ osculate.pair_jacobian_to_pq converts it to raw pose components."""
 
 import ctypes as C
 import os
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -407,12 +408,14 @@ class LmdCache(_Model):
     """Per-pair state for temporal coherence (osc_lmd_cache): the BVTT front and the footpoints
     of the last lmd() call on the same pair of solids, and the query's scratch memory. Pass the
     same cache to successive calls on one pair; the contacts are the same with or without it.
-    The cache keeps its last pair of solids alive (it recognises the pair by address). Not for
-    concurrent calls from several threads. Released by close() or when garbage-collected."""
+    The cache keeps its last pair of solids alive (it recognises the pair by address). Calls that
+    share a cache from several threads take turns (a lock). Released by close() or when
+    garbage-collected."""
 
     _destroy = lib.osc_lmd_cache_destroy
 
     def __init__(self):
+        self._lock = threading.Lock()  # one query, reset, stats or close at a time
         super().__init__(_create(lib.osc_lmd_cache_create))
         self._capacity = 0  # the last query's contact count: the next buffer's size
         self._pair = ()  # references on the solids of the last query
@@ -430,19 +433,22 @@ class LmdCache(_Model):
 
     def reset(self):
         """Forgets the front and footpoints (when the cache moves to another pair of solids)."""
-        lib.osc_lmd_cache_reset(self)
+        with self._lock:
+            lib.osc_lmd_cache_reset(self)
 
     @property
     def stats(self):
         """A dict of the last query's statistics: front_size, culling_tests, leaf_pairs,
         newton_iterations, warm_starts (osc_lmd_cache_stats)."""
         st = F.LmdStats()
-        check(lib.osc_lmd_cache_stats(self, C.byref(st)))
+        with self._lock:
+            check(lib.osc_lmd_cache_stats(self, C.byref(st)))
         return F.struct_dict(st)
 
     def close(self):
-        super().close()
-        pair, self._pair = self._pair, ()
+        with self._lock:
+            super().close()
+            pair, self._pair = self._pair, ()
         for r in pair:
             self._release_ref(r)
 
@@ -544,13 +550,15 @@ def lmd(a, pose_a, b, pose_b, settings=None, cache=None, capacity=None, **overri
         cap = int(capacity)
         if cap < 0:
             raise ValueError("lmd: capacity must be >= 0, got %d" % cap)
-    if cache is not None:
-        cache._remember(a, b)
-    contacts, count, rc = _lmd_query(a, pa, b, pb, s, cache, cap, grow)
-    if cache is not None:
-        if rc != OK:  # after a failure the cache may hold a partial front
-            lib.osc_lmd_cache_reset(cache)
-        else:
-            cache._capacity = count
+    if cache is None:
+        contacts, count, rc = _lmd_query(a, pa, b, pb, s, None, cap, grow)
+    else:
+        with cache._lock:
+            cache._remember(a, b)
+            contacts, count, rc = _lmd_query(a, pa, b, pb, s, cache, cap, grow)
+            if rc != OK:  # after a failure the cache may hold a partial front
+                lib.osc_lmd_cache_reset(cache)
+            else:
+                cache._capacity = count
     check(rc, "osc_lmd_query")
     return _lmd_contacts(contacts[:count])

@@ -4,8 +4,10 @@
 pose Jacobian has 12 columns along the left twists (dp, dtheta) of A then B (ARCHITECTURE.md §2);
 osculate.pair_jacobian_to_pq converts them to raw pose components."""
 
+import contextlib
 import ctypes as C
 import operator
+import threading
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -191,10 +193,12 @@ class DcolResult:
 
 class DcolWarmStart:
     """A warm start for repeated dcol() calls on the same two shapes: pass the same object each
-    time; it is read (when valid) and overwritten with the latest solve."""
+    time; it is read (when valid) and overwritten with the latest solve. Calls that share one from
+    several threads take turns (a lock)."""
 
     def __init__(self):
         self._c = F.DcolWarmStart()
+        self._lock = threading.Lock()
 
     @property
     def valid(self):
@@ -222,10 +226,17 @@ def dcol(a, pose_a, b, pose_b, derivatives=False, warm_start=None, **settings):
         jac = np.zeros((14, 12))
         base = jac.ctypes.data
         cj = F.DcolJacobiansAddress(*[base + o for o in _DCOL_ROW_OFFSETS])
-    ws = warm_start._c if warm_start is not None else None
-    check(lib.osc_dcol_proximity(a, F.pose(pose_a, "pose_a"), b, F.pose(pose_b, "pose_b"),
-                                 C.byref(s), r.ctypes.data, C.addressof(cj) if cj else None,
-                                 C.byref(ws) if ws is not None else None))
+    pa, pb = F.pose(pose_a, "pose_a"), F.pose(pose_b, "pose_b")
+    jp = C.addressof(cj) if cj else None
+    if warm_start is None:
+        rc = lib.osc_dcol_proximity(a, pa, b, pb, C.byref(s), r.ctypes.data, jp, None)
+    else:
+        if type(warm_start) is not DcolWarmStart:
+            raise ValueError("warm_start must be a DcolWarmStart, got %r" % (warm_start,))
+        with warm_start._lock:
+            rc = lib.osc_dcol_proximity(a, pa, b, pb, C.byref(s), r.ctypes.data, jp,
+                                        C.byref(warm_start._c))
+    check(rc)
     ints = r[14:].view(np.int32)
     out = DcolResult(float(r[0]), r[1:4], r[4:7], r[7:10], float(r[10]), r[11:14], int(ints[0]),
                      int(ints[1]))
@@ -288,6 +299,7 @@ class DcolBatch:
     jacobians: dict = field(default_factory=dict)
     _raw: Optional[np.ndarray] = field(default=None, repr=False)  # the osc_dcol_result array
     _js: Optional[np.ndarray] = field(default=None, repr=False)   # the osc_dcol_jacobians array
+    _writer: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
 
 def _shape_array(value, n, name):
@@ -314,7 +326,8 @@ def dcol_batch(a, poses_a, b, poses_b, derivatives=False, threads=0, check_statu
     Convex each or sequences of N; poses_a, poses_b [N, 7] (or one [7], broadcast). Each pair
     equals dcol()'s bit for bit. With check_status=False, failed pairs are reported in `status`
     instead of raising. out: a DcolBatch of an earlier call with the same N (and derivatives) whose
-    arrays are overwritten instead of allocating new ones (for loops that call it repeatedly)."""
+    arrays are overwritten instead of allocating new ones (for loops that call it repeatedly);
+    RuntimeError when another thread is writing the same out."""
     pa = np.asarray(poses_a, dtype=np.float64)
     pb = np.asarray(poses_b, dtype=np.float64)
     if pa.shape[-1:] != (7,) or pb.shape[-1:] != (7,) or pa.ndim > 2 or pb.ndim > 2:
@@ -328,46 +341,67 @@ def dcol_batch(a, poses_a, b, poses_b, derivatives=False, threads=0, check_statu
     sa, keep_a = _shape_array(a, n, "a")
     sb, keep_b = _shape_array(b, n, "b")
     s = _dcol_settings(settings) if settings else _DCOL_DEFAULT
-    if out is not None:
-        if not isinstance(out, DcolBatch) or out._raw is None or len(out._raw) != n or \
-                bool(derivatives) != bool(out.jacobians):
-            raise ValueError("dcol_batch: out must be a DcolBatch of %d pairs %s derivatives"
-                             % (n, "with" if derivatives else "without"))
-        res, status, jac, js = out._raw, out.status, out.jacobians, out._js
+    if out is not None and (not isinstance(out, DcolBatch) or out._raw is None or
+                            len(out._raw) != n or bool(derivatives) != bool(out.jacobians)):
+        raise ValueError("dcol_batch: out must be a DcolBatch of %d pairs %s derivatives"
+                         % (n, "with" if derivatives else "without"))
+    if out is None:
+        res, status, jac, js = _dcol_batch_arrays(n, derivatives)
     else:
-        res = np.zeros(n, dtype=_DCOL_RESULT)
-        status = np.zeros(n, dtype=np.intc)
-        jac, js = {}, None
-        if derivatives:
-            jac = {name: np.zeros((n, rows, 12)) for name, rows in _DCOL_JAC}
-            js = np.zeros(n, dtype=_DCOL_JACS)
-            for name, rows in _DCOL_JAC:
-                js[name] = jac[name].ctypes.data + np.arange(n, dtype=np.uint64) * (rows * 12 * 8)
-    rc = lib.osc_dcol_proximity_batch(sa.ctypes.data, pa.ctypes.data, sb.ctypes.data,
-                                      pb.ctypes.data, n, C.byref(s), res.ctypes.data,
-                                      js.ctypes.data if js is not None else None,
-                                      status.ctypes.data_as(F.IP), int(threads))
-    if rc != OK and check_status:
-        i = int(np.flatnonzero(status)[0]) if np.any(status) else 0
-        # the message was set on a worker thread: re-run the failing pair here for it
-        try:
-            dcol(_item(keep_a, i), pa[i], _item(keep_b, i), pb[i], **settings)
-        except Exception as e:  # noqa: BLE001 - re-raised with the pair index
-            raise type(e)("pair %d: %s" % (i, e), e.status) if hasattr(e, "status") else e
-        raise error(rc, "dcol_batch (pair %d)" % i)
-    if out is not None:
-        np.copyto(out.alpha, res["alpha"])
-        np.copyto(out.distance, res["distance"])
-        np.copyto(out.iterations, res["iterations"])
-        np.copyto(out.flags, res["flags"])
-        for name in ("point", "point_a", "point_b", "normal"):
-            target = getattr(out, name)
-            for k, axis in enumerate("xyz"):
-                target[:, k] = res[name][axis]
-        return out
+        res, status, jac, js = out._raw, out.status, out.jacobians, out._js
+    with _sole_writer(out) if out is not None else contextlib.nullcontext():
+        rc = lib.osc_dcol_proximity_batch(sa.ctypes.data, pa.ctypes.data, sb.ctypes.data,
+                                          pb.ctypes.data, n, C.byref(s), res.ctypes.data,
+                                          js.ctypes.data if js is not None else None,
+                                          status.ctypes.data_as(F.IP), int(threads))
+        if rc != OK and check_status:
+            i = int(np.flatnonzero(status)[0]) if np.any(status) else 0
+            # the message was set on a worker thread: re-run the failing pair here for it
+            try:
+                dcol(_item(keep_a, i), pa[i], _item(keep_b, i), pb[i], **settings)
+            except Exception as e:  # noqa: BLE001 - re-raised with the pair index
+                raise type(e)("pair %d: %s" % (i, e), e.status) if hasattr(e, "status") else e
+            raise error(rc, "dcol_batch (pair %d)" % i)
+        if out is not None:
+            np.copyto(out.alpha, res["alpha"])
+            np.copyto(out.distance, res["distance"])
+            np.copyto(out.iterations, res["iterations"])
+            np.copyto(out.flags, res["flags"])
+            for name in ("point", "point_a", "point_b", "normal"):
+                target = getattr(out, name)
+                for k, axis in enumerate("xyz"):
+                    target[:, k] = res[name][axis]
+            return out
     return DcolBatch(res["alpha"].copy(), _v3(res["point"]), _v3(res["point_a"]),
                      _v3(res["point_b"]), res["distance"].copy(), _v3(res["normal"]),
                      res["iterations"].copy(), res["flags"].copy(), status, jac, res, js)
+
+
+def _dcol_batch_arrays(n, derivatives):
+    """The C outputs of a batch of n pairs: results, statuses, Jacobian arrays by name and the
+    osc_dcol_jacobians pointing into them (None without derivatives)."""
+    res = np.zeros(n, dtype=_DCOL_RESULT)
+    status = np.zeros(n, dtype=np.intc)
+    jac, js = {}, None
+    if derivatives:
+        jac = {name: np.zeros((n, rows, 12)) for name, rows in _DCOL_JAC}
+        js = np.zeros(n, dtype=_DCOL_JACS)
+        for name, rows in _DCOL_JAC:
+            js[name] = jac[name].ctypes.data + np.arange(n, dtype=np.uint64) * (rows * 12 * 8)
+    return res, status, jac, js
+
+
+@contextlib.contextmanager
+def _sole_writer(out):
+    """Holds an `out=` batch for one call: a second call writing it meanwhile (another thread)
+    raises RuntimeError instead of mixing its results into the first's."""
+    if not out._writer.acquire(blocking=False):
+        raise RuntimeError("dcol_batch: out is being written by another call (another thread); "
+                           "give each thread its own out")
+    try:
+        yield
+    finally:
+        out._writer.release()
 
 
 def _item(shapes, i):
@@ -623,6 +657,44 @@ def sdf_pair_settings(**settings):
     return F.struct_dict(F.settings(lib.osc_sdf_pair_settings_default(), settings, "sdf_pair"))
 
 
+class _Callback:
+    """A Python function that the library calls back through a ctypes `prototype`. An exception
+    cannot cross C: the first one of a library call is kept (the C side sees NaN) and raised when
+    the call returns (_python_calls), which also lets one library call at a time use the function,
+    so that an exception is raised by the call whose callback raised it, whatever other threads
+    do."""
+
+    def __init__(self, prototype, function):
+        self.lock = threading.RLock()
+        self.error = None
+
+        def call(*args):
+            try:
+                return function(*args)
+            except Exception as e:  # noqa: BLE001 - re-raised by _python_calls
+                if self.error is None:
+                    self.error = e
+                return float("nan")
+
+        self.c_function = prototype(call)
+
+
+@contextlib.contextmanager
+def _python_calls(*callbacks):
+    """Around one library call that may call the _Callbacks `callbacks` (None skipped): holds
+    their locks, then raises the first exception one of them raised."""
+    unique = sorted({id(c): c for c in callbacks if c is not None}.values(), key=id)
+    with contextlib.ExitStack() as stack:
+        for c in unique:
+            stack.enter_context(c.lock)
+            c.error = None
+        yield
+        for c in unique:
+            e, c.error = c.error, None
+            if e is not None:
+                raise e
+
+
 class SdfFunction:
     """A user SDF for sdf_pair_collide: `function(points [N, 3]) -> (values [N], gradients [N, 3])`
     in the body frame, with its bounding box (lo, hi) and a Lipschitz bound. The C library calls
@@ -633,28 +705,23 @@ class SdfFunction:
         self.lo = F.vec3(lo, "lo")
         self.hi = F.vec3(hi, "hi")
         self.lipschitz = float(lipschitz)
-        self.error = None
 
         def call(_context, point, gradient):
-            try:
-                p = np.array([[point[0], point[1], point[2]]])
-                v, g = function(p)
-                v = float(np.asarray(v).reshape(-1)[0])
-                if gradient:
-                    g = np.asarray(g, dtype=np.float64).reshape(-1)
-                    gradient[0], gradient[1], gradient[2] = g[0], g[1], g[2]
-                return v
-            except Exception as e:  # noqa: BLE001 - an exception cannot cross the C boundary
-                self.error = e
-                return float("nan")
+            p = np.array([[point[0], point[1], point[2]]])
+            v, g = function(p)
+            v = float(np.asarray(v).reshape(-1)[0])
+            if gradient:
+                g = np.asarray(g, dtype=np.float64).reshape(-1)
+                gradient[0], gradient[1], gradient[2] = g[0], g[1], g[2]
+            return v
 
-        self._c = F.SdfFunction(call)
+        self._callback = _Callback(F.SdfFunction, call)
 
 
 def _shape(value, name):
     s = F.SdfShape()
     if isinstance(value, SdfFunction):
-        s.function = value._c
+        s.function = value._callback.c_function
         s.lo, s.hi, s.lipschitz = value.lo, value.hi, value.lipschitz
         return s, value
     sdf = as_sdf(value) if isinstance(value, (SDF, Grid)) else None
@@ -712,12 +779,9 @@ def sdf_pair_collide(a, pose_a, b, pose_b, capacity=64, derivatives=False, **set
     ej = np.zeros((cap, 12)) if derivatives else None
     out = F.SdfPairOutput(contacts.ctypes.data_as(C.POINTER(F.SdfContact)), cap, 0, 0, F.ptr(pj),
                           F.ptr(ej), 0, 0, 0)
-    rc = lib.osc_sdf_pair_collide(C.byref(sa), F.pose(pose_a, "pose_a"), C.byref(sb),
-                                  F.pose(pose_b, "pose_b"), C.byref(s), C.byref(out))
-    for k in (ka, kb):
-        if isinstance(k, SdfFunction) and k.error is not None:
-            e, k.error = k.error, None
-            raise e
+    with _python_calls(*(k._callback for k in (ka, kb) if isinstance(k, SdfFunction))):
+        rc = lib.osc_sdf_pair_collide(C.byref(sa), F.pose(pose_a, "pose_a"), C.byref(sb),
+                                      F.pose(pose_b, "pose_b"), C.byref(s), C.byref(out))
     check(rc)
     n = out.count
     r = SdfPairResult(needed=out.needed, boxes_overlap=bool(out.boxes_overlap),
@@ -790,6 +854,7 @@ class Implicit(_Model):
 
     _destroy = lib.osc_implicit_destroy
     parameter_count = 0
+    _callback = None  # the _Callback of Implicit.function
 
     @classmethod
     def sag(cls, curvature, diameter, conic=0.0, coefficients=()):
@@ -814,29 +879,23 @@ class Implicit(_Model):
     def function(cls, function, centre, radius):
         """A user surface: function(point [3]) -> (F, gradient [3]) in the surface frame, with a
         bounding sphere. Called back from C one point at a time; single-ray calls only."""
-        holder = {}
-
         def call(_context, point, gradient):
-            try:
-                v, g = function(np.array([point[0], point[1], point[2]]))
-                g = np.asarray(g, dtype=np.float64).reshape(3)
-                gradient[0], gradient[1], gradient[2] = g
-                return float(v)
-            except Exception as e:  # noqa: BLE001 - an exception cannot cross the C boundary
-                holder["error"] = e
-                return float("nan")
+            v, g = function(np.array([point[0], point[1], point[2]]))
+            g = np.asarray(g, dtype=np.float64).reshape(3)
+            gradient[0], gradient[1], gradient[2] = g
+            return float(v)
 
-        cb = F.ImplicitFunction(call)
-        obj = cls(_create(lib.osc_implicit_create_function, cb, None, F.vec3(centre, "centre"),
-                          float(radius)), keep=(cb,))
-        obj._errors = holder
+        cb = _Callback(F.ImplicitFunction, call)
+        obj = cls(_create(lib.osc_implicit_create_function, cb.c_function, None,
+                          F.vec3(centre, "centre"), float(radius)), keep=(cb,))
+        obj._callback = cb
         return obj
 
     def eval(self, point):
         """(F, gradient, hessian [3, 3]) at a surface-frame point."""
         g, h = F.Vec3(), F.Mat3()
-        v = lib.osc_implicit_eval(self, F.vec3(point, "point"), C.byref(g), C.byref(h))
-        self._raise_callback()
+        with _python_calls(self._callback):
+            v = lib.osc_implicit_eval(self, F.vec3(point, "point"), C.byref(g), C.byref(h))
         return v, F.from_vec3(g), np.array(h.m).reshape(3, 3)
 
     def in_domain(self, point):
@@ -854,10 +913,6 @@ class Implicit(_Model):
         lib.osc_implicit_bounding_sphere(self, C.byref(c), C.byref(r))
         return F.from_vec3(c), r.value
 
-    def _raise_callback(self):
-        errors = getattr(self, "_errors", None)
-        if errors and "error" in errors:
-            raise errors.pop("error")
 
 
 def transform(anchor=(0.0, 0.0, 0.0), scale=1.0, rotation=(1.0, 0.0, 0.0, 0.0),
@@ -972,11 +1027,12 @@ def ray_intersect_many(surface, origins, directions, transform=None, derivatives
     hits = np.zeros(max(n, 1), dtype=_RAY_HIT)
     status = np.zeros(max(n, 1), dtype=np.intc)
     jac, cj = _ray_jacobians(surface, n) if derivatives else ({}, None)
-    rc = lib.oscpy_ray_intersect_many(surface, C.byref(tr) if tr else None, n, F.ptr(o), F.ptr(d),
-                                      C.byref(s), hits.ctypes.data_as(C.POINTER(F.RayHit)),
-                                      C.byref(cj) if cj else None, surface.parameter_count,
-                                      status.ctypes.data_as(F.IP))
-    surface._raise_callback()
+    with _python_calls(surface._callback):
+        rc = lib.oscpy_ray_intersect_many(surface, C.byref(tr) if tr else None, n, F.ptr(o),
+                                          F.ptr(d), C.byref(s),
+                                          hits.ctypes.data_as(C.POINTER(F.RayHit)),
+                                          C.byref(cj) if cj else None, surface.parameter_count,
+                                          status.ctypes.data_as(F.IP))
     if rc != OK and check_status:
         raise error(rc, "ray_intersect_many")
     hits = hits[:n]
@@ -1014,9 +1070,9 @@ def ray_intersect_batch(surface, origins, directions, transform=None, threads=0,
     pts = np.zeros((n, 3))
     nrm = np.zeros((n, 3))
     hits = np.zeros(n, np.uint8)
-    rc = lib.osc_ray_intersect_batch(surface, C.byref(tr) if tr else None, n, F.ptr(o), F.ptr(d),
-                                     C.byref(s), F.ptr(t), F.ptr(pts), F.ptr(nrm),
-                                     hits.ctypes.data_as(C.POINTER(C.c_ubyte)), int(threads))
-    surface._raise_callback()
+    with _python_calls(surface._callback):
+        rc = lib.osc_ray_intersect_batch(surface, C.byref(tr) if tr else None, n, F.ptr(o),
+                                         F.ptr(d), C.byref(s), F.ptr(t), F.ptr(pts), F.ptr(nrm),
+                                         hits.ctypes.data_as(C.POINTER(C.c_ubyte)), int(threads))
     check(rc, "ray_intersect_batch")
     return t, pts, nrm, hits.astype(bool)
