@@ -361,7 +361,7 @@ static bool is_degenerate(const dcol_problem* dp, double barrier) {
 bool dcol_contact_points(osc_pose pose_a, osc_pose pose_b, double scale, osc_dcol_result* result) {
     double alpha = result->alpha;
     double separation = osc_length(osc_sub(pose_a.p, pose_b.p));
-    if (!(separation > 1e-12 * scale) || !(alpha > 0.0)) {
+    if (!(separation > DCOL_COINCIDENT_SEPARATION * scale) || !(alpha > 0.0)) {
         result->flags |= OSC_DCOL_COINCIDENT;
         result->point_a = pose_a.p;
         result->point_b = pose_b.p;
@@ -656,11 +656,11 @@ static void fill_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pos
     }
 }
 
-// the query once checked, as osc_dcol_proximity answers it
-static osc_status proximity(const char* function, const dcol_query* query, osc_dcol_result* result,
-                            const osc_dcol_jacobians* jacobians, osc_dcol_warm_start* warm) {
+// the query once checked, solved as it is posed
+static osc_status proximity_as_posed(const char* function, const dcol_query* query,
+                                     osc_dcol_result* result, const osc_dcol_jacobians* jacobians,
+                                     osc_dcol_warm_start* warm) {
     osc_pose pose_a = query->pose_a, pose_b = query->pose_b;
-    if (dcol_sphere_pair(query, result, jacobians, warm)) return OSC_OK;
     dcol_problem dp;
     osc_status status = dcol_solve(function, query, warm, true, &dp);
     if (status != OSC_OK && status != OSC_ERR_NOT_CONVERGED) return status;
@@ -673,6 +673,31 @@ static osc_status proximity(const char* function, const dcol_query* query, osc_d
     if (status != OSC_OK) return status;
     if (jacobians) fill_jacobians(&dp, pose_a, pose_b, result, jacobians);
     return OSC_OK;
+}
+
+// the query once checked, as osc_dcol_proximity answers it: two spheres in closed form, origins
+// nearer than the pair's size at a separation scaled up (dcol_rescale.c), the rest as posed
+static osc_status proximity(const char* function, const dcol_query* query, osc_dcol_result* result,
+                            const osc_dcol_jacobians* jacobians, osc_dcol_warm_start* warm) {
+    if (dcol_sphere_pair(query, result, jacobians, warm)) return OSC_OK;
+    double k = dcol_rescale_factor(query);
+    if (k == 1.0) return proximity_as_posed(function, query, result, jacobians, warm);
+    dcol_query scaled;
+    dcol_rescale_query(query, k, &scaled);
+    osc_dcol_warm_start scaled_warm;
+    if (warm) dcol_rescale_warm_start(query, k, true, warm, &scaled_warm);
+    double rows[6][36];
+    osc_dcol_jacobians request = {NULL, NULL, NULL, NULL, NULL, NULL};
+    if (jacobians) request = dcol_rescale_jacobian_request(jacobians, rows);
+    osc_status status = proximity_as_posed(function, &scaled, result, jacobians ? &request : NULL,
+                                           warm ? &scaled_warm : NULL);
+    if (warm) dcol_rescale_warm_start(query, k, false, &scaled_warm, warm);
+    if (status != OSC_OK && status != OSC_ERR_NOT_CONVERGED) return status;
+    osc_dcol_result scaled_result = *result;
+    dcol_rescale_result(query, k, result);
+    if (status == OSC_OK && jacobians)
+        dcol_rescale_jacobians(query, k, &scaled_result, &request, jacobians);
+    return status;
 }
 
 osc_status dcol_proximity(const dcol_options* options, dcol_trace* trace, const osc_convex* a,
@@ -697,25 +722,13 @@ osc_status osc_dcol_proximity(const osc_convex* a, osc_pose pose_a, const osc_co
     return dcol_proximity(&defaults, NULL, a, pose_a, b, pose_b, settings, result, jacobians, warm);
 }
 
-osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const osc_convex* b,
-                                   osc_pose pose_b, const osc_dcol_settings* settings,
-                                   double* alpha, double gradient[12]) {
-    if (!alpha || !gradient)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", __func__,
-                        alpha ? "gradient" : "alpha");
-    dcol_query query;
-    osc_status status = dcol_check_query(__func__, a, pose_a, b, pose_b, settings, &query);
-    if (status != OSC_OK) return status;
-    pose_a = query.pose_a;
-    pose_b = query.pose_b;
-    osc_dcol_result closed_result;
+// alpha and its gradient for a checked query solved as it is posed (docs/dcol.md §4.3, §4.6)
+static osc_status alpha_gradient_as_posed(const char* function, const dcol_query* query,
+                                          double* alpha, double gradient[12]) {
+    osc_pose pose_a = query->pose_a, pose_b = query->pose_b;
     osc_dcol_jacobians alpha_only = {.alpha = gradient};
-    if (dcol_sphere_pair(&query, &closed_result, &alpha_only, NULL)) {
-        *alpha = closed_result.alpha;
-        return OSC_OK;
-    }
     dcol_problem dp;
-    status = dcol_solve(__func__, &query, NULL, true, &dp);
+    osc_status status = dcol_solve(function, query, NULL, true, &dp);
     if (status != OSC_OK) return status;
     if (dp.exact) {
         osc_dcol_result exact_result;
@@ -750,6 +763,35 @@ osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const o
         g[4] = rotation.y;
         g[5] = rotation.z;
     }
+    return OSC_OK;
+}
+
+osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const osc_convex* b,
+                                   osc_pose pose_b, const osc_dcol_settings* settings,
+                                   double* alpha, double gradient[12]) {
+    if (!alpha || !gradient)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", __func__,
+                        alpha ? "gradient" : "alpha");
+    dcol_query query;
+    osc_status status = dcol_check_query(__func__, a, pose_a, b, pose_b, settings, &query);
+    if (status != OSC_OK) return status;
+    osc_dcol_result closed_result;
+    osc_dcol_jacobians alpha_only = {.alpha = gradient};
+    if (dcol_sphere_pair(&query, &closed_result, &alpha_only, NULL)) {
+        *alpha = closed_result.alpha;
+        return OSC_OK;
+    }
+    double k = dcol_rescale_factor(&query);
+    if (k == 1.0) return alpha_gradient_as_posed(__func__, &query, alpha, gradient);
+    dcol_query scaled;
+    dcol_rescale_query(&query, k, &scaled);
+    double scaled_gradient[12];
+    osc_dcol_result scaled_result;
+    status = alpha_gradient_as_posed(__func__, &scaled, &scaled_result.alpha, scaled_gradient);
+    if (status != OSC_OK) return status;
+    osc_dcol_jacobians scaled_alpha = {.alpha = scaled_gradient};
+    dcol_rescale_jacobians(&query, k, &scaled_result, &scaled_alpha, &alpha_only);
+    *alpha = scaled_result.alpha / k;
     return OSC_OK;
 }
 

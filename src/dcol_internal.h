@@ -159,6 +159,37 @@ osc_status dcol_proximity(const dcol_options* options, dcol_trace* trace, const 
                           const osc_dcol_settings* settings, osc_dcol_result* result,
                           const osc_dcol_jacobians* jacobians, osc_dcol_warm_start* warm);
 
+/// The separation of the origins, relative to the pair's size (the sum of the bounding radii), at
+/// or below which a pair is coincident (OSC_DCOL_COINCIDENT: no contact points or normal).
+#define DCOL_COINCIDENT_SEPARATION 1e-12
+
+/// The factor k by which a query's separation is scaled (dcol_rescale.c, docs/dcol.md §3.8): s over
+/// the separation, s = sqrt(the pair's size times the sum of the inner radii), where the origins
+/// are nearer than s (and not coincident) and the barrier is at most DCOL_CLOSED_FORM_MAX_BARRIER,
+/// else 1 (no scaling).
+double dcol_rescale_factor(const dcol_query* query);
+
+/// The query with A at the origin and B at k (r_B - r_A), the same shapes, orientations and settings.
+void dcol_rescale_query(const dcol_query* query, double k, dcol_query* scaled);
+
+/// A warm start (world units) into the scaled pair (`inward`) or back from it.
+void dcol_rescale_warm_start(const dcol_query* query, double k, bool inward,
+                             const osc_dcol_warm_start* in, osc_dcol_warm_start* out);
+
+/// The result of the scaled pair, in place, made the query's: alpha / k, x = r_A + x^ / k, the
+/// contact points moved with their origins, eq. (30)'s distance.
+void dcol_rescale_result(const dcol_query* query, double k, osc_dcol_result* result);
+
+/// The Jacobians the scaled pair's solve must give for `wanted` (each non-NULL array of `wanted`,
+/// and alpha's for the distance), in `rows`.
+osc_dcol_jacobians dcol_rescale_jacobian_request(const osc_dcol_jacobians* wanted,
+                                                 double rows[6][36]);
+
+/// The query's Jacobians `out` (its non-NULL arrays) from the scaled pair's `in`
+/// (dcol_rescale_jacobian_request) and its result `scaled` (before dcol_rescale_result).
+void dcol_rescale_jacobians(const dcol_query* query, double k, const osc_dcol_result* scaled,
+                            const osc_dcol_jacobians* in, const osc_dcol_jacobians* out);
+
 /// The largest barrier at which two spheres take their closed form: the central point of a larger
 /// one is offset from the exact optimum by more than the solver's residual tolerance (docs/dcol.md
 /// §3.6).

@@ -149,10 +149,15 @@ osc_status osc_dcol_alpha_parameter_gradient(const osc_convex* a, osc_pose pose_
     dcol_query query;
     osc_status status = dcol_check_query(__func__, a, pose_a, b, pose_b, settings, &query);
     if (status != OSC_OK) return status;
+    // origins nearer than the pair's size: solved at a separation scaled by k (dcol_rescale.c),
+    // where alpha and its parameter gradient are k times the query's
+    double k = dcol_rescale_factor(&query);
+    dcol_query scaled;
+    dcol_rescale_query(&query, k, &scaled);
     dcol_problem dp;
-    status = dcol_solve(__func__, &query, NULL, false, &dp);
+    status = dcol_solve(__func__, k == 1.0 ? &query : &scaled, NULL, false, &dp);
     if (status != OSC_OK) return status;
-    if (alpha) *alpha = dp.state.x[3];
+    if (alpha) *alpha = dp.state.x[3] / k;
     // the adjoint u = H^-1 e_alpha and q = W^-2 G u
     double u[CONIC_MAX_VARIABLES] = {0}, q[CONIC_MAX_ROWS];
     u[3] = 1.0;
@@ -170,6 +175,8 @@ osc_status osc_dcol_alpha_parameter_gradient(const osc_convex* a, osc_pose pose_
         double D[OSC_CONVEX_MAX_FACES + CONVEX_MAX_CONE_DIM][CONVEX_COLUMNS];
         row_sensitivities(&dp, which, u, q, D);
         shape_gradient(dp.body[which].shape, D, outputs[which]);
+        for (int i = 0; k != 1.0 && i < osc_dcol_parameter_count(dp.body[which].shape); ++i)
+            outputs[which][i] /= k;
     }
     return OSC_OK;
 }

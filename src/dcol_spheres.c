@@ -31,7 +31,7 @@ bool dcol_sphere_pair(const dcol_query* query, osc_dcol_result* result,
     result->alpha = length / sum;
     // x divides the centres in the ratio of the radii: r_A + alpha R_A u
     result->point = osc_add_scaled(pose_a.p, gap, radius_a / sum);
-    bool coincident = !(length > 1e-12 * sum);
+    bool coincident = !(length > DCOL_COINCIDENT_SEPARATION * sum);
     osc_vec3 u = coincident ? osc_v3(0.0, 0.0, 0.0) : osc_scale(gap, 1.0 / length);
     if (coincident) {
         result->flags = OSC_DCOL_COINCIDENT;

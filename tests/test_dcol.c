@@ -2007,6 +2007,115 @@ static void test_absurd_inputs(void) {
     CHECK(strstr(osc_last_error(), "settings.regularization is 1"));
 }
 
+// Near-coincident origins (docs/dcol.md §3.8). alpha is the gauge of A_0 + (-B_0) at the offset
+// d of the origins: at fixed orientations alpha(t d) = t alpha(d), and eq. (30)'s distance follows.
+// Every ordered pair of the test shapes at 20 random poses, the offset scaled so that alpha is 1e-3,
+// 1e-6, 1e-9 and 1e-11: alpha and the distance against t alpha(d) solved at alpha about 1 (A at
+// the world's origin, so that t d is exactly what the solve sees, to rounding). Two boxes of the
+// same orientation, face on face, alpha = max_i |d_i| / (a_i + b_i) in closed form, flagged
+// DEGENERATE at every scale. And every Jacobian at alpha 1e-6 against central differences (steps
+// 1e-6 of the separation and 1e-6 rad). Before, the solver's absolute tolerances left alpha off by
+// 2e-10 / alpha (51 % at 1e-9, 11 times at 1e-10), its flat contacts unflagged below 1e-2.
+// a Jacobian row's largest difference from its central quotients, relative to its largest entry,
+// beyond the quotients' own rounding `noise` [count] (an output's rounding over its step)
+static double row_error(const double* jacobian, const double* quotient, const double* noise,
+                        int count) {
+    double largest = 0.0, error = 0.0;
+    for (int c = 0; c < count; ++c) largest = fmax(largest, fmax(fabs(quotient[c]), fabs(jacobian[c])));
+    for (int c = 0; c < count; ++c) error = fmax(error, fabs(jacobian[c] - quotient[c]) - noise[c]);
+    return fmax(error, 0.0) / fmax(largest, 1e-300);
+}
+
+static void test_near_coincident_origins(void) {
+    test_rng rng = {41};
+    const double targets[4] = {1e-3, 1e-6, 1e-9, 1e-11};
+    double worst_alpha = 0.0, worst_distance = 0.0, worst_jacobian = 0.0, worst_scalar = 0.0;
+    int jacobian_checks = 0;
+    for (int i = 0; i < OSC_CONVEX_KIND_COUNT; ++i)
+        for (int j = 0; j < OSC_CONVEX_KIND_COUNT; ++j)
+            for (int trial = 0; trial < 20; ++trial) {
+                const osc_convex *a = g_shapes[i], *b = g_shapes[j];
+                osc_pose pa = random_pose(&rng, 0.6), pb = random_pose(&rng, 0.6);
+                pa.p = osc_v3(0, 0, 0);
+                osc_dcol_result unit, r;
+                CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &unit, NULL, NULL), OSC_OK);
+                for (int level = 0; level < 4; ++level) {
+                    double t = targets[level] / unit.alpha;
+                    osc_pose near = {osc_scale(pb.p, t), pb.q};
+                    CHECK_STATUS(osc_dcol_proximity(a, pa, b, near, NULL, &r, NULL, NULL), OSC_OK);
+                    double expected = t * unit.alpha, separation = osc_length(near.p);
+                    double error = fabs(r.alpha - expected) / expected;
+                    double distance = (1.0 - 1.0 / expected) * separation;
+                    CHECK_MSG(error < 1e-8, "%s-%s trial %d, alpha %g: off by %.3g", osc_convex_kind_name(i),
+                              osc_convex_kind_name(j), trial, expected, error);
+                    worst_alpha = fmax(worst_alpha, error);
+                    worst_distance = fmax(worst_distance, fabs(r.distance - distance) / fabs(distance));
+                    if (level != 1 || trial % 5 != 0) continue;
+                    // every Jacobian against central differences along B's twists
+                    all_jacobians jac;
+                    osc_dcol_jacobians pointers = jacobian_pointers(&jac);
+                    CHECK_STATUS(osc_dcol_proximity(a, pa, b, near, NULL, &r, &pointers, NULL), OSC_OK);
+                    if (r.flags) continue; // the points and normal of a flat contact: §5
+                    double quotients[15][6], noise[15][6];
+                    for (int c = 0; c < 6; ++c) {
+                        double xi[6] = {0}, up[15], down[15], h = c < 3 ? 1e-6 * separation : 1e-6;
+                        osc_dcol_result plus, minus;
+                        xi[c] = h;
+                        CHECK_STATUS(osc_dcol_proximity(a, pa, b, osc_pose_apply_twist(near, xi), NULL, &plus,
+                                                        NULL, NULL), OSC_OK);
+                        xi[c] = -h;
+                        CHECK_STATUS(osc_dcol_proximity(a, pa, b, osc_pose_apply_twist(near, xi), NULL, &minus,
+                                                        NULL, NULL), OSC_OK);
+                        outputs_of(&plus, up);
+                        outputs_of(&minus, down);
+                        for (int k = 0; k < 14; ++k) {
+                            quotients[k][c] = (up[k] - down[k]) / (2.0 * h);
+                            noise[k][c] = 1e-14 * (fabs(up[k]) + fabs(down[k])) / h;
+                        }
+                    }
+                    const double* rows[14] = {jac.alpha, jac.point, jac.point + 12, jac.point + 24,
+                                              jac.point_a, jac.point_a + 12, jac.point_a + 24, jac.point_b,
+                                              jac.point_b + 12, jac.point_b + 24, jac.distance, jac.normal,
+                                              jac.normal + 12, jac.normal + 24};
+                    for (int k = 0; k < 14; ++k) {
+                        // alpha and the distance as test_jacobians_against_finite_differences
+                        // asks, the point and normal as test_support_pairs_match_general_solver
+                        double error_k = row_error(rows[k] + 6, quotients[k], noise[k], 6);
+                        bool scalar = k == 0 || k == 10;
+                        CHECK_MSG(error_k < (scalar ? 1e-5 : 5e-4), "%s-%s trial %d: output %d off by %.3g",
+                                  osc_convex_kind_name(i), osc_convex_kind_name(j), trial, k, error_k);
+                        worst_jacobian = fmax(worst_jacobian, error_k);
+                        if (scalar) worst_scalar = fmax(worst_scalar, error_k);
+                    }
+                    ++jacobian_checks;
+                }
+            }
+    // two boxes of the same orientation, face on face
+    osc_convex *box_a, *box_b;
+    CHECK_STATUS(osc_convex_create_box(osc_v3(0.5, 0.4, 0.3), &box_a), OSC_OK);
+    CHECK_STATUS(osc_convex_create_box(osc_v3(0.2, 0.3, 0.25), &box_b), OSC_OK);
+    osc_quat q = osc_quat_normalize((osc_quat){0.9, 0.2, -0.3, 0.1});
+    double worst_boxes = 0.0;
+    int unflagged = 0;
+    for (int e = 1; e <= 11; ++e) {
+        osc_pose pa = {osc_v3(0, 0, 0), q}, pb = {osc_quat_rotate(q, osc_scale(osc_v3(0.7, 0.2, 0.1), pow(10.0, -e))), q};
+        osc_vec3 d = osc_quat_inv_rotate(q, pb.p);
+        double expected = fmax(fabs(d.x) / 0.7, fmax(fabs(d.y) / 0.7, fabs(d.z) / 0.55));
+        osc_dcol_result r;
+        CHECK_STATUS(osc_dcol_proximity(box_a, pa, box_b, pb, NULL, &r, NULL, NULL), OSC_OK);
+        worst_boxes = fmax(worst_boxes, fabs(r.alpha - expected) / expected);
+        unflagged += !(r.flags & OSC_DCOL_DEGENERATE);
+    }
+    osc_convex_destroy(box_a);
+    osc_convex_destroy(box_b);
+    printf("  alpha 1e-3 to 1e-11, 3920 solves: alpha within %.2g, the distance %.2g (relative); %d "
+           "Jacobians within %.2g of central differences (alpha and distance %.2g); boxes face on "
+           "face: alpha within %.2g, %d unflagged\n", worst_alpha, worst_distance, jacobian_checks,
+           worst_jacobian, worst_scalar, worst_boxes, unflagged);
+    CHECK(worst_distance < 1e-8);
+    CHECK(worst_boxes < 1e-8 && unflagged == 0);
+}
+
 static void test_bad_input(void) {
     const osc_convex *a = g_shapes[0], *b = g_shapes[1];
     osc_pose good = osc_pose_identity(), moved = {osc_v3(1, 0, 0), osc_quat_identity()};
@@ -2087,6 +2196,7 @@ int main(void) {
     RUN(test_options_per_query);
     RUN(test_null_arguments);
     RUN(test_absurd_inputs);
+    RUN(test_near_coincident_origins);
     RUN(test_bad_input);
     destroy_test_shapes(g_shapes);
     return test_finish();

@@ -47,9 +47,16 @@
 //   of the bounding radii) or a shape's inner radius is below OSC_DCOL_MIN_SIZE_RATIO (1e-12) of
 //   it; settings outside their ranges (below) are refused the same way. Positions themselves may
 //   be anywhere finite: the problem is posed relative to the origins' midpoint.
-// - Coincident origins give alpha = 0, x = the common origin; the contact points and normal are
-//   then undefined (eq. (29) divides by alpha) and reported as the origin and zero, flagged by
-//   OSC_DCOL_COINCIDENT.
+// - Near-coincident origins: at tolerances up to 1e-9 a pair whose origins are nearer than
+//   sqrt(S (rho_A + rho_B)) (S the pair's size, rho the inner radii) is solved with its
+//   separation scaled up to that (alpha is homogeneous in the offset of the origins) and mapped
+//   back, so alpha and the distance keep their relative accuracy down to origins 1e-12 S apart
+//   (1e-15 measured from alpha 1e-3 to 1e-11; a flat contact's alpha nu tolerance relative, nu
+//   the rows and cones of the pair), and a flat contact stays flagged (docs/dcol.md §3.8). At a
+//   larger tolerance alpha carries the smoothing's offset of up to nu tolerance absolutely.
+// - Coincident origins (at most 1e-12 S apart) give alpha = 0, x = the common origin; the contact
+//   points and normal are then undefined (eq. (29) divides by alpha) and reported as the origin and
+//   zero, flagged by OSC_DCOL_COINCIDENT.
 // - Flat contacts (two parallel faces, a face and an edge, a cylinder's end on a face) have a
 //   contact set, not a point; the solver returns its analytic centre at the barrier parameter and
 //   the point derivatives are dominated by that smoothing. Such solutions are flagged
