@@ -81,6 +81,13 @@ osc_status osc_collision_mesh_create(const osc_sdf* sdf, const osc_collision_mes
     iso.threads = settings->threads;
     osc_mesh* result = NULL;
     if ((status = osc_isosurface_extract(sdf, &iso, &result))) return status;
+    if (osc_mesh_triangle_count(result) == 0) {
+        osc_mesh_destroy(result);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: the SDF has no surface in its region at resolution %d (its samples never change sign: it "
+                        "has no inside, or one thinner than a cell)",
+                        function, settings->resolution);
+    }
     if (settings->target_triangles > 0 && settings->target_triangles < osc_mesh_triangle_count(result)) {
         osc_vec3 lo, hi;
         osc_sdf_bounds(sdf, &lo, &hi);

@@ -4,6 +4,7 @@
 // derivations: docs/grid.md.
 
 #include "grid_internal.h"
+#include "mesh_internal.h"
 #include "sdf_internal.h"
 
 #include <float.h>
@@ -1140,12 +1141,39 @@ static osc_status grid_build(const char* function, grid_source source, osc_vec3 
     return OSC_OK;
 }
 
+// the sign of a mesh's spline comes from the winding number, which is right only for outward
+// windings: a mesh that orienting would change, one that has no inside (not orientable) and one
+// that encloses no volume (flat or open sheets: positive everywhere) are refused
+static osc_status check_mesh_sign(const char* function, const osc_mesh_bvh* bvh) {
+    const osc_mesh_orientation* o = mesh_bvh_orientation(bvh);
+    if (o->non_orientable_patches > 0)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: the mesh has no inside: %d of its patches are not orientable (a Moebius strip)",
+                        function, (int)o->non_orientable_patches);
+    if (o->triangles_flipped > 0)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: the mesh is not oriented outward: %d of its triangles face inward (%d "
+                        "inconsistent edges, %d patches inside out); orient it with osc_mesh_orient (the "
+                        "importers do by default)",
+                        function, (int)o->triangles_flipped, (int)o->inconsistent_edges, (int)o->inverted_patches);
+    if (o->flat_patches == o->patches)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: the mesh encloses no volume (volume %g; its %d patches are flat or open sheets)",
+                        function, o->volume, (int)o->patches);
+    return OSC_OK;
+}
+
 osc_status osc_grid_create_from_mesh(const osc_mesh_bvh* bvh, const osc_grid_settings* settings,
                                      osc_grid** out) {
     const char* function = "osc_grid_create_from_mesh";
     if (!bvh) {
         if (out) *out = NULL;
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: bvh is NULL", function);
+    }
+    osc_status status = check_mesh_sign(function, bvh);
+    if (status) {
+        if (out) *out = NULL;
+        return status;
     }
     osc_vec3 lo, hi;
     osc_mesh_bvh_bounds(bvh, &lo, &hi);

@@ -93,6 +93,7 @@ struct osc_mesh_bvh {
     osc_vec3 origin;         // centre of the bounds; node boxes are relative to it
     double margin;           // box inflation
     osc_vec3 lo, hi;         // bounds of the triangles' corners
+    osc_mesh_orientation orientation; // of the mesh it was built from (the spline baker checks it)
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -268,14 +269,9 @@ static double tri_closest(const tri_data* tri, osc_vec3 p, tri_hit* hit) {
     return distance2(p, hit->point);
 }
 
-// solid angle of a triangle seen from p: tan(Omega / 2) = det[a b c] /
-// (|a||b||c| + (a.b)|c| + (b.c)|a| + (c.a)|b|), a, b, c the corners relative to p
+// solid angle of a triangle seen from p (mesh_solid_angle)
 static double tri_solid_angle(const tri_data* tri, osc_vec3 p) {
-    osc_vec3 a = osc_sub(tri->v[0], p), b = osc_sub(tri->v[1], p), c = osc_sub(tri->v[2], p);
-    double la = osc_length(a), lb = osc_length(b), lc = osc_length(c);
-    double det = osc_dot(a, osc_cross(b, c));
-    double den = la * lb * lc + osc_dot(a, b) * lc + osc_dot(b, c) * la + osc_dot(c, a) * lb;
-    return 2.0 * atan2(det, den);
+    return mesh_solid_angle(tri->v[0], tri->v[1], tri->v[2], p);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -623,6 +619,8 @@ osc_status osc_mesh_bvh_create(const osc_mesh* mesh, osc_mesh_bvh** out) {
     if (!status) // the mesh's own map: the edge of corner k -> k + 1 of each triangle
         memcpy(bvh->triangle_edges, osc_mesh_triangle_edges(mesh), (size_t)n * 3 * sizeof(int32_t));
     if (!status) status = build(bvh, mesh);
+    if (!status && mesh_orientation_of(mesh, &bvh->orientation))
+        status = osc_fail_in("osc_mesh_bvh_create", OSC_ERR_NO_MEMORY);
     if (status) {
         osc_mesh_bvh_destroy(bvh);
         return status;
@@ -640,6 +638,10 @@ void osc_mesh_bvh_destroy(osc_mesh_bvh* bvh) {
     osc_free(bvh->vertex_ids);
     osc_free(bvh->triangle_edges);
     osc_free(bvh);
+}
+
+const osc_mesh_orientation* mesh_bvh_orientation(const osc_mesh_bvh* bvh) {
+    return &bvh->orientation;
 }
 
 void osc_mesh_bvh_bounds(const osc_mesh_bvh* bvh, osc_vec3* lo, osc_vec3* hi) {

@@ -52,6 +52,29 @@ static inline bool mesh_cross_is_zero(const double u[3], const double v[3]) {
     return true;
 }
 
+/// The solid angle of triangle (a, b, c) seen from p (Van Oosterom and Strackee 1983):
+/// tan(Omega / 2) = det[a b c] / (|a||b||c| + (a.b)|c| + (b.c)|a| + (c.a)|b|), the corners taken
+/// relative to p; exact to rounding everywhere through atan2.
+static inline double mesh_solid_angle(osc_vec3 a, osc_vec3 b, osc_vec3 c, osc_vec3 p) {
+    a = osc_sub(a, p), b = osc_sub(b, p), c = osc_sub(c, p);
+    double la = osc_length(a), lb = osc_length(b), lc = osc_length(c);
+    double det = osc_dot(a, osc_cross(b, c));
+    double den = la * lb * lc + osc_dot(a, b) * lc + osc_dot(b, c) * la + osc_dot(c, a) * lb;
+    return 2.0 * atan2(det, den);
+}
+
+/// osc_mesh_get_orientation without its argument checks and without naming itself in a message
+/// (the BVH and the importers call it). OSC_OK or OSC_ERR_NO_MEMORY with the message set.
+osc_status mesh_orientation_of(const osc_mesh* mesh, osc_mesh_orientation* out);
+
+/// osc_mesh_orient without its argument checks and without naming itself in a message (the
+/// importers call it): a copy of `mesh` oriented as osc_mesh_orient does, the analysis in
+/// `report` (nullable). OSC_OK or OSC_ERR_NO_MEMORY with the message set.
+osc_status mesh_orient_internal(const osc_mesh* mesh, osc_mesh** out, osc_mesh_orientation* report);
+
+/// The orientation of the mesh a BVH was built from (osc_mesh_get_orientation at creation).
+const osc_mesh_orientation* mesh_bvh_orientation(const osc_mesh_bvh* bvh);
+
 /// The largest triangle count a mesh may have (its 3 * count half-edges are indexed by int32_t).
 #define OSC_MESH_MAX_TRIANGLES (INT32_MAX / 3)
 

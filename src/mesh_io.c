@@ -535,6 +535,7 @@ osc_mesh_load_settings osc_mesh_load_settings_default(void) {
     settings.degenerate = OSC_MESH_DEGENERATE_REJECT;
     settings.keep_unreferenced = 0;
     settings.max_coordinate = 1e12;
+    settings.orient = 1;
     return settings;
 }
 
@@ -553,6 +554,9 @@ static osc_status check_settings(const char* function, const osc_mesh_load_setti
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                         "%s: settings->max_coordinate must be positive (got %g)", function,
                         settings->max_coordinate);
+    if (settings->orient != 0 && settings->orient != 1)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->orient must be 0 or 1 (got %d)",
+                        function, (int)settings->orient);
     return OSC_OK;
 }
 
@@ -582,6 +586,22 @@ static osc_status parse_format(osc_mesh_format format, const unsigned char* data
                       "of a binary header)");
 }
 
+// the orientation of a loaded mesh into `report`; with settings->orient, *mesh is replaced by its
+// oriented copy where a triangle needs turning (and released on failure)
+static osc_status orient_loaded(const osc_mesh_load_settings* settings, osc_mesh** mesh,
+                                osc_mesh_orientation* report) {
+    osc_status status = mesh_orientation_of(*mesh, report);
+    if (status || !settings->orient || report->triangles_flipped == 0) {
+        if (status) osc_mesh_destroy(*mesh);
+        return status;
+    }
+    osc_mesh* oriented = NULL;
+    status = mesh_orient_internal(*mesh, &oriented, NULL);
+    osc_mesh_destroy(*mesh);
+    *mesh = oriented;
+    return status;
+}
+
 // parses and builds; on failure releases everything and names the function
 static osc_status load_buffer(mesh_builder* builder, const unsigned char* data, size_t size,
                               const osc_mesh_load_settings* settings, osc_mesh** out,
@@ -604,6 +624,7 @@ static osc_status load_buffer(mesh_builder* builder, const unsigned char* data, 
     local.binary = builder->binary;
     if (!status) status = builder_finish(builder, settings, out, &local);
     builder_release(builder);
+    if (!status) status = orient_loaded(settings, out, &local.orientation);
     if (status) {
         *out = NULL;
         return status == OSC_ERR_NO_MEMORY ? osc_fail_in(builder->function, status) : status;

@@ -61,7 +61,12 @@ typedef struct osc_grid_settings {
 OSC_API osc_grid_settings osc_grid_settings_default(void);
 
 /// Builds the spline SDF of a closed (or nearly closed) mesh from its BVH: distances from exact
-/// closest points, signs from the generalised winding number.
+/// closest points, signs from the generalised winding number, which needs outward windings.
+/// OSC_ERR_INVALID_ARGUMENT, saying why, for a mesh whose sign would be wrong: one that
+/// osc_mesh_orient would change (inverted or partly flipped; the importers orient by default), one
+/// with a patch that is not orientable, one that encloses no volume (flat or sheet-like patches
+/// only). An open or non-manifold mesh is baked; its sign may be wrong near the holes
+/// (osc_mesh_orientation.sign_reliable is 0 for it).
 OSC_API osc_status osc_grid_create_from_mesh(const osc_mesh_bvh* bvh, const osc_grid_settings* settings,
                                              osc_grid** out);
 
@@ -140,7 +145,8 @@ OSC_API osc_collision_mesh_settings osc_collision_mesh_settings_default(void);
 /// Creates the collision mesh of a (bounded) SDF: its zero level set by marching cubes, simplified by
 /// osc_mesh_simplify to at most `target_triangles` well-shaped triangles (or fewer collapses where
 /// `max_error` stops them) and optionally projected onto the level set. A closed iso-surface gives a
-/// closed mesh with the same Euler characteristic.
+/// closed mesh with the same Euler characteristic. OSC_ERR_INVALID_ARGUMENT when the SDF's samples
+/// never change sign (it has no inside, or one thinner than a cell): there is no surface to mesh.
 OSC_API osc_status osc_collision_mesh_create(const osc_sdf* sdf,
                                              const osc_collision_mesh_settings* settings,
                                              osc_mesh** out);

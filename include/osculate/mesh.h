@@ -12,7 +12,12 @@
 // SUMMARY
 // - osc_mesh: immutable; owns its vertices, triangles and unique edges (computed at creation).
 // - osc_mesh_load / osc_mesh_load_memory: parse a file or a buffer; every malformed input is
-//   OSC_ERR_PARSE with the line (text formats) or byte offset (binary formats) in the message.
+//   OSC_ERR_PARSE with the line (text formats) or byte offset (binary formats) in the message. The
+//   triangles are oriented outward as they are read (osc_mesh_orient), and the import report says
+//   whether the mesh is closed, so whether a signed distance's sign can be trusted.
+// - osc_mesh_orient / osc_mesh_get_orientation: consistent, outward windings across each patch of
+//   triangles joined by manifold edges; closed patches face outward by their signed volume (inward
+//   for a cavity nested inside another).
 // - osc_mesh_bvh: a model built from a mesh, for closest-point, winding-number and signed-distance
 //   queries; any number of threads may query one BVH at once.
 // - osc_mesh_reorder: a copy of a mesh with vertices and edges in Morton or Hilbert order, with the
@@ -103,6 +108,48 @@ typedef struct osc_mesh_topology {
 OSC_API void osc_mesh_get_topology(const osc_mesh* mesh, osc_mesh_topology* out);
 
 // ---------------------------------------------------------------------------------------------
+// orientation (docs/mesh.md "Orientation")
+
+/// Orientation and closedness of a mesh, from osc_mesh_get_orientation and the importers' report.
+/// A patch is a set of triangles joined across manifold edges (edges with exactly two triangles);
+/// orienting makes the two triangles of every such edge run along it in opposite directions, and
+/// turns each patch to face outward.
+typedef struct osc_mesh_orientation {
+    int32_t patches;                ///< patches (a closed surface without non-manifold edges is one)
+    int32_t closed_patches;         ///< orientable patches without boundary: each encloses a volume
+    int32_t boundary_edges;         ///< edges with one triangle (holes): the mesh is open
+    int32_t non_manifold_edges;     ///< edges with three or more triangles
+    int32_t inconsistent_edges;     ///< manifold edges that both triangles run along the same way
+    int32_t non_orientable_patches; ///< patches no windings make consistent (a Moebius strip)
+    int32_t flat_patches;           ///< orientable patches that bound no volume: closed ones whose
+                                    ///< volume is zero to rounding (a doubly covered sheet), open
+                                    ///< ones too flat for their volume to tell a side (a sheet)
+    int32_t inverted_patches;       ///< patches of which orienting reverses most of the area
+                                    ///< (inside out as given)
+    int32_t triangles_flipped;      ///< triangles whose winding orienting reverses (0: the mesh is
+                                    ///< oriented already)
+    int32_t sign_reliable;          ///< 1 when inside and outside are well defined once oriented:
+                                    ///< every patch closed, orientable and not flat. 0: an open,
+                                    ///< flat or non-orientable part makes the sign of a signed
+                                    ///< distance (the winding number's side) unreliable near it
+    double volume;                  ///< the signed volume once oriented (positive for a solid)
+} osc_mesh_orientation;
+
+/// Writes to `out` the orientation of `mesh`: its patches, whether they are closed, and what
+/// osc_mesh_orient would change (triangles_flipped). The rules, in docs/mesh.md: within a patch,
+/// windings follow its first triangle across manifold edges; a closed patch (or an open one whose
+/// volume about its centroid is at least 1% of what its area could enclose) faces outward, or
+/// inward where it lies inside an odd number of others (a cavity); any other patch keeps the
+/// winding of most of its area. OSC_ERR_INVALID_ARGUMENT for a NULL argument, OSC_ERR_NO_MEMORY.
+OSC_API osc_status osc_mesh_get_orientation(const osc_mesh* mesh, osc_mesh_orientation* out);
+
+/// Creates a copy of `mesh` with consistent, outward windings (the rules of
+/// osc_mesh_get_orientation): same vertices, same triangles in the same order, some with two
+/// corners swapped. `report` (nullable) receives the analysis of `mesh`. Orienting an oriented
+/// mesh changes nothing. OSC_ERR_INVALID_ARGUMENT for a NULL mesh or out, OSC_ERR_NO_MEMORY.
+OSC_API osc_status osc_mesh_orient(const osc_mesh* mesh, osc_mesh** out, osc_mesh_orientation* report);
+
+// ---------------------------------------------------------------------------------------------
 // import
 
 /// File formats understood by the importers.
@@ -128,6 +175,8 @@ typedef struct osc_mesh_load_settings {
     osc_mesh_degenerate_policy degenerate; ///< faces repeating a vertex (default: reject)
     int32_t keep_unreferenced;         ///< 1 keeps vertices used by no face (default 0: removed)
     double max_coordinate;             ///< |coordinate| above this is a parse error (default 1e12)
+    int32_t orient;                    ///< 1 (the default): orient the triangles (osc_mesh_orient);
+                                       ///< 0: keep the windings as read
 } osc_mesh_load_settings;
 
 /// Returns the default import settings.
@@ -142,10 +191,14 @@ typedef struct osc_mesh_load_report {
     int32_t vertices_unreferenced;     ///< vertices removed because no face used them
     int32_t faces_dropped;             ///< degenerate faces dropped (DROP policy)
     int32_t polygons_triangulated;     ///< faces with more than three vertices
+    osc_mesh_orientation orientation;  ///< the mesh as read (after welding and dropping): its
+                                       ///< closedness, and the triangles orienting reversed (with
+                                       ///< settings.orient) or would reverse (without)
 } osc_mesh_load_report;
 
 /// Loads a mesh from the file at `path` with `settings` (NULL: defaults); `report` (nullable)
-/// receives what the import did. OSC_ERR_IO when the file cannot be read; OSC_ERR_PARSE, with
+/// receives what the import did, the orientation analysis included (the triangles are oriented
+/// outward unless settings->orient is 0). OSC_ERR_IO when the file cannot be read; OSC_ERR_PARSE, with
 /// the line or byte offset, for any malformed content: a truncated file, counts that lie, indices
 /// out of range, NaN, infinite or huge coordinates, faces with fewer than three vertices or that
 /// repeat a vertex (unless dropped), unknown or unsupported format features.
@@ -194,7 +247,7 @@ typedef struct osc_mesh_closest {
 OSC_API double osc_mesh_bvh_closest(const osc_mesh_bvh* bvh, osc_vec3 point, osc_mesh_closest* out);
 
 /// Returns the generalised winding number of the mesh at `point` (1 inside and 0 outside a closed,
-/// outward-oriented mesh; fractional near holes), evaluated hierarchically: clusters farther than
+/// outward-oriented mesh, -1 inside an inverted one: osc_mesh_orient; fractional near holes), evaluated hierarchically: clusters farther than
 /// `beta` times their radius use a dipole expansion (beta <= 0: 2, the default; larger is more
 /// accurate, slower: on real meshes the largest error measured is about 0.3, 0.07 and 0.017 for
 /// beta = 1, 2, 4, see docs/bvh.md).

@@ -5,7 +5,8 @@
 // that is not OSC_ERR_PARSE (or OSC_ERR_NO_MEMORY), that leaves *out set or whose message lacks
 // its place; a mesh with an index out of range, a repeated corner, a non-finite or too large
 // coordinate, an unreferenced vertex that should be gone, or a topology that does not add up.
-// A loaded mesh is also reordered along the Hilbert curve, which must keep its topology.
+// A loaded mesh is also reordered along the Hilbert curve, which must keep its topology, and its
+// orientation is analysed again: an oriented mesh must need no more turning.
 
 #ifndef OSC_FUZZ_MESH_H
 #define OSC_FUZZ_MESH_H
@@ -61,6 +62,24 @@ static void fuzz_check_mesh(const osc_mesh* mesh, const osc_mesh_load_settings* 
     osc_mesh_destroy(reordered);
 }
 
+// the orientation report: the analysis of the mesh as read; an oriented mesh needs no more turning
+// (orienting is idempotent) and has the same patches; one kept as read analyses as reported
+static void fuzz_check_orientation(const osc_mesh* mesh, const osc_mesh_load_settings* settings,
+                                   const osc_mesh_orientation* reported) {
+    osc_mesh_orientation now;
+    FUZZ_REQUIRE(osc_mesh_get_orientation(mesh, &now) == OSC_OK);
+    if (!settings->orient) {
+        FUZZ_REQUIRE(memcmp(&now, reported, sizeof now) == 0);
+        return;
+    }
+    FUZZ_REQUIRE(now.triangles_flipped == 0 && now.inverted_patches == 0);
+    FUZZ_REQUIRE(now.patches == reported->patches && now.closed_patches == reported->closed_patches &&
+                 now.non_orientable_patches == reported->non_orientable_patches &&
+                 now.flat_patches == reported->flat_patches && now.sign_reliable == reported->sign_reliable);
+    FUZZ_REQUIRE(now.inconsistent_edges == 0 || now.non_orientable_patches > 0);
+    FUZZ_REQUIRE(reported->triangles_flipped <= osc_mesh_triangle_count(mesh));
+}
+
 static int fuzz_mesh_one(const uint8_t* data, size_t size, osc_mesh_format format) {
     osc_mesh_load_settings settings = osc_mesh_load_settings_default();
     settings.format = format;
@@ -72,6 +91,7 @@ static int fuzz_mesh_one(const uint8_t* data, size_t size, osc_mesh_format forma
     case 2:
         settings.weld_tolerance = -1.0;
         settings.keep_unreferenced = 1;
+        settings.orient = 0;
         break;
     case 3:
         settings.weld_tolerance = 0.5;
@@ -95,6 +115,7 @@ static int fuzz_mesh_one(const uint8_t* data, size_t size, osc_mesh_format forma
     FUZZ_REQUIRE(mesh != NULL && report.format == format);
     FUZZ_REQUIRE(report.vertices_read >= osc_mesh_vertex_count(mesh));
     fuzz_check_mesh(mesh, &settings);
+    fuzz_check_orientation(mesh, &settings, &report.orientation);
     osc_mesh_destroy(mesh);
     return 0;
 }
