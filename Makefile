@@ -1,11 +1,12 @@
 # Convenience front end over CMake. The two quick-start commands are `make demo` and `make test`.
 BUILD ?= build
 SANITIZE_BUILD ?= build-sanitize
+TSAN_BUILD ?= build-tsan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 CMAKE_FLAGS ?=
 
-.PHONY: all build demo test test-sanitize bench install clean models box-stack-plot
+.PHONY: all build demo test test-sanitize test-tsan bench install clean models box-stack-plot
 
 all: build
 
@@ -52,6 +53,18 @@ test-sanitize: models
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS)
 
+# the thread stress test (every query family from several threads on shared models, answers equal
+# bit for bit to those computed alone, each thread's errors its own) under ThreadSanitizer. OpenMP
+# is off in this build: libgomp is not instrumented, so ThreadSanitizer cannot see its barriers;
+# the stress test's threads are the caller's own, as in a simulator that embeds the library.
+TSAN_TESTS = test_threads
+test-tsan:
+	cmake -S . -B $(TSAN_BUILD) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOSC_SANITIZE_THREAD=ON \
+	  -DOSC_USE_OPENMP=OFF -DOSC_BUILD_BENCH=OFF -DOSC_BUILD_EXAMPLES=OFF -DOSC_BUILD_TOOLS=OFF $(CMAKE_FLAGS)
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS)
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  ctest --test-dir $(TSAN_BUILD) --output-on-failure -R '^($(subst $(eval) ,|,$(TSAN_TESTS)))$$'
+
 # every benchmark; figures go to $(BUILD)/bench/results.jsonl
 bench: build models
 	sh bench/run.sh $(BUILD)
@@ -67,4 +80,4 @@ install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(SANITIZE_BUILD)
+	rm -rf $(BUILD) $(SANITIZE_BUILD) $(TSAN_BUILD)

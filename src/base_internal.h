@@ -14,8 +14,9 @@
 // and the loader picks one for the machine (an ifunc: GCC 6+ or clang 14+ on x86-64 Linux with
 // glibc; elsewhere it expands to nothing). Loops over the 12 tangent columns then run four doubles
 // wide. AVX has no fused multiply-add (FMA3 is a separate feature, never enabled here), so every
-// product and sum is rounded as in the default build: the bits are the same.
-#if defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && \
+// product and sum is rounded as in the default build: the bits are the same. OSC_NO_TARGET_CLONES
+// (CMake's OSC_TARGET_CLONES=OFF, implied by ThreadSanitizer builds) compiles one plain version.
+#if !defined(OSC_NO_TARGET_CLONES) && defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && \
     ((defined(__clang__) && __clang_major__ >= 14) || (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 6))
 #define OSC_AVX_CLONES __attribute__((target_clones("avx", "default")))
 #else
