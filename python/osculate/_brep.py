@@ -31,10 +31,7 @@ def _brep_settings(kw):
 
 
 def _profile(value, name="profile"):
-    p = F.array(value, np.float64, (-1, 2), name)
-    if len(p) > np.iinfo(np.int32).max:
-        raise ValueError("%s: too many points" % name)
-    return p
+    return F.array(value, np.float64, (-1, 2), name)
 
 
 def _report(report):
@@ -178,8 +175,7 @@ def _description_arrays(desc):
     tables["vertices"] = (np.zeros((0, 3)) if v is None
                           else F.array(v, np.float64, (-1, 3), "vertices"))
     for k, a in tables.items():
-        if len(a) > np.iinfo(np.int32).max:
-            raise ValueError("%s: too many records" % k)
+        F.rows(a, k)
     return tables
 
 
@@ -281,7 +277,8 @@ class Brep(_Model):
         (0, -h), (R, -h), (R, h), (0, h)."""
         p = _profile(profile)
         s = _brep_settings(settings)
-        return cls(_create(lib.osc_brep_create_revolved, F.ptr(p), len(p), C.byref(s)))
+        return cls(_create(lib.osc_brep_create_revolved, F.ptr(p), F.rows(p, "profile"),
+                           C.byref(s)))
 
     @classmethod
     def block_with_hole(cls, half_extents, profile, **settings):
@@ -292,7 +289,8 @@ class Brep(_Model):
         p = _profile(profile)
         s = _brep_settings(settings)
         return cls(_create(lib.osc_brep_create_block_with_hole,
-                           F.vec3(half_extents, "half_extents"), F.ptr(p), len(p), C.byref(s)))
+                           F.vec3(half_extents, "half_extents"), F.ptr(p),
+                           F.rows(p, "profile"), C.byref(s)))
 
     @classmethod
     def from_description(cls, description, **settings):
@@ -323,10 +321,11 @@ class Brep(_Model):
         loops by the even-odd rule; periodic parameters are wrapped first)
         (osc_brep_face_contains). ValueError for a face index out of range."""
         n = self.info["face_count"]
-        if not isinstance(face, (int, np.integer)) or not 0 <= int(face) < n:
+        face = F.integer(face, "face")
+        if not 0 <= face < n:
             raise ValueError("face_contains: face must be an index in [0, %d), got %r"
                              % (n, face))
-        return bool(lib.osc_brep_face_contains(self, int(face), float(u), float(v)))
+        return bool(lib.osc_brep_face_contains(self, face, float(u), float(v)))
 
     @classmethod
     def read_step(cls, data, skip_unsupported=False, **settings):
@@ -547,7 +546,7 @@ def lmd(a, pose_a, b, pose_b, settings=None, cache=None, capacity=None, **overri
     if grow:
         cap = max(_LMD_INITIAL_CAPACITY, cache._capacity if cache is not None else 0)
     else:
-        cap = int(capacity)
+        cap = F.integer(capacity, "capacity")
         if cap < 0:
             raise ValueError("lmd: capacity must be >= 0, got %d" % cap)
     if cache is None:

@@ -126,7 +126,7 @@ def twist_jacobian_to_pq(jacobian, quaternions):
     if j.ndim < 2 or j.shape[-1] != 6 or q.shape[-1:] != (4,) or q.shape[:-1] != j.shape[:-2]:
         raise ValueError("twist_jacobian_to_pq: jacobian [..., rows, 6] and quaternions [..., 4] "
                          "must match, got %s and %s" % (j.shape, q.shape))
-    rows = j.shape[-2]
+    rows = F.integer(j.shape[-2], "twist_jacobian_to_pq: rows")
     count = q.size // 4
     out = np.empty(j.shape[:-1] + (7,))
     lib.oscpy_twist_jacobian_to_pq(F.ptr(j), count, rows, F.ptr(q), F.ptr(out))
@@ -226,7 +226,7 @@ def logsumexp(x, temperature, derivatives=False):
     """tau log sum exp(x / tau) over the last axis; with derivatives=True returns (value,
     softmax weights, Hessian [..., n, n]). temperature <= 0: the maximum."""
     a = _rows(x, "logsumexp")
-    n = a.shape[-1]
+    n = F.integer(a.shape[-1], "logsumexp: the last axis")
     rows = a.size // n
     v = np.empty(rows)
     w = np.empty(a.shape) if derivatives else None
@@ -240,7 +240,7 @@ def softmax(x, temperature, derivatives=False):
     """Softmax weights of x / tau over the last axis; with derivatives=True also the Jacobian
     [..., n, n]. temperature <= 0: one-hot on the first maximum."""
     a = _rows(x, "softmax")
-    n = a.shape[-1]
+    n = F.integer(a.shape[-1], "softmax: the last axis")
     w = np.empty(a.shape)
     j = np.empty(a.shape + (n,)) if derivatives else None
     lib.oscpy_softmax(F.ptr(a), a.size // n, n, float(temperature), F.ptr(w), F.ptr(j))

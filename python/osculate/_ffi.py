@@ -5,6 +5,7 @@ functions with the same arguments. ctypes.CDLL releases the GIL for the duration
 """
 
 import ctypes as C
+import operator
 import os
 import types
 
@@ -101,6 +102,7 @@ class MeshTopology(C.Structure):
 
 
 class MeshLoadSettings(C.Structure):
+    _booleans_ = ("keep_unreferenced",)  # C booleans: settings() also takes bools
     _fields_ = [("format", I), ("weld_tolerance", D), ("degenerate", I),
                 ("keep_unreferenced", I32), ("max_coordinate", D)]
 
@@ -148,6 +150,7 @@ class BodyDesc(C.Structure):
 
 
 class ManifoldSettings(C.Structure):
+    _booleans_ = ("blend", "broad_phase", "edges", "blend_saturated")
     _fields_ = [
         ("d_max", D), ("bandwidth", D), ("trace_temperature", D), ("clip_temperature", D),
         ("blend_temperature", D), ("iterations", I), ("blend", I), ("broad_phase", I),
@@ -210,6 +213,7 @@ class SdfShape(C.Structure):
 
 
 class SdfPairSettings(C.Structure):
+    _booleans_ = ("first_only",)
     _fields_ = [("resolution", I), ("epsilon", D), ("step", D), ("max_iterations", I),
                 ("first_only", I), ("merge_distance", D), ("temperature", D)]
 
@@ -249,6 +253,7 @@ class RayPhase(C.Structure):
 
 
 class RaySettings(C.Structure):
+    _booleans_ = ("analytic_conics",)
     _fields_ = [("init", I), ("beams", I), ("coarse", RayPhase), ("fine", RayPhase),
                 ("final_step", RayPhase), ("tolerance", D), ("analytic_conics", I)]
 
@@ -319,6 +324,7 @@ class BrepImportReport(C.Structure):
 
 
 class LmdSettings(C.Structure):
+    _booleans_ = ("culling",)
     _fields_ = [("d_max", D), ("eps_a", D), ("eps_b", D), ("alpha", D),
                 ("conformal_samples", I), ("threads", I), ("culling", I)]
 
@@ -621,8 +627,71 @@ def from_vec3(v):
     return np.array([v.x, v.y, v.z])
 
 
+def _limits(ctype):
+    bits = 8 * C.sizeof(ctype)
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if ctype(-1).value < 0 else (0, (1 << bits) - 1)
+
+
+_LIMITS = {t: _limits(t) for t in (C.c_int, C.c_int32, C.c_int64, C.c_size_t)}
+
+
+class IntegerTypeError(TypeError, ValueError):
+    """Not an integer where C takes one (also a ValueError, as bad arguments are)."""
+
+
+class IntegerOverflowError(OverflowError, ValueError):
+    """An integer that does not fit the C type it goes to (also a ValueError)."""
+
+
+def integer(value, name, ctype=I):
+    """`value` as a Python int for a C integer of type `ctype` (int by default): the one way an
+    integer argument or setting reaches C (ctypes would wrap 2**32 + 3 to 3). IntegerTypeError
+    naming `name` for what is not an integer (a bool, a float, a string, None),
+    IntegerOverflowError naming it when it does not fit."""
+    if isinstance(value, (bool, np.bool_)):
+        raise IntegerTypeError("%s must be an integer, got the bool %r" % (name, value))
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise IntegerTypeError("%s must be an integer, got %r" % (name, value)) from None
+    lo, hi = _LIMITS[ctype]
+    if not lo <= v <= hi:
+        raise IntegerOverflowError("%s = %d does not fit in a C %s (%d to %d)"
+                                   % (name, v, ctype.__name__[2:], lo, hi))
+    return v
+
+
+def rows(a, name, ctype=I):
+    """The number of rows of array `a` for a C count of type `ctype` (IntegerOverflowError
+    beyond it)."""
+    return integer(len(a), "%s: the number of rows" % name, ctype)
+
+
+def _integers(value, dtype, name):
+    """`value` as an array that converts to the integer `dtype` exactly: IntegerOverflowError for
+    a value out of its range, ValueError for non-integral or NaN floats and for what is not a
+    number."""
+    a = np.asarray(value)
+    python_ints = a.dtype.kind == "O" and all(type(v) is int for v in a.flat)  # beyond int64
+    if a.dtype.kind == "f":
+        bad = ~np.isfinite(a) | (a != np.round(a))
+        if bad.any():
+            raise ValueError("%s must hold integers, got %r" % (name, a[bad].flat[0]))
+    elif a.dtype.kind not in "iu" and not python_ints and a.size:
+        raise ValueError("%s must hold integers, got dtype %s" % (name, a.dtype))
+    info = np.iinfo(dtype)
+    out = np.asarray((a < info.min) | (a > info.max), dtype=bool)
+    if a.size and out.any():
+        raise IntegerOverflowError("%s: %d does not fit in %s" % (name, a[out].flat[0],
+                                                                  np.dtype(dtype).name))
+    return a.astype(dtype)
+
+
 def array(value, dtype, shape, name):
-    """A C-contiguous copy-if-needed of `value` with `dtype` and `shape` (-1: any length)."""
+    """A C-contiguous copy-if-needed of `value` with `dtype` and `shape` (-1: any length); an
+    integer `dtype` takes only values that fit it exactly (_integers)."""
+    if np.issubdtype(dtype, np.integer):
+        value = _integers(value, dtype, name)
     try:
         a = np.ascontiguousarray(value, dtype=dtype)
     except (TypeError, ValueError) as e:
@@ -666,11 +735,9 @@ def settings(struct_default, overrides, what, enums=None):
         if field_type is Vec3:
             value = vec3(value, key)
         elif field_type in (I, I32):
-            if isinstance(value, (bool, np.bool_)):
+            if key in getattr(type(s), "_booleans_", ()) and isinstance(value, (bool, np.bool_)):
                 value = int(value)
-            if not isinstance(value, (int, np.integer)):
-                raise ValueError("%s: setting %s must be an integer, got %r" % (what, key, value))
-            value = int(value)
+            value = integer(value, "%s: setting %s" % (what, key), field_type)
         elif field_type is D:
             try:
                 value = float(value)
@@ -698,7 +765,8 @@ def enum_value(table, value, name):
         if key not in table:
             raise ValueError("%s must be one of %s, got %r" % (name, ", ".join(table), value))
         return table[key]
-    if isinstance(value, (int, np.integer)) and int(value) in table.values():
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and \
+            int(value) in table.values():
         return int(value)
     raise ValueError("%s must be one of %s, got %r" % (name, ", ".join(table), value))
 

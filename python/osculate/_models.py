@@ -161,7 +161,8 @@ class SDF(_Model):
 
     @classmethod
     def menger(cls, half_size, levels):
-        return cls(_create(lib.osc_sdf_create_menger, float(half_size), int(levels)))
+        return cls(_create(lib.osc_sdf_create_menger, float(half_size),
+                           F.integer(levels, "levels")))
 
     @classmethod
     def torus(cls, major_radius, minor_radius):
@@ -188,7 +189,7 @@ class SDF(_Model):
         pl = np.asarray(planes, dtype=np.float64).reshape(-1, 4) if len(planes) else np.zeros((0, 4))
         arr = (F.Plane * max(len(pl), 1))(*[_plane(r, "planes[%d]" % i) for i, r in enumerate(pl)])
         return cls(_create(lib.osc_sdf_create_psq, F.vec3(scales, "scales"), float(eps1),
-                           float(eps2), arr, len(pl), float(temperature)))
+                           float(eps2), arr, F.rows(pl, "planes"), float(temperature)))
 
     @classmethod
     def xpsq(cls, control_points=None, frame=None, binormal=None, rotation_start=None,
@@ -227,7 +228,7 @@ class SDF(_Model):
             F.PlaneProfile(*[_plane(r[k], "planes[%d]" % i) for k in range(3)])
             for i, r in enumerate(pl)])
         d.planes = arr
-        d.plane_count = len(pl)
+        d.plane_count = F.rows(pl, "planes")
         for name, v in (("plane_temperature", plane_temperature),
                         ("discriminant_temperature", discriminant_temperature),
                         ("root_temperature", root_temperature),
@@ -290,7 +291,7 @@ class SDF(_Model):
         g = np.empty((n, 3)) if gradient else None
         h = np.empty((n, 3, 3)) if hessian else None
         check(lib.osc_sdf_eval_batch(self, F.ptr(pts), n, F.ptr(v), F.ptr(g), F.ptr(h),
-                                     int(threads)))
+                                     F.integer(threads, "threads")))
         out = [v[0] if single else v]
         if gradient:
             out.append(g[0] if single else g)
@@ -302,10 +303,11 @@ class SDF(_Model):
 
     def eval_leaf(self, leaf, point):
         """(value, gradient, hessian) of primitive leaf `leaf` alone at one point."""
-        if not 0 <= int(leaf) < self.leaf_count:
+        leaf = F.integer(leaf, "leaf")
+        if not 0 <= leaf < self.leaf_count:
             raise ValueError("eval_leaf: leaf %d out of range 0..%d" % (leaf, self.leaf_count - 1))
         g, h = F.Vec3(), F.Mat3()
-        v = lib.osc_sdf_eval_leaf(self, int(leaf), F.vec3(point, "point"), C.byref(g), C.byref(h))
+        v = lib.osc_sdf_eval_leaf(self, leaf, F.vec3(point, "point"), C.byref(g), C.byref(h))
         return v, F.from_vec3(g), np.array(h.m).reshape(3, 3)
 
     @property
@@ -351,14 +353,9 @@ class Mesh(_Model):
         if _handle is None:
             v = F.array(vertices, np.float64, (-1, 3), "vertices")
             t = np.asarray(triangles)
-            if t.size and not np.issubdtype(t.dtype, np.integer):
-                raise ValueError("triangles must hold integers, got dtype %s" % t.dtype)
-            if t.size and (t.min() < np.iinfo(np.int32).min or t.max() > np.iinfo(np.int32).max):
-                raise ValueError("triangles: an index does not fit in 32 bits")
             t = F.array(t if t.size else np.zeros((0, 3)), np.int32, (-1, 3), "triangles")
-            if len(v) > np.iinfo(np.int32).max:
-                raise ValueError("too many vertices")
-            _handle = _create(lib.osc_mesh_create, F.ptr(v), len(v), F.iptr(t), len(t))
+            _handle = _create(lib.osc_mesh_create, F.ptr(v), F.rows(v, "vertices", F.I32),
+                              F.iptr(t), F.rows(t, "triangles", F.I32))
         super().__init__(_handle)
         self.load_report = None
 
@@ -476,7 +473,8 @@ class Mesh(_Model):
         """(vertex_groups [V], count): k-means convex groups (osc_mesh_groups_cluster)."""
         g = np.empty(self.vertex_count, np.int32)
         n = C.c_int32()
-        check(lib.osc_mesh_groups_cluster(self, int(group_count), F.iptr(g), C.byref(n)))
+        check(lib.osc_mesh_groups_cluster(self, F.integer(group_count, "group_count", F.I32),
+                                          F.iptr(g), C.byref(n)))
         return g, n.value
 
     def groups_from_hulls(self, hulls):
@@ -501,7 +499,8 @@ def curve_order(points, curve="hilbert"):
     """The permutation [N] (new -> old) sorting points [N, 3] along a space-filling curve."""
     p = F.array(points, np.float64, (-1, 3), "points")
     order = np.empty(len(p), np.int32)
-    check(lib.osc_curve_order(F.ptr(p), len(p), F.enum_value(CURVES, curve, "curve"),
+    check(lib.osc_curve_order(F.ptr(p), F.rows(p, "points", F.I32),
+                              F.enum_value(CURVES, curve, "curve"),
                               F.iptr(order)))
     return order
 
@@ -550,7 +549,7 @@ class MeshBVH(_Model):
         d = np.empty(n)
         cp = np.empty((n, 3)) if closest_points else None
         check(lib.osc_mesh_bvh_signed_distance_batch(self, F.ptr(pts), n, F.ptr(d), F.ptr(cp),
-                                                     int(threads)))
+                                                     F.integer(threads, "threads")))
         if single:
             return (d[0], cp[0]) if closest_points else d[0]
         return (d, cp) if closest_points else d
@@ -641,7 +640,7 @@ class Grid(_Model):
         g = np.empty((n, 3)) if gradient else None
         nn = np.empty((n, 3)) if normal else None
         check(lib.osc_grid_eval_batch(self, F.ptr(pts), n, F.ptr(v), F.ptr(g), F.ptr(nn),
-                                      int(threads)))
+                                      F.integer(threads, "threads")))
         out = [v[0] if single else v]
         if gradient:
             out.append(g[0] if single else g)

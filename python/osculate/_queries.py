@@ -42,13 +42,14 @@ class Convex(_Model):
         """{y : A y <= b}: normals [m, 3] (rows of A), offsets [m] (b > 0), 4 <= m <= 64."""
         a = F.array(normals, np.float64, (-1, 3), "normals")
         b = F.array(offsets, np.float64, (len(a),), "offsets")
-        return cls(_create(lib.osc_convex_create_polytope, F.ptr(a), F.ptr(b), len(a)))
+        return cls(_create(lib.osc_convex_create_polytope, F.ptr(a), F.ptr(b),
+                           F.rows(a, "normals")))
 
     @classmethod
     def hull(cls, points):
         """The convex hull of points [n, 3] (needs qhull at build time; UnsupportedError else)."""
         p = F.array(points, np.float64, (-1, 3), "points")
-        return cls(_create(lib.osc_convex_create_hull, F.ptr(p), len(p)))
+        return cls(_create(lib.osc_convex_create_hull, F.ptr(p), F.rows(p, "points")))
 
     @classmethod
     def bounded_hull(cls, points, max_faces=64):
@@ -58,8 +59,8 @@ class Convex(_Model):
         (0 for the hull itself). Needs qhull at build time (UnsupportedError else)."""
         p = F.array(points, np.float64, (-1, 3), "points")
         excess = C.c_double()
-        shape = cls(_create(lib.osc_convex_create_hull_bounded, F.ptr(p), len(p), int(max_faces),
-                            C.byref(excess)))
+        shape = cls(_create(lib.osc_convex_create_hull_bounded, F.ptr(p), F.rows(p, "points"),
+                            F.integer(max_faces, "max_faces"), C.byref(excess)))
         return shape, excess.value
 
     @classmethod
@@ -97,8 +98,8 @@ class Convex(_Model):
         edge_offsets [m] (> 0)."""
         a = F.array(edge_normals, np.float64, (-1, 2), "edge_normals")
         b = F.array(edge_offsets, np.float64, (len(a),), "edge_offsets")
-        return cls(_create(lib.osc_convex_create_polygon, F.ptr(a), F.ptr(b), len(a),
-                           float(radius)))
+        return cls(_create(lib.osc_convex_create_polygon, F.ptr(a), F.ptr(b),
+                           F.rows(a, "edge_normals"), float(radius)))
 
     @property
     def kind(self):
@@ -336,8 +337,7 @@ def dcol_batch(a, poses_a, b, poses_b, derivatives=False, threads=0, check_statu
     n = max(pa.shape[0] if pa.ndim == 2 else 1, pb.shape[0] if pb.ndim == 2 else 1)
     pa = np.ascontiguousarray(np.broadcast_to(pa, (n, 7)))
     pb = np.ascontiguousarray(np.broadcast_to(pb, (n, 7)))
-    if n > np.iinfo(np.int32).max:
-        raise ValueError("dcol_batch: too many pairs")
+    F.integer(n, "dcol_batch: the number of pairs")
     sa, keep_a = _shape_array(a, n, "a")
     sb, keep_b = _shape_array(b, n, "b")
     s = _dcol_settings(settings) if settings else _DCOL_DEFAULT
@@ -353,7 +353,8 @@ def dcol_batch(a, poses_a, b, poses_b, derivatives=False, threads=0, check_statu
         rc = lib.osc_dcol_proximity_batch(sa.ctypes.data, pa.ctypes.data, sb.ctypes.data,
                                           pb.ctypes.data, n, C.byref(s), res.ctypes.data,
                                           js.ctypes.data if js is not None else None,
-                                          status.ctypes.data_as(F.IP), int(threads))
+                                          status.ctypes.data_as(F.IP),
+                                          F.integer(threads, "threads"))
         if rc != OK and check_status:
             i = int(np.flatnonzero(status)[0]) if np.any(status) else 0
             # the message was set on a worker thread: re-run the failing pair here for it
@@ -534,6 +535,13 @@ def _body(value, name):
     return value
 
 
+def _manifold_capacity(a, b, s, capacity):
+    """The contact buffer's size: `capacity`, or max_contacts for these settings when None."""
+    if capacity is None:
+        return max(lib.osc_manifold_max_contacts(a, b, C.byref(s)), 1)
+    return max(F.integer(capacity, "capacity", F.I32), 1)
+
+
 def max_contacts(a, b, size=None, **settings):
     """The most contacts manifold_collide can produce for bodies a and b with these settings."""
     s = _manifold_settings(size, settings)
@@ -548,8 +556,7 @@ def manifold_collide(a, pose_a, b, pose_b, derivatives=False, capacity=None, siz
     exceeded."""
     a, b = _body(a, "a"), _body(b, "b")
     s = _manifold_settings(size, settings)
-    cap = lib.osc_manifold_max_contacts(a, b, C.byref(s)) if capacity is None else int(capacity)
-    cap = max(cap, 1)
+    cap = _manifold_capacity(a, b, s, capacity)
     contacts = np.zeros(cap, dtype=_CONTACT)
     jac = {}
     if derivatives:
@@ -617,8 +624,7 @@ def manifold_collide_batch(a, poses_a, b, poses_b, derivatives=False, capacity=N
         raise ValueError("manifold_collide_batch: %d poses_a for %d poses_b" % (len(pa), len(pb)))
     n = len(pa)
     s = _manifold_settings(size, settings)
-    cap = lib.osc_manifold_max_contacts(a, b, C.byref(s)) if capacity is None else int(capacity)
-    cap = max(cap, 1)
+    cap = _manifold_capacity(a, b, s, capacity)
     contacts = np.zeros((n, cap), dtype=_CONTACT)
     counts = np.zeros(n, np.int32)
     needed = np.zeros(n, np.int32)
@@ -630,7 +636,8 @@ def manifold_collide_batch(a, poses_a, b, poses_b, derivatives=False, capacity=N
                                         contacts.ctypes.data, cap, F.iptr(counts),
                                         F.iptr(needed), F.ptr(jac.get("point")),
                                         F.ptr(jac.get("depth")), F.ptr(jac.get("normal")),
-                                        F.ptr(jac.get("weight")), int(threads))
+                                        F.ptr(jac.get("weight")),
+                                        F.integer(threads, "threads"))
     if rc != OK:
         if rc == CAPACITY:
             raise CapacityError("manifold_collide_batch: a configuration produced %d contacts, "
@@ -771,7 +778,7 @@ def sdf_pair_collide(a, pose_a, b, pose_b, capacity=64, derivatives=False, **set
     sa, ka = _shape(a, "a")
     sb, kb = _shape(b, "b")
     s = F.settings(lib.osc_sdf_pair_settings_default(), settings, "sdf_pair")
-    cap = int(capacity)
+    cap = F.integer(capacity, "capacity")
     if cap < 1:
         raise ValueError("sdf_pair_collide: capacity must be >= 1, got %d" % cap)
     contacts = np.zeros(cap, dtype=_SDF_CONTACT)
@@ -800,7 +807,7 @@ def sdf_scene_collide(shapes, poses, contacts_per_pair=16, pair_capacity=None, t
     (CapacityError when a pair has more than contacts_per_pair points)."""
     shapes = list(shapes)
     p, _ = F.poses(poses, "poses")
-    n = len(shapes)
+    n = F.rows(shapes, "shapes")
     if len(p) != n:
         raise ValueError("sdf_scene_collide: %d shapes and %d poses" % (n, len(p)))
     keep = []
@@ -812,19 +819,22 @@ def sdf_scene_collide(shapes, poses, contacts_per_pair=16, pair_capacity=None, t
         arr[i] = s
         keep.append(k)
     s = F.settings(lib.osc_sdf_pair_settings_default(), settings, "sdf_pair")
-    cpp = int(contacts_per_pair)
+    cpp = F.integer(contacts_per_pair, "contacts_per_pair")
     if cpp < 1:
         raise ValueError("sdf_scene_collide: contacts_per_pair must be >= 1")
-    pc = int(pair_capacity) if pair_capacity is not None else max(n * (n - 1) // 2, 1)
+    pc = max(n * (n - 1) // 2, 1) if pair_capacity is None else \
+        F.integer(pair_capacity, "pair_capacity")
     if pc < 1:
         raise ValueError("sdf_scene_collide: pair_capacity must be >= 1")
+    F.integer(pc * cpp, "pair_capacity * contacts_per_pair")  # the contacts' buffer
     pairs = (F.SdfScenePair * pc)()
     contacts = np.zeros(pc * cpp, dtype=_SDF_CONTACT)
     ws = np.zeros(max(lib.osc_sdf_scene_workspace_size(n), 1), dtype=np.uint8)
     count, needed = C.c_int(), C.c_int()
     rc = lib.osc_sdf_scene_collide(arr, p.ctypes.data, n, C.byref(s), cpp, pairs, pc,
                                    contacts.ctypes.data_as(C.POINTER(F.SdfContact)),
-                                   C.byref(count), C.byref(needed), ws.ctypes.data, int(threads))
+                                   C.byref(count), C.byref(needed), ws.ctypes.data,
+                                   F.integer(threads, "threads"))
     if rc == CAPACITY and needed.value > pc:
         raise CapacityError("sdf_scene_collide: %d candidate pairs, pair_capacity %d"
                             % (needed.value, pc), rc)
@@ -1073,6 +1083,7 @@ def ray_intersect_batch(surface, origins, directions, transform=None, threads=0,
     with _python_calls(surface._callback):
         rc = lib.osc_ray_intersect_batch(surface, C.byref(tr) if tr else None, n, F.ptr(o),
                                          F.ptr(d), C.byref(s), F.ptr(t), F.ptr(pts), F.ptr(nrm),
-                                         hits.ctypes.data_as(C.POINTER(C.c_ubyte)), int(threads))
+                                         hits.ctypes.data_as(C.POINTER(C.c_ubyte)),
+                                         F.integer(threads, "threads"))
     check(rc, "ray_intersect_batch")
     return t, pts, nrm, hits.astype(bool)

@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _host
+from ._ffi import integer as _integer
 
 __all__ = ["dcol", "dcol_alpha", "manifold", "sdf_pair", "lmd", "sdf", "ray_intersect",
            "ray_intersect_sag"]
@@ -149,7 +150,7 @@ def manifold(a, b, pose_a, pose_b, capacity=None, **settings):
     differentiate sums over contacts (sum of weight * depth, ...), which are smooth: a contact
     enters and leaves with weight 0. Settings: osculate.manifold_settings()."""
     from ._queries import max_contacts
-    cap = max_contacts(a, b, **settings) if capacity is None else int(capacity)
+    cap = max_contacts(a, b, **settings) if capacity is None else _integer(capacity, "capacity")
     return _padded_contacts(lambda pa, pb, jac: _host.manifold(a, b, settings, cap, pa, pb, jac),
                             _host.MANIFOLD_OUTPUTS, cap, pose_a, pose_b)
 
@@ -165,7 +166,7 @@ def sdf_pair(a, b, pose_a, pose_b, capacity=16, **settings):
     batch of it), so vmap loops on the host. For normals use osculate.sdf_pair_collide."""
     if not settings.get("temperature", 0) > 0:
         raise ValueError("sdf_pair: derivatives need the smooth mode: pass temperature > 0")
-    cap = int(capacity)
+    cap = _integer(capacity, "capacity")
     return _padded_contacts(lambda pa, pb, jac: _host.sdf_pair(a, b, settings, cap, pa, pb, jac),
                             _host.SDF_PAIR_OUTPUTS, cap, pose_a, pose_b)
 
@@ -181,7 +182,7 @@ def lmd(a, b, pose_a, pose_b, capacity=32, **settings):
     pair), so differentiate sums over contacts of a function that vanishes at d_max. One C query
     per pose pair (vmap loops on the host); CapacityError beyond `capacity` contacts. Settings:
     osculate.lmd_settings()."""
-    cap = int(capacity)
+    cap = _integer(capacity, "capacity")
     return _padded_contacts(lambda pa, pb, jac: _host.lmd(a, b, settings, cap, pa, pb, jac),
                             [("gap", ())], cap, pose_a, pose_b)
 

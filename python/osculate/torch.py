@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from . import _host
+from ._ffi import integer as _integer
 
 __all__ = ["dcol", "dcol_alpha", "manifold", "sdf_pair", "lmd", "sdf", "ray_intersect",
            "ray_intersect_sag"]
@@ -143,7 +144,7 @@ def manifold(a, b, pose_a, pose_b, capacity=None, **settings):
     (differentiable in both poses) and count. Empty slots have weight 0 and depth d_max; slots
     are re-assigned as contacts come and go, so differentiate sums over contacts."""
     from ._queries import max_contacts
-    cap = max_contacts(a, b, **settings) if capacity is None else int(capacity)
+    cap = max_contacts(a, b, **settings) if capacity is None else _integer(capacity, "capacity")
     return _padded_contacts(lambda pa, pb, jac: _host.manifold(a, b, settings, cap, pa, pb, jac),
                             _host.MANIFOLD_OUTPUTS, pose_a, pose_b)
 
@@ -152,7 +153,7 @@ def sdf_pair(a, b, pose_a, pose_b, capacity=16, **settings):
     """Smooth-mode collision points of two SDFs (temperature > 0) at poses [..., 7]: a dict of
     point [..., C, 3] and penetration [..., C] (differentiable in both poses; empty slots 0) and
     count. One C query per pose pair."""
-    cap = int(capacity)
+    cap = _integer(capacity, "capacity")
     return _padded_contacts(lambda pa, pb, jac: _host.sdf_pair(a, b, settings, cap, pa, pb, jac),
                             _host.SDF_PAIR_OUTPUTS, pose_a, pose_b)
 
@@ -163,7 +164,7 @@ def lmd(a, b, pose_a, pose_b, capacity=32, **settings):
     d_max, d_max - eps_a - eps_b) and count. Slots follow the query's order (by feature pair), so
     differentiate sums over contacts of a function that vanishes at d_max. One C query per pose
     pair; CapacityError beyond `capacity` contacts. Settings: osculate.lmd_settings()."""
-    cap = int(capacity)
+    cap = _integer(capacity, "capacity")
     return _padded_contacts(lambda pa, pb, jac: _host.lmd(a, b, settings, cap, pa, pb, jac),
                             [("gap", ())], pose_a, pose_b)
 
