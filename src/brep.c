@@ -5,6 +5,7 @@
 // even-odd trimming test (thesis Fig. 1.32), face convexity (Fig. 1.26) and edge status (eq. 1.27),
 // the vertices' tangent cones. The BVH is built in brep_bvh.c.
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,15 @@ static bool finite3(osc_vec3 v) {
     return osc_is_finite3(v.x, v.y, v.z);
 }
 
+// finite and within OSC_BREP_MAX_LENGTH
+static bool length_ok(double x) {
+    return isfinite(x) && fabs(x) <= OSC_BREP_MAX_LENGTH;
+}
+
+static bool point_ok(osc_vec3 v) {
+    return length_ok(v.x) && length_ok(v.y) && length_ok(v.z);
+}
+
 static bool unit(osc_vec3 v) {
     return finite3(v) && fabs(osc_length(v) - 1.0) <= 1e-6;
 }
@@ -62,16 +72,18 @@ static osc_status check_surface(const osc_brep_surface* s, int i) {
     if ((int)s->type < 0 || (int)s->type > OSC_SURFACE_TORUS)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surfaces[%d].type %d is not a surface type",
                         fn, i, (int)s->type);
-    if (!finite3(s->origin) || !unit(s->axis) || !unit(s->ref) ||
-        fabs(osc_dot(s->axis, s->ref)) > 1e-6)
+    if (!point_ok(s->origin))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surfaces[%d].origin (%g, %g, %g) is not finite or "
+                        "beyond %g", fn, i, s->origin.x, s->origin.y, s->origin.z, OSC_BREP_MAX_LENGTH);
+    if (!unit(s->axis) || !unit(s->ref) || fabs(osc_dot(s->axis, s->ref)) > 1e-6)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: surfaces[%d] needs a finite origin and unit, perpendicular axis and ref",
-                        fn, i);
+                        "%s: surfaces[%d].axis (%g, %g, %g) and ref (%g, %g, %g) must be unit and "
+                        "perpendicular", fn, i, s->axis.x, s->axis.y, s->axis.z, s->ref.x, s->ref.y, s->ref.z);
     if (s->sense != 1 && s->sense != -1)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surfaces[%d].sense %d is not +1 or -1", fn,
                         i, s->sense);
     if (s->type == OSC_SURFACE_PLANE) return OSC_OK;
-    bool radius_ok = isfinite(s->radius) &&
+    bool radius_ok = length_ok(s->radius) &&
                      (s->type == OSC_SURFACE_CONE ? s->radius >= 0.0 : s->radius > 0.0);
     if (!radius_ok)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surfaces[%d].radius %g is out of range", fn,
@@ -81,7 +93,7 @@ static osc_status check_surface(const osc_brep_surface* s, int i) {
                         "%s: surfaces[%d].angle %g: a cone's half-angle must lie in (0, pi/2)", fn,
                         i, s->angle);
     if (s->type == OSC_SURFACE_TORUS &&
-        !(isfinite(s->radius2) && s->radius2 > 0.0 && fabs(s->radius2 - s->radius) > 1e-9 * s->radius))
+        !(length_ok(s->radius2) && s->radius2 > 0.0 && fabs(s->radius2 - s->radius) > 1e-9 * s->radius))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                         "%s: surfaces[%d].radius2 %g: a torus needs r > 0 and r != R = %g", fn, i,
                         s->radius2, s->radius);
@@ -95,10 +107,18 @@ static osc_status check_description(const osc_brep_desc* d) {
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                         "%s: counts must be >= 0 and face_count >= 1 (got %d faces)", fn,
                         d->face_count);
-    if ((d->surface_count && !d->surfaces) || !d->faces || (d->loop_count && !d->loops) ||
-        (d->trim_count && !d->trims) || (d->edge_count && !d->edges) ||
-        (d->vertex_count && !d->vertices))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: an array with a non-zero count is NULL", fn);
+    const struct { const void* array; int count; const char* name; } arrays[] = {
+        {d->surfaces, d->surface_count, "surfaces"}, {d->faces, d->face_count, "faces"},
+        {d->loops, d->loop_count, "loops"}, {d->trims, d->trim_count, "trims"},
+        {d->edges, d->edge_count, "edges"}, {d->vertices, d->vertex_count, "vertices"}};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        if (arrays[k].count > 0 && !arrays[k].array)
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: desc->%s is NULL with a count of %d", fn,
+                            arrays[k].name, arrays[k].count);
+    // the model indexes 4 pieces per trim and 6 vertex vectors per edge with int
+    if (d->trim_count > INT_MAX / 4 || d->edge_count > INT_MAX / 6)
+        return osc_fail(OSC_ERR_CAPACITY, "%s: %d trims and %d edges: at most %d and %d", fn, d->trim_count,
+                        d->edge_count, INT_MAX / 4, INT_MAX / 6);
     for (int i = 0; i < d->surface_count; i++) {
         osc_status st = check_surface(&d->surfaces[i], i);
         if (st != OSC_OK) return st;
@@ -107,11 +127,11 @@ static osc_status check_description(const osc_brep_desc* d) {
         const osc_brep_trim* t = &d->trims[i];
         bool ok;
         if (t->kind == OSC_TRIM_LINE)
-            ok = isfinite(t->start[0]) && isfinite(t->start[1]) && isfinite(t->end[0]) &&
-                 isfinite(t->end[1]);
+            ok = length_ok(t->start[0]) && length_ok(t->start[1]) && length_ok(t->end[0]) &&
+                 length_ok(t->end[1]);
         else if (t->kind == OSC_TRIM_ARC)
-            ok = isfinite(t->center[0]) && isfinite(t->center[1]) && isfinite(t->radius) &&
-                 t->radius > 0.0 && isfinite(t->angle0) && isfinite(t->sweep) && t->sweep != 0.0 &&
+            ok = length_ok(t->center[0]) && length_ok(t->center[1]) && length_ok(t->radius) &&
+                 t->radius > 0.0 && length_ok(t->angle0) && isfinite(t->sweep) && t->sweep != 0.0 &&
                  fabs(t->sweep) <= k_two_pi + 1e-9;
         else
             ok = false;
@@ -132,10 +152,11 @@ static osc_status check_description(const osc_brep_desc* d) {
                             fn, i, f->surface);
         if (f->loop_count < 0 || f->loop_begin < 0 || f->loop_begin > d->loop_count - f->loop_count)
             return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: faces[%d] loops are out of range", fn, i);
-        if (!(isfinite(f->umin) && isfinite(f->umax) && isfinite(f->vmin) && isfinite(f->vmax)) ||
+        if (!(length_ok(f->umin) && length_ok(f->umax) && length_ok(f->vmin) && length_ok(f->vmax)) ||
             !(f->umin < f->umax) || !(f->vmin < f->vmax))
             return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "%s: faces[%d] parameter box [%g, %g] x [%g, %g] is empty or not finite",
+                            "%s: faces[%d] parameter box [%g, %g] x [%g, %g] is empty, not finite or beyond "
+                            "OSC_BREP_MAX_LENGTH",
                             fn, i, f->umin, f->umax, f->vmin, f->vmax);
         osc_surface_type type = d->surfaces[f->surface].type;
         if (type != OSC_SURFACE_PLANE && f->umax - f->umin > k_two_pi + 1e-9)
@@ -151,18 +172,21 @@ static osc_status check_description(const osc_brep_desc* d) {
                             "in [%g, %g])", fn, i, f->vmin, f->vmax);
     }
     for (int i = 0; i < d->vertex_count; i++)
-        if (!finite3(d->vertices[i]))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: vertices[%d] is not finite", fn, i);
+        if (!point_ok(d->vertices[i]))
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: vertices[%d] (%g, %g, %g) is not finite or beyond %g", fn,
+                            i, d->vertices[i].x, d->vertices[i].y, d->vertices[i].z, OSC_BREP_MAX_LENGTH);
     for (int i = 0; i < d->edge_count; i++) {
         const osc_brep_edge* e = &d->edges[i];
-        if ((int)e->type < 0 || (int)e->type > OSC_CURVE_CIRCLE || !finite3(e->origin) ||
-            !unit(e->axis) || !isfinite(e->t0) || !isfinite(e->t1) || !(e->t0 < e->t1))
+        if ((int)e->type < 0 || (int)e->type > OSC_CURVE_CIRCLE || !point_ok(e->origin) ||
+            !unit(e->axis) || !length_ok(e->t0) || !length_ok(e->t1) || !(e->t0 < e->t1))
             return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "%s: edges[%d] needs a curve type, finite origin, unit axis, t0 < t1",
-                            fn, i);
+                            "%s: edges[%d] needs a curve type (%d), an origin within %g (%g, %g, %g), a unit "
+                            "axis and t0 < t1 within %g (%g, %g)",
+                            fn, i, (int)e->type, OSC_BREP_MAX_LENGTH, e->origin.x, e->origin.y, e->origin.z,
+                            OSC_BREP_MAX_LENGTH, e->t0, e->t1);
         if (e->type == OSC_CURVE_CIRCLE &&
             (!unit(e->ref) || fabs(osc_dot(e->ref, e->axis)) > 1e-6 || !(e->radius > 0.0) ||
-             !isfinite(e->radius) || e->t1 - e->t0 > k_two_pi + 1e-9))
+             !length_ok(e->radius) || e->t1 - e->t0 > k_two_pi + 1e-9))
             return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                             "%s: edges[%d] circle needs a unit ref perpendicular to its axis, a "
                             "positive radius and at most one turn",
@@ -223,14 +247,14 @@ static int compare_double_ptr(const void* a, const void* b) {
 // even-odd test (sin(2 pi) is not sin(0) in floating point, a line's end not an arc's start).
 static bool snap_piece_ends(osc_trim_piece* pieces, int count, double tol) {
     if (count < 2) return true;
-    double** ends = osc_calloc((size_t)(2 * count), sizeof(double*));
+    double** ends = osc_calloc(2 * (size_t)count, sizeof(double*));
     if (!ends) return false;
     for (int i = 0; i < count; i++) {
         ends[2 * i] = &pieces[i].v0;
         ends[2 * i + 1] = &pieces[i].v1;
     }
-    qsort(ends, (size_t)(2 * count), sizeof(double*), compare_double_ptr);
-    for (int i = 1; i < 2 * count; i++)
+    qsort(ends, 2 * (size_t)count, sizeof(double*), compare_double_ptr);
+    for (size_t i = 1; i < 2 * (size_t)count; i++)
         if (*ends[i] - *ends[i - 1] <= tol) *ends[i] = *ends[i - 1];
     osc_free(ends);
     return true;
@@ -346,18 +370,42 @@ static void classify_edge(osc_brep* brep, int i) {
     }
 }
 
+// the edges at each vertex, in edge order, each once: CSR lists `begin` [nv + 1] and `edges`
+static osc_status vertex_edges(const osc_brep* brep, int** begin, int** edges) {
+    int nv = brep->desc.vertex_count, ne = brep->desc.edge_count;
+    *begin = osc_calloc((size_t)nv + 2, sizeof(int));
+    *edges = osc_calloc(2 * (size_t)ne + 1, sizeof(int));
+    if (!*begin || !*edges) return OSC_ERR_NO_MEMORY;
+    for (int pass = 0; pass < 2; pass++) { // count at begin[v + 1], then fill through begin[v]
+        for (int i = 0; i < ne; i++)
+            for (int k = 0; k < 2; k++) {
+                int v = brep->edges[i].vertex[k];
+                if (v < 0 || (k == 1 && brep->edges[i].vertex[0] == v)) continue;
+                if (pass == 0) (*begin)[v + 1]++;
+                else (*edges)[(*begin)[v]++] = i;
+            }
+        if (pass == 0)
+            for (int v = 0; v < nv; v++) (*begin)[v + 1] += (*begin)[v];
+    }
+    for (int v = nv; v > 0; v--) (*begin)[v] = (*begin)[v - 1];
+    (*begin)[0] = 0;
+    return OSC_OK;
+}
+
 static osc_status build_vertex_data(osc_brep* brep) {
     int nv = brep->desc.vertex_count, ne = brep->desc.edge_count;
     brep->vertex_data = osc_calloc((size_t)(nv > 0 ? nv : 1), sizeof(osc_vertex_data));
     // at most one tangent per edge end and two normals per edge end
-    brep->vertex_vectors = osc_calloc((size_t)(6 * ne + 1), sizeof(osc_vec3));
-    if (!brep->vertex_data || !brep->vertex_vectors) return OSC_ERR_NO_MEMORY;
+    brep->vertex_vectors = osc_calloc(6 * (size_t)ne + 1, sizeof(osc_vec3));
+    int *begin = NULL, *incident = NULL;
+    osc_status st = brep->vertex_data && brep->vertex_vectors ? vertex_edges(brep, &begin, &incident) : OSC_ERR_NO_MEMORY;
     int used = 0;
-    for (int v = 0; v < nv; v++) {
+    for (int v = 0; v < nv && st == OSC_OK; v++) {
         osc_vertex_data* vd = &brep->vertex_data[v];
         osc_vec3 x = brep->vertices[v];
         vd->tangent_begin = used;
-        for (int i = 0; i < ne; i++) {
+        for (int m = begin[v]; m < begin[v + 1]; m++) {
+            int i = incident[m];
             const osc_brep_edge* e = &brep->edges[i];
             if (brep->edge_data[i].status == OSC_EDGE_SMOOTH && e->face[0] == e->face[1]) continue;
             for (int k = 0; k < 2; k++) {
@@ -371,9 +419,8 @@ static osc_status build_vertex_data(osc_brep* brep) {
         }
         vd->tangent_count = used - vd->tangent_begin;
         vd->normal_begin = used;
-        for (int i = 0; i < ne; i++) {
-            const osc_brep_edge* e = &brep->edges[i];
-            if (e->vertex[0] != v && e->vertex[1] != v) continue;
+        for (int m = begin[v]; m < begin[v + 1]; m++) {
+            const osc_brep_edge* e = &brep->edges[incident[m]];
             for (int s = 0; s < 2; s++) {
                 osc_vec3 n = osc_brep_face_normal_at(brep, e->face[s], x);
                 bool dup = false;
@@ -384,7 +431,9 @@ static osc_status build_vertex_data(osc_brep* brep) {
         }
         vd->normal_count = used - vd->normal_begin;
     }
-    return OSC_OK;
+    osc_free(begin);
+    osc_free(incident);
+    return st;
 }
 
 // ---- creation ----------------------------------------------------------------------------------
@@ -423,9 +472,9 @@ static osc_status fill(osc_brep* b, const osc_brep_desc* d) {
     b->vertices = copy_array(d->vertices, d->vertex_count, sizeof(osc_vec3));
     b->face_data = osc_calloc((size_t)d->face_count, sizeof(osc_face_data));
     b->edge_data = osc_calloc((size_t)(d->edge_count > 0 ? d->edge_count : 1), sizeof(osc_edge_data));
-    int pieces = 0;
-    for (int i = 0; i < d->trim_count; i++) pieces += count_pieces(&d->trims[i]);
-    b->pieces = osc_calloc((size_t)(pieces > 0 ? pieces : 1), sizeof(osc_trim_piece));
+    size_t pieces = 1; // at most 4 a trim: fits an int (check_description)
+    for (int i = 0; i < d->trim_count; i++) pieces += (size_t)count_pieces(&d->trims[i]);
+    b->pieces = osc_calloc(pieces, sizeof(osc_trim_piece));
     if (!b->surfaces || !b->faces || !b->loops || !b->trims || !b->edges || !b->vertices ||
         !b->face_data || !b->edge_data || !b->pieces)
         return OSC_ERR_NO_MEMORY;
@@ -654,7 +703,8 @@ const osc_brep_desc* osc_brep_description(const osc_brep* brep) {
 }
 
 osc_status osc_brep_get_info(const osc_brep* brep, osc_brep_info* info) {
-    if (!brep || !info) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_get_info: NULL argument");
+    if (!brep) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_get_info: brep is NULL");
+    if (!info) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_get_info: info is NULL");
     memset(info, 0, sizeof *info);
     info->face_count = brep->desc.face_count;
     info->edge_count = brep->desc.edge_count;

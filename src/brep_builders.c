@@ -136,19 +136,31 @@ static int add_segment_face(desc_builder* b, double r0, double z0, double r1, do
     return add_face(b, s, 0.0, k_two_pi, vmin, vmax);
 }
 
+// A builder's size `name`: within [OSC_BREP_MIN_SIZE, OSC_BREP_MAX_LENGTH].
+static osc_status check_size(const char* fn, const char* name, double value) {
+    if (!(value >= OSC_BREP_MIN_SIZE && value <= OSC_BREP_MAX_LENGTH))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s %g is outside [%g, %g]", fn, name, value, OSC_BREP_MIN_SIZE,
+                        OSC_BREP_MAX_LENGTH);
+    return OSC_OK;
+}
+
 // Checks a profile and closes it onto the axis: writes (r, z) points starting and ending at r = 0
 // with the solid on the left (counter-clockwise in the (r, z) plane). Returns the point count or
 // -1 with the error set.
 static int normalise_profile(const char* fn, const double* profile, int count, double* out) {
-    if (!profile || count < 2 || count > MAX_PROFILE - 4) {
-        osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: profile needs 2..%d points (got %d)", fn,
-                 MAX_PROFILE - 4, count);
+    if (!profile) {
+        osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: profile is NULL", fn);
+        return -1;
+    }
+    if (count < 2 || count > MAX_PROFILE - 4) {
+        osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count %d is outside [2, %d]", fn, count, MAX_PROFILE - 4);
         return -1;
     }
     for (int i = 0; i < count; i++) {
         double r = profile[2 * i], z = profile[2 * i + 1];
-        if (!isfinite(r) || !isfinite(z) || r < 0.0) {
-            osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: profile point %d (%g, %g) needs r >= 0", fn, i, r, z);
+        if (!(r >= 0.0 && r <= OSC_BREP_MAX_LENGTH) || !(fabs(z) <= OSC_BREP_MAX_LENGTH)) {
+            osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: profile point %d (%g, %g) needs 0 <= r <= %g and |z| <= %g", fn,
+                     i, r, z, OSC_BREP_MAX_LENGTH, OSC_BREP_MAX_LENGTH);
             return -1;
         }
         if (i > 0 && r == profile[2 * i - 2] && z == profile[2 * i - 1]) {
@@ -222,26 +234,26 @@ osc_status osc_brep_create_revolved(const double* profile, int count,
 
 osc_status osc_brep_create_cylinder(double radius, double half_height,
                                     const osc_brep_settings* settings, osc_brep** out) {
-    if (!(radius > 0.0) || !(half_height > 0.0) || !isfinite(radius) || !isfinite(half_height)) {
-        if (out) *out = NULL;
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "osc_brep_create_cylinder: radius %g and half_height %g must be positive",
-                        radius, half_height);
-    }
+    const char* fn = "osc_brep_create_cylinder";
+    if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
+    *out = NULL;
+    osc_status st = check_size(fn, "radius", radius);
+    if (st == OSC_OK) st = check_size(fn, "half_height", half_height);
+    if (st != OSC_OK) return st;
     double p[8] = {0, -half_height, radius, -half_height, radius, half_height, 0, half_height};
     return osc_brep_create_revolved(p, 4, settings, out);
 }
 
 osc_status osc_brep_create_cone(double r_bottom, double r_top, double half_height,
                                 const osc_brep_settings* settings, osc_brep** out) {
-    if (!(r_bottom > 0.0) || !(r_top > 0.0) || !(half_height > 0.0) || !isfinite(r_bottom) ||
-        !isfinite(r_top) || !isfinite(half_height)) {
-        if (out) *out = NULL;
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "osc_brep_create_cone: radii %g, %g and half_height %g must be positive "
-                        "(a cone apex is not supported: truncate it)",
-                        r_bottom, r_top, half_height);
-    }
+    const char* fn = "osc_brep_create_cone";
+    if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
+    *out = NULL;
+    // both radii positive: a cone apex is not supported by the builder, truncate it
+    osc_status st = check_size(fn, "r_bottom", r_bottom);
+    if (st == OSC_OK) st = check_size(fn, "r_top", r_top);
+    if (st == OSC_OK) st = check_size(fn, "half_height", half_height);
+    if (st != OSC_OK) return st;
     double p[8] = {0, -half_height, r_bottom, -half_height, r_top, half_height, 0, half_height};
     return osc_brep_create_revolved(p, 4, settings, out);
 }
@@ -249,9 +261,8 @@ osc_status osc_brep_create_cone(double r_bottom, double r_top, double half_heigh
 osc_status osc_brep_create_sphere(double radius, const osc_brep_settings* settings, osc_brep** out) {
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_create_sphere: out is NULL");
     *out = NULL;
-    if (!(radius > 0.0) || !isfinite(radius))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_create_sphere: radius %g must be positive",
-                        radius);
+    osc_status st = check_size("osc_brep_create_sphere", "radius", radius);
+    if (st != OSC_OK) return st;
     osc_brep_surface s;
     memset(&s, 0, sizeof s);
     s.type = OSC_SURFACE_SPHERE;
@@ -316,10 +327,10 @@ static int append_box(desc_builder* b, osc_vec3 half) {
 }
 
 static osc_status check_half(const char* fn, osc_vec3 half) {
-    if (!(half.x > 0.0 && half.y > 0.0 && half.z > 0.0) || !osc_is_finite3(half.x, half.y, half.z))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: half extents (%g, %g, %g) must be positive",
-                        fn, half.x, half.y, half.z);
-    return OSC_OK;
+    osc_status st = check_size(fn, "half.x", half.x);
+    if (st == OSC_OK) st = check_size(fn, "half.y", half.y);
+    if (st == OSC_OK) st = check_size(fn, "half.z", half.z);
+    return st;
 }
 
 osc_status osc_brep_create_box(osc_vec3 half, const osc_brep_settings* settings, osc_brep** out) {
@@ -343,8 +354,8 @@ osc_status osc_brep_create_block_with_hole(osc_vec3 half, const double* profile,
     *out = NULL;
     osc_status st = check_half(fn, half);
     if (st != OSC_OK) return st;
-    if (!profile || count < 2)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the hole needs a profile of >= 2 points", fn);
+    if (!profile) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: profile is NULL", fn);
+    if (count < 2) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count %d: the hole needs >= 2 points", fn, count);
     if (!(profile[0] > 0.0) || profile[1] != half.z)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                         "%s: the hole's profile must start on the top face (r > 0, z = %g)", fn, half.z);

@@ -116,7 +116,7 @@ static osc_status step_grow(void** data, int* capacity, int needed, size_t size)
     if (needed > INT_MAX / 2) return osc_fail(OSC_ERR_CAPACITY, "osc_brep_read_step: model too large");
     int grown = *capacity ? *capacity : 16;
     while (grown < needed) grown *= 2;
-    void* block = osc_alloc((size_t)grown * size);
+    void* block = osc_calloc((size_t)grown, size);
     if (!block) return OSC_ERR_NO_MEMORY;
     if (*capacity) memcpy(block, *data, (size_t)*capacity * size);
     osc_free(*data);
@@ -356,8 +356,8 @@ static osc_status step_bspline(step_ctx* ctx, int instance, step_curve* curve) {
     curve->kind = CURVE_BSPLINE;
     curve->degree = degree;
     curve->count = pole_count;
-    curve->poles = osc_alloc((size_t)pole_count * 4 * sizeof(double));
-    curve->knots = osc_alloc((size_t)total * sizeof(double));
+    curve->poles = osc_calloc((size_t)pole_count, 4 * sizeof(double));
+    curve->knots = osc_calloc((size_t)total, sizeof(double));
     if (!curve->poles || !curve->knots) return OSC_ERR_NO_MEMORY;
     int node = pole_first, weight = weight_first;
     for (int i = 0; i < pole_count; ++i, node = file->nodes[node].next) {
@@ -1309,7 +1309,7 @@ static osc_status step_skip_instance(step_ctx* ctx, const char* why) {
 static osc_status step_place_solids(step_ctx* ctx, const step_placed* placed, int count, step_model* model) {
     const step_file* file = ctx->file;
     step_solid_model* models = osc_calloc((size_t)count + 1, sizeof *models);
-    int* model_of = osc_alloc(((size_t)file->instance_count + 1) * sizeof(int));
+    int* model_of = osc_calloc(((size_t)file->instance_count + 1), sizeof(int));
     osc_status status = models && model_of ? OSC_OK : OSC_ERR_NO_MEMORY;
     int model_count = 0;
     for (int i = 0; status == OSC_OK && i < file->instance_count; ++i) model_of[i] = -1;

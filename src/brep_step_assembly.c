@@ -538,7 +538,7 @@ static osc_status step_index_groups(step_graph* g) {
         g->reps[r].group = g->reps[root].group;
     }
     size_t groups = (size_t)g->group_count + 1;
-    g->group_product = osc_alloc(groups * sizeof(int));
+    g->group_product = osc_calloc(groups, sizeof(int));
     g->rep_begin = osc_calloc(groups + 1, sizeof(int));
     g->rep_members = osc_calloc((size_t)g->rep_count + 1, sizeof(int));
     g->solid_begin = osc_calloc(groups + 1, sizeof(int));
@@ -573,7 +573,7 @@ static osc_status step_index_groups(step_graph* g) {
 // every listed solid
 static osc_status step_list_solids(step_graph* g, unsigned char* listed) {
     const step_file* file = g->file;
-    int* stamp = osc_alloc(((size_t)file->instance_count + 1) * sizeof(int));
+    int* stamp = osc_calloc(((size_t)file->instance_count + 1), sizeof(int));
     if (!stamp) return OSC_ERR_NO_MEMORY;
     for (int pass = 0; pass < 2; ++pass) { // count, then fill
         for (int i = 0; i < file->instance_count; ++i) stamp[i] = -1;
@@ -612,7 +612,7 @@ static osc_status step_list_solids(step_graph* g, unsigned char* listed) {
 // Kahn's order of the groups (components after their assemblies); counts the placed solids below
 // each group, saturated above STEP_MAX_INSTANCES; a cycle is a parse error naming one of its links
 static osc_status step_count_instances(step_graph* g, int* indegree) {
-    int* order = osc_alloc(((size_t)g->group_count + 1) * sizeof(int));
+    int* order = osc_calloc(((size_t)g->group_count + 1), sizeof(int));
     if (!order) return OSC_ERR_NO_MEMORY;
     int head = 0, tail = 0;
     for (int k = 0; k < g->group_count; ++k)
@@ -626,7 +626,7 @@ static osc_status step_count_instances(step_graph* g, int* indegree) {
     if (tail < g->group_count) { // every group left has a placement from another group left:
         // following those back from any of them must return, and the link that closes it is on
         // the cycle
-        int* back = osc_alloc(((size_t)g->group_count + 1) * sizeof(int));
+        int* back = osc_calloc(((size_t)g->group_count + 1), sizeof(int));
         int* seen = osc_calloc((size_t)g->group_count + 1, sizeof(int));
         int link = -1;
         if (back && seen) {
@@ -750,7 +750,7 @@ static osc_status step_place(step_graph* g, const unsigned char* listed, step_ou
     if (!indegree) return OSC_ERR_NO_MEMORY;
     for (int l = 0; l < g->link_count; ++l)
         if (g->links[l].parent >= 0) ++indegree[g->reps[g->links[l].child].group];
-    int* top = osc_alloc(((size_t)g->group_count + 1) * sizeof(int));
+    int* top = osc_calloc(((size_t)g->group_count + 1), sizeof(int));
     if (!top) {
         osc_free(indegree);
         return OSC_ERR_NO_MEMORY;
@@ -794,9 +794,9 @@ osc_status step_find_solids(const step_file* file, step_placed** placed, int* co
     g.file = file;
     size_t instances = (size_t)file->instance_count + 1;
     g.reps = osc_calloc(instances, sizeof *g.reps);
-    g.rep_of = osc_alloc(instances * sizeof(int));
-    g.link_of = osc_alloc(instances * sizeof(int));
-    g.pd_rep = osc_alloc(instances * sizeof(int));
+    g.rep_of = osc_calloc(instances, sizeof(int));
+    g.link_of = osc_calloc(instances, sizeof(int));
+    g.pd_rep = osc_calloc(instances, sizeof(int));
     unsigned char* listed = osc_calloc(instances, 1);
     osc_status status = g.reps && g.rep_of && g.link_of && g.pd_rep && listed ? OSC_OK : OSC_ERR_NO_MEMORY;
     for (int i = 0; status == OSC_OK && i < file->instance_count; ++i) g.rep_of[i] = g.link_of[i] = g.pd_rep[i] = -1;

@@ -108,7 +108,7 @@ static osc_status step_new_node(step_cursor* cursor, step_kind kind, int* index)
     if (file->node_count == file->node_capacity) {
         if (file->node_capacity > INT_MAX / 2 - 1) return step_error(cursor, "too many parameters");
         int capacity = file->node_capacity ? 2 * file->node_capacity : 1024;
-        step_node* nodes = osc_alloc((size_t)capacity * sizeof *nodes);
+        step_node* nodes = osc_calloc((size_t)capacity, sizeof *nodes);
         if (!nodes) return OSC_ERR_NO_MEMORY;
         if (file->node_count) memcpy(nodes, file->nodes, (size_t)file->node_count * sizeof *nodes);
         osc_free(file->nodes);
@@ -325,7 +325,7 @@ static osc_status step_instance_parse(step_cursor* cursor) {
     if (file->instance_count == file->instance_capacity) {
         if (file->instance_capacity > INT_MAX / 2 - 1) return step_error(cursor, "too many instances");
         int capacity = file->instance_capacity ? 2 * file->instance_capacity : 256;
-        step_instance* instances = osc_alloc((size_t)capacity * sizeof *instances);
+        step_instance* instances = osc_calloc((size_t)capacity, sizeof *instances);
         if (!instances) return OSC_ERR_NO_MEMORY;
         if (file->instance_count)
             memcpy(instances, file->instances, (size_t)file->instance_count * sizeof *instances);

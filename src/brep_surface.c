@@ -260,14 +260,26 @@ int osc_geo_distance(const osc_geo* g, osc_vec3 x, double* sd, osc_vec3* grad, d
     }
 }
 
+static bool surface_type_ok(const osc_brep_surface* surface) {
+    return (int)surface->type >= (int)OSC_SURFACE_PLANE && (int)surface->type <= (int)OSC_SURFACE_TORUS;
+}
+
 int osc_brep_project(const osc_brep_surface* surface, osc_vec3 x, double uv[2]) {
-    if (!surface || !uv) return 0;
+    if (!surface || !uv || !surface_type_ok(surface) || !osc_is_finite3(x.x, x.y, x.z)) return 0;
     osc_geo g = osc_geo_from_surface(surface);
     return osc_geo_project(&g, x, uv);
 }
 
 osc_vec3 osc_brep_surface_point(const osc_brep_surface* surface, double u, double v,
                                 osc_vec3* normal) {
+    if (!surface || !surface_type_ok(surface)) {
+        if (!surface) osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_surface_point: surface is NULL");
+        else osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_surface_point: surface->type %d is not a surface type",
+                      (int)surface->type);
+        osc_vec3 nan3 = osc_v3(NAN, NAN, NAN);
+        if (normal) *normal = nan3;
+        return nan3;
+    }
     osc_geo g = osc_geo_from_surface(surface);
     double t[2] = {u, v};
     osc_vec3 p;

@@ -11,6 +11,8 @@
 #include "osculate/lmd.h"
 #include "test_common.h"
 
+#include <limits.h>
+
 #define STEP_DIR OSC_TEST_DATA_DIR "/step/"
 #define PEG_PATH STEP_DIR "peg.step"
 #define SCREW_PATH OSC_MODEL_DIR "/cad/screw.step"
@@ -918,6 +920,124 @@ static void test_bad_input(void) {
     free(text);
 }
 
+// expects `status` OSC_ERR_INVALID_ARGUMENT with a message holding `what` (the argument and its value)
+#define CHECK_REFUSED(call, what)                                                                  \
+    do {                                                                                           \
+        osc_status refused_ = (call);                                                              \
+        CHECK_MSG(refused_ == OSC_ERR_INVALID_ARGUMENT && strstr(osc_last_error(), what) != NULL,  \
+                  "%s: status %d, '%s' lacks '%s'", #call, (int)refused_, osc_last_error(), what);  \
+    } while (0)
+
+// Every public function of brep.h with each pointer argument NULL in turn, and the builders with
+// NaN, negative, zero and absurdly large sizes: OSC_ERR_INVALID_ARGUMENT naming the argument and
+// its value (or the documented answer of a getter), never a crash, and *out left NULL.
+static void test_public_arguments(void) {
+    osc_brep* brep = NULL;
+    osc_brep* out = (osc_brep*)&brep;
+    osc_brep_info info;
+    osc_brep_shell shell;
+    CHECK_STATUS(osc_brep_create_box(osc_v3(1, 2, 3), NULL, &brep), OSC_OK);
+    if (!brep) return;
+    const osc_brep_desc* desc = osc_brep_description(brep);
+    osc_brep_settings settings = osc_brep_settings_default();
+    // the model
+    CHECK_REFUSED(osc_brep_create(desc, NULL, NULL), "out is NULL");
+    CHECK_REFUSED(osc_brep_create(NULL, NULL, &out), "desc is NULL");
+    CHECK(out == NULL);
+    settings.alpha_max = NAN;
+    CHECK_REFUSED(osc_brep_create(desc, &settings, &out), "settings.alpha_max nan");
+    settings = osc_brep_settings_default();
+    settings.plane_cell = -1.0;
+    CHECK_REFUSED(osc_brep_create(desc, &settings, &out), "settings.plane_cell -1");
+    settings = osc_brep_settings_default();
+    settings.max_leaf_count = INT_MAX;
+    CHECK_REFUSED(osc_brep_create(desc, &settings, &out), "settings.max_leaf_count 2147483647");
+    osc_brep_destroy(NULL);
+    CHECK(osc_brep_description(NULL) == NULL);
+    CHECK_REFUSED(osc_brep_get_info(NULL, &info), "brep is NULL");
+    CHECK_REFUSED(osc_brep_get_info(brep, NULL), "info is NULL");
+    CHECK(osc_brep_face_contains(NULL, 0, 0.0, 0.0) == 0);
+    CHECK(osc_brep_shell_count(NULL) == 0 && osc_brep_shell_count(brep) == 1);
+    CHECK_REFUSED(osc_brep_get_shell(NULL, 0, &shell), "brep is NULL");
+    CHECK_REFUSED(osc_brep_get_shell(brep, 0, NULL), "shell is NULL");
+    CHECK_REFUSED(osc_brep_get_shell(brep, 1, &shell), "index 1");
+    CHECK_REFUSED(osc_brep_create_from_shell(brep, 0, NULL, NULL), "out is NULL");
+    out = (osc_brep*)&brep;
+    CHECK_REFUSED(osc_brep_create_from_shell(NULL, 0, NULL, &out), "brep is NULL");
+    CHECK(out == NULL);
+    CHECK_REFUSED(osc_brep_create_from_shell(brep, -1, NULL, &out), "index -1");
+    // surfaces: NULL, a type out of range, non-finite points give the documented answers
+    osc_brep_surface surface = desc->surfaces[0];
+    double uv[2] = {0.0, 0.0};
+    osc_vec3 normal;
+    CHECK(osc_brep_project(NULL, osc_v3(0, 0, 0), uv) == 0);
+    CHECK(osc_brep_project(&surface, osc_v3(0, 0, 0), NULL) == 0);
+    CHECK(osc_brep_project(&surface, osc_v3(NAN, 0, 0), uv) == 0);
+    osc_vec3 p = osc_brep_surface_point(NULL, 0.0, 0.0, &normal);
+    CHECK(isnan(p.x) && isnan(normal.x) && strstr(osc_last_error(), "surface is NULL"));
+    surface.type = (osc_surface_type)7;
+    CHECK(osc_brep_project(&surface, osc_v3(1, 1, 1), uv) == 0);
+    p = osc_brep_surface_point(&surface, 0.0, 0.0, NULL);
+    CHECK(isnan(p.x) && strstr(osc_last_error(), "surface->type 7"));
+    // descriptions: sizes and coordinates beyond OSC_BREP_MAX_LENGTH
+    osc_brep_desc big = *desc;
+    osc_brep_surface surfaces[6];
+    osc_vec3 vertices[8];
+    memcpy(surfaces, desc->surfaces, sizeof surfaces);
+    memcpy(vertices, desc->vertices, sizeof vertices);
+    big.surfaces = surfaces;
+    big.vertices = vertices;
+    surfaces[2].origin.y = 1e300;
+    CHECK_REFUSED(osc_brep_create(&big, NULL, &out), "surfaces[2].origin (");
+    surfaces[2] = desc->surfaces[2];
+    vertices[5].z = -1e13;
+    CHECK_REFUSED(osc_brep_create(&big, NULL, &out), "vertices[5] (");
+    osc_brep_destroy(brep);
+
+    // builders: out NULL, and each size NaN, negative, zero, too large
+    CHECK_REFUSED(osc_brep_create_box(osc_v3(1, 1, 1), NULL, NULL), "out is NULL");
+    CHECK_REFUSED(osc_brep_create_cylinder(1, 1, NULL, NULL), "out is NULL");
+    CHECK_REFUSED(osc_brep_create_cone(1, 2, 1, NULL, NULL), "out is NULL");
+    CHECK_REFUSED(osc_brep_create_sphere(1, NULL, NULL), "out is NULL");
+    const double profile[6] = {0.0, -1.0, 1.0, -1.0, 1.0, 1.0};
+    CHECK_REFUSED(osc_brep_create_revolved(profile, 3, NULL, NULL), "out is NULL");
+    CHECK_REFUSED(osc_brep_create_revolved(NULL, 3, NULL, &out), "profile is NULL");
+    CHECK_REFUSED(osc_brep_create_revolved(profile, -3, NULL, &out), "count -3");
+    const double hole[4] = {0.5, 1.0, 0.5, 0.0};
+    CHECK_REFUSED(osc_brep_create_block_with_hole(osc_v3(1, 1, 1), hole, 2, NULL, NULL), "out is NULL");
+    CHECK_REFUSED(osc_brep_create_block_with_hole(osc_v3(1, 1, 1), NULL, 2, NULL, &out), "profile is NULL");
+    const double bad[4] = {NAN, -1.0, 0.0, 1e308};
+    const char* shown[4] = {"nan", "-1", "0 ", "1e+308"};
+    for (int k = 0; k < 4; ++k) {
+        char what[64];
+        snprintf(what, sizeof what, "half.y %s", shown[k]);
+        CHECK_REFUSED(osc_brep_create_box(osc_v3(1, bad[k], 1), NULL, &out), what);
+        CHECK_REFUSED(osc_brep_create_block_with_hole(osc_v3(1, bad[k], 1), hole, 2, NULL, &out), what);
+        snprintf(what, sizeof what, "radius %s", shown[k]);
+        CHECK_REFUSED(osc_brep_create_sphere(bad[k], NULL, &out), what);
+        CHECK_REFUSED(osc_brep_create_cylinder(bad[k], 1.0, NULL, &out), what);
+        snprintf(what, sizeof what, "half_height %s", shown[k]);
+        CHECK_REFUSED(osc_brep_create_cylinder(1.0, bad[k], NULL, &out), what);
+        CHECK_REFUSED(osc_brep_create_cone(1.0, 2.0, bad[k], NULL, &out), what);
+        snprintf(what, sizeof what, "r_bottom %s", shown[k]);
+        CHECK_REFUSED(osc_brep_create_cone(bad[k], 2.0, 1.0, NULL, &out), what);
+        snprintf(what, sizeof what, "r_top %s", shown[k]);
+        CHECK_REFUSED(osc_brep_create_cone(1.0, bad[k], 1.0, NULL, &out), what);
+        double wide[6] = {0.0, -1.0, bad[k], -1.0, 1.0, 1.0};
+        snprintf(what, sizeof what, "profile point 1 (%s", shown[k]);
+        if (k != 2) CHECK_REFUSED(osc_brep_create_revolved(wide, 3, NULL, &out), what); // r = 0 is legal there
+        CHECK(out == NULL);
+    }
+    // STEP
+    CHECK_REFUSED(osc_brep_read_step("x", 1, 0, NULL, NULL, NULL), "out is NULL");
+    CHECK_REFUSED(osc_brep_read_step(NULL, 3, 0, NULL, &out, NULL), "text is NULL");
+    CHECK_REFUSED(osc_brep_load_step(PEG_PATH, 0, NULL, NULL, NULL), "out is NULL");
+    CHECK_REFUSED(osc_brep_load_step(NULL, 0, NULL, &out, NULL), "path is NULL");
+    settings = osc_brep_settings_default();
+    settings.alpha_max = 4.0;
+    CHECK_REFUSED(osc_brep_load_step(PEG_PATH, 0, &settings, &out, NULL), "settings.alpha_max 4");
+}
+
 int main(void) {
     RUN(test_peg);
     RUN(test_screw);
@@ -928,5 +1048,6 @@ int main(void) {
     RUN(test_placements);
     RUN(test_bad_assemblies);
     RUN(test_bad_input);
+    RUN(test_public_arguments);
     return test_finish();
 }

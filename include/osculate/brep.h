@@ -56,6 +56,12 @@
 extern "C" {
 #endif
 
+/// Every coordinate, size and parameter of a description, and every size given to a builder, lies
+/// within [-OSC_BREP_MAX_LENGTH, OSC_BREP_MAX_LENGTH] (the queries square and multiply them);
+/// builders' sizes are at least OSC_BREP_MIN_SIZE. Outside: OSC_ERR_INVALID_ARGUMENT naming the value.
+#define OSC_BREP_MAX_LENGTH 1e12
+#define OSC_BREP_MIN_SIZE 1e-12
+
 /// Canonical surface types.
 typedef enum osc_surface_type {
     OSC_SURFACE_PLANE = 0,
@@ -163,12 +169,14 @@ OSC_API osc_brep_settings osc_brep_settings_default(void);
 typedef struct osc_brep osc_brep;
 
 /// Builds a solid from `desc` (copied). `settings` NULL: the defaults. OSC_ERR_INVALID_ARGUMENT
-/// naming the first bad entity (non-finite or non-unit frames, non-positive sizes, an index out of
-/// range, an empty face or loop, an edge with t0 >= t1), OSC_ERR_NO_MEMORY, OSC_ERR_CAPACITY.
+/// naming a NULL `desc` or `out`, a setting out of its range, or the first bad entity (non-finite,
+/// non-unit or too large frames, non-positive or too large sizes, an index out of range, an empty
+/// face or loop, an edge with t0 >= t1); OSC_ERR_CAPACITY for more than INT_MAX / 6 edges or INT_MAX
+/// / 4 trims, or more leaves than settings.max_leaf_count; OSC_ERR_NO_MEMORY.
 OSC_API osc_status osc_brep_create(const osc_brep_desc* desc, const osc_brep_settings* settings,
                                    osc_brep** out);
 
-/// Releases a solid (NULL is fine).
+/// Releases a solid (NULL: nothing happens).
 OSC_API void osc_brep_destroy(osc_brep* brep);
 
 /// Counts of a solid's entities and of its BVH.
@@ -181,28 +189,35 @@ typedef struct osc_brep_info {
                      ///< test peg, 0.9 % on a cone reaching its apex)
 } osc_brep_info;
 
-/// Fills `info`.
+/// Fills `info`. OSC_ERR_INVALID_ARGUMENT naming a NULL `brep` or `info`.
 OSC_API osc_status osc_brep_get_info(const osc_brep* brep, osc_brep_info* info);
 
-/// Read-only access to the solid's copied description (valid while `brep` lives).
+/// Read-only access to the solid's copied description (valid while `brep` lives); NULL for a NULL
+/// `brep`.
 OSC_API const osc_brep_desc* osc_brep_description(const osc_brep* brep);
 
 /// The closest point on `face`'s untrimmed surface to the body-frame point `x` (the footpoint of
 /// an orthogonal projection, closed form on canonical surfaces): writes the parameters `uv` [2]
 /// and returns 1 when the projection is unique, 0 at a degenerate point (on a cylinder's axis, a
-/// sphere's centre). Also used by importers to express edges in a face's parameters.
+/// sphere's centre). Also used by importers to express edges in a face's parameters. Returns 0 and
+/// writes nothing for a NULL `surface` or `uv`, a surface type out of range, or a non-finite `x`.
 OSC_API int osc_brep_project(const osc_brep_surface* surface, osc_vec3 x, double uv[2]);
 
 /// Evaluates the surface point at (u, v) and, when `normal` is non-NULL, the solid's outward unit
-/// normal there (the natural normal times `sense`).
+/// normal there (the natural normal times `sense`). A NULL `surface` or a type out of range gives
+/// NaN (point and normal) with a message naming it in osc_last_error().
 OSC_API osc_vec3 osc_brep_surface_point(const osc_brep_surface* surface, double u, double v,
                                         osc_vec3* normal);
 
 /// Returns 1 when the parameters (u, v) lie in the solid domain of `face` of `brep` (inside its
-/// parameter box and its loops by the even-odd rule), 0 otherwise.
+/// parameter box and its loops by the even-odd rule), 0 otherwise (also for a NULL `brep`, a face
+/// out of range or non-finite parameters).
 OSC_API int osc_brep_face_contains(const osc_brep* brep, int face, double u, double v);
 
 // ---- builders (each solid centred on its body frame, axis of revolution along +z) ----
+// Each refuses a NULL `out` and sizes outside [OSC_BREP_MIN_SIZE, OSC_BREP_MAX_LENGTH] (NaN, zero,
+// negative, 1e308) with OSC_ERR_INVALID_ARGUMENT naming the argument and its value, and sets *out
+// to NULL on every failure.
 
 /// A box with half extents `half` (all > 0): 6 planes, 12 line edges, 8 vertices.
 OSC_API osc_status osc_brep_create_box(osc_vec3 half, const osc_brep_settings* settings,
