@@ -1038,6 +1038,16 @@ static void test_public_arguments(void) {
     CHECK_REFUSED(osc_brep_load_step(PEG_PATH, 0, &settings, &out, NULL), "settings.alpha_max 4");
 }
 
+// A device that never ends is not a file: osc_read_file (base.c) refuses it before reading, so
+// osc_brep_load_step fails at once with OSC_ERR_IO naming the path (it read /dev/zero until the
+// allocator gave up)
+static void test_endless_file(void) {
+    osc_brep* out = NULL;
+    osc_brep_import_report report;
+    CHECK_STATUS(osc_brep_load_step("/dev/zero", 0, NULL, &out, &report), OSC_ERR_IO);
+    CHECK(out == NULL && strstr(osc_last_error(), "/dev/zero") != NULL);
+}
+
 int main(void) {
     RUN(test_peg);
     RUN(test_screw);
@@ -1049,5 +1059,6 @@ int main(void) {
     RUN(test_bad_assemblies);
     RUN(test_bad_input);
     RUN(test_public_arguments);
+    RUN(test_endless_file);
     return test_finish();
 }
