@@ -365,34 +365,64 @@ static int feature_contains(const wfeat* f, const double* t, double* param) {
     return osc_brep_face_contains_wrapped(b, leaf->feature, u, v);
 }
 
+// The cosine of the angle between the unit vector d and the convex cone spanned by `count` unit
+// generators: 1 inside it; outside, the nearest point of the cone lies on a ray or on a face
+// spanned by two generators, and the cosine is d's component along it.
+static double cone_cosine(osc_vec3 d, const osc_vec3* g, int count) {
+    double best = -1.0;
+    for (int i = 0; i < count; i++) best = fmax(best, osc_dot(d, g[i]));
+    for (int i = 0; i < count; i++)
+        for (int j = i + 1; j < count; j++) {
+            osc_vec3 w = osc_cross(g[i], g[j]);
+            double wl = osc_length(w);
+            if (!(wl > 1e-12)) continue; // parallel or opposite: the rays answer
+            w = osc_scale(w, 1.0 / wl);
+            osc_vec3 p = osc_sub(d, osc_scale(w, osc_dot(d, w))); // d projected on their plane
+            double c = osc_dot(g[i], g[j]), pi = osc_dot(g[i], p), pj = osc_dot(g[j], p);
+            if (pi - c * pj >= 0.0 && pj - c * pi >= 0.0) best = fmax(best, osc_length(p));
+            for (int k = j + 1; k < count; k++) { // d inside the cone of three generators
+                double det = osc_dot(w, g[k]) * wl;
+                if (!(fabs(det) > 1e-12)) continue;
+                double a = osc_dot(d, osc_cross(g[j], g[k])) / det;
+                double b = osc_dot(g[i], osc_cross(d, g[k])) / det;
+                double e = osc_dot(g[i], osc_cross(g[j], d)) / det;
+                if (a >= 0.0 && b >= 0.0 && e >= 0.0) return 1.0;
+            }
+        }
+    return best;
+}
+
 // Is the unit direction `dir` (world, pointing away from the solid at p) within `alpha` of the
-// tangent cone polar of the feature at the world point p with parameters `param`?
+// polar of the solid's tangent cone at the world point p with parameters `param` (its normal
+// cone)? A face point: the face's normal. An edge point: the cone of its two faces' normals there
+// (a convex edge). A vertex: the cone of its faces' normals, which holds the polar of every
+// tangent cone at the vertex (exact where the solid is convex there), and the outgoing edge
+// tangents t with dir . t <= sin alpha (which rules out the directions that a vertex where convex
+// and concave edges meet does not allow). These are the generators of the leaves' polyhedral
+// normal cones (brep_bvh.c), so the culling tests never remove a pair whose contact passes here.
 static int in_polar(const wfeat* f, osc_vec3 p, const double* param, osc_vec3 dir, double alpha) {
     const lmd_body* body = f->body;
     const osc_brep* b = body->brep;
     const osc_brep_leaf* leaf = f->leaf;
     osc_vec3 d = osc_mat3_apply_transpose(body->rotation, dir); // body frame
     osc_vec3 pb = osc_pose_apply_inverse(body->pose, p);
-    double sa = sin(alpha);
+    double ca = cos(alpha);
     if (leaf->kind == OSC_FEATURE_FACE) {
         osc_vec3 n = osc_geo_normal(&b->face_data[leaf->feature].geo, param[0], param[1]);
-        return osc_dot(d, n) >= cos(alpha);
+        return osc_dot(d, n) >= ca;
     }
     if (leaf->kind == OSC_FEATURE_EDGE) {
-        osc_vec3 q, tangent;
+        osc_vec3 q, tangent, normals[2];
         osc_geo_eval(&b->edge_data[leaf->feature].geo, param, &q, &tangent, NULL);
         tangent = osc_normalize(tangent);
-        if (fabs(osc_dot(d, tangent)) > sa) return 0;
-        for (int s = 0; s < 2; s++) {
-            osc_vec3 m = osc_brep_edge_side(b, leaf->feature, s, pb, tangent, NULL);
-            if (osc_dot(d, m) > sa) return 0;
-        }
-        return 1;
+        for (int s = 0; s < 2; s++) osc_brep_edge_side(b, leaf->feature, s, pb, tangent, &normals[s]);
+        return cone_cosine(d, normals, 2) >= ca;
     }
     const osc_vertex_data* vd = &b->vertex_data[leaf->feature];
+    double sa = sin(alpha);
     for (int i = 0; i < vd->tangent_count; i++)
         if (osc_dot(d, b->vertex_vectors[vd->tangent_begin + i]) > sa) return 0;
-    return 1;
+    return cone_cosine(d, &b->vertex_vectors[vd->normal_begin], vd->normal_count) >= ca;
 }
 
 // The BVH piece of a feature holding the parameters: keys follow the footpoint, not the leaf pair
