@@ -1103,12 +1103,17 @@ static osc_status check_settings(const char* function, const osc_manifold_settin
     if (s->iterations < 0 || s->iterations > 64)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->iterations is %d (must be in 0..64)", function,
                         s->iterations);
-    if ((s->blend != 0 && s->blend != 1) || (s->broad_phase != 0 && s->broad_phase != 1) ||
-        (s->edges != 0 && s->edges != 1) || (s->blend_saturated != 0 && s->blend_saturated != 1))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: settings->blend, broad_phase, edges and blend_saturated must be 0 or 1 (they are %d, "
-                        "%d, %d, %d)",
-                        function, s->blend, s->broad_phase, s->edges, s->blend_saturated);
+    struct {
+        const char* name;
+        int value;
+    } switches[] = {{"blend", s->blend},
+                    {"broad_phase", s->broad_phase},
+                    {"edges", s->edges},
+                    {"blend_saturated", s->blend_saturated}};
+    for (size_t i = 0; i < sizeof switches / sizeof switches[0]; ++i)
+        if (switches[i].value != 0 && switches[i].value != 1)
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->%s is %d (must be 0 or 1)", function,
+                            switches[i].name, switches[i].value);
     return OSC_OK;
 }
 

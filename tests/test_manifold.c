@@ -1254,7 +1254,12 @@ static void test_bad_input(void) {
     expect_error(osc_manifold_collide(a.body, pa, b.body, pb, &s, &out), INVALID, "iterations", "iterations -1");
     s = osc_manifold_settings_default();
     s.blend = 2;
-    expect_error(osc_manifold_collide(a.body, pa, b.body, pb, &s, &out), INVALID, "blend", "blend 2");
+    expect_error(osc_manifold_collide(a.body, pa, b.body, pb, &s, &out), INVALID, "settings->blend is 2", "blend 2");
+    // the message names the bad switch alone, not a list of every switch
+    s = osc_manifold_settings_default();
+    s.edges = 3;
+    expect_error(osc_manifold_collide(a.body, pa, b.body, pb, &s, &out), INVALID, "settings->edges is 3", "edges 3");
+    CHECK_MSG(!strstr(osc_last_error(), "blend"), "the message names other switches too: '%s'", osc_last_error());
     s = osc_manifold_settings_default();
     out.capacity = -1;
     expect_error(osc_manifold_collide(a.body, pa, b.body, pb, &s, &out), INVALID, "capacity", "capacity -1");
