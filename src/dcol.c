@@ -21,6 +21,10 @@ static const double REFINE_BIAS = 1e-5;
 static const double STIFF_WEIGHT = 1e4;
 static const double NORMAL_ROUNDING = 1e-4;
 
+// the share of a body's inner radius that a central point's offsets (the barrier times the pair's
+// size) may reach before the result is flagged OSC_DCOL_SMOOTHED (docs/dcol.md §5)
+static const double SMOOTHED_SHARE = 1e-6;
+
 // the fewest pairs per thread for which a batch starts a team: a box and a capsule with alpha's
 // gradient, median of 201 calls, took as long on 2 threads as on 1 at 4 and 8 pairs (1.04x),
 // 0.89x at 16 and 0.6x from 32, and 1.2-1.5x at 1 and 2
@@ -385,6 +389,9 @@ static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b
     result->normal = osc_normalize(body_dual_normal(dp, 0, dp->state.z));
     bool smooth = is_smooth(dp->body[0].shape) && is_smooth(dp->body[1].shape);
     if (!smooth && is_degenerate(dp, barrier)) result->flags |= OSC_DCOL_DEGENERATE;
+    // the central point's offsets are about the barrier times the pair's size in world units
+    double inner = fmin(dp->body[0].shape->inner_radius, dp->body[1].shape->inner_radius);
+    if (barrier * dp->scale > SMOOTHED_SHARE * inner) result->flags |= OSC_DCOL_SMOOTHED;
 }
 
 // ---------------------------------------------------------------------------------------------

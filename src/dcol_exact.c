@@ -109,8 +109,14 @@ void dcol_exact_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
     const dcol_exact_contact* c = &dp->contact;
     memset(result, 0, sizeof *result);
     result->alpha = c->alpha;
-    result->point = osc_add_scaled(dp->centre, osc_v3(dp->optimum[0], dp->optimum[1], dp->optimum[2]),
-                                   dp->scale);
+    // x from both origins in world units, r_A + alpha s S_A and r_B - alpha s S_B weighted by the
+    // other body's inner radius (as the walk's optimum): a body much smaller than its partner then
+    // has x, and its contact point, to the rounding of its own size, not of the pair's
+    double inner_a = dp->body[0].shape->inner_radius, inner_b = dp->body[1].shape->inner_radius;
+    double length = c->alpha * dp->scale;
+    osc_vec3 from_a = osc_add_scaled(pose_a.p, c->support[0], length);
+    osc_vec3 from_b = osc_add_scaled(pose_b.p, c->support[1], -length);
+    result->point = osc_add_scaled(from_a, osc_sub(from_b, from_a), inner_a / (inner_a + inner_b));
     if (dcol_contact_points(pose_a, pose_b, dp->scale, result)) result->normal = osc_normalize(c->n);
 }
 

@@ -460,10 +460,12 @@ static inline bool clear_of(double gap, double clearance, double in_face) {
 }
 
 // whether every vertex of the body that is not tied, of the representative's piece (a cone's
-// other piece too), lies clear of the support at n (EXACT_TIE_CLEARANCE)
-static bool ties_clear(const support_body* body, osc_vec3 n, double size) {
+// other piece too), lies clear of the support at n (EXACT_TIE_CLEARANCE of the body's own size:
+// against the pair's, every vertex of a body 1e-4 its partner's size was near and its point
+// contacts took the conic path, whose smoothing is the pair's)
+static bool ties_clear(const support_body* body, osc_vec3 n) {
     int representative = body->tied[0];
-    double top = osc_dot(body->vertex[representative], n);
+    double top = osc_dot(body->vertex[representative], n), size = body->shape_size;
     double clearance = EXACT_TIE_CLEARANCE * osc_length(n) * size;
     // a face (three tied vertices or more fix n): its other vertices, in its plane to rounding,
     // are part of it and move with it
@@ -538,12 +540,12 @@ static void add_tie(dcol_exact_contact* contact, int body, osc_vec3 tie) {
 // share), every other vertex clear of the support, and linearised conditions that
 // dcol_exact_prepare can factor. `weight`: the ties' weights, body by body.
 static bool exact_contact(dcol_problem* dp, const support_body bodies[2], osc_vec3 n, double sum,
-                          double size, const double weight[2], const osc_vec3 support[2]) {
+                          const double weight[2], const osc_vec3 support[2]) {
     if (!exact_begin(dp, n, sum, support)) return false;
     dcol_exact_contact* contact = &dp->contact;
     for (int k = 0, tie_index = 0; k < 2; tie_index += bodies[k].tied_count - 1, ++k) {
         const support_body* body = &bodies[k];
-        if (!ties_clear(body, n, size)) return false;
+        if (!ties_clear(body, n)) return false;
         int representative = body->tied[0];
         if (body->plain >= 0 && body->tied_count > 1) {
             // a cone's generator: S = piece_r + w (piece_j - piece_r), dS/dn its base's curvature
@@ -693,11 +695,10 @@ static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec
 // axis's and turns with it: the face's two directions across the axis are its ties (the contact
 // point's place on the face their weights), and the face has no curvature.
 static bool exact_kink_contact(dcol_problem* dp, const support_body bodies[2], int k,
-                               const kink_info* info, double sum, double size,
-                               const osc_vec3 support[2]) {
+                               const kink_info* info, double sum, const osc_vec3 support[2]) {
     const support_body *disc = &bodies[k], *other = &bodies[1 - k];
     if (!(info->reach < 1.0 - EXACT_TIE_CLEARANCE) ||
-        !(info->other_gap > EXACT_TIE_CLEARANCE * osc_length(info->n) * size) ||
+        !(info->other_gap > EXACT_TIE_CLEARANCE * osc_length(info->n) * other->shape_size) ||
         !exact_begin(dp, info->n, sum, support))
         return false;
     dcol_exact_contact* contact = &dp->contact;
@@ -713,9 +714,9 @@ static bool exact_kink_contact(dcol_problem* dp, const support_body bodies[2], i
 
 // the start from an optimum at a disc's kink, or that optimum as an exact contact
 static bool finish_kink(dcol_problem* dp, const support_body bodies[2], int k, const kink_info* info,
-                        double sum, double size, const osc_vec3 core[2], const osc_vec3 support[2],
+                        double sum, const osc_vec3 core[2], const osc_vec3 support[2],
                         double barrier, double active_gap) {
-    if (dp->exact_allowed && exact_kink_contact(dp, bodies, k, info, sum, size, support)) {
+    if (dp->exact_allowed && exact_kink_contact(dp, bodies, k, info, sum, support)) {
         set_optimum(dp, sum, core, support);
         dp->exact = true;
         return true;
@@ -1046,7 +1047,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         osc_vec3 core[2], support[2];
         kink_info info;
         if (bodies[k].disc && disc_kink_optimum(bodies, k, d, e1, e2, size, &kink_sum, core, support, &info))
-            return finish_kink(dp, bodies, k, &info, kink_sum, size, core, support, barrier, active_gap);
+            return finish_kink(dp, bodies, k, &info, kink_sum, core, support, barrier, active_gap);
         if (bodies[k].disc && disc_face_optimum(dp, bodies, k, d, &kink_sum, core, support))
             return finish_start(dp, kink_sum, core, support, barrier, active_gap);
     }
@@ -1142,7 +1143,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
                 kink_info info;
                 if (!disc_kink_optimum(bodies, at_kink, d, e1, e2, size, &kink_sum, core, support, &info))
                     return false;
-                return finish_kink(dp, bodies, at_kink, &info, kink_sum, size, core, support, barrier,
+                return finish_kink(dp, bodies, at_kink, &info, kink_sum, core, support, barrier,
                                    active_gap);
             }
             double curvature = h11 * w1 * w1 + 2.0 * h12 * w1 * w2 + h22 * w2 * w2;
@@ -1472,7 +1473,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         support[k] = core[k];
         if (body->ball) support[k] = osc_add_scaled(support[k], body->cn, 1.0 / body->root);
     }
-    if (dp->exact_allowed && dd > 1e-20 && exact_contact(dp, bodies, n, sum, size, weight, support)) {
+    if (dp->exact_allowed && dd > 1e-20 && exact_contact(dp, bodies, n, sum, weight, support)) {
         set_optimum(dp, sum, core, support);
         dp->exact = true;
         return true;

@@ -23,8 +23,11 @@
 // The solver stops on the central path at the barrier parameter `settings.tolerance` (s o z =
 // tolerance e), not at the non-smooth optimum. Its answer is therefore an analytic function of the
 // poses with the primitives' corners and edges rounded on a length scale of order tolerance times
-// their size (seed 001 §II, the `pdip_tol` of the reference implementation); the derivatives
-// returned are the exact derivatives of that answer. The default 1e-10 rounds nothing a user can see.
+// the pair's size S, the sum of the bounding radii (seed 001 §II, the `pdip_tol` of the reference
+// implementation); the derivatives returned are the exact derivatives of that answer. The default
+// 1e-10 rounds nothing a user can see on bodies of comparable size; a central point whose
+// rounding exceeds 1e-6 of a body's inner radius (a body 1e-4 the size of its partner, or that
+// thin, at the default) is flagged OSC_DCOL_SMOOTHED.
 // Two spheres, which have nothing to round, take a closed form (the exact optimum and its exact
 // derivatives) at tolerances up to 1e-9, where the central point differs from it by less than the
 // solver resolves (docs/dcol.md §3.6). At those tolerances every point contact (one point of each
@@ -54,6 +57,12 @@
 //   (1e-15 measured from alpha 1e-3 to 1e-11; a flat contact's alpha nu tolerance relative, nu
 //   the rows and cones of the pair), and a flat contact stays flagged (docs/dcol.md §3.8). At a
 //   larger tolerance alpha carries the smoothing's offset of up to nu tolerance absolutely.
+// - Bodies of very different sizes: a point contact is answered at its exact optimum whatever the
+//   ratio of the sizes (its vertices are cleared against each body's own size), with each contact
+//   point on its surface to the rounding of world coordinates (4e-10 of a body 1e-6 its
+//   partner's size, at unit distance from the world's origin); a central point (a flat or nearly
+//   flat contact) places the smaller body's point up to about tolerance S inside it, flagged
+//   OSC_DCOL_SMOOTHED where that exceeds 1e-6 of its inner radius (docs/dcol.md §5).
 // - Coincident origins (at most 1e-12 S apart) give alpha = 0, x = the common origin; the contact
 //   points and normal are then undefined (eq. (29) divides by alpha) and reported as the origin and
 //   zero, flagged by OSC_DCOL_COINCIDENT.
@@ -107,7 +116,11 @@ OSC_API osc_dcol_settings osc_dcol_settings_default(void);
 /// Flags of a result.
 enum {
     OSC_DCOL_DEGENERATE = 1, ///< a flat contact: the point derivatives are set by the smoothing
-    OSC_DCOL_COINCIDENT = 2  ///< the origins coincide: alpha = 0, no contact points or normal
+    OSC_DCOL_COINCIDENT = 2, ///< the origins coincide: alpha = 0, no contact points or normal
+    /// a central point (not an exact contact) whose smoothing, about the tolerance times the pair's
+    /// size, exceeds 1e-6 of a body's inner radius: that body's contact point may lie that far
+    /// inside it (a body much smaller or thinner than its partner, NUMERIC ROBUSTNESS)
+    OSC_DCOL_SMOOTHED = 4
 };
 
 /// A warm start: the primal solution (x, alpha, slacks) of an earlier solve of the same two
