@@ -100,7 +100,8 @@ void osc_lmd_cache_destroy(osc_lmd_cache* cache) {
 }
 
 osc_status osc_lmd_cache_stats(const osc_lmd_cache* cache, osc_lmd_stats* stats) {
-    if (!cache || !stats) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_cache_stats: NULL argument");
+    if (!cache || !stats)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_cache_stats: %s is NULL", cache ? "stats" : "cache");
     *stats = cache->stats;
     return OSC_OK;
 }
@@ -518,10 +519,58 @@ static osc_status solve_leaf_pairs(footpoint_stage* f, osc_lmd_cache* cache) {
 
 // ---- the query ---------------------------------------------------------------------------------
 
+// A pose: a finite translation no larger than OSC_LMD_MAX_LENGTH in any component, a quaternion
+// that can be normalised.
 static osc_status check_pose(const char* name, osc_pose pose) {
-    if (!osc_is_finite3(pose.p.x, pose.p.y, pose.p.z) || !osc_quat_is_normalizable(pose.q))
+    const osc_vec3 p = pose.p;
+    if (!(fabs(p.x) <= OSC_LMD_MAX_LENGTH && fabs(p.y) <= OSC_LMD_MAX_LENGTH && fabs(p.z) <= OSC_LMD_MAX_LENGTH))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "osc_lmd_query: %s is not finite or its quaternion cannot be normalised", name);
+                        "osc_lmd_query: %s.p (%g, %g, %g) is not finite or beyond %g in magnitude", name, p.x,
+                        p.y, p.z, OSC_LMD_MAX_LENGTH);
+    const osc_quat q = pose.q;
+    if (!osc_quat_is_normalizable(q))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "osc_lmd_query: %s.q (%g, %g, %g, %g) cannot be normalised (zero, not finite or "
+                        "too large)", name, q.w, q.x, q.y, q.z);
+    return OSC_OK;
+}
+
+// A length setting in [lo, OSC_LMD_MAX_LENGTH] (or (0, OSC_LMD_MAX_LENGTH] when `positive`).
+static osc_status check_length(const char* name, double value, bool positive) {
+    if ((positive ? value > 0.0 : value >= 0.0) && value <= OSC_LMD_MAX_LENGTH) return OSC_OK;
+    return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: settings.%s %g is outside %s0, %g]", name, value,
+                    positive ? "(" : "[", OSC_LMD_MAX_LENGTH);
+}
+
+static osc_status check_count(const char* name, int value, int lo, int hi) {
+    if (value >= lo && value <= hi) return OSC_OK;
+    return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: settings.%s %d is outside [%d, %d]", name, value, lo,
+                    hi);
+}
+
+// Each setting in its range; the message names the first that is not.
+static osc_status check_settings(const osc_lmd_settings* s) {
+    osc_status status = check_length("d_max", s->d_max, true);
+    if (status == OSC_OK) status = check_length("eps_a", s->eps_a, false);
+    if (status == OSC_OK) status = check_length("eps_b", s->eps_b, false);
+    if (status == OSC_OK && !(s->alpha >= 0.0 && s->alpha <= 0.25 * k_pi))
+        status = osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: settings.alpha %g is outside [0, pi/4]",
+                          s->alpha);
+    if (status == OSC_OK) status = check_count("conformal_samples", s->conformal_samples, 0, 1024);
+    if (status == OSC_OK) status = check_count("threads", s->threads, 0, INT_MAX);
+    if (status == OSC_OK) status = check_count("culling", s->culling, 0, 1);
+    return status;
+}
+
+// The pointers and the capacity.
+static osc_status check_arguments(const osc_brep* a, const osc_brep* b, const osc_lmd_contact* contacts,
+                                  int capacity, const int* count) {
+    const char* null = !a ? "a" : !b ? "b" : !count ? "count" : NULL;
+    if (null) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: %s is NULL", null);
+    if (capacity < 0)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: capacity %d is negative", capacity);
+    if (capacity > 0 && !contacts)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: contacts is NULL with capacity %d", capacity);
     return OSC_OK;
 }
 
@@ -610,42 +659,39 @@ static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_
     return OSC_OK;
 }
 
+// A body of the query in the frame whose origin is A's position: the footpoint stage then works
+// with the relative offset of the solids (accurate wherever they are), and the world footpoints are
+// moved back at the end.
+static lmd_body make_body(const osc_brep* brep, osc_pose pose, osc_vec3 origin) {
+    lmd_body body = {brep, {osc_sub(pose.p, origin), osc_quat_normalize(pose.q)}, osc_mat3_identity()};
+    body.rotation = osc_quat_to_mat3(body.pose.q);
+    return body;
+}
+
 osc_status osc_lmd_query(const osc_brep* a, osc_pose pose_a, const osc_brep* b, osc_pose pose_b,
                          const osc_lmd_settings* settings, osc_lmd_cache* cache,
                          osc_lmd_contact* contacts, int capacity, int* count) {
-    const char* fn = "osc_lmd_query";
     if (count) *count = 0;
-    if (!a || !b || !count || (capacity > 0 && !contacts) || capacity < 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: the solids and count must be non-NULL, contacts non-NULL when "
-                        "capacity > 0 (capacity %d)",
-                        fn, capacity);
-    osc_status st = check_pose("pose_a", pose_a);
+    osc_status st = check_arguments(a, b, contacts, capacity, count);
+    if (st == OSC_OK) st = check_pose("pose_a", pose_a);
     if (st == OSC_OK) st = check_pose("pose_b", pose_b);
-    if (st != OSC_OK) return st;
     osc_lmd_settings s = settings ? *settings : osc_lmd_settings_default();
-    if (!(s.d_max > 0.0) || !isfinite(s.d_max) || !(s.eps_a >= 0.0) || !(s.eps_b >= 0.0) ||
-        !isfinite(s.eps_a) || !isfinite(s.eps_b) || !(s.alpha >= 0.0 && s.alpha <= 0.25 * k_pi) ||
-        s.conformal_samples < 0 || s.conformal_samples > 1024 || s.threads < 0 ||
-        (s.culling != 0 && s.culling != 1))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: settings out of range (d_max %g > 0, eps_a %g and eps_b %g >= 0, alpha "
-                        "%g in [0, pi/4], conformal_samples %d in [0, 1024], threads %d >= 0, "
-                        "culling %d 0 or 1)",
-                        fn, s.d_max, s.eps_a, s.eps_b, s.alpha, s.conformal_samples, s.threads,
-                        s.culling);
-    lmd_body ba = {a, {pose_a.p, osc_quat_normalize(pose_a.q)}, osc_mat3_identity()};
-    lmd_body bb = {b, {pose_b.p, osc_quat_normalize(pose_b.q)}, osc_mat3_identity()};
-    ba.rotation = osc_quat_to_mat3(ba.pose.q);
-    bb.rotation = osc_quat_to_mat3(bb.pose.q);
+    if (st == OSC_OK) st = check_settings(&s);
+    if (st != OSC_OK) return st;
+    lmd_body ba = make_body(a, pose_a, pose_a.p), bb = make_body(b, pose_b, pose_a.p);
     osc_lmd_cache* own = NULL;
     if (!cache) {
         st = osc_lmd_cache_create(&own);
-        if (st != OSC_OK) return st;
+        if (st != OSC_OK) return osc_fail_in("osc_lmd_query", st);
         cache = own;
     }
     st = run_query(&ba, &bb, &s, cache, contacts, capacity, count);
     osc_lmd_cache_destroy(own);
-    if (st == OSC_ERR_NO_MEMORY) return osc_fail_in(fn, st);
+    if (st == OSC_ERR_NO_MEMORY) return osc_fail_in("osc_lmd_query", st);
+    if (st != OSC_OK && st != OSC_ERR_CAPACITY) return st;
+    for (int i = 0; i < *count && i < capacity; i++) { // back to world coordinates
+        contacts[i].point_a = osc_add(contacts[i].point_a, pose_a.p);
+        contacts[i].point_b = osc_add(contacts[i].point_b, pose_a.p);
+    }
     return st;
 }

@@ -1177,6 +1177,125 @@ static void test_warm_queries(void) {
     osc_brep_destroy(peg);
 }
 
+// ---- NULL arguments and absurd values ----------------------------------------------------------
+
+// A NULL pointer argument of every public function of lmd.h, one at a time, and settings, poses and
+// capacities out of range: OSC_ERR_INVALID_ARGUMENT whose message names the function, the
+// argument and (for values) the value; *count is 0. Before, the query's NULL arguments shared one
+// message naming none of them, every setting was listed with all the others, and translations of
+// 1e200, d_max 1e308 and eps 1e300 were accepted.
+static void test_bad_arguments(void) {
+    osc_brep *box = NULL, *sphere = NULL;
+    CHECK_STATUS(osc_brep_create_box(osc_v3(1, 2, 0.5), NULL, &box), OSC_OK);
+    CHECK_STATUS(osc_brep_create_sphere(0.3, NULL, &sphere), OSC_OK);
+    osc_lmd_cache* cache = NULL;
+    CHECK_STATUS(osc_lmd_cache_create(&cache), OSC_OK);
+    if (!box || !sphere || !cache) return;
+    osc_lmd_stats stats;
+    CHECK_STATUS(osc_lmd_cache_create(NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "osc_lmd_cache_create: out is NULL") != NULL);
+    CHECK_STATUS(osc_lmd_cache_stats(NULL, &stats), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "osc_lmd_cache_stats: cache is NULL") != NULL);
+    CHECK_STATUS(osc_lmd_cache_stats(cache, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "osc_lmd_cache_stats: stats is NULL") != NULL);
+    osc_lmd_cache_reset(NULL);   // documented no-ops
+    osc_lmd_cache_destroy(NULL);
+
+    const osc_pose identity = osc_pose_identity();
+    const osc_pose above = osc_pose_make(osc_v3(0.2, -0.4, 1.05), osc_quat_identity());
+    typedef struct bad_query {
+        const char* message; // what the message must hold
+        int null_a, null_b, null_contacts, null_count, capacity;
+        osc_pose pose_a, pose_b;
+        osc_lmd_settings settings;
+    } bad_query;
+    enum { CASES = 27 };
+    bad_query cases[CASES];
+    for (int i = 0; i < CASES; i++) {
+        cases[i] = (bad_query){NULL, 0, 0, 0, 0, CAP, identity, above, osc_lmd_settings_default()};
+    }
+    int k = 0;
+    cases[k].message = "osc_lmd_query: a is NULL", cases[k++].null_a = 1;
+    cases[k].message = "osc_lmd_query: b is NULL", cases[k++].null_b = 1;
+    cases[k].message = "osc_lmd_query: count is NULL", cases[k++].null_count = 1;
+    cases[k].message = "osc_lmd_query: contacts is NULL with capacity 4096", cases[k++].null_contacts = 1;
+    cases[k].message = "osc_lmd_query: capacity -1 is negative", cases[k++].capacity = -1;
+    cases[k].message = "pose_a.p (1e+200, 0, 0)", cases[k++].pose_a.p.x = 1e200;
+    cases[k].message = "pose_b.p (0.2, -0.4, -1e+101)", cases[k++].pose_b.p.z = -1e101;
+    cases[k].message = "pose_b.p (nan, -0.4, 1.05)", cases[k++].pose_b.p.x = NAN;
+    cases[k].message = "pose_a.q (1e+200, 0, 0, 0)", cases[k++].pose_a.q = (osc_quat){1e200, 0, 0, 0};
+    cases[k].message = "pose_b.q (0, 0, 0, 0)", cases[k++].pose_b.q = (osc_quat){0, 0, 0, 0};
+    cases[k].message = "pose_b.q (1, nan, 0, 0)", cases[k++].pose_b.q = (osc_quat){1, NAN, 0, 0};
+    cases[k].message = "settings.d_max inf", cases[k++].settings.d_max = INFINITY;
+    cases[k].message = "settings.d_max 1e+308", cases[k++].settings.d_max = 1e308;
+    cases[k].message = "settings.d_max nan", cases[k++].settings.d_max = NAN;
+    cases[k].message = "settings.d_max 0 ", cases[k++].settings.d_max = 0.0;
+    cases[k].message = "settings.eps_a -1 ", cases[k++].settings.eps_a = -1.0;
+    cases[k].message = "settings.eps_a 1e+300", cases[k++].settings.eps_a = 1e300;
+    cases[k].message = "settings.eps_b nan", cases[k++].settings.eps_b = NAN;
+    cases[k].message = "settings.eps_b inf", cases[k++].settings.eps_b = INFINITY;
+    cases[k].message = "settings.alpha nan", cases[k++].settings.alpha = NAN;
+    cases[k].message = "settings.alpha 1 ", cases[k++].settings.alpha = 1.0;
+    cases[k].message = "settings.alpha -0.1", cases[k++].settings.alpha = -0.1;
+    cases[k].message = "settings.conformal_samples -1 ", cases[k++].settings.conformal_samples = -1;
+    cases[k].message = "settings.conformal_samples 1025", cases[k++].settings.conformal_samples = 1025;
+    cases[k].message = "settings.threads -1 ", cases[k++].settings.threads = -1;
+    cases[k].message = "settings.culling 2 ", cases[k++].settings.culling = 2;
+    cases[k].message = "settings.culling -1 ", cases[k++].settings.culling = -1;
+    CHECK(k == CASES);
+    for (int i = 0; i < CASES; i++) {
+        const bad_query* c = &cases[i];
+        int n = 77;
+        osc_status st = osc_lmd_query(c->null_a ? NULL : box, c->pose_a, c->null_b ? NULL : sphere, c->pose_b,
+                                      &c->settings, i % 2 ? cache : NULL, c->null_contacts ? NULL : g_contacts,
+                                      c->capacity, c->null_count ? NULL : &n);
+        CHECK_MSG(st == OSC_ERR_INVALID_ARGUMENT && strstr(osc_last_error(), c->message) != NULL &&
+                      strstr(osc_last_error(), "osc_lmd_query") != NULL,
+                  "case %d: status %d, message '%s', expected one holding '%s'", i, st, osc_last_error(),
+                  c->message);
+        CHECK_MSG(c->null_count || n == 0, "case %d: count %d", i, n);
+    }
+    // the largest values allowed are answered (the contacts of the smallest are checked elsewhere)
+    osc_lmd_settings s = osc_lmd_settings_default();
+    s.d_max = 1e100;
+    s.eps_a = s.eps_b = 1e100;
+    int n = query(box, identity, sphere, above, &s, cache, g_contacts);
+    CHECK(n >= 1);
+    for (int i = 0; i < n; i++) CHECK(isfinite(g_contacts[i].gap) && g_contacts[i].gap < -1.9e100);
+    osc_lmd_cache_destroy(cache);
+    osc_brep_destroy(box);
+    osc_brep_destroy(sphere);
+}
+
+// Far from the origin (x = 2^160, about 1.5e48, where neighbouring doubles are 2^108 apart) two
+// solids whose offset is exact (0 along x) have the contacts they have at the origin: the query
+// works in A's frame, so distances, normals and gradients keep their accuracy (the world
+// footpoints can only be as precise as doubles there are). Before, the footpoints were computed in
+// world coordinates: a distance of 0.374 for 0.459, the normal 0.08 off, the gradient wrong.
+static void test_far_from_origin(void) {
+    osc_brep *box = NULL, *sphere = NULL;
+    CHECK_STATUS(osc_brep_create_box(osc_v3(1, 2, 0.5), NULL, &box), OSC_OK);
+    CHECK_STATUS(osc_brep_create_sphere(0.3, NULL, &sphere), OSC_OK);
+    if (!box || !sphere) return;
+    osc_lmd_settings s = osc_lmd_settings_default();
+    osc_quat turn = osc_quat_from_axis_angle(osc_normalize(osc_v3(0.3, -0.2, 0.9)), 0.7);
+    osc_pose pa = osc_pose_make(osc_v3(0, 0.1, -0.2), turn);
+    osc_pose pb = osc_pose_make(osc_v3(0, -0.3, 1.0), osc_quat_identity());
+    int n = query(box, pa, sphere, pb, &s, NULL, g_contacts);
+    pa.p.x = pb.p.x = ldexp(1.0, 160);
+    int m = query(box, pa, sphere, pb, &s, NULL, g_other);
+    printf("  far from the origin: %d contacts at the origin, %d at x = 2^160\n", n, m);
+    CHECK(n >= 1 && m == n);
+    for (int k = 0; k < n && m == n; k++) {
+        CHECK_NEAR(g_other[k].distance, g_contacts[k].distance, 1e-12);
+        CHECK(g_other[k].key == g_contacts[k].key);
+        CHECK_NEAR(osc_length(osc_sub(g_other[k].normal, g_contacts[k].normal)), 0.0, 1e-12);
+        for (int i = 0; i < 12; i++) CHECK_NEAR(g_other[k].gradient[i], g_contacts[k].gradient[i], 1e-12);
+    }
+    osc_brep_destroy(box);
+    osc_brep_destroy(sphere);
+}
+
 int main(void) {
     RUN(test_warm_queries);
     RUN(test_threads);
@@ -1193,5 +1312,7 @@ int main(void) {
     RUN(test_gradients);
     RUN(test_coherence);
     RUN(test_bad_input);
+    RUN(test_bad_arguments);
+    RUN(test_far_from_origin);
     return test_finish();
 }

@@ -48,14 +48,20 @@
 extern "C" {
 #endif
 
+/// The largest magnitude of a length the query takes: each component of a pose's translation,
+/// d_max, eps_a and eps_b (squares and sums of squares of lengths then stay far from overflow).
+#define OSC_LMD_MAX_LENGTH 1e100
+
 /// Settings; take them from osc_lmd_settings_default(). Lengths are in the solids' units.
 typedef struct osc_lmd_settings {
-    double d_max;          ///< local minimal distances above this are not reported, 1
-    double eps_a, eps_b;   ///< the implicit dilation radii of eq. 1.19 (g = d - eps_a - eps_b), 0
+    double d_max;          ///< local minimal distances above this are not reported
+                           ///< ((0, OSC_LMD_MAX_LENGTH]), 1
+    double eps_a, eps_b;   ///< the implicit dilation radii of eq. 1.19 (g = d - eps_a - eps_b;
+                           ///< [0, OSC_LMD_MAX_LENGTH]), 0
     double alpha;          ///< the quasi-LMD dilation angle of the tangent cone polars (radians,
                            ///< [0, pi/4]), 0.05
-    int conformal_samples; ///< samples along each conformal contact curve (0: none), 8
-    int threads;           ///< threads for the footpoint stage (0: osc_default_thread_count();
+    int conformal_samples; ///< samples along each conformal contact curve ([0, 1024]; 0: none), 8
+    int threads;           ///< threads for the footpoint stage (>= 0; 0: osc_default_thread_count();
                            ///< clamped to OSC_MAX_THREADS; a thread takes at least 16 leaf pairs,
                            ///< so a small query runs on the calling thread alone), 1
     int culling;           ///< 1: the culling tests of §2.4.3; 0: every leaf pair (for testing), 1
@@ -106,7 +112,8 @@ OSC_API osc_status osc_lmd_cache_create(osc_lmd_cache** out);
 /// Releases a cache (NULL is fine).
 OSC_API void osc_lmd_cache_destroy(osc_lmd_cache* cache);
 
-/// Forgets the front and footpoints (use when the cache moves to another pair of solids).
+/// Forgets the front and footpoints (use when the cache moves to another pair of solids); keeps the
+/// memory. NULL is a no-op, as for osc_lmd_cache_destroy.
 OSC_API void osc_lmd_cache_reset(osc_lmd_cache* cache);
 
 /// Statistics of the last query with a cache (each saturates at INT_MAX).
@@ -118,15 +125,20 @@ typedef struct osc_lmd_stats {
     int warm_starts;        ///< leaf pairs started from the cached footpoints
 } osc_lmd_stats;
 
-/// Reads the statistics of the cache's last query.
+/// Reads the statistics of the cache's last query. OSC_ERR_INVALID_ARGUMENT naming `cache` or `stats`
+/// when NULL.
 OSC_API osc_status osc_lmd_cache_stats(const osc_lmd_cache* cache, osc_lmd_stats* stats);
 
 /// Every local minimal distance between `a` at `pose_a` and `b` at `pose_b` below settings->d_max
 /// (`settings` NULL: the defaults), sorted by feature pair. `cache` may be NULL (the query then
 /// allocates and frees its scratch memory). Writes at most `capacity` contacts and sets `*count` to
-/// the number found; OSC_ERR_CAPACITY when it exceeds `capacity` (the first `capacity` are written).
-/// OSC_ERR_INVALID_ARGUMENT for NULL solids, a NaN pose or a quaternion that cannot be normalised,
-/// settings out of range.
+/// the number found (0 on any error); OSC_ERR_CAPACITY when it exceeds `capacity` (the first
+/// `capacity` are written). OSC_ERR_INVALID_ARGUMENT, naming the argument and its value, for a NULL
+/// `a`, `b` or `count`, `contacts` NULL with capacity > 0, a negative capacity, a pose whose
+/// translation is not finite or beyond OSC_LMD_MAX_LENGTH or whose quaternion cannot be normalised,
+/// and a setting outside its range. The query works in A's frame shifted to pose_a.p, so distances,
+/// normals and gradients depend only on the relative pose; the world footpoints are as precise as
+/// doubles are at the solids' position.
 OSC_API osc_status osc_lmd_query(const osc_brep* a, osc_pose pose_a, const osc_brep* b,
                                  osc_pose pose_b, const osc_lmd_settings* settings,
                                  osc_lmd_cache* cache, osc_lmd_contact* contacts, int capacity,
