@@ -5,38 +5,93 @@
 #include "sdf_internal.h"
 
 #include <float.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 // ---------------------------------------------------------------------------------------------
-// validation helpers
+// validation helpers (the ranges of sdf.h)
 
-osc_status sdf_check_finite(const char* function, const char* name, double value) {
-    if (!isfinite(value))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s must be finite (got %g)", function, name,
-                        value);
+#define LENGTH_RANGE "[1e-30, 1e30] (OSC_SDF_LENGTH_MIN, OSC_SDF_LENGTH_MAX)"
+
+osc_status sdf_check_length(const char* function, const char* name, double value) {
+    if (!(value >= OSC_SDF_LENGTH_MIN && value <= OSC_SDF_LENGTH_MAX))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is %g; it must be in " LENGTH_RANGE, function,
+                        name, value);
     return OSC_OK;
 }
 
-osc_status sdf_check_positive(const char* function, const char* name, double value) {
-    if (!(value > 0.0) || !isfinite(value))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s must be > 0 and finite (got %g)",
+osc_status sdf_check_size(const char* function, const char* name, double value) {
+    if (!(value >= 0.0 && value <= OSC_SDF_LENGTH_MAX))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is %g; it must be in [0, 1e30] "
+                        "(OSC_SDF_LENGTH_MAX)", function, name, value);
+    return OSC_OK;
+}
+
+osc_status sdf_check_temperature(const char* function, const char* name, double value) {
+    if (!(value == 0.0 || (value >= OSC_SDF_LENGTH_MIN && value <= OSC_SDF_LENGTH_MAX)))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is %g; it must be 0 or in " LENGTH_RANGE,
                         function, name, value);
     return OSC_OK;
 }
 
-osc_status sdf_check_nonnegative(const char* function, const char* name, double value) {
-    if (!(value >= 0.0) || !isfinite(value))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s must be >= 0 and finite (got %g)",
-                        function, name, value);
+osc_status sdf_check_coordinate(const char* function, const char* name, double value) {
+    if (!(fabs(value) <= OSC_SDF_LENGTH_MAX))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is %g; it must be finite and at most 1e30 "
+                        "(OSC_SDF_LENGTH_MAX) in magnitude", function, name, value);
+    return OSC_OK;
+}
+
+osc_status sdf_check_point(const char* function, const char* name, osc_vec3 value) {
+    if (!(fabs(value.x) <= OSC_SDF_LENGTH_MAX && fabs(value.y) <= OSC_SDF_LENGTH_MAX &&
+          fabs(value.z) <= OSC_SDF_LENGTH_MAX))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is (%g, %g, %g); its coordinates must be "
+                        "finite and at most 1e30 (OSC_SDF_LENGTH_MAX) in magnitude", function, name,
+                        value.x, value.y, value.z);
     return OSC_OK;
 }
 
 osc_status sdf_check_exponent(const char* function, const char* name, double value) {
     if (!(value >= OSC_SQ_EXPONENT_MIN && value <= OSC_SQ_EXPONENT_MAX))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s must be in [%g, %g] (got %g)", function,
-                        name, OSC_SQ_EXPONENT_MIN, OSC_SQ_EXPONENT_MAX, value);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is %g; it must be in [%g, %g]", function,
+                        name, value, OSC_SQ_EXPONENT_MIN, OSC_SQ_EXPONENT_MAX);
     return OSC_OK;
+}
+
+osc_status sdf_check_bounds(const char* function, const char* what, osc_vec3 lo, osc_vec3 hi) {
+    if (lo.x > hi.x || lo.y > hi.y || lo.z > hi.z) return OSC_OK; // empty
+    double reach = 0.0, ends[6] = {lo.x, lo.y, lo.z, hi.x, hi.y, hi.z};
+    for (int i = 0; i < 6; ++i)
+        if (isnan(ends[i]) || (isfinite(ends[i]) && fabs(ends[i]) > reach)) reach = fabs(ends[i]);
+    if (!(reach <= OSC_SDF_LENGTH_MAX))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s's bounds reach %g from the origin, beyond "
+                        "1e30 (OSC_SDF_LENGTH_MAX)", function, what, reach);
+    return OSC_OK;
+}
+
+osc_status sdf_check_plane(const char* function, const char* name, osc_plane plane, double* length) {
+    char normal[64], offset[64];
+    snprintf(normal, sizeof normal, "%s%snormal", name, *name ? "." : "");
+    snprintf(offset, sizeof offset, "%s%soffset", name, *name ? "." : "");
+    *length = sdf_vector_length(plane.normal);
+    if (!(*length > 0.0) || !isfinite(*length))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is (%g, %g, %g); it must be non-zero and "
+                        "finite", function, normal, plane.normal.x, plane.normal.y, plane.normal.z);
+    // the plane's distance from the origin is offset / |normal|
+    osc_status status = sdf_check_coordinate(function, offset, plane.offset);
+    if (status == OSC_OK && !(fabs(plane.offset / *length) <= OSC_SDF_LENGTH_MAX))
+        status = osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s %g over |%s| %g is %g; the plane must lie "
+                          "within 1e30 (OSC_SDF_LENGTH_MAX) of the origin", function, offset,
+                          plane.offset, normal, *length, plane.offset / *length);
+    return status;
+}
+
+double sdf_vector_length(osc_vec3 v) {
+    double largest = fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z)));
+    if (isnan(v.x + v.y + v.z)) return NAN;
+    if (largest >= 1e-150 && largest <= 1e150) return osc_length(v); // squares exact enough: as ever
+    if (!(largest > 0.0) || !isfinite(largest)) return largest;
+    return largest * osc_length(osc_scale(v, 1.0 / largest));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -421,6 +476,8 @@ static double sdf_estimate_lipschitz(const osc_sdf* sdf) {
 osc_status sdf_create_leaf(const char* function, const sdf_leaf* leaf, const osc_plane_profile* planes,
                            int32_t plane_count, const sdf_xpsq* xpsq, osc_vec3 lo, osc_vec3 hi,
                            sdf_lipschitz_kind lipschitz, osc_sdf** out) {
+    osc_status status = sdf_check_bounds(function, "the model", lo, hi);
+    if (status) return status;
     osc_sdf* sdf = sdf_allocate(1, 1, plane_count, xpsq ? 1 : 0);
     if (!sdf) return osc_fail_in(function, OSC_ERR_NO_MEMORY);
     sdf->leaves[0] = *leaf;
@@ -483,8 +540,8 @@ static osc_status sdf_create_csg(const char* function, sdf_csg kind,
     if (!children)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: children is NULL (count %d)", function, count);
     if (count < 1)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: need at least one child (got %d)", function, count);
-    osc_status status = sdf_check_nonnegative(function, "temperature", temperature);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count is %d; it must be >= 1", function, count);
+    osc_status status = sdf_check_temperature(function, "temperature", temperature);
     if (status) return status;
     int64_t leaves = 0, instrs = 0, planes = 0, xpsqs = 0;
     for (int i = 0; i < count; ++i) {
@@ -555,6 +612,10 @@ static osc_status sdf_create_csg(const char* function, sdf_csg kind,
         for (int i = 1; i < count; ++i)
             bounds_intersect(&sdf->lo, &sdf->hi, children[i]->lo, children[i]->hi);
     } // subtraction: LSE(a, -b) >= a, inside a
+    if ((status = sdf_check_bounds(function, "the combined model", sdf->lo, sdf->hi))) {
+        osc_sdf_destroy(sdf);
+        return status;
+    }
     *out = sdf;
     return OSC_OK;
 }
@@ -623,25 +684,46 @@ static void bounds_transform(osc_vec3* lo, osc_vec3* hi, osc_mat3 rotation, doub
     *hi = osc_v3(nc[0] + ne[0], nc[1] + ne[1], nc[2] + ne[2]);
 }
 
+// the scale and translation every leaf of `child` would have under the placement (x -> s R x + p):
+// both within the length range
+static osc_status check_placement(const char* function, const osc_sdf* child, osc_mat3 rotation,
+                                  double scale, osc_vec3 translation) {
+    for (int32_t i = 0; i < child->leaf_count; ++i) {
+        const sdf_leaf* leaf = &child->leaves[i];
+        double total = leaf->scale * scale;
+        if (!(total >= OSC_SDF_LENGTH_MIN && total <= OSC_SDF_LENGTH_MAX))
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: scale %g gives leaf %d a scale of %g; it "
+                            "must stay in " LENGTH_RANGE, function, scale, (int)i, total);
+        osc_vec3 moved = osc_add(osc_scale(osc_mat3_apply(rotation, leaf->translation), scale), translation);
+        if (sdf_check_point(function, "a leaf's placed origin", moved))
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: pose.p (%g, %g, %g) with scale %g moves leaf %d "
+                            "to (%g, %g, %g), beyond 1e30 (OSC_SDF_LENGTH_MAX)", function, translation.x,
+                            translation.y, translation.z, scale, (int)i, moved.x, moved.y, moved.z);
+    }
+    return OSC_OK;
+}
+
 osc_status osc_sdf_create_transformed(const osc_sdf* child, osc_pose pose, double scale,
                                       osc_sdf** out) {
     const char* function = "osc_sdf_create_transformed";
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
     if (!child) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: child is NULL", function);
-    if (!osc_vec3_is_finite(pose.p))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: pose.p must be finite (got %g, %g, %g)",
-                        function, pose.p.x, pose.p.y, pose.p.z);
+    osc_status status = sdf_check_point(function, "pose.p", pose.p);
+    if (status) return status;
     if (!osc_quat_is_normalizable(pose.q))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: pose.q cannot be normalised (got %g, %g, %g, %g)", function, pose.q.w,
+                        "%s: pose.q is (%g, %g, %g, %g); it cannot be normalised", function, pose.q.w,
                         pose.q.x, pose.q.y, pose.q.z);
-    osc_status status = sdf_check_positive(function, "scale", scale);
-    if (status) return status;
+    if ((status = sdf_check_length(function, "scale", scale))) return status;
+    osc_mat3 rotation = osc_quat_to_mat3(osc_quat_normalize(pose.q));
+    if ((status = check_placement(function, child, rotation, scale, pose.p))) return status;
+    osc_vec3 lo = child->lo, hi = child->hi;
+    bounds_transform(&lo, &hi, rotation, scale, pose.p);
+    if ((status = sdf_check_bounds(function, "the transformed model", lo, hi))) return status;
 
     osc_sdf* sdf = sdf_copy(child, 0);
     if (!sdf) return osc_fail_in(function, OSC_ERR_NO_MEMORY);
-    osc_mat3 rotation = osc_quat_to_mat3(osc_quat_normalize(pose.q));
     for (int32_t i = 0; i < sdf->leaf_count; ++i) {
         sdf_leaf* leaf = &sdf->leaves[i];
         // world-from-leaf := T o leaf: x = s R (s_l R_l y + t_l) + p
@@ -653,7 +735,8 @@ osc_status osc_sdf_create_transformed(const osc_sdf* child, osc_pose pose, doubl
     // temperatures and offsets are lengths of the child's frame
     for (int32_t i = 0; i < sdf->instr_count; ++i)
         if (sdf->program[i].op != SDF_OP_LEAF) sdf->program[i].value *= scale;
-    bounds_transform(&sdf->lo, &sdf->hi, rotation, scale, pose.p);
+    sdf->lo = lo;
+    sdf->hi = hi;
     *out = sdf;
     return OSC_OK;
 }
@@ -663,13 +746,17 @@ osc_status osc_sdf_create_offset(const osc_sdf* child, double distance, osc_sdf*
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
     if (!child) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: child is NULL", function);
-    osc_status status = sdf_check_finite(function, "distance", distance);
+    osc_status status = sdf_check_coordinate(function, "distance", distance);
     if (status) return status;
+    // phi - d <= 0 means phi <= d, within distance d of the child (|phi| >= true distance)
+    osc_vec3 lo = child->lo, hi = child->hi;
+    if (distance > 0.0) bounds_grow(&lo, &hi, distance);
+    if ((status = sdf_check_bounds(function, "the offset model", lo, hi))) return status;
     osc_sdf* sdf = sdf_copy(child, 1);
     if (!sdf) return osc_fail_in(function, OSC_ERR_NO_MEMORY);
     sdf->program[sdf->instr_count - 1] = (sdf_instr){SDF_OP_OFFSET, 1, 0, distance};
-    // phi - d <= 0 means phi <= d, within distance d of the child (|phi| >= true distance)
-    if (distance > 0.0) bounds_grow(&sdf->lo, &sdf->hi, distance);
+    sdf->lo = lo;
+    sdf->hi = hi;
     *out = sdf;
     return OSC_OK;
 }

@@ -153,10 +153,29 @@ osc_status sdf_create_external(const char* function, const sdf_external_vtable* 
 // Evaluates a whole model at a world point (order 0, 1 or 2).
 void sdf_eval_jet(const osc_sdf* sdf, osc_vec3 x, int order, jet* out);
 
-// Validation helpers: return OSC_OK or fail with a message "<function>: <name> ... (got <value>)".
-osc_status sdf_check_positive(const char* function, const char* name, double value);
-osc_status sdf_check_nonnegative(const char* function, const char* name, double value);
-osc_status sdf_check_finite(const char* function, const char* name, double value);
+// Validation helpers (sdf.h's ranges), shared with the implicit surfaces and rays: OSC_OK, or
+// OSC_ERR_INVALID_ARGUMENT with the message "<function>: <name> is <value>; it must be <range>".
+// A length in [OSC_SDF_LENGTH_MIN, OSC_SDF_LENGTH_MAX]:
+osc_status sdf_check_length(const char* function, const char* name, double value);
+// A size that may be 0: in [0, OSC_SDF_LENGTH_MAX]:
+osc_status sdf_check_size(const char* function, const char* name, double value);
+// A temperature: 0 or in [OSC_SDF_LENGTH_MIN, OSC_SDF_LENGTH_MAX]:
+osc_status sdf_check_temperature(const char* function, const char* name, double value);
+// A coordinate or signed offset: finite, at most OSC_SDF_LENGTH_MAX in magnitude:
+osc_status sdf_check_coordinate(const char* function, const char* name, double value);
+// A point or translation: each coordinate as above:
+osc_status sdf_check_point(const char* function, const char* name, osc_vec3 value);
+// An SQ exponent in [OSC_SQ_EXPONENT_MIN, OSC_SQ_EXPONENT_MAX]:
 osc_status sdf_check_exponent(const char* function, const char* name, double value);
+// The finite components of a box within +-OSC_SDF_LENGTH_MAX (infinite ones: unbounded, and an
+// empty box are accepted); `what` names the box in the message:
+osc_status sdf_check_bounds(const char* function, const char* what, osc_vec3 lo, osc_vec3 hi);
+
+// A plane: a non-zero finite normal, within OSC_SDF_LENGTH_MAX of the origin; writes |normal| to
+// *length. `name` prefixes ".normal" and ".offset" in the message ("": none).
+osc_status sdf_check_plane(const char* function, const char* name, osc_plane plane, double* length);
+
+// |v| without overflow or underflow of the squares (0 for a zero vector, NaN or inf as v's).
+double sdf_vector_length(osc_vec3 v);
 
 #endif // OSC_SDF_INTERNAL_H

@@ -55,7 +55,7 @@ osc_status osc_sdf_create_menger(double half_size, int levels, osc_sdf** out) {
     const char* function = "osc_sdf_create_menger";
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
-    osc_status status = sdf_check_positive(function, "half_size", half_size);
+    osc_status status = sdf_check_length(function, "half_size", half_size);
     if (status) return status;
     if (levels < 0 || levels > 8)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: levels is %d; it must lie in 0..8", function,

@@ -40,7 +40,7 @@ osc_status osc_sdf_create_sphere(double radius, osc_sdf** out) {
     const char* function = "osc_sdf_create_sphere";
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
-    osc_status status = sdf_check_positive(function, "radius", radius);
+    osc_status status = sdf_check_length(function, "radius", radius);
     if (status) return status;
     sdf_leaf leaf = {.kind = SDF_LEAF_SPHERE};
     leaf.p.sphere.radius = radius;
@@ -93,10 +93,10 @@ osc_status osc_sdf_create_box(osc_vec3 half_extents, double rounding, osc_sdf** 
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
     osc_status status = OSC_OK;
-    if ((status = sdf_check_positive(function, "half_extents.x", half_extents.x)) ||
-        (status = sdf_check_positive(function, "half_extents.y", half_extents.y)) ||
-        (status = sdf_check_positive(function, "half_extents.z", half_extents.z)) ||
-        (status = sdf_check_nonnegative(function, "rounding", rounding)))
+    if ((status = sdf_check_length(function, "half_extents.x", half_extents.x)) ||
+        (status = sdf_check_length(function, "half_extents.y", half_extents.y)) ||
+        (status = sdf_check_length(function, "half_extents.z", half_extents.z)) ||
+        (status = sdf_check_size(function, "rounding", rounding)))
         return status;
     double smallest = fmin(half_extents.x, fmin(half_extents.y, half_extents.z));
     if (rounding > smallest)
@@ -126,8 +126,8 @@ osc_status osc_sdf_create_capsule(double radius, double half_length, osc_sdf** o
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
     osc_status status = OSC_OK;
-    if ((status = sdf_check_positive(function, "radius", radius)) ||
-        (status = sdf_check_nonnegative(function, "half_length", half_length)))
+    if ((status = sdf_check_length(function, "radius", radius)) ||
+        (status = sdf_check_size(function, "half_length", half_length)))
         return status;
     sdf_leaf leaf = {.kind = SDF_LEAF_CAPSULE};
     leaf.p.capsule.radius = radius;
@@ -237,8 +237,8 @@ osc_status osc_sdf_create_cylinder(double radius, double half_height, osc_sdf** 
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
     osc_status status = OSC_OK;
-    if ((status = sdf_check_positive(function, "radius", radius)) ||
-        (status = sdf_check_positive(function, "half_height", half_height)))
+    if ((status = sdf_check_length(function, "radius", radius)) ||
+        (status = sdf_check_length(function, "half_height", half_height)))
         return status;
     return create_cone(function, radius, radius, half_height, out);
 }
@@ -249,9 +249,9 @@ osc_status osc_sdf_create_cone(double radius_bottom, double radius_top, double h
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
     osc_status status = OSC_OK;
-    if ((status = sdf_check_nonnegative(function, "radius_bottom", radius_bottom)) ||
-        (status = sdf_check_nonnegative(function, "radius_top", radius_top)) ||
-        (status = sdf_check_positive(function, "half_height", half_height)))
+    if ((status = sdf_check_size(function, "radius_bottom", radius_bottom)) ||
+        (status = sdf_check_size(function, "radius_top", radius_top)) ||
+        (status = sdf_check_length(function, "half_height", half_height)))
         return status;
     if (!(radius_bottom > 0.0 || radius_top > 0.0))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
@@ -281,8 +281,8 @@ osc_status osc_sdf_create_torus(double major_radius, double minor_radius, osc_sd
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
     osc_status status = OSC_OK;
-    if ((status = sdf_check_positive(function, "major_radius", major_radius)) ||
-        (status = sdf_check_positive(function, "minor_radius", minor_radius)))
+    if ((status = sdf_check_length(function, "major_radius", major_radius)) ||
+        (status = sdf_check_length(function, "minor_radius", minor_radius)))
         return status;
     if (!(minor_radius < major_radius))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
@@ -313,13 +313,9 @@ osc_status osc_sdf_create_halfspace(osc_vec3 normal, double offset, osc_sdf** ou
     const char* function = "osc_sdf_create_halfspace";
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
-    osc_status status = sdf_check_finite(function, "offset", offset);
+    double length;
+    osc_status status = sdf_check_plane(function, "", (osc_plane){normal, offset}, &length);
     if (status) return status;
-    double length = osc_length(normal);
-    if (!(length > 0.0) || !isfinite(length))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: normal must be non-zero and finite (got %g, %g, %g)", function,
-                        normal.x, normal.y, normal.z);
     sdf_leaf leaf = {.kind = SDF_LEAF_HALFSPACE};
     leaf.p.halfspace.normal = osc_scale(normal, 1.0 / length);
     leaf.p.halfspace.offset = offset / length;
@@ -367,9 +363,9 @@ osc_status osc_sdf_create_ellipsoid(osc_vec3 radii, osc_sdf** out) {
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
     osc_status status = OSC_OK;
-    if ((status = sdf_check_positive(function, "radii.x", radii.x)) ||
-        (status = sdf_check_positive(function, "radii.y", radii.y)) ||
-        (status = sdf_check_positive(function, "radii.z", radii.z)))
+    if ((status = sdf_check_length(function, "radii.x", radii.x)) ||
+        (status = sdf_check_length(function, "radii.y", radii.y)) ||
+        (status = sdf_check_length(function, "radii.z", radii.z)))
         return status;
     sdf_leaf leaf = {.kind = SDF_LEAF_ELLIPSOID};
     leaf.p.ellipsoid.radii = radii;

@@ -3,6 +3,8 @@
 
 #include "sdf_superquadric.h"
 
+#include <stdio.h>
+
 OSC_FORCE_INLINE void psq_eval_order(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x,
                                      int order, jet* out) {
     const sdf_psq* q = &leaf->p.psq;
@@ -43,30 +45,31 @@ static osc_status create_psq(const char* function, osc_vec3 scales, double eps1,
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
     osc_status status = OSC_OK;
-    if ((status = sdf_check_positive(function, "scales.x", scales.x)) ||
-        (status = sdf_check_positive(function, "scales.y", scales.y)) ||
-        (status = sdf_check_positive(function, "scales.z", scales.z)) ||
+    if ((status = sdf_check_length(function, "scales.x", scales.x)) ||
+        (status = sdf_check_length(function, "scales.y", scales.y)) ||
+        (status = sdf_check_length(function, "scales.z", scales.z)) ||
         (status = sdf_check_exponent(function, "eps1", eps1)) ||
         (status = sdf_check_exponent(function, "eps2", eps2)) ||
-        (status = sdf_check_nonnegative(function, "temperature", temperature)))
+        (status = sdf_check_temperature(function, "temperature", temperature)))
         return status;
-    if (plane_count < 0 || (plane_count > 0 && !planes))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: planes is NULL or plane_count < 0 (got %d)",
-                        function, plane_count);
+    if (plane_count < 0)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: plane_count is %d; it must be >= 0", function,
+                        plane_count);
+    if (plane_count > 0 && !planes)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: planes is NULL with plane_count %d", function,
+                        plane_count);
     osc_plane_profile* profiles = NULL;
     if (plane_count) {
         profiles = osc_calloc((size_t)plane_count, sizeof *profiles);
         if (!profiles) return osc_fail_in(function, OSC_ERR_NO_MEMORY);
     }
     for (int i = 0; i < plane_count; ++i) {
-        double length = osc_length(planes[i].normal);
-        if (!(length > 0.0) || !isfinite(length) || !isfinite(planes[i].offset)) {
+        char name[32];
+        snprintf(name, sizeof name, "planes[%d]", i);
+        double length;
+        if ((status = sdf_check_plane(function, name, planes[i], &length))) {
             osc_free(profiles);
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "%s: planes[%d] needs a non-zero finite normal and a finite offset "
-                            "(got normal %g, %g, %g, offset %g)",
-                            function, i, planes[i].normal.x, planes[i].normal.y, planes[i].normal.z,
-                            planes[i].offset);
+            return status;
         }
         osc_plane unit = {osc_scale(planes[i].normal, 1.0 / length), planes[i].offset / length};
         profiles[i] = osc_plane_profile_constant(unit);

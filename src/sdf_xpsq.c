@@ -304,7 +304,7 @@ static osc_status check_profile(const char* function, const char* name, osc_prof
     for (int i = 0; i < 3; ++i) {
         snprintf(full, sizeof full, "%s.%s", name, which[i]);
         osc_status status = exponent ? sdf_check_exponent(function, full, c[i])
-                                     : sdf_check_positive(function, full, c[i]);
+                                     : sdf_check_length(function, full, c[i]);
         if (status) return status;
     }
     return OSC_OK;
@@ -320,24 +320,29 @@ static osc_vec3 perpendicular(osc_vec3 d, osc_vec3 hint) {
 }
 
 static osc_status check_planes(const char* function, const osc_xpsq_desc* desc) {
-    if (desc->plane_count < 0 || (desc->plane_count > 0 && !desc->planes))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: planes is NULL or plane_count < 0 (got %d)",
-                        function, desc->plane_count);
+    if (desc->plane_count < 0)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: plane_count is %d; it must be >= 0", function,
+                        desc->plane_count);
+    if (desc->plane_count > 0 && !desc->planes)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: planes is NULL with plane_count %d", function,
+                        desc->plane_count);
     for (int j = 0; j < desc->plane_count; ++j) {
         const osc_plane* c[3] = {&desc->planes[j].start, &desc->planes[j].control, &desc->planes[j].end};
+        const char* which[3] = {"start", "control", "end"};
+        osc_vec3 unit[3];
         for (int i = 0; i < 3; ++i) {
-            double len = osc_length(c[i]->normal);
-            if (!(len > 0.0) || !isfinite(len) || !isfinite(c[i]->offset))
-                return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                                "%s: planes[%d] control plane %d needs a non-zero finite normal and "
-                                "a finite offset",
-                                function, j, i);
+            char name[48];
+            snprintf(name, sizeof name, "planes[%d].%s", j, which[i]);
+            double length;
+            osc_status status = sdf_check_plane(function, name, *c[i], &length);
+            if (status) return status;
+            unit[i] = osc_scale(c[i]->normal, 1.0 / length);
         }
         // n(t) is a positive combination of the three normals: it cannot vanish when they all
         // point into one open half-space, which pairwise positive dot products guarantee
         for (int i = 0; i < 3; ++i)
             for (int k = i + 1; k < 3; ++k)
-                if (!(osc_dot(c[i]->normal, c[k]->normal) > 0.0))
+                if (!(osc_dot(unit[i], unit[k]) > 0.0))
                     return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                                     "%s: planes[%d]: the normals of control planes %d and %d must "
                                     "make an angle below 90 degrees",
@@ -348,20 +353,21 @@ static osc_status check_planes(const char* function, const osc_xpsq_desc* desc) 
 
 static osc_status check_desc(const char* function, const osc_xpsq_desc* desc) {
     osc_status status = OSC_OK;
-    for (int i = 0; i < 3; ++i)
-        if (!osc_vec3_is_finite(desc->control_points[i]))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: control_points[%d] must be finite",
-                            function, i);
+    for (int i = 0; i < 3; ++i) {
+        char name[32];
+        snprintf(name, sizeof name, "control_points[%d]", i);
+        if ((status = sdf_check_point(function, name, desc->control_points[i]))) return status;
+    }
     const char* axes[3] = {"scale[0]", "scale[1]", "scale[2]"};
     for (int i = 0; i < 3; ++i)
         if ((status = check_profile(function, axes[i], desc->scale[i], 0))) return status;
     if ((status = check_profile(function, "exponent[0]", desc->exponent[0], 1)) ||
         (status = check_profile(function, "exponent[1]", desc->exponent[1], 1)) ||
-        (status = sdf_check_nonnegative(function, "plane_temperature", desc->plane_temperature)) ||
-        (status = sdf_check_nonnegative(function, "discriminant_temperature",
+        (status = sdf_check_temperature(function, "plane_temperature", desc->plane_temperature)) ||
+        (status = sdf_check_temperature(function, "discriminant_temperature",
                                         desc->discriminant_temperature)) ||
-        (status = sdf_check_nonnegative(function, "root_temperature", desc->root_temperature)) ||
-        (status = sdf_check_nonnegative(function, "blend_temperature", desc->blend_temperature)) ||
+        (status = sdf_check_temperature(function, "root_temperature", desc->root_temperature)) ||
+        (status = sdf_check_temperature(function, "blend_temperature", desc->blend_temperature)) ||
         (status = check_planes(function, desc)))
         return status;
     if (desc->frame != OSC_XPSQ_FRAME_FRENET && desc->frame != OSC_XPSQ_FRAME_INTERPOLATED)

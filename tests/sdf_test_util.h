@@ -162,4 +162,28 @@ static inline void check_orders_agree(const char* name, const osc_sdf* sdf, osc_
               "%s: value or gradient depends on the derivative order requested", name);
 }
 
+// `expr` returns OSC_ERR_INVALID_ARGUMENT with a message that contains `name` (the argument) and
+// `value` (its value as the library prints it, "%g" of a double; NULL: not checked)
+#define CHECK_REFUSED(expr, name, value)                                                           \
+    do {                                                                                           \
+        osc_status refused_status_ = (expr);                                                       \
+        const char* refused_value_ = (value);                                                      \
+        const char* refused_message_ = osc_last_error();                                           \
+        CHECK_MSG(refused_status_ == OSC_ERR_INVALID_ARGUMENT &&                                   \
+                      strstr(refused_message_, name) != NULL &&                                    \
+                      (!refused_value_ || strstr(refused_message_, refused_value_) != NULL),        \
+                  "%s: status %d, message '%s'; expected a refusal naming '%s' and '%s'", #expr,    \
+                  (int)refused_status_, refused_status_ ? refused_message_ : "",                    \
+                  name, refused_value_ ? refused_value_ : "");                                     \
+    } while (0)
+
+// "%g" of a value, in one of four rotating buffers (several may be used in one expression)
+static inline const char* value_text(double value) {
+    static char buffers[4][32];
+    static int next = 0;
+    char* text = buffers[next++ % 4];
+    snprintf(text, sizeof buffers[0], "%g", value);
+    return text;
+}
+
 #endif // OSC_SDF_TEST_UTIL_H

@@ -368,6 +368,120 @@ static void test_invalid_combinators(void) {
     osc_sdf_destroy(a);
 }
 
+// combinators that would leave the length range: temperatures and offsets outside it, a transform
+// whose scale, translation or accumulated leaf scale leaves it (a 1e200 translation was accepted and
+// lost the model's size: its bounds collapsed to a point), a result whose bounds reach beyond
+// OSC_SDF_LENGTH_MAX; each refused naming the argument and its value
+static void test_combinator_ranges(void) {
+    const double big = 1e31, subnormal = 1e-320;
+    osc_sdf *a = NULL, *out = NULL, *large = NULL, *scaled = NULL;
+    CHECK_STATUS(osc_sdf_create_sphere(1.0, &a), OSC_OK);
+    const osc_sdf* one[1] = {a};
+    CHECK_REFUSED(osc_sdf_create_union(one, 1, subnormal, &out), "temperature", value_text(subnormal));
+    CHECK_REFUSED(osc_sdf_create_intersection(one, 1, big, &out), "temperature", value_text(big));
+    CHECK_REFUSED(osc_sdf_create_subtraction(a, a, NAN, &out), "temperature", "nan");
+    CHECK_REFUSED(osc_sdf_create_transformed(a, osc_pose_identity(), big, &out), "scale", value_text(big));
+    CHECK_REFUSED(osc_sdf_create_transformed(a, osc_pose_identity(), 1e-31, &out), "scale", value_text(1e-31));
+    osc_pose far = {osc_v3(1e200, 0, 0), osc_quat_identity()};
+    CHECK_REFUSED(osc_sdf_create_transformed(a, far, 1.0, &out), "pose.p", value_text(1e200));
+    CHECK_REFUSED(osc_sdf_create_offset(a, big, &out), "distance", value_text(big));
+    CHECK_REFUSED(osc_sdf_create_offset(a, -big, &out), "distance", value_text(-big));
+    // a leaf's accumulated scale: 1e20 twice is 1e40
+    CHECK_STATUS(osc_sdf_create_transformed(a, osc_pose_identity(), 1e20, &scaled), OSC_OK);
+    CHECK_REFUSED(osc_sdf_create_transformed(scaled, osc_pose_identity(), 1e20, &out), "scale", value_text(1e40));
+    // bounds beyond the range: a sphere of radius 5e29 moved by 9e29 or inflated by 6e29
+    CHECK_STATUS(osc_sdf_create_sphere(5e29, &large), OSC_OK);
+    osc_pose moved = {osc_v3(9e29, 0, 0), osc_quat_identity()};
+    CHECK_REFUSED(osc_sdf_create_transformed(large, moved, 1.0, &out), "bounds", value_text(1.4e30));
+    CHECK_REFUSED(osc_sdf_create_offset(large, 6e29, &out), "bounds", value_text(1.1e30));
+    CHECK(out == NULL);
+    // the ends of the range are accepted and exact: the sphere of radius 5e29 moved by 5e29, the
+    // unit sphere scaled by 1e-20 and then 1e-9 (a leaf scale of 1e-29), a union at temperature
+    // OSC_SDF_LENGTH_MIN (the hard minimum to double precision)
+    moved.p.x = 5e29;
+    CHECK_STATUS(osc_sdf_create_transformed(large, moved, 1.0, &out), OSC_OK);
+    CHECK_NEAR(osc_sdf_eval(out, osc_v3(-1e30, 0, 0), NULL, NULL), 1e30, 1e18);
+    osc_sdf_destroy(out);
+    osc_sdf_destroy(scaled);
+    CHECK_STATUS(osc_sdf_create_transformed(a, osc_pose_identity(), 1e-20, &scaled), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_transformed(scaled, osc_pose_identity(), 1e-9, &out), OSC_OK);
+    osc_vec3 g;
+    CHECK_NEAR(osc_sdf_eval(out, osc_v3(0, 3e-29, 0), &g, NULL), 2e-29, 1e-41);
+    CHECK_NEAR(g.y, 1.0, 1e-15);
+    osc_sdf_destroy(out);
+    const osc_sdf* two[2] = {a, a};
+    CHECK_STATUS(osc_sdf_create_union(two, 2, OSC_SDF_LENGTH_MIN, &out), OSC_OK);
+    CHECK(osc_sdf_eval(out, osc_v3(0, 0, 2), NULL, NULL) == 1.0);
+    osc_sdf_destroy(out);
+    osc_sdf_destroy(scaled);
+    osc_sdf_destroy(large);
+    osc_sdf_destroy(a);
+}
+
+// every pointer argument of sdf.h NULL, one at a time: OSC_ERR_INVALID_ARGUMENT naming it, or the
+// sentinel the header documents
+static void test_null_arguments(void) {
+    osc_sdf *a = NULL, *out = NULL;
+    CHECK_STATUS(osc_sdf_create_sphere(1.0, &a), OSC_OK);
+    const osc_sdf* one[1] = {a};
+    const osc_sdf* none[1] = {NULL};
+    osc_vec3 unit = osc_v3(1, 1, 1);
+    osc_plane plane = {osc_v3(0, 0, 1), 0.2};
+    osc_xpsq_desc desc = osc_xpsq_desc_default();
+    // `out` NULL: every constructor and combinator
+    CHECK_REFUSED(osc_sdf_create_sphere(1.0, NULL), "out", NULL);
+    CHECK_REFUSED(osc_sdf_create_box(unit, 0.0, NULL), "out", NULL);
+    CHECK_REFUSED(osc_sdf_create_capsule(1.0, 1.0, NULL), "out", NULL);
+    CHECK_REFUSED(osc_sdf_create_cylinder(1.0, 1.0, NULL), "out", NULL);
+    CHECK_REFUSED(osc_sdf_create_cone(1.0, 0.0, 1.0, NULL), "out", NULL);
+    CHECK_REFUSED(osc_sdf_create_menger(1.0, 1, NULL), "out", NULL);
+    CHECK_REFUSED(osc_sdf_create_torus(1.0, 0.5, NULL), "out", NULL);
+    CHECK_REFUSED(osc_sdf_create_halfspace(unit, 0.0, NULL), "out", NULL);
+    CHECK_REFUSED(osc_sdf_create_ellipsoid(unit, NULL), "out", NULL);
+    CHECK_REFUSED(osc_sdf_create_superquadric(unit, 1.0, 1.0, NULL), "out", NULL);
+    CHECK_REFUSED(osc_sdf_create_psq(unit, 1.0, 1.0, &plane, 1, 0.01, NULL), "out", NULL);
+    CHECK_REFUSED(osc_sdf_create_xpsq(&desc, NULL), "out", NULL);
+    CHECK_REFUSED(osc_sdf_create_union(one, 1, 0.0, NULL), "out", NULL);
+    CHECK_REFUSED(osc_sdf_create_intersection(one, 1, 0.0, NULL), "out", NULL);
+    CHECK_REFUSED(osc_sdf_create_subtraction(a, a, 0.0, NULL), "out", NULL);
+    CHECK_REFUSED(osc_sdf_create_transformed(a, osc_pose_identity(), 1.0, NULL), "out", NULL);
+    CHECK_REFUSED(osc_sdf_create_offset(a, 0.1, NULL), "out", NULL);
+    // the other inputs
+    CHECK_REFUSED(osc_sdf_create_psq(unit, 1.0, 1.0, NULL, 1, 0.01, &out), "planes", NULL);
+    CHECK_REFUSED(osc_sdf_create_xpsq(NULL, &out), "desc", NULL);
+    desc.plane_count = 1;
+    CHECK_REFUSED(osc_sdf_create_xpsq(&desc, &out), "planes", NULL);
+    CHECK_REFUSED(osc_sdf_create_union(NULL, 1, 0.0, &out), "children", NULL);
+    CHECK_REFUSED(osc_sdf_create_union(none, 1, 0.0, &out), "child 0", NULL);
+    CHECK_REFUSED(osc_sdf_create_intersection(NULL, 1, 0.0, &out), "children", NULL);
+    CHECK_REFUSED(osc_sdf_create_subtraction(NULL, a, 0.0, &out), "a is NULL", NULL);
+    CHECK_REFUSED(osc_sdf_create_subtraction(a, NULL, 0.0, &out), "b is NULL", NULL);
+    CHECK_REFUSED(osc_sdf_create_transformed(NULL, osc_pose_identity(), 1.0, &out), "child", NULL);
+    CHECK_REFUSED(osc_sdf_create_offset(NULL, 0.1, &out), "child", NULL);
+    CHECK(out == NULL);
+    double point[3] = {1, 2, 3}, value;
+    CHECK_REFUSED(osc_sdf_eval_batch(NULL, point, 1, &value, NULL, NULL, 1), "sdf", NULL);
+    CHECK_REFUSED(osc_sdf_eval_batch(a, NULL, 1, &value, NULL, NULL, 1), "points", NULL);
+    CHECK_REFUSED(osc_sdf_eval_batch(a, point, 1, NULL, NULL, NULL, 1), "values", NULL);
+    CHECK_STATUS(osc_sdf_eval_batch(a, NULL, 0, NULL, NULL, NULL, 1), OSC_OK); // nothing to do
+    // the documented sentinels of a NULL model, and nullable outputs
+    osc_vec3 g = osc_v3(0, 0, 0), lo = osc_v3(0, 0, 0), hi = osc_v3(0, 0, 0);
+    osc_mat3 h = osc_mat3_identity();
+    CHECK(isnan(osc_sdf_eval(NULL, osc_v3(0, 0, 0), &g, &h)) && isnan(g.y) && isnan(h.m[2][0]));
+    CHECK(isnan(osc_sdf_eval_leaf(NULL, 0, osc_v3(0, 0, 0), &g, NULL)) && isnan(g.x));
+    osc_sdf_bounds(NULL, &lo, &hi);
+    CHECK(lo.x == INFINITY && hi.z == -INFINITY); // empty
+    osc_sdf_bounds(a, NULL, NULL);
+    osc_sdf_bounds(a, &lo, NULL);
+    CHECK(lo.x == -1.0);
+    CHECK(isnan(osc_sdf_lipschitz(NULL)));
+    CHECK(osc_sdf_lipschitz_is_bound(NULL) == 0);
+    CHECK(osc_sdf_leaf_count(NULL) == 0);
+    CHECK(osc_sdf_eval(a, osc_v3(2, 0, 0), NULL, NULL) == 1.0);
+    osc_sdf_destroy(NULL);
+    osc_sdf_destroy(a);
+}
+
 int main(void) {
     RUN(test_lse_semantics);
     RUN(test_hard_limit);
@@ -378,5 +492,7 @@ int main(void) {
     RUN(test_batch);
     RUN(test_eval_leaf);
     RUN(test_invalid_combinators);
+    RUN(test_combinator_ranges);
+    RUN(test_null_arguments);
     return test_finish();
 }

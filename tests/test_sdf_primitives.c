@@ -259,6 +259,150 @@ static void test_invalid_parameters(void) {
     CHECK_STATUS(osc_sdf_create_sphere(1.0, NULL), OSC_ERR_INVALID_ARGUMENT);
 }
 
+// absurd but finite sizes: every length outside [OSC_SDF_LENGTH_MIN, OSC_SDF_LENGTH_MAX] (a sphere of
+// radius 1e308 was accepted and evaluated to inf with a zero gradient, an ellipsoid of radii 1e-200
+// to NaN), every temperature that is neither 0 nor in that range (subnormal ones give infinite
+// Hessians), is refused, naming the parameter and its value
+#define EXPECT_REFUSED(call, name, value)                                                        \
+    do {                                                                                         \
+        osc_sdf* out_ = (osc_sdf*)&rng; /* non-NULL garbage that the constructor must reset */  \
+        CHECK_REFUSED(call, name, value);                                                        \
+        CHECK(out_ == NULL);                                                                     \
+    } while (0)
+
+static void test_length_ranges(void) {
+    const double big = 1e31, small = 1e-31, subnormal = 1e-320;
+    EXPECT_REFUSED(osc_sdf_create_sphere(1e308, &out_), "radius", value_text(1e308));
+    EXPECT_REFUSED(osc_sdf_create_sphere(big, &out_), "radius", value_text(big));
+    EXPECT_REFUSED(osc_sdf_create_sphere(small, &out_), "radius", value_text(small));
+    EXPECT_REFUSED(osc_sdf_create_sphere(INFINITY, &out_), "radius", "inf");
+    EXPECT_REFUSED(osc_sdf_create_box(osc_v3(1, big, 1), 0.0, &out_), "half_extents.y", value_text(big));
+    EXPECT_REFUSED(osc_sdf_create_box(osc_v3(1, 1, small), 0.0, &out_), "half_extents.z", value_text(small));
+    EXPECT_REFUSED(osc_sdf_create_capsule(1.0, big, &out_), "half_length", value_text(big));
+    EXPECT_REFUSED(osc_sdf_create_cylinder(1.0, small, &out_), "half_height", value_text(small));
+    EXPECT_REFUSED(osc_sdf_create_cone(1.0, big, 1.0, &out_), "radius_top", value_text(big));
+    EXPECT_REFUSED(osc_sdf_create_torus(big, 1.0, &out_), "major_radius", value_text(big));
+    EXPECT_REFUSED(osc_sdf_create_ellipsoid(osc_v3(1e-200, 2e-200, 3e-200), &out_), "radii.x", value_text(1e-200));
+    EXPECT_REFUSED(osc_sdf_create_halfspace(osc_v3(0, 0, 1), big, &out_), "offset", value_text(big));
+    EXPECT_REFUSED(osc_sdf_create_superquadric(osc_v3(big, 1, 1), 1.0, 1.0, &out_), "scales.x", value_text(big));
+    osc_plane plane = {osc_v3(0, 0, 1), 0.2};
+    EXPECT_REFUSED(osc_sdf_create_psq(osc_v3(1, 1, 1), 1.0, 1.0, &plane, 1, subnormal, &out_), "temperature",
+                   value_text(subnormal));
+    EXPECT_REFUSED(osc_sdf_create_psq(osc_v3(1, 1, 1), 1.0, 1.0, &plane, 1, big, &out_), "temperature",
+                   value_text(big));
+    osc_plane far_plane = {osc_v3(0, 0, 1), big};
+    EXPECT_REFUSED(osc_sdf_create_psq(osc_v3(1, 1, 1), 1.0, 1.0, &far_plane, 1, 0.01, &out_), "planes[0]",
+                   value_text(big));
+    EXPECT_REFUSED(osc_sdf_create_menger(big, 2, &out_), "half_size", value_text(big));
+    osc_xpsq_desc desc = osc_xpsq_desc_default();
+    desc.control_points[1].x = big;
+    EXPECT_REFUSED(osc_sdf_create_xpsq(&desc, &out_), "control_points[1]", value_text(big));
+    desc = osc_xpsq_desc_default();
+    desc.scale[0].control = small;
+    EXPECT_REFUSED(osc_sdf_create_xpsq(&desc, &out_), "scale[0].control", value_text(small));
+    desc = osc_xpsq_desc_default();
+    desc.root_temperature = subnormal;
+    EXPECT_REFUSED(osc_sdf_create_xpsq(&desc, &out_), "root_temperature", value_text(subnormal));
+    desc = osc_xpsq_desc_default();
+    desc.blend_temperature = big;
+    EXPECT_REFUSED(osc_sdf_create_xpsq(&desc, &out_), "blend_temperature", value_text(big));
+    desc = osc_xpsq_desc_default();
+    desc.discriminant_temperature = NAN;
+    EXPECT_REFUSED(osc_sdf_create_xpsq(&desc, &out_), "discriminant_temperature", "nan");
+    osc_plane_profile far_profile = osc_plane_profile_constant(plane);
+    far_profile.end.offset = -big;
+    desc = osc_xpsq_desc_default();
+    desc.planes = &far_profile;
+    desc.plane_count = 1;
+    EXPECT_REFUSED(osc_sdf_create_xpsq(&desc, &out_), "planes[0]", value_text(-big));
+}
+
+// the distance from (q, z) to the segment from (q0, z0) to (q1, z1), and its derivative in q
+static double meridian_distance(double q, double z, double q0, double z0, double q1, double z1, double* dq) {
+    double dx = q1 - q0, dz = z1 - z0;
+    double s = fmin(1.0, fmax(0.0, ((q - q0) * dx + (z - z0) * dz) / (dx * dx + dz * dz)));
+    double ux = q - (q0 + s * dx), uz = z - (z0 + s * dz), d = hypot(ux, uz);
+    *dq = ux / d;
+    return d;
+}
+
+// the ends of the range are computed correctly: each primitive at sizes OSC_SDF_LENGTH_MIN and
+// OSC_SDF_LENGTH_MAX (its bounds within the range) gives, at 3 L along x, the distance to its surface
+// point on the x axis to 1e-12 (relative) with a unit gradient, and finite values, gradients and
+// Hessians at points as far as OSC_SDF_LENGTH_MAX^2 in every direction
+static void test_extreme_lengths(void) {
+    int far_checked = 0;
+    for (int end = 0; end < 2; ++end) {
+        double L = end ? OSC_SDF_LENGTH_MAX : OSC_SDF_LENGTH_MIN;
+        double u = end ? 0.25 : 1.0; // the lengths that add up along an axis: their sum stays <= L
+        osc_xpsq_desc desc = osc_xpsq_desc_default();
+        desc.control_points[0] = osc_v3(0, 0, -L * u);
+        desc.control_points[1] = osc_v3(0, 0, 0);
+        desc.control_points[2] = osc_v3(0, 0, L * u);
+        for (int i = 0; i < 3; ++i) desc.scale[i] = osc_profile_constant(L * u);
+        desc.plane_temperature = 0.0;                   // no planes
+        desc.blend_temperature = end ? 0.01 * L : L; // a length: 0 or in the range
+        osc_xpsq_desc curved = desc;
+        curved.control_points[1] = osc_v3(L * u, 0, 0);
+        osc_sdf* unit = NULL;
+        CHECK_STATUS(osc_sdf_create_sphere(1.0, &unit), OSC_OK);
+        enum { SHAPES = 12 };
+        osc_sdf* shapes[SHAPES] = {NULL};
+        const char* names[SHAPES] = {"sphere", "box", "capsule", "cylinder", "cone", "torus", "ellipsoid",
+                                     "halfspace", "superquadric", "menger", "xpsq", "scaled sphere"};
+        // where each surface crosses the positive x axis
+        double major = end ? 0.6 * L : 1.5 * L, minor = end ? 0.2 * L : L; // the torus
+        const double extent[SHAPES] = {L, L, L * u, L, L, major + minor, L, L, L, L, L * u, L};
+        CHECK_STATUS(osc_sdf_create_sphere(L, &shapes[0]), OSC_OK);
+        CHECK_STATUS(osc_sdf_create_box(osc_v3(L, L * u, L * u * u), 0.0, &shapes[1]), OSC_OK);
+        CHECK_STATUS(osc_sdf_create_capsule(L * u, L * u, &shapes[2]), OSC_OK);
+        CHECK_STATUS(osc_sdf_create_cylinder(L, L * u, &shapes[3]), OSC_OK);
+        CHECK_STATUS(osc_sdf_create_cone(L, 0.5 * L, L * u, &shapes[4]), OSC_OK);
+        CHECK_STATUS(osc_sdf_create_torus(major, minor, &shapes[5]), OSC_OK);
+        CHECK_STATUS(osc_sdf_create_ellipsoid(osc_v3(L, L * u, L * u * u), &shapes[6]), OSC_OK);
+        CHECK_STATUS(osc_sdf_create_halfspace(osc_v3(1, 0, 0), -L, &shapes[7]), OSC_OK);
+        CHECK_STATUS(osc_sdf_create_superquadric(osc_v3(L, L, L), 1.0, 1.0, &shapes[8]), OSC_OK);
+        CHECK_STATUS(osc_sdf_create_menger(L, 3, &shapes[9]), OSC_OK);
+        CHECK_STATUS(osc_sdf_create_xpsq(&desc, &shapes[10]), OSC_OK);
+        CHECK_STATUS(osc_sdf_create_transformed(unit, osc_pose_identity(), L, &shapes[11]), OSC_OK);
+        for (int k = 0; k < SHAPES; ++k) {
+            if (!shapes[k]) continue;
+            osc_vec3 g;
+            double expected = 3.0 * L - extent[k], slope = 1.0;
+            if (k == 4) // the cone's slanted side from (L, -L u) to (L / 2, L u) in the meridian plane
+                expected = meridian_distance(3.0 * L, 0.0, L, -L * u, 0.5 * L, L * u, &slope);
+            double value = osc_sdf_eval(shapes[k], osc_v3(3.0 * L, 0, 0), &g, NULL);
+            double tolerance = k == 10 ? 1e-6 : 1e-12; // the XPSQ is distance-like (docs/xpsq.md)
+            CHECK_MSG(fabs(value - expected) <= tolerance * expected && fabs(g.x - slope) < 1e-6,
+                      "%s at L = %g: value %g, expected %g, gradient x %g", names[k], L, value, expected, g.x);
+            // far points: finite answers
+            const double reach = OSC_SDF_LENGTH_MAX * OSC_SDF_LENGTH_MAX;
+            const osc_vec3 far[4] = {osc_v3(reach, 0, 0), osc_v3(0, -reach, 0), osc_v3(0, 0, reach),
+                                     osc_scale(osc_v3(1, -1, 1), reach / 2.0)};
+            for (int f = 0; f < 4; ++f) {
+                osc_mat3 h;
+                value = osc_sdf_eval(shapes[k], far[f], &g, &h);
+                CHECK_MSG(isfinite(value) && osc_vec3_is_finite(g) && isfinite(h.m[0][0] + h.m[1][1] + h.m[2][2]),
+                          "%s at L = %g, point %d: value %g, gradient %g %g %g", names[k], L, f, value, g.x, g.y,
+                          g.z);
+                ++far_checked;
+            }
+        }
+        osc_sdf* bent = NULL;
+        CHECK_STATUS(osc_sdf_create_xpsq(&curved, &bent), OSC_OK);
+        for (int f = 0; f < 3 && bent; ++f) {
+            osc_vec3 g;
+            double value = osc_sdf_eval(bent, osc_v3(f == 0 ? 3.0 * L : 1e3 * L, f == 2 ? L : 0.0, 0.5 * L), &g, NULL);
+            CHECK_MSG(isfinite(value) && value > 0.0 && osc_vec3_is_finite(g), "curved XPSQ at L = %g, point %d: %g",
+                      L, f, value);
+        }
+        osc_sdf_destroy(bent);
+        for (int k = 0; k < SHAPES; ++k) osc_sdf_destroy(shapes[k]);
+        osc_sdf_destroy(unit);
+    }
+    CHECK(far_checked == 2 * 12 * 4);
+}
+
 static void test_nan_points_and_null_models(void) {
     osc_sdf* s = NULL;
     CHECK_STATUS(osc_sdf_create_torus(1.0, 0.3, &s), OSC_OK);
@@ -353,6 +497,8 @@ int main(void) {
     RUN(test_derivatives_bounds_lipschitz);
     RUN(test_exact_lipschitz_and_halfspace_bounds);
     RUN(test_invalid_parameters);
+    RUN(test_length_ranges);
+    RUN(test_extreme_lengths);
     RUN(test_nan_points_and_null_models);
     return test_finish();
 }

@@ -34,6 +34,18 @@
 //   intersection = LSE(phi_i) up to tau log(n) above the hard maximum. Temperature 0 gives the
 //   hard operators.
 // - NaN points evaluate to NaN (value, gradient and Hessian); infinite points give +-inf or NaN.
+//
+// LENGTHS
+// Every length a model holds lies in [OSC_SDF_LENGTH_MIN, OSC_SDF_LENGTH_MAX] = [1e-30, 1e30]:
+// positive sizes (radii, half extents, half heights, scales, a transform's scale and the scale it
+// gives each leaf), temperatures unless 0, and the magnitude of sizes that may be 0, coordinates
+// (translations, control points), offsets and the model's finite bounds (at most
+// OSC_SDF_LENGTH_MAX from the origin). Constructors refuse anything else with
+// OSC_ERR_INVALID_ARGUMENT naming the parameter and its value: beyond the range the arithmetic
+// overflows or underflows (a sphere of radius 1e308 evaluated to inf with a zero gradient, an
+// ellipsoid of radii 1e-200 to NaN, a translation of 1e200 lost the model's size). Within it every
+// primitive evaluates to finite values, gradients and Hessians at points as far as
+// OSC_SDF_LENGTH_MAX^2 from the origin; beyond that, values may overflow to +-inf or NaN.
 
 #ifndef OSCULATE_SDF_H
 #define OSCULATE_SDF_H
@@ -48,6 +60,10 @@ extern "C" {
 /// An immutable signed distance function model. Create with osc_sdf_create_*, release with
 /// osc_sdf_destroy.
 typedef struct osc_sdf osc_sdf;
+
+/// The range of every length a model holds (LENGTHS below).
+#define OSC_SDF_LENGTH_MIN 1e-30
+#define OSC_SDF_LENGTH_MAX 1e30
 
 /// The smallest and largest exponent accepted for superquadrics (SQ, PSQ, XPSQ).
 #define OSC_SQ_EXPONENT_MIN 0.1
@@ -127,8 +143,9 @@ static inline osc_plane_profile osc_plane_profile_constant(osc_plane plane) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// primitives (every size in the caller's length unit; every constructor validates its input and
-// returns OSC_ERR_INVALID_ARGUMENT with a message naming the parameter)
+// primitives (every size in the caller's length unit, in the range of LENGTHS; every constructor
+// validates its input and returns OSC_ERR_INVALID_ARGUMENT with a message naming the parameter and
+// its value, *out NULL, also for a NULL `out`)
 
 /// Creates a sphere of `radius` > 0 centred at the origin; writes the model to `out`.
 OSC_API osc_status osc_sdf_create_sphere(double radius, osc_sdf** out);
@@ -185,7 +202,9 @@ OSC_API osc_status osc_sdf_create_psq(osc_vec3 scales, double eps1, double eps2,
 OSC_API osc_status osc_sdf_create_xpsq(const osc_xpsq_desc* desc, osc_sdf** out);
 
 // ---------------------------------------------------------------------------------------------
-// combinators (inputs are copied; the caller keeps ownership of them)
+// combinators (inputs are copied; the caller keeps ownership of them; NULL inputs or `out`, and
+// results whose bounds or leaf scales would leave the range of LENGTHS, are refused with
+// OSC_ERR_INVALID_ARGUMENT naming the argument)
 
 /// Creates the smooth union -LSE(-phi_1, ..., -phi_n) (seed 000 eq. 2) of `count` >= 1 models at
 /// `temperature` >= 0 (0: the hard minimum).
@@ -217,11 +236,13 @@ OSC_API void osc_sdf_destroy(osc_sdf* sdf);
 // evaluation
 
 /// Returns phi(point); writes the gradient to `gradient` and the Hessian to `hessian` (both
-/// nullable: NULL means not computed and costs nothing). Returns NaN for a NULL model.
+/// nullable: NULL means not computed and costs nothing). Returns NaN for a NULL model, and writes
+/// NaN to the gradient and Hessian.
 OSC_API double osc_sdf_eval(const osc_sdf* sdf, osc_vec3 point, osc_vec3* gradient,
                             osc_mat3* hessian);
 
-/// Evaluates `count` points (`points` [count][3]) into `values` [count], `gradients` [count][3]
+/// Evaluates `count` points (`points` [count][3]; NULL with count 0) into `values` [count],
+/// `gradients` [count][3]
 /// (nullable) and `hessians` [count][9] (row-major, nullable), over `threads` threads (>= 0; 0:
 /// osc_default_thread_count(); at most OSC_MAX_THREADS, and no more than leave each thread 256
 /// points: a smaller batch runs on the calling thread). Each result equals osc_sdf_eval's bit for
@@ -230,9 +251,9 @@ OSC_API osc_status osc_sdf_eval_batch(const osc_sdf* sdf, const double* points, 
                                       double* values, double* gradients, double* hessians,
                                       int threads);
 
-/// Writes an axis-aligned box containing the zero sub-level set {phi <= 0} to `lo` and `hi`.
-/// Components are +-INFINITY when unbounded (half-spaces) and lo > hi on some axis when the
-/// set is provably empty.
+/// Writes an axis-aligned box containing the zero sub-level set {phi <= 0} to `lo` and `hi` (each
+/// nullable). Components are +-INFINITY when unbounded (half-spaces) and lo > hi on some axis when
+/// the set is provably empty; a NULL model writes the empty box lo = +INFINITY, hi = -INFINITY.
 OSC_API void osc_sdf_bounds(const osc_sdf* sdf, osc_vec3* lo, osc_vec3* hi);
 
 /// Returns L, a bound on |grad phi| over the region phi > 0 (outside the shape), so phi / L is a
@@ -241,17 +262,19 @@ OSC_API void osc_sdf_bounds(const osc_sdf* sdf, osc_vec3* lo, osc_vec3* hi);
 /// creation, which the tests find never exceeded. For a curved XPSQ whose section is not round
 /// it is only an estimate: such sweeps have thin steep bands along the spline's evolute and no
 /// finite bound at its cusp (docs/xpsq.md); osc_sdf_lipschitz_is_bound says which case applies.
+/// NaN for a NULL model.
 OSC_API double osc_sdf_lipschitz(const osc_sdf* sdf);
 
 /// Returns 1 when osc_sdf_lipschitz is a bound for the whole tree, 0 when it is only an estimate
 /// (the tree contains a curved XPSQ with a section that is not round) or the model is NULL.
 OSC_API int osc_sdf_lipschitz_is_bound(const osc_sdf* sdf);
 
-/// Returns the number of primitive leaves of the model.
+/// Returns the number of primitive leaves of the model (0 for a NULL model).
 OSC_API int osc_sdf_leaf_count(const osc_sdf* sdf);
 
 /// Returns the value of primitive leaf `leaf` (0 <= leaf < osc_sdf_leaf_count) alone, placed as it
-/// is in the tree, with its gradient and Hessian (nullable). Returns NaN for an invalid index.
+/// is in the tree, with its gradient and Hessian (nullable). Returns NaN (and writes NaN) for a
+/// NULL model or an invalid index (the latter also sets osc_last_error()).
 OSC_API double osc_sdf_eval_leaf(const osc_sdf* sdf, int leaf, osc_vec3 point, osc_vec3* gradient,
                                  osc_mat3* hessian);
 
