@@ -2,23 +2,22 @@
 // evaluates any analytic primitive with its derivatives, bakes spline SDFs and computes the contact
 // manifold between two models.
 //
-//   osculate version
-//   osculate info
+//   osculate version | info
 //   osculate eval <shape> <parameters...> <x> <y> <z>     (prints JSON: value, gradient, hessian)
-//   osculate bake MESH OUT [--resolution N]               (spline SDF of a mesh, osc_grid_save)
+//   osculate bake MESH OUT [options]                      (spline SDF of a mesh, osc_grid_save)
 //   osculate contact A B [options]                        (prints JSON: settings, bodies, contacts)
 //   osculate box-sweep OUT.csv [--hard]                   (diagnostic: the data of seed 000 Fig. 10)
+//   osculate COMMAND --help                               (its options; exit status 0)
 //
-// Shapes and parameters (the constructors of sdf.h):
-//   sphere r | box hx hy hz rounding | capsule r half_length | cylinder r half_height
-//   cone r_bottom r_top half_height | torus major minor | halfspace nx ny nz offset
-//   ellipsoid rx ry rz | superquadric ax ay az eps1 eps2
-//
-// `contact` takes two models, each a mesh file (OBJ, STL, OFF, PLY: its spline SDF is baked from the
-// mesh's BVH) or a spline SDF saved by `bake` (told apart by the file's magic); the collision mesh of
-// each is extracted from its SDF (seed 000 §IV-A). `contact_usage` lists the options.
+// The command line is parsed by cli_options.c (without doing anything), mesh files are read by
+// cli_models.c (the import report, stray slivers, the size of a model). `contact` takes two models,
+// each a mesh file (OBJ, STL, OFF, PLY: its spline SDF is baked from the mesh's BVH) or a spline SDF
+// saved by `bake` (told apart by the file's magic); the collision mesh of each is extracted from its
+// SDF (seed 000 §IV-A). Exit status: 0 done, 1 a library call failed (its message is printed), 2 a
+// bad command line.
 
-#include "osculate/osculate.h"
+#include "cli_models.h"
+#include "cli_options.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -26,42 +25,15 @@
 #include <string.h>
 #include <time.h>
 
-typedef struct shape_entry {
-    const char* name;
-    int parameters;
-} shape_entry;
-
-static const shape_entry shapes[] = {
-    {"sphere", 1},    {"box", 4},       {"capsule", 2},   {"cylinder", 2},     {"cone", 3},
-    {"torus", 2},     {"halfspace", 4}, {"ellipsoid", 3}, {"superquadric", 5},
-};
-
-static osc_status create_shape(const char* name, const double* p, osc_sdf** out) {
-    if (!strcmp(name, "sphere")) return osc_sdf_create_sphere(p[0], out);
-    if (!strcmp(name, "box")) return osc_sdf_create_box(osc_v3(p[0], p[1], p[2]), p[3], out);
-    if (!strcmp(name, "capsule")) return osc_sdf_create_capsule(p[0], p[1], out);
-    if (!strcmp(name, "cylinder")) return osc_sdf_create_cylinder(p[0], p[1], out);
-    if (!strcmp(name, "cone")) return osc_sdf_create_cone(p[0], p[1], p[2], out);
-    if (!strcmp(name, "torus")) return osc_sdf_create_torus(p[0], p[1], out);
-    if (!strcmp(name, "halfspace")) return osc_sdf_create_halfspace(osc_v3(p[0], p[1], p[2]), p[3], out);
-    if (!strcmp(name, "ellipsoid")) return osc_sdf_create_ellipsoid(osc_v3(p[0], p[1], p[2]), out);
-    return osc_sdf_create_superquadric(osc_v3(p[0], p[1], p[2]), p[3], p[4], out);
-}
-
-static int usage(void) {
-    fprintf(stderr, "usage: osculate version | info | eval <shape> <parameters...> <x> <y> <z>\n"
-                    "       osculate bake MESH OUT [--resolution N]\n"
-                    "       osculate contact A B [options]   (osculate contact --help lists them)\n"
-                    "shapes:");
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
-        fprintf(stderr, " %s(%d)", shapes[i].name, shapes[i].parameters);
-    fprintf(stderr, "\n");
-    return 2;
-}
-
 // reports a failed library call with its message; returns the exit status 1
 static int fail(const char* command) {
     fprintf(stderr, "osculate %s: %s\n", command, osc_last_error());
+    return 1;
+}
+
+// reports a refused request (not a library failure); returns the exit status 1
+static int refuse(const char* command, const char* reason, const char* path) {
+    fprintf(stderr, "osculate %s: %s '%s'\n", command, reason, path);
     return 1;
 }
 
@@ -69,95 +41,6 @@ static double now_seconds(void) {
     struct timespec ts;
     timespec_get(&ts, TIME_UTC);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-// parses argv[first .. first + count) as finite numbers
-static int parse_numbers(char** argv, int first, int count, double* out) {
-    for (int i = 0; i < count; ++i) {
-        char* end = NULL;
-        out[i] = strtod(argv[first + i], &end);
-        if (end == argv[first + i] || *end != '\0' || !isfinite(out[i])) {
-            fprintf(stderr, "osculate: '%s' is not a finite number\n", argv[first + i]);
-            return 0;
-        }
-    }
-    return 1;
-}
-
-// ---------------------------------------------------------------------------------------------
-// option values
-
-// the value of option argv[*i] (advancing *i); NULL with a message when it is missing
-static const char* option_value(int argc, char** argv, int* i) {
-    if (*i + 1 >= argc) {
-        fprintf(stderr, "osculate: %s needs a value\n", argv[*i]);
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-// a finite number >= minimum
-static int parse_real(const char* option, const char* text, double minimum, double* out) {
-    char* end = NULL;
-    double value = text ? strtod(text, &end) : NAN;
-    if (!text || end == text || *end != '\0' || !isfinite(value)) {
-        fprintf(stderr, "osculate: %s '%s' is not a finite number\n", option, text ? text : "");
-        return 0;
-    }
-    if (!(value >= minimum)) {
-        fprintf(stderr, "osculate: %s is %g (must be >= %g)\n", option, value, minimum);
-        return 0;
-    }
-    *out = value;
-    return 1;
-}
-
-// an integer in [minimum, maximum]
-static int parse_int(const char* option, const char* text, long minimum, long maximum, int* out) {
-    char* end = NULL;
-    long value = text ? strtol(text, &end, 10) : 0;
-    if (!text || end == text || *end != '\0') {
-        fprintf(stderr, "osculate: %s '%s' is not an integer\n", option, text ? text : "");
-        return 0;
-    }
-    if (value < minimum || value > maximum) {
-        fprintf(stderr, "osculate: %s is %ld (must be in %ld..%ld)\n", option, value, minimum, maximum);
-        return 0;
-    }
-    *out = (int)value;
-    return 1;
-}
-
-// "px py pz qw qx qy qz" (blanks or commas between): a world-from-body pose, quaternion scalar first
-static int parse_pose(const char* option, const char* text, osc_pose* out) {
-    double v[7];
-    int count = 0;
-    const char* s = text ? text : "";
-    for (;;) {
-        while (*s == ' ' || *s == ',' || *s == '\t') ++s;
-        if (!*s) break;
-        char* end = NULL;
-        double value = strtod(s, &end);
-        if (end == s || !isfinite(value) || count == 7) {
-            fprintf(stderr, "osculate: %s \"%s\" is not 7 finite numbers \"px py pz qw qx qy qz\"\n", option, text);
-            return 0;
-        }
-        v[count++] = value;
-        s = end;
-    }
-    if (count != 7) {
-        fprintf(stderr, "osculate: %s \"%s\" has %d numbers, not 7 (px py pz qw qx qy qz)\n", option, text, count);
-        return 0;
-    }
-    osc_quat q = {v[3], v[4], v[5], v[6]};
-    if (!osc_quat_is_normalizable(q)) {
-        fprintf(stderr, "osculate: %s: the quaternion (%g, %g, %g, %g) cannot be normalised\n", option, q.w, q.x,
-                q.y, q.z);
-        return 0;
-    }
-    out->p = osc_v3(v[0], v[1], v[2]);
-    out->q = osc_quat_normalize(q);
-    return 1;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -212,24 +95,23 @@ static void json_pose(FILE* f, osc_pose pose) {
 // ---------------------------------------------------------------------------------------------
 // eval
 
-static int command_eval(int argc, char** argv) {
-    if (argc < 3) return usage();
-    const shape_entry* shape = NULL;
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
-        if (!strcmp(argv[2], shapes[i].name)) shape = &shapes[i];
-    if (!shape) {
-        fprintf(stderr, "osculate: unknown shape '%s'\n", argv[2]);
-        return usage();
-    }
-    if (argc != 3 + shape->parameters + 3) {
-        fprintf(stderr, "osculate: %s takes %d parameters and a point\n", shape->name, shape->parameters);
-        return 2;
-    }
-    double values[8];
-    if (!parse_numbers(argv, 3, shape->parameters + 3, values)) return 2;
+static osc_status create_shape(const char* name, const double* p, osc_sdf** out) {
+    if (!strcmp(name, "sphere")) return osc_sdf_create_sphere(p[0], out);
+    if (!strcmp(name, "box")) return osc_sdf_create_box(osc_v3(p[0], p[1], p[2]), p[3], out);
+    if (!strcmp(name, "capsule")) return osc_sdf_create_capsule(p[0], p[1], out);
+    if (!strcmp(name, "cylinder")) return osc_sdf_create_cylinder(p[0], p[1], out);
+    if (!strcmp(name, "cone")) return osc_sdf_create_cone(p[0], p[1], p[2], out);
+    if (!strcmp(name, "torus")) return osc_sdf_create_torus(p[0], p[1], out);
+    if (!strcmp(name, "halfspace")) return osc_sdf_create_halfspace(osc_v3(p[0], p[1], p[2]), p[3], out);
+    if (!strcmp(name, "ellipsoid")) return osc_sdf_create_ellipsoid(osc_v3(p[0], p[1], p[2]), out);
+    return osc_sdf_create_superquadric(osc_v3(p[0], p[1], p[2]), p[3], p[4], out);
+}
+
+static int command_eval(const cli_eval_options* o) {
+    const cli_shape* shape = &cli_shapes[o->shape];
     osc_sdf* sdf = NULL;
-    if (create_shape(shape->name, values, &sdf) != OSC_OK) return fail("eval");
-    const double* x = values + shape->parameters;
+    if (create_shape(shape->name, o->values, &sdf) != OSC_OK) return fail("eval");
+    const double* x = o->values + shape->parameters;
     osc_vec3 g;
     osc_mat3 h;
     double phi = osc_sdf_eval(sdf, osc_v3(x[0], x[1], x[2]), &g, &h);
@@ -245,55 +127,28 @@ static int command_eval(int argc, char** argv) {
 // ---------------------------------------------------------------------------------------------
 // models: a mesh file or a saved spline SDF, its collision mesh and its osc_body
 
-// 1 when the file starts with the magic of osc_grid_save (docs/grid.md)
-static int is_grid_file(const char* path) {
-    FILE* f = fopen(path, "rb");
-    if (!f) return 0; // the mesh loader reports the I/O error
-    char magic[8] = {0};
-    size_t got = fread(magic, 1, sizeof magic, f);
-    fclose(f);
-    return got == sizeof magic && !memcmp(magic, "OSCGRID", 8);
+// the summary's line about an imported mesh (cli_print_import_remarks gives the details on stderr)
+static void print_import(FILE* f, const char* prefix, char name, const cli_import* import) {
+    const osc_mesh_orientation* o = &import->baked;
+    fprintf(f, "%s%c     %lld vertices, %lld faces read; %s", prefix, name, (long long)import->report.vertices_read,
+            (long long)import->report.faces_read, o->patches > 0 && o->closed_patches == o->patches ? "closed" : "open");
+    if (import->report.orientation.triangles_flipped)
+        fprintf(f, "; %d triangles turned outward", (int)import->report.orientation.triangles_flipped);
+    if (import->report.faces_dropped) fprintf(f, "; %d degenerate faces dropped", (int)import->report.faces_dropped);
+    if (import->stray_triangles) fprintf(f, "; %d stray slivers dropped", (int)import->stray_triangles);
+    fprintf(f, "%s\n", o->sign_reliable ? "" : "; its sign cannot be trusted everywhere");
 }
-
-// builds the spline SDF of the mesh file at `path` (load, BVH, grid); times in seconds
-static osc_status bake_mesh(const char* path, int resolution, osc_grid** grid, int32_t* vertices,
-                            int32_t* triangles, double* load_s, double* spline_s) {
-    double start = now_seconds();
-    osc_mesh* mesh = NULL;
-    osc_mesh_bvh* bvh = NULL;
-    osc_status status = osc_mesh_load(path, NULL, &mesh, NULL);
-    if (status) return status;
-    *vertices = osc_mesh_vertex_count(mesh);
-    *triangles = osc_mesh_triangle_count(mesh);
-    *load_s = now_seconds() - start;
-    start = now_seconds();
-    osc_grid_settings settings = osc_grid_settings_default();
-    settings.resolution = resolution;
-    status = osc_mesh_bvh_create(mesh, &bvh);
-    if (!status) status = osc_grid_create_from_mesh(bvh, &settings, grid);
-    *spline_s = now_seconds() - start;
-    osc_mesh_bvh_destroy(bvh);
-    osc_mesh_destroy(mesh);
-    return status;
-}
-
-typedef struct model_options {
-    int resolution;        // spline cells along the longest axis (mesh inputs)
-    int mesh_resolution;   // marching-cubes cells of the collision mesh
-    int triangles;         // collision-mesh triangle target (0: no simplification)
-    int groups;            // cluster groups per body (0: none)
-} model_options;
 
 typedef struct model {
     const char* path;
     int from_grid;         // 1: a saved spline SDF; 0: a mesh file
     int same_as_a;         // 1: body b is body a's model (same file)
-    int32_t input_vertices, input_triangles;
+    cli_import import;     // what reading the mesh file did (mesh inputs)
     osc_grid* grid;
     osc_sdf* sdf;          // the grid as an osc_sdf (for the collision mesh)
     osc_mesh* collision;
     osc_body* body;
-    double size;           // longest side of the collision mesh's bounding box
+    double size;           // cli_model_size of the collision mesh
     double load_s, spline_s, collision_s, body_s;
 } model;
 
@@ -304,28 +159,29 @@ static void model_release(model* m) {
     osc_grid_destroy(m->grid);
 }
 
-static double mesh_size(const osc_mesh* mesh) {
-    const double* v = osc_mesh_vertices(mesh);
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int32_t i = 0; i < osc_mesh_vertex_count(mesh); ++i)
-        for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], v[3 * i + k]), hi[k] = fmax(hi[k], v[3 * i + k]);
-    return fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-}
-
-// loads or bakes the SDF of m->path, extracts its collision mesh and creates the body
-static osc_status model_build(const model_options* options, model* m) {
+// loads or bakes the SDF of m->path (saying on stderr what the import fixed or found), extracts its
+// collision mesh and creates the body
+static osc_status model_build(const cli_model_options* options, char name, model* m) {
     osc_status status;
-    m->from_grid = is_grid_file(m->path);
+    double start = now_seconds();
+    m->from_grid = cli_is_grid_file(m->path);
     if (m->from_grid) {
-        double start = now_seconds();
         status = osc_grid_load(m->path, &m->grid);
         m->load_s = now_seconds() - start;
     } else {
-        status = bake_mesh(m->path, options->resolution, &m->grid, &m->input_vertices, &m->input_triangles,
-                           &m->load_s, &m->spline_s);
+        osc_mesh* mesh = NULL;
+        status = cli_load_mesh(m->path, options, &mesh, &m->import);
+        m->load_s = now_seconds() - start;
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "osculate contact: %c: ", name);
+        if (!status) cli_print_import_remarks(stderr, prefix, &m->import);
+        start = now_seconds();
+        if (!status) status = cli_bake_mesh(mesh, options->resolution, &m->grid);
+        m->spline_s = now_seconds() - start;
+        osc_mesh_destroy(mesh);
     }
     if (status) return status;
-    double start = now_seconds();
+    start = now_seconds();
     osc_collision_mesh_settings mesh_settings = osc_collision_mesh_settings_default();
     mesh_settings.resolution = options->mesh_resolution;
     mesh_settings.target_triangles = options->triangles;
@@ -333,7 +189,7 @@ static osc_status model_build(const model_options* options, model* m) {
         (status = osc_collision_mesh_create(m->sdf, &mesh_settings, &m->collision)))
         return status;
     m->collision_s = now_seconds() - start;
-    m->size = mesh_size(m->collision);
+    m->size = cli_model_size(m->collision);
     start = now_seconds();
     osc_body_desc desc = osc_body_desc_default();
     desc.mesh = m->collision;
@@ -354,9 +210,11 @@ static void json_model(FILE* f, const char* name, const model* m, osc_pose pose)
     json_string(f, m->path);
     fprintf(f, ", \"source\": \"%s\", \"same_as_a\": %s", m->from_grid ? "spline SDF file" : "mesh",
             m->same_as_a ? "true" : "false");
-    if (!m->from_grid)
-        fprintf(f, ", \"input_vertices\": %d, \"input_triangles\": %d", (int)m->input_vertices,
-                (int)m->input_triangles);
+    if (!m->from_grid) {
+        fprintf(f, ", \"input_vertices\": %d, \"input_triangles\": %d,\n     \"import\": ", (int)m->import.vertices,
+                (int)m->import.triangles);
+        cli_json_import(f, &m->import);
+    }
     int cells[3];
     double cell = osc_grid_cells(m->grid, cells);
     fprintf(f, ",\n     \"spline_cells\": [%d, %d, %d], \"cell_size\": ", cells[0], cells[1], cells[2]);
@@ -375,39 +233,35 @@ static void json_model(FILE* f, const char* name, const model* m, osc_pose pose)
 // ---------------------------------------------------------------------------------------------
 // bake
 
-static int command_bake(int argc, char** argv) {
-    const char* paths[2] = {NULL, NULL};
-    int count = 0, resolution = osc_grid_settings_default().resolution;
-    for (int i = 2; i < argc; ++i) {
-        if (!strcmp(argv[i], "--resolution")) {
-            if (!parse_int("--resolution", option_value(argc, argv, &i), 4, 1024, &resolution)) return 2;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "osculate bake: unknown option '%s'\n", argv[i]);
-            return 2;
-        } else if (count < 2) {
-            paths[count++] = argv[i];
-        } else {
-            fprintf(stderr, "osculate bake: one mesh and one output path, not '%s' too\n", argv[i]);
-            return 2;
-        }
-    }
-    if (count != 2) return usage();
+static int command_bake(const cli_bake_options* o) {
+    if (cli_same_file(o->mesh, o->out)) return refuse("bake", "will not overwrite its input: OUT is the mesh", o->out);
+    if (cli_is_grid_file(o->mesh))
+        return refuse("bake", "MESH is a spline SDF already (saved by bake), not a mesh:", o->mesh);
     osc_grid* grid = NULL;
-    int32_t vertices = 0, triangles = 0;
-    double load_s = 0.0, spline_s = 0.0;
-    if (bake_mesh(paths[0], resolution, &grid, &vertices, &triangles, &load_s, &spline_s) ||
-        osc_grid_save(grid, paths[1])) {
+    osc_mesh* mesh = NULL;
+    cli_import import;
+    double start = now_seconds(), load_s = 0.0;
+    osc_status status = cli_load_mesh(o->mesh, &o->models, &mesh, &import);
+    load_s = now_seconds() - start;
+    start = now_seconds();
+    if (!status) status = cli_bake_mesh(mesh, o->models.resolution, &grid);
+    double spline_s = now_seconds() - start;
+    osc_mesh_destroy(mesh);
+    if (status || osc_grid_save(grid, o->out)) {
         osc_grid_destroy(grid);
         return fail("bake");
     }
+    cli_print_import_remarks(stderr, "osculate bake: ", &import);
     int cells[3];
     double cell = osc_grid_cells(grid, cells);
     printf("{\"mesh\": ");
-    json_string(stdout, paths[0]);
-    printf(", \"vertices\": %d, \"triangles\": %d, \"spline_cells\": [%d, %d, %d], \"cell_size\": %.17g, "
-           "\"load_s\": %.6f, \"spline_s\": %.6f, \"wrote\": ",
-           (int)vertices, (int)triangles, cells[0], cells[1], cells[2], cell, load_s, spline_s);
-    json_string(stdout, paths[1]);
+    json_string(stdout, o->mesh);
+    printf(", \"vertices\": %d, \"triangles\": %d, \"import\": ", (int)import.vertices, (int)import.triangles);
+    cli_json_import(stdout, &import);
+    printf(",\n \"spline_cells\": [%d, %d, %d], \"cell_size\": %.17g, \"load_s\": %.6f, \"spline_s\": %.6f, "
+           "\"wrote\": ",
+           cells[0], cells[1], cells[2], cell, load_s, spline_s);
+    json_string(stdout, o->out);
     printf("}\n");
     osc_grid_destroy(grid);
     return 0;
@@ -416,140 +270,35 @@ static int command_bake(int argc, char** argv) {
 // ---------------------------------------------------------------------------------------------
 // contact
 
-// prints the options of `contact` to stderr; returns the exit status 2
-static int contact_usage(void) {
-    osc_manifold_settings s = osc_manifold_settings_default();
-    osc_collision_mesh_settings m = osc_collision_mesh_settings_default();
-    fprintf(stderr,
-            "usage: osculate contact A B [options]\n"
-            "A, B: a mesh file (.obj .stl .off .ply) or a spline SDF saved by `osculate bake`; the same file\n"
-            "twice is built once. Prints JSON (settings, bodies, contacts, summary) on stdout, or to --json FILE\n"
-            "with a short summary on stdout.\n"
-            "models:\n"
-            "  --resolution N          spline cells along the longest axis of a mesh (default %d)\n"
-            "  --mesh-resolution N     marching-cubes cells of the collision mesh (default %d)\n"
-            "  --triangles N           collision-mesh triangle target, 0: no simplification (default %d)\n"
-            "  --groups N              convex groups per body by clustering, 0: none (default 0)\n"
-            "query:\n"
-            "  --pose-a \"px py pz qw qx qy qz\"   world-from-body pose of A (default identity)\n"
-            "  --pose-b \"px py pz qw qx qy qz\"   world-from-body pose of B (default identity)\n"
-            "  --scale S               length unit of the default lengths and temperatures below (default:\n"
-            "                          the longest side of the larger collision mesh's bounding box)\n"
-            "  --d-max D               contacts saturate at this depth (default %g S)\n"
-            "  --bandwidth E           width of the transition below d_max (default %g S)\n"
-            "  --trace-temperature T   sphere-tracing temperature (default %g S)\n"
-            "  --clip-temperature T    soft-clip temperature (default %g S)\n"
-            "  --blend-temperature T   softmax temperature within a group (default %g S)\n"
-            "  --iterations N          sphere-tracing steps per edge corner (default %d)\n"
-            "  --no-blend              report every vertex and edge contact even with --groups\n"
-            "  --blend-saturated       blend as seed 000 does verbatim: features beyond d_max in the softmax\n"
-            "  --no-edges              vertex contacts only\n"
-            "  --no-broad-phase        run the narrow phase on every feature (same result, slower)\n"
-            "output:\n"
-            "  --derivatives           add the pose Jacobians (12 columns: A's twist, then B's)\n"
-            "  --json FILE             write the JSON there (default stdout)\n"
-            "  --points FILE.ply       the contact points as a PLY point set (normals, depth, weight)\n"
-            "  --obj FILE.obj          the contact points as OBJ vertices\n"
-            "  --scene FILE.obj        both collision meshes at their poses (objects a and b)\n"
-            "A temperature (or bandwidth) of 0 selects the hard operator.\n",
-            osc_grid_settings_default().resolution, m.resolution, (int)m.target_triangles, s.d_max, s.bandwidth,
-            s.trace_temperature, s.clip_temperature, s.blend_temperature, s.iterations);
-    return 2;
-}
-
-typedef struct contact_options {
-    const char* paths[2];
-    osc_pose poses[2];
-    model_options models;
-    double scale;                // <= 0: from the bodies
-    double lengths[5];           // d_max, bandwidth, trace, clip, blend temperature; NAN: not given
-    osc_manifold_settings settings;
-    int derivatives;
-    const char* json_path;
-    const char* ply_path;
-    const char* obj_path;
-    const char* scene_path;
-} contact_options;
-
-static const char* const length_options[5] = {"--d-max", "--bandwidth", "--trace-temperature", "--clip-temperature",
-                                              "--blend-temperature"};
-
-// 1: parsed; 0: a bad option (reported); -1: --help (printed)
-static int parse_contact_options(int argc, char** argv, contact_options* o) {
-    int positional = 0;
-    for (int i = 2; i < argc; ++i) {
-        const char* arg = argv[i];
-        int ok = 1, length = -1;
-        for (int k = 0; k < 5; ++k)
-            if (!strcmp(arg, length_options[k])) length = k;
-        if (length >= 0) {
-            ok = parse_real(arg, option_value(argc, argv, &i), 0.0, &o->lengths[length]);
-        } else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-            contact_usage();
-            return -1;
-        } else if (!strcmp(arg, "--pose-a") || !strcmp(arg, "--pose-b")) {
-            ok = parse_pose(arg, option_value(argc, argv, &i), &o->poses[arg[7] == 'b']);
-        } else if (!strcmp(arg, "--resolution")) {
-            ok = parse_int(arg, option_value(argc, argv, &i), 4, 1024, &o->models.resolution);
-        } else if (!strcmp(arg, "--mesh-resolution")) {
-            ok = parse_int(arg, option_value(argc, argv, &i), 4, 1024, &o->models.mesh_resolution);
-        } else if (!strcmp(arg, "--triangles")) {
-            ok = parse_int(arg, option_value(argc, argv, &i), 0, 100000000, &o->models.triangles);
-        } else if (!strcmp(arg, "--groups")) {
-            ok = parse_int(arg, option_value(argc, argv, &i), 0, 1000000, &o->models.groups);
-        } else if (!strcmp(arg, "--iterations")) {
-            ok = parse_int(arg, option_value(argc, argv, &i), 0, 64, &o->settings.iterations);
-        } else if (!strcmp(arg, "--scale")) {
-            ok = parse_real(arg, option_value(argc, argv, &i), 0.0, &o->scale);
-            if (ok && !(o->scale > 0.0)) {
-                fprintf(stderr, "osculate: --scale must be > 0\n");
-                ok = 0;
-            }
-        } else if (!strcmp(arg, "--blend-saturated")) {
-            o->settings.blend_saturated = 1;
-        } else if (!strcmp(arg, "--no-blend")) {
-            o->settings.blend = 0;
-        } else if (!strcmp(arg, "--no-edges")) {
-            o->settings.edges = 0;
-        } else if (!strcmp(arg, "--no-broad-phase")) {
-            o->settings.broad_phase = 0;
-        } else if (!strcmp(arg, "--derivatives")) {
-            o->derivatives = 1;
-        } else if (!strcmp(arg, "--json") || !strcmp(arg, "--points") || !strcmp(arg, "--obj") ||
-                   !strcmp(arg, "--scene")) {
-            const char* value = option_value(argc, argv, &i);
-            ok = value != NULL;
-            const char** target = arg[2] == 'j' ? &o->json_path
-                                  : arg[2] == 'p' ? &o->ply_path
-                                  : arg[2] == 'o' ? &o->obj_path
-                                                  : &o->scene_path;
-            *target = value;
-        } else if (arg[0] == '-' && arg[1]) {
-            fprintf(stderr, "osculate contact: unknown option '%s'\n", arg);
-            ok = 0;
-        } else if (positional < 2) {
-            o->paths[positional++] = arg;
-        } else {
-            fprintf(stderr, "osculate contact: two models, not '%s' too\n", arg);
-            ok = 0;
-        }
-        if (!ok) return 0;
-    }
-    if (positional != 2) {
-        fprintf(stderr, "osculate contact: needs two models A and B\n");
-        contact_usage();
-        return 0;
-    }
-    return 1;
-}
-
 // the settings: given values, else the library's defaults times the scale
-static void resolve_settings(contact_options* o, double scale) {
+static void resolve_settings(cli_contact_options* o, double scale) {
     osc_manifold_settings d = osc_manifold_settings_for_size(scale);
     double defaults[5] = {d.d_max, d.bandwidth, d.trace_temperature, d.clip_temperature, d.blend_temperature};
     double* fields[5] = {&o->settings.d_max, &o->settings.bandwidth, &o->settings.trace_temperature,
                          &o->settings.clip_temperature, &o->settings.blend_temperature};
     for (int k = 0; k < 5; ++k) *fields[k] = isnan(o->lengths[k]) ? defaults[k] : o->lengths[k];
+}
+
+// where the scale came from, for the summary
+static const char* scale_source(const cli_contact_options* o, const model* models[2]) {
+    if (o->scale != fmin(models[0]->size, models[1]->size)) return ", given";
+    if (models[0]->size == models[1]->size) return "";
+    return models[0]->size < models[1]->size ? ", the size of a" : ", the size of b";
+}
+
+// an output file that is one of the inputs or another output is refused before any work
+static int check_outputs(const cli_contact_options* o) {
+    const char* outputs[4] = {o->json_path, o->ply_path, o->obj_path, o->scene_path};
+    for (int k = 0; k < 4; ++k) {
+        if (!outputs[k]) continue;
+        for (int input = 0; input < 2; ++input)
+            if (cli_same_file(outputs[k], o->paths[input]) || !strcmp(outputs[k], o->paths[input]))
+                return refuse("contact", "will not overwrite an input with an output:", outputs[k]);
+        for (int other = 0; other < k; ++other)
+            if (outputs[other] && (!strcmp(outputs[k], outputs[other]) || cli_same_file(outputs[k], outputs[other])))
+                return refuse("contact", "two outputs name the same file:", outputs[k]);
+    }
+    return 0;
 }
 
 // the contacts and their pose Jacobians (nullable) of one query
@@ -565,7 +314,7 @@ static int compare_doubles(const void* a, const void* b) {
 }
 
 // runs the query, then repeats it (about 0.2 s, at most 101 runs) for its median time
-static osc_status run_query(const model* a, const model* b, const contact_options* o, contact_result* r) {
+static osc_status run_query(const model* a, const model* b, const cli_contact_options* o, contact_result* r) {
     osc_status status = osc_manifold_collide(a->body, o->poses[0], b->body, o->poses[1], &o->settings, &r->out);
     if (status) return status;
     enum { MOST = 101 };
@@ -633,7 +382,7 @@ static void json_contact(FILE* f, const osc_manifold_output* out, int32_t i) {
     fputc('}', f);
 }
 
-static void write_contact_json(FILE* f, const contact_options* o, const model* models[2],
+static void write_contact_json(FILE* f, const cli_contact_options* o, const model* models[2],
                                const contact_result* r, double build_s) {
     const osc_manifold_settings* s = &o->settings;
     fprintf(f, "{\n  \"command\": \"contact\", \"version\": \"%s\",\n  \"settings\": {\"d_max\": ", osc_version_string());
@@ -677,7 +426,7 @@ static void write_contact_json(FILE* f, const contact_options* o, const model* m
 }
 
 // the contact points as an ASCII PLY point set: position, normal, depth, weight, body, kind
-static int write_points_ply(const char* path, const contact_options* o, const osc_manifold_output* out) {
+static int write_points_ply(const char* path, const cli_contact_options* o, const osc_manifold_output* out) {
     FILE* f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "osculate contact: cannot write %s\n", path);
@@ -700,7 +449,7 @@ static int write_points_ply(const char* path, const contact_options* o, const os
 }
 
 // the contact points as OBJ vertices
-static int write_points_obj(const char* path, const contact_options* o, const osc_manifold_output* out) {
+static int write_points_obj(const char* path, const cli_contact_options* o, const osc_manifold_output* out) {
     FILE* f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "osculate contact: cannot write %s\n", path);
@@ -746,7 +495,7 @@ static int write_scene(const char* path, const model* models[2], const osc_pose 
     return ok;
 }
 
-static void print_summary(const contact_options* o, const model* models[2], const contact_result* r, double build_s) {
+static void print_summary(const cli_contact_options* o, const model* models[2], const contact_result* r, double build_s) {
     contact_summary sum = summarise(&r->out);
     printf("osculate contact: %s (a) against %s (b)\n", o->paths[0], o->paths[1]);
     for (int b = 0; b < 2; ++b) {
@@ -761,10 +510,11 @@ static void print_summary(const contact_options* o, const model* models[2], cons
                'a' + b, (int)osc_body_vertex_count(m->body), (int)osc_body_edge_count(m->body),
                (int)osc_body_group_count(m->body), cells[0], cells[1], cells[2], m->from_grid ? "loaded in" : "baked in",
                m->load_s + m->spline_s, m->collision_s);
+        if (!m->from_grid) print_import(stdout, "  mesh ", 'a' + b, &m->import);
     }
-    printf("  settings   d_max %.3g, bandwidth %.3g, temperatures trace %.3g clip %.3g blend %.3g (scale %.3g)\n",
+    printf("  settings   d_max %.3g, bandwidth %.3g, temperatures trace %.3g clip %.3g blend %.3g (scale %.3g%s)\n",
            o->settings.d_max, o->settings.bandwidth, o->settings.trace_temperature, o->settings.clip_temperature,
-           o->settings.blend_temperature, o->scale);
+           o->settings.blend_temperature, o->scale, scale_source(o, models));
     printf("  contacts   %d (%d vertex, %d edge, %d group), %d penetrating\n", (int)r->out.count, (int)sum.kinds[0],
            (int)sum.kinds[1], (int)sum.kinds[2], (int)sum.penetrating);
     if (r->out.count) printf("  deepest    %.4g    total weight %.4g\n", sum.deepest, sum.total_weight);
@@ -777,7 +527,7 @@ static void print_summary(const contact_options* o, const model* models[2], cons
     printf("\n");
 }
 
-static int write_contact_outputs(const contact_options* o, const model* models[2], const contact_result* r,
+static int write_contact_outputs(const cli_contact_options* o, const model* models[2], const contact_result* r,
                                  double build_s) {
     FILE* f = stdout;
     if (o->json_path && !(f = fopen(o->json_path, "w"))) {
@@ -828,18 +578,8 @@ static void free_output(osc_manifold_output* out) {
     free(out->weight_jacobians);
 }
 
-static int command_contact(int argc, char** argv) {
-    contact_options o;
-    memset(&o, 0, sizeof o);
-    o.poses[0] = o.poses[1] = osc_pose_identity();
-    o.models.resolution = osc_grid_settings_default().resolution;
-    o.models.mesh_resolution = osc_collision_mesh_settings_default().resolution;
-    o.models.triangles = (int)osc_collision_mesh_settings_default().target_triangles;
-    o.settings = osc_manifold_settings_default();
-    for (int k = 0; k < 5; ++k) o.lengths[k] = NAN;
-    int parsed = parse_contact_options(argc, argv, &o);
-    if (parsed <= 0) return parsed < 0 ? 0 : 2;
-
+static int command_contact(cli_contact_options* o) {
+    if (check_outputs(o)) return 1;
     model storage[2];
     memset(storage, 0, sizeof storage);
     const model* models[2] = {&storage[0], &storage[1]};
@@ -847,34 +587,42 @@ static int command_contact(int argc, char** argv) {
     memset(&result, 0, sizeof result);
     int code = 0;
     double start = now_seconds();
-    storage[0].path = o.paths[0];
-    if (model_build(&o.models, &storage[0])) {
+    storage[0].path = o->paths[0];
+    if (model_build(&o->models, 'a', &storage[0])) {
         code = fail("contact");
         goto done;
     }
-    if (!strcmp(o.paths[0], o.paths[1])) {
+    if (!strcmp(o->paths[0], o->paths[1]) || cli_same_file(o->paths[0], o->paths[1])) {
         storage[1] = storage[0];
+        storage[1].path = o->paths[1];
         storage[1].same_as_a = 1;
         storage[1].load_s = storage[1].spline_s = storage[1].collision_s = storage[1].body_s = 0.0;
     } else {
-        storage[1].path = o.paths[1];
-        if (model_build(&o.models, &storage[1])) {
+        storage[1].path = o->paths[1];
+        if (model_build(&o->models, 'b', &storage[1])) {
             code = fail("contact");
             goto done;
         }
     }
     double build_s = now_seconds() - start;
-    if (!(o.scale > 0.0)) o.scale = fmax(storage[0].size, storage[1].size);
-    resolve_settings(&o, o.scale);
-    if (allocate_output(models, o.derivatives, &result.out)) {
+    // the defaults suit a body about 1 across: the smaller body sets the unit, so that a small body
+    // touching a large one keeps a d_max of 2% of its own size
+    if (!(o->scale > 0.0)) o->scale = fmin(storage[0].size, storage[1].size);
+    if (!(o->scale > 0.0)) {
+        fprintf(stderr, "osculate contact: a body has no size (scale %g): give --scale\n", o->scale);
         code = 1;
         goto done;
     }
-    if (run_query(models[0], models[1], &o, &result)) {
+    resolve_settings(o, o->scale);
+    if (allocate_output(models, o->derivatives, &result.out)) {
+        code = 1;
+        goto done;
+    }
+    if (run_query(models[0], models[1], o, &result)) {
         code = fail("contact");
         goto done;
     }
-    code = write_contact_outputs(&o, models, &result, build_s);
+    code = write_contact_outputs(o, models, &result, build_s);
 done:
     free_output(&result.out);
     model_release(&storage[0]);
@@ -936,22 +684,9 @@ static void mean_x(const osc_manifold_output* out, int column, double* mean, dou
     *slope = sw > 0.0 ? (dswx - *mean * dsw) / sw : NAN;
 }
 
-static int command_box_sweep(int argc, char** argv) {
-    const char* path = NULL;
-    int hard = 0, blend = 1;
-    for (int i = 2; i < argc; ++i) {
-        if (!strcmp(argv[i], "--hard")) hard = 1;
-        else if (!strcmp(argv[i], "--no-blend")) blend = 0;
-        else if (argv[i][0] != '-' && !path) path = argv[i];
-        else {
-            fprintf(stderr, "usage: osculate box-sweep OUT.csv [--hard] [--no-blend]\n");
-            return 2;
-        }
-    }
-    if (!path) {
-        fprintf(stderr, "usage: osculate box-sweep OUT.csv [--hard] [--no-blend]\n");
-        return 2;
-    }
+static int command_box_sweep(const cli_box_sweep_options* o) {
+    const char* path = o->path;
+    int hard = o->hard, blend = o->blend;
     osc_sdf* sdf = NULL;
     osc_mesh* mesh = NULL;
     osc_body* body = NULL;
@@ -1014,18 +749,29 @@ done:
 }
 
 int main(int argc, char** argv) {
-    if (argc < 2) return usage();
-    if (!strcmp(argv[1], "version")) {
-        printf("%s\n", osc_version_string());
+    cli_options options;
+    char message[256];
+    cli_outcome outcome = cli_parse(argc, argv, &options, message, sizeof message);
+    if (outcome == CLI_HELP) {
+        cli_print_help(stdout, options.command);
         return 0;
     }
-    if (!strcmp(argv[1], "info")) {
+    if (outcome == CLI_BAD) {
+        fprintf(stderr, "osculate%s%s: %s\n", options.command ? " " : "", options.command ? argv[1] : "", message);
+        cli_print_help(stderr, options.command);
+        return 2;
+    }
+    switch (options.command) {
+    case CLI_VERSION: printf("%s\n", osc_version_string()); return 0;
+    case CLI_INFO:
         printf("{\"version\": \"%s\", \"threads\": %d}\n", osc_version_string(), osc_default_thread_count());
         return 0;
+    case CLI_EVAL: return command_eval(&options.eval);
+    case CLI_BAKE: return command_bake(&options.bake);
+    case CLI_CONTACT: return command_contact(&options.contact);
+    case CLI_BOX_SWEEP: return command_box_sweep(&options.box_sweep);
+    case CLI_NONE: break;
     }
-    if (!strcmp(argv[1], "eval")) return command_eval(argc, argv);
-    if (!strcmp(argv[1], "bake")) return command_bake(argc, argv);
-    if (!strcmp(argv[1], "contact")) return command_contact(argc, argv);
-    if (!strcmp(argv[1], "box-sweep")) return command_box_sweep(argc, argv);
-    return usage();
+    cli_print_help(stderr, CLI_NONE);
+    return 2;
 }
