@@ -5,6 +5,7 @@
 #include "implicit_internal.h"
 
 #include "base_internal.h"
+#include "sdf_internal.h" // the length range's checks
 
 #include <string.h>
 
@@ -46,42 +47,64 @@ static osc_status check_out(const char* function, osc_implicit** out) {
     return OSC_OK;
 }
 
-osc_status osc_implicit_create_sag(const osc_sag* sag, osc_implicit** out) {
-    osc_status status = check_out(__func__, out);
-    if (status != OSC_OK) return status;
-    if (!sag) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: sag is NULL", __func__);
-    if (!isfinite(sag->curvature) || !isfinite(sag->conic))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: curvature %g or conic %g is not finite",
-                        __func__, sag->curvature, sag->conic);
-    if (!(sag->diameter > 0.0) || !isfinite(sag->diameter))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: diameter is %g; it must be positive",
-                        __func__, sag->diameter);
+// the sag's parameters (implicit.h); each check names the parameter and its value
+static osc_status check_sag(const char* function, const osc_sag* sag) {
+    if (!sag) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: sag is NULL", function);
+    if (!(fabs(sag->curvature) <= 1.0 / OSC_SDF_LENGTH_MIN))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: sag->curvature is %g; it must be finite and at "
+                        "most 1e30 (1 / OSC_SDF_LENGTH_MIN) in magnitude", function, sag->curvature);
+    if (!(fabs(sag->conic) <= OSC_SAG_CONIC_MAX))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: sag->conic is %g; it must be finite and at most "
+                        "1e30 (OSC_SAG_CONIC_MAX) in magnitude", function, sag->conic);
+    osc_status status = sdf_check_length(function, "sag->diameter", sag->diameter);
+    if (status) return status;
     if (sag->coefficient_count < 0 || sag->coefficient_count > OSC_SAG_MAX_COEFFICIENTS)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: coefficient_count is %d; at most %d", __func__,
-                        sag->coefficient_count, OSC_SAG_MAX_COEFFICIENTS);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: sag->coefficient_count is %d; it must be in 0..%d",
+                        function, sag->coefficient_count, OSC_SAG_MAX_COEFFICIENTS);
     for (int i = 0; i < sag->coefficient_count; ++i)
         if (!isfinite(sag->coefficients[i]))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: coefficient %d is not finite", __func__, i);
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: sag->coefficients[%d] is %g; it must be finite",
+                            function, i, sag->coefficients[i]);
     double half = 0.5 * sag->diameter, c = sag->curvature;
     if (!(1.0 - (1.0 + sag->conic) * c * c * half * half > 0.0))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                         "%s: the aperture (diameter %g) reaches beyond the conic's domain "
-                        "(1 - (1 + k) c^2 (D/2)^2 <= 0 with c %g, k %g)", __func__, sag->diameter, c,
+                        "(1 - (1 + k) c^2 (D/2)^2 <= 0 with c %g, k %g)", function, sag->diameter, c,
                         sag->conic);
+    return OSC_OK;
+}
+
+// the sag's extent over the aperture [*lo, *hi] from 65 samples, where its value, slope and
+// curvature terms must be finite and the value within OSC_SDF_LENGTH_MAX
+static osc_status sample_sag(const char* function, const osc_sag* sag, double* lo, double* hi) {
+    double half = 0.5 * sag->diameter;
+    *lo = *hi = 0.0;
+    for (int i = 0; i <= 64; ++i) {
+        double r = half * i / 64.0, u, v, g = sag_value(sag, r * r, &u, &v);
+        if (!(fabs(g) <= OSC_SDF_LENGTH_MAX) || !isfinite(u * r) || !isfinite(v * r * r))
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the sag is %g with slope %g at r = %g, beyond "
+                            "1e30 (OSC_SDF_LENGTH_MAX) or not finite: sag->coefficients or sag->curvature "
+                            "too large for the diameter %g", function, g, u * r, r, sag->diameter);
+        *lo = fmin(*lo, g);
+        *hi = fmax(*hi, g);
+    }
+    return OSC_OK;
+}
+
+osc_status osc_implicit_create_sag(const osc_sag* sag, osc_implicit** out) {
+    osc_status status = check_out(__func__, out);
+    if (status == OSC_OK) status = check_sag(__func__, sag);
+    double lo, hi;
+    if (status == OSC_OK) status = sample_sag(__func__, sag, &lo, &hi);
+    if (status != OSC_OK) return status;
     osc_implicit* surface = osc_calloc(1, sizeof *surface);
     if (!surface) return osc_fail_in(__func__, OSC_ERR_NO_MEMORY);
     surface->kind = IMPLICIT_SAG;
     surface->sag = *sag;
-    surface->half_aperture = half;
-    // the bounding sphere: the cap's extreme sag over the aperture, sampled
-    double lo = 0.0, hi = 0.0;
-    for (int i = 0; i <= 64; ++i) {
-        double r = half * i / 64.0, g = sag_value(sag, r * r, NULL, NULL);
-        lo = fmin(lo, g);
-        hi = fmax(hi, g);
-    }
+    surface->half_aperture = 0.5 * sag->diameter;
+    // the bounding sphere: the cap's extreme sag over the aperture, sampled, with a relative margin
     surface->centre = osc_v3(0.5 * (lo + hi), 0.0, 0.0);
-    surface->radius = hypot(0.5 * (hi - lo), half) * 1.01 + 1e-12;
+    surface->radius = hypot(0.5 * (hi - lo), surface->half_aperture) * 1.01;
     *out = surface;
     return OSC_OK;
 }
@@ -95,12 +118,15 @@ osc_status osc_implicit_create_sdf(const osc_sdf* sdf, osc_implicit** out) {
     if (!osc_vec3_is_finite(lo) || !osc_vec3_is_finite(hi))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the SDF is unbounded; give a user function "
                         "with a bounding sphere instead", __func__);
+    if (lo.x > hi.x || lo.y > hi.y || lo.z > hi.z)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the SDF's bounds are empty (it has no surface)",
+                        __func__);
     osc_implicit* surface = osc_calloc(1, sizeof *surface);
     if (!surface) return osc_fail_in(__func__, OSC_ERR_NO_MEMORY);
     surface->kind = IMPLICIT_SDF;
     surface->sdf = sdf;
     surface->centre = osc_scale(osc_add(lo, hi), 0.5);
-    surface->radius = 0.5 * osc_length(osc_sub(hi, lo)) * 1.01 + 1e-12;
+    surface->radius = 0.5 * osc_length(osc_sub(hi, lo)) * 1.01;
     *out = surface;
     return OSC_OK;
 }
@@ -110,9 +136,9 @@ osc_status osc_implicit_create_function(osc_implicit_function function, void* co
     osc_status status = check_out(__func__, out);
     if (status != OSC_OK) return status;
     if (!function) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: function is NULL", __func__);
-    if (!osc_vec3_is_finite(centre) || !(radius > 0.0) || !isfinite(radius))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the bounding sphere (radius %g) is not "
-                        "finite and positive", __func__, radius);
+    if ((status = sdf_check_point(__func__, "centre", centre)) ||
+        (status = sdf_check_length(__func__, "radius", radius)))
+        return status;
     osc_implicit* surface = osc_calloc(1, sizeof *surface);
     if (!surface) return osc_fail_in(__func__, OSC_ERR_NO_MEMORY);
     surface->kind = IMPLICIT_FUNCTION;
@@ -164,6 +190,13 @@ static double sag_eval(const osc_implicit* s, osc_vec3 p, osc_vec3* gradient, os
 
 double osc_implicit_eval(const osc_implicit* surface, osc_vec3 point, osc_vec3* gradient,
                          osc_mat3* hessian) {
+    if (!surface) {
+        if (gradient) *gradient = osc_v3(NAN, NAN, NAN);
+        if (hessian)
+            for (int i = 0; i < 3; ++i)
+                for (int k = 0; k < 3; ++k) hessian->m[i][k] = NAN;
+        return NAN;
+    }
     switch (surface->kind) {
     case IMPLICIT_SAG:
         return sag_eval(surface, point, gradient, hessian);
@@ -181,21 +214,25 @@ double osc_implicit_eval(const osc_implicit* surface, osc_vec3 point, osc_vec3* 
 }
 
 int osc_implicit_in_domain(const osc_implicit* surface, osc_vec3 point) {
+    if (!surface) return 0;
     if (surface->kind != IMPLICIT_SAG) return 1;
     return point.y * point.y + point.z * point.z <=
            surface->half_aperture * surface->half_aperture * (1.0 + 1e-12);
 }
 
 double osc_implicit_sag(const osc_implicit* surface, double r, double* derivative) {
-    if (surface->kind != IMPLICIT_SAG) return NAN;
+    if (!surface || surface->kind != IMPLICIT_SAG) {
+        if (derivative) *derivative = NAN;
+        return NAN;
+    }
     double u, g = sag_value(&surface->sag, r * r, &u, NULL);
     if (derivative) *derivative = u * r;
     return g;
 }
 
 void osc_implicit_bounding_sphere(const osc_implicit* surface, osc_vec3* centre, double* radius) {
-    *centre = surface->centre;
-    *radius = surface->radius;
+    if (centre) *centre = surface ? surface->centre : osc_v3(NAN, NAN, NAN);
+    if (radius) *radius = surface ? surface->radius : NAN;
 }
 
 // d g / d(c, k, a_i) at r^2 (with s = sqrt(1 - (1 + k) c^2 r^2)):

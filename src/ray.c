@@ -13,11 +13,17 @@
 #include "osculate/ray.h"
 
 #include "base_internal.h"
+#include "sdf_internal.h" // the length range's checks
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
-enum { MAX_BEAMS = 16 };
+enum { MAX_BEAMS = 16, MAX_ITERATIONS = 10000 };
+
+// the accepted squared lengths of a direction
+#define DIRECTION_MIN2 (OSC_SDF_LENGTH_MIN * OSC_SDF_LENGTH_MIN)
+#define DIRECTION_MAX2 (OSC_SDF_LENGTH_MAX * OSC_SDF_LENGTH_MAX)
 
 osc_implicit_transform osc_implicit_transform_identity(void) {
     osc_implicit_transform t = {osc_v3(0, 0, 0), 1.0, osc_quat_identity(), osc_v3(0, 0, 0)};
@@ -66,35 +72,73 @@ static double update(const osc_ray_phase* phase, double max_step, double t, doub
     return isfinite(step) ? t + step : t;
 }
 
-static osc_status check_phase(const char* name, const osc_ray_phase* p) {
-    if ((int)p->algorithm < 0 || (int)p->algorithm > OSC_RAY_SPHERE_TRACING || p->iterations < 0 ||
-        p->iterations > 10000 || !isfinite(p->damping) || p->damping < 0.0 || !isfinite(p->max_step))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_ray_intersect: settings.%s is out of range "
-                        "(algorithm %d, iterations %d, damping %g)", name, (int)p->algorithm,
-                        p->iterations, p->damping);
+// the checks of ray.h, each naming the setting or argument and its value
+
+static osc_status check_phase(const char* function, const char* name, const osc_ray_phase* p) {
+    if ((int)p->algorithm < 0 || (int)p->algorithm > OSC_RAY_SPHERE_TRACING)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.%s.algorithm is %d; it must be 0..3 "
+                        "(osc_ray_algorithm)", function, name, (int)p->algorithm);
+    if (p->iterations < 0 || p->iterations > MAX_ITERATIONS)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.%s.iterations is %d; it must be in "
+                        "0..10000", function, name, p->iterations);
+    if (!(p->damping >= 0.0) || !isfinite(p->damping))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.%s.damping is %g; it must be finite and "
+                        ">= 0", function, name, p->damping);
+    if (!isfinite(p->max_step))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.%s.max_step is %g; it must be finite",
+                        function, name, p->max_step);
     return OSC_OK;
 }
 
-static osc_status check(const osc_implicit* surface, const osc_implicit_transform* transform,
-                        osc_vec3 origin, osc_vec3 direction, const osc_ray_settings* settings) {
-    if (!surface) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_ray_intersect: surface is NULL");
-    if (!osc_vec3_is_finite(origin) || !osc_vec3_is_finite(direction) ||
-        !(osc_length_squared(direction) > 0.0))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_ray_intersect: the origin or direction is not "
-                        "finite, or the direction is zero");
-    if (!(transform->scale > 0.0) || !isfinite(transform->scale) ||
-        !osc_vec3_is_finite(transform->anchor) || !osc_vec3_is_finite(transform->translation) ||
-        !osc_quat_is_normalizable(transform->rotation))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_ray_intersect: the transform is not finite, "
-                        "its scale (%g) not positive or its rotation not normalisable", transform->scale);
-    if (settings->beams < 1 || settings->beams > MAX_BEAMS || (int)settings->init < 0 ||
-        (int)settings->init > OSC_RAY_INIT_BOUNDING_SPHERE || !(settings->tolerance > 0.0))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_ray_intersect: settings.beams (%d), init or "
-                        "tolerance (%g) is out of range", settings->beams, settings->tolerance);
-    osc_status status = check_phase("coarse", &settings->coarse);
-    if (status == OSC_OK) status = check_phase("fine", &settings->fine);
-    if (status == OSC_OK) status = check_phase("final_step", &settings->final_step);
+static osc_status check_settings(const char* function, const osc_ray_settings* s) {
+    if ((int)s->init < 0 || (int)s->init > OSC_RAY_INIT_BOUNDING_SPHERE)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.init is %d; it must be 0, 1 or 2 "
+                        "(osc_ray_init)", function, (int)s->init);
+    if (s->beams < 1 || s->beams > MAX_BEAMS)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.beams is %d; it must be in 1..16",
+                        function, s->beams);
+    if (!(s->tolerance >= OSC_RAY_TOLERANCE_MIN && s->tolerance <= OSC_RAY_TOLERANCE_MAX))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.tolerance is %g; it must be in [1e-15, "
+                        "0.1] (OSC_RAY_TOLERANCE_MIN, OSC_RAY_TOLERANCE_MAX)", function, s->tolerance);
+    if (s->analytic_conics != 0 && s->analytic_conics != 1)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.analytic_conics is %d; it must be 0 or 1",
+                        function, s->analytic_conics);
+    osc_status status = check_phase(function, "coarse", &s->coarse);
+    if (status == OSC_OK) status = check_phase(function, "fine", &s->fine);
+    if (status == OSC_OK) status = check_phase(function, "final_step", &s->final_step);
     return status;
+}
+
+// what every query shares: the surface, the placement and the settings
+static osc_status check_query(const char* function, const osc_implicit* surface,
+                              const osc_implicit_transform* transform, const osc_ray_settings* settings) {
+    if (!surface) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surface is NULL", function);
+    osc_status status = sdf_check_length(function, "transform->scale", transform->scale);
+    if (status == OSC_OK) status = sdf_check_point(function, "transform->anchor", transform->anchor);
+    if (status == OSC_OK) status = sdf_check_point(function, "transform->translation", transform->translation);
+    if (status) return status;
+    if (!osc_quat_is_normalizable(transform->rotation))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: transform->rotation is (%g, %g, %g, %g); it cannot "
+                        "be normalised", function, transform->rotation.w, transform->rotation.x,
+                        transform->rotation.y, transform->rotation.z);
+    return check_settings(function, settings);
+}
+
+// a ray the queries accept: its origin's coordinates within OSC_SDF_LENGTH_MAX, its direction's
+// squared length in [OSC_SDF_LENGTH_MIN^2, OSC_SDF_LENGTH_MAX^2] (the wide path tests the same)
+static inline int ray_is_valid(osc_vec3 origin, osc_vec3 direction) {
+    double dd = osc_dot(direction, direction);
+    return fabs(origin.x) <= OSC_SDF_LENGTH_MAX && fabs(origin.y) <= OSC_SDF_LENGTH_MAX &&
+           fabs(origin.z) <= OSC_SDF_LENGTH_MAX && dd >= DIRECTION_MIN2 && dd <= DIRECTION_MAX2;
+}
+
+static osc_status check_ray(const char* function, const char* prefix, osc_vec3 origin, osc_vec3 direction) {
+    if (ray_is_valid(origin, direction)) return OSC_OK;
+    return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %sorigin (%g, %g, %g), direction (%g, %g, %g): the "
+                    "origin's coordinates must be finite and at most 1e30 in magnitude, the direction's "
+                    "length (%g) in [1e-30, 1e30] (OSC_SDF_LENGTH_MIN, OSC_SDF_LENGTH_MAX)", function,
+                    prefix, origin.x, origin.y, origin.z, direction.x, direction.y, direction.z,
+                    sdf_vector_length(direction));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -350,18 +394,18 @@ static double run_phase(const query* q, const local_ray* ray, const osc_ray_phas
 }
 
 // a conic sag in closed form: along X' = P' + t V', c (1 + k) x^2 - 2 x + c r^2 = 0 (the sag's
-// equation times c, so c = 0 is the plane x = 0); the smallest root t >= 0 on the vertex branch
-// ((1 + k) c x <= 1) within the aperture, or NAN
+// equation times c, so c = 0 is the plane x = 0); the smallest finite root t >= 0 on the vertex
+// branch ((1 + k) c x <= 1) within the aperture, or NAN. No threshold on the quadratic term: the
+// answer does not change when V' is scaled (an extreme transform scale or direction length)
 static inline double conic_root(const sag_constants* s, osc_vec3 p, osc_vec3 v) {
     double c = s->c, k1 = s->k1;
     double a = c * (k1 * v.x * v.x + v.y * v.y + v.z * v.z);
     double b = 2.0 * c * (k1 * p.x * v.x + p.y * v.y + p.z * v.z) - 2.0 * v.x;
     double c0 = c * (k1 * p.x * p.x + p.y * p.y + p.z * p.z) - 2.0 * p.x;
     double roots[2] = {NAN, NAN};
-    double scale = fabs(b) + fabs(a) * fabs(c0) + 1e-300;
-    if (fabs(a) <= 1e-15 * scale) {
+    if (a == 0.0) { // linear: a plane (c = 0), or a ray along an asymptote of a hyperboloid or parabola
         if (b != 0.0) roots[0] = -c0 / b;
-    } else {
+    } else { // the stable pair of roots, accurate however small a is (the larger may overflow: dropped)
         double disc = b * b - 4.0 * a * c0;
         if (disc < 0.0) return NAN;
         double root = -0.5 * (b + copysign(sqrt(disc), b));
@@ -371,7 +415,7 @@ static inline double conic_root(const sag_constants* s, osc_vec3 p, osc_vec3 v) 
     double best = NAN, half2 = s->half2;
     for (int i = 0; i < 2; ++i) {
         double t = roots[i];
-        if (!(t >= 0.0)) continue;
+        if (!(t >= 0.0 && t < INFINITY)) continue;
         osc_vec3 x = osc_add_scaled(p, v, t);
         if (k1 * c * x.x > 1.0 || x.y * x.y + x.z * x.z > half2) continue;
         if (isnan(best) || t < best) best = t;
@@ -529,7 +573,8 @@ osc_status osc_ray_intersect(const osc_implicit* surface, const osc_implicit_tra
     if (!transform) transform = &identity;
     if (!settings) settings = &defaults;
     if (!hit) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_ray_intersect: hit is NULL");
-    osc_status status = check(surface, transform, origin, direction, settings);
+    osc_status status = check_query(__func__, surface, transform, settings);
+    if (status == OSC_OK) status = check_ray(__func__, "", origin, direction);
     if (status != OSC_OK) return status;
     if (jacobians && (jacobians->t_parameters || jacobians->point_parameters ||
                       jacobians->normal_parameters) && surface->kind != IMPLICIT_SAG)
@@ -718,8 +763,7 @@ static inline wide wide_conic_root(const sag_constants* s, wide3 p, wide3 v, wid
                    w_mul(two, v.x));
     wide c0 = w_sub(w_mul(c, w_add(w_add(w_mul(w_mul(k1, p.x), p.x), w_mul(p.y, p.y)), w_mul(p.z, p.z))),
                     w_mul(two, p.x));
-    wide scale = w_add(w_add(w_abs(b), w_mul(w_abs(a), w_abs(c0))), w_set(1e-300));
-    *linear = w_le(w_abs(a), w_mul(w_set(1e-15), scale));
+    *linear = w_eq(a, w_set(0.0));
     wide disc = w_sub(w_mul(b, b), w_mul(w_mul(w_set(4.0), a), c0));
     wide_mask real = m_not(w_lt(disc, w_set(0.0)));
     wide root = w_mul(w_set(-0.5), w_add(b, w_copysign(w_sqrt(disc), b)));
@@ -729,7 +773,7 @@ static inline wide wide_conic_root(const sag_constants* s, wide3 p, wide3 v, wid
     for (int i = 0; i < 2; ++i) {
         wide t = roots[i];
         wide3 x = w_add_scaled(p, v, t);
-        wide_mask ok = m_and(real, w_ge(t, w_set(0.0)));
+        wide_mask ok = m_and(real, m_and(w_ge(t, w_set(0.0)), w_lt(t, w_set(INFINITY))));
         ok = m_and_not(ok, w_gt(w_mul(k1c, x.x), one));
         ok = m_and_not(ok, w_gt(w_add(w_mul(x.y, x.y), w_mul(x.z, x.z)), half2));
         ok = m_and(ok, m_or(w_is_nan(best), w_lt(t, best)));
@@ -795,9 +839,12 @@ static int wide_rays(const query* q, const double* origins, const double* direct
                      double* t_out, double* points, double* normals, unsigned char* hits) {
     const sag_constants* k = &q->sag;
     wide3 o = w_load3(origins + 3 * first), d = w_load3(directions + 3 * first);
-    wide_mask finite = m_and(m_and(m_and(w_is_finite(o.x), w_is_finite(o.y)), m_and(w_is_finite(o.z), w_is_finite(d.x))),
-                             m_and(m_and(w_is_finite(d.y), w_is_finite(d.z)), w_gt(w_dot(d, d), w_set(0.0))));
-    if (m_bits(finite) != WIDE_ALL) return WIDE_ALL; // the scalar path reports bad rays
+    // ray_is_valid on every lane: the scalar path reports bad rays
+    wide limit = w_set(OSC_SDF_LENGTH_MAX), dd = w_dot(d, d);
+    wide_mask valid = m_and(m_and(w_le(w_abs(o.x), limit), w_le(w_abs(o.y), limit)),
+                            m_and(m_and(w_le(w_abs(o.z), limit), w_ge(dd, w_set(DIRECTION_MIN2))),
+                                  w_le(dd, w_set(DIRECTION_MAX2))));
+    if (m_bits(valid) != WIDE_ALL) return WIDE_ALL;
     const osc_implicit_transform* tf = q->transform;
     wide inverse_scale = w_set(q->inverse_scale);
     wide3 shifted = {w_sub(o.x, w_set(tf->translation.x)), w_sub(o.y, w_set(tf->translation.y)),
@@ -870,7 +917,7 @@ static int batch_one(const query* q, const double* origins, const double* direct
     osc_vec3 o = osc_v3(origins[3 * i], origins[3 * i + 1], origins[3 * i + 2]);
     osc_vec3 d = osc_v3(directions[3 * i], directions[3 * i + 1], directions[3 * i + 2]);
     ray_answer answer;
-    int good = osc_vec3_is_finite(o) && osc_vec3_is_finite(d) && osc_length_squared(d) > 0.0;
+    int good = ray_is_valid(o, d);
     if (good) {
         local_ray ray = to_local(q, o, d);
         intersect(q, &ray, normals != NULL, &answer);
@@ -946,13 +993,12 @@ osc_status osc_ray_intersect_batch(const osc_implicit* surface,
     osc_ray_settings defaults = osc_ray_settings_default();
     if (!transform) transform = &identity;
     if (!settings) settings = &defaults;
-    osc_status status = osc_check_batch("osc_ray_intersect_batch", origins, t, "t", count, threads);
-    if (status != OSC_OK) return status;
-    if (count > 0 && !directions)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_ray_intersect_batch: directions is NULL");
-    if (count == 0) return OSC_OK;
-    status = check(surface, transform, osc_v3(origins[0], origins[1], origins[2]),
-                   osc_v3(directions[0], directions[1], directions[2]), settings);
+    const char* missing = !origins ? "origins" : (!directions ? "directions" : (!t ? "t" : NULL));
+    if (count > 0 && missing)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL with count %zu", __func__, missing, count);
+    osc_status status = osc_check_batch(__func__, origins, t, "t", count, threads);
+    if (status != OSC_OK || count == 0) return status;
+    status = check_query(__func__, surface, transform, settings);
     if (status != OSC_OK) return status;
     const query q = make_query(surface, transform, settings);
     // groups of WIDE rays go through the wide path where it applies, the rest one by one
@@ -968,9 +1014,9 @@ osc_status osc_ray_intersect_batch(const osc_implicit* surface,
     if (bad < n) {
         const double* o = origins + 3 * bad;
         const double* d = directions + 3 * bad;
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_ray_intersect_batch: ray %lld has a non-finite "
-                        "origin (%g, %g, %g) or direction (%g, %g, %g), or a zero direction (its t is NaN)",
-                        bad, o[0], o[1], o[2], d[0], d[1], d[2]);
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "ray %lld (its t is NaN): ", bad);
+        return check_ray(__func__, prefix, osc_v3(o[0], o[1], o[2]), osc_v3(d[0], d[1], d[2]));
     }
     return OSC_OK;
 }

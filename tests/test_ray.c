@@ -5,7 +5,7 @@
 // differences, a plano-convex lens focusing parallel rays at the lensmaker's focal length, the
 // batch against single calls (its wide path too, bit for bit), bad input.
 
-#include "test_common.h"
+#include "sdf_test_util.h" // CHECK_REFUSED
 
 #include <osculate/osculate.h>
 
@@ -507,6 +507,250 @@ static void test_batch_wide_path(void) {
     for (int c = 0; c < 3; ++c) osc_implicit_destroy(surfaces[c]);
 }
 
+
+// every setting out of its range (ray.h) is refused, naming the setting and its value; among them
+// tolerance = INFINITY, which reported a hit for a ray that misses (its |F| is 0.5 at best)
+typedef struct bad_setting {
+    const char* name;
+    double value;
+} bad_setting;
+
+static void set_ray_setting(osc_ray_settings* s, const char* name, double value) {
+    osc_ray_phase* phase = NULL;
+    if (!strncmp(name, "coarse.", 7)) phase = &s->coarse, name += 7;
+    else if (!strncmp(name, "fine.", 5)) phase = &s->fine, name += 5;
+    else if (!strncmp(name, "final_step.", 11)) phase = &s->final_step, name += 11;
+    if (!phase) {
+        if (!strcmp(name, "tolerance")) s->tolerance = value;
+        else if (!strcmp(name, "beams")) s->beams = (int)value;
+        else if (!strcmp(name, "init")) s->init = (osc_ray_init)value;
+        else if (!strcmp(name, "analytic_conics")) s->analytic_conics = (int)value;
+        return;
+    }
+    if (!strcmp(name, "algorithm")) phase->algorithm = (osc_ray_algorithm)value;
+    else if (!strcmp(name, "iterations")) phase->iterations = (int)value;
+    else if (!strcmp(name, "damping")) phase->damping = value;
+    else if (!strcmp(name, "max_step")) phase->max_step = value;
+}
+
+static void test_setting_ranges(void) {
+    osc_sdf* ball;
+    CHECK_STATUS(osc_sdf_create_sphere(1.0, &ball), OSC_OK);
+    osc_implicit* surfaces[2] = {make_sag(20.0, 0.0, 0, NULL, 15.0), NULL};
+    CHECK_STATUS(osc_implicit_create_sdf(ball, &surfaces[1]), OSC_OK);
+    // the unit sphere's closest approach to this ray is 1.5 from its centre: |F| >= 0.5 everywhere
+    osc_vec3 origin = osc_v3(-3.0, 1.5, 0.0), direction = osc_v3(1.0, 0.0, 0.0);
+    static const bad_setting bad[] = {
+        {"tolerance", INFINITY}, {"tolerance", NAN}, {"tolerance", 0.0}, {"tolerance", -1e-6},
+        {"tolerance", 0.5}, {"tolerance", 1e308}, {"tolerance", 1e-16}, {"tolerance", 1e-320},
+        {"beams", 0}, {"beams", 17}, {"init", 3}, {"init", -1}, {"analytic_conics", 2},
+        {"analytic_conics", -1}, {"coarse.algorithm", 4}, {"fine.algorithm", -1},
+        {"fine.iterations", -1}, {"fine.iterations", 10001}, {"final_step.damping", NAN},
+        {"final_step.damping", -1.0}, {"coarse.damping", INFINITY}, {"coarse.max_step", INFINITY},
+        {"fine.max_step", NAN}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        osc_ray_settings settings = osc_ray_settings_default();
+        set_ray_setting(&settings, bad[i].name, bad[i].value);
+        char name[64];
+        snprintf(name, sizeof name, "settings.%s", bad[i].name);
+        bool integer = !strcmp(bad[i].name, "beams") || !strcmp(bad[i].name, "init") ||
+                       !strcmp(bad[i].name, "analytic_conics") || strstr(bad[i].name, "algorithm") ||
+                       strstr(bad[i].name, "iterations");
+        char value[32];
+        snprintf(value, sizeof value, integer ? "%.0f" : "%g", bad[i].value);
+        for (int k = 0; k < 2; ++k) {
+            osc_ray_hit hit = {0};
+            CHECK_REFUSED(osc_ray_intersect(surfaces[k], NULL, origin, direction, &settings, &hit, NULL), name,
+                          value);
+            CHECK(!hit.hit);
+            double t;
+            CHECK_REFUSED(osc_ray_intersect_batch(surfaces[k], NULL, 1, &origin.x, &direction.x, &settings, &t,
+                                                  NULL, NULL, NULL, 1),
+                          name, value);
+        }
+    }
+    // the ends of the ranges are accepted, and the miss stays a miss
+    const double tolerances[3] = {1e-15, 1e-6, 0.1};
+    for (int i = 0; i < 3; ++i) {
+        osc_ray_settings settings = osc_ray_settings_default();
+        settings.tolerance = tolerances[i];
+        osc_ray_hit hit;
+        CHECK_STATUS(osc_ray_intersect(surfaces[1], NULL, origin, direction, &settings, &hit, NULL), OSC_OK);
+        CHECK(!hit.hit);
+        CHECK_STATUS(osc_ray_intersect(surfaces[1], NULL, osc_v3(-3.0, 0.2, 0.0), direction, &settings, &hit, NULL),
+                     OSC_OK);
+        CHECK(hit.hit && fabs(hit.t - (3.0 - sqrt(0.96))) < 1e-9);
+    }
+    osc_implicit_destroy(surfaces[0]);
+    osc_implicit_destroy(surfaces[1]);
+    osc_sdf_destroy(ball);
+}
+
+// absurd but finite geometry: lengths beyond [OSC_SDF_LENGTH_MIN, OSC_SDF_LENGTH_MAX] are refused,
+// naming the argument and its value; placements at the ends of the range are computed correctly
+static void test_geometry_ranges(void) {
+    osc_implicit* lens = make_sag(20.0, 0.0, 0, NULL, 15.0);
+    osc_vec3 origin = osc_v3(-5.0, 1.0, 0.5), direction = osc_normalize(osc_v3(1.0, 0.01, 0.0));
+    osc_ray_hit hit;
+    const double big = 1e31, small = 1e-31;
+    CHECK_REFUSED(osc_ray_intersect(lens, NULL, osc_v3(big, 0, 0), direction, NULL, &hit, NULL), "origin",
+                  value_text(big));
+    CHECK_REFUSED(osc_ray_intersect(lens, NULL, osc_v3(NAN, 0, 0), direction, NULL, &hit, NULL), "origin", "nan");
+    CHECK_REFUSED(osc_ray_intersect(lens, NULL, origin, osc_v3(big, 0, 0), NULL, &hit, NULL), "direction",
+                  value_text(big));
+    CHECK_REFUSED(osc_ray_intersect(lens, NULL, origin, osc_v3(small, 0, 0), NULL, &hit, NULL), "direction",
+                  value_text(small));
+    CHECK_REFUSED(osc_ray_intersect(lens, NULL, origin, osc_v3(0, 0, 0), NULL, &hit, NULL), "direction", NULL);
+    const double scales[5] = {big, small, 0.0, -1.0, NAN};
+    for (int i = 0; i < 5; ++i) {
+        osc_implicit_transform transform = osc_implicit_transform_identity();
+        transform.scale = scales[i];
+        CHECK_REFUSED(osc_ray_intersect(lens, &transform, origin, direction, NULL, &hit, NULL), "transform->scale",
+                      value_text(scales[i]));
+    }
+    osc_implicit_transform transform = osc_implicit_transform_identity();
+    transform.translation.y = big;
+    CHECK_REFUSED(osc_ray_intersect(lens, &transform, origin, direction, NULL, &hit, NULL),
+                  "transform->translation", value_text(big));
+    transform = osc_implicit_transform_identity();
+    transform.anchor.z = -big;
+    CHECK_REFUSED(osc_ray_intersect(lens, &transform, origin, direction, NULL, &hit, NULL), "transform->anchor",
+                  value_text(-big));
+    transform = osc_implicit_transform_identity();
+    transform.rotation = (osc_quat){0, 0, 0, 0};
+    CHECK_REFUSED(osc_ray_intersect(lens, &transform, origin, direction, NULL, &hit, NULL), "transform->rotation",
+                  NULL);
+    // sags and user surfaces beyond the length range
+    osc_sag base = {.curvature = 0.05, .conic = 0.0, .diameter = 15.0};
+    osc_implicit* none = NULL;
+    osc_sag sag = base;
+    sag.diameter = big;
+    sag.curvature = 0.0;
+    CHECK_REFUSED(osc_implicit_create_sag(&sag, &none), "diameter", value_text(big));
+    sag = base;
+    sag.diameter = small;
+    CHECK_REFUSED(osc_implicit_create_sag(&sag, &none), "diameter", value_text(small));
+    sag = base;
+    sag.curvature = big;
+    sag.conic = -1.0; // a parabola: any aperture is in its domain
+    CHECK_REFUSED(osc_implicit_create_sag(&sag, &none), "curvature", value_text(big));
+    sag = base;
+    sag.conic = -big;
+    CHECK_REFUSED(osc_implicit_create_sag(&sag, &none), "conic", value_text(-big));
+    sag = base;
+    sag.coefficient_count = 2;
+    sag.coefficients[1] = 1e300; // r^6 at 7.5: the sag reaches 1.8e305
+    CHECK_REFUSED(osc_implicit_create_sag(&sag, &none), "coefficients", NULL);
+    CHECK(none == NULL);
+    CHECK_REFUSED(osc_implicit_create_function(nan_surface, NULL, osc_v3(0, 0, 0), big, &none), "radius",
+                  value_text(big));
+    CHECK_REFUSED(osc_implicit_create_function(nan_surface, NULL, osc_v3(0, big, 0), 1.0, &none), "centre",
+                  value_text(big));
+    CHECK_REFUSED(osc_implicit_create_function(nan_surface, NULL, osc_v3(0, 0, 0), small, &none), "radius",
+                  value_text(small));
+    // the ends of the range: the lens placed at scales 1e-25 and 1e25 (and far from the origin) gives
+    // the unit placement's t times the scale, since the direction is not scaled
+    osc_ray_hit unit;
+    CHECK_STATUS(osc_ray_intersect(lens, NULL, origin, direction, NULL, &unit, NULL), OSC_OK);
+    CHECK(unit.hit);
+    const double extremes[2] = {1e-25, 1e25};
+    for (int i = 0; i < 2; ++i) {
+        double s = extremes[i];
+        osc_implicit_transform placed = osc_implicit_transform_identity();
+        placed.scale = s;
+        placed.translation = osc_v3(0.3 * s, -0.2 * s, 4.0 * s);
+        osc_vec3 p = osc_add(osc_scale(origin, s), placed.translation);
+        CHECK_STATUS(osc_ray_intersect(lens, &placed, p, direction, NULL, &hit, NULL), OSC_OK);
+        CHECK_MSG(hit.hit && fabs(hit.t / s - unit.t) < 1e-12 * unit.t, "scale %g: t %g, expected %g", s, hit.t,
+                  unit.t * s);
+        CHECK(fabs(osc_dot(hit.normal, unit.normal) - 1.0) < 1e-12);
+    }
+    // surfaces themselves 1e-25 and 1e25 in size (the bounding radius had an absolute margin of
+    // 1e-12, a billion times a small lens: its beams started far off and its tolerance was loose),
+    // through the closed form and through the beams and phases
+    for (int i = 0; i < 2; ++i) {
+        double s = extremes[i];
+        osc_implicit* scaled = make_sag(20.0 * s, 0.0, 0, NULL, 15.0 * s);
+        osc_sdf* ball = NULL;
+        osc_implicit* sphere = NULL;
+        CHECK_STATUS(osc_sdf_create_sphere(s, &ball), OSC_OK);
+        CHECK_STATUS(osc_implicit_create_sdf(ball, &sphere), OSC_OK);
+        for (int closed = 0; closed < 2; ++closed) {
+            osc_ray_settings settings = osc_ray_settings_default();
+            settings.analytic_conics = closed;
+            CHECK_STATUS(osc_ray_intersect(scaled, NULL, osc_scale(origin, s), direction, &settings, &hit, NULL),
+                         OSC_OK);
+            CHECK_MSG(hit.hit && fabs(hit.t / s - unit.t) < 1e-9 * unit.t, "lens of size %g (closed form %d): "
+                      "hit %d, t %g, expected %g", s, closed, hit.hit, hit.t, unit.t * s);
+            // the sphere of radius s: from (-3 s, 0.2 s, 0) along x the root is at (3 - sqrt(0.96)) s
+            CHECK_STATUS(osc_ray_intersect(sphere, NULL, osc_v3(-3.0 * s, 0.2 * s, 0.0), osc_v3(1, 0, 0), &settings,
+                                           &hit, NULL), OSC_OK);
+            CHECK_MSG(hit.hit && fabs(hit.t / s - (3.0 - sqrt(0.96))) < 1e-9, "sphere of radius %g: hit %d, t %g",
+                      s, hit.hit, hit.t);
+            // a ray passing 1.5 s from the centre misses
+            CHECK_STATUS(osc_ray_intersect(sphere, NULL, osc_v3(-3.0 * s, 1.5 * s, 0.0), osc_v3(1, 0, 0), &settings,
+                                           &hit, NULL), OSC_OK);
+            CHECK_MSG(!hit.hit, "sphere of radius %g: a miss reported as a hit at t %g", s, hit.t);
+        }
+        osc_implicit_destroy(sphere);
+        osc_sdf_destroy(ball);
+        osc_implicit_destroy(scaled);
+    }
+    osc_implicit_destroy(lens);
+}
+
+// every pointer argument NULL, one at a time: OSC_ERR_INVALID_ARGUMENT naming it, or the sentinel
+// implicit.h and ray.h document
+static void test_null_arguments(void) {
+    osc_implicit* lens = make_sag(20.0, 0.0, 0, NULL, 15.0);
+    osc_sdf* ball;
+    CHECK_STATUS(osc_sdf_create_sphere(1.0, &ball), OSC_OK);
+    osc_sag sag = {.curvature = 0.05, .diameter = 15.0};
+    osc_implicit* out = NULL;
+    osc_vec3 origin = osc_v3(-5.0, 1.0, 0.0), direction = osc_v3(1.0, 0.0, 0.0);
+    double origins[3] = {-5.0, 1.0, 0.0}, directions[3] = {1.0, 0.0, 0.0}, t[1];
+    osc_ray_hit hit;
+    // refused, naming the argument
+    CHECK_REFUSED(osc_implicit_create_sag(NULL, &out), "sag", NULL);
+    CHECK_REFUSED(osc_implicit_create_sag(&sag, NULL), "out", NULL);
+    CHECK_REFUSED(osc_implicit_create_sdf(NULL, &out), "sdf", NULL);
+    CHECK_REFUSED(osc_implicit_create_sdf(ball, NULL), "out", NULL);
+    CHECK_REFUSED(osc_implicit_create_function(NULL, NULL, osc_v3(0, 0, 0), 1.0, &out), "function", NULL);
+    CHECK_REFUSED(osc_implicit_create_function(nan_surface, NULL, osc_v3(0, 0, 0), 1.0, NULL), "out", NULL);
+    CHECK(out == NULL);
+    CHECK_REFUSED(osc_ray_intersect(NULL, NULL, origin, direction, NULL, &hit, NULL), "surface", NULL);
+    CHECK_REFUSED(osc_ray_intersect(lens, NULL, origin, direction, NULL, NULL, NULL), "hit", NULL);
+    CHECK_REFUSED(osc_ray_intersect_batch(NULL, NULL, 1, origins, directions, NULL, t, NULL, NULL, NULL, 1),
+                  "osc_ray_intersect_batch: surface", NULL);
+    CHECK_REFUSED(osc_ray_intersect_batch(lens, NULL, 1, NULL, directions, NULL, t, NULL, NULL, NULL, 1), "origins",
+                  NULL);
+    CHECK_REFUSED(osc_ray_intersect_batch(lens, NULL, 1, origins, NULL, NULL, t, NULL, NULL, NULL, 1), "directions",
+                  NULL);
+    CHECK_REFUSED(osc_ray_intersect_batch(lens, NULL, 1, origins, directions, NULL, NULL, NULL, NULL, NULL, 1), "t",
+                  NULL);
+    // nullable: transform, settings, Jacobians, the batch's points, normals and hits; a NULL batch
+    // of zero rays
+    CHECK_STATUS(osc_ray_intersect(lens, NULL, origin, direction, NULL, &hit, NULL), OSC_OK);
+    CHECK_STATUS(osc_ray_intersect_batch(lens, NULL, 1, origins, directions, NULL, t, NULL, NULL, NULL, 1), OSC_OK);
+    CHECK_STATUS(osc_ray_intersect_batch(NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1), OSC_OK);
+    // the documented sentinels of a NULL surface
+    osc_vec3 gradient = osc_v3(0, 0, 0), centre = osc_v3(0, 0, 0);
+    osc_mat3 hessian = osc_mat3_identity();
+    double radius = 0.0, derivative = 0.0;
+    CHECK(isnan(osc_implicit_eval(NULL, origin, &gradient, &hessian)) && isnan(gradient.x) && isnan(hessian.m[1][2]));
+    CHECK(osc_implicit_in_domain(NULL, origin) == 0);
+    CHECK(isnan(osc_implicit_sag(NULL, 1.0, &derivative)) && isnan(derivative));
+    osc_implicit_bounding_sphere(NULL, &centre, &radius);
+    CHECK(isnan(centre.x) && isnan(radius));
+    osc_implicit_bounding_sphere(lens, NULL, NULL); // nullable outputs
+    osc_implicit_bounding_sphere(lens, &centre, NULL);
+    CHECK(isfinite(centre.x));
+    CHECK(isnan(osc_implicit_sag(out, 1.0, NULL)));
+    osc_implicit_destroy(NULL);
+    osc_implicit_destroy(lens);
+    osc_sdf_destroy(ball);
+}
+
 int main(void) {
     RUN(test_sphere_and_conic_closed_form);
     RUN(test_asphere_sag);
@@ -516,5 +760,8 @@ int main(void) {
     RUN(test_lens_focus);
     RUN(test_batch_and_bad_input);
     RUN(test_batch_wide_path);
+    RUN(test_setting_ranges);
+    RUN(test_geometry_ranges);
+    RUN(test_null_arguments);
     return test_finish();
 }

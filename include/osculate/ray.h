@@ -26,8 +26,13 @@
 //   and scale. docs/ray.md.
 //
 // NUMERIC ROBUSTNESS
-// A ray tangent to the surface (grad F . V' = 0 at the root) has no derivative there: the Jacobians
-// are set to zero and the hit is flagged `grazing`.
+// - A ray tangent to the surface (grad F . V' = 0 at the root) has no derivative there: the
+//   Jacobians are set to zero and the hit is flagged `grazing`.
+// - Ranges (refused otherwise with OSC_ERR_INVALID_ARGUMENT naming the argument and its value):
+//   the origin's, the translation's and the anchor's coordinates at most OSC_SDF_LENGTH_MAX in
+//   magnitude; the direction's length and the transform's scale in [OSC_SDF_LENGTH_MIN,
+//   OSC_SDF_LENGTH_MAX] (sdf.h); settings as their fields say. Within them the arithmetic neither
+//   overflows nor underflows, and the closed-form conic path gives the same answer at any scale.
 
 #ifndef OSCULATE_RAY_H
 #define OSCULATE_RAY_H
@@ -76,17 +81,24 @@ typedef enum osc_ray_init {
     OSC_RAY_INIT_BOUNDING_SPHERE = 2  ///< spread over the chord of the bounding sphere
 } osc_ray_init;
 
-/// Settings; take them from osc_ray_settings_default().
+/// The range of osc_ray_settings.tolerance: below it a hit would depend on the rounding of F, above
+/// it a ray that misses by a tenth of the surface's size could count as a hit.
+#define OSC_RAY_TOLERANCE_MIN 1e-15
+#define OSC_RAY_TOLERANCE_MAX 0.1
+
+/// Settings; take them from osc_ray_settings_default(). In each phase: algorithm one of
+/// osc_ray_algorithm, iterations in 0..10000, damping finite and >= 0, max_step finite.
 typedef struct osc_ray_settings {
-    osc_ray_init init;   ///< OSC_RAY_INIT_BOUNDING_SPHERE
+    osc_ray_init init;   ///< one of osc_ray_init, OSC_RAY_INIT_BOUNDING_SPHERE
     int beams;           ///< 1..16, 4
     osc_ray_phase coarse; ///< Newton, 6 iterations, damping 1, max_step: half the bounding radius
     osc_ray_phase fine;   ///< Newton, 20 iterations, damping 1
     osc_ray_phase final_step; ///< Newton, 1 iteration
-    double tolerance;    ///< |F| for a hit, relative to the bounding radius, 1e-10
+    double tolerance;    ///< |F| for a hit, relative to the bounding radius, in
+                         ///< [OSC_RAY_TOLERANCE_MIN, OSC_RAY_TOLERANCE_MAX], 1e-10
     int analytic_conics; ///< 1: a sag without asphere terms is solved in closed form (its conic's
                          ///< quadratic) instead of by the phases, and an asphere's fine phase
-                         ///< starts from its base conic's root, 1
+                         ///< starts from its base conic's root; 0 or 1, 1
 } osc_ray_settings;
 
 /// Returns the default settings.
@@ -121,9 +133,10 @@ typedef struct osc_ray_jacobians {
 } osc_ray_jacobians;
 
 /// Returns OSC_OK and fills `hit` for the ray origin + t direction against the placed surface
-/// (`transform` NULL: identity); fills each non-NULL array of `jacobians` (NULL: none).
-/// OSC_ERR_INVALID_ARGUMENT for a NULL surface or hit, non-finite input, a zero direction, a
-/// non-positive scale, settings out of range or parameter derivatives asked of a non-sag surface.
+/// (`transform` NULL: identity; `settings` NULL: the defaults); fills each non-NULL array of
+/// `jacobians` (NULL: none). OSC_ERR_INVALID_ARGUMENT, naming the argument and its value, for a
+/// NULL surface or hit, a ray or transform outside the ranges of NUMERIC ROBUSTNESS, settings out
+/// of range or parameter derivatives asked of a non-sag surface.
 OSC_API osc_status osc_ray_intersect(const osc_implicit* surface,
                                      const osc_implicit_transform* transform, osc_vec3 origin,
                                      osc_vec3 direction, const osc_ray_settings* settings,
@@ -133,7 +146,10 @@ OSC_API osc_status osc_ray_intersect(const osc_implicit* surface,
 /// threads (>= 0; 0: the default; at most OSC_MAX_THREADS, and no more than leave each thread 64
 /// rays or groups of rays: a smaller batch runs on the calling thread), writing t [count], points
 /// and normals [count][3] (nullable) and hits [count] (nullable); each equals osc_ray_intersect's
-/// bit for bit. No allocation.
+/// bit for bit. No allocation. A ray outside the ranges gets t = NaN (points and normals zero, no
+/// hit) and the call returns OSC_ERR_INVALID_ARGUMENT naming the lowest such ray and its values;
+/// the others are still answered. OSC_ERR_INVALID_ARGUMENT for a NULL surface, origins, directions
+/// or t with count > 0 (transform, settings: NULL as in osc_ray_intersect).
 OSC_API osc_status osc_ray_intersect_batch(const osc_implicit* surface,
                                            const osc_implicit_transform* transform, size_t count,
                                            const double* origins, const double* directions,
