@@ -4,12 +4,19 @@
 #include "sdf_pair_internal.h"
 
 #include "base_internal.h"
+#include "sdf_internal.h" // the length range's checks
+
+#include <float.h>
+#include <stdio.h>
 
 #include <string.h>
 
 enum {
     MAX_RESOLUTION = 128
 };
+
+// the share of epsilon that world coordinates must resolve where the shapes meet
+#define PRECISION_SHARE 0.01
 
 #define TEXT(x) #x
 #define VALUE_TEXT(x) TEXT(x) // a macro's value as a string
@@ -51,15 +58,43 @@ static double posed_eval(const posed* s, osc_vec3 x, osc_vec3* gradient, osc_mat
     return value;
 }
 
+// a user shape's body box and Lipschitz bound (sdf_pair.h)
+static osc_status check_user_shape(const char* function, const char* name, const osc_sdf_shape* shape) {
+    char what[64];
+    if (!(shape->lipschitz >= 0.0) || !isfinite(shape->lipschitz))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s: lipschitz is %g; it must be finite "
+                        "and >= 0", function, name, shape->lipschitz);
+    osc_vec3 lo = shape->lo, hi = shape->hi;
+    if (lo.x == hi.x && lo.y == hi.y && lo.z == hi.z)
+        return osc_fail(OSC_ERR_UNSUPPORTED, "%s: shape %s: no bounding box given (lo = hi); the "
+                        "method cannot decide whether it collides (seed 003 sec. 4.1)", function, name);
+    if (!osc_vec3_is_finite(lo) || !osc_vec3_is_finite(hi))
+        return osc_fail(OSC_ERR_UNSUPPORTED, "%s: shape %s has no finite bounding box (lo (%g, %g, %g), "
+                        "hi (%g, %g, %g)); the method cannot decide whether it collides (seed 003 sec. "
+                        "4.1)", function, name, lo.x, lo.y, lo.z, hi.x, hi.y, hi.z);
+    snprintf(what, sizeof what, "shape %s: lo", name);
+    osc_status status = sdf_check_point(function, what, lo);
+    snprintf(what, sizeof what, "shape %s: hi", name);
+    if (status == OSC_OK) status = sdf_check_point(function, what, hi);
+    if (status == OSC_OK && (lo.x > hi.x || lo.y > hi.y || lo.z > hi.z))
+        status = osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s: its bounding box has lo > hi (lo (%g, "
+                          "%g, %g), hi (%g, %g, %g))", function, name, lo.x, lo.y, lo.z, hi.x, hi.y, hi.z);
+    return status;
+}
+
 static osc_status prepare(const char* function, const char* name, const osc_sdf_shape* shape,
                           osc_pose pose, posed* out) {
     if (!shape) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s is NULL", function, name);
     if (!shape->sdf == !shape->function)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s must set exactly one of sdf and "
                         "function", function, name);
-    if (!osc_vec3_is_finite(pose.p) || !osc_quat_is_normalizable(pose.q))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the pose of shape %s is not finite or its "
-                        "quaternion cannot be normalised", function, name);
+    char what[64];
+    snprintf(what, sizeof what, "the pose of shape %s: p", name);
+    osc_status status = sdf_check_point(function, what, pose.p);
+    if (status) return status;
+    if (!osc_quat_is_normalizable(pose.q))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the pose of shape %s: q is (%g, %g, %g, %g); it "
+                        "cannot be normalised", function, name, pose.q.w, pose.q.x, pose.q.y, pose.q.z);
     out->shape = shape;
     out->pose = osc_pose_make(pose.p, osc_quat_normalize(pose.q));
     out->rotation = osc_quat_to_mat3(out->pose.q);
@@ -68,20 +103,22 @@ static osc_status prepare(const char* function, const char* name, const osc_sdf_
     if (shape->sdf) {
         osc_sdf_bounds(shape->sdf, &lo, &hi);
         out->lipschitz = osc_sdf_lipschitz(shape->sdf);
-    } else if (!(shape->lipschitz >= 0.0) || !isfinite(shape->lipschitz)) {
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s: lipschitz is %g", function, name,
-                        shape->lipschitz);
-    } else if (lo.x == hi.x && lo.y == hi.y && lo.z == hi.z) {
-        return osc_fail(OSC_ERR_UNSUPPORTED, "%s: shape %s: no bounding box given (lo = hi); the "
-                        "method cannot decide whether it collides (seed 003 sec. 4.1)", function, name);
-    } else if (lo.x > hi.x || lo.y > hi.y || lo.z > hi.z) {
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s: its bounding box has lo > hi",
-                        function, name);
+        if (lo.x > hi.x || lo.y > hi.y || lo.z > hi.z) { // provably empty: it collides with nothing
+            out->diagonal = INFINITY;
+            out->lo = osc_v3(INFINITY, INFINITY, INFINITY);
+            out->hi = osc_v3(-INFINITY, -INFINITY, -INFINITY);
+            return OSC_OK;
+        }
+        if (!osc_vec3_is_finite(lo) || !osc_vec3_is_finite(hi))
+            return osc_fail(OSC_ERR_UNSUPPORTED, "%s: shape %s has no finite bounding box; the method "
+                            "cannot decide whether it collides (seed 003 sec. 4.1)", function, name);
+    } else if ((status = check_user_shape(function, name, shape))) {
+        return status;
     }
-    if (!osc_vec3_is_finite(lo) || !osc_vec3_is_finite(hi))
-        return osc_fail(OSC_ERR_UNSUPPORTED, "%s: shape %s has no finite bounding box; the method "
-                        "cannot decide whether it collides (seed 003 sec. 4.1)", function, name);
     out->diagonal = osc_length(osc_sub(hi, lo));
+    if (!(out->diagonal >= OSC_SDF_LENGTH_MIN))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s: its bounding box's diagonal is %g; it "
+                        "must be at least 1e-30 (OSC_SDF_LENGTH_MIN)", function, name, out->diagonal);
     // the world box of the posed body box: centre and the rotated half extents' absolute sums
     osc_vec3 centre = osc_pose_apply(out->pose, osc_scale(osc_add(lo, hi), 0.5));
     osc_vec3 half = osc_scale(osc_sub(hi, lo), 0.5);
@@ -290,13 +327,15 @@ osc_status sdf_pair_check_settings(const char* function, const osc_sdf_pair_sett
         name = "step", value = s->step, range = "in (0, 1]";
     else if (s->max_iterations < 1 || s->max_iterations > 10000)
         name = "max_iterations", value = s->max_iterations, range = "in 1..10000";
+    else if (s->first_only != 0 && s->first_only != 1)
+        name = "first_only", value = s->first_only, range = "0 or 1";
     else if (!(s->merge_distance >= 0.0 && s->merge_distance <= 100.0))
         name = "merge_distance", value = s->merge_distance, range = "in [0, 100]";
     else if (!(s->temperature == 0.0 ||
                (s->temperature >= OSC_SDF_PAIR_TEMPERATURE_MIN && s->temperature <= 1.0)))
         name = "temperature", value = s->temperature, range = "0 or in [" VALUE_TEXT(OSC_SDF_PAIR_TEMPERATURE_MIN) ", 1]";
     if (name)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.%s is %.9g; it must be %s (sdf_pair.h)",
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.%s is %g; it must be %s (sdf_pair.h)",
                         function, name, value, range);
     return OSC_OK;
 }
@@ -429,12 +468,29 @@ static bool process_survivor(const survivor_context* cx, osc_vec3 centre, double
     return true;
 }
 
+// where the shapes meet, world coordinates must resolve a hundredth of epsilon: farther from the
+// origin the lattice and the descent would move by more than the method's tolerance (sdf_pair.h)
+static osc_status check_precision(const char* function, osc_vec3 lo, osc_vec3 hi, double epsilon) {
+    double reach = fmax(fmax(fabs(lo.x), fabs(hi.x)), fmax(fmax(fabs(lo.y), fabs(hi.y)),
+                                                           fmax(fabs(lo.z), fabs(hi.z))));
+    double limit = PRECISION_SHARE * epsilon / DBL_EPSILON;
+    if (reach <= limit) return OSC_OK;
+    return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the shapes meet %g from the world origin, where "
+                    "double precision resolves %g, more than a hundredth of epsilon (%g: "
+                    "settings.epsilon times the smaller shape's box diagonal); place the origin within "
+                    "%g of them", function, reach, reach * DBL_EPSILON, epsilon, limit);
+}
+
 osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a, const osc_sdf_shape* b,
                                 osc_pose pose_b, const osc_sdf_pair_settings* settings_in,
                                 osc_sdf_pair_output* out) {
-    if (!out || (out->capacity > 0 && !out->contacts) || out->capacity < 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: output or its contacts buffer is NULL",
-                        __func__);
+    if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: output is NULL", __func__);
+    if (out->capacity < 0)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: output->capacity is %d; it must be >= 0",
+                        __func__, out->capacity);
+    if (out->capacity > 0 && !out->contacts)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: output->contacts is NULL with capacity %d",
+                        __func__, out->capacity);
     out->count = out->needed = out->boxes_overlap = out->spheres = out->survivors = 0;
     osc_sdf_pair_settings settings = settings_in ? *settings_in : osc_sdf_pair_settings_default();
     osc_status status = sdf_pair_check_settings(__func__, &settings);
@@ -451,14 +507,15 @@ osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a, const o
     osc_vec3 lo = osc_v3(fmax(pa.lo.x, pb.lo.x), fmax(pa.lo.y, pb.lo.y), fmax(pa.lo.z, pb.lo.z));
     osc_vec3 hi = osc_v3(fmin(pa.hi.x, pb.hi.x), fmin(pa.hi.y, pb.hi.y), fmin(pa.hi.z, pb.hi.z));
     if (!(lo.x <= hi.x && lo.y <= hi.y && lo.z <= hi.z)) return OSC_OK;
-    out->boxes_overlap = 1;
-    osc_vec3 extent = osc_sub(hi, lo);
-    double size = fmax(extent.x, fmax(extent.y, extent.z));
-    if (!(size > 0.0)) size = 1e-12;
     // epsilon and tau scale with the smaller shape (its body box's diagonal), which does not
     // change with the poses: the smooth mode's points must be functions of the poses alone
     double scale = fmin(pa.diagonal, pb.diagonal);
     double epsilon = settings.epsilon * scale, tau = settings.temperature * scale;
+    if ((status = check_precision(__func__, lo, hi, epsilon))) return status;
+    out->boxes_overlap = 1;
+    osc_vec3 extent = osc_sub(hi, lo);
+    double size = fmax(extent.x, fmax(extent.y, extent.z));
+    if (!(size > 0.0)) size = 1e-12 * scale;
     // §4.2: a cubic lattice of cells of side h = size / resolution anchored at lo, each covered
     // by its circumscribed sphere. The lattice is visited as an octree: a cube of 2^depth cells is
     // split into eighths, and a cube whose circumscribed sphere cannot reach the intersection of

@@ -122,10 +122,10 @@ osc_status osc_sdf_scene_collide(const osc_sdf_shape* shapes, const osc_pose* po
     int64_t found = 0;
     for (int i = 0; i < count; ++i) {
         int a = ws.order[i].body;
-        for (int j = i + 1; j < count && ws.order[j].lo <= ws.hi[a].x; ++j) {
+        const osc_vec3 lo_a = ws.lo[a], hi_a = ws.hi[a];
+        for (int j = i + 1; j < count && ws.order[j].lo <= hi_a.x; ++j) {
             int b = ws.order[j].body;
-            if (ws.lo[a].y > ws.hi[b].y || ws.lo[b].y > ws.hi[a].y || ws.lo[a].z > ws.hi[b].z ||
-                ws.lo[b].z > ws.hi[a].z)
+            if (lo_a.y > ws.hi[b].y || ws.lo[b].y > hi_a.y || lo_a.z > ws.hi[b].z || ws.lo[b].z > hi_a.z)
                 continue;
             if (found < pair_capacity) {
                 osc_sdf_scene_pair* pair = &pairs[found];

@@ -9,6 +9,7 @@
 
 #include "convex_test_util.h" // random poses
 #include "sdf_internal.h"      // an external leaf that counts its evaluations
+#include "sdf_test_util.h"     // CHECK_REFUSED
 
 #include <stdlib.h>
 #include <string.h>
@@ -597,6 +598,163 @@ static void test_scene(void) {
     for (int i = 0; i < BODIES; ++i) osc_sdf_destroy(sdfs[i]);
 }
 
+// settings and geometry out of range are refused, naming the argument and its value: a flag that is
+// neither 0 nor 1, a user box beyond OSC_SDF_LENGTH_MAX or smaller than OSC_SDF_LENGTH_MIN, a pose
+// 1e200 from the origin (accepted before: its points were the shapes' centres, 0.9 deep where the
+// lens is 0.24), and shapes so far from the world origin that double precision cannot resolve a
+// hundredth of epsilon there; nearer, the answer is the one at the origin, moved
+static void test_ranges(void) {
+    osc_sdf *s1, *s2;
+    CHECK_STATUS(osc_sdf_create_sphere(1.0, &s1), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_sphere(1.0, &s2), OSC_OK);
+    osc_sdf_shape a = {.sdf = s1}, b = {.sdf = s2};
+    osc_pose pa = osc_pose_identity(), pb = {osc_v3(1.5, 0.1, 0.0), osc_quat_identity()};
+    osc_sdf_pair_settings settings = osc_sdf_pair_settings_default();
+    settings.first_only = 2;
+    osc_sdf_pair_output out = output();
+    CHECK_REFUSED(osc_sdf_pair_collide(&a, pa, &b, pb, &settings, &out), "settings.first_only", "2");
+    double radius = 1.0;
+    osc_sdf_shape user = {.function = user_sphere, .context = &radius, .lo = osc_v3(-1, -1, -1),
+                          .hi = osc_v3(1, 1, 1)};
+    osc_sdf_shape wide = user, tiny = user;
+    wide.lo.y = -1e31;
+    CHECK_REFUSED(osc_sdf_pair_collide(&wide, pa, &b, pb, NULL, &out), "shape a", value_text(-1e31));
+    tiny.lo = osc_v3(-1e-32, -1e-32, -1e-32);
+    tiny.hi = osc_v3(1e-32, 1e-32, 1e-32);
+    CHECK_REFUSED(osc_sdf_pair_collide(&a, pa, &tiny, pb, NULL, &out), "shape b", NULL);
+    osc_pose far = {osc_v3(1e200, 0, 0), osc_quat_identity()};
+    CHECK_REFUSED(osc_sdf_pair_collide(&a, far, &b, pb, NULL, &out), "shape a", value_text(1e200));
+    osc_pose offset = {osc_v3(1e12, 0, 0), osc_quat_identity()};
+    osc_pose offset_b = {osc_add(offset.p, pb.p), osc_quat_identity()};
+    CHECK_REFUSED(osc_sdf_pair_collide(&a, offset, &b, offset_b, NULL, &out), "epsilon", NULL);
+    // 1e7 from the origin (hard mode) every point is inside both shapes within epsilon and the
+    // deepest is as deep as at the origin within a packing spacing; 1e4 from it (smooth mode, whose
+    // refinement stops at 1e-10 of the scale) the smooth point is the origin's, moved
+    osc_sdf_pair_output here = output();
+    CHECK_STATUS(osc_sdf_pair_collide(&a, pa, &b, pb, NULL, &here), OSC_OK);
+    double deepest_here = g_contacts[0].penetration, epsilon = 1e-4 * 2.0 * sqrt(3.0);
+    offset.p.x = 1e7;
+    offset_b.p = osc_add(offset.p, pb.p);
+    out = output();
+    CHECK_STATUS(osc_sdf_pair_collide(&a, offset, &b, offset_b, NULL, &out), OSC_OK);
+    CHECK(out.count > 0 && fabs(g_contacts[0].penetration - deepest_here) < 2.0 / settings.resolution);
+    for (int i = 0; i < out.count; ++i)
+        CHECK(fmax(world_eval(s1, offset, g_contacts[i].point), world_eval(s2, offset_b, g_contacts[i].point)) <=
+              epsilon);
+    settings = osc_sdf_pair_settings_default();
+    settings.temperature = 1e-3;
+    settings.merge_distance = 100.0;
+    here = output();
+    CHECK_STATUS(osc_sdf_pair_collide(&a, pa, &b, pb, &settings, &here), OSC_OK);
+    osc_sdf_contact smooth_here = g_contacts[0];
+    offset.p = osc_v3(1e4, -1e4, 1e4);
+    offset_b.p = osc_add(offset.p, pb.p);
+    out = output();
+    CHECK_STATUS(osc_sdf_pair_collide(&a, offset, &b, offset_b, &settings, &out), OSC_OK);
+    CHECK(out.count == 1 && here.count == 1 && g_contacts[0].smooth && smooth_here.smooth);
+    CHECK(osc_length(osc_sub(osc_sub(g_contacts[0].point, offset.p), smooth_here.point)) < 1e-9);
+    CHECK_NEAR(g_contacts[0].penetration, smooth_here.penetration, 1e-10);
+    osc_sdf_destroy(s1);
+    osc_sdf_destroy(s2);
+}
+
+// every pointer argument of sdf_pair.h NULL, one at a time: OSC_ERR_INVALID_ARGUMENT naming it;
+// NULL settings are the defaults
+static void test_null_arguments(void) {
+    osc_sdf* ball;
+    CHECK_STATUS(osc_sdf_create_sphere(0.5, &ball), OSC_OK);
+    osc_sdf_shape shape = {.sdf = ball};
+    osc_pose pa = osc_pose_identity(), pb = {osc_v3(0.6, 0, 0), osc_quat_identity()};
+    osc_sdf_pair_output out = output();
+    CHECK_REFUSED(osc_sdf_pair_collide(NULL, pa, &shape, pb, NULL, &out), "shape a is NULL", NULL);
+    CHECK_REFUSED(osc_sdf_pair_collide(&shape, pa, NULL, pb, NULL, &out), "shape b is NULL", NULL);
+    CHECK_REFUSED(osc_sdf_pair_collide(&shape, pa, &shape, pb, NULL, NULL), "output is NULL", NULL);
+    out.contacts = NULL;
+    CHECK_REFUSED(osc_sdf_pair_collide(&shape, pa, &shape, pb, NULL, &out), "output->contacts", NULL);
+    out = output();
+    out.capacity = -1;
+    CHECK_REFUSED(osc_sdf_pair_collide(&shape, pa, &shape, pb, NULL, &out), "output->capacity", "-1");
+    out = output();
+    out.point_jacobians = out.penetration_jacobians = NULL; // nullable
+    CHECK_STATUS(osc_sdf_pair_collide(&shape, pa, &shape, pb, NULL, &out), OSC_OK);
+    CHECK(out.count > 0);
+    // scenes
+    osc_sdf_shape shapes[2] = {shape, shape};
+    osc_pose poses[2] = {pa, pb};
+    osc_sdf_scene_pair pairs[1];
+    osc_sdf_contact contacts[4];
+    int count = 0, needed = 0;
+    static unsigned char workspace[1024];
+    CHECK(osc_sdf_scene_workspace_size(2) <= sizeof workspace);
+    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, pairs, 1, contacts, NULL, &needed, workspace, 1),
+                  "pair_count", NULL);
+    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, pairs, 1, contacts, &count, NULL, workspace, 1),
+                  "pairs_needed", NULL);
+    CHECK_REFUSED(osc_sdf_scene_collide(NULL, poses, 2, NULL, 4, pairs, 1, contacts, &count, &needed, workspace, 1),
+                  "shapes", NULL);
+    CHECK_REFUSED(osc_sdf_scene_collide(shapes, NULL, 2, NULL, 4, pairs, 1, contacts, &count, &needed, workspace, 1),
+                  "poses", NULL);
+    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, NULL, 1, contacts, &count, &needed, workspace, 1),
+                  "pairs", NULL);
+    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, pairs, 1, NULL, &count, &needed, workspace, 1),
+                  "contacts", NULL);
+    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, pairs, 1, contacts, &count, &needed, NULL, 1),
+                  "workspace", NULL);
+    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, -1, NULL, 4, pairs, 1, contacts, &count, &needed, workspace,
+                                        1), "count", "-1");
+    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 0, pairs, 1, contacts, &count, &needed, workspace, 1),
+                  "contacts_per_pair", "0");
+    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, pairs, -2, contacts, &count, &needed, workspace,
+                                        1), "pair_capacity", "-2");
+    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, pairs, 1, contacts, &count, &needed, workspace,
+                                        -1), "threads", "-1");
+    osc_sdf_pair_settings bad = osc_sdf_pair_settings_default();
+    bad.resolution = 0;
+    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, &bad, 4, pairs, 1, contacts, &count, &needed, workspace, 1),
+                  "osc_sdf_scene_collide: settings.resolution", "0");
+    // the buffers may be NULL when nothing is written to them
+    CHECK_STATUS(osc_sdf_scene_collide(NULL, NULL, 0, NULL, 4, NULL, 0, NULL, &count, &needed, NULL, 1), OSC_OK);
+    CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, NULL, 0, NULL, &count, &needed, workspace, 1),
+                 OSC_ERR_CAPACITY);
+    CHECK(count == 0 && needed == 1);
+    CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, pairs, 1, contacts, &count, &needed, workspace, 1),
+                 OSC_OK);
+    CHECK(count == 1 && pairs[0].contact_count > 0);
+    osc_sdf_destroy(ball);
+}
+
+// a scene of 65,537 bodies in one place has 2,147,516,416 candidate pairs, more than an int holds:
+// they are counted in 64 bits (an int wrapped negative and wrote before the pairs buffer), the
+// count saturates and the first pairs are still done
+static void test_scene_pair_count_overflow(void) {
+    enum { BODIES = 65537, CAPACITY_PAIRS = 4 };
+    osc_sdf* ball;
+    CHECK_STATUS(osc_sdf_create_sphere(0.5, &ball), OSC_OK);
+    osc_sdf_shape* shapes = calloc(BODIES, sizeof *shapes);
+    osc_pose* poses = calloc(BODIES, sizeof *poses);
+    void* workspace = malloc(osc_sdf_scene_workspace_size(BODIES));
+    for (int i = 0; i < BODIES; ++i) {
+        shapes[i].sdf = ball;
+        poses[i] = osc_pose_make(osc_v3(1e-3 * (i % 7), 0, 0), osc_quat_identity());
+    }
+    osc_sdf_scene_pair pairs[CAPACITY_PAIRS + 1];
+    pairs[CAPACITY_PAIRS].a = -7; // a guard after the buffer
+    osc_sdf_contact contacts[CAPACITY_PAIRS];
+    int count = 0, needed = 0;
+    double start = test_seconds();
+    osc_status status = osc_sdf_scene_collide(shapes, poses, BODIES, NULL, 1, pairs, CAPACITY_PAIRS, contacts,
+                                              &count, &needed, workspace, 1);
+    printf("  %d bodies in one place: pairs needed %d, counted in %.1f s\n", BODIES, needed, test_seconds() - start);
+    CHECK_STATUS(status, OSC_ERR_CAPACITY);
+    CHECK(strstr(osc_last_error(), "2147516416") != NULL);
+    CHECK(count == CAPACITY_PAIRS && needed == INT32_MAX && pairs[CAPACITY_PAIRS].a == -7);
+    for (int k = 0; k < count; ++k) CHECK(pairs[k].a < pairs[k].b && pairs[k].contact_count == 1);
+    free(workspace);
+    free(poses);
+    free(shapes);
+    osc_sdf_destroy(ball);
+}
+
 int main(void) {
     RUN(test_sphere_lens);
     RUN(test_box_box);
@@ -608,5 +766,8 @@ int main(void) {
     RUN(test_order);
     RUN(test_callback_and_modes);
     RUN(test_scene);
+    RUN(test_ranges);
+    RUN(test_null_arguments);
+    RUN(test_scene_pair_count_overflow);
     return test_finish();
 }

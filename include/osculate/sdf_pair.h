@@ -38,6 +38,14 @@
 //   smaller body) and the Hessian of m, whose condition grows like 1 / tau, no longer factors;
 //   smaller, subnormal or non-finite temperatures are refused.
 //
+// - Lengths follow sdf.h's range: pose translations and a user box's coordinates at most
+//   OSC_SDF_LENGTH_MAX in magnitude, a box diagonal at least OSC_SDF_LENGTH_MIN. Where the shapes
+//   meet, world coordinates must resolve a hundredth of epsilon (the box intersection within
+//   0.01 epsilon / 2^-52 of the origin: 1.6e10 for unit spheres at the default epsilon); farther
+//   the lattice and the descent would move by more than the method's tolerance, and the query is
+//   refused, saying how near the origin must be. Smooth mode's refinement resolves 1e-10 of the
+//   scale: beyond about 1e6 scales from the origin its points stay unconverged (smooth = 0).
+//
 // WORK
 // A query evaluates each shape at most spheres + survivors (33 max_iterations + 2) times (the
 // output's counts; spheres <= 1 + 8 + ... + 8^7 for resolution 128): per survivor at most
@@ -66,9 +74,11 @@ typedef struct osc_sdf_shape {
     const osc_sdf* sdf;        ///< a library SDF (bounds and Lipschitz bound from it), or NULL
     osc_sdf_function function; ///< else a user SDF
     void* context;             ///< passed to `function`
-    osc_vec3 lo, hi;           ///< the user SDF's body-frame bounding box (finite, lo <= hi; left
-                               ///< zero, lo = hi: none given, refused as unbounded)
-    double lipschitz;          ///< a bound on |grad| of the user SDF (0: 1)
+    osc_vec3 lo, hi;           ///< the user SDF's body-frame bounding box (lo <= hi, coordinates
+                               ///< at most OSC_SDF_LENGTH_MAX in magnitude, diagonal at least
+                               ///< OSC_SDF_LENGTH_MIN; left zero, lo = hi: none given, refused as
+                               ///< unbounded)
+    double lipschitz;          ///< a bound on |grad| of the user SDF, finite and >= 0 (0: 1)
 } osc_sdf_shape;
 
 /// The smallest non-zero smooth-mode temperature (relative, as the setting; NUMERIC ROBUSTNESS).
@@ -82,7 +92,7 @@ typedef struct osc_sdf_pair_settings {
     double epsilon;         ///< epsilon_c, relative, 1e-4
     double step;            ///< the descent's learning rate alpha, 0.25
     int max_iterations;     ///< n_max of the descent (and of the smooth refinement), 40
-    int first_only;         ///< 1: stop at the first collision point (a yes/no query), 0
+    int first_only;         ///< 1: stop at the first collision point (a yes/no query); 0 or 1, 0
     double merge_distance;  ///< points closer than this many packing spacings merge, 1
     double temperature;     ///< smooth mode's tau, relative, 0 or in [OSC_SDF_PAIR_TEMPERATURE_MIN,
                             ///< 1]; 0: the seed's points only, 0
@@ -115,11 +125,15 @@ typedef struct osc_sdf_pair_output {
     int survivors;                ///< spheres left after pruning
 } osc_sdf_pair_output;
 
-/// Returns OSC_OK and fills `output` with the collision points of shapes a and b at their poses.
-/// OSC_ERR_INVALID_ARGUMENT for NULL or inconsistent shapes, non-finite or non-normalisable
-/// poses, settings out of range; OSC_ERR_UNSUPPORTED for an unbounded shape, or smooth mode with a
-/// user function; OSC_ERR_CAPACITY when more points were found than fit (output->needed says how
-/// many; the first `capacity`, deepest first, are written).
+/// Returns OSC_OK and fills `output` with the collision points of shapes a and b at their poses
+/// (`settings` NULL: the defaults). OSC_ERR_INVALID_ARGUMENT, naming the argument and its value,
+/// for a NULL shape or output, output->capacity < 0, NULL output->contacts with capacity > 0,
+/// inconsistent shapes, poses that are not finite, beyond OSC_SDF_LENGTH_MAX or not normalisable,
+/// settings out of range, or shapes meeting too far from the origin (NUMERIC ROBUSTNESS);
+/// OSC_ERR_UNSUPPORTED for an unbounded shape, or smooth mode with a user function;
+/// OSC_ERR_CAPACITY when more points were found than fit (output->needed says how many; the first
+/// `capacity`, deepest first, are written). A library SDF whose bounds are empty collides with
+/// nothing (boxes_overlap 0).
 OSC_API osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a,
                                         const osc_sdf_shape* b, osc_pose pose_b,
                                         const osc_sdf_pair_settings* settings,
@@ -137,7 +151,7 @@ typedef struct osc_sdf_scene_pair {
     osc_status status; ///< the pair query's status (OSC_ERR_CAPACITY: more than contacts_per_pair)
 } osc_sdf_scene_pair;
 
-/// Returns the bytes of workspace osc_sdf_scene_collide needs for `count` bodies.
+/// Returns the bytes of workspace osc_sdf_scene_collide needs for `count` bodies (0 for count <= 0).
 OSC_API size_t osc_sdf_scene_workspace_size(int count);
 
 /// Returns OSC_OK after finding the collision points of every pair of the `count` bodies
