@@ -1247,7 +1247,7 @@ static bool barrier_minimiser(const reduced_barrier* r, double* y) {
 // (docs/dcol.md §3.5). False at a cone's apex, when nothing is flat, or when the pieces fail.
 static bool flat_offsets(const conic_problem* p, double barrier, int k,
                          double m[][CONIC_MAX_VARIABLES], const int* kind, const double* gap,
-                         const double* block_norm, int* active,
+                         const double* block_norm, int* active, bool all_strong,
                          const double* x, double* multiplier, double* dx) {
     int n = p->variables, l = p->orthant_rows;
     for (int b = 0; b < k; ++b)
@@ -1264,7 +1264,9 @@ static bool flat_offsets(const conic_problem* p, double barrier, int k,
     int strong[CONIC_MAX_VARIABLES], strong_count = 0;
     for (int a = 0; a < count; ++a)
         if (z[a] > FLAT_MULTIPLIER * barrier) strong[strong_count++] = rest[a];
-    if (strong_count == 0 || (strong_count == count && count == k)) return false; // nothing flat
+    // nothing flat, unless the free directions are those no active block holds (`all_strong`: a
+    // cylinder lying along a box's edge, whose barrier rows at the far ends centre it)
+    if (strong_count == 0 || (strong_count == count && count == k && !all_strong)) return false;
     // the strong blocks' Gram factor, least-norm offsets, and N (Householder on M_s^T)
     for (int a = 0; a < strong_count; ++a)
         for (int b = 0; b <= a; ++b) {
@@ -1295,7 +1297,11 @@ static bool flat_offsets(const conic_problem* p, double barrier, int k,
     bool is_strong[OFFSET_MAX_ACTIVE] = {false};
     for (int a = 0; a < strong_count; ++a) is_strong[strong[a]] = true;
     for (int c = 0; c < r.free; ++c) {
-        r.objective[c] = basis[c][p->objective] / barrier;
+        // the objective's share of a free direction below the rounding of the null space's basis
+        // (1e-16 of its unit vectors, a tilt far below a pose's rounding) is none: divided by the
+        // barrier it pulled a symmetric contact's centre 4e-7 of its length off its middle
+        double along = basis[c][p->objective];
+        r.objective[c] = fabs(along) > 1e-15 ? along / barrier : 0.0;
         for (int e = 0; e < r.free; ++e) r.K[c][e] = 0.0;
     }
     for (int i = 0; i < l; ++i) {
@@ -1449,8 +1455,9 @@ static bool flat_offsets(const conic_problem* p, double barrier, int k,
     return true;
 }
 
-bool conic_offset_start(const conic_problem* p, double barrier, double active_gap, double* x,
-                        double* s, double* z) {
+// conic_offset_start, or with `flat_only` conic_centre_flat
+static bool offset_start(const conic_problem* p, double barrier, double active_gap, bool flat_only,
+                         double* x, double* s, double* z) {
     int n = p->variables, l = p->orthant_rows;
     primal_slack(p, x, s);
     // the active blocks and their normals m_b: an orthant row's G_i, a cone's G_c^T J (s_c / s_c0)
@@ -1536,16 +1543,18 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
         }
     double f[CONIC_MAX_VARIABLES], multiplier[OFFSET_MAX_ACTIVE], dx[CONIC_MAX_VARIABLES];
     inactive_force(p, barrier, s, active, f);
-    bool offset = (k <= n && independent_offsets(p, barrier, k, m, kind, gap, active, f, multiplier, dx)) ||
-                  (!apex && degenerate_offsets(p, barrier, k, m, kind, gap, f, multiplier, dx));
-    if (!offset && !flat_offsets(p, barrier, k, m, kind, gap, norm, active, x, multiplier, dx)) return false;
+    bool offset = !flat_only &&
+                  ((k <= n && independent_offsets(p, barrier, k, m, kind, gap, active, f, multiplier, dx)) ||
+                   (!apex && degenerate_offsets(p, barrier, k, m, kind, gap, f, multiplier, dx)));
+    if (!offset && !flat_offsets(p, barrier, k, m, kind, gap, norm, active, flat_only, x, multiplier, dx))
+        return false;
     for (int j = 0; j < n; ++j) x[j] += dx[j];
     primal_slack(p, x, s);
     // offsets that cross a row or leave a cone mean a flat contact (flat_offsets)
     bool inside = slack_violation(p, s) < 0.0;
     if (offset && !inside) {
         for (int j = 0; j < n; ++j) x[j] -= dx[j];
-        if (!flat_offsets(p, barrier, k, m, kind, gap, norm, active, x, multiplier, dx)) return false;
+        if (!flat_offsets(p, barrier, k, m, kind, gap, norm, active, false, x, multiplier, dx)) return false;
         for (int j = 0; j < n; ++j) x[j] += dx[j];
         primal_slack(p, x, s);
         inside = slack_violation(p, s) < 0.0;
@@ -1580,6 +1589,16 @@ bool conic_offset_start(const conic_problem* p, double barrier, double active_ga
         for (int i = 1; i < dim; ++i) z[start + i] = -scale * sc[i];
     }
     return true;
+}
+
+bool conic_offset_start(const conic_problem* p, double barrier, double active_gap, double* x,
+                        double* s, double* z) {
+    return offset_start(p, barrier, active_gap, false, x, s, z);
+}
+
+bool conic_centre_flat(const conic_problem* p, double barrier, double active_gap, double* x,
+                       double* s, double* z) {
+    return offset_start(p, barrier, active_gap, true, x, s, z);
 }
 
 // s = h - G x (moved into the cone by (1 + violation) e when it is not inside) and the dual on

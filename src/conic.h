@@ -114,6 +114,16 @@ osc_status conic_solve(const conic_problem* problem, double barrier, int max_ite
 bool conic_offset_start(const conic_problem* problem, double barrier, double active_gap, double* x,
                         double* s, double* z);
 
+/// conic_offset_start's flat case alone from x, a central point of `barrier` whose active blocks
+/// (gaps up to `active_gap`) hold it in a flat contact (the strong blocks, multipliers above 1e6
+/// times the barrier) and leave it free along the rest of their null space: x is moved to the
+/// barrier problem's minimiser on that set, the strong blocks at their offsets (the analytic
+/// centre of the contact, which the central path's stopping rule cannot resolve: the barrier's
+/// forces along a free direction are of the order of the barrier), and s, z are written as there.
+/// False (x unchanged) where there is no strong block or the minimiser fails.
+bool conic_centre_flat(const conic_problem* problem, double barrier, double active_gap, double* x,
+                       double* s, double* z);
+
 /// Returns how far h - G x is outside the cone (-(its smallest eigenvalue)); < 0 when strictly
 /// inside.
 double conic_violation(const conic_problem* problem, const double* x);

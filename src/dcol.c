@@ -256,6 +256,31 @@ static void write_warm_start(const dcol_problem* dp, const double* v, bool valid
     for (int j = 4; j < dp->conic.variables; ++j) out->solution[j] = v[j] * dp->scale;
 }
 
+// flat contacts: x is pinned by active planes (stiffness ~ 1/mu), by curved active cones (~1) or
+// by nothing (~mu); the trace of H^-1's x-block (from the solver's factor) is the largest
+// compliance, found by forward substitutions alone. The factor's regularisation caps compliances at
+// 1 / shift, so a compliance above min(1 / sqrt(mu), 1 / sqrt(shift)), the geometric middle of the
+// two regimes, marks a free direction (docs/dcol.md §5)
+static bool is_degenerate(const dcol_problem* dp, double barrier) {
+    double trace = conic_factor_inverse_trace(&dp->conic, &dp->state, 3);
+    double threshold = 1.0 / sqrt(fmax(barrier, dp->state.factor_shift));
+    return !(trace <= threshold);
+}
+
+// A flat contact answered by the general start: its stopping rule, blind to the barrier's O(mu)
+// forces along the contact's free directions (§3.4, the stalled dual residual), can leave x
+// anywhere on the contact (a cylinder lying on a box's edge: 45 % of its length off the centre).
+// The barrier problem's minimiser on the contact from that iterate (conic_centre_flat, the flat
+// case of the support path's start) re-centred, kept where it converges.
+static void recentre_flat(dcol_problem* dp, const osc_dcol_settings* settings, int limit) {
+    conic_state moved = dp->state;
+    if (!conic_centre_flat(&dp->conic, settings->tolerance, ACTIVE_GAP, moved.x, moved.s, moved.z))
+        return;
+    if (conic_solve(&dp->conic, settings->tolerance, limit, settings->regularization, true, false,
+                    &moved) == OSC_OK)
+        dp->state = moved;
+}
+
 osc_status dcol_solve(const char* function, const dcol_query* query, osc_dcol_warm_start* warm,
                       bool allow_exact, dcol_problem* dp) {
     const osc_dcol_settings settings = query->settings;
@@ -288,6 +313,7 @@ osc_status dcol_solve(const char* function, const dcol_query* query, osc_dcol_wa
     if (supported)
         status = conic_solve(&dp->conic, settings.tolerance, limit, settings.regularization, true,
                              false, state);
+    bool general = status != OSC_OK; // the support path's start did not answer
     if (status != OSC_OK && dp->has_optimum) {
         // the walk's exact optimum, whose first-order start failed (a thin shape's), starts the
         // general method instead of the inner radii's point (docs/dcol.md §3.3)
@@ -319,6 +345,8 @@ osc_status dcol_solve(const char* function, const dcol_query* query, osc_dcol_wa
         status = conic_solve(&dp->conic, settings.tolerance, limit, settings.regularization, true,
                              true, state);
     }
+    if (status == OSC_OK && general && is_degenerate(dp, settings.tolerance))
+        recentre_flat(dp, &settings, limit);
     if (warm) write_warm_start(dp, state->x, status == OSC_OK, warm);
     if (status != OSC_OK) return osc_fail_in(function, status);
     return OSC_OK;
@@ -351,17 +379,6 @@ static void body_normal_block(const dcol_problem* dp, int which,
         for (int k = 0; k < 3; ++k) block[j][k] = part[0][j][k] + part[1][j][k];
 }
 
-// flat contacts: x is pinned by active planes (stiffness ~ 1/mu), by curved active cones (~1) or
-// by nothing (~mu); the trace of H^-1's x-block (from the solver's factor) is the largest
-// compliance, found by forward substitutions alone. The factor's regularisation caps compliances at
-// 1 / shift, so a compliance above min(1 / sqrt(mu), 1 / sqrt(shift)), the geometric middle of the
-// two regimes, marks a free direction (docs/dcol.md §5)
-static bool is_degenerate(const dcol_problem* dp, double barrier) {
-    double trace = conic_factor_inverse_trace(&dp->conic, &dp->state, 3);
-    double threshold = 1.0 / sqrt(fmax(barrier, dp->state.factor_shift));
-    return !(trace <= threshold);
-}
-
 bool dcol_contact_points(osc_pose pose_a, osc_pose pose_b, double scale, osc_dcol_result* result) {
     double alpha = result->alpha;
     double separation = osc_length(osc_sub(pose_a.p, pose_b.p));
@@ -378,6 +395,37 @@ bool dcol_contact_points(osc_pose pose_a, osc_pose pose_b, double scale, osc_dco
     return true;
 }
 
+// A point contact whose normal is not unique (two coplanar discs' rims side by side, a vertex on
+// an edge): x is pinned, but the dual is not, and at the barrier the normal turns by O(1 / mu)
+// per unit translation, where a smooth contact's turns by about its curvature (at most the pair's
+// size over the smaller inner radius, normalised). With dw_A = N m for A's translation m,
+// N = (K_A)_xx - K_A^T H^-1 K_A (§4.2: three solves with the factor), the normal's turn is
+// alpha |(I - n n^T) N| / |w|; above the geometric middle of the two regimes,
+// sqrt(size / inner / max(mu, shift)), the contact is flagged DEGENERATE with the flat ones
+// (docs/dcol.md §5)
+static bool normal_is_free(const dcol_problem* dp, double barrier) {
+    double block[CONIC_MAX_VARIABLES][3], solved[3][CONIC_MAX_VARIABLES];
+    int n = dp->conic.variables;
+    body_normal_block(dp, 0, NULL, block);
+    for (int k = 0; k < 3; ++k)
+        for (int j = 0; j < CONIC_MAX_VARIABLES; ++j) solved[k][j] = j < n ? block[j][k] : 0.0;
+    conic_factor_solve_many(&dp->conic, &dp->state, 3, solved);
+    osc_vec3 w = body_dual_normal(dp, 0, dp->state.z);
+    double length = osc_length(w);
+    if (!(length > 0.0)) return false;
+    osc_vec3 normal = osc_scale(w, 1.0 / length);
+    double turn = 0.0;
+    for (int b = 0; b < 3; ++b) {
+        osc_vec3 column = osc_v3(block[0][b], block[1][b], block[2][b]);
+        for (int j = 0; j < n; ++j)
+            column = osc_sub(column, osc_scale(osc_v3(block[j][0], block[j][1], block[j][2]), solved[b][j]));
+        turn += osc_length_squared(osc_sub(column, osc_scale(normal, osc_dot(normal, column))));
+    }
+    double inner = fmin(dp->body[0].shape->inner_radius, dp->body[1].shape->inner_radius) / dp->scale;
+    double threshold = sqrt(1.0 / (inner * fmax(barrier, dp->state.factor_shift)));
+    return !(dp->state.x[3] * sqrt(turn) / length <= threshold);
+}
+
 static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
                         double barrier, osc_dcol_result* result) {
     const double* x = dp->state.x;
@@ -388,7 +436,8 @@ static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b
     if (!dcol_contact_points(pose_a, pose_b, dp->scale, result)) return;
     result->normal = osc_normalize(body_dual_normal(dp, 0, dp->state.z));
     bool smooth = is_smooth(dp->body[0].shape) && is_smooth(dp->body[1].shape);
-    if (!smooth && is_degenerate(dp, barrier)) result->flags |= OSC_DCOL_DEGENERATE;
+    if (!smooth && (is_degenerate(dp, barrier) || normal_is_free(dp, barrier)))
+        result->flags |= OSC_DCOL_DEGENERATE;
     // the central point's offsets are about the barrier times the pair's size in world units
     double inner = fmin(dp->body[0].shape->inner_radius, dp->body[1].shape->inner_radius);
     if (barrier * dp->scale > SMOOTHED_SHARE * inner) result->flags |= OSC_DCOL_SMOOTHED;

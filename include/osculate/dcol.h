@@ -67,9 +67,14 @@
 //   points and normal are then undefined (eq. (29) divides by alpha) and reported as the origin and
 //   zero, flagged by OSC_DCOL_COINCIDENT.
 // - Flat contacts (two parallel faces, a face and an edge, a cylinder's end on a face) have a
-//   contact set, not a point; the solver returns its analytic centre at the barrier parameter and
-//   the point derivatives are dominated by that smoothing. Such solutions are flagged
-//   OSC_DCOL_DEGENERATE (docs/dcol.md §5); alpha and its derivative stay well defined.
+//   contact set, not a point; the solver returns its analytic centre at the barrier parameter (a
+//   symmetric contact's centre, to 1e-6 of its length). Contacts whose normal is not unique (two
+//   coplanar rims side by side, a vertex on an edge) are not differentiable. Both are flagged
+//   OSC_DCOL_DEGENERATE (docs/dcol.md §5). Their alpha and distance, with the translation columns
+//   of their Jacobians where alpha is differentiable (a flat contact with one normal, whose
+//   normal's translation columns are then zero), are exact; the rotation columns are the
+//   subgradient at the central point; the point's, contact points' and (a non-unique) normal's
+//   Jacobians are the smoothed answer's, of order 1 / tolerance along a free direction.
 // - A solve that does not reach the tolerance in `max_iterations` returns OSC_ERR_NOT_CONVERGED
 //   and leaves its last iterate in the result.
 
@@ -115,7 +120,8 @@ OSC_API osc_dcol_settings osc_dcol_settings_default(void);
 
 /// Flags of a result.
 enum {
-    OSC_DCOL_DEGENERATE = 1, ///< a flat contact: the point derivatives are set by the smoothing
+    OSC_DCOL_DEGENERATE = 1, ///< a flat contact or one whose normal is not unique: the point (and
+                             ///< such a normal's) derivatives are set by the smoothing
     OSC_DCOL_COINCIDENT = 2, ///< the origins coincide: alpha = 0, no contact points or normal
     /// a central point (not an exact contact) whose smoothing, about the tolerance times the pair's
     /// size, exceeds 1e-6 of a body's inner radius: that body's contact point may lie that far
