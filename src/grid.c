@@ -71,6 +71,13 @@ void osc_grid_destroy(osc_grid* grid) {
 // ---------------------------------------------------------------------------------------------
 // the region: the input's bounds grown by the padding, cubic cells, centred
 
+// true when every coordinate of the box lies within OSC_MESH_MAX_COORDINATE
+static bool region_within_limit(osc_vec3 lo, osc_vec3 hi) {
+    double m = OSC_MESH_MAX_COORDINATE;
+    return fabs(lo.x) <= m && fabs(lo.y) <= m && fabs(lo.z) <= m && fabs(hi.x) <= m && fabs(hi.y) <= m &&
+           fabs(hi.z) <= m;
+}
+
 static osc_status plan_region(const char* function, osc_vec3 lo, osc_vec3 hi,
                               const osc_grid_settings* settings, int cells[3], double* cell,
                               osc_vec3* origin) {
@@ -79,9 +86,18 @@ static osc_status plan_region(const char* function, osc_vec3 lo, osc_vec3 hi,
                         function);
     if (lo.x > hi.x || lo.y > hi.y || lo.z > hi.z)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the input's bounds are empty", function);
+    if (!region_within_limit(lo, hi))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: the input's bounds (%g, %g, %g) .. (%g, %g, %g) exceed OSC_MESH_MAX_COORDINATE (%g)",
+                        function, lo.x, lo.y, lo.z, hi.x, hi.y, hi.z, OSC_MESH_MAX_COORDINATE);
     osc_vec3 size = osc_sub(hi, lo);
     double longest = fmax(size.x, fmax(size.y, size.z));
     double padding = settings->padding < 0.0 ? 0.1 * longest : settings->padding;
+    osc_vec3 pad = osc_v3(padding, padding, padding);
+    if (!region_within_limit(osc_sub(lo, pad), osc_add(hi, pad)))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: padding %g takes the region beyond OSC_MESH_MAX_COORDINATE (%g)", function, padding,
+                        OSC_MESH_MAX_COORDINATE);
     if (!(longest + 2.0 * padding > 0.0))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the region has no extent (padding %g)", function, padding);
     lo = osc_sub(lo, osc_v3(padding, padding, padding));
@@ -104,6 +120,9 @@ static osc_status check_settings(const char* function, const osc_grid_settings* 
     if (isnan(settings->padding) || isinf(settings->padding))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: padding must be finite (got %g)", function,
                         settings->padding);
+    if (settings->padding > OSC_MESH_MAX_COORDINATE)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: padding %g exceeds OSC_MESH_MAX_COORDINATE (%g)", function,
+                        settings->padding, OSC_MESH_MAX_COORDINATE);
     if (isnan(settings->normal_epsilon) || isinf(settings->normal_epsilon))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: normal_epsilon must be finite (got %g)", function,
                         settings->normal_epsilon);

@@ -132,6 +132,12 @@ static osc_status parse_grid(const char* where, const unsigned char* bytes, size
         !isfinite(origin[2]) || !isfinite(lipschitz) || !(lipschitz >= 0.0) || isnan(boundary_min) ||
         !(lipschitz_outside >= 0.0) || !(lipschitz_outside <= lipschitz))
         return osc_fail(OSC_ERR_PARSE, "%s: byte 32: cell size, origin or bounds are not valid numbers", where);
+    for (int a = 0; a < 3; ++a) // the region, like every grid's, within OSC_MESH_MAX_COORDINATE
+        if (!(fabs(origin[a]) <= OSC_MESH_MAX_COORDINATE && cell <= OSC_MESH_MAX_COORDINATE &&
+              fabs(origin[a] + cells[a] * cell) <= OSC_MESH_MAX_COORDINATE))
+            return osc_fail(OSC_ERR_PARSE, "%s: byte 32: the region (origin %g, %d cells of %g along axis %d) "
+                            "exceeds OSC_MESH_MAX_COORDINATE (%g)", where, origin[a], (int)cells[a], cell, a,
+                            OSC_MESH_MAX_COORDINATE);
     int int_cells[3] = {cells[0], cells[1], cells[2]};
     size_t expected = grid_file_size(int_cells);
     if (size != expected)

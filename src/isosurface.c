@@ -376,7 +376,13 @@ static osc_status region_error(const char* what, const double lo[3], const doubl
 static osc_status grid_from_box(const double lo[3], const double hi[3], int resolution,
                                 bool margin, iso_grid* grid) {
     double longest = 0.0;
-    for (int a = 0; a < 3; ++a) longest = fmax(longest, hi[a] - lo[a]);
+    for (int a = 0; a < 3; ++a) {
+        if (!(fabs(lo[a]) <= OSC_MESH_MAX_COORDINATE && fabs(hi[a]) <= OSC_MESH_MAX_COORDINATE))
+            return region_error("the region (settings->lo, settings->hi, or the SDF's bounds grown by "
+                                "settings->padding) is not finite or exceeds OSC_MESH_MAX_COORDINATE",
+                                lo, hi);
+        longest = fmax(longest, hi[a] - lo[a]);
+    }
     if (!(longest > 0.0) || !isfinite(longest))
         return region_error("the region has no extent or is not finite", lo, hi);
     grid->cell = longest / resolution;
@@ -438,16 +444,17 @@ static osc_status check_arguments(const osc_sdf* sdf, const osc_isosurface_setti
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
     if (!sdf) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: sdf is NULL", function);
-    if (!settings) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings is NULL", function);
     if (settings->resolution < 2)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->resolution must be >= 2 (got %d)",
                         function, settings->resolution);
-    if (!isfinite(settings->padding) || settings->padding < 0.0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->padding must be finite and >= 0 "
-                        "(got %g)", function, settings->padding);
-    if (!isfinite(settings->iso_value))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->iso_value is not finite (%g)",
-                        function, settings->iso_value);
+    if (!(settings->padding >= 0.0 && settings->padding <= OSC_MESH_MAX_COORDINATE))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->padding must be in [0, "
+                        "OSC_MESH_MAX_COORDINATE = %g] (got %g)", function, OSC_MESH_MAX_COORDINATE,
+                        settings->padding);
+    if (!(fabs(settings->iso_value) <= OSC_MESH_MAX_COORDINATE))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->iso_value must be finite and within "
+                        "OSC_MESH_MAX_COORDINATE = %g (got %g)", function, OSC_MESH_MAX_COORDINATE,
+                        settings->iso_value);
     if (settings->threads < 0)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->threads must be >= 0 (got %d)",
                         function, settings->threads);
@@ -640,6 +647,8 @@ static osc_status sweep(const osc_sdf* sdf, const osc_isosurface_settings* setti
 // region, sweep, then the mesh from the output arrays
 osc_status osc_isosurface_extract(const osc_sdf* sdf, const osc_isosurface_settings* settings,
                                   osc_mesh** out) {
+    osc_isosurface_settings defaults = osc_isosurface_settings_default();
+    if (!settings) settings = &defaults;
     osc_status status = check_arguments(sdf, settings, out);
     if (status) return status;
     iso_grid grid;

@@ -49,7 +49,7 @@ static osc_status check_arrays(const double* vertices, int32_t vertex_count,
     return OSC_OK;
 }
 
-// checks that every coordinate is finite
+// checks that every coordinate is finite and within OSC_MESH_MAX_COORDINATE
 static osc_status check_vertices(const double* vertices, int32_t vertex_count) {
     for (int32_t i = 0; i < vertex_count; ++i) {
         for (int axis = 0; axis < 3; ++axis) {
@@ -58,6 +58,11 @@ static osc_status check_vertices(const double* vertices, int32_t vertex_count) {
                 return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                                 "osc_mesh_create: vertices[%d] coordinate %d is not finite (%g)",
                                 (int)i, axis, value);
+            if (fabs(value) > OSC_MESH_MAX_COORDINATE)
+                return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                                "osc_mesh_create: vertices[%d] coordinate %d = %g exceeds "
+                                "OSC_MESH_MAX_COORDINATE (%g)",
+                                (int)i, axis, value, OSC_MESH_MAX_COORDINATE);
         }
     }
     return OSC_OK;

@@ -550,10 +550,10 @@ static osc_status check_settings(const char* function, const osc_mesh_load_setti
         settings->degenerate != OSC_MESH_DEGENERATE_DROP)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->degenerate %d is not a policy",
                         function, (int)settings->degenerate);
-    if (!(settings->max_coordinate > 0.0))
+    if (!(settings->max_coordinate > 0.0 && settings->max_coordinate <= OSC_MESH_MAX_COORDINATE))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: settings->max_coordinate must be positive (got %g)", function,
-                        settings->max_coordinate);
+                        "%s: settings->max_coordinate must be in (0, OSC_MESH_MAX_COORDINATE = %g] (got %g)",
+                        function, OSC_MESH_MAX_COORDINATE, settings->max_coordinate);
     if (settings->orient != 0 && settings->orient != 1)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->orient must be 0 or 1 (got %d)",
                         function, (int)settings->orient);

@@ -364,7 +364,8 @@ static void test_nearest_hull(void) {
 }
 
 // on the bunny, two hulls (the boxes of its lower and upper halves along y) give the split by y
-// (vertices at exactly the split plane to the lower hull), and coordinates near DBL_MAX do no harm
+// (vertices at exactly the split plane to the lower hull), and coordinates at the limit
+// OSC_MESH_MAX_COORDINATE do no harm
 static void test_bunny_halves_and_huge_coordinates(void) {
     osc_mesh* bunny = test_load_model(OSC_DATA_DIR "/bunny.obj");
     if (!bunny) return;
@@ -392,8 +393,12 @@ static void test_bunny_halves_and_huge_coordinates(void) {
     free(groups);
     osc_mesh_destroy(bunny);
 
-    // hulls spanning almost all of the doubles, points beyond them
-    double big = 0x1.fffffffffffffp1023, huge_lo[2][3] = {{-big, -big, -big}, {0.75 * big, -big, -big}};
+    // hulls spanning all the coordinates a mesh may have, points at the limits (beyond them, near
+    // DBL_MAX, no mesh may hold)
+    double beyond[1][3] = {{0x1.fffffffffffffp1023, 0, 0}};
+    osc_mesh* refused = NULL;
+    CHECK_STATUS(osc_mesh_create(&beyond[0][0], 1, NULL, 0, &refused), OSC_ERR_INVALID_ARGUMENT);
+    double big = OSC_MESH_MAX_COORDINATE, huge_lo[2][3] = {{-big, -big, -big}, {0.75 * big, -big, -big}};
     double huge_hi[2][3] = {{0.5 * big, big, big}, {big, big, big}};
     const osc_mesh* huge[2] = {box_hull(huge_lo[0], huge_hi[0], 0x3u, 0), box_hull(huge_lo[1], huge_hi[1], 0, 0)};
     double points[4][3] = {{big, 0, 0}, {-big, big, -big}, {0.7 * big, 0, 0}, {0.6 * big, 0, 0}};

@@ -9,6 +9,7 @@
 
 #include "osculate/mesh.h"
 
+#include "mesh_io_internal.h"
 #include "mesh_test_util.h"
 
 #define MESH_DATA OSC_TEST_DATA_DIR "/mesh/"
@@ -219,6 +220,7 @@ static void test_numbers_match_strtod(void) {
     char* text = malloc((2 * sizeof number + 8) * (RANDOM + 64));
     double expected[(RANDOM + 64) * 3];
     size_t length = 0, count = 0, truncated = 0;
+    int parser_mismatches = 0;
     test_rng rng = {1234};
     const char* formats[6] = {"%.17g", "%.6g", "%.3e", "%.15f", "%+.10E", "%.1f"};
     for (int i = 0; i < RANDOM + (int)(sizeof fixed / sizeof fixed[0]); ++i) {
@@ -236,6 +238,11 @@ static void test_numbers_match_strtod(void) {
         } else {
             snprintf(number, sizeof number, "%s", fixed[i - RANDOM]);
         }
+        // every spelling through the number parser; those a mesh may hold through the loader too
+        double direct = 0.0, reference = strtod(number, NULL);
+        parser_mismatches += !text_parse_double(number, strlen(number), &direct) ||
+                             memcmp(&direct, &reference, sizeof direct) != 0;
+        if (!(fabs(reference) <= OSC_MESH_MAX_COORDINATE)) continue;
         length += (size_t)sprintf(text + length, "v %s 0 %s\n", number, number);
         expected[3 * count] = strtod(number, NULL);
         expected[3 * count + 1] = 0.0;
@@ -243,10 +250,12 @@ static void test_numbers_match_strtod(void) {
         ++count;
     }
     CHECK_MSG(truncated == 0, "%zu spellings do not fit the buffer", truncated);
+    CHECK_MSG(parser_mismatches == 0, "%d spellings parse otherwise than strtod", parser_mismatches);
+    CHECK(count > 2000);
     osc_mesh_load_settings settings = osc_mesh_load_settings_default();
     settings.weld_tolerance = -1.0;
     settings.keep_unreferenced = 1;
-    settings.max_coordinate = HUGE_VAL;
+    settings.max_coordinate = OSC_MESH_MAX_COORDINATE;
     osc_status status;
     osc_mesh* mesh = load_text(text, OSC_MESH_FORMAT_OBJ, &settings, NULL, &status);
     CHECK_STATUS(status, OSC_OK);

@@ -51,10 +51,12 @@ typedef struct osc_grid osc_grid;
 typedef struct osc_grid_settings {
     int resolution;        ///< cells along the longest axis of the region (default 64, 4..1024)
     double padding;        ///< absolute margin around the input's bounds; < 0 (the default):
-                           ///< 10% of the bounds' longest side
+                           ///< 10% of the bounds' longest side. The region must stay within
+                           ///< OSC_MESH_MAX_COORDINATE
     double normal_epsilon; ///< epsilon of the normal samples (seed §III-B.2); < 0 (the default):
                            ///< 1e-3 times the cell size
-    int threads;           ///< threads for sampling (0: osc_default_thread_count())
+    int threads;           ///< threads for sampling and solving (0: osc_default_thread_count(); more
+                           ///< than OSC_MAX_THREADS run on OSC_MAX_THREADS)
 } osc_grid_settings;
 
 /// Returns the default settings: 64 cells, 10% padding, normal epsilon 1e-3 cells, default threads.
@@ -71,7 +73,11 @@ OSC_API osc_status osc_grid_create_from_mesh(const osc_mesh_bvh* bvh, const osc_
                                              osc_grid** out);
 
 /// Builds the spline approximation of any bounded `sdf`: values and normalised gradients sampled at
-/// the corners. OSC_ERR_INVALID_ARGUMENT for an unbounded SDF.
+/// the corners. OSC_ERR_INVALID_ARGUMENT for an unbounded SDF, one whose bounds exceed
+/// OSC_MESH_MAX_COORDINATE, and (as for osc_grid_create_from_mesh) a NULL input or out, a
+/// resolution outside [4, 1024], a padding or normal_epsilon that is not finite, a padding that takes
+/// the region beyond OSC_MESH_MAX_COORDINATE, threads < 0; each message names the value. NULL
+/// settings: the defaults.
 OSC_API osc_status osc_grid_create_from_sdf(const osc_sdf* sdf, const osc_grid_settings* settings,
                                             osc_grid** out);
 
@@ -94,19 +100,23 @@ OSC_API osc_status osc_grid_eval_batch(const osc_grid* grid, const double* point
                                        double* values, double* gradients, double* normals,
                                        int threads);
 
-/// Writes the grid's region (the box the spline covers) to `lo` and `hi`.
+/// Writes the grid's region (the box the spline covers) to `lo` and `hi` (each nullable; nothing is
+/// written for a NULL grid).
 OSC_API void osc_grid_bounds(const osc_grid* grid, osc_vec3* lo, osc_vec3* hi);
 
-/// Writes the number of cells along each axis to `cells` and returns the cell size.
+/// Writes the number of cells along each axis to `cells` (nullable) and returns the cell size; NaN,
+/// and nothing written, for a NULL grid.
 OSC_API double osc_grid_cells(const osc_grid* grid, int cells[3]);
 
 /// Returns the broad-phase lower bound at `point`: phi(c) - rho of the voxel containing the point
 /// (clamped into the grid, plus the distance to the grid box outside it), a value the spline never
-/// goes below in that voxel. Writes the voxel centre's value and the bound radius (nullable).
+/// goes below in that voxel. Writes the voxel centre's value and the bound radius (nullable). NaN
+/// for a NULL grid or a NaN point.
 OSC_API double osc_grid_lower_bound(const osc_grid* grid, osc_vec3 point, double* centre_value,
                                     double* radius);
 
 /// Returns a bound on |grad phi| over the whole grid (the largest voxel L_v); at least 1 outside.
+/// NaN for a NULL grid.
 OSC_API double osc_grid_lipschitz(const osc_grid* grid);
 
 /// Creates an osc_sdf leaf that evaluates the grid (sharing it: no copy). Its normal field is not
@@ -114,11 +124,14 @@ OSC_API double osc_grid_lipschitz(const osc_grid* grid);
 OSC_API osc_status osc_grid_to_sdf(const osc_grid* grid, osc_sdf** out);
 
 /// Saves the grid to `path` in the versioned binary format of docs/grid.md (header, dimensions,
-/// coefficients, voxel grid, checksum). OSC_ERR_IO naming the path on failure.
+/// coefficients, voxel grid, checksum). OSC_ERR_IO naming the path on failure,
+/// OSC_ERR_INVALID_ARGUMENT for a NULL grid or path.
 OSC_API osc_status osc_grid_save(const osc_grid* grid, const char* path);
 
-/// Loads a grid saved by osc_grid_save. OSC_ERR_IO when the file cannot be read; OSC_ERR_PARSE with
-/// the byte offset for a wrong magic or version, inconsistent sizes, truncation or a bad checksum.
+/// Loads a grid saved by osc_grid_save. OSC_ERR_IO when the file cannot be read or is not a regular
+/// file (a device such as /dev/zero, a pipe, a directory); OSC_ERR_PARSE with the byte offset for a
+/// wrong magic or version, inconsistent sizes, truncation, a bad checksum or a region beyond
+/// OSC_MESH_MAX_COORDINATE; OSC_ERR_INVALID_ARGUMENT for a NULL path or out.
 OSC_API osc_status osc_grid_load(const char* path, osc_grid** out);
 
 /// Loads a grid from `size` bytes at `data` (same format and errors, never reading past `size`).
@@ -136,7 +149,7 @@ typedef struct osc_collision_mesh_settings {
                               ///< of the bounds' longest side (default 0.01)
     int project_iterations;   ///< Newton steps p <- p - phi(p) grad phi / |grad phi|^2 onto the
                               ///< zero level set after simplification (default 0)
-    int threads;              ///< threads for sampling (0: default)
+    int threads;              ///< threads for sampling (0: default; clamped to OSC_MAX_THREADS)
 } osc_collision_mesh_settings;
 
 /// Returns the default collision-mesh settings.

@@ -37,17 +37,20 @@ typedef struct osc_isosurface_settings {
     double padding;     ///< absolute margin around the SDF's bounds (default 0: two cells)
     int resolution;     ///< number of cells along the longest axis of the region (default 64, >= 2)
     double iso_value;   ///< level to extract (default 0)
-    int threads;        ///< threads for sampling (0: osc_default_thread_count())
+    int threads;        ///< threads for sampling (0: osc_default_thread_count(); clamped to
+                        ///< OSC_MAX_THREADS)
 } osc_isosurface_settings;
 
 /// Returns the default settings: region from the SDF's bounds with a two-cell margin, 64 cells
 /// along the longest axis, level 0, default threads.
 OSC_API osc_isosurface_settings osc_isosurface_settings_default(void);
 
-/// Extracts the iso-surface {phi = iso_value} of `sdf` by marching cubes into a new mesh written to
-/// `out`. Fails with OSC_ERR_INVALID_ARGUMENT when the region is unbounded or not finite
-/// (half-spaces: give lo and hi), when resolution < 2 or the grid would exceed 2^31 corners per
-/// slab, and OSC_ERR_NO_MEMORY when allocation fails. An empty iso-surface gives an empty mesh.
+/// Extracts the iso-surface {phi = iso_value} of `sdf` with `settings` (NULL: the defaults) by
+/// marching cubes into a new mesh written to `out`. Fails with OSC_ERR_INVALID_ARGUMENT, naming
+/// the argument and its value, for a NULL sdf or out, a region that is unbounded (half-spaces: give
+/// lo and hi), not finite or beyond OSC_MESH_MAX_COORDINATE (padding and iso_value included), a
+/// resolution < 2 or one that would exceed 2^20 corners along an axis or 2^31 per slab, and
+/// OSC_ERR_NO_MEMORY when allocation fails. An empty iso-surface gives an empty mesh.
 OSC_API osc_status osc_isosurface_extract(const osc_sdf* sdf,
                                           const osc_isosurface_settings* settings, osc_mesh** out);
 

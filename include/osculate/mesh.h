@@ -42,9 +42,15 @@ extern "C" {
 /// osc_isosurface_extract), release with osc_mesh_destroy.
 typedef struct osc_mesh osc_mesh;
 
+/// The largest |coordinate| a mesh may have: far below where squared distances, volumes (cubes of
+/// coordinates) or the BVH's float boxes overflow. Grids and iso-surfaces keep their regions within
+/// it too.
+#define OSC_MESH_MAX_COORDINATE 1e30
+
 /// Creates a mesh from copies of `vertices` [vertex_count][3] and `triangles`
 /// [triangle_count][3] (0-based indices). Fails with OSC_ERR_INVALID_ARGUMENT, naming the element,
-/// on a non-finite coordinate, an index out of range or a triangle that repeats a vertex index.
+/// on a NULL argument, a coordinate that is not finite or exceeds OSC_MESH_MAX_COORDINATE, an
+/// index out of range or a triangle that repeats a vertex index.
 OSC_API osc_status osc_mesh_create(const double* vertices, int32_t vertex_count,
                                    const int32_t* triangles, int32_t triangle_count,
                                    osc_mesh** out);
@@ -52,16 +58,19 @@ OSC_API osc_status osc_mesh_create(const double* vertices, int32_t vertex_count,
 /// Releases a mesh (NULL is fine).
 OSC_API void osc_mesh_destroy(osc_mesh* mesh);
 
+// The accessors below answer a NULL mesh as an empty one: 0, or NULL for an array.
+
 /// Returns the number of vertices.
 OSC_API int32_t osc_mesh_vertex_count(const osc_mesh* mesh);
 
 /// Returns the number of triangles.
 OSC_API int32_t osc_mesh_triangle_count(const osc_mesh* mesh);
 
-/// Returns the vertex coordinates, [vertex_count][3], owned by the mesh.
+/// Returns the vertex coordinates, [vertex_count][3], owned by the mesh (NULL when empty).
 OSC_API const double* osc_mesh_vertices(const osc_mesh* mesh);
 
-/// Returns the triangle vertex indices, [triangle_count][3], owned by the mesh.
+/// Returns the triangle vertex indices, [triangle_count][3], owned by the mesh (NULL without
+/// triangles).
 OSC_API const int32_t* osc_mesh_triangles(const osc_mesh* mesh);
 
 /// Returns the signed volume enclosed by the mesh (divergence theorem); positive for a closed,
@@ -72,7 +81,8 @@ OSC_API double osc_mesh_volume(const osc_mesh* mesh);
 OSC_API double osc_mesh_area(const osc_mesh* mesh);
 
 /// Writes the mesh as a Wavefront OBJ file (v and f lines, 1-based indices, 17 significant
-/// digits). Fails with OSC_ERR_IO, naming the path, when the file cannot be written.
+/// digits). Fails with OSC_ERR_IO, naming the path, when the file cannot be written, and with
+/// OSC_ERR_INVALID_ARGUMENT for a NULL mesh or path.
 OSC_API osc_status osc_mesh_write_obj(const osc_mesh* mesh, const char* path);
 
 // ---------------------------------------------------------------------------------------------
@@ -104,7 +114,7 @@ typedef struct osc_mesh_topology {
     int32_t euler_characteristic; ///< V - E + F over the vertices used by triangles
 } osc_mesh_topology;
 
-/// Writes the topology of `mesh` to `out`.
+/// Writes the topology of `mesh` to `out` (all zero for a NULL mesh; nothing for a NULL out).
 OSC_API void osc_mesh_get_topology(const osc_mesh* mesh, osc_mesh_topology* out);
 
 // ---------------------------------------------------------------------------------------------
@@ -174,7 +184,8 @@ typedef struct osc_mesh_load_settings {
                                        ///< default) merges exact duplicates only; < 0 disables
     osc_mesh_degenerate_policy degenerate; ///< faces repeating a vertex (default: reject)
     int32_t keep_unreferenced;         ///< 1 keeps vertices used by no face (default 0: removed)
-    double max_coordinate;             ///< |coordinate| above this is a parse error (default 1e12)
+    double max_coordinate;             ///< |coordinate| above this is a parse error (default 1e12,
+                                       ///< at most OSC_MESH_MAX_COORDINATE)
     int32_t orient;                    ///< 1 (the default): orient the triangles (osc_mesh_orient);
                                        ///< 0: keep the windings as read
 } osc_mesh_load_settings;
@@ -196,10 +207,11 @@ typedef struct osc_mesh_load_report {
                                        ///< settings.orient) or would reverse (without)
 } osc_mesh_load_report;
 
-/// Loads a mesh from the file at `path` with `settings` (NULL: defaults); `report` (nullable)
+/// Loads a mesh from the regular file at `path` with `settings` (NULL: defaults); `report` (nullable)
 /// receives what the import did, the orientation analysis included (the triangles are oriented
 /// outward unless settings->orient is 0). OSC_ERR_IO when the file cannot be read; OSC_ERR_PARSE, with
-/// the line or byte offset, for any malformed content: a truncated file, counts that lie, indices
+/// the line or byte offset, for any malformed content (a device such as /dev/zero, a pipe or a
+/// directory is OSC_ERR_IO: not a regular file): a truncated file, counts that lie, indices
 /// out of range, NaN, infinite or huge coordinates, faces with fewer than three vertices or that
 /// repeat a vertex (unless dropped), unknown or unsupported format features.
 OSC_API osc_status osc_mesh_load(const char* path, const osc_mesh_load_settings* settings,
@@ -242,8 +254,9 @@ typedef struct osc_mesh_closest {
     double barycentric[3];     ///< of `point` in `triangle`
 } osc_mesh_closest;
 
-/// Finds the exact closest point of the mesh to `point`, writes it to `out` and returns its
-/// distance. Ties are broken toward the lowest triangle index.
+/// Finds the exact closest point of the mesh to `point`, writes it to `out` (nullable) and returns
+/// its distance. Ties are broken toward the lowest triangle index. NaN (triangle -1) for a NULL bvh
+/// or a point that is not finite.
 OSC_API double osc_mesh_bvh_closest(const osc_mesh_bvh* bvh, osc_vec3 point, osc_mesh_closest* out);
 
 /// Returns the generalised winding number of the mesh at `point` (1 inside and 0 outside a closed,
@@ -265,7 +278,8 @@ OSC_API osc_status osc_mesh_bvh_signed_distance_batch(const osc_mesh_bvh* bvh, c
                                                       size_t count, double* distances,
                                                       double* closest_points, int threads);
 
-/// Writes the axis-aligned bounds of the mesh to `lo` and `hi`.
+/// Writes the axis-aligned bounds of the mesh to `lo` and `hi` (each nullable; an empty box, lo =
+/// +inf and hi = -inf, for a NULL bvh).
 OSC_API void osc_mesh_bvh_bounds(const osc_mesh_bvh* bvh, osc_vec3* lo, osc_vec3* hi);
 
 // ---------------------------------------------------------------------------------------------

@@ -97,7 +97,7 @@ static int fuzz_mesh_one(const uint8_t* data, size_t size, osc_mesh_format forma
         settings.weld_tolerance = 0.5;
         settings.degenerate = OSC_MESH_DEGENERATE_DROP;
         settings.keep_unreferenced = 1;
-        settings.max_coordinate = 1e300;
+        settings.max_coordinate = OSC_MESH_MAX_COORDINATE;
         break;
     default: break;
     }
