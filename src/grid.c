@@ -10,6 +10,10 @@
 #include <float.h>
 #include <string.h>
 
+// the least work that gets a thread of its own (below it a batch runs on the calling thread)
+#define GRID_POINTS_PER_THREAD 256 // spline evaluations
+#define GRID_LINES_PER_THREAD 64   // tridiagonal solves
+
 osc_grid_settings osc_grid_settings_default(void) {
     osc_grid_settings settings;
     settings.resolution = 64;
@@ -234,28 +238,42 @@ static void solve_line(double* data, ptrdiff_t stride, int n, const double* fact
     }
 }
 
-static void solve_axis(osc_grid* grid, int axis, int threads) {
-    int n = grid->cells[axis];
+// the grid lines along one axis, one item of osc_batch_run each
+typedef struct axis_lines {
+    osc_grid* grid;
+    int axis, n;
     double factor[OSC_GRID_MAX_CELLS + 1];
+    ptrdiff_t strides[3];
+    int u, v, u_first, u_count, v_first;
+} axis_lines;
+
+static osc_status solve_axis_line(void* context, size_t line) {
+    const axis_lines* a = context;
+    int iu = a->u_first + (int)(line % (size_t)a->u_count), iv = a->v_first + (int)(line / (size_t)a->u_count);
+    double* start = a->grid->coefficients + iu * a->strides[a->u] + iv * a->strides[a->v];
+    solve_line(start, a->strides[a->axis], a->n, a->factor);
+    return OSC_OK;
+}
+
+static void solve_axis(osc_grid* grid, int axis, int threads) {
+    axis_lines a;
+    a.grid = grid;
+    a.axis = axis;
+    a.n = grid->cells[axis];
     // Thomas factors for the matrix tridiag(1, 4, 1): factor_i = 1 / (4 - factor_{i-1}), factor_1 = 1/4
-    for (int i = 1; i <= n - 1; ++i) factor[i] = 1.0 / (4.0 - (i > 1 ? factor[i - 1] : 0.0));
+    for (int i = 1; i <= a.n - 1; ++i) a.factor[i] = 1.0 / (4.0 - (i > 1 ? a.factor[i - 1] : 0.0));
     int counts[3] = {grid->cells[0] + 3, grid->cells[1] + 3, grid->cells[2] + 3};
-    ptrdiff_t strides[3] = {OSC_GRID_FIELDS, (ptrdiff_t)OSC_GRID_FIELDS * counts[0],
-                            (ptrdiff_t)OSC_GRID_FIELDS * counts[0] * counts[1]};
+    a.strides[0] = OSC_GRID_FIELDS;
+    a.strides[1] = (ptrdiff_t)OSC_GRID_FIELDS * counts[0];
+    a.strides[2] = (ptrdiff_t)OSC_GRID_FIELDS * counts[0] * counts[1];
     // the two other axes: axes solved before span all coefficient slots, later ones the samples
-    int u = (axis + 1) % 3, v = (axis + 2) % 3;
-    int u_first = u < axis ? 0 : 1, u_count = u < axis ? counts[u] : grid->cells[u] + 1;
-    int v_first = v < axis ? 0 : 1, v_count = v < axis ? counts[v] : grid->cells[v] + 1;
-    int64_t lines = (int64_t)u_count * v_count;
-#ifdef OSC_HAVE_OPENMP
-#pragma omp parallel for schedule(static) num_threads(osc_thread_count(threads)) if (lines > 64)
-#endif
-    for (int64_t line = 0; line < lines; ++line) {
-        int iu = u_first + (int)(line % u_count), iv = v_first + (int)(line / u_count);
-        double* start = grid->coefficients + iu * strides[u] + iv * strides[v];
-        solve_line(start, strides[axis], n, factor);
-    }
-    (void)threads;
+    a.u = (axis + 1) % 3, a.v = (axis + 2) % 3;
+    a.u_first = a.u < axis ? 0 : 1, a.u_count = a.u < axis ? counts[a.u] : grid->cells[a.u] + 1;
+    a.v_first = a.v < axis ? 0 : 1;
+    int v_count = a.v < axis ? counts[a.v] : grid->cells[a.v] + 1;
+    size_t lines = (size_t)a.u_count * (size_t)v_count;
+    // (threads was checked with the settings; the lines cannot fail)
+    osc_batch_run("osc_grid_create", "line", lines, threads, GRID_LINES_PER_THREAD, solve_axis_line, &a, NULL);
 }
 
 void grid_copy_distance(osc_grid* grid) {
@@ -1017,6 +1035,35 @@ osc_vec3 osc_grid_eval_normal(const osc_grid* grid, osc_vec3 point, osc_mat3* ja
     return grid_normal(grid, point, jacobian);
 }
 
+// the arrays of one osc_grid_eval_batch call
+typedef struct grid_batch {
+    const osc_grid* grid;
+    const double* points;
+    double *values, *gradients, *normals;
+} grid_batch;
+
+static osc_status grid_batch_point(void* context, size_t i) {
+    const grid_batch* b = context;
+    osc_vec3 x = osc_v3(b->points[3 * i], b->points[3 * i + 1], b->points[3 * i + 2]);
+    jet fields[OSC_GRID_FIELDS];
+    if (isnan(x.x) || isnan(x.y) || isnan(x.z)) {
+        for (int f = 0; f < OSC_GRID_FIELDS; ++f) fields[f] = jet_const(NAN, 1);
+        for (int a = 0; a < 3; ++a) fields[0].g[a] = NAN;
+    } else if (b->gradients) {
+        if (b->normals) grid_fields(b->grid, x, 1, OSC_GRID_FIELDS, fields);
+        else grid_fields(b->grid, x, 1, 1, fields);
+    } else {
+        if (b->normals) grid_fields(b->grid, x, 0, OSC_GRID_FIELDS, fields);
+        else grid_fields(b->grid, x, 0, 1, fields);
+    }
+    if (b->values) b->values[i] = fields[0].v;
+    if (b->gradients)
+        for (int a = 0; a < 3; ++a) b->gradients[3 * i + (size_t)a] = fields[0].g[a];
+    if (b->normals)
+        for (int a = 0; a < 3; ++a) b->normals[3 * i + (size_t)a] = fields[1 + a].v;
+    return OSC_OK;
+}
+
 osc_status osc_grid_eval_batch(const osc_grid* grid, const double* points, size_t count, double* values,
                                double* gradients, double* normals, int threads) {
     const char* function = "osc_grid_eval_batch";
@@ -1024,30 +1071,8 @@ osc_status osc_grid_eval_batch(const osc_grid* grid, const double* points, size_
     // every output is optional: `points` stands in for the required one
     osc_status status = osc_check_batch(function, points, points, "points", count, threads);
     if (status || count == 0) return status;
-    int64_t n = (int64_t)count;
-#ifdef OSC_HAVE_OPENMP
-#pragma omp parallel for schedule(static) num_threads(osc_thread_count(threads)) if (n > 256)
-#endif
-    for (int64_t i = 0; i < n; ++i) {
-        osc_vec3 x = osc_v3(points[3 * i], points[3 * i + 1], points[3 * i + 2]);
-        jet fields[OSC_GRID_FIELDS];
-        if (isnan(x.x) || isnan(x.y) || isnan(x.z)) {
-            for (int f = 0; f < OSC_GRID_FIELDS; ++f) fields[f] = jet_const(NAN, 1);
-            for (int a = 0; a < 3; ++a) fields[0].g[a] = NAN;
-        } else if (gradients) {
-            if (normals) grid_fields(grid, x, 1, OSC_GRID_FIELDS, fields);
-            else grid_fields(grid, x, 1, 1, fields);
-        } else {
-            if (normals) grid_fields(grid, x, 0, OSC_GRID_FIELDS, fields);
-            else grid_fields(grid, x, 0, 1, fields);
-        }
-        if (values) values[i] = fields[0].v;
-        if (gradients)
-            for (int a = 0; a < 3; ++a) gradients[3 * i + a] = fields[0].g[a];
-        if (normals)
-            for (int a = 0; a < 3; ++a) normals[3 * i + a] = fields[1 + a].v;
-    }
-    return OSC_OK;
+    grid_batch batch = {grid, points, values, gradients, normals};
+    return osc_batch_run(function, "point", count, threads, GRID_POINTS_PER_THREAD, grid_batch_point, &batch, NULL);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1072,34 +1097,58 @@ static void cell_bound(const osc_grid* grid, int i, int j, int k, double* lipsch
     *lipschitz = sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]) / grid->cell;
 }
 
-void grid_compute_voxels(osc_grid* grid, int threads) {
-    int nx = grid->cells[0], ny = grid->cells[1], nz = grid->cells[2];
-    double radius = 0.5 * sqrt(3.0) * grid->cell, lipschitz = 0.0, outside = 0.0, boundary_min = INFINITY;
-    int64_t cells = (int64_t)nx * ny * nz;
-#ifdef OSC_HAVE_OPENMP
-#pragma omp parallel for schedule(static) num_threads(osc_thread_count(threads)) \
-    reduction(max : lipschitz, outside) reduction(min : boundary_min) if (cells > 256)
-#endif
-    for (int64_t index = 0; index < cells; ++index) {
-        int i = (int)(index % nx), j = (int)((index / nx) % ny), k = (int)(index / ((int64_t)nx * ny));
-        osc_vec3 centre = osc_v3(grid->origin.x + (i + 0.5) * grid->cell, grid->origin.y + (j + 0.5) * grid->cell,
-                                 grid->origin.z + (k + 0.5) * grid->cell);
-        jet value;
-        grid_contract(grid, centre, 0, 1, &value);
-        double bound, lowest;
-        cell_bound(grid, i, j, k, &bound, &lowest);
-        grid->voxel_value[index] = value.v;
-        grid->voxel_radius[index] = bound * radius;
-        lipschitz = fmax(lipschitz, bound);
-        if (value.v + bound * radius > 0.0) outside = fmax(outside, bound);
-        // the spline on the boundary faces lies above the lowest coefficient of the boundary cells
-        if (i == 0 || j == 0 || k == 0 || i == nx - 1 || j == ny - 1 || k == nz - 1)
-            boundary_min = fmin(boundary_min, lowest);
+// the extremes of one z layer of voxels (layer_bounds' items), combined in order afterwards: max
+// and min are exact, so the grid is the same bits on any number of threads
+typedef struct layer_extremes {
+    double lipschitz, outside, boundary_min;
+} layer_extremes;
+
+typedef struct voxel_layers {
+    osc_grid* grid;
+    layer_extremes* layers; // [cells[2]]
+} voxel_layers;
+
+// the voxels of layer k: centre values, bound radii, and the layer's extremes
+static osc_status voxel_layer(void* context, size_t layer) {
+    voxel_layers* v = context;
+    osc_grid* grid = v->grid;
+    int nx = grid->cells[0], ny = grid->cells[1], nz = grid->cells[2], k = (int)layer;
+    double radius = 0.5 * sqrt(3.0) * grid->cell;
+    layer_extremes e = {0.0, 0.0, INFINITY};
+    for (int j = 0; j < ny; ++j)
+        for (int i = 0; i < nx; ++i) {
+            size_t index = ((size_t)k * (size_t)ny + (size_t)j) * (size_t)nx + (size_t)i;
+            osc_vec3 centre = osc_v3(grid->origin.x + (i + 0.5) * grid->cell, grid->origin.y + (j + 0.5) * grid->cell,
+                                     grid->origin.z + (k + 0.5) * grid->cell);
+            jet value;
+            grid_contract(grid, centre, 0, 1, &value);
+            double bound, lowest;
+            cell_bound(grid, i, j, k, &bound, &lowest);
+            grid->voxel_value[index] = value.v;
+            grid->voxel_radius[index] = bound * radius;
+            e.lipschitz = fmax(e.lipschitz, bound);
+            if (value.v + bound * radius > 0.0) e.outside = fmax(e.outside, bound);
+            // the spline on the boundary faces lies above the lowest coefficient of the boundary cells
+            if (i == 0 || j == 0 || k == 0 || i == nx - 1 || j == ny - 1 || k == nz - 1)
+                e.boundary_min = fmin(e.boundary_min, lowest);
+        }
+    v->layers[layer] = e;
+    return OSC_OK;
+}
+
+osc_status grid_compute_voxels(osc_grid* grid, int threads) {
+    voxel_layers v = {grid, osc_calloc((size_t)grid->cells[2], sizeof(layer_extremes))};
+    if (!v.layers) return OSC_ERR_NO_MEMORY;
+    osc_batch_run("osc_grid_create", "voxel layer", (size_t)grid->cells[2], threads, 1, voxel_layer, &v, NULL);
+    grid->lipschitz = grid->lipschitz_outside = 0.0;
+    grid->boundary_min = INFINITY;
+    for (int k = 0; k < grid->cells[2]; ++k) {
+        grid->lipschitz = fmax(grid->lipschitz, v.layers[k].lipschitz);
+        grid->lipschitz_outside = fmax(grid->lipschitz_outside, v.layers[k].outside);
+        grid->boundary_min = fmin(grid->boundary_min, v.layers[k].boundary_min);
     }
-    grid->lipschitz = lipschitz;
-    grid->lipschitz_outside = outside;
-    grid->boundary_min = boundary_min;
-    (void)threads;
+    osc_free(v.layers);
+    return OSC_OK;
 }
 
 double osc_grid_lower_bound(const osc_grid* grid, osc_vec3 point, double* centre_value, double* radius) {
@@ -1155,7 +1204,10 @@ static osc_status grid_build(const char* function, grid_source source, osc_vec3 
     }
     for (int axis = 0; axis < 3; ++axis) solve_axis(grid, axis, settings->threads);
     grid_copy_distance(grid);
-    grid_compute_voxels(grid, settings->threads);
+    if (grid_compute_voxels(grid, settings->threads)) {
+        grid_free(grid);
+        return osc_fail_in(function, OSC_ERR_NO_MEMORY);
+    }
     *out = grid;
     return OSC_OK;
 }

@@ -50,8 +50,9 @@ void grid_free(osc_grid* grid);
 // Copies the distance coefficients into `distance` (after the coefficients are solved or loaded).
 void grid_copy_distance(osc_grid* grid);
 
-// Computes the voxel grid (centre values, bound radii, the Lipschitz bound) from the coefficients.
-void grid_compute_voxels(osc_grid* grid, int threads);
+// Computes the voxel grid (centre values, bound radii, the Lipschitz bound) from the coefficients
+// over osc_batch_run's team (the same bits on any number of threads). OSC_OK or OSC_ERR_NO_MEMORY.
+osc_status grid_compute_voxels(osc_grid* grid, int threads);
 
 // The distance at x (with its continuation outside the region) and the normal field, in one pass
 // over the coefficients; with `derivatives`, also the gradient and the normal's Jacobian (zero

@@ -194,9 +194,54 @@ static void cell_bounds(const osc_grid* g, int i, int j, int k, double* lower, d
     *lipschitz = (3.0 * sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]) / 216.0 + *margin) / g->cell * (1.0 + 1e-12);
 }
 
+// one z layer of blocks of a grid body (build_blocks' items): a thread owns the layer's blocks and
+// voxels; the slab's extremes are combined in order afterwards (max and min are exact, so the body
+// is the same bits on any number of threads)
+typedef struct block_slabs {
+    osc_body* body;
+    double* outside;  // [slabs]: the largest L where phi > 0 may be reached
+    double* boundary; // [slabs]: the least lower bound on the grid's boundary cells
+} block_slabs;
+
+static osc_status block_slab(void* context, size_t index) {
+    block_slabs* b = context;
+    osc_body* body = b->body;
+    const osc_grid* g = body->grid;
+    int slab = (int)index;
+    double circumradius = 0.5 * sqrt(3.0) * g->cell, outside = 0.0, boundary = INFINITY;
+    for (int k = slab * OSC_BODY_BLOCK; k < g->cells[2] && k < (slab + 1) * OSC_BODY_BLOCK; ++k)
+        for (int j = 0; j < g->cells[1]; ++j)
+            for (int i = 0; i < g->cells[0]; ++i) {
+                size_t v = ((size_t)k * g->cells[1] + j) * g->cells[0] + i;
+                double lower, upper, lipschitz, margin, value = g->voxel_value[v];
+                cell_bounds(g, i, j, k, &lower, &upper, &lipschitz, &margin);
+                // (phi(c) is an evaluation of the spline: widened like the control points)
+                double below = value - lipschitz * circumradius - margin;
+                double above = value + lipschitz * circumradius + margin;
+                lower = below > lower ? below : lower;
+                upper = above < upper ? above : upper;
+                body->voxel_bounds[2 * v] = float_below(lower);
+                body->voxel_bounds[2 * v + 1] = float_above(upper);
+                if (i == 0 || j == 0 || k == 0 || i == g->cells[0] - 1 || j == g->cells[1] - 1 ||
+                    k == g->cells[2] - 1)
+                    boundary = lower < boundary ? lower : boundary;
+                if (upper <= 0.0) continue; // never reaches phi > 0
+                outside = lipschitz > outside ? lipschitz : outside;
+                double* block = &body->block_lipschitz[((size_t)slab * body->blocks[1] +
+                                                        (size_t)(j / OSC_BODY_BLOCK)) *
+                                                           body->blocks[0] +
+                                                       (size_t)(i / OSC_BODY_BLOCK)];
+                *block = lipschitz > *block ? lipschitz : *block;
+            }
+    b->outside[slab] = outside;
+    b->boundary[slab] = boundary;
+    return OSC_OK;
+}
+
 // a grid body's block Lipschitz bounds, boundary bound, float voxel bounds and global bound on
 // |grad phi| where phi > 0, from each cell's bounds (cell_bounds, and the voxel's centre value
-// phi(c) with phi(c) -/+ L r, r the circumradius, where that is tighter)
+// phi(c) with phi(c) -/+ L r, r the circumradius, where that is tighter), one slab of blocks per
+// item of osc_batch_run on the default threads
 static osc_status build_blocks(osc_body* body) {
     const osc_grid* g = body->grid;
     size_t count = 1;
@@ -204,40 +249,22 @@ static osc_status build_blocks(osc_body* body) {
         body->blocks[a] = (g->cells[a] + OSC_BODY_BLOCK - 1) / OSC_BODY_BLOCK;
         count *= (size_t)body->blocks[a];
     }
+    size_t slabs = (size_t)body->blocks[2];
     body->block_lipschitz = osc_calloc(count, sizeof(double));
     body->voxel_bounds = osc_calloc(2 * grid_cell_count(g), sizeof(float));
-    if (!body->block_lipschitz || !body->voxel_bounds) return osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);
-    double circumradius = 0.5 * sqrt(3.0) * g->cell, outside = 0.0, boundary = INFINITY;
-    int slabs = body->blocks[2]; // one z layer of blocks each: a thread owns its blocks
-#ifdef OSC_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(osc_thread_count(0)) reduction(max : outside) \
-    reduction(min : boundary) if (slabs > 1)
-#endif
-    for (int slab = 0; slab < slabs; ++slab)
-        for (int k = slab * OSC_BODY_BLOCK; k < g->cells[2] && k < (slab + 1) * OSC_BODY_BLOCK; ++k)
-            for (int j = 0; j < g->cells[1]; ++j)
-                for (int i = 0; i < g->cells[0]; ++i) {
-                    size_t v = ((size_t)k * g->cells[1] + j) * g->cells[0] + i;
-                    double lower, upper, lipschitz, margin, value = g->voxel_value[v];
-                    cell_bounds(g, i, j, k, &lower, &upper, &lipschitz, &margin);
-                    // (phi(c) is an evaluation of the spline: widened like the control points)
-                    double below = value - lipschitz * circumradius - margin;
-                    double above = value + lipschitz * circumradius + margin;
-                    lower = below > lower ? below : lower;
-                    upper = above < upper ? above : upper;
-                    body->voxel_bounds[2 * v] = float_below(lower);
-                    body->voxel_bounds[2 * v + 1] = float_above(upper);
-                    if (i == 0 || j == 0 || k == 0 || i == g->cells[0] - 1 || j == g->cells[1] - 1 ||
-                        k == g->cells[2] - 1)
-                        boundary = lower < boundary ? lower : boundary;
-                    if (upper <= 0.0) continue; // never reaches phi > 0
-                    outside = lipschitz > outside ? lipschitz : outside;
-                    double* block = &body->block_lipschitz[((size_t)slab * body->blocks[1] +
-                                                            (size_t)(j / OSC_BODY_BLOCK)) *
-                                                               body->blocks[0] +
-                                                           (size_t)(i / OSC_BODY_BLOCK)];
-                    *block = lipschitz > *block ? lipschitz : *block;
-                }
+    block_slabs b = {body, osc_calloc(2 * slabs, sizeof(double)), NULL};
+    if (!body->block_lipschitz || !body->voxel_bounds || !b.outside) {
+        osc_free(b.outside);
+        return osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);
+    }
+    b.boundary = b.outside + slabs;
+    osc_batch_run("osc_body_create", "slab", slabs, 0, 1, block_slab, &b, NULL);
+    double outside = 0.0, boundary = INFINITY;
+    for (size_t slab = 0; slab < slabs; ++slab) {
+        outside = b.outside[slab] > outside ? b.outside[slab] : outside;
+        boundary = b.boundary[slab] < boundary ? b.boundary[slab] : boundary;
+    }
+    osc_free(b.outside);
     body->boundary_bound = boundary;
     // the continuation outside the region adds |x - clamp(x)|: |grad| <= sqrt(L^2 + 1)
     body->edge_lipschitz = sqrt(outside * outside + 1.0);

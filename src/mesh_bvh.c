@@ -50,7 +50,9 @@ enum {
     BVH_LEAF_SIZE = 4,  // triangles per leaf, at most
     BVH_BINS = 16,      // SAH bins along the split axis
     BVH_SAH_DEPTH = 64, // from this depth on nodes split at the middle of their range
-    BVH_STACK = 128     // query stack entries; the depth is below BVH_SAH_DEPTH + 30
+    BVH_STACK = 128,    // query stack entries; the depth is below BVH_SAH_DEPTH + 30
+    BVH_BATCH_BLOCK = 64, // points a batch item takes in order (each bounded by the one before)
+    BVH_BATCH_BLOCKS_PER_THREAD = 4 // the least work that gets a thread: 256 points
 };
 
 // prune a box when its squared distance exceeds best * (1 + BVH_PRUNE_SLACK)
@@ -832,38 +834,45 @@ double osc_mesh_bvh_signed_distance(const osc_mesh_bvh* bvh, osc_vec3 point,
     return bvh_signed_distance(bvh, point, NULL, closest ? closest : &local);
 }
 
-osc_status osc_mesh_bvh_signed_distance_batch(const osc_mesh_bvh* bvh, const double* points,
-                                              size_t count, double* distances,
-                                              double* closest_points, int threads) {
-    if (!bvh)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_mesh_bvh_signed_distance_batch: bvh is NULL");
-    osc_status status = osc_check_batch("osc_mesh_bvh_signed_distance_batch", points, distances,
-                                        "distances", count, threads);
-    if (status || count == 0) return status;
-    int64_t n = (int64_t)count;
-#ifdef OSC_HAVE_OPENMP
-    int thread_count = osc_thread_count(threads);
-#pragma omp parallel num_threads(thread_count) if (n > 256)
-#endif
-    {
-        // consecutive points are usually near each other (grids): each thread's previous closest
-        // point bounds its next search (bvh_closest: the result is the same)
-        osc_vec3 previous = osc_v3(0, 0, 0);
-        int have_previous = 0;
-#ifdef OSC_HAVE_OPENMP
-#pragma omp for schedule(static)
-#endif
-        for (int64_t i = 0; i < n; ++i) {
-            osc_mesh_closest closest;
-            osc_vec3 x = osc_v3(points[3 * i], points[3 * i + 1], points[3 * i + 2]);
-            distances[i] = bvh_signed_distance(bvh, x, have_previous ? &previous : NULL, &closest);
-            if (closest.triangle >= 0) previous = closest.point, have_previous = 1;
-            if (closest_points) {
-                closest_points[3 * i] = closest.point.x;
-                closest_points[3 * i + 1] = closest.point.y;
-                closest_points[3 * i + 2] = closest.point.z;
-            }
+// one osc_mesh_bvh_signed_distance_batch call: the points in blocks of BVH_BATCH_BLOCK, each
+// block one item of osc_batch_run
+typedef struct distance_batch {
+    const osc_mesh_bvh* bvh;
+    const double* points;
+    size_t count;
+    double *distances, *closest_points;
+} distance_batch;
+
+// the points of one block in order: consecutive points are usually near each other (grids), so the
+// previous closest point bounds the next search (bvh_closest: the result is the same bits)
+static osc_status distance_block(void* context, size_t block) {
+    const distance_batch* b = context;
+    size_t first = block * BVH_BATCH_BLOCK, end = first + BVH_BATCH_BLOCK < b->count ? first + BVH_BATCH_BLOCK : b->count;
+    osc_vec3 previous = osc_v3(0, 0, 0);
+    int have_previous = 0;
+    for (size_t i = first; i < end; ++i) {
+        osc_mesh_closest closest;
+        osc_vec3 x = osc_v3(b->points[3 * i], b->points[3 * i + 1], b->points[3 * i + 2]);
+        b->distances[i] = bvh_signed_distance(b->bvh, x, have_previous ? &previous : NULL, &closest);
+        if (closest.triangle >= 0) previous = closest.point, have_previous = 1;
+        if (b->closest_points) {
+            b->closest_points[3 * i] = closest.point.x;
+            b->closest_points[3 * i + 1] = closest.point.y;
+            b->closest_points[3 * i + 2] = closest.point.z;
         }
     }
     return OSC_OK;
+}
+
+osc_status osc_mesh_bvh_signed_distance_batch(const osc_mesh_bvh* bvh, const double* points,
+                                              size_t count, double* distances,
+                                              double* closest_points, int threads) {
+    static const char function[] = "osc_mesh_bvh_signed_distance_batch";
+    if (!bvh) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: bvh is NULL", function);
+    osc_status status = osc_check_batch(function, points, distances, "distances", count, threads);
+    if (status || count == 0) return status;
+    distance_batch batch = {bvh, points, count, distances, closest_points};
+    size_t blocks = (count + BVH_BATCH_BLOCK - 1) / BVH_BATCH_BLOCK;
+    return osc_batch_run(function, "block", blocks, threads, BVH_BATCH_BLOCKS_PER_THREAD, distance_block, &batch,
+                         NULL);
 }

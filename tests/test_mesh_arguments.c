@@ -316,6 +316,84 @@ static void test_isosurface_arguments(void) {
     osc_sdf_destroy(sphere);
 }
 
+// ---------------------------------------------------------------------------------------------
+// threads: any count, clamped; the same bits on every count
+
+// the bytes of a saved grid (coefficients, voxel grid, header): equal files, equal grids
+static size_t grid_bytes(const osc_grid* grid, unsigned char* bytes, size_t capacity) {
+    CHECK_STATUS(osc_grid_save(grid, "test_mesh_arguments_threads.oscgrid"), OSC_OK);
+    FILE* f = fopen("test_mesh_arguments_threads.oscgrid", "rb");
+    size_t size = f ? fread(bytes, 1, capacity, f) : 0;
+    if (f) fclose(f);
+    remove("test_mesh_arguments_threads.oscgrid");
+    return size;
+}
+
+static void test_thread_counts(void) {
+    osc_mesh* bunny = test_load_model(OSC_DATA_DIR "/bunny.obj");
+    osc_mesh_bvh* bvh = NULL;
+    CHECK_STATUS(osc_mesh_bvh_create(bunny, &bvh), OSC_OK);
+    osc_sdf* torus = NULL;
+    CHECK_STATUS(osc_sdf_create_torus(1.0, 0.3, &torus), OSC_OK);
+    const int counts[4] = {1, 2, 0, 100000};
+    static unsigned char first[1 << 22], other[1 << 22];
+    size_t first_size = 0;
+    osc_mesh* first_mesh = NULL;
+    for (int c = 0; c < 4; ++c) {
+        // a spline SDF baked on that many threads, saved byte for byte
+        osc_grid_settings settings = osc_grid_settings_default();
+        settings.resolution = 24;
+        settings.threads = counts[c];
+        osc_grid* grid = NULL;
+        CHECK_STATUS(osc_grid_create_from_mesh(bvh, &settings, &grid), OSC_OK);
+        size_t size = grid ? grid_bytes(grid, c ? other : first, sizeof first) : 0;
+        if (c == 0) first_size = size;
+        else CHECK_MSG(size == first_size && memcmp(first, other, size) == 0, "grid on %d threads differs", counts[c]);
+        // a collision mesh of an analytic SDF on that many threads
+        osc_collision_mesh_settings cm = osc_collision_mesh_settings_default();
+        cm.resolution = 32;
+        cm.target_triangles = 300;
+        cm.threads = counts[c];
+        osc_mesh* mesh = NULL;
+        CHECK_STATUS(osc_collision_mesh_create(torus, &cm, &mesh), OSC_OK);
+        if (c == 0) first_mesh = mesh;
+        else {
+            CHECK_MSG(mesh && osc_mesh_vertex_count(mesh) == osc_mesh_vertex_count(first_mesh) &&
+                          memcmp(osc_mesh_vertices(mesh), osc_mesh_vertices(first_mesh),
+                                 3 * sizeof(double) * (size_t)osc_mesh_vertex_count(mesh)) == 0,
+                      "collision mesh on %d threads differs", counts[c]);
+            osc_mesh_destroy(mesh);
+        }
+        osc_grid_destroy(grid);
+    }
+    // BVH batches against single calls, for sizes around the block of 64 and the threading
+    // threshold of 256
+    enum { MOST = 1000 };
+    static double points[MOST][3], distances[MOST], closest[MOST][3];
+    test_rng rng = {77};
+    for (int i = 0; i < MOST; ++i)
+        for (int a = 0; a < 3; ++a) points[i][a] = test_uniform(&rng, -8.0, 12.0);
+    const size_t sizes[6] = {1, 63, 64, 65, 300, MOST};
+    int mismatches = 0;
+    for (int c = 0; c < 4; ++c)
+        for (int n = 0; n < 6; ++n) {
+            CHECK_STATUS(osc_mesh_bvh_signed_distance_batch(bvh, &points[0][0], sizes[n], distances, &closest[0][0],
+                                                            counts[c]),
+                         OSC_OK);
+            for (size_t i = 0; i < sizes[n]; ++i) {
+                osc_mesh_closest single;
+                double d = osc_mesh_bvh_signed_distance(bvh, osc_v3(points[i][0], points[i][1], points[i][2]), &single);
+                mismatches += memcmp(&d, &distances[i], sizeof d) != 0 || memcmp(&single.point.x, closest[i], 8) != 0 ||
+                              memcmp(&single.point.z, &closest[i][2], 8) != 0;
+            }
+        }
+    CHECK_MSG(mismatches == 0, "%d batch results differ from the single calls", mismatches);
+    osc_mesh_destroy(first_mesh);
+    osc_sdf_destroy(torus);
+    osc_mesh_bvh_destroy(bvh);
+    osc_mesh_destroy(bunny);
+}
+
 int main(void) {
     RUN(test_mesh_container);
     RUN(test_mesh_import);
@@ -325,5 +403,6 @@ int main(void) {
     RUN(test_grid_file_absurd_region);
     RUN(test_collision_mesh_arguments);
     RUN(test_isosurface_arguments);
+    RUN(test_thread_counts);
     return test_finish();
 }
