@@ -7,6 +7,7 @@ functions with the same arguments. ctypes.CDLL releases the GIL for the duration
 import ctypes as C
 import operator
 import os
+import re
 import types
 
 import numpy as np
@@ -101,16 +102,23 @@ class MeshTopology(C.Structure):
     ]
 
 
+class MeshOrientation(C.Structure):
+    _fields_ = [("patches", I32), ("closed_patches", I32), ("boundary_edges", I32),
+                ("non_manifold_edges", I32), ("inconsistent_edges", I32),
+                ("non_orientable_patches", I32), ("flat_patches", I32), ("inverted_patches", I32),
+                ("triangles_flipped", I32), ("sign_reliable", I32), ("volume", D)]
+
+
 class MeshLoadSettings(C.Structure):
-    _booleans_ = ("keep_unreferenced",)  # C booleans: settings() also takes bools
+    _booleans_ = ("keep_unreferenced", "orient")  # C booleans: settings() also takes bools
     _fields_ = [("format", I), ("weld_tolerance", D), ("degenerate", I),
-                ("keep_unreferenced", I32), ("max_coordinate", D)]
+                ("keep_unreferenced", I32), ("max_coordinate", D), ("orient", I32)]
 
 
 class MeshLoadReport(C.Structure):
     _fields_ = [("format", I), ("binary", I32), ("vertices_read", I64), ("faces_read", I64),
                 ("vertices_welded", I32), ("vertices_unreferenced", I32), ("faces_dropped", I32),
-                ("polygons_triangulated", I32)]
+                ("polygons_triangulated", I32), ("orientation", MeshOrientation)]
 
 
 class MeshClosest(C.Structure):
@@ -320,7 +328,9 @@ class BrepDesc(C.Structure):
 class BrepImportReport(C.Structure):
     _fields_ = [("solids", I), ("faces_read", I), ("faces_imported", I),
                 ("faces_unsupported", I), ("edges_imported", I), ("edges_unsupported", I),
-                ("first_unsupported", C.c_char * 96), ("length_unit", D)]
+                ("first_unsupported", C.c_char * 96), ("length_unit", D), ("instances", I),
+                ("instances_imported", I), ("instances_skipped", I),
+                ("first_skipped", C.c_char * 96)]
 
 
 class LmdSettings(C.Structure):
@@ -533,6 +543,7 @@ _prototypes = {
     "osc_lmd_query": (ST, [P, Pose, P, Pose, C.POINTER(LmdSettings), P, C.POINTER(LmdContact), I,
                            IP]),
     # python/src/osculate_py.c
+    "oscpy_struct_size": (SZ, [C.c_char_p]),
     "oscpy_smooth_elementwise": (I, [I, DP, SZ, D, D, D, DP, DP, DP]),
     "oscpy_smooth_max": (None, [DP, DP, SZ, D, I, DP, DP, DP]),
     "oscpy_logsumexp": (None, [DP, SZ, I, D, DP, DP, DP]),
@@ -572,6 +583,27 @@ class _Function:
 
 lib = types.SimpleNamespace(**{name: _Function(name, restype, argtypes)
                                for name, (restype, argtypes) in _prototypes.items()})
+
+
+def _check_layouts():
+    """Every struct mirrored here (class DcolWarmStart for osc_dcol_warm_start, ...) must have its
+    C size: a header changed without _ffi.py would have the library write past Python's buffers.
+    ImportError naming the structs that differ."""
+    wrong = []
+    for name, cls in list(globals().items()):
+        if not (isinstance(cls, type) and issubclass(cls, C.Structure)):
+            continue
+        c_name = "osc_dcol_jacobians" if cls is DcolJacobiansAddress else \
+            "osc" + re.sub(r"([A-Z])", r"_\1", name).lower()
+        size = lib.oscpy_struct_size(c_name.encode())
+        if size != C.sizeof(cls):
+            wrong.append("%s (C: %d bytes, _ffi.py: %d)" % (c_name, size, C.sizeof(cls)))
+    if wrong:
+        raise ImportError("osculate: python/osculate/_ffi.py does not match the library's "
+                          "headers: " + ", ".join(wrong))
+
+
+_check_layouts()
 
 
 # ------------------------------------------------------------------------------------------------

@@ -5,15 +5,14 @@
 // the Python package, which loads this shared library with ctypes. Each function applies one
 // inline operator of the headers to every element of caller-owned arrays; nothing here computes
 // anything the headers do not. At the end, the reference counts that keep a model alive while
-// another model borrows it (oscpy_ref).
+// another model borrows it (oscpy_ref), and the sizes of the structs that the package mirrors.
 
-#include <osculate/math.h>
-#include <osculate/ray.h>
-#include <osculate/smooth.h>
+#include <osculate/osculate.h>
 
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define OSCPY_API __attribute__((visibility("default")))
 
@@ -193,4 +192,70 @@ OSCPY_API void oscpy_ref_release(oscpy_ref* ref) {
     if (ref->destroy) ref->destroy(ref->object);
     for (int i = 0; i < ref->lender_count; ++i) oscpy_ref_release(ref->lenders[i]);
     free(ref);
+}
+
+#define OSCPY_STRUCT(type) {#type, sizeof(type)}
+
+/// The structs of the public headers that python/osculate/_ffi.py mirrors with ctypes.
+static const struct {
+    const char* name;
+    size_t size;
+} oscpy_structs[] = {
+    OSCPY_STRUCT(osc_vec3),
+    OSCPY_STRUCT(osc_quat),
+    OSCPY_STRUCT(osc_mat3),
+    OSCPY_STRUCT(osc_pose),
+    OSCPY_STRUCT(osc_plane),
+    OSCPY_STRUCT(osc_profile),
+    OSCPY_STRUCT(osc_plane_profile),
+    OSCPY_STRUCT(osc_xpsq_desc),
+    OSCPY_STRUCT(osc_mesh_topology),
+    OSCPY_STRUCT(osc_mesh_orientation),
+    OSCPY_STRUCT(osc_mesh_load_settings),
+    OSCPY_STRUCT(osc_mesh_load_report),
+    OSCPY_STRUCT(osc_mesh_closest),
+    OSCPY_STRUCT(osc_mesh_simplify_settings),
+    OSCPY_STRUCT(osc_grid_settings),
+    OSCPY_STRUCT(osc_collision_mesh_settings),
+    OSCPY_STRUCT(osc_isosurface_settings),
+    OSCPY_STRUCT(osc_body_desc),
+    OSCPY_STRUCT(osc_manifold_settings),
+    OSCPY_STRUCT(osc_contact),
+    OSCPY_STRUCT(osc_manifold_output),
+    OSCPY_STRUCT(osc_dcol_settings),
+    OSCPY_STRUCT(osc_dcol_warm_start),
+    OSCPY_STRUCT(osc_dcol_result),
+    OSCPY_STRUCT(osc_dcol_jacobians),
+    OSCPY_STRUCT(osc_sdf_shape),
+    OSCPY_STRUCT(osc_sdf_pair_settings),
+    OSCPY_STRUCT(osc_sdf_contact),
+    OSCPY_STRUCT(osc_sdf_pair_output),
+    OSCPY_STRUCT(osc_sdf_scene_pair),
+    OSCPY_STRUCT(osc_sag),
+    OSCPY_STRUCT(osc_implicit_transform),
+    OSCPY_STRUCT(osc_ray_phase),
+    OSCPY_STRUCT(osc_ray_settings),
+    OSCPY_STRUCT(osc_ray_hit),
+    OSCPY_STRUCT(osc_ray_jacobians),
+    OSCPY_STRUCT(osc_brep_settings),
+    OSCPY_STRUCT(osc_brep_info),
+    OSCPY_STRUCT(osc_brep_surface),
+    OSCPY_STRUCT(osc_brep_trim),
+    OSCPY_STRUCT(osc_brep_loop),
+    OSCPY_STRUCT(osc_brep_face),
+    OSCPY_STRUCT(osc_brep_edge),
+    OSCPY_STRUCT(osc_brep_desc),
+    OSCPY_STRUCT(osc_brep_import_report),
+    OSCPY_STRUCT(osc_lmd_settings),
+    OSCPY_STRUCT(osc_lmd_contact),
+    OSCPY_STRUCT(osc_lmd_stats),
+};
+
+/// Returns sizeof of the library struct `name` ("osc_lmd_settings"), 0 for a name not in the table:
+/// the package compares its ctypes mirrors with them when it loads, so that a struct changed in a
+/// header but not in _ffi.py is an ImportError instead of memory written past a Python buffer.
+OSCPY_API size_t oscpy_struct_size(const char* name) {
+    for (size_t i = 0; name && i < sizeof oscpy_structs / sizeof oscpy_structs[0]; ++i)
+        if (!strcmp(oscpy_structs[i].name, name)) return oscpy_structs[i].size;
+    return 0;
 }

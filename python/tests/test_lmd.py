@@ -206,9 +206,9 @@ def test_step_import_matches_the_c_test():
 def test_bad_input_raises_with_the_problem_named(tmp_path):
     box = osc.Brep.box([1.0, 1.0, 0.5])
     up = osc.pose([0, 0, 1.5])
-    with pytest.raises(osc.InvalidArgumentError, match="pose_a is not finite"):
+    with pytest.raises(osc.InvalidArgumentError, match="pose_a.* is not finite"):
         osc.lmd(box, [np.nan, 0, 0, 1, 0, 0, 0], box, up)
-    with pytest.raises(ValueError, match="pose_b .*cannot be normalised"):
+    with pytest.raises(ValueError, match="pose_b.*cannot be normalised"):
         osc.lmd(box, osc.pose(), box, [0, 0, 1.5, 0, 0, 0, 0])
     with pytest.raises(ValueError, match="pose_a must have shape"):
         osc.lmd(box, [0, 0, 0], box, up)
@@ -245,15 +245,15 @@ def test_bad_input_raises_with_the_problem_named(tmp_path):
     with pytest.raises(osc.ParseError):
         osc.Brep.load_step(garbage)
     # builders
-    with pytest.raises(ValueError, match="half extents"):
+    with pytest.raises(ValueError, match="half.y -1"):
         osc.Brep.box([1.0, -1.0, 1.0])
     with pytest.raises(ValueError, match="radius"):
         osc.Brep.sphere(np.nan)
-    with pytest.raises(ValueError, match="apex"):
+    with pytest.raises(ValueError, match="r_top 0"):
         osc.Brep.cone(1.0, 0.0, 1.0)
     with pytest.raises(ValueError, match="profile must have shape"):
         osc.Brep.revolved([[0, 0, 0], [1, 1, 1]])
-    with pytest.raises(ValueError, match="profile needs"):
+    with pytest.raises(ValueError, match="count 1 is outside"):
         osc.Brep.revolved([[0.0, 0.0]])
     with pytest.raises(ValueError, match="leaves the block"):
         osc.Brep.block_with_hole([1, 1, 1], [[2.0, 1.0], [2.0, -0.5], [0.0, -0.5]])
