@@ -107,8 +107,8 @@ def axis_angle_quaternion(axis, angle):
 def apply_twist(poses, twists):
     """Poses [.., 7] perturbed on the left by twists [.., 6] = (dp, dtheta): p + dp,
     exp(dtheta) q (osc_pose_apply_twist)."""
-    p = np.ascontiguousarray(poses, dtype=np.float64)
-    x = np.ascontiguousarray(twists, dtype=np.float64)
+    p = F.floats(poses, "poses")
+    x = F.floats(twists, "twists")
     if p.shape[-1:] != (7,) or x.shape[-1:] != (6,) or p.shape[:-1] != x.shape[:-1]:
         raise ValueError("apply_twist: poses [..., 7] and twists [..., 6] must match, got %s and %s"
                          % (p.shape, x.shape))
@@ -121,8 +121,8 @@ def twist_jacobian_to_pq(jacobian, quaternions):
     """Converts Jacobians along a body's left twist, [..., rows, 6], into Jacobians with respect to
     its raw pose parameters (px, py, pz, qw, qx, qy, qz), [..., rows, 7], for quaternions [..., 4]
     used as q / |q| (osc_twist_jacobian_to_pq)."""
-    j = np.ascontiguousarray(jacobian, dtype=np.float64)
-    q = np.ascontiguousarray(quaternions, dtype=np.float64)
+    j = F.floats(jacobian, "jacobian")
+    q = F.floats(quaternions, "quaternions")
     if j.ndim < 2 or j.shape[-1] != 6 or q.shape[-1:] != (4,) or q.shape[:-1] != j.shape[:-2]:
         raise ValueError("twist_jacobian_to_pq: jacobian [..., rows, 6] and quaternions [..., 4] "
                          "must match, got %s and %s" % (j.shape, q.shape))
@@ -136,9 +136,16 @@ def twist_jacobian_to_pq(jacobian, quaternions):
 def pair_jacobian_to_pq(jacobian, pose_a, pose_b):
     """A pair query's Jacobian [..., rows, 12] (A's twist, then B's) as [..., rows, 14]: the
     derivatives with respect to (pose_a, pose_b), each (px, py, pz, qw, qx, qy, qz)."""
-    j = np.asarray(jacobian, dtype=np.float64)
-    pa = np.broadcast_to(np.asarray(pose_a, dtype=np.float64), j.shape[:-2] + (7,))
-    pb = np.broadcast_to(np.asarray(pose_b, dtype=np.float64), j.shape[:-2] + (7,))
+    j = F.floats(jacobian, "jacobian")
+    if j.ndim < 2 or j.shape[-1] != 12:
+        raise ValueError("pair_jacobian_to_pq: jacobian must have shape (..., rows, 12), got %s"
+                         % (j.shape,))
+    try:
+        pa = np.broadcast_to(F.floats(pose_a, "pose_a"), j.shape[:-2] + (7,))
+        pb = np.broadcast_to(F.floats(pose_b, "pose_b"), j.shape[:-2] + (7,))
+    except ValueError as e:
+        raise ValueError("pair_jacobian_to_pq: poses [..., 7] must match the jacobian's leading "
+                         "axes %s: %s" % (j.shape[:-2], e)) from None
     return np.concatenate([twist_jacobian_to_pq(j[..., :6], pa[..., 3:]),
                            twist_jacobian_to_pq(j[..., 6:], pb[..., 3:])], axis=-1)
 
@@ -148,8 +155,8 @@ def pair_jacobian_to_pq(jacobian, pose_a, pose_b):
 
 
 def _elementwise(op, x, p0, p1, temperature, derivatives):
-    a = np.asarray(x, dtype=np.float64)
-    flat = np.ascontiguousarray(a.reshape(-1))
+    a = F.floats(x, "x")
+    flat = a.reshape(-1)
     v = np.empty_like(flat)
     d1 = np.empty_like(flat) if derivatives else None
     d2 = np.empty_like(flat) if derivatives else None
@@ -194,7 +201,7 @@ def mollified_depth(phi, d_max, bandwidth, derivatives=False):
 def smooth_max(a, b, temperature, derivatives=False, minimum=False):
     """LSE(a, b) elementwise; with derivatives=True returns (value, gradient [..., 2],
     Hessian [..., 2, 2]). temperature <= 0: max."""
-    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
+    a, b = np.broadcast_arrays(F.floats(a, "a"), F.floats(b, "b"))
     shape = a.shape
     fa = np.ascontiguousarray(a.reshape(-1))
     fb = np.ascontiguousarray(b.reshape(-1))
@@ -215,7 +222,7 @@ def smooth_min(a, b, temperature, derivatives=False):
 
 
 def _rows(x, name):
-    a = np.ascontiguousarray(x, dtype=np.float64)
+    a = F.floats(x, "x")
     if a.ndim == 0 or a.shape[-1] < 1:
         raise ValueError("%s: x must have at least one value along its last axis, got %s"
                          % (name, a.shape))

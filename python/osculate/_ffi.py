@@ -627,15 +627,31 @@ def vaddr(array):
     return None if array is None else array.ctypes.data
 
 
+def floats(value, name):
+    """`value` as a C-contiguous float64 array: the one way a float array reaches C. It takes real
+    numbers (floats and integers, any byte order and layout); ValueError naming `name` for complex
+    numbers (whose imaginary part a cast would drop), bools, strings, dates, records and ragged
+    lists."""
+    try:
+        a = np.asarray(value)
+        if a.dtype.kind not in "fiu" and (a.dtype.kind != "O" or not all(
+                isinstance(v, (float, int, np.floating, np.integer)) and
+                not isinstance(v, (bool, np.bool_)) for v in a.flat)):
+            raise TypeError("dtype %s is not a real number" % a.dtype)
+        return np.asarray(a, dtype=np.float64, order="C")
+    except (TypeError, ValueError) as e:
+        raise ValueError("%s must hold real numbers: %s" % (name, e)) from None
+
+
 def vec3(value, name="vector"):
-    a = np.asarray(value, dtype=np.float64)
+    a = floats(value, name)
     if a.shape != (3,):
         raise ValueError("%s must have shape (3,), got %s" % (name, a.shape))
     return Vec3(float(a[0]), float(a[1]), float(a[2]))
 
 
 def quat(value, name="quaternion"):
-    a = np.asarray(value, dtype=np.float64)
+    a = floats(value, name)
     if a.shape != (4,):
         raise ValueError("%s must have shape (4,) (w, x, y, z), got %s" % (name, a.shape))
     return Quat(*(float(v) for v in a))
@@ -648,7 +664,7 @@ def pose(value, name="pose"):
     if type(value) is np.ndarray and value.dtype == np.float64 and value.shape == (7,) \
             and value.flags.c_contiguous:
         return Pose.from_buffer_copy(value)
-    a = np.asarray(value, dtype=np.float64)
+    a = floats(value, name)
     if a.shape != (7,):
         raise ValueError("%s must have shape (7,) (px, py, pz, qw, qx, qy, qz), got %s"
                          % (name, a.shape))
@@ -703,7 +719,10 @@ def _integers(value, dtype, name):
     """`value` as an array that converts to the integer `dtype` exactly: IntegerOverflowError for
     a value out of its range, ValueError for non-integral or NaN floats and for what is not a
     number."""
-    a = np.asarray(value)
+    try:
+        a = np.asarray(value)
+    except (TypeError, ValueError) as e:
+        raise ValueError("%s must hold integers: %s" % (name, e)) from None
     python_ints = a.dtype.kind == "O" and all(type(v) is int for v in a.flat)  # beyond int64
     if a.dtype.kind == "f":
         bad = ~np.isfinite(a) | (a != np.round(a))
@@ -723,20 +742,18 @@ def array(value, dtype, shape, name):
     """A C-contiguous copy-if-needed of `value` with `dtype` and `shape` (-1: any length); an
     integer `dtype` takes only values that fit it exactly (_integers)."""
     if np.issubdtype(dtype, np.integer):
-        value = _integers(value, dtype, name)
-    try:
-        a = np.ascontiguousarray(value, dtype=dtype)
-    except (TypeError, ValueError) as e:
-        raise ValueError("%s: cannot convert to %s array: %s" % (name, np.dtype(dtype).name, e))
+        a = np.ascontiguousarray(_integers(value, dtype, name))
+    else:
+        a = floats(value, name)
     if a.ndim != len(shape) or any(s != -1 and s != n for s, n in zip(shape, a.shape)):
-        want = "(" + ", ".join("N" if s == -1 else str(s) for s in shape) + ")"
+        want = str(tuple("N" if s == -1 else s for s in shape)).replace("'", "")
         raise ValueError("%s must have shape %s, got %s" % (name, want, a.shape))
     return a
 
 
 def points(value, name="points"):
     """Points as a C-contiguous [N, 3] float64 array; a single point [3] gives (array, True)."""
-    a = np.ascontiguousarray(value, dtype=np.float64)
+    a = floats(value, name)
     if a.shape == (3,):
         return a.reshape(1, 3), True
     if a.ndim != 2 or a.shape[1] != 3:
@@ -746,7 +763,7 @@ def points(value, name="points"):
 
 def poses(value, name="poses"):
     """Poses as a C-contiguous [N, 7] float64 array; a single pose [7] gives (array, True)."""
-    a = np.ascontiguousarray(value, dtype=np.float64)
+    a = floats(value, name)
     if a.shape == (7,):
         return a.reshape(1, 7), True
     if a.ndim != 2 or a.shape[1] != 7:

@@ -7,6 +7,7 @@ import numpy as np
 
 from ._brep import lmd as lmd_query, lmd_settings
 from ._core import pair_jacobian_to_pq
+from ._ffi import floats
 from ._queries import (Implicit, dcol_batch, manifold_collide_batch, manifold_settings,
                        ray_intersect_many, sdf_pair_collide)
 
@@ -17,8 +18,8 @@ RAY_OUTPUTS = (("t", ()), ("point", (3,)), ("normal", (3,)))
 
 
 def broadcast_poses(pose_a, pose_b):
-    pa = np.asarray(pose_a, dtype=np.float64)
-    pb = np.asarray(pose_b, dtype=np.float64)
+    pa = floats(pose_a, "pose_a")
+    pb = floats(pose_b, "pose_b")
     if pa.shape[-1:] != (7,) or pb.shape[-1:] != (7,):
         raise ValueError("poses must have shape (..., 7), got %s and %s" % (pa.shape, pb.shape))
     batch = np.broadcast_shapes(pa.shape[:-1], pb.shape[:-1])
@@ -69,7 +70,7 @@ def manifold(a, b, settings, capacity, pose_a, pose_b, jacobians):
 
 def sdf(model, points, jacobians):
     """(values [batch], gradients [batch, 3])."""
-    p = np.asarray(points, dtype=np.float64)
+    p = floats(points, "points")
     if p.shape[-1:] != (3,):
         raise ValueError("points must have shape (..., 3), got %s" % (p.shape,))
     flat = np.ascontiguousarray(p.reshape(-1, 3))
@@ -84,12 +85,12 @@ def ray(surface, diameter, transform, settings, origins, directions, parameters,
     parameters (curvature, conic, a_0, ...) [..., P] and `diameter`. Returns (values, jacobians):
     RAY_OUTPUTS [batch + shape] and the Jacobians with respect to origin [.., 3], direction [.., 3]
     and parameters [.., P] (sag only), plus a `hit` mask."""
-    o = np.asarray(origins, dtype=np.float64)
-    d = np.asarray(directions, dtype=np.float64)
+    o = floats(origins, "origins")
+    d = floats(directions, "directions")
     if o.shape[-1:] != (3,) or d.shape[-1:] != (3,):
         raise ValueError("origins and directions must have shape (..., 3)")
     if surface is None:
-        prm = np.asarray(parameters, dtype=np.float64)
+        prm = floats(parameters, "parameters")
         if prm.ndim < 1 or not 2 <= prm.shape[-1] <= 10:
             raise ValueError("sag parameters must have shape (..., P), 2 <= P <= 10 (curvature, "
                              "conic, coefficients), got %s" % (prm.shape,))

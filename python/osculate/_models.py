@@ -120,12 +120,22 @@ def _plane(value, name):
 
 
 def _profile(value, name):
-    a = np.asarray(value, dtype=np.float64)
+    a = F.floats(value, name)
     if a.shape == ():
         a = np.repeat(a, 3)
     if a.shape != (3,):
         raise ValueError("%s must be a number or (start, control, end), got shape %s" % (name, a.shape))
     return F.Profile(*a)
+
+
+def _rows_of(value, row, name):
+    """`value` (any nesting of numbers) as rows of shape `row`: [n, *row] float64."""
+    row = (row,) if isinstance(row, int) else row
+    a = F.floats(value, name)
+    if a.size % int(np.prod(row)):
+        raise ValueError("%s must hold rows of %s numbers, got shape %s"
+                         % (name, " x ".join(map(str, row)), a.shape))
+    return a.reshape((-1,) + row)
 
 
 class SDF(_Model):
@@ -186,7 +196,7 @@ class SDF(_Model):
     def psq(cls, scales, eps1, eps2, planes=(), temperature=0.01):
         """A superquadric smoothly intersected with half-spaces, `planes` [n, 4] rows (nx, ny, nz,
         offset) meaning {n . x + offset <= 0} in the SQ frame."""
-        pl = np.asarray(planes, dtype=np.float64).reshape(-1, 4) if len(planes) else np.zeros((0, 4))
+        pl = _rows_of(planes, 4, "planes")
         arr = (F.Plane * max(len(pl), 1))(*[_plane(r, "planes[%d]" % i) for i, r in enumerate(pl)])
         return cls(_create(lib.osc_sdf_create_psq, F.vec3(scales, "scales"), float(eps1),
                            float(eps2), arr, F.rows(pl, "planes"), float(temperature)))
@@ -222,8 +232,7 @@ class SDF(_Model):
                 raise ValueError("exponent must hold two profiles (eps1, eps2)")
             for i in range(2):
                 d.exponent[i] = _profile(exponent[i], "exponent[%d]" % i)
-        pl = np.asarray(planes, dtype=np.float64)
-        pl = pl.reshape(-1, 3, 4) if pl.size else np.zeros((0, 3, 4))
+        pl = _rows_of(planes, (3, 4), "planes")
         arr = (F.PlaneProfile * max(len(pl), 1))(*[
             F.PlaneProfile(*[_plane(r[k], "planes[%d]" % i) for k in range(3)])
             for i, r in enumerate(pl)])
@@ -352,8 +361,12 @@ class Mesh(_Model):
     def __init__(self, vertices=None, triangles=None, _handle=None):
         if _handle is None:
             v = F.array(vertices, np.float64, (-1, 3), "vertices")
-            t = np.asarray(triangles)
-            t = F.array(t if t.size else np.zeros((0, 3)), np.int32, (-1, 3), "triangles")
+            try:
+                empty = len(triangles) == 0
+            except TypeError:
+                empty = False
+            t = np.zeros((0, 3), np.int32) if empty else \
+                F.array(triangles, np.int32, (-1, 3), "triangles")
             _handle = _create(lib.osc_mesh_create, F.ptr(v), F.rows(v, "vertices", F.I32),
                               F.iptr(t), F.rows(t, "triangles", F.I32))
         super().__init__(_handle)

@@ -329,12 +329,13 @@ def dcol_batch(a, poses_a, b, poses_b, derivatives=False, threads=0, check_statu
     instead of raising. out: a DcolBatch of an earlier call with the same N (and derivatives) whose
     arrays are overwritten instead of allocating new ones (for loops that call it repeatedly);
     RuntimeError when another thread is writing the same out."""
-    pa = np.asarray(poses_a, dtype=np.float64)
-    pb = np.asarray(poses_b, dtype=np.float64)
-    if pa.shape[-1:] != (7,) or pb.shape[-1:] != (7,) or pa.ndim > 2 or pb.ndim > 2:
+    pa = F.floats(poses_a, "poses_a")
+    pb = F.floats(poses_b, "poses_b")
+    if pa.shape[-1:] != (7,) or pb.shape[-1:] != (7,) or pa.ndim > 2 or pb.ndim > 2 or \
+            (pa.ndim == pb.ndim == 2 and len(pa) != len(pb)):
         raise ValueError("dcol_batch: poses must have shape (N, 7) or (7,), got %s and %s"
                          % (pa.shape, pb.shape))
-    n = max(pa.shape[0] if pa.ndim == 2 else 1, pb.shape[0] if pb.ndim == 2 else 1)
+    n = len(pa) if pa.ndim == 2 else len(pb) if pb.ndim == 2 else 1
     pa = np.ascontiguousarray(np.broadcast_to(pa, (n, 7)))
     pb = np.ascontiguousarray(np.broadcast_to(pb, (n, 7)))
     F.integer(n, "dcol_batch: the number of pairs")
@@ -718,7 +719,7 @@ class SdfFunction:
             v, g = function(p)
             v = float(np.asarray(v).reshape(-1)[0])
             if gradient:
-                g = np.asarray(g, dtype=np.float64).reshape(-1)
+                g = F.floats(g, "the gradient of an SdfFunction").reshape(-1)
                 gradient[0], gradient[1], gradient[2] = g[0], g[1], g[2]
             return v
 
@@ -869,7 +870,7 @@ class Implicit(_Model):
     @classmethod
     def sag(cls, curvature, diameter, conic=0.0, coefficients=()):
         """x = c r^2 / (1 + sqrt(1 - (1 + k) c^2 r^2)) + sum a_i r^(2i + 4) over |r| <= D / 2."""
-        co = np.asarray(coefficients, dtype=np.float64).reshape(-1)
+        co = F.floats(coefficients, "coefficients").reshape(-1)
         if len(co) > 8:
             raise ValueError("sag: at most 8 coefficients, got %d" % len(co))
         s = F.Sag(float(curvature), float(conic), len(co), (C.c_double * 8)(*co), float(diameter))
@@ -891,7 +892,7 @@ class Implicit(_Model):
         bounding sphere. Called back from C one point at a time; single-ray calls only."""
         def call(_context, point, gradient):
             v, g = function(np.array([point[0], point[1], point[2]]))
-            g = np.asarray(g, dtype=np.float64).reshape(3)
+            g = F.floats(g, "the gradient of an Implicit.function").reshape(3)
             gradient[0], gradient[1], gradient[2] = g
             return float(v)
 
