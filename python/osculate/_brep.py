@@ -34,12 +34,6 @@ def _profile(value, name="profile"):
     return F.array(value, np.float64, (-1, 2), name)
 
 
-def _report(report):
-    d = F.struct_dict(report)
-    d["first_unsupported"] = report.first_unsupported.decode(errors="replace")
-    return d
-
-
 SURFACE_TYPES = ("plane", "cylinder", "cone", "sphere", "torus")  # osc_surface_type
 TRIM_KINDS = ("line", "arc")  # osc_trim_kind
 CURVE_TYPES = ("line", "circle")  # osc_curve_type
@@ -361,9 +355,9 @@ class Brep(_Model):
         status = fn(*args, C.byref(out), C.byref(report))
         if status != OK:
             e = error(status)
-            e.report = _report(report)
+            e.report = F.struct_dict(report)
             raise e
-        return cls(out.value, _report(report))
+        return cls(out.value, F.struct_dict(report))
 
     @property
     def info(self):

@@ -797,6 +797,7 @@ def settings(struct_default, overrides, what, enums=None):
 
 
 def struct_dict(s):
+    """A struct as a dict: vectors as arrays, nested structs as dicts, char arrays as str."""
     out = {}
     for name, t in type(s)._fields_:
         v = getattr(s, name)
@@ -804,6 +805,8 @@ def struct_dict(s):
             v = from_vec3(v)
         elif isinstance(v, C.Structure):
             v = struct_dict(v)
+        elif isinstance(v, bytes):
+            v = v.decode(errors="replace")
         out[name] = v
     return out
 

@@ -201,6 +201,10 @@ def test_step_import_matches_the_c_test():
     assert skipped.import_report["faces_read"] == 4
     assert skipped.import_report["faces_imported"] == 3
     assert skipped.import_report["faces_unsupported"] == 1
+    # the whole C report, its texts as str: one placed solid, imported
+    r = skipped.import_report
+    assert (r["instances"], r["instances_imported"], r["instances_skipped"]) == (1, 1, 0)
+    assert r["first_skipped"] == "" and r["first_unsupported"] == "#41 B_SPLINE_SURFACE_WITH_KNOTS"
 
 
 def test_bad_input_raises_with_the_problem_named(tmp_path):
