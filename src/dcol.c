@@ -171,15 +171,18 @@ static osc_status check_proportions(const char* function, const osc_convex* a, o
                             "%s: shape %s's inner radius %g is below %g of the pair's size %g (the "
                             "sum of the bounding radii)", function, which ? "b" : "a",
                             shapes[which]->inner_radius, OSC_DCOL_MIN_SIZE_RATIO, size);
-    // the largest coordinate first: the length of a larger gap could overflow
+    // the largest coordinate first (the square of a larger gap could overflow), then the squares
     osc_vec3 gap = osc_sub(pose_b.p, pose_a.p);
-    double largest = fmax(fabs(gap.x), fmax(fabs(gap.y), fabs(gap.z)));
-    double separation = largest <= OSC_DCOL_MAX_SEPARATION * size ? osc_length(gap) : largest;
-    if (!(separation <= OSC_DCOL_MAX_SEPARATION * size))
+    double x = fabs(gap.x), y = fabs(gap.y), z = fabs(gap.z);
+    double largest = x > y ? (x > z ? x : z) : (y > z ? y : z); // (NaN: not finite poses, checked)
+    double bound = OSC_DCOL_MAX_SEPARATION * size;
+    if (!(largest <= bound && osc_length_squared(gap) <= bound * bound)) {
+        double separation = largest <= bound ? osc_length(gap) : largest;
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                         "%s: pose_b.p is %g from pose_a.p, a separation of %g times the pair's size "
                         "%g (the sum of the bounding radii); at most %g", function, separation,
                         separation / size, size, OSC_DCOL_MAX_SEPARATION);
+    }
     return OSC_OK;
 }
 
@@ -350,6 +353,27 @@ osc_status dcol_solve(const char* function, const dcol_query* query, osc_dcol_wa
     if (warm) write_warm_start(dp, state->x, status == OSC_OK, warm);
     if (status != OSC_OK) return osc_fail_in(function, status);
     return OSC_OK;
+}
+
+// The support walk alone where it may end at an exact contact (§3.7), as dcol_solve's first
+// stage: true with dp->exact set (the result and derivatives then come from dp->contact), false
+// where the pair has no exact contact (dp then holds the walk's start, to be discarded). An exact
+// contact is homogeneous in the offset of the origins, so a near-coincident pair (§3.8) takes it
+// as posed and is scaled only where there is none.
+static bool solve_exact(const dcol_query* query, osc_dcol_warm_start* warm, dcol_problem* dp) {
+    if (!query->options.support_path || !query->options.exact_path ||
+        query->settings.tolerance > DCOL_CLOSED_FORM_MAX_BARRIER)
+        return false;
+    dp->options = query->options;
+    assemble(dp, query->a, query->pose_a, query->b, query->pose_b);
+    dp->exact = false;
+    dp->exact_allowed = true;
+    dp->has_optimum = false;
+    dcol_support_start(dp, query->settings.tolerance, ACTIVE_GAP);
+    if (!dp->exact) return false;
+    if (query->trace) ++query->trace->exact_solves;
+    if (warm) write_warm_start(dp, dp->optimum, true, warm);
+    return true;
 }
 
 // w_X = G_x^T z over body X's rows: the outward normal of scaled X at x, times its dual weight
@@ -738,6 +762,12 @@ static osc_status proximity(const char* function, const dcol_query* query, osc_d
     if (dcol_sphere_pair(query, result, jacobians, warm)) return OSC_OK;
     double k = dcol_rescale_factor(query);
     if (k == 1.0) return proximity_as_posed(function, query, result, jacobians, warm);
+    dcol_problem dp;
+    if (solve_exact(query, warm, &dp)) {
+        dcol_exact_result(&dp, query->pose_a, query->pose_b, result);
+        if (jacobians) dcol_exact_jacobians(&dp, query->pose_a, query->pose_b, result, jacobians);
+        return OSC_OK;
+    }
     dcol_query scaled;
     dcol_rescale_query(query, k, &scaled);
     osc_dcol_warm_start scaled_warm;
@@ -839,6 +869,13 @@ osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const o
     }
     double k = dcol_rescale_factor(&query);
     if (k == 1.0) return alpha_gradient_as_posed(__func__, &query, alpha, gradient);
+    dcol_problem dp;
+    if (solve_exact(&query, NULL, &dp)) {
+        dcol_exact_result(&dp, query.pose_a, query.pose_b, &closed_result);
+        dcol_exact_jacobians(&dp, query.pose_a, query.pose_b, &closed_result, &alpha_only);
+        *alpha = closed_result.alpha;
+        return OSC_OK;
+    }
     dcol_query scaled;
     dcol_rescale_query(&query, k, &scaled);
     double scaled_gradient[12];

@@ -14,12 +14,14 @@ double dcol_rescale_factor(const dcol_query* query) {
     if (query->settings.tolerance > DCOL_CLOSED_FORM_MAX_BARRIER) return 1.0;
     const osc_convex *a = query->a, *b = query->b;
     double size = a->bounding_radius + b->bounding_radius;
-    double separation = osc_length(osc_sub(query->pose_b.p, query->pose_a.p));
+    double separation2 = osc_length_squared(osc_sub(query->pose_b.p, query->pose_a.p));
     // alpha lies between separation / size and separation / (the inner radii's sum): at the
     // geometric mean of the two as separation, between sqrt(inner / size) and its inverse
-    double target = sqrt(size * (a->inner_radius + b->inner_radius));
-    if (!(separation < target && separation > DCOL_COINCIDENT_SEPARATION * size)) return 1.0;
-    return target / separation;
+    // (squares compared: no square root for the pairs that are not scaled)
+    double target2 = size * (a->inner_radius + b->inner_radius);
+    double coincident = DCOL_COINCIDENT_SEPARATION * size;
+    if (!(separation2 < target2 && separation2 > coincident * coincident)) return 1.0;
+    return sqrt(target2 / separation2);
 }
 
 void dcol_rescale_query(const dcol_query* query, double k, dcol_query* scaled) {
