@@ -313,6 +313,31 @@ double conic_factor_inverse_trace(const conic_problem* problem, const conic_stat
     return trace;
 }
 
+// sum over the count vectors v of v^T (L D L^T)^-1 v = |D^-1/2 L^-1 v|^2: forward substitutions
+OSC_FORCE_INLINE void factor_inverse_form_n(const int n, const conic_state* state, int count,
+                                            double (*v)[CONIC_MAX_VARIABLES], double* form) {
+    const double* inverse = state->factor_inverse_diagonal;
+    double sum = 0.0;
+    for (int a = 0; a < count; ++a) {
+        double y[CONIC_MAX_VARIABLES];
+        for (int i = 0; i < n; ++i) {
+            double value = v[a][i];
+            for (int k = 0; k < i; ++k) value -= state->factor[i][k] * y[k];
+            y[i] = value;
+            sum += value * value * inverse[i];
+        }
+    }
+    *form = sum;
+}
+
+double conic_factor_inverse_form(const conic_problem* problem, const conic_state* state, int count,
+                                 double (*v)[CONIC_MAX_VARIABLES]) {
+    int n = problem->variables;
+    double form = 0.0;
+    CONIC_INSTANTIATE(factor_inverse_form_n, state, count, v, &form)
+    return form;
+}
+
 void conic_refine_solutions(const conic_problem* problem, const conic_state* state, int count,
                             double (*y)[CONIC_MAX_VARIABLES]) {
     int n = problem->variables;

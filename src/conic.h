@@ -142,6 +142,11 @@ void conic_factor_solve_many(const conic_problem* problem, const conic_state* st
 double conic_factor_inverse_trace(const conic_problem* problem, const conic_state* state,
                                   int count);
 
+/// The sum over `count` vectors v [count][n] of v^T (G^T W^-2 G + reg)^-1 v, by forward
+/// substitutions alone (|D^-1/2 L^-1 v|^2 with the factor L D L^T).
+double conic_factor_inverse_form(const conic_problem* problem, const conic_state* state, int count,
+                                 double (*v)[CONIC_MAX_VARIABLES]);
+
 /// One step of refinement of count solutions y of the factored system towards the solutions of
 /// the normal system without its regularisation shift: y <- y + shift (H + shift I)^-1 y, which
 /// turns an error of shift |H^-1| relative into (shift |H^-1|)^2 (for the derivatives; the

@@ -423,31 +423,34 @@ bool dcol_contact_points(osc_pose pose_a, osc_pose pose_b, double scale, osc_dco
 // an edge): x is pinned, but the dual is not, and at the barrier the normal turns by O(1 / mu)
 // per unit translation, where a smooth contact's turns by about its curvature (at most the pair's
 // size over the smaller inner radius, normalised). With dw_A = N m for A's translation m,
-// N = (K_A)_xx - K_A^T H^-1 K_A (§4.2: three solves with the factor), the normal's turn is
-// alpha |(I - n n^T) N| / |w|; above the geometric middle of the two regimes,
-// sqrt(size / inner / max(mu, shift)), the contact is flagged DEGENERATE with the flat ones
-// (docs/dcol.md §5)
+// N = (K_A)_xx - K_A^T H^-1 K_A (§4.2; symmetric, positive semidefinite), the normal's turn is
+// measured as alpha trace(P N P) / |w|, P = I - n n^T, where trace(P N P) = trace((K_A)_xx P) -
+// sum_k (K_A P e_k)^T H^-1 (K_A P e_k) takes forward substitutions alone. Above the geometric
+// middle of the two regimes, sqrt(size / inner / max(mu, shift)), the contact is flagged
+// DEGENERATE with the flat ones (docs/dcol.md §5). A sphere or an ellipsoid in the pair, strictly
+// convex, makes the normal unique.
 static bool normal_is_free(const dcol_problem* dp, double barrier) {
-    double block[CONIC_MAX_VARIABLES][3], solved[3][CONIC_MAX_VARIABLES];
+    if (is_smooth(dp->body[0].shape) || is_smooth(dp->body[1].shape)) return false;
+    double block[CONIC_MAX_VARIABLES][3], columns[3][CONIC_MAX_VARIABLES];
     int n = dp->conic.variables;
     body_normal_block(dp, 0, NULL, block);
-    for (int k = 0; k < 3; ++k)
-        for (int j = 0; j < CONIC_MAX_VARIABLES; ++j) solved[k][j] = j < n ? block[j][k] : 0.0;
-    conic_factor_solve_many(&dp->conic, &dp->state, 3, solved);
     osc_vec3 w = body_dual_normal(dp, 0, dp->state.z);
     double length = osc_length(w);
     if (!(length > 0.0)) return false;
-    osc_vec3 normal = osc_scale(w, 1.0 / length);
+    double normal[3] = {w.x / length, w.y / length, w.z / length}, projector[3][3];
+    for (int b = 0; b < 3; ++b)
+        for (int k = 0; k < 3; ++k) projector[b][k] = (b == k) - normal[b] * normal[k];
     double turn = 0.0;
-    for (int b = 0; b < 3; ++b) {
-        osc_vec3 column = osc_v3(block[0][b], block[1][b], block[2][b]);
+    for (int k = 0; k < 3; ++k) {
         for (int j = 0; j < n; ++j)
-            column = osc_sub(column, osc_scale(osc_v3(block[j][0], block[j][1], block[j][2]), solved[b][j]));
-        turn += osc_length_squared(osc_sub(column, osc_scale(normal, osc_dot(normal, column))));
+            columns[k][j] = block[j][0] * projector[0][k] + block[j][1] * projector[1][k] +
+                            block[j][2] * projector[2][k];
+        turn += columns[k][k]; // trace((K_A)_xx P): the x rows of K_A P
     }
+    turn -= conic_factor_inverse_form(&dp->conic, &dp->state, 3, columns);
     double inner = fmin(dp->body[0].shape->inner_radius, dp->body[1].shape->inner_radius) / dp->scale;
     double threshold = sqrt(1.0 / (inner * fmax(barrier, dp->state.factor_shift)));
-    return !(dp->state.x[3] * sqrt(turn) / length <= threshold);
+    return !(dp->state.x[3] * turn / length <= threshold);
 }
 
 static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,

@@ -164,9 +164,9 @@ osc_status dcol_proximity(const dcol_options* options, dcol_trace* trace, const 
 #define DCOL_COINCIDENT_SEPARATION 1e-12
 
 /// The factor k by which a query's separation is scaled (dcol_rescale.c, docs/dcol.md §3.8): s over
-/// the separation, s = sqrt(the pair's size times the sum of the inner radii), where the origins
-/// are nearer than s (and not coincident) and the barrier is at most DCOL_CLOSED_FORM_MAX_BARRIER,
-/// else 1 (no scaling).
+/// the separation, s = sqrt(the pair's size times the sum of the inner radii) / 10, where the
+/// origins are nearer than s (and not coincident) and the barrier is at most
+/// DCOL_CLOSED_FORM_MAX_BARRIER, else 1 (no scaling).
 double dcol_rescale_factor(const dcol_query* query);
 
 /// The query with A at the origin and B at k (r_B - r_A), the same shapes, orientations and settings.

@@ -10,15 +10,19 @@
 
 #include <string.h>
 
+// the share of sqrt(size (rho_A + rho_B)) below which a separation is scaled up to it
+static const double RESCALE_SHARE = 0.1;
+
 double dcol_rescale_factor(const dcol_query* query) {
     if (query->settings.tolerance > DCOL_CLOSED_FORM_MAX_BARRIER) return 1.0;
     const osc_convex *a = query->a, *b = query->b;
     double size = a->bounding_radius + b->bounding_radius;
     double separation2 = osc_length_squared(osc_sub(query->pose_b.p, query->pose_a.p));
-    // alpha lies between separation / size and separation / (the inner radii's sum): at the
-    // geometric mean of the two as separation, between sqrt(inner / size) and its inverse
-    // (squares compared: no square root for the pairs that are not scaled)
-    double target2 = size * (a->inner_radius + b->inner_radius);
+    // alpha lies between separation / size and separation / (the inner radii's sum): at a tenth of
+    // the geometric mean of the two as separation, between sqrt(inner / size) / 10 and
+    // sqrt(size / inner) / 10 (a contact at alpha near 1, where nothing needs scaling, is never
+    // scaled; squares compared: no square root for the pairs that are not)
+    double target2 = RESCALE_SHARE * RESCALE_SHARE * size * (a->inner_radius + b->inner_radius);
     double coincident = DCOL_COINCIDENT_SEPARATION * size;
     if (!(separation2 < target2 && separation2 > coincident * coincident)) return 1.0;
     return sqrt(target2 / separation2);
