@@ -151,7 +151,7 @@ typedef struct osc_dcol_result {
     osc_vec3 normal;   ///< unit outward normal of scaled A at x, from A towards B
     int iterations;    ///< interior-point iterations taken (docs/dcol.md §3.5: or re-centring
                        ///< steps; 0 at an exact point contact, §3.7)
-    int flags;         ///< OSC_DCOL_DEGENERATE, OSC_DCOL_COINCIDENT
+    int flags;         ///< OSC_DCOL_DEGENERATE, OSC_DCOL_COINCIDENT, OSC_DCOL_SMOOTHED
 } osc_dcol_result;
 
 /// Optional derivative outputs, each [rows][12] row-major (A's twist, then B's); NULL skips one.
