@@ -1,7 +1,9 @@
 #!/bin/sh
 # fuzz_mesh.sh: builds one libFuzzer target per mesh importer (tests/fuzz/fuzz_mesh_*.c), one for
-# the spline-grid loader (tests/fuzz/fuzz_grid.c) and one for the STEP importer (tests/fuzz/fuzz_step.c,
-# fixtures tests/data/step/) with clang -fsanitize=fuzzer,address,undefined
+# the spline-grid loader (tests/fuzz/fuzz_grid.c), one for the STEP importer (tests/fuzz/fuzz_step.c,
+# fixtures tests/data/step/) and one for the command-line program's option parsing
+# (tests/fuzz/fuzz_cli.c over tools/cli_options.c, seeds tests/data/mesh/cli/*.cli: one argument a
+# line) with clang -fsanitize=fuzzer,address,undefined
 # over the library's src/*.c, runs each for a bounded time, then replays the regression crashers
 # (tests/data/mesh/crashers/) and every fixture (tests/data/mesh/, tests/data/grid/) through each
 # target of that kind. Exits non-zero on a crash, a hang, a leak or a contract
@@ -11,14 +13,14 @@
 # usage: fuzz_mesh.sh SOURCE_DIR WORK_DIR [SECONDS_PER_TARGET (default 20)]
 # the corpus grows in WORK_DIR/corpus/<format> between runs; findings land in WORK_DIR/artifacts.
 # FUZZ_CC overrides the compiler (default clang); FUZZ_TARGETS picks targets (default
-# "obj stl off ply grid step").
+# "obj stl off ply grid step cli").
 
 set -u
 source_dir=${1:?usage: fuzz_mesh.sh SOURCE_DIR WORK_DIR [SECONDS]}
 work_dir=${2:?usage: fuzz_mesh.sh SOURCE_DIR WORK_DIR [SECONDS]}
 seconds=${3:-20}
 cc=${FUZZ_CC:-clang}
-targets=${FUZZ_TARGETS:-obj stl off ply grid step}
+targets=${FUZZ_TARGETS:-obj stl off ply grid step cli}
 
 fail() {
     echo "fuzz_mesh.sh: $*" >&2
@@ -56,14 +58,19 @@ for target in $targets; do
     elif [ "$target" = step ]; then
         name=fuzz_step
         fixtures="$source_dir/tests/data/step"
+    elif [ "$target" = cli ]; then
+        name=fuzz_cli
+        fixtures="$source_dir/tests/data/mesh/cli"
     else
         name=fuzz_mesh_$target
         fixtures="$source_dir/tests/data/mesh"
     fi
     binary="$work_dir/bin/$name"
+    extra=""
+    [ "$target" = cli ] && extra="$source_dir/tools/cli_options.c"
     # shellcheck disable=SC2086
-    "$cc" $flags -fsanitize=fuzzer -I"$source_dir/include" "$source_dir/tests/fuzz/$name.c" \
-        "$work_dir"/obj/*.o -lm -o "$binary" || fail "cannot build $binary"
+    "$cc" $flags -fsanitize=fuzzer -I"$source_dir/include" -I"$source_dir/tools" "$source_dir/tests/fuzz/$name.c" \
+        $extra "$work_dir"/obj/*.o -lm -o "$binary" || fail "cannot build $binary"
 
     # seeds: the fixtures of this format (valid and malformed)
     seeds="$work_dir/seeds/$target"
@@ -95,7 +102,7 @@ for target in $targets; do
     replayed=0
     crashers=0
     for input in "$fixtures"/crashers/* "$fixtures"/*.obj "$fixtures"/*.stl "$fixtures"/*.off "$fixtures"/*.ply \
-        "$fixtures"/*.oscgrid "$fixtures"/*.step; do
+        "$fixtures"/*.oscgrid "$fixtures"/*.step "$fixtures"/*.cli; do
         [ -f "$input" ] || continue
         if ! "$binary" "$input" >"$work_dir/logs/replay.log" 2>&1; then
             echo "fuzz_mesh.sh: $name fails on $input:" >&2
@@ -107,8 +114,10 @@ for target in $targets; do
     done
     echo "fuzz_mesh.sh: replayed $replayed files ($crashers crashers) through $name"
     # nothing replayed means the fixtures were not found: a wrong SOURCE_DIR, not a pass (the mesh
-    # importers, the grid loader and the STEP importer all have crashers to replay)
-    if [ $((replayed - crashers)) -eq 0 ] || { [ "$target" != grid ] && [ "$target" != step ] && [ $crashers -eq 0 ]; }; then
+    # importers have crashers to replay; the grid loader, the STEP importer and the option parser
+    # may have none)
+    if [ $((replayed - crashers)) -eq 0 ] ||
+        { [ "$target" != grid ] && [ "$target" != step ] && [ "$target" != cli ] && [ $crashers -eq 0 ]; }; then
         echo "fuzz_mesh.sh: no crashers or no fixtures under $fixtures" >&2
         status=1
     fi

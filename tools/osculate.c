@@ -243,6 +243,7 @@ static int command_bake(const cli_bake_options* o) {
     double start = now_seconds(), load_s = 0.0;
     osc_status status = cli_load_mesh(o->mesh, &o->models, &mesh, &import);
     load_s = now_seconds() - start;
+    if (!status) cli_print_import_remarks(stderr, "osculate bake: ", &import);
     start = now_seconds();
     if (!status) status = cli_bake_mesh(mesh, o->models.resolution, &grid);
     double spline_s = now_seconds() - start;
@@ -251,7 +252,6 @@ static int command_bake(const cli_bake_options* o) {
         osc_grid_destroy(grid);
         return fail("bake");
     }
-    cli_print_import_remarks(stderr, "osculate bake: ", &import);
     int cells[3];
     double cell = osc_grid_cells(grid, cells);
     printf("{\"mesh\": ");
