@@ -12,11 +12,15 @@
 //    the divergence theorem, whatever the reference point.
 // 3. The side of each patch: a closed patch whose volume is not zero within its rounding, or an
 //    open one whose volume about its own centroid is at least VOLUME_SHARE of the largest its area
-//    allows (a nearly closed scan with holes), faces outward when its volume is positive. Such a
-//    patch that lies inside another (all its extreme vertices have |winding number| > 1/2 of the
-//    other) bounds a cavity there: with an odd nesting depth it faces inward instead. Every other
-//    orientable patch (flat, open sheets) keeps the winding of the larger area of its triangles as
-//    given; a patch that is not orientable keeps every winding as given.
+//    allows (a nearly closed scan with holes), bounds a volume. One that lies inside no other
+//    faces outward (its volume made positive). One that lies inside another (all its extreme
+//    vertices have |winding number| > 1/2 of the other, whose box holds its box) may be a cavity
+//    (facing inward) or a solid embedded in a solid (facing outward): it keeps the winding of most
+//    of its area as given, turned over with its outermost container when that container was
+//    inside out (a whole nest written inverted). Every other orientable patch (flat, open sheets)
+//    keeps the winding of most of its area as given; a patch that is not orientable keeps every
+//    winding as given. Nesting tests stop after NEST_WORK solid angles (patches not reached count
+//    as nested in nothing).
 // Nothing here is a query: the work arrays are allocated, and released before returning.
 
 #include "mesh_internal.h"
@@ -26,6 +30,8 @@
 // an open patch's volume about its centroid must reach this share of the largest volume its area
 // can enclose (a sphere's, A^(3/2) / (6 sqrt(pi))) for its side to be decided by that volume
 #define VOLUME_SHARE 0.01
+// the most solid angles the nesting tests evaluate (about a second)
+#define NEST_WORK 2e8
 
 typedef struct patch_info {
     double area;          // of its triangles
@@ -36,7 +42,9 @@ typedef struct patch_info {
     double lo[3], hi[3];  // bounds of the corners
     int32_t extreme[6];   // vertices at the bounds: lowest x, highest x, lowest y, ...
     bool open, non_orientable, by_volume;
+    bool turned;          // its final windings reverse those of most of its area as given
     int32_t depth;        // how many volume-decided patches hold it
+    int32_t root;         // the largest of them (by |volume|), -1 for none
 } patch_info;
 
 typedef struct orient_work {
@@ -227,46 +235,76 @@ static double patch_winding(const orient_work* w, int32_t q, osc_vec3 x) {
     return omega / (4.0 * 3.14159265358979323846);
 }
 
-// true when every extreme vertex of patch p lies inside patch q (|winding number| > 1/2)
-static bool patch_inside(const orient_work* w, int32_t p, int32_t q) {
+// true when every extreme vertex of patch p lies inside patch q (|winding number| > 1/2); *work
+// counts the solid angles evaluated
+static bool patch_inside(const orient_work* w, int32_t p, int32_t q, double* work) {
     const patch_info *inner = &w->patches[p], *outer = &w->patches[q];
     for (int axis = 0; axis < 3; ++axis)
         if (inner->lo[axis] < outer->lo[axis] || inner->hi[axis] > outer->hi[axis]) return false;
-    for (int k = 0; k < 6; ++k)
+    for (int k = 0; k < 6; ++k) {
+        *work += w->first[q + 1] - w->first[q];
         if (!(fabs(patch_winding(w, q, vertex_at(w, inner->extreme[k]))) > 0.5)) return false;
+    }
     return true;
 }
 
-// the nesting depth of every volume-decided patch among the others
+// the nesting depth of every volume-decided patch among the others, and its outermost container
 static void nest_patches(orient_work* w) {
+    double work = 0.0;
     for (int32_t p = 0; p < w->patch_count; ++p) {
-        if (!w->patches[p].by_volume) continue;
-        for (int32_t q = 0; q < w->patch_count; ++q)
-            if (q != p && w->patches[q].by_volume && patch_inside(w, p, q)) ++w->patches[p].depth;
+        patch_info* info = &w->patches[p];
+        info->root = -1;
+        if (!info->by_volume) continue;
+        for (int32_t q = 0; q < w->patch_count && work < NEST_WORK; ++q) {
+            if (q == p || !w->patches[q].by_volume || !patch_inside(w, p, q, &work)) continue;
+            ++info->depth;
+            if (info->root < 0 || fabs(w->patches[q].volume) > fabs(w->patches[info->root].volume)) info->root = q;
+        }
     }
 }
 
-// the final windings, and the report's counts
+// reverses the walk's windings throughout patch p
+static void turn_patch(orient_work* w, int32_t p) {
+    patch_info* info = &w->patches[p];
+    for (int32_t i = w->first[p]; i < w->first[p + 1]; ++i) w->flip[w->order[i]] ^= 1;
+    info->volume = -info->volume;
+    info->flipped_area = info->area - info->flipped_area;
+}
+
+// whether patch p turns: outward when it bounds a volume inside nothing; otherwise the winding of
+// most of its area as given, turned with its outermost container when that one was inside out
+static bool should_turn(const orient_work* w, int32_t p) {
+    const patch_info* info = &w->patches[p];
+    bool majority = info->flipped_area > 0.5 * info->area;
+    if (info->by_volume && info->depth == 0) return info->volume < 0.0;
+    if (info->by_volume && info->root >= 0) return majority != w->patches[info->root].turned;
+    return majority;
+}
+
+// the final windings, and the report's counts; containers are decided before what they hold
 static void choose_sides(orient_work* w, osc_mesh_orientation* out) {
+    int32_t deepest = 0;
     for (int32_t p = 0; p < w->patch_count; ++p) {
         patch_info* info = &w->patches[p];
         if (info->non_orientable) { // no windings are consistent: keep those given
             for (int32_t i = w->first[p]; i < w->first[p + 1]; ++i) w->flip[w->order[i]] = 0;
             info->flipped_area = 0.0;
         }
-        bool turn; // reverse the walk's windings throughout the patch
-        if (info->by_volume) turn = (info->volume < 0.0) == (info->depth % 2 == 0);
-        else turn = info->flipped_area > 0.5 * info->area; // keep the given winding of most of its area
-        if (turn) {
-            for (int32_t i = w->first[p]; i < w->first[p + 1]; ++i) w->flip[w->order[i]] ^= 1;
-            info->volume = -info->volume;
-            info->flipped_area = info->area - info->flipped_area;
-        }
-        out->closed_patches += !info->open && !info->non_orientable;
-        out->non_orientable_patches += info->non_orientable;
-        out->flat_patches += !info->non_orientable && !info->by_volume;
-        out->inverted_patches += info->flipped_area > 0.5 * info->area;
+        deepest = info->depth > deepest ? info->depth : deepest;
     }
+    for (int32_t depth = 0; depth <= deepest; ++depth)
+        for (int32_t p = 0; p < w->patch_count; ++p) {
+            patch_info* info = &w->patches[p];
+            if (info->depth != depth) continue;
+            bool majority = info->flipped_area > 0.5 * info->area;
+            bool turn = should_turn(w, p);
+            if (turn) turn_patch(w, p);
+            info->turned = turn != majority;
+            out->closed_patches += !info->open && !info->non_orientable;
+            out->non_orientable_patches += info->non_orientable;
+            out->flat_patches += !info->non_orientable && !info->by_volume;
+            out->inverted_patches += info->flipped_area > 0.5 * info->area;
+        }
     for (int32_t t = 0; t < w->triangle_count; ++t) out->triangles_flipped += w->flip[t];
     out->sign_reliable = w->patch_count > 0 && out->closed_patches == w->patch_count && out->flat_patches == 0;
 }

@@ -214,6 +214,15 @@ static void test_loaded_signs(void) {
                     NULL);
         free(shells.text);
     }
+    // a solid cube inside another: solid throughout, inverted or not
+    const test_box nested[2] = {{osc_v3(0, 0, 0), 1.0, 0}, {osc_v3(0, 0, 0), 0.3, 0}};
+    for (int inverted = 0; inverted < 2; ++inverted) {
+        obj_text nest = {0};
+        obj_box(&nest, nested[0].centre, 1.0, 4, NULL, inverted);
+        obj_box(&nest, nested[1].centre, 0.3, 4, NULL, inverted);
+        check_signs(inverted ? "cube in a cube, both inverted" : "cube in a cube", &nest, nested, 2, NULL);
+        free(nest.text);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -367,6 +376,16 @@ static void test_orientation_counts(void) {
         check_orientation(inverted ? "hollow cube, inverted" : "hollow cube", &shells,
                           (expected_orientation){2, 2, 0, 0, 0, 0, 0, 2 * inverted, 384 * inverted, 1, 7.784});
         free(shells.text);
+    }
+    // a solid inside a solid (both outward) is no cavity: left as it is, and so is the same nest
+    // written inverted once turned over as a whole
+    for (int inverted = 0; inverted < 2; ++inverted) {
+        obj_text nest = {0};
+        obj_box(&nest, osc_v3(0, 0, 0), 1.0, 4, NULL, inverted);
+        obj_box(&nest, osc_v3(0, 0, 0), 0.3, 4, NULL, inverted);
+        check_orientation(inverted ? "cube in a cube, both inverted" : "cube in a cube", &nest,
+                          (expected_orientation){2, 2, 0, 0, 0, 0, 0, 2 * inverted, 384 * inverted, 1, 8.216});
+        free(nest.text);
     }
     // two unit cubes sharing the edge x = y = 1 (four triangles on it): two closed patches
     obj = (obj_text){0};

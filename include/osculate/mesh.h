@@ -16,8 +16,9 @@
 //   triangles are oriented outward as they are read (osc_mesh_orient), and the import report says
 //   whether the mesh is closed, so whether a signed distance's sign can be trusted.
 // - osc_mesh_orient / osc_mesh_get_orientation: consistent, outward windings across each patch of
-//   triangles joined by manifold edges; closed patches face outward by their signed volume (inward
-//   for a cavity nested inside another).
+//   triangles joined by manifold edges; closed patches face outward by their signed volume (a
+//   patch nested inside another keeps its side, cavity or embedded solid, unless the whole nest is
+//   inside out).
 // - osc_mesh_bvh: a model built from a mesh, for closest-point, winding-number and signed-distance
 //   queries; any number of threads may query one BVH at once.
 // - osc_mesh_reorder: a copy of a mesh with vertices and edges in Morton or Hilbert order, with the
@@ -148,9 +149,11 @@ typedef struct osc_mesh_orientation {
 /// Writes to `out` the orientation of `mesh`: its patches, whether they are closed, and what
 /// osc_mesh_orient would change (triangles_flipped). The rules, in docs/mesh.md: within a patch,
 /// windings follow its first triangle across manifold edges; a closed patch (or an open one whose
-/// volume about its centroid is at least 1% of what its area could enclose) faces outward, or
-/// inward where it lies inside an odd number of others (a cavity); any other patch keeps the
-/// winding of most of its area. OSC_ERR_INVALID_ARGUMENT for a NULL argument, OSC_ERR_NO_MEMORY.
+/// volume about its centroid is at least 1% of what its area could enclose) that lies inside no
+/// other faces outward; one inside another (a cavity or an embedded solid) keeps the winding of
+/// most of its area, turned over with its outermost container when that one was inside out; any
+/// other patch keeps the winding of most of its area. OSC_ERR_INVALID_ARGUMENT for a NULL argument,
+/// OSC_ERR_NO_MEMORY.
 OSC_API osc_status osc_mesh_get_orientation(const osc_mesh* mesh, osc_mesh_orientation* out);
 
 /// Creates a copy of `mesh` with consistent, outward windings (the rules of
