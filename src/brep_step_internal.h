@@ -146,8 +146,10 @@ typedef struct step_placed {
     step_transform transform; ///< from the solid's coordinates (its representation's unit) to the model's
     int depth;
     int product;              ///< the PRODUCT whose shape holds it, or -1
-    int mirrored;             ///< the placement reverses orientation (CARTESIAN_TRANSFORMATION_OPERATOR)
-    int via;                  ///< the instance of the mirroring placement, or -1
+    int mirrored;             ///< 0, or why it cannot be placed: 1 a placement above it reflects
+                              ///< (a left-handed CARTESIAN_TRANSFORMATION_OPERATOR_3D), 2 a placement
+                              ///< above it is of a kind not read
+    int via;                  ///< the instance of that placement (the relationship or MAPPED_ITEM), or -1
 } step_placed;
 
 /// Most placed solids a file may hold (OSC_ERR_CAPACITY beyond).

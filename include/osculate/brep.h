@@ -42,7 +42,8 @@
 // LIMITS
 // Rational Bezier and NURBS faces and edges are not supported yet: the STEP reader reports them
 // (OSC_ERR_UNSUPPORTED naming the entity, or counted in osc_brep_import_report when asked to skip
-// them). Supermaximal features (§2.3) are not grouped; see docs/lmd.md.
+// them). Supermaximal features (§2.3) are not grouped; see docs/lmd.md. The STEP reader refuses
+// (or, asked to, skips and counts) solids with voids and solids placed by a reflection.
 
 #ifndef OSCULATE_BREP_H
 #define OSCULATE_BREP_H
