@@ -21,9 +21,17 @@ typedef struct scene_workspace {
     osc_vec3* hi;
 } scene_workspace;
 
+enum { BODY_BYTES = sizeof(sweep_entry) + 2 * sizeof(osc_vec3), ALIGNMENT_SLACK = 16 };
+
+// true when `count` bodies' workspace has a size in size_t (always with 64-bit sizes)
+static bool workspace_fits(int count) {
+    return (size_t)count <= (SIZE_MAX - ALIGNMENT_SLACK) / BODY_BYTES;
+}
+
 size_t osc_sdf_scene_workspace_size(int count) {
     if (count <= 0) return 0;
-    return (size_t)count * (sizeof(sweep_entry) + 2 * sizeof(osc_vec3)) + 16;
+    if (!workspace_fits(count)) return SIZE_MAX; // no allocation can hold it
+    return (size_t)count * BODY_BYTES + ALIGNMENT_SLACK;
 }
 
 static int by_lower_x(const void* x, const void* y) {
@@ -47,6 +55,9 @@ static osc_status check_arguments(const char* function, const osc_sdf_shape* sha
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is %d; it must be >= %d", function, name,
                         value, minimum);
     if (count == 0) return OSC_OK;
+    if (!workspace_fits(count))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count is %d; its workspace exceeds SIZE_MAX",
+                        function, count);
     if (!shapes) name = "shapes";
     else if (!poses) name = "poses";
     else if (!workspace) name = "workspace";
@@ -105,7 +116,7 @@ osc_status osc_sdf_scene_collide(const osc_sdf_shape* shapes, const osc_pose* po
     if ((status = sdf_pair_check_settings(function, &pair_settings)) != OSC_OK) return status;
     // the workspace, aligned for doubles
     unsigned char* base = (unsigned char*)workspace;
-    base += (16 - (size_t)((uintptr_t)base % 16)) % 16;
+    base += (ALIGNMENT_SLACK - (size_t)((uintptr_t)base % ALIGNMENT_SLACK)) % ALIGNMENT_SLACK;
     scene_workspace ws = {(sweep_entry*)base, NULL, NULL};
     ws.lo = (osc_vec3*)(base + sizeof(sweep_entry) * (size_t)count);
     ws.hi = ws.lo + count;

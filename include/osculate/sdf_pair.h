@@ -151,7 +151,8 @@ typedef struct osc_sdf_scene_pair {
     osc_status status; ///< the pair query's status (OSC_ERR_CAPACITY: more than contacts_per_pair)
 } osc_sdf_scene_pair;
 
-/// Returns the bytes of workspace osc_sdf_scene_collide needs for `count` bodies (0 for count <= 0).
+/// Returns the bytes of workspace osc_sdf_scene_collide needs for `count` bodies (0 for count <= 0;
+/// SIZE_MAX where the size does not fit in size_t, on 32-bit platforms, and the scene is refused).
 OSC_API size_t osc_sdf_scene_workspace_size(int count);
 
 /// Returns OSC_OK after finding the collision points of every pair of the `count` bodies
