@@ -84,16 +84,18 @@ typedef struct osc_sdf_shape {
 /// The smallest non-zero smooth-mode temperature (relative, as the setting; NUMERIC ROBUSTNESS).
 #define OSC_SDF_PAIR_TEMPERATURE_MIN 1e-8
 
-/// Settings; take them from osc_sdf_pair_settings_default(). epsilon and temperature are relative
+/// Settings; take them from osc_sdf_pair_settings_default(); each out of its range is refused
+/// (OSC_ERR_INVALID_ARGUMENT naming it and its value). epsilon and temperature are relative
 /// to the smaller shape (the diagonal of its bounding box), the packing to the longest side of the
 /// intersection of the two world boxes, so one set of settings suits any scale.
 typedef struct osc_sdf_pair_settings {
     int resolution;         ///< packing cells along the box intersection's longest side (1..128), 12
-    double epsilon;         ///< epsilon_c, relative, 1e-4
-    double step;            ///< the descent's learning rate alpha, 0.25
-    int max_iterations;     ///< n_max of the descent (and of the smooth refinement), 40
+    double epsilon;         ///< epsilon_c, relative, in (0, 1), 1e-4
+    double step;            ///< the descent's learning rate alpha, in (0, 1], 0.25
+    int max_iterations;     ///< n_max of the descent (and of each smooth refinement stage; WORK),
+                            ///< 1..10000, 40
     int first_only;         ///< 1: stop at the first collision point (a yes/no query); 0 or 1, 0
-    double merge_distance;  ///< points closer than this many packing spacings merge, 1
+    double merge_distance;  ///< points closer than this many packing spacings merge, in [0, 100], 1
     double temperature;     ///< smooth mode's tau, relative, 0 or in [OSC_SDF_PAIR_TEMPERATURE_MIN,
                             ///< 1]; 0: the seed's points only, 0
 } osc_sdf_pair_settings;
@@ -112,8 +114,8 @@ typedef struct osc_sdf_contact {
 
 /// Caller-owned output buffers and the query's report.
 typedef struct osc_sdf_pair_output {
-    osc_sdf_contact* contacts;    ///< [capacity]
-    int capacity;
+    osc_sdf_contact* contacts;    ///< [capacity] (NULL only with capacity 0)
+    int capacity;                 ///< >= 0
     int count;                    ///< contacts written
     int needed;                   ///< distinct contacts found (> capacity: OSC_ERR_CAPACITY; once the
                                   ///< buffer is full, points that would have merged with a dropped
