@@ -272,10 +272,13 @@ int osc_brep_project(const osc_brep_surface* surface, osc_vec3 x, double uv[2]) 
 
 osc_vec3 osc_brep_surface_point(const osc_brep_surface* surface, double u, double v,
                                 osc_vec3* normal) {
-    if (!surface || !surface_type_ok(surface)) {
+    // NaN in, NaN out: a plane's normal, say, would otherwise come out finite at a NaN (u, v)
+    if (!surface || !surface_type_ok(surface) || !isfinite(u) || !isfinite(v)) {
         if (!surface) osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_surface_point: surface is NULL");
-        else osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_surface_point: surface->type %d is not a surface type",
-                      (int)surface->type);
+        else if (!surface_type_ok(surface))
+            osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_surface_point: surface->type %d is not a surface type",
+                     (int)surface->type);
+        else osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_surface_point: (u, v) = (%g, %g) is not finite", u, v);
         osc_vec3 nan3 = osc_v3(NAN, NAN, NAN);
         if (normal) *normal = nan3;
         return nan3;

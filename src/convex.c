@@ -680,6 +680,10 @@ static osc_vec3 body_support(const osc_convex* shape, osc_vec3 d) {
 
 osc_vec3 osc_convex_support(const osc_convex* shape, osc_pose pose, osc_vec3 direction) {
     if (null_shape(__func__, shape)) return osc_v3(NAN, NAN, NAN);
+    // NaN in, NaN out: a non-finite pose or direction has no support point
+    if (!osc_vec3_is_finite(pose.p) || !osc_vec3_is_finite(direction) ||
+        !(isfinite(pose.q.w) && isfinite(pose.q.x) && isfinite(pose.q.y) && isfinite(pose.q.z)))
+        return osc_v3(NAN, NAN, NAN);
     osc_vec3 d = osc_quat_inv_rotate(pose.q, direction);
     if (!(osc_length_squared(d) > 0.0) || !osc_vec3_is_finite(d)) return pose.p;
     return osc_pose_apply(pose, body_support(shape, d));
@@ -725,6 +729,7 @@ static double polygon_gauge(const osc_convex* shape, osc_vec3 y) {
 
 double osc_convex_gauge(const osc_convex* shape, osc_vec3 y) {
     if (null_shape(__func__, shape)) return NAN;
+    if (!osc_vec3_is_finite(y)) return NAN; // (fmax would drop a NaN term)
     double radial = hypot(y.y, y.z);
     switch (shape->kind) {
     case OSC_CONVEX_POLYTOPE: {

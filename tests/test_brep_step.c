@@ -979,6 +979,15 @@ static void test_public_arguments(void) {
     CHECK(osc_brep_project(&surface, osc_v3(1, 1, 1), uv) == 0);
     p = osc_brep_surface_point(&surface, 0.0, 0.0, NULL);
     CHECK(isnan(p.x) && strstr(osc_last_error(), "surface->type 7"));
+    // NaN in, NaN out: a plane's normal came out finite at a NaN u
+    surface = desc->surfaces[0];
+    p = osc_brep_surface_point(&surface, NAN, 0.0, &normal);
+    CHECK_MSG(isnan(p.x) && isnan(normal.x) && isnan(normal.y) && isnan(normal.z) &&
+                  strstr(osc_last_error(), "(u, v)"),
+              "point (%g, %g, %g), normal (%g, %g, %g): \"%s\"", p.x, p.y, p.z, normal.x, normal.y, normal.z,
+              osc_last_error());
+    p = osc_brep_surface_point(&surface, 0.0, INFINITY, &normal);
+    CHECK(isnan(p.x) && isnan(normal.z));
     // descriptions: sizes and coordinates beyond OSC_BREP_MAX_LENGTH
     osc_brep_desc big = *desc;
     osc_brep_surface surfaces[6];

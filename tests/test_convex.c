@@ -205,6 +205,31 @@ static void test_null_arguments(void) {
     CHECK(message_names("osc_convex_support", "shape"));
     CHECK(isnan(osc_convex_gauge(NULL, osc_v3(0.1, 0, 0))));
     CHECK(message_names("osc_convex_gauge", "shape"));
+    // NaN in, NaN out: a non-finite point, pose or direction has no gauge or support point (the
+    // gauge's fmax dropped a NaN term and gave 0; the support gave (NaN, 0.5, 0.5) for a NaN pose)
+    osc_convex* cube = NULL;
+    CHECK_STATUS(osc_convex_create_box(osc_v3(0.5, 0.5, 0.5), &cube), OSC_OK);
+    const double bad_values[] = {NAN, INFINITY, -INFINITY};
+    for (int k = 0; k < 3 && cube; ++k) {
+        double v = bad_values[k];
+        CHECK_MSG(isnan(osc_convex_gauge(cube, osc_v3(v, 0.1, 0.1))), "gauge at x = %g", v);
+        CHECK_MSG(isnan(osc_convex_gauge(cube, osc_v3(0.1, 0.1, v))), "gauge at z = %g", v);
+        osc_pose far = osc_pose_identity();
+        far.p.x = v;
+        osc_vec3 s = osc_convex_support(cube, far, osc_v3(1, 0, 0));
+        CHECK_MSG(isnan(s.x) && isnan(s.y) && isnan(s.z), "support with pose.p.x = %g: (%g, %g, %g)", v, s.x, s.y, s.z);
+        osc_pose turned = osc_pose_identity();
+        turned.q.x = v;
+        s = osc_convex_support(cube, turned, osc_v3(1, 0, 0));
+        CHECK_MSG(isnan(s.x) && isnan(s.y) && isnan(s.z), "support with pose.q.x = %g", v);
+        s = osc_convex_support(cube, osc_pose_identity(), osc_v3(0, v, 1));
+        CHECK_MSG(isnan(s.x) && isnan(s.y) && isnan(s.z), "support along (0, %g, 1)", v);
+    }
+    if (cube) { // a zero direction: the pose's origin, as documented
+        osc_vec3 s = osc_convex_support(cube, osc_pose_identity(), osc_v3(0, 0, 0));
+        CHECK(s.x == 0.0 && s.y == 0.0 && s.z == 0.0);
+    }
+    osc_convex_destroy(cube);
     CHECK(isnan(osc_convex_bounding_radius(NULL)));
     CHECK(message_names("osc_convex_bounding_radius", "shape"));
     CHECK(osc_convex_get_kind(NULL) == OSC_CONVEX_INVALID);

@@ -205,8 +205,8 @@ OSC_API const osc_brep_desc* osc_brep_description(const osc_brep* brep);
 OSC_API int osc_brep_project(const osc_brep_surface* surface, osc_vec3 x, double uv[2]);
 
 /// Evaluates the surface point at (u, v) and, when `normal` is non-NULL, the solid's outward unit
-/// normal there (the natural normal times `sense`). A NULL `surface` or a type out of range gives
-/// NaN (point and normal) with a message naming it in osc_last_error().
+/// normal there (the natural normal times `sense`). A NULL `surface`, a type out of range or a
+/// non-finite (u, v) gives NaN (point and normal) with a message naming it in osc_last_error().
 OSC_API osc_vec3 osc_brep_surface_point(const osc_brep_surface* surface, double u, double v,
                                         osc_vec3* normal);
 

@@ -162,13 +162,13 @@ OSC_API int osc_convex_vertex_count(const osc_convex* shape);
 OSC_API int osc_convex_vertices(const osc_convex* shape, double* vertices, int capacity);
 
 /// Returns the world point of the posed shape that is farthest along `direction` (any non-zero
-/// vector; a zero or non-finite direction returns the origin of the pose); `pose.q` must be a
-/// unit quaternion. (NaN, NaN, NaN) for a NULL shape.
+/// vector; a zero direction returns the origin of the pose); `pose.q` must be a unit quaternion.
+/// (NaN, NaN, NaN) for a NULL shape, or a non-finite pose or direction.
 OSC_API osc_vec3 osc_convex_support(const osc_convex* shape, osc_pose pose, osc_vec3 direction);
 
 /// Returns the gauge of the shape at the body point y: the least alpha >= 0 with y in the shape
 /// scaled by alpha about its origin (1 on the surface, < 1 inside). DCOL's alpha is the least
-/// max(gauge_A, gauge_B) over all world points. NaN for a NULL shape.
+/// max(gauge_A, gauge_B) over all world points. NaN for a NULL shape or a non-finite point.
 OSC_API double osc_convex_gauge(const osc_convex* shape, osc_vec3 body_point);
 
 #ifdef __cplusplus
