@@ -115,7 +115,8 @@ static osc_status check_query(const char* function, const osc_implicit* surface,
     if (!surface) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surface is NULL", function);
     osc_status status = sdf_check_length(function, "transform->scale", transform->scale);
     if (status == OSC_OK) status = sdf_check_point(function, "transform->anchor", transform->anchor);
-    if (status == OSC_OK) status = sdf_check_point(function, "transform->translation", transform->translation);
+    if (status == OSC_OK)
+        status = sdf_check_point(function, "transform->translation", transform->translation);
     if (status) return status;
     if (!osc_quat_is_normalizable(transform->rotation))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: transform->rotation is (%g, %g, %g, %g); it cannot "

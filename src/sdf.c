@@ -43,8 +43,7 @@ osc_status sdf_check_coordinate(const char* function, const char* name, double v
 }
 
 osc_status sdf_check_point(const char* function, const char* name, osc_vec3 value) {
-    if (!(fabs(value.x) <= OSC_SDF_LENGTH_MAX && fabs(value.y) <= OSC_SDF_LENGTH_MAX &&
-          fabs(value.z) <= OSC_SDF_LENGTH_MAX))
+    if (!sdf_point_in_range(value))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is (%g, %g, %g); its coordinates must be "
                         "finite and at most 1e30 (OSC_SDF_LENGTH_MAX) in magnitude", function, name,
                         value.x, value.y, value.z);
@@ -292,23 +291,23 @@ enum {
 };
 
 static osc_status eval_block(void* context, size_t block) {
-    const eval_batch* batch = context;
+    const eval_batch batch = *(const eval_batch*)context; // a copy: the outputs cannot alias it
     size_t first = block * EVAL_BLOCK;
-    size_t end = batch->count - first < EVAL_BLOCK ? batch->count : first + EVAL_BLOCK;
+    size_t end = batch.count - first < EVAL_BLOCK ? batch.count : first + EVAL_BLOCK;
     for (size_t i = first; i < end; ++i) {
         osc_vec3 g;
         osc_mat3 h;
-        const double* p = batch->points + 3 * i;
-        batch->values[i] = sdf_eval_point(batch->sdf, osc_v3(p[0], p[1], p[2]),
-                                          batch->gradients ? &g : NULL, batch->hessians ? &h : NULL);
-        if (batch->gradients) {
-            batch->gradients[3 * i] = g.x;
-            batch->gradients[3 * i + 1] = g.y;
-            batch->gradients[3 * i + 2] = g.z;
+        const double* p = batch.points + 3 * i;
+        batch.values[i] = sdf_eval_point(batch.sdf, osc_v3(p[0], p[1], p[2]), batch.gradients ? &g : NULL,
+                                         batch.hessians ? &h : NULL);
+        if (batch.gradients) {
+            batch.gradients[3 * i] = g.x;
+            batch.gradients[3 * i + 1] = g.y;
+            batch.gradients[3 * i + 2] = g.z;
         }
-        if (batch->hessians)
+        if (batch.hessians)
             for (int r = 0; r < 3; ++r)
-                for (int c = 0; c < 3; ++c) batch->hessians[9 * i + 3 * r + c] = h.m[r][c];
+                for (int c = 0; c < 3; ++c) batch.hessians[9 * i + 3 * r + c] = h.m[r][c];
     }
     return OSC_OK;
 }

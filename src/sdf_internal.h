@@ -165,6 +165,10 @@ osc_status sdf_check_temperature(const char* function, const char* name, double 
 osc_status sdf_check_coordinate(const char* function, const char* name, double value);
 // A point or translation: each coordinate as above:
 osc_status sdf_check_point(const char* function, const char* name, osc_vec3 value);
+static inline bool sdf_point_in_range(osc_vec3 value) { // the same test, without a message
+    return fabs(value.x) <= OSC_SDF_LENGTH_MAX && fabs(value.y) <= OSC_SDF_LENGTH_MAX &&
+           fabs(value.z) <= OSC_SDF_LENGTH_MAX;
+}
 // An SQ exponent in [OSC_SQ_EXPONENT_MIN, OSC_SQ_EXPONENT_MAX]:
 osc_status sdf_check_exponent(const char* function, const char* name, double value);
 // The finite components of a box within +-OSC_SDF_LENGTH_MAX (infinite ones: unbounded, and an

@@ -337,7 +337,8 @@ osc_status sdf_pair_check_settings(const char* function, const osc_sdf_pair_sett
         name = "merge_distance", value = s->merge_distance, range = "in [0, 100]";
     else if (!(s->temperature == 0.0 ||
                (s->temperature >= OSC_SDF_PAIR_TEMPERATURE_MIN && s->temperature <= 1.0)))
-        name = "temperature", value = s->temperature, range = "0 or in [" VALUE_TEXT(OSC_SDF_PAIR_TEMPERATURE_MIN) ", 1]";
+        name = "temperature", value = s->temperature,
+        range = "0 or in [" VALUE_TEXT(OSC_SDF_PAIR_TEMPERATURE_MIN) ", 1]";
     if (name)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.%s is %g; it must be %s (sdf_pair.h)",
                         function, name, value, range);

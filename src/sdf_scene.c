@@ -61,7 +61,8 @@ static osc_status check_arguments(const char* function, const osc_sdf_shape* sha
     if (!shapes) name = "shapes";
     else if (!poses) name = "poses";
     else if (!workspace) name = "workspace";
-    if (name) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL with count %d", function, name, count);
+    if (name)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL with count %d", function, name, count);
     if (pair_capacity > 0 && (!pairs || !contacts))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL with pair_capacity %d", function,
                         pairs ? "contacts" : "pairs", pair_capacity);
