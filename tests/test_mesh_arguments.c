@@ -220,9 +220,11 @@ static void test_grid_arguments(void) {
     EXPECT_INVALID(osc_grid_to_sdf(grid, NULL), "osc_grid_to_sdf", "out is NULL");
     EXPECT_INVALID(osc_grid_save(NULL, "x.oscgrid"), "osc_grid_save", "grid is NULL");
     EXPECT_INVALID(osc_grid_save(grid, NULL), "osc_grid_save", "path is NULL");
-    EXPECT_INVALID(osc_grid_load(NULL, &grid), "osc_grid_load", "path is NULL");
-    EXPECT_INVALID(osc_grid_load("x.oscgrid", NULL), "osc_grid_load", "out is NULL");
     osc_grid* loaded = grid;
+    EXPECT_INVALID(osc_grid_load(NULL, &loaded), "osc_grid_load", "path is NULL");
+    CHECK(loaded == NULL);
+    EXPECT_INVALID(osc_grid_load("x.oscgrid", NULL), "osc_grid_load", "out is NULL");
+    loaded = grid;
     EXPECT_INVALID(osc_grid_load_memory(NULL, 5, &loaded), "osc_grid_load_memory", "data is NULL");
     CHECK(loaded == NULL);
     EXPECT_INVALID(osc_grid_load_memory("OSCGRID", 8, NULL), "osc_grid_load_memory", "out is NULL");
