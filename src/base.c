@@ -1,5 +1,5 @@
 // base.c: version, status names, thread-local errors, the replaceable allocator, the batch
-// runner, sorting without allocation, reading files.
+// runner, reading files.
 
 #if defined(__unix__) || defined(__APPLE__)
 #define _POSIX_C_SOURCE 200809L // fileno, fstat
@@ -190,111 +190,6 @@ osc_status osc_check_batch(const char* function, const double* points, const voi
     if (count > (size_t)INT64_MAX / 9)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count %zu is too large", function, count);
     return OSC_OK;
-}
-
-// ---------------------------------------------------------------------------------------------
-// sorting without allocation
-
-typedef struct sort_array {
-    unsigned char* base;
-    size_t size;
-    int (*compare)(const void*, const void*);
-} sort_array;
-
-static inline bool sort_less(const sort_array* a, size_t i, size_t j) {
-    return a->compare(a->base + i * a->size, a->base + j * a->size) < 0;
-}
-
-static void sort_swap(const sort_array* a, size_t i, size_t j) {
-    unsigned char* x = a->base + i * a->size;
-    unsigned char* y = a->base + j * a->size;
-    unsigned char buffer[64];
-    for (size_t done = 0; done < a->size; done += sizeof buffer) {
-        size_t part = a->size - done < sizeof buffer ? a->size - done : sizeof buffer;
-        memcpy(buffer, x + done, part);
-        memcpy(x + done, y + done, part);
-        memcpy(y + done, buffer, part);
-    }
-}
-
-// swaps the ranges [a, a + n) and [b, b + n)
-static void sort_swap_range(const sort_array* s, size_t a, size_t b, size_t n) {
-    for (size_t i = 0; i < n; ++i) sort_swap(s, a + i, b + i);
-}
-
-static void sort_insertion(const sort_array* s, size_t first, size_t end) {
-    for (size_t i = first + 1; i < end; ++i)
-        for (size_t j = i; j > first && sort_less(s, j, j - 1); --j) sort_swap(s, j, j - 1);
-}
-
-// exchanges the blocks [a, m) and [m, b) by block swaps
-static void sort_rotate(const sort_array* s, size_t a, size_t m, size_t b) {
-    size_t i = m - a, j = b - m;
-    while (i != j) {
-        if (i > j) {
-            sort_swap_range(s, m - i, m, j);
-            i -= j;
-        } else {
-            sort_swap_range(s, m - i, m + j - i, i);
-            j -= i;
-        }
-    }
-    sort_swap_range(s, m - i, m, i);
-}
-
-// merges the sorted runs [a, m) and [m, b) stably (Kim and Kutzner, "Stable minimum storage
-// merging by symmetric comparisons", 2004); recursion depth O(log(b - a))
-static void sort_merge(const sort_array* s, size_t a, size_t m, size_t b) {
-    if (m - a == 1) { // one element to insert into [m, b): after its last smaller element
-        size_t low = m, high = b;
-        while (low < high) {
-            size_t h = low + (high - low) / 2;
-            if (sort_less(s, h, a)) low = h + 1;
-            else high = h;
-        }
-        for (size_t k = a; k + 1 < low; ++k) sort_swap(s, k, k + 1);
-        return;
-    }
-    if (b - m == 1) { // one element to insert into [a, m): after the last element not above it
-        size_t low = a, high = m;
-        while (low < high) {
-            size_t h = low + (high - low) / 2;
-            if (!sort_less(s, m, h)) low = h + 1;
-            else high = h;
-        }
-        for (size_t k = m; k > low; --k) sort_swap(s, k, k - 1);
-        return;
-    }
-    size_t mid = a + (b - a) / 2, n = mid + m, start, r;
-    if (m > mid) {
-        start = n - b;
-        r = mid;
-    } else {
-        start = a;
-        r = m;
-    }
-    size_t p = n - 1;
-    while (start < r) {
-        size_t c = start + (r - start) / 2;
-        if (!sort_less(s, p - c, c)) start = c + 1;
-        else r = c;
-    }
-    size_t end = n - start;
-    if (start < m && m < end) sort_rotate(s, start, m, end);
-    if (a < start && start < mid) sort_merge(s, a, start, mid);
-    if (mid < end && end < b) sort_merge(s, mid, end, b);
-}
-
-void osc_sort(void* base, size_t count, size_t size, int (*compare)(const void*, const void*)) {
-    if (count < 2 || size == 0) return;
-    const sort_array s = {base, size, compare};
-    size_t block = 20, a = 0;
-    for (; a + block <= count; a += block) sort_insertion(&s, a, a + block);
-    sort_insertion(&s, a, count);
-    for (; block < count; block *= 2) {
-        for (a = 0; a + 2 * block <= count; a += 2 * block) sort_merge(&s, a, a + block, a + 2 * block);
-        if (a + block < count) sort_merge(&s, a, a + block, count);
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

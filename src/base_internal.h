@@ -100,9 +100,8 @@ osc_status osc_batch_run(const char* function, const char* item_name, size_t cou
                          osc_status* statuses);
 
 /// Sorts `count` elements of `size` bytes at `base` into the order of `compare` (as qsort's),
-/// stably (equal elements keep their order), in place and without allocating: insertion sorts of
-/// short blocks merged by rotations (Kim and Kutzner's SymMerge), O(n log n) comparisons. Queries
-/// use it instead of qsort, which allocates in glibc.
+/// stably (equal elements keep their order), in place and without allocating (base_sort.c): it
+/// uses 4 KB of the caller's stack. Queries use it instead of qsort, which allocates in glibc.
 void osc_sort(void* base, size_t count, size_t size, int (*compare)(const void*, const void*));
 
 static inline bool osc_is_finite3(double x, double y, double z) {

@@ -113,7 +113,7 @@ static int error_worker_run(void* argument) {
         osc_sdf* out = NULL;
         osc_status status = osc_sdf_create_sphere(radius, &out);
         char expected[64];
-        snprintf(expected, sizeof expected, "(got %g)", radius);
+        snprintf(expected, sizeof expected, "radius is %g;", radius);
         for (int look = 0; look < 2; ++look) {
             const char* message = osc_last_error();
             if (status != OSC_ERR_INVALID_ARGUMENT || out != NULL || !strstr(message, expected) ||
@@ -182,7 +182,7 @@ static void test_last_error_is_thread_local(void) {
     }
     // the workers never touched the main thread's buffer: its last message is its own
     char expected[64];
-    snprintf(expected, sizeof expected, "(got %g)", -(1000.0 * ERROR_THREADS + (ERROR_ROUNDS - 1) % 997 + 0.5));
+    snprintf(expected, sizeof expected, "radius is %g;", -(1000.0 * ERROR_THREADS + (ERROR_ROUNDS - 1) % 997 + 0.5));
     CHECK_MSG(strstr(osc_last_error(), expected) != NULL, "main thread message \"%s\"",
               osc_last_error());
 }
