@@ -4,6 +4,10 @@
 
 #include "sdf_internal.h"
 
+// Beyond this distance from the origin (OSC_SDF_LENGTH_MAX^2, as far as every primitive's
+// arithmetic is known to stay finite) a bounded model is evaluated by its far field.
+#define SDF_FAR (OSC_SDF_LENGTH_MAX * OSC_SDF_LENGTH_MAX)
+
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,6 +260,32 @@ static double sdf_write_outputs(const jet* j, int order, osc_vec3* gradient, osc
     return j->v;
 }
 
+// The far field of a bounded model, at a finite point beyond SDF_FAR of the origin (where the
+// primitives' squares overflow): the distance to the model's bounding box, to which the distance
+// to the model is equal within the box's diagonal (below 1e-29 of the distance there), with the
+// gradient and Hessian of the distance to a point. Computed with the components scaled by the
+// largest, so nothing overflows.
+static double far_field(const osc_sdf* sdf, osc_vec3 point, osc_vec3* gradient, osc_mat3* hessian) {
+    double d[3], p[3] = {point.x, point.y, point.z}, lo[3] = {sdf->lo.x, sdf->lo.y, sdf->lo.z},
+                 hi[3] = {sdf->hi.x, sdf->hi.y, sdf->hi.z}, largest = 0.0;
+    for (int i = 0; i < 3; ++i) {
+        d[i] = p[i] < lo[i] ? p[i] - lo[i] : (p[i] > hi[i] ? p[i] - hi[i] : 0.0);
+        if (!isfinite(d[i])) d[i] = p[i]; // a coordinate near DBL_MAX minus the box: the coordinate
+        largest = fmax(largest, fabs(d[i]));
+    }
+    double sum = 0.0;
+    for (int i = 0; i < 3; ++i) sum += (d[i] / largest) * (d[i] / largest);
+    double root = sqrt(sum), distance = largest * root; // may round to DBL_MAX's neighbour, not inf
+    osc_vec3 g = osc_v3(d[0] / largest / root, d[1] / largest / root, d[2] / largest / root);
+    if (gradient) *gradient = g;
+    if (hessian) {
+        double g3[3] = {g.x, g.y, g.z};
+        for (int i = 0; i < 3; ++i)
+            for (int k = 0; k < 3; ++k) hessian->m[i][k] = ((i == k) - g3[i] * g3[k]) / distance;
+    }
+    return distance;
+}
+
 static double sdf_eval_point(const osc_sdf* sdf, osc_vec3 point, osc_vec3* gradient,
                              osc_mat3* hessian) {
     int order = hessian ? 2 : (gradient ? 1 : 0);
@@ -266,6 +296,10 @@ static double sdf_eval_point(const osc_sdf* sdf, osc_vec3 point, osc_vec3* gradi
                 for (int k = 0; k < 3; ++k) hessian->m[i][k] = NAN;
         return NAN;
     }
+    if (fmax(fabs(point.x), fmax(fabs(point.y), fabs(point.z))) > SDF_FAR && isfinite(point.x) &&
+        isfinite(point.y) && isfinite(point.z) && osc_is_finite3(sdf->lo.x, sdf->lo.y, sdf->lo.z) &&
+        osc_is_finite3(sdf->hi.x, sdf->hi.y, sdf->hi.z))
+        return far_field(sdf, point, gradient, hessian);
     jet j;
     sdf_eval_jet(sdf, point, order, &j);
     return sdf_write_outputs(&j, order, gradient, hessian);

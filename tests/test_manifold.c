@@ -1009,6 +1009,70 @@ static void long_edge_case(const char* name, tbody* plate, tbody* ball) {
     result_free(&off);
 }
 
+// bodies far apart, as far as doubles reach: no contacts, never garbage (an SDF body 1e200 away
+// gave 1202 contacts with OSC_OK: its superquadric's powers overflowed to NaN); both bodies far
+// from the origin but near each other give the answer at the origin (the relative pose is exact)
+static void test_far_poses(void) {
+    tbody slab, ball, grid_ball;
+    osc_sdf *slab_sdf = NULL, *ball_sdf = NULL, *grid_sdf_source = NULL;
+    CHECK_STATUS(osc_sdf_create_superquadric(osc_v3(1.0, 0.3, 1.0), 0.3, 0.3, &slab_sdf), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_sphere(0.4, &ball_sdf), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_sphere(0.4, &grid_sdf_source), OSC_OK);
+    osc_collision_mesh_settings ms = osc_collision_mesh_settings_default();
+    ms.target_triangles = 600;
+    osc_mesh* slab_mesh = NULL;
+    CHECK_STATUS(osc_collision_mesh_create(slab_sdf, &ms, &slab_mesh), OSC_OK);
+    osc_grid_settings gs = osc_grid_settings_default();
+    gs.resolution = 24;
+    osc_grid* grid = NULL;
+    CHECK_STATUS(osc_grid_create_from_sdf(grid_sdf_source, &gs, &grid), OSC_OK);
+    osc_sdf_destroy(grid_sdf_source);
+    bool ok = tbody_make(&slab, slab_mesh, slab_sdf, NULL, OSC_GROUPS_NONE, 0, true);
+    ok &= tbody_make(&ball, sphere_mesh(0.4, 16), ball_sdf, NULL, OSC_GROUPS_NONE, 0, true);
+    ok &= tbody_make(&grid_ball, sphere_mesh(0.4, 16), NULL, grid, OSC_GROUPS_NONE, 0, true);
+    result r;
+    result_init(&r, 4096);
+    osc_manifold_settings settings = osc_manifold_settings_default();
+    const tbody* partners[2] = {&ball, &grid_ball};
+    const double far[] = {1e100, 1e200, 1e300, 1.7e308, -1.7e308};
+    for (int k = 0; ok && k < 2; ++k) {
+        const char* name = k ? "spline ball" : "SDF ball";
+        osc_manifold_output out = {r.contacts, r.capacity, 0, 0, r.point_j, r.depth_j, NULL, NULL};
+        osc_pose origin = osc_pose_identity(), near = osc_pose_make(osc_v3(0.1, 0.62, 0.0), osc_quat_identity());
+        CHECK_STATUS(osc_manifold_collide(slab.body, origin, partners[k]->body, near, &settings, &out), OSC_OK);
+        int32_t touching = out.count;
+        double deepest = INFINITY;
+        for (int32_t i = 0; i < out.count; ++i) deepest = fmin(deepest, r.contacts[i].depth);
+        CHECK_MSG(touching > 0, "%s: no contacts at the origin", name);
+        for (size_t f = 0; f < sizeof far / sizeof far[0]; ++f) {
+            osc_pose away = osc_pose_make(osc_v3(far[f], 0.62, 0.0), osc_quat_identity());
+            osc_status status = osc_manifold_collide(slab.body, origin, partners[k]->body, away, &settings, &out);
+            CHECK_MSG(status == OSC_OK && out.count == 0, "%s at x = %g: status %d, %d contacts (%s)", name, far[f],
+                      (int)status, (int)out.count, osc_last_error());
+            // both far out along x, 0.62 apart in y: the same contacts (their points lose the x
+            // digits, the depths do not)
+            osc_pose a = osc_pose_make(osc_v3(far[f], 0.0, 0.0), osc_quat_identity());
+            osc_pose b = osc_pose_make(osc_v3(far[f], 0.62, 0.0), osc_quat_identity());
+            b.p.x += 0.1 * (fabs(far[f]) < 1e15); // (0.1 is lost beyond 1e16 anyway)
+            status = osc_manifold_collide(slab.body, a, partners[k]->body, b, &settings, &out);
+            double far_deepest = INFINITY;
+            int bad = 0;
+            for (int32_t i = 0; i < out.count; ++i) {
+                far_deepest = fmin(far_deepest, r.contacts[i].depth);
+                bad += !isfinite(r.contacts[i].depth) || !isfinite(r.depth_j[12 * i]);
+            }
+            CHECK_MSG(status == OSC_OK && out.count > 0 && bad == 0 && fabs(far_deepest - deepest) < 0.05,
+                      "%s, both at x = %g: status %d, %d contacts (%d at the origin), %d non-finite, deepest %g "
+                      "(%g at the origin)",
+                      name, far[f], (int)status, (int)out.count, (int)touching, bad, far_deepest, deepest);
+        }
+    }
+    result_free(&r);
+    tbody_free(&slab);
+    tbody_free(&ball);
+    tbody_free(&grid_ball);
+}
+
 static void test_long_edges(void) {
     osc_vec3 plate_half = osc_v3(0.6, 0.6, 0.05);
     osc_sdf *plate_sdf = NULL, *sphere = NULL, *sphere2 = NULL;
@@ -1951,6 +2015,7 @@ int main(void) {
     RUN(test_batch);
     RUN(test_smoothness);
     RUN(test_bad_input);
+    RUN(test_far_poses);
     RUN(test_groups);
     RUN(test_body_bounds);
     free_models();

@@ -403,6 +403,53 @@ static void test_extreme_lengths(void) {
     CHECK(far_checked == 2 * 12 * 4);
 }
 
+// beyond OSC_SDF_LENGTH_MAX^2 from the origin (where a sphere's x^2 + y^2 + z^2 overflowed to
+// inf and a superquadric's powers to NaN) a bounded model gives its far field: the distance, equal
+// in double precision to |p - c| - r for a sphere of centre c, a unit gradient and a Hessian of
+// order 1 / distance; across the threshold the value is continuous to rounding
+static void test_far_field(void) {
+    osc_sdf *sphere = NULL, *quadric = NULL, *moved = NULL;
+    CHECK_STATUS(osc_sdf_create_sphere(0.4, &sphere), OSC_OK);
+    CHECK_STATUS(osc_sdf_create_superquadric(osc_v3(1.0, 0.3, 1.0), 0.3, 0.3, &quadric), OSC_OK);
+    osc_pose pose = {osc_v3(2.0, -1.0, 0.5), osc_quat_from_axis_angle(osc_v3(0, 0, 1), 0.7)};
+    CHECK_STATUS(osc_sdf_create_transformed(sphere, pose, 1.5, &moved), OSC_OK);
+    const double distances[] = {1e61, 1e100, 1e200, 1e300, 1.7e308};
+    const osc_vec3 directions[] = {osc_v3(1, 0, 0), osc_v3(0, -1, 0), osc_v3(0.6, 0.0, -0.8)};
+    for (size_t i = 0; i < sizeof distances / sizeof distances[0]; ++i)
+        for (size_t k = 0; k < 3; ++k) {
+            osc_vec3 point = osc_scale(directions[k], distances[i]), g;
+            osc_mat3 h;
+            double value = osc_sdf_eval(sphere, point, &g, &h);
+            // |p| - r rounds to |p| here; the slanted direction's components add a rounding
+            const double near = 4e-16 * distances[i];
+            CHECK_MSG(fabs(value - distances[i]) <= near && fabs(osc_dot(g, directions[k]) - 1.0) < 1e-15 &&
+                          isfinite(h.m[0][0] + h.m[1][1] + h.m[2][2]) && fabs(h.m[1][1]) <= 2.0 / distances[i],
+                      "sphere at %g along %zu: value %g, gradient (%g, %g, %g)", distances[i], k, value, g.x, g.y, g.z);
+            value = osc_sdf_eval(moved, point, &g, &h);
+            CHECK_MSG(fabs(value - distances[i]) <= near && fabs(osc_dot(g, directions[k]) - 1.0) < 1e-15,
+                      "moved sphere at %g along %zu: value %g", distances[i], k, value);
+            value = osc_sdf_eval(quadric, point, &g, NULL);
+            CHECK_MSG(fabs(value - distances[i]) <= near && osc_vec3_is_finite(g),
+                      "superquadric at %g along %zu: value %g, gradient (%g, %g, %g)", distances[i], k, value, g.x,
+                      g.y, g.z);
+        }
+    // continuity across the threshold: the primitive's own value just inside, the far field just
+    // outside, both |p| - r to rounding
+    const double reach = OSC_SDF_LENGTH_MAX * OSC_SDF_LENGTH_MAX;
+    double inside = osc_sdf_eval(moved, osc_v3(reach, 0, 0), NULL, NULL);
+    double outside = osc_sdf_eval(moved, osc_v3(reach * (1.0 + 1e-15), 0, 0), NULL, NULL);
+    CHECK_MSG(fabs(outside - inside) <= 1e-14 * reach, "across the far-field threshold: %.17g then %.17g", inside,
+              outside);
+    // an unbounded model has no far field: a halfspace stays exact
+    osc_sdf* half = NULL;
+    CHECK_STATUS(osc_sdf_create_halfspace(osc_v3(0, 0, 1), 0.0, &half), OSC_OK);
+    CHECK(osc_sdf_eval(half, osc_v3(0, 0, 1e200), NULL, NULL) == 1e200);
+    osc_sdf_destroy(half);
+    osc_sdf_destroy(moved);
+    osc_sdf_destroy(quadric);
+    osc_sdf_destroy(sphere);
+}
+
 static void test_nan_points_and_null_models(void) {
     osc_sdf* s = NULL;
     CHECK_STATUS(osc_sdf_create_torus(1.0, 0.3, &s), OSC_OK);
@@ -499,6 +546,7 @@ int main(void) {
     RUN(test_invalid_parameters);
     RUN(test_length_ranges);
     RUN(test_extreme_lengths);
+    RUN(test_far_field);
     RUN(test_nan_points_and_null_models);
     return test_finish();
 }

@@ -45,7 +45,10 @@
 // overflows or underflows (a sphere of radius 1e308 evaluated to inf with a zero gradient, an
 // ellipsoid of radii 1e-200 to NaN, a translation of 1e200 lost the model's size). Within it every
 // primitive evaluates to finite values, gradients and Hessians at points as far as
-// OSC_SDF_LENGTH_MAX^2 from the origin; beyond that, values may overflow to +-inf or NaN.
+// OSC_SDF_LENGTH_MAX^2 from the origin. Beyond that a bounded model gives its far field: the
+// distance to its bounding box (equal to the distance to the model to within 1e-29 of it there),
+// with the gradient and Hessian of the distance to a point; an unbounded one (a halfspace, say)
+// may overflow to +-inf or NaN.
 
 #ifndef OSCULATE_SDF_H
 #define OSCULATE_SDF_H
