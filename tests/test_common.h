@@ -91,6 +91,18 @@ static inline double test_uniform(test_rng* rng, double lo, double hi) {
     return lo + (hi - lo) * ((double)(test_rng_next(rng) >> 11) * 0x1.0p-53);
 }
 
+// the threads of this process (Linux's /proc/self/status), 0 where it cannot be read
+static inline int process_threads(void) {
+    FILE* status = fopen("/proc/self/status", "r");
+    if (!status) return 0;
+    char line[256];
+    int threads = 0;
+    while (fgets(line, sizeof line, status))
+        if (sscanf(line, "Threads: %d", &threads) == 1) break;
+    fclose(status);
+    return threads;
+}
+
 // seconds of wall time since an arbitrary origin (for the timings the tests print)
 static inline double test_seconds(void) {
     struct timespec now;

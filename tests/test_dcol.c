@@ -1709,18 +1709,6 @@ static void test_warm_start(void) {
     CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &r, NULL, &warm), OSC_OK);
 }
 
-// the threads of this process (Linux's /proc/self/status), 0 where it cannot be read
-static int process_threads(void) {
-    FILE* status = fopen("/proc/self/status", "r");
-    if (!status) return 0;
-    char line[256];
-    int threads = 0;
-    while (fgets(line, sizeof line, status))
-        if (sscanf(line, "Threads: %d", &threads) == 1) break;
-    fclose(status);
-    return threads;
-}
-
 // A batch that is too small to pay for a team (fewer than 8 pairs per thread), or asked for one
 // thread, runs on the calling thread without entering OpenMP: no thread is started. Runs before
 // anything in this program starts a team (the pool's threads outlive it). When every batch entered

@@ -1055,18 +1055,6 @@ static void test_many_leaf_pairs(void) {
 
 // ---- threads: clamped, and no team where the work is small ----------------------------------------
 
-// the threads of this process (Linux's /proc/self/status), 0 where it cannot be read
-static int process_threads(void) {
-    FILE* status = fopen("/proc/self/status", "r");
-    if (!status) return 0;
-    char line[256];
-    int threads = 0;
-    while (fgets(line, sizeof line, status))
-        if (sscanf(line, "Threads: %d", &threads) == 1) break;
-    fclose(status);
-    return threads;
-}
-
 // Runs the query on one thread and on `threads`; the contacts must be equal bit for bit. Returns
 // the threads the process gained, and the leaf pairs in *leaf_pairs.
 static int threads_started(const osc_brep* a, const osc_brep* b, osc_pose pb, osc_lmd_settings s,
