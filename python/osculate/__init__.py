@@ -10,8 +10,8 @@ osculate.jax and osculate.torch (imported on demand). Guide: docs/python.md.
 """
 
 from ._brep import (CURVE_TYPES, FEATURE_KINDS, LMD_CONFORMAL, SURFACE_TYPES, TRIM_KINDS, Brep,
-                    BrepDescription, LmdCache, LmdContacts, brep_settings, lmd, lmd_settings,
-                    project, surface_point)
+                    BrepDescription, BrepShell, LmdCache, LmdContacts, brep_settings, lmd,
+                    lmd_settings, project, surface_point)
 from ._core import (CapacityError, InvalidArgumentError, NotConvergedError, OsculateError,
                     OsculateIOError, OsculateMemoryError, ParseError, UnsupportedError,
                     apply_twist, axis_angle_quaternion, default_thread_count, logsumexp,

@@ -222,12 +222,47 @@ def project(surface, x):
     return uv, bool(ok)
 
 
+@dataclass(frozen=True, eq=False)
+class BrepShell:
+    """One shell of a Brep (osc_brep_shell): a closed set of faces with their edges and vertices,
+    consecutive in the description. `faces`, `edges`, `vertices` are the ranges of their indices
+    in Brep.description()'s tables. A solid built from a description or by a builder is one shell;
+    a STEP import has one per placed solid, in the order of the file's assembly structure, and
+    then `placement` [7] is that solid's own frame in the model's (its geometry in the model is
+    the file's, scaled by `scale` from the solid's length unit to the model's, then moved by the
+    placement), `solid_id` the entity id of its MANIFOLD_SOLID_BREP (#id), `depth` the number of
+    placements between the file's top representation and the solid (0: not in an assembly) and
+    `name` the name of the PRODUCT holding it (else the solid's own). Otherwise the placement is
+    the identity, the scale 1, solid_id and depth 0 and the name ""."""
+
+    faces: range
+    edges: range
+    vertices: range
+    placement: np.ndarray
+    scale: float
+    solid_id: int
+    depth: int
+    name: str
+
+    @classmethod
+    def _from_c(cls, s):
+        p = s.placement
+        return cls(faces=range(s.face_begin, s.face_begin + s.face_count),
+                   edges=range(s.edge_begin, s.edge_begin + s.edge_count),
+                   vertices=range(s.vertex_begin, s.vertex_begin + s.vertex_count),
+                   placement=np.array([p.p.x, p.p.y, p.p.z, p.q.w, p.q.x, p.q.y, p.q.z]),
+                   scale=s.scale, solid_id=s.solid_id, depth=s.depth,
+                   name=s.name.decode(errors="replace"))
+
+
 class Brep(_Model):
     """An immutable B-Rep solid with its BVH (osc_brep): faces on planes, cylinders, cones,
-    spheres and tori, trimmed by exact loops. Build with the class methods (each canonical solid
-    centred on its body frame, axis of revolution along +z) or import the first solid of a STEP
-    file (Brep.load_step, Brep.read_step). Every constructor takes the settings of brep_settings()
-    as keyword arguments. Released by close() or when garbage-collected; thread-safe to query."""
+    spheres and tori, trimmed by exact loops, in one or more shells (Brep.shells). Build with the
+    class methods (each canonical solid centred on its body frame, axis of revolution along +z)
+    or import every solid of a STEP file, placed where its assembly structure puts it
+    (Brep.load_step, Brep.read_step; Brep.shell(i) takes one part apart). Every constructor takes
+    the settings of brep_settings() as keyword arguments. Released by close() or when
+    garbage-collected; thread-safe to query."""
 
     _destroy = lib.osc_brep_destroy
 
@@ -323,13 +358,21 @@ class Brep(_Model):
 
     @classmethod
     def read_step(cls, data, skip_unsupported=False, **settings):
-        """The first solid of a STEP (ISO 10303-21) text given as bytes or str, in the file's
-        length unit. Faces or edges on unsupported geometry (B-splines, NURBS) raise
-        UnsupportedError naming the entity unless skip_unsupported=True, which drops them and
-        counts them in `import_report` (a dict: solids, faces_read, faces_imported,
-        faces_unsupported, edges_imported, edges_unsupported, first_unsupported, length_unit in
-        metres per file unit, 0 when the file does not say). Malformed text raises ParseError
-        with the line. A raised error carries the report as `.report`."""
+        """Every solid of a STEP (ISO 10303-21) text given as bytes or str, placed where the
+        file's assembly structure puts it (placements of products, mapped items), in one model
+        with a shell per placed solid (Brep.shells), in the length unit of the file's top
+        representation. Faces or edges on unsupported geometry (B-splines, NURBS), and solids that
+        cannot be placed (solids with voids, a mirroring placement), raise UnsupportedError naming
+        the entity unless skip_unsupported=True, which drops them and counts them in
+        `import_report`, a dict: solids (solid entities in the file), faces_read,
+        faces_imported, faces_unsupported, edges_imported, edges_unsupported, first_unsupported
+        ("#123 B_SPLINE_SURFACE_WITH_KNOTS" or ""), length_unit (metres per unit of the model,
+        0 when the file does not say), instances (placed solids found: a solid used twice is two
+        instances), instances_imported (the model's shells), instances_skipped (placed solids
+        left out, only with skip_unsupported) and first_skipped (the first of them, "#33
+        BREP_WITH_VOIDS: ..." or ""). Malformed text or a cyclic assembly raises ParseError with
+        the line or a relationship of the cycle; more than 100000 placed solids CapacityError. A
+        raised error carries the report as `.report`."""
         if isinstance(data, str):
             data = data.encode("utf-8")
         elif isinstance(data, (bytearray, memoryview)):
@@ -372,6 +415,26 @@ class Brep(_Model):
     def face_count(self):
         """The number of faces (info["face_count"])."""
         return self.info["face_count"]
+
+    @property
+    def shells(self):
+        """The shells of the solid, a list of BrepShell (osc_brep_get_shell): one for a solid
+        from a builder or a description, one per placed solid of a STEP import."""
+        out = []
+        for i in range(lib.osc_brep_shell_count(self)):
+            s = F.BrepShell()
+            check(lib.osc_brep_get_shell(self, i, C.byref(s)))
+            out.append(BrepShell._from_c(s))
+        return out
+
+    def shell(self, index, **settings):
+        """A new Brep of shell `index` alone (its faces, edges and vertices, in this model's
+        frame, keeping its BrepShell fields), so that the parts of an assembly can be moved and
+        queried apart (osc_brep_create_from_shell). Takes the settings of brep_settings().
+        ValueError (InvalidArgumentError) for an index outside [0, len(self.shells))."""
+        s = _brep_settings(settings)
+        return Brep(_create(lib.osc_brep_create_from_shell, self, F.integer(index, "index"),
+                            C.byref(s)))
 
 
 # ------------------------------------------------------------------------------------------------

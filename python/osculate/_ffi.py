@@ -325,6 +325,12 @@ class BrepDesc(C.Structure):
                 ("vertices", C.POINTER(Vec3)), ("vertex_count", I)]
 
 
+class BrepShell(C.Structure):
+    _fields_ = [("face_begin", I), ("face_count", I), ("edge_begin", I), ("edge_count", I),
+                ("vertex_begin", I), ("vertex_count", I), ("placement", Pose), ("scale", D),
+                ("solid_id", C.c_longlong), ("depth", I), ("name", C.c_char * 64)]
+
+
 class BrepImportReport(C.Structure):
     _fields_ = [("solids", I), ("faces_read", I), ("faces_imported", I),
                 ("faces_unsupported", I), ("edges_imported", I), ("edges_unsupported", I),
@@ -530,6 +536,9 @@ _prototypes = {
     "osc_brep_create_cone": (ST, [D, D, D, C.POINTER(BrepSettings), PS]),
     "osc_brep_create_sphere": (ST, [D, C.POINTER(BrepSettings), PS]),
     "osc_brep_create_block_with_hole": (ST, [Vec3, DP, I, C.POINTER(BrepSettings), PS]),
+    "osc_brep_shell_count": (I, [P]),
+    "osc_brep_get_shell": (ST, [P, I, C.POINTER(BrepShell)]),
+    "osc_brep_create_from_shell": (ST, [P, I, C.POINTER(BrepSettings), PS]),
     "osc_brep_read_step": (ST, [C.c_char_p, SZ, I, C.POINTER(BrepSettings), PS,
                                 C.POINTER(BrepImportReport)]),
     "osc_brep_load_step": (ST, [C.c_char_p, I, C.POINTER(BrepSettings), PS,

@@ -245,6 +245,7 @@ static const struct {
     OSCPY_STRUCT(osc_brep_face),
     OSCPY_STRUCT(osc_brep_edge),
     OSCPY_STRUCT(osc_brep_desc),
+    OSCPY_STRUCT(osc_brep_shell),
     OSCPY_STRUCT(osc_brep_import_report),
     OSCPY_STRUCT(osc_lmd_settings),
     OSCPY_STRUCT(osc_lmd_contact),

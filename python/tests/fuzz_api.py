@@ -287,7 +287,7 @@ def entries(osc):
         return lmd(a, m, m["cache"])
 
     def brep_builders(a, m):
-        k = a.rng.integers(4)
+        k = a.rng.integers(5)
         if k == 0:
             return osc.Brep.revolved(a.array(np.array([[0, -0.5], [0.4, -0.5], [0.4, 0.5],
                                                        [0.0, 0.5]]))).info
@@ -299,6 +299,9 @@ def entries(osc):
             return osc.Brep.from_description(dict(surfaces=d.surfaces, faces=d.faces,
                                                   loops=d.loops, trims=d.trims, edges=d.edges,
                                                   vertices=a.array(d.vertices))).info
+        if k == 3:
+            b = a.pick(m["breps"])
+            return b.shells, b.shell(a.integer(0, 0), plane_cell=a.real(0.1, 0.5)).info
         s = m["breps"][2].description().surfaces[0]
         return osc.surface_point(s, a.real(-3, 3), a.real(-1, 1)), osc.project(s, a.point())
 

@@ -404,5 +404,7 @@ def test_guide_section_runs(capsys, monkeypatch):
     exec(compile(blocks[0], "docs/python.md", "exec"), scope)  # noqa: S102 - the guide's own code
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "4 0.001"
-    assert lines[1].startswith("1 [0.1] [0.05] face") and lines[2] == "(1, 12)"
-    assert lines[3] == "[0.05] True" and lines[4] == "12 True"
+    assert lines[1] == "[array([40.,  0.,  0.]), array([-15.,  60.,   5.])]"
+    assert lines[2] == "8 2"
+    assert lines[3].startswith("1 [0.1] [0.05] face") and lines[4] == "(1, 12)"
+    assert lines[5] == "[0.05] True" and lines[6] == "12 True"
