@@ -412,6 +412,8 @@ _prototypes = {
     "osc_mesh_edges": (I32P, [P]),
     "osc_mesh_edge_triangles": (I32P, [P]),
     "osc_mesh_get_topology": (None, [P, C.POINTER(MeshTopology)]),
+    "osc_mesh_get_orientation": (ST, [P, C.POINTER(MeshOrientation)]),
+    "osc_mesh_orient": (ST, [P, PS, C.POINTER(MeshOrientation)]),
     "osc_mesh_load_settings_default": (MeshLoadSettings, []),
     "osc_mesh_load": (ST, [C.c_char_p, C.POINTER(MeshLoadSettings), PS, C.POINTER(MeshLoadReport)]),
     "osc_mesh_load_memory": (ST, [C.c_char_p, SZ, C.POINTER(MeshLoadSettings), PS,

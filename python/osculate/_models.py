@@ -353,7 +353,10 @@ def _load_settings(kw):
 
 class Mesh(_Model):
     """An immutable triangle mesh (osc_mesh): Mesh(vertices [V, 3], triangles [T, 3]) copies the
-    arrays (trimesh users: Mesh(m.vertices, m.faces)); Mesh.load(path) imports OBJ, STL, OFF, PLY.
+    arrays as they are, windings included (trimesh users: Mesh(m.vertices, m.faces));
+    Mesh.load(path) imports OBJ, STL, OFF, PLY and orients the triangles outward. `orientation`
+    says whether the windings are consistent and outward and the surface closed; `oriented()`
+    makes them so.
     """
 
     _destroy = lib.osc_mesh_destroy
@@ -379,9 +382,16 @@ class Mesh(_Model):
     @classmethod
     def load(cls, path, **settings):
         """Imports a mesh file. Settings (keyword, defaults of osc_mesh_load_settings_default):
-        format ("auto", "obj", "stl", "off", "ply"), weld_tolerance (0), degenerate ("reject" or
-        "drop"), keep_unreferenced (0), max_coordinate (1e12). ParseError for malformed content,
-        OSError (OsculateIOError) when unreadable. `mesh.load_report` says what the import did."""
+        format ("auto", "obj", "stl", "off", "ply"), weld_tolerance (0: exact duplicates are
+        merged; < 0: none), degenerate ("reject", a ParseError naming a face that repeats a
+        vertex after welding, or "drop": left out and counted), keep_unreferenced (False),
+        max_coordinate (1e12), orient (True: the triangles are oriented outward as by
+        Mesh.oriented(); False keeps the windings as read). ParseError for malformed content,
+        OSError (OsculateIOError) when unreadable or not a regular file. `mesh.load_report` says
+        what the import did: a dict of format, binary, vertices_read, faces_read,
+        vertices_welded, vertices_unreferenced, faces_dropped, polygons_triangulated and
+        orientation, the Mesh.orientation dict of the mesh as read (after welding and dropping):
+        its closedness, and the triangles orienting turned (with orient) or would turn."""
         s = _load_settings(settings)
         report = F.MeshLoadReport()
         out = C.c_void_p()
@@ -455,6 +465,30 @@ class Mesh(_Model):
         t = F.MeshTopology()
         lib.osc_mesh_get_topology(self, C.byref(t))
         return F.struct_dict(t)
+
+    @property
+    def orientation(self):
+        """Orientation and closedness (osc_mesh_get_orientation), a dict: patches (sets of
+        triangles joined across manifold edges), closed_patches (orientable and without
+        boundary), boundary_edges, non_manifold_edges, inconsistent_edges (manifold edges that
+        both triangles run along the same way), non_orientable_patches, flat_patches (bounding no
+        volume), inverted_patches (inside out as given), triangles_flipped (what oriented() would
+        turn; 0: oriented already), sign_reliable (1 when every patch is closed, orientable and
+        not flat, so that inside and outside are well defined once oriented) and volume (the
+        signed volume once oriented). The rules are those of docs/mesh.md "Orientation"."""
+        o = F.MeshOrientation()
+        check(lib.osc_mesh_get_orientation(self, C.byref(o)))
+        return F.struct_dict(o)
+
+    def oriented(self):
+        """A copy with consistent, outward windings (osc_mesh_orient): the same vertices and the
+        same triangles in the same order, orientation["triangles_flipped"] of them with two
+        corners swapped; each closed patch faces outward (a cavity inside another keeps facing
+        into it). Orienting an oriented mesh changes nothing. Spline SDFs (Grid.from_mesh) need
+        outward windings."""
+        out = C.c_void_p()
+        check(lib.osc_mesh_orient(self, C.byref(out), None))
+        return Mesh._wrap(out.value)
 
     def write_obj(self, path):
         check(lib.osc_mesh_write_obj(self, os.fsencode(path)))
@@ -611,8 +645,13 @@ class Grid(_Model):
 
     @classmethod
     def from_mesh(cls, mesh, **settings):
-        """The spline SDF of a closed mesh (a Mesh or MeshBVH, or (vertices, triangles)).
-        Settings: resolution (64), padding (-1: 10%), normal_epsilon (-1: 1e-3 cells), threads."""
+        """The spline SDF of a closed mesh (a Mesh or MeshBVH, or (vertices, triangles)): its
+        sign comes from the winding number, which needs outward windings. ValueError
+        (InvalidArgumentError), saying why, for a mesh whose sign would be wrong: one that
+        Mesh.oriented() would change (inverted or partly flipped), one with a non-orientable
+        patch, or one that encloses no volume. An open or non-manifold mesh is baked, its sign
+        unreliable near the holes (Mesh.orientation["sign_reliable"] is 0). Settings: resolution
+        (64), padding (-1: 10%), normal_epsilon (-1: 1e-3 cells), threads."""
         if isinstance(mesh, tuple):
             mesh = Mesh(*mesh)
         bvh = mesh.bvh() if isinstance(mesh, Mesh) else mesh

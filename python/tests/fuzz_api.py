@@ -306,10 +306,13 @@ def entries(osc):
         return osc.surface_point(s, a.real(-3, 3), a.real(-1, 1)), osc.project(s, a.point())
 
     def mesh_builders(a, m):
-        k = a.rng.integers(4)
+        k = a.rng.integers(5)
         v, t = m["mesh"].vertices, m["mesh"].triangles
         if k == 0:
             return osc.Mesh(a.array(v), a.array(t.astype(np.float64))).volume
+        if k == 4:
+            mesh = osc.Mesh(a.array(v), a.array(t[:, ::-1].astype(np.float64)))
+            return mesh.orientation, mesh.oriented().triangles
         if k == 1:
             return m["mesh"].edge_groups(a.array(np.zeros(len(v))))
         if k == 2:
