@@ -19,12 +19,13 @@ from ._core import (CapacityError, InvalidArgumentError, NotConvergedError, Oscu
                     softclip, softmax, softplus, status_string, transition,
                     twist_jacobian_to_pq, version)
 from ._models import SDF, Grid, Mesh, MeshBVH, collision_mesh, curve_order, isosurface
-from ._queries import (CONTACT_KINDS, KINDS, Body, Convex, DcolBatch, DcolResult, DcolWarmStart,
-                       Implicit, Manifold, ManifoldBatch, RayHit, SdfFunction, SdfPairResult,
-                       dcol, dcol_alpha_gradient, dcol_batch, dcol_parameter_gradient,
-                       dcol_settings, manifold_collide, manifold_collide_batch,
-                       manifold_settings, max_contacts, ray_intersect, ray_intersect_batch,
-                       ray_intersect_many, ray_settings, sdf_pair_collide, sdf_pair_settings,
-                       sdf_scene_collide, transform)
+from ._queries import (CONTACT_KINDS, DCOL_COINCIDENT, DCOL_DEGENERATE, DCOL_SMOOTHED, KINDS,
+                       Body, Convex, DcolBatch, DcolResult, DcolWarmStart, Implicit, Manifold,
+                       ManifoldBatch, RayHit, SdfFunction, SdfPairResult, dcol,
+                       dcol_alpha_gradient, dcol_batch, dcol_parameter_gradient, dcol_settings,
+                       manifold_collide, manifold_collide_batch, manifold_settings,
+                       max_contacts, ray_intersect, ray_intersect_batch, ray_intersect_many,
+                       ray_settings, sdf_pair_collide, sdf_pair_settings, sdf_scene_collide,
+                       transform)
 
 __version__ = version()

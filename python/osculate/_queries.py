@@ -14,7 +14,7 @@ from typing import Optional
 import numpy as np
 
 from . import _ffi as F
-from ._core import CAPACITY, OK, CapacityError, check, error
+from ._core import CAPACITY, INVALID_ARGUMENT, OK, CapacityError, check, error
 from ._ffi import lib
 from ._models import CURVES, SDF, Grid, Mesh, _borrowing, _create, _Model, as_sdf
 
@@ -28,7 +28,8 @@ def _v3(a):
 # ------------------------------------------------------------------------------------------------
 # convex.h
 
-KINDS = ("polytope", "capsule", "cylinder", "cone", "ellipsoid", "sphere", "polygon")
+KINDS = ("polytope", "capsule", "cylinder", "cone", "ellipsoid", "sphere", "polygon")  # osc_convex_kind
+KIND_INVALID = -1  # OSC_CONVEX_INVALID: osc_convex_get_kind of no shape
 
 
 class Convex(_Model):
@@ -103,8 +104,12 @@ class Convex(_Model):
 
     @property
     def kind(self):
-        """"polytope", "capsule", "cylinder", "cone", "ellipsoid", "sphere" or "polygon"."""
-        return lib.osc_convex_kind_name(lib.osc_convex_get_kind(self)).decode()
+        """"polytope", "capsule", "cylinder", "cone", "ellipsoid", "sphere" or "polygon"
+        (KINDS[osc_convex_get_kind])."""
+        k = lib.osc_convex_get_kind(self)
+        if k == KIND_INVALID:
+            raise error(INVALID_ARGUMENT, "osc_convex_get_kind")
+        return KINDS[k]
 
     @property
     def bounding_radius(self):
@@ -140,7 +145,10 @@ class Convex(_Model):
 # ------------------------------------------------------------------------------------------------
 # dcol.h
 
-DEGENERATE, COINCIDENT = 1, 2
+# osc_dcol_result.flags
+DCOL_DEGENERATE = 1  # a flat contact, or one whose normal is not unique
+DCOL_COINCIDENT = 2  # the origins coincide: alpha = 0, no contact points or normal
+DCOL_SMOOTHED = 4  # a central point whose smoothing exceeds 1e-6 of a body's inner radius
 _DCOL_JAC = (("alpha", 1), ("point", 3), ("point_a", 3), ("point_b", 3), ("distance", 1),
              ("normal", 3))
 
@@ -164,9 +172,10 @@ def _convex(value, name):
 @dataclass
 class DcolResult:
     """The answer of dcol(): alpha (< 1: interpenetrating), the intersection point of the scaled
-    shapes, contact points on A and B, signed distance, normal (from A to B), iterations and flags.
-    With derivatives=True the *_jacobian fields hold d output / d (twist A, twist B): alpha and
-    distance [12], point, point_a, point_b, normal [3, 12]."""
+    shapes, contact points on A and B, signed distance, normal (from A to B), iterations and flags
+    (DCOL_DEGENERATE, DCOL_COINCIDENT, DCOL_SMOOTHED; also as the properties degenerate,
+    coincident, smoothed). With derivatives=True the *_jacobian fields hold d output / d (twist A,
+    twist B): alpha and distance [12], point, point_a, point_b, normal [3, 12]."""
 
     alpha: float
     point: np.ndarray
@@ -185,11 +194,22 @@ class DcolResult:
 
     @property
     def degenerate(self):
-        return bool(self.flags & DEGENERATE)
+        """A flat contact, or one whose normal is not unique (DCOL_DEGENERATE): the point's (and
+        such a normal's) derivatives are those of the smoothing (dcol.h)."""
+        return bool(self.flags & DCOL_DEGENERATE)
 
     @property
     def coincident(self):
-        return bool(self.flags & COINCIDENT)
+        """The origins coincide (DCOL_COINCIDENT): alpha = 0; the contact points are the origin
+        and the normal zero."""
+        return bool(self.flags & DCOL_COINCIDENT)
+
+    @property
+    def smoothed(self):
+        """A central point whose smoothing, about the tolerance times the pair's size, exceeds
+        1e-6 of a body's inner radius (DCOL_SMOOTHED): that body's contact point may lie that
+        far inside it (a body much smaller or thinner than its partner, or a large tolerance)."""
+        return bool(self.flags & DCOL_SMOOTHED)
 
 
 class DcolWarmStart:
@@ -286,7 +306,8 @@ assert _DCOL_JACS.itemsize == C.sizeof(F.DcolJacobians)
 @dataclass
 class DcolBatch:
     """dcol_batch's arrays over N pairs: alpha [N], point, point_a, point_b, normal [N, 3],
-    distance [N], iterations, flags, status [N]; with derivatives the Jacobians [N, rows, 12]."""
+    distance [N], iterations, flags, status [N]; with derivatives the Jacobians [N, rows, 12].
+    The flags also as [N] booleans: degenerate, coincident, smoothed (as DcolResult's)."""
 
     alpha: np.ndarray
     point: np.ndarray
@@ -301,6 +322,21 @@ class DcolBatch:
     _raw: Optional[np.ndarray] = field(default=None, repr=False)  # the osc_dcol_result array
     _js: Optional[np.ndarray] = field(default=None, repr=False)   # the osc_dcol_jacobians array
     _writer: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    @property
+    def degenerate(self):
+        """[N] bool: DCOL_DEGENERATE in flags."""
+        return (self.flags & DCOL_DEGENERATE) != 0
+
+    @property
+    def coincident(self):
+        """[N] bool: DCOL_COINCIDENT in flags."""
+        return (self.flags & DCOL_COINCIDENT) != 0
+
+    @property
+    def smoothed(self):
+        """[N] bool: DCOL_SMOOTHED in flags."""
+        return (self.flags & DCOL_SMOOTHED) != 0
 
 
 def _shape_array(value, n, name):

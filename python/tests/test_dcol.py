@@ -195,3 +195,54 @@ def test_batch_out_reuses_arrays(rng):
         osc.dcol_batch(a, pa[:5], b, pb2[:5], derivatives=True, out=first)
     with pytest.raises(ValueError):
         osc.dcol_batch(a, pa, b, pb2, out=first)  # derivatives do not match
+
+
+def test_smoothed_flag_of_a_tiny_sphere_on_a_big_box():
+    """dcol.h: a central point whose smoothing (about the tolerance times the pair's size)
+    exceeds 1e-6 of a body's inner radius is flagged OSC_DCOL_SMOOTHED: a sphere 1e-4 the size
+    of the box, half sunk into its top face. At the default tolerance (1e-10) the point contact
+    ends at its exact optimum, unflagged, its contact point on the sphere; above 1e-9 the solver
+    keeps the central point, whose point on the sphere lies 5e-5 (1e-8) and 5e-3 (1e-6) of its
+    radius inside it: flagged. Cross-checked with a direct call of osc_dcol_proximity."""
+    import ctypes as C
+
+    from osculate import _ffi as F
+    box, radius = osc.Convex.box([1.0, 1.0, 1.0]), 1e-4
+    sphere = osc.Convex.sphere(radius)
+    pb = osc.pose([0.3, 0.2, 1.0 + 0.5 * radius])
+    poses = np.stack([osc.pose(), pb])
+    for tolerance, flagged in ((1e-10, False), (1e-8, True), (1e-6, True)):
+        r = osc.dcol(box, osc.pose(), sphere, pb, tolerance=tolerance)
+        inside = 1.0 - np.linalg.norm(r.point_b - pb[:3]) / radius
+        assert r.smoothed == flagged and not r.degenerate and not r.coincident
+        assert (inside > 1e-6) == flagged, (tolerance, inside)
+        assert r.flags == (osc.DCOL_SMOOTHED if flagged else 0)
+        # the C library's own answer
+        s = osc.dcol_settings(tolerance=tolerance)
+        c = F.DcolResult()
+        settings = F.DcolSettings(s["tolerance"], s["max_iterations"], s["regularization"])
+        assert F.lib.osc_dcol_proximity(box, F.pose(osc.pose()), sphere, F.pose(pb),
+                                        C.byref(settings), C.addressof(c), None, None) == 0
+        assert c.flags == r.flags and c.alpha == r.alpha
+        # batches and their boolean views
+        batch = osc.dcol_batch([box, sphere], poses, [sphere, box], poses[::-1],
+                               tolerance=tolerance)
+        np.testing.assert_array_equal(batch.flags, [r.flags, r.flags])
+        np.testing.assert_array_equal(batch.smoothed, [flagged, flagged])
+        assert not batch.degenerate.any() and not batch.coincident.any()
+    assert osc.dcol(box, osc.pose(), sphere, pb).smoothed is False
+    coincident = osc.dcol_batch(box, osc.pose(), sphere, osc.pose())
+    assert coincident.coincident.tolist() == [True]
+
+
+def test_kinds_are_the_c_librarys():
+    """Convex.kind maps osc_convex_get_kind through KINDS; OSC_CONVEX_INVALID is what the library
+    returns for no shape, and its names are osc_convex_kind_name's."""
+    from osculate import _ffi as F
+    from osculate._queries import KIND_INVALID
+    assert F.lib.osc_convex_get_kind(None) == KIND_INVALID
+    assert F.lib.osc_convex_kind_name(KIND_INVALID) == b"unknown"
+    assert [F.lib.osc_convex_kind_name(k).decode() for k in range(len(osc.KINDS))] == \
+        list(osc.KINDS)
+    for name, shape in shapes().items():
+        assert shape.kind == osc.KINDS[F.lib.osc_convex_get_kind(shape)]
