@@ -120,22 +120,38 @@ def apply_twist(poses, twists):
 def twist_jacobian_to_pq(jacobian, quaternions):
     """Converts Jacobians along a body's left twist, [..., rows, 6], into Jacobians with respect to
     its raw pose parameters (px, py, pz, qw, qx, qy, qz), [..., rows, 7], for quaternions [..., 4]
-    used as q / |q| (osc_twist_jacobian_to_pq)."""
+    used as q / |q| (osc_twist_jacobian_to_pq). ValueError naming the first quaternion that cannot
+    be normalised (a norm that is zero, below 1e-150, or not finite), whose derivative does not
+    exist."""
+    return _twist_jacobian_to_pq(jacobian, quaternions, "twist_jacobian_to_pq", "quaternions")
+
+
+def _twist_jacobian_to_pq(jacobian, quaternions, where, name, pose=False):
+    """twist_jacobian_to_pq for `where`, its quaternions named `name` (the quaternions of poses
+    `name` when `pose`) in its messages."""
     j = F.floats(jacobian, "jacobian")
-    q = F.floats(quaternions, "quaternions")
+    q = F.floats(quaternions, name)
     if j.ndim < 2 or j.shape[-1] != 6 or q.shape[-1:] != (4,) or q.shape[:-1] != j.shape[:-2]:
-        raise ValueError("twist_jacobian_to_pq: jacobian [..., rows, 6] and quaternions [..., 4] "
-                         "must match, got %s and %s" % (j.shape, q.shape))
-    rows = F.integer(j.shape[-2], "twist_jacobian_to_pq: rows")
+        raise ValueError("%s: jacobian [..., rows, 6] and %s [..., 4] must match, got %s and %s"
+                         % (where, name, j.shape, q.shape))
+    rows = F.integer(j.shape[-2], "%s: rows" % where)
     count = q.size // 4
     out = np.empty(j.shape[:-1] + (7,))
-    lib.oscpy_twist_jacobian_to_pq(F.ptr(j), count, rows, F.ptr(q), F.ptr(out))
+    bad = lib.oscpy_twist_jacobian_to_pq(F.ptr(j), count, rows, F.ptr(q), F.ptr(out))
+    if bad != count:
+        index = np.unravel_index(bad, q.shape[:-1])
+        label = name + (str(list(index)) if index else "")
+        raise ValueError("%s: %s%s = %s cannot be normalised (its norm must be finite and above "
+                         "1e-150)" % (where, "the quaternion of " if pose else "", label,
+                                      q[index].tolist()))
     return out
 
 
 def pair_jacobian_to_pq(jacobian, pose_a, pose_b):
     """A pair query's Jacobian [..., rows, 12] (A's twist, then B's) as [..., rows, 14]: the
-    derivatives with respect to (pose_a, pose_b), each (px, py, pz, qw, qx, qy, qz)."""
+    derivatives with respect to (pose_a, pose_b), each (px, py, pz, qw, qx, qy, qz), quaternions
+    used as q / |q|. ValueError naming a pose whose quaternion cannot be normalised."""
+    where = "pair_jacobian_to_pq"
     j = F.floats(jacobian, "jacobian")
     if j.ndim < 2 or j.shape[-1] != 12:
         raise ValueError("pair_jacobian_to_pq: jacobian must have shape (..., rows, 12), got %s"
@@ -146,8 +162,9 @@ def pair_jacobian_to_pq(jacobian, pose_a, pose_b):
     except ValueError as e:
         raise ValueError("pair_jacobian_to_pq: poses [..., 7] must match the jacobian's leading "
                          "axes %s: %s" % (j.shape[:-2], e)) from None
-    return np.concatenate([twist_jacobian_to_pq(j[..., :6], pa[..., 3:]),
-                           twist_jacobian_to_pq(j[..., 6:], pb[..., 3:])], axis=-1)
+    return np.concatenate([_twist_jacobian_to_pq(j[..., :6], pa[..., 3:], where, "pose_a", True),
+                           _twist_jacobian_to_pq(j[..., 6:], pb[..., 3:], where, "pose_b", True)],
+                          axis=-1)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -559,7 +559,7 @@ _prototypes = {
     "oscpy_smooth_max": (None, [DP, DP, SZ, D, I, DP, DP, DP]),
     "oscpy_logsumexp": (None, [DP, SZ, I, D, DP, DP, DP]),
     "oscpy_softmax": (None, [DP, SZ, I, D, DP, DP]),
-    "oscpy_twist_jacobian_to_pq": (None, [DP, SZ, I, DP, DP]),
+    "oscpy_twist_jacobian_to_pq": (SZ, [DP, SZ, I, DP, DP]),
     "oscpy_pose_apply_twist": (None, [DP, DP, SZ, DP]),
     "oscpy_ray_intersect_many": (ST, [P, C.POINTER(ImplicitTransform), SZ, DP, DP,
                                       C.POINTER(RaySettings), C.POINTER(RayHit),

@@ -85,15 +85,22 @@ OSCPY_API void oscpy_softmax(const double* x, size_t rows, int count, double tem
 
 /// For each of `count` poses: converts jacobian_twist[count][rows][6] (columns of one body's left
 /// twist) into jacobian_pq[count][rows][7] (columns px, py, pz, qw, qx, qy, qz of the raw pose,
-/// quaternions[count][4] used as q / |q|), by osc_twist_jacobian_to_pq.
-OSCPY_API void oscpy_twist_jacobian_to_pq(const double* jacobian_twist, size_t count, int rows,
-                                          const double* quaternions, double* jacobian_pq) {
+/// quaternions[count][4] used as q / |q|), by osc_twist_jacobian_to_pq. Returns `count`, or the
+/// index of the first quaternion that cannot be normalised (osc_quat_is_normalizable: its
+/// derivative does not exist), writing nothing then.
+OSCPY_API size_t oscpy_twist_jacobian_to_pq(const double* jacobian_twist, size_t count, int rows,
+                                            const double* quaternions, double* jacobian_pq) {
+    for (size_t i = 0; i < count; ++i) {
+        const double* q = quaternions + 4 * i;
+        if (!osc_quat_is_normalizable((osc_quat){q[0], q[1], q[2], q[3]})) return i;
+    }
     for (size_t i = 0; i < count; ++i) {
         const double* q = quaternions + 4 * i;
         osc_quat quat = {q[0], q[1], q[2], q[3]};
         osc_twist_jacobian_to_pq(jacobian_twist + i * (size_t)rows * 6, rows, quat,
                                  jacobian_pq + i * (size_t)rows * 7);
     }
+    return count;
 }
 
 /// Applies a left twist xi[count][6] to poses[count][7] (p, q): out[count][7], by osc_pose_apply_twist

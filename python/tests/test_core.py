@@ -72,6 +72,28 @@ def test_transition_and_mollified_depth():
     assert abs(d1 - (osc.mollified_depth(0.015 + h, d_max, bw) - osc.mollified_depth(0.015 - h, d_max, bw)) / (2 * h)) < 1e-6
 
 
+def test_pq_conversion_refuses_quaternions_that_cannot_be_normalised():
+    """A quaternion used as q / |q| must have a finite norm above 1e-150
+    (osc_quat_is_normalizable, what every pose query requires). Before, a zero quaternion gave
+    zero rotation columns, silently; a NaN one NaN, and one of norm 1e200 zeros."""
+    j = np.arange(36.0).reshape(2, 3, 6)
+    good = np.array([0.9, 0.2, -0.3, 0.4])
+    for bad in ([0.0, 0.0, 0.0, 0.0], [np.nan, 0, 0, 1], [np.inf, 0, 0, 0], [1e-151, 0, 0, 0],
+                [1e200, 0, 0, 0]):
+        with pytest.raises(ValueError, match=r"quaternions\[1\] = .* cannot be normalised"):
+            osc.twist_jacobian_to_pq(j, [good, bad])
+        with pytest.raises(ValueError,
+                           match=r"the quaternion of pose_b\[0\] = .* cannot be normalised"):
+            osc.pair_jacobian_to_pq(np.zeros((1, 2, 12)), osc.pose(), np.r_[0.0, 0, 0, bad])
+    # the edges of the range: finite answers, the rotation columns scaled by 1 / |q|
+    unit = osc.twist_jacobian_to_pq(j[0], good / np.linalg.norm(good))
+    for scale in (1e-149, 1e150):
+        out = osc.twist_jacobian_to_pq(j[0], good / np.linalg.norm(good) * scale)
+        assert np.all(np.isfinite(out))
+        np.testing.assert_allclose(out[:, 3:] * scale, unit[:, 3:], rtol=1e-14)
+        np.testing.assert_array_equal(out[:, :3], unit[:, :3])
+
+
 def test_pose_helpers(rng):
     q = osc.axis_angle_quaternion([0, 0, 1], np.pi / 2)
     np.testing.assert_allclose(q, [np.sqrt(0.5), 0, 0, np.sqrt(0.5)], atol=1e-15)
