@@ -28,8 +28,9 @@ def _v3(a):
 # ------------------------------------------------------------------------------------------------
 # convex.h
 
-KINDS = ("polytope", "capsule", "cylinder", "cone", "ellipsoid", "sphere", "polygon")  # osc_convex_kind
-KIND_INVALID = -1  # OSC_CONVEX_INVALID: osc_convex_get_kind of no shape
+# osc_convex_kind: KINDS[k] is kind k's name; KIND_INVALID (OSC_CONVEX_INVALID) is no shape's
+KINDS = ("polytope", "capsule", "cylinder", "cone", "ellipsoid", "sphere", "polygon")
+KIND_INVALID = -1
 
 
 class Convex(_Model):
