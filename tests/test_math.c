@@ -503,6 +503,22 @@ static void test_quat_to_twist_jacobian(void) {
     }
     CHECK_MSG(worst < 1e-7, "quaternion-to-twist Jacobian vs finite differences: %g", worst);
     CHECK_MSG(worst_null < 1e-14, "G q != 0: %g", worst_null);
+    // a quaternion that cannot be normalised has no rotation to differentiate: NaN, not the zeros
+    // that read as "no dependence" (a zero, infinite, NaN or overflowing quaternion)
+    const osc_quat bad[] = {{0, 0, 0, 0}, {INFINITY, 0, 0, 0}, {NAN, 0.5, 0.5, 0.5}, {1e200, 0, 0, 0},
+                            {1e-160, 0, 0, 0}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        double g[3][4];
+        osc_quat_to_twist_jacobian(bad[i], g);
+        int finite = 0;
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 4; ++c) finite += isfinite(g[r][c]);
+        CHECK_MSG(finite == 0, "quaternion %zu: %d finite entries", i, finite);
+        double twist[6] = {1, 2, 3, 4, 5, 6}, pq[7];
+        osc_twist_jacobian_to_pq(twist, 1, bad[i], pq);
+        CHECK_MSG(pq[0] == 1 && pq[1] == 2 && pq[2] == 3 && isnan(pq[3]) && isnan(pq[6]),
+                  "quaternion %zu: pq row (%g, %g, %g, %g, ..., %g)", i, pq[0], pq[1], pq[2], pq[3], pq[6]);
+    }
 }
 
 // oracle: central finite differences with respect to the raw (px, py, pz, qw, qx, qy, qz) of an

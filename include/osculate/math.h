@@ -20,6 +20,8 @@
 // - osc_normalize of a zero or non-finite vector returns the zero vector.
 // - osc_quat_normalize of a quaternion whose norm is zero or not finite returns the zero
 //   quaternion; check with osc_quat_is_normalizable first when the input is untrusted.
+// - osc_quat_to_twist_jacobian and osc_twist_jacobian_to_pq give NaN for such a quaternion (a
+//   zero one gave zeros before, which read as "no dependence on the rotation").
 // - osc_quat_exp uses a Taylor series below |theta| = 1e-4 and is accurate to double precision.
 
 #ifndef OSCULATE_MATH_H
@@ -438,10 +440,11 @@ static inline osc_vec3 osc_pose_point_jacobian(osc_pose pose, osc_vec3 b, double
 
 /// Returns the 3 x 4 matrix G (row-major) with dtheta = G dq: the world-frame rotation increment
 /// caused by a change dq of a raw (not necessarily unit) quaternion q that is used as q / |q|.
-/// G = (2 / |q|^2) [ -v | w I + [v]x ], v the vector part, columns ordered (w, x, y, z).
+/// G = (2 / |q|^2) [ -v | w I + [v]x ], v the vector part, columns ordered (w, x, y, z). NaN
+/// when q cannot be normalised (osc_quat_is_normalizable): it has no rotation to differentiate.
 static inline void osc_quat_to_twist_jacobian(osc_quat q, double g[3][4]) {
     double n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z;
-    double k = n2 > 0.0 ? 2.0 / n2 : 0.0;
+    double k = osc_quat_is_normalizable(q) ? 2.0 / n2 : NAN;
     g[0][0] = -k * q.x; g[0][1] = k * q.w;  g[0][2] = -k * q.z; g[0][3] = k * q.y;
     g[1][0] = -k * q.y; g[1][1] = k * q.z;  g[1][2] = k * q.w;  g[1][3] = -k * q.x;
     g[2][0] = -k * q.z; g[2][1] = -k * q.y; g[2][2] = k * q.x;  g[2][3] = k * q.w;
@@ -449,7 +452,8 @@ static inline void osc_quat_to_twist_jacobian(osc_quat q, double g[3][4]) {
 
 /// Converts a Jacobian with respect to a twist, `jacobian_twist` [rows][6], into the Jacobian with
 /// respect to the raw pose parameters (p, q), `jacobian_pq` [rows][7] with columns
-/// (px, py, pz, qw, qx, qy, qz), for a pose whose quaternion q is used as q / |q|.
+/// (px, py, pz, qw, qx, qy, qz), for a pose whose quaternion q is used as q / |q| (the q columns
+/// are NaN when q cannot be normalised).
 static inline void osc_twist_jacobian_to_pq(const double* jacobian_twist, int rows, osc_quat q,
                                             double* jacobian_pq) {
     double g[3][4];
