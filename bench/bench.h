@@ -41,8 +41,8 @@ static inline void bench_build_dir(const char* program, char* out, size_t size) 
 
 // runs a peer's command and reads the first line it prints into `line`; false (with *why set)
 // when `executable` does not exist or the command cannot be started
-static inline int bench_peer_line(const char* executable, const char* command, char* line,
-                                  size_t size, const char** why, const char* missing) {
+static inline int bench_peer_line(const char* executable, const char* command, char* line, size_t size,
+                                  const char** why, const char* missing) {
     FILE* exists = fopen(executable, "rb");
     if (!exists) {
         *why = missing;
@@ -79,8 +79,8 @@ static inline double bench_median(double* values, int count) {
 
 static inline void bench_report(const char* suite, const char* name, const char* metric, double value,
                                 const char* unit) {
-    printf("{\"suite\": \"%s\", \"case\": \"%s\", \"metric\": \"%s\", \"value\": %.6g, \"unit\": \"%s\"}\n",
-           suite, name, metric, value, unit);
+    printf("{\"suite\": \"%s\", \"case\": \"%s\", \"metric\": \"%s\", \"value\": %.6g, \"unit\": \"%s\"}\n", suite,
+           name, metric, value, unit);
     fflush(stdout);
 }
 
@@ -107,8 +107,7 @@ static inline double bench_uniform(bench_rng* rng, double lo, double hi) {
 // a uniformly distributed rotation (Shoemake)
 static inline osc_quat bench_random_rotation(bench_rng* rng) {
     const double two_pi = 6.283185307179586;
-    double u1 = bench_uniform(rng, 0, 1), u2 = bench_uniform(rng, 0, two_pi),
-           u3 = bench_uniform(rng, 0, two_pi);
+    double u1 = bench_uniform(rng, 0, 1), u2 = bench_uniform(rng, 0, two_pi), u3 = bench_uniform(rng, 0, two_pi);
     double a = sqrt(1 - u1), b = sqrt(u1);
     osc_quat q = {a * sin(u2), a * cos(u2), b * sin(u3), b * cos(u3)};
     return q;

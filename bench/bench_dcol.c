@@ -145,13 +145,9 @@ static void* checked_calloc(size_t count, size_t size) {
 // random numbers (fixed seed)
 
 static bench_rng rng = {0x9E3779B97F4A7C15ull};
-static double uniform(double lo, double hi) {
-    return bench_uniform(&rng, lo, hi);
-}
+static double uniform(double lo, double hi) { return bench_uniform(&rng, lo, hi); }
 
-static osc_quat random_rotation(void) {
-    return bench_random_rotation(&rng);
-}
+static osc_quat random_rotation(void) { return bench_random_rotation(&rng); }
 
 static osc_vec3 random_box(double half) {
     return osc_v3(uniform(-half, half), uniform(-half, half), uniform(-half, half));
@@ -222,9 +218,7 @@ static void make_shapes(osc_convex* shapes[SHAPES]) {
 }
 
 // pair p: (shape_a, shape_b); 0..48 the 7 x 7 kinds, then box-<kind> and polytope64-<kind>
-static int pair_a(int p) {
-    return p < KINDS * KINDS ? p / KINDS : p < KINDS * KINDS + KINDS ? BOX : POLYTOPE64;
-}
+static int pair_a(int p) { return p < KINDS * KINDS ? p / KINDS : p < KINDS * KINDS + KINDS ? BOX : POLYTOPE64; }
 static int pair_b(int p) { return p < KINDS * KINDS ? p % KINDS : (p - KINDS * KINDS) % KINDS; }
 
 // ---------------------------------------------------------------------------------------------
@@ -233,17 +227,16 @@ static int pair_b(int p) { return p < KINDS * KINDS ? p % KINDS : (p - KINDS * K
 typedef struct pair_data {
     osc_pose* pa; // [poses]
     osc_pose* pb;
-    double* t[MEASURES]; // [poses] microseconds per call
-    int* iterations;     // [poses]
+    double* t[MEASURES];    // [poses] microseconds per call
+    int* iterations;        // [poses]
     unsigned char* overlap; // [poses] alpha < 1
     double scale;           // s
     int failures, degenerate, disagreements, ccd_failures;
 } pair_data;
 
-static double jac_alpha[12], jac_point[36], jac_point_a[36], jac_point_b[36], jac_distance[12],
-    jac_normal[36];
-static const osc_dcol_jacobians all_jacobians = {jac_alpha, jac_point, jac_point_a, jac_point_b,
-                                                 jac_distance, jac_normal};
+static double jac_alpha[12], jac_point[36], jac_point_a[36], jac_point_b[36], jac_distance[12], jac_normal[36];
+static const osc_dcol_jacobians all_jacobians = {jac_alpha,   jac_point,    jac_point_a,
+                                                 jac_point_b, jac_distance, jac_normal};
 static const osc_dcol_jacobians solution_jacobians = {.alpha = jac_alpha, .point = jac_point};
 
 static double median_of(const double* values, int count, const unsigned char* mask, int want) {
@@ -348,15 +341,14 @@ static void warm_up(osc_convex* const shapes[SHAPES], const pair_data* data) {
     osc_dcol_result r;
     for (int i = 0; bench_now() - start < WARM_UP_SECONDS; i = (i + 1) % poses)
         for (int p = 0; p < PAIRS; ++p)
-            osc_dcol_proximity(shapes[pair_a(p)], data[p].pa[i], shapes[pair_b(p)], data[p].pb[i], NULL,
-                               &r, &all_jacobians, NULL);
+            osc_dcol_proximity(shapes[pair_a(p)], data[p].pa[i], shapes[pair_b(p)], data[p].pb[i], NULL, &r,
+                               &all_jacobians, NULL);
 }
 
 // ---------------------------------------------------------------------------------------------
 // reporting
 
-static void report_ccd(const char* name, const char* metric, double value, const char* peer_base,
-                       double peer_value) {
+static void report_ccd(const char* name, const char* metric, double value, const char* peer_base, double peer_value) {
     char peer[48];
     snprintf(peer, sizeof peer, "%s%s", peer_base, ccd_tight ? "-tight" : "");
     if (PEER_MISSING || !isfinite(peer_value)) {
@@ -461,8 +453,8 @@ static osc_quat turn(osc_quat q, osc_vec3 axis, double angle) {
 }
 
 // one pair's trajectory; appends its per-step figures to the pooled arrays at *n
-static warm_figures warm_pair(const osc_convex* a, const osc_convex* b, osc_pose pa, osc_pose pb,
-                              double* pooled[4], int* n) {
+static warm_figures warm_pair(const osc_convex* a, const osc_convex* b, osc_pose pa, osc_pose pb, double* pooled[4],
+                              int* n) {
     static osc_dcol_warm_start previous, scratch, cold_template;
     memset(&previous, 0, sizeof previous);
     memset(&cold_template, 0, sizeof cold_template);
@@ -520,9 +512,12 @@ static warm_figures warm_pair(const osc_convex* a, const osc_convex* b, osc_pose
 
 int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "--poses") && i + 1 < argc) poses = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--ccd-tight")) ccd_tight = 1;
+        if (!strcmp(argv[i], "--poses") && i + 1 < argc)
+            poses = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--repeats") && i + 1 < argc)
+            repeats = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--ccd-tight"))
+            ccd_tight = 1;
         else {
             fprintf(stderr, "usage: bench_dcol [--poses N] [--repeats R] [--ccd-tight]\n");
             return 2;
@@ -541,8 +536,10 @@ int main(int argc, char** argv) {
                 osc_convex_face_count(shapes[k]), osc_convex_vertex_count(shapes[k]),
                 osc_convex_bounding_radius(shapes[k]));
     fprintf(stderr, "bench_dcol: %d configurations per pair, %d timed repetitions per call, libccd %s\n", poses,
-            repeats, PEER_MISSING ? "missing" : ccd_tight ? "present (--ccd-tight: tolerances 1e-8, 500 iterations)"
-                                                          : "present (CCD_INIT tolerances)");
+            repeats,
+            PEER_MISSING ? "missing"
+            : ccd_tight  ? "present (--ccd-tight: tolerances 1e-8, 500 iterations)"
+                         : "present (CCD_INIT tolerances)");
 
     // --- per pair ---------------------------------------------------------------------------------
     pair_data* data = checked_calloc(PAIRS, sizeof *data);
@@ -581,8 +578,7 @@ int main(int argc, char** argv) {
         report_ccd(name, "solve_derivs_overlap_us_vs_gjk_epa", over.t[DERIVS], "libccd-gjk-epa", over.t[GJK]);
         bench_report(SUITE, name, "iterations", all.iterations, "count");
         bench_report(SUITE, name, "failures", d->failures, "count");
-        fprintf(stderr,
-                "| %s | %.3g | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %d | %d |\n",
+        fprintf(stderr, "| %s | %.3g | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %d | %d |\n",
                 name, d->scale, all.iterations, all.t[SOLVE], all.t[DERIVS], all.t[GRAD], all.t[MPR], all.t[GJK],
                 over.t[DERIVS], over.t[MPR], over.t[GJK], d->failures, d->degenerate, d->disagreements);
     }
@@ -633,8 +629,9 @@ int main(int argc, char** argv) {
         bench_report(SUITE, name, "solve_mean_us", kind_mean[kind][0], "us");
         bench_report(SUITE, name, "dz_mean_us", kind_mean[kind][1], "us");
         bench_report(SUITE, name, "derivs_mean_us", kind_mean[kind][2], "us");
-        fprintf(stderr, "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | "
-                        "%.2f | %.0f |\n",
+        fprintf(stderr,
+                "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | "
+                "%.2f | %.0f |\n",
                 name, all.t[SOLVE], all.t[DERIVS_ONLY], all.t[DERIVS], all.t[GRAD], all.t[MPR], all.t[GJK],
                 all.t[DERIVS] / all.t[MPR], all.t[DERIVS] / all.t[GJK], over.t[DERIVS], over.t[MPR], over.t[GJK],
                 over.t[DERIVS] / over.t[MPR], over.t[DERIVS] / over.t[GJK], all.iterations);
@@ -674,13 +671,15 @@ int main(int argc, char** argv) {
         bench_report(SUITE, "all", "iterations", all.iterations, "count");
         bench_report(SUITE, "all", "failures", failures, "count");
         bench_report(SUITE, "all", "mpr_disagreements", disagreements, "count");
-        fprintf(stderr, "| all 49 | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | "
-                        "%.2f | %.2f | %.0f |\n",
+        fprintf(stderr,
+                "| all 49 | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | "
+                "%.2f | %.2f | %.0f |\n",
                 all.t[SOLVE], all.t[DERIVS_ONLY], all.t[DERIVS], all.t[GRAD], all.t[MPR], all.t[GJK],
                 all.t[DERIVS] / all.t[MPR], all.t[DERIVS] / all.t[GJK], over.t[DERIVS], over.t[MPR], over.t[GJK],
                 over.t[DERIVS] / over.t[MPR], over.t[DERIVS] / over.t[GJK], all.iterations);
-        fprintf(stderr, "\n49 pairs x %d configurations: %d DCOL failures, %d DEGENERATE flags, %d disagreements "
-                        "with MPR on overlap, %d libccd allocation failures\n",
+        fprintf(stderr,
+                "\n49 pairs x %d configurations: %d DCOL failures, %d DEGENERATE flags, %d disagreements "
+                "with MPR on overlap, %d libccd allocation failures\n",
                 poses, failures, degenerate, disagreements, ccd_failures);
         for (int m = 0; m < MEASURES; ++m) free(everything[m]);
         free(iterations);
@@ -703,10 +702,9 @@ int main(int argc, char** argv) {
     fprintf(stderr, "|---|---|---|---|---|---|---|\n");
     for (int kind = 0; kind < KINDS; ++kind) {
         if (isnan(table_i[kind][0])) continue;
-        fprintf(stderr, "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", shape_name(kind),
-                kind_mean[kind][0], kind_mean[kind][0] / table_i[kind][0], kind_mean[kind][1],
-                kind_mean[kind][1] / table_i[kind][1], kind_mean[kind][2],
-                kind_mean[kind][2] / table_i[kind][1]);
+        fprintf(stderr, "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", shape_name(kind), kind_mean[kind][0],
+                kind_mean[kind][0] / table_i[kind][0], kind_mean[kind][1], kind_mean[kind][1] / table_i[kind][1],
+                kind_mean[kind][2], kind_mean[kind][2] / table_i[kind][1]);
     }
     for (int m = 0; m < MEASURES; ++m) free(pooled[m]);
     free(pooled_iterations);
@@ -742,8 +740,8 @@ int main(int argc, char** argv) {
     for (int p = 0; p < KINDS * KINDS; ++p) {
         char name[64];
         snprintf(name, sizeof name, "%s-%s", shape_name(pair_a(p)), shape_name(pair_b(p)));
-        warm_figures w = warm_pair(shapes[pair_a(p)], shapes[pair_b(p)], data[p].pa[0], data[p].pb[0], warm_pooled,
-                                   &warm_n);
+        warm_figures w =
+            warm_pair(shapes[pair_a(p)], shapes[pair_b(p)], data[p].pa[0], data[p].pb[0], warm_pooled, &warm_n);
         bench_report(SUITE, name, "cold_iterations", w.cold_iterations, "count");
         bench_report(SUITE, name, "warm_iterations", w.warm_iterations, "count");
         bench_report(SUITE, name, "cold_us", w.cold_us, "us");
@@ -777,12 +775,12 @@ int main(int argc, char** argv) {
     // a cone on its base, whose centre is at +H/4 along x, the polygon flat) and the height of its
     // origin above the face when touching
     enum { RESTING_BODIES = 6 };
-    const int resting_shapes[RESTING_BODIES] = {BOX, OSC_CONVEX_CAPSULE, OSC_CONVEX_CYLINDER, OSC_CONVEX_CYLINDER,
-                                                OSC_CONVEX_CONE, OSC_CONVEX_POLYGON};
-    const char* resting_names[RESTING_BODIES] = {"box", "capsule", "cylinder", "cylinder-standing",
+    const int resting_shapes[RESTING_BODIES] = {
+        BOX, OSC_CONVEX_CAPSULE, OSC_CONVEX_CYLINDER, OSC_CONVEX_CYLINDER, OSC_CONVEX_CONE, OSC_CONVEX_POLYGON};
+    const char* resting_names[RESTING_BODIES] = {"box",       "capsule", "cylinder", "cylinder-standing",
                                                  "cone-base", "polygon"};
     const double h = 0.7071067811865476;
-    const osc_quat resting_frames[RESTING_BODIES] = {{1, 0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0},
+    const osc_quat resting_frames[RESTING_BODIES] = {{1, 0, 0, 0},  {1, 0, 0, 0}, {1, 0, 0, 0},
                                                      {h, 0, -h, 0}, {h, 0, h, 0}, {1, 0, 0, 0}};
     const double resting_heights[RESTING_BODIES] = {0.3, 0.2, 0.3, 0.35, 0.25, 0.1};
     double* resting_times[2];
@@ -798,12 +796,12 @@ int main(int argc, char** argv) {
                 axis = osc_normalize(osc_add(axis, osc_v3(1e-9, 0.0, 0.0)));
                 double yaw = uniform(0.0, 6.283185307179586);
                 osc_quat turn_z = {cos(0.5 * yaw), 0.0, 0.0, sin(0.5 * yaw)};
-                osc_quat q = osc_quat_mul(osc_quat_exp(osc_scale(axis, tilts[ti])),
-                                          osc_quat_mul(turn_z, resting_frames[body]));
+                osc_quat q =
+                    osc_quat_mul(osc_quat_exp(osc_scale(axis, tilts[ti])), osc_quat_mul(turn_z, resting_frames[body]));
                 osc_pose pa = {osc_v3(0.0, 0.0, 0.0), {1.0, 0.0, 0.0, 0.0}};
-                osc_pose pb = {osc_v3(uniform(-0.3, 0.3), uniform(-0.3, 0.3),
-                                      0.3 + resting_heights[body] + uniform(-0.01, 0.01)),
-                               q};
+                osc_pose pb = {
+                    osc_v3(uniform(-0.3, 0.3), uniform(-0.3, 0.3), 0.3 + resting_heights[body] + uniform(-0.01, 0.01)),
+                    q};
                 osc_dcol_result r;
                 resting_times[0][i] = time_proximity(shapes[BOX], pa, resting, pb, NULL, &r, &failures);
                 resting_times[1][i] = time_proximity(shapes[BOX], pa, resting, pb, &all_jacobians, &r, &failures);
@@ -819,8 +817,8 @@ int main(int argc, char** argv) {
             bench_report(SUITE, name, "solve_derivs_us", medians[1], "us");
             bench_report(SUITE, name, "iterations", iterations, "count");
             bench_report(SUITE, name, "degenerate", degenerate, "count");
-            fprintf(stderr, "| %s | %g | %.2f | %.2f | %.2f | %d | %d |\n", resting_names[body],
-                    tilts[ti], medians[0], medians[1], iterations, degenerate, failures);
+            fprintf(stderr, "| %s | %g | %.2f | %.2f | %.2f | %d | %d |\n", resting_names[body], tilts[ti], medians[0],
+                    medians[1], iterations, degenerate, failures);
         }
     for (int m = 0; m < 2; ++m) free(resting_times[m]);
     double resting_seconds = bench_now() - resting_start;

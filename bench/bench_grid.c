@@ -54,8 +54,8 @@ typedef struct peer_figure {
     double value;
 } peer_figure;
 
-static int read_peers(const char* build, const char* mesh, int resolution, const char* peers,
-                      peer_figure* figures, int capacity) {
+static int read_peers(const char* build, const char* mesh, int resolution, const char* peers, peer_figure* figures,
+                      int capacity) {
     char command[1024];
     snprintf(command, sizeof command,
              "python3 bench/peers/mesh_sdf_peers.py %s %d 100000 --peers %s --peers-dir %s/peers 2>/dev/null", mesh,

@@ -41,31 +41,28 @@ static const double k_pi = 3.14159265358979323846;
 
 typedef struct scenario {
     const char* name;
-    const double* peg;  // (r, z) profile of the peg, tip at z = 0, upward
+    const double* peg; // (r, z) profile of the peg, tip at z = 0, upward
     int peg_count;
     const double* hole; // (r, z) profile of the hole in the block frame, from the top down
     int hole_count;
     osc_vec3 block_half;
     double clearance, chordal_error, d_max;
-    double inserted_z;  // world z of the peg's profile origin (its tip) at full insertion
+    double inserted_z; // world z of the peg's profile origin (its tip) at full insertion
 } scenario;
 
 // scenario 1: conical tip, four grooves with conical flanks, collar (23 faces); hole radius 25,
 // clearance 0.25
-static const double peg1[] = {
-    0, 0,       6, 0,       24.75, 30,  24.75, 40,  23.5, 41,  23.5, 43, 24.75, 44, 24.75, 54,
-    23.5, 55,   23.5, 57,   24.75, 58,  24.75, 68,  23.5, 69,  23.5, 71, 24.75, 72, 24.75, 82,
-    23.5, 83,   23.5, 85,   24.75, 86,  24.75, 100, 35, 100,   35, 120,  20, 130,   0, 130};
+static const double peg1[] = {0,    0,  6,    0,  24.75, 30, 24.75, 40,  23.5, 41,  23.5, 43,  24.75, 44,  24.75, 54,
+                              23.5, 55, 23.5, 57, 24.75, 58, 24.75, 68,  23.5, 69,  23.5, 71,  24.75, 72,  24.75, 82,
+                              23.5, 83, 23.5, 85, 24.75, 86, 24.75, 100, 35,   100, 35,   120, 20,    130, 0,     130};
 // block top at z = 70; at full insertion the tip is at -29 (the collar 1 mm above the top); the
 // tip cone's wall is offset outward by the clearance in radius
 static const double hole1[] = {35, 70, 25, 60, 25, 1, 6.25, -29, 6.25, -35, 0, -35};
 
 // scenario 2: hotstab of diameter 40 (10 faces)
-static const double peg2[] = {0,  0,  8,  0,  14, 8,   14, 40,  17, 44,  17, 80,
-                              20, 84, 20, 130, 30, 130, 30, 150, 0, 150};
+static const double peg2[] = {0, 0, 8, 0, 14, 8, 14, 40, 17, 44, 17, 80, 20, 84, 20, 130, 30, 130, 30, 150, 0, 150};
 // block top at z = 80; at full insertion the tip is at -49.5 (the collar 0.5 mm above the top)
-static const double hole2[] = {21.5, 80,   20.1, 78.6, 20.1, 34.5, 17.1, 30.5, 17.1, -5.5,
-                               14.1, -9.5, 14.1, -52,  0, -52};
+static const double hole2[] = {21.5, 80, 20.1, 78.6, 20.1, 34.5, 17.1, 30.5, 17.1, -5.5, 14.1, -9.5, 14.1, -52, 0, -52};
 
 // ---------------------------------------------------------------------------------------------
 // the path and its clearance check
@@ -118,8 +115,7 @@ static double point_clearance(const scenario* s, osc_vec3 x) {
     for (int k = -1; k + 1 < s->hole_count; ++k) {
         double a[2] = {0, top}, b[2] = {s->hole[2 * (k + 1)], s->hole[2 * (k + 1) + 1]};
         if (k >= 0) a[0] = s->hole[2 * k], a[1] = s->hole[2 * k + 1];
-        if ((a[1] > z) != (b[1] > z) && r < a[0] + (z - a[1]) * (b[0] - a[0]) / (b[1] - a[1]))
-            inside_hole ^= 1;
+        if ((a[1] > z) != (b[1] > z) && r < a[0] + (z - a[1]) * (b[0] - a[0]) / (b[1] - a[1])) inside_hole ^= 1;
         if (k >= 0) distance = fmin(distance, segment_distance(r, z, a, b));
     }
     int in_block = z < top && !inside_hole;
@@ -162,8 +158,8 @@ static osc_pose path_pose(const scenario* s, int step, double wobble, int* phase
     double offset_y = 1.4 * wobble * cos(2 * k_pi * 2.0 * t);
     double tilt = 0.02 * wobble * sin(2 * k_pi * 5.0 * t + 0.7);
     osc_vec3 tilt_axis = osc_v3(cos(2 * k_pi * t), sin(2 * k_pi * t), 0);
-    osc_quat q = osc_quat_mul(osc_quat_from_axis_angle(tilt_axis, tilt),
-                              osc_quat_from_axis_angle(osc_v3(0, 0, 1), spin));
+    osc_quat q =
+        osc_quat_mul(osc_quat_from_axis_angle(tilt_axis, tilt), osc_quat_from_axis_angle(osc_v3(0, 0, 1), spin));
     return osc_pose_make(osc_v3(offset_x, offset_y, z), q);
 }
 
@@ -188,13 +184,13 @@ static void make_path(const scenario* s, path_step* path) {
 // the measurements
 
 typedef struct step_record {
-    int contacts[3];      // cache on 1 thread, cache on 2 threads, no cache
-    double time[3];       // seconds, the smallest over the passes
-    double min_distance;  // of the contacts found without cache (inf when none)
+    int contacts[3];     // cache on 1 thread, cache on 2 threads, no cache
+    double time[3];      // seconds, the smallest over the passes
+    double min_distance; // of the contacts found without cache (inf when none)
     int baseline_contacts;
     double baseline_time, baseline_min_distance;
     int status[3];
-    osc_lmd_stats stats;  // of the query with a cache on 1 thread (first pass)
+    osc_lmd_stats stats; // of the query with a cache on 1 thread (first pass)
 } step_record;
 
 static osc_lmd_contact contacts[3][CAPACITY];
@@ -229,9 +225,7 @@ static double median_of(const step_record* records, int count, int field, int ba
     return want_max ? best : m;
 }
 
-static osc_pose translate_z(double dz) {
-    return osc_pose_make(osc_v3(0, 0, dz), osc_quat_identity());
-}
+static osc_pose translate_z(double dz) { return osc_pose_make(osc_v3(0, 0, dz), osc_quat_identity()); }
 
 static void run_scenario(const scenario* s, const char* build) {
     osc_brep *peg = NULL, *block = NULL;
@@ -294,8 +288,7 @@ static void run_scenario(const scenario* s, const char* build) {
                 double t = bench_now() - t0;
                 if (status != OSC_OK) {
                     if (pass == 0 && failures++ < 5)
-                        fprintf(stderr, "bench_lmd %s step %d variant %d: %s\n", s->name, k, v,
-                                osc_last_error());
+                        fprintf(stderr, "bench_lmd %s step %d variant %d: %s\n", s->name, k, v, osc_last_error());
                     r->status[v] = status;
                 }
                 if (pass == 0 || t < r->time[v]) r->time[v] = t;
@@ -310,16 +303,18 @@ static void run_scenario(const scenario* s, const char* build) {
                 int differ_threads = !same_contacts(contacts[0], n0, contacts[1], n1, tol);
                 int differ_cache = !same_contacts(contacts[0], n0, contacts[2], n2, tol);
                 if ((differ_threads || differ_cache) && mismatched_threads + mismatched_cache < 5)
-                    fprintf(stderr, "bench_lmd %s step %d: %d contacts with cache on 1 thread, %d on 2, %d "
-                            "without cache\n", s->name, k, counts[0], counts[1], counts[2]);
+                    fprintf(stderr,
+                            "bench_lmd %s step %d: %d contacts with cache on 1 thread, %d on 2, %d "
+                            "without cache\n",
+                            s->name, k, counts[0], counts[1], counts[2]);
                 mismatched_threads += differ_threads;
                 mismatched_cache += differ_cache;
                 r->min_distance = INFINITY;
                 for (int i = 0; i < n2; ++i) r->min_distance = fmin(r->min_distance, contacts[2][i].distance);
             }
             double t0 = bench_now();
-            lmd_baseline_result base = lmd_baseline_contacts(&peg_mesh, pose_peg, &block_mesh, pose_block, s->d_max,
-                                                         settings[0].alpha);
+            lmd_baseline_result base =
+                lmd_baseline_contacts(&peg_mesh, pose_peg, &block_mesh, pose_block, s->d_max, settings[0].alpha);
             double t = bench_now() - t0;
             if (pass == 0 || t < r->baseline_time) r->baseline_time = t;
             r->baseline_contacts = base.contacts;
@@ -339,9 +334,9 @@ static void run_scenario(const scenario* s, const char* build) {
         for (int k = 0; k < STEPS; ++k) {
             const step_record* r = &records[k];
             fprintf(csv, "%d,%d,%.6f,%.6f,%d,%.6f,%d,%.6f,%d,%.6f,%.6g,%d,%.6f,%.6g\n", k, path[k].phase,
-                    path[k].world_from_profile.p.z, path[k].clearance, r->contacts[0], 1e3 * r->time[0],
-                    r->contacts[1], 1e3 * r->time[1], r->contacts[2], 1e3 * r->time[2], r->min_distance,
-                    r->baseline_contacts, 1e3 * r->baseline_time, r->baseline_min_distance);
+                    path[k].world_from_profile.p.z, path[k].clearance, r->contacts[0], 1e3 * r->time[0], r->contacts[1],
+                    1e3 * r->time[1], r->contacts[2], 1e3 * r->time[2], r->min_distance, r->baseline_contacts,
+                    1e3 * r->baseline_time, r->baseline_min_distance);
         }
         fclose(csv);
     }
@@ -426,18 +421,20 @@ static void run_scenario(const scenario* s, const char* build) {
             "(max %.0f / %.0f)\n",
             s->name, peg_info.face_count, peg_info.leaf_count, block_info.face_count, block_info.leaf_count,
             peg_mesh.triangle_count, block_mesh.triangle_count, s->chordal_error, tessellation_time, STEPS,
-            smallest_clearance, s->d_max, contacts_median, base_median, contacts_max, base_max,
-            contacts_inserted, base_inserted, contacts_inserted_max, base_inserted_max);
+            smallest_clearance, s->d_max, contacts_median, base_median, contacts_max, base_max, contacts_inserted,
+            base_inserted, contacts_inserted_max, base_inserted_max);
     for (int v = 0; v < 3; ++v)
         fprintf(stderr, "  %-18s time median %.3f ms, max %.3f ms, inserted median %.3f ms\n", variants[v],
                 summary[v][0], summary[v][1], summary[v][2]);
     fprintf(stderr, "  %-18s time median %.3f ms, max %.3f ms, inserted median %.3f ms\n", "tessellation",
-            median_of(records, STEPS, 1, 1, 0, STEPS, 0),
-            median_of(records, STEPS, 1, 1, 0, STEPS, 1), median_of(records, STEPS, 1, 1, from, to, 0));
-    fprintf(stderr, "  steps whose contacts differ: 2 threads %d, no cache %d; failed queries %d\n",
-            mismatched_threads, mismatched_cache, failures);
-    fprintf(stderr, "  inserted, cached query (medians): front %.0f, culling tests %.0f, leaf pairs %.0f, Newton "
-            "iterations %.0f, warm starts %.0f\n", work[0], work[1], work[2], work[3], work[4]);
+            median_of(records, STEPS, 1, 1, 0, STEPS, 0), median_of(records, STEPS, 1, 1, 0, STEPS, 1),
+            median_of(records, STEPS, 1, 1, from, to, 0));
+    fprintf(stderr, "  steps whose contacts differ: 2 threads %d, no cache %d; failed queries %d\n", mismatched_threads,
+            mismatched_cache, failures);
+    fprintf(stderr,
+            "  inserted, cached query (medians): front %.0f, culling tests %.0f, leaf pairs %.0f, Newton "
+            "iterations %.0f, warm starts %.0f\n",
+            work[0], work[1], work[2], work[3], work[4]);
 
     free(records);
     free(path);
@@ -450,10 +447,26 @@ int main(int argc, char** argv) {
     char build[1024];
     bench_build_dir(argv[0], build, sizeof build);
     const scenario scenarios[2] = {
-        {"peg_1pct", peg1, (int)(sizeof peg1 / sizeof *peg1 / 2), hole1, (int)(sizeof hole1 / sizeof *hole1 / 2),
-         {45, 45, 70}, 0.25, 0.25, 2.5, -29.0},
-        {"hotstab", peg2, (int)(sizeof peg2 / sizeof *peg2 / 2), hole2, (int)(sizeof hole2 / sizeof *hole2 / 2),
-         {45, 45, 80}, 0.1, 0.1, 1.0, -49.5},
+        {"peg_1pct",
+         peg1,
+         (int)(sizeof peg1 / sizeof *peg1 / 2),
+         hole1,
+         (int)(sizeof hole1 / sizeof *hole1 / 2),
+         {45, 45, 70},
+         0.25,
+         0.25,
+         2.5,
+         -29.0},
+        {"hotstab",
+         peg2,
+         (int)(sizeof peg2 / sizeof *peg2 / 2),
+         hole2,
+         (int)(sizeof hole2 / sizeof *hole2 / 2),
+         {45, 45, 80},
+         0.1,
+         0.1,
+         1.0,
+         -49.5},
     };
     for (int i = 0; i < 2; ++i) run_scenario(&scenarios[i], build);
     return 0;

@@ -80,13 +80,9 @@ static void fail(const char* what) {
 // random numbers (fixed seed)
 
 static bench_rng rng = {0x2545F4914F6CDD1Dull};
-static double uniform(double lo, double hi) {
-    return bench_uniform(&rng, lo, hi);
-}
+static double uniform(double lo, double hi) { return bench_uniform(&rng, lo, hi); }
 
-static osc_quat random_rotation(void) {
-    return bench_random_rotation(&rng);
-}
+static osc_quat random_rotation(void) { return bench_random_rotation(&rng); }
 
 // ---------------------------------------------------------------------------------------------
 // geometry
@@ -173,9 +169,9 @@ static osc_sdf* sq_union(const osc_mesh* mesh, int count) {
             for (int b = 0; b < 3; ++b) r.m[a][b] = basis[a][b];
         if (osc_mat3_determinant(r) < 0)
             for (int a = 0; a < 3; ++a) r.m[a][2] = -r.m[a][2];
-        osc_vec3 scales = osc_v3(fmax(sqrt(3.0 * fmax(cov[0][0], 0.0)), 0.02),
-                                 fmax(sqrt(3.0 * fmax(cov[1][1], 0.0)), 0.02),
-                                 fmax(sqrt(3.0 * fmax(cov[2][2], 0.0)), 0.02));
+        osc_vec3 scales =
+            osc_v3(fmax(sqrt(3.0 * fmax(cov[0][0], 0.0)), 0.02), fmax(sqrt(3.0 * fmax(cov[1][1], 0.0)), 0.02),
+                   fmax(sqrt(3.0 * fmax(cov[2][2], 0.0)), 0.02));
         osc_sdf* sq = NULL;
         if (osc_sdf_create_superquadric(scales, 0.8, 0.8, &sq) != OSC_OK) fail("osc_sdf_create_superquadric");
         osc_pose pose = osc_pose_make(osc_v3(mean[0], mean[1], mean[2]), osc_quat_from_mat3(r));
@@ -183,8 +179,7 @@ static osc_sdf* sq_union(const osc_mesh* mesh, int count) {
         osc_sdf_destroy(sq);
     }
     osc_sdf* sdf = NULL;
-    if (osc_sdf_create_union((const osc_sdf* const*)parts, groups, 0.01, &sdf) != OSC_OK)
-        fail("osc_sdf_create_union");
+    if (osc_sdf_create_union((const osc_sdf* const*)parts, groups, 0.01, &sdf) != OSC_OK) fail("osc_sdf_create_union");
     for (int32_t g = 0; g < groups; ++g) osc_sdf_destroy(parts[g]);
     free(parts);
     free(id);
@@ -239,10 +234,10 @@ static const rate not_measured = {NAN, NAN, NAN, 0};
 // one batch call; returns the contacts written
 static long call(const osc_body* body, size_t count, const osc_manifold_settings* settings, int derivatives,
                  int threads) {
-    osc_status status = osc_manifold_collide_batch(
-        body, ws.pa, body, ws.pb, count, settings, ws.contacts, ws.capacity, ws.counts, NULL,
-        derivatives ? ws.point_j : NULL, derivatives ? ws.depth_j : NULL, derivatives ? ws.normal_j : NULL,
-        derivatives ? ws.weight_j : NULL, threads);
+    osc_status status =
+        osc_manifold_collide_batch(body, ws.pa, body, ws.pb, count, settings, ws.contacts, ws.capacity, ws.counts, NULL,
+                                   derivatives ? ws.point_j : NULL, derivatives ? ws.depth_j : NULL,
+                                   derivatives ? ws.normal_j : NULL, derivatives ? ws.weight_j : NULL, threads);
     if (status != OSC_OK) fail("osc_manifold_collide_batch");
     long total = 0;
     for (size_t i = 0; i < count; ++i) total += ws.counts[i];
@@ -294,10 +289,14 @@ static void report_peer(const char* name, const char* metric, double value, cons
 }
 
 static const char* si(double value, char* buffer) {
-    if (!isfinite(value)) snprintf(buffer, 16, "-");
-    else if (value >= 1e6) snprintf(buffer, 16, "%.2f M", value * 1e-6);
-    else if (value >= 1e3) snprintf(buffer, 16, "%.2f k", value * 1e-3);
-    else snprintf(buffer, 16, "%.1f", value);
+    if (!isfinite(value))
+        snprintf(buffer, 16, "-");
+    else if (value >= 1e6)
+        snprintf(buffer, 16, "%.2f M", value * 1e-6);
+    else if (value >= 1e3)
+        snprintf(buffer, 16, "%.2f k", value * 1e-3);
+    else
+        snprintf(buffer, 16, "%.1f", value);
     return buffer;
 }
 
@@ -359,8 +358,8 @@ static void write_poses(const char* path, const osc_pose* pa, const osc_pose* pb
 static peer_result run_peer(const char* script, const char* build, const char* obj, const char* poses) {
     peer_result r = {NAN, NAN, NAN, "", ""};
     char command[4096];
-    snprintf(command, sizeof command, "python3 %s %s %s %s --peers-dir %s/peers 2>/dev/null", script, obj, obj,
-             poses, build);
+    snprintf(command, sizeof command, "python3 %s %s %s %s --peers-dir %s/peers 2>/dev/null", script, obj, obj, poses,
+             build);
     FILE* pipe = popen(command, "r");
     if (!pipe) {
         snprintf(r.missing, sizeof r.missing, "cannot run python3");
@@ -397,9 +396,12 @@ typedef struct variant {
 int main(int argc, char** argv) {
     int with_peer = 1;
     for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "--full")) full_run = 1;
-        else if (!strcmp(argv[i], "--no-peer")) with_peer = 0;
-        else if (!strcmp(argv[i], "--cap") && i + 1 < argc) cap_seconds = atof(argv[++i]);
+        if (!strcmp(argv[i], "--full"))
+            full_run = 1;
+        else if (!strcmp(argv[i], "--no-peer"))
+            with_peer = 0;
+        else if (!strcmp(argv[i], "--cap") && i + 1 < argc)
+            cap_seconds = atof(argv[++i]);
         else {
             fprintf(stderr, "usage: bench_manifold [--full] [--cap SECONDS] [--no-peer]\n");
             return 2;
@@ -487,8 +489,7 @@ int main(int argc, char** argv) {
     static osc_pose fig11_a[CONFIGS], fig11_b[CONFIGS], fig12_a[MAX_BATCH], fig12_b[MAX_BATCH];
     for (int i = 0; i < CONFIGS; ++i) {
         fig11_a[i] = osc_pose_make(osc_v3(0, 0, 0), random_rotation());
-        osc_vec3 offset = osc_v3(uniform(-0.3, 0.3) * EXTENT, uniform(-0.3, 0.3) * EXTENT,
-                                 uniform(-0.3, 0.3) * EXTENT);
+        osc_vec3 offset = osc_v3(uniform(-0.3, 0.3) * EXTENT, uniform(-0.3, 0.3) * EXTENT, uniform(-0.3, 0.3) * EXTENT);
         fig11_b[i] = osc_pose_make(offset, random_rotation());
     }
 
@@ -520,8 +521,7 @@ int main(int argc, char** argv) {
             peer12 = run_peer(script, build, obj, poses12);
             fprintf(stderr, "bench_manifold: MuJoCo %s: %.1f s (two runs, compile included)%s%s\n",
                     peer11.version[0] ? peer11.version : "?", bench_now() - start,
-                    peer11.missing[0] ? ": missing: " : "",
-                    peer11.missing);
+                    peer11.missing[0] ? ": missing: " : "", peer11.missing);
             remove(obj), remove(poses11), remove(poses12), rmdir(directory);
         }
     }
@@ -532,8 +532,8 @@ int main(int argc, char** argv) {
     osc_manifold_settings narrow = osc_manifold_settings_default();
     narrow.broad_phase = 0;
     static rate fig11[VARIANTS][2][2][BATCH_COUNT]; // [variant][derivatives][threads - 1][batch]
-    static rate same_poses[VARIANTS][2];             // 1 thread, the 100 poses once per call
-    static rate same_poses_broad[VARIANTS][2];       // the same with the broad phase
+    static rate same_poses[VARIANTS][2];            // 1 thread, the 100 poses once per call
+    static rate same_poses_broad[VARIANTS][2];      // the same with the broad phase
     osc_manifold_settings defaults = osc_manifold_settings_default();
     for (int k = 0; k < VARIANTS; ++k) {
         const osc_body* body = variants[k].body;
@@ -564,7 +564,7 @@ int main(int argc, char** argv) {
 
     // --- Fig. 12: broad + narrow phase ------------------------------------------------------------
     enum { FIG12 = 3 };
-    static rate fig12[FIG12][4][2][BATCH_COUNT]; // [body][d_max][threads - 1][batch]
+    static rate fig12[FIG12][4][2][BATCH_COUNT];                       // [body][d_max][threads - 1][batch]
     const int fig12_variants[FIG12] = {0, VARIANTS - 1, VARIANTS - 1}; // Fig. 11's row for the dashed lines
     const osc_body* fig12_bodies[FIG12] = {variants[0].body, variants[VARIANTS - 1].body, padded};
     char fig12_names[FIG12][64];
@@ -585,8 +585,8 @@ int main(int argc, char** argv) {
                     int n = batches[b];
                     for (int i = 0; i < n; ++i) {
                         ws.pa[i] = osc_pose_identity();
-                        ws.pb[i] = osc_pose_make(osc_v3(n > 1 ? 1.0 + (double)i / (n - 1) : 1.0, 0, 0),
-                                                 osc_quat_identity());
+                        ws.pb[i] =
+                            osc_pose_make(osc_v3(n > 1 ? 1.0 + (double)i / (n - 1) : 1.0, 0, 0), osc_quat_identity());
                     }
                     // a batch of 1 holds the costliest configuration: the estimate only applies beyond it;
                     // the 1024 poses on 1 thread are the peer's: three times the cap
@@ -597,8 +597,7 @@ int main(int argc, char** argv) {
                 }
             }
         }
-        fprintf(stderr, "bench_manifold: fig. 12 %s done at %.0f s\n", fig12_names[vi],
-                bench_now() - program_start);
+        fprintf(stderr, "bench_manifold: fig. 12 %s done at %.0f s\n", fig12_names[vi], bench_now() - program_start);
     }
     // --- output ---------------------------------------------------------------------------------
     static const char* deriv_name[2] = {"without derivatives", "with derivatives"};
@@ -639,11 +638,12 @@ int main(int argc, char** argv) {
                 fprintf(stderr, "  %8.1f\n", mean);
             }
 
-    fprintf(stderr, "\nFig. 11 poses against MuJoCo %s, configurations / s on 1 thread (MuJoCo: its broad phase + "
-                    "mesh-SDF octree depth 6, sdf_iterations 10, sdf_initpoints 40; 100 poses)\n",
+    fprintf(stderr,
+            "\nFig. 11 poses against MuJoCo %s, configurations / s on 1 thread (MuJoCo: its broad phase + "
+            "mesh-SDF octree depth 6, sdf_iterations 10, sdf_initpoints 40; 100 poses)\n",
             peer11.version[0] ? peer11.version : "(missing)");
-    fprintf(stderr, "%-18s %-9s %11s %11s %11s %11s %11s %9s %9s %8s\n", "SDF", "poses", "narrow", "narrow+d",
-            "broad", "broad+d", "MuJoCo", "narrow+d", "broad+d", "contacts");
+    fprintf(stderr, "%-18s %-9s %11s %11s %11s %11s %11s %9s %9s %8s\n", "SDF", "poses", "narrow", "narrow+d", "broad",
+            "broad+d", "MuJoCo", "narrow+d", "broad+d", "contacts");
     fprintf(stderr, "%-18s %-9s %11s %11s %11s %11s %11s %9s %9s %8s\n", "", "", "", "", "", "", "", "/ MuJoCo",
             "/ MuJoCo", "");
     for (int k = 0; k < VARIANTS; ++k) {
@@ -679,8 +679,8 @@ int main(int argc, char** argv) {
                 ours[1] / peer11.configs, broad[1] / peer11.configs, contacts);
     }
     if (!missing11)
-        fprintf(stderr, "%-18s %-9s %11s %11s %11s %11s %11s %9s %9s %8.1f\n", "MuJoCo (mesh)", "100", "", "", "",
-                "", si(peer11.configs, b1), "", "", peer11.mean_contacts);
+        fprintf(stderr, "%-18s %-9s %11s %11s %11s %11s %11s %9s %9s %8.1f\n", "MuJoCo (mesh)", "100", "", "", "", "",
+                si(peer11.configs, b1), "", "", peer11.mean_contacts);
 
     fprintf(stderr, "\nFig. 12: broad + narrow phase, B translated along x by B distances in [1, 2] (x extent 1.38), "
                     "with derivatives; configurations / s (MuJoCo: the 1024 poses, 1 thread)\n");

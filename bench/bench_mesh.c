@@ -122,8 +122,9 @@ static void reorder_speed(const char* path) {
 int main(int argc, char** argv) {
     char models[4096], path[4200];
     bench_model_dir(argc > 1 ? argv[1] : NULL, argv[0], models, sizeof models);
-    fprintf(stderr, "| model | size | vertices / triangles | load from memory | osc_mesh_create of the "
-                    "same arrays (copy, validation, edges, topology) | load from a file |\n|---|---|---|---|---|---|\n");
+    fprintf(stderr,
+            "| model | size | vertices / triangles | load from memory | osc_mesh_create of the "
+            "same arrays (copy, validation, edges, topology) | load from a file |\n|---|---|---|---|---|---|\n");
     snprintf(path, sizeof path, "%s/armadillo.off", models);
     load_speed("armadillo.off (CGAL)", path);
     snprintf(path, sizeof path, "%s/bunny00.off", models);

@@ -45,8 +45,8 @@ static void fill_points(const osc_mesh* mesh, osc_vec3 lo, osc_vec3 hi) {
         double u = uniform(0, 1), v = uniform(0, 1);
         if (u + v > 1) u = 1 - u, v = 1 - v;
         osc_vec3 a = corner(mesh, t, 0);
-        osc_vec3 p = osc_add_scaled(osc_add_scaled(a, osc_sub(corner(mesh, t, 1), a), u),
-                                    osc_sub(corner(mesh, t, 2), a), v);
+        osc_vec3 p =
+            osc_add_scaled(osc_add_scaled(a, osc_sub(corner(mesh, t, 1), a), u), osc_sub(corner(mesh, t, 2), a), v);
         osc_vec3 offset;
         do offset = osc_v3(uniform(-1, 1), uniform(-1, 1), uniform(-1, 1));
         while (osc_length_squared(offset) > 1.0);
@@ -69,8 +69,7 @@ static void fill_points(const osc_mesh* mesh, osc_vec3 lo, osc_vec3 hi) {
 typedef enum query { CLOSEST, WINDING, SIGNED } query;
 
 // queries per second over the first `count` points, median of RUNS (a warm-up run first)
-static double rate(const osc_mesh_bvh* bvh, const double* points, int count, query kind, double beta,
-                   int threads) {
+static double rate(const osc_mesh_bvh* bvh, const double* points, int count, query kind, double beta, int threads) {
     double rates[RUNS];
     for (int r = -1; r < RUNS; ++r) {
         double sum = 0.0, start = bench_now();
@@ -79,8 +78,7 @@ static double rate(const osc_mesh_bvh* bvh, const double* points, int count, que
         } else {
             for (int i = 0; i < count; ++i) {
                 osc_vec3 p = osc_v3(points[3 * i], points[3 * i + 1], points[3 * i + 2]);
-                sum += kind == CLOSEST ? osc_mesh_bvh_closest(bvh, p, NULL)
-                                       : osc_mesh_bvh_winding_number(bvh, p, beta);
+                sum += kind == CLOSEST ? osc_mesh_bvh_closest(bvh, p, NULL) : osc_mesh_bvh_winding_number(bvh, p, beta);
             }
         }
         double elapsed = bench_now() - start;
@@ -123,7 +121,8 @@ static double brute_closest(const osc_mesh* mesh, osc_vec3 p) {
 static double brute_winding(const osc_mesh* mesh, osc_vec3 p) {
     double sum = 0.0;
     for (int32_t t = 0; t < osc_mesh_triangle_count(mesh); ++t) {
-        osc_vec3 a = osc_sub(corner(mesh, t, 0), p), b = osc_sub(corner(mesh, t, 1), p), c = osc_sub(corner(mesh, t, 2), p);
+        osc_vec3 a = osc_sub(corner(mesh, t, 0), p), b = osc_sub(corner(mesh, t, 1), p),
+                 c = osc_sub(corner(mesh, t, 2), p);
         double la = osc_length(a), lb = osc_length(b), lc = osc_length(c);
         sum += 2 * atan2(osc_dot(a, osc_cross(b, c)),
                          la * lb * lc + osc_dot(a, b) * lc + osc_dot(b, c) * la + osc_dot(c, a) * lb);
@@ -177,8 +176,8 @@ static void winding_accuracy(const char* name, const osc_mesh* mesh) {
         bench_report("mesh_bvh", name, metric, wrong_side[b], "points of 1000");
     }
     fprintf(stderr, "| %s | %.2g / %.2g / %.2g | %.2g / %.2g / %.2g | %.2g / %.2g / %.2g | %d / %d / %d |\n", name,
-            near_max[0], near_max[1], near_max[2], near_mean[0], near_mean[1], near_mean[2], box_max[0],
-            box_max[1], box_max[2], wrong_side[0], wrong_side[1], wrong_side[2]);
+            near_max[0], near_max[1], near_max[2], near_mean[0], near_mean[1], near_mean[2], box_max[0], box_max[1],
+            box_max[2], wrong_side[0], wrong_side[1], wrong_side[2]);
     osc_mesh_bvh_destroy(bvh);
 }
 
@@ -188,8 +187,7 @@ int main(int argc, char** argv) {
     snprintf(path, sizeof path, "%s/armadillo.off", models);
     osc_mesh* mesh = NULL;
     if (osc_mesh_load(path, NULL, &mesh, NULL) != OSC_OK) {
-        fprintf(stderr, "bench_mesh_bvh: cannot load %s (%s): run tools/fetch_models.sh\n", path,
-                osc_last_error());
+        fprintf(stderr, "bench_mesh_bvh: cannot load %s (%s): run tools/fetch_models.sh\n", path, osc_last_error());
         return 1;
     }
     const char* suite = "mesh_bvh";
@@ -215,13 +213,19 @@ int main(int argc, char** argv) {
     } sets[2] = {{"armadillo_near", near_points}, {"armadillo_box", box_points}};
     for (int s = 0; s < 2; ++s) {
         bench_report(suite, sets[s].name, "closest", rate(bvh, sets[s].points, POINTS, CLOSEST, 0, 1), "queries/s");
-        bench_report(suite, sets[s].name, "winding_beta1", rate(bvh, sets[s].points, POINTS / 4, WINDING, 1.0, 1), "queries/s");
-        bench_report(suite, sets[s].name, "winding_beta2", rate(bvh, sets[s].points, POINTS / 4, WINDING, 2.0, 1), "queries/s");
-        bench_report(suite, sets[s].name, "winding_beta4", rate(bvh, sets[s].points, POINTS / 8, WINDING, 4.0, 1), "queries/s");
-        bench_report(suite, sets[s].name, "signed_distance", rate(bvh, sets[s].points, POINTS, SIGNED, 0, 1), "queries/s");
+        bench_report(suite, sets[s].name, "winding_beta1", rate(bvh, sets[s].points, POINTS / 4, WINDING, 1.0, 1),
+                     "queries/s");
+        bench_report(suite, sets[s].name, "winding_beta2", rate(bvh, sets[s].points, POINTS / 4, WINDING, 2.0, 1),
+                     "queries/s");
+        bench_report(suite, sets[s].name, "winding_beta4", rate(bvh, sets[s].points, POINTS / 8, WINDING, 4.0, 1),
+                     "queries/s");
+        bench_report(suite, sets[s].name, "signed_distance", rate(bvh, sets[s].points, POINTS, SIGNED, 0, 1),
+                     "queries/s");
     }
-    bench_report(suite, "armadillo_grid", "signed_distance_1thread", rate(bvh, grid_points, GRID_POINTS, SIGNED, 0, 1), "queries/s");
-    bench_report(suite, "armadillo_grid", "signed_distance_2threads", rate(bvh, grid_points, GRID_POINTS, SIGNED, 0, 2), "queries/s");
+    bench_report(suite, "armadillo_grid", "signed_distance_1thread", rate(bvh, grid_points, GRID_POINTS, SIGNED, 0, 1),
+                 "queries/s");
+    bench_report(suite, "armadillo_grid", "signed_distance_2threads", rate(bvh, grid_points, GRID_POINTS, SIGNED, 0, 2),
+                 "queries/s");
     bench_report(suite, "armadillo_near", "closest_brute_force", brute_rate(mesh, 0), "queries/s");
     bench_report(suite, "armadillo_near", "winding_brute_force", brute_rate(mesh, 1), "queries/s");
     osc_mesh_bvh_destroy(bvh);
@@ -231,8 +235,10 @@ int main(int argc, char** argv) {
                     "|---|---|---|---|---|\n");
     const char* names[5] = {"armadillo", "bunny00", "ChineseDragon-10kv", "bunny (npm)", "teapot (open)"};
     for (int m = 0; m < 5; ++m) {
-        if (m < 3) snprintf(path, sizeof path, "%s/%s.off", models, names[m]);
-        else snprintf(path, sizeof path, "%s/%s", OSC_DATA_DIR, m == 3 ? "bunny.obj" : "teapot.obj");
+        if (m < 3)
+            snprintf(path, sizeof path, "%s/%s.off", models, names[m]);
+        else
+            snprintf(path, sizeof path, "%s/%s", OSC_DATA_DIR, m == 3 ? "bunny.obj" : "teapot.obj");
         osc_mesh* model = NULL;
         if (osc_mesh_load(path, NULL, &model, NULL) != OSC_OK) {
             fprintf(stderr, "bench_mesh_bvh: cannot load %s (%s)\n", path, osc_last_error());

@@ -46,8 +46,8 @@ static double run_peer(const char* build, const surface_case* sc, int threads, c
     char python[1024], command[2048];
     snprintf(python, sizeof python, "%s/peers/tlm-venv/bin/python", build);
     snprintf(command, sizeof command,
-             "%s bench/peers/tlm_rays.py %s/bench/rays.bin %s --threads %d --repeats 3 2>/dev/null",
-             python, build, sc->peer_arguments, threads);
+             "%s bench/peers/tlm_rays.py %s/bench/rays.bin %s --threads %d --repeats 3 2>/dev/null", python, build,
+             sc->peer_arguments, threads);
     char line[4096];
     if (!bench_peer_line(python, command, line, sizeof line, why,
                          "torchlensmaker not installed (bench/peers/setup_tlm.sh)"))
@@ -82,11 +82,14 @@ int main(int argc, char** argv) {
         if (out) fwrite(row, sizeof row, 1, out);
     }
     if (out) fclose(out);
-    surface_case cases[3] = {
-        {"sphere", 20.0, 0.0, 0, {0}, "--surface sphere --radius 20 --diameter 15"},
-        {"conic", 20.0, -0.5, 0, {0}, "--surface conic --radius 20 --k -0.5 --diameter 15"},
-        {"asphere", 20.0, -1.0, 3, {1e-4, -1e-6, 1e-8},
-         "--surface asphere --radius 20 --k -1 --coeffs 1e-4,-1e-6,1e-8 --diameter 15"}};
+    surface_case cases[3] = {{"sphere", 20.0, 0.0, 0, {0}, "--surface sphere --radius 20 --diameter 15"},
+                             {"conic", 20.0, -0.5, 0, {0}, "--surface conic --radius 20 --k -0.5 --diameter 15"},
+                             {"asphere",
+                              20.0,
+                              -1.0,
+                              3,
+                              {1e-4, -1e-6, 1e-8},
+                              "--surface asphere --radius 20 --k -1 --coeffs 1e-4,-1e-6,1e-8 --diameter 15"}};
     for (int c = 0; c < 3; ++c) {
         const surface_case* sc = &cases[c];
         osc_sag sag;
@@ -103,8 +106,7 @@ int main(int argc, char** argv) {
             double times[REPEATS];
             for (int r = 0; r < REPEATS; ++r) {
                 double start = bench_now();
-                osc_ray_intersect_batch(surface, NULL, RAYS, origins, directions, NULL, t, points, NULL,
-                                        hits, threads);
+                osc_ray_intersect_batch(surface, NULL, RAYS, origins, directions, NULL, t, points, NULL, hits, threads);
                 times[r] = bench_now() - start;
             }
             rates[threads - 1] = RAYS / bench_median(times, REPEATS);
@@ -116,7 +118,8 @@ int main(int argc, char** argv) {
             if (!hits[i]) continue;
             ++hit_count;
             if (sc->count == 0) {
-                worst = fmax(worst, fabs(t[i] - conic_root(sc->radius, sc->conic, origins + 3 * i, directions + 3 * i)));
+                worst =
+                    fmax(worst, fabs(t[i] - conic_root(sc->radius, sc->conic, origins + 3 * i, directions + 3 * i)));
             } else {
                 double r = hypot(points[3 * i + 1], points[3 * i + 2]);
                 worst = fmax(worst, fabs(points[3 * i] - osc_implicit_sag(surface, r, NULL)));
@@ -137,9 +140,11 @@ int main(int argc, char** argv) {
         }
         bench_report("ray", sc->name, "hits", hit_count, "count");
         bench_report("ray", sc->name, "worst_error", worst, "1");
-        fprintf(stderr, "%-8s %d hits of %d; %.3g rays/s on 1 thread, %.3g on 2; worst error %.2g; "
-                "torchlensmaker %.3g / %.3g rays/s%s%s\n", sc->name, hit_count, RAYS, rates[0], rates[1],
-                worst, peer[0], peer[1], isnan(peer[0]) ? ": " : "", why);
+        fprintf(stderr,
+                "%-8s %d hits of %d; %.3g rays/s on 1 thread, %.3g on 2; worst error %.2g; "
+                "torchlensmaker %.3g / %.3g rays/s%s%s\n",
+                sc->name, hit_count, RAYS, rates[0], rates[1], worst, peer[0], peer[1], isnan(peer[0]) ? ": " : "",
+                why);
         osc_implicit_destroy(surface);
     }
     free(origins);

@@ -65,10 +65,10 @@ static void measure(const char* name, osc_sdf* sdf) {
 }
 
 // creates a model with `call` (which writes to `sdf`) and measures it
-#define MEASURE(name, call)                                                                        \
-    do {                                                                                           \
-        osc_sdf* sdf = NULL;                                                                       \
-        measure(name, (call) == OSC_OK ? sdf : NULL);                                              \
+#define MEASURE(name, call)                                                                                            \
+    do {                                                                                                               \
+        osc_sdf* sdf = NULL;                                                                                           \
+        measure(name, (call) == OSC_OK ? sdf : NULL);                                                                  \
     } while (0)
 
 // 18 superquadrics with random shapes, sizes and poses, smoothly united (seed 000 Fig. 1)
@@ -76,8 +76,8 @@ static osc_sdf* make_sq_union(void) {
     osc_sdf* parts[18];
     for (int i = 0; i < 18; ++i) {
         osc_sdf* sq = NULL;
-        osc_sdf_create_superquadric(osc_v3(uniform(0.1, 0.4), uniform(0.1, 0.4), uniform(0.1, 0.4)),
-                                    uniform(0.2, 1.5), uniform(0.2, 1.5), &sq);
+        osc_sdf_create_superquadric(osc_v3(uniform(0.1, 0.4), uniform(0.1, 0.4), uniform(0.1, 0.4)), uniform(0.2, 1.5),
+                                    uniform(0.2, 1.5), &sq);
         osc_quat q = osc_quat_normalize((osc_quat){uniform(-1, 1), uniform(-1, 1), uniform(-1, 1), uniform(-1, 1)});
         osc_pose pose = {osc_v3(uniform(-0.5, 0.5), uniform(-0.5, 0.5), uniform(-0.7, 0.7)), q};
         osc_sdf_create_transformed(sq, pose, 1.0, &parts[i]);

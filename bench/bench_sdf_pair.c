@@ -42,13 +42,13 @@ typedef struct scene {
 } scene;
 
 static scene make_scene(const char* name, int count, double region, bool sponges, const char* file) {
-    scene s = {name, count, calloc((size_t)count, sizeof(osc_sdf*)),
-               calloc((size_t)count, sizeof(osc_sdf_shape)), calloc((size_t)count, sizeof(osc_pose))};
+    scene s = {name, count, calloc((size_t)count, sizeof(osc_sdf*)), calloc((size_t)count, sizeof(osc_sdf_shape)),
+               calloc((size_t)count, sizeof(osc_pose))};
     FILE* out = file ? fopen(file, "w") : NULL;
     if (out) fprintf(out, "# %s: written by bench_sdf_pair\n", name);
     for (int i = 0; i < count; ++i) {
-        osc_vec3 c = osc_v3(bench_uniform(&rng, 0, region), bench_uniform(&rng, 0, region),
-                            bench_uniform(&rng, 0, region));
+        osc_vec3 c =
+            osc_v3(bench_uniform(&rng, 0, region), bench_uniform(&rng, 0, region), bench_uniform(&rng, 0, region));
         if (sponges)
             osc_sdf_create_menger(1.0, 3, &s.sdfs[i]);
         else
@@ -95,14 +95,13 @@ static double run_thimni(const char* build, const char* file, int* points, const
 static int sphere_overlaps(const scene* s) {
     int count = 0;
     for (int i = 0; i < s->count; ++i)
-        for (int j = i + 1; j < s->count; ++j)
-            count += osc_length(osc_sub(s->poses[i].p, s->poses[j].p)) < 2.0;
+        for (int j = i + 1; j < s->count; ++j) count += osc_length(osc_sub(s->poses[i].p, s->poses[j].p)) < 2.0;
     return count;
 }
 
 // the scene in one mode (first point per pair, as thimni, or all points) on 1 and 2 threads
-static void time_scene(scene* s, bool first_only, double medians[2], int* candidates, int* colliding,
-                       int* points, int* false_negatives, int* false_positives, double* missed_depth) {
+static void time_scene(scene* s, bool first_only, double medians[2], int* candidates, int* colliding, int* points,
+                       int* false_negatives, int* false_positives, double* missed_depth) {
     static osc_sdf_scene_pair pairs[PAIR_CAPACITY];
     static osc_sdf_contact contacts[(size_t)PAIR_CAPACITY * PER_PAIR];
     osc_sdf_pair_settings settings = osc_sdf_pair_settings_default();
@@ -113,9 +112,8 @@ static void time_scene(scene* s, bool first_only, double medians[2], int* candid
         for (int r = 0; r < REPEATS; ++r) {
             int count = 0, needed = 0;
             double start = bench_now();
-            osc_status status = osc_sdf_scene_collide(s->shapes, s->poses, s->count, &settings,
-                                                      PER_PAIR, pairs, PAIR_CAPACITY, contacts,
-                                                      &count, &needed, workspace, threads);
+            osc_status status = osc_sdf_scene_collide(s->shapes, s->poses, s->count, &settings, PER_PAIR, pairs,
+                                                      PAIR_CAPACITY, contacts, &count, &needed, workspace, threads);
             times[r] = bench_now() - start;
             if (status != OSC_OK) fprintf(stderr, "bench_sdf_pair: %s\n", osc_last_error());
             *candidates = count;
@@ -149,8 +147,8 @@ static void run_scene(scene* s, const char* build, const char* file, bool sphere
         double medians[2];
         int candidates, colliding, points, false_negatives, false_positives;
         double missed_depth;
-        time_scene(s, first_only, medians, &candidates, &colliding, &points, &false_negatives,
-                   &false_positives, &missed_depth);
+        time_scene(s, first_only, medians, &candidates, &colliding, &points, &false_negatives, &false_positives,
+                   &missed_depth);
         bench_report(s->name, name, "candidate_pairs", candidates, "count");
         bench_report(s->name, name, "colliding_pairs", colliding, "count");
         bench_report(s->name, name, "points", points, "count");
@@ -168,11 +166,14 @@ static void run_scene(scene* s, const char* build, const char* file, bool sphere
         bench_report(s->name, name, "time_2_threads", 1e3 * medians[1], "ms");
         char exact[160] = "";
         if (spheres)
-            snprintf(exact, sizeof exact, " (%d false negatives, deepest overlap missed %.3f; %d false "
-                     "positives)", false_negatives, missed_depth, false_positives);
-        fprintf(stderr, "%-18s %-11s %d bodies: %d candidate pairs, %d colliding%s, %d points; %.2f ms "
-                "on 1 thread, %.2f ms on 2; thimni %.2f ms (%d points)%s%s\n", s->name, name, s->count,
-                candidates, colliding, exact, points, 1e3 * medians[0], 1e3 * medians[1], peer,
+            snprintf(exact, sizeof exact,
+                     " (%d false negatives, deepest overlap missed %.3f; %d false "
+                     "positives)",
+                     false_negatives, missed_depth, false_positives);
+        fprintf(stderr,
+                "%-18s %-11s %d bodies: %d candidate pairs, %d colliding%s, %d points; %.2f ms "
+                "on 1 thread, %.2f ms on 2; thimni %.2f ms (%d points)%s%s\n",
+                s->name, name, s->count, candidates, colliding, exact, points, 1e3 * medians[0], 1e3 * medians[1], peer,
                 peer_points, isnan(peer) ? ": " : "", why);
     }
 }
@@ -183,19 +184,22 @@ static void run_scene(scene* s, const char* build, const char* file, bool sphere
 static osc_sdf* random_shape(int kind) {
     osc_sdf* sdf = NULL;
     switch (kind % 5) {
-    case 0: osc_sdf_create_sphere(bench_uniform(&rng, 0.3, 1.0), &sdf); break;
-    case 1:
-        osc_sdf_create_box(osc_v3(bench_uniform(&rng, 0.2, 0.8), bench_uniform(&rng, 0.2, 0.8),
-                                  bench_uniform(&rng, 0.2, 0.8)), 0.05, &sdf);
-        break;
-    case 2: osc_sdf_create_torus(bench_uniform(&rng, 0.5, 0.8), bench_uniform(&rng, 0.1, 0.3), &sdf); break;
-    case 3:
-        osc_sdf_create_ellipsoid(osc_v3(bench_uniform(&rng, 0.2, 0.9), bench_uniform(&rng, 0.2, 0.9),
-                                        bench_uniform(&rng, 0.2, 0.9)), &sdf);
-        break;
-    default:
-        osc_sdf_create_superquadric(osc_v3(bench_uniform(&rng, 0.3, 0.8), bench_uniform(&rng, 0.3, 0.8),
-                                           bench_uniform(&rng, 0.3, 0.8)), 0.5, 0.8, &sdf);
+        case 0: osc_sdf_create_sphere(bench_uniform(&rng, 0.3, 1.0), &sdf); break;
+        case 1:
+            osc_sdf_create_box(
+                osc_v3(bench_uniform(&rng, 0.2, 0.8), bench_uniform(&rng, 0.2, 0.8), bench_uniform(&rng, 0.2, 0.8)),
+                0.05, &sdf);
+            break;
+        case 2: osc_sdf_create_torus(bench_uniform(&rng, 0.5, 0.8), bench_uniform(&rng, 0.1, 0.3), &sdf); break;
+        case 3:
+            osc_sdf_create_ellipsoid(
+                osc_v3(bench_uniform(&rng, 0.2, 0.9), bench_uniform(&rng, 0.2, 0.9), bench_uniform(&rng, 0.2, 0.9)),
+                &sdf);
+            break;
+        default:
+            osc_sdf_create_superquadric(
+                osc_v3(bench_uniform(&rng, 0.3, 0.8), bench_uniform(&rng, 0.3, 0.8), bench_uniform(&rng, 0.3, 0.8)),
+                0.5, 0.8, &sdf);
     }
     return sdf;
 }
@@ -213,9 +217,13 @@ static void accuracy_table(void) {
         as[i] = random_shape(i);
         bs[i] = random_shape(i / 5 + 1);
         for (int side = 0; side < 2; ++side) {
-            osc_pose p = {osc_v3(bench_uniform(&rng, -0.5, 0.5), bench_uniform(&rng, -0.5, 0.5),
-                                 bench_uniform(&rng, -0.5, 0.5)), bench_random_rotation(&rng)};
-            if (side) pbs[i] = p; else pas[i] = p;
+            osc_pose p = {
+                osc_v3(bench_uniform(&rng, -0.5, 0.5), bench_uniform(&rng, -0.5, 0.5), bench_uniform(&rng, -0.5, 0.5)),
+                bench_random_rotation(&rng)};
+            if (side)
+                pbs[i] = p;
+            else
+                pas[i] = p;
         }
         // brute force over the intersection of the world boxes (the query's own box)
         osc_sdf_shape a = {.sdf = as[i]}, b = {.sdf = bs[i]};
@@ -247,14 +255,14 @@ static void accuracy_table(void) {
         for (int x = 0; x < N; ++x)
             for (int y = 0; y < N; ++y)
                 for (int z = 0; z < N; ++z) {
-                    osc_vec3 p = osc_v3(lo.x + (x + 0.5) * (hi.x - lo.x) / N,
-                                        lo.y + (y + 0.5) * (hi.y - lo.y) / N,
+                    osc_vec3 p = osc_v3(lo.x + (x + 0.5) * (hi.x - lo.x) / N, lo.y + (y + 0.5) * (hi.y - lo.y) / N,
                                         lo.z + (z + 0.5) * (hi.z - lo.z) / N);
                     deepest[i] = fmin(deepest[i], fmax(world_eval(as[i], pas[i], p), world_eval(bs[i], pbs[i], p)));
                 }
     }
     int resolutions[] = {4, 6, 8, 12, 16, 24};
-    fprintf(stderr, "\n| resolution | us per pair | deeper than a spacing: missed / collisions | shallower: missed / collisions |\n|---|---|---|---|\n");
+    fprintf(stderr, "\n| resolution | us per pair | deeper than a spacing: missed / collisions | shallower: missed / "
+                    "collisions |\n|---|---|---|---|\n");
     for (size_t r = 0; r < sizeof resolutions / sizeof *resolutions; ++r) {
         osc_sdf_pair_settings settings = osc_sdf_pair_settings_default();
         settings.resolution = resolutions[r];
@@ -282,8 +290,8 @@ static void accuracy_table(void) {
         bench_report("sdf_pair_accuracy", name, "us_per_pair", us, "us");
         bench_report("sdf_pair_accuracy", name, "deep_missed", deep_missed, "count");
         bench_report("sdf_pair_accuracy", name, "shallow_missed", shallow_missed, "count");
-        fprintf(stderr, "| %d | %.1f | %d / %d | %d / %d |\n", resolutions[r], us, deep_missed, deep,
-                shallow_missed, shallow);
+        fprintf(stderr, "| %d | %.1f | %d / %d | %d / %d |\n", resolutions[r], us, deep_missed, deep, shallow_missed,
+                shallow);
     }
     for (int i = 0; i < PAIRS; ++i) {
         osc_sdf_destroy(as[i]);

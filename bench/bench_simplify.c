@@ -19,10 +19,9 @@
 
 #define BENCH_PI 3.14159265358979323846
 
-typedef size_t (*meshopt_simplify_fn)(unsigned int* destination, const unsigned int* indices,
-                                      size_t index_count, const float* vertex_positions,
-                                      size_t vertex_count, size_t vertex_positions_stride,
-                                      size_t target_index_count, float target_error,
+typedef size_t (*meshopt_simplify_fn)(unsigned int* destination, const unsigned int* indices, size_t index_count,
+                                      const float* vertex_positions, size_t vertex_count,
+                                      size_t vertex_positions_stride, size_t target_index_count, float target_error,
                                       unsigned int options, float* result_error);
 
 // meshopt_simplify from the shared library, or NULL (with the reason in `why`)
@@ -117,7 +116,8 @@ static osc_mesh* run_osculate(const osc_mesh* input, int32_t target, double* sec
 // triangles that repeat a vertex are dropped; the output keeps the input's vertices
 static osc_mesh* run_meshoptimizer(meshopt_simplify_fn simplify, const osc_mesh* input, int32_t target,
                                    double* seconds) {
-    size_t vertex_count = (size_t)osc_mesh_vertex_count(input), index_count = 3 * (size_t)osc_mesh_triangle_count(input);
+    size_t vertex_count = (size_t)osc_mesh_vertex_count(input),
+           index_count = 3 * (size_t)osc_mesh_triangle_count(input);
     float* positions = malloc(3 * vertex_count * sizeof *positions);
     unsigned int* indices = malloc(index_count * sizeof *indices);
     unsigned int* output = malloc(index_count * sizeof *output);
@@ -128,8 +128,8 @@ static osc_mesh* run_meshoptimizer(meshopt_simplify_fn simplify, const osc_mesh*
     size_t written = 0;
     for (int r = 0; r < 3; ++r) {
         double start = bench_now();
-        written = simplify(output, indices, index_count, positions, vertex_count, 3 * sizeof(float),
-                           3 * (size_t)target, 1.0f, 0, NULL);
+        written = simplify(output, indices, index_count, positions, vertex_count, 3 * sizeof(float), 3 * (size_t)target,
+                           1.0f, 0, NULL);
         times[r] = bench_now() - start;
     }
     *seconds = bench_median(times, 3);
@@ -159,8 +159,8 @@ static void table_row(const char* label, const quality* q, double achieved) {
     char achieved_text[32] = "";
     if (achieved >= 0.0) snprintf(achieved_text, sizeof achieved_text, "%.2g", achieved);
     fprintf(stderr, "| | %s | %d | %s, %d | %d | %d | %.3g | %.2g | %s | %.3f |\n", label, q->triangles,
-            q->closed ? "yes" : "**no**", q->euler, q->bad_edges, q->zero_area, q->min_angle,
-            q->max_distance, achieved_text, q->seconds);
+            q->closed ? "yes" : "**no**", q->euler, q->bad_edges, q->zero_area, q->min_angle, q->max_distance,
+            achieved_text, q->seconds);
 }
 
 static void report(const char* shape, int32_t target, const char* who, const quality* q) {
@@ -246,8 +246,9 @@ static void run_min_angle(void) {
     iso.resolution = 80;
     osc_mesh* input = NULL;
     if (osc_isosurface_extract(cube, &iso, &input) == OSC_OK) {
-        fprintf(stderr, "\nmin_angle: cube half-size 0.5 at 80 cells (%d triangles) to 100 triangles\n"
-                        "| min_angle (°) | triangles | achieved | max dist |\n|---|---|---|---|\n",
+        fprintf(stderr,
+                "\nmin_angle: cube half-size 0.5 at 80 cells (%d triangles) to 100 triangles\n"
+                "| min_angle (°) | triangles | achieved | max dist |\n|---|---|---|---|\n",
                 (int)osc_mesh_triangle_count(input));
         const double angles[] = {10.0, 15.0, 20.0, 25.0};
         for (int i = 0; i < 4; ++i) {
@@ -275,12 +276,15 @@ int main(void) {
     meshopt_simplify_fn meshopt = load_meshoptimizer(&why);
     if (!meshopt)
         printf("{\"suite\": \"simplify\", \"case\": \"meshoptimizer\", \"metric\": \"peer\", \"value\": null, "
-               "\"unit\": \"\", \"note\": \"peer missing: %s\"}\n", why);
-    fprintf(stderr, "| shape (cells, input triangles) | simplifier | triangles | closed, chi | bad edges | "
-                    "zero-area | min angle (°) | max dist | achieved | time (s) |\n|---|---|---|---|---|---|---|---|---|---|\n");
+               "\"unit\": \"\", \"note\": \"peer missing: %s\"}\n",
+               why);
+    fprintf(
+        stderr,
+        "| shape (cells, input triangles) | simplifier | triangles | closed, chi | bad edges | "
+        "zero-area | min angle (°) | max dist | achieved | time (s) |\n|---|---|---|---|---|---|---|---|---|---|\n");
 
-    osc_sdf *sphere = NULL, *torus = NULL, *ring = NULL, *turned = NULL, *linked = NULL, *left = NULL,
-            *right = NULL, *genus2 = NULL, *box = NULL, *cup = NULL;
+    osc_sdf *sphere = NULL, *torus = NULL, *ring = NULL, *turned = NULL, *linked = NULL, *left = NULL, *right = NULL,
+            *genus2 = NULL, *box = NULL, *cup = NULL;
     osc_sdf_create_sphere(0.5, &sphere);
     osc_sdf_create_torus(0.5, 0.15, &torus);
     osc_sdf_create_torus(0.5, 0.12, &ring);

@@ -76,28 +76,27 @@ static int cells_for(double extent, double step) {
 }
 
 // cells along u and v for face `face` (see lmd_baseline.h, TESSELLATION)
-static void face_grid(const osc_brep_desc* desc, const osc_brep_face* face, double tol, int* nu,
-                      int* nv) {
+static void face_grid(const osc_brep_desc* desc, const osc_brep_face* face, double tol, int* nu, int* nv) {
     const osc_brep_surface* s = &desc->surfaces[face->surface];
     double du = face->umax - face->umin, dv = face->vmax - face->vmin;
     *nu = *nv = 1;
     switch (s->type) {
-    case OSC_SURFACE_PLANE: break;
-    case OSC_SURFACE_CYLINDER: *nu = cells_for(du, angular_step(s->radius, tol)); break;
-    case OSC_SURFACE_CONE: {
-        double r0 = fabs(s->radius + face->vmin * sin(s->angle));
-        double r1 = fabs(s->radius + face->vmax * sin(s->angle));
-        *nu = cells_for(du, angular_step(r0 > r1 ? r0 : r1, tol));
-        break;
-    }
-    case OSC_SURFACE_SPHERE:
-        *nu = cells_for(du, angular_step(s->radius, tol));
-        *nv = cells_for(dv, angular_step(s->radius, tol));
-        break;
-    case OSC_SURFACE_TORUS:
-        *nu = cells_for(du, angular_step(s->radius + s->radius2, tol));
-        *nv = cells_for(dv, angular_step(s->radius2, tol));
-        break;
+        case OSC_SURFACE_PLANE: break;
+        case OSC_SURFACE_CYLINDER: *nu = cells_for(du, angular_step(s->radius, tol)); break;
+        case OSC_SURFACE_CONE: {
+            double r0 = fabs(s->radius + face->vmin * sin(s->angle));
+            double r1 = fabs(s->radius + face->vmax * sin(s->angle));
+            *nu = cells_for(du, angular_step(r0 > r1 ? r0 : r1, tol));
+            break;
+        }
+        case OSC_SURFACE_SPHERE:
+            *nu = cells_for(du, angular_step(s->radius, tol));
+            *nv = cells_for(dv, angular_step(s->radius, tol));
+            break;
+        case OSC_SURFACE_TORUS:
+            *nu = cells_for(du, angular_step(s->radius + s->radius2, tol));
+            *nv = cells_for(dv, angular_step(s->radius2, tol));
+            break;
     }
     if (face->loop_count == 0) return;
     if (*nu < TRIMMED_MIN_CELLS) *nu = TRIMMED_MIN_CELLS;
@@ -123,11 +122,11 @@ typedef struct face_mesher {
     const osc_brep* brep;
     const osc_brep_surface* surface;
     int face, nu, nv;
-    double umin, vmin, du, dv;  // origin and cell sizes
-    unsigned char* inside;      // [(nv + 1) * (nu + 1)]
-    int32_t* node;              // mesh vertex of a grid node, or -1
-    int32_t* cross_u;           // crossing on the edge (i, j)-(i + 1, j): [(nv + 1) * nu]
-    int32_t* cross_v;           // crossing on the edge (i, j)-(i, j + 1): [nv * (nu + 1)]
+    double umin, vmin, du, dv; // origin and cell sizes
+    unsigned char* inside;     // [(nv + 1) * (nu + 1)]
+    int32_t* node;             // mesh vertex of a grid node, or -1
+    int32_t* cross_u;          // crossing on the edge (i, j)-(i + 1, j): [(nv + 1) * nu]
+    int32_t* cross_v;          // crossing on the edge (i, j)-(i, j + 1): [nv * (nu + 1)]
     builder* out;
 } face_mesher;
 
@@ -204,10 +203,10 @@ static void mesh_cell(face_mesher* m, int i, int j) {
             if (!in[k]) continue;
             int next = (k + 1) & 3, previous = (k + 3) & 3;
             int32_t c = node_vertex(m, i + corner_di[k], j + corner_dj[k]);
-            int32_t e0 = crossing_vertex(m, i + corner_di[k], j + corner_dj[k], i + corner_di[next],
-                                         j + corner_dj[next]);
-            int32_t e1 = crossing_vertex(m, i + corner_di[previous], j + corner_dj[previous],
-                                         i + corner_di[k], j + corner_dj[k]);
+            int32_t e0 =
+                crossing_vertex(m, i + corner_di[k], j + corner_dj[k], i + corner_di[next], j + corner_dj[next]);
+            int32_t e1 = crossing_vertex(m, i + corner_di[previous], j + corner_dj[previous], i + corner_di[k],
+                                         j + corner_dj[k]);
             emit(m, c, e0, e1, centre);
         }
         return;
@@ -216,8 +215,8 @@ static void mesh_cell(face_mesher* m, int i, int j) {
         int next = (k + 1) & 3;
         if (in[k]) polygon[size++] = node_vertex(m, i + corner_di[k], j + corner_dj[k]);
         if (in[k] != in[next])
-            polygon[size++] = crossing_vertex(m, i + corner_di[k], j + corner_dj[k],
-                                              i + corner_di[next], j + corner_dj[next]);
+            polygon[size++] =
+                crossing_vertex(m, i + corner_di[k], j + corner_dj[k], i + corner_di[next], j + corner_dj[next]);
     }
     for (int k = 1; k + 1 < size; ++k) emit(m, polygon[0], polygon[k], polygon[k + 1], centre);
 }
@@ -225,8 +224,8 @@ static void mesh_cell(face_mesher* m, int i, int j) {
 static int mesh_face(const osc_brep* brep, int face, double tol, builder* out) {
     const osc_brep_desc* desc = osc_brep_description(brep);
     const osc_brep_face* f = &desc->faces[face];
-    face_mesher m = {brep, &desc->surfaces[f->surface], face, 1, 1, f->umin, f->vmin, 0, 0,
-                     NULL, NULL, NULL, NULL, out};
+    face_mesher m = {brep, &desc->surfaces[f->surface], face, 1, 1, f->umin, f->vmin, 0, 0, NULL, NULL, NULL, NULL,
+                     out};
     face_grid(desc, f, tol, &m.nu, &m.nv);
     m.du = (f->umax - f->umin) / m.nu;
     m.dv = (f->vmax - f->vmin) / m.nv;
@@ -419,8 +418,8 @@ int lmd_baseline_write_obj(const lmd_baseline_mesh* mesh, const char* path) {
 // d(v) for every vertex of `from` against `to` (both posed), its closest point on `to` in `from`'s
 // body frame, and the closest vertex of `to` when the closest feature is one; returns the number of
 // closest-point queries
-static int side_distances(lmd_baseline_mesh* from, osc_pose pose_from, const lmd_baseline_mesh* to,
-                          osc_pose pose_to, double d_max, double* smallest) {
+static int side_distances(lmd_baseline_mesh* from, osc_pose pose_from, const lmd_baseline_mesh* to, osc_pose pose_to,
+                          double d_max, double* smallest) {
     osc_pose relative = osc_pose_compose(osc_pose_inverse(pose_to), pose_from); // to <- from
     osc_pose back = osc_pose_inverse(relative);
     osc_vec3 lo = osc_sub(to->lo, osc_v3(d_max, d_max, d_max));
@@ -464,8 +463,8 @@ static int is_contact(const lmd_baseline_mesh* mesh, int32_t v, double d_max, do
     return 1;
 }
 
-lmd_baseline_result lmd_baseline_contacts(lmd_baseline_mesh* a, osc_pose pose_a, lmd_baseline_mesh* b,
-                                          osc_pose pose_b, double d_max, double alpha) {
+lmd_baseline_result lmd_baseline_contacts(lmd_baseline_mesh* a, osc_pose pose_a, lmd_baseline_mesh* b, osc_pose pose_b,
+                                          double d_max, double alpha) {
     lmd_baseline_result result = {0, 0, 0, 0, 0, INFINITY};
     double sin_alpha = sin(alpha);
     result.queried = side_distances(a, pose_a, b, pose_b, d_max, &result.min_distance);

@@ -54,26 +54,26 @@
 
 typedef struct lmd_baseline_mesh {
     int32_t vertex_count, triangle_count;
-    double* vertices;      // [vertex_count][3], body frame
-    int32_t* triangles;    // [triangle_count][3], counter-clockwise seen from outside
-    int32_t* ring_begin;   // [vertex_count + 1]: the 1-ring of v is ring[ring_begin[v] ..
-    int32_t* ring;         //   ring_begin[v + 1]) (neighbours through mesh edges)
-    osc_mesh_bvh* bvh;     // closest points on this mesh, body frame
-    osc_vec3 lo, hi;       // body-frame bounds
-    double* distance;      // scratch [vertex_count]: d(v) of the last query
+    double* vertices;        // [vertex_count][3], body frame
+    int32_t* triangles;      // [triangle_count][3], counter-clockwise seen from outside
+    int32_t* ring_begin;     // [vertex_count + 1]: the 1-ring of v is ring[ring_begin[v] ..
+    int32_t* ring;           //   ring_begin[v + 1]) (neighbours through mesh edges)
+    osc_mesh_bvh* bvh;       // closest points on this mesh, body frame
+    osc_vec3 lo, hi;         // body-frame bounds
+    double* distance;        // scratch [vertex_count]: d(v) of the last query
     int32_t* closest_vertex; // scratch [vertex_count]: the other mesh's vertex closest to v, or -1
-    double* closest_point; // scratch [vertex_count][3]: v's closest point on the other mesh, v's frame
-    int32_t faces_meshed;  // faces of the solid that produced triangles
+    double* closest_point;   // scratch [vertex_count][3]: v's closest point on the other mesh, v's frame
+    int32_t faces_meshed;    // faces of the solid that produced triangles
 } lmd_baseline_mesh;
 
 // what one query found
 typedef struct lmd_baseline_result {
-    int contacts;         // contacts_a + contacts_b - duplicates
-    int contacts_a;       // A's vertices that are local minima within d_max
-    int contacts_b;       // B's vertices
-    int duplicates;       // vertex-vertex pairs found from both sides
-    int queried;          // closest-point queries run (vertices inside the grown boxes)
-    double min_distance;  // the smallest d over both sides (inf when none is within the boxes)
+    int contacts;        // contacts_a + contacts_b - duplicates
+    int contacts_a;      // A's vertices that are local minima within d_max
+    int contacts_b;      // B's vertices
+    int duplicates;      // vertex-vertex pairs found from both sides
+    int queried;         // closest-point queries run (vertices inside the grown boxes)
+    double min_distance; // the smallest d over both sides (inf when none is within the boxes)
 } lmd_baseline_result;
 
 // meshes `brep` with chordal error `chordal_error` (the solid's units); 0 on success, -1 on failure
@@ -86,8 +86,8 @@ void lmd_baseline_free(lmd_baseline_mesh* mesh);
 // the contacts between `a` at `pose_a` and `b` at `pose_b` (world-from-body) below d_max with the
 // quasi-LMD angle `alpha` (radians; the definition above); uses the meshes' scratch arrays, so one
 // query at a time per mesh
-lmd_baseline_result lmd_baseline_contacts(lmd_baseline_mesh* a, osc_pose pose_a, lmd_baseline_mesh* b,
-                                          osc_pose pose_b, double d_max, double alpha);
+lmd_baseline_result lmd_baseline_contacts(lmd_baseline_mesh* a, osc_pose pose_a, lmd_baseline_mesh* b, osc_pose pose_b,
+                                          double d_max, double alpha);
 
 // writes the mesh as a Wavefront OBJ (for looking at it); 0 on success
 int lmd_baseline_write_obj(const lmd_baseline_mesh* mesh, const char* path);

@@ -18,12 +18,12 @@
 #define OSC_DATA_DIR "data"
 #endif
 
-#define TRY(call)                                                                                  \
-    do {                                                                                           \
-        if ((call) != OSC_OK) {                                                                    \
-            fprintf(stderr, "%s failed: %s\n", #call, osc_last_error());                          \
-            return 1;                                                                              \
-        }                                                                                          \
+#define TRY(call)                                                                                                      \
+    do {                                                                                                               \
+        if ((call) != OSC_OK) {                                                                                        \
+            fprintf(stderr, "%s failed: %s\n", #call, osc_last_error());                                               \
+            return 1;                                                                                                  \
+        }                                                                                                              \
     } while (0)
 
 int main(int argc, char** argv) {
@@ -37,9 +37,9 @@ int main(int argc, char** argv) {
     osc_collision_mesh_settings mesh_settings = osc_collision_mesh_settings_default();
     TRY(osc_collision_mesh_create(slab, &mesh_settings, &slab_mesh));
     osc_body_desc desc = osc_body_desc_default();
-    desc.mesh = slab_mesh;                // copied by the body
-    desc.sdf = slab;                      // borrowed: keep it until the body is gone
-    desc.groups = OSC_GROUPS_SDF_LEAVES;  // one group per SDF leaf: the slab is one convex group
+    desc.mesh = slab_mesh;               // copied by the body
+    desc.sdf = slab;                     // borrowed: keep it until the body is gone
+    desc.groups = OSC_GROUPS_SDF_LEAVES; // one group per SDF leaf: the slab is one convex group
     osc_body* a = NULL;
     TRY(osc_body_create(&desc, &a));
 
@@ -58,15 +58,15 @@ int main(int argc, char** argv) {
     TRY(osc_collision_mesh_create(grid_sdf, &mesh_settings, &bunny_mesh));
     desc = osc_body_desc_default();
     desc.mesh = bunny_mesh;
-    desc.grid = grid;                     // the spline with its normal field (borrowed)
-    desc.groups = OSC_GROUPS_CLUSTER;     // no convex decomposition at hand: 8 compact clusters
+    desc.grid = grid;                 // the spline with its normal field (borrowed)
+    desc.groups = OSC_GROUPS_CLUSTER; // no convex decomposition at hand: 8 compact clusters
     desc.group_count = 8;
     osc_body* b = NULL;
     TRY(osc_body_create(&desc, &b));
     printf("slab:  %d vertices, %d edges, %d group\n", (int)osc_body_vertex_count(a), (int)osc_body_edge_count(a),
            (int)osc_body_group_count(a));
-    printf("bunny: %d vertices, %d edges, %d groups\n", (int)osc_body_vertex_count(b),
-           (int)osc_body_edge_count(b), (int)osc_body_group_count(b));
+    printf("bunny: %d vertices, %d edges, %d groups\n", (int)osc_body_vertex_count(b), (int)osc_body_edge_count(b),
+           (int)osc_body_group_count(b));
 
     // 3. poses (world from body; quaternions w, x, y, z): the slab's top face at y = 0.1, the bunny
     //    (its feet at y = 0) turned 30 degrees about the vertical

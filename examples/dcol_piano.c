@@ -24,17 +24,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define TRY(call)                                                                                  \
-    do {                                                                                           \
-        if ((call) != OSC_OK) {                                                                    \
-            fprintf(stderr, "%s failed: %s\n", #call, osc_last_error());                          \
-            return 1;                                                                              \
-        }                                                                                          \
+#define TRY(call)                                                                                                      \
+    do {                                                                                                               \
+        if ((call) != OSC_OK) {                                                                                        \
+            fprintf(stderr, "%s failed: %s\n", #call, osc_last_error());                                               \
+            return 1;                                                                                                  \
+        }                                                                                                              \
     } while (0)
 
 enum { WALLS = 3, MAX_ITERATIONS = 200 };
 
-static const double margin = 1.05; // aim a little beyond touching
+static const double margin = 1.05;  // aim a little beyond touching
 static const double max_step = 0.1; // largest twist (m or rad) taken in one step
 
 /// The scene: the walls (bodies A) at their poses and the piano (body B).
@@ -52,8 +52,7 @@ static osc_status cost(const scene* s, osc_pose piano, double* f, double grad[6]
         for (int k = 0; k < 6; ++k) grad[k] = 0.0;
     for (int w = 0; w < WALLS; ++w) {
         double g[12]; // d alpha / d(xi_wall, xi_piano)
-        osc_status status =
-            osc_dcol_alpha_gradient(s->walls[w], s->wall_poses[w], s->piano, piano, NULL, &alpha[w], g);
+        osc_status status = osc_dcol_alpha_gradient(s->walls[w], s->wall_poses[w], s->piano, piano, NULL, &alpha[w], g);
         if (status != OSC_OK) return status;
         double violation = margin - alpha[w];
         if (violation <= 0.0) continue;
@@ -81,18 +80,15 @@ static double min_alpha(const double alpha[WALLS]) {
 static double check_gradient(const scene* s, int w, osc_pose piano) {
     double alpha, g[12], worst = 0.0;
     const double h = 1e-6;
-    if (osc_dcol_alpha_gradient(s->walls[w], s->wall_poses[w], s->piano, piano, NULL, &alpha, g) != OSC_OK)
-        return -1.0;
+    if (osc_dcol_alpha_gradient(s->walls[w], s->wall_poses[w], s->piano, piano, NULL, &alpha, g) != OSC_OK) return -1.0;
     for (int k = 0; k < 6; ++k) {
         double xi[6] = {0.0}, plus, minus, unused[12];
         xi[k] = h;
         osc_pose forward = osc_pose_apply_twist(piano, xi);
         xi[k] = -h;
         osc_pose backward = osc_pose_apply_twist(piano, xi);
-        if (osc_dcol_alpha_gradient(s->walls[w], s->wall_poses[w], s->piano, forward, NULL, &plus, unused) !=
-                OSC_OK ||
-            osc_dcol_alpha_gradient(s->walls[w], s->wall_poses[w], s->piano, backward, NULL, &minus, unused) !=
-                OSC_OK)
+        if (osc_dcol_alpha_gradient(s->walls[w], s->wall_poses[w], s->piano, forward, NULL, &plus, unused) != OSC_OK ||
+            osc_dcol_alpha_gradient(s->walls[w], s->wall_poses[w], s->piano, backward, NULL, &minus, unused) != OSC_OK)
             return -1.0;
         double error = fabs((plus - minus) / (2.0 * h) - g[6 + k]);
         worst = error > worst ? error : worst;
@@ -132,12 +128,12 @@ int main(void) {
     TRY(cost(&s, piano, &f, grad, alpha));
     printf("iter  min alpha  f          x        y        z        heading\n");
     for (; iteration < MAX_ITERATIONS && min_alpha(alpha) < 1.0; ++iteration) {
-        printf("%4d  %.5f  %.3e  %+.4f  %+.4f  %+.4f  %+7.2f\n", iteration, min_alpha(alpha), f, piano.p.x,
-               piano.p.y, piano.p.z, heading(piano));
+        printf("%4d  %.5f  %.3e  %+.4f  %+.4f  %+.4f  %+7.2f\n", iteration, min_alpha(alpha), f, piano.p.x, piano.p.y,
+               piano.p.z, heading(piano));
         double norm = 0.0;
         for (int k = 0; k < 6; ++k) norm += grad[k] * grad[k];
         norm = sqrt(norm);
-        if (!(norm > 0.0)) break; // a stationary point inside a wall: give up
+        if (!(norm > 0.0)) break;                     // a stationary point inside a wall: give up
         if (t * norm > max_step) t = max_step / norm; // never move further than max_step at once
         double f_new = f, alpha_new[WALLS];
         osc_pose trial = piano;
@@ -157,8 +153,8 @@ int main(void) {
     // 5. the result
     int free = min_alpha(alpha) >= 1.0;
     printf("%s after %d iterations\n", free ? "free" : "NOT free", iteration);
-    printf("final pose: p = (%+.4f, %+.4f, %+.4f), q = (%.4f, %.4f, %.4f, %.4f), heading %+.2f deg\n",
-           piano.p.x, piano.p.y, piano.p.z, piano.q.w, piano.q.x, piano.q.y, piano.q.z, heading(piano));
+    printf("final pose: p = (%+.4f, %+.4f, %+.4f), q = (%.4f, %.4f, %.4f, %.4f), heading %+.2f deg\n", piano.p.x,
+           piano.p.y, piano.p.z, piano.q.w, piano.q.x, piano.q.y, piano.q.z, heading(piano));
     for (int w = 0; w < WALLS; ++w) printf("  alpha(%-6s) = %.5f\n", names[w], alpha[w]);
 
     for (int w = 0; w < WALLS; ++w) osc_convex_destroy(s.walls[w]);

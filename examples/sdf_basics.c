@@ -9,12 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define TRY(call)                                                                                  \
-    do {                                                                                           \
-        if ((call) != OSC_OK) {                                                                    \
-            fprintf(stderr, "%s failed: %s\n", #call, osc_last_error());                          \
-            return 1;                                                                              \
-        }                                                                                          \
+#define TRY(call)                                                                                                      \
+    do {                                                                                                               \
+        if ((call) != OSC_OK) {                                                                                        \
+            fprintf(stderr, "%s failed: %s\n", #call, osc_last_error());                                               \
+            return 1;                                                                                                  \
+        }                                                                                                              \
     } while (0)
 
 int main(void) {
@@ -54,9 +54,9 @@ int main(void) {
     printf("phi(%.2f, %.2f, %.2f) = %.6f\n", x.x, x.y, x.z, phi);
     printf("gradient = (%.6f, %.6f, %.6f), |gradient| = %.6f\n", gradient.x, gradient.y, gradient.z,
            osc_length(gradient));
-    printf("hessian  = [%.4f %.4f %.4f; %.4f %.4f %.4f; %.4f %.4f %.4f]\n", hessian.m[0][0],
-           hessian.m[0][1], hessian.m[0][2], hessian.m[1][0], hessian.m[1][1], hessian.m[1][2],
-           hessian.m[2][0], hessian.m[2][1], hessian.m[2][2]);
+    printf("hessian  = [%.4f %.4f %.4f; %.4f %.4f %.4f; %.4f %.4f %.4f]\n", hessian.m[0][0], hessian.m[0][1],
+           hessian.m[0][2], hessian.m[1][0], hessian.m[1][1], hessian.m[1][2], hessian.m[2][0], hessian.m[2][1],
+           hessian.m[2][2]);
 
     // 6. many points at once, over all cores: arrays [n][3] in, [n] and [n][3] out
     enum { N = 100000 };
@@ -77,9 +77,8 @@ int main(void) {
     // 7. bounds and Lipschitz bound, e.g. for sphere tracing with steps phi / L
     osc_vec3 lo, hi;
     osc_sdf_bounds(world, &lo, &hi);
-    printf("bounds [%.3f %.3f %.3f] - [%.3f %.3f %.3f], Lipschitz %.4f (%s)\n", lo.x, lo.y, lo.z,
-           hi.x, hi.y, hi.z, osc_sdf_lipschitz(world),
-           osc_sdf_lipschitz_is_bound(world) ? "a bound" : "an estimate");
+    printf("bounds [%.3f %.3f %.3f] - [%.3f %.3f %.3f], Lipschitz %.4f (%s)\n", lo.x, lo.y, lo.z, hi.x, hi.y, hi.z,
+           osc_sdf_lipschitz(world), osc_sdf_lipschitz_is_bound(world) ? "a bound" : "an estimate");
 
     free(points);
     free(values);

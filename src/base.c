@@ -24,25 +24,22 @@
 #define OSC_STRINGIFY_IMPL(x) #x
 #define OSC_STRINGIFY(x) OSC_STRINGIFY_IMPL(x)
 
-int osc_version(void) {
-    return OSC_VERSION_MAJOR * 10000 + OSC_VERSION_MINOR * 100 + OSC_VERSION_PATCH;
-}
+int osc_version(void) { return OSC_VERSION_MAJOR * 10000 + OSC_VERSION_MINOR * 100 + OSC_VERSION_PATCH; }
 
 const char* osc_version_string(void) {
-    return OSC_STRINGIFY(OSC_VERSION_MAJOR) "." OSC_STRINGIFY(OSC_VERSION_MINOR) "." OSC_STRINGIFY(
-        OSC_VERSION_PATCH);
+    return OSC_STRINGIFY(OSC_VERSION_MAJOR) "." OSC_STRINGIFY(OSC_VERSION_MINOR) "." OSC_STRINGIFY(OSC_VERSION_PATCH);
 }
 
 const char* osc_status_string(osc_status status) {
     switch (status) {
-    case OSC_OK: return "OSC_OK";
-    case OSC_ERR_INVALID_ARGUMENT: return "OSC_ERR_INVALID_ARGUMENT";
-    case OSC_ERR_PARSE: return "OSC_ERR_PARSE";
-    case OSC_ERR_NO_MEMORY: return "OSC_ERR_NO_MEMORY";
-    case OSC_ERR_NOT_CONVERGED: return "OSC_ERR_NOT_CONVERGED";
-    case OSC_ERR_CAPACITY: return "OSC_ERR_CAPACITY";
-    case OSC_ERR_IO: return "OSC_ERR_IO";
-    case OSC_ERR_UNSUPPORTED: return "OSC_ERR_UNSUPPORTED";
+        case OSC_OK: return "OSC_OK";
+        case OSC_ERR_INVALID_ARGUMENT: return "OSC_ERR_INVALID_ARGUMENT";
+        case OSC_ERR_PARSE: return "OSC_ERR_PARSE";
+        case OSC_ERR_NO_MEMORY: return "OSC_ERR_NO_MEMORY";
+        case OSC_ERR_NOT_CONVERGED: return "OSC_ERR_NOT_CONVERGED";
+        case OSC_ERR_CAPACITY: return "OSC_ERR_CAPACITY";
+        case OSC_ERR_IO: return "OSC_ERR_IO";
+        case OSC_ERR_UNSUPPORTED: return "OSC_ERR_UNSUPPORTED";
     }
     return "OSC_ERR_UNKNOWN";
 }
@@ -52,13 +49,9 @@ const char* osc_status_string(osc_status status) {
 
 static _Thread_local char error_message[512];
 
-const char* osc_last_error(void) {
-    return error_message;
-}
+const char* osc_last_error(void) { return error_message; }
 
-void osc_clear_error(void) {
-    error_message[0] = '\0';
-}
+void osc_clear_error(void) { error_message[0] = '\0'; }
 
 osc_status osc_fail(osc_status status, const char* format, ...) {
     va_list args;
@@ -133,12 +126,9 @@ int osc_batch_team(int requested, size_t count, size_t min_per_thread) {
 #endif
 }
 
-osc_status osc_batch_run(const char* function, const char* item_name, size_t count, int threads,
-                         size_t min_per_thread, osc_batch_item item, void* context,
-                         osc_status* statuses) {
-    if (threads < 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: threads must be >= 0 (got %d)", function,
-                        threads);
+osc_status osc_batch_run(const char* function, const char* item_name, size_t count, int threads, size_t min_per_thread,
+                         osc_batch_item item, void* context, osc_status* statuses) {
+    if (threads < 0) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: threads must be >= 0 (got %d)", function, threads);
     size_t first_failure = count;
     osc_status first_status = OSC_OK;
     char first_message[sizeof error_message] = "";
@@ -174,15 +164,12 @@ osc_status osc_batch_run(const char* function, const char* item_name, size_t cou
 #endif
     }
     if (first_status == OSC_OK) return OSC_OK;
-    return osc_fail(first_status, "%s: %s %zu: %.400s", function, item_name, first_failure,
-                    first_message);
+    return osc_fail(first_status, "%s: %s %zu: %.400s", function, item_name, first_failure, first_message);
 }
 
-osc_status osc_check_batch(const char* function, const double* points, const void* output,
-                           const char* output_name, size_t count, int threads) {
-    if (threads < 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: threads must be >= 0 (got %d)", function,
-                        threads);
+osc_status osc_check_batch(const char* function, const double* points, const void* output, const char* output_name,
+                           size_t count, int threads) {
+    if (threads < 0) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: threads must be >= 0 (got %d)", function, threads);
     if (count == 0) return OSC_OK;
     if (!points || !output)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL with count %zu", function,
@@ -205,20 +192,17 @@ static unsigned char* grow_buffer(unsigned char* old, size_t used, size_t capaci
     return grown;
 }
 
-osc_status osc_read_file(const char* function, const char* path, unsigned char** data,
-                         size_t* size) {
+osc_status osc_read_file(const char* function, const char* path, unsigned char** data, size_t* size) {
     *data = NULL;
     *size = 0;
     FILE* file = fopen(path, "rb");
-    if (!file)
-        return osc_fail(OSC_ERR_IO, "%s: cannot open '%s': %s", function, path, strerror(errno));
+    if (!file) return osc_fail(OSC_ERR_IO, "%s: cannot open '%s': %s", function, path, strerror(errno));
 #if defined(__unix__) || defined(__APPLE__)
     // a device, pipe or directory may never end (/dev/zero) or not be a file at all: refused
     struct stat info;
     if (fstat(fileno(file), &info) != 0 || !S_ISREG(info.st_mode)) {
         fclose(file);
-        return osc_fail(OSC_ERR_IO, "%s: '%s' is not a regular file (a device, pipe or directory)",
-                        function, path);
+        return osc_fail(OSC_ERR_IO, "%s: '%s' is not a regular file (a device, pipe or directory)", function, path);
     }
 #endif
     size_t capacity = 65536;
@@ -244,8 +228,7 @@ osc_status osc_read_file(const char* function, const char* path, unsigned char**
         used += got;
         if (got == 0) {
             if (ferror(file))
-                status = osc_fail(OSC_ERR_IO, "%s: cannot read '%s': %s", function, path,
-                                  strerror(errno));
+                status = osc_fail(OSC_ERR_IO, "%s: cannot read '%s': %s", function, path, strerror(errno));
             break;
         }
     }

@@ -16,7 +16,7 @@
 // wide. AVX has no fused multiply-add (FMA3 is a separate feature, never enabled here), so every
 // product and sum is rounded as in the default build: the bits are the same. OSC_NO_TARGET_CLONES
 // (CMake's OSC_TARGET_CLONES=OFF, implied by ThreadSanitizer builds) compiles one plain version.
-#if !defined(OSC_NO_TARGET_CLONES) && defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && \
+#if !defined(OSC_NO_TARGET_CLONES) && defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) &&               \
     ((defined(__clang__) && __clang_major__ >= 14) || (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 6))
 #define OSC_AVX_CLONES __attribute__((target_clones("avx", "default")))
 #else
@@ -64,15 +64,14 @@ void osc_free(void* pointer);
 /// with osc_free) of *size bytes. Only regular files are read: a device, pipe or directory is
 /// refused (/dev/zero would never end). OSC_ERR_IO naming
 /// `function` and the path when it cannot be opened or read, OSC_ERR_NO_MEMORY.
-osc_status osc_read_file(const char* function, const char* path, unsigned char** data,
-                         size_t* size);
+osc_status osc_read_file(const char* function, const char* path, unsigned char** data, size_t* size);
 
 /// Checks the arguments every batch query shares, for the public function `function`: `threads`
 /// >= 0; with count > 0, `points` [count][3] and the required output `output` (called
 /// `output_name`) non-NULL, and `count` small enough to index [count][9] arrays. OSC_OK or
 /// OSC_ERR_INVALID_ARGUMENT with the message set.
-osc_status osc_check_batch(const char* function, const double* points, const void* output,
-                           const char* output_name, size_t count, int threads);
+osc_status osc_check_batch(const char* function, const double* points, const void* output, const char* output_name,
+                           size_t count, int threads);
 
 /// The threads a parallel loop runs on: `requested` when positive, else
 /// osc_default_thread_count(); never more than OSC_MAX_THREADS.
@@ -95,17 +94,14 @@ typedef osc_status (*osc_batch_item)(void* context, size_t index);
 /// (nullable, [count]) receives each item's status. Returns OSC_OK, or the status of the failing
 /// item of lowest index with the message "function: item_name index: its message". Checks
 /// `threads` >= 0 first (OSC_ERR_INVALID_ARGUMENT naming `function`).
-osc_status osc_batch_run(const char* function, const char* item_name, size_t count, int threads,
-                         size_t min_per_thread, osc_batch_item item, void* context,
-                         osc_status* statuses);
+osc_status osc_batch_run(const char* function, const char* item_name, size_t count, int threads, size_t min_per_thread,
+                         osc_batch_item item, void* context, osc_status* statuses);
 
 /// Sorts `count` elements of `size` bytes at `base` into the order of `compare` (as qsort's),
 /// stably (equal elements keep their order), in place and without allocating (base_sort.c): it
 /// uses 4 KB of the caller's stack. Queries use it instead of qsort, which allocates in glibc.
 void osc_sort(void* base, size_t count, size_t size, int (*compare)(const void*, const void*));
 
-static inline bool osc_is_finite3(double x, double y, double z) {
-    return isfinite(x) && isfinite(y) && isfinite(z);
-}
+static inline bool osc_is_finite3(double x, double y, double z) { return isfinite(x) && isfinite(y) && isfinite(z); }
 
 #endif // OSC_BASE_INTERNAL_H

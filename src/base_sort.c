@@ -8,8 +8,8 @@
 #include <string.h>
 
 enum {
-    SORT_BLOCK = 16,     // elements per insertion-sorted block
-    SORT_BUFFER = 4096   // bytes of stack for a merge's shorter run (and one held element)
+    SORT_BLOCK = 16,   // elements per insertion-sorted block
+    SORT_BUFFER = 4096 // bytes of stack for a merge's shorter run (and one held element)
 };
 
 typedef struct sorter {
@@ -19,13 +19,9 @@ typedef struct sorter {
     unsigned char* buffer; // SORT_BUFFER bytes
 } sorter;
 
-static inline unsigned char* element(const sorter* s, size_t i) {
-    return s->base + i * s->size;
-}
+static inline unsigned char* element(const sorter* s, size_t i) { return s->base + i * s->size; }
 
-static inline bool less(const sorter* s, const void* x, const void* y) {
-    return s->compare(x, y) < 0;
-}
+static inline bool less(const sorter* s, const void* x, const void* y) { return s->compare(x, y) < 0; }
 
 // exchanges the ranges [a, a + n) and [b, b + n) in 8-byte words, then the tail bytes
 static void swap_ranges(const sorter* s, size_t a, size_t b, size_t n) {
@@ -84,8 +80,10 @@ static void merge_left_buffered(const sorter* s, size_t a, size_t m, size_t b) {
     memcpy(s->buffer, element(s, a), left * size);
     size_t i = 0, j = m, k = a;
     while (i < left && j < b) {
-        if (less(s, element(s, j), s->buffer + i * size)) memcpy(element(s, k++), element(s, j++), size);
-        else memcpy(element(s, k++), s->buffer + size * i++, size);
+        if (less(s, element(s, j), s->buffer + i * size))
+            memcpy(element(s, k++), element(s, j++), size);
+        else
+            memcpy(element(s, k++), s->buffer + size * i++, size);
     }
     memcpy(element(s, k), s->buffer + i * size, (left - i) * size);
 }
@@ -96,8 +94,10 @@ static void merge_right_buffered(const sorter* s, size_t a, size_t m, size_t b) 
     memcpy(s->buffer, element(s, m), right * size);
     size_t i = m, j = right, k = b; // the next elements are i - 1 (in place) and j - 1 (buffer)
     while (i > a && j > 0) {
-        if (less(s, s->buffer + (j - 1) * size, element(s, i - 1))) memcpy(element(s, --k), element(s, --i), size);
-        else memcpy(element(s, --k), s->buffer + size * --j, size);
+        if (less(s, s->buffer + (j - 1) * size, element(s, i - 1)))
+            memcpy(element(s, --k), element(s, --i), size);
+        else
+            memcpy(element(s, --k), s->buffer + size * --j, size);
     }
     memcpy(element(s, a), s->buffer, j * size);
 }
@@ -126,8 +126,10 @@ static void merge(const sorter* s, size_t a, size_t m, size_t b) {
     size_t p = n - 1;
     while (start < r) {
         size_t c = start + (r - start) / 2;
-        if (!less(s, element(s, p - c), element(s, c))) start = c + 1;
-        else r = c;
+        if (!less(s, element(s, p - c), element(s, c)))
+            start = c + 1;
+        else
+            r = c;
     }
     size_t end = n - start;
     if (start < m && m < end) rotate(s, start, m, end);

@@ -35,22 +35,14 @@ static osc_status check_settings(const char* fn, const osc_brep_settings* s) {
     return OSC_OK;
 }
 
-static bool finite3(osc_vec3 v) {
-    return osc_is_finite3(v.x, v.y, v.z);
-}
+static bool finite3(osc_vec3 v) { return osc_is_finite3(v.x, v.y, v.z); }
 
 // finite and within OSC_BREP_MAX_LENGTH
-static bool length_ok(double x) {
-    return isfinite(x) && fabs(x) <= OSC_BREP_MAX_LENGTH;
-}
+static bool length_ok(double x) { return isfinite(x) && fabs(x) <= OSC_BREP_MAX_LENGTH; }
 
-static bool point_ok(osc_vec3 v) {
-    return length_ok(v.x) && length_ok(v.y) && length_ok(v.z);
-}
+static bool point_ok(osc_vec3 v) { return length_ok(v.x) && length_ok(v.y) && length_ok(v.z); }
 
-static bool unit(osc_vec3 v) {
-    return finite3(v) && fabs(osc_length(v) - 1.0) <= 1e-6;
-}
+static bool unit(osc_vec3 v) { return finite3(v) && fabs(osc_length(v) - 1.0) <= 1e-6; }
 
 // The sign of the radius factor R + r cos v of a torus over a face's v range [v0, v1]: +1 or -1, or 0
 // when it changes sign inside the range (a spindle torus, r > R, has its cusps where R + r cos v =
@@ -70,51 +62,51 @@ static int torus_branch(double R, double r, double v0, double v1) {
 static osc_status check_surface(const osc_brep_surface* s, int i) {
     const char* fn = "osc_brep_create";
     if ((int)s->type < 0 || (int)s->type > OSC_SURFACE_TORUS)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surfaces[%d].type %d is not a surface type",
-                        fn, i, (int)s->type);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surfaces[%d].type %d is not a surface type", fn, i,
+                        (int)s->type);
     if (!point_ok(s->origin))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surfaces[%d].origin (%g, %g, %g) is not finite or "
-                        "beyond %g", fn, i, s->origin.x, s->origin.y, s->origin.z, OSC_BREP_MAX_LENGTH);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: surfaces[%d].origin (%g, %g, %g) is not finite or "
+                        "beyond %g",
+                        fn, i, s->origin.x, s->origin.y, s->origin.z, OSC_BREP_MAX_LENGTH);
     if (!unit(s->axis) || !unit(s->ref) || fabs(osc_dot(s->axis, s->ref)) > 1e-6)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                         "%s: surfaces[%d].axis (%g, %g, %g) and ref (%g, %g, %g) must be unit and "
-                        "perpendicular", fn, i, s->axis.x, s->axis.y, s->axis.z, s->ref.x, s->ref.y, s->ref.z);
+                        "perpendicular",
+                        fn, i, s->axis.x, s->axis.y, s->axis.z, s->ref.x, s->ref.y, s->ref.z);
     if (s->sense != 1 && s->sense != -1)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surfaces[%d].sense %d is not +1 or -1", fn,
-                        i, s->sense);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surfaces[%d].sense %d is not +1 or -1", fn, i, s->sense);
     if (s->type == OSC_SURFACE_PLANE) return OSC_OK;
-    bool radius_ok = length_ok(s->radius) &&
-                     (s->type == OSC_SURFACE_CONE ? s->radius >= 0.0 : s->radius > 0.0);
+    bool radius_ok = length_ok(s->radius) && (s->type == OSC_SURFACE_CONE ? s->radius >= 0.0 : s->radius > 0.0);
     if (!radius_ok)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surfaces[%d].radius %g is out of range", fn,
-                        i, s->radius);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surfaces[%d].radius %g is out of range", fn, i, s->radius);
     if (s->type == OSC_SURFACE_CONE && !(s->angle > 0.0 && s->angle < 0.5 * k_pi))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: surfaces[%d].angle %g: a cone's half-angle must lie in (0, pi/2)", fn,
-                        i, s->angle);
+                        "%s: surfaces[%d].angle %g: a cone's half-angle must lie in (0, pi/2)", fn, i, s->angle);
     if (s->type == OSC_SURFACE_TORUS &&
         !(length_ok(s->radius2) && s->radius2 > 0.0 && fabs(s->radius2 - s->radius) > 1e-9 * s->radius))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: surfaces[%d].radius2 %g: a torus needs r > 0 and r != R = %g", fn, i,
-                        s->radius2, s->radius);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surfaces[%d].radius2 %g: a torus needs r > 0 and r != R = %g",
+                        fn, i, s->radius2, s->radius);
     return OSC_OK;
 }
 
 static osc_status check_description(const osc_brep_desc* d) {
     const char* fn = "osc_brep_create";
-    if (d->surface_count < 0 || d->face_count < 1 || d->loop_count < 0 || d->trim_count < 0 ||
-        d->edge_count < 0 || d->vertex_count < 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: counts must be >= 0 and face_count >= 1 (got %d faces)", fn,
+    if (d->surface_count < 0 || d->face_count < 1 || d->loop_count < 0 || d->trim_count < 0 || d->edge_count < 0 ||
+        d->vertex_count < 0)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: counts must be >= 0 and face_count >= 1 (got %d faces)", fn,
                         d->face_count);
-    const struct { const void* array; int count; const char* name; } arrays[] = {
-        {d->surfaces, d->surface_count, "surfaces"}, {d->faces, d->face_count, "faces"},
-        {d->loops, d->loop_count, "loops"}, {d->trims, d->trim_count, "trims"},
-        {d->edges, d->edge_count, "edges"}, {d->vertices, d->vertex_count, "vertices"}};
+    const struct {
+        const void* array;
+        int count;
+        const char* name;
+    } arrays[] = {{d->surfaces, d->surface_count, "surfaces"}, {d->faces, d->face_count, "faces"},
+                  {d->loops, d->loop_count, "loops"},          {d->trims, d->trim_count, "trims"},
+                  {d->edges, d->edge_count, "edges"},          {d->vertices, d->vertex_count, "vertices"}};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         if (arrays[k].count > 0 && !arrays[k].array)
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: desc->%s is NULL with a count of %d", fn,
-                            arrays[k].name, arrays[k].count);
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: desc->%s is NULL with a count of %d", fn, arrays[k].name,
+                            arrays[k].count);
     // the model indexes 4 pieces per trim and 6 vertex vectors per edge with int
     if (d->trim_count > INT_MAX / 4 || d->edge_count > INT_MAX / 6)
         return osc_fail(OSC_ERR_CAPACITY, "%s: %d trims and %d edges: at most %d and %d", fn, d->trim_count,
@@ -127,29 +119,24 @@ static osc_status check_description(const osc_brep_desc* d) {
         const osc_brep_trim* t = &d->trims[i];
         bool ok;
         if (t->kind == OSC_TRIM_LINE)
-            ok = length_ok(t->start[0]) && length_ok(t->start[1]) && length_ok(t->end[0]) &&
-                 length_ok(t->end[1]);
+            ok = length_ok(t->start[0]) && length_ok(t->start[1]) && length_ok(t->end[0]) && length_ok(t->end[1]);
         else if (t->kind == OSC_TRIM_ARC)
-            ok = length_ok(t->center[0]) && length_ok(t->center[1]) && length_ok(t->radius) &&
-                 t->radius > 0.0 && length_ok(t->angle0) && isfinite(t->sweep) && t->sweep != 0.0 &&
-                 fabs(t->sweep) <= k_two_pi + 1e-9;
+            ok = length_ok(t->center[0]) && length_ok(t->center[1]) && length_ok(t->radius) && t->radius > 0.0 &&
+                 length_ok(t->angle0) && isfinite(t->sweep) && t->sweep != 0.0 && fabs(t->sweep) <= k_two_pi + 1e-9;
         else
             ok = false;
-        if (!ok)
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: trims[%d] is malformed", fn, i);
+        if (!ok) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: trims[%d] is malformed", fn, i);
     }
     for (int i = 0; i < d->loop_count; i++) {
         const osc_brep_loop* l = &d->loops[i];
         if (l->trim_count < 1 || l->trim_begin < 0 || l->trim_begin > d->trim_count - l->trim_count)
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "%s: loops[%d] (trims %d..+%d) is empty or out of range", fn, i,
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: loops[%d] (trims %d..+%d) is empty or out of range", fn, i,
                             l->trim_begin, l->trim_count);
     }
     for (int i = 0; i < d->face_count; i++) {
         const osc_brep_face* f = &d->faces[i];
         if (f->surface < 0 || f->surface >= d->surface_count)
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: faces[%d].surface %d is out of range",
-                            fn, i, f->surface);
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: faces[%d].surface %d is out of range", fn, i, f->surface);
         if (f->loop_count < 0 || f->loop_begin < 0 || f->loop_begin > d->loop_count - f->loop_count)
             return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: faces[%d] loops are out of range", fn, i);
         if (!(length_ok(f->umin) && length_ok(f->umax) && length_ok(f->vmin) && length_ok(f->vmax)) ||
@@ -160,44 +147,43 @@ static osc_status check_description(const osc_brep_desc* d) {
                             fn, i, f->umin, f->umax, f->vmin, f->vmax);
         osc_surface_type type = d->surfaces[f->surface].type;
         if (type != OSC_SURFACE_PLANE && f->umax - f->umin > k_two_pi + 1e-9)
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: faces[%d] spans more than one turn in u",
-                            fn, i);
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: faces[%d] spans more than one turn in u", fn, i);
         if (type == OSC_SURFACE_SPHERE && (f->vmin < -0.5 * k_pi - 1e-9 || f->vmax > 0.5 * k_pi + 1e-9))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "%s: faces[%d] sphere latitude outside [-pi/2, pi/2]", fn, i);
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: faces[%d] sphere latitude outside [-pi/2, pi/2]", fn, i);
         const osc_brep_surface* s = &d->surfaces[f->surface];
         if (type == OSC_SURFACE_TORUS && !torus_branch(s->radius, s->radius2, f->vmin, f->vmax))
             return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                             "%s: faces[%d] crosses the cusp of a spindle torus (R + r cos v = 0 for v "
-                            "in [%g, %g])", fn, i, f->vmin, f->vmax);
+                            "in [%g, %g])",
+                            fn, i, f->vmin, f->vmax);
     }
     for (int i = 0; i < d->vertex_count; i++)
         if (!point_ok(d->vertices[i]))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: vertices[%d] (%g, %g, %g) is not finite or beyond %g", fn,
-                            i, d->vertices[i].x, d->vertices[i].y, d->vertices[i].z, OSC_BREP_MAX_LENGTH);
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: vertices[%d] (%g, %g, %g) is not finite or beyond %g", fn, i,
+                            d->vertices[i].x, d->vertices[i].y, d->vertices[i].z, OSC_BREP_MAX_LENGTH);
     for (int i = 0; i < d->edge_count; i++) {
         const osc_brep_edge* e = &d->edges[i];
-        if ((int)e->type < 0 || (int)e->type > OSC_CURVE_CIRCLE || !point_ok(e->origin) ||
-            !unit(e->axis) || !length_ok(e->t0) || !length_ok(e->t1) || !(e->t0 < e->t1))
+        if ((int)e->type < 0 || (int)e->type > OSC_CURVE_CIRCLE || !point_ok(e->origin) || !unit(e->axis) ||
+            !length_ok(e->t0) || !length_ok(e->t1) || !(e->t0 < e->t1))
             return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                             "%s: edges[%d] needs a curve type (%d), an origin within %g (%g, %g, %g), a unit "
                             "axis and t0 < t1 within %g (%g, %g)",
                             fn, i, (int)e->type, OSC_BREP_MAX_LENGTH, e->origin.x, e->origin.y, e->origin.z,
                             OSC_BREP_MAX_LENGTH, e->t0, e->t1);
         if (e->type == OSC_CURVE_CIRCLE &&
-            (!unit(e->ref) || fabs(osc_dot(e->ref, e->axis)) > 1e-6 || !(e->radius > 0.0) ||
-             !length_ok(e->radius) || e->t1 - e->t0 > k_two_pi + 1e-9))
+            (!unit(e->ref) || fabs(osc_dot(e->ref, e->axis)) > 1e-6 || !(e->radius > 0.0) || !length_ok(e->radius) ||
+             e->t1 - e->t0 > k_two_pi + 1e-9))
             return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                             "%s: edges[%d] circle needs a unit ref perpendicular to its axis, a "
                             "positive radius and at most one turn",
                             fn, i);
         for (int k = 0; k < 2; k++) {
             if (e->face[k] < 0 || e->face[k] >= d->face_count)
-                return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: edges[%d].face[%d] %d is out of range",
-                                fn, i, k, e->face[k]);
+                return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: edges[%d].face[%d] %d is out of range", fn, i, k,
+                                e->face[k]);
             if (e->vertex[k] < -1 || e->vertex[k] >= d->vertex_count)
-                return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                                "%s: edges[%d].vertex[%d] %d is out of range", fn, i, k, e->vertex[k]);
+                return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: edges[%d].vertex[%d] %d is out of range", fn, i, k,
+                                e->vertex[k]);
         }
     }
     return OSC_OK;
@@ -232,14 +218,13 @@ static int arc_pieces(const osc_brep_trim* t, osc_trim_piece* out) {
         p->radius = t->radius;
         p->branch = cos(mid) >= 0.0 ? 1.0 : -1.0;
         p->u0 = p->u1 = 0.0;
-        p->umax = p->branch > 0.0 ? t->center[0] + t->radius
-                                  : t->center[0] + t->radius * fmax(cos(p0), cos(p1));
+        p->umax = p->branch > 0.0 ? t->center[0] + t->radius : t->center[0] + t->radius * fmax(cos(p0), cos(p1));
     }
     return count;
 }
 
 static int compare_double_ptr(const void* a, const void* b) {
-    double x = **(double* const*)a, y = **(double* const*)b;
+    double x = **(double*const*)a, y = **(double*const*)b;
     return x < y ? -1 : (x > y ? 1 : 0);
 }
 
@@ -381,8 +366,10 @@ static osc_status vertex_edges(const osc_brep* brep, int** begin, int** edges) {
             for (int k = 0; k < 2; k++) {
                 int v = brep->edges[i].vertex[k];
                 if (v < 0 || (k == 1 && brep->edges[i].vertex[0] == v)) continue;
-                if (pass == 0) (*begin)[v + 1]++;
-                else (*edges)[(*begin)[v]++] = i;
+                if (pass == 0)
+                    (*begin)[v + 1]++;
+                else
+                    (*edges)[(*begin)[v]++] = i;
             }
         if (pass == 0)
             for (int v = 0; v < nv; v++) (*begin)[v + 1] += (*begin)[v];
@@ -398,7 +385,8 @@ static osc_status build_vertex_data(osc_brep* brep) {
     // at most one tangent per edge end and two normals per edge end
     brep->vertex_vectors = osc_calloc(6 * (size_t)ne + 1, sizeof(osc_vec3));
     int *begin = NULL, *incident = NULL;
-    osc_status st = brep->vertex_data && brep->vertex_vectors ? vertex_edges(brep, &begin, &incident) : OSC_ERR_NO_MEMORY;
+    osc_status st =
+        brep->vertex_data && brep->vertex_vectors ? vertex_edges(brep, &begin, &incident) : OSC_ERR_NO_MEMORY;
     int used = 0;
     for (int v = 0; v < nv && st == OSC_OK; v++) {
         osc_vertex_data* vd = &brep->vertex_data[v];
@@ -475,8 +463,8 @@ static osc_status fill(osc_brep* b, const osc_brep_desc* d) {
     size_t pieces = 1; // at most 4 a trim: fits an int (check_description)
     for (int i = 0; i < d->trim_count; i++) pieces += (size_t)count_pieces(&d->trims[i]);
     b->pieces = osc_calloc(pieces, sizeof(osc_trim_piece));
-    if (!b->surfaces || !b->faces || !b->loops || !b->trims || !b->edges || !b->vertices ||
-        !b->face_data || !b->edge_data || !b->pieces)
+    if (!b->surfaces || !b->faces || !b->loops || !b->trims || !b->edges || !b->vertices || !b->face_data ||
+        !b->edge_data || !b->pieces)
         return OSC_ERR_NO_MEMORY;
     b->desc = *d;
     b->desc.surfaces = b->surfaces;
@@ -606,14 +594,11 @@ osc_status osc_brep_create_shells(const osc_brep_desc* desc, const osc_brep_shel
     return OSC_OK;
 }
 
-osc_status osc_brep_create(const osc_brep_desc* desc, const osc_brep_settings* settings,
-                           osc_brep** out) {
+osc_status osc_brep_create(const osc_brep_desc* desc, const osc_brep_settings* settings, osc_brep** out) {
     return osc_brep_create_shells(desc, NULL, 0, settings, out);
 }
 
-int osc_brep_shell_count(const osc_brep* brep) {
-    return brep ? brep->shell_count : 0;
-}
+int osc_brep_shell_count(const osc_brep* brep) { return brep ? brep->shell_count : 0; }
 
 osc_status osc_brep_get_shell(const osc_brep* brep, int index, osc_brep_shell* shell) {
     const char* fn = "osc_brep_get_shell";
@@ -659,7 +644,8 @@ static osc_status shell_description(const osc_brep* brep, const osc_brep_shell* 
             const osc_brep_loop* loop = &all->loops[l];
             new_loops[d->loop_count].trim_begin = d->trim_count;
             new_loops[d->loop_count++].trim_count = loop->trim_count;
-            memcpy(new_trims + d->trim_count, all->trims + loop->trim_begin, (size_t)loop->trim_count * sizeof *new_trims);
+            memcpy(new_trims + d->trim_count, all->trims + loop->trim_begin,
+                   (size_t)loop->trim_count * sizeof *new_trims);
             d->trim_count += loop->trim_count;
         }
     }
@@ -698,9 +684,7 @@ osc_status osc_brep_create_from_shell(const osc_brep* brep, int index, const osc
     return st == OSC_OK ? OSC_OK : osc_fail_in(fn, st);
 }
 
-const osc_brep_desc* osc_brep_description(const osc_brep* brep) {
-    return brep ? &brep->desc : NULL;
-}
+const osc_brep_desc* osc_brep_description(const osc_brep* brep) { return brep ? &brep->desc : NULL; }
 
 osc_status osc_brep_get_info(const osc_brep* brep, osc_brep_info* info) {
     if (!brep) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_get_info: brep is NULL");
@@ -711,9 +695,9 @@ osc_status osc_brep_get_info(const osc_brep* brep, osc_brep_info* info) {
     info->vertex_count = brep->desc.vertex_count;
     for (int i = 0; i < brep->desc.edge_count; i++) {
         switch (brep->edge_data[i].status) {
-        case OSC_EDGE_CONVEX: info->convex_edge_count++; break;
-        case OSC_EDGE_CONCAVE: info->concave_edge_count++; break;
-        case OSC_EDGE_SMOOTH: info->smooth_edge_count++; break;
+            case OSC_EDGE_CONVEX: info->convex_edge_count++; break;
+            case OSC_EDGE_CONCAVE: info->concave_edge_count++; break;
+            case OSC_EDGE_SMOOTH: info->smooth_edge_count++; break;
         }
     }
     info->leaf_count = brep->leaf_count;

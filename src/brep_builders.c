@@ -16,7 +16,7 @@ enum { MAX_PROFILE = 256 };
 typedef struct desc_builder {
     osc_brep_surface surfaces[MAX_PROFILE + 8];
     osc_brep_face faces[MAX_PROFILE + 8];
-    osc_brep_loop loops[2 * MAX_PROFILE + 8];  // at most two circles per disc, one box outline
+    osc_brep_loop loops[2 * MAX_PROFILE + 8]; // at most two circles per disc, one box outline
     osc_brep_trim trims[2 * MAX_PROFILE + 16];
     osc_brep_edge edges[MAX_PROFILE + 16];
     osc_vec3 vertices[16];
@@ -40,8 +40,7 @@ static osc_brep_desc builder_desc(const desc_builder* b) {
     return d;
 }
 
-static int add_face(desc_builder* b, osc_brep_surface s, double umin, double umax, double vmin,
-                    double vmax) {
+static int add_face(desc_builder* b, osc_brep_surface s, double umin, double umax, double vmin, double vmax) {
     b->surfaces[b->ns] = s;
     osc_brep_face f;
     memset(&f, 0, sizeof f);
@@ -159,8 +158,8 @@ static int normalise_profile(const char* fn, const double* profile, int count, d
     for (int i = 0; i < count; i++) {
         double r = profile[2 * i], z = profile[2 * i + 1];
         if (!(r >= 0.0 && r <= OSC_BREP_MAX_LENGTH) || !(fabs(z) <= OSC_BREP_MAX_LENGTH)) {
-            osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: profile point %d (%g, %g) needs 0 <= r <= %g and |z| <= %g", fn,
-                     i, r, z, OSC_BREP_MAX_LENGTH, OSC_BREP_MAX_LENGTH);
+            osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: profile point %d (%g, %g) needs 0 <= r <= %g and |z| <= %g", fn, i,
+                     r, z, OSC_BREP_MAX_LENGTH, OSC_BREP_MAX_LENGTH);
             return -1;
         }
         if (i > 0 && r == profile[2 * i - 2] && z == profile[2 * i - 1]) {
@@ -173,9 +172,21 @@ static int normalise_profile(const char* fn, const double* profile, int count, d
         }
     }
     int n = 0;
-    if (profile[0] > 0.0) { out[2 * n] = 0.0; out[2 * n + 1] = profile[1]; n++; }
-    for (int i = 0; i < count; i++) { out[2 * n] = profile[2 * i]; out[2 * n + 1] = profile[2 * i + 1]; n++; }
-    if (profile[2 * count - 2] > 0.0) { out[2 * n] = 0.0; out[2 * n + 1] = profile[2 * count - 1]; n++; }
+    if (profile[0] > 0.0) {
+        out[2 * n] = 0.0;
+        out[2 * n + 1] = profile[1];
+        n++;
+    }
+    for (int i = 0; i < count; i++) {
+        out[2 * n] = profile[2 * i];
+        out[2 * n + 1] = profile[2 * i + 1];
+        n++;
+    }
+    if (profile[2 * count - 2] > 0.0) {
+        out[2 * n] = 0.0;
+        out[2 * n + 1] = profile[2 * count - 1];
+        n++;
+    }
     // the segments meeting the axis must be discs (no cone apex: it would be a singular point)
     if (out[3] != out[1] || out[2 * n - 1] != out[2 * n - 3]) {
         osc_fail(OSC_ERR_INVALID_ARGUMENT,
@@ -205,19 +216,17 @@ static int normalise_profile(const char* fn, const double* profile, int count, d
 
 // Appends the faces and circular edges of a normalised profile; flip = +1 for a solid of
 // revolution, -1 for a cavity. Segment `skip` (or -1) gets no face: `skip_face` stands for it.
-static void append_revolved(desc_builder* b, const double* pts, int n, double flip, int skip,
-                            int skip_face) {
+static void append_revolved(desc_builder* b, const double* pts, int n, double flip, int skip, int skip_face) {
     int face_of[MAX_PROFILE];
     for (int i = 0; i + 1 < n; i++)
         face_of[i] = i == skip ? skip_face
-                               : add_segment_face(b, pts[2 * i], pts[2 * i + 1], pts[2 * i + 2],
-                                                  pts[2 * i + 3], flip);
+                               : add_segment_face(b, pts[2 * i], pts[2 * i + 1], pts[2 * i + 2], pts[2 * i + 3], flip);
     for (int i = 1; i + 1 < n; i++)
         if (pts[2 * i] > 0.0) add_circle_edge(b, pts[2 * i + 1], pts[2 * i], face_of[i - 1], face_of[i]);
 }
 
-osc_status osc_brep_create_revolved(const double* profile, int count,
-                                    const osc_brep_settings* settings, osc_brep** out) {
+osc_status osc_brep_create_revolved(const double* profile, int count, const osc_brep_settings* settings,
+                                    osc_brep** out) {
     double pts[2 * MAX_PROFILE];
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_create_revolved: out is NULL");
     *out = NULL;
@@ -232,8 +241,8 @@ osc_status osc_brep_create_revolved(const double* profile, int count,
     return st;
 }
 
-osc_status osc_brep_create_cylinder(double radius, double half_height,
-                                    const osc_brep_settings* settings, osc_brep** out) {
+osc_status osc_brep_create_cylinder(double radius, double half_height, const osc_brep_settings* settings,
+                                    osc_brep** out) {
     const char* fn = "osc_brep_create_cylinder";
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
     *out = NULL;
@@ -244,8 +253,8 @@ osc_status osc_brep_create_cylinder(double radius, double half_height,
     return osc_brep_create_revolved(p, 4, settings, out);
 }
 
-osc_status osc_brep_create_cone(double r_bottom, double r_top, double half_height,
-                                const osc_brep_settings* settings, osc_brep** out) {
+osc_status osc_brep_create_cone(double r_bottom, double r_top, double half_height, const osc_brep_settings* settings,
+                                osc_brep** out) {
     const char* fn = "osc_brep_create_cone";
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
     *out = NULL;
@@ -357,13 +366,11 @@ osc_status osc_brep_create_block_with_hole(osc_vec3 half, const double* profile,
     if (!profile) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: profile is NULL", fn);
     if (count < 2) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count %d: the hole needs >= 2 points", fn, count);
     if (!(profile[0] > 0.0) || profile[1] != half.z)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: the hole's profile must start on the top face (r > 0, z = %g)", fn, half.z);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the hole's profile must start on the top face (r > 0, z = %g)",
+                        fn, half.z);
     for (int i = 0; i < count; i++)
-        if (!(profile[2 * i] < fmin(half.x, half.y)) || !(profile[2 * i + 1] > -half.z) ||
-            profile[2 * i + 1] > half.z)
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "%s: hole profile point %d (%g, %g) leaves the block", fn, i,
+        if (!(profile[2 * i] < fmin(half.x, half.y)) || !(profile[2 * i + 1] > -half.z) || profile[2 * i + 1] > half.z)
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: hole profile point %d (%g, %g) leaves the block", fn, i,
                             profile[2 * i], profile[2 * i + 1]);
     double pts[2 * MAX_PROFILE];
     int n = normalise_profile(fn, profile, count, pts);

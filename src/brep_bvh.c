@@ -22,14 +22,18 @@ enum {
     CLASS_CONVEX_CYLINDER = 1, // convex cylinders and cones, line edges (a cylinder of radius 0)
     CLASS_CONCAVE_SCC = 2,     // concave spheres, cylinders, cones
     CLASS_CONCAVE_TORUS = 3,
-    CLASS_CONVEX_SPHERE = 4,   // and vertices (compatible with everything)
-    CLASS_CONVEX_TORUS = 5,    // and circular edges (compatible with everything)
+    CLASS_CONVEX_SPHERE = 4, // and vertices (compatible with everything)
+    CLASS_CONVEX_TORUS = 5,  // and circular edges (compatible with everything)
     CLASS_COUNT = 6
 };
 
 // incompatible pairs of Table 2.2 (a cross); every other pair may hold an isolated minimum
 static bool incompatible(int a, int b) {
-    if (a > b) { int t = a; a = b; b = t; }
+    if (a > b) {
+        int t = a;
+        a = b;
+        b = t;
+    }
     if (a == CLASS_PLANE) return b <= CLASS_CONCAVE_TORUS;
     if (a == CLASS_CONVEX_CYLINDER) return b == CLASS_CONCAVE_SCC;
     if (a == CLASS_CONCAVE_SCC) return b == CLASS_CONCAVE_SCC || b == CLASS_CONCAVE_TORUS;
@@ -46,12 +50,12 @@ static uint32_t compat_mask(int cls) {
 
 static int face_class(const osc_face_data* fd) {
     switch (fd->geo.kind) {
-    case OSC_GEO_PLANE: return CLASS_PLANE;
-    case OSC_GEO_CYLINDER:
-    case OSC_GEO_CONE: return fd->convexity > 0 ? CLASS_CONVEX_CYLINDER : CLASS_CONCAVE_SCC;
-    case OSC_GEO_SPHERE: return fd->convexity > 0 ? CLASS_CONVEX_SPHERE : CLASS_CONCAVE_SCC;
-    case OSC_GEO_TORUS: return fd->convexity > 0 ? CLASS_CONVEX_TORUS : CLASS_CONCAVE_TORUS;
-    default: return CLASS_CONVEX_SPHERE;
+        case OSC_GEO_PLANE: return CLASS_PLANE;
+        case OSC_GEO_CYLINDER:
+        case OSC_GEO_CONE: return fd->convexity > 0 ? CLASS_CONVEX_CYLINDER : CLASS_CONCAVE_SCC;
+        case OSC_GEO_SPHERE: return fd->convexity > 0 ? CLASS_CONVEX_SPHERE : CLASS_CONCAVE_SCC;
+        case OSC_GEO_TORUS: return fd->convexity > 0 ? CLASS_CONVEX_TORUS : CLASS_CONCAVE_TORUS;
+        default: return CLASS_CONVEX_SPHERE;
     }
 }
 
@@ -69,8 +73,10 @@ static void cone_add(cone_builder* c, osc_vec3 g) {
     g = osc_scale(g, 1.0 / len);
     for (int i = 0; i < c->count; i++)
         if (osc_dot(c->gen[i], g) > 1.0 - 1e-13) return;
-    if (c->count < 8) c->gen[c->count++] = g;
-    else c->unbounded = true;
+    if (c->count < 8)
+        c->gen[c->count++] = g;
+    else
+        c->unbounded = true;
 }
 
 // Adds generators bounding a circular arc of unit normals through n0, nm (middle), n1: the two ends
@@ -115,8 +121,7 @@ static void cone_finish(const cone_builder* c, osc_brep_leaf* leaf, osc_brep_nod
 // ---- OBBs -------------------------------------------------------------------------------------
 
 // OBB with the given orthonormal axes around `count` points, inflated by `margin`.
-static void obb_fit(osc_brep_node* node, const osc_vec3 axes[3], const osc_vec3* points, int count,
-                    double margin) {
+static void obb_fit(osc_brep_node* node, const osc_vec3 axes[3], const osc_vec3* points, int count, double margin) {
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int i = 0; i < count; i++)
         for (int k = 0; k < 3; k++) {
@@ -148,29 +153,29 @@ static void frame_from(osc_vec3 a, osc_vec3 n, osc_vec3 axes[3]) {
 // The smallest radius of curvature of a face over v in [v0, v1] (for the OBB's sag margin).
 static double min_curvature_radius(const osc_geo* g, double v0, double v1) {
     switch (g->kind) {
-    case OSC_GEO_CYLINDER:
-    case OSC_GEO_SPHERE: return g->R;
-    case OSC_GEO_CONE: {
-        double r0 = g->R + v0 * sin(g->a), r1 = g->R + v1 * sin(g->a);
-        return fmax(fmin(fabs(r0), fabs(r1)), 1e-12) / cos(g->a);
-    }
-    case OSC_GEO_TORUS: {
-        // the meridian radius r and the parallel's |R + r cos v| / |cos v| = |R / cos v + r|, monotone
-        // in cos v on each sign: its least value at an end of [v0, v1] or where cos v = +-1
-        double best = g->r;
-        double vs[4] = {v0, v1, 0.0, k_pi};
-        for (int k = 0; k < 4; k++) {
-            double v = vs[k];
-            if (k >= 2) {
-                v += k_two_pi * ceil((v0 - v) / k_two_pi);
-                if (v > v1) continue;
-            }
-            double c = cos(v);
-            if (fabs(c) > 1e-12) best = fmin(best, fabs(g->R / c + g->r));
+        case OSC_GEO_CYLINDER:
+        case OSC_GEO_SPHERE: return g->R;
+        case OSC_GEO_CONE: {
+            double r0 = g->R + v0 * sin(g->a), r1 = g->R + v1 * sin(g->a);
+            return fmax(fmin(fabs(r0), fabs(r1)), 1e-12) / cos(g->a);
         }
-        return fmax(best, 1e-12);
-    }
-    default: return INFINITY;
+        case OSC_GEO_TORUS: {
+            // the meridian radius r and the parallel's |R + r cos v| / |cos v| = |R / cos v + r|, monotone
+            // in cos v on each sign: its least value at an end of [v0, v1] or where cos v = +-1
+            double best = g->r;
+            double vs[4] = {v0, v1, 0.0, k_pi};
+            for (int k = 0; k < 4; k++) {
+                double v = vs[k];
+                if (k >= 2) {
+                    v += k_two_pi * ceil((v0 - v) / k_two_pi);
+                    if (v > v1) continue;
+                }
+                double c = cos(v);
+                if (fabs(c) > 1e-12) best = fmin(best, fabs(g->R / c + g->r));
+            }
+            return fmax(best, 1e-12);
+        }
+        default: return INFINITY;
     }
 }
 
@@ -184,21 +189,20 @@ static double min_curvature_radius(const osc_geo* g, double v0, double v1) {
 static double sample_sag(const osc_geo* g, double du, double dv, double v0, double v1) {
     double across = 1.0 - cos(0.5 * du), along = 1.0 - cos(0.5 * dv);
     switch (g->kind) {
-    case OSC_GEO_CYLINDER:
-    case OSC_GEO_SPHERE: return g->R * (across + (g->kind == OSC_GEO_SPHERE ? along : 0.0));
-    case OSC_GEO_CONE:
-        return fmax(fabs(g->R + v0 * sin(g->a)), fabs(g->R + v1 * sin(g->a))) * across;
-    case OSC_GEO_TORUS: {
-        // |R + r cos v| is largest at an end of [v0, v1] or where cos v = +-1 inside it
-        double rho = fmax(fabs(g->R + g->r * cos(v0)), fabs(g->R + g->r * cos(v1)));
-        double extremes[2] = {0.0, k_pi};
-        for (int k = 0; k < 2; k++) {
-            double v = extremes[k] + k_two_pi * ceil((v0 - extremes[k]) / k_two_pi);
-            if (v <= v1) rho = fmax(rho, fabs(g->R + g->r * cos(v)));
+        case OSC_GEO_CYLINDER:
+        case OSC_GEO_SPHERE: return g->R * (across + (g->kind == OSC_GEO_SPHERE ? along : 0.0));
+        case OSC_GEO_CONE: return fmax(fabs(g->R + v0 * sin(g->a)), fabs(g->R + v1 * sin(g->a))) * across;
+        case OSC_GEO_TORUS: {
+            // |R + r cos v| is largest at an end of [v0, v1] or where cos v = +-1 inside it
+            double rho = fmax(fabs(g->R + g->r * cos(v0)), fabs(g->R + g->r * cos(v1)));
+            double extremes[2] = {0.0, k_pi};
+            for (int k = 0; k < 2; k++) {
+                double v = extremes[k] + k_two_pi * ceil((v0 - extremes[k]) / k_two_pi);
+                if (v <= v1) rho = fmax(rho, fabs(g->R + g->r * cos(v)));
+            }
+            return rho * across + g->r * along;
         }
-        return rho * across + g->r * along;
-    }
-    default: return 0.0;
+        default: return 0.0;
     }
 }
 
@@ -213,8 +217,10 @@ typedef struct leaf_list {
 
 static osc_status leaf_push(leaf_list* l, int max_count, osc_brep_leaf** leaf, osc_brep_node** box) {
     if (l->count >= max_count)
-        return osc_fail(OSC_ERR_CAPACITY, "osc_brep_create: the BVH needs more than %d leaves "
-                        "(settings.max_leaf_count)", max_count);
+        return osc_fail(OSC_ERR_CAPACITY,
+                        "osc_brep_create: the BVH needs more than %d leaves "
+                        "(settings.max_leaf_count)",
+                        max_count);
     if ((size_t)l->count == l->capacity) {
         size_t cap = l->capacity ? 2 * l->capacity : 256; // (osc_calloc checks cap * size)
         osc_brep_leaf* nl = osc_calloc(cap, sizeof(osc_brep_leaf));
@@ -243,8 +249,7 @@ static osc_status leaf_push(leaf_list* l, int max_count, osc_brep_leaf** leaf, o
 }
 
 // Is the parameter rectangle possibly (partly) inside the face's trimmed domain?
-static bool cell_may_be_inside(const osc_brep* b, int face, double u0, double u1, double v0,
-                               double v1) {
+static bool cell_may_be_inside(const osc_brep* b, int face, double u0, double u1, double v0, double v1) {
     const osc_face_data* fd = &b->face_data[face];
     if (fd->piece_count == 0) return true;
     for (int i = 0; i < fd->piece_count; i++) {
@@ -277,26 +282,26 @@ static osc_status add_face_leaves(osc_brep* b, int face, leaf_list* list) {
     double amax = b->settings.alpha_max;
     int nu, nv;
     switch (g->kind) {
-    case OSC_GEO_PLANE: {
-        double side = fmax(du, dv) * b->settings.plane_cell;
-        nu = pieces_for(du, side, 64);
-        nv = pieces_for(dv, side, 64);
-        break;
-    }
-    case OSC_GEO_CYLINDER:
-        nu = pieces_for(du, amax, 256);
-        nv = pieces_for(dv, 2.0 * g->R, 64);
-        break;
-    case OSC_GEO_CONE: {
-        double rmax = fmax(fabs(g->R + f->vmin * sin(g->a)), fabs(g->R + f->vmax * sin(g->a)));
-        nu = pieces_for(du, amax, 256);
-        nv = pieces_for(dv, fmax(2.0 * rmax, 1e-6 * b->scale), 64);
-        break;
-    }
-    default:
-        nu = pieces_for(du, amax, 256);
-        nv = pieces_for(dv, amax, 256);
-        break;
+        case OSC_GEO_PLANE: {
+            double side = fmax(du, dv) * b->settings.plane_cell;
+            nu = pieces_for(du, side, 64);
+            nv = pieces_for(dv, side, 64);
+            break;
+        }
+        case OSC_GEO_CYLINDER:
+            nu = pieces_for(du, amax, 256);
+            nv = pieces_for(dv, 2.0 * g->R, 64);
+            break;
+        case OSC_GEO_CONE: {
+            double rmax = fmax(fabs(g->R + f->vmin * sin(g->a)), fabs(g->R + f->vmax * sin(g->a)));
+            nu = pieces_for(du, amax, 256);
+            nv = pieces_for(dv, fmax(2.0 * rmax, 1e-6 * b->scale), 64);
+            break;
+        }
+        default:
+            nu = pieces_for(du, amax, 256);
+            nv = pieces_for(dv, amax, 256);
+            break;
     }
     b->face_data[face].grid[0] = nu;
     b->face_data[face].grid[1] = nv;
@@ -325,8 +330,7 @@ static osc_status add_face_leaves(osc_brep* b, int face, leaf_list* list) {
             bool two_rows = g->kind == OSC_GEO_SPHERE || g->kind == OSC_GEO_TORUS;
             for (int r = 0; r < (two_rows ? 2 : 1); r++) {
                 double v = r == 0 ? v0 : v1;
-                cone_add_arc(&cb, osc_geo_normal(g, u0, v), osc_geo_normal(g, um, v),
-                             osc_geo_normal(g, u1, v));
+                cone_add_arc(&cb, osc_geo_normal(g, u0, v), osc_geo_normal(g, um, v), osc_geo_normal(g, u1, v));
             }
             // OBB: 5 x 5 samples, frame from the centre's tangent and normal, sag margin
             enum { S = 5 };
@@ -387,8 +391,7 @@ static osc_status add_edge_leaves(osc_brep* b, int edge, leaf_list* list) {
         osc_geo_eval(g, &tm, &pm, &tangent, NULL);
         osc_geo_eval(g, &t1, &p1, NULL, NULL);
         for (int s = 0; s < 2; s++)
-            cone_add_arc(&cb, osc_brep_face_normal_at(b, e->face[s], p0),
-                         osc_brep_face_normal_at(b, e->face[s], pm),
+            cone_add_arc(&cb, osc_brep_face_normal_at(b, e->face[s], p0), osc_brep_face_normal_at(b, e->face[s], pm),
                          osc_brep_face_normal_at(b, e->face[s], p1));
         enum { S = 9 };
         osc_vec3 pts[S];
@@ -494,8 +497,16 @@ static void merge_cones(const osc_brep_node* a, const osc_brep_node* b, osc_brep
     }
     double c = osc_dot(a->cone_axis, b->cone_axis);
     double theta = acos(c > 1.0 ? 1.0 : (c < -1.0 ? -1.0 : c));
-    if (theta + b->cone_angle <= a->cone_angle) { out->cone_axis = a->cone_axis; out->cone_angle = a->cone_angle; return; }
-    if (theta + a->cone_angle <= b->cone_angle) { out->cone_axis = b->cone_axis; out->cone_angle = b->cone_angle; return; }
+    if (theta + b->cone_angle <= a->cone_angle) {
+        out->cone_axis = a->cone_axis;
+        out->cone_angle = a->cone_angle;
+        return;
+    }
+    if (theta + a->cone_angle <= b->cone_angle) {
+        out->cone_axis = b->cone_axis;
+        out->cone_angle = b->cone_angle;
+        return;
+    }
     double angle = 0.5 * (theta + a->cone_angle + b->cone_angle);
     if (angle >= 0.5 * k_pi || theta < 1e-12) {
         out->cone_axis = osc_v3(0, 0, 1);
@@ -589,8 +600,7 @@ osc_status osc_brep_build_bvh(osc_brep* b) {
     for (int i = 0; i < b->desc.edge_count && st == OSC_OK; i++) st = add_edge_leaves(b, i, &list);
     for (int i = 0; i < b->desc.vertex_count && st == OSC_OK; i++) st = add_vertex_leaf(b, i, &list);
     if (st == OSC_OK && list.count == 0)
-        st = osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                      "osc_brep_create: no part of any face lies inside its trimming loops");
+        st = osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_create: no part of any face lies inside its trimming loops");
     if (st != OSC_OK) {
         osc_free(list.leaves);
         osc_free(list.boxes);

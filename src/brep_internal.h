@@ -36,12 +36,12 @@ typedef enum osc_geo_kind {
 /// r, a as in brep.h. A line runs along z from o; a circle lies in the plane of x and y.
 typedef struct osc_geo {
     osc_geo_kind kind;
-    int dim;        ///< parameters: 0 point, 1 curve, 2 surface
+    int dim; ///< parameters: 0 point, 1 curve, 2 surface
     osc_vec3 o, x, y, z;
     double R, r, a;
-    double sense;   ///< surfaces: +1 or -1 (outward normal = sense x natural normal)
-    int branch;     ///< tori: the sign of R + r cos v on the face (+1, -1), 0 for the branch nearer
-                    ///< the point in osc_geo_project (r > R: a spindle torus has two)
+    double sense; ///< surfaces: +1 or -1 (outward normal = sense x natural normal)
+    int branch;   ///< tori: the sign of R + r cos v on the face (+1, -1), 0 for the branch nearer
+                  ///< the point in osc_geo_project (r > R: a spindle torus has two)
 } osc_geo;
 
 /// Point and derivatives of `g` at parameters `t` [dim]: p, first derivatives d1[dim], second
@@ -84,28 +84,28 @@ typedef enum osc_edge_status {
 
 /// A trimming piece monotone in v, for the even-odd test (an arc is split at its extreme points).
 typedef struct osc_trim_piece {
-    double v0, v1;          ///< v at the two ends
-    double u0, u1;          ///< line: u at the two ends
-    double cu, cv, radius;  ///< arc: circle; u = cu + branch * sqrt(radius^2 - (v - cv)^2)
-    double branch;          ///< 0 for a line, +1 or -1 for an arc piece
-    double umax;            ///< the largest u of the piece (crossings left of it are skipped fast)
+    double v0, v1;         ///< v at the two ends
+    double u0, u1;         ///< line: u at the two ends
+    double cu, cv, radius; ///< arc: circle; u = cu + branch * sqrt(radius^2 - (v - cv)^2)
+    double branch;         ///< 0 for a line, +1 or -1 for an arc piece
+    double umax;           ///< the largest u of the piece (crossings left of it are skipped fast)
 } osc_trim_piece;
 
 /// Per-face data.
 typedef struct osc_face_data {
-    osc_geo geo;              ///< body frame
+    osc_geo geo; ///< body frame
     int piece_begin, piece_count;
     bool periodic_u, periodic_v;
-    int convexity;            ///< +1 convex, -1 concave, 0 plane (thesis Fig. 1.26)
-    int grid[2];              ///< the BVH's pieces along u and v (brep_bvh.c), for contact keys
+    int convexity; ///< +1 convex, -1 concave, 0 plane (thesis Fig. 1.26)
+    int grid[2];   ///< the BVH's pieces along u and v (brep_bvh.c), for contact keys
 } osc_face_data;
 
 /// Per-edge data.
 typedef struct osc_edge_data {
-    osc_geo geo;              ///< body frame
+    osc_geo geo; ///< body frame
     osc_edge_status status;
-    double side[2];           ///< sign s_i with m_i = s_i (n_i x tangent) pointing into face i
-    int grid;                 ///< the BVH's pieces along the edge, for contact keys
+    double side[2]; ///< sign s_i with m_i = s_i (n_i x tangent) pointing into face i
+    int grid;       ///< the BVH's pieces along the edge, for contact keys
 } osc_edge_data;
 
 /// Per-vertex data: outgoing unit tangents of its convex edges (body frame).
@@ -117,23 +117,23 @@ typedef struct osc_vertex_data {
 
 /// A BVH leaf: one quasi-flat piece of a face or edge, or a vertex.
 typedef struct osc_brep_leaf {
-    int kind;                 ///< osc_feature_kind (lmd.h): 0 face, 1 edge, 2 vertex
+    int kind; ///< osc_feature_kind (lmd.h): 0 face, 1 edge, 2 vertex
     int feature;
-    double lo[2], hi[2];      ///< the piece's parameter rectangle (edges: t in lo[0]..hi[0])
+    double lo[2], hi[2]; ///< the piece's parameter rectangle (edges: t in lo[0]..hi[0])
     int gen_count;
-    osc_vec3 gen[8];          ///< polyhedral normal cone generators (unit)
+    osc_vec3 gen[8]; ///< polyhedral normal cone generators (unit)
     uint32_t type_mask, compat_mask;
-    int node;                 ///< its node in `nodes` (OBB)
+    int node; ///< its node in `nodes` (OBB)
 } osc_brep_leaf;
 
 /// A BVH node (thesis Listing 2.4). Leaves have left = -1 and `leaf` >= 0.
 typedef struct osc_brep_node {
-    osc_vec3 center;          ///< OBB centre
-    osc_vec3 axis[3];         ///< OBB axes
-    osc_vec3 half;            ///< OBB half extents
-    double radius;            ///< |half|: the OBB's bounding sphere about its centre
-    osc_vec3 cone_axis;       ///< normal cone of revolution
-    double cone_angle;        ///< its half apex angle (>= pi: no bound)
+    osc_vec3 center;           ///< OBB centre
+    osc_vec3 axis[3];          ///< OBB axes
+    osc_vec3 half;             ///< OBB half extents
+    double radius;             ///< |half|: the OBB's bounding sphere about its centre
+    osc_vec3 cone_axis;        ///< normal cone of revolution
+    double cone_angle;         ///< its half apex angle (>= pi: no bound)
     double cone_cos, cone_sin; ///< of cone_angle
     uint32_t type_mask, compat_mask;
     int left, right, parent;
@@ -141,7 +141,7 @@ typedef struct osc_brep_node {
 } osc_brep_node;
 
 struct osc_brep {
-    osc_brep_desc desc;       ///< points into the arrays below
+    osc_brep_desc desc; ///< points into the arrays below
     osc_brep_surface* surfaces;
     osc_brep_face* faces;
     osc_brep_loop* loops;
@@ -156,12 +156,12 @@ struct osc_brep {
     int piece_count;
     osc_brep_leaf* leaves;
     int leaf_count;
-    osc_brep_node* nodes;     ///< nodes[0] is the root
+    osc_brep_node* nodes; ///< nodes[0] is the root
     int node_count;
     osc_vec3 lo, hi;
-    double scale;             ///< body-frame bounding box diagonal
+    double scale; ///< body-frame bounding box diagonal
     osc_brep_settings settings;
-    osc_brep_shell* shells;   ///< [shell_count], at least one
+    osc_brep_shell* shells; ///< [shell_count], at least one
     int shell_count;
 };
 
@@ -181,8 +181,8 @@ void osc_brep_face_wrap(const osc_brep* brep, int face, double* u, double* v);
 
 /// In-face unit direction m_i of edge `edge` at body point p with unit tangent `tangent`, for its
 /// side i (0 or 1): the direction perpendicular to the edge in face i's tangent plane, into the face.
-osc_vec3 osc_brep_edge_side(const osc_brep* brep, int edge, int side, osc_vec3 p,
-                            osc_vec3 tangent, osc_vec3* face_normal);
+osc_vec3 osc_brep_edge_side(const osc_brep* brep, int edge, int side, osc_vec3 p, osc_vec3 tangent,
+                            osc_vec3* face_normal);
 
 /// Outward normal of face `face` at body point p (projected onto its surface).
 osc_vec3 osc_brep_face_normal_at(const osc_brep* brep, int face, osc_vec3 p);

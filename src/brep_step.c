@@ -56,13 +56,13 @@ typedef struct step_curve {
 } step_curve;
 
 typedef struct step_edge {
-    int instance;           // the EDGE_CURVE
+    int instance; // the EDGE_CURVE
     step_curve curve;
-    int vertex[2];          // VERTEX_POINT instances at the start and end
+    int vertex[2]; // VERTEX_POINT instances at the start and end
     osc_vec3 point[2];
-    double t[2];            // curve parameters at the start and the end, along the edge
-    int closed, supported;  // supported: a line or circle (goes into the edge list)
-    int uses, face[2];      // imported faces through it
+    double t[2];           // curve parameters at the start and the end, along the edge
+    int closed, supported; // supported: a line or circle (goes into the edge list)
+    int uses, face[2];     // imported faces through it
 } step_edge;
 
 // one traversal of an edge by the face being read: its first and last uv
@@ -86,15 +86,15 @@ typedef struct step_ctx {
     int trim_count, trim_capacity;
     step_edge* edges;
     int edge_count, edge_capacity;
-    int serial;            // the solid being read (1, 2, ...): marks below from earlier solids are stale
-    int* edge_of;          // [instance_count]: edge record of an EDGE_CURVE, when edge_serial is serial
+    int serial;   // the solid being read (1, 2, ...): marks below from earlier solids are stale
+    int* edge_of; // [instance_count]: edge record of an EDGE_CURVE, when edge_serial is serial
     int* edge_serial;
-    int* dropped_serial;   // [instance_count]: serial when an EDGE_CURVE belongs to a dropped face
-    int* vertex_of;        // [instance_count]: vertex of a VERTEX_POINT, when vertex_serial is serial
+    int* dropped_serial; // [instance_count]: serial when an EDGE_CURVE belongs to a dropped face
+    int* vertex_of;      // [instance_count]: vertex of a VERTEX_POINT, when vertex_serial is serial
     int* vertex_serial;
-    step_pass* passes;     // the edge traversals of the face being read
+    step_pass* passes; // the edge traversals of the face being read
     int pass_count, pass_capacity;
-    double* samples;       // [sample_count][4]: t, u, v, degenerate
+    double* samples; // [sample_count][4]: t, u, v, degenerate
     int sample_count, sample_capacity;
 } step_ctx;
 
@@ -125,28 +125,35 @@ static osc_status step_grow(void** data, int* capacity, int needed, size_t size)
     return OSC_OK;
 }
 
-#define STEP_GROW(ctx, array, count, capacity, needed)                                             \
+#define STEP_GROW(ctx, array, count, capacity, needed)                                                                 \
     step_grow((void**)&(ctx)->array, &(ctx)->capacity, (needed), sizeof *(ctx)->array)
 
 // ---- surfaces (ISO 10303-42 §4.4.23 - §4.4.31) and their closed-form inverses ------------------
 
 // reads the face geometry; OSC_ERR_UNSUPPORTED for anything but the five canonical surfaces
 static osc_status step_surface(step_ctx* ctx, int instance, osc_brep_surface* surface) {
-    static const struct { const char* name; osc_surface_type type; int sizes; } kinds[] = {
-        {"PLANE", OSC_SURFACE_PLANE, 0}, {"CYLINDRICAL_SURFACE", OSC_SURFACE_CYLINDER, 1},
-        {"CONICAL_SURFACE", OSC_SURFACE_CONE, 2}, {"SPHERICAL_SURFACE", OSC_SURFACE_SPHERE, 1},
-        {"TOROIDAL_SURFACE", OSC_SURFACE_TORUS, 2}};
+    static const struct {
+        const char* name;
+        osc_surface_type type;
+        int sizes;
+    } kinds[] = {{"PLANE", OSC_SURFACE_PLANE, 0},
+                 {"CYLINDRICAL_SURFACE", OSC_SURFACE_CYLINDER, 1},
+                 {"CONICAL_SURFACE", OSC_SURFACE_CONE, 2},
+                 {"SPHERICAL_SURFACE", OSC_SURFACE_SPHERE, 1},
+                 {"TOROIDAL_SURFACE", OSC_SURFACE_TORUS, 2}};
     int args = -1;
     size_t kind = 0;
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && args < 0; ++k)
         if ((args = step_args(ctx->file, instance, kinds[k].name)) >= 0) kind = k;
-    if (args < 0) return step_unsupported(ctx, instance, "the face's surface is not a plane, cylinder, cone, sphere or torus");
+    if (args < 0)
+        return step_unsupported(ctx, instance, "the face's surface is not a plane, cylinder, cone, sphere or torus");
     memset(surface, 0, sizeof *surface);
     surface->type = kinds[kind].type;
     int placement;
     osc_vec3 y;
     osc_status status = step_ref(ctx->file, instance, args, 1, &placement);
-    if (status == OSC_OK) status = step_placement(ctx->file, placement, &surface->origin, &surface->ref, &y, &surface->axis);
+    if (status == OSC_OK)
+        status = step_placement(ctx->file, placement, &surface->origin, &surface->ref, &y, &surface->axis);
     if (status != OSC_OK) return status;
     double size[2] = {0.0, 0.0};
     for (int k = 0; k < kinds[kind].sizes; ++k)
@@ -159,7 +166,8 @@ static osc_status step_surface(step_ctx* ctx, int instance, osc_brep_surface* su
     } else {
         surface->radius = size[0];
         surface->radius2 = size[1];
-        if (kinds[kind].sizes >= 1 && !(surface->radius > 0.0)) return step_bad(ctx->file, instance, "radius must be positive");
+        if (kinds[kind].sizes >= 1 && !(surface->radius > 0.0))
+            return step_bad(ctx->file, instance, "radius must be positive");
         if (kinds[kind].sizes == 2 && !(surface->radius2 > 0.0))
             return step_bad(ctx->file, instance, "minor radius must be positive");
     }
@@ -170,15 +178,17 @@ static osc_vec3 step_surface_eval(const osc_brep_surface* s, double u, double v)
     osc_vec3 y = osc_cross(s->axis, s->ref);
     osc_vec3 e = osc_add(osc_scale(s->ref, cos(u)), osc_scale(y, sin(u)));
     switch (s->type) {
-    case OSC_SURFACE_PLANE: return osc_add(s->origin, osc_add(osc_scale(s->ref, u), osc_scale(y, v)));
-    case OSC_SURFACE_CYLINDER: return osc_add(s->origin, osc_add(osc_scale(e, s->radius), osc_scale(s->axis, v)));
-    case OSC_SURFACE_CONE:
-        return osc_add(s->origin, osc_add(osc_scale(e, s->radius + v * sin(s->angle)), osc_scale(s->axis, v * cos(s->angle))));
-    case OSC_SURFACE_SPHERE:
-        return osc_add(s->origin, osc_add(osc_scale(e, s->radius * cos(v)), osc_scale(s->axis, s->radius * sin(v))));
-    case OSC_SURFACE_TORUS:
-        return osc_add(s->origin,
-                       osc_add(osc_scale(e, s->radius + s->radius2 * cos(v)), osc_scale(s->axis, s->radius2 * sin(v))));
+        case OSC_SURFACE_PLANE: return osc_add(s->origin, osc_add(osc_scale(s->ref, u), osc_scale(y, v)));
+        case OSC_SURFACE_CYLINDER: return osc_add(s->origin, osc_add(osc_scale(e, s->radius), osc_scale(s->axis, v)));
+        case OSC_SURFACE_CONE:
+            return osc_add(s->origin,
+                           osc_add(osc_scale(e, s->radius + v * sin(s->angle)), osc_scale(s->axis, v * cos(s->angle))));
+        case OSC_SURFACE_SPHERE:
+            return osc_add(s->origin,
+                           osc_add(osc_scale(e, s->radius * cos(v)), osc_scale(s->axis, s->radius * sin(v))));
+        case OSC_SURFACE_TORUS:
+            return osc_add(s->origin, osc_add(osc_scale(e, s->radius + s->radius2 * cos(v)),
+                                              osc_scale(s->axis, s->radius2 * sin(v))));
     }
     return s->origin;
 }
@@ -200,30 +210,30 @@ static int step_surface_uv(const osc_brep_surface* s, osc_vec3 x, double uv[2]) 
     int regular = rho > 1e-12 * size;
     uv[0] = regular ? atan2(py, px) : 0.0;
     switch (s->type) {
-    case OSC_SURFACE_CYLINDER: uv[1] = h; break;
-    case OSC_SURFACE_CONE: {
-        double sa = sin(s->angle), ca = cos(s->angle);
-        if (regular && fabs((-rho - s->radius) * ca - h * sa) < fabs((rho - s->radius) * ca - h * sa)) {
-            uv[0] = atan2(-py, -px); // beyond the apex: R + v sin a < 0
-            uv[1] = (-rho - s->radius) * sa + h * ca;
-        } else {
-            uv[1] = (rho - s->radius) * sa + h * ca;
+        case OSC_SURFACE_CYLINDER: uv[1] = h; break;
+        case OSC_SURFACE_CONE: {
+            double sa = sin(s->angle), ca = cos(s->angle);
+            if (regular && fabs((-rho - s->radius) * ca - h * sa) < fabs((rho - s->radius) * ca - h * sa)) {
+                uv[0] = atan2(-py, -px); // beyond the apex: R + v sin a < 0
+                uv[1] = (-rho - s->radius) * sa + h * ca;
+            } else {
+                uv[1] = (rho - s->radius) * sa + h * ca;
+            }
+            break;
         }
-        break;
-    }
-    case OSC_SURFACE_SPHERE: uv[1] = atan2(h, rho); break;
-    case OSC_SURFACE_TORUS: {
-        double near = fabs(hypot(rho - s->radius, h) - s->radius2);
-        double far = fabs(hypot(rho + s->radius, h) - s->radius2);
-        if (far < near && regular) { // the point is on the tube circle at u + pi
-            uv[0] = atan2(-py, -px);
-            uv[1] = atan2(h, -rho - s->radius);
-        } else {
-            uv[1] = atan2(h, rho - s->radius);
+        case OSC_SURFACE_SPHERE: uv[1] = atan2(h, rho); break;
+        case OSC_SURFACE_TORUS: {
+            double near = fabs(hypot(rho - s->radius, h) - s->radius2);
+            double far = fabs(hypot(rho + s->radius, h) - s->radius2);
+            if (far < near && regular) { // the point is on the tube circle at u + pi
+                uv[0] = atan2(-py, -px);
+                uv[1] = atan2(h, -rho - s->radius);
+            } else {
+                uv[1] = atan2(h, rho - s->radius);
+            }
+            break;
         }
-        break;
-    }
-    default: break;
+        default: break;
     }
     return regular;
 }
@@ -235,26 +245,24 @@ static int step_negative_branch(const osc_brep_surface* s, osc_vec3 x) {
     double uv[2];
     if (s->type != OSC_SURFACE_CONE && s->type != OSC_SURFACE_TORUS) return 0;
     step_surface_uv(s, x, uv);
-    double factor = s->type == OSC_SURFACE_CONE ? s->radius + uv[1] * sin(s->angle) : s->radius + s->radius2 * cos(uv[1]);
+    double factor =
+        s->type == OSC_SURFACE_CONE ? s->radius + uv[1] * sin(s->angle) : s->radius + s->radius2 * cos(uv[1]);
     return factor < 0.0;
 }
 
-static int step_u_periodic(const osc_brep_surface* s) {
-    return s->type != OSC_SURFACE_PLANE;
-}
+static int step_u_periodic(const osc_brep_surface* s) { return s->type != OSC_SURFACE_PLANE; }
 
-static int step_v_periodic(const osc_brep_surface* s) {
-    return s->type == OSC_SURFACE_TORUS;
-}
+static int step_v_periodic(const osc_brep_surface* s) { return s->type == OSC_SURFACE_TORUS; }
 
 // ---- curves (ISO 10303-42 §4.4.10 - §4.4.20) ---------------------------------------------------
 
 static osc_vec3 step_curve_eval(const step_curve* c, double t) {
     switch (c->kind) {
-    case CURVE_LINE: return osc_add(c->o, osc_scale(c->z, t));
-    case CURVE_CIRCLE:
-    case CURVE_ELLIPSE: return osc_add(c->o, osc_add(osc_scale(c->x, c->a * cos(t)), osc_scale(c->y, c->b * sin(t))));
-    case CURVE_BSPLINE: break;
+        case CURVE_LINE: return osc_add(c->o, osc_scale(c->z, t));
+        case CURVE_CIRCLE:
+        case CURVE_ELLIPSE:
+            return osc_add(c->o, osc_add(osc_scale(c->x, c->a * cos(t)), osc_scale(c->y, c->b * sin(t))));
+        case CURVE_BSPLINE: break;
     }
     // de Boor on homogeneous poles
     int p = c->degree, n = c->count;
@@ -277,13 +285,9 @@ static osc_vec3 step_curve_eval(const step_curve* c, double t) {
     return osc_v3(d[p][0] / w, d[p][1] / w, d[p][2] / w);
 }
 
-static double step_curve_lo(const step_curve* c) {
-    return c->kind == CURVE_BSPLINE ? c->knots[c->degree] : -STEP_PI;
-}
+static double step_curve_lo(const step_curve* c) { return c->kind == CURVE_BSPLINE ? c->knots[c->degree] : -STEP_PI; }
 
-static double step_curve_hi(const step_curve* c) {
-    return c->kind == CURVE_BSPLINE ? c->knots[c->count] : STEP_PI;
-}
+static double step_curve_hi(const step_curve* c) { return c->kind == CURVE_BSPLINE ? c->knots[c->count] : STEP_PI; }
 
 // the parameter of the curve point nearest `x` (exact for conics, sampled then refined for B-splines)
 static double step_curve_param(const step_curve* c, osc_vec3 x) {
@@ -306,7 +310,8 @@ static double step_curve_param(const step_curve* c, osc_vec3 x) {
     if (b > hi) b = hi;
     for (int it = 0; it < 80; ++it) { // golden section
         double m1 = a + 0.381966011250105 * (b - a), m2 = a + 0.618033988749895 * (b - a);
-        if (osc_length_squared(osc_sub(step_curve_eval(c, m1), x)) < osc_length_squared(osc_sub(step_curve_eval(c, m2), x)))
+        if (osc_length_squared(osc_sub(step_curve_eval(c, m1), x)) <
+            osc_length_squared(osc_sub(step_curve_eval(c, m2), x)))
             b = m2;
         else
             a = m1;
@@ -332,7 +337,8 @@ static osc_status step_bspline(step_ctx* ctx, int instance, step_curve* curve) {
     if (status != OSC_OK) return status;
     if (!(degree_value >= 1 && degree_value <= STEP_MAX_DEGREE) || degree_value != floor(degree_value))
         return step_bad(ctx->file, instance, "B-spline degree out of [1, 25]");
-    int degree = (int)degree_value, pole_first = -1, pole_count = 0, mult_first = -1, mult_count = 0, knot_first = -1, knot_count = 0;
+    int degree = (int)degree_value, pole_first = -1, pole_count = 0, mult_first = -1, mult_count = 0, knot_first = -1,
+        knot_count = 0;
     int knot_offset = file->instances[instance].complex ? 0 : 6;
     if ((status = step_list_arg(ctx->file, instance, base, offset + 1, &pole_first, &pole_count)) != OSC_OK ||
         (status = step_list_arg(ctx->file, instance, knotted, knot_offset, &mult_first, &mult_count)) != OSC_OK ||
@@ -350,9 +356,11 @@ static osc_status step_bspline(step_ctx* ctx, int instance, step_curve* curve) {
     if (total != (long long)pole_count + degree + 1)
         return step_bad(ctx->file, instance, "knot multiplicities do not add up to poles + degree + 1");
     int weight_first = -1, weight_count = 0;
-    if (rational >= 0 && (status = step_list_arg(ctx->file, instance, rational, 0, &weight_first, &weight_count)) != OSC_OK)
+    if (rational >= 0 &&
+        (status = step_list_arg(ctx->file, instance, rational, 0, &weight_first, &weight_count)) != OSC_OK)
         return status;
-    if (rational >= 0 && weight_count != pole_count) return step_bad(ctx->file, instance, "weights do not match the poles");
+    if (rational >= 0 && weight_count != pole_count)
+        return step_bad(ctx->file, instance, "weights do not match the poles");
     curve->kind = CURVE_BSPLINE;
     curve->degree = degree;
     curve->count = pole_count;
@@ -554,8 +562,10 @@ static void step_unwrap_samples(step_ctx* ctx, const osc_brep_surface* s, const 
     }
     double u = first >= 0 ? x[4 * first + 1] : reference[0];
     for (int i = 0; i < n; ++i) {
-        if (x[4 * i + 3]) u = x[4 * i + 1];
-        else x[4 * i + 1] = u;
+        if (x[4 * i + 3])
+            u = x[4 * i + 1];
+        else
+            x[4 * i + 1] = u;
     }
 }
 
@@ -572,8 +582,8 @@ static double step_midpoint_error(const step_ctx* ctx, const osc_brep_surface* s
 
 // samples the traversal of edge `e` from parameter ta (at point pa) to tb (pb) onto surface `s`,
 // refining until the polyline is within tolerance; leaves the samples in ctx->samples
-static osc_status step_sample_edge(step_ctx* ctx, const osc_brep_surface* s, const step_edge* e, double ta,
-                                   double tb, osc_vec3 pa, osc_vec3 pb, const double reference[2], int refine) {
+static osc_status step_sample_edge(step_ctx* ctx, const osc_brep_surface* s, const step_edge* e, double ta, double tb,
+                                   osc_vec3 pa, osc_vec3 pb, const double reference[2], int refine) {
     const step_curve* c = &e->curve;
     int segments = 16;
     if (c->kind == CURVE_CIRCLE || c->kind == CURVE_ELLIPSE) segments = 8 + (int)ceil(fabs(tb - ta) / (STEP_PI / 16));
@@ -602,7 +612,8 @@ static osc_status step_sample_edge(step_ctx* ctx, const osc_brep_surface* s, con
         for (int i = n - 2; i >= 0; --i) {
             if (ctx->sample_count + 1 > STEP_MAX_SAMPLES) break;
             if (step_midpoint_error(ctx, s, c, i) <= tolerance) continue;
-            if ((status = STEP_GROW(ctx, samples, sample_count, sample_capacity, 4 * (ctx->sample_count + 1))) != OSC_OK)
+            if ((status = STEP_GROW(ctx, samples, sample_count, sample_capacity, 4 * (ctx->sample_count + 1))) !=
+                OSC_OK)
                 return status;
             double* a = ctx->samples + 4 * i;
             memmove(a + 8, a + 4, (size_t)(ctx->sample_count - i - 1) * 4 * sizeof(double));
@@ -718,10 +729,9 @@ static osc_status step_trace(step_ctx* ctx, const osc_brep_surface* s, int face,
     } else {
         if ((status = step_sample_edge(ctx, s, e, ta, tb, pa, pb, reference, 0)) != OSC_OK) return status;
         double tolerance = 1e-9 * (1.0 + ctx->scale);
-        if (!step_samples_iso(ctx, 1, 1e-9) && !step_samples_iso(ctx, 2, s->type == OSC_SURFACE_CYLINDER ||
-                                                                            s->type == OSC_SURFACE_CONE
-                                                                        ? tolerance
-                                                                        : 1e-9)) {
+        if (!step_samples_iso(ctx, 1, 1e-9) &&
+            !step_samples_iso(ctx, 2,
+                              s->type == OSC_SURFACE_CYLINDER || s->type == OSC_SURFACE_CONE ? tolerance : 1e-9)) {
             if ((status = step_sample_edge(ctx, s, e, ta, tb, pa, pb, reference, 1)) != OSC_OK) return status;
         } else { // iso-parametric: keep the two ends
             memcpy(ctx->samples + 4, ctx->samples + 4 * (ctx->sample_count - 1), 4 * sizeof(double));
@@ -738,7 +748,7 @@ static osc_status step_trace(step_ctx* ctx, const osc_brep_surface* s, int face,
         double d1 = fabs(x[1] - seen[2]) + fabs(x[2] - seen[3]);
         double d2 = fabs(x[4 * (n - 1) + 1] - seen[0]) + fabs(x[4 * (n - 1) + 2] - seen[1]);
         if (d1 > 1e-6 || d2 > 1e-6) continue;
-        int coordinate = step_u_periodic(s) && fabs(x[1] - x[4 * (n - 1) + 1]) < 1e-9 ? 1
+        int coordinate = step_u_periodic(s) && fabs(x[1] - x[4 * (n - 1) + 1]) < 1e-9   ? 1
                          : step_v_periodic(s) && fabs(x[2] - x[4 * (n - 1) + 2]) < 1e-9 ? 2
                                                                                         : 0;
         if (!coordinate) return step_bad(ctx->file, face, "an edge is used twice along the same parameters");
@@ -783,9 +793,11 @@ static void step_mark_dropped(step_ctx* ctx, int first_bound) {
         if (file->nodes[node].kind != STEP_REF) continue;
         int loop = step_bound_loop(ctx, step_find(file, file->nodes[node].id));
         const step_node* edges = step_arg(ctx->file, step_args(ctx->file, loop, "EDGE_LOOP"), 1);
-        for (int item = edges && edges->kind == STEP_LIST ? edges->child : -1; item >= 0; item = file->nodes[item].next) {
+        for (int item = edges && edges->kind == STEP_LIST ? edges->child : -1; item >= 0;
+             item = file->nodes[item].next) {
             if (file->nodes[item].kind != STEP_REF) continue;
-            const step_node* element = step_arg(ctx->file, step_args(ctx->file, step_find(file, file->nodes[item].id), "ORIENTED_EDGE"), 3);
+            const step_node* element =
+                step_arg(ctx->file, step_args(ctx->file, step_find(file, file->nodes[item].id), "ORIENTED_EDGE"), 3);
             int edge = element && element->kind == STEP_REF ? step_find(file, element->id) : -1;
             if (edge >= 0) ctx->dropped_serial[edge] = ctx->serial;
         }
@@ -869,8 +881,8 @@ static osc_status step_face_box(step_ctx* ctx, int face, const osc_brep_surface*
         if (!(k == 0 ? step_u_periodic(s) : step_v_periodic(s))) continue;
         double span = box[2 * k + 1] - box[2 * k];
         if (span > STEP_TWO_PI + 1e-7)
-            return step_unsupported(ctx, face, k ? "the loops span more than one period in v"
-                                                  : "the loops span more than one period in u");
+            return step_unsupported(
+                ctx, face, k ? "the loops span more than one period in v" : "the loops span more than one period in u");
         double shift = STEP_TWO_PI * floor((box[2 * k] + STEP_PI) / STEP_TWO_PI);
         box[2 * k] -= shift;
         box[2 * k + 1] = fmin(box[2 * k + 1] - shift, box[2 * k] + STEP_TWO_PI);
@@ -896,11 +908,13 @@ static int step_face_point(const step_ctx* ctx, int first_bound, osc_vec3* x) {
         const step_node* edges = step_arg(ctx->file, step_args(ctx->file, loop, "EDGE_LOOP"), 1);
         int item = edges && edges->kind == STEP_LIST ? edges->child : -1;
         if (item < 0 || file->nodes[item].kind != STEP_REF) continue;
-        const step_node* element = step_arg(ctx->file, step_args(ctx->file, step_find(file, file->nodes[item].id), "ORIENTED_EDGE"), 3);
+        const step_node* element =
+            step_arg(ctx->file, step_args(ctx->file, step_find(file, file->nodes[item].id), "ORIENTED_EDGE"), 3);
         int edge = element && element->kind == STEP_REF ? step_find(file, element->id) : -1;
         const step_node* start = step_arg(ctx->file, step_args(ctx->file, edge, "EDGE_CURVE"), 1);
         int vertex = start && start->kind == STEP_REF ? step_find(file, start->id) : -1;
-        if (vertex >= 0 && step_args(ctx->file, vertex, "VERTEX_POINT") >= 0 && step_vertex(ctx, vertex, x) == OSC_OK) return 1;
+        if (vertex >= 0 && step_args(ctx->file, vertex, "VERTEX_POINT") >= 0 && step_vertex(ctx, vertex, x) == OSC_OK)
+            return 1;
     }
     return 0;
 }
@@ -1052,10 +1066,14 @@ static double step_solid_extent(const step_ctx* ctx, int first_face) {
         for (int b = bounds && bounds->kind == STEP_LIST ? bounds->child : -1; b >= 0; b = file->nodes[b].next) {
             int loop = file->nodes[b].kind == STEP_REF ? step_bound_loop(ctx, step_find(file, file->nodes[b].id)) : -1;
             const step_node* edges = step_arg(file, step_args(file, loop, "EDGE_LOOP"), 1);
-            for (int item = edges && edges->kind == STEP_LIST ? edges->child : -1; item >= 0; item = file->nodes[item].next) {
+            for (int item = edges && edges->kind == STEP_LIST ? edges->child : -1; item >= 0;
+                 item = file->nodes[item].next) {
                 if (file->nodes[item].kind != STEP_REF) continue;
-                const step_node* element = step_arg(file, step_args(file, step_find(file, file->nodes[item].id), "ORIENTED_EDGE"), 3);
-                int edge = element && element->kind == STEP_REF ? step_args(file, step_find(file, element->id), "EDGE_CURVE") : -1;
+                const step_node* element =
+                    step_arg(file, step_args(file, step_find(file, file->nodes[item].id), "ORIENTED_EDGE"), 3);
+                int edge = element && element->kind == STEP_REF
+                               ? step_args(file, step_find(file, element->id), "EDGE_CURVE")
+                               : -1;
                 for (int k = 1; k <= 2 && edge >= 0; ++k) {
                     const step_node* vertex = step_arg(file, edge, k);
                     osc_vec3 x;
@@ -1099,9 +1117,11 @@ static osc_status step_read_solid(step_ctx* ctx, int solid, osc_brep_desc* desc)
             geometry = step_arg(file, step_args(file, step_find(file, file->nodes[node].id), "ADVANCED_FACE"), 2);
         int surface = geometry && geometry->kind == STEP_REF ? step_find(file, geometry->id) : -1;
         int known = 0;
-        for (size_t k = 0; k < sizeof surfaces / sizeof surfaces[0]; ++k) known |= step_args(file, surface, surfaces[k]) >= 0;
+        for (size_t k = 0; k < sizeof surfaces / sizeof surfaces[0]; ++k)
+            known |= step_args(file, surface, surfaces[k]) >= 0;
         if (surface < 0 || known) continue;
-        if (!ctx->skip) return step_unsupported(ctx, surface, "the face's surface is not a plane, cylinder, cone, sphere or torus");
+        if (!ctx->skip)
+            return step_unsupported(ctx, surface, "the face's surface is not a plane, cylinder, cone, sphere or torus");
         step_note_unsupported(ctx, surface);
         break;
     }
@@ -1111,9 +1131,8 @@ static osc_status step_read_solid(step_ctx* ctx, int solid, osc_brep_desc* desc)
         if ((status = step_face(ctx, face)) != OSC_OK) return status;
     }
     if (ctx->face_count == 0)
-        return ctx->report->faces_unsupported
-                   ? step_unsupported(ctx, solid, "every face of the solid is unsupported")
-                   : step_bad(file, shell, "a shell without faces");
+        return ctx->report->faces_unsupported ? step_unsupported(ctx, solid, "every face of the solid is unsupported")
+                                              : step_bad(file, shell, "a shell without faces");
     return step_finish(ctx, desc);
 }
 
@@ -1121,10 +1140,10 @@ static osc_status step_read_solid(step_ctx* ctx, int solid, osc_brep_desc* desc)
 
 // a distinct solid read once, then placed once per instance
 typedef struct step_solid_model {
-    osc_status status;               // OSC_OK, or OSC_ERR_UNSUPPORTED when skipped
-    char why[96];                    // skipped: "#id NAME: what"
-    osc_brep_desc desc;              // in the solid's coordinates
-    osc_brep_import_report counts;   // its faces and edges
+    osc_status status;             // OSC_OK, or OSC_ERR_UNSUPPORTED when skipped
+    char why[96];                  // skipped: "#id NAME: what"
+    osc_brep_desc desc;            // in the solid's coordinates
+    osc_brep_import_report counts; // its faces and edges
 } step_solid_model;
 
 // the model: the placed solids' descriptions appended, and a shell per placed solid
@@ -1151,7 +1170,8 @@ static void step_add_counts(osc_brep_import_report* report, const osc_brep_impor
     report->faces_unsupported += counts->faces_unsupported;
     report->edges_imported += counts->edges_imported;
     report->edges_unsupported += counts->edges_unsupported;
-    if (!report->first_unsupported[0]) memcpy(report->first_unsupported, counts->first_unsupported, sizeof report->first_unsupported);
+    if (!report->first_unsupported[0])
+        memcpy(report->first_unsupported, counts->first_unsupported, sizeof report->first_unsupported);
 }
 
 // the solid of `placed`, read on first use with its representation's angle unit; a failure that is
@@ -1203,7 +1223,7 @@ static void step_scale_trims(osc_brep_trim* trims, int count, osc_surface_type t
     }
 }
 
-#define STEP_MODEL_GROW(model, array, count, capacity, more)                                       \
+#define STEP_MODEL_GROW(model, array, count, capacity, more)                                                           \
     step_grow((void**)&(model)->array, &(model)->capacity, (model)->count + (more), sizeof *(model)->array)
 
 // appends `local` moved by `t` to the model
@@ -1236,7 +1256,8 @@ static osc_status step_append(step_model* model, const osc_brep_desc* local, con
         *out = local->faces[i];
         osc_surface_type type = local->surfaces[out->surface].type;
         for (int l = out->loop_begin; l < out->loop_begin + out->loop_count; ++l)
-            step_scale_trims(model->trims + model->trim_count + local->loops[l].trim_begin, local->loops[l].trim_count, type, s);
+            step_scale_trims(model->trims + model->trim_count + local->loops[l].trim_begin, local->loops[l].trim_count,
+                             type, s);
         if (type == OSC_SURFACE_PLANE) {
             out->umin *= s;
             out->umax *= s;
@@ -1276,7 +1297,8 @@ static osc_status step_append(step_model* model, const osc_brep_desc* local, con
 }
 
 // the shell record of a placed solid appended last
-static osc_status step_add_shell(step_ctx* ctx, step_model* model, const step_placed* placed, const osc_brep_desc* local) {
+static osc_status step_add_shell(step_ctx* ctx, step_model* model, const step_placed* placed,
+                                 const osc_brep_desc* local) {
     osc_status status = STEP_MODEL_GROW(model, shells, shell_count, shell_capacity, 1);
     if (status != OSC_OK) return status;
     osc_brep_shell* shell = &model->shells[model->shell_count++];
@@ -1291,9 +1313,11 @@ static osc_status step_add_shell(step_ctx* ctx, step_model* model, const step_pl
     shell->scale = placed->transform.scale;
     shell->solid_id = ctx->file->instances[placed->solid].id;
     shell->depth = placed->depth;
-    if (placed->product >= 0) step_string(ctx->file, step_args(ctx->file, placed->product, "PRODUCT"), 1, shell->name, sizeof shell->name);
+    if (placed->product >= 0)
+        step_string(ctx->file, step_args(ctx->file, placed->product, "PRODUCT"), 1, shell->name, sizeof shell->name);
     if (!shell->name[0])
-        step_string(ctx->file, step_args(ctx->file, placed->solid, "MANIFOLD_SOLID_BREP"), 0, shell->name, sizeof shell->name);
+        step_string(ctx->file, step_args(ctx->file, placed->solid, "MANIFOLD_SOLID_BREP"), 0, shell->name,
+                    sizeof shell->name);
     return OSC_OK;
 }
 
@@ -1301,7 +1325,8 @@ static osc_status step_add_shell(step_ctx* ctx, step_model* model, const step_pl
 static osc_status step_skip_instance(step_ctx* ctx, const char* why) {
     if (!ctx->skip) return osc_fail(OSC_ERR_UNSUPPORTED, "osc_brep_read_step: %s", why);
     ++ctx->report->instances_skipped;
-    if (!ctx->report->first_skipped[0]) snprintf(ctx->report->first_skipped, sizeof ctx->report->first_skipped, "%.95s", why);
+    if (!ctx->report->first_skipped[0])
+        snprintf(ctx->report->first_skipped, sizeof ctx->report->first_skipped, "%.95s", why);
     return OSC_OK;
 }
 
@@ -1330,7 +1355,8 @@ static osc_status step_place_solids(step_ctx* ctx, const step_placed* placed, in
             continue;
         }
         step_add_counts(ctx->report, &m->counts);
-        if ((status = step_append(model, &m->desc, &p->transform)) == OSC_OK) status = step_add_shell(ctx, model, p, &m->desc);
+        if ((status = step_append(model, &m->desc, &p->transform)) == OSC_OK)
+            status = step_add_shell(ctx, model, p, &m->desc);
         ctx->report->instances_imported += status == OSC_OK;
     }
     for (int i = 0; i < model_count; ++i) step_desc_free(&models[i].desc);
@@ -1399,11 +1425,14 @@ osc_status step_convert(const char* text, size_t size, int skip_unsupported, osc
     step_placed* placed = NULL;
     int count = 0;
     osc_status status = step_parse(text, size, &file);
-    if (status == OSC_OK) status = step_ctx_init(&ctx, &file, skip_unsupported, report);
-    else memset(&ctx, 0, sizeof ctx);
+    if (status == OSC_OK)
+        status = step_ctx_init(&ctx, &file, skip_unsupported, report);
+    else
+        memset(&ctx, 0, sizeof ctx);
     if (status == OSC_OK) status = step_find_solids(&file, &placed, &count, &report->length_unit);
     for (int i = 0; status == OSC_OK && i < file.instance_count; ++i)
-        report->solids += step_args(&file, i, "MANIFOLD_SOLID_BREP") >= 0 || step_args(&file, i, "BREP_WITH_VOIDS") >= 0;
+        report->solids +=
+            step_args(&file, i, "MANIFOLD_SOLID_BREP") >= 0 || step_args(&file, i, "BREP_WITH_VOIDS") >= 0;
     report->instances = count;
     if (status == OSC_OK && count == 0)
         status = osc_fail(OSC_ERR_UNSUPPORTED, "osc_brep_read_step: no MANIFOLD_SOLID_BREP in the file");
@@ -1440,12 +1469,12 @@ osc_status step_convert(const char* text, size_t size, int skip_unsupported, osc
 
 // ---- public -----------------------------------------------------------------------------------
 
-osc_status osc_brep_read_step(const char* text, size_t size, int skip_unsupported,
-                              const osc_brep_settings* settings, osc_brep** out,
-                              osc_brep_import_report* report) {
+osc_status osc_brep_read_step(const char* text, size_t size, int skip_unsupported, const osc_brep_settings* settings,
+                              osc_brep** out, osc_brep_import_report* report) {
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_read_step: out is NULL");
     *out = NULL;
-    if (!text && size) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_read_step: text is NULL with size %zu", size);
+    if (!text && size)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_read_step: text is NULL with size %zu", size);
     osc_brep_import_report local;
     if (!report) report = &local;
     osc_brep_desc desc;
@@ -1461,8 +1490,8 @@ osc_status osc_brep_read_step(const char* text, size_t size, int skip_unsupporte
     return status;
 }
 
-osc_status osc_brep_load_step(const char* path, int skip_unsupported, const osc_brep_settings* settings,
-                              osc_brep** out, osc_brep_import_report* report) {
+osc_status osc_brep_load_step(const char* path, int skip_unsupported, const osc_brep_settings* settings, osc_brep** out,
+                              osc_brep_import_report* report) {
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_load_step: out is NULL");
     *out = NULL;
     if (report) memset(report, 0, sizeof *report);

@@ -25,10 +25,13 @@
 // ---- units (ISO 10303-41 §4.2: SI_UNIT, CONVERSION_BASED_UNIT) --------------------------------
 
 static double step_si_prefix(const step_file* file, int node) {
-    static const struct { const char* name; double factor; } prefixes[] = {
-        {"EXA", 1e18}, {"PETA", 1e15}, {"TERA", 1e12}, {"GIGA", 1e9}, {"MEGA", 1e6}, {"KILO", 1e3},
-        {"HECTO", 1e2}, {"DECA", 1e1}, {"DECI", 1e-1}, {"CENTI", 1e-2}, {"MILLI", 1e-3}, {"MICRO", 1e-6},
-        {"NANO", 1e-9}, {"PICO", 1e-12}, {"FEMTO", 1e-15}, {"ATTO", 1e-18}};
+    static const struct {
+        const char* name;
+        double factor;
+    } prefixes[] = {{"EXA", 1e18},  {"PETA", 1e15},  {"TERA", 1e12},   {"GIGA", 1e9},
+                    {"MEGA", 1e6},  {"KILO", 1e3},   {"HECTO", 1e2},   {"DECA", 1e1},
+                    {"DECI", 1e-1}, {"CENTI", 1e-2}, {"MILLI", 1e-3},  {"MICRO", 1e-6},
+                    {"NANO", 1e-9}, {"PICO", 1e-12}, {"FEMTO", 1e-15}, {"ATTO", 1e-18}};
     for (size_t k = 0; k < sizeof prefixes / sizeof prefixes[0]; ++k)
         if (step_named(file, node, prefixes[k].name)) return prefixes[k].factor;
     return 1.0;
@@ -61,16 +64,21 @@ static double step_unit_factor(const step_file* file, int unit, int depth) {
     int conversion = step_part(file, unit, "CONVERSION_BASED_UNIT");
     if (conversion < 0) return 0.0;
     double named = 0.0;
-    static const struct { const char* name; double factor; } known[] = {
-        {"DEGREE", 3.14159265358979323846 / 180.0}, {"DEGREES", 3.14159265358979323846 / 180.0},
-        {"INCH", 0.0254}, {"FOOT", 0.3048}};
+    static const struct {
+        const char* name;
+        double factor;
+    } known[] = {{"DEGREE", 3.14159265358979323846 / 180.0},
+                 {"DEGREES", 3.14159265358979323846 / 180.0},
+                 {"INCH", 0.0254},
+                 {"FOOT", 0.3048}};
     for (size_t k = 0; k < sizeof known / sizeof known[0]; ++k)
         if (step_string_is(file, step_arg(file, conversion, 0), known[k].name)) named = known[k].factor;
     // the conversion factor: a MEASURE_WITH_UNIT (value_component, unit_component)
     const step_node* factor = step_arg(file, conversion, 1);
     if (factor && factor->kind == STEP_REF) {
         int measure = step_find(file, factor->id), args = -1;
-        static const char* measures[] = {"PLANE_ANGLE_MEASURE_WITH_UNIT", "MEASURE_WITH_UNIT", "LENGTH_MEASURE_WITH_UNIT"};
+        static const char* measures[] = {"PLANE_ANGLE_MEASURE_WITH_UNIT", "MEASURE_WITH_UNIT",
+                                         "LENGTH_MEASURE_WITH_UNIT"};
         for (size_t k = 0; k < sizeof measures / sizeof measures[0] && args < 0; ++k)
             args = step_part(file, measure, measures[k]);
         const step_node* value = args >= 0 ? step_arg(file, args, 0) : NULL;
@@ -121,7 +129,7 @@ void step_representation_units(const step_file* file, int representation, double
     *length = *angle = 0.0;
     int args = representation >= 0 ? step_shape_representation(file, representation) : -1;
     const step_node* reference = step_arg(file, args, 2);
-    int context = representation < 0 ? step_first_context(file)
+    int context = representation < 0                         ? step_first_context(file)
                   : reference && reference->kind == STEP_REF ? step_find(file, reference->id)
                                                              : -1;
     const step_node* units = step_arg(file, step_part(file, context, "GLOBAL_UNIT_ASSIGNED_CONTEXT"), 0);
@@ -234,29 +242,29 @@ typedef enum step_link_kind { LINK_RELATIONSHIP, LINK_MAPPED } step_link_kind;
 // one placement of a representation (`child`) in another (`parent`), both representation indices
 typedef struct step_link {
     step_link_kind kind;
-    int source;    // the relationship or the MAPPED_ITEM
+    int source; // the relationship or the MAPPED_ITEM
     int child, parent;
-    int reversed;  // relationship: rep_2 is the component
-    int done;      // transform computed
-    int problem;   // the transform cannot be applied: 1 a reflection, 2 an unsupported kind
+    int reversed;             // relationship: rep_2 is the component
+    int done;                 // transform computed
+    int problem;              // the transform cannot be applied: 1 a reflection, 2 an unsupported kind
     step_transform transform; // child coordinates -> parent coordinates
 } step_link;
 
 typedef struct step_rep {
     int instance, args;
-    double length;  // metres per unit, 0 when unknown
-    int parent;     // union-find
-    int group;      // compact group index
+    double length; // metres per unit, 0 when unknown
+    int parent;    // union-find
+    int group;     // compact group index
 } step_rep;
 
 typedef struct step_graph {
     const step_file* file;
     step_rep* reps;
     int rep_count;
-    int* rep_of;       // [instance_count]: representation index or -1
+    int* rep_of; // [instance_count]: representation index or -1
     step_link* links;
     int link_count;
-    int* link_of;      // [instance_count]: link index of a relationship or -1
+    int* link_of; // [instance_count]: link index of a relationship or -1
     int group_count;
     int* group_product;   // [group]: PRODUCT instance or -1
     int* out_begin;       // [group + 1]: CSR of the links leaving a group (parent -> child)
@@ -366,8 +374,10 @@ static osc_status step_find_representations(step_graph* g) {
         int rep = step_rep_at(g, step_arg(file, args, 1));
         int definition = step_ref_at(file, step_first_part(file, step_ref_at(file, args, 0)), 2);
         if (rep < 0 || !step_is_product_definition(file, definition)) continue;
-        if (g->pd_rep[definition] < 0) g->pd_rep[definition] = rep;
-        else step_unite(g, g->pd_rep[definition], rep);
+        if (g->pd_rep[definition] < 0)
+            g->pd_rep[definition] = rep;
+        else
+            step_unite(g, g->pd_rep[definition], rep);
     }
     return OSC_OK;
 }
@@ -380,7 +390,8 @@ static osc_status step_find_links(step_graph* g) {
     for (int i = 0; i < file->instance_count && status == OSC_OK; ++i) {
         int relationship = step_part(file, i, "REPRESENTATION_RELATIONSHIP");
         if (relationship >= 0 && step_part(file, i, "REPRESENTATION_RELATIONSHIP_WITH_TRANSFORMATION") >= 0) {
-            int a = step_rep_at(g, step_arg(file, relationship, 2)), b = step_rep_at(g, step_arg(file, relationship, 3));
+            int a = step_rep_at(g, step_arg(file, relationship, 2)),
+                b = step_rep_at(g, step_arg(file, relationship, 3));
             if (a < 0 || b < 0) continue; // not between shape representations
             status = step_add_link(g, &capacity, LINK_RELATIONSHIP, i, a, b);
             continue;
@@ -489,21 +500,24 @@ static osc_status step_mapped_transform(step_graph* g, step_link* link) {
     }
     step_transform from, to;
     if ((status = step_frame(file, origin, &from)) != OSC_OK) return status;
-    if (step_args(file, target, "AXIS2_PLACEMENT_3D") >= 0) status = step_frame(file, target, &to);
-    else if (step_args(file, target, "CARTESIAN_TRANSFORMATION_OPERATOR_3D") >= 0) status = step_operator(file, target, &to);
+    if (step_args(file, target, "AXIS2_PLACEMENT_3D") >= 0)
+        status = step_frame(file, target, &to);
+    else if (step_args(file, target, "CARTESIAN_TRANSFORMATION_OPERATOR_3D") >= 0)
+        status = step_operator(file, target, &to);
     else {
         link->problem = 2;
         return OSC_OK;
     }
     if (status != OSC_OK) return status;
-    link->transform = step_compose(to, step_compose(step_scaling(step_unit_ratio(g, link->child, link->parent)),
-                                                    step_inverse(from)));
+    link->transform =
+        step_compose(to, step_compose(step_scaling(step_unit_ratio(g, link->child, link->parent)), step_inverse(from)));
     return OSC_OK;
 }
 
 static osc_status step_link_transform(step_graph* g, step_link* link) {
     if (link->done) return OSC_OK;
-    osc_status status = link->kind == LINK_RELATIONSHIP ? step_relationship_transform(g, link) : step_mapped_transform(g, link);
+    osc_status status =
+        link->kind == LINK_RELATIONSHIP ? step_relationship_transform(g, link) : step_mapped_transform(g, link);
     if (status != OSC_OK) return status;
     if (!link->problem && osc_mat3_determinant(link->transform.rotation) < 0.0) link->problem = 1;
     link->done = 1;
@@ -665,10 +679,10 @@ static osc_status step_count_instances(step_graph* g, int* indegree) {
 // ---- the placed solids -------------------------------------------------------------------------
 
 typedef struct step_frame_state {
-    int group, entry;       // the group and the representation it was entered through
+    int group, entry;         // the group and the representation it was entered through
     step_transform transform; // entry representation -> model
-    int depth, next;        // next: the next link to follow, from out_begin[group]
-    int problem, via;       // a reflection or unsupported placement above, and its instance
+    int depth, next;          // next: the next link to follow, from out_begin[group]
+    int problem, via;         // a reflection or unsupported placement above, and its instance
 } step_frame_state;
 
 typedef struct step_output {
@@ -681,7 +695,8 @@ static void step_emit_group(const step_graph* g, const step_frame_state* f, step
         step_placed* p = &out->placed[out->count++];
         p->solid = g->solid_items[2 * s];
         p->representation = g->reps[g->solid_items[2 * s + 1]].instance;
-        p->transform = step_compose(f->transform, step_scaling(step_unit_ratio(g, g->solid_items[2 * s + 1], f->entry)));
+        p->transform =
+            step_compose(f->transform, step_scaling(step_unit_ratio(g, g->solid_items[2 * s + 1], f->entry)));
         p->depth = f->depth;
         p->product = g->group_product[f->group];
         p->mirrored = f->problem;
@@ -715,8 +730,8 @@ static osc_status step_walk(step_graph* g, int root, step_frame_state* stack, st
         step_frame_state* c = &stack[++top]; // top <= group count: the graph is acyclic
         c->group = child;
         c->entry = link->child;
-        c->transform = step_compose(f->transform, step_compose(step_scaling(step_unit_ratio(g, link->parent, f->entry)),
-                                                               link->transform));
+        c->transform = step_compose(
+            f->transform, step_compose(step_scaling(step_unit_ratio(g, link->parent, f->entry)), link->transform));
         c->depth = f->depth + 1;
         c->next = g->out_begin[child];
         c->problem = f->problem ? f->problem : link->problem;
@@ -762,8 +777,8 @@ static osc_status step_place(step_graph* g, const unsigned char* listed, step_ou
     for (int i = 0; i < file->instance_count; ++i) total += step_is_solid(file, i) && !listed[i];
     for (int k = 0; k < g->group_count; ++k) total += top[k] ? g->instances[k] : 0;
     if (status == OSC_OK && total > STEP_MAX_INSTANCES)
-        status = osc_fail(OSC_ERR_CAPACITY, "osc_brep_read_step: the file places more than %d solids",
-                          STEP_MAX_INSTANCES);
+        status =
+            osc_fail(OSC_ERR_CAPACITY, "osc_brep_read_step: the file places more than %d solids", STEP_MAX_INSTANCES);
     step_frame_state* stack = NULL;
     if (status == OSC_OK) {
         out->placed = osc_calloc((size_t)total + 1, sizeof *out->placed);

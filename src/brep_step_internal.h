@@ -19,7 +19,7 @@
 typedef enum step_kind {
     STEP_INTEGER,
     STEP_REAL,
-    STEP_STRING,  ///< raw text between the quotes, escapes not decoded
+    STEP_STRING, ///< raw text between the quotes, escapes not decoded
     STEP_BINARY,
     STEP_ENUM,    ///< the name between the dots
     STEP_REF,     ///< #id
@@ -126,8 +126,7 @@ osc_status step_direction(const step_file* file, int instance, osc_vec3* directi
 
 /// AXIS2_PLACEMENT_3D: origin o and right-handed unit axes x, y, z (ISO 10303-42 §4.4.8: axis
 /// defaults to +z, ref_direction to +x projected, or +y when +x is the axis).
-osc_status step_placement(const step_file* file, int instance, osc_vec3* o, osc_vec3* x, osc_vec3* y,
-                          osc_vec3* z);
+osc_status step_placement(const step_file* file, int instance, osc_vec3* o, osc_vec3* x, osc_vec3* y, osc_vec3* z);
 
 // ---- placed solids (brep_step_assembly.c) ---------------------------------------------------------
 
@@ -145,11 +144,11 @@ typedef struct step_placed {
     int representation;       ///< the representation listing it, or -1
     step_transform transform; ///< from the solid's coordinates (its representation's unit) to the model's
     int depth;
-    int product;              ///< the PRODUCT whose shape holds it, or -1
-    int mirrored;             ///< 0, or why it cannot be placed: 1 a placement above it reflects
-                              ///< (a left-handed CARTESIAN_TRANSFORMATION_OPERATOR_3D), 2 a placement
-                              ///< above it is of a kind not read
-    int via;                  ///< the instance of that placement (the relationship or MAPPED_ITEM), or -1
+    int product;  ///< the PRODUCT whose shape holds it, or -1
+    int mirrored; ///< 0, or why it cannot be placed: 1 a placement above it reflects
+                  ///< (a left-handed CARTESIAN_TRANSFORMATION_OPERATOR_3D), 2 a placement
+                  ///< above it is of a kind not read
+    int via;      ///< the instance of that placement (the relationship or MAPPED_ITEM), or -1
 } step_placed;
 
 /// Most placed solids a file may hold (OSC_ERR_CAPACITY beyond).

@@ -40,8 +40,7 @@ static osc_status step_skip(step_cursor* cursor) {
         int c = step_peek(cursor);
         if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v') {
             step_advance(cursor);
-        } else if (c == '/' && cursor->position + 1 < cursor->size &&
-                   cursor->data[cursor->position + 1] == '*') {
+        } else if (c == '/' && cursor->position + 1 < cursor->size && cursor->data[cursor->position + 1] == '*') {
             int start = cursor->line;
             step_advance(cursor);
             step_advance(cursor);
@@ -63,13 +62,9 @@ static osc_status step_skip(step_cursor* cursor) {
     }
 }
 
-static int step_is_alpha(int c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-}
+static int step_is_alpha(int c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
 
-static int step_is_digit(int c) {
-    return c >= '0' && c <= '9';
-}
+static int step_is_digit(int c) { return c >= '0' && c <= '9'; }
 
 // a keyword (§5.4: standard keywords and user-defined ones starting with '!'); hyphens are let in
 // for ISO-10303-21 and END-ISO-10303-21
@@ -197,8 +192,7 @@ static osc_status step_parameter(step_cursor* cursor, int depth, int* index) {
     if (c == '.') { // an enumeration (§6.3.7): .NAME.
         step_advance(cursor);
         while (step_is_alpha(step_peek(cursor)) || step_is_digit(step_peek(cursor))) step_advance(cursor);
-        if (step_peek(cursor) != '.' || cursor->position == start + 1)
-            return step_error(cursor, "bad enumeration");
+        if (step_peek(cursor) != '.' || cursor->position == start + 1) return step_error(cursor, "bad enumeration");
         step_advance(cursor);
         if ((status = step_new_node(cursor, STEP_ENUM, index)) != OSC_OK) return status;
         cursor->file->nodes[*index].text = start + 1;
@@ -255,8 +249,10 @@ static osc_status step_list(step_cursor* cursor, int depth, int* index) {
             int element = -1;
             if ((status = step_parameter(cursor, depth, &element)) != OSC_OK) return status;
             step_node* nodes = cursor->file->nodes;
-            if (last < 0) nodes[list].child = element;
-            else nodes[last].next = element;
+            if (last < 0)
+                nodes[list].child = element;
+            else
+                nodes[last].next = element;
             last = element;
             if (nodes[list].count == INT_MAX) return step_error(cursor, "list too long");
             ++nodes[list].count;
@@ -310,8 +306,10 @@ static osc_status step_instance_parse(step_cursor* cursor) {
             if (step_peek(cursor) == ')') break;
             int part = -1;
             if ((status = step_record(cursor, &part)) != OSC_OK) return status;
-            if (last < 0) first = part;
-            else file->nodes[last].next = part;
+            if (last < 0)
+                first = part;
+            else
+                file->nodes[last].next = part;
             last = part;
             if (++count > 4096) return step_error(cursor, "complex entity with too many parts");
         }
@@ -327,8 +325,7 @@ static osc_status step_instance_parse(step_cursor* cursor) {
         int capacity = file->instance_capacity ? 2 * file->instance_capacity : 256;
         step_instance* instances = osc_calloc((size_t)capacity, sizeof *instances);
         if (!instances) return OSC_ERR_NO_MEMORY;
-        if (file->instance_count)
-            memcpy(instances, file->instances, (size_t)file->instance_count * sizeof *instances);
+        if (file->instance_count) memcpy(instances, file->instances, (size_t)file->instance_count * sizeof *instances);
         osc_free(file->instances);
         file->instances = instances;
         file->instance_capacity = capacity;
@@ -378,8 +375,8 @@ static osc_status step_index(step_cursor* cursor) {
         if (i > 0 && pairs[2 * i] == pairs[2 * i - 2] && status == OSC_OK) {
             int later = (int)(pairs[2 * i + 1] > pairs[2 * i - 1] ? pairs[2 * i + 1] : pairs[2 * i - 1]);
             cursor->line = file->instances[later].line;
-            status = osc_fail(OSC_ERR_PARSE, "osc_brep_read_step: STEP line %d: #%lld defined twice",
-                              cursor->line, pairs[2 * i]);
+            status = osc_fail(OSC_ERR_PARSE, "osc_brep_read_step: STEP line %d: #%lld defined twice", cursor->line,
+                              pairs[2 * i]);
         }
     }
     osc_free(pairs);
@@ -418,10 +415,9 @@ osc_status step_parse(const char* text, size_t size, step_file* file) {
         size_t start, length;
         if (!step_keyword(&cursor, &start, &length))
             return step_error(&cursor, step_peek(&cursor) < 0 ? "unexpected end of file (no END-ISO-10303-21;)"
-                                                             : "'DATA;' expected");
+                                                              : "'DATA;' expected");
         if (step_span_equals(text + start, length, "END-ISO-10303-21")) {
-            if ((status = step_expect(&cursor, ';', "';' expected after END-ISO-10303-21")) != OSC_OK)
-                return status;
+            if ((status = step_expect(&cursor, ';', "';' expected after END-ISO-10303-21")) != OSC_OK) return status;
             break;
         }
         if (!step_span_equals(text + start, length, "DATA")) return step_error(&cursor, "'DATA;' expected");
@@ -464,8 +460,10 @@ int step_find(const step_file* file, long long id) {
         int mid = lo + (hi - lo) / 2;
         long long found = file->instances[file->by_id[mid]].id;
         if (found == id) return file->by_id[mid];
-        if (found < id) lo = mid + 1;
-        else hi = mid - 1;
+        if (found < id)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
     }
     return -1;
 }
@@ -510,8 +508,14 @@ void step_entity_name(const step_file* file, int instance, char* buffer, size_t 
     size_t used = 0;
     buffer[0] = '\0';
     int part = in->parts;
-    static const char* generic[] = {"BOUNDED_CURVE", "BOUNDED_SURFACE", "B_SPLINE_CURVE", "B_SPLINE_SURFACE",
-                                    "CURVE", "SURFACE", "GEOMETRIC_REPRESENTATION_ITEM", "REPRESENTATION_ITEM"};
+    static const char* generic[] = {"BOUNDED_CURVE",
+                                    "BOUNDED_SURFACE",
+                                    "B_SPLINE_CURVE",
+                                    "B_SPLINE_SURFACE",
+                                    "CURVE",
+                                    "SURFACE",
+                                    "GEOMETRIC_REPRESENTATION_ITEM",
+                                    "REPRESENTATION_ITEM"};
     for (int k = 0; k < in->part_count && part >= 0; ++k, part = file->nodes[part].next) {
         int skip = 0;
         for (size_t g = 0; g < sizeof generic / sizeof generic[0] && in->complex; ++g)
@@ -575,8 +579,10 @@ osc_status step_real(const step_file* file, int instance, int list, int index, d
 
 osc_status step_bool(const step_file* file, int instance, int list, int index, int* value) {
     int node = step_element(file, list, index);
-    if (step_named(file, node, "T")) *value = 1;
-    else if (step_named(file, node, "F")) *value = 0;
+    if (step_named(file, node, "T"))
+        *value = 1;
+    else if (step_named(file, node, "F"))
+        *value = 0;
     else {
         char what[64];
         snprintf(what, sizeof what, "parameter %d is not .T. or .F.", index + 1);
@@ -598,7 +604,8 @@ osc_status step_list_arg(const step_file* file, int instance, int list, int inde
 }
 
 osc_status step_ref_node(const step_file* file, int instance, int node, int* target) {
-    if (node < 0 || file->nodes[node].kind != STEP_REF) return step_bad(file, instance, "a list element is not a reference");
+    if (node < 0 || file->nodes[node].kind != STEP_REF)
+        return step_bad(file, instance, "a list element is not a reference");
     *target = step_find(file, file->nodes[node].id);
     if (*target < 0) {
         char what[96];
@@ -615,7 +622,7 @@ void step_string(const step_file* file, int list, int index, char* buffer, size_
         for (size_t i = 0; i < node->length && used + 1 < size; ++i) {
             char c = file->text[node->text + i];
             if (c == '\'' && i + 1 < node->length) ++i; // '' is one quote
-            if (c == '\n' || c == '\r') continue;        // line breaks inside strings are ignored
+            if (c == '\n' || c == '\r') continue;       // line breaks inside strings are ignored
             buffer[used++] = c;
         }
     buffer[used] = '\0';
@@ -657,8 +664,7 @@ osc_status step_direction(const step_file* file, int instance, osc_vec3* directi
     return OSC_OK;
 }
 
-osc_status step_placement(const step_file* file, int instance, osc_vec3* o, osc_vec3* x, osc_vec3* y,
-                          osc_vec3* z) {
+osc_status step_placement(const step_file* file, int instance, osc_vec3* o, osc_vec3* x, osc_vec3* y, osc_vec3* z) {
     int args = step_args(file, instance, "AXIS2_PLACEMENT_3D"), target;
     if (args < 0) return step_bad(file, instance, "an AXIS2_PLACEMENT_3D was expected");
     osc_status status = step_ref(file, instance, args, 1, &target);

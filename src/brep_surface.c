@@ -18,9 +18,7 @@ double osc_wrap_angle(double value, double lo) {
     return lo + w;
 }
 
-static osc_vec3 ring(const osc_geo* g, double u) {
-    return osc_add(osc_scale(g->x, cos(u)), osc_scale(g->y, sin(u)));
-}
+static osc_vec3 ring(const osc_geo* g, double u) { return osc_add(osc_scale(g->x, cos(u)), osc_scale(g->y, sin(u))); }
 
 static osc_vec3 ring_tangent(const osc_geo* g, double u) {
     return osc_add(osc_scale(g->x, -sin(u)), osc_scale(g->y, cos(u)));
@@ -29,91 +27,109 @@ static osc_vec3 ring_tangent(const osc_geo* g, double u) {
 void osc_geo_eval(const osc_geo* g, const double* t, osc_vec3* p, osc_vec3* d1, osc_vec3* d2) {
     const osc_vec3 zero = osc_v3(0, 0, 0);
     switch (g->kind) {
-    case OSC_GEO_POINT:
-        *p = g->o;
-        return;
-    case OSC_GEO_LINE:
-        *p = osc_add_scaled(g->o, g->z, t[0]);
-        if (d1) d1[0] = g->z;
-        if (d2) d2[0] = zero;
-        return;
-    case OSC_GEO_CIRCLE: {
-        osc_vec3 e = ring(g, t[0]), f = ring_tangent(g, t[0]);
-        *p = osc_add_scaled(g->o, e, g->R);
-        if (d1) d1[0] = osc_scale(f, g->R);
-        if (d2) d2[0] = osc_scale(e, -g->R);
-        return;
-    }
-    case OSC_GEO_PLANE:
-        *p = osc_add(g->o, osc_add(osc_scale(g->x, t[0]), osc_scale(g->y, t[1])));
-        if (d1) { d1[0] = g->x; d1[1] = g->y; }
-        if (d2) { d2[0] = zero; d2[1] = zero; d2[2] = zero; }
-        return;
-    case OSC_GEO_CYLINDER: {
-        osc_vec3 e = ring(g, t[0]), f = ring_tangent(g, t[0]);
-        *p = osc_add(g->o, osc_add(osc_scale(e, g->R), osc_scale(g->z, t[1])));
-        if (d1) { d1[0] = osc_scale(f, g->R); d1[1] = g->z; }
-        if (d2) { d2[0] = osc_scale(e, -g->R); d2[1] = zero; d2[2] = zero; }
-        return;
-    }
-    case OSC_GEO_CONE: {
-        osc_vec3 e = ring(g, t[0]), f = ring_tangent(g, t[0]);
-        double sa = sin(g->a), ca = cos(g->a), rho = g->R + t[1] * sa;
-        *p = osc_add(g->o, osc_add(osc_scale(e, rho), osc_scale(g->z, t[1] * ca)));
-        if (d1) { d1[0] = osc_scale(f, rho); d1[1] = osc_add(osc_scale(e, sa), osc_scale(g->z, ca)); }
-        if (d2) { d2[0] = osc_scale(e, -rho); d2[1] = osc_scale(f, sa); d2[2] = zero; }
-        return;
-    }
-    case OSC_GEO_SPHERE: {
-        osc_vec3 e = ring(g, t[0]), f = ring_tangent(g, t[0]);
-        double cv = cos(t[1]), sv = sin(t[1]);
-        *p = osc_add(g->o, osc_add(osc_scale(e, g->R * cv), osc_scale(g->z, g->R * sv)));
-        if (d1) {
-            d1[0] = osc_scale(f, g->R * cv);
-            d1[1] = osc_add(osc_scale(e, -g->R * sv), osc_scale(g->z, g->R * cv));
+        case OSC_GEO_POINT: *p = g->o; return;
+        case OSC_GEO_LINE:
+            *p = osc_add_scaled(g->o, g->z, t[0]);
+            if (d1) d1[0] = g->z;
+            if (d2) d2[0] = zero;
+            return;
+        case OSC_GEO_CIRCLE: {
+            osc_vec3 e = ring(g, t[0]), f = ring_tangent(g, t[0]);
+            *p = osc_add_scaled(g->o, e, g->R);
+            if (d1) d1[0] = osc_scale(f, g->R);
+            if (d2) d2[0] = osc_scale(e, -g->R);
+            return;
         }
-        if (d2) {
-            d2[0] = osc_scale(e, -g->R * cv);
-            d2[1] = osc_scale(f, -g->R * sv);
-            d2[2] = osc_add(osc_scale(e, -g->R * cv), osc_scale(g->z, -g->R * sv));
+        case OSC_GEO_PLANE:
+            *p = osc_add(g->o, osc_add(osc_scale(g->x, t[0]), osc_scale(g->y, t[1])));
+            if (d1) {
+                d1[0] = g->x;
+                d1[1] = g->y;
+            }
+            if (d2) {
+                d2[0] = zero;
+                d2[1] = zero;
+                d2[2] = zero;
+            }
+            return;
+        case OSC_GEO_CYLINDER: {
+            osc_vec3 e = ring(g, t[0]), f = ring_tangent(g, t[0]);
+            *p = osc_add(g->o, osc_add(osc_scale(e, g->R), osc_scale(g->z, t[1])));
+            if (d1) {
+                d1[0] = osc_scale(f, g->R);
+                d1[1] = g->z;
+            }
+            if (d2) {
+                d2[0] = osc_scale(e, -g->R);
+                d2[1] = zero;
+                d2[2] = zero;
+            }
+            return;
         }
-        return;
-    }
-    case OSC_GEO_TORUS: {
-        osc_vec3 e = ring(g, t[0]), f = ring_tangent(g, t[0]);
-        double cv = cos(t[1]), sv = sin(t[1]), rho = g->R + g->r * cv;
-        *p = osc_add(g->o, osc_add(osc_scale(e, rho), osc_scale(g->z, g->r * sv)));
-        if (d1) {
-            d1[0] = osc_scale(f, rho);
-            d1[1] = osc_add(osc_scale(e, -g->r * sv), osc_scale(g->z, g->r * cv));
+        case OSC_GEO_CONE: {
+            osc_vec3 e = ring(g, t[0]), f = ring_tangent(g, t[0]);
+            double sa = sin(g->a), ca = cos(g->a), rho = g->R + t[1] * sa;
+            *p = osc_add(g->o, osc_add(osc_scale(e, rho), osc_scale(g->z, t[1] * ca)));
+            if (d1) {
+                d1[0] = osc_scale(f, rho);
+                d1[1] = osc_add(osc_scale(e, sa), osc_scale(g->z, ca));
+            }
+            if (d2) {
+                d2[0] = osc_scale(e, -rho);
+                d2[1] = osc_scale(f, sa);
+                d2[2] = zero;
+            }
+            return;
         }
-        if (d2) {
-            d2[0] = osc_scale(e, -rho);
-            d2[1] = osc_scale(f, -g->r * sv);
-            d2[2] = osc_add(osc_scale(e, -g->r * cv), osc_scale(g->z, -g->r * sv));
+        case OSC_GEO_SPHERE: {
+            osc_vec3 e = ring(g, t[0]), f = ring_tangent(g, t[0]);
+            double cv = cos(t[1]), sv = sin(t[1]);
+            *p = osc_add(g->o, osc_add(osc_scale(e, g->R * cv), osc_scale(g->z, g->R * sv)));
+            if (d1) {
+                d1[0] = osc_scale(f, g->R * cv);
+                d1[1] = osc_add(osc_scale(e, -g->R * sv), osc_scale(g->z, g->R * cv));
+            }
+            if (d2) {
+                d2[0] = osc_scale(e, -g->R * cv);
+                d2[1] = osc_scale(f, -g->R * sv);
+                d2[2] = osc_add(osc_scale(e, -g->R * cv), osc_scale(g->z, -g->R * sv));
+            }
+            return;
         }
-        return;
-    }
+        case OSC_GEO_TORUS: {
+            osc_vec3 e = ring(g, t[0]), f = ring_tangent(g, t[0]);
+            double cv = cos(t[1]), sv = sin(t[1]), rho = g->R + g->r * cv;
+            *p = osc_add(g->o, osc_add(osc_scale(e, rho), osc_scale(g->z, g->r * sv)));
+            if (d1) {
+                d1[0] = osc_scale(f, rho);
+                d1[1] = osc_add(osc_scale(e, -g->r * sv), osc_scale(g->z, g->r * cv));
+            }
+            if (d2) {
+                d2[0] = osc_scale(e, -rho);
+                d2[1] = osc_scale(f, -g->r * sv);
+                d2[2] = osc_add(osc_scale(e, -g->r * cv), osc_scale(g->z, -g->r * sv));
+            }
+            return;
+        }
     }
 }
 
 osc_vec3 osc_geo_normal(const osc_geo* g, double u, double v) {
     osc_vec3 n;
     switch (g->kind) {
-    case OSC_GEO_PLANE: n = g->z; break;
-    case OSC_GEO_CYLINDER: n = ring(g, u); break;
-    case OSC_GEO_CONE: n = osc_add(osc_scale(ring(g, u), cos(g->a)), osc_scale(g->z, -sin(g->a))); break;
-    case OSC_GEO_SPHERE:
-    case OSC_GEO_TORUS: n = osc_add(osc_scale(ring(g, u), cos(v)), osc_scale(g->z, sin(v))); break;
-    default: n = g->z; break;
+        case OSC_GEO_PLANE: n = g->z; break;
+        case OSC_GEO_CYLINDER: n = ring(g, u); break;
+        case OSC_GEO_CONE: n = osc_add(osc_scale(ring(g, u), cos(g->a)), osc_scale(g->z, -sin(g->a))); break;
+        case OSC_GEO_SPHERE:
+        case OSC_GEO_TORUS: n = osc_add(osc_scale(ring(g, u), cos(v)), osc_scale(g->z, sin(v))); break;
+        default: n = g->z; break;
     }
     return osc_scale(n, g->sense);
 }
 
 osc_geo osc_geo_from_surface(const osc_brep_surface* s) {
     osc_geo g;
-    static const osc_geo_kind kinds[] = {OSC_GEO_PLANE, OSC_GEO_CYLINDER, OSC_GEO_CONE,
-                                         OSC_GEO_SPHERE, OSC_GEO_TORUS};
+    static const osc_geo_kind kinds[] = {OSC_GEO_PLANE, OSC_GEO_CYLINDER, OSC_GEO_CONE, OSC_GEO_SPHERE, OSC_GEO_TORUS};
     g.kind = kinds[s->type];
     g.dim = 2;
     g.o = s->origin;
@@ -166,29 +182,35 @@ int osc_geo_project(const osc_geo* g, osc_vec3 x, double* t) {
     double rho = sqrt(lx * lx + ly * ly);
     double u = atan2(ly, lx);
     switch (g->kind) {
-    case OSC_GEO_POINT: return 1;
-    case OSC_GEO_LINE: t[0] = lz; return 1;
-    case OSC_GEO_CIRCLE: t[0] = u; return rho > 0.0;
-    case OSC_GEO_PLANE: t[0] = lx; t[1] = ly; return 1;
-    case OSC_GEO_CYLINDER: t[0] = u; t[1] = lz; return rho > 0.0;
-    case OSC_GEO_CONE:
-        // the generatrix in the half-plane of x: (R, 0) + v (sin a, cos a)
-        t[0] = u;
-        t[1] = (rho - g->R) * sin(g->a) + lz * cos(g->a);
-        return rho > 0.0;
-    case OSC_GEO_SPHERE:
-        t[0] = u;
-        t[1] = atan2(lz, rho);
-        return rho > 0.0 || lz != 0.0;
-    case OSC_GEO_TORUS: {
-        // the tube circle of the half-plane of x (centre rho = R) or of the opposite one (centre
-        // rho = -R, where R + r cos v < 0, a spindle torus's inner branch): the face's, or the nearer
-        int far = g->branch < 0 ||
-                  (g->branch == 0 && fabs(hypot(rho + g->R, lz) - g->r) < fabs(hypot(rho - g->R, lz) - g->r));
-        t[0] = far ? atan2(-ly, -lx) : u;
-        t[1] = far ? atan2(lz, -rho - g->R) : atan2(lz, rho - g->R);
-        return rho > 0.0 && (far || rho != g->R || lz != 0.0);
-    }
+        case OSC_GEO_POINT: return 1;
+        case OSC_GEO_LINE: t[0] = lz; return 1;
+        case OSC_GEO_CIRCLE: t[0] = u; return rho > 0.0;
+        case OSC_GEO_PLANE:
+            t[0] = lx;
+            t[1] = ly;
+            return 1;
+        case OSC_GEO_CYLINDER:
+            t[0] = u;
+            t[1] = lz;
+            return rho > 0.0;
+        case OSC_GEO_CONE:
+            // the generatrix in the half-plane of x: (R, 0) + v (sin a, cos a)
+            t[0] = u;
+            t[1] = (rho - g->R) * sin(g->a) + lz * cos(g->a);
+            return rho > 0.0;
+        case OSC_GEO_SPHERE:
+            t[0] = u;
+            t[1] = atan2(lz, rho);
+            return rho > 0.0 || lz != 0.0;
+        case OSC_GEO_TORUS: {
+            // the tube circle of the half-plane of x (centre rho = R) or of the opposite one (centre
+            // rho = -R, where R + r cos v < 0, a spindle torus's inner branch): the face's, or the nearer
+            int far = g->branch < 0 ||
+                      (g->branch == 0 && fabs(hypot(rho + g->R, lz) - g->r) < fabs(hypot(rho - g->R, lz) - g->r));
+            t[0] = far ? atan2(-ly, -lx) : u;
+            t[1] = far ? atan2(lz, -rho - g->R) : atan2(lz, rho - g->R);
+            return rho > 0.0 && (far || rho != g->R || lz != 0.0);
+        }
     }
     return 0;
 }
@@ -209,54 +231,54 @@ int osc_geo_distance(const osc_geo* g, osc_vec3 x, double* sd, osc_vec3* grad, d
     memset(hess, 0, 9 * sizeof(double));
     const double tiny = 1e-12 * (g->R + g->r + rho + fabs(lz));
     switch (g->kind) {
-    case OSC_GEO_PLANE:
-        *sd = lz;
-        *grad = g->z;
-        return 1;
-    case OSC_GEO_SPHERE: {
-        double L = osc_length(w);
-        if (!(L > tiny)) return 0;
-        osc_vec3 n = osc_scale(w, 1.0 / L);
-        *sd = L - g->R;
-        *grad = n;
-        for (int i = 0; i < 3; i++) hess[i][i] = 1.0 / L;
-        outer_add(hess, n, -1.0 / L);
-        return 1;
-    }
-    case OSC_GEO_CYLINDER:
-    case OSC_GEO_CONE: {
-        if (!(rho > tiny)) return 0;
-        osc_vec3 e = osc_scale(radial, 1.0 / rho);
-        double ca = g->kind == OSC_GEO_CONE ? cos(g->a) : 1.0, sa = g->kind == OSC_GEO_CONE ? sin(g->a) : 0.0;
-        // the generatrix through (R, 0) along (sin a, cos a) in the meridian half-plane of x
-        if (g->kind == OSC_GEO_CONE && !(g->R + ((rho - g->R) * sa + lz * ca) * sa > tiny)) return 0;
-        *sd = (rho - g->R) * ca - lz * sa;
-        *grad = osc_sub(osc_scale(e, ca), osc_scale(g->z, sa));
-        for (int i = 0; i < 3; i++) hess[i][i] = ca / rho;
-        outer_add(hess, g->z, -ca / rho);
-        outer_add(hess, e, -ca / rho);
-        return 1;
-    }
-    case OSC_GEO_TORUS: {
-        if (!(rho > tiny)) return 0;
-        osc_vec3 e = osc_scale(radial, 1.0 / rho), f = osc_cross(g->z, e);
-        // the tube circle of x's half-plane (centre R e) or, on the inner branch of a spindle
-        // torus, of the opposite one (centre -R e); the same choice as osc_geo_project
-        int far = g->branch < 0 ||
-                  (g->branch == 0 && fabs(hypot(rho + g->R, lz) - g->r) < fabs(hypot(rho - g->R, lz) - g->r));
-        double b = far ? -1.0 : 1.0;
-        osc_vec3 q = osc_sub(w, osc_scale(e, b * g->R));
-        double L = osc_length(q);
-        if (!(L > tiny)) return 0;
-        osc_vec3 n = osc_scale(q, 1.0 / L);
-        *sd = L - g->r;
-        *grad = n;
-        for (int i = 0; i < 3; i++) hess[i][i] = 1.0 / L;
-        outer_add(hess, n, -1.0 / L);
-        outer_add(hess, f, -b * g->R / (rho * L));
-        return 1;
-    }
-    default: return 0;
+        case OSC_GEO_PLANE:
+            *sd = lz;
+            *grad = g->z;
+            return 1;
+        case OSC_GEO_SPHERE: {
+            double L = osc_length(w);
+            if (!(L > tiny)) return 0;
+            osc_vec3 n = osc_scale(w, 1.0 / L);
+            *sd = L - g->R;
+            *grad = n;
+            for (int i = 0; i < 3; i++) hess[i][i] = 1.0 / L;
+            outer_add(hess, n, -1.0 / L);
+            return 1;
+        }
+        case OSC_GEO_CYLINDER:
+        case OSC_GEO_CONE: {
+            if (!(rho > tiny)) return 0;
+            osc_vec3 e = osc_scale(radial, 1.0 / rho);
+            double ca = g->kind == OSC_GEO_CONE ? cos(g->a) : 1.0, sa = g->kind == OSC_GEO_CONE ? sin(g->a) : 0.0;
+            // the generatrix through (R, 0) along (sin a, cos a) in the meridian half-plane of x
+            if (g->kind == OSC_GEO_CONE && !(g->R + ((rho - g->R) * sa + lz * ca) * sa > tiny)) return 0;
+            *sd = (rho - g->R) * ca - lz * sa;
+            *grad = osc_sub(osc_scale(e, ca), osc_scale(g->z, sa));
+            for (int i = 0; i < 3; i++) hess[i][i] = ca / rho;
+            outer_add(hess, g->z, -ca / rho);
+            outer_add(hess, e, -ca / rho);
+            return 1;
+        }
+        case OSC_GEO_TORUS: {
+            if (!(rho > tiny)) return 0;
+            osc_vec3 e = osc_scale(radial, 1.0 / rho), f = osc_cross(g->z, e);
+            // the tube circle of x's half-plane (centre R e) or, on the inner branch of a spindle
+            // torus, of the opposite one (centre -R e); the same choice as osc_geo_project
+            int far = g->branch < 0 ||
+                      (g->branch == 0 && fabs(hypot(rho + g->R, lz) - g->r) < fabs(hypot(rho - g->R, lz) - g->r));
+            double b = far ? -1.0 : 1.0;
+            osc_vec3 q = osc_sub(w, osc_scale(e, b * g->R));
+            double L = osc_length(q);
+            if (!(L > tiny)) return 0;
+            osc_vec3 n = osc_scale(q, 1.0 / L);
+            *sd = L - g->r;
+            *grad = n;
+            for (int i = 0; i < 3; i++) hess[i][i] = 1.0 / L;
+            outer_add(hess, n, -1.0 / L);
+            outer_add(hess, f, -b * g->R / (rho * L));
+            return 1;
+        }
+        default: return 0;
     }
 }
 
@@ -270,15 +292,16 @@ int osc_brep_project(const osc_brep_surface* surface, osc_vec3 x, double uv[2]) 
     return osc_geo_project(&g, x, uv);
 }
 
-osc_vec3 osc_brep_surface_point(const osc_brep_surface* surface, double u, double v,
-                                osc_vec3* normal) {
+osc_vec3 osc_brep_surface_point(const osc_brep_surface* surface, double u, double v, osc_vec3* normal) {
     // NaN in, NaN out: a plane's normal, say, would otherwise come out finite at a NaN (u, v)
     if (!surface || !surface_type_ok(surface) || !isfinite(u) || !isfinite(v)) {
-        if (!surface) osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_surface_point: surface is NULL");
+        if (!surface)
+            osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_surface_point: surface is NULL");
         else if (!surface_type_ok(surface))
             osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_surface_point: surface->type %d is not a surface type",
                      (int)surface->type);
-        else osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_surface_point: (u, v) = (%g, %g) is not finite", u, v);
+        else
+            osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_surface_point: (u, v) = (%g, %g) is not finite", u, v);
         osc_vec3 nan3 = osc_v3(NAN, NAN, NAN);
         if (normal) *normal = nan3;
         return nan3;

@@ -34,16 +34,15 @@ static osc_status check_settings(const char* function, const osc_collision_mesh_
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: max_error must be >= 0 and finite (got %g)", function,
                         s->max_error);
     if (s->project_iterations < 0 || s->project_iterations > 100)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: project_iterations must be in [0, 100] (got %d)",
-                        function, s->project_iterations);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: project_iterations must be in [0, 100] (got %d)", function,
+                        s->project_iterations);
     if (s->threads < 0)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: threads must be >= 0 (got %d)", function, s->threads);
     return OSC_OK;
 }
 
 // a copy of `mesh` with every vertex moved by `iterations` Newton steps onto {phi = 0}
-static osc_status project_onto_level_set(const osc_sdf* sdf, const osc_mesh* mesh, int iterations,
-                                         osc_mesh** out) {
+static osc_status project_onto_level_set(const osc_sdf* sdf, const osc_mesh* mesh, int iterations, osc_mesh** out) {
     int32_t n = osc_mesh_vertex_count(mesh);
     double* vertices = osc_calloc((size_t)n, 3 * sizeof(double));
     if (!vertices) return OSC_ERR_NO_MEMORY;
@@ -66,8 +65,7 @@ static osc_status project_onto_level_set(const osc_sdf* sdf, const osc_mesh* mes
     return status;
 }
 
-osc_status osc_collision_mesh_create(const osc_sdf* sdf, const osc_collision_mesh_settings* settings,
-                                     osc_mesh** out) {
+osc_status osc_collision_mesh_create(const osc_sdf* sdf, const osc_collision_mesh_settings* settings, osc_mesh** out) {
     const char* function = "osc_collision_mesh_create";
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;

@@ -33,26 +33,22 @@ static const double CENTRALITY_FLOOR_AT_BARRIER = 1e-14;
 static const double STALLED_DUAL_TOLERANCE = 1e-5;
 
 // min / max without the library calls fmin / fmax make without -ffast-math
-static inline double min2(double a, double b) {
-    return a < b ? a : b;
-}
-static inline double max2(double a, double b) {
-    return a > b ? a : b;
-}
+static inline double min2(double a, double b) { return a < b ? a : b; }
+static inline double max2(double a, double b) { return a > b ? a : b; }
 
 // runs name(width, ...) with the column count width (0 to CONIC_MAX_VARIABLES) a constant, so
 // that the instantiation's loops unroll
-#define CONIC_WIDTH_SWITCH(width, name, ...)                                                       \
-    switch (width) {                                                                               \
-    case 0: break;                                                                                 \
-    case 1: name(1, __VA_ARGS__); break;                                                           \
-    case 2: name(2, __VA_ARGS__); break;                                                           \
-    case 3: name(3, __VA_ARGS__); break;                                                           \
-    case 4: name(4, __VA_ARGS__); break;                                                           \
-    case 5: name(5, __VA_ARGS__); break;                                                           \
-    case 6: name(6, __VA_ARGS__); break;                                                           \
-    case 7: name(7, __VA_ARGS__); break;                                                           \
-    default: name(8, __VA_ARGS__); break;                                                          \
+#define CONIC_WIDTH_SWITCH(width, name, ...)                                                                           \
+    switch (width) {                                                                                                   \
+        case 0: break;                                                                                                 \
+        case 1: name(1, __VA_ARGS__); break;                                                                           \
+        case 2: name(2, __VA_ARGS__); break;                                                                           \
+        case 3: name(3, __VA_ARGS__); break;                                                                           \
+        case 4: name(4, __VA_ARGS__); break;                                                                           \
+        case 5: name(5, __VA_ARGS__); break;                                                                           \
+        case 6: name(6, __VA_ARGS__); break;                                                                           \
+        case 7: name(7, __VA_ARGS__); break;                                                                           \
+        default: name(8, __VA_ARGS__); break;                                                                          \
     }
 
 // ---------------------------------------------------------------------------------------------
@@ -61,11 +57,11 @@ static inline double max2(double a, double b) {
 // Every per-cone routine takes dim as its first argument and is instantiated for the dimensions
 // 3 and 4 of the DCOL cones (CONIC_CONE_SWITCH), so its loops are unrolled.
 
-#define CONIC_CONE_SWITCH(dim, name, ...)                                                          \
-    switch (dim) {                                                                                 \
-    case 3: name(3, __VA_ARGS__); break;                                                           \
-    case 4: name(4, __VA_ARGS__); break;                                                           \
-    default: name(dim, __VA_ARGS__); break;                                                        \
+#define CONIC_CONE_SWITCH(dim, name, ...)                                                                              \
+    switch (dim) {                                                                                                     \
+        case 3: name(3, __VA_ARGS__); break;                                                                           \
+        case 4: name(4, __VA_ARGS__); break;                                                                           \
+        default: name(dim, __VA_ARGS__); break;                                                                        \
     }
 
 // out = a o b = (a . b, a0 b1 + b0 a1)
@@ -127,8 +123,7 @@ OSC_FORCE_INLINE double soc_step_rate(const double* x, const double* d, int dim)
 
 // out = W v or W^-1 v on cone block k (out may alias v), W = eta Wbar with
 // Wbar = [w0, w1^T; w1, I + w1 w1^T / (1 + w0)] and Wbar^-1 = J Wbar J
-OSC_FORCE_INLINE void cone_scale(const conic_scaling* sc, int k, int dim, const double* v, double* out,
-                       bool inverse) {
+OSC_FORCE_INLINE void cone_scale(const conic_scaling* sc, int k, int dim, const double* v, double* out, bool inverse) {
     const double* w = sc->cone_w[k];
     double sign = inverse ? -1.0 : 1.0;
     double factor = inverse ? sc->cone_inverse_eta[k] : sc->cone_eta[k];
@@ -145,8 +140,7 @@ OSC_FORCE_INLINE void cone_scale(const conic_scaling* sc, int k, int dim, const 
 //   sbar = s / sqrt(s^T J s), zbar likewise, gamma = sqrt((1 + sbar . zbar) / 2),
 //   wbar = (sbar + J zbar) / (2 gamma), eta = (s^T J s / z^T J z)^(1/4), lambda = W z
 
-OSC_FORCE_INLINE void scaling_cone(const int dim, const double* sk, const double* zk, int k,
-                                   conic_scaling* sc) {
+OSC_FORCE_INLINE void scaling_cone(const int dim, const double* sk, const double* zk, int k, conic_scaling* sc) {
     double s_norm = soc_norm(sk, dim), z_norm = soc_norm(zk, dim);
     double sz = 0.0;
     for (int i = 0; i < dim; ++i) sz += sk[i] * zk[i];
@@ -155,8 +149,7 @@ OSC_FORCE_INLINE void scaling_cone(const int dim, const double* sk, const double
     double half_inverse_gamma = 0.5 / gamma;
     double* w = sc->cone_w[k];
     w[0] = (sk[0] * inverse_s + zk[0] * inverse_z) * half_inverse_gamma;
-    for (int i = 1; i < dim; ++i)
-        w[i] = (sk[i] * inverse_s - zk[i] * inverse_z) * half_inverse_gamma;
+    for (int i = 1; i < dim; ++i) w[i] = (sk[i] * inverse_s - zk[i] * inverse_z) * half_inverse_gamma;
     // eta = sqrt(s_norm / z_norm) and its reciprocal, side by side
     sc->cone_eta[k] = sqrt(s_norm * inverse_z);
     sc->cone_inverse_eta[k] = sqrt(z_norm * inverse_s);
@@ -172,8 +165,8 @@ static void scaling_cones(const conic_problem* p, const double* s, const double*
 
 // W^-2 = (J Wbar J)^2 / eta^2 = (2 a a^T - J) / eta^2 on a cone, a = J wbar (as Wbar^2 =
 // 2 wbar wbar^T - J when wbar^T J wbar = 1)
-void conic_apply_inverse_scaling_squared_rows(const conic_problem* p, const conic_state* state,
-                                              int first, int end, const double* v, double* out) {
+void conic_apply_inverse_scaling_squared_rows(const conic_problem* p, const conic_state* state, int first, int end,
+                                              const double* v, double* out) {
     const conic_scaling* sc = &state->scaling;
     int l = p->orthant_rows;
     for (int i = first; i < end && i < l; ++i) out[i] = sc->orthant_weight[i] * v[i];
@@ -191,8 +184,8 @@ void conic_apply_inverse_scaling_squared_rows(const conic_problem* p, const coni
     }
 }
 
-void conic_apply_inverse_scaling_squared(const conic_problem* p, const conic_state* state,
-                                         const double* v, double* out) {
+void conic_apply_inverse_scaling_squared(const conic_problem* p, const conic_state* state, const double* v,
+                                         double* out) {
     conic_apply_inverse_scaling_squared_rows(p, state, 0, p->rows, v, out);
 }
 
@@ -205,9 +198,8 @@ void conic_apply_inverse_scaling_squared(const conic_problem* p, const conic_sta
 
 // LDL^T with unit lower L (its strict lower triangle in l) and the reciprocal pivots 1 / D:
 // no square roots on the critical path
-OSC_FORCE_INLINE void ldl_n(const int n, double a[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES],
-                            double shift, double l[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES],
-                            double* inverse_pivot) {
+OSC_FORCE_INLINE void ldl_n(const int n, double a[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], double shift,
+                            double l[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], double* inverse_pivot) {
     double scaled[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES]; // scaled[i][k] = l[i][k] D_k
     for (int j = 0; j < n; ++j) {
         double pivot = a[j][j] + shift;
@@ -265,13 +257,13 @@ OSC_FORCE_INLINE void factor_solve_many_n(const int n, const conic_state* state,
         for (int i = 0; i < n; ++i) rhs[c][i] = b[i][c];
 }
 
-#define CONIC_INSTANTIATE(name, ...)                                                               \
-    switch (n) {                                                                                   \
-    case 4: name(4, __VA_ARGS__); break;                                                           \
-    case 5: name(5, __VA_ARGS__); break;                                                           \
-    case 6: name(6, __VA_ARGS__); break;                                                           \
-    case 7: name(7, __VA_ARGS__); break;                                                           \
-    default: name(8, __VA_ARGS__); break;                                                          \
+#define CONIC_INSTANTIATE(name, ...)                                                                                   \
+    switch (n) {                                                                                                       \
+        case 4: name(4, __VA_ARGS__); break;                                                                           \
+        case 5: name(5, __VA_ARGS__); break;                                                                           \
+        case 6: name(6, __VA_ARGS__); break;                                                                           \
+        case 7: name(7, __VA_ARGS__); break;                                                                           \
+        default: name(8, __VA_ARGS__); break;                                                                          \
     }
 
 void conic_factor_solve(const conic_problem* problem, const conic_state* state, double* rhs) {
@@ -287,8 +279,7 @@ void conic_factor_solve_many(const conic_problem* problem, const conic_state* st
 
 // conic_factor_inverse_trace with n a constant: y = L^-1 e_a from row a on (its entries above are
 // zero), then y^T D^-1 y
-OSC_FORCE_INLINE void factor_inverse_trace_n(const int n, const conic_state* state, int count,
-                                             double* trace) {
+OSC_FORCE_INLINE void factor_inverse_trace_n(const int n, const conic_state* state, int count, double* trace) {
     const double* inverse = state->factor_inverse_diagonal;
     double sum = 0.0;
     for (int a = 0; a < count; ++a) {
@@ -305,8 +296,7 @@ OSC_FORCE_INLINE void factor_inverse_trace_n(const int n, const conic_state* sta
     *trace = sum;
 }
 
-double conic_factor_inverse_trace(const conic_problem* problem, const conic_state* state,
-                                  int count) {
+double conic_factor_inverse_trace(const conic_problem* problem, const conic_state* state, int count) {
     int n = problem->variables;
     double trace = 0.0;
     CONIC_INSTANTIATE(factor_inverse_trace_n, state, count, &trace)
@@ -446,9 +436,8 @@ OSC_FORCE_INLINE double measure_row(iterate_measures* m, double si, double zi) {
 // `residual`, r_z = s + G x - h on its rows (else r_z is left alone); r_x += G^T z on its
 // columns; the scaling z / s, 1 / s, 1 / z; the measures; and sum (z/s) g g^T added to `normal`
 // on its columns (lower triangle)
-OSC_FORCE_INLINE void orthant_pass_w(const int width, const bool residual, const conic_problem* p,
-                                     conic_state* state, const conic_segment* seg, double barrier,
-                                     double* r_z, double* r_x,
+OSC_FORCE_INLINE void orthant_pass_w(const int width, const bool residual, const conic_problem* p, conic_state* state,
+                                     const conic_segment* seg, double barrier, double* r_z, double* r_x,
                                      double normal[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES],
                                      iterate_measures* measures) {
     conic_scaling* sc = &state->scaling;
@@ -490,16 +479,13 @@ OSC_FORCE_INLINE void orthant_pass_w(const int width, const bool residual, const
     }
 }
 
-static void orthant_pass(bool residual, const conic_problem* p, conic_state* state,
-                         const conic_segment* seg, double barrier, double* r_z, double* r_x,
-                         double normal[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES],
-                         iterate_measures* measures) {
+static void orthant_pass(bool residual, const conic_problem* p, conic_state* state, const conic_segment* seg,
+                         double barrier, double* r_z, double* r_x,
+                         double normal[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], iterate_measures* measures) {
     if (residual) {
-        CONIC_WIDTH_SWITCH(seg->width, orthant_pass_w, true, p, state, seg, barrier, r_z, r_x,
-                           normal, measures)
+        CONIC_WIDTH_SWITCH(seg->width, orthant_pass_w, true, p, state, seg, barrier, r_z, r_x, normal, measures)
     } else {
-        CONIC_WIDTH_SWITCH(seg->width, orthant_pass_w, false, p, state, seg, barrier, r_z, r_x,
-                           normal, measures)
+        CONIC_WIDTH_SWITCH(seg->width, orthant_pass_w, false, p, state, seg, barrier, r_z, r_x, normal, measures)
     }
 }
 
@@ -533,16 +519,15 @@ OSC_FORCE_INLINE void cone_normal_n(const int n, const conic_problem* p, conic_s
 
 // the factor of the normal matrix (lower triangle) plus regularization max(diag) I
 OSC_FORCE_INLINE void factor_normal_n(const int n, double regularization,
-                                      double normal[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES],
-                                      conic_state* state) {
+                                      double normal[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], conic_state* state) {
     double largest = 0.0;
     for (int i = 0; i < n; ++i) largest = max2(largest, normal[i][i]);
     state->factor_shift = regularization * largest;
     ldl_n(n, normal, state->factor_shift, state->factor, state->factor_inverse_diagonal);
 }
 
-OSC_FORCE_INLINE void normal_block_n(const int n, const conic_problem* p, const conic_state* state,
-                                     int first, int end, double block[CONIC_MAX_VARIABLES][3]) {
+OSC_FORCE_INLINE void normal_block_n(const int n, const conic_problem* p, const conic_state* state, int first, int end,
+                                     double block[CONIC_MAX_VARIABLES][3]) {
     int l = p->orthant_rows;
     for (int j = 0; j < n; ++j) block[j][0] = block[j][1] = block[j][2] = 0.0;
     for (int r = first; r < end && r < l; ++r) {
@@ -558,8 +543,7 @@ OSC_FORCE_INLINE void normal_block_n(const int n, const conic_problem* p, const 
         const double* g = state->cone_projection[k];
         double scale = state->scaling.cone_inverse_eta[k] * state->scaling.cone_inverse_eta[k];
         for (int j = 0; j < n; ++j)
-            for (int c = 0; c < 3; ++c)
-                block[j][c] += scale * (2.0 * g[j] * g[c] - state->cone_gram[k][j][c]);
+            for (int c = 0; c < 3; ++c) block[j][c] += scale * (2.0 * g[j] * g[c] - state->cone_gram[k][j][c]);
     }
 }
 
@@ -570,8 +554,8 @@ void conic_normal_block(const conic_problem* p, const conic_state* state, int fi
 }
 
 // W^-2 x on one cone: (2 a a^T - J) x / eta^2, a = J wbar
-OSC_FORCE_INLINE void inverse_scaling_squared_cone(const int dim, const conic_scaling* sc, int k,
-                                                   const double* x, double* o) {
+OSC_FORCE_INLINE void inverse_scaling_squared_cone(const int dim, const conic_scaling* sc, int k, const double* x,
+                                                   double* o) {
     const double* w = sc->cone_w[k];
     double scale = sc->cone_inverse_eta[k] * sc->cone_inverse_eta[k];
     double av = w[0] * x[0];
@@ -582,8 +566,8 @@ OSC_FORCE_INLINE void inverse_scaling_squared_cone(const int dim, const conic_sc
 }
 
 // W^-2 v on the cone rows only (the orthant's diag(z / s) is applied inline by the callers)
-static void cone_apply_inverse_scaling_squared(const conic_problem* p, const conic_scaling* sc,
-                                               const double* v, double* out) {
+static void cone_apply_inverse_scaling_squared(const conic_problem* p, const conic_scaling* sc, const double* v,
+                                               double* out) {
     for (int k = 0, start = p->orthant_rows; k < p->cone_count; start += p->cone_dim[k++])
         CONIC_CONE_SWITCH(p->cone_dim[k], inverse_scaling_squared_cone, sc, k, v + start, out + start)
 }
@@ -595,9 +579,8 @@ static void cone_apply_inverse_scaling_squared(const conic_problem* p, const con
 // columns; with `sizes`, instead only the magnitudes the residuals are measured against:
 // dual_terms += |G|^T |z| on its columns, *primal_scale = max(*primal_scale, sum_j |G_ij x_j|)
 OSC_FORCE_INLINE void segment_residual_w(const int width, const bool sizes, const conic_problem* p,
-                                         const conic_state* state, const conic_segment* seg,
-                                         double* r_z, double* r_x, double* dual_terms,
-                                         double* primal_scale) {
+                                         const conic_state* state, const conic_segment* seg, double* r_z, double* r_x,
+                                         double* dual_terms, double* primal_scale) {
     double x[CONIC_MAX_VARIABLES], column_sum[CONIC_MAX_VARIABLES];
     for (int k = 0; k < width; ++k) {
         x[k] = state->x[seg->column[k]];
@@ -625,22 +608,18 @@ OSC_FORCE_INLINE void segment_residual_w(const int width, const bool sizes, cons
     for (int k = 0; k < width; ++k) (sizes ? dual_terms : r_x)[seg->column[k]] += column_sum[k];
 }
 
-static void segment_residual(const conic_problem* p, const conic_state* state,
-                             const conic_segment* seg, double* r_z, double* r_x) {
+static void segment_residual(const conic_problem* p, const conic_state* state, const conic_segment* seg, double* r_z,
+                             double* r_x) {
     CONIC_WIDTH_SWITCH(seg->width, segment_residual_w, false, p, state, seg, r_z, r_x, NULL, NULL)
 }
 
-static void segment_residual_sizes(const conic_problem* p, const conic_state* state,
-                                   const conic_segment* seg, double* dual_terms,
-                                   double* primal_scale) {
-    CONIC_WIDTH_SWITCH(seg->width, segment_residual_w, true, p, state, seg, NULL, NULL, dual_terms,
-                       primal_scale)
-}
+static void segment_residual_sizes(const conic_problem* p, const conic_state* state, const conic_segment* seg,
+                                   double* dual_terms, double* primal_scale){
+    CONIC_WIDTH_SWITCH(seg->width, segment_residual_w, true, p, state, seg, NULL, NULL, dual_terms, primal_scale)}
 
 // out[col] += sum over the segment's rows i of G_i,col y_i
-OSC_FORCE_INLINE void segment_transpose_multiply_w(const int width, const conic_problem* p,
-                                                   const conic_segment* seg, const double* y,
-                                                   double* out) {
+OSC_FORCE_INLINE void segment_transpose_multiply_w(const int width, const conic_problem* p, const conic_segment* seg,
+                                                   const double* y, double* out) {
     double sum[CONIC_MAX_VARIABLES];
     for (int k = 0; k < width; ++k) sum[k] = 0.0;
     for (int i = seg->first; i < seg->end; ++i)
@@ -648,14 +627,12 @@ OSC_FORCE_INLINE void segment_transpose_multiply_w(const int width, const conic_
     for (int k = 0; k < width; ++k) out[seg->column[k]] += sum[k];
 }
 
-static void segment_transpose_multiply(const conic_problem* p, const conic_segment* seg,
-                                       const double* y, double* out) {
-    CONIC_WIDTH_SWITCH(seg->width, segment_transpose_multiply_w, p, seg, y, out)
-}
+static void segment_transpose_multiply(const conic_problem* p, const conic_segment* seg, const double* y, double* out){
+    CONIC_WIDTH_SWITCH(seg->width, segment_transpose_multiply_w, p, seg, y, out)}
 
 // out_i = G_i . v over the segment's rows
-OSC_FORCE_INLINE void segment_multiply_w(const int width, const conic_problem* p,
-                                         const conic_segment* seg, const double* v, double* out) {
+OSC_FORCE_INLINE void segment_multiply_w(const int width, const conic_problem* p, const conic_segment* seg,
+                                         const double* v, double* out) {
     double vc[CONIC_MAX_VARIABLES];
     for (int k = 0; k < width; ++k) vc[k] = v[seg->column[k]];
     for (int i = seg->first; i < seg->end; ++i) {
@@ -665,8 +642,7 @@ OSC_FORCE_INLINE void segment_multiply_w(const int width, const conic_problem* p
     }
 }
 
-static void segment_multiply(const conic_problem* p, const conic_segment* seg, const double* v,
-                             double* out) {
+static void segment_multiply(const conic_problem* p, const conic_segment* seg, const double* v, double* out) {
     if (seg->width == 0) {
         for (int i = seg->first; i < seg->end; ++i) out[i] = 0.0;
         return;
@@ -676,10 +652,9 @@ static void segment_multiply(const conic_problem* p, const conic_segment* seg, c
 
 // one Newton direction for the right-hand side bz (= r_z + W (lambda \ d)):
 // dx = -(G^T W^-2 G)^-1 (r_x + G^T W^-2 bz), dz = W^-2 (G dx + bz), ds = -r_z - G dx
-OSC_FORCE_INLINE void newton_direction_n(const int n, const conic_problem* p,
-                                         const conic_state* state, const double* r_x,
-                                         const double* r_z, const double* bz, double* dx,
-                                         double* dz, double* ds) {
+OSC_FORCE_INLINE void newton_direction_n(const int n, const conic_problem* p, const conic_state* state,
+                                         const double* r_x, const double* r_z, const double* bz, double* dx, double* dz,
+                                         double* ds) {
     int m = p->rows, l = p->orthant_rows;
     const double* weight = state->scaling.orthant_weight;
     double weighted[CONIC_MAX_ROWS];
@@ -692,8 +667,7 @@ OSC_FORCE_INLINE void newton_direction_n(const int n, const conic_problem* p,
     for (int j = 0; j < n; ++j) dx[j] = -(r_x[j] + sum[j]);
     factor_solve_n(n, state, dx);
     double g_dx[CONIC_MAX_ROWS];
-    for (int k = 0; k < state->product_segment_count; ++k)
-        segment_multiply(p, &state->product_segments[k], dx, g_dx);
+    for (int k = 0; k < state->product_segment_count; ++k) segment_multiply(p, &state->product_segments[k], dx, g_dx);
     for (int i = 0; i < m; ++i) {
         dz[i] = g_dx[i] + bz[i];
         ds[i] = -r_z[i] - g_dx[i];
@@ -702,14 +676,13 @@ OSC_FORCE_INLINE void newton_direction_n(const int n, const conic_problem* p,
     cone_apply_inverse_scaling_squared(p, &state->scaling, dz, dz);
 }
 
-OSC_FORCE_INLINE void max_rate_cone(const int dim, const double* s, const double* z,
-                                    const double* ds, const double* dz, double* rate) {
+OSC_FORCE_INLINE void max_rate_cone(const int dim, const double* s, const double* z, const double* ds, const double* dz,
+                                    double* rate) {
     *rate = max2(*rate, max2(soc_step_rate(s, ds, dim), soc_step_rate(z, dz, dim)));
 }
 
 // the largest t <= 1 / STEP_FRACTION with s + t ds and z + t dz in the cone
-static double max_step(const conic_problem* p, const conic_state* state, const double* ds,
-                       const double* dz) {
+static double max_step(const conic_problem* p, const conic_state* state, const double* ds, const double* dz) {
     const conic_scaling* sc = &state->scaling;
     double rate = STEP_FRACTION; // 1 / rate is the step
     for (int i = 0; i < p->orthant_rows; ++i) {
@@ -717,8 +690,8 @@ static double max_step(const conic_problem* p, const conic_state* state, const d
         rate = max2(rate, -dz[i] * sc->inverse_z[i]);
     }
     for (int k = 0, start = p->orthant_rows; k < p->cone_count; start += p->cone_dim[k++])
-        CONIC_CONE_SWITCH(p->cone_dim[k], max_rate_cone, state->s + start, state->z + start,
-                          ds + start, dz + start, &rate)
+        CONIC_CONE_SWITCH(p->cone_dim[k], max_rate_cone, state->s + start, state->z + start, ds + start, dz + start,
+                          &rate)
     return 1.0 / rate;
 }
 
@@ -726,8 +699,7 @@ static double max_step(const conic_problem* p, const conic_state* state, const d
 // the iteration
 
 // s = h - G x, with the variable count n a constant (its loop unrolled)
-OSC_FORCE_INLINE void primal_slack_n(const int n, const conic_problem* p, const double* x,
-                                     double* s) {
+OSC_FORCE_INLINE void primal_slack_n(const int n, const conic_problem* p, const double* x, double* s) {
     for (int i = 0; i < p->rows; ++i) {
         double gx = 0.0;
         for (int j = 0; j < n; ++j) gx += p->G[i][j] * x[j];
@@ -803,8 +775,7 @@ static const double FLAT_MULTIPLIER = 1e6;
 enum { BLOCK_ROW, BLOCK_CONE, BLOCK_APEX, OFFSET_MAX_ACTIVE = 2 * CONIC_MAX_VARIABLES };
 
 // f = G^T z over the inactive blocks at their central duals barrier s^-1
-static void inactive_force(const conic_problem* p, double barrier, const double* s,
-                           const int* active, double* f) {
+static void inactive_force(const conic_problem* p, double barrier, const double* s, const int* active, double* f) {
     int n = p->variables, l = p->orthant_rows;
     for (int j = 0; j < n; ++j) f[j] = 0.0;
     for (int i = 0; i < l; ++i)
@@ -828,10 +799,9 @@ static void inactive_force(const conic_problem* p, double barrier, const double*
 // At most n independent active blocks: the multipliers from sum_b z_b m_b = -c by least squares
 // (consistent at an exact optimum), shifted by the part of the inactive push f the blocks span, and
 // the least change dx of x that meets the first-order central offsets (conic_offset_start)
-static bool independent_offsets(const conic_problem* p, double barrier, int k,
-                                double m[][CONIC_MAX_VARIABLES], const int* kind, const double* gap,
-                                const int* active, const double* f, double* multiplier,
-                                double* dx) {
+static bool independent_offsets(const conic_problem* p, double barrier, int k, double m[][CONIC_MAX_VARIABLES],
+                                const int* kind, const double* gap, const int* active, const double* f,
+                                double* multiplier, double* dx) {
     int n = p->variables, l = p->orthant_rows;
     // the Gram matrix of the normals is factored once for the three solves below
     double gram[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
@@ -918,9 +888,8 @@ static bool independent_offsets(const conic_problem* p, double barrier, int k,
 // A maximal independent subset of the k normals m, greedily in order: rest[0 .. count) and the
 // others in dependent[0 .. *dependent_count); gram holds the subset's Gram matrix factored
 // (small_spd_factor) with inverse_pivot. Returns count, or -1 when that factor fails.
-static int independent_subset(int n, int k, double m[][CONIC_MAX_VARIABLES], int* rest,
-                              int* dependent, int* dependent_count,
-                              double gram[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES],
+static int independent_subset(int n, int k, double m[][CONIC_MAX_VARIABLES], int* rest, int* dependent,
+                              int* dependent_count, double gram[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES],
                               double* inverse_pivot) {
     double factor[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
     int count = 0;
@@ -950,8 +919,8 @@ static int independent_subset(int n, int k, double m[][CONIC_MAX_VARIABLES], int
 // Phi_sigma = sum_b kappa_b log(z_b + sigma) for a shift sigma that starts where t = 0 is inside
 // and falls to 0 (each maximiser starts the next). False when no t makes every z_b positive, or
 // the multipliers are unbounded.
-static bool analytic_centre(int k, int d, const double* z_p, double w[][CONIC_MAX_VARIABLES],
-                            const double* kappa, double* t) {
+static bool analytic_centre(int k, int d, const double* z_p, double w[][CONIC_MAX_VARIABLES], const double* kappa,
+                            double* t) {
     double lowest = INFINITY, size = 0.0;
     for (int b = 0; b < k; ++b) {
         lowest = min2(lowest, z_p[b]);
@@ -1033,10 +1002,8 @@ static bool analytic_centre(int k, int d, const double* z_p, double w[][CONIC_MA
 // over the positive multipliers is the analytic centre of the optimal ones, where the central
 // path ends (analytic_centre). dx is the least change that meets R's offsets; the dependent
 // blocks' then hold too.
-static bool degenerate_offsets(const conic_problem* p, double barrier, int k,
-                               double m[][CONIC_MAX_VARIABLES], const int* kind, const double* gap,
-                               const double* f,
-                               double* multiplier, double* dx) {
+static bool degenerate_offsets(const conic_problem* p, double barrier, int k, double m[][CONIC_MAX_VARIABLES],
+                               const int* kind, const double* gap, const double* f, double* multiplier, double* dx) {
     int n = p->variables;
     int rest[CONIC_MAX_VARIABLES], dependent[OFFSET_MAX_ACTIVE], d = 0;
     double gram[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], inverse_pivot[CONIC_MAX_VARIABLES];
@@ -1089,8 +1056,7 @@ static bool degenerate_offsets(const conic_problem* p, double barrier, int k,
     }
     // dx = M_R^T (M_R M_R^T)^-1 offsets_R
     double offsets[CONIC_MAX_VARIABLES];
-    for (int a = 0; a < count; ++a)
-        offsets[a] = gap[rest[a]] - barrier * kappa[rest[a]] / multiplier[rest[a]];
+    for (int a = 0; a < count; ++a) offsets[a] = gap[rest[a]] - barrier * kappa[rest[a]] / multiplier[rest[a]];
     small_spd_solve(count, gram, inverse_pivot, offsets);
     for (int j = 0; j < n; ++j) {
         dx[j] = 0.0;
@@ -1155,8 +1121,7 @@ typedef struct reduced_barrier {
 } reduced_barrier;
 
 // a cone's slack at y, s = base - along y, and q = s^T J s; false when s is not strictly inside
-static bool reduced_cone_slack(const reduced_barrier* r, int c, const double* y, double* s,
-                               double* q) {
+static bool reduced_cone_slack(const reduced_barrier* r, int c, const double* y, double* s, double* q) {
     int dim = r->cone_dim[c];
     for (int i = 0; i < dim; ++i) {
         s[i] = r->cone_base[c][i];
@@ -1169,8 +1134,8 @@ static bool reduced_cone_slack(const reduced_barrier* r, int c, const double* y,
 }
 
 // psi's value, gradient and Hessian (lower triangle) at y; false when y is not strictly inside
-static bool reduced_evaluate(const reduced_barrier* r, const double* y, double* value,
-                             double* gradient, double hessian[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES]) {
+static bool reduced_evaluate(const reduced_barrier* r, const double* y, double* value, double* gradient,
+                             double hessian[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES]) {
     int free = r->free;
     double v = 0.0;
     for (int c = 0; c < free; ++c) {
@@ -1246,8 +1211,7 @@ static bool barrier_minimiser(const reduced_barrier* r, double* y) {
             double trial[CONIC_MAX_VARIABLES], trial_value, trial_gradient[CONIC_MAX_VARIABLES];
             double trial_hessian[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES];
             for (int c = 0; c < free; ++c) trial[c] = y[c] + t * step[c];
-            if (reduced_evaluate(r, trial, &trial_value, trial_gradient, trial_hessian) &&
-                trial_value < value) {
+            if (reduced_evaluate(r, trial, &trial_value, trial_gradient, trial_hessian) && trial_value < value) {
                 memcpy(y, trial, sizeof(double) * (size_t)free);
                 value = trial_value;
                 memcpy(gradient, trial_gradient, sizeof trial_gradient);
@@ -1270,9 +1234,8 @@ static bool barrier_minimiser(const reduced_barrier* r, double* y) {
 // N's directions across the cone would be held by nothing but far rows). That is where the walk's
 // vertex moves to: the middle of the contact region when flat, towards the vertex as the tilt grows
 // (docs/dcol.md §3.5). False at a cone's apex, when nothing is flat, or when the pieces fail.
-static bool flat_offsets(const conic_problem* p, double barrier, int k,
-                         double m[][CONIC_MAX_VARIABLES], const int* kind, const double* gap,
-                         const double* block_norm, int* active, bool all_strong,
+static bool flat_offsets(const conic_problem* p, double barrier, int k, double m[][CONIC_MAX_VARIABLES],
+                         const int* kind, const double* gap, const double* block_norm, int* active, bool all_strong,
                          const double* x, double* multiplier, double* dx) {
     int n = p->variables, l = p->orthant_rows;
     for (int b = 0; b < k; ++b)
@@ -1400,8 +1363,7 @@ static bool flat_offsets(const conic_problem* p, double barrier, int k,
         double direction[CONIC_MAX_VARIABLES], norm = 0.0;
         for (int e = 0; e < r.free; ++e) {
             direction[e] = -r.cone_along[c][0][e];
-            for (int i = 1; i < r.cone_dim[c] && tail > 0.0; ++i)
-                direction[e] += r.cone_along[c][i][e] * sc[i] / tail;
+            for (int i = 1; i < r.cone_dim[c] && tail > 0.0; ++i) direction[e] += r.cone_along[c][i][e] * sc[i] / tail;
             norm += direction[e] * direction[e];
         }
         if (!(norm > 0.0)) return false;
@@ -1481,8 +1443,8 @@ static bool flat_offsets(const conic_problem* p, double barrier, int k,
 }
 
 // conic_offset_start, or with `flat_only` conic_centre_flat
-static bool offset_start(const conic_problem* p, double barrier, double active_gap, bool flat_only,
-                         double* x, double* s, double* z) {
+static bool offset_start(const conic_problem* p, double barrier, double active_gap, bool flat_only, double* x,
+                         double* s, double* z) {
     int n = p->variables, l = p->orthant_rows;
     primal_slack(p, x, s);
     // the active blocks and their normals m_b: an orthant row's G_i, a cone's G_c^T J (s_c / s_c0)
@@ -1568,11 +1530,10 @@ static bool offset_start(const conic_problem* p, double barrier, double active_g
         }
     double f[CONIC_MAX_VARIABLES], multiplier[OFFSET_MAX_ACTIVE], dx[CONIC_MAX_VARIABLES];
     inactive_force(p, barrier, s, active, f);
-    bool offset = !flat_only &&
-                  ((k <= n && independent_offsets(p, barrier, k, m, kind, gap, active, f, multiplier, dx)) ||
-                   (!apex && degenerate_offsets(p, barrier, k, m, kind, gap, f, multiplier, dx)));
-    if (!offset && !flat_offsets(p, barrier, k, m, kind, gap, norm, active, flat_only, x, multiplier, dx))
-        return false;
+    bool offset =
+        !flat_only && ((k <= n && independent_offsets(p, barrier, k, m, kind, gap, active, f, multiplier, dx)) ||
+                       (!apex && degenerate_offsets(p, barrier, k, m, kind, gap, f, multiplier, dx)));
+    if (!offset && !flat_offsets(p, barrier, k, m, kind, gap, norm, active, flat_only, x, multiplier, dx)) return false;
     for (int j = 0; j < n; ++j) x[j] += dx[j];
     primal_slack(p, x, s);
     // offsets that cross a row or leave a cone mean a flat contact (flat_offsets)
@@ -1616,13 +1577,11 @@ static bool offset_start(const conic_problem* p, double barrier, double active_g
     return true;
 }
 
-bool conic_offset_start(const conic_problem* p, double barrier, double active_gap, double* x,
-                        double* s, double* z) {
+bool conic_offset_start(const conic_problem* p, double barrier, double active_gap, double* x, double* s, double* z) {
     return offset_start(p, barrier, active_gap, false, x, s, z);
 }
 
-bool conic_centre_flat(const conic_problem* p, double barrier, double active_gap, double* x,
-                       double* s, double* z) {
+bool conic_centre_flat(const conic_problem* p, double barrier, double active_gap, double* x, double* s, double* z) {
     return offset_start(p, barrier, active_gap, true, x, s, z);
 }
 
@@ -1638,8 +1597,7 @@ static bool centred_start(const conic_problem* p, bool at_barrier, conic_state* 
     double violation = slack_violation(p, state->s);
     if (violation >= 0.0) {
         for (int i = 0; i < l; ++i) state->s[i] += 1.0 + violation;
-        for (int k = 0, start = l; k < p->cone_count; start += p->cone_dim[k++])
-            state->s[start] += 1.0 + violation;
+        for (int k = 0, start = l; k < p->cone_count; start += p->cone_dim[k++]) state->s[start] += 1.0 + violation;
     }
     // v = s^-1 (Jordan inverse: 1 / s_i on the orthant, J s / (s^T J s) on a cone)
     double* v = state->z;
@@ -1670,9 +1628,8 @@ static bool centred_start(const conic_problem* p, bool at_barrier, conic_state* 
 }
 
 // corrector_rhs on one cone: bz = r_z + W (lambda \ d)
-OSC_FORCE_INLINE void corrector_cone(const int dim, const conic_scaling* sc, int k,
-                                     const double* r_z, double target, double weight,
-                                     const double* ds_a, const double* dz_a, double* bz) {
+OSC_FORCE_INLINE void corrector_cone(const int dim, const conic_scaling* sc, int k, const double* r_z, double target,
+                                     double weight, const double* ds_a, const double* dz_a, double* bz) {
     double d[CONIC_MAX_CONE_DIM] = {0}, u[CONIC_MAX_CONE_DIM], v[CONIC_MAX_CONE_DIM];
     if (ds_a) {
         cone_scale(sc, k, dim, ds_a, u, true);
@@ -1690,8 +1647,7 @@ OSC_FORCE_INLINE void corrector_cone(const int dim, const conic_scaling* sc, int
 }
 
 // centrality = max(centrality, |lambda o lambda - barrier e|_inf) on one cone
-OSC_FORCE_INLINE void centrality_cone(const int dim, const double* lambda, double barrier,
-                                      double* centrality) {
+OSC_FORCE_INLINE void centrality_cone(const int dim, const double* lambda, double barrier, double* centrality) {
     double lambda2[CONIC_MAX_CONE_DIM];
     soc_product(lambda, lambda, dim, lambda2);
     lambda2[0] -= barrier;
@@ -1700,9 +1656,8 @@ OSC_FORCE_INLINE void centrality_cone(const int dim, const double* lambda, doubl
 
 // the right-hand side bz = r_z + W (lambda \ d) of the corrector, with
 // d = -lambda o lambda - (W^-1 ds_a) o (W dz_a) + target e (ds_a NULL: without the second-order term)
-static void corrector_rhs(const conic_problem* p, const conic_state* state, const double* r_z,
-                          double target, double weight, const double* ds_a, const double* dz_a,
-                          double* bz) {
+static void corrector_rhs(const conic_problem* p, const conic_state* state, const double* r_z, double target,
+                          double weight, const double* ds_a, const double* dz_a, double* bz) {
     int l = p->orthant_rows;
     for (int i = 0; i < l; ++i) {
         double correction = ds_a ? weight * (ds_a[i] * dz_a[i]) : 0.0;
@@ -1713,9 +1668,8 @@ static void corrector_rhs(const conic_problem* p, const conic_state* state, cons
                           ds_a ? ds_a + start : NULL, dz_a ? dz_a + start : NULL, bz + start)
 }
 
-OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double barrier,
-                                    int max_iterations, double regularization, bool at_barrier,
-                                    bool keep_best, conic_state* state) {
+OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double barrier, int max_iterations,
+                                    double regularization, bool at_barrier, bool keep_best, conic_state* state) {
     int m = p->rows, l = p->orthant_rows, degree = l + p->cone_count;
     find_segments(p, state);
     cone_grams(p, state);
@@ -1767,8 +1721,7 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
         // converged: feasible and on the central path at the barrier parameter
         double centrality = measures.centrality;
         for (int k = 0; k < p->cone_count; ++k)
-            CONIC_CONE_SWITCH(p->cone_dim[k], centrality_cone, state->scaling.cone_lambda[k],
-                              barrier, &centrality)
+            CONIC_CONE_SWITCH(p->cone_dim[k], centrality_cone, state->scaling.cone_lambda[k], barrier, &centrality)
         double centrality_floor =
             (at_barrier ? CENTRALITY_FLOOR_AT_BARRIER : CENTRALITY_FLOOR) * max2(1.0, s_size * z_size);
         bool centred = centrality <= max2(CENTRALITY_TOLERANCE * barrier, centrality_floor);
@@ -1778,8 +1731,7 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
         if (centred && (primal > FEASIBILITY_TOLERANCE * scale || dual > FEASIBILITY_TOLERANCE)) {
             double dual_terms[CONIC_MAX_VARIABLES] = {0};
             for (int k = 0; k < state->product_segment_count; ++k)
-                segment_residual_sizes(p, state, &state->product_segments[k], dual_terms,
-                                       &primal_scale);
+                segment_residual_sizes(p, state, &state->product_segments[k], dual_terms, &primal_scale);
             for (int j = 0; j < n; ++j) dual_scale = max2(dual_scale, dual_terms[j]);
             centred = primal <= FEASIBILITY_TOLERANCE * primal_scale;
         }
@@ -1802,7 +1754,8 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
         if (exhausted || diverged)
             return osc_fail(OSC_ERR_NOT_CONVERGED,
                             "osc_dcol: no convergence in %d iterations (mu %g, off-centre %g, "
-                            "residuals %g, %g)", iteration, mu, centrality, primal, dual);
+                            "residuals %g, %g)",
+                            iteration, mu, centrality, primal, dual);
 
         // predictor: d = -lambda o lambda, so W (lambda \ d) = -s (never from a start at the
         // barrier, where mu equals the barrier up to rounding). Once mu <= barrier the target
@@ -1817,8 +1770,7 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
             for (int k = 0; k < state->orthant_segments; ++k)
                 segment_residual(p, state, &state->segments[k], r_z, unused);
         }
-        if (keep_best && centred && dual < best_dual * dual_scale &&
-            dual <= STALLED_DUAL_TOLERANCE * dual_scale) {
+        if (keep_best && centred && dual < best_dual * dual_scale && dual <= STALLED_DUAL_TOLERANCE * dual_scale) {
             best_dual = dual / dual_scale;
             for (int j = 0; j < n; ++j) best_x[j] = state->x[j];
             for (int i = 0; i < m; ++i) {
@@ -1848,8 +1800,8 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
         double step = max_step(p, state, ds, dz);
         step = min2(1.0, STEP_FRACTION * step);
 #ifdef CONIC_TRACE
-        fprintf(stderr, "it %d mu %.3e primal %.2e dual %.2e central %.2e step_a %.3f step %.3f\n",
-                iteration, mu, primal, dual, centrality, step_a, step);
+        fprintf(stderr, "it %d mu %.3e primal %.2e dual %.2e central %.2e step_a %.3f step %.3f\n", iteration, mu,
+                primal, dual, centrality, step_a, step);
 #endif
         for (int j = 0; j < n; ++j) state->x[j] += step * dx[j];
         for (int i = 0; i < m; ++i) {
@@ -1859,12 +1811,10 @@ OSC_FORCE_INLINE osc_status solve_n(const int n, const conic_problem* p, double 
     }
 }
 
-#define CONIC_SOLVE_N(count)                                                                       \
-    static osc_status solve_##count(const conic_problem* p, double barrier, int max_iterations,   \
-                                    double regularization, bool at_barrier, bool keep_best,       \
-                                    conic_state* state) {                                          \
-        return solve_n(count, p, barrier, max_iterations, regularization, at_barrier, keep_best,   \
-                       state);                                                                     \
+#define CONIC_SOLVE_N(count)                                                                                           \
+    static osc_status solve_##count(const conic_problem* p, double barrier, int max_iterations, double regularization, \
+                                    bool at_barrier, bool keep_best, conic_state* state) {                             \
+        return solve_n(count, p, barrier, max_iterations, regularization, at_barrier, keep_best, state);               \
     }
 CONIC_SOLVE_N(4)
 CONIC_SOLVE_N(5)
@@ -1872,18 +1822,13 @@ CONIC_SOLVE_N(6)
 CONIC_SOLVE_N(7)
 CONIC_SOLVE_N(8)
 
-osc_status conic_solve(const conic_problem* p, double barrier, int max_iterations,
-                       double regularization, bool at_barrier, bool keep_best, conic_state* state) {
+osc_status conic_solve(const conic_problem* p, double barrier, int max_iterations, double regularization,
+                       bool at_barrier, bool keep_best, conic_state* state) {
     switch (p->variables) {
-    case 4:
-        return solve_4(p, barrier, max_iterations, regularization, at_barrier, keep_best, state);
-    case 5:
-        return solve_5(p, barrier, max_iterations, regularization, at_barrier, keep_best, state);
-    case 6:
-        return solve_6(p, barrier, max_iterations, regularization, at_barrier, keep_best, state);
-    case 7:
-        return solve_7(p, barrier, max_iterations, regularization, at_barrier, keep_best, state);
-    default:
-        return solve_8(p, barrier, max_iterations, regularization, at_barrier, keep_best, state);
+        case 4: return solve_4(p, barrier, max_iterations, regularization, at_barrier, keep_best, state);
+        case 5: return solve_5(p, barrier, max_iterations, regularization, at_barrier, keep_best, state);
+        case 6: return solve_6(p, barrier, max_iterations, regularization, at_barrier, keep_best, state);
+        case 7: return solve_7(p, barrier, max_iterations, regularization, at_barrier, keep_best, state);
+        default: return solve_8(p, barrier, max_iterations, regularization, at_barrier, keep_best, state);
     }
 }

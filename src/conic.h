@@ -44,9 +44,9 @@ typedef struct conic_problem {
 // needs only W^-2 = diag(z / s) and the products of s and z there. On a cone it is the
 // Nesterov-Todd W = eta Wbar (symmetric), W z = W^-1 s = lambda.
 typedef struct conic_scaling {
-    double orthant_weight[CONIC_MAX_ROWS];             // z_i / s_i
-    double inverse_s[CONIC_MAX_ROWS];                  // 1 / s_i (orthant)
-    double inverse_z[CONIC_MAX_ROWS];                  // 1 / z_i (orthant)
+    double orthant_weight[CONIC_MAX_ROWS]; // z_i / s_i
+    double inverse_s[CONIC_MAX_ROWS];      // 1 / s_i (orthant)
+    double inverse_z[CONIC_MAX_ROWS];      // 1 / z_i (orthant)
     double cone_eta[CONIC_MAX_CONES];
     double cone_inverse_eta[CONIC_MAX_CONES];
     double cone_w[CONIC_MAX_CONES][CONIC_MAX_CONE_DIM]; // wbar, wbar^T J wbar = 1
@@ -94,9 +94,8 @@ typedef struct conic_state {
 /// terms) instead of failing.
 /// On return `state` holds the iterate, its scaling and the factor of its normal matrix (for
 /// derivatives). Returns OSC_OK or OSC_ERR_NOT_CONVERGED.
-osc_status conic_solve(const conic_problem* problem, double barrier, int max_iterations,
-                       double regularization, bool at_barrier, bool keep_best,
-                       conic_state* state);
+osc_status conic_solve(const conic_problem* problem, double barrier, int max_iterations, double regularization,
+                       bool at_barrier, bool keep_best, conic_state* state);
 
 /// Moves x, an exact optimum of `problem` (rows and cones with a gap, s_i or s_0 - |s_1|, at most
 /// `active_gap` are its active ones; a cone whose whole slack is within it is at its apex), to the
@@ -111,8 +110,8 @@ osc_status conic_solve(const conic_problem* problem, double barrier, int max_ite
 /// to z [rows each]. False (x unchanged, s overwritten) when more than 16 blocks are active, a
 /// cone at its apex comes with dependent blocks, the multipliers are not all positive (strictly
 /// inside the cone at an apex) or not consistent, or the moved point is not strictly inside.
-bool conic_offset_start(const conic_problem* problem, double barrier, double active_gap, double* x,
-                        double* s, double* z);
+bool conic_offset_start(const conic_problem* problem, double barrier, double active_gap, double* x, double* s,
+                        double* z);
 
 /// conic_offset_start's flat case alone from x, a central point of `barrier` whose active blocks
 /// (gaps up to `active_gap`) hold it in a flat contact (the strong blocks, multipliers above 1e6
@@ -121,8 +120,8 @@ bool conic_offset_start(const conic_problem* problem, double barrier, double act
 /// centre of the contact, which the central path's stopping rule cannot resolve: the barrier's
 /// forces along a free direction are of the order of the barrier), and s, z are written as there.
 /// False (x unchanged) where there is no strong block or the minimiser fails.
-bool conic_centre_flat(const conic_problem* problem, double barrier, double active_gap, double* x,
-                       double* s, double* z);
+bool conic_centre_flat(const conic_problem* problem, double barrier, double active_gap, double* x, double* s,
+                       double* z);
 
 /// Returns how far h - G x is outside the cone (-(its smallest eigenvalue)); < 0 when strictly
 /// inside.
@@ -139,8 +138,7 @@ void conic_factor_solve_many(const conic_problem* problem, const conic_state* st
 /// The trace of the leading count x count block of the factored system's inverse,
 /// sum_a e_a^T (G^T W^-2 G + reg)^-1 e_a = sum_a |D^-1/2 L^-1 e_a|^2 (forward substitutions only;
 /// count <= the variable count).
-double conic_factor_inverse_trace(const conic_problem* problem, const conic_state* state,
-                                  int count);
+double conic_factor_inverse_trace(const conic_problem* problem, const conic_state* state, int count);
 
 /// The sum over `count` vectors v [count][n] of v^T (G^T W^-2 G + reg)^-1 v, by forward
 /// substitutions alone (|D^-1/2 L^-1 v|^2 with the factor L D L^T).
@@ -155,13 +153,13 @@ void conic_refine_solutions(const conic_problem* problem, const conic_state* sta
                             double (*y)[CONIC_MAX_VARIABLES]);
 
 /// out = W^-2 v over all rows (v and out may alias).
-void conic_apply_inverse_scaling_squared(const conic_problem* problem, const conic_state* state,
-                                         const double* v, double* out);
+void conic_apply_inverse_scaling_squared(const conic_problem* problem, const conic_state* state, const double* v,
+                                         double* out);
 
 /// out = W^-2 v on rows [first, end) only; a range that includes a cone row must include that
 /// whole cone.
-void conic_apply_inverse_scaling_squared_rows(const conic_problem* problem, const conic_state* state,
-                                              int first, int end, const double* v, double* out);
+void conic_apply_inverse_scaling_squared_rows(const conic_problem* problem, const conic_state* state, int first,
+                                              int end, const double* v, double* out);
 
 /// block[j][k] = sum over rows r in [first, end) of (G^T W^-2)_jr G_rk for k < 3: the first three
 /// columns of the normal matrix contributed by those rows. A range that includes a cone row must
@@ -183,10 +181,10 @@ enum {
 // [S M^T; M -D^-1], factored by LU with partial pivoting, solves H y = b + M^T D r without ever
 // adding D m m^T to S, where the sum would round S's share away.
 typedef struct conic_stiff_system {
-    int variables, count; // n and the stiff blocks
-    int block_of_row[CONIC_MAX_ROWS]; // the stiff block of a row (a cone's rows all), or -1
-    int first_row[CONIC_MAX_STIFF];   // each stiff block's first row
-    double weight[CONIC_MAX_STIFF];   // D_a
+    int variables, count;                                // n and the stiff blocks
+    int block_of_row[CONIC_MAX_ROWS];                    // the stiff block of a row (a cone's rows all), or -1
+    int first_row[CONIC_MAX_STIFF];                      // each stiff block's first row
+    double weight[CONIC_MAX_STIFF];                      // D_a
     double normal[CONIC_MAX_STIFF][CONIC_MAX_VARIABLES]; // m_a
     double lu[CONIC_STIFF_SIZE][CONIC_STIFF_SIZE];
     int pivot[CONIC_STIFF_SIZE];
@@ -200,8 +198,7 @@ bool conic_stiff_factor(const conic_problem* problem, const conic_state* state, 
 
 /// y = H^-1 (b + M^T D r) [n] and lambda = D (M y - r) [count] (lambda may be NULL), for b [n]
 /// and r [count] (r may be NULL: zero).
-void conic_stiff_solve(const conic_stiff_system* system, const double* b, const double* r,
-                       double* y, double* lambda);
+void conic_stiff_solve(const conic_stiff_system* system, const double* b, const double* r, double* y, double* lambda);
 
 /// conic_normal_block with S in place of H: the stiff blocks' rank-one parts left out.
 void conic_stiff_moderate_block(const conic_problem* problem, const conic_state* state,

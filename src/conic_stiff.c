@@ -19,9 +19,8 @@
 
 // S's contribution of the rows [first, end) to columns [0, columns): the non-stiff orthant rows'
 // w g g^T, the non-stiff cones' (2 g g^T - G^T J G) / eta^2 and the stiff cones' -G^T J G / eta^2
-static void add_block(const conic_problem* p, const conic_state* state, int first, int end,
-                      const int* block_of_row, double s[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES],
-                      int columns) {
+static void add_block(const conic_problem* p, const conic_state* state, int first, int end, const int* block_of_row,
+                      double s[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES], int columns) {
     int n = p->variables, l = p->orthant_rows;
     const conic_scaling* sc = &state->scaling;
     for (int i = first; i < end && i < l; ++i) {
@@ -37,8 +36,7 @@ static void add_block(const conic_problem* p, const conic_state* state, int firs
         double scale = sc->cone_inverse_eta[c] * sc->cone_inverse_eta[c];
         double rank_one = block_of_row[start] >= 0 ? 0.0 : 2.0;
         for (int j = 0; j < n; ++j)
-            for (int k = 0; k < columns; ++k)
-                s[j][k] += scale * (rank_one * g[j] * g[k] - state->cone_gram[c][j][k]);
+            for (int k = 0; k < columns; ++k) s[j][k] += scale * (rank_one * g[j] * g[k] - state->cone_gram[c][j][k]);
     }
 }
 
@@ -112,8 +110,7 @@ bool conic_stiff_factor(const conic_problem* p, const conic_state* state, double
     return true;
 }
 
-void conic_stiff_solve(const conic_stiff_system* system, const double* b, const double* r,
-                       double* y, double* lambda) {
+void conic_stiff_solve(const conic_stiff_system* system, const double* b, const double* r, double* y, double* lambda) {
     int n = system->variables, k = system->count, size = n + k;
     const double(*a)[CONIC_STIFF_SIZE] = system->lu;
     double v[CONIC_STIFF_SIZE];
@@ -135,9 +132,8 @@ void conic_stiff_solve(const conic_stiff_system* system, const double* b, const 
         for (int i = 0; i < k; ++i) lambda[i] = v[n + i];
 }
 
-void conic_stiff_moderate_block(const conic_problem* p, const conic_state* state,
-                                const conic_stiff_system* system, int first, int end,
-                                double block[CONIC_MAX_VARIABLES][3]) {
+void conic_stiff_moderate_block(const conic_problem* p, const conic_state* state, const conic_stiff_system* system,
+                                int first, int end, double block[CONIC_MAX_VARIABLES][3]) {
     double s[CONIC_MAX_VARIABLES][CONIC_MAX_VARIABLES] = {{0}};
     add_block(p, state, first, end, system->block_of_row, s, 3);
     for (int j = 0; j < p->variables; ++j)

@@ -12,13 +12,13 @@ enum {
 // ---------------------------------------------------------------------------------------------
 // allocation: one block holds the struct, its rows, normals, offsets and vertices
 
-static osc_convex* convex_alloc(osc_convex_kind kind, int orthant_rows, int cone_dim,
-                                int face_count, int normal_width, int vertex_count) {
+static osc_convex* convex_alloc(osc_convex_kind kind, int orthant_rows, int cone_dim, int face_count, int normal_width,
+                                int vertex_count) {
     int row_count = orthant_rows + cone_dim;
     size_t neighbour_words = kind == OSC_CONVEX_POLYTOPE ? (size_t)vertex_count * CONVEX_NEIGHBOUR_WORDS : 0;
-    size_t size = sizeof(osc_convex) + sizeof(double) * ((size_t)row_count * CONVEX_COLUMNS +
-                                                         (size_t)face_count * (normal_width + 2) +
-                                                         (size_t)vertex_count * 3) +
+    size_t size = sizeof(osc_convex) +
+                  sizeof(double) * ((size_t)row_count * CONVEX_COLUMNS + (size_t)face_count * (normal_width + 2) +
+                                    (size_t)vertex_count * 3) +
                   sizeof(uint64_t) * neighbour_words;
     osc_convex* shape = osc_calloc(1, size);
     if (!shape) return NULL;
@@ -42,9 +42,7 @@ static osc_convex* convex_alloc(osc_convex_kind kind, int orthant_rows, int cone
     return shape;
 }
 
-void osc_convex_destroy(osc_convex* shape) {
-    osc_free(shape);
-}
+void osc_convex_destroy(osc_convex* shape) { osc_free(shape); }
 
 static osc_status check_out(const char* function, osc_convex** out) {
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
@@ -53,26 +51,23 @@ static osc_status check_out(const char* function, osc_convex** out) {
 }
 
 // whether a length lies in [OSC_CONVEX_MIN_LENGTH, OSC_CONVEX_MAX_LENGTH] (false for NaN)
-static bool length_in_range(double value) {
-    return value >= OSC_CONVEX_MIN_LENGTH && value <= OSC_CONVEX_MAX_LENGTH;
-}
+static bool length_in_range(double value) { return value >= OSC_CONVEX_MIN_LENGTH && value <= OSC_CONVEX_MAX_LENGTH; }
 
 // a size given by the caller: positive, finite and in range
 static osc_status check_size(const char* function, const char* name, double value) {
     if (!(value > 0.0) || !isfinite(value))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s must be positive and finite (got %g)",
-                        function, name, value);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s must be positive and finite (got %g)", function, name, value);
     if (!length_in_range(value))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is %g; a length must lie in [%g, %g]",
-                        function, name, value, OSC_CONVEX_MIN_LENGTH, OSC_CONVEX_MAX_LENGTH);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is %g; a length must lie in [%g, %g]", function, name, value,
+                        OSC_CONVEX_MIN_LENGTH, OSC_CONVEX_MAX_LENGTH);
     return OSC_OK;
 }
 
 // a length the shape derives from its parameters (a bounding radius, a semi-axis), in range
 static osc_status check_derived_length(const char* function, const char* name, double value) {
     if (length_in_range(value)) return OSC_OK;
-    return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the %s is %g; a length must lie in [%g, %g]",
-                    function, name, value, OSC_CONVEX_MIN_LENGTH, OSC_CONVEX_MAX_LENGTH);
+    return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the %s is %g; a length must lie in [%g, %g]", function, name, value,
+                    OSC_CONVEX_MIN_LENGTH, OSC_CONVEX_MAX_LENGTH);
 }
 
 // hands a built shape out once its bounding and inner radii are in range (else releases it)
@@ -92,16 +87,15 @@ static osc_status finish(const char* function, osc_convex* shape, osc_convex** o
 
 // normalises `count` rows of width `width` (2 or 3) and their offsets into `normals`/`offsets`;
 // fails naming the first zero, non-finite or non-positive row
-static osc_status normalise_halfspaces(const char* function, const char* what,
-                                       const double* normals_in, const double* offsets_in, int count,
-                                       int width, double* normals, double* offsets, double* scales) {
+static osc_status normalise_halfspaces(const char* function, const char* what, const double* normals_in,
+                                       const double* offsets_in, int count, int width, double* normals, double* offsets,
+                                       double* scales) {
     for (int i = 0; i < count; ++i) {
         const double* row = normals_in + (size_t)i * width;
         double length = 0.0;
         for (int k = 0; k < width; ++k) {
             if (!isfinite(row[k]))
-                return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s normal %d is not finite", function,
-                                what, i);
+                return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s normal %d is not finite", function, what, i);
             length = hypot(length, row[k]);
         }
         if (!(length > 0.0) || !isfinite(length))
@@ -109,13 +103,13 @@ static osc_status normalise_halfspaces(const char* function, const char* what,
         double offset = offsets_in[i] / length;
         if (!isfinite(offsets_in[i]) || !(offset > 0.0))
             return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "%s: %s offset %d is %g; the origin must be strictly inside (b > 0)",
-                            function, what, i, offsets_in[i]);
+                            "%s: %s offset %d is %g; the origin must be strictly inside (b > 0)", function, what, i,
+                            offsets_in[i]);
         if (!length_in_range(offset))
             return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                             "%s: %s offset %d over its normal's length is %g; a length must lie in "
-                            "[%g, %g]", function, what, i, offset, OSC_CONVEX_MIN_LENGTH,
-                            OSC_CONVEX_MAX_LENGTH);
+                            "[%g, %g]",
+                            function, what, i, offset, OSC_CONVEX_MIN_LENGTH, OSC_CONVEX_MAX_LENGTH);
         for (int k = 0; k < width; ++k) normals[(size_t)i * width + k] = row[k] / length;
         offsets[i] = offset;
         scales[i] = length;
@@ -146,12 +140,10 @@ static bool polytope_is_bounded(const double* normals, int count) {
             if (length < 1e-9) continue;
             d = osc_scale(d, 1.0 / length);
             for (int k = 0; k < count && !rank3; ++k)
-                if (fabs(normals[3 * k] * d.x + normals[3 * k + 1] * d.y + normals[3 * k + 2] * d.z) >
-                    1e-9)
+                if (fabs(normals[3 * k] * d.x + normals[3 * k + 1] * d.y + normals[3 * k + 2] * d.z) > 1e-9)
                     rank3 = true;
             double plus[3] = {d.x, d.y, d.z}, minus[3] = {-d.x, -d.y, -d.z};
-            if (is_recession_direction(normals, count, plus) ||
-                is_recession_direction(normals, count, minus))
+            if (is_recession_direction(normals, count, plus) || is_recession_direction(normals, count, minus))
                 return false;
         }
     }
@@ -187,8 +179,7 @@ static int add_vertex(double* vertices, int count, const double y[3], double siz
     return count + 1;
 }
 
-int convex_polytope_vertices(const double* normals, const double* offsets, int count,
-                             double* vertices, int capacity) {
+int convex_polytope_vertices(const double* normals, const double* offsets, int count, double* vertices, int capacity) {
     double size = 0.0;
     for (int i = 0; i < count; ++i) size = fmax(size, offsets[i]);
     int found = 0;
@@ -201,15 +192,13 @@ int convex_polytope_vertices(const double* normals, const double* offsets, int c
                 double det = osc_mat3_determinant(a);
                 if (fabs(det) < 1e-10) continue;
                 // Cramer's rule on a y = (b_i, b_j, b_k)
-                osc_vec3 c0 = osc_mat3_column(a, 0), c1 = osc_mat3_column(a, 1),
-                         c2 = osc_mat3_column(a, 2), rhs = osc_v3(offsets[i], offsets[j], offsets[k]);
-                double y[3] = {osc_dot(rhs, osc_cross(c1, c2)) / det,
-                               osc_dot(c0, osc_cross(rhs, c2)) / det,
+                osc_vec3 c0 = osc_mat3_column(a, 0), c1 = osc_mat3_column(a, 1), c2 = osc_mat3_column(a, 2),
+                         rhs = osc_v3(offsets[i], offsets[j], offsets[k]);
+                double y[3] = {osc_dot(rhs, osc_cross(c1, c2)) / det, osc_dot(c0, osc_cross(rhs, c2)) / det,
                                osc_dot(c0, osc_cross(c1, rhs)) / det};
                 bool inside = true;
                 for (int f = 0; f < count && inside; ++f)
-                    inside = normals[3 * f] * y[0] + normals[3 * f + 1] * y[1] +
-                                 normals[3 * f + 2] * y[2] <=
+                    inside = normals[3 * f] * y[0] + normals[3 * f + 1] * y[1] + normals[3 * f + 2] * y[2] <=
                              offsets[f] + 1e-9 * size;
                 if (inside && found < capacity) found = add_vertex(vertices, found, y, size);
             }
@@ -240,8 +229,7 @@ static void polytope_face_neighbours(osc_convex* shape) {
 }
 
 // the corners of a bounded polygon { C u <= d } (unit rows), in counter-clockwise order
-static int polygon_vertices(const double* normals, const double* offsets, int count,
-                            double* vertices, int capacity) {
+static int polygon_vertices(const double* normals, const double* offsets, int count, double* vertices, int capacity) {
     double size = 0.0;
     for (int i = 0; i < count; ++i) size = fmax(size, offsets[i]);
     int found = 0;
@@ -250,8 +238,8 @@ static int polygon_vertices(const double* normals, const double* offsets, int co
             const double *a = normals + 2 * i, *b = normals + 2 * j;
             double det = a[0] * b[1] - a[1] * b[0];
             if (fabs(det) < 1e-10) continue;
-            double y[3] = {(offsets[i] * b[1] - a[1] * offsets[j]) / det,
-                           (a[0] * offsets[j] - offsets[i] * b[0]) / det, 0.0};
+            double y[3] = {(offsets[i] * b[1] - a[1] * offsets[j]) / det, (a[0] * offsets[j] - offsets[i] * b[0]) / det,
+                           0.0};
             bool inside = true;
             for (int f = 0; f < count && inside; ++f)
                 inside = normals[2 * f] * y[0] + normals[2 * f + 1] * y[1] <= offsets[f] + 1e-9 * size;
@@ -284,8 +272,8 @@ static double max_vertex_norm(const osc_convex* shape) {
 // ---------------------------------------------------------------------------------------------
 // constructors; each writes the body-frame rows of its seed 001 equations (docs/dcol.md §2)
 
-static void set_row(osc_convex* shape, int row, double y0, double y1, double y2, double alpha,
-                    double slack0, double slack1) {
+static void set_row(osc_convex* shape, int row, double y0, double y1, double y2, double alpha, double slack0,
+                    double slack1) {
     double values[CONVEX_COLUMNS] = {y0, y1, y2, alpha, slack0, slack1};
     memcpy(shape->rows[row], values, sizeof values);
     unsigned used = y0 != 0.0 || y1 != 0.0 || y2 != 0.0 ? 7u : 0u;
@@ -293,22 +281,20 @@ static void set_row(osc_convex* shape, int row, double y0, double y1, double y2,
     shape->row_columns[row < shape->orthant_rows ? 0 : 1] |= used;
 }
 
-osc_status convex_make_polytope(const char* function, const double* normals, const double* offsets,
-                                int count, osc_convex** out) {
+osc_status convex_make_polytope(const char* function, const double* normals, const double* offsets, int count,
+                                osc_convex** out) {
     if (count < 4 || count > OSC_CONVEX_MAX_FACES)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count is %d; a polytope needs 4..%d halfspaces",
-                        function, count, OSC_CONVEX_MAX_FACES);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count is %d; a polytope needs 4..%d halfspaces", function, count,
+                        OSC_CONVEX_MAX_FACES);
     if (!normals || !offsets)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", function,
-                        normals ? "offsets" : "normals");
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", function, normals ? "offsets" : "normals");
     double unit_normals[OSC_CONVEX_MAX_FACES * 3], unit_offsets[OSC_CONVEX_MAX_FACES];
     double scales[OSC_CONVEX_MAX_FACES];
-    osc_status status = normalise_halfspaces(function, "halfspace", normals, offsets, count, 3,
-                                             unit_normals, unit_offsets, scales);
+    osc_status status =
+        normalise_halfspaces(function, "halfspace", normals, offsets, count, 3, unit_normals, unit_offsets, scales);
     if (status != OSC_OK) return status;
     if (!polytope_is_bounded(unit_normals, count))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the %d halfspaces do not bound a polytope",
-                        function, count);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the %d halfspaces do not bound a polytope", function, count);
     // a bounded polytope with m faces has at most 2m - 4 vertices
     int capacity = 2 * count;
     double vertices[2 * OSC_CONVEX_MAX_FACES * 3];
@@ -324,16 +310,15 @@ osc_status convex_make_polytope(const char* function, const double* normals, con
     polytope_face_neighbours(shape);
     // eq. (10): A y <= alpha b
     for (int i = 0; i < count; ++i)
-        set_row(shape, i, unit_normals[3 * i], unit_normals[3 * i + 1], unit_normals[3 * i + 2],
-                -unit_offsets[i], 0.0, 0.0);
+        set_row(shape, i, unit_normals[3 * i], unit_normals[3 * i + 1], unit_normals[3 * i + 2], -unit_offsets[i], 0.0,
+                0.0);
     shape->bounding_radius = max_vertex_norm(shape);
     shape->inner_radius = INFINITY;
     for (int i = 0; i < count; ++i) shape->inner_radius = fmin(shape->inner_radius, unit_offsets[i]);
     return finish(function, shape, out);
 }
 
-osc_status osc_convex_create_polytope(const double* normals, const double* offsets, int count,
-                                      osc_convex** out) {
+osc_status osc_convex_create_polytope(const double* normals, const double* offsets, int count, osc_convex** out) {
     osc_status status = check_out(__func__, out);
     if (status != OSC_OK) return status;
     return convex_make_polytope(__func__, normals, offsets, count, out);
@@ -404,8 +389,8 @@ osc_status osc_convex_create_cone(double height, double half_angle, osc_convex**
     if (status == OSC_OK) status = check_size(__func__, "height", height);
     if (status != OSC_OK) return status;
     if (!(half_angle > 0.0 && half_angle < 0.5 * 3.14159265358979323846))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: half_angle is %g; it must lie in (0, pi/2)",
-                        __func__, half_angle);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: half_angle is %g; it must lie in (0, pi/2)", __func__,
+                        half_angle);
     osc_convex* shape = convex_alloc(OSC_CONVEX_CONE, 1, 3, 0, 0, 0);
     if (!shape) return osc_fail_in(__func__, OSC_ERR_NO_MEMORY);
     double slope = tan(half_angle);
@@ -428,8 +413,7 @@ osc_status osc_convex_create_ellipsoid(const double P[9], osc_convex** out) {
     if (status != OSC_OK) return status;
     if (!P) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: P is NULL", __func__);
     for (int i = 0; i < 9; ++i)
-        if (!isfinite(P[i]))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: P[%d] is not finite", __func__, i);
+        if (!isfinite(P[i])) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: P[%d] is not finite", __func__, i);
     // a diagonal entry lies between P's eigenvalues 1 / a^2 of the semi-axes a: one outside the
     // range bounds a semi-axis outside it (before the factorisation, which such a P can defeat)
     for (int i = 0; i < 3; ++i) {
@@ -437,17 +421,19 @@ osc_status osc_convex_create_ellipsoid(const double P[9], osc_convex** out) {
         if (P[4 * i] > 0.0 && !length_in_range(axis))
             return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                             "%s: P[%d][%d] is %g, so the %s semi-axis is %s %g; a length must lie in "
-                            "[%g, %g]", __func__, i, i, P[4 * i], axis > 1.0 ? "largest" : "smallest",
-                            axis > 1.0 ? "at least" : "at most", axis, OSC_CONVEX_MIN_LENGTH,
-                            OSC_CONVEX_MAX_LENGTH);
+                            "[%g, %g]",
+                            __func__, i, i, P[4 * i], axis > 1.0 ? "largest" : "smallest",
+                            axis > 1.0 ? "at least" : "at most", axis, OSC_CONVEX_MIN_LENGTH, OSC_CONVEX_MAX_LENGTH);
     }
     double scale = 0.0;
     for (int i = 0; i < 9; ++i) scale = fmax(scale, fabs(P[i]));
     for (int i = 0; i < 3; ++i)
         for (int j = i + 1; j < 3; ++j)
             if (fabs(P[3 * i + j] - P[3 * j + i]) > 1e-12 * scale)
-                return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: P is not symmetric (P[%d][%d] = %g, "
-                                "P[%d][%d] = %g)", __func__, i, j, P[3 * i + j], j, i, P[3 * j + i]);
+                return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                                "%s: P is not symmetric (P[%d][%d] = %g, "
+                                "P[%d][%d] = %g)",
+                                __func__, i, j, P[3 * i + j], j, i, P[3 * j + i]);
     // upper Cholesky factor, P = U^T U (seed 001 eq. (23)); a pivot below 1e-14 of the largest
     // entry means P is not (numerically) positive definite
     double U[3][3] = {{0}};
@@ -455,8 +441,8 @@ osc_status osc_convex_create_ellipsoid(const double P[9], osc_convex** out) {
         double pivot = P[3 * i + i];
         for (int k = 0; k < i; ++k) pivot -= U[k][i] * U[k][i];
         if (!(pivot > 1e-14 * scale))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "%s: P is not positive definite (pivot %d is %g)", __func__, i, pivot);
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: P is not positive definite (pivot %d is %g)", __func__, i,
+                            pivot);
         U[i][i] = sqrt(pivot);
         for (int j = i + 1; j < 3; ++j) {
             double value = P[3 * i + j];
@@ -511,8 +497,7 @@ osc_status osc_convex_create_ellipsoid(const double P[9], osc_convex** out) {
     // eq. (23): (alpha, U y) in Q4, multiplied by the largest semi-axis so that every shape's rows
     // measure lengths (the cone is unchanged by a positive factor)
     set_row(shape, 0, 0, 0, 0, -radius, 0, 0);
-    for (int i = 0; i < 3; ++i)
-        set_row(shape, 1 + i, -radius * U[i][0], -radius * U[i][1], -radius * U[i][2], 0, 0, 0);
+    for (int i = 0; i < 3; ++i) set_row(shape, 1 + i, -radius * U[i][0], -radius * U[i][1], -radius * U[i][2], 0, 0, 0);
     return finish(__func__, shape, out);
 }
 
@@ -533,31 +518,28 @@ osc_status osc_convex_create_sphere(double radius, osc_convex** out) {
     return finish(__func__, shape, out);
 }
 
-osc_status osc_convex_create_polygon(const double* edge_normals, const double* edge_offsets,
-                                     int count, double radius, osc_convex** out) {
+osc_status osc_convex_create_polygon(const double* edge_normals, const double* edge_offsets, int count, double radius,
+                                     osc_convex** out) {
     osc_status status = check_out(__func__, out);
     if (status == OSC_OK) status = check_size(__func__, "radius", radius);
     if (status != OSC_OK) return status;
     if (count < 3 || count > OSC_CONVEX_MAX_FACES)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count is %d; a polygon needs 3..%d edges",
-                        __func__, count, OSC_CONVEX_MAX_FACES);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count is %d; a polygon needs 3..%d edges", __func__, count,
+                        OSC_CONVEX_MAX_FACES);
     if (!edge_normals || !edge_offsets)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", __func__,
                         edge_normals ? "edge_offsets" : "edge_normals");
     double unit_normals[OSC_CONVEX_MAX_FACES * 2], unit_offsets[OSC_CONVEX_MAX_FACES];
     double scales[OSC_CONVEX_MAX_FACES];
-    status = normalise_halfspaces(__func__, "edge", edge_normals, edge_offsets, count, 2,
-                                  unit_normals, unit_offsets, scales);
+    status = normalise_halfspaces(__func__, "edge", edge_normals, edge_offsets, count, 2, unit_normals, unit_offsets,
+                                  scales);
     if (status != OSC_OK) return status;
     if (!polygon_is_bounded(unit_normals, count))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the %d edges do not bound a polygon", __func__,
-                        count);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the %d edges do not bound a polygon", __func__, count);
     double vertices[OSC_CONVEX_MAX_FACES * 3];
-    int vertex_count = polygon_vertices(unit_normals, unit_offsets, count, vertices,
-                                        OSC_CONVEX_MAX_FACES);
+    int vertex_count = polygon_vertices(unit_normals, unit_offsets, count, vertices, OSC_CONVEX_MAX_FACES);
     if (vertex_count < 3)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the edges bound a degenerate polygon",
-                        __func__);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the edges bound a degenerate polygon", __func__);
     osc_convex* shape = convex_alloc(OSC_CONVEX_POLYGON, count, 4, count, 2, vertex_count);
     if (!shape) return osc_fail_in(__func__, OSC_ERR_NO_MEMORY);
     memcpy(shape->normals, unit_normals, sizeof(double) * 2 * count);
@@ -594,8 +576,8 @@ osc_convex_kind osc_convex_get_kind(const osc_convex* shape) {
 }
 
 const char* osc_convex_kind_name(osc_convex_kind kind) {
-    static const char* const names[OSC_CONVEX_KIND_COUNT] = {
-        "polytope", "capsule", "cylinder", "cone", "ellipsoid", "sphere", "polygon"};
+    static const char* const names[OSC_CONVEX_KIND_COUNT] = {"polytope",  "capsule", "cylinder", "cone",
+                                                             "ellipsoid", "sphere",  "polygon"};
     return (int)kind >= 0 && (int)kind < OSC_CONVEX_KIND_COUNT ? names[kind] : "unknown";
 }
 
@@ -603,13 +585,9 @@ double osc_convex_bounding_radius(const osc_convex* shape) {
     return null_shape(__func__, shape) ? NAN : shape->bounding_radius;
 }
 
-int osc_convex_face_count(const osc_convex* shape) {
-    return null_shape(__func__, shape) ? 0 : shape->face_count;
-}
+int osc_convex_face_count(const osc_convex* shape) { return null_shape(__func__, shape) ? 0 : shape->face_count; }
 
-int osc_convex_vertex_count(const osc_convex* shape) {
-    return null_shape(__func__, shape) ? 0 : shape->vertex_count;
-}
+int osc_convex_vertex_count(const osc_convex* shape) { return null_shape(__func__, shape) ? 0 : shape->vertex_count; }
 
 int osc_convex_vertices(const osc_convex* shape, double* vertices, int capacity) {
     if (null_shape(__func__, shape)) return 0;
@@ -641,39 +619,34 @@ static osc_vec3 body_support(const osc_convex* shape, osc_vec3 d) {
     osc_vec3 unit = osc_normalize(d);
     osc_vec3 radial = osc_normalize(osc_v3(0.0, d.y, d.z));
     switch (shape->kind) {
-    case OSC_CONVEX_POLYTOPE:
-        return vertex_support(shape, d);
-    case OSC_CONVEX_CAPSULE:
-        return osc_add_scaled(osc_v3(d.x >= 0.0 ? 0.5 * shape->length : -0.5 * shape->length, 0, 0),
-                              unit, shape->radius);
-    case OSC_CONVEX_CYLINDER:
-        return osc_add_scaled(osc_v3(d.x >= 0.0 ? 0.5 * shape->length : -0.5 * shape->length, 0, 0),
-                              radial, shape->radius);
-    case OSC_CONVEX_CONE: {
-        osc_vec3 apex = osc_v3(-0.75 * shape->height, 0.0, 0.0);
-        osc_vec3 rim = osc_add_scaled(osc_v3(0.25 * shape->height, 0.0, 0.0), radial,
-                                      shape->radius);
-        return osc_dot(apex, d) > osc_dot(rim, d) ? apex : rim;
-    }
-    case OSC_CONVEX_ELLIPSOID: {
-        // argmax d.y subject to y^T P y <= 1 is P^-1 d / sqrt(d^T P^-1 d); with P = U^T U and
-        // w = U^-T d that is U^-1 w / |w|
-        const double(*U)[3] = shape->U;
-        double w0 = d.x / U[0][0];
-        double w1 = (d.y - U[0][1] * w0) / U[1][1];
-        double w2 = (d.z - U[0][2] * w0 - U[1][2] * w1) / U[2][2];
-        double norm = sqrt(w0 * w0 + w1 * w1 + w2 * w2);
-        double y2 = w2 / U[2][2];
-        double y1 = (w1 - U[1][2] * y2) / U[1][1];
-        double y0 = (w0 - U[0][1] * y1 - U[0][2] * y2) / U[0][0];
-        return osc_scale(osc_v3(y0, y1, y2), 1.0 / norm);
-    }
-    case OSC_CONVEX_SPHERE:
-        return osc_scale(unit, shape->radius);
-    case OSC_CONVEX_POLYGON:
-        return osc_add_scaled(vertex_support(shape, d), unit, shape->radius);
-    case OSC_CONVEX_INVALID:
-        break;
+        case OSC_CONVEX_POLYTOPE: return vertex_support(shape, d);
+        case OSC_CONVEX_CAPSULE:
+            return osc_add_scaled(osc_v3(d.x >= 0.0 ? 0.5 * shape->length : -0.5 * shape->length, 0, 0), unit,
+                                  shape->radius);
+        case OSC_CONVEX_CYLINDER:
+            return osc_add_scaled(osc_v3(d.x >= 0.0 ? 0.5 * shape->length : -0.5 * shape->length, 0, 0), radial,
+                                  shape->radius);
+        case OSC_CONVEX_CONE: {
+            osc_vec3 apex = osc_v3(-0.75 * shape->height, 0.0, 0.0);
+            osc_vec3 rim = osc_add_scaled(osc_v3(0.25 * shape->height, 0.0, 0.0), radial, shape->radius);
+            return osc_dot(apex, d) > osc_dot(rim, d) ? apex : rim;
+        }
+        case OSC_CONVEX_ELLIPSOID: {
+            // argmax d.y subject to y^T P y <= 1 is P^-1 d / sqrt(d^T P^-1 d); with P = U^T U and
+            // w = U^-T d that is U^-1 w / |w|
+            const double(*U)[3] = shape->U;
+            double w0 = d.x / U[0][0];
+            double w1 = (d.y - U[0][1] * w0) / U[1][1];
+            double w2 = (d.z - U[0][2] * w0 - U[1][2] * w1) / U[2][2];
+            double norm = sqrt(w0 * w0 + w1 * w1 + w2 * w2);
+            double y2 = w2 / U[2][2];
+            double y1 = (w1 - U[1][2] * y2) / U[1][1];
+            double y0 = (w0 - U[0][1] * y1 - U[0][2] * y2) / U[0][0];
+            return osc_scale(osc_v3(y0, y1, y2), 1.0 / norm);
+        }
+        case OSC_CONVEX_SPHERE: return osc_scale(unit, shape->radius);
+        case OSC_CONVEX_POLYGON: return osc_add_scaled(vertex_support(shape, d), unit, shape->radius);
+        case OSC_CONVEX_INVALID: break;
     }
     return osc_v3(0.0, 0.0, 0.0);
 }
@@ -704,15 +677,12 @@ static double polygon_gauge(const osc_convex* shape, osc_vec3 y) {
         double px = y.x, py = y.y, best = INFINITY;
         bool inside = true;
         for (int i = 0; i < shape->face_count; ++i)
-            if (shape->normals[2 * i] * px + shape->normals[2 * i + 1] * py >
-                alpha * shape->offsets[i])
-                inside = false;
+            if (shape->normals[2 * i] * px + shape->normals[2 * i + 1] * py > alpha * shape->offsets[i]) inside = false;
         if (inside) best = 0.0;
         for (int i = 0; i < shape->vertex_count && !inside; ++i) {
             const double* a = shape->vertices + 3 * i;
             const double* b = shape->vertices + 3 * ((i + 1) % shape->vertex_count);
-            double ax = alpha * a[0], ay = alpha * a[1], ex = alpha * (b[0] - a[0]),
-                   ey = alpha * (b[1] - a[1]);
+            double ax = alpha * a[0], ay = alpha * a[1], ex = alpha * (b[0] - a[0]), ey = alpha * (b[1] - a[1]);
             double length2 = ex * ex + ey * ey;
             double t = length2 > 0.0 ? ((px - ax) * ex + (py - ay) * ey) / length2 : 0.0;
             t = fmin(1.0, fmax(0.0, t));
@@ -732,39 +702,34 @@ double osc_convex_gauge(const osc_convex* shape, osc_vec3 y) {
     if (!osc_vec3_is_finite(y)) return NAN; // (fmax would drop a NaN term)
     double radial = hypot(y.y, y.z);
     switch (shape->kind) {
-    case OSC_CONVEX_POLYTOPE: {
-        double gauge = 0.0;
-        for (int i = 0; i < shape->face_count; ++i) {
-            const double* a = shape->normals + 3 * i;
-            gauge = fmax(gauge, (a[0] * y.x + a[1] * y.y + a[2] * y.z) / shape->offsets[i]);
+        case OSC_CONVEX_POLYTOPE: {
+            double gauge = 0.0;
+            for (int i = 0; i < shape->face_count; ++i) {
+                const double* a = shape->normals + 3 * i;
+                gauge = fmax(gauge, (a[0] * y.x + a[1] * y.y + a[2] * y.z) / shape->offsets[i]);
+            }
+            return gauge;
         }
-        return gauge;
-    }
-    case OSC_CONVEX_CAPSULE: {
-        double along = fabs(y.x), R = shape->radius, L = shape->length;
-        if (radial * L >= 2.0 * along * R) return radial / R; // the side decides
-        // an end cap: (along - alpha L/2)^2 + radial^2 = alpha^2 R^2, the root in [0, 2 along/L]
-        double c = along * along + radial * radial;
-        return 2.0 * c / (along * L + sqrt(4.0 * R * R * c - L * L * radial * radial));
-    }
-    case OSC_CONVEX_CYLINDER:
-        return fmax(2.0 * fabs(y.x) / shape->length, radial / shape->radius);
-    case OSC_CONVEX_CONE: {
-        double H = shape->height;
-        return fmax(0.0, fmax(4.0 * y.x / H,
-                              4.0 * (radial / tan(shape->half_angle) - y.x) / (3.0 * H)));
-    }
-    case OSC_CONVEX_ELLIPSOID: {
-        const double(*U)[3] = shape->U;
-        return osc_length(osc_v3(U[0][0] * y.x + U[0][1] * y.y + U[0][2] * y.z,
-                                 U[1][1] * y.y + U[1][2] * y.z, U[2][2] * y.z));
-    }
-    case OSC_CONVEX_SPHERE:
-        return osc_length(y) / shape->radius;
-    case OSC_CONVEX_POLYGON:
-        return polygon_gauge(shape, y);
-    case OSC_CONVEX_INVALID:
-        break;
+        case OSC_CONVEX_CAPSULE: {
+            double along = fabs(y.x), R = shape->radius, L = shape->length;
+            if (radial * L >= 2.0 * along * R) return radial / R; // the side decides
+            // an end cap: (along - alpha L/2)^2 + radial^2 = alpha^2 R^2, the root in [0, 2 along/L]
+            double c = along * along + radial * radial;
+            return 2.0 * c / (along * L + sqrt(4.0 * R * R * c - L * L * radial * radial));
+        }
+        case OSC_CONVEX_CYLINDER: return fmax(2.0 * fabs(y.x) / shape->length, radial / shape->radius);
+        case OSC_CONVEX_CONE: {
+            double H = shape->height;
+            return fmax(0.0, fmax(4.0 * y.x / H, 4.0 * (radial / tan(shape->half_angle) - y.x) / (3.0 * H)));
+        }
+        case OSC_CONVEX_ELLIPSOID: {
+            const double(*U)[3] = shape->U;
+            return osc_length(
+                osc_v3(U[0][0] * y.x + U[0][1] * y.y + U[0][2] * y.z, U[1][1] * y.y + U[1][2] * y.z, U[2][2] * y.z));
+        }
+        case OSC_CONVEX_SPHERE: return osc_length(y) / shape->radius;
+        case OSC_CONVEX_POLYGON: return polygon_gauge(shape, y);
+        case OSC_CONVEX_INVALID: break;
     }
     return NAN;
 }

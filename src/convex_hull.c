@@ -12,8 +12,7 @@
 #include <libqhull_r/qhull_ra.h>
 #endif
 
-static osc_status check_points(const char* function, const double* points, int count,
-                               osc_convex** out) {
+static osc_status check_points(const char* function, const double* points, int count, osc_convex** out) {
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
     if (!points || count < 4)
@@ -24,8 +23,8 @@ static osc_status check_points(const char* function, const double* points, int c
             return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: point %zu is not finite", function, i / 3);
         if (!(fabs(points[i]) <= OSC_CONVEX_MAX_LENGTH))
             return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "%s: point %zu has the coordinate %g; a length must lie in [%g, %g]",
-                            function, i / 3, points[i], OSC_CONVEX_MIN_LENGTH, OSC_CONVEX_MAX_LENGTH);
+                            "%s: point %zu has the coordinate %g; a length must lie in [%g, %g]", function, i / 3,
+                            points[i], OSC_CONVEX_MIN_LENGTH, OSC_CONVEX_MAX_LENGTH);
     }
     return OSC_OK;
 }
@@ -33,8 +32,8 @@ static osc_status check_points(const char* function, const double* points, int c
 // The hull's facets: unit outward normals [facets][3] and offsets, n . y <= b inside, in one
 // allocation (*normals; offsets after them) that the caller frees. The origin must be strictly
 // inside (every b > 0). OSC_ERR_UNSUPPORTED without qhull.
-static osc_status hull_facets(const char* function, const double* points, int count,
-                              double** normals, double** offsets, int* facets) {
+static osc_status hull_facets(const char* function, const double* points, int count, double** normals, double** offsets,
+                              int* facets) {
     *normals = NULL;
     *offsets = NULL;
     *facets = 0;
@@ -55,8 +54,7 @@ static osc_status hull_facets(const char* function, const double* points, int co
     osc_status status = OSC_OK;
     if (exit_code != 0) {
         status = osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                          "%s: qhull could not build a hull of the %d points (flat or repeated?)",
-                          function, count);
+                          "%s: qhull could not build a hull of the %d points (flat or repeated?)", function, count);
     } else {
         double* planes = osc_alloc(sizeof(double) * 4 * (size_t)qh->num_facets);
         if (!planes) status = osc_fail_in(function, OSC_ERR_NO_MEMORY);
@@ -70,7 +68,8 @@ static osc_status hull_facets(const char* function, const double* points, int co
             if (!(-facet->offset > 0.0))
                 status = osc_fail(OSC_ERR_INVALID_ARGUMENT,
                                   "%s: the origin is not strictly inside the hull (facet %d at "
-                                  "distance %g)", function, found, -facet->offset);
+                                  "distance %g)",
+                                  function, found, -facet->offset);
             ++found;
         }
         if (status == OSC_OK) {
@@ -112,8 +111,8 @@ osc_status osc_convex_create_hull(const double* points, int count, osc_convex** 
 
 // the largest n_f . v - b_f over the corners v [corner_count][3] and the hull's facets f, and the
 // facet where it is reached
-static double farthest_beyond(const double* corners, int corner_count, const double* normals,
-                              const double* offsets, int facets, int* facet) {
+static double farthest_beyond(const double* corners, int corner_count, const double* normals, const double* offsets,
+                              int facets, int* facet) {
     double worst = -INFINITY;
     *facet = -1;
     for (int f = 0; f < facets; ++f) {
@@ -130,14 +129,14 @@ static double farthest_beyond(const double* corners, int corner_count, const dou
     return worst;
 }
 
-osc_status osc_convex_create_hull_bounded(const double* points, int count, int max_faces,
-                                          double* excess, osc_convex** out) {
+osc_status osc_convex_create_hull_bounded(const double* points, int count, int max_faces, double* excess,
+                                          osc_convex** out) {
     osc_status status = check_points(__func__, points, count, out);
     if (status != OSC_OK) return status;
     if (excess) *excess = 0.0;
     if (max_faces < 6 || max_faces > OSC_CONVEX_MAX_FACES)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: max_faces is %d; it must lie in 6..%d",
-                        __func__, max_faces, OSC_CONVEX_MAX_FACES);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: max_faces is %d; it must lie in 6..%d", __func__, max_faces,
+                        OSC_CONVEX_MAX_FACES);
     double *hull_normals, *hull_offsets;
     int facets;
     status = hull_facets(__func__, points, count, &hull_normals, &hull_offsets, &facets);
@@ -165,8 +164,7 @@ osc_status osc_convex_create_hull_bounded(const double* points, int count, int m
     int faces = 6;
     double worst = 0.0;
     for (;;) {
-        int corner_count = convex_polytope_vertices(normals, offsets, faces, corners,
-                                                    2 * OSC_CONVEX_MAX_FACES);
+        int corner_count = convex_polytope_vertices(normals, offsets, faces, corners, 2 * OSC_CONVEX_MAX_FACES);
         int facet;
         worst = farthest_beyond(corners, corner_count, hull_normals, hull_offsets, facets, &facet);
         if (faces == max_faces || !(worst > 1e-9 * size) || facet < 0) break;

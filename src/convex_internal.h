@@ -35,19 +35,19 @@ struct osc_convex {
     // (height tan(half_angle))
     double radius;
     double length, height, half_angle, bounding_radius;
-    double inner_radius; // of the largest origin-centred ball inside the shape
-    double P[3][3]; // ellipsoid
-    double U[3][3]; // its upper Cholesky factor, P = U^T U
-    double U_inverse[3][3]; // U^-1 (upper triangular): P^-1 = U^-1 U^-T, the support function is
-                            // |U^-T n| (dcol_support.c)
+    double inner_radius;            // of the largest origin-centred ball inside the shape
+    double P[3][3];                 // ellipsoid
+    double U[3][3];                 // its upper Cholesky factor, P = U^T U
+    double U_inverse[3][3];         // U^-1 (upper triangular): P^-1 = U^-1 U^-T, the support function is
+                                    // |U^-T n| (dcol_support.c)
     double (*rows)[CONVEX_COLUMNS]; // [orthant_rows + cone_dim]
     // the columns of the orthant rows ([0]) and of the cone's ([1]) that can be non-zero: bit c for
     // column c, the three of y together (a rotation mixes them)
     unsigned row_columns[2];
-    double* normals;                // polytope A [face_count][3], polygon C [face_count][2]
-    double* offsets;                // b or d [face_count]
-    double* face_scales;            // the length of each row as given (rows are stored unit)
-    double* vertices;               // [vertex_count][3]
+    double* normals;     // polytope A [face_count][3], polygon C [face_count][2]
+    double* offsets;     // b or d [face_count]
+    double* face_scales; // the length of each row as given (rows are stored unit)
+    double* vertices;    // [vertex_count][3]
     // polytope: bit k of face_neighbours[j] (word k / 64) is set when vertex k shares a face with
     // vertex j (k != j); NULL for the other kinds. Along a continuous change of direction the
     // support vertex can only pass to one of these (the support walk's ratio test, dcol_support.c)
@@ -55,19 +55,16 @@ struct osc_convex {
 };
 
 /// The total number of conic rows of a shape.
-static inline int convex_row_count(const osc_convex* shape) {
-    return shape->orthant_rows + shape->cone_dim;
-}
+static inline int convex_row_count(const osc_convex* shape) { return shape->orthant_rows + shape->cone_dim; }
 
 /// Builds a polytope from unit-or-not normals and offsets already checked finite; `function`
 /// names the public caller in messages. Shared by the (A, b), box and hull constructors.
-osc_status convex_make_polytope(const char* function, const double* normals, const double* offsets,
-                                int count, osc_convex** out);
+osc_status convex_make_polytope(const char* function, const double* normals, const double* offsets, int count,
+                                osc_convex** out);
 
 /// Every vertex of a bounded { A y <= b } with unit rows: the intersections of three planes that
 /// satisfy all rows to 1e-9 of the largest offset, duplicates merged. `vertices` [capacity][3];
 /// a bounded polytope with `count` faces has at most 2 count - 4. Returns the count found.
-int convex_polytope_vertices(const double* normals, const double* offsets, int count,
-                             double* vertices, int capacity);
+int convex_polytope_vertices(const double* normals, const double* offsets, int count, double* vertices, int capacity);
 
 #endif // OSC_CONVEX_INTERNAL_H

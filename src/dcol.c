@@ -70,8 +70,7 @@ static unsigned problem_columns(const dcol_body* body, unsigned local) {
     return (local & ((1u << CONVEX_COLUMN_SLACK) - 1)) | slacks << body->slack_column;
 }
 
-static void assemble(dcol_problem* dp, const osc_convex* a, osc_pose pose_a, const osc_convex* b,
-                     osc_pose pose_b) {
+static void assemble(dcol_problem* dp, const osc_convex* a, osc_pose pose_a, const osc_convex* b, osc_pose pose_b) {
     conic_problem* p = &dp->conic;
     dp->centre = osc_scale(osc_add(pose_a.p, pose_b.p), 0.5);
     dp->scale = a->bounding_radius + b->bounding_radius;
@@ -134,9 +133,8 @@ static osc_status check_pose(const char* function, const char* name, osc_pose* p
     osc_quat q = pose->q;
     double norm = osc_quat_norm(q);
     if (!(isfinite(norm) && norm > 1e-150))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: %s.q = (%g, %g, %g, %g) cannot be normalised", function, name, q.w,
-                        q.x, q.y, q.z);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s.q = (%g, %g, %g, %g) cannot be normalised", function, name,
+                        q.w, q.x, q.y, q.z);
     double inverse = 1.0 / norm;
     pose->q = (osc_quat){q.w * inverse, q.x * inverse, q.y * inverse, q.z * inverse};
     return OSC_OK;
@@ -145,32 +143,29 @@ static osc_status check_pose(const char* function, const char* name, osc_pose* p
 // checks the ranges of the settings (osc_dcol_settings)
 static osc_status check_settings(const char* function, const osc_dcol_settings* settings) {
     if (!(settings->tolerance >= 1e-12 && settings->tolerance <= 1e-1))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: settings.tolerance is %g; it must lie in [1e-12, 0.1]", function,
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.tolerance is %g; it must lie in [1e-12, 0.1]", function,
                         settings->tolerance);
     if (settings->max_iterations < 1 || settings->max_iterations > 1000)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: settings.max_iterations is %d; it must lie in [1, 1000]", function,
-                        settings->max_iterations);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.max_iterations is %d; it must lie in [1, 1000]",
+                        function, settings->max_iterations);
     if (!(settings->regularization >= 0.0 && settings->regularization <= 1e-3))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: settings.regularization is %g; it must lie in [0, 1e-3]", function,
-                        settings->regularization);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.regularization is %g; it must lie in [0, 1e-3]",
+                        function, settings->regularization);
     return OSC_OK;
 }
 
 // checks the pair's proportions (dcol.h): each inner radius at least OSC_DCOL_MIN_SIZE_RATIO of the
 // pair's size (the sum of the bounding radii), the origins at most OSC_DCOL_MAX_SEPARATION of it apart
-static osc_status check_proportions(const char* function, const osc_convex* a, osc_pose pose_a,
-                                    const osc_convex* b, osc_pose pose_b) {
+static osc_status check_proportions(const char* function, const osc_convex* a, osc_pose pose_a, const osc_convex* b,
+                                    osc_pose pose_b) {
     double size = a->bounding_radius + b->bounding_radius;
     const osc_convex* shapes[2] = {a, b};
     for (int which = 0; which < 2; ++which)
         if (!(shapes[which]->inner_radius >= OSC_DCOL_MIN_SIZE_RATIO * size))
             return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                             "%s: shape %s's inner radius %g is below %g of the pair's size %g (the "
-                            "sum of the bounding radii)", function, which ? "b" : "a",
-                            shapes[which]->inner_radius, OSC_DCOL_MIN_SIZE_RATIO, size);
+                            "sum of the bounding radii)",
+                            function, which ? "b" : "a", shapes[which]->inner_radius, OSC_DCOL_MIN_SIZE_RATIO, size);
     // the largest coordinate first (the square of a larger gap could overflow), then the squares
     osc_vec3 gap = osc_sub(pose_b.p, pose_a.p);
     double x = fabs(gap.x), y = fabs(gap.y), z = fabs(gap.z);
@@ -180,17 +175,15 @@ static osc_status check_proportions(const char* function, const osc_convex* a, o
         double separation = largest <= bound ? osc_length(gap) : largest;
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                         "%s: pose_b.p is %g from pose_a.p, a separation of %g times the pair's size "
-                        "%g (the sum of the bounding radii); at most %g", function, separation,
-                        separation / size, size, OSC_DCOL_MAX_SEPARATION);
+                        "%g (the sum of the bounding radii); at most %g",
+                        function, separation, separation / size, size, OSC_DCOL_MAX_SEPARATION);
     }
     return OSC_OK;
 }
 
-osc_status dcol_check_query(const char* function, const osc_convex* a, osc_pose pose_a,
-                            const osc_convex* b, osc_pose pose_b, const osc_dcol_settings* settings,
-                            dcol_query* query) {
-    if (!a || !b)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s is NULL", function, a ? "b" : "a");
+osc_status dcol_check_query(const char* function, const osc_convex* a, osc_pose pose_a, const osc_convex* b,
+                            osc_pose pose_b, const osc_dcol_settings* settings, dcol_query* query) {
+    if (!a || !b) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s is NULL", function, a ? "b" : "a");
     osc_status status = check_pose(function, "pose_a", &pose_a);
     if (status == OSC_OK) status = check_pose(function, "pose_b", &pose_b);
     if (status == OSC_OK) status = check_proportions(function, a, pose_a, b, pose_b);
@@ -212,13 +205,12 @@ osc_status dcol_check_query(const char* function, const osc_convex* a, osc_pose 
 // the primal start: the warm solution with alpha enlarged by 5 % (and further until the point is
 // strictly inside), or the point that divides the origins in the ratio of the inner radii with an
 // alpha at which both scaled shapes hold it (their inner balls reach it)
-static void start_point(dcol_problem* dp, const osc_convex* a, const osc_convex* b,
-                        const osc_dcol_warm_start* warm) {
+static void start_point(dcol_problem* dp, const osc_convex* a, const osc_convex* b, const osc_dcol_warm_start* warm) {
     conic_state* state = &dp->state;
     memset(state->x, 0, sizeof state->x);
     if (warm) {
-        osc_vec3 x = osc_scale(osc_sub(osc_v3(warm->solution[0], warm->solution[1],
-                                              warm->solution[2]), dp->centre), 1.0 / dp->scale);
+        osc_vec3 x = osc_scale(osc_sub(osc_v3(warm->solution[0], warm->solution[1], warm->solution[2]), dp->centre),
+                               1.0 / dp->scale);
         state->x[0] = x.x;
         state->x[1] = x.y;
         state->x[2] = x.z;
@@ -231,8 +223,7 @@ static void start_point(dcol_problem* dp, const osc_convex* a, const osc_convex*
         // the point where the inner balls (radii rho_A, rho_B) meet when scaled by
         // L / (rho_A + rho_B), and 1.5 times that scale (docs/dcol.md §3.3)
         double share = a->inner_radius / (a->inner_radius + b->inner_radius);
-        osc_vec3 x = osc_add_scaled(dp->body[0].origin,
-                                    osc_sub(dp->body[1].origin, dp->body[0].origin), share);
+        osc_vec3 x = osc_add_scaled(dp->body[0].origin, osc_sub(dp->body[1].origin, dp->body[0].origin), share);
         state->x[0] = x.x;
         state->x[1] = x.y;
         state->x[2] = x.z;
@@ -247,8 +238,7 @@ static bool is_smooth(const osc_convex* shape) {
 }
 
 // a warm start from the normalised variables v (x', alpha, slacks') in world units
-static void write_warm_start(const dcol_problem* dp, const double* v, bool valid,
-                             osc_dcol_warm_start* out) {
+static void write_warm_start(const dcol_problem* dp, const double* v, bool valid, osc_dcol_warm_start* out) {
     out->valid = valid;
     out->variables = dp->conic.variables;
     osc_vec3 x = osc_add_scaled(dp->centre, osc_v3(v[0], v[1], v[2]), dp->scale);
@@ -277,23 +267,20 @@ static bool is_degenerate(const dcol_problem* dp, double barrier) {
 // case of the support path's start) re-centred, kept where it converges.
 static void recentre_flat(dcol_problem* dp, const osc_dcol_settings* settings, int limit) {
     conic_state moved = dp->state;
-    if (!conic_centre_flat(&dp->conic, settings->tolerance, ACTIVE_GAP, moved.x, moved.s, moved.z))
-        return;
-    if (conic_solve(&dp->conic, settings->tolerance, limit, settings->regularization, true, false,
-                    &moved) == OSC_OK)
+    if (!conic_centre_flat(&dp->conic, settings->tolerance, ACTIVE_GAP, moved.x, moved.s, moved.z)) return;
+    if (conic_solve(&dp->conic, settings->tolerance, limit, settings->regularization, true, false, &moved) == OSC_OK)
         dp->state = moved;
 }
 
-osc_status dcol_solve(const char* function, const dcol_query* query, osc_dcol_warm_start* warm,
-                      bool allow_exact, dcol_problem* dp) {
+osc_status dcol_solve(const char* function, const dcol_query* query, osc_dcol_warm_start* warm, bool allow_exact,
+                      dcol_problem* dp) {
     const osc_dcol_settings settings = query->settings;
     const osc_convex *a = query->a, *b = query->b;
     dcol_trace* trace = query->trace;
     dp->options = query->options;
     assemble(dp, a, query->pose_a, b, query->pose_b);
     dp->exact = false;
-    dp->exact_allowed = allow_exact && dp->options.exact_path &&
-                        settings.tolerance <= DCOL_CLOSED_FORM_MAX_BARRIER;
+    dp->exact_allowed = allow_exact && dp->options.exact_path && settings.tolerance <= DCOL_CLOSED_FORM_MAX_BARRIER;
     // an exact contact needs no rows: they are assembled once the conic path is taken
     if (!dp->exact_allowed) dcol_assemble_rows(dp);
     conic_state* state = &dp->state;
@@ -301,10 +288,8 @@ osc_status dcol_solve(const char* function, const dcol_query* query, osc_dcol_wa
     // the support path starts next to the answer, which no warm start beats (docs/dcol.md §3.5)
     osc_status status = OSC_ERR_NOT_CONVERGED;
     dp->has_optimum = false;
-    int limit = settings.max_iterations < SUPPORT_MAX_ITERATIONS ? settings.max_iterations
-                                                                : SUPPORT_MAX_ITERATIONS;
-    bool supported =
-        dp->options.support_path && dcol_support_start(dp, settings.tolerance, ACTIVE_GAP);
+    int limit = settings.max_iterations < SUPPORT_MAX_ITERATIONS ? settings.max_iterations : SUPPORT_MAX_ITERATIONS;
+    bool supported = dp->options.support_path && dcol_support_start(dp, settings.tolerance, ACTIVE_GAP);
     if (dp->exact) {
         // a point contact's exact optimum (docs/dcol.md §3.7): no conic state
         if (trace) ++trace->exact_solves;
@@ -314,8 +299,7 @@ osc_status dcol_solve(const char* function, const dcol_query* query, osc_dcol_wa
     dp->exact_allowed = false; // the last resort's walk below must start the solver
     if (!dp->rows_ready) dcol_assemble_rows(dp);
     if (supported)
-        status = conic_solve(&dp->conic, settings.tolerance, limit, settings.regularization, true,
-                             false, state);
+        status = conic_solve(&dp->conic, settings.tolerance, limit, settings.regularization, true, false, state);
     bool general = status != OSC_OK; // the support path's start did not answer
     if (status != OSC_OK && dp->has_optimum) {
         // the walk's exact optimum, whose first-order start failed (a thin shape's), starts the
@@ -324,32 +308,30 @@ osc_status dcol_solve(const char* function, const dcol_query* query, osc_dcol_wa
         write_warm_start(dp, dp->optimum, true, &optimum);
         start_point(dp, a, b, &optimum);
         if (trace) ++trace->general_starts;
-        status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations,
-                             settings.regularization, false, true, state);
+        status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations, settings.regularization, false,
+                             true, state);
     }
     if (status != OSC_OK) {
         start_point(dp, a, b, use_warm ? warm : NULL);
         if (trace) ++trace->general_starts;
-        status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations,
-                             settings.regularization, false, true, state);
+        status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations, settings.regularization, false,
+                             true, state);
     }
     if (status != OSC_OK && use_warm) {
         // a warm start never costs an answer: fall back to the cold start
         start_point(dp, a, b, NULL);
         if (trace) ++trace->general_starts;
-        status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations,
-                             settings.regularization, false, true, state);
+        status = conic_solve(&dp->conic, settings.tolerance, settings.max_iterations, settings.regularization, false,
+                             true, state);
     }
     if (status != OSC_OK && supported && dcol_support_start(dp, settings.tolerance, ACTIVE_GAP)) {
         // the last resort: the support path's start once more, now returning to its best
         // acceptable iterate where its steps diverge or run out (two needles of aspect 1e5, whose
         // start has a dual residual of 7e-8 of its terms, and whose Newton steps, on a normal
         // matrix that spans 1e30, only lose that; docs/dcol.md §3.4)
-        status = conic_solve(&dp->conic, settings.tolerance, limit, settings.regularization, true,
-                             true, state);
+        status = conic_solve(&dp->conic, settings.tolerance, limit, settings.regularization, true, true, state);
     }
-    if (status == OSC_OK && general && is_degenerate(dp, settings.tolerance))
-        recentre_flat(dp, &settings, limit);
+    if (status == OSC_OK && general && is_degenerate(dp, settings.tolerance)) recentre_flat(dp, &settings, limit);
     if (warm) write_warm_start(dp, state->x, status == OSC_OK, warm);
     if (status != OSC_OK) return osc_fail_in(function, status);
     return OSC_OK;
@@ -380,24 +362,23 @@ static bool solve_exact(const dcol_query* query, osc_dcol_warm_start* warm, dcol
 static osc_vec3 body_dual_normal(const dcol_problem* dp, int which, const double* z) {
     osc_vec3 w = osc_v3(0.0, 0.0, 0.0);
     for (int range = 0; range < 2; ++range)
-        for (int i = dp->body[which].row_ranges[range][0]; i < dp->body[which].row_ranges[range][1];
-             ++i)
-            w = osc_add_scaled(w, osc_v3(dp->conic.G[i][0], dp->conic.G[i][1], dp->conic.G[i][2]),
-                               z[i]);
+        for (int i = dp->body[which].row_ranges[range][0]; i < dp->body[which].row_ranges[range][1]; ++i)
+            w = osc_add_scaled(w, osc_v3(dp->conic.G[i][0], dp->conic.G[i][1], dp->conic.G[i][2]), z[i]);
     return w;
 }
 
 // K_X = G^T W^-2 G_x restricted to body X's rows: column j of H's x-block from X alone [n][3]; with
 // `stiff`, S_X, the same without the stiff blocks' rank-one parts (docs/dcol.md §4.5)
-static void body_normal_block(const dcol_problem* dp, int which,
-                              const conic_stiff_system* stiff,
+static void body_normal_block(const dcol_problem* dp, int which, const conic_stiff_system* stiff,
                               double block[CONIC_MAX_VARIABLES][3]) {
     double part[2][CONIC_MAX_VARIABLES][3];
     const dcol_body* body = &dp->body[which];
     for (int range = 0; range < 2; ++range) {
         int first = body->row_ranges[range][0], end = body->row_ranges[range][1];
-        if (stiff) conic_stiff_moderate_block(&dp->conic, &dp->state, stiff, first, end, part[range]);
-        else conic_normal_block(&dp->conic, &dp->state, first, end, part[range]);
+        if (stiff)
+            conic_stiff_moderate_block(&dp->conic, &dp->state, stiff, first, end, part[range]);
+        else
+            conic_normal_block(&dp->conic, &dp->state, first, end, part[range]);
     }
     for (int j = 0; j < dp->conic.variables; ++j)
         for (int k = 0; k < 3; ++k) block[j][k] = part[0][j][k] + part[1][j][k];
@@ -443,8 +424,8 @@ static bool normal_is_free(const dcol_problem* dp, double barrier) {
     double turn = 0.0;
     for (int k = 0; k < 3; ++k) {
         for (int j = 0; j < n; ++j)
-            columns[k][j] = block[j][0] * projector[0][k] + block[j][1] * projector[1][k] +
-                            block[j][2] * projector[2][k];
+            columns[k][j] =
+                block[j][0] * projector[0][k] + block[j][1] * projector[1][k] + block[j][2] * projector[2][k];
         turn += columns[k][k]; // trace((K_A)_xx P): the x rows of K_A P
     }
     turn -= conic_factor_inverse_form(&dp->conic, &dp->state, 3, columns);
@@ -453,8 +434,8 @@ static bool normal_is_free(const dcol_problem* dp, double barrier) {
     return !(dp->state.x[3] * turn / length <= threshold);
 }
 
-static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
-                        double barrier, osc_dcol_result* result) {
+static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b, double barrier,
+                        osc_dcol_result* result) {
     const double* x = dp->state.x;
     memset(result, 0, sizeof *result);
     result->alpha = x[3];
@@ -463,8 +444,7 @@ static void fill_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b
     if (!dcol_contact_points(pose_a, pose_b, dp->scale, result)) return;
     result->normal = osc_normalize(body_dual_normal(dp, 0, dp->state.z));
     bool smooth = is_smooth(dp->body[0].shape) && is_smooth(dp->body[1].shape);
-    if (!smooth && (is_degenerate(dp, barrier) || normal_is_free(dp, barrier)))
-        result->flags |= OSC_DCOL_DEGENERATE;
+    if (!smooth && (is_degenerate(dp, barrier) || normal_is_free(dp, barrier))) result->flags |= OSC_DCOL_DEGENERATE;
     // the central point's offsets are about the barrier times the pair's size in world units
     double inner = fmin(dp->body[0].shape->inner_radius, dp->body[1].shape->inner_radius);
     if (barrier * dp->scale > SMOOTHED_SHARE * inner) result->flags |= OSC_DCOL_SMOOTHED;
@@ -501,16 +481,14 @@ static void twist_terms(const dcol_problem* dp, double m[3][12], double r_x[3][1
 
 // From solved = (H^-1 K_A's columns, H^-1 E's): H^-1 K_B = E - H^-1 K_A in place of H^-1 E (K_A + K_B
 // is H's x-columns: no solves, docs/dcol.md §4.2), and tangent = -H^-1 (K_X m + E r_x) per column
-OSC_FORCE_INLINE void combine_tangents(const int n, double solved[6][CONIC_MAX_VARIABLES],
-                                       double m[3][12], double r_x[3][12],
-                                       double tangent[CONIC_MAX_VARIABLES][12]) {
+OSC_FORCE_INLINE void combine_tangents(const int n, double solved[6][CONIC_MAX_VARIABLES], double m[3][12],
+                                       double r_x[3][12], double tangent[CONIC_MAX_VARIABLES][12]) {
     double x_directions[3][CONIC_MAX_VARIABLES];
     memcpy(x_directions, solved[3], sizeof x_directions);
     for (int k = 0; k < 3; ++k)
         for (int j = 0; j < n; ++j) solved[3 + k][j] = (j == k) - solved[k][j];
     for (int j = 0; j < n; ++j) {
-        double z[2][3] = {{solved[0][j], solved[1][j], solved[2][j]},
-                          {solved[3][j], solved[4][j], solved[5][j]}};
+        double z[2][3] = {{solved[0][j], solved[1][j], solved[2][j]}, {solved[3][j], solved[4][j], solved[5][j]}};
         double e_j[3] = {x_directions[0][j], x_directions[1][j], x_directions[2][j]};
         for (int c = 0; c < 12; ++c) {
             const double* zc = z[c / 6];
@@ -530,8 +508,7 @@ OSC_FORCE_INLINE void dual_tangents(const int n, double block[CONIC_MAX_VARIABLE
         for (int c = 0; c < 12; ++c) dw[c] = 0.0;
         for (int j = 0; j < n; ++j)
             for (int c = 0; c < 12; ++c) dw[c] += block[j][k] * tangent[j][c];
-        for (int c = 0; c < 6; ++c)
-            dw[c] += block[0][k] * m[0][c] + block[1][k] * m[1][c] + block[2][k] * m[2][c];
+        for (int c = 0; c < 6; ++c) dw[c] += block[0][k] * m[0][c] + block[1][k] * m[1][c] + block[2][k] * m[2][c];
     }
 }
 
@@ -575,8 +552,7 @@ OSC_NOINLINE bool stiff_tangents(const dcol_problem* dp, double tangent[CONIC_MA
         if (!of_a[a]) continue;
         for (int c = 0; c < 12; ++c) {
             double sign = c < 6 ? 1.0 : -1.0, value = 0.0;
-            for (int i = 0; i < 3; ++i)
-                value += sign * lambda[i][a] * m[i][c] + lambda[3 + i][a] * r_x[i][c];
+            for (int i = 0; i < 3; ++i) value += sign * lambda[i][a] * m[i][c] + lambda[3 + i][a] * r_x[i][c];
             for (int k = 0; k < 3; ++k) dual_normal[k][c] -= system.normal[a][k] * value;
         }
     }
@@ -593,8 +569,7 @@ OSC_NOINLINE bool stiff_tangents(const dcol_problem* dp, double tangent[CONIC_MA
 // (six more where they are refined, docs/dcol.md §4.1). Every loop over c runs over the 12 columns
 // at once. Where x is compliant they come from the augmented system (stiff_tangents) instead; false
 // where the dual tangents' estimated rounding asks for that system too (docs/dcol.md §4.5).
-OSC_FORCE_INLINE bool solution_tangents_n(const int n, const dcol_problem* dp,
-                                          double tangent[CONIC_MAX_VARIABLES][12],
+OSC_FORCE_INLINE bool solution_tangents_n(const int n, const dcol_problem* dp, double tangent[CONIC_MAX_VARIABLES][12],
                                           double (*dual_normal)[12]) {
     double block_a[CONIC_MAX_VARIABLES][3];
     double solved[6][CONIC_MAX_VARIABLES]; // H^-1 K_A's columns, then H^-1 K_B's
@@ -612,8 +587,7 @@ OSC_FORCE_INLINE bool solution_tangents_n(const int n, const dcol_problem* dp,
     if (compliant && stiff_tangents(dp, tangent, dual_normal)) return true;
     // The factor's shift biases both by about shift times the compliance of x: above REFINE_BIAS
     // they are refined to the normal system without the shift (docs/dcol.md §4.1).
-    if (dp->state.factor_shift * compliance > REFINE_BIAS)
-        conic_refine_solutions(&dp->conic, &dp->state, 6, solved);
+    if (dp->state.factor_shift * compliance > REFINE_BIAS) conic_refine_solutions(&dp->conic, &dp->state, 6, solved);
     double m[3][12], r_x[3][12];
     twist_terms(dp, m, r_x);
     combine_tangents(n, solved, m, r_x, tangent);
@@ -629,8 +603,7 @@ OSC_FORCE_INLINE bool solution_tangents_n(const int n, const dcol_problem* dp,
         for (int k = 0; k < 3; ++k) dw = dw < fabs(dual_normal[k][c]) ? fabs(dual_normal[k][c]) : dw;
     }
     double stiffest = block_a[0][0] + block_a[1][1] + block_a[2][2];
-    return !(2.2e-16 * stiffest * dv > NORMAL_ROUNDING * dw &&
-             dp->options.stiff_compliance < INFINITY);
+    return !(2.2e-16 * stiffest * dv > NORMAL_ROUNDING * dw && dp->options.stiff_compliance < INFINITY);
 }
 
 // solution_tangents_n with the variable count a constant (4 to 8), so that its loops unroll, and
@@ -639,19 +612,18 @@ static void solution_tangents(const dcol_problem* dp, double tangent[CONIC_MAX_V
                               double (*dual_normal)[12]) {
     bool done;
     switch (dp->conic.variables) {
-    case 4: done = solution_tangents_n(4, dp, tangent, dual_normal); break;
-    case 5: done = solution_tangents_n(5, dp, tangent, dual_normal); break;
-    case 6: done = solution_tangents_n(6, dp, tangent, dual_normal); break;
-    case 7: done = solution_tangents_n(7, dp, tangent, dual_normal); break;
-    default: done = solution_tangents_n(8, dp, tangent, dual_normal); break;
+        case 4: done = solution_tangents_n(4, dp, tangent, dual_normal); break;
+        case 5: done = solution_tangents_n(5, dp, tangent, dual_normal); break;
+        case 6: done = solution_tangents_n(6, dp, tangent, dual_normal); break;
+        case 7: done = solution_tangents_n(7, dp, tangent, dual_normal); break;
+        default: done = solution_tangents_n(8, dp, tangent, dual_normal); break;
     }
     // the first pass's tangents stand where the augmented matrix cannot be factored
     if (!done) stiff_tangents(dp, tangent, dual_normal);
 }
 
-void dcol_point_jacobians(osc_pose pose_a, osc_pose pose_b, const osc_dcol_result* result,
-                          const double dalpha[12], const double* dx,
-                          const osc_dcol_jacobians* jac) {
+void dcol_point_jacobians(osc_pose pose_a, osc_pose pose_b, const osc_dcol_result* result, const double dalpha[12],
+                          const double* dx, const osc_dcol_jacobians* jac) {
     bool coincident = result->flags & OSC_DCOL_COINCIDENT;
     double alpha = result->alpha;
     osc_pose poses[2] = {pose_a, pose_b};
@@ -695,8 +667,8 @@ void dcol_point_jacobians(osc_pose pose_a, osc_pose pose_b, const osc_dcol_resul
 // becomes a world derivative by the factor of its column: a value measured in length^power (1:
 // points, 0: alpha, normals) is scale^power times its normalised value, and a translation column
 // is d/dp = d/dp' / scale.
-static void fill_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
-                           const osc_dcol_result* result, const osc_dcol_jacobians* jac) {
+static void fill_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b, const osc_dcol_result* result,
+                           const osc_dcol_jacobians* jac) {
     double tangent[CONIC_MAX_VARIABLES][12];
     double dual_normal[3][12];
     bool coincident = result->flags & OSC_DCOL_COINCIDENT;
@@ -732,17 +704,15 @@ static void fill_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pos
                 along[c] = n.x * dual_normal[0][c] + n.y * dual_normal[1][c] + n.z * dual_normal[2][c];
             for (int k = 0; k < 3; ++k) {
                 double n_k = osc_vec3_get(n, k), *row = jac->normal + 12 * k;
-                for (int c = 0; c < 12; ++c)
-                    row[c] = (dual_normal[k][c] - n_k * along[c]) * (factor_alpha[c] / length);
+                for (int c = 0; c < 12; ++c) row[c] = (dual_normal[k][c] - n_k * along[c]) * (factor_alpha[c] / length);
             }
         }
     }
 }
 
 // the query once checked, solved as it is posed
-static osc_status proximity_as_posed(const char* function, const dcol_query* query,
-                                     osc_dcol_result* result, const osc_dcol_jacobians* jacobians,
-                                     osc_dcol_warm_start* warm) {
+static osc_status proximity_as_posed(const char* function, const dcol_query* query, osc_dcol_result* result,
+                                     const osc_dcol_jacobians* jacobians, osc_dcol_warm_start* warm) {
     osc_pose pose_a = query->pose_a, pose_b = query->pose_b;
     dcol_problem dp;
     osc_status status = dcol_solve(function, query, warm, true, &dp);
@@ -778,21 +748,19 @@ static osc_status proximity(const char* function, const dcol_query* query, osc_d
     double rows[6][36];
     osc_dcol_jacobians request = {NULL, NULL, NULL, NULL, NULL, NULL};
     if (jacobians) request = dcol_rescale_jacobian_request(jacobians, rows);
-    osc_status status = proximity_as_posed(function, &scaled, result, jacobians ? &request : NULL,
-                                           warm ? &scaled_warm : NULL);
+    osc_status status =
+        proximity_as_posed(function, &scaled, result, jacobians ? &request : NULL, warm ? &scaled_warm : NULL);
     if (warm) dcol_rescale_warm_start(query, k, false, &scaled_warm, warm);
     if (status != OSC_OK && status != OSC_ERR_NOT_CONVERGED) return status;
     osc_dcol_result scaled_result = *result;
     dcol_rescale_result(query, k, result);
-    if (status == OSC_OK && jacobians)
-        dcol_rescale_jacobians(query, k, &scaled_result, &request, jacobians);
+    if (status == OSC_OK && jacobians) dcol_rescale_jacobians(query, k, &scaled_result, &request, jacobians);
     return status;
 }
 
-osc_status dcol_proximity(const dcol_options* options, dcol_trace* trace, const osc_convex* a,
-                          osc_pose pose_a, const osc_convex* b, osc_pose pose_b,
-                          const osc_dcol_settings* settings, osc_dcol_result* result,
-                          const osc_dcol_jacobians* jacobians, osc_dcol_warm_start* warm) {
+osc_status dcol_proximity(const dcol_options* options, dcol_trace* trace, const osc_convex* a, osc_pose pose_a,
+                          const osc_convex* b, osc_pose pose_b, const osc_dcol_settings* settings,
+                          osc_dcol_result* result, const osc_dcol_jacobians* jacobians, osc_dcol_warm_start* warm) {
     const char* function = "osc_dcol_proximity";
     if (!result) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: result is NULL", function);
     dcol_query query;
@@ -803,17 +771,16 @@ osc_status dcol_proximity(const dcol_options* options, dcol_trace* trace, const 
     return proximity(function, &query, result, jacobians, warm);
 }
 
-osc_status osc_dcol_proximity(const osc_convex* a, osc_pose pose_a, const osc_convex* b,
-                              osc_pose pose_b, const osc_dcol_settings* settings,
-                              osc_dcol_result* result, const osc_dcol_jacobians* jacobians,
-                              osc_dcol_warm_start* warm) {
+osc_status osc_dcol_proximity(const osc_convex* a, osc_pose pose_a, const osc_convex* b, osc_pose pose_b,
+                              const osc_dcol_settings* settings, osc_dcol_result* result,
+                              const osc_dcol_jacobians* jacobians, osc_dcol_warm_start* warm) {
     dcol_options defaults = dcol_default_options();
     return dcol_proximity(&defaults, NULL, a, pose_a, b, pose_b, settings, result, jacobians, warm);
 }
 
 // alpha and its gradient for a checked query solved as it is posed (docs/dcol.md §4.3, §4.6)
-static osc_status alpha_gradient_as_posed(const char* function, const dcol_query* query,
-                                          double* alpha, double gradient[12]) {
+static osc_status alpha_gradient_as_posed(const char* function, const dcol_query* query, double* alpha,
+                                          double gradient[12]) {
     osc_pose pose_a = query->pose_a, pose_b = query->pose_b;
     osc_dcol_jacobians alpha_only = {.alpha = gradient};
     dcol_problem dp;
@@ -855,12 +822,10 @@ static osc_status alpha_gradient_as_posed(const char* function, const dcol_query
     return OSC_OK;
 }
 
-osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const osc_convex* b,
-                                   osc_pose pose_b, const osc_dcol_settings* settings,
-                                   double* alpha, double gradient[12]) {
+osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const osc_convex* b, osc_pose pose_b,
+                                   const osc_dcol_settings* settings, double* alpha, double gradient[12]) {
     if (!alpha || !gradient)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", __func__,
-                        alpha ? "gradient" : "alpha");
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", __func__, alpha ? "gradient" : "alpha");
     dcol_query query;
     osc_status status = dcol_check_query(__func__, a, pose_a, b, pose_b, settings, &query);
     if (status != OSC_OK) return status;
@@ -908,22 +873,24 @@ typedef struct proximity_batch {
 // pair `index` of a batch: the single call's answer
 static osc_status batch_pair(void* context, size_t index) {
     const proximity_batch* batch = context;
-    return osc_dcol_proximity(batch->a[index], batch->poses_a[index], batch->b[index],
-                              batch->poses_b[index], batch->settings, &batch->results[index],
+    return osc_dcol_proximity(batch->a[index], batch->poses_a[index], batch->b[index], batch->poses_b[index],
+                              batch->settings, &batch->results[index],
                               batch->jacobians ? &batch->jacobians[index] : NULL, NULL);
 }
 
-osc_status osc_dcol_proximity_batch(const osc_convex* const* a, const osc_pose* poses_a,
-                                    const osc_convex* const* b, const osc_pose* poses_b, int count,
-                                    const osc_dcol_settings* settings, osc_dcol_result* results,
-                                    const osc_dcol_jacobians* jacobians, osc_status* statuses,
+osc_status osc_dcol_proximity_batch(const osc_convex* const* a, const osc_pose* poses_a, const osc_convex* const* b,
+                                    const osc_pose* poses_b, int count, const osc_dcol_settings* settings,
+                                    osc_dcol_result* results, const osc_dcol_jacobians* jacobians, osc_status* statuses,
                                     int threads) {
-    if (count < 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count is negative (%d)", __func__, count);
+    if (count < 0) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count is negative (%d)", __func__, count);
     if (count > 0 && (!a || !b || !poses_a || !poses_b || !results))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", __func__,
-                        !a ? "a" : !b ? "b" : !poses_a ? "poses_a" : !poses_b ? "poses_b" : "results");
+                        !a         ? "a"
+                        : !b       ? "b"
+                        : !poses_a ? "poses_a"
+                        : !poses_b ? "poses_b"
+                                   : "results");
     proximity_batch batch = {a, poses_a, b, poses_b, settings, results, jacobians};
-    return osc_batch_run(__func__, "pair", (size_t)count, threads, BATCH_PAIRS_PER_THREAD,
-                         batch_pair, &batch, statuses);
+    return osc_batch_run(__func__, "pair", (size_t)count, threads, BATCH_PAIRS_PER_THREAD, batch_pair, &batch,
+                         statuses);
 }

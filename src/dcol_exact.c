@@ -86,10 +86,9 @@ bool dcol_exact_prepare(dcol_exact_contact* c) {
         if (!(along > EXACT_MIN_CURVATURE * trace)) return false;
     } else {
         double det = abar[0][0] * abar[1][1] - abar[0][1] * abar[1][0];
-        double lengths = (abar[0][0] * abar[0][0] + abar[0][1] * abar[0][1]) *
-                         (abar[1][0] * abar[1][0] + abar[1][1] * abar[1][1]);
-        if (!(det * det > EXACT_MIN_TIE_SINE * EXACT_MIN_TIE_SINE * lengths))
-            return false;
+        double lengths =
+            (abar[0][0] * abar[0][0] + abar[0][1] * abar[0][1]) * (abar[1][0] * abar[1][0] + abar[1][1] * abar[1][1]);
+        if (!(det * det > EXACT_MIN_TIE_SINE * EXACT_MIN_TIE_SINE * lengths)) return false;
     }
     // [alpha Hbar, alpha Abar^T; Abar, 0]
     int size = 2 + c->tie_count;
@@ -104,8 +103,7 @@ bool dcol_exact_prepare(dcol_exact_contact* c) {
     return lu_factor(c->lu, c->pivot, size);
 }
 
-void dcol_exact_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
-                       osc_dcol_result* result) {
+void dcol_exact_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b, osc_dcol_result* result) {
     const dcol_exact_contact* c = &dp->contact;
     memset(result, 0, sizeof *result);
     result->alpha = c->alpha;
@@ -135,8 +133,8 @@ void dcol_exact_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
 //     tie rows -(tie_j x n)_i,   R_A's share of dx: -[S_A]x + H_A [n]x applied to e_i;
 // per axis of A's translation dalpha_i = -alpha n_i / scale and b_j,i = -(t_j,i / scale + dalpha_i
 // t_j . S). B's translations are minus A's (only d = r'_B - r'_A enters), but for dx's own dp_A.
-void dcol_exact_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
-                          const osc_dcol_result* result, const osc_dcol_jacobians* jac) {
+void dcol_exact_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b, const osc_dcol_result* result,
+                          const osc_dcol_jacobians* jac) {
     const dcol_exact_contact* c = &dp->contact;
     double scale = dp->scale, alpha = c->alpha;
     osc_vec3 n = c->n, sum = osc_add(c->support[0], c->support[1]);

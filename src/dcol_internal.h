@@ -56,8 +56,8 @@ typedef struct dcol_query {
 typedef struct dcol_body {
     const osc_convex* shape;
     osc_mat3 rotation;
-    osc_vec3 origin;   // r' (normalised)
-    int slack_column;  // first slack variable
+    osc_vec3 origin;      // r' (normalised)
+    int slack_column;     // first slack variable
     int row_ranges[2][2]; // [orthant, cone] x [first, end) rows in the problem
 } dcol_body;
 
@@ -74,7 +74,7 @@ typedef struct dcol_exact_contact {
     osc_mat3 curvature[2]; // H_X = (C - g g^T) / h at n, g = C n / h; zero without a smooth part
     int tie_count;
     int tie_body[2];
-    osc_vec3 tie[2];       // the tied differences v_j - v_rep
+    osc_vec3 tie[2]; // the tied differences v_j - v_rep
     // set by dcol_exact_prepare: a basis (t1, t2) of the plane across n and the LU factors of the
     // linearised system [alpha Hbar, alpha Abar^T; Abar, 0] (2 + tie_count unknowns)
     osc_vec3 t1, t2;
@@ -102,8 +102,7 @@ typedef struct dcol_problem {
 /// An orthonormal basis (t1, t2) of the plane across the unit vector `unit` (the support walk's
 /// plane across d, an exact contact's across n).
 static inline void dcol_plane_basis(osc_vec3 unit, osc_vec3* t1, osc_vec3* t2) {
-    osc_vec3 axis = fabs(unit.x) < 0.57 ? osc_v3(1, 0, 0) : fabs(unit.y) < 0.57 ? osc_v3(0, 1, 0)
-                                                                                  : osc_v3(0, 0, 1);
+    osc_vec3 axis = fabs(unit.x) < 0.57 ? osc_v3(1, 0, 0) : fabs(unit.y) < 0.57 ? osc_v3(0, 1, 0) : osc_v3(0, 0, 1);
     *t1 = osc_normalize(osc_cross(unit, axis));
     *t2 = osc_cross(unit, *t1);
 }
@@ -128,12 +127,11 @@ void dcol_assemble_rows(dcol_problem* dp);
 bool dcol_exact_prepare(dcol_exact_contact* contact);
 
 /// The result of an exact contact (dp->exact): alpha, x, the contact points, distance and normal.
-void dcol_exact_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
-                       osc_dcol_result* result);
+void dcol_exact_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b, osc_dcol_result* result);
 
 /// The non-NULL Jacobians of an exact contact, from its prepared factors (docs/dcol.md §4.6).
-void dcol_exact_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
-                          const osc_dcol_result* result, const osc_dcol_jacobians* jacobians);
+void dcol_exact_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b, const osc_dcol_result* result,
+                          const osc_dcol_jacobians* jacobians);
 
 /// Fills eq. (29)'s contact points, eq. (30)'s distance and the COINCIDENT flag of `result` from
 /// its alpha and point (shared by the conic and exact paths). False when the pair is coincident.
@@ -141,23 +139,20 @@ bool dcol_contact_points(osc_pose pose_a, osc_pose pose_b, double scale, osc_dco
 
 /// Writes the contact points' and the distance's Jacobians from alpha's and x's (dx: [3][12]; world
 /// units, eqs. (29), (30)).
-void dcol_point_jacobians(osc_pose pose_a, osc_pose pose_b, const osc_dcol_result* result,
-                          const double dalpha[12], const double* dx,
-                          const osc_dcol_jacobians* jacobians);
+void dcol_point_jacobians(osc_pose pose_a, osc_pose pose_b, const osc_dcol_result* result, const double dalpha[12],
+                          const double* dx, const osc_dcol_jacobians* jacobians);
 
 /// Checks the arguments of a query (`function` names the caller in messages; `settings` NULL
 /// means the defaults) and writes them to `query` with the quaternions normalised, the default
 /// options and no trace. OSC_OK or OSC_ERR_INVALID_ARGUMENT.
-osc_status dcol_check_query(const char* function, const osc_convex* a, osc_pose pose_a,
-                            const osc_convex* b, osc_pose pose_b, const osc_dcol_settings* settings,
-                            dcol_query* query);
+osc_status dcol_check_query(const char* function, const osc_convex* a, osc_pose pose_a, const osc_convex* b,
+                            osc_pose pose_b, const osc_dcol_settings* settings, dcol_query* query);
 
 /// osc_dcol_proximity with the switches `options` and the counts added to `trace` (nullable):
 /// the entry point of the tests that compare the paths.
-osc_status dcol_proximity(const dcol_options* options, dcol_trace* trace, const osc_convex* a,
-                          osc_pose pose_a, const osc_convex* b, osc_pose pose_b,
-                          const osc_dcol_settings* settings, osc_dcol_result* result,
-                          const osc_dcol_jacobians* jacobians, osc_dcol_warm_start* warm);
+osc_status dcol_proximity(const dcol_options* options, dcol_trace* trace, const osc_convex* a, osc_pose pose_a,
+                          const osc_convex* b, osc_pose pose_b, const osc_dcol_settings* settings,
+                          osc_dcol_result* result, const osc_dcol_jacobians* jacobians, osc_dcol_warm_start* warm);
 
 /// The separation of the origins, relative to the pair's size (the sum of the bounding radii), at
 /// or below which a pair is coincident (OSC_DCOL_COINCIDENT: no contact points or normal).
@@ -173,8 +168,8 @@ double dcol_rescale_factor(const dcol_query* query);
 void dcol_rescale_query(const dcol_query* query, double k, dcol_query* scaled);
 
 /// A warm start (world units) into the scaled pair (`inward`) or back from it.
-void dcol_rescale_warm_start(const dcol_query* query, double k, bool inward,
-                             const osc_dcol_warm_start* in, osc_dcol_warm_start* out);
+void dcol_rescale_warm_start(const dcol_query* query, double k, bool inward, const osc_dcol_warm_start* in,
+                             osc_dcol_warm_start* out);
 
 /// The result of the scaled pair, in place, made the query's: alpha / k, x = r_A + x^ / k, the
 /// contact points moved with their origins, eq. (30)'s distance.
@@ -182,8 +177,7 @@ void dcol_rescale_result(const dcol_query* query, double k, osc_dcol_result* res
 
 /// The Jacobians the scaled pair's solve must give for `wanted` (each non-NULL array of `wanted`,
 /// and alpha's for the distance), in `rows`.
-osc_dcol_jacobians dcol_rescale_jacobian_request(const osc_dcol_jacobians* wanted,
-                                                 double rows[6][36]);
+osc_dcol_jacobians dcol_rescale_jacobian_request(const osc_dcol_jacobians* wanted, double rows[6][36]);
 
 /// The query's Jacobians `out` (its non-NULL arrays) from the scaled pair's `in`
 /// (dcol_rescale_jacobian_request) and its result `scaled` (before dcol_rescale_result).
@@ -199,8 +193,8 @@ void dcol_rescale_jacobians(const dcol_query* query, double k, const osc_dcol_re
 /// `warm` and returns true when both shapes are spheres, the barrier is at most
 /// DCOL_CLOSED_FORM_MAX_BARRIER and the query's options take the support path; otherwise returns
 /// false and touches nothing.
-bool dcol_sphere_pair(const dcol_query* query, osc_dcol_result* result,
-                      const osc_dcol_jacobians* jacobians, osc_dcol_warm_start* warm);
+bool dcol_sphere_pair(const dcol_query* query, osc_dcol_result* result, const osc_dcol_jacobians* jacobians,
+                      osc_dcol_warm_start* warm);
 
 /// Assembles the problem of a checked query into `dp` and solves it with its settings and options
 /// (from `warm` when valid, which is then overwritten with this solve's solution).
@@ -208,7 +202,7 @@ bool dcol_sphere_pair(const dcol_query* query, osc_dcol_result* result,
 /// where the barrier allows it; the conic state is then not set.
 /// OSC_OK, or the solver's status (OSC_ERR_NOT_CONVERGED with `dp` holding the last iterate, the
 /// message naming `function`).
-osc_status dcol_solve(const char* function, const dcol_query* query, osc_dcol_warm_start* warm,
-                      bool allow_exact, dcol_problem* dp);
+osc_status dcol_solve(const char* function, const dcol_query* query, osc_dcol_warm_start* warm, bool allow_exact,
+                      dcol_problem* dp);
 
 #endif // OSC_DCOL_INTERNAL_H

@@ -18,20 +18,14 @@ int osc_dcol_parameter_count(const osc_convex* shape) {
         return 0;
     }
     switch (shape->kind) {
-    case OSC_CONVEX_SPHERE:
-        return 1;
-    case OSC_CONVEX_CAPSULE:
-    case OSC_CONVEX_CYLINDER:
-    case OSC_CONVEX_CONE:
-        return 2;
-    case OSC_CONVEX_ELLIPSOID:
-        return 9;
-    case OSC_CONVEX_POLYTOPE:
-        return 4 * shape->face_count;
-    case OSC_CONVEX_POLYGON:
-        return 3 * shape->face_count + 1;
-    case OSC_CONVEX_INVALID:
-        break;
+        case OSC_CONVEX_SPHERE: return 1;
+        case OSC_CONVEX_CAPSULE:
+        case OSC_CONVEX_CYLINDER:
+        case OSC_CONVEX_CONE: return 2;
+        case OSC_CONVEX_ELLIPSOID: return 9;
+        case OSC_CONVEX_POLYTOPE: return 4 * shape->face_count;
+        case OSC_CONVEX_POLYGON: return 3 * shape->face_count + 1;
+        case OSC_CONVEX_INVALID: break;
     }
     return 0;
 }
@@ -53,15 +47,14 @@ static void row_sensitivities(const dcol_problem* dp, int which, const double* u
     int local = 0;
     for (int range = 0; range < 2; ++range)
         for (int i = body->row_ranges[range][0]; i < body->row_ranges[range][1]; ++i, ++local)
-            for (int c = 0; c < CONVEX_COLUMNS; ++c)
-                D[local][c] = -(dp->state.z[i] * U[c] + q[i] * Y[c]);
+            for (int c = 0; c < CONVEX_COLUMNS; ++c) D[local][c] = -(dp->state.z[i] * U[c] + q[i] * Y[c]);
 }
 
 // a halfspace row stored as the unit (a, b) of a row (A, beta) of length k = |A| as given:
 // d alpha / dA = ((I - a a^T) g_a - g_b b a) / k and d alpha / d beta = g_b / k, where g_a, g_b
 // are the sensitivities to the unit row's normal and offset
-static void raw_halfspace_gradient(const double* a, double b, double k, const double* g_a,
-                                   double g_b, int width, double* d_normal, double* d_offset) {
+static void raw_halfspace_gradient(const double* a, double b, double k, const double* g_a, double g_b, int width,
+                                   double* d_normal, double* d_offset) {
     double a_dot_g = 0.0;
     for (int c = 0; c < width; ++c) a_dot_g += a[c] * g_a[c];
     for (int c = 0; c < width; ++c) d_normal[c] = (g_a[c] - a[c] * a_dot_g - g_b * b * a[c]) / k;
@@ -104,48 +97,44 @@ static void ellipsoid_gradient(const osc_convex* shape, double (*D)[CONVEX_COLUM
 
 static void shape_gradient(const osc_convex* shape, double (*D)[CONVEX_COLUMNS], double* out) {
     switch (shape->kind) {
-    case OSC_CONVEX_SPHERE: // row 0: alpha column -R
-        out[0] = -D[0][CONVEX_COLUMN_ALPHA];
-        break;
-    case OSC_CONVEX_CAPSULE:
-    case OSC_CONVEX_CYLINDER: // rows 0, 1: alpha column -L/2; row 2: -R
-        out[0] = -D[2][CONVEX_COLUMN_ALPHA];
-        out[1] = -0.5 * (D[0][CONVEX_COLUMN_ALPHA] + D[1][CONVEX_COLUMN_ALPHA]);
-        break;
-    case OSC_CONVEX_CONE: { // row 0: alpha -H/4; row 1: y_x -tan(beta), alpha -3 H tan(beta) / 4
-        double slope = tan(shape->half_angle), secant2 = 1.0 + slope * slope;
-        out[0] = -0.25 * D[0][CONVEX_COLUMN_ALPHA] - 0.75 * slope * D[1][CONVEX_COLUMN_ALPHA];
-        out[1] = -secant2 * (D[1][0] + 0.75 * shape->height * D[1][CONVEX_COLUMN_ALPHA]);
-        break;
-    }
-    case OSC_CONVEX_ELLIPSOID:
-        ellipsoid_gradient(shape, D, out);
-        break;
-    case OSC_CONVEX_POLYTOPE: { // row i: (a_i, -b_i)
-        int m = shape->face_count;
-        for (int i = 0; i < m; ++i)
-            raw_halfspace_gradient(shape->normals + 3 * i, shape->offsets[i], shape->face_scales[i],
-                                   D[i], -D[i][CONVEX_COLUMN_ALPHA], 3, out + 3 * i, out + 3 * m + i);
-        break;
-    }
-    case OSC_CONVEX_POLYGON: { // row i: alpha -d_i, slacks C_i; row m: alpha -R
-        int m = shape->face_count;
-        for (int i = 0; i < m; ++i)
-            raw_halfspace_gradient(shape->normals + 2 * i, shape->offsets[i], shape->face_scales[i],
-                                   D[i] + CONVEX_COLUMN_SLACK, -D[i][CONVEX_COLUMN_ALPHA], 2,
-                                   out + 2 * i, out + 2 * m + i);
-        out[3 * m] = -D[m][CONVEX_COLUMN_ALPHA];
-        break;
-    }
-    case OSC_CONVEX_INVALID:
-        break;
+        case OSC_CONVEX_SPHERE: // row 0: alpha column -R
+            out[0] = -D[0][CONVEX_COLUMN_ALPHA];
+            break;
+        case OSC_CONVEX_CAPSULE:
+        case OSC_CONVEX_CYLINDER: // rows 0, 1: alpha column -L/2; row 2: -R
+            out[0] = -D[2][CONVEX_COLUMN_ALPHA];
+            out[1] = -0.5 * (D[0][CONVEX_COLUMN_ALPHA] + D[1][CONVEX_COLUMN_ALPHA]);
+            break;
+        case OSC_CONVEX_CONE: { // row 0: alpha -H/4; row 1: y_x -tan(beta), alpha -3 H tan(beta) / 4
+            double slope = tan(shape->half_angle), secant2 = 1.0 + slope * slope;
+            out[0] = -0.25 * D[0][CONVEX_COLUMN_ALPHA] - 0.75 * slope * D[1][CONVEX_COLUMN_ALPHA];
+            out[1] = -secant2 * (D[1][0] + 0.75 * shape->height * D[1][CONVEX_COLUMN_ALPHA]);
+            break;
+        }
+        case OSC_CONVEX_ELLIPSOID: ellipsoid_gradient(shape, D, out); break;
+        case OSC_CONVEX_POLYTOPE: { // row i: (a_i, -b_i)
+            int m = shape->face_count;
+            for (int i = 0; i < m; ++i)
+                raw_halfspace_gradient(shape->normals + 3 * i, shape->offsets[i], shape->face_scales[i], D[i],
+                                       -D[i][CONVEX_COLUMN_ALPHA], 3, out + 3 * i, out + 3 * m + i);
+            break;
+        }
+        case OSC_CONVEX_POLYGON: { // row i: alpha -d_i, slacks C_i; row m: alpha -R
+            int m = shape->face_count;
+            for (int i = 0; i < m; ++i)
+                raw_halfspace_gradient(shape->normals + 2 * i, shape->offsets[i], shape->face_scales[i],
+                                       D[i] + CONVEX_COLUMN_SLACK, -D[i][CONVEX_COLUMN_ALPHA], 2, out + 2 * i,
+                                       out + 2 * m + i);
+            out[3 * m] = -D[m][CONVEX_COLUMN_ALPHA];
+            break;
+        }
+        case OSC_CONVEX_INVALID: break;
     }
 }
 
-osc_status osc_dcol_alpha_parameter_gradient(const osc_convex* a, osc_pose pose_a,
-                                             const osc_convex* b, osc_pose pose_b,
-                                             const osc_dcol_settings* settings, double* alpha,
-                                             double* gradient_a, double* gradient_b) {
+osc_status osc_dcol_alpha_parameter_gradient(const osc_convex* a, osc_pose pose_a, const osc_convex* b, osc_pose pose_b,
+                                             const osc_dcol_settings* settings, double* alpha, double* gradient_a,
+                                             double* gradient_b) {
     dcol_query query;
     osc_status status = dcol_check_query(__func__, a, pose_a, b, pose_b, settings, &query);
     if (status != OSC_OK) return status;
@@ -175,8 +164,7 @@ osc_status osc_dcol_alpha_parameter_gradient(const osc_convex* a, osc_pose pose_
         double D[OSC_CONVEX_MAX_FACES + CONVEX_MAX_CONE_DIM][CONVEX_COLUMNS];
         row_sensitivities(&dp, which, u, q, D);
         shape_gradient(dp.body[which].shape, D, outputs[which]);
-        for (int i = 0; k != 1.0 && i < osc_dcol_parameter_count(dp.body[which].shape); ++i)
-            outputs[which][i] /= k;
+        for (int i = 0; k != 1.0 && i < osc_dcol_parameter_count(dp.body[which].shape); ++i) outputs[which][i] /= k;
     }
     return OSC_OK;
 }

@@ -34,14 +34,14 @@ void dcol_rescale_query(const dcol_query* query, double k, dcol_query* scaled) {
     scaled->pose_b.p = osc_scale(osc_sub(query->pose_b.p, query->pose_a.p), k);
 }
 
-void dcol_rescale_warm_start(const dcol_query* query, double k, bool inward,
-                             const osc_dcol_warm_start* in, osc_dcol_warm_start* out) {
+void dcol_rescale_warm_start(const dcol_query* query, double k, bool inward, const osc_dcol_warm_start* in,
+                             osc_dcol_warm_start* out) {
     *out = *in;
     // x - r_A, alpha and the slacks (lengths) scale by k: into the scaled pair, and back
     double factor = inward ? k : 1.0 / k;
     osc_vec3 x = osc_v3(in->solution[0], in->solution[1], in->solution[2]);
-    osc_vec3 moved = inward ? osc_scale(osc_sub(x, query->pose_a.p), factor)
-                            : osc_add_scaled(query->pose_a.p, x, factor);
+    osc_vec3 moved =
+        inward ? osc_scale(osc_sub(x, query->pose_a.p), factor) : osc_add_scaled(query->pose_a.p, x, factor);
     out->solution[0] = moved.x;
     out->solution[1] = moved.y;
     out->solution[2] = moved.z;
@@ -61,8 +61,7 @@ void dcol_rescale_result(const dcol_query* query, double k, osc_dcol_result* res
     result->distance = separation - k * separation / scaled_alpha;
 }
 
-osc_dcol_jacobians dcol_rescale_jacobian_request(const osc_dcol_jacobians* wanted,
-                                                 double rows[6][36]) {
+osc_dcol_jacobians dcol_rescale_jacobian_request(const osc_dcol_jacobians* wanted, double rows[6][36]) {
     osc_dcol_jacobians request = {NULL, NULL, NULL, NULL, NULL, NULL};
     if (wanted->alpha || wanted->distance) request.alpha = rows[0];
     if (wanted->point) request.point = rows[1];
@@ -106,22 +105,19 @@ void dcol_rescale_jacobians(const dcol_query* query, double k, const osc_dcol_re
     osc_vec3 gap = osc_sub(query->pose_b.p, query->pose_a.p);
     osc_vec3 u = osc_normalize(gap);
     double size = k * osc_length(gap), alpha = scaled->alpha;
-    if (out->alpha)
-        rescale_row(in->alpha, out->alpha, (rescale_rule){1.0, 0.0, alpha / size, 0.0, 1.0 / k}, -1, u);
+    if (out->alpha) rescale_row(in->alpha, out->alpha, (rescale_rule){1.0, 0.0, alpha / size, 0.0, 1.0 / k}, -1, u);
     for (int i = 0; i < 3; ++i) {
         double u_i = osc_vec3_get(u, i);
         // x = r_A + x^ / k (A is at the origin of the scaled pair)
         if (out->point)
             rescale_row(in->point + 12 * i, out->point + 12 * i,
-                        (rescale_rule){1.0, 0.0, osc_vec3_get(scaled->point, i) / size, 1.0, 1.0 / k},
-                        i, u);
+                        (rescale_rule){1.0, 0.0, osc_vec3_get(scaled->point, i) / size, 1.0, 1.0 / k}, i, u);
         // p_A = r_A + p_A^ and p_B = r_B + (p_B^ - s u): p_B^ - s u moves by (dp_B^/dd^ - I) k (I - u u^T)
         if (out->point_a)
-            rescale_row(in->point_a + 12 * i, out->point_a + 12 * i, (rescale_rule){k, 0.0, 0.0, 1.0, 1.0},
-                        i, u);
+            rescale_row(in->point_a + 12 * i, out->point_a + 12 * i, (rescale_rule){k, 0.0, 0.0, 1.0, 1.0}, i, u);
         if (out->point_b)
-            rescale_row(in->point_b + 12 * i, out->point_b + 12 * i,
-                        (rescale_rule){k, 1.0 - k, k * u_i, 1.0, 1.0}, i, u);
+            rescale_row(in->point_b + 12 * i, out->point_b + 12 * i, (rescale_rule){k, 1.0 - k, k * u_i, 1.0, 1.0}, i,
+                        u);
         if (out->normal)
             rescale_row(in->normal + 12 * i, out->normal + 12 * i, (rescale_rule){k, 0.0, 0.0, 0.0, 1.0}, -1, u);
     }

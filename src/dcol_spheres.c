@@ -17,11 +17,11 @@ static void put_row(double* row, const double v[3], double a, double b) {
     }
 }
 
-bool dcol_sphere_pair(const dcol_query* query, osc_dcol_result* result,
-                      const osc_dcol_jacobians* jacobians, osc_dcol_warm_start* warm) {
+bool dcol_sphere_pair(const dcol_query* query, osc_dcol_result* result, const osc_dcol_jacobians* jacobians,
+                      osc_dcol_warm_start* warm) {
     const osc_convex *a = query->a, *b = query->b;
-    if (!query->options.support_path || a->kind != OSC_CONVEX_SPHERE ||
-        b->kind != OSC_CONVEX_SPHERE || query->settings.tolerance > DCOL_CLOSED_FORM_MAX_BARRIER)
+    if (!query->options.support_path || a->kind != OSC_CONVEX_SPHERE || b->kind != OSC_CONVEX_SPHERE ||
+        query->settings.tolerance > DCOL_CLOSED_FORM_MAX_BARRIER)
         return false;
     osc_pose pose_a = query->pose_a, pose_b = query->pose_b;
     double radius_a = a->radius, radius_b = b->radius, sum = radius_a + radius_b;

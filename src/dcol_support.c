@@ -27,10 +27,10 @@ typedef struct support_body {
     double L[3][3]; // an ellipsoid's factor C = L L^T (L = Q U^-1 / s)
     bool factored;  // an ellipsoid: C n and sqrt(n^T C n) from L (smooth_part)
     bool ball;
-    bool disc;     // a cylinder or cone: C = (R / s)^2 (I - e e^T) has rank 2, kinked where n is along e
-    int plain;     // the vertex without the smooth part (a cone's apex), or -1
-    osc_vec3 axis; // the cylinder's or cone's axis e
-    double radius; // R / s
+    bool disc;             // a cylinder or cone: C = (R / s)^2 (I - e e^T) has rank 2, kinked where n is along e
+    int plain;             // the vertex without the smooth part (a cone's apex), or -1
+    osc_vec3 axis;         // the cylinder's or cone's axis e
+    double radius;         // R / s
     double inverse_radius; // s / R (a disc's)
     int count;
     osc_vec3 vertex[SUPPORT_MAX_VERTICES];
@@ -70,9 +70,7 @@ static void set_disc(support_body* body, double radius, double scale) {
 }
 
 // whether vertex j carries the body's smooth part
-static inline bool is_swept(const support_body* body, int j) {
-    return body->ball && j != body->plain;
-}
+static inline bool is_swept(const support_body* body, int j) { return body->ball && j != body->plain; }
 
 // a vertex's coordinates on the plane (e1, e2)
 typedef struct plane_vector {
@@ -80,8 +78,7 @@ typedef struct plane_vector {
 } plane_vector;
 
 static inline plane_vector plane_coordinates(const support_body* body, int j) {
-    if (body->neighbours)
-        return (plane_vector){osc_dot(body->vertex[j], body->e1), osc_dot(body->vertex[j], body->e2)};
+    if (body->neighbours) return (plane_vector){osc_dot(body->vertex[j], body->e1), osc_dot(body->vertex[j], body->e2)};
     return (plane_vector){body->along1[j], body->along2[j]};
 }
 
@@ -132,59 +129,59 @@ static void support_body_of(const dcol_problem* dp, int which, support_body* out
     out->neighbours = (const uint64_t(*)[CONVEX_NEIGHBOUR_WORDS])shape->face_neighbours;
     out->shape_size = shape->bounding_radius * inverse_scale;
     switch (shape->kind) {
-    case OSC_CONVEX_SPHERE: set_ball(out, shape->radius, dp->scale); break;
-    case OSC_CONVEX_CAPSULE:
-    case OSC_CONVEX_CYLINDER: {
-        // a segment along the axis, swept by a ball (capsule) or by a disc across it (cylinder)
-        if (shape->kind == OSC_CONVEX_CYLINDER) set_disc(out, shape->radius, dp->scale);
-        else set_ball(out, shape->radius, dp->scale);
-        osc_vec3 half = osc_scale(out->axis, 0.5 * shape->length * inverse_scale * sign);
-        out->count = 2;
-        out->vertex[0] = half;
-        out->vertex[1] = osc_neg(half);
-        break;
-    }
-    case OSC_CONVEX_CONE: {
-        // the apex at -3H/4 along the axis, and the base centre at H/4 swept by the base disc
-        double height = shape->height * inverse_scale * sign;
-        set_disc(out, shape->radius, dp->scale);
-        out->plain = 0;
-        out->count = 2;
-        out->vertex[0] = osc_scale(out->axis, -0.75 * height);
-        out->vertex[1] = osc_scale(out->axis, 0.25 * height);
-        break;
-    }
-    case OSC_CONVEX_ELLIPSOID: {
-        // C = Q P^-1 Q^T / scale^2 = L L^T, L = Q U^-1 / scale (P^-1 = U^-1 U^-T)
-        const double(*V)[3] = shape->U_inverse;
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-                out->L[i][j] = (Q.m[i][0] * V[0][j] + Q.m[i][1] * V[1][j] + Q.m[i][2] * V[2][j]) *
-                               inverse_scale;
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j <= i; ++j)
-                out->C[i][j] = out->C[j][i] = out->L[i][0] * out->L[j][0] + out->L[i][1] * out->L[j][1] +
-                                              out->L[i][2] * out->L[j][2];
-        out->factored = true;
-        out->ball = true;
-        break;
-    }
-    default: // polygon (its corners, padded by a ball) and polytope (its vertices)
-        if (shape->kind == OSC_CONVEX_POLYGON) set_ball(out, shape->radius, dp->scale);
-        out->count = shape->vertex_count;
-        for (int j = 0; j < shape->vertex_count; ++j) {
-            const double* v = shape->vertices + 3 * j;
-            out->vertex[j] = osc_scale(osc_mat3_apply(Q, osc_v3(v[0], v[1], v[2])), inverse_scale * sign);
+        case OSC_CONVEX_SPHERE: set_ball(out, shape->radius, dp->scale); break;
+        case OSC_CONVEX_CAPSULE:
+        case OSC_CONVEX_CYLINDER: {
+            // a segment along the axis, swept by a ball (capsule) or by a disc across it (cylinder)
+            if (shape->kind == OSC_CONVEX_CYLINDER)
+                set_disc(out, shape->radius, dp->scale);
+            else
+                set_ball(out, shape->radius, dp->scale);
+            osc_vec3 half = osc_scale(out->axis, 0.5 * shape->length * inverse_scale * sign);
+            out->count = 2;
+            out->vertex[0] = half;
+            out->vertex[1] = osc_neg(half);
+            break;
         }
-        break;
+        case OSC_CONVEX_CONE: {
+            // the apex at -3H/4 along the axis, and the base centre at H/4 swept by the base disc
+            double height = shape->height * inverse_scale * sign;
+            set_disc(out, shape->radius, dp->scale);
+            out->plain = 0;
+            out->count = 2;
+            out->vertex[0] = osc_scale(out->axis, -0.75 * height);
+            out->vertex[1] = osc_scale(out->axis, 0.25 * height);
+            break;
+        }
+        case OSC_CONVEX_ELLIPSOID: {
+            // C = Q P^-1 Q^T / scale^2 = L L^T, L = Q U^-1 / scale (P^-1 = U^-1 U^-T)
+            const double(*V)[3] = shape->U_inverse;
+            for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j)
+                    out->L[i][j] = (Q.m[i][0] * V[0][j] + Q.m[i][1] * V[1][j] + Q.m[i][2] * V[2][j]) * inverse_scale;
+            for (int i = 0; i < 3; ++i)
+                for (int j = 0; j <= i; ++j)
+                    out->C[i][j] = out->C[j][i] =
+                        out->L[i][0] * out->L[j][0] + out->L[i][1] * out->L[j][1] + out->L[i][2] * out->L[j][2];
+            out->factored = true;
+            out->ball = true;
+            break;
+        }
+        default: // polygon (its corners, padded by a ball) and polytope (its vertices)
+            if (shape->kind == OSC_CONVEX_POLYGON) set_ball(out, shape->radius, dp->scale);
+            out->count = shape->vertex_count;
+            for (int j = 0; j < shape->vertex_count; ++j) {
+                const double* v = shape->vertices + 3 * j;
+                out->vertex[j] = osc_scale(osc_mat3_apply(Q, osc_v3(v[0], v[1], v[2])), inverse_scale * sign);
+            }
+            break;
     }
 }
 
 // C v for a body's smooth part
 static osc_vec3 mat_apply(const support_body* body, osc_vec3 v) {
     const double(*C)[3] = body->C;
-    return osc_v3(C[0][0] * v.x + C[0][1] * v.y + C[0][2] * v.z,
-                  C[1][0] * v.x + C[1][1] * v.y + C[1][2] * v.z,
+    return osc_v3(C[0][0] * v.x + C[0][1] * v.y + C[0][2] * v.z, C[1][0] * v.x + C[1][1] * v.y + C[1][2] * v.z,
                   C[2][0] * v.x + C[2][1] * v.y + C[2][2] * v.z);
 }
 
@@ -203,11 +200,9 @@ static inline double smooth_part(const support_body* body, osc_vec3 n, osc_vec3*
         return body->disc ? osc_length(*cn) * body->inverse_radius : sqrt(osc_dot(n, *cn));
     }
     const double(*L)[3] = body->L;
-    osc_vec3 w = osc_v3(L[0][0] * n.x + L[1][0] * n.y + L[2][0] * n.z,
-                        L[0][1] * n.x + L[1][1] * n.y + L[2][1] * n.z,
+    osc_vec3 w = osc_v3(L[0][0] * n.x + L[1][0] * n.y + L[2][0] * n.z, L[0][1] * n.x + L[1][1] * n.y + L[2][1] * n.z,
                         L[0][2] * n.x + L[1][2] * n.y + L[2][2] * n.z);
-    *cn = osc_v3(L[0][0] * w.x + L[0][1] * w.y + L[0][2] * w.z,
-                 L[1][0] * w.x + L[1][1] * w.y + L[1][2] * w.z,
+    *cn = osc_v3(L[0][0] * w.x + L[0][1] * w.y + L[0][2] * w.z, L[1][0] * w.x + L[1][1] * w.y + L[1][2] * w.z,
                  L[2][0] * w.x + L[2][1] * w.y + L[2][2] * w.z);
     return osc_length(w);
 }
@@ -267,8 +262,7 @@ static void set_tied(support_body* body, const int* vertices, int count) {
 // polygon). The optimum needs the projected core point q to lie in the convex hull of the tied
 // vertices' projections. Returns true when it does; otherwise keeps only the hull edge (two
 // vertices) or hull vertex nearest to q as the ties, and returns false.
-static bool face_contains(support_body* body, const plane_vector* points, plane_vector q,
-                          double size) {
+static bool face_contains(support_body* body, const plane_vector* points, plane_vector q, double size) {
     int count = body->tied_count;
     // the hull edges are the pairs with every other point on one side; q is inside when it is on
     // the inner side of each (none of the tied points of a face are interior)
@@ -367,14 +361,13 @@ static double upward_crossing(const piece_line* line) {
 // n + r step, r in (0, reach] (any r > 0 when reach is infinite, as for a linear piece's step).
 // Writes the crossing to *at: 0 when the gap rises at once from zero or above (on the tie, just
 // released), else the first upward zero of g; false when g stays at or below zero up to reach.
-static bool curved_crossing(const support_body* body, osc_vec3 n, osc_vec3 step, double reach,
-                            double* at) {
+static bool curved_crossing(const support_body* body, osc_vec3 n, osc_vec3 step, double reach, double* at) {
     int representative = body->tied[0], other = 1 - representative;
     osc_vec3 difference = osc_sub(body->vertex[other], body->vertex[representative]);
     osc_vec3 cn = mat_apply(body, n), cs = mat_apply(body, step);
-    piece_line line = {osc_dot(difference, n), osc_dot(difference, step), osc_dot(n, cn),
-                       osc_dot(n, cs), osc_dot(step, cs),
-                       is_swept(body, other) - is_swept(body, representative)};
+    piece_line line = {osc_dot(difference, n), osc_dot(difference, step),
+                       osc_dot(n, cn),         osc_dot(n, cs),
+                       osc_dot(step, cs),      is_swept(body, other) - is_swept(body, representative)};
     double slope_high;
     if (isfinite(reach) && !(line_gap(&line, reach, &slope_high) > 0.0)) return false;
     double slope_zero;
@@ -395,8 +388,7 @@ static bool curved_crossing(const support_body* body, osc_vec3 n, osc_vec3 step,
 // x = r'_A + alpha y_A = r'_B - alpha y_B from the support points y (weighted: they agree at the
 // optimum), alpha = 1 / N, and the slacks: the core points in the body frame, scaled by alpha (B's
 // actual core point is minus its negated one); then the first-order central point
-static void set_optimum(dcol_problem* dp, double sum, const osc_vec3 core[2],
-                        const osc_vec3 support[2]) {
+static void set_optimum(dcol_problem* dp, double sum, const osc_vec3 core[2], const osc_vec3 support[2]) {
     double alpha = 1.0 / sum;
     double* v = dp->state.x;
     memset(v, 0, sizeof dp->state.x);
@@ -411,8 +403,7 @@ static void set_optimum(dcol_problem* dp, double sum, const osc_vec3 core[2],
         x = osc_add_scaled(x, osc_add_scaled(dp->body[k].origin, support[k], sign * alpha), weight[k]);
         const osc_convex* shape = dp->body[k].shape;
         if (shape->slack_count > 0) {
-            osc_vec3 local = osc_mat3_apply_transpose(dp->body[k].rotation,
-                                                      osc_scale(core[k], sign * alpha));
+            osc_vec3 local = osc_mat3_apply_transpose(dp->body[k].rotation, osc_scale(core[k], sign * alpha));
             int column = dp->body[k].slack_column;
             v[column] = local.x;
             if (shape->slack_count > 1) v[column + 1] = local.y;
@@ -426,8 +417,8 @@ static void set_optimum(dcol_problem* dp, double sum, const osc_vec3 core[2],
     dp->has_optimum = true;
 }
 
-static bool finish_start(dcol_problem* dp, double sum, const osc_vec3 core[2],
-                         const osc_vec3 support[2], double barrier, double active_gap) {
+static bool finish_start(dcol_problem* dp, double sum, const osc_vec3 core[2], const osc_vec3 support[2],
+                         double barrier, double active_gap) {
     set_optimum(dp, sum, core, support);
     if (!dp->rows_ready) dcol_assemble_rows(dp);
     return conic_offset_start(&dp->conic, barrier, active_gap, dp->state.x, dp->state.s, dp->state.z);
@@ -485,14 +476,12 @@ static bool ties_clear(const support_body* body, osc_vec3 n) {
         for (int w = 0; w < CONVEX_NEIGHBOUR_WORDS; ++w)
             for (uint64_t word = candidates[w]; word; word &= word - 1) {
                 int j = 64 * w + osc_lowest_bit(word);
-                if (!body->is_tied[j] && !clear_of(top - osc_dot(body->vertex[j], n), clearance, in_face))
-                    return false;
+                if (!body->is_tied[j] && !clear_of(top - osc_dot(body->vertex[j], n), clearance, in_face)) return false;
             }
         return true;
     }
     for (int j = 0; j < body->count; ++j)
-        if (!body->is_tied[j] && !clear_of(top - osc_dot(body->vertex[j], n), clearance, in_face))
-            return false;
+        if (!body->is_tied[j] && !clear_of(top - osc_dot(body->vertex[j], n), clearance, in_face)) return false;
     return true;
 }
 
@@ -502,8 +491,7 @@ static bool exact_begin(dcol_problem* dp, osc_vec3 n, double sum, const osc_vec3
     dcol_exact_contact* contact = &dp->contact;
     osc_vec3 d = osc_sub(dp->body[1].origin, dp->body[0].origin);
     osc_vec3 balance = osc_sub(osc_scale(osc_add(support[0], support[1]), 1.0 / sum), d);
-    bool stout = fmin(dp->body[0].shape->inner_radius, dp->body[1].shape->inner_radius) >=
-                 EXACT_STOUT * dp->scale;
+    bool stout = fmin(dp->body[0].shape->inner_radius, dp->body[1].shape->inner_radius) >= EXACT_STOUT * dp->scale;
     double allowed = stout ? EXACT_STOUT_BALANCE : EXACT_BALANCE;
     if (!(osc_length_squared(balance) <= allowed * allowed * osc_length_squared(d))) return false;
     contact->n = n;
@@ -517,8 +505,8 @@ static bool exact_begin(dcol_problem* dp, osc_vec3 n, double sum, const osc_vec3
 
 // share times the curvature of the body's smooth part at n, H = (C - g g^T) / h with g = C n / h,
 // into *out; false for a disc too near its kink (EXACT_KINK_CLEARANCE)
-static bool smooth_curvature(const support_body* body, osc_vec3 n, osc_vec3 cn, double root,
-                             double share, osc_mat3* out) {
+static bool smooth_curvature(const support_body* body, osc_vec3 n, osc_vec3 cn, double root, double share,
+                             osc_mat3* out) {
     if (!(root > (body->disc ? EXACT_KINK_CLEARANCE * osc_length(n) * body->radius : 0.0))) return false;
     double inverse = 1.0 / root;
     osc_vec3 g = osc_scale(cn, inverse);
@@ -552,8 +540,7 @@ static bool exact_contact(dcol_problem* dp, const support_body bodies[2], osc_ve
             // times the base's share
             int other = body->tied[1];
             double w = weight[tie_index], share = is_swept(body, representative) ? 1.0 - w : w;
-            if (!smooth_curvature(body, n, body->cn, body->root, share, &contact->curvature[k]))
-                return false;
+            if (!smooth_curvature(body, n, body->cn, body->root, share, &contact->curvature[k])) return false;
             contact->curved[k] = true;
             osc_vec3 g = osc_scale(body->cn, 1.0 / body->root);
             double kappa = is_swept(body, other) - is_swept(body, representative);
@@ -571,9 +558,8 @@ static bool exact_contact(dcol_problem* dp, const support_body bodies[2], osc_ve
             double best = -1.0;
             for (int i = 1; i < body->tied_count; ++i)
                 for (int j = i + 1; j < body->tied_count; ++j) {
-                    double area = osc_length_squared(
-                        osc_cross(osc_sub(body->vertex[body->tied[i]], origin),
-                                  osc_sub(body->vertex[body->tied[j]], origin)));
+                    double area = osc_length_squared(osc_cross(osc_sub(body->vertex[body->tied[i]], origin),
+                                                               osc_sub(body->vertex[body->tied[j]], origin)));
                     if (area > best) {
                         best = area;
                         first = i;
@@ -598,8 +584,7 @@ typedef struct disc_map {
 
 static disc_map disc_plane_map(const support_body* disc, osc_vec3 e1, osc_vec3 e2) {
     disc_map map;
-    map.f1 = osc_normalize(osc_cross(disc->axis, fabs(disc->axis.x) < 0.57 ? osc_v3(1, 0, 0)
-                                                                          : osc_v3(0, 1, 0)));
+    map.f1 = osc_normalize(osc_cross(disc->axis, fabs(disc->axis.x) < 0.57 ? osc_v3(1, 0, 0) : osc_v3(0, 1, 0)));
     map.f2 = osc_cross(disc->axis, map.f1);
     map.m11 = disc->radius * osc_dot(e1, map.f1);
     map.m12 = disc->radius * osc_dot(e1, map.f2);
@@ -626,9 +611,8 @@ typedef struct kink_info {
 // fills the sum N, the core and support points. False when it is not, when n_e is off the plane
 // (the axis across d) or when a support there is not unique.
 
-static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec3 e1, osc_vec3 e2,
-                              double size, double* sum, osc_vec3 core[2], osc_vec3 support[2],
-                              kink_info* info) {
+static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec3 e1, osc_vec3 e2, double size,
+                              double* sum, osc_vec3 core[2], osc_vec3 support[2], kink_info* info) {
     const support_body* disc = &bodies[k];
     double ed = osc_dot(disc->axis, d);
     if (!(fabs(ed) > 1e-9 * osc_length(d))) return false;
@@ -654,7 +638,7 @@ static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec
             }
         }
         if (!(second < first - 1e-12 * size * osc_length(n))) return false; // tied: not a point
-        if (b == k && best == body->plain) return false; // a cone's apex, not its base, is there
+        if (b == k && best == body->plain) return false;                    // a cone's apex, not its base, is there
         if (b != k) {
             info->other_gap = first - second;
             info->other_root = 0.0;
@@ -681,8 +665,7 @@ static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec
     if (!(fabs(det) > 1e-12 * disc->radius * disc->radius)) return false;
     double a = -(map.m22 * g1 - map.m12 * g2) / det, b = -(map.m11 * g2 - map.m21 * g1) / det;
     if (!(a * a + b * b <= 1.0)) return false;
-    support[k] = osc_add_scaled(support[k], osc_add(osc_scale(map.f1, a), osc_scale(map.f2, b)),
-                                disc->radius);
+    support[k] = osc_add_scaled(support[k], osc_add(osc_scale(map.f1, a), osc_scale(map.f2, b)), disc->radius);
     info->n = n;
     info->reach = sqrt(a * a + b * b);
     info->f1 = map.f1;
@@ -694,8 +677,8 @@ static bool disc_kink_optimum(support_body bodies[2], int k, osc_vec3 d, osc_vec
 // other body's single support point, clear of the rim and of the other's next vertex. n is the
 // axis's and turns with it: the face's two directions across the axis are its ties (the contact
 // point's place on the face their weights), and the face has no curvature.
-static bool exact_kink_contact(dcol_problem* dp, const support_body bodies[2], int k,
-                               const kink_info* info, double sum, const osc_vec3 support[2]) {
+static bool exact_kink_contact(dcol_problem* dp, const support_body bodies[2], int k, const kink_info* info, double sum,
+                               const osc_vec3 support[2]) {
     const support_body *disc = &bodies[k], *other = &bodies[1 - k];
     if (!(info->reach < 1.0 - EXACT_TIE_CLEARANCE) ||
         !(info->other_gap > EXACT_TIE_CLEARANCE * osc_length(info->n) * other->shape_size) ||
@@ -713,9 +696,8 @@ static bool exact_kink_contact(dcol_problem* dp, const support_body bodies[2], i
 }
 
 // the start from an optimum at a disc's kink, or that optimum as an exact contact
-static bool finish_kink(dcol_problem* dp, const support_body bodies[2], int k, const kink_info* info,
-                        double sum, const osc_vec3 core[2], const osc_vec3 support[2],
-                        double barrier, double active_gap) {
+static bool finish_kink(dcol_problem* dp, const support_body bodies[2], int k, const kink_info* info, double sum,
+                        const osc_vec3 core[2], const osc_vec3 support[2], double barrier, double active_gap) {
     if (dp->exact_allowed && exact_kink_contact(dp, bodies, k, info, sum, support)) {
         set_optimum(dp, sum, core, support);
         dp->exact = true;
@@ -737,8 +719,8 @@ static const double DISC_FACE_COSINE = 1.0 - 1e-10;
 // finish_start, inside every face). Fills the sum N, the core and support points (docs/dcol.md
 // §3.5, "Flat contacts"). False when no face of body 1 - k is that parallel to k's axis, facing
 // it, or the point is not over the face.
-static bool disc_face_optimum(const dcol_problem* dp, const support_body bodies[2], int k,
-                              osc_vec3 d, double* sum, osc_vec3 core[2], osc_vec3 support[2]) {
+static bool disc_face_optimum(const dcol_problem* dp, const support_body bodies[2], int k, osc_vec3 d, double* sum,
+                              osc_vec3 core[2], osc_vec3 support[2]) {
     int p = 1 - k;
     const support_body *disc = &bodies[k], *polytope = &bodies[p];
     const osc_convex* shape = dp->body[p].shape;
@@ -751,8 +733,7 @@ static bool disc_face_optimum(const dcol_problem* dp, const support_body bodies[
     osc_vec3 normal = osc_v3(0.0, 0.0, 0.0);
     for (int i = 0; i < shape->face_count && face < 0; ++i) {
         const double* a = shape->normals + 3 * i;
-        if (!(fabs(a[0] * local_axis.x + a[1] * local_axis.y + a[2] * local_axis.z) >= DISC_FACE_COSINE))
-            continue;
+        if (!(fabs(a[0] * local_axis.x + a[1] * local_axis.y + a[2] * local_axis.z) >= DISC_FACE_COSINE)) continue;
         osc_vec3 f = osc_scale(osc_mat3_apply(Q, osc_v3(a[0], a[1], a[2])), sign);
         if (osc_dot(f, d) > 0.0) {
             face = i;
@@ -780,8 +761,7 @@ static bool disc_face_optimum(const dcol_problem* dp, const support_body bodies[
         support[k] = osc_add_scaled(support[k], u, disc->radius);
     }
     double polytope_value = -INFINITY;
-    for (int j = 0; j < polytope->count; ++j)
-        polytope_value = fmax(polytope_value, osc_dot(polytope->vertex[j], n));
+    for (int j = 0; j < polytope->count; ++j) polytope_value = fmax(polytope_value, osc_dot(polytope->vertex[j], n));
     // (the disc's value taken at its point: near the kink n . C n / root differs from root by
     // 1e-16 / t^2 of it, which would lift the polytope's point off its face)
     *sum = polytope_value + osc_dot(support[k], n);
@@ -804,8 +784,8 @@ static bool disc_face_optimum(const dcol_problem* dp, const support_body bodies[
 // circle, u(lambda) = -(M^T M + lambda I)^-1 M^T g with |u| = 1, from Newton's method on the secular
 // equation 1 / |u(lambda)| = 1 (concave and rising in lambda: from lambda = 0 it converges
 // monotonically). False when 0 is a subgradient (the kink is the optimum) or M is singular.
-static bool kink_descent(const support_body* disc, osc_vec3 e1, osc_vec3 e2, double g1, double g2,
-                         double* w1, double* w2) {
+static bool kink_descent(const support_body* disc, osc_vec3 e1, osc_vec3 e2, double g1, double g2, double* w1,
+                         double* w2) {
     disc_map map = disc_plane_map(disc, e1, e2);
     double det = map.m11 * map.m22 - map.m12 * map.m21;
     if (!(fabs(det) > 1e-12 * disc->radius * disc->radius)) return false;
@@ -837,9 +817,7 @@ static bool kink_descent(const support_body* disc, osc_vec3 e1, osc_vec3 e2, dou
 static int best_vertex(const support_body* body, osc_vec3 n, double root) {
     if (body->plain >= 0) {
         int swept = 1 - body->plain;
-        return osc_dot(body->vertex[body->plain], n) > osc_dot(body->vertex[swept], n) + root
-                   ? body->plain
-                   : swept;
+        return osc_dot(body->vertex[body->plain], n) > osc_dot(body->vertex[swept], n) + root ? body->plain : swept;
     }
     double ignored_value;
     if (body->neighbours) return climb_to_support(body, n, &ignored_value);
@@ -859,8 +837,7 @@ static int best_vertex(const support_body* body, osc_vec3 n, double root) {
 // happens when the walk closes in on the kink from alternate sides, its curvature ~ 1 / root
 // steering each step and the halvings): the kink itself, n_e = e / (e . d), when N is lower there.
 // Moves n there with its values and singleton ties and returns the disc's body; -1 otherwise.
-static int jump_to_kink(support_body bodies[2], osc_vec3 d, osc_vec3 trial, osc_vec3* n,
-                        double* sum) {
+static int jump_to_kink(support_body bodies[2], osc_vec3 d, osc_vec3 trial, osc_vec3* n, double* sum) {
     for (int k = 0; k < 2; ++k) {
         const support_body* body = &bodies[k];
         if (!body->disc || body->tied_count != 1 || !is_swept(body, body->tied[0])) continue;
@@ -877,8 +854,8 @@ static int jump_to_kink(support_body bodies[2], osc_vec3 d, osc_vec3 trial, osc_
         root[k] = 0.0;
         int best = best_vertex(body, kink, 0.0);
         if (best != body->tied[0]) continue;
-        double kink_sum = osc_dot(body->vertex[best], kink) +
-                          body_value(&bodies[1 - k], kink, &cn[1 - k], &root[1 - k]);
+        double kink_sum =
+            osc_dot(body->vertex[best], kink) + body_value(&bodies[1 - k], kink, &cn[1 - k], &root[1 - k]);
         if (!(kink_sum < *sum)) continue;
         *n = kink;
         *sum = kink_sum;
@@ -898,8 +875,7 @@ static int jump_to_kink(support_body bodies[2], osc_vec3 d, osc_vec3 trial, osc_
 // point beyond it lets jump_to_kink move there (a flat cylinder, whose n starts next to its kink,
 // against a needle, whose curvature is below FLAT_CURVATURE of the flat one's, had no tie ahead
 // and failed). Returns the disc's body, or -1 when no kink is ahead or N is not lower there.
-static int flat_step_to_kink(support_body bodies[2], osc_vec3 d, osc_vec3 step, osc_vec3* n,
-                             double* sum) {
+static int flat_step_to_kink(support_body bodies[2], osc_vec3 d, osc_vec3 step, osc_vec3* n, double* sum) {
     for (int k = 0; k < 2; ++k) {
         const support_body* body = &bodies[k];
         if (!body->disc) continue;
@@ -941,8 +917,7 @@ static inline bool ratio_test(const support_body* body, int j, const ratio_line*
 static double piece_value(const support_body* body, osc_vec3 n, osc_vec3* cn, double* root) {
     if (!body->neighbours) return body_value(body, n, cn, root);
     double largest = osc_dot(body->vertex[body->tied[0]], n);
-    for (int i = 1; i < body->tied_count; ++i)
-        largest = fmax(largest, osc_dot(body->vertex[body->tied[i]], n));
+    for (int i = 1; i < body->tied_count; ++i) largest = fmax(largest, osc_dot(body->vertex[body->tied[i]], n));
     *cn = osc_v3(0.0, 0.0, 0.0);
     *root = 0.0;
     return largest;
@@ -953,8 +928,7 @@ static double piece_value(const support_body* body, osc_vec3 n, osc_vec3* cn, do
 // piece is flat, and where it is curved by its Newton step -H^-1 g, which leaves when
 // a^T H^-1 g > 0 whatever that sign: a step that entered the tie again would catch it at once, and
 // the walk would release and catch it for ever (docs/dcol.md §3.5)
-static bool leaves_tie(bool estimate_leaves, plane_vector a, double g1, double g2, double h11,
-                       double h12, double h22) {
+static bool leaves_tie(bool estimate_leaves, plane_vector a, double g1, double g2, double h11, double h12, double h22) {
     double det = h11 * h22 - h12 * h12, trace = h11 + h22;
     if (!(det > FLAT_CURVATURE * trace * trace)) return estimate_leaves;
     return a.u * (h22 * g1 - h12 * g2) + a.v * (h11 * g2 - h12 * g1) > 0.0; // a^T adj(H) g
@@ -995,8 +969,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         for (int j = 0; j < 3; ++j) C[i][j] = bodies[0].C[i][j] + bodies[1].C[i][j];
     osc_vec3 c0 = osc_v3(C[0][0], C[1][0], C[2][0]), c1 = osc_v3(C[0][1], C[1][1], C[2][1]),
              c2 = osc_v3(C[0][2], C[1][2], C[2][2]);
-    osc_vec3 n = osc_v3(osc_dot(osc_cross(c1, c2), d), osc_dot(osc_cross(c2, c0), d),
-                        osc_dot(osc_cross(c0, c1), d));
+    osc_vec3 n = osc_v3(osc_dot(osc_cross(c1, c2), d), osc_dot(osc_cross(c2, c0), d), osc_dot(osc_cross(c0, c1), d));
     double nd = osc_dot(n, d), trace = C[0][0] + C[1][1] + C[2][2];
     bool invertible = osc_dot(c0, osc_cross(c1, c2)) > 1e-9 * trace * trace * trace;
     n = invertible && nd > 0.0 && isfinite(nd) ? osc_scale(n, 1.0 / nd) : osc_scale(d, 1.0 / dd);
@@ -1037,7 +1010,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
             body->along2[j] = osc_dot(v, e2);
             body->is_tied[j] = false;
         }
-        size = fmax(size, sqrt(size2)); // the largest |v_j|: one square root
+        size = fmax(size, sqrt(size2));                                // the largest |v_j|: one square root
         if (body->plain >= 0) best = best_vertex(body, n, body->root); // a cone's piece
         set_tied(body, &best, 1);
     }
@@ -1077,8 +1050,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
                 }
             }
             int representative = body->tied[0];
-            if (k != at_kink &&
-                (is_swept(body, representative) || (body->plain >= 0 && body->tied_count > 1))) {
+            if (k != at_kink && (is_swept(body, representative) || (body->plain >= 0 && body->tied_count > 1))) {
                 // grad = C n / root; hess = (C - (C n)(C n)^T / root^2) / root (a disc's root
                 // vanishes at its kink, which was not the optimum)
                 if (!(body->root > 1e-12 * osc_length(n) * body->radius)) return false;
@@ -1115,8 +1087,8 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
                     curved_tie = true;
                     tie->direction.u += tie->kappa * smooth_gradient[k][0];
                     tie->direction.v += tie->kappa * smooth_gradient[k][1];
-                    tie->gap = osc_dot(osc_sub(body->vertex[j], body->vertex[representative]), n) +
-                               tie->kappa * body->root;
+                    tie->gap =
+                        osc_dot(osc_sub(body->vertex[j], body->vertex[representative]), n) + tie->kappa * body->root;
                 }
             }
         }
@@ -1141,10 +1113,8 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
                 double kink_sum;
                 osc_vec3 core[2], support[2];
                 kink_info info;
-                if (!disc_kink_optimum(bodies, at_kink, d, e1, e2, size, &kink_sum, core, support, &info))
-                    return false;
-                return finish_kink(dp, bodies, at_kink, &info, kink_sum, core, support, barrier,
-                                   active_gap);
+                if (!disc_kink_optimum(bodies, at_kink, d, e1, e2, size, &kink_sum, core, support, &info)) return false;
+                return finish_kink(dp, bodies, at_kink, &info, kink_sum, core, support, barrier, active_gap);
             }
             double curvature = h11 * w1 * w1 + 2.0 * h12 * w1 * w2 + h22 * w2 * w2;
             newton = curvature > FLAT_CURVATURE * (h11 + h22) * (w1 * w1 + w2 * w2);
@@ -1173,9 +1143,8 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
                 // beyond the tie: the other piece alone, with gradient g + a, Hessian
                 // H + kappa q and the gap's sign reversed, on the same terms
                 plane_vector reversed = {-a.u, -a.v};
-                if (leaves_tie(weight_estimate > 1.0, reversed, g1 + a.u, g2 + a.v,
-                               h11 + tie->kappa * q[0], h12 + tie->kappa * q[1],
-                               h22 + tie->kappa * q[2])) {
+                if (leaves_tie(weight_estimate > 1.0, reversed, g1 + a.u, g2 + a.v, h11 + tie->kappa * q[0],
+                               h12 + tie->kappa * q[1], h22 + tie->kappa * q[2])) {
                     body->is_tied[body->tied[0]] = false;
                     body->tied[0] = body->tied[1];
                     body->tied_count = 1;
@@ -1189,8 +1158,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
                 double length = sqrt(aa), u1 = -a.v / length, u2 = a.u / length;
                 double curvature = l11 * u1 * u1 + 2.0 * l12 * u1 * u2 + l22 * u2 * u2;
                 if (!(curvature > 0.0)) return false;
-                double slope = g1 * u1 + g2 * u2 + (l11 * t01 + l12 * t02) * u1 +
-                               (l12 * t01 + l22 * t02) * u2;
+                double slope = g1 * u1 + g2 * u2 + (l11 * t01 + l12 * t02) * u1 + (l12 * t01 + l22 * t02) * u2;
                 double along = -slope / curvature;
                 t1 = t01 + along * u1;
                 t2 = t02 + along * u2;
@@ -1303,8 +1271,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
                         }
                 } else {
                     for (int j = 0; j < body->count; ++j) {
-                        if (body->is_tied[j] || is_swept(body, j) != is_swept(body, representative))
-                            continue;
+                        if (body->is_tied[j] || is_swept(body, j) != is_swept(body, representative)) continue;
                         if (ratio_test(body, j, &line, &reach)) {
                             hit_body = k;
                             hit_vertex = j;
@@ -1317,8 +1284,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
             const support_body* body = &bodies[k];
             if (body->plain < 0 || body->tied_count > 1) continue;
             double crossing;
-            if (curved_crossing(body, n, osc_add(osc_scale(e1, t1), osc_scale(e2, t2)), reach,
-                                &crossing)) {
+            if (curved_crossing(body, n, osc_add(osc_scale(e1, t1), osc_scale(e2, t2)), reach, &crossing)) {
                 reach = crossing;
                 hit_body = k;
                 hit_vertex = 1 - body->tied[0];
@@ -1327,8 +1293,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         if (!newton && !piece_converged && hit_body < 0) {
             // no tie ahead of a linear step: along a disc's flat direction it runs into that
             // disc's kink where it heads there; otherwise N is unbounded below (degenerate)
-            int kinked = flat_step_to_kink(bodies, d, osc_add(osc_scale(e1, t1), osc_scale(e2, t2)),
-                                           &n, &sum);
+            int kinked = flat_step_to_kink(bodies, d, osc_add(osc_scale(e1, t1), osc_scale(e2, t2)), &n, &sum);
             if (kinked < 0) return false;
             at_kink = kinked;
             continue;
@@ -1338,8 +1303,8 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
             osc_vec3 trial = osc_add(n, osc_add(osc_scale(e1, reach * t1), osc_scale(e2, reach * t2)));
             osc_vec3 cn[2];
             double root[2];
-            double trial_sum = piece_value(&bodies[0], trial, &cn[0], &root[0]) +
-                               piece_value(&bodies[1], trial, &cn[1], &root[1]);
+            double trial_sum =
+                piece_value(&bodies[0], trial, &cn[0], &root[0]) + piece_value(&bodies[1], trial, &cn[1], &root[1]);
             if (trial_sum <= sum * (1.0 + 1e-14) || piece_converged) {
                 stalled = newton && halving > 0 && hit_body < 0 && !(trial_sum < sum);
                 n = trial;
@@ -1404,8 +1369,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
                     support_body* body = &bodies[k];
                     body->is_tied[body->tied[0]] = false;
                     body->tied[0] = body->tied[ties[largest].index];
-                    for (int i = ties[largest].index; i + 1 < body->tied_count; ++i)
-                        body->tied[i] = body->tied[i + 1];
+                    for (int i = ties[largest].index; i + 1 < body->tied_count; ++i) body->tied[i] = body->tied[i + 1];
                     --body->tied_count;
                     released = true;
                 }
@@ -1423,9 +1387,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
             // the core point of the face must project to q = -(smooth gradient + the other's)
             plane_vector q = {-(s1 + osc_dot(other_point, e1)), -(s2 + osc_dot(other_point, e2))};
             plane_vector points[SUPPORT_MAX_VERTICES];
-            for (int i = 0; i < body->tied_count; ++i) {
-                points[i] = plane_coordinates(body, body->tied[i]);
-            }
+            for (int i = 0; i < body->tied_count; ++i) { points[i] = plane_coordinates(body, body->tied[i]); }
             if (!face_contains(body, points, q, size)) continue;
             face_body = k;
             face_point = q;
@@ -1444,13 +1406,11 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
             if (uses_disc && !(body->root > 1e-12 * osc_length(n) * body->radius)) return false;
             osc_vec3 piece[2];
             for (int j = 0; j < 2; ++j)
-                piece[j] = is_swept(body, j) && uses_disc
-                               ? osc_add_scaled(body->vertex[j], body->cn, 1.0 / body->root)
-                               : body->vertex[j];
+                piece[j] = is_swept(body, j) && uses_disc ? osc_add_scaled(body->vertex[j], body->cn, 1.0 / body->root)
+                                                          : body->vertex[j];
             osc_vec3 point = piece[body->tied[0]];
             for (int i = 1; i < body->tied_count; ++i, ++tie)
-                point = osc_add_scaled(point, osc_sub(piece[body->tied[i]], piece[body->tied[0]]),
-                                       weight[tie]);
+                point = osc_add_scaled(point, osc_sub(piece[body->tied[i]], piece[body->tied[0]]), weight[tie]);
             core[k] = support[k] = point;
             continue;
         }
@@ -1467,8 +1427,7 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         } else if (face_body < 0) {
             // the ties were listed body by body, as the weights are
             for (int i = 1; i < body->tied_count; ++i, ++tie)
-                core[k] = osc_add_scaled(core[k], osc_sub(body->vertex[body->tied[i]], representative),
-                                         weight[tie]);
+                core[k] = osc_add_scaled(core[k], osc_sub(body->vertex[body->tied[i]], representative), weight[tie]);
         }
         support[k] = core[k];
         if (body->ball) support[k] = osc_add_scaled(support[k], body->cn, 1.0 / body->root);

@@ -59,9 +59,7 @@ void grid_free(osc_grid* grid) {
     osc_free(grid);
 }
 
-static void grid_retain(const void* context) {
-    atomic_fetch_add(&((osc_grid*)context)->references, 1);
-}
+static void grid_retain(const void* context) { atomic_fetch_add(&((osc_grid*)context)->references, 1); }
 
 static void grid_release(const void* context) {
     osc_grid* grid = (osc_grid*)context;
@@ -82,12 +80,10 @@ static bool region_within_limit(osc_vec3 lo, osc_vec3 hi) {
            fabs(hi.z) <= m;
 }
 
-static osc_status plan_region(const char* function, osc_vec3 lo, osc_vec3 hi,
-                              const osc_grid_settings* settings, int cells[3], double* cell,
-                              osc_vec3* origin) {
+static osc_status plan_region(const char* function, osc_vec3 lo, osc_vec3 hi, const osc_grid_settings* settings,
+                              int cells[3], double* cell, osc_vec3* origin) {
     if (!osc_vec3_is_finite(lo) || !osc_vec3_is_finite(hi))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the input is unbounded or its bounds are not finite",
-                        function);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the input is unbounded or its bounds are not finite", function);
     if (lo.x > hi.x || lo.y > hi.y || lo.z > hi.z)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the input's bounds are empty", function);
     if (!region_within_limit(lo, hi))
@@ -99,9 +95,8 @@ static osc_status plan_region(const char* function, osc_vec3 lo, osc_vec3 hi,
     double padding = settings->padding < 0.0 ? 0.1 * longest : settings->padding;
     osc_vec3 pad = osc_v3(padding, padding, padding);
     if (!region_within_limit(osc_sub(lo, pad), osc_add(hi, pad)))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: padding %g takes the region beyond OSC_MESH_MAX_COORDINATE (%g)", function, padding,
-                        OSC_MESH_MAX_COORDINATE);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: padding %g takes the region beyond OSC_MESH_MAX_COORDINATE (%g)",
+                        function, padding, OSC_MESH_MAX_COORDINATE);
     if (!(longest + 2.0 * padding > 0.0))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the region has no extent (padding %g)", function, padding);
     lo = osc_sub(lo, osc_v3(padding, padding, padding));
@@ -122,8 +117,7 @@ static osc_status check_settings(const char* function, const osc_grid_settings* 
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: resolution must be in [4, %d] (got %d)", function,
                         OSC_GRID_MAX_CELLS, settings->resolution);
     if (isnan(settings->padding) || isinf(settings->padding))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: padding must be finite (got %g)", function,
-                        settings->padding);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: padding must be finite (got %g)", function, settings->padding);
     if (settings->padding > OSC_MESH_MAX_COORDINATE)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: padding %g exceeds OSC_MESH_MAX_COORDINATE (%g)", function,
                         settings->padding, OSC_MESH_MAX_COORDINATE);
@@ -131,8 +125,7 @@ static osc_status check_settings(const char* function, const osc_grid_settings* 
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: normal_epsilon must be finite (got %g)", function,
                         settings->normal_epsilon);
     if (settings->threads < 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: threads must be >= 0 (got %d)", function,
-                        settings->threads);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: threads must be >= 0 (got %d)", function, settings->threads);
     return OSC_OK;
 }
 
@@ -149,8 +142,8 @@ static inline double* coefficient(const osc_grid* grid, int gx, int gy, int gz) 
     return grid->coefficients + OSC_GRID_FIELDS * (((size_t)(gz + 1) * ny + (size_t)(gy + 1)) * nx + (size_t)(gx + 1));
 }
 
-static osc_status sample_corners(const char* function, osc_grid* grid, grid_source source,
-                                 double normal_epsilon, int threads) {
+static osc_status sample_corners(const char* function, osc_grid* grid, grid_source source, double normal_epsilon,
+                                 int threads) {
     int nx = grid->cells[0] + 1, ny = grid->cells[1] + 1, nz = grid->cells[2] + 1;
     size_t layer = (size_t)nx * (size_t)ny;
     double* points = osc_calloc(layer, 3 * sizeof(double));
@@ -188,8 +181,8 @@ static osc_status sample_corners(const char* function, osc_grid* grid, grid_sour
                     for (int a = 0; a < 3; ++a) n[a] = length > 0.0 ? v[a] / length : 0.0;
                 }
                 if (!isfinite(values[s]) || !isfinite(n[0]) || !isfinite(n[1]) || !isfinite(n[2])) {
-                    status = osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the input is not finite at (%g, %g, %g)",
-                                      function, points[3 * s], points[3 * s + 1], points[3 * s + 2]);
+                    status = osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the input is not finite at (%g, %g, %g)", function,
+                                      points[3 * s], points[3 * s + 1], points[3 * s + 2]);
                     break;
                 }
                 c[0] = values[s];
@@ -307,9 +300,7 @@ static inline grid_pair grid_pair_load(const double* p) {
 // four doubles, one AVX register: four z layers of a column, or the four fields of a coefficient
 typedef double grid_quad __attribute__((vector_size(32)));
 
-static inline bool grid_have_avx(void) {
-    return __builtin_cpu_supports("avx");
-}
+static inline bool grid_have_avx(void) { return __builtin_cpu_supports("avx"); }
 
 static void grid_contract_fields_avx(const osc_grid* grid, osc_vec3 x, int order, jet* out);
 
@@ -539,8 +530,7 @@ static inline osc_vec3 clamp_to_grid(const osc_grid* grid, osc_vec3 x, int outsi
 // The continuation outside the grid: phi(x) = s(c) + |x - c|, c = clamp(x), added to the jet of
 // s at c. grad = P_in grad s(c) + g, g = (x - c) / |x - c|;
 // hess = P_in hess s(c) P_in + (P_out - g g^T) / |x - c|
-OSC_FORCE_INLINE void continue_outside(osc_vec3 x, osc_vec3 c, const int outside[3], int order,
-                                       jet* out) {
+OSC_FORCE_INLINE void continue_outside(osc_vec3 x, osc_vec3 c, const int outside[3], int order, jet* out) {
     if (!outside[0] && !outside[1] && !outside[2]) return;
     double u[3] = {x.x - c.x, x.y - c.y, x.z - c.z};
     double d = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
@@ -563,12 +553,13 @@ OSC_FORCE_INLINE void continue_outside(osc_vec3 x, osc_vec3 c, const int outside
 // the distance with its continuation outside the grid (field_count 1), and with field_count 4 also
 // the normal field at clamp(x), in one pass over the 64 coefficients (the batch's normals equal
 // osc_grid_eval_normal's bit for bit: each field's sums are the same)
-OSC_FORCE_INLINE void grid_fields(const osc_grid* grid, osc_vec3 x, int order, int field_count,
-                                  jet* fields) {
+OSC_FORCE_INLINE void grid_fields(const osc_grid* grid, osc_vec3 x, int order, int field_count, jet* fields) {
     int outside[3];
     osc_vec3 c = clamp_to_grid(grid, x, outside);
-    if (field_count == OSC_GRID_FIELDS && order <= 1) grid_contract4(grid, c, order, fields);
-    else grid_contract(grid, c, order, field_count, fields);
+    if (field_count == OSC_GRID_FIELDS && order <= 1)
+        grid_contract4(grid, c, order, fields);
+    else
+        grid_contract(grid, c, order, field_count, fields);
     continue_outside(x, c, outside, order, &fields[0]);
 }
 
@@ -604,8 +595,10 @@ OSC_FORCE_INLINE double grid_distance_fast(const osc_grid* grid, osc_vec3 x, dou
             w[0][0][k] = values[k][0], w[1][0][k] = values[k][1];
             if (gradient) w[0][1][k] = slopes[k][0], w[1][1][k] = slopes[k][1];
         }
-        if (gradient) bspline_weights(t[2], inv_h, w[2]);
-        else bspline_values(t[2], w[2][0]);
+        if (gradient)
+            bspline_weights(t[2], inv_h, w[2]);
+        else
+            bspline_values(t[2], w[2][0]);
     }
     size_t ny = (size_t)grid->cells[1] + 3, nz = (size_t)grid->cells[2] + 3, stride_x = ny * nz;
     const double* base = grid->distance + ((size_t)cell[0] * ny + (size_t)cell[1]) * nz + (size_t)cell[2];
@@ -614,27 +607,27 @@ OSC_FORCE_INLINE double grid_distance_fast(const osc_grid* grid, osc_vec3 x, dou
     grid_pair wx2 = {w[0][0][2], w[0][0][2]}, wx3 = {w[0][0][3], w[0][0][3]};
     grid_pair zero = {0.0, 0.0}, plane_low = zero, plane_high = zero;
     grid_pair plane_x_low = zero, plane_x_high = zero, plane_y_low = zero, plane_y_high = zero;
-#define GRID_COLUMN(j)                                                                                    \
-    do {                                                                                                  \
-        const double* at = base + (size_t)(j) * nz;                                                       \
-        grid_pair wy = {w[1][0][j], w[1][0][j]};                                                          \
-        grid_pair l0 = grid_pair_load(at), l1 = grid_pair_load(at + stride_x);                            \
-        grid_pair l2 = grid_pair_load(at + 2 * stride_x), l3 = grid_pair_load(at + 3 * stride_x);         \
-        grid_pair h0 = grid_pair_load(at + 2), h1 = grid_pair_load(at + stride_x + 2);                    \
-        grid_pair h2 = grid_pair_load(at + 2 * stride_x + 2), h3 = grid_pair_load(at + 3 * stride_x + 2); \
-        grid_pair line_low = l0 * wx0 + l1 * wx1 + l2 * wx2 + l3 * wx3;                                   \
-        grid_pair line_high = h0 * wx0 + h1 * wx1 + h2 * wx2 + h3 * wx3;                                  \
-        plane_low += line_low * wy;                                                                       \
-        plane_high += line_high * wy;                                                                     \
-        if (gradient) {                                                                                   \
-            grid_pair dx0 = {w[0][1][0], w[0][1][0]}, dx1 = {w[0][1][1], w[0][1][1]};                     \
-            grid_pair dx2 = {w[0][1][2], w[0][1][2]}, dx3 = {w[0][1][3], w[0][1][3]};                     \
-            grid_pair dy = {w[1][1][j], w[1][1][j]};                                                      \
-            plane_x_low += (l0 * dx0 + l1 * dx1 + l2 * dx2 + l3 * dx3) * wy;                              \
-            plane_x_high += (h0 * dx0 + h1 * dx1 + h2 * dx2 + h3 * dx3) * wy;                             \
-            plane_y_low += line_low * dy;                                                                 \
-            plane_y_high += line_high * dy;                                                               \
-        }                                                                                                 \
+#define GRID_COLUMN(j)                                                                                                 \
+    do {                                                                                                               \
+        const double* at = base + (size_t)(j)*nz;                                                                      \
+        grid_pair wy = {w[1][0][j], w[1][0][j]};                                                                       \
+        grid_pair l0 = grid_pair_load(at), l1 = grid_pair_load(at + stride_x);                                         \
+        grid_pair l2 = grid_pair_load(at + 2 * stride_x), l3 = grid_pair_load(at + 3 * stride_x);                      \
+        grid_pair h0 = grid_pair_load(at + 2), h1 = grid_pair_load(at + stride_x + 2);                                 \
+        grid_pair h2 = grid_pair_load(at + 2 * stride_x + 2), h3 = grid_pair_load(at + 3 * stride_x + 2);              \
+        grid_pair line_low = l0 * wx0 + l1 * wx1 + l2 * wx2 + l3 * wx3;                                                \
+        grid_pair line_high = h0 * wx0 + h1 * wx1 + h2 * wx2 + h3 * wx3;                                               \
+        plane_low += line_low * wy;                                                                                    \
+        plane_high += line_high * wy;                                                                                  \
+        if (gradient) {                                                                                                \
+            grid_pair dx0 = {w[0][1][0], w[0][1][0]}, dx1 = {w[0][1][1], w[0][1][1]};                                  \
+            grid_pair dx2 = {w[0][1][2], w[0][1][2]}, dx3 = {w[0][1][3], w[0][1][3]};                                  \
+            grid_pair dy = {w[1][1][j], w[1][1][j]};                                                                   \
+            plane_x_low += (l0 * dx0 + l1 * dx1 + l2 * dx2 + l3 * dx3) * wy;                                           \
+            plane_x_high += (h0 * dx0 + h1 * dx1 + h2 * dx2 + h3 * dx3) * wy;                                          \
+            plane_y_low += line_low * dy;                                                                              \
+            plane_y_high += line_high * dy;                                                                            \
+        }                                                                                                              \
     } while (0)
     GRID_COLUMN(0);
     GRID_COLUMN(1);
@@ -655,8 +648,10 @@ OSC_FORCE_INLINE double grid_distance_fast(const osc_grid* grid, osc_vec3 x, dou
     }
 #else
     for (int a = 0; a < 3; ++a) {
-        if (gradient) bspline_weights(t[a], inv_h, w[a]);
-        else bspline_values(t[a], w[a][0]);
+        if (gradient)
+            bspline_weights(t[a], inv_h, w[a]);
+        else
+            bspline_values(t[a], w[a][0]);
     }
     size_t nx = (size_t)grid->cells[0] + 3, ny = (size_t)grid->cells[1] + 3;
     size_t stride_y = OSC_GRID_FIELDS * nx, stride_z = stride_y * ny;
@@ -701,9 +696,7 @@ GRID_AVX_INLINE grid_quad grid_quad_load(const double* p) {
     return v;
 }
 
-GRID_AVX_INLINE grid_quad grid_quad_splat(double v) {
-    return (grid_quad){v, v, v, v};
-}
+GRID_AVX_INLINE grid_quad grid_quad_splat(double v) { return (grid_quad){v, v, v, v}; }
 
 // clamp_to_grid and locate() on the three axes at once (lane a: axis a): returns the clamped axes
 // as bits 0-2 and sets *clamped to c = clamp(x). Lane by lane the scalar comparisons and
@@ -868,41 +861,37 @@ static double grid_distance_value(const osc_grid* grid, osc_vec3 x) {
 // a fifth of a value's instructions.
 
 // a point with a NaN coordinate (osc_grid_eval returns NaN there)
-static inline bool grid_point_nan(const osc_vec3* x) {
-    return isnan(x->x) || isnan(x->y) || isnan(x->z);
-}
+static inline bool grid_point_nan(const osc_vec3* x) { return isnan(x->x) || isnan(x->y) || isnan(x->z); }
 
 // the four entry kernels for one instruction set: `attributes` their linkage and target, `kernel`
 // its spline evaluation (the two points' evaluations inlined into one block: their independent
 // dependency chains overlap)
-#define GRID_ENTRY_KERNELS(suffix, attributes, kernel)                                              \
-    attributes double grid_distance_at_##suffix(const osc_grid* grid, const osc_vec3* x) {          \
-        return grid_point_nan(x) ? NAN : kernel(grid, *x, NULL);                                   \
-    }                                                                                              \
-    attributes void grid_distances_at_##suffix(const osc_grid* grid, const osc_vec3* x0,            \
-                                               const osc_vec3* x1, double out[2]) {                 \
-        double v0 = kernel(grid, *x0, NULL), v1 = kernel(grid, *x1, NULL);                         \
-        out[0] = grid_point_nan(x0) ? NAN : v0;                                                    \
-        out[1] = grid_point_nan(x1) ? NAN : v1;                                                    \
-    }                                                                                              \
-    attributes void grid_gradients_at_##suffix(const osc_grid* grid, const osc_vec3* x0,            \
-                                               const osc_vec3* x1, double out[2],                   \
-                                               osc_vec3 gradient[2]) {                              \
-        double g[2][3];                                                                            \
-        double v0 = kernel(grid, *x0, g[0]), v1 = kernel(grid, *x1, g[1]);                         \
-        bool nan0 = grid_point_nan(x0), nan1 = grid_point_nan(x1);                                 \
-        out[0] = nan0 ? NAN : v0;                                                                  \
-        out[1] = nan1 ? NAN : v1;                                                                  \
-        gradient[0] = nan0 ? osc_v3(NAN, NAN, NAN) : osc_v3(g[0][0], g[0][1], g[0][2]);            \
-        gradient[1] = nan1 ? osc_v3(NAN, NAN, NAN) : osc_v3(g[1][0], g[1][1], g[1][2]);            \
-    }                                                                                              \
-    attributes double grid_gradient_at_##suffix(const osc_grid* grid, const osc_vec3* x,            \
-                                                osc_vec3* gradient) {                               \
-        double g[3];                                                                               \
-        double v = kernel(grid, *x, g);                                                            \
-        bool nan = grid_point_nan(x);                                                              \
-        *gradient = nan ? osc_v3(NAN, NAN, NAN) : osc_v3(g[0], g[1], g[2]);                        \
-        return nan ? NAN : v;                                                                      \
+#define GRID_ENTRY_KERNELS(suffix, attributes, kernel)                                                                 \
+    attributes double grid_distance_at_##suffix(const osc_grid* grid, const osc_vec3* x) {                             \
+        return grid_point_nan(x) ? NAN : kernel(grid, *x, NULL);                                                       \
+    }                                                                                                                  \
+    attributes void grid_distances_at_##suffix(const osc_grid* grid, const osc_vec3* x0, const osc_vec3* x1,           \
+                                               double out[2]) {                                                        \
+        double v0 = kernel(grid, *x0, NULL), v1 = kernel(grid, *x1, NULL);                                             \
+        out[0] = grid_point_nan(x0) ? NAN : v0;                                                                        \
+        out[1] = grid_point_nan(x1) ? NAN : v1;                                                                        \
+    }                                                                                                                  \
+    attributes void grid_gradients_at_##suffix(const osc_grid* grid, const osc_vec3* x0, const osc_vec3* x1,           \
+                                               double out[2], osc_vec3 gradient[2]) {                                  \
+        double g[2][3];                                                                                                \
+        double v0 = kernel(grid, *x0, g[0]), v1 = kernel(grid, *x1, g[1]);                                             \
+        bool nan0 = grid_point_nan(x0), nan1 = grid_point_nan(x1);                                                     \
+        out[0] = nan0 ? NAN : v0;                                                                                      \
+        out[1] = nan1 ? NAN : v1;                                                                                      \
+        gradient[0] = nan0 ? osc_v3(NAN, NAN, NAN) : osc_v3(g[0][0], g[0][1], g[0][2]);                                \
+        gradient[1] = nan1 ? osc_v3(NAN, NAN, NAN) : osc_v3(g[1][0], g[1][1], g[1][2]);                                \
+    }                                                                                                                  \
+    attributes double grid_gradient_at_##suffix(const osc_grid* grid, const osc_vec3* x, osc_vec3* gradient) {         \
+        double g[3];                                                                                                   \
+        double v = kernel(grid, *x, g);                                                                                \
+        bool nan = grid_point_nan(x);                                                                                  \
+        *gradient = nan ? osc_v3(NAN, NAN, NAN) : osc_v3(g[0], g[1], g[2]);                                            \
+        return nan ? NAN : v;                                                                                          \
     }
 
 #ifdef GRID_AVX
@@ -953,9 +942,12 @@ static double grid_distance_gradient(const osc_grid* grid, osc_vec3 x, double gr
 }
 
 static void grid_distance_order(const osc_grid* grid, osc_vec3 x, int order, jet* out) {
-    if (order <= 0) *out = jet_const(grid_distance_value(grid, x), 0);
-    else if (order == 1) out->v = grid_distance_gradient(grid, x, out->g);
-    else grid_fields(grid, x, 2, 1, out);
+    if (order <= 0)
+        *out = jet_const(grid_distance_value(grid, x), 0);
+    else if (order == 1)
+        out->v = grid_distance_gradient(grid, x, out->g);
+    else
+        grid_fields(grid, x, 2, 1, out);
 }
 
 double osc_grid_eval(const osc_grid* grid, osc_vec3 point, osc_vec3* gradient, osc_mat3* hessian) {
@@ -978,8 +970,10 @@ static osc_vec3 grid_normal(const osc_grid* grid, osc_vec3 x, osc_mat3* jacobian
     int outside[3];
     osc_vec3 c = clamp_to_grid(grid, x, outside);
     jet fields[OSC_GRID_FIELDS];
-    if (jacobian) grid_contract4(grid, c, 1, fields);
-    else grid_contract4(grid, c, 0, fields);
+    if (jacobian)
+        grid_contract4(grid, c, 1, fields);
+    else
+        grid_contract4(grid, c, 0, fields);
     if (jacobian)
         for (int r = 0; r < 3; ++r)
             for (int a = 0; a < 3; ++a) jacobian->m[r][a] = outside[a] ? 0.0 : fields[1 + r].g[a];
@@ -987,30 +981,29 @@ static osc_vec3 grid_normal(const osc_grid* grid, osc_vec3 x, osc_mat3* jacobian
 }
 
 // grid_eval_contact's work, for the contraction `contract` (grid_contract4, or the AVX one inline)
-#define GRID_EVAL_CONTACT(contract)                                                                       \
-    jet fields[OSC_GRID_FIELDS];                                                                          \
-    int outside[3];                                                                                       \
-    osc_vec3 c = clamp_to_grid(grid, *x, outside);                                                        \
-    if (derivatives) contract(grid, c, 1, fields);                                                        \
-    else contract(grid, c, 0, fields);                                                                    \
-    continue_outside(*x, c, outside, derivatives ? 1 : 0, &fields[0]);                                    \
-    *normal = osc_v3(fields[1].v, fields[2].v, fields[3].v);                                              \
-    if (derivatives) {                                                                                    \
-        *gradient = osc_v3(fields[0].g[0], fields[0].g[1], fields[0].g[2]);                               \
-        /* the normal field is read at clamp(x): no change along the clamped axes */                      \
-        for (int r = 0; r < 3; ++r)                                                                       \
-            for (int a = 0; a < 3; ++a) normal_jacobian->m[r][a] = outside[a] ? 0.0 : fields[1 + r].g[a]; \
-    }                                                                                                     \
+#define GRID_EVAL_CONTACT(contract)                                                                                    \
+    jet fields[OSC_GRID_FIELDS];                                                                                       \
+    int outside[3];                                                                                                    \
+    osc_vec3 c = clamp_to_grid(grid, *x, outside);                                                                     \
+    if (derivatives)                                                                                                   \
+        contract(grid, c, 1, fields);                                                                                  \
+    else                                                                                                               \
+        contract(grid, c, 0, fields);                                                                                  \
+    continue_outside(*x, c, outside, derivatives ? 1 : 0, &fields[0]);                                                 \
+    *normal = osc_v3(fields[1].v, fields[2].v, fields[3].v);                                                           \
+    if (derivatives) {                                                                                                 \
+        *gradient = osc_v3(fields[0].g[0], fields[0].g[1], fields[0].g[2]);                                            \
+        /* the normal field is read at clamp(x): no change along the clamped axes */                                   \
+        for (int r = 0; r < 3; ++r)                                                                                    \
+            for (int a = 0; a < 3; ++a) normal_jacobian->m[r][a] = outside[a] ? 0.0 : fields[1 + r].g[a];              \
+    }                                                                                                                  \
     return fields[0].v;
 
 #ifdef GRID_AVX
 // (one call with the contraction inside, as for the distance entry points)
-__attribute__((target("avx"), noinline)) static double grid_eval_contact_avx(const osc_grid* grid, const osc_vec3* x,
-                                                                             bool derivatives, osc_vec3* gradient,
-                                                                             osc_vec3* normal,
-                                                                             osc_mat3* normal_jacobian) {
-    GRID_EVAL_CONTACT(grid_contract_fields_avx_body)
-}
+__attribute__((target("avx"), noinline)) static double
+grid_eval_contact_avx(const osc_grid* grid, const osc_vec3* x, bool derivatives, osc_vec3* gradient, osc_vec3* normal,
+                      osc_mat3* normal_jacobian){GRID_EVAL_CONTACT(grid_contract_fields_avx_body)}
 #endif
 
 OSC_NOINLINE double grid_eval_contact_default(const osc_grid* grid, const osc_vec3* x, bool derivatives,
@@ -1050,11 +1043,15 @@ static osc_status grid_batch_point(void* context, size_t i) {
         for (int f = 0; f < OSC_GRID_FIELDS; ++f) fields[f] = jet_const(NAN, 1);
         for (int a = 0; a < 3; ++a) fields[0].g[a] = NAN;
     } else if (b->gradients) {
-        if (b->normals) grid_fields(b->grid, x, 1, OSC_GRID_FIELDS, fields);
-        else grid_fields(b->grid, x, 1, 1, fields);
+        if (b->normals)
+            grid_fields(b->grid, x, 1, OSC_GRID_FIELDS, fields);
+        else
+            grid_fields(b->grid, x, 1, 1, fields);
     } else {
-        if (b->normals) grid_fields(b->grid, x, 0, OSC_GRID_FIELDS, fields);
-        else grid_fields(b->grid, x, 0, 1, fields);
+        if (b->normals)
+            grid_fields(b->grid, x, 0, OSC_GRID_FIELDS, fields);
+        else
+            grid_fields(b->grid, x, 0, 1, fields);
     }
     if (b->values) b->values[i] = fields[0].v;
     if (b->gradients)
@@ -1160,16 +1157,14 @@ double osc_grid_lower_bound(const osc_grid* grid, osc_vec3 point, double* centre
     return grid->voxel_value[index] - grid->voxel_radius[index] + outside;
 }
 
-double osc_grid_lipschitz(const osc_grid* grid) {
-    return grid ? grid->lipschitz : NAN;
-}
+double osc_grid_lipschitz(const osc_grid* grid) { return grid ? grid->lipschitz : NAN; }
 
 void osc_grid_bounds(const osc_grid* grid, osc_vec3* lo, osc_vec3* hi) {
     if (!grid) return;
     if (lo) *lo = grid->origin;
     if (hi)
-        *hi = osc_add(grid->origin, osc_v3(grid->cells[0] * grid->cell, grid->cells[1] * grid->cell,
-                                           grid->cells[2] * grid->cell));
+        *hi = osc_add(grid->origin,
+                      osc_v3(grid->cells[0] * grid->cell, grid->cells[1] * grid->cell, grid->cells[2] * grid->cell));
 }
 
 double osc_grid_cells(const osc_grid* grid, int cells[3]) {
@@ -1219,8 +1214,8 @@ static osc_status check_mesh_sign(const char* function, const osc_mesh_bvh* bvh)
     const osc_mesh_orientation* o = mesh_bvh_orientation(bvh);
     if (o->non_orientable_patches > 0)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: the mesh has no inside: %d of its patches are not orientable (a Moebius strip)",
-                        function, (int)o->non_orientable_patches);
+                        "%s: the mesh has no inside: %d of its patches are not orientable (a Moebius strip)", function,
+                        (int)o->non_orientable_patches);
     if (o->triangles_flipped > 0)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                         "%s: the mesh is not oriented outward: %d of its triangles face inward (%d "
@@ -1229,13 +1224,12 @@ static osc_status check_mesh_sign(const char* function, const osc_mesh_bvh* bvh)
                         function, (int)o->triangles_flipped, (int)o->inconsistent_edges, (int)o->inverted_patches);
     if (o->flat_patches == o->patches)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: the mesh encloses no volume (volume %g; its %d patches are flat or open sheets)",
-                        function, o->volume, (int)o->patches);
+                        "%s: the mesh encloses no volume (volume %g; its %d patches are flat or open sheets)", function,
+                        o->volume, (int)o->patches);
     return OSC_OK;
 }
 
-osc_status osc_grid_create_from_mesh(const osc_mesh_bvh* bvh, const osc_grid_settings* settings,
-                                     osc_grid** out) {
+osc_status osc_grid_create_from_mesh(const osc_mesh_bvh* bvh, const osc_grid_settings* settings, osc_grid** out) {
     const char* function = "osc_grid_create_from_mesh";
     if (!bvh) {
         if (out) *out = NULL;
@@ -1291,4 +1285,3 @@ osc_status osc_grid_to_sdf(const osc_grid* grid, osc_sdf** out) {
     double lipschitz = sqrt(grid->lipschitz_outside * grid->lipschitz_outside + 1.0);
     return sdf_create_external(function, &grid_leaf_vtable, grid, lo, hi, lipschitz, 1, out);
 }
-

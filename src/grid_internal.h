@@ -20,25 +20,25 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define OSC_GRID_FIELDS 4         // distance, normal x, normal y, normal z
-#define OSC_GRID_MAX_CELLS 1024   // per axis
+#define OSC_GRID_FIELDS 4       // distance, normal x, normal y, normal z
+#define OSC_GRID_MAX_CELLS 1024 // per axis
 
 struct osc_grid {
-    atomic_int references;  // the caller's handle plus every osc_sdf leaf sharing it
-    int cells[3];           // n_x, n_y, n_z
-    double cell;            // h
-    osc_vec3 origin;        // lower corner of the region
-    double upper[3];        // its upper corner, origin + n h per axis (as the clamp computes it)
-    double last_cell[3];    // n - 1 per axis, as doubles (the last cell's index)
-    double extent[3];       // n h per axis
-    double normal_epsilon;  // as used when building (informative)
-    double* coefficients;   // [(n_z + 3)(n_y + 3)(n_x + 3)][4]
-    double* distance;       // the distance coefficients again, [(n_x + 3)(n_y + 3)(n_z + 3)], z fastest
-    double* voxel_value;    // distance at each cell centre, [n_z][n_y][n_x]
-    double* voxel_radius;   // bound radius rho = L_v r of each cell, same layout
-    double lipschitz;       // max over cells of L_v (distance field)
+    atomic_int references;    // the caller's handle plus every osc_sdf leaf sharing it
+    int cells[3];             // n_x, n_y, n_z
+    double cell;              // h
+    osc_vec3 origin;          // lower corner of the region
+    double upper[3];          // its upper corner, origin + n h per axis (as the clamp computes it)
+    double last_cell[3];      // n - 1 per axis, as doubles (the last cell's index)
+    double extent[3];         // n h per axis
+    double normal_epsilon;    // as used when building (informative)
+    double* coefficients;     // [(n_z + 3)(n_y + 3)(n_x + 3)][4]
+    double* distance;         // the distance coefficients again, [(n_x + 3)(n_y + 3)(n_z + 3)], z fastest
+    double* voxel_value;      // distance at each cell centre, [n_z][n_y][n_x]
+    double* voxel_radius;     // bound radius rho = L_v r of each cell, same layout
+    double lipschitz;         // max over cells of L_v (distance field)
     double lipschitz_outside; // max of L_v over cells that reach phi > 0 (centre + radius > 0)
-    double boundary_min;    // smallest distance sample on the region's boundary faces
+    double boundary_min;      // smallest distance sample on the region's boundary faces
 };
 
 // Allocates a grid with `cells` and zeroed arrays (references = 1); NULL on failure (message set).

@@ -51,8 +51,7 @@ static void put(unsigned char** cursor, const void* value, size_t size) {
 
 osc_status osc_grid_save(const osc_grid* grid, const char* path) {
     const char* function = "osc_grid_save";
-    if (!grid || !path)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", function, grid ? "path" : "grid");
+    if (!grid || !path) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", function, grid ? "path" : "grid");
     size_t size = grid_file_size(grid->cells);
     unsigned char* buffer = osc_alloc(size);
     if (!buffer) return osc_fail_in(function, OSC_ERR_NO_MEMORY);
@@ -95,11 +94,10 @@ static void take(const unsigned char** cursor, void* value, size_t size) {
 }
 
 // parses a grid file held in memory; `where` begins every message (the function, and the file)
-static osc_status parse_grid(const char* where, const unsigned char* bytes, size_t size,
-                             osc_grid** out) {
+static osc_status parse_grid(const char* where, const unsigned char* bytes, size_t size, osc_grid** out) {
     if (size < GRID_HEADER_SIZE + 8)
-        return osc_fail(OSC_ERR_PARSE, "%s: %zu bytes is shorter than the %u-byte header and checksum",
-                        where, size, GRID_HEADER_SIZE + 8);
+        return osc_fail(OSC_ERR_PARSE, "%s: %zu bytes is shorter than the %u-byte header and checksum", where, size,
+                        GRID_HEADER_SIZE + 8);
     if (memcmp(bytes, GRID_MAGIC, 8) != 0)
         return osc_fail(OSC_ERR_PARSE, "%s: byte 0: not an osculate grid file (bad magic)", where);
     const unsigned char* cursor = bytes + 8;
@@ -117,8 +115,8 @@ static osc_status parse_grid(const char* where, const unsigned char* bytes, size
     take(&cursor, &boundary_min, 8);
     take(&cursor, &lipschitz_outside, 8);
     if (version != GRID_VERSION)
-        return osc_fail(OSC_ERR_PARSE, "%s: byte 8: version %u is not supported (expected %u)", where,
-                        version, GRID_VERSION);
+        return osc_fail(OSC_ERR_PARSE, "%s: byte 8: version %u is not supported (expected %u)", where, version,
+                        GRID_VERSION);
     if (order != GRID_BYTE_ORDER)
         return osc_fail(OSC_ERR_PARSE, "%s: byte 12: written on a machine of another byte order", where);
     for (int a = 0; a < 3; ++a)
@@ -126,23 +124,24 @@ static osc_status parse_grid(const char* where, const unsigned char* bytes, size
             return osc_fail(OSC_ERR_PARSE, "%s: byte %d: cell count %d out of [1, %d]", where, 16 + 4 * a,
                             (int)cells[a], OSC_GRID_MAX_CELLS);
     if (fields != OSC_GRID_FIELDS)
-        return osc_fail(OSC_ERR_PARSE, "%s: byte 28: %u fields per coefficient (expected %d)", where,
-                        fields, OSC_GRID_FIELDS);
-    if (!(cell > 0.0) || !isfinite(cell) || !isfinite(origin[0]) || !isfinite(origin[1]) ||
-        !isfinite(origin[2]) || !isfinite(lipschitz) || !(lipschitz >= 0.0) || isnan(boundary_min) ||
-        !(lipschitz_outside >= 0.0) || !(lipschitz_outside <= lipschitz))
+        return osc_fail(OSC_ERR_PARSE, "%s: byte 28: %u fields per coefficient (expected %d)", where, fields,
+                        OSC_GRID_FIELDS);
+    if (!(cell > 0.0) || !isfinite(cell) || !isfinite(origin[0]) || !isfinite(origin[1]) || !isfinite(origin[2]) ||
+        !isfinite(lipschitz) || !(lipschitz >= 0.0) || isnan(boundary_min) || !(lipschitz_outside >= 0.0) ||
+        !(lipschitz_outside <= lipschitz))
         return osc_fail(OSC_ERR_PARSE, "%s: byte 32: cell size, origin or bounds are not valid numbers", where);
     for (int a = 0; a < 3; ++a) // the region, like every grid's, within OSC_MESH_MAX_COORDINATE
         if (!(fabs(origin[a]) <= OSC_MESH_MAX_COORDINATE && cell <= OSC_MESH_MAX_COORDINATE &&
               fabs(origin[a] + cells[a] * cell) <= OSC_MESH_MAX_COORDINATE))
-            return osc_fail(OSC_ERR_PARSE, "%s: byte 32: the region (origin %g, %d cells of %g along axis %d) "
-                            "exceeds OSC_MESH_MAX_COORDINATE (%g)", where, origin[a], (int)cells[a], cell, a,
-                            OSC_MESH_MAX_COORDINATE);
+            return osc_fail(OSC_ERR_PARSE,
+                            "%s: byte 32: the region (origin %g, %d cells of %g along axis %d) "
+                            "exceeds OSC_MESH_MAX_COORDINATE (%g)",
+                            where, origin[a], (int)cells[a], cell, a, OSC_MESH_MAX_COORDINATE);
     int int_cells[3] = {cells[0], cells[1], cells[2]};
     size_t expected = grid_file_size(int_cells);
     if (size != expected)
-        return osc_fail(OSC_ERR_PARSE, "%s: the file has %zu bytes, its header implies %zu (%s)", where,
-                        size, expected, size < expected ? "truncated" : "trailing data");
+        return osc_fail(OSC_ERR_PARSE, "%s: the file has %zu bytes, its header implies %zu (%s)", where, size, expected,
+                        size < expected ? "truncated" : "trailing data");
     uint64_t stored;
     memcpy(&stored, bytes + size - 8, 8);
     if (fnv1a(bytes, size - 8) != stored)
@@ -170,8 +169,10 @@ static osc_status parse_grid(const char* where, const unsigned char* bytes, size
         if (!(grid->voxel_radius[i] >= 0.0) || !isfinite(grid->voxel_radius[i])) bad = offset + 8 * i;
     if (bad != SIZE_MAX) {
         grid_free(grid);
-        return osc_fail(OSC_ERR_PARSE, "%s: byte %zu: a coefficient or voxel value that is not finite, or a "
-                        "negative bound radius", where, bad);
+        return osc_fail(OSC_ERR_PARSE,
+                        "%s: byte %zu: a coefficient or voxel value that is not finite, or a "
+                        "negative bound radius",
+                        where, bad);
     }
     grid_copy_distance(grid);
     *out = grid;

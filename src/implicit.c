@@ -51,26 +51,30 @@ static osc_status check_out(const char* function, osc_implicit** out) {
 static osc_status check_sag(const char* function, const osc_sag* sag) {
     if (!sag) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: sag is NULL", function);
     if (!(fabs(sag->curvature) <= 1.0 / OSC_SDF_LENGTH_MIN))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: sag->curvature is %g; it must be finite and at "
-                        "most 1e30 (1 / OSC_SDF_LENGTH_MIN) in magnitude", function, sag->curvature);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: sag->curvature is %g; it must be finite and at "
+                        "most 1e30 (1 / OSC_SDF_LENGTH_MIN) in magnitude",
+                        function, sag->curvature);
     if (!(fabs(sag->conic) <= OSC_SAG_CONIC_MAX))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: sag->conic is %g; it must be finite and at most "
-                        "1e30 (OSC_SAG_CONIC_MAX) in magnitude", function, sag->conic);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: sag->conic is %g; it must be finite and at most "
+                        "1e30 (OSC_SAG_CONIC_MAX) in magnitude",
+                        function, sag->conic);
     osc_status status = sdf_check_length(function, "sag->diameter", sag->diameter);
     if (status) return status;
     if (sag->coefficient_count < 0 || sag->coefficient_count > OSC_SAG_MAX_COEFFICIENTS)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: sag->coefficient_count is %d; it must be in 0..%d",
-                        function, sag->coefficient_count, OSC_SAG_MAX_COEFFICIENTS);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: sag->coefficient_count is %d; it must be in 0..%d", function,
+                        sag->coefficient_count, OSC_SAG_MAX_COEFFICIENTS);
     for (int i = 0; i < sag->coefficient_count; ++i)
         if (!isfinite(sag->coefficients[i]))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: sag->coefficients[%d] is %g; it must be finite",
-                            function, i, sag->coefficients[i]);
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: sag->coefficients[%d] is %g; it must be finite", function, i,
+                            sag->coefficients[i]);
     double half = 0.5 * sag->diameter, c = sag->curvature;
     if (!(1.0 - (1.0 + sag->conic) * c * c * half * half > 0.0))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                         "%s: the aperture (diameter %g) reaches beyond the conic's domain "
-                        "(1 - (1 + k) c^2 (D/2)^2 <= 0 with c %g, k %g)", function, sag->diameter, c,
-                        sag->conic);
+                        "(1 - (1 + k) c^2 (D/2)^2 <= 0 with c %g, k %g)",
+                        function, sag->diameter, c, sag->conic);
     return OSC_OK;
 }
 
@@ -82,9 +86,11 @@ static osc_status sample_sag(const char* function, const osc_sag* sag, double* l
     for (int i = 0; i <= 64; ++i) {
         double r = half * i / 64.0, u, v, g = sag_value(sag, r * r, &u, &v);
         if (!(fabs(g) <= OSC_SDF_LENGTH_MAX) || !isfinite(u * r) || !isfinite(v * r * r))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the sag is %g with slope %g at r = %g, beyond "
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "%s: the sag is %g with slope %g at r = %g, beyond "
                             "1e30 (OSC_SDF_LENGTH_MAX) or not finite: sag->coefficients or sag->curvature "
-                            "too large for the diameter %g", function, g, u * r, r, sag->diameter);
+                            "too large for the diameter %g",
+                            function, g, u * r, r, sag->diameter);
         *lo = fmin(*lo, g);
         *hi = fmax(*hi, g);
     }
@@ -116,11 +122,12 @@ osc_status osc_implicit_create_sdf(const osc_sdf* sdf, osc_implicit** out) {
     osc_vec3 lo, hi;
     osc_sdf_bounds(sdf, &lo, &hi);
     if (!osc_vec3_is_finite(lo) || !osc_vec3_is_finite(hi))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the SDF is unbounded; give a user function "
-                        "with a bounding sphere instead", __func__);
-    if (lo.x > hi.x || lo.y > hi.y || lo.z > hi.z)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the SDF's bounds are empty (it has no surface)",
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: the SDF is unbounded; give a user function "
+                        "with a bounding sphere instead",
                         __func__);
+    if (lo.x > hi.x || lo.y > hi.y || lo.z > hi.z)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the SDF's bounds are empty (it has no surface)", __func__);
     osc_implicit* surface = osc_calloc(1, sizeof *surface);
     if (!surface) return osc_fail_in(__func__, OSC_ERR_NO_MEMORY);
     surface->kind = IMPLICIT_SDF;
@@ -131,8 +138,8 @@ osc_status osc_implicit_create_sdf(const osc_sdf* sdf, osc_implicit** out) {
     return OSC_OK;
 }
 
-osc_status osc_implicit_create_function(osc_implicit_function function, void* context,
-                                        osc_vec3 centre, double radius, osc_implicit** out) {
+osc_status osc_implicit_create_function(osc_implicit_function function, void* context, osc_vec3 centre, double radius,
+                                        osc_implicit** out) {
     osc_status status = check_out(__func__, out);
     if (status != OSC_OK) return status;
     if (!function) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: function is NULL", __func__);
@@ -150,9 +157,7 @@ osc_status osc_implicit_create_function(osc_implicit_function function, void* co
     return OSC_OK;
 }
 
-void osc_implicit_destroy(osc_implicit* surface) {
-    osc_free(surface);
-}
+void osc_implicit_destroy(osc_implicit* surface) { osc_free(surface); }
 
 // ---------------------------------------------------------------------------------------------
 // evaluation
@@ -182,14 +187,13 @@ static double sag_eval(const osc_implicit* s, osc_vec3 p, osc_vec3* gradient, os
         double yz[2] = {p.y, p.z};
         for (int i = 0; i < 2; ++i)
             for (int j = 0; j < 2; ++j)
-                hessian->m[1 + i][1 + j] = 2.0 * yz[i] * yz[j] / r2 +
-                                           2.0 * dr * ((i == j ? r2 : 0.0) - yz[i] * yz[j]) / (r2 * r);
+                hessian->m[1 + i][1 + j] =
+                    2.0 * yz[i] * yz[j] / r2 + 2.0 * dr * ((i == j ? r2 : 0.0) - yz[i] * yz[j]) / (r2 * r);
     }
     return dx * dx + dr * dr;
 }
 
-double osc_implicit_eval(const osc_implicit* surface, osc_vec3 point, osc_vec3* gradient,
-                         osc_mat3* hessian) {
+double osc_implicit_eval(const osc_implicit* surface, osc_vec3 point, osc_vec3* gradient, osc_mat3* hessian) {
     if (!surface) {
         if (gradient) *gradient = osc_v3(NAN, NAN, NAN);
         if (hessian)
@@ -198,17 +202,15 @@ double osc_implicit_eval(const osc_implicit* surface, osc_vec3 point, osc_vec3* 
         return NAN;
     }
     switch (surface->kind) {
-    case IMPLICIT_SAG:
-        return sag_eval(surface, point, gradient, hessian);
-    case IMPLICIT_SDF:
-        return osc_sdf_eval(surface->sdf, point, gradient, hessian);
-    case IMPLICIT_FUNCTION: {
-        double p[3] = {point.x, point.y, point.z}, g[3] = {0, 0, 0};
-        double value = surface->function(surface->context, p, g);
-        if (gradient) *gradient = osc_v3(g[0], g[1], g[2]);
-        if (hessian) *hessian = osc_mat3_zero();
-        return value;
-    }
+        case IMPLICIT_SAG: return sag_eval(surface, point, gradient, hessian);
+        case IMPLICIT_SDF: return osc_sdf_eval(surface->sdf, point, gradient, hessian);
+        case IMPLICIT_FUNCTION: {
+            double p[3] = {point.x, point.y, point.z}, g[3] = {0, 0, 0};
+            double value = surface->function(surface->context, p, g);
+            if (gradient) *gradient = osc_v3(g[0], g[1], g[2]);
+            if (hessian) *hessian = osc_mat3_zero();
+            return value;
+        }
     }
     return NAN;
 }
@@ -216,8 +218,7 @@ double osc_implicit_eval(const osc_implicit* surface, osc_vec3 point, osc_vec3* 
 int osc_implicit_in_domain(const osc_implicit* surface, osc_vec3 point) {
     if (!surface) return 0;
     if (surface->kind != IMPLICIT_SAG) return 1;
-    return point.y * point.y + point.z * point.z <=
-           surface->half_aperture * surface->half_aperture * (1.0 + 1e-12);
+    return point.y * point.y + point.z * point.z <= surface->half_aperture * surface->half_aperture * (1.0 + 1e-12);
 }
 
 double osc_implicit_sag(const osc_implicit* surface, double r, double* derivative) {
@@ -267,8 +268,7 @@ int implicit_sag_parameter_gradient(const osc_implicit* surface, osc_vec3 p, dou
 // d(grad F)/d(theta): inside the aperture grad F = (-1, u y, u z) with
 //   du/dc = 1/s + (1 + k) c^2 r^2 / s^3,  du/dk = c^3 r^2 / (2 s^3),  du/da_i = (2i+4) r^(2i+2);
 // outside, grad F = (2 (x - A_x), ...) moves with the rim: (-2 dA_x/dtheta, 0, 0)
-void implicit_sag_parameter_gradient_of_gradient(const osc_implicit* surface, osc_vec3 p,
-                                                 double (*out)[3]) {
+void implicit_sag_parameter_gradient_of_gradient(const osc_implicit* surface, osc_vec3 p, double (*out)[3]) {
     const osc_sag* sag = &surface->sag;
     int count = 2 + sag->coefficient_count;
     double r2 = p.y * p.y + p.z * p.z, half = surface->half_aperture;

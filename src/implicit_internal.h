@@ -24,7 +24,6 @@ struct osc_implicit {
 int implicit_sag_parameter_gradient(const osc_implicit* surface, osc_vec3 point, double* out);
 
 /// d (grad F) / d(parameters) of a sag at the surface-frame point into `out` [2 + count][3].
-void implicit_sag_parameter_gradient_of_gradient(const osc_implicit* surface, osc_vec3 point,
-                                                 double (*out)[3]);
+void implicit_sag_parameter_gradient_of_gradient(const osc_implicit* surface, osc_vec3 point, double (*out)[3]);
 
 #endif // OSC_IMPLICIT_INTERNAL_H

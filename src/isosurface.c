@@ -89,16 +89,13 @@ static void build_tables(iso_tables* tables) {
             int face = 2 * axis + side;
             const int(*cycle)[2] = side ? cycle_plus : cycle_minus;
             for (int k = 0; k < 4; ++k)
-                tables->face_corners[face][k] =
-                    (int8_t)((side << axis) | (cycle[k][0] << u) | (cycle[k][1] << v));
+                tables->face_corners[face][k] = (int8_t)((side << axis) | (cycle[k][0] << u) | (cycle[k][1] << v));
             for (int k = 0; k < 4; ++k)
-                tables->face_edges[face][k] = edge_between(tables->face_corners[face][k],
-                                                           tables->face_corners[face][(k + 1) % 4]);
+                tables->face_edges[face][k] =
+                    edge_between(tables->face_corners[face][k], tables->face_corners[face][(k + 1) % 4]);
             for (int a = 0; a < 4; ++a)
                 for (int b = 0; b < 4; ++b)
-                    if (a != b)
-                        tables->share_face[tables->face_edges[face][a]]
-                                          [tables->face_edges[face][b]] = true;
+                    if (a != b) tables->share_face[tables->face_edges[face][a]][tables->face_edges[face][b]] = true;
         }
     }
 }
@@ -145,8 +142,7 @@ static unsigned face_decisions(const iso_tables* tables, const double g[8], unsi
 // counter-clockwise seen from outside the surface. With 4 crossings an entering crossing pairs
 // with the next crossing (inside corners cut off one by one) or the previous one (inside corners
 // connected). next[e] = -1 where edge e has no crossing.
-static void cell_segments(const iso_tables* tables, unsigned inside, unsigned connect,
-                          int8_t next[12]) {
+static void cell_segments(const iso_tables* tables, unsigned inside, unsigned connect, int8_t next[12]) {
     memset(next, -1, 12);
     for (int face = 0; face < 6; ++face) {
         const int8_t* c = tables->face_corners[face];
@@ -161,8 +157,7 @@ static void cell_segments(const iso_tables* tables, unsigned inside, unsigned co
         } else if (entering_count == 2) {
             int step = (connect >> face) & 1u ? 3 : 1;
             for (int s = 0; s < 2; ++s)
-                next[tables->face_edges[face][entering[s]]] =
-                    tables->face_edges[face][(entering[s] + step) % 4];
+                next[tables->face_edges[face][entering[s]]] = tables->face_edges[face][(entering[s] + step) % 4];
         }
     }
 }
@@ -210,8 +205,7 @@ static double triangle_quality(const double* a, const double* b, const double* c
         ac[k] = c[k] - a[k];
         bc[k] = c[k] - b[k];
     }
-    double cross[3] = {ab[1] * ac[2] - ab[2] * ac[1], ab[2] * ac[0] - ab[0] * ac[2],
-                       ab[0] * ac[1] - ab[1] * ac[0]};
+    double cross[3] = {ab[1] * ac[2] - ab[2] * ac[1], ab[2] * ac[0] - ab[0] * ac[2], ab[0] * ac[1] - ab[1] * ac[0]};
     double squares = 0.0, area2 = 0.0;
     for (int k = 0; k < 3; ++k) {
         squares += ab[k] * ab[k] + ac[k] * ac[k] + bc[k] * bc[k];
@@ -226,8 +220,8 @@ static double triangle_quality(const double* a, const double* b, const double* c
 // orientation. Writes (n - 2) triangles to `out` and returns true when no diagonal joins two
 // crossings of one face; otherwise writes nothing and returns false (some loops of 8 or more
 // crossings that wind around the cell have no such triangulation: see triangulate_around_center).
-static bool triangulate_loop(const iso_tables* tables, const int8_t* edges, const int32_t* ids,
-                             int n, const double* vertices, int32_t* out) {
+static bool triangulate_loop(const iso_tables* tables, const int8_t* edges, const int32_t* ids, int n,
+                             const double* vertices, int32_t* out) {
     iso_score score[12][12];
     int8_t split[12][12];
     for (int i = 0; i + 1 < n; ++i) score[i][i + 1] = (iso_score){0, INFINITY, 0.0};
@@ -238,8 +232,7 @@ static bool triangulate_loop(const iso_tables* tables, const int8_t* edges, cons
             int same_face = !(i == 0 && j == n - 1) && tables->share_face[edges[i]][edges[j]];
             iso_score best = {INT32_MAX, -INFINITY, -INFINITY};
             for (int k = i + 1; k < j; ++k) {
-                double quality = triangle_quality(vertices + 3 * (size_t)ids[i],
-                                                  vertices + 3 * (size_t)ids[k],
+                double quality = triangle_quality(vertices + 3 * (size_t)ids[i], vertices + 3 * (size_t)ids[k],
                                                   vertices + 3 * (size_t)ids[j]);
                 iso_score candidate = {score[i][k].same_face + score[k][j].same_face + same_face,
                                        fmin(quality, fmin(score[i][k].worst, score[k][j].worst)),
@@ -293,10 +286,12 @@ static osc_status grow_array(void** data, size_t* capacity, size_t needed, size_
 // appends a vertex and writes its index to `index`
 static osc_status add_vertex(iso_work* work, double x, double y, double z, int32_t* index) {
     if (work->vertex_count >= (size_t)INT32_MAX)
-        return osc_fail(OSC_ERR_CAPACITY, "osc_isosurface_extract: more than %d vertices; lower "
-                        "settings->resolution", (int)INT32_MAX);
-    osc_status status = grow_array((void**)&work->vertices, &work->vertex_capacity,
-                                   work->vertex_count + 1, 3 * sizeof(double));
+        return osc_fail(OSC_ERR_CAPACITY,
+                        "osc_isosurface_extract: more than %d vertices; lower "
+                        "settings->resolution",
+                        (int)INT32_MAX);
+    osc_status status =
+        grow_array((void**)&work->vertices, &work->vertex_capacity, work->vertex_count + 1, 3 * sizeof(double));
     if (status) return status;
     double* v = work->vertices + 3 * work->vertex_count;
     v[0] = x;
@@ -309,10 +304,12 @@ static osc_status add_vertex(iso_work* work, double x, double y, double z, int32
 // makes room for `count` more triangles and points `slot` at where they go
 static osc_status reserve_triangles(iso_work* work, size_t count, int32_t** slot) {
     if (work->triangle_count + count > (size_t)INT32_MAX)
-        return osc_fail(OSC_ERR_CAPACITY, "osc_isosurface_extract: more than %d triangles; lower "
-                        "settings->resolution", (int)INT32_MAX);
-    osc_status status = grow_array((void**)&work->triangles, &work->triangle_capacity,
-                                   work->triangle_count + count, 3 * sizeof(int32_t));
+        return osc_fail(OSC_ERR_CAPACITY,
+                        "osc_isosurface_extract: more than %d triangles; lower "
+                        "settings->resolution",
+                        (int)INT32_MAX);
+    osc_status status = grow_array((void**)&work->triangles, &work->triangle_capacity, work->triangle_count + count,
+                                   3 * sizeof(int32_t));
     if (!status) *slot = work->triangles + 3 * work->triangle_count;
     return status;
 }
@@ -337,8 +334,8 @@ static osc_status triangulate_around_center(const int32_t* ids, int n, iso_work*
 }
 
 // polygonises one cell from its corner values g (phi - iso) and the vertices of its edges
-static osc_status polygonize_cell(const iso_tables* tables, const double g[8],
-                                  const int32_t vertex_of_edge[12], iso_work* work) {
+static osc_status polygonize_cell(const iso_tables* tables, const double g[8], const int32_t vertex_of_edge[12],
+                                  iso_work* work) {
     unsigned inside = 0;
     for (int c = 0; c < 8; ++c) inside |= (unsigned)(g[c] < 0.0) << c;
     if (inside == 0 || inside == 0xFFu) return OSC_OK;
@@ -366,15 +363,13 @@ static osc_status polygonize_cell(const iso_tables* tables, const double g[8],
 
 // reports a region that cannot be meshed
 static osc_status region_error(const char* what, const double lo[3], const double hi[3]) {
-    return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                    "osc_isosurface_extract: %s: lo (%g, %g, %g), hi (%g, %g, %g)", what, lo[0],
-                    lo[1], lo[2], hi[0], hi[1], hi[2]);
+    return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_isosurface_extract: %s: lo (%g, %g, %g), hi (%g, %g, %g)", what,
+                    lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
 }
 
 // cubic cells of (longest side) / resolution over [lo, hi]; with `margin`, two more cells on
 // every side and the grid centred on the box, otherwise the grid starts at lo
-static osc_status grid_from_box(const double lo[3], const double hi[3], int resolution,
-                                bool margin, iso_grid* grid) {
+static osc_status grid_from_box(const double lo[3], const double hi[3], int resolution, bool margin, iso_grid* grid) {
     double longest = 0.0;
     for (int a = 0; a < 3; ++a) {
         if (!(fabs(lo[a]) <= OSC_MESH_MAX_COORDINATE && fabs(hi[a]) <= OSC_MESH_MAX_COORDINATE))
@@ -390,14 +385,17 @@ static osc_status grid_from_box(const double lo[3], const double hi[3], int reso
     for (int a = 0; a < 3; ++a) {
         double cells = fmax(1.0, ceil((hi[a] - lo[a]) / grid->cell - 1e-9)) + (margin ? 4.0 : 0.0);
         if (cells + 1.0 > ISO_MAX_AXIS_CORNERS)
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_isosurface_extract: %.0f corners along "
-                            "axis %d exceed 2^20; lower settings->resolution", cells + 1.0, a);
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "osc_isosurface_extract: %.0f corners along "
+                            "axis %d exceed 2^20; lower settings->resolution",
+                            cells + 1.0, a);
         grid->cells[a] = (int64_t)cells;
         grid->corners[a] = grid->cells[a] + 1;
         grid->origin[a] = margin ? 0.5 * (lo[a] + hi[a]) - 0.5 * cells * grid->cell : lo[a];
     }
     if ((double)grid->corners[0] * (double)grid->corners[1] > ISO_MAX_SLAB_CORNERS)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_isosurface_extract: %lld x %lld corners per "
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "osc_isosurface_extract: %lld x %lld corners per "
                         "layer exceed 2^31; lower settings->resolution",
                         (long long)grid->corners[0], (long long)grid->corners[1]);
     return OSC_OK;
@@ -405,8 +403,8 @@ static osc_status grid_from_box(const double lo[3], const double hi[3], int reso
 
 // the region from the settings or from the SDF's bounds; *empty when the bounds prove that there
 // is no surface
-static osc_status resolve_grid(const osc_sdf* sdf, const osc_isosurface_settings* settings,
-                               iso_grid* grid, bool* empty) {
+static osc_status resolve_grid(const osc_sdf* sdf, const osc_isosurface_settings* settings, iso_grid* grid,
+                               bool* empty) {
     double lo[3] = {settings->lo.x, settings->lo.y, settings->lo.z};
     double hi[3] = {settings->hi.x, settings->hi.y, settings->hi.z};
     *empty = false;
@@ -421,7 +419,8 @@ static osc_status resolve_grid(const osc_sdf* sdf, const osc_isosurface_settings
     if (blo[0] > bhi[0] || blo[1] > bhi[1] || blo[2] > bhi[2]) {
         if (settings->iso_value > 0.0)
             return region_error("the SDF's bounds are empty but iso_value > 0; give settings->lo "
-                                "and settings->hi", blo, bhi);
+                                "and settings->hi",
+                                blo, bhi);
         *empty = true;
         return OSC_OK;
     }
@@ -430,7 +429,8 @@ static osc_status resolve_grid(const osc_sdf* sdf, const osc_isosurface_settings
     for (int a = 0; a < 3; ++a) {
         if (!isfinite(blo[a]) || !isfinite(bhi[a]))
             return region_error("the SDF is unbounded (a half-space?); give settings->lo and "
-                                "settings->hi", blo, bhi);
+                                "settings->hi",
+                                blo, bhi);
         lo[a] = blo[a] - grow;
         hi[a] = bhi[a] + grow;
     }
@@ -438,26 +438,27 @@ static osc_status resolve_grid(const osc_sdf* sdf, const osc_isosurface_settings
 }
 
 // checks the arguments and settings that do not depend on the region
-static osc_status check_arguments(const osc_sdf* sdf, const osc_isosurface_settings* settings,
-                                  osc_mesh** out) {
+static osc_status check_arguments(const osc_sdf* sdf, const osc_isosurface_settings* settings, osc_mesh** out) {
     const char* function = "osc_isosurface_extract";
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
     if (!sdf) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: sdf is NULL", function);
     if (settings->resolution < 2)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->resolution must be >= 2 (got %d)",
-                        function, settings->resolution);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->resolution must be >= 2 (got %d)", function,
+                        settings->resolution);
     if (!(settings->padding >= 0.0 && settings->padding <= OSC_MESH_MAX_COORDINATE))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->padding must be in [0, "
-                        "OSC_MESH_MAX_COORDINATE = %g] (got %g)", function, OSC_MESH_MAX_COORDINATE,
-                        settings->padding);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: settings->padding must be in [0, "
+                        "OSC_MESH_MAX_COORDINATE = %g] (got %g)",
+                        function, OSC_MESH_MAX_COORDINATE, settings->padding);
     if (!(fabs(settings->iso_value) <= OSC_MESH_MAX_COORDINATE))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->iso_value must be finite and within "
-                        "OSC_MESH_MAX_COORDINATE = %g (got %g)", function, OSC_MESH_MAX_COORDINATE,
-                        settings->iso_value);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: settings->iso_value must be finite and within "
+                        "OSC_MESH_MAX_COORDINATE = %g (got %g)",
+                        function, OSC_MESH_MAX_COORDINATE, settings->iso_value);
     if (settings->threads < 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->threads must be >= 0 (got %d)",
-                        function, settings->threads);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->threads must be >= 0 (got %d)", function,
+                        settings->threads);
     return OSC_OK;
 }
 
@@ -471,8 +472,7 @@ static double grid_coordinate(const iso_grid* grid, int axis, int64_t index) {
 
 // samples layer z = k into `values` (phi - iso) with one batch call
 static osc_status sample_layer(const osc_sdf* sdf, const iso_grid* grid, int64_t k,
-                               const osc_isosurface_settings* settings, iso_work* work,
-                               double* values) {
+                               const osc_isosurface_settings* settings, iso_work* work, double* values) {
     int64_t nx = grid->corners[0], ny = grid->corners[1];
     double z = grid_coordinate(grid, 2, k);
     for (int64_t j = 0; j < ny; ++j) {
@@ -485,14 +485,15 @@ static osc_status sample_layer(const osc_sdf* sdf, const iso_grid* grid, int64_t
         }
     }
     size_t count = (size_t)(nx * ny);
-    osc_status status = osc_sdf_eval_batch(sdf, work->points, count, values, NULL, NULL,
-                                           settings->threads);
+    osc_status status = osc_sdf_eval_batch(sdf, work->points, count, values, NULL, NULL, settings->threads);
     if (status) return status;
     for (size_t n = 0; n < count; ++n) {
         if (isnan(values[n])) {
             const double* p = work->points + 3 * n;
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_isosurface_extract: the SDF is NaN at "
-                            "(%g, %g, %g)", p[0], p[1], p[2]);
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "osc_isosurface_extract: the SDF is NaN at "
+                            "(%g, %g, %g)",
+                            p[0], p[1], p[2]);
         }
         values[n] -= settings->iso_value; // the sign of phi - iso is that of phi < iso
     }
@@ -502,19 +503,19 @@ static osc_status sample_layer(const osc_sdf* sdf, const iso_grid* grid, int64_t
 // the vertex on the edge from corner p0 (value g0) to p1 (value g1), or -1 without a crossing:
 // linear interpolation, kept at least ISO_T_MIN of the edge from both corners (a NaN parameter,
 // from two infinite values, lands on ISO_T_MIN)
-static osc_status edge_vertex(iso_work* work, double g0, double g1, const double p0[3],
-                              const double p1[3], int32_t* index) {
+static osc_status edge_vertex(iso_work* work, double g0, double g1, const double p0[3], const double p1[3],
+                              int32_t* index) {
     *index = -1;
     if ((g0 < 0.0) == (g1 < 0.0)) return OSC_OK;
     double t = g0 / (g0 - g1);
     t = t >= ISO_T_MIN ? (t <= 1.0 - ISO_T_MIN ? t : 1.0 - ISO_T_MIN) : ISO_T_MIN;
-    return add_vertex(work, p0[0] + t * (p1[0] - p0[0]), p0[1] + t * (p1[1] - p0[1]),
-                      p0[2] + t * (p1[2] - p0[2]), index);
+    return add_vertex(work, p0[0] + t * (p1[0] - p0[0]), p0[1] + t * (p1[1] - p0[1]), p0[2] + t * (p1[2] - p0[2]),
+                      index);
 }
 
 // vertices on the x- and y-edges of layer k
-static osc_status layer_edges(const iso_grid* grid, int64_t k, const double* values,
-                              int32_t* x_edges, int32_t* y_edges, iso_work* work) {
+static osc_status layer_edges(const iso_grid* grid, int64_t k, const double* values, int32_t* x_edges, int32_t* y_edges,
+                              iso_work* work) {
     int64_t cx = grid->corners[0], cy = grid->corners[1], nx = grid->cells[0];
     double z = grid_coordinate(grid, 2, k);
     for (int64_t j = 0; j < cy; ++j) {
@@ -537,8 +538,8 @@ static osc_status layer_edges(const iso_grid* grid, int64_t k, const double* val
 }
 
 // vertices on the z-edges between layers k and k + 1
-static osc_status slab_edges(const iso_grid* grid, int64_t k, const double* bottom,
-                             const double* top, int32_t* z_edges, iso_work* work) {
+static osc_status slab_edges(const iso_grid* grid, int64_t k, const double* bottom, const double* top, int32_t* z_edges,
+                             iso_work* work) {
     int64_t cx = grid->corners[0], cy = grid->corners[1];
     double z0 = grid_coordinate(grid, 2, k), z1 = grid_coordinate(grid, 2, k + 1);
     for (int64_t j = 0; j < cy; ++j) {
@@ -559,8 +560,7 @@ static osc_status process_slab(const iso_tables* tables, const iso_grid* grid, i
     for (int64_t j = 0; j < ny; ++j) {
         for (int64_t i = 0; i < nx; ++i) {
             double g[8];
-            for (int c = 0; c < 8; ++c)
-                g[c] = work->values[c >> 2][(j + ((c >> 1) & 1)) * cx + i + (c & 1)];
+            for (int c = 0; c < 8; ++c) g[c] = work->values[c >> 2][(j + ((c >> 1) & 1)) * cx + i + (c & 1)];
             bool all_inside = true, all_outside = true;
             for (int c = 0; c < 8; ++c) {
                 all_inside = all_inside && g[c] < 0.0;
@@ -623,21 +623,17 @@ static void swap_layers(iso_work* work) {
 }
 
 // samples layer after layer and polygonises each slab
-static osc_status sweep(const osc_sdf* sdf, const osc_isosurface_settings* settings,
-                        const iso_grid* grid, iso_work* work) {
+static osc_status sweep(const osc_sdf* sdf, const osc_isosurface_settings* settings, const iso_grid* grid,
+                        iso_work* work) {
     iso_tables tables;
     build_tables(&tables);
     osc_status status = work_allocate(grid, work);
     if (!status) status = sample_layer(sdf, grid, 0, settings, work, work->values[0]);
-    if (!status)
-        status = layer_edges(grid, 0, work->values[0], work->x_edges[0], work->y_edges[0], work);
+    if (!status) status = layer_edges(grid, 0, work->values[0], work->x_edges[0], work->y_edges[0], work);
     for (int64_t k = 0; !status && k < grid->cells[2]; ++k) {
         status = sample_layer(sdf, grid, k + 1, settings, work, work->values[1]);
-        if (!status)
-            status = layer_edges(grid, k + 1, work->values[1], work->x_edges[1], work->y_edges[1],
-                                 work);
-        if (!status)
-            status = slab_edges(grid, k, work->values[0], work->values[1], work->z_edges, work);
+        if (!status) status = layer_edges(grid, k + 1, work->values[1], work->x_edges[1], work->y_edges[1], work);
+        if (!status) status = slab_edges(grid, k, work->values[0], work->values[1], work->z_edges, work);
         if (!status) status = process_slab(&tables, grid, work);
         swap_layers(work);
     }
@@ -645,8 +641,7 @@ static osc_status sweep(const osc_sdf* sdf, const osc_isosurface_settings* setti
 }
 
 // region, sweep, then the mesh from the output arrays
-osc_status osc_isosurface_extract(const osc_sdf* sdf, const osc_isosurface_settings* settings,
-                                  osc_mesh** out) {
+osc_status osc_isosurface_extract(const osc_sdf* sdf, const osc_isosurface_settings* settings, osc_mesh** out) {
     osc_isosurface_settings defaults = osc_isosurface_settings_default();
     if (!settings) settings = &defaults;
     osc_status status = check_arguments(sdf, settings, out);

@@ -72,9 +72,7 @@ OSC_FORCE_INLINE jet jet_scale(jet a, double s, int order) {
     return a;
 }
 
-OSC_FORCE_INLINE jet jet_neg(jet a, int order) {
-    return jet_scale(a, -1.0, order);
-}
+OSC_FORCE_INLINE jet jet_neg(jet a, int order) { return jet_scale(a, -1.0, order); }
 
 OSC_FORCE_INLINE jet jet_add_scalar(jet a, double c) {
     a.v += c;
@@ -116,8 +114,8 @@ OSC_FORCE_INLINE jet jet_chain(jet a, double f0, double f1, double f2, int order
 }
 
 // f(a, b) for a function of two scalars with partial derivatives fa, fb, faa, fab, fbb
-OSC_FORCE_INLINE jet jet_chain2(jet a, jet b, double f0, double fa, double fb, double faa, double fab,
-                                double fbb, int order) {
+OSC_FORCE_INLINE jet jet_chain2(jet a, jet b, double f0, double fa, double fb, double faa, double fab, double fbb,
+                                int order) {
     jet r = {0};
     r.v = f0;
     if (order >= 1)
@@ -136,13 +134,9 @@ OSC_FORCE_INLINE jet jet_recip(jet a, int order) {
     return jet_chain(a, r, -r * r, 2.0 * r * r * r, order);
 }
 
-OSC_FORCE_INLINE jet jet_div(jet a, jet b, int order) {
-    return jet_mul(a, jet_recip(b, order), order);
-}
+OSC_FORCE_INLINE jet jet_div(jet a, jet b, int order) { return jet_mul(a, jet_recip(b, order), order); }
 
-OSC_FORCE_INLINE jet jet_sqr(jet a, int order) {
-    return jet_chain(a, a.v * a.v, 2.0 * a.v, 2.0, order);
-}
+OSC_FORCE_INLINE jet jet_sqr(jet a, int order) { return jet_chain(a, a.v * a.v, 2.0 * a.v, 2.0, order); }
 
 // sqrt(a) for a >= 0; zero derivatives at a = 0 (singular)
 OSC_FORCE_INLINE jet jet_sqrt(jet a, int order) {
@@ -180,9 +174,7 @@ OSC_FORCE_INLINE jet jet_sin(jet a, int order) {
 }
 
 // |a| (one-sided derivative +1 at a = 0)
-OSC_FORCE_INLINE jet jet_abs(jet a, int order) {
-    return a.v < 0.0 ? jet_neg(a, order) : a;
-}
+OSC_FORCE_INLINE jet jet_abs(jet a, int order) { return a.v < 0.0 ? jet_neg(a, order) : a; }
 
 // a^p for a >= 0 and a constant exponent p > 0. At a = 0 the value is 0 and derivatives that
 // would be infinite are returned as 0 (singular point of |x|^p with p < 2).
@@ -220,8 +212,8 @@ OSC_FORCE_INLINE jet jet_atan2(jet y, jet x, int order) {
     if (!(r2 > 0.0)) return jet_chain2(y, x, f, 0.0, 0.0, 0.0, 0.0, 0.0, order);
     double i2 = 1.0 / (r2 * r2);
     // df/dy = x / r2, df/dx = -y / r2
-    return jet_chain2(y, x, f, x.v / r2, -y.v / r2, -2.0 * x.v * y.v * i2,
-                      (y.v * y.v - x.v * x.v) * i2, 2.0 * x.v * y.v * i2, order);
+    return jet_chain2(y, x, f, x.v / r2, -y.v / r2, -2.0 * x.v * y.v * i2, (y.v * y.v - x.v * x.v) * i2,
+                      2.0 * x.v * y.v * i2, order);
 }
 
 OSC_FORCE_INLINE jet jet_sigmoid(jet a, double temperature, int order) {
@@ -275,8 +267,10 @@ OSC_FORCE_INLINE void jet_lse_add(jet_lse* s, jet y, int order) {
     if (s->count++ == 0) {
         s->m = y.v;
         s->sum = 1.0;
-        if (tau > 0.0) jet_lse_term(y, tau, order, &s->acc);
-        else s->acc = y;
+        if (tau > 0.0)
+            jet_lse_term(y, tau, order, &s->acc);
+        else
+            s->acc = y;
         return;
     }
     if (!(tau > 0.0)) {

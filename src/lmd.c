@@ -129,16 +129,14 @@ static bool grow(void** array, size_t* cap, size_t need, size_t size) {
 }
 
 // A count for osc_lmd_stats and the int outputs, saturated at INT_MAX.
-static int saturated(size_t count) {
-    return count < (size_t)INT_MAX ? (int)count : INT_MAX;
-}
+static int saturated(size_t count) { return count < (size_t)INT_MAX ? (int)count : INT_MAX; }
 
 // ---- culling tests (§2.4.3) --------------------------------------------------------------------
 
 typedef struct traversal {
     const lmd_body* a;
     const lmd_body* b;
-    osc_mat3 rot;      // B's frame to A's frame
+    osc_mat3 rot; // B's frame to A's frame
     osc_vec3 trans;
     double d_max, alpha;
     double cos_antipodal; // cos(2 alpha): generators this close to antipodal defeat every plane
@@ -201,11 +199,16 @@ static bool cones_separated(const traversal* t, const osc_brep_leaf* la, const o
     int pairs = n * (n - 1) / 2;
     for (int c = -1; c < 2 * pairs + n; c++) {
         osc_vec3 m;
-        if (c == -1) m = sum;
-        else if (c < n) m = g[c];
+        if (c == -1)
+            m = sum;
+        else if (c < n)
+            m = g[c];
         else {
             int k = (c - n) / 2, i = 0;
-            while (k >= n - 1 - i) { k -= n - 1 - i; i++; }
+            while (k >= n - 1 - i) {
+                k -= n - 1 - i;
+                i++;
+            }
             int j = i + 1 + k;
             m = osc_cross(g[i], g[j]);
             if ((c - n) & 1) m = osc_neg(m);
@@ -253,9 +256,7 @@ static bool culled(traversal* t, int ia, int ib) {
     return false;
 }
 
-static double obb_volume(const osc_brep_node* n) {
-    return n->half.x * n->half.y * n->half.z;
-}
+static double obb_volume(const osc_brep_node* n) { return n->half.x * n->half.y * n->half.z; }
 
 // ---- traversal (Algorithms 8, 9, 17) -----------------------------------------------------------
 
@@ -275,16 +276,14 @@ static bool traverse(traversal* t, osc_lmd_cache* cache, bvtt_node start) {
     while (top > 0) {
         bvtt_node n = cache->stack[--top];
         if (culled(t, n.a, n.b)) {
-            if (!push_node(&cache->next, &cache->next_count, &cache->next_cap, n.a, n.b, NODE_CULLED))
-                return false;
+            if (!push_node(&cache->next, &cache->next_count, &cache->next_cap, n.a, n.b, NODE_CULLED)) return false;
             continue;
         }
         const osc_brep_node* na = &nodes_a[n.a];
         const osc_brep_node* nb = &nodes_b[n.b];
         bool leaf_a = na->leaf >= 0, leaf_b = nb->leaf >= 0;
         if (leaf_a && leaf_b) {
-            if (!push_node(&cache->next, &cache->next_count, &cache->next_cap, n.a, n.b, NODE_LEAF))
-                return false;
+            if (!push_node(&cache->next, &cache->next_count, &cache->next_cap, n.a, n.b, NODE_LEAF)) return false;
             continue;
         }
         if (!grow((void**)&cache->stack, &cache->stack_cap, top + 2, sizeof(bvtt_node))) return false;
@@ -307,12 +306,10 @@ static void prune(traversal* t, osc_lmd_cache* cache) {
     size_t w = 0;
     for (size_t i = 0; i < cache->next_count; i++) {
         bvtt_node n = cache->next[i];
-        if (i + 1 < cache->next_count && n.status == NODE_CULLED &&
-            cache->next[i + 1].status == NODE_CULLED) {
+        if (i + 1 < cache->next_count && n.status == NODE_CULLED && cache->next[i + 1].status == NODE_CULLED) {
             bvtt_node m = cache->next[i + 1];
             int pa = -1, pb = -1;
-            if (n.a == m.a && n.b != m.b && nodes_b[n.b].parent >= 0 &&
-                nodes_b[n.b].parent == nodes_b[m.b].parent) {
+            if (n.a == m.a && n.b != m.b && nodes_b[n.b].parent >= 0 && nodes_b[n.b].parent == nodes_b[m.b].parent) {
                 pa = n.a;
                 pb = nodes_b[n.b].parent;
             } else if (n.b == m.b && n.a != m.a && nodes_a[n.a].parent >= 0 &&
@@ -333,17 +330,17 @@ static void prune(traversal* t, osc_lmd_cache* cache) {
 
 // ---- warm starts -------------------------------------------------------------------------------
 
-static uint64_t pair_key(int la, int lb) {
-    return ((uint64_t)(uint32_t)la << 32) | (uint32_t)lb;
-}
+static uint64_t pair_key(int la, int lb) { return ((uint64_t)(uint32_t)la << 32) | (uint32_t)lb; }
 
 static const warm_entry* find_warm(const osc_lmd_cache* cache, uint64_t key) {
     size_t lo = 0, hi = cache->warm_count; // the entry, if any, lies in [lo, hi)
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (cache->warm[mid].key == key) return &cache->warm[mid];
-        if (cache->warm[mid].key < key) lo = mid + 1;
-        else hi = mid;
+        if (cache->warm[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return NULL;
 }
@@ -375,8 +372,7 @@ static int compare_contacts(const void* pa, const void* pb) {
 
 static bool same_contact(const osc_lmd_contact* a, const osc_lmd_contact* b, double tol) {
     return a->kind_a == b->kind_a && a->feature_a == b->feature_a && a->kind_b == b->kind_b &&
-           a->feature_b == b->feature_b && a->flags == b->flags &&
-           osc_length(osc_sub(a->point_a, b->point_a)) <= tol &&
+           a->feature_b == b->feature_b && a->flags == b->flags && osc_length(osc_sub(a->point_a, b->point_a)) <= tol &&
            osc_length(osc_sub(a->point_b, b->point_b)) <= tol;
 }
 
@@ -414,9 +410,9 @@ typedef struct footpoint_stage {
     const lmd_body* a;
     const lmd_body* b;
     const osc_lmd_settings* settings;
-    size_t slots_per_job;   // max(conformal_samples, 1) <= 1024
-    size_t cursor;          // the next node of the cache's next front to look at
-    size_t jobs_done;       // leaf pairs solved in earlier blocks
+    size_t slots_per_job; // max(conformal_samples, 1) <= 1024
+    size_t cursor;        // the next node of the cache's next front to look at
+    size_t jobs_done;     // leaf pairs solved in earlier blocks
     size_t warm_starts;
     size_t iterations;
 } footpoint_stage;
@@ -450,10 +446,8 @@ static bool collect_block(footpoint_stage* f, osc_lmd_cache* cache, size_t count
         contacts += (size_t)cache->results[i].count;
         converged += (size_t)cache->results[i].converged;
     }
-    if (!grow((void**)&cache->found, &cache->found_cap, cache->found_count + contacts,
-              sizeof(tagged_contact)) ||
-        !grow((void**)&cache->warm_next, &cache->warm_next_cap, cache->warm_next_count + converged,
-              sizeof(warm_entry)))
+    if (!grow((void**)&cache->found, &cache->found_cap, cache->found_count + contacts, sizeof(tagged_contact)) ||
+        !grow((void**)&cache->warm_next, &cache->warm_next_cap, cache->warm_next_count + converged, sizeof(warm_entry)))
         return false;
     for (size_t i = 0; i < count; i++) {
         const lmd_job_result* r = &cache->results[i];
@@ -484,9 +478,8 @@ typedef struct footpoint_block {
 static osc_status solve_block_item(void* context, size_t index) {
     const footpoint_block* block = context;
     const footpoint_stage* f = block->stage;
-    osc_lmd_solve_pair(f->a, f->b, f->settings, &block->jobs[index],
-                       &block->slots[index * f->slots_per_job], (int)f->slots_per_job,
-                       &block->results[index]);
+    osc_lmd_solve_pair(f->a, f->b, f->settings, &block->jobs[index], &block->slots[index * f->slots_per_job],
+                       (int)f->slots_per_job, &block->results[index]);
     return OSC_OK;
 }
 
@@ -525,13 +518,14 @@ static osc_status check_pose(const char* name, osc_pose pose) {
     const osc_vec3 p = pose.p;
     if (!(fabs(p.x) <= OSC_LMD_MAX_LENGTH && fabs(p.y) <= OSC_LMD_MAX_LENGTH && fabs(p.z) <= OSC_LMD_MAX_LENGTH))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "osc_lmd_query: %s.p (%g, %g, %g) is not finite or beyond %g in magnitude", name, p.x,
-                        p.y, p.z, OSC_LMD_MAX_LENGTH);
+                        "osc_lmd_query: %s.p (%g, %g, %g) is not finite or beyond %g in magnitude", name, p.x, p.y, p.z,
+                        OSC_LMD_MAX_LENGTH);
     const osc_quat q = pose.q;
     if (!osc_quat_is_normalizable(q))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                         "osc_lmd_query: %s.q (%g, %g, %g, %g) cannot be normalised (zero, not finite or "
-                        "too large)", name, q.w, q.x, q.y, q.z);
+                        "too large)",
+                        name, q.w, q.x, q.y, q.z);
     return OSC_OK;
 }
 
@@ -544,8 +538,7 @@ static osc_status check_length(const char* name, double value, bool positive) {
 
 static osc_status check_count(const char* name, int value, int lo, int hi) {
     if (value >= lo && value <= hi) return OSC_OK;
-    return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: settings.%s %d is outside [%d, %d]", name, value, lo,
-                    hi);
+    return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: settings.%s %d is outside [%d, %d]", name, value, lo, hi);
 }
 
 // Each setting in its range; the message names the first that is not.
@@ -554,8 +547,7 @@ static osc_status check_settings(const osc_lmd_settings* s) {
     if (status == OSC_OK) status = check_length("eps_a", s->eps_a, false);
     if (status == OSC_OK) status = check_length("eps_b", s->eps_b, false);
     if (status == OSC_OK && !(s->alpha >= 0.0 && s->alpha <= 0.25 * k_pi))
-        status = osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: settings.alpha %g is outside [0, pi/4]",
-                          s->alpha);
+        status = osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: settings.alpha %g is outside [0, pi/4]", s->alpha);
     if (status == OSC_OK) status = check_count("conformal_samples", s->conformal_samples, 0, 1024);
     if (status == OSC_OK) status = check_count("threads", s->threads, 0, INT_MAX);
     if (status == OSC_OK) status = check_count("culling", s->culling, 0, 1);
@@ -563,12 +555,11 @@ static osc_status check_settings(const osc_lmd_settings* s) {
 }
 
 // The pointers and the capacity.
-static osc_status check_arguments(const osc_brep* a, const osc_brep* b, const osc_lmd_contact* contacts,
-                                  int capacity, const int* count) {
+static osc_status check_arguments(const osc_brep* a, const osc_brep* b, const osc_lmd_contact* contacts, int capacity,
+                                  const int* count) {
     const char* null = !a ? "a" : !b ? "b" : !count ? "count" : NULL;
     if (null) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: %s is NULL", null);
-    if (capacity < 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: capacity %d is negative", capacity);
+    if (capacity < 0) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: capacity %d is negative", capacity);
     if (capacity > 0 && !contacts)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: contacts is NULL with capacity %d", capacity);
     return OSC_OK;
@@ -616,9 +607,8 @@ static bool keep_for_next_call(osc_lmd_cache* cache) {
            grow((void**)&cache->warm_next, &cache->warm_next_cap, cache->warm_cap, sizeof(warm_entry));
 }
 
-static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_settings* s,
-                            osc_lmd_cache* cache, osc_lmd_contact* contacts, int capacity,
-                            int* count) {
+static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_settings* s, osc_lmd_cache* cache,
+                            osc_lmd_contact* contacts, int capacity, int* count) {
     traversal t = make_traversal(a, b, s);
     // 1. the front (or the root) -> the next front and the leaf pairs
     if (cache->a != a->brep || cache->b != b->brep || cache->front_count == 0) {
@@ -626,8 +616,7 @@ static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_
         cache->b = b->brep;
         cache->front_count = 0;
         cache->warm_count = 0;
-        if (!push_node(&cache->front, &cache->front_count, &cache->front_cap, 0, 0, 0))
-            return OSC_ERR_NO_MEMORY;
+        if (!push_node(&cache->front, &cache->front_count, &cache->front_cap, 0, 0, 0)) return OSC_ERR_NO_MEMORY;
     }
     cache->next_count = 0;
     for (size_t i = 0; i < cache->front_count; i++)
@@ -654,8 +643,7 @@ static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_
     cache->stats.newton_iterations = saturated(f.iterations);
     cache->stats.warm_starts = saturated(f.warm_starts);
     if (unique > (size_t)capacity)
-        return osc_fail(OSC_ERR_CAPACITY, "osc_lmd_query: %zu contacts found, capacity %d", unique,
-                        capacity);
+        return osc_fail(OSC_ERR_CAPACITY, "osc_lmd_query: %zu contacts found, capacity %d", unique, capacity);
     return OSC_OK;
 }
 
@@ -669,8 +657,8 @@ static lmd_body make_body(const osc_brep* brep, osc_pose pose, osc_vec3 origin) 
 }
 
 osc_status osc_lmd_query(const osc_brep* a, osc_pose pose_a, const osc_brep* b, osc_pose pose_b,
-                         const osc_lmd_settings* settings, osc_lmd_cache* cache,
-                         osc_lmd_contact* contacts, int capacity, int* count) {
+                         const osc_lmd_settings* settings, osc_lmd_cache* cache, osc_lmd_contact* contacts,
+                         int capacity, int* count) {
     if (count) *count = 0;
     osc_status st = check_arguments(a, b, contacts, capacity, count);
     if (st == OSC_OK) st = check_pose("pose_a", pose_a);

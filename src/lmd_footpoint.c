@@ -19,7 +19,7 @@ typedef struct wfeat {
     osc_geo geo;
     const lmd_body* body;
     const osc_brep_leaf* leaf;
-    int dim;           // Newton parameters contributed
+    int dim; // Newton parameters contributed
     int restricted;
     double t0[2], dt[2];
     osc_vec3 center; // world centre of the leaf's OBB
@@ -91,8 +91,7 @@ static void feature_eval(const wfeat* f, const double* s, osc_vec3* p, osc_vec3*
         osc_geo_eval(&f->geo, s, p, d1, d2);
         return;
     }
-    double t[2] = {f->t0[0] + (f->dim ? s[0] : 0.0) * f->dt[0],
-                   f->t0[1] + (f->dim ? s[0] : 0.0) * f->dt[1]};
+    double t[2] = {f->t0[0] + (f->dim ? s[0] : 0.0) * f->dt[0], f->t0[1] + (f->dim ? s[0] : 0.0) * f->dt[1]};
     osc_vec3 e1[2], e2[3];
     osc_geo_eval(&f->geo, t, p, e1, e2);
     if (f->dim == 0 || !d1) return;
@@ -103,8 +102,7 @@ static void feature_eval(const wfeat* f, const double* s, osc_vec3* p, osc_vec3*
     }
     double a = f->dt[0], c = f->dt[1];
     d1[0] = osc_add(osc_scale(e1[0], a), osc_scale(e1[1], c));
-    d2[0] = osc_add(osc_add(osc_scale(e2[0], a * a), osc_scale(e2[1], 2.0 * a * c)),
-                    osc_scale(e2[2], c * c));
+    d2[0] = osc_add(osc_add(osc_scale(e2[0], a * a), osc_scale(e2[1], 2.0 * a * c)), osc_scale(e2[2], c * c));
 }
 
 // ---- Newton's method on f = |P_A - P_B|^2 / 2 -------------------------------------------------
@@ -187,9 +185,7 @@ static int cholesky_solve(int n, double H[4][4], double mu, const double* b, dou
 // twice the box's half diagonal? A minimum out there lies under another leaf pair, which the
 // culling keeps, so the search stops (a flat valley between nearly conformal leaves otherwise takes
 // tens of damped steps to cross, to a minimum that other pairs find anyway).
-static int out_of_reach(const wfeat* f, osc_vec3 p) {
-    return osc_length_squared(osc_sub(p, f->center)) > f->reach2;
-}
+static int out_of_reach(const wfeat* f, osc_vec3 p) { return osc_length_squared(osc_sub(p, f->center)) > f->reach2; }
 
 // The same for the feature's point at parameters t.
 static int escaped(const wfeat* f, const double* t) {
@@ -281,8 +277,8 @@ static int start_grid(const wfeat* f, double pts[9][2]) {
 // h(t) = sign sd_S(C(t)), the distance from the curve's point to the untrimmed surface, with h', h''
 // and |C'| (dh NULL: not wanted), the point and the surface's unit normal at its foot; 0 where not
 // smooth.
-static int curve_distance(const wfeat* E, const wfeat* S, double t, double sign, double* h, double* dh,
-                          double* ddh, double* speed, osc_vec3* p, osc_vec3* normal) {
+static int curve_distance(const wfeat* E, const wfeat* S, double t, double sign, double* h, double* dh, double* ddh,
+                          double* speed, osc_vec3* p, osc_vec3* normal) {
     osc_vec3 d1[1], d2[1];
     double sd, H[3][3];
     feature_eval(E, &t, p, E->dim ? d1 : NULL, E->dim ? d2 : NULL);
@@ -450,8 +446,8 @@ static uint64_t mix64(uint64_t h, uint64_t v) {
 }
 
 // Validates a pair of world footpoints and writes the contact; returns 1 when written.
-static int emit(const wfeat* A, const wfeat* B, const double* ta, const double* tb, osc_vec3 pa,
-                osc_vec3 pb, const osc_lmd_settings* s, int sample, int flags, osc_lmd_contact* c) {
+static int emit(const wfeat* A, const wfeat* B, const double* ta, const double* tb, osc_vec3 pa, osc_vec3 pb,
+                const osc_lmd_settings* s, int sample, int flags, osc_lmd_contact* c) {
     double param_a[2], param_b[2];
     if (!feature_contains(A, ta, param_a) || !feature_contains(B, tb, param_b)) return 0;
     osc_vec3 diff = osc_sub(pb, pa);
@@ -499,13 +495,13 @@ static int emit(const wfeat* A, const wfeat* B, const double* ta, const double* 
 // 2 for a plane (any line along z), 3 for a sphere (any line through o), 0 otherwise.
 static int symmetry(const osc_geo* g) {
     switch (g->kind) {
-    case OSC_GEO_CYLINDER:
-    case OSC_GEO_CONE:
-    case OSC_GEO_TORUS:
-    case OSC_GEO_CIRCLE: return 1;
-    case OSC_GEO_PLANE: return 2;
-    case OSC_GEO_SPHERE: return 3;
-    default: return 0;
+        case OSC_GEO_CYLINDER:
+        case OSC_GEO_CONE:
+        case OSC_GEO_TORUS:
+        case OSC_GEO_CIRCLE: return 1;
+        case OSC_GEO_PLANE: return 2;
+        case OSC_GEO_SPHERE: return 3;
+        default: return 0;
     }
 }
 
@@ -525,8 +521,7 @@ static int common_axis(const osc_geo* a, const osc_geo* b, double scale, osc_vec
         const osc_geo* sph = sa == 3 ? a : b;
         const osc_geo* other = sa == 3 ? b : a;
         osc_vec3 d = osc_sub(sph->o, other->o);
-        if (symmetry(other) == 1 &&
-            osc_length(osc_sub(d, osc_scale(other->z, osc_dot(d, other->z)))) > dist_tol)
+        if (symmetry(other) == 1 && osc_length(osc_sub(d, osc_scale(other->z, osc_dot(d, other->z)))) > dist_tol)
             return 0;
         *o = symmetry(other) == 1 ? other->o : sph->o;
         *z = other->z;
@@ -588,8 +583,8 @@ static osc_vec3 rotate_about(osc_vec3 v, osc_vec3 z, double t) {
 }
 
 // Samples a conformal contact circle; returns the number of contacts written.
-static int conformal(const wfeat* A0, const wfeat* B0, osc_vec3 o, osc_vec3 z,
-                     const osc_lmd_settings* s, osc_lmd_contact* out, int slots, int* iterations) {
+static int conformal(const wfeat* A0, const wfeat* B0, osc_vec3 o, osc_vec3 z, const osc_lmd_settings* s,
+                     osc_lmd_contact* out, int slots, int* iterations) {
     // a deterministic reference direction perpendicular to the axis (from A's solid frame)
     osc_vec3 ref = osc_mat3_column(A0->body->rotation, 0);
     if (osc_length(osc_cross(ref, z)) < 0.3) ref = osc_mat3_column(A0->body->rotation, 1);
@@ -663,8 +658,7 @@ static int conformal(const wfeat* A0, const wfeat* B0, osc_vec3 o, osc_vec3 z,
         bool in_b = B0->dim == 0 || (wb[0] >= lo_b[0] - 1e-12 && wb[0] <= hi_b[0] + 1e-12 &&
                                      (B0->dim < 2 || (wb[1] >= lo_b[1] - 1e-12 && wb[1] <= hi_b[1] + 1e-12)));
         if (!in_a || !in_b) continue;
-        count += emit(A0, B0, ta, tb, qa, qb, s, on_axis ? -1 : k, on_axis ? 0 : OSC_LMD_CONFORMAL,
-                      &out[count]);
+        count += emit(A0, B0, ta, tb, qa, qb, s, on_axis ? -1 : k, on_axis ? 0 : OSC_LMD_CONFORMAL, &out[count]);
     }
     return count;
 }
@@ -693,9 +687,8 @@ static void grid_start(const wfeat* A, const wfeat* B, double* x) {
     }
 }
 
-void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_settings* settings,
-                        const lmd_job* job, osc_lmd_contact* out, int slots,
-                        lmd_job_result* result) {
+void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_settings* settings, const lmd_job* job,
+                        osc_lmd_contact* out, int slots, lmd_job_result* result) {
     memset(result, 0, sizeof *result);
     wfeat A, B;
     feature_init(&A, a, job->leaf_a);

@@ -20,21 +20,20 @@ typedef struct lmd_body {
 /// The footpoint problem of one leaf pair.
 typedef struct lmd_job {
     int leaf_a, leaf_b;
-    int has_warm;         ///< 1: start Newton at `warm`
-    double warm[4];       ///< parameters (A's then B's)
+    int has_warm;   ///< 1: start Newton at `warm`
+    double warm[4]; ///< parameters (A's then B's)
 } lmd_job;
 
 /// What one leaf pair produced.
 typedef struct lmd_job_result {
-    int count;            ///< contacts written to its slots
-    int converged;        ///< Newton converged (then `x` is worth caching)
+    int count;     ///< contacts written to its slots
+    int converged; ///< Newton converged (then `x` is worth caching)
     int iterations;
     double x[4];
 } lmd_job_result;
 
 /// Computes the contacts of one leaf pair into `out` [slots]; settings already checked.
-void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_settings* settings,
-                        const lmd_job* job, osc_lmd_contact* out, int slots,
-                        lmd_job_result* result);
+void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_settings* settings, const lmd_job* job,
+                        osc_lmd_contact* out, int slots, lmd_job_result* result);
 
 #endif // OSC_LMD_INTERNAL_H

@@ -55,14 +55,14 @@ int32_t osc_manifold_max_contacts(const osc_body* a, const osc_body* b, const os
 typedef struct direction {
     const osc_body* f;
     const osc_body* s;
-    osc_mat3 r_s;        // R_S
-    osc_vec3 p_s;        // p_S
-    osc_mat3 rel_r;      // R_S^T R_F
-    osc_vec3 rel_p;      // R_S^T (p_F - p_S)
-    int col_f, col_s;    // first tangent column of each body's twist
-    double sign;         // the normal from A to B is sign R_S n_S (-1 when s is B)
+    osc_mat3 r_s;         // R_S
+    osc_vec3 p_s;         // p_S
+    osc_mat3 rel_r;       // R_S^T R_F
+    osc_vec3 rel_p;       // R_S^T (p_F - p_S)
+    int col_f, col_s;     // first tangent column of each body's twist
+    double sign;          // the normal from A to B is sign R_S n_S (-1 when s is B)
     double length_margin; // above the rounding of an edge's length between its s-frame corners
-    int body;            // 0: f is A
+    int body;             // 0: f is A
 } direction;
 
 // The result of one feature (vertex or edge) with its tangents (filled only with derivatives).
@@ -79,14 +79,14 @@ typedef struct feature {
 // over the curve, so its visits go back and forth between them).
 #define EDGE_RUN_TABLE 64
 typedef struct runs {
-    int32_t vertex_run;          // which run the verdict is for (-1: none yet)
-    bool vertex_skip;            // the whole run lies beyond d_max
+    int32_t vertex_run;               // which run the verdict is for (-1: none yet)
+    bool vertex_skip;                 // the whole run lies beyond d_max
     int32_t edge_run[EDGE_RUN_TABLE]; // -1: empty
     bool edge_skip[EDGE_RUN_TABLE];
     double edge_run_lipschitz[EDGE_RUN_TABLE];
-    double edge_lipschitz;       // bound on |grad phi| over the last edge run's ball (where phi > 0)
-    bool vertex_bounds_known;    // the corner table holds the group's vertices' bounds (group_lower_bounds):
-                                 // their own bounds decide, without their runs' spheres
+    double edge_lipschitz;    // bound on |grad phi| over the last edge run's ball (where phi > 0)
+    bool vertex_bounds_known; // the corner table holds the group's vertices' bounds (group_lower_bounds):
+                              // their own bounds decide, without their runs' spheres
 } runs;
 
 // What is known at a stored vertex of f (a vertex feature or an edge corner) in the current
@@ -96,10 +96,10 @@ typedef struct runs {
 // stored vertex position saves most of this work; an entry gives exactly the bits a fresh
 // computation would (same point, same function)
 typedef struct corner {
-    int32_t vertex;            // the stored vertex (-1: empty)
-    int32_t block;             // the Lipschitz block of y's voxel (body_bounds_at; -1: none)
+    int32_t vertex; // the stored vertex (-1: empty)
+    int32_t block;  // the Lipschitz block of y's voxel (body_bounds_at; -1: none)
     bool has_bounds, has_phi, has_gradient;
-    double lower, upper;       // the broad phase's bounds at y (body_bounds_at)
+    double lower, upper; // the broad phase's bounds at y (body_bounds_at)
     double phi;
     osc_vec3 y, gradient;
 } corner;
@@ -137,8 +137,8 @@ typedef struct pipeline {
     bool derivatives;
     osc_pose pose[2]; // A, B
     osc_manifold_output* out;
-    corner_table* cache; // the current direction's corner values
-    shared_edges* shared; // and its saturated shared edges
+    corner_table* cache;       // the current direction's corner values
+    shared_edges* shared;      // and its saturated shared edges
     corner_tangents* tangents; // and its corners' point tangents
 } pipeline;
 
@@ -153,8 +153,8 @@ static inline double sdf_value(const osc_body* s, osc_vec3 y, osc_vec3* gradient
 // phi with its gradient, the unit normal n and, with derivatives, dn/dy (docs/manifold.md eq. N):
 // spline bodies normalise their normal field m: dn = (I - n n^T) dm / |m|; SDF bodies use
 // m = grad phi, dm = Hessian. A zero m gives a zero normal and Jacobian.
-static double sdf_contact(const osc_body* s, osc_vec3 y, bool derivatives, osc_vec3* gradient,
-                          osc_vec3* normal, osc_mat3* normal_jacobian) {
+static double sdf_contact(const osc_body* s, osc_vec3 y, bool derivatives, osc_vec3* gradient, osc_vec3* normal,
+                          osc_mat3* normal_jacobian) {
     osc_vec3 m;
     osc_mat3 dm = osc_mat3_zero();
     double phi;
@@ -252,8 +252,7 @@ OSC_FORCE_INLINE bool beyond_by_value(const pipeline* pl, const direction* d, os
 // and normal, for a feature that beyond_by_value kept. Returns false when the weight is 0 (the
 // feature is saturated).
 OSC_AVX_CLONES
-static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double dy[3][COLUMNS],
-                   feature* out) {
+static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double dy[3][COLUMNS], feature* out) {
     const osc_manifold_settings* st = pl->settings;
     osc_vec3 gradient = osc_v3(0.0, 0.0, 0.0), n;
     osc_mat3 dn = osc_mat3_zero();
@@ -471,8 +470,8 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
                 // < 2.5e-17 < 2^-53 rounds away in the gain, which is exactly 1: no exp needed
                 bracket = gain = 1.0;
             } else {
-                bracket = tau > 0.0 ? sigmoid_kept(phi[e], tau, exponential, &slope)
-                                    : osc_sigmoid(phi[e], tau, &slope, NULL);
+                bracket =
+                    tau > 0.0 ? sigmoid_kept(phi[e], tau, exponential, &slope) : osc_sigmoid(phi[e], tau, &slope, NULL);
                 gain = slope * phi[e] + bracket;
             }
             osc_vec3 g = gradient[e], u = dir[e];
@@ -603,8 +602,8 @@ OSC_FORCE_INLINE void corner_values(const pipeline* pl, const direction* d, corn
 
 // the gradients at both corners of an edge (corner_value with gradients); a spline evaluates two
 // missing ones in one call
-OSC_FORCE_INLINE void corner_gradients(const pipeline* pl, const direction* d, corner* ca, corner* cb,
-                                       osc_vec3* ga, osc_vec3* gb) {
+OSC_FORCE_INLINE void corner_gradients(const pipeline* pl, const direction* d, corner* ca, corner* cb, osc_vec3* ga,
+                                       osc_vec3* gb) {
     if (d->s->grid && ca->has_phi && cb->has_phi && !ca->has_gradient && !cb->has_gradient) {
         double phi[2]; // the entries' phi, the same values
         osc_vec3 g[2];
@@ -656,8 +655,8 @@ static inline bool edge_beyond(const direction* d, const corner* ca, const corne
 // without tangents, the soft clips and the corner look-ups inlined into it (the clone cannot call
 // into them cheaply). (A function with clones is never inlined; clang refuses `noinline` on it.)
 OSC_AVX_CLONES
-static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corner* ca, corner* cb,
-                        edge_bound* bound_in, feature* out) {
+static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corner* ca, corner* cb, edge_bound* bound_in,
+                        feature* out) {
     edge_bound bound = *bound_in;
     const osc_manifold_settings* st = pl->settings;
     const double* corners = &d->f->edges[6 * (size_t)i];
@@ -713,8 +712,10 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
     double dt[3][COLUMNS], dl[COLUMNS], own[3][COLUMNS];
     int32_t vertex_a = ca->vertex, vertex_b = cb->vertex;
     double(*da)[COLUMNS] = vertex_tangents(pl, d, vertex_a, a), (*db)[COLUMNS] = own;
-    if (((vertex_a ^ vertex_b) & (TANGENT_CACHE - 1)) != 0) db = vertex_tangents(pl, d, vertex_b, b);
-    else point_tangents(d, corners + 3, b, own);
+    if (((vertex_a ^ vertex_b) & (TANGENT_CACHE - 1)) != 0)
+        db = vertex_tangents(pl, d, vertex_b, b);
+    else
+        point_tangents(d, corners + 3, b, own);
     // dl = t . de, dt = (de - t (t . de)) / l
     for (int j = 0; j < COLUMNS; ++j) {
         double de[3] = {db[0][j] - da[0][j], db[1][j] - da[1][j], db[2][j] - da[2][j]};
@@ -774,8 +775,10 @@ OSC_FORCE_INLINE bool edge_contact(const pipeline* pl, const direction* d, runs*
     // the corners' entries (a corner whose slot the other holds gets one of its own)
     corner* ca = corner_at(pl, d, vertex_a);
     corner own_b, *cb = &own_b;
-    if (((vertex_a ^ vertex_b) & (CORNER_CACHE - 1)) != 0) cb = corner_at(pl, d, vertex_b);
-    else corner_start(d, vertex_b, &own_b);
+    if (((vertex_a ^ vertex_b) & (CORNER_CACHE - 1)) != 0)
+        cb = corner_at(pl, d, vertex_b);
+    else
+        corner_start(d, vertex_b, &own_b);
     edge_bound bound = {r->edge_lipschitz, false};
     // first with the stored length, rounded up past the s-frame corners' rounding: most edges end
     // here, without their own length
@@ -818,10 +821,8 @@ static void emit(pipeline* pl, const direction* d, const feature* c, osc_contact
     }
     if (out->point_jacobians) memcpy(out->point_jacobians + (size_t)slot * 36, c->d_point, 36 * sizeof(double));
     if (out->depth_jacobians) memcpy(out->depth_jacobians + (size_t)slot * 12, c->d_depth, 12 * sizeof(double));
-    if (out->normal_jacobians)
-        memcpy(out->normal_jacobians + (size_t)slot * 36, c->d_normal, 36 * sizeof(double));
-    if (out->weight_jacobians)
-        memcpy(out->weight_jacobians + (size_t)slot * 12, c->d_weight, 12 * sizeof(double));
+    if (out->normal_jacobians) memcpy(out->normal_jacobians + (size_t)slot * 36, c->d_normal, 36 * sizeof(double));
+    if (out->weight_jacobians) memcpy(out->weight_jacobians + (size_t)slot * 12, c->d_weight, 12 * sizeof(double));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -832,14 +833,14 @@ static void emit(pipeline* pl, const direction* d, const feature* c, osc_contact
 // saturated features (depth d_max, weight 0) are only counted and added at the end.
 
 typedef struct blend {
-    int items;          // features added with a positive weight (hard mode: best is set)
-    int saturated;      // features added at depth d_max with weight 0: each adds
-                        // exp(-(d_max - ref) / tau) to z and d_max times that to sd, at the end
+    int items;     // features added with a positive weight (hard mode: best is set)
+    int saturated; // features added at depth d_max with weight 0: each adds
+                   // exp(-(d_max - ref) / tau) to z and d_max times that to sd, at the end
     double ref;
     double z, sd, sf, sp[3], sn[3];
     double dz[COLUMNS], dsd[COLUMNS], dsf[COLUMNS], dsp[3][COLUMNS], dsn[3][COLUMNS];
-    feature best;       // hard mode (tau = 0): the deepest feature, first on ties
-    bool seen;          // hard mode: any feature added
+    feature best; // hard mode (tau = 0): the deepest feature, first on ties
+    bool seen;    // hard mode: any feature added
 } blend;
 
 static void blend_start(blend* b) {
@@ -859,13 +860,14 @@ static void blend_rescale(blend* b, double factor, bool derivatives) {
 
 // adds one feature (blend_add's work but for saturated features with tau > 0)
 OSC_AVX_CLONES
-static void blend_add_feature(const pipeline* pl, blend* restrict b, const feature* restrict c,
-                              bool active) {
+static void blend_add_feature(const pipeline* pl, blend* restrict b, const feature* restrict c, bool active) {
     double tau = pl->settings->blend_temperature;
     if (!(tau > 0.0)) {
         if (!b->seen || c->depth < b->best.depth) {
-            if (active) b->best = *c;
-            else saturate(pl, &b->best);
+            if (active)
+                b->best = *c;
+            else
+                saturate(pl, &b->best);
             b->items = active;
         }
         b->seen = true;
@@ -952,8 +954,7 @@ static bool blend_finish(const pipeline* pl, blend* b, feature* out) {
         for (int k = 0; k < 3; ++k) out->d_point[k][j] = (b->dsp[k][j] - p[k] * b->dsf[j]) / b->sf;
         double along = 0.0;
         for (int k = 0; k < 3; ++k) along += nv[k] * b->dsn[k][j];
-        for (int k = 0; k < 3; ++k)
-            out->d_normal[k][j] = length > 0.0 ? (b->dsn[k][j] - nv[k] * along) / length : 0.0;
+        for (int k = 0; k < 3; ++k) out->d_normal[k][j] = length > 0.0 ? (b->dsn[k][j] - nv[k] * along) / length : 0.0;
     }
     return true;
 }
@@ -1062,12 +1063,10 @@ static void run_direction(pipeline* pl, const direction* d) {
         if (vertex_contact(pl, d, &r, i, &c))
             emit(pl, d, &c, OSC_CONTACT_VERTEX, f->vertex_index[i], f->vertex_group[i]);
     for (int32_t i = 0; st->edges && i < f->edge_count; ++i)
-        if (edge_contact(pl, d, &r, i, &c))
-            emit(pl, d, &c, OSC_CONTACT_EDGE, f->edge_index[i], f->edge_group[i]);
+        if (edge_contact(pl, d, &r, i, &c)) emit(pl, d, &c, OSC_CONTACT_EDGE, f->edge_index[i], f->edge_group[i]);
 }
 
-static direction make_direction(const osc_body* f, osc_pose pose_f, const osc_body* s, osc_pose pose_s,
-                                int f_is_a) {
+static direction make_direction(const osc_body* f, osc_pose pose_f, const osc_body* s, osc_pose pose_s, int f_is_a) {
     direction d;
     d.f = f;
     d.s = s;
@@ -1098,8 +1097,8 @@ static osc_status check_settings(const char* function, const osc_manifold_settin
                    {"blend_temperature", s->blend_temperature}};
     for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; ++i)
         if (!(lengths[i].value >= 0.0) || !isfinite(lengths[i].value))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->%s is %g (must be finite and >= 0)",
-                            function, lengths[i].name, lengths[i].value);
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->%s is %g (must be finite and >= 0)", function,
+                            lengths[i].name, lengths[i].value);
     if (s->iterations < 0 || s->iterations > 64)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->iterations is %d (must be in 0..64)", function,
                         s->iterations);
@@ -1119,12 +1118,11 @@ static osc_status check_settings(const char* function, const osc_manifold_settin
 
 static osc_status check_pose(const char* function, const char* name, osc_pose pose) {
     if (!osc_vec3_is_finite(pose.p))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s.p = (%g, %g, %g) is not finite", function, name,
-                        pose.p.x, pose.p.y, pose.p.z);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s.p = (%g, %g, %g) is not finite", function, name, pose.p.x,
+                        pose.p.y, pose.p.z);
     if (!osc_quat_is_normalizable(pose.q))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: %s.q = (%g, %g, %g, %g) cannot be normalised", function, name, pose.q.w,
-                        pose.q.x, pose.q.y, pose.q.z);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s.q = (%g, %g, %g, %g) cannot be normalised", function, name,
+                        pose.q.w, pose.q.x, pose.q.y, pose.q.z);
     return OSC_OK;
 }
 
@@ -1140,8 +1138,7 @@ static void collide(const osc_body* a, osc_pose pose_a, const osc_body* b, osc_p
                     const osc_manifold_settings* settings, osc_manifold_output* out) {
     pipeline pl;
     pl.settings = settings;
-    pl.derivatives = out->point_jacobians || out->depth_jacobians || out->normal_jacobians ||
-                     out->weight_jacobians;
+    pl.derivatives = out->point_jacobians || out->depth_jacobians || out->normal_jacobians || out->weight_jacobians;
     pose_a.q = osc_quat_normalize(pose_a.q);
     pose_b.q = osc_quat_normalize(pose_b.q);
     pl.pose[0] = pose_a;
@@ -1174,8 +1171,8 @@ osc_status osc_manifold_collide(const osc_body* a, osc_pose pose_a, const osc_bo
         return status;
     collide(a, pose_a, b, pose_b, settings, out);
     if (out->needed > out->capacity)
-        return osc_fail(OSC_ERR_CAPACITY, "%s: %d contacts produced, capacity is %d", function,
-                        (int)out->needed, (int)out->capacity);
+        return osc_fail(OSC_ERR_CAPACITY, "%s: %d contacts produced, capacity is %d", function, (int)out->needed,
+                        (int)out->capacity);
     return OSC_OK;
 }
 
@@ -1211,17 +1208,15 @@ static osc_status batch_item(void* context, size_t i) {
     c->counts[i] = out.count;
     if (c->needed) c->needed[i] = out.needed;
     if (out.needed > c->capacity)
-        return osc_fail(OSC_ERR_CAPACITY, "%d contacts produced, capacity is %d", (int)out.needed,
-                        (int)c->capacity);
+        return osc_fail(OSC_ERR_CAPACITY, "%d contacts produced, capacity is %d", (int)out.needed, (int)c->capacity);
     return OSC_OK;
 }
 
 osc_status osc_manifold_collide_batch(const osc_body* a, const osc_pose* poses_a, const osc_body* b,
-                                      const osc_pose* poses_b, size_t count,
-                                      const osc_manifold_settings* settings, osc_contact* contacts,
-                                      int32_t capacity, int32_t* counts, int32_t* needed,
-                                      double* point_jacobians, double* depth_jacobians,
-                                      double* normal_jacobians, double* weight_jacobians, int threads) {
+                                      const osc_pose* poses_b, size_t count, const osc_manifold_settings* settings,
+                                      osc_contact* contacts, int32_t capacity, int32_t* counts, int32_t* needed,
+                                      double* point_jacobians, double* depth_jacobians, double* normal_jacobians,
+                                      double* weight_jacobians, int threads) {
     const char* function = "osc_manifold_collide_batch";
     osc_status status = check_query(function, a, b, settings);
     if (status) return status;
@@ -1242,7 +1237,18 @@ osc_status osc_manifold_collide_batch(const osc_body* a, const osc_pose* poses_a
         snprintf(name, sizeof name, "poses_b[%zu]", i);
         if ((status = check_pose(function, name, poses_b[i]))) return status;
     }
-    batch_context batch = {a, poses_a, b, poses_b, settings, contacts, capacity, counts, needed,
-                           point_jacobians, depth_jacobians, normal_jacobians, weight_jacobians};
+    batch_context batch = {a,
+                           poses_a,
+                           b,
+                           poses_b,
+                           settings,
+                           contacts,
+                           capacity,
+                           counts,
+                           needed,
+                           point_jacobians,
+                           depth_jacobians,
+                           normal_jacobians,
+                           weight_jacobians};
     return osc_batch_run(function, "configuration", count, threads, 1, batch_item, &batch, NULL);
 }

@@ -42,22 +42,15 @@ void osc_body_destroy(osc_body* body) {
     osc_free(body);
 }
 
-int32_t osc_body_vertex_count(const osc_body* body) {
-    return body ? body->vertex_count : 0;
-}
+int32_t osc_body_vertex_count(const osc_body* body) { return body ? body->vertex_count : 0; }
 
-int32_t osc_body_edge_count(const osc_body* body) {
-    return body ? body->edge_count : 0;
-}
+int32_t osc_body_edge_count(const osc_body* body) { return body ? body->edge_count : 0; }
 
-int32_t osc_body_group_count(const osc_body* body) {
-    return body ? body->group_count : 0;
-}
+int32_t osc_body_group_count(const osc_body* body) { return body ? body->group_count : 0; }
 
 void osc_body_vertex_groups(const osc_body* body, int32_t* vertex_groups) {
     if (!body || !vertex_groups) return;
-    for (int32_t i = 0; i < body->vertex_count; ++i)
-        vertex_groups[body->vertex_index[i]] = body->vertex_group[i];
+    for (int32_t i = 0; i < body->vertex_count; ++i) vertex_groups[body->vertex_index[i]] = body->vertex_group[i];
 }
 
 // the largest block Lipschitz bound over blocks lo..hi (inclusive, per axis)
@@ -222,13 +215,11 @@ static osc_status block_slab(void* context, size_t index) {
                 upper = above < upper ? above : upper;
                 body->voxel_bounds[2 * v] = float_below(lower);
                 body->voxel_bounds[2 * v + 1] = float_above(upper);
-                if (i == 0 || j == 0 || k == 0 || i == g->cells[0] - 1 || j == g->cells[1] - 1 ||
-                    k == g->cells[2] - 1)
+                if (i == 0 || j == 0 || k == 0 || i == g->cells[0] - 1 || j == g->cells[1] - 1 || k == g->cells[2] - 1)
                     boundary = lower < boundary ? lower : boundary;
                 if (upper <= 0.0) continue; // never reaches phi > 0
                 outside = lipschitz > outside ? lipschitz : outside;
-                double* block = &body->block_lipschitz[((size_t)slab * body->blocks[1] +
-                                                        (size_t)(j / OSC_BODY_BLOCK)) *
+                double* block = &body->block_lipschitz[((size_t)slab * body->blocks[1] + (size_t)(j / OSC_BODY_BLOCK)) *
                                                            body->blocks[0] +
                                                        (size_t)(i / OSC_BODY_BLOCK)];
                 *block = lipschitz > *block ? lipschitz : *block;
@@ -276,8 +267,8 @@ static osc_status build_blocks(osc_body* body) {
 // phi > 0 and r the circumradius. Along a segment from the centre, phi cannot fall below
 // phi(c) - L |x - c| before it first reaches 0, so phi(c) - L r >= 0 bounds phi from below in the
 // whole voxel (a negative value is stored as -INFINITY: no bound).
-static osc_status build_voxel_level(const osc_body* body, osc_vec3 lo, osc_vec3 hi, double padding,
-                                    int resolution, body_voxels* v) {
+static osc_status build_voxel_level(const osc_body* body, osc_vec3 lo, osc_vec3 hi, double padding, int resolution,
+                                    body_voxels* v) {
     double size[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
     double longest = fmax(size[0], fmax(size[1], size[2]));
     v->cell = (longest + 2.0 * padding) / resolution;
@@ -318,8 +309,8 @@ static osc_status build_voxels(osc_body* body, const osc_body_desc* desc) {
     body->edge_lipschitz = osc_sdf_lipschitz(body->sdf) * (osc_sdf_lipschitz_is_bound(body->sdf) ? 1.0 : 2.0);
     osc_status status = build_voxel_level(body, lo, hi, padding, desc->broad_phase_resolution, &body->voxels[0]);
     if (status) return status;
-    return build_voxel_level(body, lo, hi, fmax(padding, OSC_BODY_COARSE_REACH * longest),
-                             OSC_BODY_COARSE_RESOLUTION, &body->voxels[1]);
+    return build_voxel_level(body, lo, hi, fmax(padding, OSC_BODY_COARSE_REACH * longest), OSC_BODY_COARSE_RESOLUTION,
+                             &body->voxels[1]);
 }
 
 static double body_value(const osc_body* body, osc_vec3 y) {
@@ -363,57 +354,57 @@ static osc_status vertex_groups(osc_body* body, const osc_body_desc* desc, int32
     int32_t n = osc_mesh_vertex_count(mesh);
     const double* v = osc_mesh_vertices(mesh);
     switch (desc->groups) {
-    case OSC_GROUPS_NONE:
-        for (int32_t i = 0; i < n; ++i) groups[i] = -1;
-        body->group_count = 0;
-        return OSC_OK;
-    case OSC_GROUPS_GIVEN: {
-        if (!desc->vertex_groups)
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "osc_body_create: groups is OSC_GROUPS_GIVEN but vertex_groups is NULL");
-        int32_t count = 0;
-        for (int32_t i = 0; i < n; ++i) {
-            int32_t g = desc->vertex_groups[i];
-            if (g < 0 || g >= n)
+        case OSC_GROUPS_NONE:
+            for (int32_t i = 0; i < n; ++i) groups[i] = -1;
+            body->group_count = 0;
+            return OSC_OK;
+        case OSC_GROUPS_GIVEN: {
+            if (!desc->vertex_groups)
                 return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                                "osc_body_create: vertex_groups[%d] = %d is outside [0, %d)", (int)i, (int)g,
-                                (int)n);
-            groups[i] = g;
-            if (g + 1 > count) count = g + 1;
+                                "osc_body_create: groups is OSC_GROUPS_GIVEN but vertex_groups is NULL");
+            int32_t count = 0;
+            for (int32_t i = 0; i < n; ++i) {
+                int32_t g = desc->vertex_groups[i];
+                if (g < 0 || g >= n)
+                    return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                                    "osc_body_create: vertex_groups[%d] = %d is outside [0, %d)", (int)i, (int)g,
+                                    (int)n);
+                groups[i] = g;
+                if (g + 1 > count) count = g + 1;
+            }
+            body->group_count = count;
+            return OSC_OK;
         }
-        body->group_count = count;
-        return OSC_OK;
-    }
-    case OSC_GROUPS_SDF_LEAVES: {
-        if (!body->sdf)
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "osc_body_create: OSC_GROUPS_SDF_LEAVES needs an osc_sdf body, not a grid");
-        int leaves = osc_sdf_leaf_count(body->sdf);
-        for (int32_t i = 0; i < n; ++i) {
-            osc_vec3 y = osc_v3(v[3 * i], v[3 * i + 1], v[3 * i + 2]);
-            double best = INFINITY;
-            groups[i] = 0;
-            for (int leaf = 0; leaf < leaves; ++leaf) {
-                double value = osc_sdf_eval_leaf(body->sdf, leaf, y, NULL, NULL);
-                if (value < best) {
-                    best = value;
-                    groups[i] = leaf;
+        case OSC_GROUPS_SDF_LEAVES: {
+            if (!body->sdf)
+                return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                                "osc_body_create: OSC_GROUPS_SDF_LEAVES needs an osc_sdf body, not a grid");
+            int leaves = osc_sdf_leaf_count(body->sdf);
+            for (int32_t i = 0; i < n; ++i) {
+                osc_vec3 y = osc_v3(v[3 * i], v[3 * i + 1], v[3 * i + 2]);
+                double best = INFINITY;
+                groups[i] = 0;
+                for (int leaf = 0; leaf < leaves; ++leaf) {
+                    double value = osc_sdf_eval_leaf(body->sdf, leaf, y, NULL, NULL);
+                    if (value < best) {
+                        best = value;
+                        groups[i] = leaf;
+                    }
                 }
             }
+            body->group_count = leaves;
+            return OSC_OK;
         }
-        body->group_count = leaves;
-        return OSC_OK;
-    }
-    case OSC_GROUPS_CLUSTER: {
-        if (desc->group_count < 1)
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_body_create: group_count is %d (must be >= 1)",
-                            (int)desc->group_count);
-        int32_t count = 0;
-        osc_status status = osc_mesh_groups_cluster(mesh, desc->group_count, groups, &count);
-        if (status) return osc_fail_in("osc_body_create", status);
-        body->group_count = count;
-        return OSC_OK;
-    }
+        case OSC_GROUPS_CLUSTER: {
+            if (desc->group_count < 1)
+                return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_body_create: group_count is %d (must be >= 1)",
+                                (int)desc->group_count);
+            int32_t count = 0;
+            osc_status status = osc_mesh_groups_cluster(mesh, desc->group_count, groups, &count);
+            if (status) return osc_fail_in("osc_body_create", status);
+            body->group_count = count;
+            return OSC_OK;
+        }
     }
     return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_body_create: groups = %d is not an osc_group_source",
                     (int)desc->groups);
@@ -566,8 +557,8 @@ static osc_status build_group_spheres(osc_body* body) {
                 if (pass == 0) {
                     for (int a = 0; a < 3; ++a) c[a] += p[a] / count;
                 } else {
-                    double d2 = (p[0] - c[0]) * (p[0] - c[0]) + (p[1] - c[1]) * (p[1] - c[1]) +
-                                (p[2] - c[2]) * (p[2] - c[2]);
+                    double d2 =
+                        (p[0] - c[0]) * (p[0] - c[0]) + (p[1] - c[1]) * (p[1] - c[1]) + (p[2] - c[2]) * (p[2] - c[2]);
                     r2 = d2 > r2 ? d2 : r2;
                 }
             }
@@ -641,9 +632,9 @@ osc_status osc_body_create(const osc_body_desc* desc, osc_body** out) {
     body->group_vertex_start = osc_calloc(groups + 2, sizeof(int32_t));
     body->group_edge_start = osc_calloc(groups + 2, sizeof(int32_t));
     body->group_edges = osc_calloc(items + 1, sizeof(int32_t));
-    if (!body->vertices || !body->vertex_index || !body->vertex_group || !body->edges || !body->edge_lengths || !body->edge_index ||
-        !body->edge_group || !body->edge_vertices || !body->edge_shared || !body->group_vertex_start || !body->group_edge_start ||
-        !body->group_edges) {
+    if (!body->vertices || !body->vertex_index || !body->vertex_group || !body->edges || !body->edge_lengths ||
+        !body->edge_index || !body->edge_group || !body->edge_vertices || !body->edge_shared ||
+        !body->group_vertex_start || !body->group_edge_start || !body->group_edges) {
         status = osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);
         goto fail;
     }

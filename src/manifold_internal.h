@@ -46,15 +46,15 @@ struct osc_body {
     body_voxels voxels[2];
 
     int32_t vertex_count, edge_count, group_count;
-    double* vertices;      // [vertex_count][3], body frame, in pipeline order
-    int32_t* vertex_index; // [vertex_count] the mesh's index of each stored vertex
-    int32_t* vertex_group; // [vertex_count] group of each stored vertex (-1: none)
-    double* edges;         // [edge_count][6] the two corners, in pipeline order
-    double* edge_lengths;  // [edge_count] |b - a| of each stored edge, body frame (for the broad phase)
-    int32_t* edge_index;   // [edge_count] the mesh's edge index (osc_mesh_edges) of each stored edge
-    int32_t* edge_group;   // [edge_count] first group of each stored edge (-1: none)
-    int32_t* edge_vertices; // [edge_count][2] stored positions of each stored edge's corners
-    uint8_t* edge_shared;   // [edge_count] 1: the edge is in two groups' lists (visited twice)
+    double* vertices;            // [vertex_count][3], body frame, in pipeline order
+    int32_t* vertex_index;       // [vertex_count] the mesh's index of each stored vertex
+    int32_t* vertex_group;       // [vertex_count] group of each stored vertex (-1: none)
+    double* edges;               // [edge_count][6] the two corners, in pipeline order
+    double* edge_lengths;        // [edge_count] |b - a| of each stored edge, body frame (for the broad phase)
+    int32_t* edge_index;         // [edge_count] the mesh's edge index (osc_mesh_edges) of each stored edge
+    int32_t* edge_group;         // [edge_count] first group of each stored edge (-1: none)
+    int32_t* edge_vertices;      // [edge_count][2] stored positions of each stored edge's corners
+    uint8_t* edge_shared;        // [edge_count] 1: the edge is in two groups' lists (visited twice)
     int32_t* group_vertex_start; // [group_count + 1] group g's vertices are [start[g], start[g + 1])
     int32_t* group_edge_start;   // [group_count + 1] ranges into group_edges
     int32_t* group_edges;        // stored-edge positions of each group's edges

@@ -12,11 +12,11 @@
 #include <string.h>
 
 struct osc_mesh {
-    double* vertices;         // [vertex_count][3]; NULL when empty
-    int32_t* triangles;       // [triangle_count][3], 0-based; NULL when empty
-    int32_t* edges;           // [edge_count][2], edges[e][0] < edges[e][1]; NULL without triangles
-    int32_t* edge_triangles;  // [edge_count][2], the first two adjacent triangles, -1 when fewer
-    int32_t* triangle_edges;  // [triangle_count][3], edge of corner k -> k + 1
+    double* vertices;        // [vertex_count][3]; NULL when empty
+    int32_t* triangles;      // [triangle_count][3], 0-based; NULL when empty
+    int32_t* edges;          // [edge_count][2], edges[e][0] < edges[e][1]; NULL without triangles
+    int32_t* edge_triangles; // [edge_count][2], the first two adjacent triangles, -1 when fewer
+    int32_t* triangle_edges; // [triangle_count][3], edge of corner k -> k + 1
     int32_t vertex_count;
     int32_t triangle_count;
     int32_t edge_count;
@@ -27,24 +27,21 @@ struct osc_mesh {
 // validation (every failure names the argument and the element)
 
 // checks the counts and that a non-empty array is not NULL
-static osc_status check_arrays(const double* vertices, int32_t vertex_count,
-                               const int32_t* triangles, int32_t triangle_count) {
+static osc_status check_arrays(const double* vertices, int32_t vertex_count, const int32_t* triangles,
+                               int32_t triangle_count) {
     if (vertex_count < 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_mesh_create: vertex_count is negative (%d)",
-                        (int)vertex_count);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_mesh_create: vertex_count is negative (%d)", (int)vertex_count);
     if (triangle_count < 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "osc_mesh_create: triangle_count is negative (%d)", (int)triangle_count);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_mesh_create: triangle_count is negative (%d)",
+                        (int)triangle_count);
     if (triangle_count > OSC_MESH_MAX_TRIANGLES)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "osc_mesh_create: triangle_count %d exceeds the maximum %d",
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_mesh_create: triangle_count %d exceeds the maximum %d",
                         (int)triangle_count, (int)OSC_MESH_MAX_TRIANGLES);
     if (!vertices && vertex_count > 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "osc_mesh_create: vertices is NULL with vertex_count %d", (int)vertex_count);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_mesh_create: vertices is NULL with vertex_count %d",
+                        (int)vertex_count);
     if (!triangles && triangle_count > 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "osc_mesh_create: triangles is NULL with triangle_count %d",
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_mesh_create: triangles is NULL with triangle_count %d",
                         (int)triangle_count);
     return OSC_OK;
 }
@@ -56,8 +53,7 @@ static osc_status check_vertices(const double* vertices, int32_t vertex_count) {
             double value = vertices[3 * (size_t)i + (size_t)axis];
             if (!isfinite(value))
                 return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                                "osc_mesh_create: vertices[%d] coordinate %d is not finite (%g)",
-                                (int)i, axis, value);
+                                "osc_mesh_create: vertices[%d] coordinate %d is not finite (%g)", (int)i, axis, value);
             if (fabs(value) > OSC_MESH_MAX_COORDINATE)
                 return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                                 "osc_mesh_create: vertices[%d] coordinate %d = %g exceeds "
@@ -69,20 +65,19 @@ static osc_status check_vertices(const double* vertices, int32_t vertex_count) {
 }
 
 // checks that every index is in range and that no triangle repeats a vertex
-static osc_status check_triangles(const int32_t* triangles, int32_t triangle_count,
-                                  int32_t vertex_count) {
+static osc_status check_triangles(const int32_t* triangles, int32_t triangle_count, int32_t vertex_count) {
     for (int32_t t = 0; t < triangle_count; ++t) {
         const int32_t* corner = triangles + 3 * (size_t)t;
         for (int k = 0; k < 3; ++k) {
             if (corner[k] < 0 || corner[k] >= vertex_count)
                 return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                                "osc_mesh_create: triangles[%d] index %d out of range [0, %d)",
-                                (int)t, (int)corner[k], (int)vertex_count);
+                                "osc_mesh_create: triangles[%d] index %d out of range [0, %d)", (int)t, (int)corner[k],
+                                (int)vertex_count);
         }
         if (corner[0] == corner[1] || corner[1] == corner[2] || corner[2] == corner[0])
             return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "osc_mesh_create: triangles[%d] = (%d, %d, %d) repeats a vertex index",
-                            (int)t, (int)corner[0], (int)corner[1], (int)corner[2]);
+                            "osc_mesh_create: triangles[%d] = (%d, %d, %d) repeats a vertex index", (int)t,
+                            (int)corner[0], (int)corner[1], (int)corner[2]);
     }
     return OSC_OK;
 }
@@ -116,14 +111,18 @@ static void count_components(osc_mesh* mesh, int32_t* parent) {
             if (parent[corner[k]] < 0) parent[corner[k]] = corner[k];
         for (int k = 1; k < 3; ++k) {
             int32_t a = find_root(parent, corner[0]), b = find_root(parent, corner[k]);
-            if (a < b) parent[b] = a;
-            else if (b < a) parent[a] = b;
+            if (a < b)
+                parent[b] = a;
+            else if (b < a)
+                parent[a] = b;
         }
     }
     osc_mesh_topology* topology = &mesh->topology;
     for (int32_t v = 0; v < mesh->vertex_count; ++v) {
-        if (parent[v] < 0) ++topology->isolated_vertices;
-        else if (parent[v] == v) ++topology->components;
+        if (parent[v] < 0)
+            ++topology->isolated_vertices;
+        else if (parent[v] == v)
+            ++topology->components;
     }
 }
 
@@ -141,8 +140,8 @@ static void half_edge_keys(const osc_mesh* mesh, uint64_t* keys) {
 
 // sorts the 3 T half-edges by (key, half-edge) into `sorted` with two stable counting sorts (by
 // the higher vertex, then by the lower); `count` is scratch [vertex_count + 1], `by_hi` [3 T]
-static void sort_half_edges(const osc_mesh* mesh, const uint64_t* keys, int32_t* count,
-                            int32_t* by_hi, int32_t* sorted) {
+static void sort_half_edges(const osc_mesh* mesh, const uint64_t* keys, int32_t* count, int32_t* by_hi,
+                            int32_t* sorted) {
     int32_t half_edges = 3 * mesh->triangle_count;
     for (int pass = 0; pass < 2; ++pass) {
         int shift = pass == 0 ? 0 : 32;
@@ -189,8 +188,7 @@ static osc_status build_edges(osc_mesh* mesh) {
     sort_half_edges(mesh, keys, count, by_hi, sorted);
 
     int32_t edge_count = 0;
-    for (int32_t i = 0; i < half_edges; ++i)
-        edge_count += i == 0 || keys[sorted[i]] != keys[sorted[i - 1]];
+    for (int32_t i = 0; i < half_edges; ++i) edge_count += i == 0 || keys[sorted[i]] != keys[sorted[i - 1]];
     int32_t *edges = NULL, *edge_triangles = NULL, *triangle_edges = NULL;
     if (edge_count > 0) { // (no triangles: no arrays)
         edges = osc_calloc(2 * (size_t)edge_count, sizeof(int32_t));
@@ -226,25 +224,23 @@ static osc_status build_edges(osc_mesh* mesh) {
     count_components(mesh, count);
     for (int32_t t = 0; t < mesh->triangle_count; ++t) {
         const int32_t* corner = mesh->triangles + 3 * (size_t)t;
-        topology->degenerate_triangles += triangle_is_degenerate(
-            mesh->vertices + 3 * (size_t)corner[0], mesh->vertices + 3 * (size_t)corner[1],
-            mesh->vertices + 3 * (size_t)corner[2]);
+        topology->degenerate_triangles +=
+            triangle_is_degenerate(mesh->vertices + 3 * (size_t)corner[0], mesh->vertices + 3 * (size_t)corner[1],
+                                   mesh->vertices + 3 * (size_t)corner[2]);
     }
     topology->vertex_count = vertex_count;
     topology->triangle_count = mesh->triangle_count;
     topology->edge_count = edge_count;
-    topology->closed = mesh->triangle_count > 0 && topology->boundary_edges == 0 &&
-                       topology->non_manifold_edges == 0 && topology->inconsistent_edges == 0;
-    topology->euler_characteristic =
-        (vertex_count - topology->isolated_vertices) - edge_count + mesh->triangle_count;
+    topology->closed = mesh->triangle_count > 0 && topology->boundary_edges == 0 && topology->non_manifold_edges == 0 &&
+                       topology->inconsistent_edges == 0;
+    topology->euler_characteristic = (vertex_count - topology->isolated_vertices) - edge_count + mesh->triangle_count;
     osc_free(keys);
     return OSC_OK;
 }
 
 // puts the edges in the order a callback gives (order[new] = current index); checks that it is a
 // permutation
-static osc_status permute_edges(osc_mesh* mesh, osc_mesh_edge_order_fn order_edges,
-                                void* context) {
+static osc_status permute_edges(osc_mesh* mesh, osc_mesh_edge_order_fn order_edges, void* context) {
     size_t edge_count = (size_t)mesh->edge_count;
     // scratch: order [E], inverse [E]; new edges [E][2] and edge triangles [E][2]
     int32_t* scratch = osc_calloc(2 * edge_count, sizeof(int32_t));
@@ -260,9 +256,10 @@ static osc_status permute_edges(osc_mesh* mesh, osc_mesh_edge_order_fn order_edg
     for (size_t e = 0; e < edge_count; ++e) inverse[e] = -1;
     for (size_t e = 0; !status && e < edge_count; ++e) {
         if (order[e] < 0 || (size_t)order[e] >= edge_count || inverse[order[e]] >= 0)
-            status = osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                              "edge order: entry %zu (%d) is not a permutation", e, (int)order[e]);
-        else inverse[order[e]] = (int32_t)e;
+            status =
+                osc_fail(OSC_ERR_INVALID_ARGUMENT, "edge order: entry %zu (%d) is not a permutation", e, (int)order[e]);
+        else
+            inverse[order[e]] = (int32_t)e;
     }
     if (status) {
         osc_free(scratch);
@@ -272,8 +269,7 @@ static osc_status permute_edges(osc_mesh* mesh, osc_mesh_edge_order_fn order_edg
     }
     for (size_t e = 0; e < edge_count; ++e) {
         memcpy(edges + 2 * e, mesh->edges + 2 * (size_t)order[e], 2 * sizeof(int32_t));
-        memcpy(edge_triangles + 2 * e, mesh->edge_triangles + 2 * (size_t)order[e],
-               2 * sizeof(int32_t));
+        memcpy(edge_triangles + 2 * e, mesh->edge_triangles + 2 * (size_t)order[e], 2 * sizeof(int32_t));
     }
     for (size_t h = 0; h < 3 * (size_t)mesh->triangle_count; ++h)
         mesh->triangle_edges[h] = inverse[mesh->triangle_edges[h]];
@@ -290,11 +286,9 @@ static osc_status permute_edges(osc_mesh* mesh, osc_mesh_edge_order_fn order_edg
 
 // builds the edges of a mesh holding its arrays, orders them, and hands it out; destroys it on
 // failure (the caller names itself in the message)
-static osc_status finish_mesh(osc_mesh* mesh, osc_mesh_edge_order_fn order_edges, void* context,
-                              osc_mesh** out) {
+static osc_status finish_mesh(osc_mesh* mesh, osc_mesh_edge_order_fn order_edges, void* context, osc_mesh** out) {
     osc_status status = build_edges(mesh);
-    if (!status && order_edges && mesh->edge_count > 0)
-        status = permute_edges(mesh, order_edges, context);
+    if (!status && order_edges && mesh->edge_count > 0) status = permute_edges(mesh, order_edges, context);
     if (status) {
         osc_mesh_destroy(mesh);
         return status;
@@ -336,9 +330,8 @@ no_memory:
 }
 
 // the internal path of the importers and the reorderer: adopts the arrays instead of copying them
-osc_status osc_mesh_create_owned(double* vertices, int32_t vertex_count, int32_t* triangles,
-                                 int32_t triangle_count, osc_mesh_edge_order_fn order_edges,
-                                 void* context, osc_mesh** out) {
+osc_status osc_mesh_create_owned(double* vertices, int32_t vertex_count, int32_t* triangles, int32_t triangle_count,
+                                 osc_mesh_edge_order_fn order_edges, void* context, osc_mesh** out) {
     osc_status status = check_arrays(vertices, vertex_count, triangles, triangle_count);
     if (!status) status = check_vertices(vertices, vertex_count);
     if (!status) status = check_triangles(triangles, triangle_count, vertex_count);
@@ -369,50 +362,36 @@ void osc_mesh_destroy(osc_mesh* mesh) {
 }
 
 // number of vertices (0 for NULL)
-int32_t osc_mesh_vertex_count(const osc_mesh* mesh) {
-    return mesh ? mesh->vertex_count : 0;
-}
+int32_t osc_mesh_vertex_count(const osc_mesh* mesh) { return mesh ? mesh->vertex_count : 0; }
 
 // number of triangles (0 for NULL)
-int32_t osc_mesh_triangle_count(const osc_mesh* mesh) {
-    return mesh ? mesh->triangle_count : 0;
-}
+int32_t osc_mesh_triangle_count(const osc_mesh* mesh) { return mesh ? mesh->triangle_count : 0; }
 
 // vertex array (NULL for NULL or an empty mesh)
-const double* osc_mesh_vertices(const osc_mesh* mesh) {
-    return mesh ? mesh->vertices : NULL;
-}
+const double* osc_mesh_vertices(const osc_mesh* mesh) { return mesh ? mesh->vertices : NULL; }
 
 // triangle array (NULL for NULL or a mesh without triangles)
-const int32_t* osc_mesh_triangles(const osc_mesh* mesh) {
-    return mesh ? mesh->triangles : NULL;
-}
+const int32_t* osc_mesh_triangles(const osc_mesh* mesh) { return mesh ? mesh->triangles : NULL; }
 
 // number of unique edges (0 for NULL)
-int32_t osc_mesh_edge_count(const osc_mesh* mesh) {
-    return mesh ? mesh->edge_count : 0;
-}
+int32_t osc_mesh_edge_count(const osc_mesh* mesh) { return mesh ? mesh->edge_count : 0; }
 
 // edge array (NULL for NULL or a mesh without triangles)
-const int32_t* osc_mesh_edges(const osc_mesh* mesh) {
-    return mesh ? mesh->edges : NULL;
-}
+const int32_t* osc_mesh_edges(const osc_mesh* mesh) { return mesh ? mesh->edges : NULL; }
 
 // adjacent triangles of the edges (NULL for NULL or a mesh without triangles)
-const int32_t* osc_mesh_edge_triangles(const osc_mesh* mesh) {
-    return mesh ? mesh->edge_triangles : NULL;
-}
+const int32_t* osc_mesh_edge_triangles(const osc_mesh* mesh) { return mesh ? mesh->edge_triangles : NULL; }
 
 // edge of each triangle corner (NULL for NULL or a mesh without triangles)
-const int32_t* osc_mesh_triangle_edges(const osc_mesh* mesh) {
-    return mesh ? mesh->triangle_edges : NULL;
-}
+const int32_t* osc_mesh_triangle_edges(const osc_mesh* mesh) { return mesh ? mesh->triangle_edges : NULL; }
 
 // the topology computed at creation (all zero for NULL)
 void osc_mesh_get_topology(const osc_mesh* mesh, osc_mesh_topology* out) {
     if (!out) return;
-    if (!mesh) memset(out, 0, sizeof *out);
-    else *out = mesh->topology;
+    if (!mesh)
+        memset(out, 0, sizeof *out);
+    else
+        *out = mesh->topology;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -472,8 +451,7 @@ static bool write_obj_lines(const osc_mesh* mesh, FILE* file) {
     }
     for (int32_t t = 0; t < mesh->triangle_count; ++t) {
         const int32_t* corner = mesh->triangles + 3 * (size_t)t;
-        if (fprintf(file, "f %ld %ld %ld\n", (long)corner[0] + 1, (long)corner[1] + 1,
-                    (long)corner[2] + 1) < 0)
+        if (fprintf(file, "f %ld %ld %ld\n", (long)corner[0] + 1, (long)corner[1] + 1, (long)corner[2] + 1) < 0)
             return false;
     }
     return true;
@@ -485,15 +463,11 @@ osc_status osc_mesh_write_obj(const osc_mesh* mesh, const char* path) {
     if (!path) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_mesh_write_obj: path is NULL");
     FILE* file = fopen(path, "w");
     if (!file)
-        return osc_fail(OSC_ERR_IO, "osc_mesh_write_obj: cannot open '%s' for writing: %s", path,
-                        strerror(errno));
+        return osc_fail(OSC_ERR_IO, "osc_mesh_write_obj: cannot open '%s' for writing: %s", path, strerror(errno));
     bool written = write_obj_lines(mesh, file);
     int write_errno = errno;
     if (fclose(file) != 0 && written)
-        return osc_fail(OSC_ERR_IO, "osc_mesh_write_obj: cannot close '%s': %s", path,
-                        strerror(errno));
-    if (!written)
-        return osc_fail(OSC_ERR_IO, "osc_mesh_write_obj: cannot write '%s': %s", path,
-                        strerror(write_errno));
+        return osc_fail(OSC_ERR_IO, "osc_mesh_write_obj: cannot close '%s': %s", path, strerror(errno));
+    if (!written) return osc_fail(OSC_ERR_IO, "osc_mesh_write_obj: cannot write '%s': %s", path, strerror(write_errno));
     return OSC_OK;
 }

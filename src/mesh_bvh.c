@@ -47,11 +47,11 @@
 #include <string.h>
 
 enum {
-    BVH_LEAF_SIZE = 4,  // triangles per leaf, at most
-    BVH_BINS = 16,      // SAH bins along the split axis
-    BVH_SAH_DEPTH = 64, // from this depth on nodes split at the middle of their range
-    BVH_STACK = 128,    // query stack entries; the depth is below BVH_SAH_DEPTH + 30
-    BVH_BATCH_BLOCK = 64, // points a batch item takes in order (each bounded by the one before)
+    BVH_LEAF_SIZE = 4,              // triangles per leaf, at most
+    BVH_BINS = 16,                  // SAH bins along the split axis
+    BVH_SAH_DEPTH = 64,             // from this depth on nodes split at the middle of their range
+    BVH_STACK = 128,                // query stack entries; the depth is below BVH_SAH_DEPTH + 30
+    BVH_BATCH_BLOCK = 64,           // points a batch item takes in order (each bounded by the one before)
     BVH_BATCH_BLOCKS_PER_THREAD = 4 // the least work that gets a thread: 256 points
 };
 
@@ -92,9 +92,9 @@ struct osc_mesh_bvh {
     int32_t* vertex_ids;     // [position_count]: mesh vertex index
     int32_t* triangle_edges; // [triangle_count][3], by mesh triangle index
     int32_t node_count, triangle_count, position_count;
-    osc_vec3 origin;         // centre of the bounds; node boxes are relative to it
-    double margin;           // box inflation
-    osc_vec3 lo, hi;         // bounds of the triangles' corners
+    osc_vec3 origin;                  // centre of the bounds; node boxes are relative to it
+    double margin;                    // box inflation
+    osc_vec3 lo, hi;                  // bounds of the triangles' corners
     osc_mesh_orientation orientation; // of the mesh it was built from (the spline baker checks it)
 };
 
@@ -210,7 +210,7 @@ static double tri_closest_thin(const tri_data* tri, osc_vec3 p, tri_hit* hit) {
         if (length2[k] < length2[shortest]) shortest = k;
     }
     if (longest == shortest) shortest = longest == 0 ? 1 : 0; // equilateral: any two
-    int apex = (longest + 2) % 3; // the corner at the largest angle
+    int apex = (longest + 2) % 3;                             // the corner at the largest angle
     osc_vec3 n = osc_cross(edge[apex], osc_neg(edge[(apex + 2) % 3]));
     double nn = osc_dot(n, n);
     if (!(nn > 0.0)) return best;
@@ -222,7 +222,7 @@ static double tri_closest_thin(const tri_data* tri, osc_vec3 p, tri_hit* hit) {
     }
     if (!(area[0] > 0.0 && area[1] > 0.0 && area[2] > 0.0)) return best;
     int far = (shortest + 2) % 3, i = shortest, j = (shortest + 1) % 3;
-    double weight = area[far] / nn;                // of the corner opposite the shortest edge
+    double weight = area[far] / nn;               // of the corner opposite the shortest edge
     double along = area[j] / (area[i] + area[j]); // from v[i] toward v[j]
     if (!(weight < 1.0)) return best;
     tri_hit face;
@@ -335,8 +335,7 @@ static int bin_of(double value, double origin, double scale) {
 // splits task's prims along the longest axis of their centroid bounds at the bin boundary of least
 // surface area cost, partitions them and writes the bounds of both sides; returns the size of the
 // left side, or 0 when every centroid coincides
-static int32_t split_sah(build_prim* prims, const build_task* task, build_bounds* left,
-                         build_bounds* right) {
+static int32_t split_sah(build_prim* prims, const build_task* task, build_bounds* left, build_bounds* right) {
     const build_bounds* b = &task->bounds;
     int axis = b->chi[1] - b->clo[1] > b->chi[0] - b->clo[0] ? 1 : 0;
     axis = b->chi[2] - b->clo[2] > b->chi[axis] - b->clo[axis] ? 2 : axis;
@@ -386,8 +385,7 @@ static int32_t split_sah(build_prim* prims, const build_task* task, build_bounds
 }
 
 // splits task's prims at the middle of their range (deep nodes, coincident centroids)
-static int32_t split_middle(const build_prim* prims, const build_task* task, build_bounds* left,
-                            build_bounds* right) {
+static int32_t split_middle(const build_prim* prims, const build_task* task, build_bounds* left, build_bounds* right) {
     int32_t middle = task->begin + (task->end - task->begin) / 2;
     bounds_empty(left);
     bounds_empty(right);
@@ -400,7 +398,7 @@ static void store_box(const osc_mesh_bvh* bvh, bvh_node* node, const double lo[3
     const double origin[3] = {bvh->origin.x, bvh->origin.y, bvh->origin.z};
     for (int k = 0; k < 3; ++k) {
         double low = (lo[k] - bvh->margin) - origin[k], high = (hi[k] + bvh->margin) - origin[k];
-        low = low < -FLT_MAX ? -INFINITY : (low > FLT_MAX ? FLT_MAX : low);     // no float overflow
+        low = low < -FLT_MAX ? -INFINITY : (low > FLT_MAX ? FLT_MAX : low); // no float overflow
         high = high > FLT_MAX ? INFINITY : (high < -FLT_MAX ? -FLT_MAX : high);
         float low_f = (float)low, high_f = (float)high;
         if ((double)low_f > low) low_f = nextafterf(low_f, -INFINITY);
@@ -411,8 +409,7 @@ static void store_box(const osc_mesh_bvh* bvh, bvh_node* node, const double lo[3
 }
 
 // builds the node tree over prims (reordered into leaf order), whose bounds are `root`
-static void build_nodes(osc_mesh_bvh* bvh, build_prim* prims, const build_bounds* root,
-                        build_task* tasks) {
+static void build_nodes(osc_mesh_bvh* bvh, build_prim* prims, const build_bounds* root, build_task* tasks) {
     int32_t task_count = 1;
     tasks[0] = (build_task){0, 0, bvh->triangle_count, 0, *root};
     bvh->node_count = 1;
@@ -487,9 +484,9 @@ static void build_dipoles(osc_mesh_bvh* bvh, double* area) {
                 osc_vec3 child_center = osc_v3(child->center[0], child->center[1], child->center[2]);
                 spheres = max3(spheres, sqrt(distance2(center, child_center)) + sqrt(child->radius2), 0.0);
             }
-            osc_vec3 far = osc_v3(max3(center.x - lo.x, hi.x - center.x, 0.0),
-                                  max3(center.y - lo.y, hi.y - center.y, 0.0),
-                                  max3(center.z - lo.z, hi.z - center.z, 0.0));
+            osc_vec3 far =
+                osc_v3(max3(center.x - lo.x, hi.x - center.x, 0.0), max3(center.y - lo.y, hi.y - center.y, 0.0),
+                       max3(center.z - lo.z, hi.z - center.z, 0.0));
             radius2 = min3(spheres * spheres, osc_length_squared(far), INFINITY);
         }
         dipole->radius2 = radius2;
@@ -498,8 +495,7 @@ static void build_dipoles(osc_mesh_bvh* bvh, double* area) {
 
 // the slots in leaf order and the positions renumbered by first use; `renumber` [vertex_count]
 // is scratch filled with -1
-static void fill_slots(osc_mesh_bvh* bvh, const osc_mesh* mesh, const build_prim* prims,
-                       int32_t* renumber) {
+static void fill_slots(osc_mesh_bvh* bvh, const osc_mesh* mesh, const build_prim* prims, int32_t* renumber) {
     const double* vertices = osc_mesh_vertices(mesh);
     const int32_t* triangles = osc_mesh_triangles(mesh);
     bvh->position_count = 0;
@@ -518,8 +514,8 @@ static void fill_slots(osc_mesh_bvh* bvh, const osc_mesh* mesh, const build_prim
         }
         tri_data tri;
         load_tri(bvh, slot, &tri);
-        double longest2 = fmax(fmax(distance2(tri.v[0], tri.v[1]), distance2(tri.v[1], tri.v[2])),
-                               distance2(tri.v[2], tri.v[0]));
+        double longest2 =
+            fmax(fmax(distance2(tri.v[0], tri.v[1]), distance2(tri.v[1], tri.v[2])), distance2(tri.v[2], tri.v[0]));
         double nn = osc_length_squared(osc_cross(osc_sub(tri.v[1], tri.v[0]), osc_sub(tri.v[2], tri.v[0])));
         int thin = !(nn > BVH_THIN * BVH_THIN * longest2 * longest2);
         slot->info = (uint32_t)t | (thin ? BVH_THIN_BIT : 0u);
@@ -602,11 +598,10 @@ osc_status osc_mesh_bvh_create(const osc_mesh* mesh, osc_mesh_bvh** out) {
     if (!mesh) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_mesh_bvh_create: mesh is NULL");
     int32_t n = osc_mesh_triangle_count(mesh);
     if (n <= 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "osc_mesh_bvh_create: the mesh has no triangles (triangle_count %d)", (int)n);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_mesh_bvh_create: the mesh has no triangles (triangle_count %d)",
+                        (int)n);
     if (n > (INT32_C(1) << 29))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "osc_mesh_bvh_create: %d triangles exceed the limit of 2^29", (int)n);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_mesh_bvh_create: %d triangles exceed the limit of 2^29", (int)n);
     osc_mesh_bvh* bvh = osc_calloc(1, sizeof *bvh);
     if (!bvh) return osc_fail_in("osc_mesh_bvh_create", OSC_ERR_NO_MEMORY);
     size_t positions = (size_t)osc_mesh_vertex_count(mesh);
@@ -642,9 +637,7 @@ void osc_mesh_bvh_destroy(osc_mesh_bvh* bvh) {
     osc_free(bvh);
 }
 
-const osc_mesh_orientation* mesh_bvh_orientation(const osc_mesh_bvh* bvh) {
-    return &bvh->orientation;
-}
+const osc_mesh_orientation* mesh_bvh_orientation(const osc_mesh_bvh* bvh) { return &bvh->orientation; }
 
 void osc_mesh_bvh_bounds(const osc_mesh_bvh* bvh, osc_vec3* lo, osc_vec3* hi) {
     if (lo) *lo = bvh ? bvh->lo : osc_v3(INFINITY, INFINITY, INFINITY);
@@ -821,15 +814,13 @@ double osc_mesh_bvh_winding_number(const osc_mesh_bvh* bvh, osc_vec3 point, doub
 // ---------------------------------------------------------------------------------------------
 // signed distance
 
-static double bvh_signed_distance(const osc_mesh_bvh* bvh, osc_vec3 p, const osc_vec3* hint,
-                                  osc_mesh_closest* out) {
+static double bvh_signed_distance(const osc_mesh_bvh* bvh, osc_vec3 p, const osc_vec3* hint, osc_mesh_closest* out) {
     double distance = bvh_closest(bvh, p, hint, out);
     if (distance > 0.0 && bvh_winding(bvh, p, 4.0) > 0.5) return -distance; // beta = 2
     return distance;
 }
 
-double osc_mesh_bvh_signed_distance(const osc_mesh_bvh* bvh, osc_vec3 point,
-                                    osc_mesh_closest* closest) {
+double osc_mesh_bvh_signed_distance(const osc_mesh_bvh* bvh, osc_vec3 point, osc_mesh_closest* closest) {
     osc_mesh_closest local;
     return bvh_signed_distance(bvh, point, NULL, closest ? closest : &local);
 }
@@ -847,7 +838,8 @@ typedef struct distance_batch {
 // previous closest point bounds the next search (bvh_closest: the result is the same bits)
 static osc_status distance_block(void* context, size_t block) {
     const distance_batch* b = context;
-    size_t first = block * BVH_BATCH_BLOCK, end = first + BVH_BATCH_BLOCK < b->count ? first + BVH_BATCH_BLOCK : b->count;
+    size_t first = block * BVH_BATCH_BLOCK,
+           end = first + BVH_BATCH_BLOCK < b->count ? first + BVH_BATCH_BLOCK : b->count;
     osc_vec3 previous = osc_v3(0, 0, 0);
     int have_previous = 0;
     for (size_t i = first; i < end; ++i) {
@@ -864,15 +856,13 @@ static osc_status distance_block(void* context, size_t block) {
     return OSC_OK;
 }
 
-osc_status osc_mesh_bvh_signed_distance_batch(const osc_mesh_bvh* bvh, const double* points,
-                                              size_t count, double* distances,
-                                              double* closest_points, int threads) {
+osc_status osc_mesh_bvh_signed_distance_batch(const osc_mesh_bvh* bvh, const double* points, size_t count,
+                                              double* distances, double* closest_points, int threads) {
     static const char function[] = "osc_mesh_bvh_signed_distance_batch";
     if (!bvh) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: bvh is NULL", function);
     osc_status status = osc_check_batch(function, points, distances, "distances", count, threads);
     if (status || count == 0) return status;
     distance_batch batch = {bvh, points, count, distances, closest_points};
     size_t blocks = (count + BVH_BATCH_BLOCK - 1) / BVH_BATCH_BLOCK;
-    return osc_batch_run(function, "block", blocks, threads, BVH_BATCH_BLOCKS_PER_THREAD, distance_block, &batch,
-                         NULL);
+    return osc_batch_run(function, "block", blocks, threads, BVH_BATCH_BLOCKS_PER_THREAD, distance_block, &batch, NULL);
 }

@@ -61,8 +61,7 @@ static bool triangle_normal(const double* a, const double* b, const double* c, d
 
 // the signed distance of `quarter` (a point divided by 4) from a plane, divided by 4
 static inline double plane_distance(const hull_plane* plane, const double quarter[3]) {
-    return plane->normal[0] * (quarter[0] - plane->point[0]) +
-           plane->normal[1] * (quarter[1] - plane->point[1]) +
+    return plane->normal[0] * (quarter[0] - plane->point[0]) + plane->normal[1] * (quarter[1] - plane->point[1]) +
            plane->normal[2] * (quarter[2] - plane->point[2]);
 }
 
@@ -71,14 +70,12 @@ static osc_status check_hull(const osc_mesh* hull, int32_t index) {
     const char* function = "osc_mesh_groups_from_hulls";
     if (!hull) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: hulls[%d] is NULL", function, (int)index);
     if (osc_mesh_triangle_count(hull) < 1)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: hulls[%d] has no triangles", function,
-                        (int)index);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: hulls[%d] has no triangles", function, (int)index);
     const double* vertices = osc_mesh_vertices(hull);
     for (int32_t v = 0; v < osc_mesh_vertex_count(hull); ++v) {
         const double* p = vertices + 3 * (size_t)v;
         if (!osc_is_finite3(p[0], p[1], p[2]))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "%s: hulls[%d] vertex %d is not finite (%g, %g, %g)", function,
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: hulls[%d] vertex %d is not finite (%g, %g, %g)", function,
                             (int)index, (int)v, p[0], p[1], p[2]);
     }
     return OSC_OK;
@@ -108,8 +105,7 @@ static size_t hull_planes(const osc_mesh* hull, hull_plane* planes) {
         const int32_t* corner = triangles + 3 * (size_t)t;
         const double* a = vertices + 3 * (size_t)corner[0];
         hull_plane plane;
-        if (!triangle_normal(a, vertices + 3 * (size_t)corner[1], vertices + 3 * (size_t)corner[2],
-                             plane.normal))
+        if (!triangle_normal(a, vertices + 3 * (size_t)corner[1], vertices + 3 * (size_t)corner[2], plane.normal))
             continue;
         for (int axis = 0; axis < 3; ++axis) plane.point[axis] = 0.25 * a[axis];
         double side = plane_distance(&plane, centroid);
@@ -128,8 +124,7 @@ static size_t hull_planes(const osc_mesh* hull, hull_plane* planes) {
 
 // the group of vertex `point`: the hull with the smallest max signed plane distance, ties to the
 // lower index; `first` [hull_count + 1] delimits each hull's planes
-static int32_t nearest_hull(const double* point, const hull_plane* planes, const size_t* first,
-                            int32_t hull_count) {
+static int32_t nearest_hull(const double* point, const hull_plane* planes, const size_t* first, int32_t hull_count) {
     double quarter[3] = {0.25 * point[0], 0.25 * point[1], 0.25 * point[2]};
     double best = INFINITY;
     int32_t best_hull = 0;
@@ -145,15 +140,14 @@ static int32_t nearest_hull(const double* point, const hull_plane* planes, const
     return best_hull;
 }
 
-osc_status osc_mesh_groups_from_hulls(const osc_mesh* mesh, const osc_mesh* const* hulls,
-                                      int32_t hull_count, int32_t* vertex_groups) {
+osc_status osc_mesh_groups_from_hulls(const osc_mesh* mesh, const osc_mesh* const* hulls, int32_t hull_count,
+                                      int32_t* vertex_groups) {
     const char* function = "osc_mesh_groups_from_hulls";
     if (!mesh) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: mesh is NULL", function);
     if (!hulls) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: hulls is NULL", function);
     if (!vertex_groups) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: vertex_groups is NULL", function);
     if (hull_count < 1)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: hull_count is %d (must be >= 1)", function,
-                        (int)hull_count);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: hull_count is %d (must be >= 1)", function, (int)hull_count);
     size_t capacity = 0;
     for (int32_t h = 0; h < hull_count; ++h) {
         osc_status status = check_hull(hulls[h], h);
@@ -171,8 +165,8 @@ osc_status osc_mesh_groups_from_hulls(const osc_mesh* mesh, const osc_mesh* cons
         if (count == 0) {
             osc_free(first);
             osc_free(planes);
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "%s: hulls[%d] has no triangle that is not degenerate", function, (int)h);
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: hulls[%d] has no triangle that is not degenerate", function,
+                            (int)h);
         }
         first[h + 1] = first[h] + count;
     }
@@ -203,8 +197,7 @@ static void normalise_points(const double* vertices, int32_t count, double* poin
     }
     int exponent = 0;
     if (half > 0.0) frexp(half, &exponent);
-    for (size_t i = 0; i < 3 * (size_t)count; ++i)
-        points[i] = ldexp(vertices[i] - centre[i % 3], -exponent);
+    for (size_t i = 0; i < 3 * (size_t)count; ++i) points[i] = ldexp(vertices[i] - centre[i % 3], -exponent);
 }
 
 static inline double squared_distance(const double* a, const double* b) {
@@ -215,8 +208,7 @@ static inline double squared_distance(const double* a, const double* b) {
 // farthest-point seeding: the first seed is the point nearest the centroid, each next one the
 // point farthest from the seeds so far (ties to the lower index); writes the seeds' positions to
 // `centroids` [k][3]; `nearest` is scratch [count]
-static void seed_clusters(const double* points, int32_t count, int32_t k, double* centroids,
-                          double* nearest) {
+static void seed_clusters(const double* points, int32_t count, int32_t k, double* centroids, double* nearest) {
     double mean[3] = {0.0, 0.0, 0.0};
     for (int32_t i = 0; i < count; ++i)
         for (int axis = 0; axis < 3; ++axis) mean[axis] += points[3 * (size_t)i + (size_t)axis];
@@ -243,8 +235,7 @@ static void seed_clusters(const double* points, int32_t count, int32_t k, double
 }
 
 // assigns every point to its nearest centroid (ties to the lower index); returns how many changed
-static int32_t assign_points(const double* points, int32_t count, const double* centroids,
-                             int32_t k, int32_t* groups) {
+static int32_t assign_points(const double* points, int32_t count, const double* centroids, int32_t k, int32_t* groups) {
     int32_t changed = 0;
     for (int32_t i = 0; i < count; ++i) {
         const double* p = points + 3 * (size_t)i;
@@ -262,8 +253,8 @@ static int32_t assign_points(const double* points, int32_t count, const double* 
 
 // moves every centroid to the mean of its points (an empty cluster keeps its centroid);
 // `sizes` is scratch [k]
-static void update_centroids(const double* points, int32_t count, const int32_t* groups, int32_t k,
-                             double* centroids, int32_t* sizes) {
+static void update_centroids(const double* points, int32_t count, const int32_t* groups, int32_t k, double* centroids,
+                             int32_t* sizes) {
     memset(sizes, 0, (size_t)k * sizeof *sizes);
     for (int32_t i = 0; i < count; ++i) ++sizes[groups[i]];
     for (int32_t c = 0; c < k; ++c)
@@ -289,14 +280,13 @@ static int32_t renumber_groups(int32_t* groups, int32_t count, int32_t k, int32_
     return next;
 }
 
-osc_status osc_mesh_groups_cluster(const osc_mesh* mesh, int32_t group_count,
-                                   int32_t* vertex_groups, int32_t* out_count) {
+osc_status osc_mesh_groups_cluster(const osc_mesh* mesh, int32_t group_count, int32_t* vertex_groups,
+                                   int32_t* out_count) {
     const char* function = "osc_mesh_groups_cluster";
     if (!mesh) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: mesh is NULL", function);
     if (!vertex_groups) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: vertex_groups is NULL", function);
     if (group_count < 1)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: group_count is %d (must be >= 1)", function,
-                        (int)group_count);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: group_count is %d (must be >= 1)", function, (int)group_count);
     int32_t count = osc_mesh_vertex_count(mesh);
     if (group_count >= count) { // one vertex each (none for an empty mesh)
         for (int32_t i = 0; i < count; ++i) vertex_groups[i] = i;
@@ -330,16 +320,15 @@ osc_status osc_mesh_groups_cluster(const osc_mesh* mesh, int32_t group_count,
 // ---------------------------------------------------------------------------------------------
 // edge groups
 
-osc_status osc_mesh_edge_groups(const osc_mesh* mesh, const int32_t* vertex_groups,
-                                int32_t* edge_groups) {
+osc_status osc_mesh_edge_groups(const osc_mesh* mesh, const int32_t* vertex_groups, int32_t* edge_groups) {
     const char* function = "osc_mesh_edge_groups";
     if (!mesh) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: mesh is NULL", function);
     if (!vertex_groups) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: vertex_groups is NULL", function);
     if (!edge_groups) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: edge_groups is NULL", function);
     for (int32_t v = 0; v < osc_mesh_vertex_count(mesh); ++v)
         if (vertex_groups[v] < 0)
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: vertex_groups[%d] is negative (%d)",
-                            function, (int)v, (int)vertex_groups[v]);
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: vertex_groups[%d] is negative (%d)", function, (int)v,
+                            (int)vertex_groups[v]);
     const int32_t* edges = osc_mesh_edges(mesh);
     for (int32_t e = 0; e < osc_mesh_edge_count(mesh); ++e) {
         int32_t first = vertex_groups[edges[2 * (size_t)e]];

@@ -23,9 +23,8 @@ typedef osc_status (*osc_mesh_edge_order_fn)(const osc_mesh* mesh, int32_t* orde
 /// [triangle_count][3], blocks of osc_alloc (NULL when the count is 0): the mesh releases them, or
 /// this function does when it fails. The input is validated like osc_mesh_create's.
 /// `order_edges` (nullable) puts the unique edges in a given order; NULL keeps them lexicographic.
-osc_status osc_mesh_create_owned(double* vertices, int32_t vertex_count, int32_t* triangles,
-                                 int32_t triangle_count, osc_mesh_edge_order_fn order_edges,
-                                 void* context, osc_mesh** out);
+osc_status osc_mesh_create_owned(double* vertices, int32_t vertex_count, int32_t* triangles, int32_t triangle_count,
+                                 osc_mesh_edge_order_fn order_edges, void* context, osc_mesh** out);
 
 /// Returns, for each triangle t and corner k, the unique edge index of the edge from corner k to
 /// corner (k + 1) % 3, [triangle_count][3]; owned by the mesh (NULL without triangles).

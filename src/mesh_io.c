@@ -22,17 +22,15 @@ osc_status mesh_parse_error(const mesh_builder* builder, int64_t origin, const c
     vsnprintf(message, sizeof message, format, args);
     va_end(args);
     if (builder->path)
-        return osc_fail(OSC_ERR_PARSE, "%s: '%.200s': %s %s %lld: %s", builder->function,
-                        builder->path, builder->format_name, builder->binary ? "byte" : "line",
-                        (long long)origin, message);
+        return osc_fail(OSC_ERR_PARSE, "%s: '%.200s': %s %s %lld: %s", builder->function, builder->path,
+                        builder->format_name, builder->binary ? "byte" : "line", (long long)origin, message);
     return osc_fail(OSC_ERR_PARSE, "%s: %s %s %lld: %s", builder->function, builder->format_name,
                     builder->binary ? "byte" : "line", (long long)origin, message);
 }
 
 // a failure that is not tied to a place in the input
 static osc_status load_error(const mesh_builder* builder, osc_status status, const char* message) {
-    if (builder->path)
-        return osc_fail(status, "%s: '%.200s': %s", builder->function, builder->path, message);
+    if (builder->path) return osc_fail(status, "%s: '%.200s': %s", builder->function, builder->path, message);
     return osc_fail(status, "%s: %s", builder->function, message);
 }
 
@@ -57,10 +55,8 @@ static size_t grown_capacity(size_t capacity, size_t needed) {
 }
 
 osc_status mesh_builder_reserve(mesh_builder* builder, size_t vertices, size_t triangles) {
-    if (vertices > SIZE_MAX / 64 - builder->vertex_count ||
-        triangles > SIZE_MAX / 64 - builder->triangle_count)
-        return osc_fail(OSC_ERR_NO_MEMORY, "out of memory: %zu vertices and %zu triangles",
-                        vertices, triangles);
+    if (vertices > SIZE_MAX / 64 - builder->vertex_count || triangles > SIZE_MAX / 64 - builder->triangle_count)
+        return osc_fail(OSC_ERR_NO_MEMORY, "out of memory: %zu vertices and %zu triangles", vertices, triangles);
     size_t needed = builder->vertex_count + vertices;
     if (needed > builder->vertex_capacity) {
         size_t capacity = grown_capacity(builder->vertex_capacity, needed);
@@ -93,22 +89,19 @@ osc_status mesh_builder_reserve_face(mesh_builder* builder, size_t count) {
     return OSC_OK;
 }
 
-osc_status mesh_builder_add_vertex(mesh_builder* builder, double x, double y, double z,
-                                   int64_t origin) {
+osc_status mesh_builder_add_vertex(mesh_builder* builder, double x, double y, double z, int64_t origin) {
     const double coordinates[3] = {x, y, z};
     for (int axis = 0; axis < 3; ++axis) {
         double value = coordinates[axis];
         if (isnan(value))
-            return mesh_parse_error(builder, origin, "vertex %zu: coordinate %c is NaN",
-                                    builder->vertex_count, "xyz"[axis]);
+            return mesh_parse_error(builder, origin, "vertex %zu: coordinate %c is NaN", builder->vertex_count,
+                                    "xyz"[axis]);
         if (isinf(value))
-            return mesh_parse_error(builder, origin, "vertex %zu: coordinate %c is infinite",
-                                    builder->vertex_count, "xyz"[axis]);
+            return mesh_parse_error(builder, origin, "vertex %zu: coordinate %c is infinite", builder->vertex_count,
+                                    "xyz"[axis]);
         if (fabs(value) > builder->max_coordinate)
-            return mesh_parse_error(builder, origin,
-                                    "vertex %zu: coordinate %c = %g exceeds max_coordinate %g",
-                                    builder->vertex_count, "xyz"[axis], value,
-                                    builder->max_coordinate);
+            return mesh_parse_error(builder, origin, "vertex %zu: coordinate %c = %g exceeds max_coordinate %g",
+                                    builder->vertex_count, "xyz"[axis], value, builder -> max_coordinate);
     }
     if (builder->vertex_count >= (size_t)INT32_MAX)
         return mesh_parse_error(builder, origin, "more than %d vertices", (int)INT32_MAX);
@@ -126,8 +119,7 @@ osc_status mesh_builder_add_face(mesh_builder* builder, size_t count, int64_t or
                                 (long long)builder->faces_read, count);
     size_t triangles = count - 2;
     if (triangles > (size_t)OSC_MESH_MAX_TRIANGLES - builder->triangle_count)
-        return mesh_parse_error(builder, origin, "more than %d triangles",
-                                (int)OSC_MESH_MAX_TRIANGLES);
+        return mesh_parse_error(builder, origin, "more than %d triangles", (int)OSC_MESH_MAX_TRIANGLES);
     if (builder->triangle_count + triangles > builder->triangle_capacity) {
         osc_status status = mesh_builder_reserve(builder, 0, triangles);
         if (status) return status;
@@ -159,19 +151,15 @@ static void builder_release(mesh_builder* builder) {
 // ---------------------------------------------------------------------------------------------
 // the text cursor
 
-static bool is_blank(char c) {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
+static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
 void text_skip_blanks(text_cursor* cursor) {
-    while (cursor->position < cursor->size && is_blank(cursor->data[cursor->position]))
-        ++cursor->position;
+    while (cursor->position < cursor->size && is_blank(cursor->data[cursor->position])) ++cursor->position;
 }
 
 void text_next_line(text_cursor* cursor) {
     const char* newline = cursor->position < cursor->size
-                              ? memchr(cursor->data + cursor->position, '\n',
-                                       cursor->size - cursor->position)
+                              ? memchr(cursor->data + cursor->position, '\n', cursor->size - cursor->position)
                               : NULL;
     if (newline) {
         cursor->position = (size_t)(newline - cursor->data) + 1;
@@ -193,8 +181,7 @@ static void read_token(text_cursor* cursor, const char** token, size_t* length) 
 
 // moves to the newline that ends a '#' comment, without crossing it
 static void skip_comment(text_cursor* cursor) {
-    const char* newline = memchr(cursor->data + cursor->position, '\n',
-                                 cursor->size - cursor->position);
+    const char* newline = memchr(cursor->data + cursor->position, '\n', cursor->size - cursor->position);
     cursor->position = newline ? (size_t)(newline - cursor->data) : cursor->size;
 }
 
@@ -209,8 +196,7 @@ bool text_token(text_cursor* cursor, bool comments, const char** token, size_t* 
     return true;
 }
 
-bool text_token_any_line(text_cursor* cursor, bool comments, const char** token,
-                         size_t* length) {
+bool text_token_any_line(text_cursor* cursor, bool comments, const char** token, size_t* length) {
     for (;;) {
         text_skip_blanks(cursor);
         if (cursor->position >= cursor->size) return false;
@@ -227,9 +213,7 @@ bool text_token_any_line(text_cursor* cursor, bool comments, const char** token,
     }
 }
 
-static char fold_case(char c) {
-    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
+static char fold_case(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
 
 bool text_token_is(const char* token, size_t length, const char* word, bool fold) {
     size_t i = 0;
@@ -251,9 +235,7 @@ void text_quote(const char* token, size_t length, char quoted[32]) {
 // ---------------------------------------------------------------------------------------------
 // numbers
 
-static bool is_digit(char c) {
-    return c >= '0' && c <= '9';
-}
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // the decimal digits of a token: mantissa (up to 19 significant digits) times 10^exponent, and
 // whether a non-zero digit was cut off
@@ -323,9 +305,8 @@ static bool parse_double_slow(const char* token, size_t length, double* value) {
 }
 
 bool text_parse_double(const char* token, size_t length, double* value) {
-    static const double powers[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    static const double powers[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     size_t i = 0;
     bool negative = length > 0 && token[0] == '-';
     if (length > 0 && (token[0] == '-' || token[0] == '+')) i = 1;
@@ -336,8 +317,7 @@ bool text_parse_double(const char* token, size_t length, double* value) {
             *value = NAN;
             return true;
         }
-        if (text_token_is(word, word_length, "inf", true) ||
-            text_token_is(word, word_length, "infinity", true)) {
+        if (text_token_is(word, word_length, "inf", true) || text_token_is(word, word_length, "infinity", true)) {
             *value = negative ? -INFINITY : INFINITY;
             return true;
         }
@@ -353,8 +333,7 @@ bool text_parse_double(const char* token, size_t length, double* value) {
     if (!parsed.truncated && parsed.mantissa <= (UINT64_C(1) << 53) && parsed.exponent >= -22 &&
         parsed.exponent <= 22) {
         double magnitude = (double)parsed.mantissa;
-        magnitude = parsed.exponent < 0 ? magnitude / powers[-parsed.exponent]
-                                        : magnitude * powers[parsed.exponent];
+        magnitude = parsed.exponent < 0 ? magnitude / powers[-parsed.exponent] : magnitude * powers[parsed.exponent];
         *value = negative ? -magnitude : magnitude;
         return true;
     }
@@ -368,8 +347,7 @@ bool text_parse_int(const char* token, size_t length, int64_t* value) {
     if (i == length) return false;
     int64_t magnitude = 0;
     for (; i < length; ++i) {
-        if (!is_digit(token[i]) || magnitude > ((INT64_C(1) << 62) - (token[i] - '0')) / 10)
-            return false;
+        if (!is_digit(token[i]) || magnitude > ((INT64_C(1) << 62) - (token[i] - '0')) / 10) return false;
         magnitude = 10 * magnitude + (token[i] - '0');
     }
     *value = negative ? -magnitude : magnitude;
@@ -395,19 +373,17 @@ static size_t compact_vertices(double* vertices, size_t count, int32_t* remap) {
 }
 
 // re-indexes the triangles through remap and applies the degenerate policy
-static osc_status remap_triangles(mesh_builder* builder, const int32_t* remap,
-                                  const osc_mesh_load_settings* settings, int32_t* dropped) {
+static osc_status remap_triangles(mesh_builder* builder, const int32_t* remap, const osc_mesh_load_settings* settings,
+                                  int32_t* dropped) {
     size_t kept = 0;
     for (size_t t = 0; t < builder->triangle_count; ++t) {
         int32_t* triangle = builder->triangles + 3 * t;
         int32_t a = remap[triangle[0]], b = remap[triangle[1]], c = remap[triangle[2]];
         if (a == b || b == c || c == a) {
-            bool repeated = triangle[0] == triangle[1] || triangle[1] == triangle[2] ||
-                            triangle[2] == triangle[0];
+            bool repeated = triangle[0] == triangle[1] || triangle[1] == triangle[2] || triangle[2] == triangle[0];
             if (settings->degenerate == OSC_MESH_DEGENERATE_REJECT)
                 return mesh_parse_error(builder, builder->origins[t], "degenerate face: %s",
-                                        repeated ? "it repeats a vertex"
-                                                 : "two of its vertices were welded into one");
+                                        repeated ? "it repeats a vertex" : "two of its vertices were welded into one");
             ++*dropped;
             continue;
         }
@@ -423,8 +399,8 @@ static osc_status remap_triangles(mesh_builder* builder, const int32_t* remap,
 
 // welds, applies the degenerate policy, removes unreferenced vertices and hands the arrays to a
 // new mesh; fills the counts of `report` (not its format)
-static osc_status builder_finish(mesh_builder* builder, const osc_mesh_load_settings* settings,
-                                 osc_mesh** out, osc_mesh_load_report* report) {
+static osc_status builder_finish(mesh_builder* builder, const osc_mesh_load_settings* settings, osc_mesh** out,
+                                 osc_mesh_load_report* report) {
     size_t read = builder->vertex_count;
     int32_t* remap = osc_calloc(read ? read : 1, sizeof(int32_t));
     if (!remap) return OSC_ERR_NO_MEMORY;
@@ -441,8 +417,7 @@ static osc_status builder_finish(mesh_builder* builder, const osc_mesh_load_sett
         for (size_t i = 0; i < count; ++i)
             if (remap[i] == 0) remap[i] = (int32_t)i;
         size_t used = compact_vertices(builder->vertices, count, remap);
-        for (size_t i = 0; i < 3 * builder->triangle_count; ++i)
-            builder->triangles[i] = remap[builder->triangles[i]];
+        for (size_t i = 0; i < 3 * builder->triangle_count; ++i) builder->triangles[i] = remap[builder->triangles[i]];
         unreferenced = count - used;
         count = used;
     }
@@ -471,8 +446,7 @@ static bool starts_with_word(const char* data, size_t size, const char* word) {
     text_cursor cursor = {data, size, 0, 1};
     const char* token;
     size_t length;
-    return text_token_any_line(&cursor, false, &token, &length) &&
-           text_token_is(token, length, word, true);
+    return text_token_any_line(&cursor, false, &token, &length) && text_token_is(token, length, word, true);
 }
 
 // true when the first 64 KiB hold a byte that no text file has (control characters other than
@@ -507,8 +481,7 @@ static osc_mesh_format detect_content(const unsigned char* data, size_t size) {
     size_t length;
     if (text_token_any_line(&cursor, true, &token, &length) && is_off_keyword(token, length))
         return OSC_MESH_FORMAT_OFF;
-    if (binary_stl_size_matches(data, size) || starts_with_word(text, size, "solid"))
-        return OSC_MESH_FORMAT_STL;
+    if (binary_stl_size_matches(data, size) || starts_with_word(text, size, "solid")) return OSC_MESH_FORMAT_STL;
     return OSC_MESH_FORMAT_OBJ;
 }
 
@@ -541,35 +514,33 @@ osc_mesh_load_settings osc_mesh_load_settings_default(void) {
 
 static osc_status check_settings(const char* function, const osc_mesh_load_settings* settings) {
     if ((int)settings->format < OSC_MESH_FORMAT_AUTO || (int)settings->format > OSC_MESH_FORMAT_PLY)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->format %d is not a format",
-                        function, (int)settings->format);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->format %d is not a format", function,
+                        (int)settings->format);
     if (!isfinite(settings->weld_tolerance))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->weld_tolerance is not finite (%g)",
-                        function, settings->weld_tolerance);
-    if (settings->degenerate != OSC_MESH_DEGENERATE_REJECT &&
-        settings->degenerate != OSC_MESH_DEGENERATE_DROP)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->degenerate %d is not a policy",
-                        function, (int)settings->degenerate);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->weld_tolerance is not finite (%g)", function,
+                        settings->weld_tolerance);
+    if (settings->degenerate != OSC_MESH_DEGENERATE_REJECT && settings->degenerate != OSC_MESH_DEGENERATE_DROP)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->degenerate %d is not a policy", function,
+                        (int)settings->degenerate);
     if (!(settings->max_coordinate > 0.0 && settings->max_coordinate <= OSC_MESH_MAX_COORDINATE))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: settings->max_coordinate must be in (0, OSC_MESH_MAX_COORDINATE = %g] (got %g)",
-                        function, OSC_MESH_MAX_COORDINATE, settings->max_coordinate);
+                        "%s: settings->max_coordinate must be in (0, OSC_MESH_MAX_COORDINATE = %g] (got %g)", function,
+                        OSC_MESH_MAX_COORDINATE, settings->max_coordinate);
     if (settings->orient != 0 && settings->orient != 1)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->orient must be 0 or 1 (got %d)",
-                        function, (int)settings->orient);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->orient must be 0 or 1 (got %d)", function,
+                        (int)settings->orient);
     return OSC_OK;
 }
 
 // parses `data` in a known format into the builder; sets builder->binary and its format name
-static osc_status parse_format(osc_mesh_format format, const unsigned char* data, size_t size,
-                               mesh_builder* builder) {
+static osc_status parse_format(osc_mesh_format format, const unsigned char* data, size_t size, mesh_builder* builder) {
     const char* text = (const char*)data;
     switch (format) {
-    case OSC_MESH_FORMAT_OBJ: builder->format_name = "OBJ"; return mesh_parse_obj(text, size, builder);
-    case OSC_MESH_FORMAT_OFF: builder->format_name = "OFF"; return mesh_parse_off(text, size, builder);
-    case OSC_MESH_FORMAT_PLY: builder->format_name = "PLY"; return mesh_parse_ply(data, size, builder);
-    case OSC_MESH_FORMAT_STL: break;
-    case OSC_MESH_FORMAT_AUTO: return OSC_ERR_INVALID_ARGUMENT; // resolved by the caller
+        case OSC_MESH_FORMAT_OBJ: builder->format_name = "OBJ"; return mesh_parse_obj(text, size, builder);
+        case OSC_MESH_FORMAT_OFF: builder->format_name = "OFF"; return mesh_parse_off(text, size, builder);
+        case OSC_MESH_FORMAT_PLY: builder->format_name = "PLY"; return mesh_parse_ply(data, size, builder);
+        case OSC_MESH_FORMAT_STL: break;
+        case OSC_MESH_FORMAT_AUTO: return OSC_ERR_INVALID_ARGUMENT; // resolved by the caller
     }
     // STL: binary when the size fits the count; ASCII when it starts with "solid" and reads as
     // text (binary headers often start with "solid" too)
@@ -588,8 +559,7 @@ static osc_status parse_format(osc_mesh_format format, const unsigned char* data
 
 // the orientation of a loaded mesh into `report`; with settings->orient, *mesh is replaced by its
 // oriented copy where a triangle needs turning (and released on failure)
-static osc_status orient_loaded(const osc_mesh_load_settings* settings, osc_mesh** mesh,
-                                osc_mesh_orientation* report) {
+static osc_status orient_loaded(const osc_mesh_load_settings* settings, osc_mesh** mesh, osc_mesh_orientation* report) {
     osc_status status = mesh_orientation_of(*mesh, report);
     if (status || !settings->orient || report->triangles_flipped == 0) {
         if (status) osc_mesh_destroy(*mesh);
@@ -604,13 +574,14 @@ static osc_status orient_loaded(const osc_mesh_load_settings* settings, osc_mesh
 
 // parses and builds; on failure releases everything and names the function
 static osc_status load_buffer(mesh_builder* builder, const unsigned char* data, size_t size,
-                              const osc_mesh_load_settings* settings, osc_mesh** out,
-                              osc_mesh_load_report* report) {
+                              const osc_mesh_load_settings* settings, osc_mesh** out, osc_mesh_load_report* report) {
     osc_mesh_format format = settings->format;
     osc_status status = OSC_OK;
     if (format == OSC_MESH_FORMAT_AUTO) {
-        if (size == 0) status = load_error(builder, OSC_ERR_PARSE, "cannot detect the format of empty input");
-        else format = detect_content(data, size);
+        if (size == 0)
+            status = load_error(builder, OSC_ERR_PARSE, "cannot detect the format of empty input");
+        else
+            format = detect_content(data, size);
     }
     if (!status) status = parse_format(format, data, size, builder);
     if (!status && settings->format == OSC_MESH_FORMAT_AUTO && format == OSC_MESH_FORMAT_OBJ &&
@@ -633,15 +604,13 @@ static osc_status load_buffer(mesh_builder* builder, const unsigned char* data, 
     return OSC_OK;
 }
 
-osc_status osc_mesh_load_memory(const void* data, size_t size,
-                                const osc_mesh_load_settings* settings, osc_mesh** out,
+osc_status osc_mesh_load_memory(const void* data, size_t size, const osc_mesh_load_settings* settings, osc_mesh** out,
                                 osc_mesh_load_report* report) {
     static const char function[] = "osc_mesh_load_memory";
     if (report) memset(report, 0, sizeof *report);
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
-    if (!data && size > 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: data is NULL with size %zu", function, size);
+    if (!data && size > 0) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: data is NULL with size %zu", function, size);
     osc_mesh_load_settings defaults = osc_mesh_load_settings_default();
     if (!settings) settings = &defaults;
     osc_status status = check_settings(function, settings);

@@ -16,14 +16,14 @@
 // the builder
 
 typedef struct mesh_builder {
-    double* vertices;        // [vertex_count][3] as read
+    double* vertices; // [vertex_count][3] as read
     size_t vertex_count, vertex_capacity;
-    int32_t* triangles;      // [triangle_count][3], indices into the vertices as read
-    int64_t* origins;        // [triangle_count]: the line or byte offset of each triangle's face
+    int32_t* triangles; // [triangle_count][3], indices into the vertices as read
+    int64_t* origins;   // [triangle_count]: the line or byte offset of each triangle's face
     size_t triangle_count, triangle_capacity;
-    int32_t* face;           // scratch for the indices of one polygon
+    int32_t* face; // scratch for the indices of one polygon
     size_t face_capacity;
-    int64_t faces_read;      // polygons as found in the input
+    int64_t faces_read; // polygons as found in the input
     int32_t polygons_triangulated;
     double max_coordinate;   // |coordinate| above it is a parse error
     const char* function;    // the public function, for messages
@@ -33,15 +33,13 @@ typedef struct mesh_builder {
 } mesh_builder;
 
 /// Formats "function: 'path': format line N: message" (or "byte N") and returns OSC_ERR_PARSE.
-osc_status mesh_parse_error(const mesh_builder* builder, int64_t origin, const char* format, ...)
-    OSC_PRINTF(3, 4);
+osc_status mesh_parse_error(const mesh_builder* builder, int64_t origin, const char* format, ...) OSC_PRINTF(3, 4);
 
 /// Makes room for `count` more vertices and `triangles` more triangles in one allocation each.
 osc_status mesh_builder_reserve(mesh_builder* builder, size_t vertices, size_t triangles);
 
 /// Appends a vertex; OSC_ERR_PARSE at `origin` for a NaN, infinite or too large coordinate.
-osc_status mesh_builder_add_vertex(mesh_builder* builder, double x, double y, double z,
-                                   int64_t origin);
+osc_status mesh_builder_add_vertex(mesh_builder* builder, double x, double y, double z, int64_t origin);
 
 /// Appends the polygon held in builder->face [count] (indices into the vertices as read), fan
 /// triangulated; OSC_ERR_PARSE at `origin` for fewer than three vertices.
@@ -90,8 +88,7 @@ void text_quote(const char* token, size_t length, char quoted[32]);
 
 /// The triangle count of a binary STL: the little-endian uint32 at byte 80 (`data` holds >= 84 bytes).
 static inline uint64_t stl_binary_count(const unsigned char* data) {
-    return (uint64_t)data[80] | (uint64_t)data[81] << 8 | (uint64_t)data[82] << 16 |
-           (uint64_t)data[83] << 24;
+    return (uint64_t)data[80] | (uint64_t)data[81] << 8 | (uint64_t)data[82] << 16 | (uint64_t)data[83] << 24;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,12 +11,19 @@
 #include <string.h>
 
 typedef enum ply_type {
-    PLY_NONE, PLY_INT8, PLY_UINT8, PLY_INT16, PLY_UINT16, PLY_INT32, PLY_UINT32, PLY_FLOAT32,
+    PLY_NONE,
+    PLY_INT8,
+    PLY_UINT8,
+    PLY_INT16,
+    PLY_UINT16,
+    PLY_INT32,
+    PLY_UINT32,
+    PLY_FLOAT32,
     PLY_FLOAT64
 } ply_type;
 
 static const size_t ply_type_size[] = {0, 1, 1, 2, 2, 4, 4, 4, 8};
-static const char* const ply_type_name[] = {"none",  "int8",  "uint8",   "int16",  "uint16",
+static const char* const ply_type_name[] = {"none",  "int8",   "uint8",   "int16",  "uint16",
                                             "int32", "uint32", "float32", "float64"};
 
 typedef enum ply_role { PLY_ROLE_OTHER, PLY_ROLE_X, PLY_ROLE_Y, PLY_ROLE_Z, PLY_ROLE_INDICES } ply_role;
@@ -61,20 +68,17 @@ typedef struct ply_reader {
 // header
 
 static ply_type ply_parse_type(const char* token, size_t length) {
-    static const char* const names[][2] = {{"char", "int8"},   {"uchar", "uint8"},
-                                           {"short", "int16"}, {"ushort", "uint16"},
-                                           {"int", "int32"},   {"uint", "uint32"},
+    static const char* const names[][2] = {{"char", "int8"},     {"uchar", "uint8"},   {"short", "int16"},
+                                           {"ushort", "uint16"}, {"int", "int32"},     {"uint", "uint32"},
                                            {"float", "float32"}, {"double", "float64"}};
     for (int i = 0; i < 8; ++i)
-        if (text_token_is(token, length, names[i][0], false) ||
-            text_token_is(token, length, names[i][1], false))
+        if (text_token_is(token, length, names[i][0], false) || text_token_is(token, length, names[i][1], false))
             return (ply_type)(i + 1);
     return PLY_NONE;
 }
 
 // the tokens of one header line; false for more than `capacity`
-static bool ply_line_tokens(text_cursor* cursor, const char** tokens, size_t* lengths,
-                            int capacity, int* count) {
+static bool ply_line_tokens(text_cursor* cursor, const char** tokens, size_t* lengths, int capacity, int* count) {
     *count = 0;
     const char* token;
     size_t length;
@@ -86,8 +90,8 @@ static bool ply_line_tokens(text_cursor* cursor, const char** tokens, size_t* le
     return true;
 }
 
-static osc_status ply_element_line(ply_header* header, mesh_builder* builder, int64_t line,
-                                   const char** tokens, const size_t* lengths, int count) {
+static osc_status ply_element_line(ply_header* header, mesh_builder* builder, int64_t line, const char** tokens,
+                                   const size_t* lengths, int count) {
     int64_t instances;
     if (count != 3 || !text_parse_int(tokens[2], lengths[2], &instances) || instances < 0)
         return mesh_parse_error(builder, line, "expected 'element <name> <count>'");
@@ -103,8 +107,8 @@ static osc_status ply_element_line(ply_header* header, mesh_builder* builder, in
     if ((vertex && header->vertex_element >= 0) || (face && header->face_element >= 0))
         return mesh_parse_error(builder, line, "a second '%s' element", element->name);
     if ((vertex || face) && instances > INT32_MAX)
-        return mesh_parse_error(builder, line, "%lld %s elements exceed %d", (long long)instances,
-                                element->name, (int)INT32_MAX);
+        return mesh_parse_error(builder, line, "%lld %s elements exceed %d", (long long)instances, element->name,
+                                (int)INT32_MAX);
     element->kind = vertex ? PLY_ELEMENT_VERTEX : face ? PLY_ELEMENT_FACE : PLY_ELEMENT_OTHER;
     if (vertex) header->vertex_element = header->element_count;
     if (face) header->face_element = header->element_count;
@@ -112,10 +116,9 @@ static osc_status ply_element_line(ply_header* header, mesh_builder* builder, in
     return OSC_OK;
 }
 
-static osc_status ply_property_line(ply_header* header, mesh_builder* builder, int64_t line,
-                                    const char** tokens, const size_t* lengths, int count) {
-    if (header->element_count == 0)
-        return mesh_parse_error(builder, line, "a property before any element");
+static osc_status ply_property_line(ply_header* header, mesh_builder* builder, int64_t line, const char** tokens,
+                                    const size_t* lengths, int count) {
+    if (header->element_count == 0) return mesh_parse_error(builder, line, "a property before any element");
     if (header->property_count == PLY_MAX_PROPERTIES)
         return mesh_parse_error(builder, line, "more than %d properties", PLY_MAX_PROPERTIES);
     ply_element* element = &header->elements[header->element_count - 1];
@@ -145,9 +148,8 @@ static osc_status ply_property_line(ply_header* header, mesh_builder* builder, i
         if (text_token_is(name, name_length, "x", false)) role = PLY_ROLE_X;
         if (text_token_is(name, name_length, "y", false)) role = PLY_ROLE_Y;
         if (text_token_is(name, name_length, "z", false)) role = PLY_ROLE_Z;
-    } else if (element->kind == PLY_ELEMENT_FACE &&
-               (text_token_is(name, name_length, "vertex_indices", false) ||
-                text_token_is(name, name_length, "vertex_index", false))) {
+    } else if (element->kind == PLY_ELEMENT_FACE && (text_token_is(name, name_length, "vertex_indices", false) ||
+                                                     text_token_is(name, name_length, "vertex_index", false))) {
         role = PLY_ROLE_INDICES;
     }
     if (role != PLY_ROLE_OTHER) {
@@ -159,8 +161,7 @@ static osc_status ply_property_line(ply_header* header, mesh_builder* builder, i
         }
         if ((role == PLY_ROLE_INDICES) != list)
             return mesh_parse_error(builder, line, "%s",
-                                    list ? "a vertex coordinate cannot be a list"
-                                         : "vertex_indices must be a list");
+                                    list ? "a vertex coordinate cannot be a list" : "vertex_indices must be a list");
     }
     property.role = role;
     header->properties[header->property_count++] = property;
@@ -170,21 +171,18 @@ static osc_status ply_property_line(ply_header* header, mesh_builder* builder, i
 
 // checks what the importer needs: a vertex element with x, y, z and a face index list
 static osc_status ply_check_header(const ply_header* header, mesh_builder* builder, int64_t line) {
-    if (header->vertex_element < 0)
-        return mesh_parse_error(builder, line, "the header declares no vertex element");
+    if (header->vertex_element < 0) return mesh_parse_error(builder, line, "the header declares no vertex element");
     const ply_element* vertex = &header->elements[header->vertex_element];
     int found = 0;
     for (int i = 0; i < vertex->property_count; ++i)
         found += header->properties[vertex->first_property + i].role != PLY_ROLE_OTHER;
-    if (found != 3)
-        return mesh_parse_error(builder, line, "the vertex element lacks an x, y or z property");
+    if (found != 3) return mesh_parse_error(builder, line, "the vertex element lacks an x, y or z property");
     if (header->face_element >= 0) {
         const ply_element* face = &header->elements[header->face_element];
         found = 0;
         for (int i = 0; i < face->property_count; ++i)
             found += header->properties[face->first_property + i].role == PLY_ROLE_INDICES;
-        if (!found)
-            return mesh_parse_error(builder, line, "the face element has no vertex_indices list");
+        if (!found) return mesh_parse_error(builder, line, "the face element has no vertex_indices list");
     }
     return OSC_OK;
 }
@@ -222,8 +220,7 @@ static osc_status ply_read_header(text_cursor* cursor, ply_header* header, mesh_
         if (!fits) {
             status = mesh_parse_error(builder, line, "too many words on a header line");
         } else if (text_token_is(keyword, keyword_length, "format", false)) {
-            static const char* const encodings[3] = {"ascii", "binary_little_endian",
-                                                     "binary_big_endian"};
+            static const char* const encodings[3] = {"ascii", "binary_little_endian", "binary_big_endian"};
             int encoding = -1;
             for (int i = 0; count == 3 && i < 3; ++i)
                 if (text_token_is(tokens[1], lengths[1], encodings[i], false)) encoding = i;
@@ -260,36 +257,34 @@ static int64_t ply_origin(const ply_reader* reader) {
 }
 
 static osc_status ply_truncated(const ply_reader* reader) {
-    return mesh_parse_error(reader->builder, ply_origin(reader),
-                            "the file ends inside %s element %lld", reader->element->name,
-                            (long long)reader->instance);
+    return mesh_parse_error(reader->builder, ply_origin(reader), "the file ends inside %s element %lld",
+                            reader->element->name, (long long)reader->instance);
 }
 
 // one binary value as a double (exact for every PLY type)
 static double ply_decode(const unsigned char* bytes, ply_type type, bool big_endian) {
     size_t size = ply_type_size[type];
     uint64_t bits = 0;
-    for (size_t i = 0; i < size; ++i)
-        bits |= (uint64_t)bytes[big_endian ? size - 1 - i : i] << (8 * i);
+    for (size_t i = 0; i < size; ++i) bits |= (uint64_t)bytes[big_endian ? size - 1 - i : i] << (8 * i);
     switch (type) {
-    case PLY_INT8: return (double)(int8_t)(uint8_t)bits;
-    case PLY_UINT8: return (double)(uint8_t)bits;
-    case PLY_INT16: return (double)(int16_t)(uint16_t)bits;
-    case PLY_UINT16: return (double)(uint16_t)bits;
-    case PLY_INT32: return (double)(int32_t)(uint32_t)bits;
-    case PLY_UINT32: return (double)(uint32_t)bits;
-    case PLY_FLOAT32: {
-        uint32_t narrow = (uint32_t)bits;
-        float value;
-        memcpy(&value, &narrow, sizeof value);
-        return value;
-    }
-    case PLY_FLOAT64: {
-        double value;
-        memcpy(&value, &bits, sizeof value);
-        return value;
-    }
-    case PLY_NONE: break;
+        case PLY_INT8: return (double)(int8_t)(uint8_t)bits;
+        case PLY_UINT8: return (double)(uint8_t)bits;
+        case PLY_INT16: return (double)(int16_t)(uint16_t)bits;
+        case PLY_UINT16: return (double)(uint16_t)bits;
+        case PLY_INT32: return (double)(int32_t)(uint32_t)bits;
+        case PLY_UINT32: return (double)(uint32_t)bits;
+        case PLY_FLOAT32: {
+            uint32_t narrow = (uint32_t)bits;
+            float value;
+            memcpy(&value, &narrow, sizeof value);
+            return value;
+        }
+        case PLY_FLOAT64: {
+            double value;
+            memcpy(&value, &bits, sizeof value);
+            return value;
+        }
+        case PLY_NONE: break;
     }
     return 0.0;
 }
@@ -299,8 +294,7 @@ static bool ply_parse_integer(const char* token, size_t length, ply_type type, d
     static const int64_t lo[] = {0, INT8_MIN, 0, INT16_MIN, 0, INT32_MIN, 0};
     static const int64_t hi[] = {0, INT8_MAX, UINT8_MAX, INT16_MAX, UINT16_MAX, INT32_MAX, UINT32_MAX};
     int64_t integer;
-    if (!text_parse_int(token, length, &integer) || integer < lo[type] || integer > hi[type])
-        return false;
+    if (!text_parse_int(token, length, &integer) || integer < lo[type] || integer > hi[type]) return false;
     *value = (double)integer;
     return true;
 }
@@ -310,8 +304,7 @@ static osc_status ply_read_value(ply_reader* reader, ply_type type, double* valu
     if (reader->encoding != PLY_ASCII) {
         size_t size = ply_type_size[type];
         if (reader->size - reader->text.position < size) return ply_truncated(reader);
-        *value = ply_decode(reader->data + reader->text.position, type,
-                            reader->encoding == PLY_BIG_ENDIAN);
+        *value = ply_decode(reader->data + reader->text.position, type, reader->encoding == PLY_BIG_ENDIAN);
         reader->text.position += size;
         return OSC_OK;
     }
@@ -324,8 +317,7 @@ static osc_status ply_read_value(ply_reader* reader, ply_type type, double* valu
     char quoted[32];
     text_quote(token, length, quoted);
     return mesh_parse_error(reader->builder, reader->text.line, "%s element %lld: '%s' is not a %s",
-                            reader->element->name, (long long)reader->instance, quoted,
-                            ply_type_name[type]);
+                            reader->element->name, (long long)reader->instance, quoted, ply_type_name[type]);
 }
 
 // reads a list count: integral, >= 0, and no more items than the rest of the file can hold
@@ -336,8 +328,7 @@ static osc_status ply_read_count(ply_reader* reader, const ply_property* propert
     if (status) return status;
     // ascii items take at least 2 bytes ("0 "; the last one 1), binary items their size
     size_t remaining = reader->size - reader->text.position;
-    size_t limit = reader->encoding == PLY_ASCII ? remaining / 2 + 1
-                                                 : remaining / ply_type_size[property->type];
+    size_t limit = reader->encoding == PLY_ASCII ? remaining / 2 + 1 : remaining / ply_type_size[property->type];
     if (!(value >= 0.0 && value == floor(value)))
         return mesh_parse_error(reader->builder, origin, "%s element %lld: list count %g is not a count",
                                 reader->element->name, (long long)reader->instance, value);
@@ -351,8 +342,8 @@ static osc_status ply_read_count(ply_reader* reader, const ply_property* propert
 }
 
 // reads the vertex index list of a face into builder->face
-static osc_status ply_read_indices(ply_reader* reader, const ply_property* property,
-                                   int64_t vertex_count, size_t* count) {
+static osc_status ply_read_indices(ply_reader* reader, const ply_property* property, int64_t vertex_count,
+                                   size_t* count) {
     int64_t items;
     osc_status status = ply_read_count(reader, property, &items);
     if (!status) status = mesh_builder_reserve_face(reader->builder, (size_t)items);
@@ -361,8 +352,7 @@ static osc_status ply_read_indices(ply_reader* reader, const ply_property* prope
         double index;
         status = ply_read_value(reader, property->type, &index);
         if (!status && !(index >= 0.0 && index < (double)vertex_count && index == floor(index)))
-            status = mesh_parse_error(reader->builder, origin,
-                                      "face %lld: vertex index %g out of range [0, %lld)",
+            status = mesh_parse_error(reader->builder, origin, "face %lld: vertex index %g out of range [0, %lld)",
                                       (long long)reader->instance, index, (long long)vertex_count);
         if (!status) reader->builder->face[k] = (int32_t)index;
     }
@@ -371,8 +361,8 @@ static osc_status ply_read_indices(ply_reader* reader, const ply_property* prope
 }
 
 // reads (or skips) one instance of an element
-static osc_status ply_read_instance(ply_reader* reader, const ply_header* header,
-                                    const ply_element* element, int64_t vertex_count) {
+static osc_status ply_read_instance(ply_reader* reader, const ply_header* header, const ply_element* element,
+                                    int64_t vertex_count) {
     int64_t origin = ply_origin(reader);
     double xyz[3] = {0.0, 0.0, 0.0};
     size_t face_size = 0;
@@ -392,21 +382,18 @@ static osc_status ply_read_instance(ply_reader* reader, const ply_header* header
         } else {
             double value;
             status = ply_read_value(reader, property->type, &value);
-            if (property->role >= PLY_ROLE_X && property->role <= PLY_ROLE_Z)
-                xyz[property->role - PLY_ROLE_X] = value;
+            if (property->role >= PLY_ROLE_X && property->role <= PLY_ROLE_Z) xyz[property->role - PLY_ROLE_X] = value;
         }
     }
     if (status) return status;
     if (element->kind == PLY_ELEMENT_VERTEX)
         return mesh_builder_add_vertex(reader->builder, xyz[0], xyz[1], xyz[2], origin);
-    if (element->kind == PLY_ELEMENT_FACE)
-        return mesh_builder_add_face(reader->builder, face_size, origin);
+    if (element->kind == PLY_ELEMENT_FACE) return mesh_builder_add_face(reader->builder, face_size, origin);
     return OSC_OK;
 }
 
 // the fewest bytes an instance of `element` takes
-static size_t ply_min_instance_size(const ply_header* header, const ply_element* element,
-                                    ply_encoding encoding) {
+static size_t ply_min_instance_size(const ply_header* header, const ply_element* element, ply_encoding encoding) {
     size_t size = 0;
     for (int i = 0; i < element->property_count; ++i) {
         const ply_property* property = &header->properties[element->first_property + i];
@@ -426,8 +413,7 @@ static osc_status ply_check_counts(const ply_header* header, ply_reader* reader)
             return mesh_parse_error(reader->builder, ply_origin(reader),
                                     "the header declares %lld %s elements, more than the %zu bytes "
                                     "that follow can hold",
-                                    (long long)element->count, element->name,
-                                    reader->size - reader->text.position);
+                                    (long long)element->count, element->name, reader->size - reader->text.position);
         remaining -= (size_t)element->count * size;
     }
     return OSC_OK;
@@ -463,13 +449,12 @@ osc_status mesh_parse_ply(const unsigned char* data, size_t size, mesh_builder* 
     const char* token;
     size_t length;
     if (header.encoding != PLY_ASCII && reader.text.position != size)
-        return mesh_parse_error(builder, (int64_t)reader.text.position,
-                                "%zu bytes after the last element", size - reader.text.position);
+        return mesh_parse_error(builder, (int64_t)reader.text.position, "%zu bytes after the last element",
+                                size - reader.text.position);
     if (header.encoding == PLY_ASCII && text_token_any_line(&reader.text, false, &token, &length)) {
         char quoted[32];
         text_quote(token, length, quoted);
-        return mesh_parse_error(builder, reader.text.line, "unexpected '%s' after the last element",
-                                quoted);
+        return mesh_parse_error(builder, reader.text.line, "unexpected '%s' after the last element", quoted);
     }
     return OSC_OK;
 }

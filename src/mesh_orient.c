@@ -34,17 +34,17 @@
 #define NEST_WORK 2e8
 
 typedef struct patch_info {
-    double area;          // of its triangles
-    double flipped_area;  // of those the walk turned against their given winding
-    double volume;        // with the walk's windings, about `centre` (closed: any point)
-    double volume_bound;  // sum of |terms|: the volume's rounding is far below 1e-12 of it
-    osc_vec3 centre;      // area-weighted centroid of the triangles
-    double lo[3], hi[3];  // bounds of the corners
-    int32_t extreme[6];   // vertices at the bounds: lowest x, highest x, lowest y, ...
+    double area;         // of its triangles
+    double flipped_area; // of those the walk turned against their given winding
+    double volume;       // with the walk's windings, about `centre` (closed: any point)
+    double volume_bound; // sum of |terms|: the volume's rounding is far below 1e-12 of it
+    osc_vec3 centre;     // area-weighted centroid of the triangles
+    double lo[3], hi[3]; // bounds of the corners
+    int32_t extreme[6];  // vertices at the bounds: lowest x, highest x, lowest y, ...
     bool open, non_orientable, by_volume;
-    bool turned;          // its final windings reverse those of most of its area as given
-    int32_t depth;        // how many volume-decided patches hold it
-    int32_t root;         // the largest of them (by |volume|), -1 for none
+    bool turned;   // its final windings reverse those of most of its area as given
+    int32_t depth; // how many volume-decided patches hold it
+    int32_t root;  // the largest of them (by |volume|), -1 for none
 } patch_info;
 
 typedef struct orient_work {
@@ -52,13 +52,13 @@ typedef struct orient_work {
     const double* vertices;
     const int32_t* triangles;
     int32_t triangle_count, edge_count, patch_count;
-    int32_t* edge_uses;   // [E]: triangles on each edge
-    int32_t* patch_of;    // [T]
-    int32_t* order;       // [T]: the walk's queue, then the triangles sorted by patch
-    int32_t* first;       // [P + 1]: the start of each patch in order
-    uint8_t* flip;        // [T]: 1 where the triangle's winding is reversed
-    uint8_t* conflict;    // [T, indexed by patch]: the walk met a contradiction in the patch
-    patch_info* patches;  // [P], allocated once P is known
+    int32_t* edge_uses;  // [E]: triangles on each edge
+    int32_t* patch_of;   // [T]
+    int32_t* order;      // [T]: the walk's queue, then the triangles sorted by patch
+    int32_t* first;      // [P + 1]: the start of each patch in order
+    uint8_t* flip;       // [T]: 1 where the triangle's winding is reversed
+    uint8_t* conflict;   // [T, indexed by patch]: the walk met a contradiction in the patch
+    patch_info* patches; // [P], allocated once P is known
 } orient_work;
 
 static osc_vec3 vertex_at(const orient_work* w, int32_t v) {
@@ -102,7 +102,8 @@ static void walk_patches(orient_work* w) {
                 int32_t u = edge_triangles[2 * (size_t)e] == t ? edge_triangles[2 * (size_t)e + 1]
                                                                : edge_triangles[2 * (size_t)e];
                 // the edge of corners k, k + 1 as given, in t's current direction: a to b
-                int32_t a = w->triangles[3 * (size_t)t + (size_t)k], b = w->triangles[3 * (size_t)t + (size_t)(k + 1) % 3];
+                int32_t a = w->triangles[3 * (size_t)t + (size_t)k],
+                        b = w->triangles[3 * (size_t)t + (size_t)(k + 1) % 3];
                 if (w->flip[t]) a = b, b = w->triangles[3 * (size_t)t + (size_t)k];
                 if (w->patch_of[u] < 0) {
                     w->patch_of[u] = patch;
@@ -152,10 +153,10 @@ static void measure_patch(orient_work* w, int32_t p) {
         }
     }
     // the centroid of the area (of the corners when the area is zero)
-    info->centre = info->area > 0.0 ? osc_scale(weighted, 1.0 / info->area)
-                                    : osc_scale(osc_v3(info->lo[0] + info->hi[0], info->lo[1] + info->hi[1],
-                                                       info->lo[2] + info->hi[2]),
-                                                0.5);
+    info->centre =
+        info->area > 0.0
+            ? osc_scale(weighted, 1.0 / info->area)
+            : osc_scale(osc_v3(info->lo[0] + info->hi[0], info->lo[1] + info->hi[1], info->lo[2] + info->hi[2]), 0.5);
     for (int32_t i = w->first[p]; i < w->first[p + 1]; ++i) {
         int32_t t = w->order[i];
         osc_vec3 a = osc_sub(vertex_at(w, corner(w, t, 0)), info->centre);
@@ -349,8 +350,7 @@ static osc_status analyse(const osc_mesh* mesh, orient_work* w, osc_mesh_orienta
     w->first = osc_calloc(t + 2, sizeof(int32_t));
     w->flip = osc_calloc(t + 1, 1);
     w->conflict = osc_calloc(t + 1, 1);
-    if (!w->edge_uses || !w->patch_of || !w->order || !w->first || !w->flip || !w->conflict)
-        return OSC_ERR_NO_MEMORY;
+    if (!w->edge_uses || !w->patch_of || !w->order || !w->first || !w->flip || !w->conflict) return OSC_ERR_NO_MEMORY;
     count_edges(w, out);
     walk_patches(w);
     w->patches = osc_calloc((size_t)w->patch_count + 1, sizeof(patch_info));
@@ -399,8 +399,7 @@ osc_status mesh_orient_internal(const osc_mesh* mesh, osc_mesh** out, osc_mesh_o
         if (vertex_count) memcpy(vertices, w.vertices, vertex_count * 3 * sizeof(double));
         for (int32_t i = 0; i < w.triangle_count; ++i)
             for (int k = 0; k < 3; ++k) triangles[3 * (size_t)i + (size_t)k] = corner(&w, i, k);
-        status = osc_mesh_create_owned(vertices, (int32_t)vertex_count, triangles, w.triangle_count, NULL,
-                                       NULL, out);
+        status = osc_mesh_create_owned(vertices, (int32_t)vertex_count, triangles, w.triangle_count, NULL, NULL, out);
         vertices = NULL; // owned by the mesh now, or released
         triangles = NULL;
     }

@@ -81,16 +81,14 @@ static void compute_keys(const double* points, size_t count, osc_curve curve, ui
 }
 
 // stable LSD radix sort of `order` by keys[order[i]], 11 bits (6 passes over 63 bits)
-static void radix_sort(const uint64_t* keys, size_t count, int32_t* order, int32_t* scratch,
-                       size_t* histogram) {
+static void radix_sort(const uint64_t* keys, size_t count, int32_t* order, int32_t* scratch, size_t* histogram) {
     enum { DIGIT = 11, BUCKETS = 1 << DIGIT };
     int32_t *from = order, *to = scratch;
     for (int shift = 0; shift < 63; shift += DIGIT) {
         memset(histogram, 0, (BUCKETS + 1) * sizeof *histogram);
         for (size_t i = 0; i < count; ++i) ++histogram[((keys[from[i]] >> shift) & (BUCKETS - 1)) + 1];
         for (size_t b = 0; b < BUCKETS; ++b) histogram[b + 1] += histogram[b];
-        for (size_t i = 0; i < count; ++i)
-            to[histogram[(keys[from[i]] >> shift) & (BUCKETS - 1)]++] = from[i];
+        for (size_t i = 0; i < count; ++i) to[histogram[(keys[from[i]] >> shift) & (BUCKETS - 1)]++] = from[i];
         int32_t* swap = from;
         from = to;
         to = swap;
@@ -102,21 +100,17 @@ static void radix_sort(const uint64_t* keys, size_t count, int32_t* order, int32
 // public ordering
 
 osc_status osc_curve_order(const double* points, int32_t count, osc_curve curve, int32_t* order) {
-    if (count < 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_curve_order: count is negative (%d)",
-                        (int)count);
+    if (count < 0) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_curve_order: count is negative (%d)", (int)count);
     if (count > 0 && (!points || !order))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_curve_order: %s is NULL with count %d",
                         points ? "order" : "points", (int)count);
     if (curve != OSC_CURVE_MORTON && curve != OSC_CURVE_HILBERT)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_curve_order: curve %d is not a curve",
-                        (int)curve);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_curve_order: curve %d is not a curve", (int)curve);
     for (int32_t i = 0; i < count; ++i) {
         const double* p = points + 3 * (size_t)i;
         if (!osc_is_finite3(p[0], p[1], p[2]))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "osc_curve_order: points[%d] = (%g, %g, %g) is not finite", (int)i, p[0],
-                            p[1], p[2]);
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_curve_order: points[%d] = (%g, %g, %g) is not finite",
+                            (int)i, p[0], p[1], p[2]);
     }
     if (count == 0) return OSC_OK;
     uint64_t* keys = osc_calloc((size_t)count, sizeof *keys);
@@ -150,8 +144,7 @@ static osc_status order_edges_by_midpoint(const osc_mesh* mesh, int32_t* order, 
     for (int32_t e = 0; e < edge_count; ++e) {
         const double* a = vertices + 3 * (size_t)edges[2 * e];
         const double* b = vertices + 3 * (size_t)edges[2 * e + 1];
-        for (int axis = 0; axis < 3; ++axis)
-            midpoints[3 * (size_t)e + (size_t)axis] = 0.5 * a[axis] + 0.5 * b[axis];
+        for (int axis = 0; axis < 3; ++axis) midpoints[3 * (size_t)e + (size_t)axis] = 0.5 * a[axis] + 0.5 * b[axis];
     }
     osc_status status = osc_curve_order(midpoints, edge_count, *curve, order);
     osc_free(midpoints);
@@ -171,14 +164,13 @@ static void map_edges_back(const osc_mesh* old_mesh, const osc_mesh* new_mesh, i
     }
 }
 
-osc_status osc_mesh_reorder(const osc_mesh* mesh, osc_curve curve, osc_mesh** out,
-                            int32_t* vertex_order, int32_t* edge_order) {
+osc_status osc_mesh_reorder(const osc_mesh* mesh, osc_curve curve, osc_mesh** out, int32_t* vertex_order,
+                            int32_t* edge_order) {
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_mesh_reorder: out is NULL");
     *out = NULL;
     if (!mesh) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_mesh_reorder: mesh is NULL");
     if (curve != OSC_CURVE_MORTON && curve != OSC_CURVE_HILBERT)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_mesh_reorder: curve %d is not a curve",
-                        (int)curve);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_mesh_reorder: curve %d is not a curve", (int)curve);
     size_t vertex_count = (size_t)osc_mesh_vertex_count(mesh);
     size_t triangle_count = (size_t)osc_mesh_triangle_count(mesh);
     const double* vertices = osc_mesh_vertices(mesh);
@@ -204,9 +196,8 @@ osc_status osc_mesh_reorder(const osc_mesh* mesh, osc_curve curve, osc_mesh** ou
     for (size_t i = 0; i < 3 * triangle_count; ++i) new_triangles[i] = inverse[triangles[i]];
 
     osc_mesh* reordered = NULL;
-    status = osc_mesh_create_owned(new_vertices, (int32_t)vertex_count, new_triangles,
-                                   (int32_t)triangle_count, order_edges_by_midpoint, &curve,
-                                   &reordered);
+    status = osc_mesh_create_owned(new_vertices, (int32_t)vertex_count, new_triangles, (int32_t)triangle_count,
+                                   order_edges_by_midpoint, &curve, &reordered);
     if (!status) {
         if (vertex_order) memcpy(vertex_order, order, vertex_count * sizeof *order);
         if (edge_order) map_edges_back(mesh, reordered, edge_order);

@@ -72,7 +72,7 @@ static const double LENGTH_WEIGHT = 1e-2;
 
 // the quadric sum_i w_i (n_i . p + d_i)^2 = p^T A p + 2 b . p + c, p about the mesh centre
 typedef struct quadric {
-    double a[6];   // symmetric A: xx, xy, xz, yy, yz, zz
+    double a[6]; // symmetric A: xx, xy, xz, yy, yz, zz
     double b[3];
     double c;
     double weight; // W = sum_i w_i
@@ -93,12 +93,12 @@ typedef struct candidate {
 
 typedef struct simplifier {
     int32_t vertex_count, triangle_count, alive_triangles;
-    double* position;   // [vertex_count][3], absolute
-    quadric* quadrics;  // [vertex_count]
-    uint8_t* flags;     // [vertex_count] VERTEX_*
-    uint32_t* stamp;    // [vertex_count] bumped whenever the vertex moves (its quadric changes)
-    uint64_t* mark;     // [vertex_count] scratch marks, compared with mark_counter values
-    uint64_t* member;   // [vertex_count] scratch marks of the set being re-queued
+    double* position;  // [vertex_count][3], absolute
+    quadric* quadrics; // [vertex_count]
+    uint8_t* flags;    // [vertex_count] VERTEX_*
+    uint32_t* stamp;   // [vertex_count] bumped whenever the vertex moves (its quadric changes)
+    uint64_t* mark;    // [vertex_count] scratch marks, compared with mark_counter values
+    uint64_t* member;  // [vertex_count] scratch marks of the set being re-queued
     uint64_t mark_counter;
     int32_t* set;       // [vertex_count] scratch list
     int32_t* triangles; // [triangle_count][3]; -1 once removed
@@ -126,14 +126,11 @@ static void cross3(const double x[3], const double y[3], double out[3]) {
     out[2] = x[0] * y[1] - x[1] * y[0];
 }
 
-static double dot3(const double x[3], const double y[3]) {
-    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
-}
+static double dot3(const double x[3], const double y[3]) { return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]; }
 
 // the cross product (p1 - p0) x (p2 - p0); *degenerate (nullable) when every component vanishes
 // within the rounding of its two products (exactly collinear points always do)
-static void triangle_normal(const double* p0, const double* p1, const double* p2, double n[3],
-                            bool* degenerate) {
+static void triangle_normal(const double* p0, const double* p1, const double* p2, double n[3], bool* degenerate) {
     double u[3], v[3];
     sub3(p1, p0, u);
     sub3(p2, p0, v);
@@ -143,8 +140,7 @@ static void triangle_normal(const double* p0, const double* p1, const double* p2
 
 // the sine of the triangle's smallest angle, |n| / (product of its two longest edges); 0 when
 // two vertices coincide
-static double triangle_min_sin(const double* p0, const double* p1, const double* p2,
-                               const double n[3]) {
+static double triangle_min_sin(const double* p0, const double* p1, const double* p2, const double n[3]) {
     double e[3][3];
     sub3(p1, p0, e[0]);
     sub3(p2, p1, e[1]);
@@ -180,8 +176,7 @@ static quadric quadric_sum(const quadric* x, const quadric* y) {
 }
 
 // adds the plane through `point` (absolute) with unit normal `n`
-static void quadric_add_plane_at(simplifier* s, quadric* q, const double point[3], const double n[3],
-                                 double weight) {
+static void quadric_add_plane_at(simplifier* s, quadric* q, const double point[3], const double n[3], double weight) {
     double local[3];
     sub3(point, s->centre, local);
     quadric_add_plane(q, n, -dot3(n, local), weight);
@@ -211,8 +206,7 @@ static bool quadric_minimum(const simplifier* s, const quadric* q, double positi
     double c02 = a[1] * a[4] - a[2] * a[3], c11 = a[0] * a[5] - a[2] * a[2];
     double c12 = a[1] * a[2] - a[0] * a[4], c22 = a[0] * a[3] - a[1] * a[1];
     double det = a[0] * c00 + a[1] * c01 + a[2] * c02;
-    double norm_a = a[0] * a[0] + a[3] * a[3] + a[5] * a[5] +
-                    2.0 * (a[1] * a[1] + a[2] * a[2] + a[4] * a[4]);
+    double norm_a = a[0] * a[0] + a[3] * a[3] + a[5] * a[5] + 2.0 * (a[1] * a[1] + a[2] * a[2] + a[4] * a[4]);
     double norm_c = c00 * c00 + c11 * c11 + c22 * c22 + 2.0 * (c01 * c01 + c02 * c02 + c12 * c12);
     // kappa_F = |A|_F |A^-1|_F = |A|_F |adj A|_F / det
     if (!(det > 0.0) || !(sqrt(norm_a * norm_c) < CONDITION_MAX * det)) return false;
@@ -227,8 +221,7 @@ static bool quadric_minimum(const simplifier* s, const quadric* q, double positi
 // order optimum, midpoint, a, b). A boundary vertex stays where it is: when one endpoint is on the
 // boundary the merged vertex takes its position, so boundary vertices are always input boundary
 // vertices. Returns the count.
-static int collapse_candidates(const simplifier* s, int32_t a, int32_t b, const quadric* q,
-                               candidate out[4]) {
+static int collapse_candidates(const simplifier* s, int32_t a, int32_t b, const quadric* q, candidate out[4]) {
     const double* pa = s->position + 3 * (size_t)a;
     const double* pb = s->position + 3 * (size_t)b;
     bool boundary_a = s->flags[a] & VERTEX_BOUNDARY, boundary_b = s->flags[b] & VERTEX_BOUNDARY;
@@ -256,8 +249,7 @@ static int collapse_candidates(const simplifier* s, int32_t a, int32_t b, const 
 }
 
 // the heap priority of a placement: its error plus a small multiple of W |ab|^2 (LENGTH_WEIGHT)
-static double collapse_priority(const simplifier* s, int32_t a, int32_t b, const quadric* q,
-                                double error) {
+static double collapse_priority(const simplifier* s, int32_t a, int32_t b, const quadric* q, double error) {
     double edge[3];
     sub3(s->position + 3 * (size_t)b, s->position + 3 * (size_t)a, edge);
     return error + LENGTH_WEIGHT * q->weight * dot3(edge, edge);
@@ -282,8 +274,10 @@ static void corner_link(simplifier* s, int32_t corner, int32_t vertex) {
 }
 
 static void corner_unlink(simplifier* s, int32_t corner, int32_t vertex) {
-    if (s->prev[corner] >= 0) s->next[s->prev[corner]] = s->next[corner];
-    else s->head[vertex] = s->next[corner];
+    if (s->prev[corner] >= 0)
+        s->next[s->prev[corner]] = s->next[corner];
+    else
+        s->head[vertex] = s->next[corner];
     if (s->next[corner] >= 0) s->prev[s->next[corner]] = s->prev[corner];
 }
 
@@ -417,8 +411,7 @@ static osc_status push_edge(simplifier* s, int32_t a, int32_t b) {
     candidate candidates[4];
     collapse_candidates(s, a, b, &q, candidates);
     if (!(quadric_distance(&q, candidates[0].error) <= s->max_error)) return OSC_OK;
-    collapse_entry entry = {collapse_priority(s, a, b, &q, candidates[0].error), a, b, s->stamp[a],
-                            s->stamp[b]};
+    collapse_entry entry = {collapse_priority(s, a, b, &q, candidates[0].error), a, b, s->stamp[a], s->stamp[b]};
     return heap_push(s, entry);
 }
 
@@ -493,9 +486,8 @@ static bool placement_is_valid(const simplifier* s, int32_t a, int32_t b, const 
             if (new_degenerate) return false;
             new_min = fmin(new_min, triangle_min_sin(new_p[0], new_p[1], new_p[2], new_n));
             double new_length = sqrt(dot3(new_n, new_n));
-            double turn = old_sin >= SHAPE_RELIABLE_SIN
-                              ? dot3(new_n, old_n) / (new_length * sqrt(dot3(old_n, old_n)))
-                              : dot3(new_n, region) / (new_length * region_length);
+            double turn = old_sin >= SHAPE_RELIABLE_SIN ? dot3(new_n, old_n) / (new_length * sqrt(dot3(old_n, old_n)))
+                                                        : dot3(new_n, region) / (new_length * region_length);
             if (!(turn > NORMAL_MIN_COS)) return false;
         }
     }
@@ -621,8 +613,8 @@ static void accumulate_quadrics(simplifier* s) {
         const int32_t* v = s->triangles + 3 * t;
         if (v[0] < 0) continue;
         double n[3];
-        triangle_normal(s->position + 3 * (size_t)v[0], s->position + 3 * (size_t)v[1],
-                        s->position + 3 * (size_t)v[2], n, NULL);
+        triangle_normal(s->position + 3 * (size_t)v[0], s->position + 3 * (size_t)v[1], s->position + 3 * (size_t)v[2],
+                        n, NULL);
         double length = sqrt(dot3(n, n));
         if (!(length > 0.0)) continue;
         double unit[3] = {n[0] / length, n[1] / length, n[2] / length};
@@ -634,12 +626,11 @@ static void accumulate_quadrics(simplifier* s) {
 
 // adds to `vertex` the plane through the boundary half-edge from -> to that is perpendicular to the
 // triangle of `corner`
-static void add_boundary_plane(simplifier* s, int32_t vertex, int32_t corner, int32_t from,
-                               int32_t to) {
+static void add_boundary_plane(simplifier* s, int32_t vertex, int32_t corner, int32_t from, int32_t to) {
     const int32_t* t = s->triangles + (corner - corner % 3);
     double n[3], edge[3], m[3];
-    triangle_normal(s->position + 3 * (size_t)t[0], s->position + 3 * (size_t)t[1],
-                    s->position + 3 * (size_t)t[2], n, NULL);
+    triangle_normal(s->position + 3 * (size_t)t[0], s->position + 3 * (size_t)t[1], s->position + 3 * (size_t)t[2], n,
+                    NULL);
     sub3(s->position + 3 * (size_t)to, s->position + 3 * (size_t)from, edge);
     cross3(edge, n, m);
     double length = sqrt(dot3(m, m));
@@ -696,8 +687,8 @@ static osc_status simplifier_init(simplifier* s, const osc_mesh* mesh, double we
     s->prev = osc_calloc(corners, sizeof(int32_t));
     s->heap_capacity = (size_t)m + 64; // grows once for the 3m / 2 edges of a closed mesh
     s->heap = osc_calloc(s->heap_capacity, sizeof(collapse_entry));
-    if (!s->position || !s->quadrics || !s->flags || !s->stamp || !s->mark || !s->member ||
-        !s->set || !s->head || !s->triangles || !s->next || !s->prev || !s->heap)
+    if (!s->position || !s->quadrics || !s->flags || !s->stamp || !s->mark || !s->member || !s->set || !s->head ||
+        !s->triangles || !s->next || !s->prev || !s->heap)
         return OSC_ERR_NO_MEMORY;
     if (n > 0) memcpy(s->position, osc_mesh_vertices(mesh), (size_t)n * 3 * sizeof(double));
     double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
@@ -779,24 +770,22 @@ osc_mesh_simplify_settings osc_mesh_simplify_settings_default(void) {
 static osc_status check_settings(const osc_mesh_simplify_settings* settings) {
     const char* function = "osc_mesh_simplify";
     if (settings->target_triangles < 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->target_triangles is negative (%d)",
-                        function, (int)settings->target_triangles);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->target_triangles is negative (%d)", function,
+                        (int)settings->target_triangles);
     if (!(settings->max_error >= 0.0))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: settings->max_error must be >= 0 (got %g)", function, settings->max_error);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->max_error must be >= 0 (got %g)", function,
+                        settings->max_error);
     if (!(settings->min_angle >= 0.0 && settings->min_angle < 60.0))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: settings->min_angle must be in [0, 60) degrees (got %g)", function,
-                        settings->min_angle);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->min_angle must be in [0, 60) degrees (got %g)",
+                        function, settings->min_angle);
     if (!(settings->weld_tolerance >= 0.0 && isfinite(settings->weld_tolerance)))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: settings->weld_tolerance must be finite and >= 0 (got %g)", function,
-                        settings->weld_tolerance);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings->weld_tolerance must be finite and >= 0 (got %g)",
+                        function, settings->weld_tolerance);
     return OSC_OK;
 }
 
-osc_status osc_mesh_simplify(const osc_mesh* mesh, const osc_mesh_simplify_settings* settings,
-                             osc_mesh** out, double* achieved_error) {
+osc_status osc_mesh_simplify(const osc_mesh* mesh, const osc_mesh_simplify_settings* settings, osc_mesh** out,
+                             double* achieved_error) {
     if (achieved_error) *achieved_error = 0.0;
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_mesh_simplify: out is NULL");
     *out = NULL;

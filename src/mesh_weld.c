@@ -15,9 +15,7 @@ static uint64_t mix64(uint64_t z) {
     return z ^ (z >> 31);
 }
 
-static uint64_t hash3(uint64_t a, uint64_t b, uint64_t c) {
-    return mix64(a + mix64(b + mix64(c)));
-}
+static uint64_t hash3(uint64_t a, uint64_t b, uint64_t c) { return mix64(a + mix64(b + mix64(c))); }
 
 // the bit pattern of a coordinate, with -0 as +0 so that equal values hash equally
 static uint64_t coordinate_bits(double value) {
@@ -44,8 +42,7 @@ static int64_t weld_exact(const double* vertices, size_t count, int32_t* remap) 
     int64_t kept = 0;
     for (size_t i = 0; i < count; ++i) {
         const double* p = vertices + 3 * i;
-        size_t slot = (size_t)hash3(coordinate_bits(p[0]), coordinate_bits(p[1]),
-                                    coordinate_bits(p[2])) & (size - 1);
+        size_t slot = (size_t)hash3(coordinate_bits(p[0]), coordinate_bits(p[1]), coordinate_bits(p[2])) & (size - 1);
         for (;; slot = (slot + 1) & (size - 1)) {
             int32_t other = table[slot];
             if (other < 0) {
@@ -84,8 +81,7 @@ static void grid_cell(const weld_grid* grid, const double* p, int64_t cell[3]) {
 
 // the slot of the chain of `cell`: its head, or the empty slot where it would go
 static size_t grid_slot(const weld_grid* grid, const int64_t cell[3]) {
-    size_t slot = (size_t)hash3((uint64_t)cell[0], (uint64_t)cell[1], (uint64_t)cell[2]) &
-                  (grid->size - 1);
+    size_t slot = (size_t)hash3((uint64_t)cell[0], (uint64_t)cell[1], (uint64_t)cell[2]) & (grid->size - 1);
     for (;; slot = (slot + 1) & (grid->size - 1)) {
         int32_t head = grid->heads[slot];
         if (head < 0) return slot;
@@ -106,8 +102,8 @@ static int32_t grid_nearest_kept(const weld_grid* grid, const double* p, double 
         cell[2] = center[2] + neighbour / 9 - 1;
         for (int32_t kept = grid->heads[grid_slot(grid, cell)]; kept >= 0; kept = grid->next[kept]) {
             const double* q = grid->vertices + 3 * (size_t)kept;
-            if (fabs(p[0] - q[0]) < tolerance && fabs(p[1] - q[1]) < tolerance &&
-                fabs(p[2] - q[2]) < tolerance && (best < 0 || kept < best))
+            if (fabs(p[0] - q[0]) < tolerance && fabs(p[1] - q[1]) < tolerance && fabs(p[2] - q[2]) < tolerance &&
+                (best < 0 || kept < best))
                 best = kept;
         }
     }
@@ -118,8 +114,7 @@ static int32_t grid_nearest_kept(const weld_grid* grid, const double* p, double 
 // (max-norm), or keeps it; returns the number kept (-1: out of memory). Cells are at least
 // the tolerance, so a partner lies in one of the 27 cells around a vertex; they are enlarged when
 // the box spans more than 2^40 of them, so that cell indices stay exact.
-static int64_t weld_tolerance(const double* vertices, size_t count, double tolerance,
-                              int32_t* remap) {
+static int64_t weld_tolerance(const double* vertices, size_t count, double tolerance, int32_t* remap) {
     weld_grid grid = {vertices, {0.0, 0.0, 0.0}, 0.0, NULL, NULL, table_size(count)};
     double extent = 0.0;
     for (int axis = 0; axis < 3; ++axis) {

@@ -51,23 +51,18 @@ typedef struct local_ray {
 } local_ray;
 
 // one update of `phase`'s algorithm from t (Q and Q' there)
-static double update(const osc_ray_phase* phase, double max_step, double t, double q, double dq,
-                     double speed) {
+static double update(const osc_ray_phase* phase, double max_step, double t, double q, double dq, double speed) {
     double step = 0.0;
     switch (phase->algorithm) {
-    case OSC_RAY_NEWTON:
-        step = dq != 0.0 ? -phase->damping * q / dq : 0.0;
-        if (max_step > 0.0 && fabs(step) > max_step) step = copysign(max_step, step);
-        break;
-    case OSC_RAY_GRADIENT_DESCENT:
-        step = -phase->damping * dq * q;
-        break;
-    case OSC_RAY_LEVENBERG_MARQUARDT:
-        step = dq * dq + phase->damping > 0.0 ? -dq * q / (dq * dq + phase->damping) : 0.0;
-        break;
-    case OSC_RAY_SPHERE_TRACING:
-        step = q / speed;
-        break;
+        case OSC_RAY_NEWTON:
+            step = dq != 0.0 ? -phase->damping * q / dq : 0.0;
+            if (max_step > 0.0 && fabs(step) > max_step) step = copysign(max_step, step);
+            break;
+        case OSC_RAY_GRADIENT_DESCENT: step = -phase->damping * dq * q; break;
+        case OSC_RAY_LEVENBERG_MARQUARDT:
+            step = dq * dq + phase->damping > 0.0 ? -dq * q / (dq * dq + phase->damping) : 0.0;
+            break;
+        case OSC_RAY_SPHERE_TRACING: step = q / speed; break;
     }
     return isfinite(step) ? t + step : t;
 }
@@ -76,33 +71,42 @@ static double update(const osc_ray_phase* phase, double max_step, double t, doub
 
 static osc_status check_phase(const char* function, const char* name, const osc_ray_phase* p) {
     if ((int)p->algorithm < 0 || (int)p->algorithm > OSC_RAY_SPHERE_TRACING)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.%s.algorithm is %d; it must be 0..3 "
-                        "(osc_ray_algorithm)", function, name, (int)p->algorithm);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: settings.%s.algorithm is %d; it must be 0..3 "
+                        "(osc_ray_algorithm)",
+                        function, name, (int)p->algorithm);
     if (p->iterations < 0 || p->iterations > MAX_ITERATIONS)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.%s.iterations is %d; it must be in "
-                        "0..10000", function, name, p->iterations);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: settings.%s.iterations is %d; it must be in "
+                        "0..10000",
+                        function, name, p->iterations);
     if (!(p->damping >= 0.0) || !isfinite(p->damping))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.%s.damping is %g; it must be finite and "
-                        ">= 0", function, name, p->damping);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: settings.%s.damping is %g; it must be finite and "
+                        ">= 0",
+                        function, name, p->damping);
     if (!isfinite(p->max_step))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.%s.max_step is %g; it must be finite",
-                        function, name, p->max_step);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.%s.max_step is %g; it must be finite", function, name,
+                        p->max_step);
     return OSC_OK;
 }
 
 static osc_status check_settings(const char* function, const osc_ray_settings* s) {
     if ((int)s->init < 0 || (int)s->init > OSC_RAY_INIT_BOUNDING_SPHERE)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.init is %d; it must be 0, 1 or 2 "
-                        "(osc_ray_init)", function, (int)s->init);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: settings.init is %d; it must be 0, 1 or 2 "
+                        "(osc_ray_init)",
+                        function, (int)s->init);
     if (s->beams < 1 || s->beams > MAX_BEAMS)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.beams is %d; it must be in 1..16",
-                        function, s->beams);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.beams is %d; it must be in 1..16", function, s->beams);
     if (!(s->tolerance >= OSC_RAY_TOLERANCE_MIN && s->tolerance <= OSC_RAY_TOLERANCE_MAX))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.tolerance is %g; it must be in [1e-15, "
-                        "0.1] (OSC_RAY_TOLERANCE_MIN, OSC_RAY_TOLERANCE_MAX)", function, s->tolerance);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: settings.tolerance is %g; it must be in [1e-15, "
+                        "0.1] (OSC_RAY_TOLERANCE_MIN, OSC_RAY_TOLERANCE_MAX)",
+                        function, s->tolerance);
     if (s->analytic_conics != 0 && s->analytic_conics != 1)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.analytic_conics is %d; it must be 0 or 1",
-                        function, s->analytic_conics);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.analytic_conics is %d; it must be 0 or 1", function,
+                        s->analytic_conics);
     osc_status status = check_phase(function, "coarse", &s->coarse);
     if (status == OSC_OK) status = check_phase(function, "fine", &s->fine);
     if (status == OSC_OK) status = check_phase(function, "final_step", &s->final_step);
@@ -115,13 +119,14 @@ static osc_status check_query(const char* function, const osc_implicit* surface,
     if (!surface) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surface is NULL", function);
     osc_status status = sdf_check_length(function, "transform->scale", transform->scale);
     if (status == OSC_OK) status = sdf_check_point(function, "transform->anchor", transform->anchor);
-    if (status == OSC_OK)
-        status = sdf_check_point(function, "transform->translation", transform->translation);
+    if (status == OSC_OK) status = sdf_check_point(function, "transform->translation", transform->translation);
     if (status) return status;
     if (!osc_quat_is_normalizable(transform->rotation))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: transform->rotation is (%g, %g, %g, %g); it cannot "
-                        "be normalised", function, transform->rotation.w, transform->rotation.x,
-                        transform->rotation.y, transform->rotation.z);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: transform->rotation is (%g, %g, %g, %g); it cannot "
+                        "be normalised",
+                        function, transform->rotation.w, transform->rotation.x, transform->rotation.y,
+                        transform->rotation.z);
     return check_settings(function, settings);
 }
 
@@ -135,10 +140,11 @@ static inline int ray_is_valid(osc_vec3 origin, osc_vec3 direction) {
 
 static osc_status check_ray(const char* function, const char* prefix, osc_vec3 origin, osc_vec3 direction) {
     if (ray_is_valid(origin, direction)) return OSC_OK;
-    return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %sorigin (%g, %g, %g), direction (%g, %g, %g): the "
+    return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                    "%s: %sorigin (%g, %g, %g), direction (%g, %g, %g): the "
                     "origin's coordinates must be finite and at most 1e30 in magnitude, the direction's "
-                    "length (%g) in [1e-30, 1e30] (OSC_SDF_LENGTH_MIN, OSC_SDF_LENGTH_MAX)", function,
-                    prefix, origin.x, origin.y, origin.z, direction.x, direction.y, direction.z,
+                    "length (%g) in [1e-30, 1e30] (OSC_SDF_LENGTH_MIN, OSC_SDF_LENGTH_MAX)",
+                    function, prefix, origin.x, origin.y, origin.z, direction.x, direction.y, direction.z,
                     sdf_vector_length(direction));
 }
 
@@ -146,9 +152,9 @@ static osc_status check_ray(const char* function, const char* prefix, osc_vec3 o
 // derivatives at the root (docs/ray.md §3): with n = grad F (surface frame), q = n . V',
 // M = R^T / s (world to surface for vectors): dt/dP = -M^T n / q, dt/dV = t dt/dP
 
-static void fill_jacobians(const osc_implicit* s, const local_ray* ray, osc_vec3 origin,
-                           osc_vec3 direction, const osc_implicit_transform* transform, double t,
-                           osc_ray_hit* hit, const osc_ray_jacobians* jac) {
+static void fill_jacobians(const osc_implicit* s, const local_ray* ray, osc_vec3 origin, osc_vec3 direction,
+                           const osc_implicit_transform* transform, double t, osc_ray_hit* hit,
+                           const osc_ray_jacobians* jac) {
     osc_vec3 x = osc_add_scaled(ray->p, ray->v, t), n;
     osc_mat3 h;
     osc_implicit_eval(s, x, &n, &h);
@@ -180,13 +186,11 @@ static void fill_jacobians(const osc_implicit* s, const local_ray* ray, osc_vec3
             for (int j = 0; j < 3; ++j) {
                 // column j: dX' = base M e_j + V' row_vector_j
                 osc_vec3 e = osc_v3(j == 0, j == 1, j == 2);
-                osc_vec3 dx = osc_add_scaled(
-                    osc_scale(osc_mat3_apply_transpose(ray->rotation, e), base / ray->scale), ray->v,
-                    osc_vec3_get(row_vector, j));
+                osc_vec3 dx = osc_add_scaled(osc_scale(osc_mat3_apply_transpose(ray->rotation, e), base / ray->scale),
+                                             ray->v, osc_vec3_get(row_vector, j));
                 osc_vec3 dn = osc_mat3_apply(ray->rotation, osc_mat3_apply(h, dx));
                 osc_vec3 dN = hit->grazing ? osc_v3(0, 0, 0)
-                                           : osc_scale(osc_add_scaled(dn, normal, -osc_dot(normal, dn)),
-                                                       1.0 / scale_n);
+                                           : osc_scale(osc_add_scaled(dn, normal, -osc_dot(normal, dn)), 1.0 / scale_n);
                 out[j] = dN.x;
                 out[3 + j] = dN.y;
                 out[6 + j] = dN.z;
@@ -243,8 +247,7 @@ static void fill_jacobians(const osc_implicit* s, const local_ray* ray, osc_vec3
             }
         }
     }
-    if (s->kind == IMPLICIT_SAG &&
-        (jac->t_parameters || jac->point_parameters || jac->normal_parameters)) {
+    if (s->kind == IMPLICIT_SAG && (jac->t_parameters || jac->point_parameters || jac->normal_parameters)) {
         // dt = -(dF/dtheta) / q; d point = V dt; d n = H V' dt + d(grad F)/dtheta,
         // d normal = (I - N N^T) R d n / |n|
         double gradient[2 + OSC_SAG_MAX_COEFFICIENTS], gradient_of_gradient[2 + OSC_SAG_MAX_COEFFICIENTS][3];
@@ -256,13 +259,13 @@ static void fill_jacobians(const osc_implicit* s, const local_ray* ray, osc_vec3
             if (jac->point_parameters)
                 for (int r = 0; r < 3; ++r) jac->point_parameters[count * r + i] = vv[r] * dt;
             if (jac->normal_parameters) {
-                osc_vec3 dn = osc_add(osc_mat3_apply(h, osc_scale(ray->v, dt)),
-                                      osc_v3(gradient_of_gradient[i][0], gradient_of_gradient[i][1],
-                                             gradient_of_gradient[i][2]));
+                osc_vec3 dn =
+                    osc_add(osc_mat3_apply(h, osc_scale(ray->v, dt)),
+                            osc_v3(gradient_of_gradient[i][0], gradient_of_gradient[i][1], gradient_of_gradient[i][2]));
                 osc_vec3 dN = osc_mat3_apply(ray->rotation, dn);
-                dN = hit->grazing ? osc_v3(0, 0, 0)
-                                  : osc_scale(osc_add_scaled(dN, hit->normal, -osc_dot(hit->normal, dN)),
-                                              1.0 / scale_n);
+                dN = hit->grazing
+                         ? osc_v3(0, 0, 0)
+                         : osc_scale(osc_add_scaled(dN, hit->normal, -osc_dot(hit->normal, dN)), 1.0 / scale_n);
                 jac->normal_parameters[i] = dN.x;
                 jac->normal_parameters[count + i] = dN.y;
                 jac->normal_parameters[2 * count + i] = dN.z;
@@ -280,10 +283,10 @@ static void fill_jacobians(const osc_implicit* s, const local_ray* ray, osc_vec3
 
 // a sag's constants, as sag_value (implicit.c) forms them on every call
 typedef struct sag_constants {
-    double c, k1, k1cc;   // c, 1 + k, (1 + k) c c
-    double half, half2;   // D / 2 and its square (the aperture's edge, where the band starts)
-    double domain2;       // (D / 2)^2 (1 + 1e-12): osc_implicit_in_domain
-    double rim;           // g(D / 2), the band's centre
+    double c, k1, k1cc; // c, 1 + k, (1 + k) c c
+    double half, half2; // D / 2 and its square (the aperture's edge, where the band starts)
+    double domain2;     // (D / 2)^2 (1 + 1e-12): osc_implicit_in_domain
+    double rim;         // g(D / 2), the band's centre
     int count;
     double a[OSC_SAG_MAX_COEFFICIENTS], na[OSC_SAG_MAX_COEFFICIENTS]; // a_i and (2i + 4) a_i
 } sag_constants;
@@ -299,11 +302,11 @@ typedef struct query {
     const osc_implicit* surface;
     const osc_implicit_transform* transform;
     const osc_ray_settings* settings;
-    osc_mat3 rotation;     // world-from-surface R
+    osc_mat3 rotation; // world-from-surface R
     double inverse_scale;
-    osc_vec3 centre;       // the bounding sphere
+    osc_vec3 centre; // the bounding sphere
     double radius;
-    double tolerance;      // |F| for a hit: settings.tolerance times the bounding radius
+    double tolerance; // |F| for a hit: settings.tolerance times the bounding radius
     query_path path;
     int is_sag;
     sag_constants sag;
@@ -354,13 +357,10 @@ typedef struct eval_cache {
     int valid;
 } eval_cache;
 
-static inline int same_bits(double a, double b) {
-    return memcmp(&a, &b, sizeof a) == 0;
-}
+static inline int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 // F and grad F at P' + t V'
-static double eval_at(const query* q, const local_ray* ray, double t, eval_cache* cache,
-                      osc_vec3* gradient) {
+static double eval_at(const query* q, const local_ray* ray, double t, eval_cache* cache, osc_vec3* gradient) {
     if (cache->valid && same_bits(cache->t, t)) {
         *gradient = cache->gradient;
         return cache->value;
@@ -379,8 +379,8 @@ static double q_eval(const query* q, const local_ray* ray, double t, eval_cache*
     return value;
 }
 
-static double run_phase(const query* q, const local_ray* ray, const osc_ray_phase* phase,
-                        double max_step, double t, int* used, eval_cache* cache) {
+static double run_phase(const query* q, const local_ray* ray, const osc_ray_phase* phase, double max_step, double t,
+                        int* used, eval_cache* cache) {
     double speed = phase->algorithm == OSC_RAY_SPHERE_TRACING ? osc_length(ray->v) : 0.0;
     for (int k = 0; k < phase->iterations; ++k) {
         double dq, value = q_eval(q, ray, t, cache, &dq);
@@ -461,9 +461,9 @@ static local_ray to_local(const query* q, osc_vec3 origin, osc_vec3 direction) {
     local_ray ray;
     ray.rotation = q->rotation;
     ray.scale = q->transform->scale;
-    ray.p = osc_add(osc_scale(osc_mat3_apply_transpose(q->rotation, osc_sub(origin, q->transform->translation)),
-                              q->inverse_scale),
-                    q->transform->anchor);
+    ray.p = osc_add(
+        osc_scale(osc_mat3_apply_transpose(q->rotation, osc_sub(origin, q->transform->translation)), q->inverse_scale),
+        q->transform->anchor);
     ray.v = osc_scale(osc_mat3_apply_transpose(q->rotation, direction), q->inverse_scale);
     return ray;
 }
@@ -486,18 +486,17 @@ typedef struct ray_answer {
 
 // the hit test at the final t: |F| <= tolerance, in the domain, in front of the origin; the
 // normal when asked for
-static void finish(const query* q, const local_ray* ray, double t, eval_cache* cache,
-                   int want_normal, ray_answer* answer) {
+static void finish(const query* q, const local_ray* ray, double t, eval_cache* cache, int want_normal,
+                   ray_answer* answer) {
     osc_vec3 g;
     double value = eval_at(q, ray, t, cache, &g);
-    answer->hit = fabs(value) <= q->tolerance &&
-                  surface_in_domain(q, osc_add_scaled(ray->p, ray->v, t)) && t >= 0.0;
+    answer->hit = fabs(value) <= q->tolerance && surface_in_domain(q, osc_add_scaled(ray->p, ray->v, t)) && t >= 0.0;
     if (want_normal) answer->normal = osc_normalize(osc_mat3_apply(ray->rotation, g));
 }
 
 // beams over the chord (or from the chosen start), then the phases
-static double run_beams(const query* q, const local_ray* ray, double closest, double vv,
-                        double chord2, eval_cache* cache, int* iterations) {
+static double run_beams(const query* q, const local_ray* ray, double closest, double vv, double chord2,
+                        eval_cache* cache, int* iterations) {
     const osc_ray_settings* settings = q->settings;
     double half_chord = sqrt(chord2), tb[MAX_BEAMS];
     int beams = settings->beams;
@@ -509,15 +508,14 @@ static double run_beams(const query* q, const local_ray* ray, double closest, do
         else
             tb[b] = closest - half_chord + 2.0 * half_chord * (b + 0.5) / beams;
     }
-    double max_step = settings->coarse.max_step < 0.0 ? 0.5 * q->radius / sqrt(vv)
-                                                      : settings->coarse.max_step;
+    double max_step = settings->coarse.max_step < 0.0 ? 0.5 * q->radius / sqrt(vv) : settings->coarse.max_step;
     int used[MAX_BEAMS] = {0}, best = 0; // stays 0 when every beam's |Q| is NaN
     double best_q = INFINITY, best_t = INFINITY;
     for (int b = 0; b < beams; ++b) {
         tb[b] = run_phase(q, ray, &settings->coarse, max_step, tb[b], &used[b], cache);
         double dq, value = fabs(q_eval(q, ray, tb[b], cache, &dq));
-        bool valid = value <= 1e3 * q->tolerance && tb[b] >= 0.0 &&
-                     surface_in_domain(q, osc_add_scaled(ray->p, ray->v, tb[b]));
+        bool valid =
+            value <= 1e3 * q->tolerance && tb[b] >= 0.0 && surface_in_domain(q, osc_add_scaled(ray->p, ray->v, tb[b]));
         // the nearest valid root in front of the origin, else the smallest |Q|
         if ((valid && (best_t == INFINITY || tb[b] < best_t)) || (best_t == INFINITY && value < best_q)) {
             best = b;
@@ -566,9 +564,9 @@ static void intersect(const query* q, const local_ray* ray, int want_normal, ray
     finish(q, ray, t, &cache, want_normal, answer);
 }
 
-osc_status osc_ray_intersect(const osc_implicit* surface, const osc_implicit_transform* transform,
-                             osc_vec3 origin, osc_vec3 direction, const osc_ray_settings* settings,
-                             osc_ray_hit* hit, const osc_ray_jacobians* jacobians) {
+osc_status osc_ray_intersect(const osc_implicit* surface, const osc_implicit_transform* transform, osc_vec3 origin,
+                             osc_vec3 direction, const osc_ray_settings* settings, osc_ray_hit* hit,
+                             const osc_ray_jacobians* jacobians) {
     osc_implicit_transform identity = osc_implicit_transform_identity();
     osc_ray_settings defaults = osc_ray_settings_default();
     if (!transform) transform = &identity;
@@ -577,10 +575,10 @@ osc_status osc_ray_intersect(const osc_implicit* surface, const osc_implicit_tra
     osc_status status = check_query(__func__, surface, transform, settings);
     if (status == OSC_OK) status = check_ray(__func__, "", origin, direction);
     if (status != OSC_OK) return status;
-    if (jacobians && (jacobians->t_parameters || jacobians->point_parameters ||
-                      jacobians->normal_parameters) && surface->kind != IMPLICIT_SAG)
+    if (jacobians && (jacobians->t_parameters || jacobians->point_parameters || jacobians->normal_parameters) &&
+        surface->kind != IMPLICIT_SAG)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_ray_intersect: t_parameters asked of a "
-                        "surface that is not a sag");
+                                                  "surface that is not a sag");
     query q = make_query(surface, transform, settings);
     local_ray ray = to_local(&q, origin, direction);
     ray_answer answer;
@@ -591,8 +589,7 @@ osc_status osc_ray_intersect(const osc_implicit* surface, const osc_implicit_tra
     hit->normal = answer.normal;
     hit->hit = answer.hit;
     hit->iterations = answer.iterations;
-    if (jacobians && hit->hit)
-        fill_jacobians(surface, &ray, origin, direction, transform, answer.t, hit, jacobians);
+    if (jacobians && hit->hit) fill_jacobians(surface, &ray, origin, direction, transform, answer.t, hit, jacobians);
     return OSC_OK;
 }
 
@@ -615,7 +612,7 @@ typedef struct wide {
 } wide;
 typedef wide wide_mask; // lanes of all ones or all zeros
 
-#define WIDE_MAP2(out, a, b, op)                                                                   \
+#define WIDE_MAP2(out, a, b, op)                                                                                       \
     for (int i_ = 0; i_ < WIDE / 2; ++i_) (out).h[i_] = op((a).h[i_], (b).h[i_])
 
 static inline wide w_set(double x) {
@@ -631,22 +628,62 @@ static inline wide w_load(const double* lanes) {
 static inline void w_store(double* lanes, wide a) {
     for (int i = 0; i < WIDE / 2; ++i) _mm_storeu_pd(lanes + 2 * i, a.h[i]);
 }
-static inline wide w_add(wide a, wide b) { wide r; WIDE_MAP2(r, a, b, _mm_add_pd); return r; }
-static inline wide w_sub(wide a, wide b) { wide r; WIDE_MAP2(r, a, b, _mm_sub_pd); return r; }
-static inline wide w_mul(wide a, wide b) { wide r; WIDE_MAP2(r, a, b, _mm_mul_pd); return r; }
-static inline wide w_div(wide a, wide b) { wide r; WIDE_MAP2(r, a, b, _mm_div_pd); return r; }
+static inline wide w_add(wide a, wide b) {
+    wide r;
+    WIDE_MAP2(r, a, b, _mm_add_pd);
+    return r;
+}
+static inline wide w_sub(wide a, wide b) {
+    wide r;
+    WIDE_MAP2(r, a, b, _mm_sub_pd);
+    return r;
+}
+static inline wide w_mul(wide a, wide b) {
+    wide r;
+    WIDE_MAP2(r, a, b, _mm_mul_pd);
+    return r;
+}
+static inline wide w_div(wide a, wide b) {
+    wide r;
+    WIDE_MAP2(r, a, b, _mm_div_pd);
+    return r;
+}
 static inline wide w_sqrt(wide a) {
     wide r;
     for (int i = 0; i < WIDE / 2; ++i) r.h[i] = _mm_sqrt_pd(a.h[i]);
     return r;
 }
-static inline wide_mask w_lt(wide a, wide b) { wide r; WIDE_MAP2(r, a, b, _mm_cmplt_pd); return r; }
-static inline wide_mask w_le(wide a, wide b) { wide r; WIDE_MAP2(r, a, b, _mm_cmple_pd); return r; }
-static inline wide_mask w_eq(wide a, wide b) { wide r; WIDE_MAP2(r, a, b, _mm_cmpeq_pd); return r; }
-static inline wide_mask m_and(wide_mask a, wide_mask b) { wide r; WIDE_MAP2(r, a, b, _mm_and_pd); return r; }
-static inline wide_mask m_or(wide_mask a, wide_mask b) { wide r; WIDE_MAP2(r, a, b, _mm_or_pd); return r; }
+static inline wide_mask w_lt(wide a, wide b) {
+    wide r;
+    WIDE_MAP2(r, a, b, _mm_cmplt_pd);
+    return r;
+}
+static inline wide_mask w_le(wide a, wide b) {
+    wide r;
+    WIDE_MAP2(r, a, b, _mm_cmple_pd);
+    return r;
+}
+static inline wide_mask w_eq(wide a, wide b) {
+    wide r;
+    WIDE_MAP2(r, a, b, _mm_cmpeq_pd);
+    return r;
+}
+static inline wide_mask m_and(wide_mask a, wide_mask b) {
+    wide r;
+    WIDE_MAP2(r, a, b, _mm_and_pd);
+    return r;
+}
+static inline wide_mask m_or(wide_mask a, wide_mask b) {
+    wide r;
+    WIDE_MAP2(r, a, b, _mm_or_pd);
+    return r;
+}
 // a and not b
-static inline wide_mask m_and_not(wide_mask a, wide_mask b) { wide r; WIDE_MAP2(r, b, a, _mm_andnot_pd); return r; }
+static inline wide_mask m_and_not(wide_mask a, wide_mask b) {
+    wide r;
+    WIDE_MAP2(r, b, a, _mm_andnot_pd);
+    return r;
+}
 static inline wide_mask m_not(wide_mask a) {
     wide r;
     for (int i = 0; i < WIDE / 2; ++i) r.h[i] = _mm_xor_pd(a.h[i], _mm_castsi128_pd(_mm_set1_epi32(-1)));
@@ -684,28 +721,100 @@ typedef struct wide_mask {
     int m[WIDE];
 } wide_mask;
 
-#define WIDE_LANES(expression)                                                                     \
+#define WIDE_LANES(expression)                                                                                         \
     for (int i_ = 0; i_ < WIDE; ++i_) expression
 
-static inline wide w_set(double x) { wide r; WIDE_LANES(r.v[i_] = x); return r; }
-static inline wide w_load(const double* lanes) { wide r; WIDE_LANES(r.v[i_] = lanes[i_]); return r; }
+static inline wide w_set(double x) {
+    wide r;
+    WIDE_LANES(r.v[i_] = x);
+    return r;
+}
+static inline wide w_load(const double* lanes) {
+    wide r;
+    WIDE_LANES(r.v[i_] = lanes[i_]);
+    return r;
+}
 static inline void w_store(double* lanes, wide a) { WIDE_LANES(lanes[i_] = a.v[i_]); }
-static inline wide w_add(wide a, wide b) { wide r; WIDE_LANES(r.v[i_] = a.v[i_] + b.v[i_]); return r; }
-static inline wide w_sub(wide a, wide b) { wide r; WIDE_LANES(r.v[i_] = a.v[i_] - b.v[i_]); return r; }
-static inline wide w_mul(wide a, wide b) { wide r; WIDE_LANES(r.v[i_] = a.v[i_] * b.v[i_]); return r; }
-static inline wide w_div(wide a, wide b) { wide r; WIDE_LANES(r.v[i_] = a.v[i_] / b.v[i_]); return r; }
-static inline wide w_sqrt(wide a) { wide r; WIDE_LANES(r.v[i_] = sqrt(a.v[i_])); return r; }
-static inline wide_mask w_lt(wide a, wide b) { wide_mask r; WIDE_LANES(r.m[i_] = a.v[i_] < b.v[i_]); return r; }
-static inline wide_mask w_le(wide a, wide b) { wide_mask r; WIDE_LANES(r.m[i_] = a.v[i_] <= b.v[i_]); return r; }
-static inline wide_mask w_eq(wide a, wide b) { wide_mask r; WIDE_LANES(r.m[i_] = a.v[i_] == b.v[i_]); return r; }
-static inline wide_mask m_and(wide_mask a, wide_mask b) { wide_mask r; WIDE_LANES(r.m[i_] = a.m[i_] && b.m[i_]); return r; }
-static inline wide_mask m_or(wide_mask a, wide_mask b) { wide_mask r; WIDE_LANES(r.m[i_] = a.m[i_] || b.m[i_]); return r; }
-static inline wide_mask m_and_not(wide_mask a, wide_mask b) { wide_mask r; WIDE_LANES(r.m[i_] = a.m[i_] && !b.m[i_]); return r; }
-static inline wide_mask m_not(wide_mask a) { wide_mask r; WIDE_LANES(r.m[i_] = !a.m[i_]); return r; }
-static inline wide w_select(wide_mask m, wide a, wide b) { wide r; WIDE_LANES(r.v[i_] = m.m[i_] ? a.v[i_] : b.v[i_]); return r; }
-static inline int m_bits(wide_mask m) { int bits = 0; WIDE_LANES(bits |= (m.m[i_] != 0) << i_); return bits; }
-static inline wide w_abs(wide a) { wide r; WIDE_LANES(r.v[i_] = fabs(a.v[i_])); return r; }
-static inline wide w_copysign(wide a, wide b) { wide r; WIDE_LANES(r.v[i_] = copysign(a.v[i_], b.v[i_])); return r; }
+static inline wide w_add(wide a, wide b) {
+    wide r;
+    WIDE_LANES(r.v[i_] = a.v[i_] + b.v[i_]);
+    return r;
+}
+static inline wide w_sub(wide a, wide b) {
+    wide r;
+    WIDE_LANES(r.v[i_] = a.v[i_] - b.v[i_]);
+    return r;
+}
+static inline wide w_mul(wide a, wide b) {
+    wide r;
+    WIDE_LANES(r.v[i_] = a.v[i_] * b.v[i_]);
+    return r;
+}
+static inline wide w_div(wide a, wide b) {
+    wide r;
+    WIDE_LANES(r.v[i_] = a.v[i_] / b.v[i_]);
+    return r;
+}
+static inline wide w_sqrt(wide a) {
+    wide r;
+    WIDE_LANES(r.v[i_] = sqrt(a.v[i_]));
+    return r;
+}
+static inline wide_mask w_lt(wide a, wide b) {
+    wide_mask r;
+    WIDE_LANES(r.m[i_] = a.v[i_] < b.v[i_]);
+    return r;
+}
+static inline wide_mask w_le(wide a, wide b) {
+    wide_mask r;
+    WIDE_LANES(r.m[i_] = a.v[i_] <= b.v[i_]);
+    return r;
+}
+static inline wide_mask w_eq(wide a, wide b) {
+    wide_mask r;
+    WIDE_LANES(r.m[i_] = a.v[i_] == b.v[i_]);
+    return r;
+}
+static inline wide_mask m_and(wide_mask a, wide_mask b) {
+    wide_mask r;
+    WIDE_LANES(r.m[i_] = a.m[i_] && b.m[i_]);
+    return r;
+}
+static inline wide_mask m_or(wide_mask a, wide_mask b) {
+    wide_mask r;
+    WIDE_LANES(r.m[i_] = a.m[i_] || b.m[i_]);
+    return r;
+}
+static inline wide_mask m_and_not(wide_mask a, wide_mask b) {
+    wide_mask r;
+    WIDE_LANES(r.m[i_] = a.m[i_] && !b.m[i_]);
+    return r;
+}
+static inline wide_mask m_not(wide_mask a) {
+    wide_mask r;
+    WIDE_LANES(r.m[i_] = !a.m[i_]);
+    return r;
+}
+static inline wide w_select(wide_mask m, wide a, wide b) {
+    wide r;
+    WIDE_LANES(r.v[i_] = m.m[i_] ? a.v[i_] : b.v[i_]);
+    return r;
+}
+static inline int m_bits(wide_mask m) {
+    int bits = 0;
+    WIDE_LANES(bits |= (m.m[i_] != 0) << i_);
+    return bits;
+}
+static inline wide w_abs(wide a) {
+    wide r;
+    WIDE_LANES(r.v[i_] = fabs(a.v[i_]));
+    return r;
+}
+static inline wide w_copysign(wide a, wide b) {
+    wide r;
+    WIDE_LANES(r.v[i_] = copysign(a.v[i_], b.v[i_]));
+    return r;
+}
 #endif
 
 enum { WIDE_ALL = (1 << WIDE) - 1 };
@@ -719,9 +828,7 @@ typedef struct wide3 {
     wide x, y, z;
 } wide3;
 
-static inline wide w_dot(wide3 a, wide3 b) {
-    return w_add(w_add(w_mul(a.x, b.x), w_mul(a.y, b.y)), w_mul(a.z, b.z));
-}
+static inline wide w_dot(wide3 a, wide3 b) { return w_add(w_add(w_mul(a.x, b.x), w_mul(a.y, b.y)), w_mul(a.z, b.z)); }
 // a + s b (osc_add_scaled)
 static inline wide3 w_add_scaled(wide3 a, wide3 b, wide s) {
     wide3 r = {w_add(a.x, w_mul(s, b.x)), w_add(a.y, w_mul(s, b.y)), w_add(a.z, w_mul(s, b.z))};
@@ -762,8 +869,8 @@ static inline wide wide_conic_root(const sag_constants* s, wide3 p, wide3 v, wid
     wide a = w_mul(c, w_add(w_add(w_mul(w_mul(k1, v.x), v.x), w_mul(v.y, v.y)), w_mul(v.z, v.z)));
     wide b = w_sub(w_mul(w_mul(two, c), w_add(w_add(w_mul(w_mul(k1, p.x), v.x), w_mul(p.y, v.y)), w_mul(p.z, v.z))),
                    w_mul(two, v.x));
-    wide c0 = w_sub(w_mul(c, w_add(w_add(w_mul(w_mul(k1, p.x), p.x), w_mul(p.y, p.y)), w_mul(p.z, p.z))),
-                    w_mul(two, p.x));
+    wide c0 =
+        w_sub(w_mul(c, w_add(w_add(w_mul(w_mul(k1, p.x), p.x), w_mul(p.y, p.y)), w_mul(p.z, p.z))), w_mul(two, p.x));
     *linear = w_eq(a, w_set(0.0));
     wide disc = w_sub(w_mul(b, b), w_mul(w_mul(w_set(4.0), a), c0));
     wide_mask real = m_not(w_lt(disc, w_set(0.0)));
@@ -814,8 +921,8 @@ static inline wide_eval wide_sag_eval(const sag_constants* k, wide3 p, wide3 v, 
 }
 
 // run_phase's Newton (no clamp) on the lanes in `live`; lanes it cannot follow join `fallback`
-static wide wide_newton(const sag_constants* k, wide3 p, wide3 v, const osc_ray_phase* phase, wide t,
-                        wide_mask live, wide_mask* fallback) {
+static wide wide_newton(const sag_constants* k, wide3 p, wide3 v, const osc_ray_phase* phase, wide t, wide_mask live,
+                        wide_mask* fallback) {
     wide_mask active = live;
     wide damping = w_set(-phase->damping), half2 = w_set(k->half2), zero = w_set(0.0);
     wide one = w_set(1.0), tiny = w_set(1e-15);
@@ -836,15 +943,15 @@ static wide wide_newton(const sag_constants* k, wide3 p, wide3 v, const osc_ray_
 
 // WIDE rays from `first` on the conic or asphere path; writes the lanes it answers and returns the
 // mask of those left to the scalar path
-static int wide_rays(const query* q, const double* origins, const double* directions, long long first,
-                     double* t_out, double* points, double* normals, unsigned char* hits) {
+static int wide_rays(const query* q, const double* origins, const double* directions, long long first, double* t_out,
+                     double* points, double* normals, unsigned char* hits) {
     const sag_constants* k = &q->sag;
     wide3 o = w_load3(origins + 3 * first), d = w_load3(directions + 3 * first);
     // ray_is_valid on every lane: the scalar path reports bad rays
     wide limit = w_set(OSC_SDF_LENGTH_MAX), dd = w_dot(d, d);
-    wide_mask valid = m_and(m_and(w_le(w_abs(o.x), limit), w_le(w_abs(o.y), limit)),
-                            m_and(m_and(w_le(w_abs(o.z), limit), w_ge(dd, w_set(DIRECTION_MIN2))),
-                                  w_le(dd, w_set(DIRECTION_MAX2))));
+    wide_mask valid =
+        m_and(m_and(w_le(w_abs(o.x), limit), w_le(w_abs(o.y), limit)),
+              m_and(m_and(w_le(w_abs(o.z), limit), w_ge(dd, w_set(DIRECTION_MIN2))), w_le(dd, w_set(DIRECTION_MAX2))));
     if (m_bits(valid) != WIDE_ALL) return WIDE_ALL;
     const osc_implicit_transform* tf = q->transform;
     wide inverse_scale = w_set(q->inverse_scale);
@@ -913,8 +1020,8 @@ static int wide_rays(const query* q, const double* origins, const double* direct
 }
 
 // one ray of a batch on the scalar path; returns 0 for a bad ray (its t NaN, the rest zero)
-static int batch_one(const query* q, const double* origins, const double* directions, long long i,
-                     double* t, double* points, double* normals, unsigned char* hits) {
+static int batch_one(const query* q, const double* origins, const double* directions, long long i, double* t,
+                     double* points, double* normals, unsigned char* hits) {
     osc_vec3 o = osc_v3(origins[3 * i], origins[3 * i + 1], origins[3 * i + 2]);
     osc_vec3 d = osc_v3(directions[3 * i], directions[3 * i + 1], directions[3 * i + 2]);
     ray_answer answer;
@@ -966,17 +1073,16 @@ enum { UNITS_PER_THREAD = 64 }; // a team only where each thread has at least th
 // lowers batch->first_bad to `ray`
 static void note_bad_ray(ray_batch* batch, long long ray) {
     long long seen = atomic_load_explicit(&batch->first_bad, memory_order_relaxed);
-    while (ray < seen && !atomic_compare_exchange_weak_explicit(&batch->first_bad, &seen, ray,
-                                                                memory_order_relaxed, memory_order_relaxed)) {
-    }
+    while (ray < seen && !atomic_compare_exchange_weak_explicit(&batch->first_bad, &seen, ray, memory_order_relaxed,
+                                                                memory_order_relaxed)) {}
 }
 
 static osc_status ray_unit(void* context, size_t index) {
     ray_batch* batch = context;
     long long unit = (long long)index, groups = batch->groups;
     long long first = unit < groups ? unit * WIDE : groups * WIDE + (unit - groups);
-    int scalar = unit < groups ? wide_rays(batch->q, batch->origins, batch->directions, first, batch->t,
-                                           batch->points, batch->normals, batch->hits)
+    int scalar = unit < groups ? wide_rays(batch->q, batch->origins, batch->directions, first, batch->t, batch->points,
+                                           batch->normals, batch->hits)
                                : 1;
     for (int l = 0; scalar >> l; ++l)
         if (scalar >> l & 1 && !batch_one(batch->q, batch->origins, batch->directions, first + l, batch->t,
@@ -985,11 +1091,9 @@ static osc_status ray_unit(void* context, size_t index) {
     return OSC_OK;
 }
 
-osc_status osc_ray_intersect_batch(const osc_implicit* surface,
-                                   const osc_implicit_transform* transform, size_t count,
-                                   const double* origins, const double* directions,
-                                   const osc_ray_settings* settings, double* t, double* points,
-                                   double* normals, unsigned char* hits, int threads) {
+osc_status osc_ray_intersect_batch(const osc_implicit* surface, const osc_implicit_transform* transform, size_t count,
+                                   const double* origins, const double* directions, const osc_ray_settings* settings,
+                                   double* t, double* points, double* normals, unsigned char* hits, int threads) {
     osc_implicit_transform identity = osc_implicit_transform_identity();
     osc_ray_settings defaults = osc_ray_settings_default();
     if (!transform) transform = &identity;
@@ -1003,13 +1107,12 @@ osc_status osc_ray_intersect_batch(const osc_implicit* surface,
     if (status != OSC_OK) return status;
     const query q = make_query(surface, transform, settings);
     // groups of WIDE rays go through the wide path where it applies, the rest one by one
-    int wide_path = q.path == PATH_CONIC ||
-                    (q.path == PATH_ASPHERE && newton_without_clamp(&settings->fine) &&
-                     newton_without_clamp(&settings->final_step));
+    int wide_path = q.path == PATH_CONIC || (q.path == PATH_ASPHERE && newton_without_clamp(&settings->fine) &&
+                                             newton_without_clamp(&settings->final_step));
     long long n = (long long)count, groups = wide_path ? n / WIDE : 0;
     ray_batch batch = {&q, origins, directions, t, points, normals, hits, groups, n};
-    status = osc_batch_run("osc_ray_intersect_batch", "ray unit", (size_t)(groups + (n - groups * WIDE)),
-                           threads, UNITS_PER_THREAD, ray_unit, &batch, NULL);
+    status = osc_batch_run("osc_ray_intersect_batch", "ray unit", (size_t)(groups + (n - groups * WIDE)), threads,
+                           UNITS_PER_THREAD, ray_unit, &batch, NULL);
     if (status != OSC_OK) return status;
     long long bad = atomic_load(&batch.first_bad);
     if (bad < n) {

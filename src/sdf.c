@@ -20,44 +20,48 @@
 
 osc_status sdf_check_length(const char* function, const char* name, double value) {
     if (!(value >= OSC_SDF_LENGTH_MIN && value <= OSC_SDF_LENGTH_MAX))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is %g; it must be in " LENGTH_RANGE, function,
-                        name, value);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is %g; it must be in " LENGTH_RANGE, function, name, value);
     return OSC_OK;
 }
 
 osc_status sdf_check_size(const char* function, const char* name, double value) {
     if (!(value >= 0.0 && value <= OSC_SDF_LENGTH_MAX))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is %g; it must be in [0, 1e30] "
-                        "(OSC_SDF_LENGTH_MAX)", function, name, value);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: %s is %g; it must be in [0, 1e30] "
+                        "(OSC_SDF_LENGTH_MAX)",
+                        function, name, value);
     return OSC_OK;
 }
 
 osc_status sdf_check_temperature(const char* function, const char* name, double value) {
     if (!(value == 0.0 || (value >= OSC_SDF_LENGTH_MIN && value <= OSC_SDF_LENGTH_MAX)))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is %g; it must be 0 or in " LENGTH_RANGE,
-                        function, name, value);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is %g; it must be 0 or in " LENGTH_RANGE, function, name,
+                        value);
     return OSC_OK;
 }
 
 osc_status sdf_check_coordinate(const char* function, const char* name, double value) {
     if (!(fabs(value) <= OSC_SDF_LENGTH_MAX))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is %g; it must be finite and at most 1e30 "
-                        "(OSC_SDF_LENGTH_MAX) in magnitude", function, name, value);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: %s is %g; it must be finite and at most 1e30 "
+                        "(OSC_SDF_LENGTH_MAX) in magnitude",
+                        function, name, value);
     return OSC_OK;
 }
 
 osc_status sdf_check_point(const char* function, const char* name, osc_vec3 value) {
     if (!sdf_point_in_range(value))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is (%g, %g, %g); its coordinates must be "
-                        "finite and at most 1e30 (OSC_SDF_LENGTH_MAX) in magnitude", function, name,
-                        value.x, value.y, value.z);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: %s is (%g, %g, %g); its coordinates must be "
+                        "finite and at most 1e30 (OSC_SDF_LENGTH_MAX) in magnitude",
+                        function, name, value.x, value.y, value.z);
     return OSC_OK;
 }
 
 osc_status sdf_check_exponent(const char* function, const char* name, double value) {
     if (!(value >= OSC_SQ_EXPONENT_MIN && value <= OSC_SQ_EXPONENT_MAX))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is %g; it must be in [%g, %g]", function,
-                        name, value, OSC_SQ_EXPONENT_MIN, OSC_SQ_EXPONENT_MAX);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is %g; it must be in [%g, %g]", function, name, value,
+                        OSC_SQ_EXPONENT_MIN, OSC_SQ_EXPONENT_MAX);
     return OSC_OK;
 }
 
@@ -67,8 +71,10 @@ osc_status sdf_check_bounds(const char* function, const char* what, osc_vec3 lo,
     for (int i = 0; i < 6; ++i)
         if (isnan(ends[i]) || (isfinite(ends[i]) && fabs(ends[i]) > reach)) reach = fabs(ends[i]);
     if (!(reach <= OSC_SDF_LENGTH_MAX))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s's bounds reach %g from the origin, beyond "
-                        "1e30 (OSC_SDF_LENGTH_MAX)", function, what, reach);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: %s's bounds reach %g from the origin, beyond "
+                        "1e30 (OSC_SDF_LENGTH_MAX)",
+                        function, what, reach);
     return OSC_OK;
 }
 
@@ -78,14 +84,17 @@ osc_status sdf_check_plane(const char* function, const char* name, osc_plane pla
     snprintf(offset, sizeof offset, "%s%soffset", name, *name ? "." : "");
     *length = sdf_vector_length(plane.normal);
     if (!(*length > 0.0) || !isfinite(*length))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is (%g, %g, %g); it must be non-zero and "
-                        "finite", function, normal, plane.normal.x, plane.normal.y, plane.normal.z);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: %s is (%g, %g, %g); it must be non-zero and "
+                        "finite",
+                        function, normal, plane.normal.x, plane.normal.y, plane.normal.z);
     // the plane's distance from the origin is offset / |normal|
     osc_status status = sdf_check_coordinate(function, offset, plane.offset);
     if (status == OSC_OK && !(fabs(plane.offset / *length) <= OSC_SDF_LENGTH_MAX))
-        status = osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s %g over |%s| %g is %g; the plane must lie "
-                          "within 1e30 (OSC_SDF_LENGTH_MAX) of the origin", function, offset,
-                          plane.offset, normal, *length, plane.offset / *length);
+        status = osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                          "%s: %s %g over |%s| %g is %g; the plane must lie "
+                          "within 1e30 (OSC_SDF_LENGTH_MAX) of the origin",
+                          function, offset, plane.offset, normal, *length, plane.offset / *length);
     return status;
 }
 
@@ -100,8 +109,7 @@ double sdf_vector_length(osc_vec3 v) {
 // ---------------------------------------------------------------------------------------------
 // allocation and copying
 
-static osc_sdf* sdf_allocate(int32_t leaf_count, int32_t instr_count, int32_t plane_count,
-                             int32_t xpsq_count) {
+static osc_sdf* sdf_allocate(int32_t leaf_count, int32_t instr_count, int32_t plane_count, int32_t xpsq_count) {
     osc_sdf* sdf = osc_calloc(1, sizeof *sdf);
     if (!sdf) return NULL;
     sdf->leaf_count = leaf_count;
@@ -112,8 +120,7 @@ static osc_sdf* sdf_allocate(int32_t leaf_count, int32_t instr_count, int32_t pl
     sdf->program = osc_calloc((size_t)instr_count, sizeof *sdf->program);
     sdf->planes = plane_count ? osc_calloc((size_t)plane_count, sizeof *sdf->planes) : NULL;
     sdf->xpsqs = xpsq_count ? osc_calloc((size_t)xpsq_count, sizeof *sdf->xpsqs) : NULL;
-    if (!sdf->leaves || !sdf->program || (plane_count && !sdf->planes) ||
-        (xpsq_count && !sdf->xpsqs)) {
+    if (!sdf->leaves || !sdf->program || (plane_count && !sdf->planes) || (xpsq_count && !sdf->xpsqs)) {
         osc_sdf_destroy(sdf);
         return NULL;
     }
@@ -170,26 +177,24 @@ static void sdf_append(osc_sdf* dst, const osc_sdf* src, sdf_cursor* at) {
 
 // Evaluates one leaf at a world point: transform into the leaf frame, evaluate, map back:
 // phi = s phi_l(R^T (x - t) / s), grad = R grad_l, hess = R hess_l R^T / s.
-static void sdf_leaf_eval_world(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int order,
-                                jet* out) {
+static void sdf_leaf_eval_world(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int order, jet* out) {
     osc_vec3 xl = x;
     if (leaf->has_transform)
-        xl = osc_scale(osc_mat3_apply_transpose(leaf->rotation, osc_sub(x, leaf->translation)),
-                       1.0 / leaf->scale);
+        xl = osc_scale(osc_mat3_apply_transpose(leaf->rotation, osc_sub(x, leaf->translation)), 1.0 / leaf->scale);
     jet j;
     switch (leaf->kind) {
-    case SDF_LEAF_SPHERE: sdf_sphere_eval(leaf, xl, order, &j); break;
-    case SDF_LEAF_BOX: sdf_box_eval(leaf, xl, order, &j); break;
-    case SDF_LEAF_CAPSULE: sdf_capsule_eval(leaf, xl, order, &j); break;
-    case SDF_LEAF_CONE: sdf_cone_eval(leaf, xl, order, &j); break;
-    case SDF_LEAF_TORUS: sdf_torus_eval(leaf, xl, order, &j); break;
-    case SDF_LEAF_HALFSPACE: sdf_halfspace_eval(leaf, xl, order, &j); break;
-    case SDF_LEAF_ELLIPSOID: sdf_ellipsoid_eval(leaf, xl, order, &j); break;
-    case SDF_LEAF_MENGER: sdf_menger_eval(leaf, xl, order, &j); break;
-    case SDF_LEAF_PSQ: sdf_psq_eval(sdf, leaf, xl, order, &j); break;
-    case SDF_LEAF_XPSQ: sdf_xpsq_eval(sdf, leaf, xl, order, &j); break;
-    case SDF_LEAF_EXTERNAL: leaf->p.external.vtable->eval(leaf->p.external.context, xl, order, &j); break;
-    default: j = jet_const(NAN, order); break;
+        case SDF_LEAF_SPHERE: sdf_sphere_eval(leaf, xl, order, &j); break;
+        case SDF_LEAF_BOX: sdf_box_eval(leaf, xl, order, &j); break;
+        case SDF_LEAF_CAPSULE: sdf_capsule_eval(leaf, xl, order, &j); break;
+        case SDF_LEAF_CONE: sdf_cone_eval(leaf, xl, order, &j); break;
+        case SDF_LEAF_TORUS: sdf_torus_eval(leaf, xl, order, &j); break;
+        case SDF_LEAF_HALFSPACE: sdf_halfspace_eval(leaf, xl, order, &j); break;
+        case SDF_LEAF_ELLIPSOID: sdf_ellipsoid_eval(leaf, xl, order, &j); break;
+        case SDF_LEAF_MENGER: sdf_menger_eval(leaf, xl, order, &j); break;
+        case SDF_LEAF_PSQ: sdf_psq_eval(sdf, leaf, xl, order, &j); break;
+        case SDF_LEAF_XPSQ: sdf_xpsq_eval(sdf, leaf, xl, order, &j); break;
+        case SDF_LEAF_EXTERNAL: leaf->p.external.vtable->eval(leaf->p.external.context, xl, order, &j); break;
+        default: j = jet_const(NAN, order); break;
     }
     if (!leaf->has_transform) {
         *out = j;
@@ -203,8 +208,8 @@ static void sdf_leaf_eval_world(const osc_sdf* sdf, const sdf_leaf* leaf, osc_ve
         out->g[2] = g.z;
     }
     if (order >= 2) {
-        osc_mat3 h = osc_mat3_mul(osc_mat3_mul(leaf->rotation, jet_hessian_mat3(j.h)),
-                                  osc_mat3_transpose(leaf->rotation));
+        osc_mat3 h =
+            osc_mat3_mul(osc_mat3_mul(leaf->rotation, jet_hessian_mat3(j.h)), osc_mat3_transpose(leaf->rotation));
         jet_pack_mat3(osc_mat3_scale(h, 1.0 / leaf->scale), out->h);
     }
 }
@@ -220,24 +225,22 @@ OSC_FORCE_INLINE void sdf_run(const osc_sdf* sdf, osc_vec3 x, int order, jet* re
     for (int32_t i = 0; i < sdf->instr_count; ++i) {
         const sdf_instr* in = &sdf->program[i];
         switch (in->op) {
-        case SDF_OP_LEAF:
-            sdf_leaf_eval_world(sdf, &sdf->leaves[in->index], x, order, &stack[++top].value);
-            break;
-        case SDF_OP_BEGIN: {
-            jet y = jet_scale(stack[top].value, (double)in->sign, order);
-            jet_lse_begin(&stack[top].lse, in->value);
-            jet_lse_add(&stack[top].lse, y, order);
-        } break;
-        case SDF_OP_ACCUMULATE: {
-            jet y = jet_scale(stack[top].value, (double)in->sign, order);
-            --top;
-            jet_lse_add(&stack[top].lse, y, order);
-        } break;
-        case SDF_OP_END:
-            stack[top].value = jet_scale(jet_lse_end(&stack[top].lse, order), (double)in->sign, order);
-            break;
-        case SDF_OP_OFFSET: stack[top].value.v -= in->value; break;
-        default: break;
+            case SDF_OP_LEAF: sdf_leaf_eval_world(sdf, &sdf->leaves[in->index], x, order, &stack[++top].value); break;
+            case SDF_OP_BEGIN: {
+                jet y = jet_scale(stack[top].value, (double)in->sign, order);
+                jet_lse_begin(&stack[top].lse, in->value);
+                jet_lse_add(&stack[top].lse, y, order);
+            } break;
+            case SDF_OP_ACCUMULATE: {
+                jet y = jet_scale(stack[top].value, (double)in->sign, order);
+                --top;
+                jet_lse_add(&stack[top].lse, y, order);
+            } break;
+            case SDF_OP_END:
+                stack[top].value = jet_scale(jet_lse_end(&stack[top].lse, order), (double)in->sign, order);
+                break;
+            case SDF_OP_OFFSET: stack[top].value.v -= in->value; break;
+            default: break;
         }
     }
     *result = stack[0].value;
@@ -248,9 +251,12 @@ static void sdf_run_order1(const osc_sdf* sdf, osc_vec3 x, jet* out) { sdf_run(s
 static void sdf_run_order2(const osc_sdf* sdf, osc_vec3 x, jet* out) { sdf_run(sdf, x, 2, out); }
 
 void sdf_eval_jet(const osc_sdf* sdf, osc_vec3 x, int order, jet* out) {
-    if (order <= 0) sdf_run_order0(sdf, x, out);
-    else if (order == 1) sdf_run_order1(sdf, x, out);
-    else sdf_run_order2(sdf, x, out);
+    if (order <= 0)
+        sdf_run_order0(sdf, x, out);
+    else if (order == 1)
+        sdf_run_order1(sdf, x, out);
+    else
+        sdf_run_order2(sdf, x, out);
 }
 
 // writes a jet to the public outputs; NaN everywhere for a NaN point
@@ -286,8 +292,7 @@ static double far_field(const osc_sdf* sdf, osc_vec3 point, osc_vec3* gradient, 
     return distance;
 }
 
-static double sdf_eval_point(const osc_sdf* sdf, osc_vec3 point, osc_vec3* gradient,
-                             osc_mat3* hessian) {
+static double sdf_eval_point(const osc_sdf* sdf, osc_vec3 point, osc_vec3* gradient, osc_mat3* hessian) {
     int order = hessian ? 2 : (gradient ? 1 : 0);
     if (!sdf || isnan(point.x) || isnan(point.y) || isnan(point.z)) {
         if (gradient) *gradient = osc_v3(NAN, NAN, NAN);
@@ -296,8 +301,8 @@ static double sdf_eval_point(const osc_sdf* sdf, osc_vec3 point, osc_vec3* gradi
                 for (int k = 0; k < 3; ++k) hessian->m[i][k] = NAN;
         return NAN;
     }
-    if (fmax(fabs(point.x), fmax(fabs(point.y), fabs(point.z))) > SDF_FAR && isfinite(point.x) &&
-        isfinite(point.y) && isfinite(point.z) && osc_is_finite3(sdf->lo.x, sdf->lo.y, sdf->lo.z) &&
+    if (fmax(fabs(point.x), fmax(fabs(point.y), fabs(point.z))) > SDF_FAR && isfinite(point.x) && isfinite(point.y) &&
+        isfinite(point.z) && osc_is_finite3(sdf->lo.x, sdf->lo.y, sdf->lo.z) &&
         osc_is_finite3(sdf->hi.x, sdf->hi.y, sdf->hi.z))
         return far_field(sdf, point, gradient, hessian);
     jet j;
@@ -320,7 +325,7 @@ typedef struct eval_batch {
 } eval_batch;
 
 enum {
-    EVAL_BLOCK = 64,          // points per item (a call through a pointer costs nothing beside 64)
+    EVAL_BLOCK = 64,           // points per item (a call through a pointer costs nothing beside 64)
     EVAL_BLOCKS_PER_THREAD = 4 // a team only for batches of more than 256 points per thread
 };
 
@@ -346,28 +351,24 @@ static osc_status eval_block(void* context, size_t block) {
     return OSC_OK;
 }
 
-osc_status osc_sdf_eval_batch(const osc_sdf* sdf, const double* points, size_t count,
-                              double* values, double* gradients, double* hessians, int threads) {
+osc_status osc_sdf_eval_batch(const osc_sdf* sdf, const double* points, size_t count, double* values, double* gradients,
+                              double* hessians, int threads) {
     if (!sdf) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_sdf_eval_batch: sdf is NULL");
     osc_status status = osc_check_batch("osc_sdf_eval_batch", points, values, "values", count, threads);
     if (status || count == 0) return status;
     eval_batch batch = {sdf, points, count, values, gradients, hessians};
     size_t blocks = count / EVAL_BLOCK + (count % EVAL_BLOCK != 0);
-    return osc_batch_run("osc_sdf_eval_batch", "block", blocks, threads, EVAL_BLOCKS_PER_THREAD,
-                         eval_block, &batch, NULL);
+    return osc_batch_run("osc_sdf_eval_batch", "block", blocks, threads, EVAL_BLOCKS_PER_THREAD, eval_block, &batch,
+                         NULL);
 }
 
-int osc_sdf_leaf_count(const osc_sdf* sdf) {
-    return sdf ? sdf->leaf_count : 0;
-}
+int osc_sdf_leaf_count(const osc_sdf* sdf) { return sdf ? sdf->leaf_count : 0; }
 
-double osc_sdf_eval_leaf(const osc_sdf* sdf, int leaf, osc_vec3 point, osc_vec3* gradient,
-                         osc_mat3* hessian) {
-    if (!sdf || leaf < 0 || leaf >= sdf->leaf_count || isnan(point.x) || isnan(point.y) ||
-        isnan(point.z)) {
+double osc_sdf_eval_leaf(const osc_sdf* sdf, int leaf, osc_vec3 point, osc_vec3* gradient, osc_mat3* hessian) {
+    if (!sdf || leaf < 0 || leaf >= sdf->leaf_count || isnan(point.x) || isnan(point.y) || isnan(point.z)) {
         if (sdf && (leaf < 0 || leaf >= sdf->leaf_count))
-            osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_sdf_eval_leaf: leaf %d out of range [0, %d)",
-                     leaf, (int)sdf->leaf_count);
+            osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_sdf_eval_leaf: leaf %d out of range [0, %d)", leaf,
+                     (int)sdf->leaf_count);
         return sdf_eval_point(NULL, point, gradient, hessian);
     }
     int order = hessian ? 2 : (gradient ? 1 : 0);
@@ -386,13 +387,9 @@ void osc_sdf_bounds(const osc_sdf* sdf, osc_vec3* lo, osc_vec3* hi) {
     if (hi) *hi = sdf->hi;
 }
 
-double osc_sdf_lipschitz(const osc_sdf* sdf) {
-    return sdf ? sdf->lipschitz : NAN;
-}
+double osc_sdf_lipschitz(const osc_sdf* sdf) { return sdf ? sdf->lipschitz : NAN; }
 
-int osc_sdf_lipschitz_is_bound(const osc_sdf* sdf) {
-    return sdf ? sdf->lipschitz_is_bound : 0;
-}
+int osc_sdf_lipschitz_is_bound(const osc_sdf* sdf) { return sdf ? sdf->lipschitz_is_bound : 0; }
 
 // ---------------------------------------------------------------------------------------------
 // Lipschitz estimate for distance-like leaves (ellipsoid, SQ family): the largest |grad phi| where
@@ -471,8 +468,7 @@ static double sdf_estimate_lipschitz(const osc_sdf* sdf) {
     steep_point top[LIPSCHITZ_ASCENTS];
     for (int k = 0; k < LIPSCHITZ_ASCENTS; ++k) top[k] = (steep_point){centre, 0.0};
     for (uint32_t i = 1; i <= LIPSCHITZ_SAMPLES; ++i) {
-        osc_vec3 x = osc_v3(lo.x + size.x * halton(i, 2), lo.y + size.y * halton(i, 3),
-                            lo.z + size.z * halton(i, 5));
+        osc_vec3 x = osc_v3(lo.x + size.x * halton(i, 2), lo.y + size.y * halton(i, 3), lo.z + size.z * halton(i, 5));
         osc_vec3 g;
         osc_vec3 far = osc_add_scaled(centre, osc_normalize(osc_sub(x, centre)), 1e3 * extent);
         double phi = osc_sdf_eval(sdf, far, &g, NULL);
@@ -530,9 +526,8 @@ osc_status sdf_create_leaf(const char* function, const sdf_leaf* leaf, const osc
     return OSC_OK;
 }
 
-osc_status sdf_create_external(const char* function, const sdf_external_vtable* vtable,
-                               const void* context, osc_vec3 lo, osc_vec3 hi, double lipschitz,
-                               int is_bound, osc_sdf** out) {
+osc_status sdf_create_external(const char* function, const sdf_external_vtable* vtable, const void* context,
+                               osc_vec3 lo, osc_vec3 hi, double lipschitz, int is_bound, osc_sdf** out) {
     sdf_leaf leaf = {.kind = SDF_LEAF_EXTERNAL};
     leaf.p.external.vtable = vtable;
     leaf.p.external.context = context;
@@ -565,21 +560,17 @@ static void bounds_grow(osc_vec3* lo, osc_vec3* hi, double margin) {
 
 typedef enum sdf_csg { SDF_CSG_UNION, SDF_CSG_INTERSECTION, SDF_CSG_SUBTRACTION } sdf_csg;
 
-static osc_status sdf_create_csg(const char* function, sdf_csg kind,
-                                 const osc_sdf* const* children, int count, double temperature,
-                                 osc_sdf** out) {
+static osc_status sdf_create_csg(const char* function, sdf_csg kind, const osc_sdf* const* children, int count,
+                                 double temperature, osc_sdf** out) {
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
-    if (!children)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: children is NULL (count %d)", function, count);
-    if (count < 1)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count is %d; it must be >= 1", function, count);
+    if (!children) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: children is NULL (count %d)", function, count);
+    if (count < 1) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count is %d; it must be >= 1", function, count);
     osc_status status = sdf_check_temperature(function, "temperature", temperature);
     if (status) return status;
     int64_t leaves = 0, instrs = 0, planes = 0, xpsqs = 0;
     for (int i = 0; i < count; ++i) {
-        if (!children[i])
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: child %d is NULL", function, i);
+        if (!children[i]) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: child %d is NULL", function, i);
         leaves += children[i]->leaf_count;
         instrs += children[i]->instr_count;
         planes += children[i]->plane_count;
@@ -602,12 +593,11 @@ static osc_status sdf_create_csg(const char* function, sdf_csg kind,
         order[j + 1] = k;
     }
     int32_t need = children[order[0]]->stack_need;
-    if (count > 1 && children[order[1]]->stack_need + 1 > need)
-        need = children[order[1]]->stack_need + 1;
+    if (count > 1 && children[order[1]]->stack_need + 1 > need) need = children[order[1]]->stack_need + 1;
     if (need > OSC_SDF_MAX_STACK) {
         osc_free(order);
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the tree needs %d stack slots (limit %d)",
-                        function, (int)need, OSC_SDF_MAX_STACK);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the tree needs %d stack slots (limit %d)", function, (int)need,
+                        OSC_SDF_MAX_STACK);
     }
 
     osc_sdf* sdf = sdf_allocate((int32_t)leaves, (int32_t)instrs, (int32_t)planes, (int32_t)xpsqs);
@@ -623,8 +613,7 @@ static osc_status sdf_create_csg(const char* function, sdf_csg kind,
         int i = order[k];
         int32_t sign = kind == SDF_CSG_UNION ? -1 : (kind == SDF_CSG_SUBTRACTION && i == 1 ? -1 : 1);
         sdf_append(sdf, children[i], &at);
-        sdf->program[at.instr++] =
-            (sdf_instr){k == 0 ? SDF_OP_BEGIN : SDF_OP_ACCUMULATE, sign, 0, temperature};
+        sdf->program[at.instr++] = (sdf_instr){k == 0 ? SDF_OP_BEGIN : SDF_OP_ACCUMULATE, sign, 0, temperature};
         if (children[i]->lipschitz > lipschitz) lipschitz = children[i]->lipschitz;
         is_bound &= children[i]->lipschitz_is_bound;
     }
@@ -642,8 +631,7 @@ static osc_status sdf_create_csg(const char* function, sdf_csg kind,
         bounds_grow(&sdf->lo, &sdf->hi, temperature * log((double)count));
     } else if (kind == SDF_CSG_INTERSECTION) {
         // LSE >= max: the intersection is inside every child
-        for (int i = 1; i < count; ++i)
-            bounds_intersect(&sdf->lo, &sdf->hi, children[i]->lo, children[i]->hi);
+        for (int i = 1; i < count; ++i) bounds_intersect(&sdf->lo, &sdf->hi, children[i]->lo, children[i]->hi);
     } // subtraction: LSE(a, -b) >= a, inside a
     if ((status = sdf_check_bounds(function, "the combined model", sdf->lo, sdf->hi))) {
         osc_sdf_destroy(sdf);
@@ -653,19 +641,15 @@ static osc_status sdf_create_csg(const char* function, sdf_csg kind,
     return OSC_OK;
 }
 
-osc_status osc_sdf_create_union(const osc_sdf* const* children, int count, double temperature,
-                                osc_sdf** out) {
+osc_status osc_sdf_create_union(const osc_sdf* const* children, int count, double temperature, osc_sdf** out) {
     return sdf_create_csg("osc_sdf_create_union", SDF_CSG_UNION, children, count, temperature, out);
 }
 
-osc_status osc_sdf_create_intersection(const osc_sdf* const* children, int count,
-                                       double temperature, osc_sdf** out) {
-    return sdf_create_csg("osc_sdf_create_intersection", SDF_CSG_INTERSECTION, children, count,
-                          temperature, out);
+osc_status osc_sdf_create_intersection(const osc_sdf* const* children, int count, double temperature, osc_sdf** out) {
+    return sdf_create_csg("osc_sdf_create_intersection", SDF_CSG_INTERSECTION, children, count, temperature, out);
 }
 
-osc_status osc_sdf_create_subtraction(const osc_sdf* a, const osc_sdf* b, double temperature,
-                                      osc_sdf** out) {
+osc_status osc_sdf_create_subtraction(const osc_sdf* a, const osc_sdf* b, double temperature, osc_sdf** out) {
     const char* function = "osc_sdf_create_subtraction";
     if (!a || !b) {
         if (out) *out = NULL;
@@ -679,8 +663,7 @@ osc_status osc_sdf_create_subtraction(const osc_sdf* a, const osc_sdf* b, double
 // transforms and offsets
 
 static osc_sdf* sdf_copy(const osc_sdf* src, int32_t extra_instrs) {
-    osc_sdf* sdf = sdf_allocate(src->leaf_count, src->instr_count + extra_instrs, src->plane_count,
-                                src->xpsq_count);
+    osc_sdf* sdf = sdf_allocate(src->leaf_count, src->instr_count + extra_instrs, src->plane_count, src->xpsq_count);
     if (!sdf) return NULL;
     sdf_cursor at = {0, 0, 0, 0};
     sdf_append(sdf, src, &at);
@@ -693,8 +676,7 @@ static osc_sdf* sdf_copy(const osc_sdf* src, int32_t extra_instrs) {
 }
 
 // bounds of the image of the box [lo, hi] under x -> s R x + t (infinite extents stay infinite)
-static void bounds_transform(osc_vec3* lo, osc_vec3* hi, osc_mat3 rotation, double scale,
-                             osc_vec3 translation) {
+static void bounds_transform(osc_vec3* lo, osc_vec3* hi, osc_mat3 rotation, double scale, osc_vec3 translation) {
     if (lo->x > hi->x || lo->y > hi->y || lo->z > hi->z) return; // empty stays empty
     double c[3] = {0.5 * (lo->x + hi->x), 0.5 * (lo->y + hi->y), 0.5 * (lo->z + hi->z)};
     double e[3] = {0.5 * (hi->x - lo->x), 0.5 * (hi->y - lo->y), 0.5 * (hi->z - lo->z)};
@@ -719,25 +701,28 @@ static void bounds_transform(osc_vec3* lo, osc_vec3* hi, osc_mat3 rotation, doub
 
 // the scale and translation every leaf of `child` would have under the placement (x -> s R x + p):
 // both within the length range
-static osc_status check_placement(const char* function, const osc_sdf* child, osc_mat3 rotation,
-                                  double scale, osc_vec3 translation) {
+static osc_status check_placement(const char* function, const osc_sdf* child, osc_mat3 rotation, double scale,
+                                  osc_vec3 translation) {
     for (int32_t i = 0; i < child->leaf_count; ++i) {
         const sdf_leaf* leaf = &child->leaves[i];
         double total = leaf->scale * scale;
         if (!(total >= OSC_SDF_LENGTH_MIN && total <= OSC_SDF_LENGTH_MAX))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: scale %g gives leaf %d a scale of %g; it "
-                            "must stay in " LENGTH_RANGE, function, scale, (int)i, total);
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "%s: scale %g gives leaf %d a scale of %g; it "
+                            "must stay in " LENGTH_RANGE,
+                            function, scale, (int)i, total);
         osc_vec3 moved = osc_add(osc_scale(osc_mat3_apply(rotation, leaf->translation), scale), translation);
         if (sdf_check_point(function, "a leaf's placed origin", moved))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: pose.p (%g, %g, %g) with scale %g moves leaf %d "
-                            "to (%g, %g, %g), beyond 1e30 (OSC_SDF_LENGTH_MAX)", function, translation.x,
-                            translation.y, translation.z, scale, (int)i, moved.x, moved.y, moved.z);
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "%s: pose.p (%g, %g, %g) with scale %g moves leaf %d "
+                            "to (%g, %g, %g), beyond 1e30 (OSC_SDF_LENGTH_MAX)",
+                            function, translation.x, translation.y, translation.z, scale, (int)i, moved.x, moved.y,
+                            moved.z);
     }
     return OSC_OK;
 }
 
-osc_status osc_sdf_create_transformed(const osc_sdf* child, osc_pose pose, double scale,
-                                      osc_sdf** out) {
+osc_status osc_sdf_create_transformed(const osc_sdf* child, osc_pose pose, double scale, osc_sdf** out) {
     const char* function = "osc_sdf_create_transformed";
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
@@ -745,9 +730,8 @@ osc_status osc_sdf_create_transformed(const osc_sdf* child, osc_pose pose, doubl
     osc_status status = sdf_check_point(function, "pose.p", pose.p);
     if (status) return status;
     if (!osc_quat_is_normalizable(pose.q))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: pose.q is (%g, %g, %g, %g); it cannot be normalised", function, pose.q.w,
-                        pose.q.x, pose.q.y, pose.q.z);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: pose.q is (%g, %g, %g, %g); it cannot be normalised", function,
+                        pose.q.w, pose.q.x, pose.q.y, pose.q.z);
     if ((status = sdf_check_length(function, "scale", scale))) return status;
     osc_mat3 rotation = osc_quat_to_mat3(osc_quat_normalize(pose.q));
     if ((status = check_placement(function, child, rotation, scale, pose.p))) return status;

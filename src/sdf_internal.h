@@ -65,34 +65,56 @@ typedef struct sdf_leaf {
     osc_vec3 translation;
     double scale;
     union {
-        struct { double radius; } sphere;
-        struct { osc_vec3 half_extents; double rounding; } box;
-        struct { double radius, half_length; } capsule;
+        struct {
+            double radius;
+        } sphere;
+        struct {
+            osc_vec3 half_extents;
+            double rounding;
+        } box;
+        struct {
+            double radius, half_length;
+        } capsule;
         sdf_cone cone;
-        struct { double major_radius, minor_radius; } torus;
-        struct { osc_vec3 normal; double offset; } halfspace;
-        struct { osc_vec3 radii; } ellipsoid;
-        struct { double half_size; int32_t levels; } menger;
+        struct {
+            double major_radius, minor_radius;
+        } torus;
+        struct {
+            osc_vec3 normal;
+            double offset;
+        } halfspace;
+        struct {
+            osc_vec3 radii;
+        } ellipsoid;
+        struct {
+            double half_size;
+            int32_t levels;
+        } menger;
         sdf_psq psq;
-        struct { int32_t index; } xpsq; // into osc_sdf.xpsqs
-        struct { const sdf_external_vtable* vtable; const void* context; } external;
+        struct {
+            int32_t index;
+        } xpsq; // into osc_sdf.xpsqs
+        struct {
+            const sdf_external_vtable* vtable;
+            const void* context;
+        } external;
     } p;
 } sdf_leaf;
 
 // the precomputed data of one XPSQ (sdf_xpsq.c)
 typedef struct sdf_xpsq {
-    osc_vec3 p1, a, b;         // p(t) = p1 + 2 t a + t^2 b, a = p2 - p1, b = p1 - 2 p2 + p3
-    int32_t straight;          // b == 0: the projection is linear in t
-    double cubic_a, cubic_b;   // t^3 and t^2 coefficients of the stationarity cubic: b.b, 3 a.b
-    double two_a_dot_a;        // 2 a.a (part of the t coefficient)
-    double validity_scale;     // f' at which a root counts fully as a minimum (docs/xpsq.md)
+    osc_vec3 p1, a, b;       // p(t) = p1 + 2 t a + t^2 b, a = p2 - p1, b = p1 - 2 p2 + p3
+    int32_t straight;        // b == 0: the projection is linear in t
+    double cubic_a, cubic_b; // t^3 and t^2 coefficients of the stationarity cubic: b.b, 3 a.b
+    double two_a_dot_a;      // 2 a.a (part of the t coefficient)
+    double validity_scale;   // f' at which a root counts fully as a minimum (docs/xpsq.md)
     osc_xpsq_frame frame;
-    osc_vec3 binormal;         // FRENET
-    osc_mat3 rotation_start;   // INTERPOLATED: R(0)
-    osc_vec3 axis;             // INTERPOLATED: R(t) = R(0) Rot(axis, t angle)
+    osc_vec3 binormal;       // FRENET
+    osc_mat3 rotation_start; // INTERPOLATED: R(0)
+    osc_vec3 axis;           // INTERPOLATED: R(t) = R(0) Rot(axis, t angle)
     double angle;
-    double scale[3][3];        // [axis][control]
-    double exponent[2][3];     // [eps1, eps2][control]
+    double scale[3][3];    // [axis][control]
+    double exponent[2][3]; // [eps1, eps2][control]
     double plane_temperature, discriminant_temperature, root_temperature, blend_temperature;
     int32_t plane_first, plane_count;
 } sdf_xpsq;
@@ -113,16 +135,16 @@ struct osc_sdf {
     osc_plane_profile* planes;
     sdf_xpsq* xpsqs;
     int32_t stack_need;
-    osc_vec3 lo, hi;  // bounds of {phi <= 0}
-    double lipschitz; // bound (or estimate) on |grad phi| where phi > 0
+    osc_vec3 lo, hi;            // bounds of {phi <= 0}
+    double lipschitz;           // bound (or estimate) on |grad phi| where phi > 0
     int32_t lipschitz_is_bound; // 0 when `lipschitz` is only an estimate (docs/sdf.md)
 };
 
 // how a leaf's Lipschitz value is known
 typedef enum sdf_lipschitz_kind {
-    SDF_LIPSCHITZ_EXACT,    // an exact distance: 1
-    SDF_LIPSCHITZ_SAMPLED,  // a distance-like function whose sampled maximum is a bound
-    SDF_LIPSCHITZ_ESTIMATE  // a sampled maximum that thin steep regions can exceed
+    SDF_LIPSCHITZ_EXACT,   // an exact distance: 1
+    SDF_LIPSCHITZ_SAMPLED, // a distance-like function whose sampled maximum is a bound
+    SDF_LIPSCHITZ_ESTIMATE // a sampled maximum that thin steep regions can exceed
 } sdf_lipschitz_kind;
 
 // Evaluates a leaf in its own frame (point already transformed) into a jet w.r.t. that frame.
@@ -146,9 +168,8 @@ osc_status sdf_create_leaf(const char* function, const sdf_leaf* leaf, const osc
 
 // Creates a model of one external leaf for `function`, retaining `context`; `lipschitz` bounds its
 // gradient where it is positive (is_bound 0: only an estimate).
-osc_status sdf_create_external(const char* function, const sdf_external_vtable* vtable,
-                               const void* context, osc_vec3 lo, osc_vec3 hi, double lipschitz,
-                               int is_bound, osc_sdf** out);
+osc_status sdf_create_external(const char* function, const sdf_external_vtable* vtable, const void* context,
+                               osc_vec3 lo, osc_vec3 hi, double lipschitz, int is_bound, osc_sdf** out);
 
 // Evaluates a whole model at a world point (order 0, 1 or 2).
 void sdf_eval_jet(const osc_sdf* sdf, osc_vec3 x, int order, jet* out);

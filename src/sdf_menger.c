@@ -58,8 +58,7 @@ osc_status osc_sdf_create_menger(double half_size, int levels, osc_sdf** out) {
     osc_status status = sdf_check_length(function, "half_size", half_size);
     if (status) return status;
     if (levels < 0 || levels > 8)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: levels is %d; it must lie in 0..8", function,
-                        levels);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: levels is %d; it must lie in 0..8", function, levels);
     sdf_leaf leaf = {.kind = SDF_LEAF_MENGER};
     leaf.p.menger.half_size = half_size;
     leaf.p.menger.levels = levels;

@@ -54,24 +54,29 @@ static double posed_eval(const posed* s, osc_vec3 x, osc_vec3* gradient, osc_mat
         g = osc_v3(grad[0], grad[1], grad[2]);
     }
     if (gradient) *gradient = osc_mat3_apply(s->rotation, g);
-    if (hessian)
-        *hessian = osc_mat3_mul(osc_mat3_mul(s->rotation, h), osc_mat3_transpose(s->rotation));
+    if (hessian) *hessian = osc_mat3_mul(osc_mat3_mul(s->rotation, h), osc_mat3_transpose(s->rotation));
     return value;
 }
 
 // a user shape's body box and Lipschitz bound (sdf_pair.h)
 static osc_status check_user_shape(const char* function, const char* name, const osc_sdf_shape* shape) {
     if (!(shape->lipschitz >= 0.0) || !isfinite(shape->lipschitz))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s: lipschitz is %g; it must be finite "
-                        "and >= 0", function, name, shape->lipschitz);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: shape %s: lipschitz is %g; it must be finite "
+                        "and >= 0",
+                        function, name, shape->lipschitz);
     osc_vec3 lo = shape->lo, hi = shape->hi;
     if (lo.x == hi.x && lo.y == hi.y && lo.z == hi.z)
-        return osc_fail(OSC_ERR_UNSUPPORTED, "%s: shape %s: no bounding box given (lo = hi); the "
-                        "method cannot decide whether it collides (seed 003 sec. 4.1)", function, name);
+        return osc_fail(OSC_ERR_UNSUPPORTED,
+                        "%s: shape %s: no bounding box given (lo = hi); the "
+                        "method cannot decide whether it collides (seed 003 sec. 4.1)",
+                        function, name);
     if (!osc_vec3_is_finite(lo) || !osc_vec3_is_finite(hi))
-        return osc_fail(OSC_ERR_UNSUPPORTED, "%s: shape %s has no finite bounding box (lo (%g, %g, %g), "
+        return osc_fail(OSC_ERR_UNSUPPORTED,
+                        "%s: shape %s has no finite bounding box (lo (%g, %g, %g), "
                         "hi (%g, %g, %g)); the method cannot decide whether it collides (seed 003 sec. "
-                        "4.1)", function, name, lo.x, lo.y, lo.z, hi.x, hi.y, hi.z);
+                        "4.1)",
+                        function, name, lo.x, lo.y, lo.z, hi.x, hi.y, hi.z);
     if (!sdf_point_in_range(lo) || !sdf_point_in_range(hi)) {
         char what[64];
         bool low = !sdf_point_in_range(lo);
@@ -79,17 +84,21 @@ static osc_status check_user_shape(const char* function, const char* name, const
         return sdf_check_point(function, what, low ? lo : hi);
     }
     if (lo.x > hi.x || lo.y > hi.y || lo.z > hi.z)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s: its bounding box has lo > hi (lo (%g, "
-                        "%g, %g), hi (%g, %g, %g))", function, name, lo.x, lo.y, lo.z, hi.x, hi.y, hi.z);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: shape %s: its bounding box has lo > hi (lo (%g, "
+                        "%g, %g), hi (%g, %g, %g))",
+                        function, name, lo.x, lo.y, lo.z, hi.x, hi.y, hi.z);
     return OSC_OK;
 }
 
-static osc_status prepare(const char* function, const char* name, const osc_sdf_shape* shape,
-                          osc_pose pose, posed* out) {
+static osc_status prepare(const char* function, const char* name, const osc_sdf_shape* shape, osc_pose pose,
+                          posed* out) {
     if (!shape) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s is NULL", function, name);
     if (!shape->sdf == !shape->function)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s must set exactly one of sdf and "
-                        "function", function, name);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: shape %s must set exactly one of sdf and "
+                        "function",
+                        function, name);
     osc_status status = OSC_OK;
     if (!sdf_point_in_range(pose.p)) { // the message's name only when it is needed
         char what[64];
@@ -97,8 +106,10 @@ static osc_status prepare(const char* function, const char* name, const osc_sdf_
         return sdf_check_point(function, what, pose.p);
     }
     if (!osc_quat_is_normalizable(pose.q))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the pose of shape %s: q is (%g, %g, %g, %g); it "
-                        "cannot be normalised", function, name, pose.q.w, pose.q.x, pose.q.y, pose.q.z);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: the pose of shape %s: q is (%g, %g, %g, %g); it "
+                        "cannot be normalised",
+                        function, name, pose.q.w, pose.q.x, pose.q.y, pose.q.z);
     out->shape = shape;
     out->pose = osc_pose_make(pose.p, osc_quat_normalize(pose.q));
     out->rotation = osc_quat_to_mat3(out->pose.q);
@@ -114,15 +125,19 @@ static osc_status prepare(const char* function, const char* name, const osc_sdf_
             return OSC_OK;
         }
         if (!osc_vec3_is_finite(lo) || !osc_vec3_is_finite(hi))
-            return osc_fail(OSC_ERR_UNSUPPORTED, "%s: shape %s has no finite bounding box; the method "
-                            "cannot decide whether it collides (seed 003 sec. 4.1)", function, name);
+            return osc_fail(OSC_ERR_UNSUPPORTED,
+                            "%s: shape %s has no finite bounding box; the method "
+                            "cannot decide whether it collides (seed 003 sec. 4.1)",
+                            function, name);
     } else if ((status = check_user_shape(function, name, shape))) {
         return status;
     }
     out->diagonal = osc_length(osc_sub(hi, lo));
     if (!(out->diagonal >= OSC_SDF_LENGTH_MIN))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s: its bounding box's diagonal is %g; it "
-                        "must be at least 1e-30 (OSC_SDF_LENGTH_MIN)", function, name, out->diagonal);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: shape %s: its bounding box's diagonal is %g; it "
+                        "must be at least 1e-30 (OSC_SDF_LENGTH_MIN)",
+                        function, name, out->diagonal);
     // the world box of the posed body box: centre and the rotated half extents' absolute sums
     osc_vec3 centre = osc_pose_apply(out->pose, osc_scale(osc_add(lo, hi), 0.5));
     osc_vec3 half = osc_scale(osc_sub(hi, lo), 0.5);
@@ -135,8 +150,8 @@ static osc_status prepare(const char* function, const char* name, const osc_sdf_
     return OSC_OK;
 }
 
-osc_status sdf_pair_world_box(const char* function, const char* name, const osc_sdf_shape* shape,
-                              osc_pose pose, osc_vec3* lo, osc_vec3* hi) {
+osc_status sdf_pair_world_box(const char* function, const char* name, const osc_sdf_shape* shape, osc_pose pose,
+                              osc_vec3* lo, osc_vec3* hi) {
     posed p;
     osc_status status = prepare(function, name, shape, pose, &p);
     *lo = p.lo;
@@ -149,12 +164,12 @@ osc_status sdf_pair_world_box(const char* function, const char* name, const osc_
 // function theorem at its stationary point
 
 typedef struct smooth_point {
-    double wa, wb;            // softmax weights
-    double a, b;              // values
-    osc_vec3 ga, gb;          // gradients
-    osc_mat3 ha, hb;          // Hessians
-    double l[3][3];           // Cholesky factor of the Hessian of m
-    double m;                 // the smooth maximum
+    double wa, wb;   // softmax weights
+    double a, b;     // values
+    osc_vec3 ga, gb; // gradients
+    osc_mat3 ha, hb; // Hessians
+    double l[3][3];  // Cholesky factor of the Hessian of m
+    double m;        // the smooth maximum
 } smooth_point;
 
 // the Cholesky factor of h + shift I into s->l; false when a pivot falls below 1e-9 of the
@@ -178,8 +193,8 @@ static bool smooth_factor(double h[3][3], double shift, smooth_point* s) {
 }
 
 // m, its gradient and its Hessian H = wa Ha + wb Hb + (wa wb / tau) d d^T (d = ga - gb) at x
-static void smooth_eval(const posed* pa, const posed* pb, osc_vec3 x, double tau, smooth_point* s,
-                        osc_vec3* gradient, double h[3][3]) {
+static void smooth_eval(const posed* pa, const posed* pb, osc_vec3 x, double tau, smooth_point* s, osc_vec3* gradient,
+                        double h[3][3]) {
     s->a = posed_eval(pa, x, &s->ga, &s->ha);
     s->b = posed_eval(pb, x, &s->gb, &s->hb);
     double top = fmax(s->a, s->b);
@@ -192,8 +207,8 @@ static void smooth_eval(const posed* pa, const posed* pb, osc_vec3 x, double tau
     double coupling = s->wa * s->wb / tau;
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
-            h[i][j] = s->wa * s->ha.m[i][j] + s->wb * s->hb.m[i][j] +
-                      coupling * osc_vec3_get(d, i) * osc_vec3_get(d, j);
+            h[i][j] =
+                s->wa * s->ha.m[i][j] + s->wb * s->hb.m[i][j] + coupling * osc_vec3_get(d, i) * osc_vec3_get(d, j);
 }
 
 static osc_vec3 smooth_solve(const smooth_point* s, osc_vec3 rhs) {
@@ -217,8 +232,8 @@ typedef struct refine_budget {
 } refine_budget;
 
 // smooth_eval charged to the budget; false (nothing evaluated) when it is spent
-static bool budget_eval(refine_budget* budget, const posed* pa, const posed* pb, osc_vec3 x, double t,
-                        smooth_point* s, osc_vec3* gradient, double h[3][3]) {
+static bool budget_eval(refine_budget* budget, const posed* pa, const posed* pb, osc_vec3 x, double t, smooth_point* s,
+                        osc_vec3* gradient, double h[3][3]) {
     if (budget->evaluations <= 0) return false;
     --budget->evaluations;
     smooth_eval(pa, pb, x, t, s, gradient, h);
@@ -230,9 +245,8 @@ typedef enum stage_end { STAGE_CONVERGED, STAGE_UNCONVERGED, STAGE_SPENT } stage
 // damped Newton from x on m at temperature t (Levenberg-Marquardt shifts where the Hessian is not
 // positive definite, steps capped at `reach`, halved until m decreases: Armijo) until the step is
 // below `stop`, for at most `iterations` steps and what the budget allows
-static stage_end newton_stage(const posed* pa, const posed* pb, osc_vec3* x, double t, double reach,
-                              double size, double stop, int iterations, smooth_point* s, int* used,
-                              refine_budget* budget) {
+static stage_end newton_stage(const posed* pa, const posed* pb, osc_vec3* x, double t, double reach, double size,
+                              double stop, int iterations, smooth_point* s, int* used, refine_budget* budget) {
     for (int k = 0; k < iterations; ++k) {
         osc_vec3 g;
         double h[3][3];
@@ -252,8 +266,7 @@ static stage_end newton_stage(const posed* pa, const posed* pb, osc_vec3* x, dou
             smooth_point trial;
             osc_vec3 trial_g;
             double trial_h[3][3];
-            if (!budget_eval(budget, pa, pb, osc_add(*x, step), t, &trial, &trial_g, trial_h))
-                return STAGE_SPENT;
+            if (!budget_eval(budget, pa, pb, osc_add(*x, step), t, &trial, &trial_g, trial_h)) return STAGE_SPENT;
             if (trial.m <= m + 1e-4 * slope || osc_length(step) <= stop) break;
             step = osc_scale(step, 0.5);
         }
@@ -268,13 +281,13 @@ static stage_end newton_stage(const posed* pa, const posed* pb, osc_vec3* x, dou
 // nearly singular along the normal, and Newton would crawl), within the budget of sdf_pair.h:
 // 4 max_iterations steps and 32 max_iterations evaluations in all; true with *x the point and s
 // factored there without a shift
-static bool smooth_refine(const posed* pa, const posed* pb, osc_vec3* x, double tau, double reach,
-                          double size, int iterations, smooth_point* s, int* used) {
+static bool smooth_refine(const posed* pa, const posed* pb, osc_vec3* x, double tau, double reach, double size,
+                          int iterations, smooth_point* s, int* used) {
     refine_budget budget = {4 * iterations, 32 * iterations};
     for (double t = fmax(tau, 0.1 * size);; t = fmax(tau, 0.1 * t)) {
         bool last = t == tau;
-        stage_end end = newton_stage(pa, pb, x, t, reach, size, last ? 1e-10 * size : 1e-3 * t,
-                                     iterations, s, used, &budget);
+        stage_end end =
+            newton_stage(pa, pb, x, t, reach, size, last ? 1e-10 * size : 1e-3 * t, iterations, s, used, &budget);
         if (end == STAGE_SPENT || (last && end != STAGE_CONVERGED)) return false;
         if (last) break;
     }
@@ -288,9 +301,8 @@ static bool smooth_refine(const posed* pa, const posed* pb, osc_vec3* x, double 
 //   dX = -grad X . v,  d grad X = dtheta x grad X - H_X v,
 //   dF = (wa wb / tau)(dA - dB)(ga - gb) + wa d grad A + wb d grad B,  dx = -H^-1 dF,
 //   d penetration = -(wa dA + wb dB)   (x is stationary)
-static void smooth_jacobians(const posed* pa, const posed* pb, osc_vec3 x, double tau,
-                             const smooth_point* s, double* point_jacobian,
-                             double* penetration_jacobian) {
+static void smooth_jacobians(const posed* pa, const posed* pb, osc_vec3 x, double tau, const smooth_point* s,
+                             double* point_jacobian, double* penetration_jacobian) {
     osc_vec3 d = osc_sub(s->ga, s->gb);
     double coupling = s->wa * s->wb / tau;
     for (int c = 0; c < 12; ++c) {
@@ -335,21 +347,20 @@ osc_status sdf_pair_check_settings(const char* function, const osc_sdf_pair_sett
         name = "first_only", value = s->first_only, range = "0 or 1";
     else if (!(s->merge_distance >= 0.0 && s->merge_distance <= 100.0))
         name = "merge_distance", value = s->merge_distance, range = "in [0, 100]";
-    else if (!(s->temperature == 0.0 ||
-               (s->temperature >= OSC_SDF_PAIR_TEMPERATURE_MIN && s->temperature <= 1.0)))
+    else if (!(s->temperature == 0.0 || (s->temperature >= OSC_SDF_PAIR_TEMPERATURE_MIN && s->temperature <= 1.0)))
         name = "temperature", value = s->temperature,
         range = "0 or in [" VALUE_TEXT(OSC_SDF_PAIR_TEMPERATURE_MIN) ", 1]";
     if (name)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.%s is %g; it must be %s (sdf_pair.h)",
-                        function, name, value, range);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.%s is %g; it must be %s (sdf_pair.h)", function, name,
+                        value, range);
     return OSC_OK;
 }
 
 // inserts a point into the output, merging with a kept point within `merge` (the deeper wins);
 // when full, a new point replaces the shallowest kept one if deeper. Returns the slot it was
 // stored in or -1, and sets *added when it is a new distinct point.
-static int insert(osc_sdf_pair_output* out, const osc_sdf_contact* contact, const double* jp,
-                  const double* jpen, double merge, bool* added) {
+static int insert(osc_sdf_pair_output* out, const osc_sdf_contact* contact, const double* jp, const double* jpen,
+                  double merge, bool* added) {
     int slot = -1;
     *added = false;
     for (int i = 0; i < out->count && slot < 0; ++i) {
@@ -373,8 +384,7 @@ static int insert(osc_sdf_pair_output* out, const osc_sdf_contact* contact, cons
     }
     out->contacts[slot] = *contact;
     if (out->point_jacobians) memcpy(out->point_jacobians + 36 * (size_t)slot, jp, 36 * sizeof(double));
-    if (out->penetration_jacobians)
-        memcpy(out->penetration_jacobians + 12 * (size_t)slot, jpen, 12 * sizeof(double));
+    if (out->penetration_jacobians) memcpy(out->penetration_jacobians + 12 * (size_t)slot, jpen, 12 * sizeof(double));
     return slot;
 }
 
@@ -446,8 +456,7 @@ static bool process_survivor(const survivor_context* cx, osc_vec3 centre, double
         smooth_point s;
         osc_vec3 refined = x;
         int used = 0;
-        if (smooth_refine(pa, pb, &refined, cx->tau, cx->h, cx->scale, cx->settings->max_iterations,
-                          &s, &used) &&
+        if (smooth_refine(pa, pb, &refined, cx->tau, cx->h, cx->scale, cx->settings->max_iterations, &s, &used) &&
             fmax(s.a, s.b) <= epsilon) {
             contact.point = refined;
             contact.smooth = 1;
@@ -476,26 +485,26 @@ static bool process_survivor(const survivor_context* cx, osc_vec3 centre, double
 // where the shapes meet, world coordinates must resolve a hundredth of epsilon: farther from the
 // origin the lattice and the descent would move by more than the method's tolerance (sdf_pair.h)
 static osc_status check_precision(const char* function, osc_vec3 lo, osc_vec3 hi, double epsilon) {
-    double reach = fmax(fmax(fabs(lo.x), fabs(hi.x)), fmax(fmax(fabs(lo.y), fabs(hi.y)),
-                                                           fmax(fabs(lo.z), fabs(hi.z))));
+    double reach = fmax(fmax(fabs(lo.x), fabs(hi.x)), fmax(fmax(fabs(lo.y), fabs(hi.y)), fmax(fabs(lo.z), fabs(hi.z))));
     double limit = PRECISION_SHARE * epsilon / DBL_EPSILON;
     if (reach <= limit) return OSC_OK;
-    return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the shapes meet %g from the world origin, where "
+    return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                    "%s: the shapes meet %g from the world origin, where "
                     "double precision resolves %g, more than a hundredth of epsilon (%g: "
                     "settings.epsilon times the smaller shape's box diagonal); place the origin within "
-                    "%g of them", function, reach, reach * DBL_EPSILON, epsilon, limit);
+                    "%g of them",
+                    function, reach, reach * DBL_EPSILON, epsilon, limit);
 }
 
-osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a, const osc_sdf_shape* b,
-                                osc_pose pose_b, const osc_sdf_pair_settings* settings_in,
-                                osc_sdf_pair_output* out) {
+osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a, const osc_sdf_shape* b, osc_pose pose_b,
+                                const osc_sdf_pair_settings* settings_in, osc_sdf_pair_output* out) {
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: output is NULL", __func__);
     if (out->capacity < 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: output->capacity is %d; it must be >= 0",
-                        __func__, out->capacity);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: output->capacity is %d; it must be >= 0", __func__,
+                        out->capacity);
     if (out->capacity > 0 && !out->contacts)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: output->contacts is NULL with capacity %d",
-                        __func__, out->capacity);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: output->contacts is NULL with capacity %d", __func__,
+                        out->capacity);
     out->count = out->needed = out->boxes_overlap = out->spheres = out->survivors = 0;
     osc_sdf_pair_settings settings = settings_in ? *settings_in : osc_sdf_pair_settings_default();
     osc_status status = sdf_pair_check_settings(__func__, &settings);
@@ -505,8 +514,10 @@ osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a, const o
     if (status != OSC_OK) return status;
     bool smooth = settings.temperature > 0.0;
     if (smooth && (!a->sdf || !b->sdf))
-        return osc_fail(OSC_ERR_UNSUPPORTED, "%s: smooth mode needs second derivatives: library "
-                        "SDFs only", __func__);
+        return osc_fail(OSC_ERR_UNSUPPORTED,
+                        "%s: smooth mode needs second derivatives: library "
+                        "SDFs only",
+                        __func__);
 
     // seed 003 §4.1: the intersection of the world boxes
     osc_vec3 lo = osc_v3(fmax(pa.lo.x, pb.lo.x), fmax(pa.lo.y, pb.lo.y), fmax(pa.lo.z, pb.lo.z));
@@ -559,8 +570,8 @@ osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a, const o
         if (n.level < depth && !interior) {
             int half = cells / 2;
             for (int c = 7; c >= 0; --c)
-                stack[top++] = (node){n.i + (c & 1 ? half : 0), n.j + (c & 2 ? half : 0),
-                                      n.k + (c & 4 ? half : 0), n.level + 1};
+                stack[top++] =
+                    (node){n.i + (c & 1 ? half : 0), n.j + (c & 2 ? half : 0), n.k + (c & 4 ? half : 0), n.level + 1};
             continue;
         }
         ++out->survivors;
@@ -574,7 +585,7 @@ osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a, const o
     else
         osc_sort(out->contacts, (size_t)out->count, sizeof *out->contacts, by_depth);
     if (out->needed > out->capacity)
-        return osc_fail(OSC_ERR_CAPACITY, "%s: %d collision points found, capacity %d", __func__,
-                        out->needed, out->capacity);
+        return osc_fail(OSC_ERR_CAPACITY, "%s: %d collision points found, capacity %d", __func__, out->needed,
+                        out->capacity);
     return OSC_OK;
 }

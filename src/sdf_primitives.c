@@ -55,8 +55,7 @@ osc_status osc_sdf_create_sphere(double radius, osc_sdf** out) {
 
 void sdf_box_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out) {
     double r = leaf->p.box.rounding;
-    double b[3] = {leaf->p.box.half_extents.x - r, leaf->p.box.half_extents.y - r,
-                   leaf->p.box.half_extents.z - r};
+    double b[3] = {leaf->p.box.half_extents.x - r, leaf->p.box.half_extents.y - r, leaf->p.box.half_extents.z - r};
     double xv[3] = {x.x, x.y, x.z};
     double q[3], s[3];
     int outside = 0, largest = 0;
@@ -100,14 +99,13 @@ osc_status osc_sdf_create_box(osc_vec3 half_extents, double rounding, osc_sdf** 
         return status;
     double smallest = fmin(half_extents.x, fmin(half_extents.y, half_extents.z));
     if (rounding > smallest)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: rounding must be <= the smallest half-extent %g (got %g)", function,
-                        smallest, rounding);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: rounding must be <= the smallest half-extent %g (got %g)",
+                        function, smallest, rounding);
     sdf_leaf leaf = {.kind = SDF_LEAF_BOX};
     leaf.p.box.half_extents = half_extents;
     leaf.p.box.rounding = rounding;
-    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_neg(half_extents), half_extents,
-                           SDF_LIPSCHITZ_EXACT, out);
+    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_neg(half_extents), half_extents, SDF_LIPSCHITZ_EXACT,
+                           out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -117,8 +115,7 @@ void sdf_capsule_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out) {
     double h = leaf->p.capsule.half_length;
     double zc = x.z < -h ? -h : (x.z > h ? h : x.z);
     int on_line = x.z >= -h && x.z <= h;
-    feature_distance(osc_v3(x.x, x.y, x.z - zc), on_line, osc_v3(0, 0, 1), leaf->p.capsule.radius,
-                     order, out);
+    feature_distance(osc_v3(x.x, x.y, x.z - zc), on_line, osc_v3(0, 0, 1), leaf->p.capsule.radius, order, out);
 }
 
 osc_status osc_sdf_create_capsule(double radius, double half_length, osc_sdf** out) {
@@ -133,8 +130,8 @@ osc_status osc_sdf_create_capsule(double radius, double half_length, osc_sdf** o
     leaf.p.capsule.radius = radius;
     leaf.p.capsule.half_length = half_length;
     double zr = half_length + radius;
-    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_v3(-radius, -radius, -zr),
-                           osc_v3(radius, radius, zr), SDF_LIPSCHITZ_EXACT, out);
+    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_v3(-radius, -radius, -zr), osc_v3(radius, radius, zr),
+                           SDF_LIPSCHITZ_EXACT, out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -146,13 +143,12 @@ osc_status osc_sdf_create_capsule(double radius, double half_length, osc_sdf** o
 
 typedef struct dist2 {
     double value;
-    double g[2];    // psi_q, psi_z
-    double h[3];    // psi_qq, psi_qz, psi_zz
+    double g[2]; // psi_q, psi_z
+    double h[3]; // psi_qq, psi_qz, psi_zz
 } dist2;
 
 // distance from (q, z) to the segment a-b, with the 2D derivatives of the distance
-static double segment_distance_2d(double q, double z, double ax, double az, double bx, double bz,
-                                  dist2* out) {
+static double segment_distance_2d(double q, double z, double ax, double az, double bx, double bz, dist2* out) {
     double dx = bx - ax, dz = bz - az;
     double len2 = dx * dx + dz * dz;
     double s = len2 > 0.0 ? ((q - ax) * dx + (z - az) * dz) / len2 : 0.0;
@@ -191,9 +187,12 @@ void sdf_cone_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out) {
         double bottom = segment_distance_2d(q, z, 0.0, -h, r1, -h, NULL);
         double side = segment_distance_2d(q, z, r1, -h, r2, h, NULL);
         double top = segment_distance_2d(q, z, 0.0, h, r2, h, NULL);
-        if (bottom <= side && bottom <= top) segment_distance_2d(q, z, 0.0, -h, r1, -h, &psi);
-        else if (side <= top) segment_distance_2d(q, z, r1, -h, r2, h, &psi);
-        else segment_distance_2d(q, z, 0.0, h, r2, h, &psi);
+        if (bottom <= side && bottom <= top)
+            segment_distance_2d(q, z, 0.0, -h, r1, -h, &psi);
+        else if (side <= top)
+            segment_distance_2d(q, z, r1, -h, r2, h, &psi);
+        else
+            segment_distance_2d(q, z, 0.0, h, r2, h, &psi);
     }
     *out = jet_const(psi.value, order);
     if (order < 1) return;
@@ -214,8 +213,8 @@ void sdf_cone_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out) {
         double zi = i == 2 ? 1.0 : 0.0, zj = j == 2 ? 1.0 : 0.0;
         double pxy = (i == j && i < 2) ? 1.0 : 0.0;
         double eet = q > 0.0 ? e[i] * e[j] : 0.0;
-        out->h[k] = (q > 0.0 ? psi.h[0] * e[i] * e[j] : 0.0) + psi.h[1] * (e[i] * zj + zi * e[j]) +
-                    psi.h[2] * zi * zj + curvature * (pxy - eet);
+        out->h[k] = (q > 0.0 ? psi.h[0] * e[i] * e[j] : 0.0) + psi.h[1] * (e[i] * zj + zi * e[j]) + psi.h[2] * zi * zj +
+                    curvature * (pxy - eet);
     }
 }
 
@@ -228,8 +227,8 @@ static osc_status create_cone(const char* function, double r1, double r2, double
     leaf.p.cone.side_normal[0] = 2.0 * h / len;
     leaf.p.cone.side_normal[1] = (r1 - r2) / len;
     double r = fmax(r1, r2);
-    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_v3(-r, -r, -h), osc_v3(r, r, h),
-                           SDF_LIPSCHITZ_EXACT, out);
+    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_v3(-r, -r, -h), osc_v3(r, r, h), SDF_LIPSCHITZ_EXACT,
+                           out);
 }
 
 osc_status osc_sdf_create_cylinder(double radius, double half_height, osc_sdf** out) {
@@ -243,8 +242,7 @@ osc_status osc_sdf_create_cylinder(double radius, double half_height, osc_sdf** 
     return create_cone(function, radius, radius, half_height, out);
 }
 
-osc_status osc_sdf_create_cone(double radius_bottom, double radius_top, double half_height,
-                               osc_sdf** out) {
+osc_status osc_sdf_create_cone(double radius_bottom, double radius_top, double half_height, osc_sdf** out) {
     const char* function = "osc_sdf_create_cone";
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
@@ -254,8 +252,7 @@ osc_status osc_sdf_create_cone(double radius_bottom, double radius_top, double h
         (status = sdf_check_length(function, "half_height", half_height)))
         return status;
     if (!(radius_bottom > 0.0 || radius_top > 0.0))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: radius_bottom and radius_top cannot both be 0", function);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: radius_bottom and radius_top cannot both be 0", function);
     return create_cone(function, radius_bottom, radius_top, half_height, out);
 }
 
@@ -271,9 +268,12 @@ OSC_FORCE_INLINE void torus_eval_order(const sdf_leaf* leaf, osc_vec3 x, int ord
 }
 
 void sdf_torus_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out) {
-    if (order == 0) torus_eval_order(leaf, x, 0, out);
-    else if (order == 1) torus_eval_order(leaf, x, 1, out);
-    else torus_eval_order(leaf, x, 2, out);
+    if (order == 0)
+        torus_eval_order(leaf, x, 0, out);
+    else if (order == 1)
+        torus_eval_order(leaf, x, 1, out);
+    else
+        torus_eval_order(leaf, x, 2, out);
 }
 
 osc_status osc_sdf_create_torus(double major_radius, double minor_radius, osc_sdf** out) {
@@ -285,15 +285,14 @@ osc_status osc_sdf_create_torus(double major_radius, double minor_radius, osc_sd
         (status = sdf_check_length(function, "minor_radius", minor_radius)))
         return status;
     if (!(minor_radius < major_radius))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: minor_radius must be < major_radius %g (got %g)", function,
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: minor_radius must be < major_radius %g (got %g)", function,
                         major_radius, minor_radius);
     sdf_leaf leaf = {.kind = SDF_LEAF_TORUS};
     leaf.p.torus.major_radius = major_radius;
     leaf.p.torus.minor_radius = minor_radius;
     double r = major_radius + minor_radius;
-    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_v3(-r, -r, -minor_radius),
-                           osc_v3(r, r, minor_radius), SDF_LIPSCHITZ_EXACT, out);
+    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_v3(-r, -r, -minor_radius), osc_v3(r, r, minor_radius),
+                           SDF_LIPSCHITZ_EXACT, out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -327,8 +326,8 @@ osc_status osc_sdf_create_halfspace(osc_vec3 normal, double offset, osc_sdf** ou
         if (nv[i] == 1.0) hi[i] = -leaf.p.halfspace.offset;
         if (nv[i] == -1.0) lo[i] = leaf.p.halfspace.offset;
     }
-    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_v3(lo[0], lo[1], lo[2]),
-                           osc_v3(hi[0], hi[1], hi[2]), SDF_LIPSCHITZ_EXACT, out);
+    return sdf_create_leaf(function, &leaf, NULL, 0, NULL, osc_v3(lo[0], lo[1], lo[2]), osc_v3(hi[0], hi[1], hi[2]),
+                           SDF_LIPSCHITZ_EXACT, out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -353,9 +352,12 @@ OSC_FORCE_INLINE void ellipsoid_eval_order(const sdf_leaf* leaf, osc_vec3 x, int
 }
 
 void sdf_ellipsoid_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out) {
-    if (order == 0) ellipsoid_eval_order(leaf, x, 0, out);
-    else if (order == 1) ellipsoid_eval_order(leaf, x, 1, out);
-    else ellipsoid_eval_order(leaf, x, 2, out);
+    if (order == 0)
+        ellipsoid_eval_order(leaf, x, 0, out);
+    else if (order == 1)
+        ellipsoid_eval_order(leaf, x, 1, out);
+    else
+        ellipsoid_eval_order(leaf, x, 2, out);
 }
 
 osc_status osc_sdf_create_ellipsoid(osc_vec3 radii, osc_sdf** out) {

@@ -24,9 +24,7 @@ typedef struct scene_workspace {
 enum { BODY_BYTES = sizeof(sweep_entry) + 2 * sizeof(osc_vec3), ALIGNMENT_SLACK = 16 };
 
 // true when `count` bodies' workspace has a size in size_t (always with 64-bit sizes)
-static bool workspace_fits(int count) {
-    return (size_t)count <= (SIZE_MAX - ALIGNMENT_SLACK) / BODY_BYTES;
-}
+static bool workspace_fits(int count) { return (size_t)count <= (SIZE_MAX - ALIGNMENT_SLACK) / BODY_BYTES; }
 
 size_t osc_sdf_scene_workspace_size(int count) {
     if (count <= 0) return 0;
@@ -41,34 +39,39 @@ static int by_lower_x(const void* x, const void* y) {
 }
 
 // each argument checked on its own, the message naming it and its value
-static osc_status check_arguments(const char* function, const osc_sdf_shape* shapes,
-                                  const osc_pose* poses, int count, int contacts_per_pair,
-                                  const osc_sdf_scene_pair* pairs, int pair_capacity,
+static osc_status check_arguments(const char* function, const osc_sdf_shape* shapes, const osc_pose* poses, int count,
+                                  int contacts_per_pair, const osc_sdf_scene_pair* pairs, int pair_capacity,
                                   const osc_sdf_contact* contacts, const void* workspace, int threads) {
     const char* name = NULL;
     int value = 0, minimum = 0;
-    if (count < 0) name = "count", value = count;
-    else if (pair_capacity < 0) name = "pair_capacity", value = pair_capacity;
-    else if (contacts_per_pair < 1) name = "contacts_per_pair", value = contacts_per_pair, minimum = 1;
-    else if (threads < 0) name = "threads", value = threads;
+    if (count < 0)
+        name = "count", value = count;
+    else if (pair_capacity < 0)
+        name = "pair_capacity", value = pair_capacity;
+    else if (contacts_per_pair < 1)
+        name = "contacts_per_pair", value = contacts_per_pair, minimum = 1;
+    else if (threads < 0)
+        name = "threads", value = threads;
     if (name)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is %d; it must be >= %d", function, name,
-                        value, minimum);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is %d; it must be >= %d", function, name, value, minimum);
     if (count == 0) return OSC_OK;
     if (!workspace_fits(count))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count is %d; its workspace exceeds SIZE_MAX",
-                        function, count);
-    if (!shapes) name = "shapes";
-    else if (!poses) name = "poses";
-    else if (!workspace) name = "workspace";
-    if (name)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL with count %d", function, name, count);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count is %d; its workspace exceeds SIZE_MAX", function, count);
+    if (!shapes)
+        name = "shapes";
+    else if (!poses)
+        name = "poses";
+    else if (!workspace)
+        name = "workspace";
+    if (name) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL with count %d", function, name, count);
     if (pair_capacity > 0 && (!pairs || !contacts))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL with pair_capacity %d", function,
                         pairs ? "contacts" : "pairs", pair_capacity);
     if ((size_t)pair_capacity * (size_t)contacts_per_pair > (size_t)INT32_MAX)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: pair_capacity %d x contacts_per_pair %d exceeds "
-                        "2^31 - 1 contacts", function, pair_capacity, contacts_per_pair);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: pair_capacity %d x contacts_per_pair %d exceeds "
+                        "2^31 - 1 contacts",
+                        function, pair_capacity, contacts_per_pair);
     return OSC_OK;
 }
 
@@ -90,9 +93,8 @@ static osc_status scene_pair(void* context, size_t index) {
     memset(&out, 0, sizeof out);
     out.contacts = batch->contacts + pair->first_contact;
     out.capacity = batch->contacts_per_pair;
-    pair->status = osc_sdf_pair_collide(&batch->shapes[pair->a], batch->poses[pair->a],
-                                        &batch->shapes[pair->b], batch->poses[pair->b], batch->settings,
-                                        &out);
+    pair->status = osc_sdf_pair_collide(&batch->shapes[pair->a], batch->poses[pair->a], &batch->shapes[pair->b],
+                                        batch->poses[pair->b], batch->settings, &out);
     pair->contact_count = out.count;
     if (pair->status == OSC_OK || pair->status == OSC_ERR_CAPACITY) return OSC_OK;
     char message[512];
@@ -102,16 +104,15 @@ static osc_status scene_pair(void* context, size_t index) {
 
 osc_status osc_sdf_scene_collide(const osc_sdf_shape* shapes, const osc_pose* poses, int count,
                                  const osc_sdf_pair_settings* settings, int contacts_per_pair,
-                                 osc_sdf_scene_pair* pairs, int pair_capacity,
-                                 osc_sdf_contact* contacts, int* pair_count, int* pairs_needed,
-                                 void* workspace, int threads) {
+                                 osc_sdf_scene_pair* pairs, int pair_capacity, osc_sdf_contact* contacts,
+                                 int* pair_count, int* pairs_needed, void* workspace, int threads) {
     const char* function = "osc_sdf_scene_collide";
     if (!pair_count || !pairs_needed)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", function,
                         pair_count ? "pairs_needed" : "pair_count");
     *pair_count = *pairs_needed = 0;
-    osc_status status = check_arguments(function, shapes, poses, count, contacts_per_pair, pairs,
-                                        pair_capacity, contacts, workspace, threads);
+    osc_status status = check_arguments(function, shapes, poses, count, contacts_per_pair, pairs, pair_capacity,
+                                        contacts, workspace, threads);
     if (status != OSC_OK || count == 0) return status;
     osc_sdf_pair_settings pair_settings = settings ? *settings : osc_sdf_pair_settings_default();
     if ((status = sdf_pair_check_settings(function, &pair_settings)) != OSC_OK) return status;
@@ -137,8 +138,7 @@ osc_status osc_sdf_scene_collide(const osc_sdf_shape* shapes, const osc_pose* po
         const osc_vec3 lo_a = ws.lo[a], hi_a = ws.hi[a];
         for (int j = i + 1; j < count && ws.order[j].lo <= hi_a.x; ++j) {
             int b = ws.order[j].body;
-            if (lo_a.y > ws.hi[b].y || ws.lo[b].y > hi_a.y || lo_a.z > ws.hi[b].z || ws.lo[b].z > hi_a.z)
-                continue;
+            if (lo_a.y > ws.hi[b].y || ws.lo[b].y > hi_a.y || lo_a.z > ws.hi[b].z || ws.lo[b].z > hi_a.z) continue;
             if (found < pair_capacity) {
                 osc_sdf_scene_pair* pair = &pairs[found];
                 pair->a = a < b ? a : b;
@@ -157,7 +157,7 @@ osc_status osc_sdf_scene_collide(const osc_sdf_shape* shapes, const osc_pose* po
     status = osc_batch_run(function, "pair", (size_t)written, threads, 1, scene_pair, &batch, NULL);
     if (status != OSC_OK) return status;
     if (found > pair_capacity)
-        return osc_fail(OSC_ERR_CAPACITY, "%s: %lld candidate pairs, capacity %d", function,
-                        (long long)found, pair_capacity);
+        return osc_fail(OSC_ERR_CAPACITY, "%s: %lld candidate pairs, capacity %d", function, (long long)found,
+                        pair_capacity);
     return OSC_OK;
 }

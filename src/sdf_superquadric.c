@@ -5,12 +5,10 @@
 
 #include <stdio.h>
 
-OSC_FORCE_INLINE void psq_eval_order(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x,
-                                     int order, jet* out) {
+OSC_FORCE_INLINE void psq_eval_order(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int order, jet* out) {
     const sdf_psq* q = &leaf->p.psq;
     jet p[3] = {jet_var(x.x, 0, order), jet_var(x.y, 1, order), jet_var(x.z, 2, order)};
-    jet a[3] = {jet_const(q->scale.x, order), jet_const(q->scale.y, order),
-                jet_const(q->scale.z, order)};
+    jet a[3] = {jet_const(q->scale.x, order), jet_const(q->scale.y, order), jet_const(q->scale.z, order)};
     jet phi = sq_radial_distance(p, a, jet_const(q->eps1, order), jet_const(q->eps2, order), 0, order);
     if (q->plane_count == 0) {
         *out = phi;
@@ -34,14 +32,16 @@ OSC_FORCE_INLINE void psq_eval_order(const osc_sdf* sdf, const sdf_leaf* leaf, o
 }
 
 void sdf_psq_eval(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int order, jet* out) {
-    if (order == 0) psq_eval_order(sdf, leaf, x, 0, out);
-    else if (order == 1) psq_eval_order(sdf, leaf, x, 1, out);
-    else psq_eval_order(sdf, leaf, x, 2, out);
+    if (order == 0)
+        psq_eval_order(sdf, leaf, x, 0, out);
+    else if (order == 1)
+        psq_eval_order(sdf, leaf, x, 1, out);
+    else
+        psq_eval_order(sdf, leaf, x, 2, out);
 }
 
-static osc_status create_psq(const char* function, osc_vec3 scales, double eps1, double eps2,
-                             const osc_plane* planes, int plane_count, double temperature,
-                             osc_sdf** out) {
+static osc_status create_psq(const char* function, osc_vec3 scales, double eps1, double eps2, const osc_plane* planes,
+                             int plane_count, double temperature, osc_sdf** out) {
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
     osc_status status = OSC_OK;
@@ -53,11 +53,9 @@ static osc_status create_psq(const char* function, osc_vec3 scales, double eps1,
         (status = sdf_check_temperature(function, "temperature", temperature)))
         return status;
     if (plane_count < 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: plane_count is %d; it must be >= 0", function,
-                        plane_count);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: plane_count is %d; it must be >= 0", function, plane_count);
     if (plane_count > 0 && !planes)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: planes is NULL with plane_count %d", function,
-                        plane_count);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: planes is NULL with plane_count %d", function, plane_count);
     osc_plane_profile* profiles = NULL;
     if (plane_count) {
         profiles = osc_calloc((size_t)plane_count, sizeof *profiles);
@@ -82,16 +80,16 @@ static osc_status create_psq(const char* function, osc_vec3 scales, double eps1,
     leaf.p.psq.plane_first = 0;
     leaf.p.psq.plane_count = plane_count;
     // LSE >= max: the PSQ lies inside the SQ's box [-a, a]
-    int exact = plane_count == 0 && eps1 == 1.0 && eps2 == 1.0 && scales.x == scales.y &&
-                scales.y == scales.z; // a sphere
+    int exact =
+        plane_count == 0 && eps1 == 1.0 && eps2 == 1.0 && scales.x == scales.y && scales.y == scales.z; // a sphere
     status = sdf_create_leaf(function, &leaf, profiles, plane_count, NULL, osc_neg(scales), scales,
                              exact ? SDF_LIPSCHITZ_EXACT : SDF_LIPSCHITZ_SAMPLED, out);
     osc_free(profiles);
     return status;
 }
 
-osc_status osc_sdf_create_psq(osc_vec3 scales, double eps1, double eps2, const osc_plane* planes,
-                              int plane_count, double temperature, osc_sdf** out) {
+osc_status osc_sdf_create_psq(osc_vec3 scales, double eps1, double eps2, const osc_plane* planes, int plane_count,
+                              double temperature, osc_sdf** out) {
     return create_psq("osc_sdf_create_psq", scales, eps1, eps2, planes, plane_count, temperature, out);
 }
 

@@ -17,13 +17,10 @@
 
 // Radial distance of the SQ with scales a and exponents eps1, eps2 at the point p (all jets).
 // `vary` is a compile-time flag: 0 when a and eps are constants (cheaper powers).
-OSC_FORCE_INLINE jet sq_radial_distance(const jet p[3], const jet a[3], jet eps1, jet eps2, int vary,
-                                        int order) {
+OSC_FORCE_INLINE jet sq_radial_distance(const jet p[3], const jet a[3], jet eps1, jet eps2, int vary, int order) {
     jet xi[3];
-    for (int i = 0; i < 3; ++i)
-        xi[i] = vary ? jet_div(p[i], a[i], order) : jet_scale(p[i], 1.0 / a[i].v, order);
-    jet s2 = jet_add(jet_add(jet_sqr(xi[0], order), jet_sqr(xi[1], order), order),
-                     jet_sqr(xi[2], order), order);
+    for (int i = 0; i < 3; ++i) xi[i] = vary ? jet_div(p[i], a[i], order) : jet_scale(p[i], 1.0 / a[i].v, order);
+    jet s2 = jet_add(jet_add(jet_sqr(xi[0], order), jet_sqr(xi[1], order), order), jet_sqr(xi[2], order), order);
     if (!(s2.v > 0.0)) // the centre, where the radial distance is undefined
         return jet_const(-fmin(a[0].v, fmin(a[1].v, a[2].v)), order);
     jet s = jet_sqrt(s2, order);
@@ -33,10 +30,10 @@ OSC_FORCE_INLINE jet sq_radial_distance(const jet p[3], const jet a[3], jet eps1
     jet w = jet_mul(jet_abs(xi[2], order), inv_s, order);
     jet g;
     if (vary) {
-        jet e2 = jet_scale(jet_recip(eps2, order), 2.0, order);  // 2 / eps2
-        jet e1 = jet_scale(jet_recip(eps1, order), 2.0, order);  // 2 / eps1
-        jet ratio = jet_div(eps2, eps1, order);                  // eps2 / eps1
-        jet half = jet_scale(eps1, -0.5, order);                 // -eps1 / 2
+        jet e2 = jet_scale(jet_recip(eps2, order), 2.0, order); // 2 / eps2
+        jet e1 = jet_scale(jet_recip(eps1, order), 2.0, order); // 2 / eps1
+        jet ratio = jet_div(eps2, eps1, order);                 // eps2 / eps1
+        jet half = jet_scale(eps1, -0.5, order);                // -eps1 / 2
         jet ab = jet_add(jet_pow_var(u, e2, order), jet_pow_var(v, e2, order), order);
         jet f = jet_add(jet_pow_var(ab, ratio, order), jet_pow_var(w, e1, order), order);
         g = jet_pow_var(f, half, order);
@@ -46,8 +43,7 @@ OSC_FORCE_INLINE jet sq_radial_distance(const jet p[3], const jet a[3], jet eps1
         jet f = jet_add(jet_pow(ab, eps2.v / eps1.v, order), jet_pow(w, e1, order), order);
         g = jet_pow(f, -0.5 * eps1.v, order);
     }
-    jet r = jet_sqrt(jet_add(jet_add(jet_sqr(p[0], order), jet_sqr(p[1], order), order),
-                             jet_sqr(p[2], order), order),
+    jet r = jet_sqrt(jet_add(jet_add(jet_sqr(p[0], order), jet_sqr(p[1], order), order), jet_sqr(p[2], order), order),
                      order);
     return jet_sub(r, jet_mul(jet_mul(r, inv_s, order), g, order), order);
 }

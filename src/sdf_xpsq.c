@@ -140,8 +140,8 @@ OSC_FORCE_INLINE void xpsq_roots(const sdf_xpsq* q, const jet x[3], int order, x
     double bn = q->cubic_b * inv_a;
     jet c = jet_sub(jet_const((q->two_a_dot_a + osc_dot(q->p1, q->b)) * inv_a, order),
                     jet_scale(dot_const(q->b, x, order), inv_a, order), order);
-    jet d = jet_sub(jet_const(osc_dot(q->p1, q->a) * inv_a, order),
-                    jet_scale(dot_const(q->a, x, order), inv_a, order), order);
+    jet d = jet_sub(jet_const(osc_dot(q->p1, q->a) * inv_a, order), jet_scale(dot_const(q->a, x, order), inv_a, order),
+                    order);
     jet big_p = jet_add_scalar(c, -bn * bn / 3.0);
     jet big_q = jet_add(jet_scale(c, -bn / 3.0, order), d, order);
     big_q = jet_add_scalar(big_q, 2.0 * bn * bn * bn / 27.0);
@@ -152,10 +152,9 @@ OSC_FORCE_INLINE void xpsq_roots(const sdf_xpsq* q, const jet x[3], int order, x
     double tau = q->discriminant_temperature;
     r->w_plus = jet_sigmoid(delta, tau, order);
     // tau = 0: exactly one branch (both hard brackets vanish at Delta = 0)
-    r->w_minus = tau > 0.0 ? jet_sigmoid(jet_neg(delta, order), tau, order)
-                           : jet_const(1.0 - r->w_plus.v, order);
+    r->w_minus = tau > 0.0 ? jet_sigmoid(jet_neg(delta, order), tau, order) : jet_const(1.0 - r->w_plus.v, order);
     jet e = jet_scale(jet_softplus(delta, tau, order), 1.0 / 108.0, order); // E = s+(Delta) / 108
-    jet half_q = jet_scale(big_q, -0.5, order);                               // -Q/2
+    jet half_q = jet_scale(big_q, -0.5, order);                             // -Q/2
     double shift = -bn / 3.0;
 
     if (r->w_minus.v > 0.0) {
@@ -188,12 +187,10 @@ OSC_FORCE_INLINE void xpsq_roots(const sdf_xpsq* q, const jet x[3], int order, x
 // ---------------------------------------------------------------------------------------------
 // the PSQ placed at p(t), oriented by R(t), with its parameters at t
 
-OSC_FORCE_INLINE jet xpsq_psq_at(const osc_sdf* sdf, const sdf_xpsq* q, const jet x[3], jet t,
-                                 int order) {
+OSC_FORCE_INLINE jet xpsq_psq_at(const osc_sdf* sdf, const sdf_xpsq* q, const jet x[3], jet t, int order) {
     // y = x - p(t)
     jet y[3];
-    double p1[3] = {q->p1.x, q->p1.y, q->p1.z}, av[3] = {q->a.x, q->a.y, q->a.z},
-           bv[3] = {q->b.x, q->b.y, q->b.z};
+    double p1[3] = {q->p1.x, q->p1.y, q->p1.z}, av[3] = {q->a.x, q->a.y, q->a.z}, bv[3] = {q->b.x, q->b.y, q->b.z};
     for (int i = 0; i < 3; ++i) {
         double c[3] = {p1[i], p1[i] + av[i], p1[i] + 2.0 * av[i] + bv[i]}; // p(t) as a Bezier
         y[i] = jet_sub(x[i], bezier(c, t, order), order);
@@ -206,18 +203,16 @@ OSC_FORCE_INLINE jet xpsq_psq_at(const osc_sdf* sdf, const sdf_xpsq* q, const je
         jet inv_len = jet_recip(jet_sqrt(dot_jet(tangent, tangent, order), order), order);
         for (int i = 0; i < 3; ++i) tangent[i] = jet_mul(tangent[i], inv_len, order);
         osc_vec3 bn = q->binormal;
-        jet normal[3] = {
-            jet_sub(jet_scale(tangent[2], bn.y, order), jet_scale(tangent[1], bn.z, order), order),
-            jet_sub(jet_scale(tangent[0], bn.z, order), jet_scale(tangent[2], bn.x, order), order),
-            jet_sub(jet_scale(tangent[1], bn.x, order), jet_scale(tangent[0], bn.y, order), order)};
+        jet normal[3] = {jet_sub(jet_scale(tangent[2], bn.y, order), jet_scale(tangent[1], bn.z, order), order),
+                         jet_sub(jet_scale(tangent[0], bn.z, order), jet_scale(tangent[2], bn.x, order), order),
+                         jet_sub(jet_scale(tangent[1], bn.x, order), jet_scale(tangent[0], bn.y, order), order)};
         local[0] = dot_jet(normal, y, order);
         local[1] = dot_const(bn, y, order);
         local[2] = dot_jet(tangent, y, order);
     } else {
         // z = R0^T y, then the rotation by -t angle about the fixed axis (Rodrigues)
         jet z[3];
-        for (int i = 0; i < 3; ++i)
-            z[i] = dot_const(osc_mat3_column(q->rotation_start, i), y, order);
+        for (int i = 0; i < 3; ++i) z[i] = dot_const(osc_mat3_column(q->rotation_start, i), y, order);
         jet alpha = jet_scale(t, -q->angle, order);
         jet ca = jet_cos(alpha, order), sa = jet_sin(alpha, order);
         osc_vec3 k = q->axis;
@@ -257,8 +252,7 @@ OSC_FORCE_INLINE jet xpsq_psq_at(const osc_sdf* sdf, const sdf_xpsq* q, const je
     return jet_lse_end(&lse, order);
 }
 
-OSC_FORCE_INLINE void xpsq_eval_order(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 point,
-                                      int order, jet* out) {
+OSC_FORCE_INLINE void xpsq_eval_order(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 point, int order, jet* out) {
     const sdf_xpsq* q = &sdf->xpsqs[leaf->p.xpsq.index];
     jet x[3] = {jet_var(point.x, 0, order), jet_var(point.y, 1, order), jet_var(point.z, 2, order)};
     xpsq_branches r;
@@ -283,15 +277,21 @@ OSC_FORCE_INLINE void xpsq_eval_order(const osc_sdf* sdf, const sdf_leaf* leaf, 
         }
         phi_plus = soft_min_valid(phi, y, q->blend_temperature, order);
     }
-    if (!(r.w_plus.v > 0.0)) *out = phi_minus;
-    else if (!(r.w_minus.v > 0.0)) *out = phi_plus;
-    else *out = jet_add(jet_mul(r.w_minus, phi_minus, order), jet_mul(r.w_plus, phi_plus, order), order);
+    if (!(r.w_plus.v > 0.0))
+        *out = phi_minus;
+    else if (!(r.w_minus.v > 0.0))
+        *out = phi_plus;
+    else
+        *out = jet_add(jet_mul(r.w_minus, phi_minus, order), jet_mul(r.w_plus, phi_plus, order), order);
 }
 
 void sdf_xpsq_eval(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int order, jet* out) {
-    if (order == 0) xpsq_eval_order(sdf, leaf, x, 0, out);
-    else if (order == 1) xpsq_eval_order(sdf, leaf, x, 1, out);
-    else xpsq_eval_order(sdf, leaf, x, 2, out);
+    if (order == 0)
+        xpsq_eval_order(sdf, leaf, x, 0, out);
+    else if (order == 1)
+        xpsq_eval_order(sdf, leaf, x, 1, out);
+    else
+        xpsq_eval_order(sdf, leaf, x, 2, out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -303,8 +303,8 @@ static osc_status check_profile(const char* function, const char* name, osc_prof
     char full[64];
     for (int i = 0; i < 3; ++i) {
         snprintf(full, sizeof full, "%s.%s", name, which[i]);
-        osc_status status = exponent ? sdf_check_exponent(function, full, c[i])
-                                     : sdf_check_length(function, full, c[i]);
+        osc_status status =
+            exponent ? sdf_check_exponent(function, full, c[i]) : sdf_check_length(function, full, c[i]);
         if (status) return status;
     }
     return OSC_OK;
@@ -364,15 +364,16 @@ static osc_status check_desc(const char* function, const osc_xpsq_desc* desc) {
     if ((status = check_profile(function, "exponent[0]", desc->exponent[0], 1)) ||
         (status = check_profile(function, "exponent[1]", desc->exponent[1], 1)) ||
         (status = sdf_check_temperature(function, "plane_temperature", desc->plane_temperature)) ||
-        (status = sdf_check_temperature(function, "discriminant_temperature",
-                                        desc->discriminant_temperature)) ||
+        (status = sdf_check_temperature(function, "discriminant_temperature", desc->discriminant_temperature)) ||
         (status = sdf_check_temperature(function, "root_temperature", desc->root_temperature)) ||
         (status = sdf_check_temperature(function, "blend_temperature", desc->blend_temperature)) ||
         (status = check_planes(function, desc)))
         return status;
     if (desc->frame != OSC_XPSQ_FRAME_FRENET && desc->frame != OSC_XPSQ_FRAME_INTERPOLATED)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: frame must be OSC_XPSQ_FRAME_FRENET or "
-                        "OSC_XPSQ_FRAME_INTERPOLATED (got %d)", function, (int)desc->frame);
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: frame must be OSC_XPSQ_FRAME_FRENET or "
+                        "OSC_XPSQ_FRAME_INTERPOLATED (got %d)",
+                        function, (int)desc->frame);
     if (desc->frame == OSC_XPSQ_FRAME_INTERPOLATED &&
         (!osc_quat_is_normalizable(desc->rotation_start) || !osc_quat_is_normalizable(desc->rotation_end)))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
@@ -447,8 +448,7 @@ osc_status osc_sdf_create_xpsq(const osc_xpsq_desc* desc, osc_sdf** out) {
     q.a = osc_sub(p2, p1);
     q.b = osc_add(osc_sub(p1, osc_scale(p2, 2.0)), p3);
     double la = osc_length(q.a), lb = osc_length(q.b);
-    if (!(la + lb > 0.0))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the three control points coincide", function);
+    if (!(la + lb > 0.0)) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: the three control points coincide", function);
     // p'(t) / 2 = a + t b must not vanish on [0, 1]: a straight spline that turns back
     double t_min = lb > 0.0 ? -osc_dot(q.a, q.b) / (lb * lb) : 0.0;
     t_min = t_min < 0.0 ? 0.0 : (t_min > 1.0 ? 1.0 : t_min);

@@ -52,25 +52,22 @@ static inline void destroy_test_shapes(osc_convex* shapes[OSC_CONVEX_KIND_COUNT]
 
 /// A uniformly random unit quaternion (Shoemake).
 static inline osc_quat random_rotation(test_rng* rng) {
-    double u1 = test_uniform(rng, 0, 1), u2 = test_uniform(rng, 0, 2 * TEST_PI),
-           u3 = test_uniform(rng, 0, 2 * TEST_PI);
-    osc_quat q = {sqrt(1 - u1) * sin(u2), sqrt(1 - u1) * cos(u2), sqrt(u1) * sin(u3),
-                  sqrt(u1) * cos(u3)};
+    double u1 = test_uniform(rng, 0, 1), u2 = test_uniform(rng, 0, 2 * TEST_PI), u3 = test_uniform(rng, 0, 2 * TEST_PI);
+    osc_quat q = {sqrt(1 - u1) * sin(u2), sqrt(1 - u1) * cos(u2), sqrt(u1) * sin(u3), sqrt(u1) * cos(u3)};
     return q;
 }
 
 /// A random pose with its position in the cube [-half, half]^3.
 static inline osc_pose random_pose(test_rng* rng, double half) {
-    osc_pose pose = {osc_v3(test_uniform(rng, -half, half), test_uniform(rng, -half, half),
-                            test_uniform(rng, -half, half)),
-                     random_rotation(rng)};
+    osc_pose pose = {
+        osc_v3(test_uniform(rng, -half, half), test_uniform(rng, -half, half), test_uniform(rng, -half, half)),
+        random_rotation(rng)};
     return pose;
 }
 
 /// A random body-frame point on the surface of `shape`: a random direction scaled to gauge 1.
 static inline osc_vec3 random_surface_point(const osc_convex* shape, test_rng* rng) {
-    osc_vec3 v = osc_normalize(osc_v3(test_uniform(rng, -1, 1), test_uniform(rng, -1, 1),
-                                      test_uniform(rng, -1, 1)));
+    osc_vec3 v = osc_normalize(osc_v3(test_uniform(rng, -1, 1), test_uniform(rng, -1, 1), test_uniform(rng, -1, 1)));
     return osc_scale(v, 1.0 / osc_convex_gauge(shape, v));
 }
 
@@ -86,8 +83,7 @@ static inline bool message_names(const char* function, const char* argument) {
     if (strncmp(message, function, strlen(function)) != 0) return false;
     for (const char* at = strstr(message, argument); at; at = strstr(at + 1, argument)) {
         char before = at == message ? ' ' : at[-1], after = at[strlen(argument)];
-        if (!isalnum((unsigned char)before) && before != '_' && !isalnum((unsigned char)after) &&
-            after != '_')
+        if (!isalnum((unsigned char)before) && before != '_' && !isalnum((unsigned char)after) && after != '_')
             return true;
     }
     return false;

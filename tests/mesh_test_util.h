@@ -73,8 +73,8 @@ static inline double test_box_corner_distance(const osc_mesh* mesh, osc_vec3 hal
     const double* v = osc_mesh_vertices(mesh);
     double worst = 0.0;
     for (int corner = 0; corner < 8; ++corner) {
-        osc_vec3 p = osc_v3(corner & 1 ? half.x : -half.x, corner & 2 ? half.y : -half.y,
-                            corner & 4 ? half.z : -half.z);
+        osc_vec3 p =
+            osc_v3(corner & 1 ? half.x : -half.x, corner & 2 ? half.y : -half.y, corner & 4 ? half.z : -half.z);
         double nearest = INFINITY;
         for (int32_t i = 0; i < osc_mesh_vertex_count(mesh); ++i)
             nearest = fmin(nearest, osc_length(osc_sub(osc_v3(v[3 * i], v[3 * i + 1], v[3 * i + 2]), p)));
@@ -86,8 +86,7 @@ static inline double test_box_corner_distance(const osc_mesh* mesh, osc_vec3 hal
 // true when the mesh has exactly these arrays, bit for bit
 static inline int test_mesh_has_arrays(const osc_mesh* mesh, const double* vertices, int32_t vertex_count,
                                        const int32_t* triangles, int32_t triangle_count) {
-    return mesh && osc_mesh_vertex_count(mesh) == vertex_count &&
-           osc_mesh_triangle_count(mesh) == triangle_count &&
+    return mesh && osc_mesh_vertex_count(mesh) == vertex_count && osc_mesh_triangle_count(mesh) == triangle_count &&
            (vertex_count == 0 ||
             memcmp(osc_mesh_vertices(mesh), vertices, 3 * (size_t)vertex_count * sizeof(double)) == 0) &&
            (triangle_count == 0 ||
@@ -103,8 +102,8 @@ static inline int test_mesh_equal(const osc_mesh* a, const osc_mesh* b) {
            osc_mesh_edge_count(b) == edge_count &&
            (edge_count == 0 ||
             (memcmp(osc_mesh_edges(a), osc_mesh_edges(b), 2 * (size_t)edge_count * sizeof(int32_t)) == 0 &&
-             memcmp(osc_mesh_edge_triangles(a), osc_mesh_edge_triangles(b),
-                    2 * (size_t)edge_count * sizeof(int32_t)) == 0));
+             memcmp(osc_mesh_edge_triangles(a), osc_mesh_edge_triangles(b), 2 * (size_t)edge_count * sizeof(int32_t)) ==
+                 0));
 }
 
 // the number of contract breaches of a mesh: a non-finite coordinate, a corner index out of range,

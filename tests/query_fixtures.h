@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIXTURE_MUST(call)                                                                         \
-    do {                                                                                           \
-        osc_status status_ = (call);                                                               \
-        if (status_ != OSC_OK) {                                                                   \
-            fprintf(stderr, "%s failed: %s\n", #call, osc_last_error());                         \
-            exit(1);                                                                               \
-        }                                                                                          \
+#define FIXTURE_MUST(call)                                                                                             \
+    do {                                                                                                               \
+        osc_status status_ = (call);                                                                                   \
+        if (status_ != OSC_OK) {                                                                                       \
+            fprintf(stderr, "%s failed: %s\n", #call, osc_last_error());                                               \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 typedef struct query_models {
@@ -114,9 +114,7 @@ static inline void query_models_destroy(query_models* m) {
 // one configuration of each family: its status and everything it returned
 
 // point i of a line through the SDF union
-static inline osc_vec3 fixture_point(int i) {
-    return osc_v3(-0.8 + 0.05 * (i % 32), 0.1 * sin(i), 0.2 * cos(i));
-}
+static inline osc_vec3 fixture_point(int i) { return osc_v3(-0.8 + 0.05 * (i % 32), 0.1 * sin(i), 0.2 * cos(i)); }
 
 typedef struct shape_answer {
     double values[6];
@@ -146,9 +144,7 @@ typedef struct manifold_answer {
     int32_t count, needed;
 } manifold_answer;
 
-static inline osc_pose manifold_pose_b(int i) {
-    return fixture_pose(0.05 * (i % 8), 0.62, 0.0, 0.1 * (i % 8));
-}
+static inline osc_pose manifold_pose_b(int i) { return fixture_pose(0.05 * (i % 8), 0.62, 0.0, 0.1 * (i % 8)); }
 
 static inline osc_status query_manifold(const query_models* m, int i, int hard, manifold_answer* out) {
     memset(out, 0, sizeof *out);
@@ -157,8 +153,9 @@ static inline osc_status query_manifold(const query_models* m, int i, int hard, 
         settings.blend = 0;
         settings.trace_temperature = settings.clip_temperature = settings.blend_temperature = 0.0;
     }
-    osc_manifold_output output = {out->contacts, FIXTURE_MANIFOLD_CAPACITY, 0, 0,
-                                  &out->point_jacobians[0][0], &out->depth_jacobians[0][0], NULL, NULL};
+    osc_manifold_output output = {
+        out->contacts, FIXTURE_MANIFOLD_CAPACITY, 0, 0, &out->point_jacobians[0][0], &out->depth_jacobians[0][0], NULL,
+        NULL};
     osc_status status = osc_manifold_collide(m->slab_body, fixture_pose(0.0, 0.0, 0.0, 0.0), m->ball_body,
                                              manifold_pose_b(i), &settings, &output);
     out->count = output.count;
@@ -172,27 +169,24 @@ typedef struct dcol_answer {
     double gradient[12], alpha_value, parameters_a[64], parameters_b[64];
 } dcol_answer;
 
-static inline osc_pose dcol_pose_b(int i) {
-    return fixture_pose(0.5 + 0.01 * (i % 64), 0.3, 0.1, 0.05 * (i % 64));
-}
+static inline osc_pose dcol_pose_b(int i) { return fixture_pose(0.5 + 0.01 * (i % 64), 0.3, 0.1, 0.05 * (i % 64)); }
 
 static inline osc_status query_dcol(const query_models* m, int i, dcol_answer* out) {
     memset(out, 0, sizeof *out);
     osc_pose pose_a = fixture_pose(0.0, 0.0, 0.0, 0.2), pose_b = dcol_pose_b(i);
     osc_dcol_jacobians jacobians = {out->alpha, out->point, out->point_a, out->point_b, out->distance, out->normal};
-    osc_status status = osc_dcol_proximity(m->convex_box, pose_a, m->capsule, pose_b, NULL, &out->result,
-                                           &jacobians, NULL);
+    osc_status status =
+        osc_dcol_proximity(m->convex_box, pose_a, m->capsule, pose_b, NULL, &out->result, &jacobians, NULL);
     if (status) return status;
-    status = osc_dcol_alpha_gradient(m->convex_box, pose_a, m->capsule, pose_b, NULL, &out->alpha_value,
-                                     out->gradient);
+    status = osc_dcol_alpha_gradient(m->convex_box, pose_a, m->capsule, pose_b, NULL, &out->alpha_value, out->gradient);
     if (status) return status;
     return osc_dcol_alpha_parameter_gradient(m->convex_box, pose_a, m->capsule, pose_b, NULL, &out->alpha_value,
                                              out->parameters_a, out->parameters_b);
 }
 
 // the inputs of a DCOL batch of `count` configurations (those of query_dcol)
-static inline void fixture_dcol_batch(const query_models* m, int count, const osc_convex** shapes_a,
-                                      osc_pose* poses_a, const osc_convex** shapes_b, osc_pose* poses_b) {
+static inline void fixture_dcol_batch(const query_models* m, int count, const osc_convex** shapes_a, osc_pose* poses_a,
+                                      const osc_convex** shapes_b, osc_pose* poses_b) {
     for (int i = 0; i < count; ++i) {
         shapes_a[i] = m->convex_box;
         shapes_b[i] = m->capsule;
@@ -224,8 +218,7 @@ static inline osc_status query_sdf_pair(const query_models* m, int i, int smooth
         settings.merge_distance = 0.5;
     }
     osc_status status = osc_sdf_pair_collide(&m->pair_ball, fixture_pose(0.0, 0.0, 0.0, 0.0), &m->pair_box,
-                                             fixture_pose(0.75 + 0.01 * (i % 8), 0.1, 0.05, 0.3), &settings,
-                                             &output);
+                                             fixture_pose(0.75 + 0.01 * (i % 8), 0.1, 0.05, 0.3), &settings, &output);
     out->count = output.count;
     out->needed = output.needed;
     out->spheres = output.spheres;
@@ -254,8 +247,8 @@ static inline osc_status query_ray(const query_models* m, int i, ray_answer* out
                                           &out->hit[0], &jacobians);
     if (status) return status;
     jacobians.t_parameters = NULL;
-    return osc_ray_intersect(m->sphere_surface, NULL, osc_v3(-2.0, 0.5 * y, 0.1), osc_v3(1.0, 0.0, 0.0),
-                             &settings, &out->hit[1], &jacobians);
+    return osc_ray_intersect(m->sphere_surface, NULL, osc_v3(-2.0, 0.5 * y, 0.1), osc_v3(1.0, 0.0, 0.0), &settings,
+                             &out->hit[1], &jacobians);
 }
 
 enum { FIXTURE_LMD_CAPACITY = 64 };
@@ -268,8 +261,7 @@ typedef struct lmd_answer {
 // step i of a short trajectory of the cylinder standing on the box, 0.01 above it, its end face
 // parallel to the box's top: a conformal contact sampled at 64 points, whose sort needs more than
 // glibc's 1 KB of stack (warm when `cache` is)
-static inline osc_status query_lmd(const query_models* m, int i, int threads, osc_lmd_cache* cache,
-                                   lmd_answer* out) {
+static inline osc_status query_lmd(const query_models* m, int i, int threads, osc_lmd_cache* cache, lmd_answer* out) {
     memset(out, 0, sizeof *out);
     osc_lmd_settings settings = osc_lmd_settings_default();
     settings.d_max = 2.0;

@@ -9,17 +9,20 @@
 
 // Finite-difference statistics over many points.
 typedef struct fd_stats {
-    int checked;        // points where the finite differences had converged and were compared
-    int skipped;        // points whose stencil crossed a kink (FD with h and 2h disagree)
-    int failed;         // compared points whose analytic derivative disagreed
-    double worst_grad;  // largest relative gradient error seen
-    double worst_hess;  // largest relative Hessian error seen
+    int checked;       // points where the finite differences had converged and were compared
+    int skipped;       // points whose stencil crossed a kink (FD with h and 2h disagree)
+    int failed;        // compared points whose analytic derivative disagreed
+    double worst_grad; // largest relative gradient error seen
+    double worst_hess; // largest relative Hessian error seen
 } fd_stats;
 
 static inline osc_vec3 fd_axis(osc_vec3 x, int axis, double step) {
-    if (axis == 0) x.x += step;
-    else if (axis == 1) x.y += step;
-    else x.z += step;
+    if (axis == 0)
+        x.x += step;
+    else if (axis == 1)
+        x.y += step;
+    else
+        x.z += step;
     return x;
 }
 
@@ -28,8 +31,7 @@ static inline osc_vec3 fd_axis(osc_vec3 x, int axis, double step) {
 // about 3 h^2 times the third derivative; otherwise the step is refined (h / 4, h / 16, h / 64),
 // which resolves steep but smooth regions, and a stencil that still disagrees straddles a kink
 // and is skipped. Errors are relative: |analytic - fd| / max(|fd|, 1), with shapes of size ~1.
-static inline void fd_differences(const osc_sdf* sdf, osc_vec3 x, double step, double grad[3],
-                                  double hess[3][3]) {
+static inline void fd_differences(const osc_sdf* sdf, osc_vec3 x, double step, double grad[3], double hess[3][3]) {
     for (int i = 0; i < 3; ++i) {
         osc_vec3 gp, gm;
         double vp = osc_sdf_eval(sdf, fd_axis(x, i, step), &gp, NULL);
@@ -81,44 +83,41 @@ static inline void fd_check(const osc_sdf* sdf, osc_vec3 x, double h, double tol
     st->worst_hess = fmax(st->worst_hess, he);
     if (ge > tolerance || he > tolerance) {
         if (st->failed < 5)
-            fprintf(stderr, "  fd mismatch at (%.17g, %.17g, %.17g): grad err %.3g, hess err %.3g\n",
-                    x.x, x.y, x.z, ge, he);
+            fprintf(stderr, "  fd mismatch at (%.17g, %.17g, %.17g): grad err %.3g, hess err %.3g\n", x.x, x.y, x.z, ge,
+                    he);
         st->failed++;
     }
 }
 
 // Runs fd_check at `count` random points of the box [lo, hi] and asserts: no failure, at least
 // `count` / 2 points compared, and at most `max_skip_fraction` of them skipped at kinks.
-static inline fd_stats fd_check_box(const char* name, const osc_sdf* sdf, osc_vec3 lo, osc_vec3 hi,
-                                    int count, double max_skip_fraction, test_rng* rng) {
+static inline fd_stats fd_check_box(const char* name, const osc_sdf* sdf, osc_vec3 lo, osc_vec3 hi, int count,
+                                    double max_skip_fraction, test_rng* rng) {
     fd_stats st = {0, 0, 0, 0.0, 0.0};
     double size = fmax(hi.x - lo.x, fmax(hi.y - lo.y, hi.z - lo.z));
     for (int i = 0; i < count; ++i) {
-        osc_vec3 x = osc_v3(test_uniform(rng, lo.x, hi.x), test_uniform(rng, lo.y, hi.y),
-                            test_uniform(rng, lo.z, hi.z));
+        osc_vec3 x =
+            osc_v3(test_uniform(rng, lo.x, hi.x), test_uniform(rng, lo.y, hi.y), test_uniform(rng, lo.z, hi.z));
         fd_check(sdf, x, 1e-5 * size, 1e-6, &st);
     }
-    CHECK_MSG(st.failed == 0, "%s: %d of %d points disagree with finite differences", name,
-              st.failed, st.checked);
-    CHECK_MSG(st.skipped <= max_skip_fraction * count, "%s: %d of %d stencils crossed a kink", name,
-              st.skipped, count);
+    CHECK_MSG(st.failed == 0, "%s: %d of %d points disagree with finite differences", name, st.failed, st.checked);
+    CHECK_MSG(st.skipped <= max_skip_fraction * count, "%s: %d of %d stencils crossed a kink", name, st.skipped, count);
     CHECK_MSG(st.checked >= count / 2, "%s: only %d points compared", name, st.checked);
     return st;
 }
 
 // every sampled point with phi <= 0 lies inside the model's bounds
-static inline void check_bounds_contain(const char* name, const osc_sdf* sdf, osc_vec3 lo, osc_vec3 hi,
-                                        int count, test_rng* rng) {
+static inline void check_bounds_contain(const char* name, const osc_sdf* sdf, osc_vec3 lo, osc_vec3 hi, int count,
+                                        test_rng* rng) {
     osc_vec3 blo, bhi;
     osc_sdf_bounds(sdf, &blo, &bhi);
     int outside = 0, inside = 0;
     for (int i = 0; i < count; ++i) {
-        osc_vec3 x = osc_v3(test_uniform(rng, lo.x, hi.x), test_uniform(rng, lo.y, hi.y),
-                            test_uniform(rng, lo.z, hi.z));
+        osc_vec3 x =
+            osc_v3(test_uniform(rng, lo.x, hi.x), test_uniform(rng, lo.y, hi.y), test_uniform(rng, lo.z, hi.z));
         if (osc_sdf_eval(sdf, x, NULL, NULL) <= 0.0) {
             ++inside;
-            if (x.x < blo.x || x.y < blo.y || x.z < blo.z || x.x > bhi.x || x.y > bhi.y || x.z > bhi.z)
-                ++outside;
+            if (x.x < blo.x || x.y < blo.y || x.z < blo.z || x.x > bhi.x || x.y > bhi.y || x.z > bhi.z) ++outside;
         }
     }
     CHECK_MSG(outside == 0, "%s: %d of %d inside points lie outside the bounds", name, outside, inside);
@@ -126,13 +125,13 @@ static inline void check_bounds_contain(const char* name, const osc_sdf* sdf, os
 }
 
 // |grad phi| <= L at sampled points where phi > 0; returns the largest ratio |grad| / L
-static inline double check_lipschitz(const char* name, const osc_sdf* sdf, osc_vec3 lo, osc_vec3 hi,
-                                     int count, test_rng* rng) {
+static inline double check_lipschitz(const char* name, const osc_sdf* sdf, osc_vec3 lo, osc_vec3 hi, int count,
+                                     test_rng* rng) {
     double lipschitz = osc_sdf_lipschitz(sdf), worst = 0.0;
     int violations = 0;
     for (int i = 0; i < count; ++i) {
-        osc_vec3 x = osc_v3(test_uniform(rng, lo.x, hi.x), test_uniform(rng, lo.y, hi.y),
-                            test_uniform(rng, lo.z, hi.z));
+        osc_vec3 x =
+            osc_v3(test_uniform(rng, lo.x, hi.x), test_uniform(rng, lo.y, hi.y), test_uniform(rng, lo.z, hi.z));
         osc_vec3 g;
         if (osc_sdf_eval(sdf, x, &g, NULL) > 0.0) {
             double ratio = osc_length(g) / lipschitz;
@@ -140,8 +139,8 @@ static inline double check_lipschitz(const char* name, const osc_sdf* sdf, osc_v
             if (ratio > 1.0 + 1e-12) ++violations;
         }
     }
-    CHECK_MSG(violations == 0, "%s: |grad| exceeds the Lipschitz bound %g at %d points (worst x%.4f)",
-              name, lipschitz, violations, worst);
+    CHECK_MSG(violations == 0, "%s: |grad| exceeds the Lipschitz bound %g at %d points (worst x%.4f)", name, lipschitz,
+              violations, worst);
     return worst;
 }
 
@@ -164,17 +163,15 @@ static inline void check_orders_agree(const char* name, const osc_sdf* sdf, osc_
 
 // `expr` returns OSC_ERR_INVALID_ARGUMENT with a message that contains `name` (the argument) and
 // `value` (its value as the library prints it, "%g" of a double; NULL: not checked)
-#define CHECK_REFUSED(expr, name, value)                                                           \
-    do {                                                                                           \
-        osc_status refused_status_ = (expr);                                                       \
-        const char* refused_value_ = (value);                                                      \
-        const char* refused_message_ = osc_last_error();                                           \
-        CHECK_MSG(refused_status_ == OSC_ERR_INVALID_ARGUMENT &&                                   \
-                      strstr(refused_message_, name) != NULL &&                                    \
-                      (!refused_value_ || strstr(refused_message_, refused_value_) != NULL),        \
-                  "%s: status %d, message '%s'; expected a refusal naming '%s' and '%s'", #expr,    \
-                  (int)refused_status_, refused_status_ ? refused_message_ : "",                    \
-                  name, refused_value_ ? refused_value_ : "");                                     \
+#define CHECK_REFUSED(expr, name, value)                                                                               \
+    do {                                                                                                               \
+        osc_status refused_status_ = (expr);                                                                           \
+        const char* refused_value_ = (value);                                                                          \
+        const char* refused_message_ = osc_last_error();                                                               \
+        CHECK_MSG(refused_status_ == OSC_ERR_INVALID_ARGUMENT && strstr(refused_message_, name) != NULL &&             \
+                      (!refused_value_ || strstr(refused_message_, refused_value_) != NULL),                           \
+                  "%s: status %d, message '%s'; expected a refusal naming '%s' and '%s'", #expr, (int)refused_status_, \
+                  refused_status_ ? refused_message_ : "", name, refused_value_ ? refused_value_ : "");                \
     } while (0)
 
 // "%g" of a value, in one of four rotating buffers (several may be used in one expression)

@@ -38,7 +38,8 @@ static char* read_text(const char* path, size_t* size) {
 static double desc_scale(const osc_brep_desc* d) {
     double extent = 1.0;
     for (int i = 0; i < d->vertex_count; ++i)
-        for (int j = 0; j < d->vertex_count; ++j) extent = fmax(extent, osc_length(osc_sub(d->vertices[i], d->vertices[j])));
+        for (int j = 0; j < d->vertex_count; ++j)
+            extent = fmax(extent, osc_length(osc_sub(d->vertices[i], d->vertices[j])));
     return extent;
 }
 
@@ -60,16 +61,16 @@ static double surface_distance(const osc_brep_surface* s, osc_vec3 x) {
     osc_vec3 d = osc_sub(x, s->origin);
     double h = osc_dot(d, s->axis), rho = osc_length(osc_sub(d, osc_scale(s->axis, h)));
     switch (s->type) {
-    case OSC_SURFACE_PLANE: return fabs(h);
-    case OSC_SURFACE_CYLINDER: return fabs(rho - s->radius);
-    case OSC_SURFACE_CONE: { // both nappes of the double cone
-        double apex = -s->radius / tan(s->angle);
-        return fmin(fabs(rho * cos(s->angle) - (h - apex) * sin(s->angle)),
-                    fabs(rho * cos(s->angle) + (h - apex) * sin(s->angle)));
-    }
-    case OSC_SURFACE_SPHERE: return fabs(hypot(rho, h) - s->radius);
-    case OSC_SURFACE_TORUS:
-        return fmin(fabs(hypot(rho - s->radius, h) - s->radius2), fabs(hypot(rho + s->radius, h) - s->radius2));
+        case OSC_SURFACE_PLANE: return fabs(h);
+        case OSC_SURFACE_CYLINDER: return fabs(rho - s->radius);
+        case OSC_SURFACE_CONE: { // both nappes of the double cone
+            double apex = -s->radius / tan(s->angle);
+            return fmin(fabs(rho * cos(s->angle) - (h - apex) * sin(s->angle)),
+                        fabs(rho * cos(s->angle) + (h - apex) * sin(s->angle)));
+        }
+        case OSC_SURFACE_SPHERE: return fabs(hypot(rho, h) - s->radius);
+        case OSC_SURFACE_TORUS:
+            return fmin(fabs(hypot(rho - s->radius, h) - s->radius2), fabs(hypot(rho + s->radius, h) - s->radius2));
     }
     return INFINITY;
 }
@@ -79,7 +80,8 @@ static osc_vec3 trim_point(const osc_brep_surface* s, const osc_brep_trim* t, do
         return osc_brep_surface_point(s, t->start[0] + along * (t->end[0] - t->start[0]),
                                       t->start[1] + along * (t->end[1] - t->start[1]), NULL);
     double angle = t->angle0 + along * t->sweep;
-    return osc_brep_surface_point(s, t->center[0] + t->radius * cos(angle), t->center[1] + t->radius * sin(angle), NULL);
+    return osc_brep_surface_point(s, t->center[0] + t->radius * cos(angle), t->center[1] + t->radius * sin(angle),
+                                  NULL);
 }
 
 // what every imported description must satisfy; `exact` when every trim end must lie on an edge of
@@ -99,14 +101,17 @@ static void check_desc(const osc_brep_desc* d, const char* name, int exact) {
                 const osc_brep_trim* trim = &d->trims[t];
                 double lo[2] = {face->umin - 1e-9, face->vmin - 1e-9}, hi[2] = {face->umax + 1e-9, face->vmax + 1e-9};
                 for (int k = 0; k < 2; ++k) {
-                    double a = trim->kind == OSC_TRIM_LINE ? fmin(trim->start[k], trim->end[k]) : trim->center[k] - trim->radius;
-                    double b = trim->kind == OSC_TRIM_LINE ? fmax(trim->start[k], trim->end[k]) : trim->center[k] + trim->radius;
+                    double a = trim->kind == OSC_TRIM_LINE ? fmin(trim->start[k], trim->end[k])
+                                                           : trim->center[k] - trim->radius;
+                    double b = trim->kind == OSC_TRIM_LINE ? fmax(trim->start[k], trim->end[k])
+                                                           : trim->center[k] + trim->radius;
                     CHECK_MSG(a >= lo[k] && b <= hi[k], "%s face %d trim %d outside the box", name, f, t);
                 }
                 // the loop is closed: this piece ends where the next starts
                 int next = t + 1 < d->loops[l].trim_begin + d->loops[l].trim_count ? t + 1 : d->loops[l].trim_begin;
                 osc_vec3 end = trim_point(s, trim, 1.0), start = trim_point(s, &d->trims[next], 0.0);
-                CHECK_MSG(osc_length(osc_sub(end, start)) <= 1e-7 * scale, "%s face %d: loop %d open at trim %d", name, f, l, t);
+                CHECK_MSG(osc_length(osc_sub(end, start)) <= 1e-7 * scale, "%s face %d: loop %d open at trim %d", name,
+                          f, l, t);
                 if (!exact) continue;
                 // the piece's ends and middle map onto one of the face's edges (or a pole / apex)
                 for (int m = 0; m < 3; ++m) {
@@ -117,7 +122,8 @@ static void check_desc(const osc_brep_desc* d, const char* name, int exact) {
                             best = fmin(best, edge_distance(&d->edges[e], x));
                     double uv[2];
                     int regular = osc_brep_project(s, x, uv);
-                    CHECK_MSG(best <= 1e-7 * scale || !regular, "%s face %d trim %d: %.3g from the edges", name, f, t, best);
+                    CHECK_MSG(best <= 1e-7 * scale || !regular, "%s face %d trim %d: %.3g from the edges", name, f, t,
+                              best);
                 }
             }
         }
@@ -125,28 +131,32 @@ static void check_desc(const osc_brep_desc* d, const char* name, int exact) {
     for (int e = 0; e < d->edge_count; ++e) {
         const osc_brep_edge* edge = &d->edges[e];
         CHECK(edge->t0 < edge->t1);
-        CHECK(edge->face[0] >= 0 && edge->face[0] < d->face_count && edge->face[1] >= 0 && edge->face[1] < d->face_count);
+        CHECK(edge->face[0] >= 0 && edge->face[0] < d->face_count && edge->face[1] >= 0 &&
+              edge->face[1] < d->face_count);
         if (edge->type == OSC_CURVE_CIRCLE && edge->vertex[0] < 0) CHECK_NEAR(edge->t1 - edge->t0, 2 * TEST_PI, 1e-12);
         for (int k = 0; k < 2; ++k) {
             if (edge->vertex[k] < 0) continue;
             osc_vec3 x = d->vertices[edge->vertex[k]];
-            osc_vec3 c = edge->type == OSC_CURVE_LINE
-                             ? osc_add(edge->origin, osc_scale(edge->axis, k ? edge->t1 : edge->t0))
-                             : osc_add(edge->origin,
-                                       osc_scale(osc_add(osc_scale(edge->ref, cos(k ? edge->t1 : edge->t0)),
-                                                         osc_scale(osc_cross(edge->axis, edge->ref), sin(k ? edge->t1 : edge->t0))),
-                                                 edge->radius));
+            osc_vec3 c =
+                edge->type == OSC_CURVE_LINE
+                    ? osc_add(edge->origin, osc_scale(edge->axis, k ? edge->t1 : edge->t0))
+                    : osc_add(edge->origin, osc_scale(osc_add(osc_scale(edge->ref, cos(k ? edge->t1 : edge->t0)),
+                                                              osc_scale(osc_cross(edge->axis, edge->ref),
+                                                                        sin(k ? edge->t1 : edge->t0))),
+                                                      edge->radius));
             CHECK_MSG(osc_length(osc_sub(x, c)) <= 1e-7 * scale, "%s edge %d: vertex %d is not at t%d", name, e, k, k);
             for (int side = 0; side < 2; ++side) { // on both faces
                 const osc_brep_surface* s = &d->surfaces[d->faces[edge->face[side]].surface];
                 CHECK_MSG(surface_distance(s, x) <= tolerance * 100, "%s edge %d vertex %d: %.3g off face %d", name, e,
                           k, surface_distance(s, x), edge->face[side]);
                 if (s->type == OSC_SURFACE_TORUS && s->radius2 >= s->radius) continue; // beyond osc_brep_project
-                double uv[2]; // projection round trip
+                double uv[2];                                                          // projection round trip
                 osc_brep_project(s, x, uv);
                 osc_vec3 back = osc_brep_surface_point(s, uv[0], uv[1], NULL);
-                CHECK_MSG(osc_length(osc_sub(back, x)) <= tolerance * 100, "%s edge %d vertex %d: %.3g from its projection "
-                          "on face %d", name, e, k, osc_length(osc_sub(back, x)), edge->face[side]);
+                CHECK_MSG(osc_length(osc_sub(back, x)) <= tolerance * 100,
+                          "%s edge %d vertex %d: %.3g from its projection "
+                          "on face %d",
+                          name, e, k, osc_length(osc_sub(back, x)), edge->face[side]);
             }
         }
     }
@@ -218,7 +228,8 @@ static void check_leaf_boxes(const osc_brep* brep, const char* name) {
                     worst = fmax(worst, (fabs(osc_dot(osc_sub(p, box->center), box->axis[k])) - half[k]) / brep->scale);
             }
     }
-    CHECK_MSG(worst <= 1e-12, "%s: a surface point lies %.3g (of the model's size) outside its leaf's box", name, worst);
+    CHECK_MSG(worst <= 1e-12, "%s: a surface point lies %.3g (of the model's size) outside its leaf's box", name,
+              worst);
 }
 
 // the model's bounding box (osc_brep_get_info) contains [lo, hi] and exceeds it by at most `slack`
@@ -253,7 +264,8 @@ static void test_peg(void) {
     CHECK_NEAR(report.length_unit, 0.001, 1e-15);
     CHECK(d.face_count == 4 && d.edge_count == 5 && d.vertex_count == 3);
     if (d.face_count == 4) {
-        const osc_surface_type types[4] = {OSC_SURFACE_PLANE, OSC_SURFACE_CYLINDER, OSC_SURFACE_CONE, OSC_SURFACE_PLANE};
+        const osc_surface_type types[4] = {OSC_SURFACE_PLANE, OSC_SURFACE_CYLINDER, OSC_SURFACE_CONE,
+                                           OSC_SURFACE_PLANE};
         const int senses[4] = {-1, 1, 1, 1};
         for (int f = 0; f < 4; ++f) {
             const osc_brep_surface* s = &d.surfaces[d.faces[f].surface];
@@ -266,9 +278,9 @@ static void test_peg(void) {
         CHECK_NEAR(d.faces[1].umax - d.faces[1].umin, 2 * TEST_PI, 1e-12);
         CHECK_NEAR(d.faces[1].vmin, 0.0, 1e-12);
         CHECK_NEAR(d.faces[1].vmax, 4.0, 1e-12);
-        CHECK_NEAR(d.faces[2].vmax - d.faces[2].vmin, sqrt(2.0), 1e-12); // the frustum's slant
+        CHECK_NEAR(d.faces[2].vmax - d.faces[2].vmin, sqrt(2.0), 1e-12);                // the frustum's slant
         CHECK(d.trims[d.loops[d.faces[0].loop_begin].trim_begin].kind == OSC_TRIM_ARC); // exact circles on planes
-        CHECK(d.trim_count == 10);                                                        // every piece exact
+        CHECK(d.trim_count == 10);                                                      // every piece exact
     }
     int circles = 0;
     for (int e = 0; e < d.edge_count; ++e) circles += d.edges[e].type == OSC_CURVE_CIRCLE;
@@ -337,8 +349,8 @@ static void check_screw_distances(const osc_brep* screw) {
         placed++;
         on_torus += surf->type == OSC_SURFACE_TORUS;
         int n = -1;
-        CHECK_STATUS(osc_lmd_query(screw, osc_pose_identity(), sphere, osc_pose_make(c, osc_quat_identity()), &s,
-                                   NULL, contacts, CAP, &n),
+        CHECK_STATUS(osc_lmd_query(screw, osc_pose_identity(), sphere, osc_pose_make(c, osc_quat_identity()), &s, NULL,
+                                   contacts, CAP, &n),
                      OSC_OK);
         double least = INFINITY;
         bool hit = false;
@@ -347,12 +359,12 @@ static void check_screw_distances(const osc_brep* screw) {
             // every contact's footpoints: B's on the sphere, A's at the reported distance from it
             CHECK_NEAR(osc_length(osc_sub(contacts[k].point_b, c)), 2.0, 1e-9);
             CHECK_NEAR(osc_length(osc_sub(contacts[k].point_a, c)) - 2.0, contacts[k].distance, 1e-9);
-            hit = hit || (contacts[k].kind_a == OSC_FEATURE_FACE && contacts[k].feature_a == f &&
-                          fabs(contacts[k].distance - gap) < 1e-9 &&
-                          osc_length(osc_sub(contacts[k].point_a, foot)) < 1e-6);
+            hit = hit ||
+                  (contacts[k].kind_a == OSC_FEATURE_FACE && contacts[k].feature_a == f &&
+                   fabs(contacts[k].distance - gap) < 1e-9 && osc_length(osc_sub(contacts[k].point_a, foot)) < 1e-6);
         }
-        CHECK_MSG(hit, "screw face %d (type %d) at (%g, %g), gap %g: not found among %d contacts", f,
-                  (int)surf->type, u, v, gap, n);
+        CHECK_MSG(hit, "screw face %d (type %d) at (%g, %g), gap %g: not found among %d contacts", f, (int)surf->type,
+                  u, v, gap, n);
         found += hit;
         // the sampled minimum is at most the true one plus the sampling error (a few % of the face)
         bool ok = least <= sampled + 1e-9 && least >= sampled - 0.5;
@@ -360,7 +372,8 @@ static void check_screw_distances(const osc_brep* screw) {
         global_ok += ok;
     }
     printf("  screw against a sphere: %d placements (%d on the dome's spindle torus), %d footpoints found, "
-           "%d global minima confirmed\n", placed, on_torus, found, global_ok);
+           "%d global minima confirmed\n",
+           placed, on_torus, found, global_ok);
     CHECK(placed >= 30 && on_torus >= 5);
     osc_brep_destroy(sphere);
 }
@@ -437,9 +450,8 @@ static void test_cone_apex(void) {
     }
     osc_brep_destroy(brep);
     double angle = atan2(3.0, 5.0);
-    osc_brep_surface surfaces[2] = {
-        {OSC_SURFACE_CONE, {0, 0, 0}, {0, 0, -1}, {1, 0, 0}, 3.0, 0.0, angle, 1},
-        {OSC_SURFACE_PLANE, {0, 0, 0}, {0, 0, -1}, {1, 0, 0}, 0.0, 0.0, 0.0, 1}};
+    osc_brep_surface surfaces[2] = {{OSC_SURFACE_CONE, {0, 0, 0}, {0, 0, -1}, {1, 0, 0}, 3.0, 0.0, angle, 1},
+                                    {OSC_SURFACE_PLANE, {0, 0, 0}, {0, 0, -1}, {1, 0, 0}, 0.0, 0.0, 0.0, 1}};
     osc_brep_face faces[2] = {{0, 0, 0, 0.0, 2 * TEST_PI, -3.0 / sin(angle), 0.0}, {1, 0, 1, -3, 3, -3, 3}};
     osc_brep_loop loop = {0, 1};
     osc_brep_trim rim = {OSC_TRIM_ARC, {0, 0}, {0, 0}, {0, 0}, 3.0, 0.0, 2 * TEST_PI};
@@ -476,28 +488,65 @@ typedef struct occ_solid {
 } occ_solid;
 
 static const occ_solid k_asm_placed[] = {
-    {6157.079633, {105.2253823, -40.1900359, 40.41723566}, {90.34141432, -52.14177498, 22.06042122}, {119.6585857, -27.85822502, 61.02138391},
-     {100, -50, 25}, {0.781639173907, -0.482929284214, 0.394739798174, 0.550117230704, 0.832030133775, -0.0713924994179, -0.293957878439, 0.272956338888, 0.916015066887}},
+    {6157.079633,
+     {105.2253823, -40.1900359, 40.41723566},
+     {90.34141432, -52.14177498, 22.06042122},
+     {119.6585857, -27.85822502, 61.02138391},
+     {100, -50, 25},
+     {0.781639173907, -0.482929284214, 0.394739798174, 0.550117230704, 0.832030133775, -0.0713924994179,
+      -0.293957878439, 0.272956338888, 0.916015066887}},
 };
 static const occ_solid k_asm_twice[] = {
-    {6157.079633, {39.62226632, 11.01415757, 15.48472867}, {30.41148923, 0, 0}, {48.77582562, 22.34590662, 38},
-     {40, 0, 0}, {0.87758256189, -0.479425538604, 0, 0.479425538604, 0.87758256189, 0, 0, 0, 1}},
-    {6157.079633, {-27.64064279, 46.22517734, 8.420465208}, {-42.39492435, 23.90548902, -3.320433657}, {-12.86748243, 64.26503515, 20.03895557},
-     {-15, 60, 5}, {0.213251757474, -0.932497736296, -0.29149898754, -0.326299451746, 0.213251757474, -0.920897581561, 0.920897581561, 0.29149898754, -0.258797188042}},
+    {6157.079633,
+     {39.62226632, 11.01415757, 15.48472867},
+     {30.41148923, 0, 0},
+     {48.77582562, 22.34590662, 38},
+     {40, 0, 0},
+     {0.87758256189, -0.479425538604, 0, 0.479425538604, 0.87758256189, 0, 0, 0, 1}},
+    {6157.079633,
+     {-27.64064279, 46.22517734, 8.420465208},
+     {-42.39492435, 23.90548902, -3.320433657},
+     {-12.86748243, 64.26503515, 20.03895557},
+     {-15, 60, 5},
+     {0.213251757474, -0.932497736296, -0.29149898754, -0.326299451746, 0.213251757474, -0.920897581561, 0.920897581561,
+      0.29149898754, -0.258797188042}},
 };
 static const occ_solid k_asm_nested[] = {
-    {6157.079633, {14.89971524, 106.9889473, -7.859551381}, {4.019166658, 95.42640403, -23.74590356}, {26.10439845, 118.6644873, 14.68948019},
-     {5.46221443036, 101.956368347, -23.5706270595}, {0.754002545902, 0.655107928193, -0.0481015923971, -0.652996431512, 0.755484478853, 0.0532809782531, 0.0712447977397, -0.00876382506566, 0.997420359811}},
-    {177761.7843, {-26.29488131, 105.6098439, 3.014591756}, {-68.62606281, 67.93288437, -43.88469334}, {19.74183351, 152.7873577, 35.89188326},
-     {-16.8099849953, 114.600463283, -27.9382346423}, {0.706111152468, 0.0576190925162, -0.705752846638, -0.608085712588, 0.560027937974, -0.562672617811, 0.3628206258, 0.826467633284, 0.430479319629}},
-    {6157.079633, {76.62263423, 7.497633881, 16.16036428}, {66.02964434, -5.955533483, -1.985177828}, {87.00805356, 21.45891779, 37.20955589},
-     {70, 0, 0}, {0.947373996002, -0.19851778276, 0.251143786758, 0.251143786758, 0.947373996002, -0.19851778276, -0.19851778276, 0.251143786758, 0.947373996002}},
+    {6157.079633,
+     {14.89971524, 106.9889473, -7.859551381},
+     {4.019166658, 95.42640403, -23.74590356},
+     {26.10439845, 118.6644873, 14.68948019},
+     {5.46221443036, 101.956368347, -23.5706270595},
+     {0.754002545902, 0.655107928193, -0.0481015923971, -0.652996431512, 0.755484478853, 0.0532809782531,
+      0.0712447977397, -0.00876382506566, 0.997420359811}},
+    {177761.7843,
+     {-26.29488131, 105.6098439, 3.014591756},
+     {-68.62606281, 67.93288437, -43.88469334},
+     {19.74183351, 152.7873577, 35.89188326},
+     {-16.8099849953, 114.600463283, -27.9382346423},
+     {0.706111152468, 0.0576190925162, -0.705752846638, -0.608085712588, 0.560027937974, -0.562672617811, 0.3628206258,
+      0.826467633284, 0.430479319629}},
+    {6157.079633,
+     {76.62263423, 7.497633881, 16.16036428},
+     {66.02964434, -5.955533483, -1.985177828},
+     {87.00805356, 21.45891779, 37.20955589},
+     {70, 0, 0},
+     {0.947373996002, -0.19851778276, 0.251143786758, 0.251143786758, 0.947373996002, -0.19851778276, -0.19851778276,
+      0.251143786758, 0.947373996002}},
 };
 static const occ_solid k_asm_mapped[] = {
-    {177.7617843, {31, -6.792406138, 4.992177364}, {27, -11.24321994, 0.3000385422}, {35, -2.341076744, 8.959606323},
-     {30, -10, 5}, {1, 0, 0, 0, 0.621609968271, 0.783326909627, 0, -0.783326909627, 0.621609968271}},
-    {177.7617843, {8.466536391, -5, 9.877251104}, {4.015206997, -9, 5.185112282}, {12.91735019, -1, 13.84468006},
-     {9.80930034813, -7, 7.53509301072}, {0.621609968271, 0, -0.783326909627, 0, 1, 0, 0.783326909627, 0, 0.621609968271}},
+    {177.7617843,
+     {31, -6.792406138, 4.992177364},
+     {27, -11.24321994, 0.3000385422},
+     {35, -2.341076744, 8.959606323},
+     {30, -10, 5},
+     {1, 0, 0, 0, 0.621609968271, 0.783326909627, 0, -0.783326909627, 0.621609968271}},
+    {177.7617843,
+     {8.466536391, -5, 9.877251104},
+     {4.015206997, -9, 5.185112282},
+     {12.91735019, -1, 13.84468006},
+     {9.80930034813, -7, 7.53509301072},
+     {0.621609968271, 0, -0.783326909627, 0, 1, 0, 0.783326909627, 0, 0.621609968271}},
 };
 static const occ_solid k_two_solids[] = {
     {120, {2, 2.5, 3}, {0, 0, 0}, {4, 5, 6}, {0, 0, 0}, {1, 0, 0, 0, 1, 0, 0, 0, 1}},
@@ -510,11 +559,11 @@ static const occ_solid k_cone_apex[] = {
 // |S_u x S_v| of the parametrisations of brep.h
 static double area_element(const osc_brep_surface* s, double v) {
     switch (s->type) {
-    case OSC_SURFACE_PLANE: return 1.0;
-    case OSC_SURFACE_CYLINDER: return s->radius;
-    case OSC_SURFACE_CONE: return fabs(s->radius + v * sin(s->angle));
-    case OSC_SURFACE_SPHERE: return s->radius * s->radius * cos(v);
-    case OSC_SURFACE_TORUS: return s->radius2 * fabs(s->radius + s->radius2 * cos(v));
+        case OSC_SURFACE_PLANE: return 1.0;
+        case OSC_SURFACE_CYLINDER: return s->radius;
+        case OSC_SURFACE_CONE: return fabs(s->radius + v * sin(s->angle));
+        case OSC_SURFACE_SPHERE: return s->radius * s->radius * cos(v);
+        case OSC_SURFACE_TORUS: return s->radius2 * fabs(s->radius + s->radius2 * cos(v));
     }
     return 0.0;
 }
@@ -559,11 +608,12 @@ static void shell_box(const osc_brep* brep, const osc_brep_shell* shell, osc_vec
         const osc_brep_edge* edge = &d->edges[e];
         for (int k = 0; k <= 4096; ++k) {
             double t = edge->t0 + (edge->t1 - edge->t0) * k / 4096.0;
-            osc_vec3 x = edge->type == OSC_CURVE_LINE
-                             ? osc_add(edge->origin, osc_scale(edge->axis, t))
-                             : osc_add(edge->origin, osc_scale(osc_add(osc_scale(edge->ref, cos(t)),
-                                                                       osc_scale(osc_cross(edge->axis, edge->ref), sin(t))),
-                                                               edge->radius));
+            osc_vec3 x =
+                edge->type == OSC_CURVE_LINE
+                    ? osc_add(edge->origin, osc_scale(edge->axis, t))
+                    : osc_add(edge->origin, osc_scale(osc_add(osc_scale(edge->ref, cos(t)),
+                                                              osc_scale(osc_cross(edge->axis, edge->ref), sin(t))),
+                                                      edge->radius));
             *lo = osc_v3(fmin(lo->x, x.x), fmin(lo->y, x.y), fmin(lo->z, x.z));
             *hi = osc_v3(fmax(hi->x, x.x), fmax(hi->y, x.y), fmax(hi->z, x.z));
         }
@@ -572,15 +622,16 @@ static void shell_box(const osc_brep* brep, const osc_brep_shell* shell, osc_vec
 
 // the model of `path` against OpenCASCADE's solids: one shell per solid, matched by placement;
 // the placement, the box, the volume and the centroid agree
-static void check_text_against_occ(const char* file, const char* text, const occ_solid* expected, int count, int depth0) {
+static void check_text_against_occ(const char* file, const char* text, const occ_solid* expected, int count,
+                                   int depth0) {
     osc_brep* brep = NULL;
     osc_brep_import_report report;
     CHECK_STATUS(osc_brep_read_step(text, strlen(text), 0, NULL, &brep, &report), OSC_OK);
     if (!brep) return;
     CHECK_MSG(report.instances == count && report.instances_imported == count && report.instances_skipped == 0 &&
                   osc_brep_shell_count(brep) == count,
-              "%s: %d instances, %d imported, %d shells, %d expected", file, report.instances, report.instances_imported,
-              osc_brep_shell_count(brep), count);
+              "%s: %d instances, %d imported, %d shells, %d expected", file, report.instances,
+              report.instances_imported, osc_brep_shell_count(brep), count);
     CHECK_NEAR(report.length_unit, 0.001, 1e-15);
     double worst[4] = {0.0, 0.0, 0.0, 0.0}; // placement, box, volume (relative), centroid (of the size)
     int used[8] = {0};
@@ -589,14 +640,16 @@ static void check_text_against_occ(const char* file, const char* text, const occ
         // the shell nearest by placement and by the centre of its box (two solids may share a placement)
         int best = -1;
         double best_gap = INFINITY, placement_gap = INFINITY;
-        osc_vec3 occ_middle = osc_v3(0.5 * (o->lo[0] + o->hi[0]), 0.5 * (o->lo[1] + o->hi[1]), 0.5 * (o->lo[2] + o->hi[2]));
+        osc_vec3 occ_middle =
+            osc_v3(0.5 * (o->lo[0] + o->hi[0]), 0.5 * (o->lo[1] + o->hi[1]), 0.5 * (o->lo[2] + o->hi[2]));
         for (int i = 0; i < count; ++i) {
             osc_brep_shell shell;
             osc_vec3 lo, hi;
             osc_brep_get_shell(brep, i, &shell);
             shell_box(brep, &shell, &lo, &hi);
             osc_mat3 r = osc_quat_to_mat3(shell.placement.q);
-            double gap = osc_length(osc_sub(shell.placement.p, osc_v3(o->translation[0], o->translation[1], o->translation[2])));
+            double gap =
+                osc_length(osc_sub(shell.placement.p, osc_v3(o->translation[0], o->translation[1], o->translation[2])));
             for (int a = 0; a < 9; ++a) gap += fabs(r.m[a / 3][a % 3] - o->rotation[a]);
             double middle = osc_length(osc_sub(osc_scale(osc_add(lo, hi), 0.5), occ_middle));
             if (gap + middle < best_gap) {
@@ -670,7 +723,8 @@ static void test_reversed_relationship(void) {
     char* text = read_text(STEP_DIR "asm_placed.step", &size);
     CHECK(text != NULL);
     if (!text) return;
-    char* swapped = replaced(text, "REPRESENTATION_RELATIONSHIP('','',#32,#10)", "REPRESENTATION_RELATIONSHIP('','',#10,#32)");
+    char* swapped =
+        replaced(text, "REPRESENTATION_RELATIONSHIP('','',#32,#10)", "REPRESENTATION_RELATIONSHIP('','',#10,#32)");
     CHECK(swapped != NULL);
     if (swapped) check_text_against_occ("asm_placed.step reversed", swapped, k_asm_placed, 1, 1);
     free(swapped);
@@ -688,9 +742,7 @@ static char* peg_with(const char* peg, const char* extra) {
     return out;
 }
 
-static osc_mat3 frame(osc_vec3 z, osc_vec3 x) {
-    return osc_mat3_from_columns(x, osc_cross(z, x), z);
-}
+static osc_mat3 frame(osc_vec3 z, osc_vec3 x) { return osc_mat3_from_columns(x, osc_cross(z, x), z); }
 
 // the model's vertices are the peg's moved by x -> scale R x + t
 static void check_moved_vertices(const osc_brep* moved, const osc_brep* peg, osc_mat3 r, osc_vec3 t, double scale,
@@ -700,8 +752,11 @@ static void check_moved_vertices(const osc_brep* moved, const osc_brep* peg, osc
     CHECK(a->vertex_count == b->vertex_count && a->face_count == b->face_count);
     double worst = 0.0;
     for (int i = 0; i < a->vertex_count && a->vertex_count == b->vertex_count; ++i)
-        worst = fmax(worst, osc_length(osc_sub(a->vertices[i], osc_add(osc_scale(osc_mat3_apply(r, b->vertices[i]), scale), t))));
-    CHECK_MSG(worst <= 1e-12 * (1.0 + osc_length(t)), "%s: a vertex lies %.3g from where the placement puts it", name, worst);
+        worst =
+            fmax(worst,
+                 osc_length(osc_sub(a->vertices[i], osc_add(osc_scale(osc_mat3_apply(r, b->vertices[i]), scale), t))));
+    CHECK_MSG(worst <= 1e-12 * (1.0 + osc_length(t)), "%s: a vertex lies %.3g from where the placement puts it", name,
+              worst);
     osc_brep_shell shell;
     CHECK_STATUS(osc_brep_get_shell(moved, 0, &shell), OSC_OK);
     osc_mat3 placed = osc_quat_to_mat3(shell.placement.q);
@@ -767,7 +822,8 @@ static void test_placements(void) {
     CHECK(brep == NULL && strstr(osc_last_error(), "#901 MAPPED_ITEM: a mirroring placement") != NULL);
     CHECK_STATUS(osc_brep_read_step(text, strlen(text), 1, NULL, &brep, &report), OSC_OK);
     CHECK(report.instances == 2 && report.instances_imported == 1 && report.instances_skipped == 1);
-    CHECK_MSG(strstr(report.first_skipped, "#901 MAPPED_ITEM: a mirroring placement") != NULL, "'%s'", report.first_skipped);
+    CHECK_MSG(strstr(report.first_skipped, "#901 MAPPED_ITEM: a mirroring placement") != NULL, "'%s'",
+              report.first_skipped);
     if (brep && alone) check_moved_vertices(brep, alone, target, o_target, 1.0, "beside a mirrored one");
     osc_brep_destroy(brep);
     free(text);
@@ -786,10 +842,11 @@ static void test_bad_assemblies(void) {
     osc_brep* brep = (osc_brep*)&size;
     osc_brep_import_report report;
     char* looped = replaced(peg, "('peg',(#10,#2),#105)", "('peg',(#10,#2,#907),#105)");
-    char* text = peg_with(looped, "#900 = SHAPE_REPRESENTATION('top',(#901,#2),#105);\n#901 = MAPPED_ITEM('down',#902,#2);\n"
-                                  "#902 = REPRESENTATION_MAP(#2,#1);\n#904 = SHAPE_REPRESENTATION('up',(#905),#105);\n"
-                                  "#905 = MAPPED_ITEM('up',#906,#2);\n#906 = REPRESENTATION_MAP(#2,#900);\n"
-                                  "#907 = MAPPED_ITEM('back',#908,#2);\n#908 = REPRESENTATION_MAP(#2,#904);\n");
+    char* text =
+        peg_with(looped, "#900 = SHAPE_REPRESENTATION('top',(#901,#2),#105);\n#901 = MAPPED_ITEM('down',#902,#2);\n"
+                         "#902 = REPRESENTATION_MAP(#2,#1);\n#904 = SHAPE_REPRESENTATION('up',(#905),#105);\n"
+                         "#905 = MAPPED_ITEM('up',#906,#2);\n#906 = REPRESENTATION_MAP(#2,#900);\n"
+                         "#907 = MAPPED_ITEM('back',#908,#2);\n#908 = REPRESENTATION_MAP(#2,#904);\n");
     CHECK_STATUS(osc_brep_read_step(text, strlen(text), 1, NULL, &brep, &report), OSC_ERR_PARSE);
     CHECK_MSG(brep == NULL && strstr(osc_last_error(), "cycle through this placement") &&
                   strstr(osc_last_error(), "MAPPED_ITEM"),
@@ -802,7 +859,8 @@ static void test_bad_assemblies(void) {
     size_t used = 0;
     for (int k = 0; k < LEVELS; ++k) {
         int id = 1000 + 4 * k, next = k + 1 < LEVELS ? id + 4 : 1;
-        used += (size_t)snprintf(levels + used, 256, "#%d = SHAPE_REPRESENTATION('',(#%d,#%d),#105);\n#%d = MAPPED_ITEM('',#%d,#2);\n"
+        used += (size_t)snprintf(levels + used, 256,
+                                 "#%d = SHAPE_REPRESENTATION('',(#%d,#%d),#105);\n#%d = MAPPED_ITEM('',#%d,#2);\n"
                                  "#%d = MAPPED_ITEM('',#%d,#2);\n#%d = REPRESENTATION_MAP(#2,#%d);\n",
                                  id, id + 1, id + 2, id + 1, id + 3, id + 2, id + 3, id + 3, next);
     }
@@ -814,7 +872,8 @@ static void test_bad_assemblies(void) {
     free(text);
     free(levels);
 
-    text = replaced(peg, "#10 = MANIFOLD_SOLID_BREP('it''s a peg',#11);", "#10 = BREP_WITH_VOIDS('it''s a peg',#11,());");
+    text =
+        replaced(peg, "#10 = MANIFOLD_SOLID_BREP('it''s a peg',#11);", "#10 = BREP_WITH_VOIDS('it''s a peg',#11,());");
     CHECK_STATUS(osc_brep_read_step(text, strlen(text), 0, NULL, &brep, &report), OSC_ERR_UNSUPPORTED);
     CHECK(strstr(osc_last_error(), "#10 BREP_WITH_VOIDS") != NULL);
     CHECK_STATUS(osc_brep_read_step(text, strlen(text), 1, NULL, &brep, &report), OSC_ERR_UNSUPPORTED);
@@ -832,9 +891,7 @@ static void test_bad_assemblies(void) {
     free(peg);
 }
 
-static int is_failure(osc_status status) {
-    return status == OSC_ERR_PARSE || status == OSC_ERR_UNSUPPORTED;
-}
+static int is_failure(osc_status status) { return status == OSC_ERR_PARSE || status == OSC_ERR_UNSUPPORTED; }
 
 static void test_bad_input(void) {
     size_t size = 0;
@@ -866,18 +923,21 @@ static void test_bad_input(void) {
     } edits[] = {
         {"#11 = CLOSED_SHELL('',(#20,", "#11 = CLOSED_SHELL('',(#999,", OSC_ERR_PARSE, "#999, which is not defined"},
         {"MANIFOLD_SOLID_BREP('it''s a peg',#11)", "MANIFOLD_SOLID_BREP('cycle',#10)", OSC_ERR_PARSE, "CLOSED_SHELL"},
-        {"#73 = EDGE_CURVE('',#80,#81,#93,.T.);", "#73 = EDGE_CURVE('',#73,#81,#93,.T.);", OSC_ERR_PARSE, "VERTEX_POINT"},
+        {"#73 = EDGE_CURVE('',#80,#81,#93,.T.);", "#73 = EDGE_CURVE('',#73,#81,#93,.T.);", OSC_ERR_PARSE,
+         "VERTEX_POINT"},
         {"#85 = CARTESIAN_POINT('',(1.,0.,5.));", "#85 = CARTESIAN_POINT('',(1.5,0.,5.));", OSC_ERR_PARSE, "not on"},
         {"DATA;", "", OSC_ERR_PARSE, "line"},
         {"ENDSEC;\nEND-ISO", "END-ISO", OSC_ERR_PARSE, "line"},
         {"#2 = ", "#99999999999999999999 = ", OSC_ERR_PARSE, "too large"},
         {"#2 = ", "#3 = ", OSC_ERR_PARSE, "defined twice"},
-        {"(0.,0.,1.)", "(((((((((((((((((((((((((((((((((((((((((((((((((((((0.)))))))))))))))))))))))))))))))))))))))))))))))))))))",
+        {"(0.,0.,1.)",
+         "(((((((((((((((((((((((((((((((((((((((((((((((((((((0.)))))))))))))))))))))))))))))))))))))))))))))))))))))",
          OSC_ERR_PARSE, "nested"},
         {"#41 = CYLINDRICAL_SURFACE('',#60,2.);", "#41 = CYLINDRICAL_SURFACE('',#60,-2.);", OSC_ERR_PARSE, "positive"},
         {"#41 = CYLINDRICAL_SURFACE('',#60,2.);", "#41 = B_SPLINE_SURFACE_WITH_KNOTS('',#60,2.);", OSC_ERR_UNSUPPORTED,
          "#41 B_SPLINE_SURFACE_WITH_KNOTS"},
-        {"#10 = MANIFOLD_SOLID_BREP(", "#10 = SHELL_BASED_SURFACE_MODEL(", OSC_ERR_UNSUPPORTED, "no MANIFOLD_SOLID_BREP"},
+        {"#10 = MANIFOLD_SOLID_BREP(", "#10 = SHELL_BASED_SURFACE_MODEL(", OSC_ERR_UNSUPPORTED,
+         "no MANIFOLD_SOLID_BREP"},
         {"'it''s a peg'", "'unterminated", OSC_ERR_PARSE, "line"},
         {"/* edges", "/* edges never closed", OSC_ERR_PARSE, "line"},
     };
@@ -893,7 +953,7 @@ static void test_bad_input(void) {
         osc_status status = osc_brep_read_step(bad, strlen(bad), 0, NULL, &brep, &report);
         CHECK_MSG(status == edits[i].expected && brep == NULL, "edit %zu: %d (%s)", i, (int)status, osc_last_error());
         CHECK_MSG(strstr(osc_last_error(), edits[i].message) != NULL, "edit %zu: '%s' lacks '%s'", i, osc_last_error(),
-                      edits[i].message);
+                  edits[i].message);
         free(bad);
     }
     // random byte mutations: a status, never a crash; an accepted mutant is a sane description
@@ -921,11 +981,11 @@ static void test_bad_input(void) {
 }
 
 // expects `status` OSC_ERR_INVALID_ARGUMENT with a message holding `what` (the argument and its value)
-#define CHECK_REFUSED(call, what)                                                                  \
-    do {                                                                                           \
-        osc_status refused_ = (call);                                                              \
-        CHECK_MSG(refused_ == OSC_ERR_INVALID_ARGUMENT && strstr(osc_last_error(), what) != NULL,  \
-                  "%s: status %d, '%s' lacks '%s'", #call, (int)refused_, osc_last_error(), what);  \
+#define CHECK_REFUSED(call, what)                                                                                      \
+    do {                                                                                                               \
+        osc_status refused_ = (call);                                                                                  \
+        CHECK_MSG(refused_ == OSC_ERR_INVALID_ARGUMENT && strstr(osc_last_error(), what) != NULL,                      \
+                  "%s: status %d, '%s' lacks '%s'", #call, (int)refused_, osc_last_error(), what);                     \
     } while (0)
 
 // Every public function of brep.h with each pointer argument NULL in turn, and the builders with
@@ -982,8 +1042,7 @@ static void test_public_arguments(void) {
     // NaN in, NaN out: a plane's normal came out finite at a NaN u
     surface = desc->surfaces[0];
     p = osc_brep_surface_point(&surface, NAN, 0.0, &normal);
-    CHECK_MSG(isnan(p.x) && isnan(normal.x) && isnan(normal.y) && isnan(normal.z) &&
-                  strstr(osc_last_error(), "(u, v)"),
+    CHECK_MSG(isnan(p.x) && isnan(normal.x) && isnan(normal.y) && isnan(normal.z) && strstr(osc_last_error(), "(u, v)"),
               "point (%g, %g, %g), normal (%g, %g, %g): \"%s\"", p.x, p.y, p.z, normal.x, normal.y, normal.z,
               osc_last_error());
     p = osc_brep_surface_point(&surface, 0.0, INFINITY, &normal);

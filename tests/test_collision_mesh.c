@@ -53,7 +53,8 @@ static void test_closed_shapes(void) {
     CHECK(t.triangles <= 800);
     // a tight error bound: it stops the simplification before the target, within the bound
     case_result tight = run_case("sphere tight", sphere, 100, 0.002, 2);
-    CHECK_MSG(tight.triangles > 100, "sphere: the error bound did not stop the simplification (%d)", (int)tight.triangles);
+    CHECK_MSG(tight.triangles > 100, "sphere: the error bound did not stop the simplification (%d)",
+              (int)tight.triangles);
     osc_sdf_destroy(sphere);
     osc_sdf_destroy(torus);
 }

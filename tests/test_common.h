@@ -16,55 +16,55 @@
 static int test_failures = 0;
 static int test_checks = 0;
 
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        ++test_checks;                                                                             \
-        if (!(cond)) {                                                                             \
-            ++test_failures;                                                                       \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
-        }                                                                                          \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        ++test_checks;                                                                                                 \
+        if (!(cond)) {                                                                                                 \
+            ++test_failures;                                                                                           \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                                   \
+        }                                                                                                              \
     } while (0)
 
 // like CHECK, with a printf-style explanation printed on failure
-#define CHECK_MSG(cond, ...)                                                                       \
-    do {                                                                                           \
-        ++test_checks;                                                                             \
-        if (!(cond)) {                                                                             \
-            ++test_failures;                                                                       \
-            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);               \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-        }                                                                                          \
+#define CHECK_MSG(cond, ...)                                                                                           \
+    do {                                                                                                               \
+        ++test_checks;                                                                                                 \
+        if (!(cond)) {                                                                                                 \
+            ++test_failures;                                                                                           \
+            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);                                   \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fprintf(stderr, "\n");                                                                                     \
+        }                                                                                                              \
     } while (0)
 
 // |a - b| <= tol
-#define CHECK_NEAR(a, b, tol)                                                                      \
-    do {                                                                                           \
-        double check_a_ = (a), check_b_ = (b), check_t_ = (tol);                                   \
-        ++test_checks;                                                                             \
-        if (!(fabs(check_a_ - check_b_) <= check_t_)) {                                            \
-            ++test_failures;                                                                       \
-            fprintf(stderr, "%s:%d: CHECK_NEAR failed: %s = %.17g, %s = %.17g, tol %.3g\n",        \
-                    __FILE__, __LINE__, #a, check_a_, #b, check_b_, check_t_);                     \
-        }                                                                                          \
+#define CHECK_NEAR(a, b, tol)                                                                                          \
+    do {                                                                                                               \
+        double check_a_ = (a), check_b_ = (b), check_t_ = (tol);                                                       \
+        ++test_checks;                                                                                                 \
+        if (!(fabs(check_a_ - check_b_) <= check_t_)) {                                                                \
+            ++test_failures;                                                                                           \
+            fprintf(stderr, "%s:%d: CHECK_NEAR failed: %s = %.17g, %s = %.17g, tol %.3g\n", __FILE__, __LINE__, #a,    \
+                    check_a_, #b, check_b_, check_t_);                                                                 \
+        }                                                                                                              \
     } while (0)
 
-#define CHECK_STATUS(expr, expected)                                                               \
-    do {                                                                                           \
-        int check_s_ = (int)(expr);                                                                \
-        ++test_checks;                                                                             \
-        if (check_s_ != (int)(expected)) {                                                         \
-            ++test_failures;                                                                       \
-            fprintf(stderr, "%s:%d: %s returned %d, expected %d (%s)\n", __FILE__, __LINE__,      \
-                    #expr, check_s_, (int)(expected), osc_last_error());                           \
-        }                                                                                          \
+#define CHECK_STATUS(expr, expected)                                                                                   \
+    do {                                                                                                               \
+        int check_s_ = (int)(expr);                                                                                    \
+        ++test_checks;                                                                                                 \
+        if (check_s_ != (int)(expected)) {                                                                             \
+            ++test_failures;                                                                                           \
+            fprintf(stderr, "%s:%d: %s returned %d, expected %d (%s)\n", __FILE__, __LINE__, #expr, check_s_,          \
+                    (int)(expected), osc_last_error());                                                                \
+        }                                                                                                              \
     } while (0)
 
-#define RUN(test_function)                                                                         \
-    do {                                                                                           \
-        int before_ = test_failures;                                                               \
-        test_function();                                                                           \
-        printf("%-52s %s\n", #test_function, test_failures == before_ ? "ok" : "FAILED");          \
+#define RUN(test_function)                                                                                             \
+    do {                                                                                                               \
+        int before_ = test_failures;                                                                                   \
+        test_function();                                                                                               \
+        printf("%-52s %s\n", #test_function, test_failures == before_ ? "ok" : "FAILED");                              \
     } while (0)
 
 static inline int test_finish(void) {

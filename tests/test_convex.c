@@ -145,14 +145,22 @@ static void test_length_ranges(void) {
 // argument; osc_convex_destroy(NULL) does nothing; a getter returns its documented sentinel for a
 // NULL shape and names it in osc_last_error(). Before, every getter read through the NULL shape.
 static const null_argument null_status_cases[] = {
-    {"osc_convex_create_polytope", "normals"},   {"osc_convex_create_polytope", "offsets"},
-    {"osc_convex_create_polytope", "out"},       {"osc_convex_create_hull", "points"},
-    {"osc_convex_create_hull", "out"},           {"osc_convex_create_hull_bounded", "points"},
-    {"osc_convex_create_hull_bounded", "out"},   {"osc_convex_create_box", "out"},
-    {"osc_convex_create_capsule", "out"},        {"osc_convex_create_cylinder", "out"},
-    {"osc_convex_create_cone", "out"},           {"osc_convex_create_ellipsoid", "P"},
-    {"osc_convex_create_ellipsoid", "out"},      {"osc_convex_create_sphere", "out"},
-    {"osc_convex_create_polygon", "edge_normals"}, {"osc_convex_create_polygon", "edge_offsets"},
+    {"osc_convex_create_polytope", "normals"},
+    {"osc_convex_create_polytope", "offsets"},
+    {"osc_convex_create_polytope", "out"},
+    {"osc_convex_create_hull", "points"},
+    {"osc_convex_create_hull", "out"},
+    {"osc_convex_create_hull_bounded", "points"},
+    {"osc_convex_create_hull_bounded", "out"},
+    {"osc_convex_create_box", "out"},
+    {"osc_convex_create_capsule", "out"},
+    {"osc_convex_create_cylinder", "out"},
+    {"osc_convex_create_cone", "out"},
+    {"osc_convex_create_ellipsoid", "P"},
+    {"osc_convex_create_ellipsoid", "out"},
+    {"osc_convex_create_sphere", "out"},
+    {"osc_convex_create_polygon", "edge_normals"},
+    {"osc_convex_create_polygon", "edge_offsets"},
     {"osc_convex_create_polygon", "out"},
 };
 
@@ -160,28 +168,27 @@ static const null_argument null_status_cases[] = {
 static osc_status call_with_null(int index, osc_convex** shape) {
     const double normals[18] = {1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1};
     const double offsets[6] = {1, 1, 1, 1, 1, 1};
-    const double points[24] = {1, 1, 1, 1, 1, -1, 1, -1, 1, 1, -1, -1,
-                               -1, 1, 1, -1, 1, -1, -1, -1, 1, -1, -1, -1};
+    const double points[24] = {1, 1, 1, 1, 1, -1, 1, -1, 1, 1, -1, -1, -1, 1, 1, -1, 1, -1, -1, -1, 1, -1, -1, -1};
     const double P[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     const double edges[8] = {1, 0, -1, 0, 0, 1, 0, -1};
     switch (index) {
-    case 0: return osc_convex_create_polytope(NULL, offsets, 6, shape);
-    case 1: return osc_convex_create_polytope(normals, NULL, 6, shape);
-    case 2: return osc_convex_create_polytope(normals, offsets, 6, NULL);
-    case 3: return osc_convex_create_hull(NULL, 8, shape);
-    case 4: return osc_convex_create_hull(points, 8, NULL);
-    case 5: return osc_convex_create_hull_bounded(NULL, 8, 6, NULL, shape);
-    case 6: return osc_convex_create_hull_bounded(points, 8, 6, NULL, NULL);
-    case 7: return osc_convex_create_box(osc_v3(1, 1, 1), NULL);
-    case 8: return osc_convex_create_capsule(0.5, 1.0, NULL);
-    case 9: return osc_convex_create_cylinder(0.5, 1.0, NULL);
-    case 10: return osc_convex_create_cone(1.0, 0.5, NULL);
-    case 11: return osc_convex_create_ellipsoid(NULL, shape);
-    case 12: return osc_convex_create_ellipsoid(P, NULL);
-    case 13: return osc_convex_create_sphere(1.0, NULL);
-    case 14: return osc_convex_create_polygon(NULL, offsets, 4, 0.1, shape);
-    case 15: return osc_convex_create_polygon(edges, NULL, 4, 0.1, shape);
-    default: return osc_convex_create_polygon(edges, offsets, 4, 0.1, NULL);
+        case 0: return osc_convex_create_polytope(NULL, offsets, 6, shape);
+        case 1: return osc_convex_create_polytope(normals, NULL, 6, shape);
+        case 2: return osc_convex_create_polytope(normals, offsets, 6, NULL);
+        case 3: return osc_convex_create_hull(NULL, 8, shape);
+        case 4: return osc_convex_create_hull(points, 8, NULL);
+        case 5: return osc_convex_create_hull_bounded(NULL, 8, 6, NULL, shape);
+        case 6: return osc_convex_create_hull_bounded(points, 8, 6, NULL, NULL);
+        case 7: return osc_convex_create_box(osc_v3(1, 1, 1), NULL);
+        case 8: return osc_convex_create_capsule(0.5, 1.0, NULL);
+        case 9: return osc_convex_create_cylinder(0.5, 1.0, NULL);
+        case 10: return osc_convex_create_cone(1.0, 0.5, NULL);
+        case 11: return osc_convex_create_ellipsoid(NULL, shape);
+        case 12: return osc_convex_create_ellipsoid(P, NULL);
+        case 13: return osc_convex_create_sphere(1.0, NULL);
+        case 14: return osc_convex_create_polygon(NULL, offsets, 4, 0.1, shape);
+        case 15: return osc_convex_create_polygon(edges, NULL, 4, 0.1, shape);
+        default: return osc_convex_create_polygon(edges, offsets, 4, 0.1, NULL);
     }
 }
 
@@ -192,8 +199,7 @@ static void test_null_arguments(void) {
         osc_convex* shape = (osc_convex*)&shape; // reset to NULL on failure where out is given
         osc_status status = call_with_null(i, &shape);
         CHECK_MSG(status == OSC_ERR_INVALID_ARGUMENT && message_names(c->function, c->argument),
-                  "%s with %s NULL: status %d, \"%s\"", c->function, c->argument, (int)status,
-                  osc_last_error());
+                  "%s with %s NULL: status %d, \"%s\"", c->function, c->argument, (int)status, osc_last_error());
         if (strcmp(c->argument, "out") != 0) CHECK(shape == NULL);
     }
     osc_convex_destroy(NULL); // nothing
@@ -280,8 +286,7 @@ static void test_gauges(void) {
     // capsule: the side, the end cap's pole, a point on the cap at 45 degrees
     CHECK_NEAR(osc_convex_gauge(capsule, osc_v3(0.1, 0.2, 0.0)), 1.0, 1e-15);
     CHECK_NEAR(osc_convex_gauge(capsule, osc_v3(0.6, 0.0, 0.0)), 1.0, 1e-15);
-    CHECK_NEAR(osc_convex_gauge(capsule, osc_v3(-0.4 - 0.2 * sqrt(0.5), 0, 0.2 * sqrt(0.5))), 1.0,
-               1e-14);
+    CHECK_NEAR(osc_convex_gauge(capsule, osc_v3(-0.4 - 0.2 * sqrt(0.5), 0, 0.2 * sqrt(0.5))), 1.0, 1e-14);
     CHECK_NEAR(osc_convex_gauge(capsule, osc_v3(1.2, 0.0, 0.0)), 2.0, 1e-15);
     CHECK_NEAR(osc_convex_bounding_radius(capsule), 0.6, 1e-15);
     // cylinder: the end face, the side
@@ -321,12 +326,12 @@ static void test_support_against_samples(void) {
             radius = fmax(radius, osc_length(samples[i]));
         }
         double bound = osc_convex_bounding_radius(shape);
-        CHECK_MSG(radius <= bound * (1 + 1e-12) && radius >= 0.97 * bound,
-                  "%s: samples reach %g, bounding radius %g", osc_convex_kind_name(kind), radius, bound);
+        CHECK_MSG(radius <= bound * (1 + 1e-12) && radius >= 0.97 * bound, "%s: samples reach %g, bounding radius %g",
+                  osc_convex_kind_name(kind), radius, bound);
         int worst_kind = -1;
         for (int trial = 0; trial < 200; ++trial) {
-            osc_vec3 d = osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1),
-                                              test_uniform(&rng, -1, 1)));
+            osc_vec3 d =
+                osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1)));
             osc_vec3 p = osc_convex_support(shape, osc_pose_identity(), d);
             double best = -INFINITY;
             for (int i = 0; i < SAMPLES; ++i) best = fmax(best, osc_dot(samples[i], d));
@@ -339,8 +344,7 @@ static void test_support_against_samples(void) {
             osc_vec3 expected = osc_pose_apply(pose, p);
             CHECK_NEAR(osc_length(osc_sub(posed, expected)), 0.0, 1e-12);
         }
-        CHECK_MSG(worst_kind < 0, "%s: a surface sample beats the support point",
-                  osc_convex_kind_name(kind));
+        CHECK_MSG(worst_kind < 0, "%s: a surface sample beats the support point", osc_convex_kind_name(kind));
         // a zero direction gives the pose's position
         osc_pose pose = random_pose(&rng, 1.0);
         osc_vec3 origin = osc_convex_support(shape, pose, osc_v3(0, 0, 0));
@@ -357,8 +361,8 @@ static void test_hull(void) {
     double points[COUNT * 3];
     for (int i = 0; i < COUNT; ++i) {
         // points on a sphere of radius 1 around (0.1, 0, 0), a few inside
-        osc_vec3 v = osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1),
-                                          test_uniform(&rng, -1, 1)));
+        osc_vec3 v =
+            osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1)));
         double r = i % 5 == 0 ? 0.5 : 1.0;
         points[3 * i] = 0.1 + r * v.x;
         points[3 * i + 1] = r * v.y;
@@ -388,9 +392,9 @@ static void test_hull(void) {
     for (int v = 0; v < vertex_count; ++v) {
         double nearest = INFINITY;
         for (int i = 0; i < COUNT; ++i)
-            nearest = fmin(nearest, hypot(hypot(vertices[3 * v] - points[3 * i],
-                                                vertices[3 * v + 1] - points[3 * i + 1]),
-                                          vertices[3 * v + 2] - points[3 * i + 2]));
+            nearest =
+                fmin(nearest, hypot(hypot(vertices[3 * v] - points[3 * i], vertices[3 * v + 1] - points[3 * i + 1]),
+                                    vertices[3 * v + 2] - points[3 * i + 2]));
         CHECK(nearest < 1e-9);
     }
     osc_convex_destroy(hull);
@@ -413,8 +417,8 @@ static void test_hull(void) {
     enum { DENSE = 400 };
     static double dense[DENSE * 3];
     for (int i = 0; i < DENSE; ++i) {
-        osc_vec3 v = osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1),
-                                          test_uniform(&rng, -1, 1)));
+        osc_vec3 v =
+            osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1)));
         dense[3 * i] = v.x;
         dense[3 * i + 1] = v.y;
         dense[3 * i + 2] = v.z;
@@ -454,26 +458,23 @@ static void test_hull_bounded(void) {
     double excesses[4];
     for (int b = 0; b < 4; ++b) {
         double excess = -1.0;
-        CHECK_STATUS(osc_convex_create_hull_bounded(points, count, budgets[b], &excess, &shape),
-                     OSC_OK);
+        CHECK_STATUS(osc_convex_create_hull_bounded(points, count, budgets[b], &excess, &shape), OSC_OK);
         if (!shape) continue;
         excesses[b] = excess;
         int faces = osc_convex_face_count(shape);
         CHECK(faces >= 6 && faces <= budgets[b]);
         double outside = 0.0;
         for (int i = 0; i < count; ++i)
-            outside = fmax(outside, osc_convex_gauge(shape, osc_v3(points[3 * i], points[3 * i + 1],
-                                                                   points[3 * i + 2])));
+            outside =
+                fmax(outside, osc_convex_gauge(shape, osc_v3(points[3 * i], points[3 * i + 1], points[3 * i + 2])));
         CHECK_MSG(outside <= 1.0 + 1e-9, "budget %d: a point at gauge %.12f", budgets[b], outside);
         for (int f = 0; f < faces; ++f) {
             const double* n = shape->normals + 3 * f;
             double support = -INFINITY;
             for (int i = 0; i < count; ++i)
-                support = fmax(support, n[0] * points[3 * i] + n[1] * points[3 * i + 1] +
-                                            n[2] * points[3 * i + 2]);
-            CHECK_MSG(fabs(support - shape->offsets[f]) <= 1e-9 * size,
-                      "budget %d: face %d at %.3e from the points", budgets[b], f,
-                      shape->offsets[f] - support);
+                support = fmax(support, n[0] * points[3 * i] + n[1] * points[3 * i + 1] + n[2] * points[3 * i + 2]);
+            CHECK_MSG(fabs(support - shape->offsets[f]) <= 1e-9 * size, "budget %d: face %d at %.3e from the points",
+                      budgets[b], f, shape->offsets[f] - support);
         }
         double farthest = 0.0;
         int corners = osc_convex_vertex_count(shape);
@@ -481,14 +482,14 @@ static void test_hull_bounded(void) {
             const double* y = shape->vertices + 3 * v;
             double nearest = INFINITY;
             for (int i = 0; i < count; ++i)
-                nearest = fmin(nearest, hypot(hypot(y[0] - points[3 * i], y[1] - points[3 * i + 1]),
-                                              y[2] - points[3 * i + 2]));
+                nearest = fmin(nearest,
+                               hypot(hypot(y[0] - points[3 * i], y[1] - points[3 * i + 1]), y[2] - points[3 * i + 2]));
             farthest = fmax(farthest, nearest);
         }
-        CHECK_MSG(excess > 0.0 && excess <= farthest + 1e-12, "budget %d: excess %g, farthest %g",
-                  budgets[b], excess, farthest);
-        printf("  bunny hull in %2d faces: excess %.3e of size %.3e, farthest corner %.3e\n",
-               budgets[b], excess, size, farthest);
+        CHECK_MSG(excess > 0.0 && excess <= farthest + 1e-12, "budget %d: excess %g, farthest %g", budgets[b], excess,
+                  farthest);
+        printf("  bunny hull in %2d faces: excess %.3e of size %.3e, farthest corner %.3e\n", budgets[b], excess, size,
+               farthest);
         osc_convex_destroy(shape);
     }
     for (int b = 1; b < 4; ++b) CHECK(excesses[b] <= excesses[b - 1]);
@@ -499,11 +500,10 @@ static void test_hull_bounded(void) {
     static double cloud[CLOUD * 3];
     for (int trial = 0; trial < 20; ++trial) {
         osc_mat3 rotation = osc_quat_to_mat3(random_rotation(&rng));
-        osc_vec3 stretch = osc_v3(test_uniform(&rng, 0.05, 2.0), test_uniform(&rng, 0.05, 2.0),
-                                  test_uniform(&rng, 0.05, 2.0));
+        osc_vec3 stretch =
+            osc_v3(test_uniform(&rng, 0.05, 2.0), test_uniform(&rng, 0.05, 2.0), test_uniform(&rng, 0.05, 2.0));
         for (int i = 0; i < CLOUD; ++i) {
-            osc_vec3 y = osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1),
-                                test_uniform(&rng, -1, 1));
+            osc_vec3 y = osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1));
             if (trial % 2) y = osc_normalize(y); // a sphere's surface, else a cube's volume
             y = osc_mat3_apply(rotation, osc_v3(stretch.x * y.x, stretch.y * y.y, stretch.z * y.z));
             cloud[3 * i] = y.x;
@@ -525,19 +525,19 @@ static void test_hull_bounded(void) {
         for (int f = 0; f < osc_convex_face_count(shape); ++f) {
             double support = -INFINITY;
             for (int i = 0; i < CLOUD; ++i)
-                support = fmax(support, osc_dot(osc_v3(shape->normals[3 * f], shape->normals[3 * f + 1],
-                                                       shape->normals[3 * f + 2]),
-                                                osc_v3(cloud[3 * i], cloud[3 * i + 1], cloud[3 * i + 2])));
-            CHECK_MSG(fabs(support - shape->offsets[f]) <= 1e-9 * extent, "trial %d: face %d off by %.3e",
-                      trial, f, shape->offsets[f] - support);
+                support =
+                    fmax(support,
+                         osc_dot(osc_v3(shape->normals[3 * f], shape->normals[3 * f + 1], shape->normals[3 * f + 2]),
+                                 osc_v3(cloud[3 * i], cloud[3 * i + 1], cloud[3 * i + 2])));
+            CHECK_MSG(fabs(support - shape->offsets[f]) <= 1e-9 * extent, "trial %d: face %d off by %.3e", trial, f,
+                      shape->offsets[f] - support);
         }
         osc_convex_destroy(shape);
     }
     // a cube with inner points: its six facets, exactly
     double cube[12 * 3];
     for (int i = 0; i < 12; ++i)
-        for (int k = 0; k < 3; ++k)
-            cube[3 * i + k] = i < 8 ? ((i >> k & 1) ? 0.5 : -0.5) : 0.05 * (i - 9) * (k + 1);
+        for (int k = 0; k < 3; ++k) cube[3 * i + k] = i < 8 ? ((i >> k & 1) ? 0.5 : -0.5) : 0.05 * (i - 9) * (k + 1);
     double excess = -1.0;
     CHECK_STATUS(osc_convex_create_hull_bounded(cube, 12, 6, &excess, &shape), OSC_OK);
     CHECK(excess == 0.0);

@@ -25,12 +25,9 @@ static osc_convex* g_shapes[OSC_CONVEX_KIND_COUNT];
 // the library's internal switches (dcol_options) that the tests compare: the public functions'
 // paths; the general start alone (no support path, docs/dcol.md §3.3); the support path's central
 // point where a point contact would end at its exact optimum (§3.7)
-static const dcol_options DEFAULT_PATHS = {.support_path = true, .exact_path = true,
-                                           .stiff_compliance = 1.0};
-static const dcol_options GENERAL_START = {.support_path = false, .exact_path = true,
-                                           .stiff_compliance = 1.0};
-static const dcol_options CENTRAL_POINT = {.support_path = true, .exact_path = false,
-                                           .stiff_compliance = 1.0};
+static const dcol_options DEFAULT_PATHS = {.support_path = true, .exact_path = true, .stiff_compliance = 1.0};
+static const dcol_options GENERAL_START = {.support_path = false, .exact_path = true, .stiff_compliance = 1.0};
+static const dcol_options CENTRAL_POINT = {.support_path = true, .exact_path = false, .stiff_compliance = 1.0};
 
 // the central point with the pose tangents of the augmented system everywhere (stiff_compliance
 // `compliance` 0), or of the normal matrix alone (INFINITY), docs/dcol.md §4.5
@@ -58,8 +55,7 @@ static double* jacobian_array(all_jacobians* jac, int k) {
 }
 
 static osc_dcol_jacobians jacobian_pointers(all_jacobians* jac) {
-    osc_dcol_jacobians pointers = {jac->alpha, jac->point, jac->point_a, jac->point_b, jac->distance,
-                                   jac->normal};
+    osc_dcol_jacobians pointers = {jac->alpha, jac->point, jac->point_a, jac->point_b, jac->distance, jac->normal};
     return pointers;
 }
 
@@ -70,9 +66,8 @@ static osc_dcol_jacobians six_jacobians(double j[6][36]) {
     return pointers;
 }
 
-static double fd_error(const dcol_options* options, dcol_trace* trace, const osc_convex* a,
-                       osc_pose pa, const osc_convex* b, osc_pose pb,
-                       const osc_dcol_settings* settings, double step, int outputs,
+static double fd_error(const dcol_options* options, dcol_trace* trace, const osc_convex* a, osc_pose pa,
+                       const osc_convex* b, osc_pose pb, const osc_dcol_settings* settings, double step, int outputs,
                        int* worst_output);
 
 // Two spheres take a closed form at barriers up to 1e-9 (docs/dcol.md §3.6). Checked against the
@@ -82,8 +77,7 @@ static double fd_error(const dcol_options* options, dcol_trace* trace, const osc
 // (exact: the outputs are explicit); and the barrier beyond which the solver takes over.
 static void test_sphere_sphere_closed_form(void) {
     test_rng rng = {1};
-    osc_dcol_settings sharp = osc_dcol_settings_default(), past = settings_with(1e-8),
-                      smooth = settings_with(1e-6);
+    osc_dcol_settings sharp = osc_dcol_settings_default(), past = settings_with(1e-8), smooth = settings_with(1e-6);
     double worst_offset = 0.0, worst_point = 0.0, worst_jacobian = 0.0, worst_fd = 0.0;
     for (int trial = 0; trial < 200; ++trial) {
         double r1 = test_uniform(&rng, 0.1, 2.0), r2 = test_uniform(&rng, 0.1, 2.0);
@@ -97,8 +91,8 @@ static void test_sphere_sphere_closed_form(void) {
         CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &result, &pointers, NULL), OSC_OK);
         double separation = osc_length(osc_sub(pa.p, pb.p));
         double expected = separation / (r1 + r2);
-        CHECK_MSG(test_rel_error(result.alpha, expected, 1e-300) < 1e-15, "alpha %.17g, expected %.17g",
-                  result.alpha, expected);
+        CHECK_MSG(test_rel_error(result.alpha, expected, 1e-300) < 1e-15, "alpha %.17g, expected %.17g", result.alpha,
+                  expected);
         CHECK(result.iterations == 0);
         // the contact points are the surface points on the line of centres
         osc_vec3 u = osc_normalize(osc_sub(pb.p, pa.p));
@@ -112,8 +106,7 @@ static void test_sphere_sphere_closed_form(void) {
         // that can leave its Jacobians 1e-5 off; §3.4)
         CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, &past, &solver, &solver_pointers, NULL), OSC_OK);
         double offset = solver.alpha - result.alpha;
-        CHECK_MSG(offset > 0.0 && offset < 1e-7, "trial %d: the solver's alpha is off by %.3g",
-                  trial, offset);
+        CHECK_MSG(offset > 0.0 && offset < 1e-7, "trial %d: the solver's alpha is off by %.3g", trial, offset);
         worst_offset = fmax(worst_offset, fabs(offset));
         double point_error = osc_length(osc_sub(solver.point, result.point)) / (r1 + r2);
         CHECK_MSG(point_error < 1e-7, "trial %d: the solver's point is %.3g away", trial, point_error);
@@ -127,8 +120,7 @@ static void test_sphere_sphere_closed_form(void) {
                 difference = fmax(difference, fabs(mine[i] - theirs[i]));
             }
         }
-        CHECK_MSG(difference < 1e-6 * norm, "trial %d: Jacobians off the solver's by %.3g", trial,
-                  difference / norm);
+        CHECK_MSG(difference < 1e-6 * norm, "trial %d: Jacobians off the solver's by %.3g", trial, difference / norm);
         worst_jacobian = fmax(worst_jacobian, difference / norm);
         int output = -1;
         double fd = fd_error(&DEFAULT_PATHS, NULL, a, pa, b, pb, &sharp, 1e-6, 14, &output);
@@ -141,8 +133,7 @@ static void test_sphere_sphere_closed_form(void) {
         // beyond 1e-9 the solver's central point: alpha above the exact one by about the barrier
         CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, &smooth, &solver, NULL, NULL), OSC_OK);
         offset = solver.alpha - result.alpha;
-        CHECK_MSG(offset > 1e-8 && offset < 1e-5, "trial %d: at barrier 1e-6 alpha is off by %.3g",
-                  trial, offset);
+        CHECK_MSG(offset > 1e-8 && offset < 1e-5, "trial %d: at barrier 1e-6 alpha is off by %.3g", trial, offset);
         osc_convex_destroy(a);
         osc_convex_destroy(b);
     }
@@ -174,8 +165,7 @@ static void test_sphere_sphere_closed_form(void) {
 // libccd's intersection test of the shapes scaled by `scale`: GJK, or MPR (which, unlike GJK,
 // also resolves overlaps of 1e-5 of the size between round shapes; GJK then runs out of
 // iterations on spheres and reports no overlap)
-static bool ccd_overlap(const osc_convex* a, osc_pose pa, const osc_convex* b, osc_pose pb,
-                        double scale, bool mpr) {
+static bool ccd_overlap(const osc_convex* a, osc_pose pa, const osc_convex* b, osc_pose pb, double scale, bool mpr) {
     ccd_t ccd = ccd_adapter_config();
     ccd_shape sa = {a, pa, scale}, sb = {b, pb, scale};
     return (mpr ? ccdMPRIntersect(&sa, &sb, &ccd) : ccdGJKIntersect(&sa, &sb, &ccd)) != 0;
@@ -194,18 +184,18 @@ static void test_all_pairs_against_oracles(void) {
                 osc_pose pa = random_pose(&rng, 0.6), pb = random_pose(&rng, 0.6);
                 osc_dcol_result r;
                 osc_status status = osc_dcol_proximity(a, pa, b, pb, NULL, &r, NULL, NULL);
-                CHECK_MSG(status == OSC_OK, "%s-%s trial %d: %s", osc_convex_kind_name(i),
-                          osc_convex_kind_name(j), trial, osc_last_error());
+                CHECK_MSG(status == OSC_OK, "%s-%s trial %d: %s", osc_convex_kind_name(i), osc_convex_kind_name(j),
+                          trial, osc_last_error());
                 if (status != OSC_OK) continue;
                 double ga = osc_convex_gauge(a, osc_pose_apply_inverse(pa, r.point));
                 double gb = osc_convex_gauge(b, osc_pose_apply_inverse(pb, r.point));
                 worst_gauge = fmax(worst_gauge, fabs(fmax(ga, gb) - r.alpha) / r.alpha);
                 worst_gauge = fmax(worst_gauge, (fmin(ga, gb) - r.alpha) / r.alpha);
                 // contact points on the surfaces (eq. (29))
-                worst_surface = fmax(worst_surface,
-                    fabs(osc_convex_gauge(a, osc_pose_apply_inverse(pa, r.point_a)) - 1.0));
-                worst_surface = fmax(worst_surface,
-                    fabs(osc_convex_gauge(b, osc_pose_apply_inverse(pb, r.point_b)) - 1.0));
+                worst_surface =
+                    fmax(worst_surface, fabs(osc_convex_gauge(a, osc_pose_apply_inverse(pa, r.point_a)) - 1.0));
+                worst_surface =
+                    fmax(worst_surface, fabs(osc_convex_gauge(b, osc_pose_apply_inverse(pb, r.point_b)) - 1.0));
                 CHECK_NEAR(fabs(r.distance), osc_length(osc_sub(r.point_a, r.point_b)), 1e-9);
                 CHECK((r.distance < 0) == (r.alpha < 1));
                 // x is the support point of scaled A along the normal and of scaled B against it
@@ -213,16 +203,18 @@ static void test_all_pairs_against_oracles(void) {
                 osc_vec3 sb = osc_sub(osc_convex_support(b, pb, osc_neg(r.normal)), pb.p);
                 double size = osc_convex_bounding_radius(a) + osc_convex_bounding_radius(b);
                 worst_support = fmax(worst_support,
-                    fabs(osc_dot(r.normal, osc_sub(r.point, pa.p)) - r.alpha * osc_dot(r.normal, sa)) /
-                        (r.alpha * size));
+                                     fabs(osc_dot(r.normal, osc_sub(r.point, pa.p)) - r.alpha * osc_dot(r.normal, sa)) /
+                                         (r.alpha * size));
                 worst_support = fmax(worst_support,
-                    fabs(osc_dot(r.normal, osc_sub(r.point, pb.p)) - r.alpha * osc_dot(r.normal, sb)) /
-                        (r.alpha * size));
+                                     fabs(osc_dot(r.normal, osc_sub(r.point, pb.p)) - r.alpha * osc_dot(r.normal, sb)) /
+                                         (r.alpha * size));
                 CHECK_NEAR(osc_length(r.normal), 1.0, 1e-12);
-                if (r.alpha < 1) ++overlaps; else ++separations;
+                if (r.alpha < 1)
+                    ++overlaps;
+                else
+                    ++separations;
 #ifdef OSC_HAVE_CCD
-                if (fabs(r.alpha - 1.0) > 1e-6 &&
-                    ccd_overlap(a, pa, b, pb, 1.0, false) != (r.alpha < 1.0))
+                if (fabs(r.alpha - 1.0) > 1e-6 && ccd_overlap(a, pa, b, pb, 1.0, false) != (r.alpha < 1.0))
                     ++ccd_disagreements;
                 if (!ccd_overlap(a, pa, b, pb, r.alpha * (1 + 1e-5), true) ||
                     ccd_overlap(a, pa, b, pb, r.alpha * (1 - 1e-5), true))
@@ -237,8 +229,8 @@ static void test_all_pairs_against_oracles(void) {
     CHECK(worst_surface < 1e-6);
     CHECK(worst_support < 1e-6);
 #ifdef OSC_HAVE_CCD
-    printf("  libccd: %d disagreements with GJK on overlap, %d with MPR on alpha (1 +- 1e-5)\n",
-           ccd_disagreements, ccd_minimality_failures);
+    printf("  libccd: %d disagreements with GJK on overlap, %d with MPR on alpha (1 +- 1e-5)\n", ccd_disagreements,
+           ccd_minimality_failures);
     CHECK(ccd_disagreements == 0);
     CHECK(ccd_minimality_failures == 0);
 #else
@@ -256,19 +248,16 @@ static void outputs_of(const osc_dcol_result* r, double out[15]) {
     memcpy(out, values, sizeof values);
 }
 
-static double fd_error(const dcol_options* options, dcol_trace* trace, const osc_convex* a,
-                       osc_pose pa, const osc_convex* b, osc_pose pb,
-                       const osc_dcol_settings* settings, double step, int outputs,
+static double fd_error(const dcol_options* options, dcol_trace* trace, const osc_convex* a, osc_pose pa,
+                       const osc_convex* b, osc_pose pb, const osc_dcol_settings* settings, double step, int outputs,
                        int* worst_output) {
     all_jacobians jac;
     osc_dcol_jacobians pointers = jacobian_pointers(&jac);
     osc_dcol_result r;
-    if (dcol_proximity(options, trace, a, pa, b, pb, settings, &r, &pointers, NULL) != OSC_OK)
-        return INFINITY;
-    const double* rows[14] = {jac.alpha,       jac.point,       jac.point + 12,  jac.point + 24,
-                              jac.point_a,     jac.point_a + 12, jac.point_a + 24, jac.point_b,
-                              jac.point_b + 12, jac.point_b + 24, jac.distance,   jac.normal,
-                              jac.normal + 12, jac.normal + 24};
+    if (dcol_proximity(options, trace, a, pa, b, pb, settings, &r, &pointers, NULL) != OSC_OK) return INFINITY;
+    const double* rows[14] = {jac.alpha,        jac.point,        jac.point + 12,  jac.point + 24,   jac.point_a,
+                              jac.point_a + 12, jac.point_a + 24, jac.point_b,     jac.point_b + 12, jac.point_b + 24,
+                              jac.distance,     jac.normal,       jac.normal + 12, jac.normal + 24};
     double worst = 0.0;
     for (int c = 0; c < 12; ++c) {
         double xi[6] = {0};
@@ -308,19 +297,19 @@ static void test_jacobians_against_finite_differences(void) {
             for (int trial = 0; trial < 6; ++trial) {
                 osc_pose pa = random_pose(&rng, 0.6), pb = random_pose(&rng, 0.6);
                 int output = -1;
-                double error = fd_error(&DEFAULT_PATHS, NULL, g_shapes[i], pa, g_shapes[j], pb,
-                                        &smooth, 1e-5, 14, &output);
-                CHECK_MSG(error < 1e-4, "%s-%s trial %d: output %d off by %.3g",
-                          osc_convex_kind_name(i), osc_convex_kind_name(j), trial, output, error);
+                double error =
+                    fd_error(&DEFAULT_PATHS, NULL, g_shapes[i], pa, g_shapes[j], pb, &smooth, 1e-5, 14, &output);
+                CHECK_MSG(error < 1e-4, "%s-%s trial %d: output %d off by %.3g", osc_convex_kind_name(i),
+                          osc_convex_kind_name(j), trial, output, error);
                 worst_smooth = fmax(worst_smooth, error);
-                error = fd_error(&DEFAULT_PATHS, NULL, g_shapes[i], pa, g_shapes[j], pb, &sharp,
-                                 1e-5, 1, &output);
+                error = fd_error(&DEFAULT_PATHS, NULL, g_shapes[i], pa, g_shapes[j], pb, &sharp, 1e-5, 1, &output);
                 CHECK_MSG(error < 1e-5, "%s-%s trial %d (default tolerance): alpha off by %.3g",
                           osc_convex_kind_name(i), osc_convex_kind_name(j), trial, error);
                 worst_sharp = fmax(worst_sharp, error);
             }
     printf("  worst relative error against central differences: %.2g (all outputs, barrier 1e-6), "
-           "%.2g (alpha, default barrier), 294 poses\n", worst_smooth, worst_sharp);
+           "%.2g (alpha, default barrier), 294 poses\n",
+           worst_smooth, worst_sharp);
 }
 
 static void test_alpha_gradient_fast_path(void) {
@@ -352,47 +341,56 @@ static osc_convex* make_with_parameters(int kind, const double* p) {
     osc_convex* shape = NULL;
     osc_status status = OSC_ERR_INVALID_ARGUMENT;
     switch (kind) {
-    case OSC_CONVEX_SPHERE: status = osc_convex_create_sphere(p[0], &shape); break;
-    case OSC_CONVEX_CAPSULE: status = osc_convex_create_capsule(p[0], p[1], &shape); break;
-    case OSC_CONVEX_CYLINDER: status = osc_convex_create_cylinder(p[0], p[1], &shape); break;
-    case OSC_CONVEX_CONE: status = osc_convex_create_cone(p[0], p[1], &shape); break;
-    case OSC_CONVEX_ELLIPSOID: status = osc_convex_create_ellipsoid(p, &shape); break;
-    case OSC_CONVEX_POLYTOPE: status = osc_convex_create_polytope(p, p + 24, 8, &shape); break;
-    case OSC_CONVEX_POLYGON: status = osc_convex_create_polygon(p, p + 10, 5, p[15], &shape); break;
+        case OSC_CONVEX_SPHERE: status = osc_convex_create_sphere(p[0], &shape); break;
+        case OSC_CONVEX_CAPSULE: status = osc_convex_create_capsule(p[0], p[1], &shape); break;
+        case OSC_CONVEX_CYLINDER: status = osc_convex_create_cylinder(p[0], p[1], &shape); break;
+        case OSC_CONVEX_CONE: status = osc_convex_create_cone(p[0], p[1], &shape); break;
+        case OSC_CONVEX_ELLIPSOID: status = osc_convex_create_ellipsoid(p, &shape); break;
+        case OSC_CONVEX_POLYTOPE: status = osc_convex_create_polytope(p, p + 24, 8, &shape); break;
+        case OSC_CONVEX_POLYGON: status = osc_convex_create_polygon(p, p + 10, 5, p[15], &shape); break;
     }
     return status == OSC_OK ? shape : NULL;
 }
 
 static int parameters_of(int kind, double* p) {
     switch (kind) {
-    case OSC_CONVEX_SPHERE: p[0] = 0.45; return 1;
-    case OSC_CONVEX_CAPSULE: p[0] = 0.2; p[1] = 0.8; return 2;
-    case OSC_CONVEX_CYLINDER: p[0] = 0.3; p[1] = 0.7; return 2;
-    case OSC_CONVEX_CONE: p[0] = 1.0; p[1] = 0.5; return 2;
-    case OSC_CONVEX_ELLIPSOID: {
-        double P[9] = {4.0, 0.5, 0.0, 0.5, 2.0, 0.1, 0.0, 0.1, 9.0};
-        memcpy(p, P, sizeof P);
-        return 9;
-    }
-    case OSC_CONVEX_POLYTOPE:
-        for (int i = 0; i < 8; ++i) {
-            double angle = i * TEST_PI / 3.0, k = 1.0 + 0.2 * i;
-            double row[3] = {cos(angle), sin(angle), 0.0};
-            if (i == 6) row[0] = 0.2, row[1] = 0.1, row[2] = 1.0;
-            if (i == 7) row[0] = 0.0, row[1] = 0.0, row[2] = -1.0;
-            for (int c = 0; c < 3; ++c) p[3 * i + c] = k * row[c];
-            p[24 + i] = k * (i < 6 ? 0.4 + 0.05 * i : (i == 6 ? 0.35 : 0.25));
+        case OSC_CONVEX_SPHERE: p[0] = 0.45; return 1;
+        case OSC_CONVEX_CAPSULE:
+            p[0] = 0.2;
+            p[1] = 0.8;
+            return 2;
+        case OSC_CONVEX_CYLINDER:
+            p[0] = 0.3;
+            p[1] = 0.7;
+            return 2;
+        case OSC_CONVEX_CONE:
+            p[0] = 1.0;
+            p[1] = 0.5;
+            return 2;
+        case OSC_CONVEX_ELLIPSOID: {
+            double P[9] = {4.0, 0.5, 0.0, 0.5, 2.0, 0.1, 0.0, 0.1, 9.0};
+            memcpy(p, P, sizeof P);
+            return 9;
         }
-        return 32;
-    case OSC_CONVEX_POLYGON:
-        for (int i = 0; i < 5; ++i) {
-            double angle = 2.0 * TEST_PI * i / 5.0 + 0.3, k = 0.7 + 0.3 * i;
-            p[2 * i] = k * cos(angle);
-            p[2 * i + 1] = k * sin(angle);
-            p[10 + i] = k * (0.3 + 0.04 * i);
-        }
-        p[15] = 0.1;
-        return 16;
+        case OSC_CONVEX_POLYTOPE:
+            for (int i = 0; i < 8; ++i) {
+                double angle = i * TEST_PI / 3.0, k = 1.0 + 0.2 * i;
+                double row[3] = {cos(angle), sin(angle), 0.0};
+                if (i == 6) row[0] = 0.2, row[1] = 0.1, row[2] = 1.0;
+                if (i == 7) row[0] = 0.0, row[1] = 0.0, row[2] = -1.0;
+                for (int c = 0; c < 3; ++c) p[3 * i + c] = k * row[c];
+                p[24 + i] = k * (i < 6 ? 0.4 + 0.05 * i : (i == 6 ? 0.35 : 0.25));
+            }
+            return 32;
+        case OSC_CONVEX_POLYGON:
+            for (int i = 0; i < 5; ++i) {
+                double angle = 2.0 * TEST_PI * i / 5.0 + 0.3, k = 0.7 + 0.3 * i;
+                p[2 * i] = k * cos(angle);
+                p[2 * i + 1] = k * sin(angle);
+                p[10 + i] = k * (0.3 + 0.04 * i);
+            }
+            p[15] = 0.1;
+            return 16;
     }
     return 0;
 }
@@ -411,10 +409,9 @@ static void test_parameter_gradients(void) {
             osc_pose pa = random_pose(&rng, 0.6), pb = random_pose(&rng, 0.6);
             bool as_a = trial % 2 == 0;
             double gradient[32], alpha = 0.0;
-            CHECK_STATUS(osc_dcol_alpha_parameter_gradient(as_a ? shape : other, pa,
-                                                           as_a ? other : shape, pb, NULL, &alpha,
-                                                           as_a ? gradient : NULL,
-                                                           as_a ? NULL : gradient), OSC_OK);
+            CHECK_STATUS(osc_dcol_alpha_parameter_gradient(as_a ? shape : other, pa, as_a ? other : shape, pb, NULL,
+                                                           &alpha, as_a ? gradient : NULL, as_a ? NULL : gradient),
+                         OSC_OK);
             for (int k = 0; k < count; ++k) {
                 // an ellipsoid entry off the diagonal moves with its mirror (P stays symmetric)
                 int mirror = kind == OSC_CONVEX_ELLIPSOID ? 3 * (k % 3) + k / 3 : k;
@@ -426,8 +423,8 @@ static void test_parameter_gradients(void) {
                     if (mirror != k) q[mirror] += side ? -h : h;
                     osc_convex* perturbed = make_with_parameters(kind, q);
                     osc_dcol_result r;
-                    osc_dcol_proximity(as_a ? perturbed : other, pa, as_a ? other : perturbed, pb,
-                                       NULL, &r, NULL, NULL);
+                    osc_dcol_proximity(as_a ? perturbed : other, pa, as_a ? other : perturbed, pb, NULL, &r, NULL,
+                                       NULL);
                     values[side] = r.alpha;
                     osc_convex_destroy(perturbed);
                 }
@@ -435,13 +432,12 @@ static void test_parameter_gradients(void) {
                 double analytic = mirror != k ? gradient[k] + gradient[mirror] : gradient[k];
                 double error = fabs(fd - analytic) / fmax(1.0, fabs(fd));
                 worst = fmax(worst, error);
-                CHECK_MSG(error < 1e-5, "%s parameter %d (%s): %.9g vs differences %.9g",
-                          osc_convex_kind_name(kind), k, as_a ? "A" : "B", analytic, fd);
+                CHECK_MSG(error < 1e-5, "%s parameter %d (%s): %.9g vs differences %.9g", osc_convex_kind_name(kind), k,
+                          as_a ? "A" : "B", analytic, fd);
             }
             osc_convex_destroy(shape);
         }
-    printf("  shape-parameter gradients against central differences: worst relative error %.2g\n",
-           worst);
+    printf("  shape-parameter gradients against central differences: worst relative error %.2g\n", worst);
 }
 
 // seed 001's claim for the smoothed problem: a box sliding and tilting through the parallel-faces
@@ -452,8 +448,8 @@ typedef struct sweep_figures {
     double max_step, max_second, degenerate;
 } sweep_figures;
 
-static sweep_figures tilt_sweep(const osc_convex* base, const osc_convex* slab,
-                                const osc_dcol_settings* settings, int samples) {
+static sweep_figures tilt_sweep(const osc_convex* base, const osc_convex* slab, const osc_dcol_settings* settings,
+                                int samples) {
     sweep_figures f = {0, 0, 0};
     double previous_x = 0, alphas[3] = {0};
     double step = 0.1 / (samples - 1);
@@ -467,8 +463,7 @@ static sweep_figures tilt_sweep(const osc_convex* base, const osc_convex* slab,
         alphas[0] = alphas[1];
         alphas[1] = alphas[2];
         alphas[2] = r.alpha;
-        if (k > 1)
-            f.max_second = fmax(f.max_second, fabs(alphas[2] - 2 * alphas[1] + alphas[0]) / (step * step));
+        if (k > 1) f.max_second = fmax(f.max_second, fabs(alphas[2] - 2 * alphas[1] + alphas[0]) / (step * step));
         if (r.flags & OSC_DCOL_DEGENERATE) ++f.degenerate;
     }
     return f;
@@ -516,8 +511,10 @@ static void test_near_flat_contacts(void) {
                 double gradient[12], alpha;
                 failures += osc_dcol_proximity(wall, wall_pose, capsule, capsule_pose, NULL, &r, NULL, NULL) != OSC_OK;
                 worst_iterations = r.iterations > worst_iterations ? r.iterations : worst_iterations;
-                failures += osc_dcol_alpha_gradient(wall, wall_pose, capsule, capsule_pose, NULL, &alpha, gradient) != OSC_OK;
-                failures += osc_dcol_proximity(wall, osc_pose_identity(), box, box_pose, NULL, &r, NULL, NULL) != OSC_OK;
+                failures +=
+                    osc_dcol_alpha_gradient(wall, wall_pose, capsule, capsule_pose, NULL, &alpha, gradient) != OSC_OK;
+                failures +=
+                    osc_dcol_proximity(wall, osc_pose_identity(), box, box_pose, NULL, &r, NULL, NULL) != OSC_OK;
                 worst_iterations = r.iterations > worst_iterations ? r.iterations : worst_iterations;
                 total += 3;
             }
@@ -548,8 +545,8 @@ static void test_flags(void) {
     // a sphere on a face, a box corner down, a tilted capsule: unique contact points
     CHECK_STATUS(osc_dcol_proximity(box, origin, sphere, above, NULL, &r, NULL, NULL), OSC_OK);
     CHECK(r.flags == 0);
-    osc_quat corner = osc_quat_mul(osc_quat_from_axis_angle(osc_v3(1, 0, 0), 0.6),
-                                   osc_quat_from_axis_angle(osc_v3(0, 1, 0), 0.7));
+    osc_quat corner =
+        osc_quat_mul(osc_quat_from_axis_angle(osc_v3(1, 0, 0), 0.6), osc_quat_from_axis_angle(osc_v3(0, 1, 0), 0.7));
     osc_pose tilted = {osc_v3(0.1, 0.05, 1.5), corner};
     CHECK_STATUS(osc_dcol_proximity(box, origin, box, tilted, NULL, &r, NULL, NULL), OSC_OK);
     CHECK(r.flags == 0);
@@ -606,8 +603,9 @@ static void test_invariance(void) {
     // far apart: alpha of order 1000
     osc_dcol_result r;
     osc_pose far = {osc_v3(500.0, 300.0, -200.0), osc_quat_identity()};
-    CHECK_STATUS(osc_dcol_proximity(g_shapes[OSC_CONVEX_ELLIPSOID], osc_pose_identity(),
-                                    g_shapes[OSC_CONVEX_POLYGON], far, NULL, &r, NULL, NULL), OSC_OK);
+    CHECK_STATUS(osc_dcol_proximity(g_shapes[OSC_CONVEX_ELLIPSOID], osc_pose_identity(), g_shapes[OSC_CONVEX_POLYGON],
+                                    far, NULL, &r, NULL, NULL),
+                 OSC_OK);
     CHECK(r.alpha > 100.0);
 }
 
@@ -620,13 +618,14 @@ static void test_invariance(void) {
 static osc_convex* random_support_shape(test_rng* rng, int kind, double smallest) {
     osc_convex* shape = NULL;
     if (kind == 6) {
-        CHECK_STATUS(osc_convex_create_cone(test_uniform(rng, smallest, 2.0),
-                                            test_uniform(rng, 0.15, 1.35), &shape), OSC_OK);
+        CHECK_STATUS(osc_convex_create_cone(test_uniform(rng, smallest, 2.0), test_uniform(rng, 0.15, 1.35), &shape),
+                     OSC_OK);
         return shape;
     }
     if (kind == 5) {
         CHECK_STATUS(osc_convex_create_cylinder(test_uniform(rng, 0.5 * smallest, 0.5),
-                                                test_uniform(rng, smallest, 2.0), &shape), OSC_OK);
+                                                test_uniform(rng, smallest, 2.0), &shape),
+                     OSC_OK);
         return shape;
     }
     if (kind == 3) {
@@ -645,8 +644,7 @@ static osc_convex* random_support_shape(test_rng* rng, int kind, double smallest
             normals[2 * i + 1] = sin(angle);
             offsets[i] = test_uniform(rng, smallest, 1.0);
         }
-        CHECK_STATUS(osc_convex_create_polygon(normals, offsets, count,
-                                               test_uniform(rng, 0.5 * smallest, 0.5), &shape),
+        CHECK_STATUS(osc_convex_create_polygon(normals, offsets, count, test_uniform(rng, 0.5 * smallest, 0.5), &shape),
                      OSC_OK);
         return shape;
     }
@@ -655,8 +653,9 @@ static osc_convex* random_support_shape(test_rng* rng, int kind, double smallest
         return shape;
     }
     if (kind == 2) {
-        CHECK_STATUS(osc_convex_create_capsule(test_uniform(rng, 0.5 * smallest, 0.5),
-                                               test_uniform(rng, smallest, 2.0), &shape), OSC_OK);
+        CHECK_STATUS(
+            osc_convex_create_capsule(test_uniform(rng, 0.5 * smallest, 0.5), test_uniform(rng, smallest, 2.0), &shape),
+            OSC_OK);
         return shape;
     }
     // P = R diag(1 / a_i^2) R^T with a random rotation R
@@ -691,8 +690,8 @@ static void flatten_result(const osc_dcol_result* r, double out[8]) {
 // DCOL_CLOSED_FORM_MAX_BARRIER a point contact ends at its exact optimum (docs/dcol.md §3.7), below
 // the general start's central point by at most that point's duality gap, s^T z = nu mu, nu the
 // barrier degree (one per orthant row and per cone).
-static double support_alpha_off(const osc_convex* a, const osc_convex* b, double barrier,
-                                double support_alpha, double general_alpha) {
+static double support_alpha_off(const osc_convex* a, const osc_convex* b, double barrier, double support_alpha,
+                                double general_alpha) {
     double degree = a->orthant_rows + b->orthant_rows + (a->cone_dim > 0) + (b->cone_dim > 0);
     double gap = barrier <= DCOL_CLOSED_FORM_MAX_BARRIER ? degree * barrier : 0.0;
     double below = general_alpha - support_alpha;
@@ -733,7 +732,7 @@ static void test_support_pairs_match_general_solver(void) {
         int total = 0, fallbacks = 0, general_failures = 0;
         double worst_alpha = 0.0, worst_point = 0.0, worst_jacobian = 0.0, worst_invariance = 0.0;
         double worst_difference[2] = {0.0, 0.0}; // alpha and distance; point and normal
-        int refined = 0, columns = 0; // groups of quotients taken at a step below 1e-5
+        int refined = 0, columns = 0;            // groups of quotients taken at a step below 1e-5
         for (int trial = 0; trial < trials; ++trial) {
             int kind_a = trial % 7, kind_b = (trial / 7) % 7;
             osc_convex* a = random_support_shape(&rng, kind_a, 0.1);
@@ -744,11 +743,11 @@ static void test_support_pairs_match_general_solver(void) {
             osc_dcol_jacobians general_jac = six_jacobians(general_j);
             osc_dcol_result fast, general;
             dcol_trace trace = {0};
-            CHECK_STATUS(dcol_proximity(&DEFAULT_PATHS, &trace, a, pa, b, pb, &settings, &fast,
-                                        &fast_jac, NULL), OSC_OK);
+            CHECK_STATUS(dcol_proximity(&DEFAULT_PATHS, &trace, a, pa, b, pb, &settings, &fast, &fast_jac, NULL),
+                         OSC_OK);
             bool fell_back = trace.general_starts != 0;
-            osc_status general_status = dcol_proximity(&GENERAL_START, NULL, a, pa, b, pb, &settings,
-                                                       &general, &general_jac, NULL);
+            osc_status general_status =
+                dcol_proximity(&GENERAL_START, NULL, a, pa, b, pb, &settings, &general, &general_jac, NULL);
             if (general_status != OSC_OK) {
                 // the general start fails where the support path does not (a padded polygon
                 // and a cone at barrier 1e-3 diverge): x must still lie in both scaled shapes
@@ -762,19 +761,19 @@ static void test_support_pairs_match_general_solver(void) {
             }
             // the support path fell back to the general start, whose Jacobians the stalled-dual
             // acceptance can spoil (§3.4)
-            if (fell_back) ++fallbacks;
-            else total += fast.iterations;
+            if (fell_back)
+                ++fallbacks;
+            else
+                total += fast.iterations;
             double size = osc_length(osc_sub(pa.p, pb.p)) + 2.0;
             // translation invariance: d/dp_A + d/dp_B is I for x and 0 for alpha
             for (int k = 0; k < 3; ++k) {
                 worst_invariance = fmax(worst_invariance, fabs(fast_j[0][k] + fast_j[0][6 + k]));
                 for (int row = 0; row < 3; ++row)
-                    worst_invariance = fmax(worst_invariance, fabs(fast_j[1][12 * row + k] +
-                                                                   fast_j[1][12 * row + 6 + k] -
-                                                                   (row == k)));
+                    worst_invariance = fmax(worst_invariance,
+                                            fabs(fast_j[1][12 * row + k] + fast_j[1][12 * row + 6 + k] - (row == k)));
             }
-            worst_alpha = fmax(worst_alpha, support_alpha_off(a, b, settings.tolerance, fast.alpha,
-                                                              general.alpha));
+            worst_alpha = fmax(worst_alpha, support_alpha_off(a, b, settings.tolerance, fast.alpha, general.alpha));
             worst_point = fmax(worst_point, osc_length(osc_sub(fast.point, general.point)) / size);
             if (level > 0) {
                 // alpha, point, distance and normal rows (the contact points divide by alpha)
@@ -783,8 +782,7 @@ static void test_support_pairs_match_general_solver(void) {
                     double norm = 0.0, difference = 0.0;
                     for (int i = 0; i < 12 * heights[r]; ++i) {
                         norm = fmax(norm, fabs(general_j[rows[r]][i]));
-                        difference = fmax(difference,
-                                          fabs(fast_j[rows[r]][i] - general_j[rows[r]][i]));
+                        difference = fmax(difference, fabs(fast_j[rows[r]][i] - general_j[rows[r]][i]));
                     }
                     worst_jacobian = fmax(worst_jacobian, difference / fmax(norm, 1e-300));
                 }
@@ -805,8 +803,7 @@ static void test_support_pairs_match_general_solver(void) {
                     // 19,600 solves over ten seeds of this test, and matched to 1e-6 at 1e-7
                     double quotient[6][8];
                     for (int level_h = 0; level_h < 6; ++level_h) {
-                        const double h = (level_h < 2 ? 1e-5 : level_h < 4 ? 1e-6 : 1e-7) *
-                                         (level_h % 2 ? 0.5 : 1.0);
+                        const double h = (level_h < 2 ? 1e-5 : level_h < 4 ? 1e-6 : 1e-7) * (level_h % 2 ? 0.5 : 1.0);
                         double step[6] = {0}, back[6] = {0};
                         step[c % 6] = h;
                         back[c % 6] = -h;
@@ -825,12 +822,10 @@ static void test_support_pairs_match_general_solver(void) {
                         double f1[8], f2[8];
                         flatten_result(&r1, f1);
                         flatten_result(&r2, f2);
-                        for (int k = 0; k < 8; ++k)
-                            quotient[level_h][k] = (f1[k] - f2[k]) / (2.0 * h);
+                        for (int k = 0; k < 8; ++k) quotient[level_h][k] = (f1[k] - f2[k]) / (2.0 * h);
                     }
-                    double analytic[8] = {fast_j[0][c], fast_j[1][c], fast_j[1][12 + c],
-                                          fast_j[1][24 + c], fast_j[4][c], fast_j[5][c],
-                                          fast_j[5][12 + c], fast_j[5][24 + c]};
+                    double analytic[8] = {fast_j[0][c], fast_j[1][c], fast_j[1][12 + c], fast_j[1][24 + c],
+                                          fast_j[4][c], fast_j[5][c], fast_j[5][12 + c], fast_j[5][24 + c]};
                     // per group, the level of h: 1e-5, or, where the quotients at 1e-5 change by
                     // more than a fifth of the group's tolerance (1e-9 of the column for alpha and
                     // distance, 1e-4 for the point and normal: visibly not linear), a smaller h:
@@ -845,8 +840,7 @@ static void test_support_pairs_match_general_solver(void) {
                         for (int k = 0; k < 8; ++k) {
                             if ((k == 0 || k == 4) != (group == 0)) continue;
                             for (int h_level = 0; h_level < 3; ++h_level) {
-                                double step_change =
-                                    fabs(quotient[2 * h_level][k] - quotient[2 * h_level + 1][k]);
+                                double step_change = fabs(quotient[2 * h_level][k] - quotient[2 * h_level + 1][k]);
                                 change[h_level] = fmax(change[h_level], step_change);
                             }
                             column_size = fmax(column_size, fabs(quotient[0][k]));
@@ -875,14 +869,12 @@ static void test_support_pairs_match_general_solver(void) {
                 }
                 // groups: alpha and distance (0, 4) against their own norms; point (1-3), normal (5-7)
                 if (same_path) {
-                    worst_difference[0] =
-                        fmax(worst_difference[0], fmax(error[0] / norm[0], error[4] / norm[4]));
+                    worst_difference[0] = fmax(worst_difference[0], fmax(error[0] / norm[0], error[4] / norm[4]));
                     double point_norm = fmax(norm[1], fmax(norm[2], norm[3]));
                     double normal_norm = fmax(norm[5], fmax(norm[6], norm[7]));
                     worst_difference[1] =
-                        fmax(worst_difference[1],
-                             fmax(fmax(error[1], fmax(error[2], error[3])) / point_norm,
-                                  fmax(error[5], fmax(error[6], error[7])) / normal_norm));
+                        fmax(worst_difference[1], fmax(fmax(error[1], fmax(error[2], error[3])) / point_norm,
+                                                       fmax(error[5], fmax(error[6], error[7])) / normal_norm));
                 }
             }
             osc_convex_destroy(a);
@@ -891,8 +883,8 @@ static void test_support_pairs_match_general_solver(void) {
         int applies = trials - general_failures;
         printf("  barrier %g: %.2f iterations on average, %d fallbacks in %d solves (and %d where the "
                "general start fails); against the general start: alpha %.1e, point %.1e",
-               barriers[level], total / (double)(applies - fallbacks), fallbacks, applies,
-               general_failures, worst_alpha, worst_point);
+               barriers[level], total / (double)(applies - fallbacks), fallbacks, applies, general_failures,
+               worst_alpha, worst_point);
         if (level > 0)
             printf(", Jacobians %.1e (relative)\n", worst_jacobian);
         else
@@ -961,8 +953,8 @@ static void test_compliant_contacts(void) {
     qsort(errors[1], (size_t)count, sizeof(double), compare_doubles);
     int p90 = count * 9 / 10;
     printf("  %d solves: against central differences, the augmented system median %.1e, 90th "
-           "percentile %.1e, the normal matrix %.1e, %.1e; the two apart by %.1e\n", count,
-           errors[0][count / 2], errors[0][p90], errors[1][count / 2], errors[1][p90], worst_apart);
+           "percentile %.1e, the normal matrix %.1e, %.1e; the two apart by %.1e\n",
+           count, errors[0][count / 2], errors[0][p90], errors[1][count / 2], errors[1][p90], worst_apart);
     CHECK(count >= TRIALS * 9 / 10);
     CHECK(worst_apart < 1e-3);
     CHECK(errors[0][count / 2] < 0.5 * errors[1][count / 2]);
@@ -997,8 +989,10 @@ static void test_support_pairs_extremes(void) {
         CHECK_MSG(status == OSC_OK, "trial %d: %s", trial, osc_last_error());
         if (status == OSC_OK) {
             // the support path fell back to the general start
-            if (trace.general_starts != 0) ++fallbacks;
-            else total += r.iterations;
+            if (trace.general_starts != 0)
+                ++fallbacks;
+            else
+                total += r.iterations;
             double ga = osc_convex_gauge(a, osc_pose_apply_inverse(pa, r.point));
             double gb = osc_convex_gauge(b, osc_pose_apply_inverse(pb, r.point));
             largest_offset = fmax(largest_offset, r.alpha - fmax(ga, gb));
@@ -1011,9 +1005,9 @@ static void test_support_pairs_extremes(void) {
     }
     int applies = trials;
     printf("  %d extreme pairs, alpha %.2g to %.3g: %.3f iterations on average, %d fallbacks; "
-           "alpha - max gauge at most %.2g, max gauge above alpha by %.2g (relative)\n", applies,
-           smallest_alpha, largest_alpha,
-           total / (double)(applies - fallbacks), fallbacks, largest_offset, worst_excess);
+           "alpha - max gauge at most %.2g, max gauge above alpha by %.2g (relative)\n",
+           applies, smallest_alpha, largest_alpha, total / (double)(applies - fallbacks), fallbacks, largest_offset,
+           worst_excess);
     CHECK(fallbacks <= applies / 50 && total <= (applies - fallbacks) * 1.5); // measured 1.3
     CHECK(largest_offset < 1e-8);
     CHECK(worst_excess < 1e-11); // measured 2.5e-12 (1e-12 when every answer was a central point)
@@ -1022,8 +1016,7 @@ static void test_support_pairs_extremes(void) {
 // Solves a pair by the support path and by the general start: whether the support path fell back
 // (it ran a general start: dcol_trace) and its alpha's distance from the general start's
 // band (support_alpha_off)
-static bool fell_back(const osc_convex* a, osc_pose pa, const osc_convex* b, osc_pose pb,
-                      double* difference) {
+static bool fell_back(const osc_convex* a, osc_pose pa, const osc_convex* b, osc_pose pb, double* difference) {
     osc_dcol_result fast, general;
     dcol_trace trace = {0};
     CHECK_STATUS(dcol_proximity(&DEFAULT_PATHS, &trace, a, pa, b, pb, NULL, &fast, NULL, NULL), OSC_OK);
@@ -1067,8 +1060,8 @@ static void test_disc_kinks(void) {
         for (int order = 0; order < 2; ++order) {
             const osc_convex* cone = g_shapes[OSC_CONVEX_CONE];
             double difference;
-            box_fallbacks += order ? fell_back(cone, pa, box, pb, &difference)
-                                   : fell_back(box, pa, cone, pb, &difference);
+            box_fallbacks +=
+                order ? fell_back(cone, pa, box, pb, &difference) : fell_back(box, pa, cone, pb, &difference);
             CHECK(difference <= 1e-9);
         }
     }
@@ -1097,12 +1090,13 @@ static void test_polytope_neighbours(void) {
     CHECK_STATUS(osc_convex_create_polytope(tetra_normals, tetra_offsets, 4, &tetra), OSC_OK);
     for (int j = 0; j < tetra->vertex_count; ++j) CHECK(popcount_words(tetra->face_neighbours[j]) == 3);
     double phi = 0.5 * (1.0 + sqrt(5.0)), dodeca_normals[36], dodeca_offsets[12];
-    const double icosahedron[12][3] = {{0, 1, 1}, {0, -1, 1}, {0, 1, -1}, {0, -1, -1}, {1, 1, 0}, {-1, 1, 0},
-                                       {1, -1, 0}, {-1, -1, 0}, {1, 0, 1}, {-1, 0, 1}, {1, 0, -1}, {-1, 0, -1}};
+    const double icosahedron[12][3] = {{0, 1, 1},  {0, -1, 1},  {0, 1, -1}, {0, -1, -1}, {1, 1, 0},  {-1, 1, 0},
+                                       {1, -1, 0}, {-1, -1, 0}, {1, 0, 1},  {-1, 0, 1},  {1, 0, -1}, {-1, 0, -1}};
     for (int i = 0; i < 12; ++i) {
         // (0, +-1, +-phi) and its cyclic permutations
         double v[3] = {icosahedron[i][0], icosahedron[i][1], icosahedron[i][2]};
-        for (int k = 0; k < 3; ++k) v[k] *= (i < 4 ? (k == 2 ? phi : 1.0) : i < 8 ? (k == 1 ? phi : 1.0) : (k == 0 ? phi : 1.0));
+        for (int k = 0; k < 3; ++k)
+            v[k] *= (i < 4 ? (k == 2 ? phi : 1.0) : i < 8 ? (k == 1 ? phi : 1.0) : (k == 0 ? phi : 1.0));
         for (int k = 0; k < 3; ++k) dodeca_normals[3 * i + k] = v[k];
         dodeca_offsets[i] = 0.4 * sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     }
@@ -1141,7 +1135,8 @@ static void test_polytope_neighbours(void) {
         osc_convex_destroy(big);
     }
     printf("  %d solves with 64-face polytopes (up to %d vertices): %d fallbacks, alpha within %.2g of "
-           "the general start\n", solves, most_vertices, fallbacks, worst);
+           "the general start\n",
+           solves, most_vertices, fallbacks, worst);
     CHECK(solves > 600 && most_vertices > 64 && fallbacks <= solves / 100 && worst < 1e-9);
 }
 
@@ -1182,20 +1177,18 @@ static void test_exact_contacts(void) {
                 osc_dcol_jacobians central_jac = six_jacobians(central_j);
                 osc_dcol_result r, central;
                 dcol_trace trace = {0};
-                CHECK_STATUS(dcol_proximity(&DEFAULT_PATHS, &trace, a, pa, b, pb, NULL, &r, &exact_jac,
-                                            NULL), OSC_OK);
+                CHECK_STATUS(dcol_proximity(&DEFAULT_PATHS, &trace, a, pa, b, pb, NULL, &r, &exact_jac, NULL), OSC_OK);
                 if (trace.exact_solves == 0) continue;
                 ++exact;
                 CHECK(r.iterations == 0 && r.flags == 0);
                 int output = -1;
                 double error = fd_error(&DEFAULT_PATHS, NULL, a, pa, b, pb, NULL, 1e-6, 14, &output);
-                CHECK_MSG(error < 1e-6, "pair %d-%d, trial %d: output %d off by %.3g", i, j, trial,
-                          output, error);
+                CHECK_MSG(error < 1e-6, "pair %d-%d, trial %d: output %d off by %.3g", i, j, trial, output, error);
                 worst_fd = fmax(worst_fd, error);
-                CHECK_STATUS(dcol_proximity(&CENTRAL_POINT, NULL, a, pa, b, pb, NULL, &central,
-                                            &central_jac, NULL), OSC_OK);
-                worst_alpha = fmax(worst_alpha, support_alpha_off(a, b, osc_dcol_settings_default().tolerance,
-                                                                  r.alpha, central.alpha));
+                CHECK_STATUS(dcol_proximity(&CENTRAL_POINT, NULL, a, pa, b, pb, NULL, &central, &central_jac, NULL),
+                             OSC_OK);
+                worst_alpha = fmax(worst_alpha, support_alpha_off(a, b, osc_dcol_settings_default().tolerance, r.alpha,
+                                                                  central.alpha));
                 points[exact - 1] = osc_length(osc_sub(r.point, central.point));
                 worst_point = fmax(worst_point, points[exact - 1]);
                 if (!(central.flags & OSC_DCOL_DEGENERATE)) gaps[gap_count++] = jacobian_gap(exact_j, central_j);
@@ -1209,8 +1202,9 @@ static void test_exact_contacts(void) {
     printf("  %d of %d solves exact; against central differences %.2g (relative); against the "
            "central point: alpha off its band by %.2g, x %.2g apart (median %.2g, 99th percentile "
            "%.2g), the Jacobians %.2g apart (median; 90th percentile %.2g); the alpha fast path "
-           "within %.2g\n", exact, solves, worst_fd, worst_alpha, worst_point, points[exact / 2],
-           points[exact * 99 / 100], gaps[gap_count / 2], gaps[gap_count * 9 / 10], worst_fast);
+           "within %.2g\n",
+           exact, solves, worst_fd, worst_alpha, worst_point, points[exact / 2], points[exact * 99 / 100],
+           gaps[gap_count / 2], gaps[gap_count * 9 / 10], worst_fast);
     CHECK(exact >= solves * 19 / 20); // measured 1,920 of 1,960
     CHECK(worst_alpha < 1e-9 && worst_point < 1e-6);
     // the central point's Jacobians carry its factor shift's bias, 1e-6 relative on curved
@@ -1277,23 +1271,23 @@ static void test_degenerate_vertices(void) {
                 osc_dcol_jacobians general_jac = six_jacobians(general_j);
                 osc_dcol_result fast, general;
                 CHECK_STATUS(osc_dcol_proximity(first, pa, second, pb, &smooth, &fast, &fast_jac, NULL), OSC_OK);
-                CHECK_STATUS(dcol_proximity(&GENERAL_START, NULL, first, pa, second, pb, &smooth,
-                                            &general, &general_jac, NULL), OSC_OK);
+                CHECK_STATUS(
+                    dcol_proximity(&GENERAL_START, NULL, first, pa, second, pb, &smooth, &general, &general_jac, NULL),
+                    OSC_OK);
                 worst_smooth_alpha = fmax(worst_smooth_alpha, fabs(fast.alpha - general.alpha) / general.alpha);
                 worst_smooth_point = fmax(worst_smooth_point, osc_length(osc_sub(fast.point, general.point)));
                 worst_jacobian = fmax(worst_jacobian, jacobian_gap(fast_j, general_j));
                 // and alpha's row against central differences at the default barrier
                 int output = -1;
-                double error =
-                    fd_error(&DEFAULT_PATHS, NULL, first, pa, second, pb, NULL, 1e-5, 1, &output);
-                CHECK_MSG(error < 1e-5, "degenerate %d against %d, trial %d: alpha off by %.3g", d,
-                          other, trial, error);
+                double error = fd_error(&DEFAULT_PATHS, NULL, first, pa, second, pb, NULL, 1e-5, 1, &output);
+                CHECK_MSG(error < 1e-5, "degenerate %d against %d, trial %d: alpha off by %.3g", d, other, trial,
+                          error);
                 worst_fd = fmax(worst_fd, error);
             }
     printf("  %d solves with 4- and 5-face vertices: %d fallbacks; alpha within %.2g of the general "
            "start; at barrier 1e-6 alpha within %.2g, the point %.2g, the Jacobians %.2g (relative); "
-           "alpha's row within %.2g of central differences\n", solves, fallbacks, worst_alpha,
-           worst_smooth_alpha, worst_smooth_point, worst_jacobian, worst_fd);
+           "alpha's row within %.2g of central differences\n",
+           solves, fallbacks, worst_alpha, worst_smooth_alpha, worst_smooth_point, worst_jacobian, worst_fd);
     CHECK(fallbacks <= solves / 100);
     CHECK(worst_alpha < 1e-9 && worst_smooth_alpha < 1e-9 && worst_smooth_point < 1e-7);
     CHECK(worst_jacobian < 1e-5);
@@ -1309,8 +1303,7 @@ typedef struct resting_figures {
     double below, above, smooth_alpha, point, jacobian;
 } resting_figures;
 
-static void resting_compare(const osc_convex* a, osc_pose pa, const osc_convex* b, osc_pose pb,
-                            resting_figures* out) {
+static void resting_compare(const osc_convex* a, osc_pose pa, const osc_convex* b, osc_pose pb, resting_figures* out) {
     double difference;
     out->fallbacks += fell_back(a, pa, b, pb, &difference);
     ++out->solves;
@@ -1326,8 +1319,7 @@ static void resting_compare(const osc_convex* a, osc_pose pa, const osc_convex* 
     osc_dcol_jacobians general_jac = six_jacobians(general_j);
     osc_dcol_settings smooth = settings_with(1e-6);
     CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, &smooth, &fast, &fast_jac, NULL), OSC_OK);
-    CHECK_STATUS(dcol_proximity(&GENERAL_START, NULL, a, pa, b, pb, &smooth, &general, &general_jac,
-                                NULL), OSC_OK);
+    CHECK_STATUS(dcol_proximity(&GENERAL_START, NULL, a, pa, b, pb, &smooth, &general, &general_jac, NULL), OSC_OK);
     out->smooth_alpha = fmax(out->smooth_alpha, fabs(fast.alpha - general.alpha) / general.alpha);
     out->point = fmax(out->point, osc_length(osc_sub(fast.point, general.point)));
     out->jacobian = fmax(out->jacobian, jacobian_gap(fast_j, general_j));
@@ -1336,9 +1328,9 @@ static void resting_compare(const osc_convex* a, osc_pose pa, const osc_convex* 
 static void resting_print(const char* what, const resting_figures* f) {
     printf("  %d solves, %s: %d fallbacks, %.2f iterations on average, %d DEGENERATE; alpha below the "
            "general start's by at most %.2g, above by %.2g; at barrier 1e-6 alpha %.2g, the point "
-           "%.2g, the Jacobians %.2g (relative) from its\n", f->solves, what, f->fallbacks,
-           (double)f->iterations / f->solves, f->degenerate, f->below, f->above, f->smooth_alpha,
-           f->point, f->jacobian);
+           "%.2g, the Jacobians %.2g (relative) from its\n",
+           f->solves, what, f->fallbacks, (double)f->iterations / f->solves, f->degenerate, f->below, f->above,
+           f->smooth_alpha, f->point, f->jacobian);
 }
 
 // a body resting on `base`'s top face (at height `top`): turned about the vertical at random,
@@ -1423,8 +1415,8 @@ static void test_resting_curved(void) {
         resting_figures f = {0};
         for (int t = 0; t < 6; ++t)
             for (int trial = 0; trial < 60; ++trial)
-                resting_compare(box, identity, bodies[b],
-                                resting_pose(&rng, frames[b], 0.25, heights[b], tilts[t]), &f);
+                resting_compare(box, identity, bodies[b], resting_pose(&rng, frames[b], 0.25, heights[b], tilts[t]),
+                                &f);
         char what[64];
         snprintf(what, sizeof what, "%s on a box (tilt 0 to 1e-4)", names[b]);
         resting_print(what, &f);
@@ -1482,8 +1474,7 @@ static bool make_elongated_shapes(double t, osc_convex* s[10]) {
 static void elongated_poses(test_rng* rng, osc_pose* pa, osc_pose* pb) {
     double scale = pow(10.0, test_uniform(rng, -1.0, 1.0));
     *pa = random_pose(rng, 1.0);
-    *pb = (osc_pose){osc_add(pa->p, osc_v3(test_uniform(rng, -scale, scale),
-                                           test_uniform(rng, -scale, scale),
+    *pb = (osc_pose){osc_add(pa->p, osc_v3(test_uniform(rng, -scale, scale), test_uniform(rng, -scale, scale),
                                            test_uniform(rng, -scale, scale))),
                      random_pose(rng, 1.0).q};
 }
@@ -1505,8 +1496,8 @@ static void test_elongated_shapes(void) {
                     elongated_poses(&rng, &pa, &pb);
                     osc_dcol_result r;
                     // the general start alone (docs/dcol.md §3.3)
-                    general_failures += dcol_proximity(&GENERAL_START, NULL, s[a], pa, s[b], pb, NULL,
-                                                       &r, NULL, NULL) != OSC_OK;
+                    general_failures +=
+                        dcol_proximity(&GENERAL_START, NULL, s[a], pa, s[b], pb, NULL, &r, NULL, NULL) != OSC_OK;
                     if (osc_dcol_proximity(s[a], pa, s[b], pb, NULL, &r, NULL, NULL) != OSC_OK) {
                         ++failures;
                         continue;
@@ -1563,20 +1554,18 @@ static void test_thin_jacobians(void) {
                     elongated_poses(&rng, &pa, &pb);
                     osc_dcol_result r;
                     if (i % 6 != 0 || count == MOST ||
-                        osc_dcol_proximity(s[a], pa, s[b], pb, NULL, &r, NULL, NULL) != OSC_OK ||
-                        !(r.alpha < 100.0) || (r.flags & OSC_DCOL_DEGENERATE))
+                        osc_dcol_proximity(s[a], pa, s[b], pb, NULL, &r, NULL, NULL) != OSC_OK || !(r.alpha < 100.0) ||
+                        (r.flags & OSC_DCOL_DEGENERATE))
                         continue;
                     // the conic path (its augmented system, then the normal matrix alone), and the
                     // query as it answers, at the exact optimum where it is a point contact (§3.7)
                     int output = -1;
                     for (int path = 0; path < 2; ++path) {
                         dcol_options options = central_point_with(path == 0 ? 1.0 : INFINITY);
-                        errors[path][count] = fd_error(&options, NULL, s[a], pa, s[b], pb, NULL, 1e-6,
-                                                       14, &output);
+                        errors[path][count] = fd_error(&options, NULL, s[a], pa, s[b], pb, NULL, 1e-6, 14, &output);
                     }
                     dcol_trace trace = {0};
-                    errors[2][count] = fd_error(&DEFAULT_PATHS, &trace, s[a], pa, s[b], pb, NULL, 1e-6,
-                                                14, &output);
+                    errors[2][count] = fd_error(&DEFAULT_PATHS, &trace, s[a], pa, s[b], pb, NULL, 1e-6, 14, &output);
                     exact += trace.exact_solves != 0;
                     ++count;
                 }
@@ -1586,8 +1575,9 @@ static void test_thin_jacobians(void) {
         int p95 = count * 95 / 100;
         printf("  thickness %g, %d solves: against central differences 95th percentile %.1e, worst "
                "%.1e (the normal matrix alone %.1e, %.1e); as the query answers (%d exact) %.1e, "
-               "%.1e\n", t, count, errors[0][p95], errors[0][count - 1], errors[1][p95],
-               errors[1][count - 1], exact, errors[2][p95], errors[2][count - 1]);
+               "%.1e\n",
+               t, count, errors[0][p95], errors[0][count - 1], errors[1][p95], errors[1][count - 1], exact,
+               errors[2][p95], errors[2][count - 1]);
         CHECK(count >= 500);
         CHECK(errors[0][p95] < 1e-4 && errors[0][count - 1] < 2e-2);
         CHECK(errors[2][p95] < 1e-4 && errors[2][count - 1] < 2e-2);
@@ -1626,7 +1616,8 @@ static void test_degeneracy_trace(void) {
         osc_convex_destroy(b);
     }
     printf("  %d solves: the compliance from forward substitutions within %.2g of full solves "
-           "(relative)\n", solved, worst);
+           "(relative)\n",
+           solved, worst);
     CHECK(solved == 490);
     CHECK(worst < 1e-12);
 }
@@ -1643,19 +1634,18 @@ static void test_extreme_cones(void) {
     double worst_excess = 0.0;
     for (int trial = 0; trial < trials; ++trial) {
         int shape_class = trial % 3;
-        double angle = shape_class == 0 ? 1e-3 : shape_class == 1 ? 0.5 * TEST_PI - 1e-3
-                                                                  : test_uniform(&rng, 0.01, 1.56);
+        double angle = shape_class == 0   ? 1e-3
+                       : shape_class == 1 ? 0.5 * TEST_PI - 1e-3
+                                          : test_uniform(&rng, 0.01, 1.56);
         osc_convex *a, *b = random_support_shape(&rng, (trial / 3) % 7, 0.01);
-        CHECK_STATUS(osc_convex_create_cone(pow(10.0, test_uniform(&rng, -3.0, 3.0)), angle, &a),
-                     OSC_OK);
+        CHECK_STATUS(osc_convex_create_cone(pow(10.0, test_uniform(&rng, -3.0, 3.0)), angle, &a), OSC_OK);
         double scale = pow(10.0, test_uniform(&rng, -3.0, 3.0));
         osc_pose pa = random_pose(&rng, scale), pb = random_pose(&rng, scale);
         osc_dcol_result r, general;
         dcol_trace trace = {0};
         osc_status status = dcol_proximity(&DEFAULT_PATHS, &trace, a, pa, b, pb, NULL, &r, NULL, NULL);
         fallbacks[shape_class] += trace.general_starts != 0;
-        osc_status general_status =
-            dcol_proximity(&GENERAL_START, NULL, a, pa, b, pb, NULL, &general, NULL, NULL);
+        osc_status general_status = dcol_proximity(&GENERAL_START, NULL, a, pa, b, pb, NULL, &general, NULL, NULL);
         general_failures += general_status != OSC_OK;
         if (status != OSC_OK) {
             ++failures[shape_class];
@@ -1671,8 +1661,8 @@ static void test_extreme_cones(void) {
     printf("  %d extreme cones: %d / %d / %d failures (needles, flat, others; %d / %d / %d "
            "fallbacks to the general start, which alone fails %d in all), %d where the general "
            "start succeeds; max gauge above alpha by %.2g\n",
-           trials, failures[0], failures[1], failures[2], fallbacks[0], fallbacks[1], fallbacks[2],
-           general_failures, worse, worst_excess);
+           trials, failures[0], failures[1], failures[2], fallbacks[0], fallbacks[1], fallbacks[2], general_failures,
+           worse, worst_excess);
     // measured 0 / 0 / 0 and 0; before the general start's dual met the objective's row
     // (centred_start) 0 / 113 / 1 and 585
     CHECK(worse == 0);
@@ -1701,7 +1691,8 @@ static void test_warm_start(void) {
         warm_iterations += hot.iterations;
     }
     printf("  warm start along a smooth path (the general start): %.1f iterations per solve (cold "
-           "%.1f)\n", warm_iterations / 100.0, cold_iterations / 100.0);
+           "%.1f)\n",
+           warm_iterations / 100.0, cold_iterations / 100.0);
     CHECK(warm_iterations < cold_iterations);
     // a warm start of the wrong size is ignored
     warm.variables = 3;
@@ -1729,10 +1720,8 @@ static void test_batch_without_team(void) {
     int before = process_threads();
     CHECK_MSG(before == 1, "%d threads before any batch (0: /proc/self/status unreadable)", before);
     for (int threads = 0; threads <= 2; ++threads)
-        CHECK_STATUS(osc_dcol_proximity_batch(as, pas, bs, pbs, COUNT, NULL, results, NULL, NULL,
-                                              threads), OSC_OK);
-    CHECK_MSG(process_threads() == before, "%d threads after the batches, %d before",
-              process_threads(), before);
+        CHECK_STATUS(osc_dcol_proximity_batch(as, pas, bs, pbs, COUNT, NULL, results, NULL, NULL, threads), OSC_OK);
+    CHECK_MSG(process_threads() == before, "%d threads after the batches, %d before", process_threads(), before);
     for (int i = 0; i < COUNT; ++i) {
         CHECK_STATUS(osc_dcol_proximity(as[i], pas[i], bs[i], pbs[i], NULL, &single, NULL, NULL), OSC_OK);
         CHECK(memcmp(&single, &results[i], sizeof single) == 0);
@@ -1758,8 +1747,7 @@ static void test_batch(void) {
         jacobians[i] = j;
     }
     pbs[17].q = (osc_quat){0, 0, 0, 0}; // one bad pose: reported for its pair only
-    osc_status status = osc_dcol_proximity_batch(as, pas, bs, pbs, COUNT, NULL, results, jacobians,
-                                                 statuses, 2);
+    osc_status status = osc_dcol_proximity_batch(as, pas, bs, pbs, COUNT, NULL, results, jacobians, statuses, 2);
     CHECK(status == OSC_ERR_INVALID_ARGUMENT);
     CHECK(strstr(osc_last_error(), "pair 17") != NULL);
     for (int i = 0; i < COUNT; ++i) {
@@ -1781,8 +1769,7 @@ static void test_batch(void) {
         if (i != 17) CHECK(memcmp(&clamped[i], &results[i], sizeof clamped[i]) == 0);
     CHECK_STATUS(osc_dcol_proximity_batch(as, pas, bs, pbs, -1, NULL, results, NULL, NULL, 1),
                  OSC_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(osc_dcol_proximity_batch(as, pas, bs, pbs, 5, NULL, NULL, NULL, NULL, 1),
-                 OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_dcol_proximity_batch(as, pas, bs, pbs, 5, NULL, NULL, NULL, NULL, 1), OSC_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(osc_dcol_proximity_batch(NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0), OSC_OK);
 }
 
@@ -1827,8 +1814,8 @@ static void test_options_per_query(void) {
                 other_paths += memcmp(&r, &serial[i], sizeof r) != 0;
             }
     }
-    printf("  %d public answers beside %d solves on other paths (%d of them different): %d changed\n",
-           ROUNDS * COUNT, ROUNDS * COUNT, other_paths, changed);
+    printf("  %d public answers beside %d solves on other paths (%d of them different): %d changed\n", ROUNDS * COUNT,
+           ROUNDS * COUNT, other_paths, changed);
     CHECK(other_paths > 0); // the other paths' answers do differ (in the last bits at least)
     CHECK(changed == 0);
 }
@@ -1839,13 +1826,20 @@ static void test_options_per_query(void) {
 // statuses) is accepted; osc_dcol_parameter_count(NULL) returns its sentinel 0 and names the
 // shape. Before, osc_dcol_parameter_count(NULL) read through the NULL shape.
 static const null_argument dcol_null_cases[] = {
-    {"osc_dcol_proximity", "a"},       {"osc_dcol_proximity", "b"},
-    {"osc_dcol_proximity", "result"},  {"osc_dcol_alpha_gradient", "a"},
-    {"osc_dcol_alpha_gradient", "b"},  {"osc_dcol_alpha_gradient", "alpha"},
-    {"osc_dcol_alpha_gradient", "gradient"}, {"osc_dcol_alpha_parameter_gradient", "a"},
-    {"osc_dcol_alpha_parameter_gradient", "b"}, {"osc_dcol_proximity_batch", "a"},
-    {"osc_dcol_proximity_batch", "poses_a"}, {"osc_dcol_proximity_batch", "b"},
-    {"osc_dcol_proximity_batch", "poses_b"}, {"osc_dcol_proximity_batch", "results"},
+    {"osc_dcol_proximity", "a"},
+    {"osc_dcol_proximity", "b"},
+    {"osc_dcol_proximity", "result"},
+    {"osc_dcol_alpha_gradient", "a"},
+    {"osc_dcol_alpha_gradient", "b"},
+    {"osc_dcol_alpha_gradient", "alpha"},
+    {"osc_dcol_alpha_gradient", "gradient"},
+    {"osc_dcol_alpha_parameter_gradient", "a"},
+    {"osc_dcol_alpha_parameter_gradient", "b"},
+    {"osc_dcol_proximity_batch", "a"},
+    {"osc_dcol_proximity_batch", "poses_a"},
+    {"osc_dcol_proximity_batch", "b"},
+    {"osc_dcol_proximity_batch", "poses_b"},
+    {"osc_dcol_proximity_batch", "results"},
 };
 
 // case `index` of dcol_null_cases, or with `index` past them the nullable arguments NULL in turn
@@ -1858,24 +1852,24 @@ static osc_status dcol_call_with_null(int index) {
     osc_dcol_result r[1];
     double alpha, gradient[12], gradient_a[64], gradient_b[64];
     switch (index) {
-    case 0: return osc_dcol_proximity(NULL, pa, b, pb, NULL, r, NULL, NULL);
-    case 1: return osc_dcol_proximity(a, pa, NULL, pb, NULL, r, NULL, NULL);
-    case 2: return osc_dcol_proximity(a, pa, b, pb, NULL, NULL, NULL, NULL);
-    case 3: return osc_dcol_alpha_gradient(NULL, pa, b, pb, NULL, &alpha, gradient);
-    case 4: return osc_dcol_alpha_gradient(a, pa, NULL, pb, NULL, &alpha, gradient);
-    case 5: return osc_dcol_alpha_gradient(a, pa, b, pb, NULL, NULL, gradient);
-    case 6: return osc_dcol_alpha_gradient(a, pa, b, pb, NULL, &alpha, NULL);
-    case 7: return osc_dcol_alpha_parameter_gradient(NULL, pa, b, pb, NULL, &alpha, gradient_a, gradient_b);
-    case 8: return osc_dcol_alpha_parameter_gradient(a, pa, NULL, pb, NULL, &alpha, gradient_a, gradient_b);
-    case 9: return osc_dcol_proximity_batch(NULL, pas, bs, pbs, 1, NULL, r, NULL, NULL, 1);
-    case 10: return osc_dcol_proximity_batch(as, NULL, bs, pbs, 1, NULL, r, NULL, NULL, 1);
-    case 11: return osc_dcol_proximity_batch(as, pas, NULL, pbs, 1, NULL, r, NULL, NULL, 1);
-    case 12: return osc_dcol_proximity_batch(as, pas, bs, NULL, 1, NULL, r, NULL, NULL, 1);
-    case 13: return osc_dcol_proximity_batch(as, pas, bs, pbs, 1, NULL, NULL, NULL, NULL, 1);
-    // the nullable ones (settings, jacobians, warm, statuses already NULL above)
-    case 14: return osc_dcol_alpha_parameter_gradient(a, pa, b, pb, NULL, NULL, gradient_a, gradient_b);
-    case 15: return osc_dcol_alpha_parameter_gradient(a, pa, b, pb, NULL, &alpha, NULL, gradient_b);
-    default: return osc_dcol_alpha_parameter_gradient(a, pa, b, pb, NULL, &alpha, gradient_a, NULL);
+        case 0: return osc_dcol_proximity(NULL, pa, b, pb, NULL, r, NULL, NULL);
+        case 1: return osc_dcol_proximity(a, pa, NULL, pb, NULL, r, NULL, NULL);
+        case 2: return osc_dcol_proximity(a, pa, b, pb, NULL, NULL, NULL, NULL);
+        case 3: return osc_dcol_alpha_gradient(NULL, pa, b, pb, NULL, &alpha, gradient);
+        case 4: return osc_dcol_alpha_gradient(a, pa, NULL, pb, NULL, &alpha, gradient);
+        case 5: return osc_dcol_alpha_gradient(a, pa, b, pb, NULL, NULL, gradient);
+        case 6: return osc_dcol_alpha_gradient(a, pa, b, pb, NULL, &alpha, NULL);
+        case 7: return osc_dcol_alpha_parameter_gradient(NULL, pa, b, pb, NULL, &alpha, gradient_a, gradient_b);
+        case 8: return osc_dcol_alpha_parameter_gradient(a, pa, NULL, pb, NULL, &alpha, gradient_a, gradient_b);
+        case 9: return osc_dcol_proximity_batch(NULL, pas, bs, pbs, 1, NULL, r, NULL, NULL, 1);
+        case 10: return osc_dcol_proximity_batch(as, NULL, bs, pbs, 1, NULL, r, NULL, NULL, 1);
+        case 11: return osc_dcol_proximity_batch(as, pas, NULL, pbs, 1, NULL, r, NULL, NULL, 1);
+        case 12: return osc_dcol_proximity_batch(as, pas, bs, NULL, 1, NULL, r, NULL, NULL, 1);
+        case 13: return osc_dcol_proximity_batch(as, pas, bs, pbs, 1, NULL, NULL, NULL, NULL, 1);
+        // the nullable ones (settings, jacobians, warm, statuses already NULL above)
+        case 14: return osc_dcol_alpha_parameter_gradient(a, pa, b, pb, NULL, NULL, gradient_a, gradient_b);
+        case 15: return osc_dcol_alpha_parameter_gradient(a, pa, b, pb, NULL, &alpha, NULL, gradient_b);
+        default: return osc_dcol_alpha_parameter_gradient(a, pa, b, pb, NULL, &alpha, gradient_a, NULL);
     }
 }
 
@@ -1885,8 +1879,7 @@ static void test_null_arguments(void) {
         const null_argument* c = &dcol_null_cases[i];
         osc_status status = dcol_call_with_null(i);
         CHECK_MSG(status == OSC_ERR_INVALID_ARGUMENT && message_names(c->function, c->argument),
-                  "%s with %s NULL: status %d, \"%s\"", c->function, c->argument, (int)status,
-                  osc_last_error());
+                  "%s with %s NULL: status %d, \"%s\"", c->function, c->argument, (int)status, osc_last_error());
     }
     for (int i = count; i < count + 3; ++i) CHECK_STATUS(dcol_call_with_null(i), OSC_OK);
     // a pair's NULL shape in a batch fails that pair alone
@@ -1928,8 +1921,10 @@ static void test_absurd_inputs(void) {
         all_jacobians jac;
         osc_dcol_jacobians pointers = jacobian_pointers(&jac);
         CHECK_STATUS(osc_dcol_proximity(box, pa, capsule, moved, NULL, &r, &pointers, NULL), OSC_OK);
-        CHECK_MSG(fabs(r.alpha / t - unit.alpha) <= 1e-12 * unit.alpha, "separation %g: alpha / t %.17g, "
-                  "expected %.17g", far[i], r.alpha / t, unit.alpha);
+        CHECK_MSG(fabs(r.alpha / t - unit.alpha) <= 1e-12 * unit.alpha,
+                  "separation %g: alpha / t %.17g, "
+                  "expected %.17g",
+                  far[i], r.alpha / t, unit.alpha);
         bool finite = isfinite(r.distance) && osc_vec3_is_finite(r.point_a) && osc_vec3_is_finite(r.normal);
         for (int k = 0; k < 6; ++k)
             for (int c = 0; c < jacobian_lengths[k]; ++c) finite = finite && isfinite(jacobian_array(&jac, k)[c]);
@@ -1939,8 +1934,7 @@ static void test_absurd_inputs(void) {
     const double beyond[3] = {2.0 * OSC_DCOL_MAX_SEPARATION, 1e200, 1e300};
     for (int i = 0; i < 3; ++i) {
         osc_pose moved = {osc_add(pa.p, osc_v3(beyond[i] * size, 0, 0)), qb};
-        CHECK_STATUS(osc_dcol_proximity(box, pa, capsule, moved, NULL, &r, NULL, NULL),
-                     OSC_ERR_INVALID_ARGUMENT);
+        CHECK_STATUS(osc_dcol_proximity(box, pa, capsule, moved, NULL, &r, NULL, NULL), OSC_ERR_INVALID_ARGUMENT);
         CHECK(message_names("osc_dcol_proximity", "pose_b.p") && strstr(osc_last_error(), "separation"));
         double gradient[12], alpha;
         CHECK_STATUS(osc_dcol_alpha_gradient(box, pa, capsule, moved, NULL, &alpha, gradient),
@@ -2006,8 +2000,7 @@ static void test_absurd_inputs(void) {
 // 2e-10 / alpha (51 % at 1e-9, 11 times at 1e-10), its flat contacts unflagged below 1e-2.
 // a Jacobian row's largest difference from its central quotients, relative to its largest entry,
 // beyond the quotients' own rounding `noise` [count] (an output's rounding over its step)
-static double row_error(const double* jacobian, const double* quotient, const double* noise,
-                        int count) {
+static double row_error(const double* jacobian, const double* quotient, const double* noise, int count) {
     double largest = 0.0, error = 0.0;
     for (int c = 0; c < count; ++c) largest = fmax(largest, fmax(fabs(quotient[c]), fabs(jacobian[c])));
     for (int c = 0; c < count; ++c) error = fmax(error, fabs(jacobian[c] - quotient[c]) - noise[c]);
@@ -2049,11 +2042,13 @@ static void test_near_coincident_origins(void) {
                         double xi[6] = {0}, up[15], down[15], h = c < 3 ? 1e-6 * separation : 1e-6;
                         osc_dcol_result plus, minus;
                         xi[c] = h;
-                        CHECK_STATUS(osc_dcol_proximity(a, pa, b, osc_pose_apply_twist(near, xi), NULL, &plus,
-                                                        NULL, NULL), OSC_OK);
+                        CHECK_STATUS(
+                            osc_dcol_proximity(a, pa, b, osc_pose_apply_twist(near, xi), NULL, &plus, NULL, NULL),
+                            OSC_OK);
                         xi[c] = -h;
-                        CHECK_STATUS(osc_dcol_proximity(a, pa, b, osc_pose_apply_twist(near, xi), NULL, &minus,
-                                                        NULL, NULL), OSC_OK);
+                        CHECK_STATUS(
+                            osc_dcol_proximity(a, pa, b, osc_pose_apply_twist(near, xi), NULL, &minus, NULL, NULL),
+                            OSC_OK);
                         outputs_of(&plus, up);
                         outputs_of(&minus, down);
                         for (int k = 0; k < 14; ++k) {
@@ -2061,10 +2056,10 @@ static void test_near_coincident_origins(void) {
                             noise[k][c] = 1e-14 * (fabs(up[k]) + fabs(down[k])) / h;
                         }
                     }
-                    const double* rows[14] = {jac.alpha, jac.point, jac.point + 12, jac.point + 24,
-                                              jac.point_a, jac.point_a + 12, jac.point_a + 24, jac.point_b,
-                                              jac.point_b + 12, jac.point_b + 24, jac.distance, jac.normal,
-                                              jac.normal + 12, jac.normal + 24};
+                    const double* rows[14] = {jac.alpha,        jac.point,        jac.point + 12,   jac.point + 24,
+                                              jac.point_a,      jac.point_a + 12, jac.point_a + 24, jac.point_b,
+                                              jac.point_b + 12, jac.point_b + 24, jac.distance,     jac.normal,
+                                              jac.normal + 12,  jac.normal + 24};
                     for (int k = 0; k < 14; ++k) {
                         // alpha and the distance as test_jacobians_against_finite_differences
                         // asks, the point and normal as test_support_pairs_match_general_solver
@@ -2086,7 +2081,8 @@ static void test_near_coincident_origins(void) {
     double worst_boxes = 0.0;
     int unflagged = 0;
     for (int e = 1; e <= 11; ++e) {
-        osc_pose pa = {osc_v3(0, 0, 0), q}, pb = {osc_quat_rotate(q, osc_scale(osc_v3(0.7, 0.2, 0.1), pow(10.0, -e))), q};
+        osc_pose pa = {osc_v3(0, 0, 0), q},
+                 pb = {osc_quat_rotate(q, osc_scale(osc_v3(0.7, 0.2, 0.1), pow(10.0, -e))), q};
         osc_vec3 d = osc_quat_inv_rotate(q, pb.p);
         double expected = fmax(fabs(d.x) / 0.7, fmax(fabs(d.y) / 0.7, fabs(d.z) / 0.55));
         osc_dcol_result r;
@@ -2098,8 +2094,8 @@ static void test_near_coincident_origins(void) {
     osc_convex_destroy(box_b);
     printf("  alpha 1e-3 to 1e-11, 3920 solves: alpha within %.2g, the distance %.2g (relative); %d "
            "Jacobians within %.2g of central differences (alpha and distance %.2g); boxes face on "
-           "face: alpha within %.2g, %d unflagged\n", worst_alpha, worst_distance, jacobian_checks,
-           worst_jacobian, worst_scalar, worst_boxes, unflagged);
+           "face: alpha within %.2g, %d unflagged\n",
+           worst_alpha, worst_distance, jacobian_checks, worst_jacobian, worst_scalar, worst_boxes, unflagged);
     CHECK(worst_distance < 1e-8);
     CHECK(worst_boxes < 1e-8 && unflagged == 0);
 }
@@ -2109,25 +2105,29 @@ static osc_convex* scaled_test_shape(int kind, double scale) {
     osc_convex* shape = NULL;
     double P[9] = {4.0, 0.5, 0.0, 0.5, 2.0, 0.1, 0.0, 0.1, 9.0}, C[10], d[5];
     switch (kind) {
-    case OSC_CONVEX_POLYTOPE:
-        CHECK_STATUS(osc_convex_create_box(osc_v3(0.5 * scale, 0.4 * scale, 0.3 * scale), &shape), OSC_OK);
-        break;
-    case OSC_CONVEX_CAPSULE: CHECK_STATUS(osc_convex_create_capsule(0.2 * scale, 0.8 * scale, &shape), OSC_OK); break;
-    case OSC_CONVEX_CYLINDER: CHECK_STATUS(osc_convex_create_cylinder(0.3 * scale, 0.7 * scale, &shape), OSC_OK); break;
-    case OSC_CONVEX_CONE: CHECK_STATUS(osc_convex_create_cone(scale, 0.5, &shape), OSC_OK); break;
-    case OSC_CONVEX_ELLIPSOID:
-        for (int i = 0; i < 9; ++i) P[i] /= scale * scale;
-        CHECK_STATUS(osc_convex_create_ellipsoid(P, &shape), OSC_OK);
-        break;
-    case OSC_CONVEX_SPHERE: CHECK_STATUS(osc_convex_create_sphere(0.45 * scale, &shape), OSC_OK); break;
-    default:
-        for (int i = 0; i < 5; ++i) {
-            double angle = 2.0 * TEST_PI * i / 5.0 + 0.3;
-            C[2 * i] = cos(angle);
-            C[2 * i + 1] = sin(angle);
-            d[i] = (0.3 + 0.04 * i) * scale;
-        }
-        CHECK_STATUS(osc_convex_create_polygon(C, d, 5, 0.1 * scale, &shape), OSC_OK);
+        case OSC_CONVEX_POLYTOPE:
+            CHECK_STATUS(osc_convex_create_box(osc_v3(0.5 * scale, 0.4 * scale, 0.3 * scale), &shape), OSC_OK);
+            break;
+        case OSC_CONVEX_CAPSULE:
+            CHECK_STATUS(osc_convex_create_capsule(0.2 * scale, 0.8 * scale, &shape), OSC_OK);
+            break;
+        case OSC_CONVEX_CYLINDER:
+            CHECK_STATUS(osc_convex_create_cylinder(0.3 * scale, 0.7 * scale, &shape), OSC_OK);
+            break;
+        case OSC_CONVEX_CONE: CHECK_STATUS(osc_convex_create_cone(scale, 0.5, &shape), OSC_OK); break;
+        case OSC_CONVEX_ELLIPSOID:
+            for (int i = 0; i < 9; ++i) P[i] /= scale * scale;
+            CHECK_STATUS(osc_convex_create_ellipsoid(P, &shape), OSC_OK);
+            break;
+        case OSC_CONVEX_SPHERE: CHECK_STATUS(osc_convex_create_sphere(0.45 * scale, &shape), OSC_OK); break;
+        default:
+            for (int i = 0; i < 5; ++i) {
+                double angle = 2.0 * TEST_PI * i / 5.0 + 0.3;
+                C[2 * i] = cos(angle);
+                C[2 * i + 1] = sin(angle);
+                d[i] = (0.3 + 0.04 * i) * scale;
+            }
+            CHECK_STATUS(osc_convex_create_polygon(C, d, 5, 0.1 * scale, &shape), OSC_OK);
     }
     return shape;
 }
@@ -2180,7 +2180,8 @@ static void test_small_bodies(void) {
                 osc_convex_destroy(small);
             }
         printf("  bodies %g the size of their partner, %d solves: %d exact, %d SMOOTHED; the others' "
-               "contact points on their surfaces to %.2g\n", ratio, solves, exact, smoothed, worst);
+               "contact points on their surfaces to %.2g\n",
+               ratio, solves, exact, smoothed, worst);
         CHECK(exact >= solves * 9 / 10);
     }
 }
@@ -2224,7 +2225,8 @@ static void test_flat_contacts(void) {
         osc_vec3 axis = osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1), 0.0));
         osc_quat q = osc_quat_mul(osc_quat_from_axis_angle(axis, tilt), spin);
         osc_vec3 offset = osc_scale(osc_v3(test_uniform(&rng, -0.15, 0.15), test_uniform(&rng, -0.15, 0.15),
-                                           (0.3 + low[k]) * test_uniform(&rng, 0.999, 1.001)), scale);
+                                           (0.3 + low[k]) * test_uniform(&rng, 0.999, 1.001)),
+                                    scale);
         osc_pose pa = {osc_v3(0, 0, 0), frame}, pb = {osc_quat_rotate(frame, offset), osc_quat_mul(frame, q)};
         osc_dcol_result r;
         double alpha_row[12], normal_rows[36];
@@ -2234,16 +2236,19 @@ static void test_flat_contacts(void) {
         double size = osc_convex_bounding_radius(box) + osc_convex_bounding_radius(top[k]);
         for (int i = 0; i < 3; ++i)
             for (int c = 0; c < 3; ++c)
-                worst_normal = fmax(worst_normal, size * r.alpha * fmax(fabs(normal_rows[12 * i + c]),
-                                                                        fabs(normal_rows[12 * i + 6 + c])));
+                worst_normal =
+                    fmax(worst_normal,
+                         size * r.alpha * fmax(fabs(normal_rows[12 * i + c]), fabs(normal_rows[12 * i + 6 + c])));
         double separation = osc_length(pb.p);
         for (int c = 0; c < 3; ++c) {
             double xi[6] = {0}, h = 1e-6 * separation;
             osc_dcol_result plus, minus;
             xi[c] = h;
-            CHECK_STATUS(osc_dcol_proximity(box, pa, top[k], osc_pose_apply_twist(pb, xi), NULL, &plus, NULL, NULL), OSC_OK);
+            CHECK_STATUS(osc_dcol_proximity(box, pa, top[k], osc_pose_apply_twist(pb, xi), NULL, &plus, NULL, NULL),
+                         OSC_OK);
             xi[c] = -h;
-            CHECK_STATUS(osc_dcol_proximity(box, pa, top[k], osc_pose_apply_twist(pb, xi), NULL, &minus, NULL, NULL), OSC_OK);
+            CHECK_STATUS(osc_dcol_proximity(box, pa, top[k], osc_pose_apply_twist(pb, xi), NULL, &minus, NULL, NULL),
+                         OSC_OK);
             worst_alpha = fmax(worst_alpha, size * fabs((plus.alpha - minus.alpha) / (2.0 * h) - alpha_row[6 + c]));
         }
     }
@@ -2290,8 +2295,8 @@ static void test_flat_contacts(void) {
     }
     printf("  200 flat contacts (alpha 1e-6 to 1): %d unflagged, the normal's translation columns "
            "within %.2g of zero, alpha's within %.2g of central differences; 20 coplanar rims: %d "
-           "unflagged; symmetric contacts' central points within %.2g of their centres\n", unflagged,
-           worst_normal, worst_alpha, rims_unflagged, worst_centre);
+           "unflagged; symmetric contacts' central points within %.2g of their centres\n",
+           unflagged, worst_normal, worst_alpha, rims_unflagged, worst_centre);
     CHECK(unflagged == 0 && rims_unflagged == 0);
     CHECK(worst_normal < 1e-6 && worst_alpha < 1e-4);
     CHECK(worst_centre < 1e-5);
@@ -2330,8 +2335,8 @@ static void test_bad_input(void) {
     // support path, which covers every other contact, converges in one step where it applies)
     settings = osc_dcol_settings_default();
     settings.max_iterations = 2;
-    CHECK_STATUS(osc_dcol_proximity(g_shapes[OSC_CONVEX_CYLINDER], good, g_shapes[OSC_CONVEX_POLYTOPE],
-                                    good, &settings, &r, NULL, NULL),
+    CHECK_STATUS(osc_dcol_proximity(g_shapes[OSC_CONVEX_CYLINDER], good, g_shapes[OSC_CONVEX_POLYTOPE], good, &settings,
+                                    &r, NULL, NULL),
                  OSC_ERR_NOT_CONVERGED);
     CHECK(strstr(osc_last_error(), "no convergence") != NULL);
     CHECK(r.iterations == 2);

@@ -61,7 +61,8 @@ static void test_convergence(void) {
         osc_grid* grid = grid_of(sphere, resolution);
         double error = 0.0, normal_error = 0.0, unit = 0.0;
         for (int i = 0; i < 20000; ++i) {
-            osc_vec3 d = osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1)));
+            osc_vec3 d =
+                osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1)));
             osc_vec3 p = osc_scale(d, 0.5 + test_uniform(&rng, -0.1, 0.1));
             error = fmax(error, fabs(osc_grid_eval(grid, p, NULL, NULL) - (osc_length(p) - 0.5)));
             osc_vec3 n = osc_grid_eval_normal(grid, p, NULL);
@@ -69,7 +70,8 @@ static void test_convergence(void) {
             unit = fmax(unit, fabs(osc_length(n) - 1.0));
         }
         printf("  %-10d %-12.3g %-12.3g %-12.3g\n", resolution, error, normal_error, unit);
-        CHECK_MSG(error < previous / 6.0, "resolution %d: error %g did not fall enough from %g", resolution, error, previous);
+        CHECK_MSG(error < previous / 6.0, "resolution %d: error %g did not fall enough from %g", resolution, error,
+                  previous);
         CHECK_MSG(normal_error < normal_bound[level], "resolution %d: normal error %g (bound %g)", resolution,
                   normal_error, normal_bound[level]);
         CHECK_MSG(unit < unit_bound[level], "resolution %d: |n| - 1 up to %g (bound %g)", resolution, unit,
@@ -95,12 +97,12 @@ static void test_derivatives(void) {
     fd_stats outside = fd_check_box("spline outside", leaf, osc_sub(lo, osc_v3(1, 1, 1)), osc_add(hi, osc_v3(1, 1, 1)),
                                     3000, 0.02, &rng);
     // the leaf's Lipschitz value bounds |grad| wherever phi > 0, inside and outside the grid
-    double worst = check_lipschitz("spline leaf", leaf, osc_sub(lo, osc_v3(1, 1, 1)), osc_add(hi, osc_v3(1, 1, 1)),
-                                   100000, &rng);
+    double worst =
+        check_lipschitz("spline leaf", leaf, osc_sub(lo, osc_v3(1, 1, 1)), osc_add(hi, osc_v3(1, 1, 1)), 100000, &rng);
     printf("  leaf L %.3f (grid L %.3f), largest |grad| / L where phi > 0: %.3f\n", osc_sdf_lipschitz(leaf),
            osc_grid_lipschitz(grid), worst);
-    printf("  fd inside: %d compared (worst %.1e / %.1e), outside: %d compared (worst %.1e / %.1e)\n",
-           inside.checked, inside.worst_grad, inside.worst_hess, outside.checked, outside.worst_grad, outside.worst_hess);
+    printf("  fd inside: %d compared (worst %.1e / %.1e), outside: %d compared (worst %.1e / %.1e)\n", inside.checked,
+           inside.worst_grad, inside.worst_hess, outside.checked, outside.worst_grad, outside.worst_hess);
     for (int i = 0; i < 1000; ++i) {
         osc_vec3 p = random_in(osc_sub(lo, osc_v3(1, 1, 1)), osc_add(hi, osc_v3(1, 1, 1)));
         osc_vec3 g1, g2;
@@ -186,8 +188,8 @@ static void test_voxel_bound_and_lipschitz(void) {
     CHECK_MSG(violations == 0, "the voxel lower bound exceeds the spline at %d points", violations);
     CHECK_MSG(worst_gradient <= lipschitz, "|grad| %g above the Lipschitz bound %g", worst_gradient, lipschitz);
     double h = osc_grid_cells(grid, NULL);
-    printf("  max |grad| %.3f <= L %.3f; mean slack of the voxel bound %.3f cells\n", worst_gradient,
-           lipschitz, slack / count / h);
+    printf("  max |grad| %.3f <= L %.3f; mean slack of the voxel bound %.3f cells\n", worst_gradient, lipschitz,
+           slack / count / h);
     osc_grid_destroy(grid);
     osc_sdf_destroy(torus);
     osc_sdf_destroy(box);
@@ -214,9 +216,9 @@ static void test_shared_leaf(void) {
     // 5e-6 (the spline's error, measured 2.0e-6)
     double worst = 0.0;
     for (int i = 0; i < 2000; ++i) {
-        osc_vec3 p = osc_add(osc_v3(1, 0, 0), osc_scale(osc_normalize(random_in(osc_v3(-1, -1, -1), osc_v3(1, 1, 1))), 0.8));
-        double expected = fmin(osc_length(osc_sub(p, osc_v3(1, 0, 0))) - 0.8,
-                               osc_sdf_eval(box, p, NULL, NULL));
+        osc_vec3 p =
+            osc_add(osc_v3(1, 0, 0), osc_scale(osc_normalize(random_in(osc_v3(-1, -1, -1), osc_v3(1, 1, 1))), 0.8));
+        double expected = fmin(osc_length(osc_sub(p, osc_v3(1, 0, 0))) - 0.8, osc_sdf_eval(box, p, NULL, NULL));
         worst = fmax(worst, fabs(osc_sdf_eval(both, p, NULL, NULL) - expected));
     }
     CHECK_MSG(worst < 5e-6, "shared spline leaf in a tree differs by %g", worst);

@@ -14,7 +14,8 @@ static test_rng rng = {31337};
 static void near_surface_points(const osc_mesh* mesh, double band, int count, osc_vec3* points) {
     for (int i = 0; i < count; ++i) {
         osc_vec3 s = test_random_surface_point(mesh, &rng);
-        osc_vec3 d = osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1)));
+        osc_vec3 d =
+            osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1)));
         points[i] = osc_add_scaled(s, d, test_uniform(&rng, -band, band));
     }
 }
@@ -65,7 +66,11 @@ static void check_model(const char* name, osc_mesh* mesh, const model_bounds* bo
             osc_mesh_bvh_signed_distance(bvh, points[i], &c);
             osc_vec3 away = osc_sub(points[i], c.point);
             double ad = osc_length(away);
-            angles[i] = ad > 0.2 * h ? acos(fmax(-1.0, fmin(1.0, osc_dot(osc_normalize(n), osc_scale(away, (exact[i] < 0 ? -1.0 : 1.0) / ad))))) * 180.0 / TEST_PI : 0.0;
+            angles[i] = ad > 0.2 * h
+                            ? acos(fmax(-1.0, fmin(1.0, osc_dot(osc_normalize(n),
+                                                                osc_scale(away, (exact[i] < 0 ? -1.0 : 1.0) / ad))))) *
+                                  180.0 / TEST_PI
+                            : 0.0;
         }
         // sort copies for quantiles
         double* lists[3] = {errors, lengths, angles};
@@ -87,14 +92,14 @@ static void check_model(const char* name, osc_mesh* mesh, const model_bounds* bo
         // drops where the surface turns within a few cells: the deviation must fall with the
         // resolution, and at 128 stay within the stated tolerance (docs/grid.md)
         double length_p95 = lengths[(int)(0.95 * N)];
-        CHECK_MSG(length_p95 < previous_length, "%s: p95 of ||n| - 1| %g at resolution %d did not fall from %g",
-                  name, length_p95, resolution, previous_length);
+        CHECK_MSG(length_p95 < previous_length, "%s: p95 of ||n| - 1| %g at resolution %d did not fall from %g", name,
+                  length_p95, resolution, previous_length);
         previous_length = length_p95;
         if (resolution == 128)
-            CHECK_MSG(length_p95 <= bounds->unit_tolerance, "%s: p95 of ||n| - 1| is %g at 128 (stated %g)",
-                      name, length_p95, bounds->unit_tolerance);
-        CHECK_MSG(errors[N - 1] <= bounds->max_error[level], "%s: max |err| / h %g at resolution %d (bound %g)",
-                  name, errors[N - 1], resolution, bounds->max_error[level]);
+            CHECK_MSG(length_p95 <= bounds->unit_tolerance, "%s: p95 of ||n| - 1| is %g at 128 (stated %g)", name,
+                      length_p95, bounds->unit_tolerance);
+        CHECK_MSG(errors[N - 1] <= bounds->max_error[level], "%s: max |err| / h %g at resolution %d (bound %g)", name,
+                  errors[N - 1], resolution, bounds->max_error[level]);
         double angle_p95 = angles[(int)(0.95 * N)];
         CHECK_MSG(angle_p95 <= bounds->p95_angle[level], "%s: p95 angle %g at resolution %d (bound %g)", name,
                   angle_p95, resolution, bounds->p95_angle[level]);

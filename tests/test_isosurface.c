@@ -66,9 +66,7 @@ static topology mesh_topology(const osc_mesh* mesh) {
 }
 
 // Euler characteristic V - E + F
-static int64_t euler_characteristic(topology t) {
-    return t.vertices - t.edges + t.faces;
-}
+static int64_t euler_characteristic(topology t) { return t.vertices - t.edges + t.faces; }
 
 // checks a closed, consistently oriented surface with the given Euler characteristic
 static void check_closed(const osc_mesh* mesh, int64_t euler, const char* label) {
@@ -113,8 +111,7 @@ static int64_t coincident_vertices(const osc_mesh* mesh) {
     if (count) memcpy(sorted, osc_mesh_vertices(mesh), count * 3 * sizeof(double));
     qsort(sorted, count, 3 * sizeof(double), compare_positions);
     int64_t duplicates = 0;
-    for (size_t i = 1; i < count; ++i)
-        duplicates += compare_positions(sorted + 3 * (i - 1), sorted + 3 * i) == 0;
+    for (size_t i = 1; i < count; ++i) duplicates += compare_positions(sorted + 3 * (i - 1), sorted + 3 * i) == 0;
     free(sorted);
     return duplicates;
 }
@@ -140,8 +137,7 @@ static double default_cell(const osc_sdf* sdf, const osc_isosurface_settings* se
     osc_vec3 lo, hi;
     osc_sdf_bounds(sdf, &lo, &hi);
     double longest = fmax(hi.x - lo.x, fmax(hi.y - lo.y, hi.z - lo.z));
-    return (longest + 2.0 * (settings->padding + fmax(settings->iso_value, 0.0))) /
-           settings->resolution;
+    return (longest + 2.0 * (settings->padding + fmax(settings->iso_value, 0.0))) / settings->resolution;
 }
 
 // true when v lies on an edge of the grid with this origin and cell: at least two coordinates are
@@ -165,8 +161,7 @@ static osc_quat random_rotation(test_rng* rng) {
 
 // `child` placed by a random rotation and a random offset in [-1, 1]^3 (the model is new)
 static osc_sdf* randomly_placed(const osc_sdf* child, test_rng* rng) {
-    osc_pose pose = osc_pose_make(osc_v3(test_uniform(rng, -1, 1), test_uniform(rng, -1, 1),
-                                         test_uniform(rng, -1, 1)),
+    osc_pose pose = osc_pose_make(osc_v3(test_uniform(rng, -1, 1), test_uniform(rng, -1, 1), test_uniform(rng, -1, 1)),
                                   random_rotation(rng));
     osc_sdf* placed = NULL;
     CHECK_STATUS(osc_sdf_create_transformed(child, pose, 1.0, &placed), OSC_OK);
@@ -186,13 +181,11 @@ static void test_settings_default(void) {
 }
 
 // extraction must fail with OSC_ERR_INVALID_ARGUMENT, leave *out NULL and name `needle`
-static void expect_invalid(const osc_sdf* sdf, const osc_isosurface_settings* settings,
-                           const char* needle) {
+static void expect_invalid(const osc_sdf* sdf, const osc_isosurface_settings* settings, const char* needle) {
     osc_mesh* mesh = (osc_mesh*)&mesh; // a non-NULL sentinel, never dereferenced
     CHECK_STATUS(osc_isosurface_extract(sdf, settings, &mesh), OSC_ERR_INVALID_ARGUMENT);
     CHECK(mesh == NULL);
-    CHECK_MSG(strstr(osc_last_error(), needle) != NULL, "message '%s' lacks '%s'",
-              osc_last_error(), needle);
+    CHECK_MSG(strstr(osc_last_error(), needle) != NULL, "message '%s' lacks '%s'", osc_last_error(), needle);
 }
 
 static void test_invalid_arguments(void) {
@@ -262,9 +255,10 @@ static void test_sphere_topology(void) {
             snprintf(label, sizeof label, "sphere resolution %d trial %d", resolutions[r], trial);
             check_closed(mesh, 2, label);
             CHECK_MSG(osc_mesh_volume(mesh) > 0.0, "%s: volume %g", label, osc_mesh_volume(mesh));
-            CHECK_MSG(misoriented_triangles(mesh, placed) == 0, "%s: %lld of %d triangles face "
-                      "against the gradient", label, (long long)misoriented_triangles(mesh, placed),
-                      (int)osc_mesh_triangle_count(mesh));
+            CHECK_MSG(misoriented_triangles(mesh, placed) == 0,
+                      "%s: %lld of %d triangles face "
+                      "against the gradient",
+                      label, (long long)misoriented_triangles(mesh, placed), (int)osc_mesh_triangle_count(mesh));
             // every vertex lies in a cell with a sign change: within a cell diagonal of the level
             double bound = sqrt(3.0) * default_cell(placed, &settings);
             CHECK_MSG(max_vertex_error(mesh, placed, 0.0) <= bound, "%s: |phi| %g > %g", label,
@@ -344,15 +338,14 @@ static void test_random_blobs_watertight(void) {
             osc_sdf* ball = NULL;
             CHECK_STATUS(osc_sdf_create_sphere(test_uniform(&rng, 0.3, 1.3) * cell, &ball), OSC_OK);
             osc_pose pose = osc_pose_identity();
-            pose.p = osc_v3((double)(int)test_uniform(&rng, -4, 4) * cell,
-                            (double)(int)test_uniform(&rng, -4, 4) * cell,
-                            (double)(int)test_uniform(&rng, -4, 4) * cell);
+            pose.p =
+                osc_v3((double)(int)test_uniform(&rng, -4, 4) * cell, (double)(int)test_uniform(&rng, -4, 4) * cell,
+                       (double)(int)test_uniform(&rng, -4, 4) * cell);
             CHECK_STATUS(osc_sdf_create_transformed(ball, pose, 1.0, &blobs[b]), OSC_OK);
             osc_sdf_destroy(ball);
         }
         osc_sdf* field = NULL;
-        CHECK_STATUS(osc_sdf_create_union((const osc_sdf* const*)blobs, blob_count, 0.0, &field),
-                     OSC_OK);
+        CHECK_STATUS(osc_sdf_create_union((const osc_sdf* const*)blobs, blob_count, 0.0, &field), OSC_OK);
         osc_isosurface_settings settings = osc_isosurface_settings_default();
         settings.lo = origin;
         settings.hi = osc_v3(2.0, 2.0, 2.0);
@@ -360,10 +353,9 @@ static void test_random_blobs_watertight(void) {
         osc_mesh* mesh = NULL;
         CHECK_STATUS(osc_isosurface_extract(field, &settings, &mesh), OSC_OK);
         topology t = mesh_topology(mesh);
-        CHECK_MSG(t.faces > 0 && t.boundary_edges == 0 && t.bad_edges == 0 &&
-                      t.unreferenced_vertices == 0,
-                  "blobs trial %d: %lld boundary, %lld bad edges", trial,
-                  (long long)t.boundary_edges, (long long)t.bad_edges);
+        CHECK_MSG(t.faces > 0 && t.boundary_edges == 0 && t.bad_edges == 0 && t.unreferenced_vertices == 0,
+                  "blobs trial %d: %lld boundary, %lld bad edges", trial, (long long)t.boundary_edges,
+                  (long long)t.bad_edges);
         CHECK_MSG(euler_characteristic(t) % 2 == 0, "blobs trial %d: odd V - E + F", trial);
         CHECK(coincident_vertices(mesh) == 0);
         for (int32_t i = 0; i < osc_mesh_vertex_count(mesh); ++i) {
@@ -372,8 +364,7 @@ static void test_random_blobs_watertight(void) {
             double error = fabs(osc_sdf_eval(field, v, NULL, NULL));
             double bound = on_edge ? cell : sqrt(3.0) * cell;
             centre_vertices += !on_edge;
-            CHECK_MSG(error <= bound, "blobs trial %d vertex %d: |phi| %g > %g", trial, (int)i,
-                      error, bound);
+            CHECK_MSG(error <= bound, "blobs trial %d vertex %d: |phi| %g > %g", trial, (int)i, error, bound);
         }
         osc_mesh_destroy(mesh);
         osc_sdf_destroy(field);
@@ -442,16 +433,17 @@ static void test_sphere_convergence(void) {
         double area_error = fabs(osc_mesh_area(mesh) - area) / area;
         double vertex_error = max_vertex_error(mesh, placed, 0.0);
         printf("  sphere n=%3d h=%.5f: V=%6d F=%6d volume err %.3e area err %.3e max|phi(v)| "
-               "%.3e (%.3f s cpu)\n", resolution, 2.0 / resolution, (int)osc_mesh_vertex_count(mesh),
-               (int)osc_mesh_triangle_count(mesh), volume_error, area_error, vertex_error, seconds);
+               "%.3e (%.3f s cpu)\n",
+               resolution, 2.0 / resolution, (int)osc_mesh_vertex_count(mesh), (int)osc_mesh_triangle_count(mesh),
+               volume_error, area_error, vertex_error, seconds);
         check_closed(mesh, 2, "sphere convergence");
         // second order: each halving of the cell divides the errors by about 4
-        CHECK_MSG(volume_error < previous_volume_error / 3.0, "n=%d volume error %g after %g",
-                  resolution, volume_error, previous_volume_error);
-        CHECK_MSG(area_error < previous_area_error / 3.0, "n=%d area error %g after %g", resolution,
-                  area_error, previous_area_error);
-        CHECK_MSG(vertex_error < previous_vertex_error / 3.0, "n=%d vertex error %g after %g",
-                  resolution, vertex_error, previous_vertex_error);
+        CHECK_MSG(volume_error < previous_volume_error / 3.0, "n=%d volume error %g after %g", resolution, volume_error,
+                  previous_volume_error);
+        CHECK_MSG(area_error < previous_area_error / 3.0, "n=%d area error %g after %g", resolution, area_error,
+                  previous_area_error);
+        CHECK_MSG(vertex_error < previous_vertex_error / 3.0, "n=%d vertex error %g after %g", resolution, vertex_error,
+                  previous_vertex_error);
         previous_volume_error = volume_error;
         previous_area_error = area_error;
         previous_vertex_error = vertex_error;
@@ -468,8 +460,7 @@ static void test_sphere_convergence(void) {
 static void test_box_convergence(void) {
     osc_sdf *box = NULL, *placed = NULL;
     CHECK_STATUS(osc_sdf_create_box(osc_v3(0.6, 0.45, 0.3), 0.0, &box), OSC_OK);
-    osc_pose pose = osc_pose_make(osc_v3(0.01, 0.02, -0.03),
-                                  osc_quat_from_axis_angle(osc_v3(-1, 3, 2), 0.9));
+    osc_pose pose = osc_pose_make(osc_v3(0.01, 0.02, -0.03), osc_quat_from_axis_angle(osc_v3(-1, 3, 2), 0.9));
     CHECK_STATUS(osc_sdf_create_transformed(box, pose, 1.0, &placed), OSC_OK);
     const double volume = 8.0 * 0.6 * 0.45 * 0.3;
     double previous_error = INFINITY;
@@ -479,15 +470,12 @@ static void test_box_convergence(void) {
         int64_t misoriented = misoriented_triangles(mesh, placed);
         osc_isosurface_settings settings = osc_isosurface_settings_default();
         settings.resolution = resolution;
-        printf("  box n=%3d h=%.5f: F=%6d volume err %.3e, %lld triangles against the gradient\n",
-               resolution, default_cell(placed, &settings), (int)osc_mesh_triangle_count(mesh),
-               error, (long long)misoriented);
+        printf("  box n=%3d h=%.5f: F=%6d volume err %.3e, %lld triangles against the gradient\n", resolution,
+               default_cell(placed, &settings), (int)osc_mesh_triangle_count(mesh), error, (long long)misoriented);
         check_closed(mesh, 2, "rotated box");
-        CHECK_MSG(error < previous_error / 1.8, "n=%d box volume error %g after %g", resolution,
-                  error, previous_error);
-        CHECK_MSG(misoriented <= osc_mesh_triangle_count(mesh) / 100,
-                  "n=%d: %lld of %d triangles against the gradient", resolution,
-                  (long long)misoriented, (int)osc_mesh_triangle_count(mesh));
+        CHECK_MSG(error < previous_error / 1.8, "n=%d box volume error %g after %g", resolution, error, previous_error);
+        CHECK_MSG(misoriented <= osc_mesh_triangle_count(mesh) / 100, "n=%d: %lld of %d triangles against the gradient",
+                  resolution, (long long)misoriented, (int)osc_mesh_triangle_count(mesh));
         previous_error = error;
         osc_mesh_destroy(mesh);
     }
@@ -548,8 +536,10 @@ static void test_triangle_quality(void) {
             osc_mesh* mesh = test_extract_mesh(placed, 64);
             int32_t obtuse = 0, count = osc_mesh_triangle_count(mesh);
             for (int32_t t = 0; t < count; ++t) obtuse += largest_angle(mesh, t) > 150.0;
-            CHECK_MSG(obtuse * 1000 <= count, "%s trial %d: %d of %d triangles have an angle above "
-                      "150 degrees", shape ? "torus" : "sphere", trial, (int)obtuse, (int)count);
+            CHECK_MSG(obtuse * 1000 <= count,
+                      "%s trial %d: %d of %d triangles have an angle above "
+                      "150 degrees",
+                      shape ? "torus" : "sphere", trial, (int)obtuse, (int)count);
             osc_mesh_destroy(mesh);
             osc_sdf_destroy(placed);
         }
@@ -577,10 +567,8 @@ static void test_sphere_on_grid_corners(void) {
         for (int i = -8; i <= 8; ++i)
             for (int j = -8; j <= 8; ++j)
                 for (int k = -8; k <= 8; ++k)
-                    zero_corners += osc_sdf_eval(sphere, osc_v3(0.25 * i, 0.25 * j, 0.25 * k),
-                                                 NULL, NULL) == 0.0;
-        CHECK_MSG(zero_corners >= 6, "radius %g: only %d corners exactly on the sphere",
-                  radii[r], zero_corners);
+                    zero_corners += osc_sdf_eval(sphere, osc_v3(0.25 * i, 0.25 * j, 0.25 * k), NULL, NULL) == 0.0;
+        CHECK_MSG(zero_corners >= 6, "radius %g: only %d corners exactly on the sphere", radii[r], zero_corners);
         osc_mesh* mesh = NULL;
         CHECK_STATUS(osc_isosurface_extract(sphere, &settings, &mesh), OSC_OK);
         check_closed(mesh, 2, "sphere on grid corners");
@@ -687,10 +675,9 @@ static void test_threads_identical(void) {
         CHECK(osc_mesh_vertex_count(meshes[k]) == v);
         CHECK(osc_mesh_triangle_count(meshes[k]) == f);
         if (osc_mesh_vertex_count(meshes[k]) != v || osc_mesh_triangle_count(meshes[k]) != f) continue;
-        CHECK(memcmp(osc_mesh_vertices(meshes[0]), osc_mesh_vertices(meshes[k]),
-                     (size_t)v * 3 * sizeof(double)) == 0);
-        CHECK(memcmp(osc_mesh_triangles(meshes[0]), osc_mesh_triangles(meshes[k]),
-                     (size_t)f * 3 * sizeof(int32_t)) == 0);
+        CHECK(memcmp(osc_mesh_vertices(meshes[0]), osc_mesh_vertices(meshes[k]), (size_t)v * 3 * sizeof(double)) == 0);
+        CHECK(memcmp(osc_mesh_triangles(meshes[0]), osc_mesh_triangles(meshes[k]), (size_t)f * 3 * sizeof(int32_t)) ==
+              0);
     }
     for (int k = 0; k < 3; ++k) osc_mesh_destroy(meshes[k]);
     osc_sdf_destroy(placed);
@@ -719,8 +706,7 @@ static void test_large_grid(void) {
         best = fmin(best, test_seconds() - start);
         osc_mesh_destroy(mesh);
     }
-    printf("  sphere n=128: best of 3 %.4f s wall (%d threads)\n", best,
-           osc_default_thread_count());
+    printf("  sphere n=128: best of 3 %.4f s wall (%d threads)\n", best, osc_default_thread_count());
     osc_sdf_destroy(sphere);
     osc_sdf_destroy(placed);
 }

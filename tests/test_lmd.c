@@ -11,15 +11,14 @@ enum { CAP = 4096 };
 static osc_lmd_contact g_contacts[CAP], g_other[CAP];
 
 static osc_pose random_pose(test_rng* rng, double spread) {
-    osc_vec3 axis = osc_normalize(osc_v3(test_uniform(rng, -1, 1), test_uniform(rng, -1, 1),
-                                         test_uniform(rng, -1, 1)));
+    osc_vec3 axis = osc_normalize(osc_v3(test_uniform(rng, -1, 1), test_uniform(rng, -1, 1), test_uniform(rng, -1, 1)));
     return osc_pose_make(osc_v3(test_uniform(rng, -spread, spread), test_uniform(rng, -spread, spread),
                                 test_uniform(rng, -spread, spread)),
                          osc_quat_from_axis_angle(axis, test_uniform(rng, -3.1, 3.1)));
 }
 
-static int query(const osc_brep* a, osc_pose pa, const osc_brep* b, osc_pose pb,
-                 const osc_lmd_settings* s, osc_lmd_cache* cache, osc_lmd_contact* out) {
+static int query(const osc_brep* a, osc_pose pa, const osc_brep* b, osc_pose pb, const osc_lmd_settings* s,
+                 osc_lmd_cache* cache, osc_lmd_contact* out) {
     int n = -1;
     osc_status st = osc_lmd_query(a, pa, b, pb, s, cache, out, CAP, &n);
     CHECK_STATUS(st, OSC_OK);
@@ -113,7 +112,8 @@ static void test_sphere_poles(void) {
         osc_vec3 from = osc_v3(0, 0, -1), to = osc_normalize(toward[k]);
         osc_vec3 axis = osc_cross(from, to);
         double angle = atan2(osc_length(axis), osc_dot(from, to));
-        osc_quat q = osc_length(axis) > 1e-12 ? osc_quat_from_axis_angle(osc_normalize(axis), angle) : osc_quat_identity();
+        osc_quat q =
+            osc_length(axis) > 1e-12 ? osc_quat_from_axis_angle(osc_normalize(axis), angle) : osc_quat_identity();
         int n = query(solids[k], osc_pose_identity(), sphere, osc_pose_make(centres[k], q), &s, NULL, g_contacts);
         CHECK_MSG(n == 1, "pole case %d: %d contacts", k, n);
         if (n != 1) continue;
@@ -233,9 +233,8 @@ static osc_status create_lemon(double vmin, double vmax, double R, osc_brep** ou
     osc_brep_trim trims[2];
     memset(trims, 0, sizeof trims);
     osc_brep_loop loops[2];
-    osc_brep_face faces[3] = {{0, 0, 0, -TEST_PI, TEST_PI, vmin, vmax},
-                              {1, 0, 1, -rim, rim, -rim, rim},
-                              {2, 1, 1, -rim, rim, -rim, rim}};
+    osc_brep_face faces[3] = {
+        {0, 0, 0, -TEST_PI, TEST_PI, vmin, vmax}, {1, 0, 1, -rim, rim, -rim, rim}, {2, 1, 1, -rim, rim, -rim, rim}};
     osc_brep_edge edges[2];
     memset(edges, 0, sizeof edges);
     for (int k = 0; k < 2; k++) {
@@ -277,12 +276,11 @@ static void test_spindle_torus(void) {
         double phi = 0.5 * i, v = TEST_PI + (-0.8 + 1.6 * i / 11.0) * beta, dist = 0.05 + 0.02 * i;
         // v is the parameter of the footpoint at u = phi + pi, which lies in the half-plane of phi
         osc_vec3 e = osc_v3(cos(phi), sin(phi), 0);
-        double rho = -(R + r * cos(v)), z = r * sin(v);                 // footpoint in that half-plane
-        double nr = -cos(v), nz = sin(v);                               // its outward normal
+        double rho = -(R + r * cos(v)), z = r * sin(v); // footpoint in that half-plane
+        double nr = -cos(v), nz = sin(v);               // its outward normal
         osc_vec3 foot = osc_add(osc_scale(e, rho), osc_v3(0, 0, z));
         osc_vec3 c = osc_add(foot, osc_add(osc_scale(e, nr * (dist + 0.1)), osc_v3(0, 0, nz * (dist + 0.1))));
-        int n = query(lemon, osc_pose_identity(), sphere, osc_pose_make(c, osc_quat_identity()), &s, NULL,
-                      g_contacts);
+        int n = query(lemon, osc_pose_identity(), sphere, osc_pose_make(c, osc_quat_identity()), &s, NULL, g_contacts);
         CHECK_MSG(n == 1, "lemon %d: %d contacts", i, n);
         if (n != 1) continue;
         double expected = hypot(hypot(c.x, c.y) + R, c.z) - r - 0.1;
@@ -315,8 +313,8 @@ static void test_surface_distance(void) {
     test_rng rng = {31};
     osc_brep_surface surfaces[6];
     memset(surfaces, 0, sizeof surfaces);
-    const osc_surface_type types[6] = {OSC_SURFACE_PLANE, OSC_SURFACE_CYLINDER, OSC_SURFACE_CONE,
-                                       OSC_SURFACE_SPHERE, OSC_SURFACE_TORUS, OSC_SURFACE_TORUS};
+    const osc_surface_type types[6] = {OSC_SURFACE_PLANE,  OSC_SURFACE_CYLINDER, OSC_SURFACE_CONE,
+                                       OSC_SURFACE_SPHERE, OSC_SURFACE_TORUS,    OSC_SURFACE_TORUS};
     for (int k = 0; k < 6; k++) {
         surfaces[k].type = types[k];
         surfaces[k].origin = osc_v3(0.1, -0.2, 0.3);
@@ -361,8 +359,8 @@ static void test_surface_distance(void) {
             }
         }
     }
-    printf("  surface distance: %d points on 6 surfaces, foot %.1e, gradient %.1e, Hessian %.1e\n", checked,
-           worst_foot, worst_grad, worst_hess);
+    printf("  surface distance: %d points on 6 surfaces, foot %.1e, gradient %.1e, Hessian %.1e\n", checked, worst_foot,
+           worst_grad, worst_hess);
     CHECK(checked >= 200);
     CHECK(worst_foot < 1e-12 && worst_grad < 1e-8 && worst_hess < 1e-6);
     // undefined on the axis, and beyond a cone's apex
@@ -371,7 +369,8 @@ static void test_surface_distance(void) {
     osc_vec3 grad;
     CHECK(!osc_geo_distance(&cyl, osc_add(surfaces[1].origin, surfaces[1].axis), &sd, &grad, H));
     osc_geo cone = osc_geo_from_surface(&surfaces[2]);
-    osc_vec3 beyond = osc_add(surfaces[2].origin, osc_add(osc_scale(surfaces[2].axis, -5.0), osc_scale(surfaces[2].ref, 0.5)));
+    osc_vec3 beyond =
+        osc_add(surfaces[2].origin, osc_add(osc_scale(surfaces[2].axis, -5.0), osc_scale(surfaces[2].ref, 0.5)));
     CHECK(!osc_geo_distance(&cone, beyond, &sd, &grad, H));
     CHECK(osc_geo_distance(&cone, osc_add(surfaces[2].origin, osc_scale(surfaces[2].ref, 0.5)), &sd, &grad, H));
 }
@@ -387,8 +386,8 @@ typedef struct sampled {
 // the distance to B below d_max whose direction to B leaves A (along A's outward normal: the
 // definition of an LMD, thesis §1.3, excludes lines of sight through A) has a reported contact on
 // that feature nearby.
-static sampled brute_force(const osc_brep* a, osc_pose pa, const osc_sdf* sdf_b, osc_pose pb,
-                           double d_max, const osc_lmd_contact* c, int nc) {
+static sampled brute_force(const osc_brep* a, osc_pose pa, const osc_sdf* sdf_b, osc_pose pb, double d_max,
+                           const osc_lmd_contact* c, int nc) {
     enum { N = 64 };
     static double h[N][N];
     static osc_vec3 p[N][N];
@@ -423,8 +422,8 @@ static sampled brute_force(const osc_brep* a, osc_pose pa, const osc_sdf* sdf_b,
                 r.minima++;
                 bool found = false;
                 for (int k = 0; k < nc && !found; k++)
-                    found = osc_length(osc_sub(c[k].point_a, p[i][j])) <= 2.0 * spacing &&
-                            c[k].distance <= h[i][j] + 1e-9;
+                    found =
+                        osc_length(osc_sub(c[k].point_a, p[i][j])) <= 2.0 * spacing && c[k].distance <= h[i][j] + 1e-9;
                 if (!found) r.misses++;
             }
     }
@@ -455,8 +454,8 @@ static void test_brute_force(void) {
     CHECK_STATUS(osc_brep_create_sphere(0.45, NULL, &solids[5]), OSC_OK);
     CHECK_STATUS(create_lemon(TEST_PI - k_lemon_beta, TEST_PI + k_lemon_beta, k_lemon_R, &solids[6]), OSC_OK);
     // B: convex solids with an exact SDF
-    osc_brep *bs[3];
-    osc_sdf *sdfs[3];
+    osc_brep* bs[3];
+    osc_sdf* sdfs[3];
     CHECK_STATUS(osc_brep_create_sphere(0.3, NULL, &bs[0]), OSC_OK);
     CHECK_STATUS(osc_sdf_create_sphere(0.3, &sdfs[0]), OSC_OK);
     CHECK_STATUS(osc_brep_create_box(osc_v3(0.3, 0.2, 0.25), NULL, &bs[1]), OSC_OK);
@@ -502,7 +501,8 @@ static void test_brute_force(void) {
             for (int m = 0; m < 8 && c->kind_a != OSC_FEATURE_VERTEX; m++) {
                 osc_vec3 q;
                 if (c->kind_a == OSC_FEATURE_FACE) {
-                    double u = c->param_a[0] + 1e-3 * cos(m * TEST_PI / 4), v = c->param_a[1] + 1e-3 * sin(m * TEST_PI / 4);
+                    double u = c->param_a[0] + 1e-3 * cos(m * TEST_PI / 4),
+                           v = c->param_a[1] + 1e-3 * sin(m * TEST_PI / 4);
                     if (!osc_brep_face_contains(solids[ia], c->feature_a, u, v)) continue;
                     q = osc_brep_surface_point(&da->surfaces[da->faces[c->feature_a].surface], u, v, NULL);
                 } else {
@@ -527,15 +527,14 @@ static void test_brute_force(void) {
         int m = query(solids[ia], pa, bs[ib], pb, &naive, NULL, g_other);
         bool same = m == n;
         for (int k = 0; k < n && same; k++)
-            same = g_other[k].feature_a == g_contacts[k].feature_a &&
-                   g_other[k].feature_b == g_contacts[k].feature_b &&
+            same = g_other[k].feature_a == g_contacts[k].feature_a && g_other[k].feature_b == g_contacts[k].feature_b &&
                    fabs(g_other[k].distance - g_contacts[k].distance) < 1e-9;
         if (!same) naive_mismatch++;
     }
-    printf("  brute force: %d trials, %d sampled local minima, %d missed, %d naive mismatches\n",
-           trials, minima, misses, naive_mismatch);
-    printf("  spurious: %d neighbours of reported footpoints, the nearest %.2e beyond its contact\n",
-           spurious_checked, spurious_worst);
+    printf("  brute force: %d trials, %d sampled local minima, %d missed, %d naive mismatches\n", trials, minima,
+           misses, naive_mismatch);
+    printf("  spurious: %d neighbours of reported footpoints, the nearest %.2e beyond its contact\n", spurious_checked,
+           spurious_worst);
     CHECK(spurious_checked > 100 && spurious_worst >= -1e-10);
     CHECK(trials >= 60);
     CHECK(minima > 20);
@@ -743,8 +742,8 @@ static void test_culling_agrees(void) {
     for (int k = 0; k < 6; k++) {
         osc_vec3 centre = k < 3 ? osc_v3(0.15 * k, 0, 0.65) : osc_v3(0.6, 0, 0.3 - 0.3 * (k - 3));
         snprintf(label, sizeof label, "ball at (%g, 0, %g) by the rim vertices", centre.x, centre.z);
-        check_agreement(solids[0], osc_pose_identity(), ball, osc_pose_make(centre, osc_quat_identity()), 0.5,
-                        label, &r);
+        check_agreement(solids[0], osc_pose_identity(), ball, osc_pose_make(centre, osc_quat_identity()), 0.5, label,
+                        &r);
     }
     int aligned = r.poses;
     test_rng rng = {4242};
@@ -859,7 +858,10 @@ static int check_gradients(const osc_brep* a, const osc_brep* b, uint64_t seed, 
                             g_other[j].kind_a != c->kind_a || g_other[j].kind_b != c->kind_b)
                             continue;
                         double dd = osc_length(osc_sub(g_other[j].point_a, c->point_a));
-                        if (dd < bd) { bd = dd; best = j; }
+                        if (dd < bd) {
+                            bd = dd;
+                            best = j;
+                        }
                     }
                     ok = best >= 0 && bd < 1e-3;
                     if (ok) val[sgn] = g_other[best].gap;
@@ -884,7 +886,8 @@ static void test_gradients(void) {
     int checked = check_gradients(peg, box, 99, 30, &worst);
     int checked_lemon = check_gradients(lemon, box, 7, 20, &worst_lemon);
     printf("  gradients: %d columns checked, worst |analytic - central difference| %.2e; spindle torus: "
-           "%d, %.2e\n", checked, worst, checked_lemon, worst_lemon);
+           "%d, %.2e\n",
+           checked, worst, checked_lemon, worst_lemon);
     CHECK(checked > 100 && checked_lemon > 50);
     CHECK(worst < 1e-6 && worst_lemon < 1e-6);
     osc_brep_destroy(peg);
@@ -917,8 +920,7 @@ static void test_coherence(void) {
         int n1 = query(hole, osc_pose_identity(), peg, pp, &s, cache, g_other);
         bool same = n0 == n1;
         for (int k = 0; k < n0 && same; k++)
-            same = g_contacts[k].feature_a == g_other[k].feature_a &&
-                   g_contacts[k].feature_b == g_other[k].feature_b &&
+            same = g_contacts[k].feature_a == g_other[k].feature_a && g_contacts[k].feature_b == g_other[k].feature_b &&
                    g_contacts[k].key == g_other[k].key &&
                    osc_length(osc_sub(g_contacts[k].point_a, g_other[k].point_a)) < 1e-7;
         int n2 = query(hole, osc_pose_identity(), peg, pp, &s2, cache2, g_other);
@@ -987,17 +989,22 @@ static void test_bad_input(void) {
     int n;
     osc_pose bad = osc_pose_identity();
     bad.p.x = NAN;
-    CHECK_STATUS(osc_lmd_query(box, bad, box, osc_pose_identity(), NULL, NULL, g_contacts, CAP, &n), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_lmd_query(box, bad, box, osc_pose_identity(), NULL, NULL, g_contacts, CAP, &n),
+                 OSC_ERR_INVALID_ARGUMENT);
     bad = osc_pose_identity();
     bad.q = (osc_quat){0, 0, 0, 0};
-    CHECK_STATUS(osc_lmd_query(box, osc_pose_identity(), box, bad, NULL, NULL, g_contacts, CAP, &n), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_lmd_query(box, osc_pose_identity(), box, bad, NULL, NULL, g_contacts, CAP, &n),
+                 OSC_ERR_INVALID_ARGUMENT);
     osc_lmd_settings s = osc_lmd_settings_default();
     s.d_max = -1;
-    CHECK_STATUS(osc_lmd_query(box, osc_pose_identity(), box, osc_pose_identity(), &s, NULL, g_contacts, CAP, &n), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_lmd_query(box, osc_pose_identity(), box, osc_pose_identity(), &s, NULL, g_contacts, CAP, &n),
+                 OSC_ERR_INVALID_ARGUMENT);
     s = osc_lmd_settings_default();
     s.alpha = 1.0;
-    CHECK_STATUS(osc_lmd_query(box, osc_pose_identity(), box, osc_pose_identity(), &s, NULL, g_contacts, CAP, &n), OSC_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(osc_lmd_query(NULL, osc_pose_identity(), box, osc_pose_identity(), NULL, NULL, g_contacts, CAP, &n), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_lmd_query(box, osc_pose_identity(), box, osc_pose_identity(), &s, NULL, g_contacts, CAP, &n),
+                 OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_lmd_query(NULL, osc_pose_identity(), box, osc_pose_identity(), NULL, NULL, g_contacts, CAP, &n),
+                 OSC_ERR_INVALID_ARGUMENT);
     // capacity: report the count needed
     osc_brep* cyl;
     CHECK_STATUS(osc_brep_create_cylinder(0.4, 0.5, NULL, &cyl), OSC_OK);
@@ -1057,8 +1064,8 @@ static void test_many_leaf_pairs(void) {
 
 // Runs the query on one thread and on `threads`; the contacts must be equal bit for bit. Returns
 // the threads the process gained, and the leaf pairs in *leaf_pairs.
-static int threads_started(const osc_brep* a, const osc_brep* b, osc_pose pb, osc_lmd_settings s,
-                           int threads, int* leaf_pairs) {
+static int threads_started(const osc_brep* a, const osc_brep* b, osc_pose pb, osc_lmd_settings s, int threads,
+                           int* leaf_pairs) {
     osc_lmd_cache* cache = NULL;
     CHECK_STATUS(osc_lmd_cache_create(&cache), OSC_OK);
     s.threads = 1;
@@ -1186,7 +1193,7 @@ static void test_bad_arguments(void) {
     CHECK(strstr(osc_last_error(), "osc_lmd_cache_stats: cache is NULL") != NULL);
     CHECK_STATUS(osc_lmd_cache_stats(cache, NULL), OSC_ERR_INVALID_ARGUMENT);
     CHECK(strstr(osc_last_error(), "osc_lmd_cache_stats: stats is NULL") != NULL);
-    osc_lmd_cache_reset(NULL);   // documented no-ops
+    osc_lmd_cache_reset(NULL); // documented no-ops
     osc_lmd_cache_destroy(NULL);
 
     const osc_pose identity = osc_pose_identity();
@@ -1239,8 +1246,7 @@ static void test_bad_arguments(void) {
                                       c->capacity, c->null_count ? NULL : &n);
         CHECK_MSG(st == OSC_ERR_INVALID_ARGUMENT && strstr(osc_last_error(), c->message) != NULL &&
                       strstr(osc_last_error(), "osc_lmd_query") != NULL,
-                  "case %d: status %d, message '%s', expected one holding '%s'", i, st, osc_last_error(),
-                  c->message);
+                  "case %d: status %d, message '%s', expected one holding '%s'", i, st, osc_last_error(), c->message);
         CHECK_MSG(c->null_count || n == 0, "case %d: count %d", i, n);
     }
     // the largest values allowed are answered (the contacts of the smallest are checked elsewhere)

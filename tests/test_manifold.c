@@ -177,9 +177,14 @@ static void result_free(result* r) {
 
 static osc_status collide(const tbody* a, osc_pose pa, const tbody* b, osc_pose pb, const osc_manifold_settings* s,
                           result* r, bool derivatives) {
-    osc_manifold_output out = {r->contacts, r->capacity, -1, -1,
-                               derivatives ? r->point_j : NULL, derivatives ? r->depth_j : NULL,
-                               derivatives ? r->normal_j : NULL, derivatives ? r->weight_j : NULL};
+    osc_manifold_output out = {r->contacts,
+                               r->capacity,
+                               -1,
+                               -1,
+                               derivatives ? r->point_j : NULL,
+                               derivatives ? r->depth_j : NULL,
+                               derivatives ? r->normal_j : NULL,
+                               derivatives ? r->weight_j : NULL};
     r->status = osc_manifold_collide(a->body, pa, b->body, pb, s, &out);
     r->count = out.count;
     r->needed = out.needed;
@@ -191,8 +196,7 @@ static int find_contact(const result* r, int32_t body, int32_t kind, int32_t fea
     if (r->index && feature >= 0 && feature < r->index_features && kind >= 0 && kind < 3 && body >= 0 && body < 2)
         return r->index[((size_t)body * 3 + (size_t)kind) * (size_t)r->index_features + (size_t)feature];
     for (int i = 0; i < r->count; ++i)
-        if (r->contacts[i].body == body && r->contacts[i].kind == kind && r->contacts[i].feature == feature)
-            return i;
+        if (r->contacts[i].body == body && r->contacts[i].kind == kind && r->contacts[i].feature == feature) return i;
     return -1;
 }
 
@@ -241,8 +245,8 @@ static void touching_poses(const tbody* a, const tbody* b, double start, double 
     result r;
     result_init(&r, 8192);
     for (int attempt = 0; attempt < 20; ++attempt) {
-        *pa = osc_pose_make(osc_v3(test_uniform(&rng, -0.2, 0.2), test_uniform(&rng, -0.2, 0.2), 0.0),
-                            random_rotation());
+        *pa =
+            osc_pose_make(osc_v3(test_uniform(&rng, -0.2, 0.2), test_uniform(&rng, -0.2, 0.2), 0.0), random_rotation());
         osc_vec3 u = random_direction();
         osc_quat qb = random_rotation();
         // coarse steps until the first contact, then fine ones
@@ -317,9 +321,9 @@ static void build_models(void) {
     // the cup: three XPSQs in cm, scaled to about 1 unit (0.8 wide, 1.08 tall with the handle)
     osc_sdf *cup_cm = NULL, *cup_sdf = NULL;
     CHECK_STATUS(make_cup(&cup_cm), OSC_OK);
-    CHECK_STATUS(osc_sdf_create_transformed(cup_cm, osc_pose_make(osc_v3(0.0, 0.0, -0.5), osc_quat_identity()), 0.1,
-                                            &cup_sdf),
-                 OSC_OK);
+    CHECK_STATUS(
+        osc_sdf_create_transformed(cup_cm, osc_pose_make(osc_v3(0.0, 0.0, -0.5), osc_quat_identity()), 0.1, &cup_sdf),
+        OSC_OK);
     osc_sdf_destroy(cup_cm);
     osc_collision_mesh_settings cup_settings = osc_collision_mesh_settings_default();
     cup_settings.resolution = 96;
@@ -329,10 +333,10 @@ static void build_models(void) {
     tbody_make(&cup, cup_mesh, cup_sdf, NULL, OSC_GROUPS_SDF_LEAVES, 0, true);
     printf("  models: bunny %d vertices / %d edges, %d clusters; SQ union %d vertices / %d edges, %d groups; cup "
            "%d vertices / %d edges, %d groups (%.2f s)\n",
-           osc_body_vertex_count(bunny.body), osc_body_edge_count(bunny.body), osc_body_group_count(bunny_clusters.body),
-           osc_body_vertex_count(sq_union.body), osc_body_edge_count(sq_union.body),
-           osc_body_group_count(sq_union.body), osc_body_vertex_count(cup.body), osc_body_edge_count(cup.body),
-           osc_body_group_count(cup.body), test_seconds() - start);
+           osc_body_vertex_count(bunny.body), osc_body_edge_count(bunny.body),
+           osc_body_group_count(bunny_clusters.body), osc_body_vertex_count(sq_union.body),
+           osc_body_edge_count(sq_union.body), osc_body_group_count(sq_union.body), osc_body_vertex_count(cup.body),
+           osc_body_edge_count(cup.body), osc_body_group_count(cup.body), test_seconds() - start);
 }
 
 static void free_models(void) {
@@ -350,11 +354,11 @@ static void free_models(void) {
 typedef struct field field;
 struct field {
     double (*eval)(const field* f, osc_vec3 x, osc_vec3* normal);
-    osc_pose pose;      // of the SDF's body
-    double radius;      // sphere
-    osc_vec3 half;      // box
+    osc_pose pose; // of the SDF's body
+    double radius; // sphere
+    osc_vec3 half; // box
     const osc_grid* grid;
-    bool ambiguous;     // set by eval: the normal is not defined there (a box's medial plane)
+    bool ambiguous; // set by eval: the normal is not defined there (a box's medial plane)
 };
 
 static double field_sphere(const field* f, osc_vec3 x, osc_vec3* normal) {
@@ -468,8 +472,10 @@ static bool crossing_limit(const field* f, osc_vec3 a, osc_vec3 b, osc_vec3* exp
     double lo = 0.0, hi = 1.0; // from `out` (phi > 0) to `in` (phi <= 0)
     for (int k = 0; k < 200 && hi - lo > 1e-17; ++k) {
         double mid = 0.5 * (lo + hi);
-        if (f->eval(f, osc_lerp(out, in, mid), NULL) > 0.0) lo = mid;
-        else hi = mid;
+        if (f->eval(f, osc_lerp(out, in, mid), NULL) > 0.0)
+            lo = mid;
+        else
+            hi = mid;
     }
     double l = osc_length(osc_sub(b, a)), star = 0.5 * (lo + hi) * l;
     for (int i = 0; i <= SAMPLES; ++i) {
@@ -502,8 +508,8 @@ static void check_direction(const char* name, const tbody* fb, osc_pose pose_f, 
         if (fabs(phi - s->d_max) < 1e-12) continue; // on the edge of d_max: either answer is right
         if ((w > 0.0) != (k >= 0)) {
             if (misses++ < 5)
-                fprintf(stderr, "  %s: vertex %d of body %d at phi = %.3g (d_max %g) is %s\n", name, (int)i, index,
-                        phi, s->d_max, k >= 0 ? "a contact" : "missing");
+                fprintf(stderr, "  %s: vertex %d of body %d at phi = %.3g (d_max %g) is %s\n", name, (int)i, index, phi,
+                        s->d_max, k >= 0 ? "a contact" : "missing");
             continue;
         }
         if (k < 0) continue;
@@ -517,7 +523,8 @@ static void check_direction(const char* name, const tbody* fb, osc_pose pose_f, 
         if (fabs(c->depth - depth) > 1e-12 || ep > 1e-12 || (!f->ambiguous && en > 1e-12) ||
             fabs(c->weight - w) > 1e-12 || c->group != -1) {
             if (misses++ < 5)
-                fprintf(stderr, "  %s: vertex %d of body %d: depth %.17g (closed form %.17g), weight %.17g (%.17g), "
+                fprintf(stderr,
+                        "  %s: vertex %d of body %d: depth %.17g (closed form %.17g), weight %.17g (%.17g), "
                         "point error %.3g, normal error %.3g, group %d\n",
                         name, (int)i, index, c->depth, depth, c->weight, w, ep, en, (int)c->group);
         }
@@ -566,7 +573,8 @@ static void check_direction(const char* name, const tbody* fb, osc_pose pose_f, 
             if (error > 1e-6) bad = true;
         }
         if (bad && edge_misses++ < 5)
-            fprintf(stderr, "  %s: edge %d of body %d: depth %.17g (closed form at its point %.17g), weight %.17g "
+            fprintf(stderr,
+                    "  %s: edge %d of body %d: depth %.17g (closed form at its point %.17g), weight %.17g "
                     "(%.17g), point error %.3g, off the edge %.3g, normal error %.3g\n",
                     name, (int)i, index, c->depth, depth, c->weight, w, ep, off, en);
     }
@@ -609,9 +617,10 @@ static void test_closed_form_spheres(void) {
     for (int config = 0; config < 10; ++config) {
         osc_manifold_settings s = closed_form_settings(config % 4);
         hard_tally* tally = &t[config % 4 >= 2];
-        osc_pose pa = osc_pose_make(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1), 0.3), random_rotation());
-        osc_pose pb = osc_pose_make(osc_add_scaled(pa.p, random_direction(), test_uniform(&rng, 0.55, 0.85)),
-                                    random_rotation());
+        osc_pose pa =
+            osc_pose_make(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1), 0.3), random_rotation());
+        osc_pose pb =
+            osc_pose_make(osc_add_scaled(pa.p, random_direction(), test_uniform(&rng, 0.55, 0.85)), random_rotation());
         CHECK_STATUS(collide(&a, pa, &b, pb, &s, &r, false), OSC_OK);
         field fa = {field_sphere, pa, 0.4, {0, 0, 0}, NULL, false};
         field fb = {field_sphere, pb, 0.5, {0, 0, 0}, NULL, false};
@@ -655,7 +664,8 @@ static void test_closed_form_box_on_plate(void) {
     const double tilts[4][2] = {{0.02, 0.0}, {0.02, 0.01}, {0.05, 0.0}, {-0.03, 0.02}};
     for (int config = 0; config < 12; ++config) {
         // 8 hard (3 and 50 steps), then 4 smooth
-        osc_manifold_settings s = config < 8 ? hard_settings(config % 2 ? 50 : 3) : closed_form_settings(2 + config % 2);
+        osc_manifold_settings s =
+            config < 8 ? hard_settings(config % 2 ? 50 : 3) : closed_form_settings(2 + config % 2);
         hard_tally* tally = &t[config >= 8];
         osc_quat q = osc_quat_mul(osc_quat_from_axis_angle(osc_v3(1, 0, 0), tilts[config % 4][1]),
                                   osc_quat_from_axis_angle(osc_v3(0, 1, 0), tilts[config % 4][0]));
@@ -685,8 +695,8 @@ static void test_closed_form_box_on_plate(void) {
     }
     print_hard("box on plate, hard", &t[0]);
     print_hard("box on plate, smooth", &t[1]);
-    CHECK_MSG(t[0].vertices >= 20 && t[0].edges >= 60 && t[0].limits >= 16 && t[1].vertices >= 10 &&
-                  t[1].edges >= 30 && plane_checks >= 150,
+    CHECK_MSG(t[0].vertices >= 20 && t[0].edges >= 60 && t[0].limits >= 16 && t[1].vertices >= 10 && t[1].edges >= 30 &&
+                  plane_checks >= 150,
               "box on plate: only %d vertex, %d edge, %d limit checks (hard), %d vertex, %d edge (smooth) and %d "
               "plane checks",
               t[0].vertices, t[0].edges, t[0].limits, t[1].vertices, t[1].edges, plane_checks);
@@ -742,7 +752,7 @@ typedef struct fd_tally {
     long entries, checked, unconverged, failed; // Jacobian entries of contacts present at all 4 steps
     long contacts, contacts_skipped;            // contact-columns compared / skipped (set changed)
     long jacobian_checks, velocity_checks, edge_checks;
-    double worst[4];                            // point, depth, normal, weight (relative, floor 1)
+    double worst[4]; // point, depth, normal, weight (relative, floor 1)
     double worst_velocity, worst_formula, worst_off_edge;
 } fd_tally;
 
@@ -860,7 +870,8 @@ static void fd_config(const char* name, const tbody* a, osc_pose pa, const tbody
                 if (error > tolerance) {
                     ++t->failed;
                     if (printed++ < 6)
-                        fprintf(stderr, "  %s: contact (body %d, kind %d, feature %d) output %d column %d: analytic "
+                        fprintf(stderr,
+                                "  %s: contact (body %d, kind %d, feature %d) output %d column %d: analytic "
                                 "%.10g, differences %.10g (h) %.10g (h/4), error %.3g\n",
                                 name, (int)c->body, (int)c->kind, (int)c->feature, row, col, analytic, fd1, fd2, error);
                 }
@@ -885,10 +896,10 @@ static void fd_pair(const char* name, const tbody* a, const tbody* b, int config
         }
         printf("  %-28s %-9s %5ld contact-columns (%ld skipped), %6ld of %6ld entries compared: max rel. error "
                "point %.2g, depth %.2g, normal %.2g, weight %.2g\n",
-               name, blend ? "blended" : "unblended", t.contacts, t.contacts_skipped, t.checked, t.entries,
-               t.worst[0], t.worst[1], t.worst[2], t.worst[3]);
-        CHECK_MSG(t.failed == 0, "%s (%s): %ld of %ld compared Jacobian entries disagree with finite differences",
-                  name, blend ? "blended" : "unblended", t.failed, t.checked);
+               name, blend ? "blended" : "unblended", t.contacts, t.contacts_skipped, t.checked, t.entries, t.worst[0],
+               t.worst[1], t.worst[2], t.worst[3]);
+        CHECK_MSG(t.failed == 0, "%s (%s): %ld of %ld compared Jacobian entries disagree with finite differences", name,
+                  blend ? "blended" : "unblended", t.failed, t.checked);
         CHECK_MSG(t.contacts >= 12 * configs, "%s: only %ld contact-columns compared", name, t.contacts);
         CHECK_MSG(t.checked >= 0.9 * t.entries, "%s (%s): only %ld of %ld entries converged", name,
                   blend ? "blended" : "unblended", t.checked, t.entries);
@@ -1135,10 +1146,12 @@ static void test_broad_phase(void) {
         s.broad_phase = 0;
         CHECK_STATUS(collide(pairs[p][0], pa, pairs[p][1], pb, &s, &off, true), OSC_OK);
         int features = osc_body_vertex_count(pairs[p][0]->body) + osc_body_vertex_count(pairs[p][1]->body);
-        CHECK_MSG(on.count >= features, "far apart with d_max 4: %d contacts, expected every one of %d vertices at least",
-                  on.count, features);
+        CHECK_MSG(on.count >= features,
+                  "far apart with d_max 4: %d contacts, expected every one of %d vertices at least", on.count,
+                  features);
         CHECK_MSG(on.count == off.count && same_output(&on, &off, on.count),
-                  "far apart with d_max 4: the broad phase changed the output (%d vs %d contacts)", on.count, off.count);
+                  "far apart with d_max 4: the broad phase changed the output (%d vs %d contacts)", on.count,
+                  off.count);
     }
     // and the broad phase does skip the narrow phase there: the fastest of 7 runs with it is several
     // times faster than without it (measured x100 with per-feature bounds, 2 look-ups per feature
@@ -1215,14 +1228,16 @@ static void test_batch(void) {
                                0};
                 if (counts[i] != expect || needed[i] != single[i].needed || !same_output(&slot, &single[i], expect)) {
                     if (mismatches++ < 3)
-                        fprintf(stderr, "  batch (blend %d, capacity %d): configuration %d has %d / %d contacts "
+                        fprintf(stderr,
+                                "  batch (blend %d, capacity %d): configuration %d has %d / %d contacts "
                                 "(single call: %d needed)%s\n",
                                 blend, (int)cap, i, (int)counts[i], (int)needed[i], (int)single[i].needed,
                                 counts[i] == expect ? ", values differ" : "");
                 }
             }
-            CHECK_MSG(mismatches == 0, "batch (blend %d, capacity %d): %d of %d configurations differ from the single call",
-                      blend, (int)cap, mismatches, CONFIGS);
+            CHECK_MSG(mismatches == 0,
+                      "batch (blend %d, capacity %d): %d of %d configurations differ from the single call", blend,
+                      (int)cap, mismatches, CONFIGS);
             if (round == 0) {
                 CHECK_STATUS(status, OSC_OK);
             } else {
@@ -1242,7 +1257,8 @@ static void test_batch(void) {
             if (single[i].needed > single[worst].needed) worst = i;
         result small;
         result_init(&small, single[worst].needed / 3);
-        CHECK_STATUS(collide(&bunny, poses_a[worst], &bunny_clusters, poses_b[worst], &s, &small, true), OSC_ERR_CAPACITY);
+        CHECK_STATUS(collide(&bunny, poses_a[worst], &bunny_clusters, poses_b[worst], &s, &small, true),
+                     OSC_ERR_CAPACITY);
         CHECK_MSG(strstr(osc_last_error(), "capacity") != NULL, "capacity message: %s", osc_last_error());
         CHECK_MSG(small.count == small.capacity && small.needed == single[worst].needed &&
                       same_output(&small, &single[worst], small.count),
@@ -1343,8 +1359,8 @@ static void test_bad_input(void) {
     osc_pose poses_a[4] = {pa, pa, pa, pa}, poses_b[4] = {pb, pb, pb, pb};
     int32_t counts[4];
     osc_contact* contacts = calloc(4 * 4096, sizeof(osc_contact));
-    expect_error(osc_manifold_collide_batch(a.body, poses_a, b.body, poses_b, 4, &s, contacts, 4096, counts, NULL,
-                                            NULL, NULL, NULL, NULL, -1),
+    expect_error(osc_manifold_collide_batch(a.body, poses_a, b.body, poses_b, 4, &s, contacts, 4096, counts, NULL, NULL,
+                                            NULL, NULL, NULL, -1),
                  INVALID, "threads", "batch threads -1");
     expect_error(osc_manifold_collide_batch(a.body, NULL, b.body, poses_b, 4, &s, contacts, 4096, counts, NULL, NULL,
                                             NULL, NULL, NULL, 2),
@@ -1356,13 +1372,13 @@ static void test_bad_input(void) {
                                             NULL, NULL, NULL, 2),
                  INVALID, "body a", "batch NULL body a");
     poses_b[3].p.x = NAN;
-    expect_error(osc_manifold_collide_batch(a.body, poses_a, b.body, poses_b, 4, &s, contacts, 4096, counts, NULL,
-                                            NULL, NULL, NULL, NULL, 2),
+    expect_error(osc_manifold_collide_batch(a.body, poses_a, b.body, poses_b, 4, &s, contacts, 4096, counts, NULL, NULL,
+                                            NULL, NULL, NULL, 2),
                  INVALID, "poses_b[3]", "batch NaN pose");
     poses_b[3].p.x = pb.p.x;
     s.bandwidth = -1.0;
-    expect_error(osc_manifold_collide_batch(a.body, poses_a, b.body, poses_b, 4, &s, contacts, 4096, counts, NULL,
-                                            NULL, NULL, NULL, NULL, 2),
+    expect_error(osc_manifold_collide_batch(a.body, poses_a, b.body, poses_b, 4, &s, contacts, 4096, counts, NULL, NULL,
+                                            NULL, NULL, NULL, 2),
                  INVALID, "bandwidth", "batch negative bandwidth");
     s = osc_manifold_settings_default();
     CHECK_STATUS(osc_manifold_collide_batch(a.body, poses_a, b.body, poses_b, 0, &s, NULL, 0, NULL, NULL, NULL, NULL,
@@ -1593,9 +1609,9 @@ static void test_groups(void) {
     double radii[2] = {0.3, 0.25};
     for (int i = 0; i < 2; ++i) {
         CHECK_STATUS(osc_sdf_create_sphere(radii[i], &spheres[i]), OSC_OK);
-        CHECK_STATUS(osc_sdf_create_transformed(spheres[i], osc_pose_make(centres[i], osc_quat_identity()), 1.0,
-                                                &placed[i]),
-                     OSC_OK);
+        CHECK_STATUS(
+            osc_sdf_create_transformed(spheres[i], osc_pose_make(centres[i], osc_quat_identity()), 1.0, &placed[i]),
+            OSC_OK);
     }
     CHECK_STATUS(osc_sdf_create_union((const osc_sdf* const*)placed, 2, 0.01, &pair), OSC_OK);
     for (int i = 0; i < 2; ++i) osc_sdf_destroy(spheres[i]), osc_sdf_destroy(placed[i]);
@@ -1613,12 +1629,15 @@ static void test_groups(void) {
         osc_vec3 v = mesh_vertex(mesh, i);
         double d0 = osc_length(osc_sub(v, centres[0])) - radii[0], d1 = osc_length(osc_sub(v, centres[1])) - radii[1];
         int expect = d0 <= d1 ? 0 : 1;
-        if (groups[i] != expect) ++wrong;
-        else ++counts[expect];
+        if (groups[i] != expect)
+            ++wrong;
+        else
+            ++counts[expect];
     }
     CHECK_MSG(osc_body_group_count(twins.body) == 2, "two spheres: %d groups", osc_body_group_count(twins.body));
     CHECK_MSG(wrong == 0 && counts[0] > 50 && counts[1] > 50,
-              "two spheres: %d of %d vertices in the wrong group (%d and %d right)", wrong, (int)n, counts[0], counts[1]);
+              "two spheres: %d of %d vertices in the wrong group (%d and %d right)", wrong, (int)n, counts[0],
+              counts[1]);
     free(groups);
 
     // blending, recomputed from the unblended contacts of the same configuration: d_max and the
@@ -1667,11 +1686,11 @@ enum { Q_DEPTH, Q_WEIGHT, Q_WX, Q_WN, Q_X, Q_N, QUANTITIES };
 static const char* quantity_names[QUANTITIES] = {"depth", "W", "W x", "W n", "x", "n"};
 
 typedef struct sweep_stats {
-    double c1[QUANTITIES]; // max |f(t + dt) - f(t)| / dt
-    double c2[QUANTITIES]; // max |f'(t + dt) - f'(t)| / dt
+    double c1[QUANTITIES];          // max |f(t + dt) - f(t)| / dt
+    double c2[QUANTITIES];          // max |f'(t + dt) - f'(t)| / dt
     double consistency[QUANTITIES]; // max |(f(t + dt) - f(t)) / dt - (f'(t) + f'(t + dt)) / 2|
-    double vertex_w;       // max |W(t + dt) - W(t)| / dt of vertex contacts alone
-    int pairs;             // contact-steps compared
+    double vertex_w;                // max |W(t + dt) - W(t)| / dt of vertex contacts alone
+    int pairs;                      // contact-steps compared
 } sweep_stats;
 
 // the 14 tracked values of a contact (k < 0: absent) and their derivatives along column `col`;
@@ -1698,7 +1717,8 @@ static bool tracked_values(const result* r, int k, int col, double d_max, double
     return w >= 0.5;
 }
 
-static const int quantity_of[14] = {Q_DEPTH, Q_WEIGHT, Q_WX, Q_WX, Q_WX, Q_WN, Q_WN, Q_WN, Q_X, Q_X, Q_X, Q_N, Q_N, Q_N};
+static const int quantity_of[14] = {Q_DEPTH, Q_WEIGHT, Q_WX, Q_WX, Q_WX, Q_WN, Q_WN,
+                                    Q_WN,    Q_X,      Q_X,  Q_X,  Q_N,  Q_N,  Q_N};
 
 static void sweep_step(const result* r0, const result* r1, double dt, int col, double d_max, bool derivatives,
                        sweep_stats* st) {
@@ -1719,7 +1739,8 @@ static void sweep_step(const result* r0, const result* r1, double dt, int col, d
                 if ((quantity == Q_X || quantity == Q_N) && !raw) continue;
                 double slope = (f1[q] - f0[q]) / dt;
                 st->c1[quantity] = fmax(st->c1[quantity], fabs(slope));
-                if (quantity == Q_WEIGHT && c->kind == OSC_CONTACT_VERTEX) st->vertex_w = fmax(st->vertex_w, fabs(slope));
+                if (quantity == Q_WEIGHT && c->kind == OSC_CONTACT_VERTEX)
+                    st->vertex_w = fmax(st->vertex_w, fabs(slope));
                 if (!derivatives) continue;
                 st->c2[quantity] = fmax(st->c2[quantity], fabs(g1[q] - g0[q]) / dt);
                 st->consistency[quantity] = fmax(st->consistency[quantity], fabs(slope - 0.5 * (g0[q] + g1[q])));
@@ -1733,11 +1754,10 @@ typedef enum { PATH_TILT, PATH_SLIDE, PATH_LIFT } path_kind;
 // the upper box's pose at path parameter t, and the twist column that moves along the path
 static osc_pose path_pose(path_kind kind, double t, double base_z) {
     switch (kind) {
-    case PATH_TILT: return osc_pose_make(osc_v3(0.05, 0.02, base_z), osc_quat_from_axis_angle(osc_v3(0, 1, 0), t));
-    case PATH_SLIDE:
-        return osc_pose_make(osc_v3(t, 0.02, base_z), osc_quat_from_axis_angle(osc_v3(0, 1, 0), 0.01));
-    case PATH_LIFT:
-    default: return osc_pose_make(osc_v3(0.05, 0.02, base_z + t), osc_quat_from_axis_angle(osc_v3(0, 1, 0), 0.01));
+        case PATH_TILT: return osc_pose_make(osc_v3(0.05, 0.02, base_z), osc_quat_from_axis_angle(osc_v3(0, 1, 0), t));
+        case PATH_SLIDE: return osc_pose_make(osc_v3(t, 0.02, base_z), osc_quat_from_axis_angle(osc_v3(0, 1, 0), 0.01));
+        case PATH_LIFT:
+        default: return osc_pose_make(osc_v3(0.05, 0.02, base_z + t), osc_quat_from_axis_angle(osc_v3(0, 1, 0), 0.01));
     }
 }
 
@@ -1900,8 +1920,8 @@ static void test_smoothness(void) {
             hard.d_max = smooth.d_max; // the same features, with hard operators
             hard.blend = blend;
             int most = 0;
-            sweep_stats st = run_sweep(&lower, &upper, paths[p].kind, paths[p].from, paths[p].to, steps, base_z, &smooth,
-                                       true, &most);
+            sweep_stats st = run_sweep(&lower, &upper, paths[p].kind, paths[p].from, paths[p].to, steps, base_z,
+                                       &smooth, true, &most);
             sweep_stats sh = run_sweep(&lower, &upper, paths[p].kind, paths[p].from, paths[p].to, steps, base_z, &hard,
                                        false, &most);
             print_sweep(paths[p].name, blend ? "smooth blended" : "smooth", &st, true);
@@ -1925,7 +1945,8 @@ static void test_smoothness(void) {
                 for (int q = Q_WEIGHT; q < QUANTITIES; ++q)
                     if (st.c1[q] > 0.0) ratio = fmax(ratio, sh.c1[q] / st.c1[q]);
                 printf("    hard / smooth max |df| / dt: x%.0f\n", ratio);
-                CHECK_MSG(ratio >= 10.0, "%s (blended): the hard pipeline's largest step is only %.3g x the smooth one's",
+                CHECK_MSG(ratio >= 10.0,
+                          "%s (blended): the hard pipeline's largest step is only %.3g x the smooth one's",
                           paths[p].name, ratio);
             } else {
                 printf("    hard / smooth max |dW| / dt of vertex contacts: x%.0f; hard max |dW| %.3g\n",
@@ -1960,7 +1981,8 @@ static void test_body_bounds(void) {
     for (int n = 0; n < 200000; ++n) {
         osc_vec3 y;
         if (n % 2) {
-            y = osc_v3(test_uniform(&local, lo.x, hi.x), test_uniform(&local, lo.y, hi.y), test_uniform(&local, lo.z, hi.z));
+            y = osc_v3(test_uniform(&local, lo.x, hi.x), test_uniform(&local, lo.y, hi.y),
+                       test_uniform(&local, lo.z, hi.z));
         } else {
             const double* v = vertices + 3 * (size_t)(test_rng_next(&local) % (uint64_t)vertex_count);
             y = osc_v3(v[0] + test_uniform(&local, -2, 2) * cell, v[1] + test_uniform(&local, -2, 2) * cell,
@@ -2001,7 +2023,8 @@ static void test_body_bounds(void) {
     CHECK_MSG(samples > 100000 && positive > 10000, "too few samples (%d, %d with phi > 0)", samples, positive);
     CHECK_MSG(bad_value == 0, "%d points lie outside their voxel's bounds", bad_value);
     CHECK_MSG(bad_gradient == 0, "%d points have |grad phi| above their block's bound", bad_gradient);
-    CHECK_MSG(bad_segment == 0, "%d segment points have |grad phi| above the bound of their box of blocks", bad_segment);
+    CHECK_MSG(bad_segment == 0, "%d segment points have |grad phi| above the bound of their box of blocks",
+              bad_segment);
 }
 
 int main(void) {

@@ -53,13 +53,9 @@ static osc_vec3 random_unit_vec(void) {
     return osc_v3(q.x / n, q.y / n, q.z / n);
 }
 
-static osc_pose random_pose(void) {
-    return osc_pose_make(random_vec(3.0), random_unit_quat());
-}
+static osc_pose random_pose(void) { return osc_pose_make(random_vec(3.0), random_unit_quat()); }
 
-static double vec_diff(osc_vec3 a, osc_vec3 b) {
-    return fmax(fabs(a.x - b.x), fmax(fabs(a.y - b.y), fabs(a.z - b.z)));
-}
+static double vec_diff(osc_vec3 a, osc_vec3 b) { return fmax(fabs(a.x - b.x), fmax(fabs(a.y - b.y), fabs(a.z - b.z))); }
 
 static double mat_diff(osc_mat3 a, osc_mat3 b) {
     double d = 0.0;
@@ -139,8 +135,7 @@ static void test_vector_identities(void) {
     for (int i = 0; i < 4; ++i) {
         osc_vec3 v = i == 0 ? osc_v3(0, 0, 0) : osc_v3(1.0, bad[i], 2.0);
         osc_vec3 n = osc_normalize(v);
-        CHECK_MSG(n.x == 0.0 && n.y == 0.0 && n.z == 0.0, "normalize(bad %d) = (%g, %g, %g)", i, n.x,
-                  n.y, n.z);
+        CHECK_MSG(n.x == 0.0 && n.y == 0.0 && n.z == 0.0, "normalize(bad %d) = (%g, %g, %g)", i, n.x, n.y, n.z);
         CHECK(osc_vec3_is_finite(v) == (i == 0));
     }
     // tiny but non-zero vectors are still normalised
@@ -181,8 +176,7 @@ static void test_mat3_ops(void) {
         for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j) CHECK(at.m[i][j] == a.m[j][i]);
         worst = fmax(worst, mat_diff(osc_mat3_transpose(ab), osc_mat3_mul(osc_mat3_transpose(b), at)));
-        worst = fmax(worst, fabs(osc_dot(u, osc_mat3_apply(a, v)) -
-                                 osc_dot(osc_mat3_apply_transpose(a, u), v)));
+        worst = fmax(worst, fabs(osc_dot(u, osc_mat3_apply(a, v)) - osc_dot(osc_mat3_apply_transpose(a, u), v)));
         // determinant: multiplicative, and the triple product for columns
         double da = osc_mat3_determinant(a), db = osc_mat3_determinant(b);
         worst = fmax(worst, fabs(osc_mat3_determinant(ab) - da * db) / 64.0);
@@ -273,10 +267,24 @@ static void test_quat_from_mat3(void) {
 // here without a Taylor series; exp(log(q)) = +-q; log inverts exp for |theta| <= pi
 static void test_quat_exp_log(void) {
     // small angles on both sides of the 1e-4 Taylor switch, and angles near and beyond pi
-    const double angles[] = {0.0,     1e-300,  1e-13,       1e-9, 1e-5,        9.99e-5,
-                             1e-4 * (1 - 1e-12), 1e-4,     1e-4 * (1 + 1e-12), 1.001e-4, 1e-3,
-                             0.5,     2.0,     3.14159265,  3.141592653589793 - 1e-9,
-                             3.141592653589793, 3.2, 6.0};
+    const double angles[] = {0.0,
+                             1e-300,
+                             1e-13,
+                             1e-9,
+                             1e-5,
+                             9.99e-5,
+                             1e-4 * (1 - 1e-12),
+                             1e-4,
+                             1e-4 * (1 + 1e-12),
+                             1.001e-4,
+                             1e-3,
+                             0.5,
+                             2.0,
+                             3.14159265,
+                             3.141592653589793 - 1e-9,
+                             3.141592653589793,
+                             3.2,
+                             6.0};
     const int count = (int)(sizeof angles / sizeof angles[0]);
     double worst_exp = 0.0, worst_rot = 0.0, worst_log = 0.0, worst_round = 0.0;
     for (int t = 0; t < 200; ++t) {
@@ -335,13 +343,13 @@ static void test_quat_exp_log(void) {
 static void test_quat_normalization(void) {
     osc_quat known = {1, 2, 2, 4};
     CHECK(osc_quat_norm(known) == 5.0);
-    const osc_quat bad[6] = {{0, 0, 0, 0},       {NAN, 0, 0, 1},      {1, INFINITY, 0, 0},
+    const osc_quat bad[6] = {{0, 0, 0, 0},         {NAN, 0, 0, 1},       {1, INFINITY, 0, 0},
                              {0, 0, -INFINITY, 0}, {0.5, 0.5, 0.5, NAN}, {0, -0.0, 0, 0}};
     for (int i = 0; i < 6; ++i) {
         CHECK_MSG(!osc_quat_is_normalizable(bad[i]), "bad quaternion %d reported normalizable", i);
         osc_quat n = osc_quat_normalize(bad[i]);
-        CHECK_MSG(n.w == 0.0 && n.x == 0.0 && n.y == 0.0 && n.z == 0.0, "bad %d normalised to (%g %g %g %g)",
-                  i, n.w, n.x, n.y, n.z);
+        CHECK_MSG(n.w == 0.0 && n.x == 0.0 && n.y == 0.0 && n.z == 0.0, "bad %d normalised to (%g %g %g %g)", i, n.w,
+                  n.x, n.y, n.z);
         CHECK(!osc_pose_is_valid(osc_pose_make(osc_v3(0, 0, 0), bad[i])));
     }
     CHECK(!osc_pose_is_valid(osc_pose_make(osc_v3(0, NAN, 0), osc_quat_identity())));
@@ -376,8 +384,8 @@ static void test_pose_ops(void) {
         osc_vec3 ax = osc_pose_apply(a, x);
         worst = fmax(worst, vec_diff(ax, osc_add(osc_mat3_apply(osc_quat_to_mat3(a.q), x), a.p)));
         worst = fmax(worst, vec_diff(osc_pose_apply_inverse(a, ax), x));
-        worst = fmax(worst, vec_diff(osc_pose_apply(osc_pose_compose(a, b), x),
-                                     osc_pose_apply(a, osc_pose_apply(b, x))));
+        worst =
+            fmax(worst, vec_diff(osc_pose_apply(osc_pose_compose(a, b), x), osc_pose_apply(a, osc_pose_apply(b, x))));
         osc_pose ia = osc_pose_inverse(a);
         worst = fmax(worst, vec_diff(osc_pose_apply(ia, x), osc_pose_apply_inverse(a, x)));
         osc_pose left = osc_pose_compose(ia, a), right = osc_pose_compose(a, ia);
@@ -396,8 +404,7 @@ static void test_twist_convention(void) {
         double xi[6];
         for (int i = 0; i < 6; ++i) xi[i] = test_uniform(&rng, -1.5, 1.5);
         osc_pose moved = osc_pose_apply_twist(pose, xi);
-        CHECK(moved.p.x == pose.p.x + xi[0] && moved.p.y == pose.p.y + xi[1] &&
-              moved.p.z == pose.p.z + xi[2]);
+        CHECK(moved.p.x == pose.p.x + xi[0] && moved.p.y == pose.p.y + xi[1] && moved.p.z == pose.p.z + xi[2]);
         osc_mat3 expected = osc_mat3_mul(rodrigues(osc_v3(xi[3], xi[4], xi[5])), osc_quat_to_mat3(pose.q));
         worst = fmax(worst, mat_diff(osc_quat_to_mat3(moved.q), expected));
         worst = fmax(worst, fabs(osc_quat_norm(moved.q) - 1.0));
@@ -405,7 +412,8 @@ static void test_twist_convention(void) {
         // body origin, in world axes
         osc_vec3 b = random_vec(2.0);
         osc_vec3 rb = osc_mat3_apply(rodrigues(osc_v3(xi[3], xi[4], xi[5])), osc_quat_rotate(pose.q, b));
-        worst = fmax(worst, vec_diff(osc_pose_apply(moved, b), osc_add(rb, osc_add(pose.p, osc_v3(xi[0], xi[1], xi[2])))));
+        worst =
+            fmax(worst, vec_diff(osc_pose_apply(moved, b), osc_add(rb, osc_add(pose.p, osc_v3(xi[0], xi[1], xi[2])))));
     }
     CHECK_MSG(worst / 10.0 < 1e-14, "twist convention error %g (points up to ~10)", worst);
 }
@@ -491,22 +499,22 @@ static void test_quat_to_twist_jacobian(void) {
                 minus[j] -= eps;
                 osc_quat qp = osc_quat_normalize((osc_quat){plus[0], plus[1], plus[2], plus[3]});
                 osc_quat qm = osc_quat_normalize((osc_quat){minus[0], minus[1], minus[2], minus[3]});
-                osc_vec3 fd = osc_scale(osc_sub(rotation_increment(q_hat, qp), rotation_increment(q_hat, qm)),
-                                        0.5 / eps);
+                osc_vec3 fd =
+                    osc_scale(osc_sub(rotation_increment(q_hat, qp), rotation_increment(q_hat, qm)), 0.5 / eps);
                 worst = fmax(worst, vec_diff(osc_v3(g[0][j], g[1][j], g[2][j]), fd) / scale);
             }
             // scaling q does not rotate: G q = 0
             for (int i = 0; i < 3; ++i)
-                worst_null = fmax(worst_null, fabs(g[i][0] * raw[0] + g[i][1] * raw[1] + g[i][2] * raw[2] +
-                                                   g[i][3] * raw[3]));
+                worst_null =
+                    fmax(worst_null, fabs(g[i][0] * raw[0] + g[i][1] * raw[1] + g[i][2] * raw[2] + g[i][3] * raw[3]));
         }
     }
     CHECK_MSG(worst < 1e-7, "quaternion-to-twist Jacobian vs finite differences: %g", worst);
     CHECK_MSG(worst_null < 1e-14, "G q != 0: %g", worst_null);
     // a quaternion that cannot be normalised has no rotation to differentiate: NaN, not the zeros
     // that read as "no dependence" (a zero, infinite, NaN or overflowing quaternion)
-    const osc_quat bad[] = {{0, 0, 0, 0}, {INFINITY, 0, 0, 0}, {NAN, 0.5, 0.5, 0.5}, {1e200, 0, 0, 0},
-                            {1e-160, 0, 0, 0}};
+    const osc_quat bad[] = {
+        {0, 0, 0, 0}, {INFINITY, 0, 0, 0}, {NAN, 0.5, 0.5, 0.5}, {1e200, 0, 0, 0}, {1e-160, 0, 0, 0}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         double g[3][4];
         osc_quat_to_twist_jacobian(bad[i], g);
@@ -548,8 +556,8 @@ static void test_twist_jacobian_to_pq(void) {
                     double v[7];
                     for (int c = 0; c < 7; ++c) v[c] = raw[c];
                     v[j] += side == 0 ? eps : -eps;
-                    osc_pose moved = osc_pose_make(osc_v3(v[0], v[1], v[2]),
-                                                   osc_quat_normalize((osc_quat){v[3], v[4], v[5], v[6]}));
+                    osc_pose moved =
+                        osc_pose_make(osc_v3(v[0], v[1], v[2]), osc_quat_normalize((osc_quat){v[3], v[4], v[5], v[6]}));
                     for (int r = 0; r < 2; ++r) {
                         osc_vec3 x = osc_pose_apply(moved, body[r]);
                         y[side][3 * r] = x.x;

@@ -146,11 +146,9 @@ static void test_mesh_copies_input(void) {
 static void expect_invalid(const double* vertices, int32_t vertex_count, const int32_t* triangles,
                            int32_t triangle_count, const char* needle) {
     osc_mesh* mesh = (osc_mesh*)&mesh; // a non-NULL sentinel, never dereferenced
-    CHECK_STATUS(osc_mesh_create(vertices, vertex_count, triangles, triangle_count, &mesh),
-                 OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_mesh_create(vertices, vertex_count, triangles, triangle_count, &mesh), OSC_ERR_INVALID_ARGUMENT);
     CHECK(mesh == NULL);
-    CHECK_MSG(strstr(osc_last_error(), needle) != NULL, "message '%s' lacks '%s'",
-              osc_last_error(), needle);
+    CHECK_MSG(strstr(osc_last_error(), needle) != NULL, "message '%s' lacks '%s'", osc_last_error(), needle);
 }
 
 static void test_invalid_input(void) {
@@ -193,8 +191,8 @@ static void test_invalid_input(void) {
 // OBJ
 
 // reads "v x y z" and "f a b c" lines written by osc_mesh_write_obj; returns false on anything else
-static bool parse_obj(const char* path, double* vertices, int* vertex_count, int vertex_capacity,
-                      int32_t* triangles, int* triangle_count, int triangle_capacity) {
+static bool parse_obj(const char* path, double* vertices, int* vertex_count, int vertex_capacity, int32_t* triangles,
+                      int* triangle_count, int triangle_capacity) {
     FILE* file = fopen(path, "r");
     if (!file) return false;
     char line[256];
@@ -250,8 +248,8 @@ static void test_obj_round_trip(void) {
     double read_vertices[vertex_count * 3];
     int32_t read_triangles[triangle_count * 3];
     int read_vertex_count = 0, read_triangle_count = 0;
-    CHECK(parse_obj(path, read_vertices, &read_vertex_count, vertex_count, read_triangles,
-                    &read_triangle_count, triangle_count));
+    CHECK(parse_obj(path, read_vertices, &read_vertex_count, vertex_count, read_triangles, &read_triangle_count,
+                    triangle_count));
     CHECK(read_vertex_count == vertex_count);
     CHECK(read_triangle_count == triangle_count);
     int coordinate_mismatches = 0, index_mismatches = 0;
@@ -272,8 +270,7 @@ static void test_obj_errors(void) {
     CHECK_STATUS(osc_mesh_create(&vertices[0][0], 8, &cube_triangles[0][0], 12, &mesh), OSC_OK);
     const char* path = "no_such_directory_for_osculate/cube.obj";
     CHECK_STATUS(osc_mesh_write_obj(mesh, path), OSC_ERR_IO);
-    CHECK_MSG(strstr(osc_last_error(), path) != NULL, "message '%s' lacks the path",
-              osc_last_error());
+    CHECK_MSG(strstr(osc_last_error(), path) != NULL, "message '%s' lacks the path", osc_last_error());
     CHECK_STATUS(osc_mesh_write_obj(mesh, NULL), OSC_ERR_INVALID_ARGUMENT);
     CHECK(strstr(osc_last_error(), "path") != NULL);
     CHECK_STATUS(osc_mesh_write_obj(NULL, "unused.obj"), OSC_ERR_INVALID_ARGUMENT);
@@ -308,12 +305,10 @@ static bool runs_from(const int32_t* corner, int32_t a, int32_t b) {
     return false;
 }
 
-static bool has_vertex(const int32_t* corner, int32_t v) {
-    return corner[0] == v || corner[1] == v || corner[2] == v;
-}
+static bool has_vertex(const int32_t* corner, int32_t v) { return corner[0] == v || corner[1] == v || corner[2] == v; }
 
-static void brute_force_topology(const double* vertices, int32_t vertex_count,
-                                 const int32_t* triangles, int32_t triangle_count, brute_edges* out) {
+static void brute_force_topology(const double* vertices, int32_t vertex_count, const int32_t* triangles,
+                                 int32_t triangle_count, brute_edges* out) {
     memset(out, 0, sizeof *out);
     osc_mesh_topology* topology = &out->topology;
     for (int32_t a = 0; a < vertex_count; ++a) {
@@ -379,24 +374,21 @@ static void brute_force_topology(const double* vertices, int32_t vertex_count,
             ac[a] = p[2][a] - p[0][a];
         }
         // exact for the dyadic coordinates these tests use
-        topology->degenerate_triangles += ab[1] * ac[2] == ab[2] * ac[1] &&
-                                          ab[2] * ac[0] == ab[0] * ac[2] &&
-                                          ab[0] * ac[1] == ab[1] * ac[0];
+        topology->degenerate_triangles +=
+            ab[1] * ac[2] == ab[2] * ac[1] && ab[2] * ac[0] == ab[0] * ac[2] && ab[0] * ac[1] == ab[1] * ac[0];
     }
     topology->vertex_count = vertex_count;
     topology->triangle_count = triangle_count;
     topology->edge_count = out->count;
-    topology->closed = triangle_count > 0 && topology->boundary_edges == 0 &&
-                       topology->non_manifold_edges == 0 && topology->inconsistent_edges == 0;
-    topology->euler_characteristic =
-        vertex_count - topology->isolated_vertices - out->count + triangle_count;
+    topology->closed = triangle_count > 0 && topology->boundary_edges == 0 && topology->non_manifold_edges == 0 &&
+                       topology->inconsistent_edges == 0;
+    topology->euler_characteristic = vertex_count - topology->isolated_vertices - out->count + triangle_count;
 }
 
 // creates the mesh, compares its edges, adjacent triangles and topology with brute force, and
 // returns the topology
 static osc_mesh_topology check_against_brute_force(const double* vertices, int32_t vertex_count,
-                                                   const int32_t* triangles, int32_t triangle_count,
-                                                   const char* name) {
+                                                   const int32_t* triangles, int32_t triangle_count, const char* name) {
     osc_mesh* mesh = NULL;
     osc_mesh_topology topology;
     memset(&topology, 0, sizeof topology);
@@ -406,15 +398,13 @@ static osc_mesh_topology check_against_brute_force(const double* vertices, int32
     brute_force_topology(vertices, vertex_count, triangles, triangle_count, &expected);
     osc_mesh_get_topology(mesh, &topology);
     int32_t edge_count = osc_mesh_edge_count(mesh);
-    CHECK_MSG(edge_count == expected.count, "%s: %d edges, expected %d", name, edge_count,
-              expected.count);
+    CHECK_MSG(edge_count == expected.count, "%s: %d edges, expected %d", name, edge_count, expected.count);
     const int32_t* edges = osc_mesh_edges(mesh);
     const int32_t* adjacent = osc_mesh_edge_triangles(mesh);
     int mismatches = 0;
     for (int32_t e = 0; e < edge_count && e < expected.count && e < 512; ++e) {
         mismatches += edges[2 * e] != expected.edges[e][0] || edges[2 * e + 1] != expected.edges[e][1];
-        mismatches += adjacent[2 * e] != expected.triangles[e][0] ||
-                      adjacent[2 * e + 1] != expected.triangles[e][1];
+        mismatches += adjacent[2 * e] != expected.triangles[e][0] || adjacent[2 * e + 1] != expected.triangles[e][1];
     }
     CHECK_MSG(mismatches == 0, "%s: %d edge or adjacency mismatches", name, mismatches);
     const osc_mesh_topology* want = &expected.topology;
@@ -422,14 +412,12 @@ static osc_mesh_topology check_against_brute_force(const double* vertices, int32
               "%s: topology V %d T %d E %d bnd %d nm %d inc %d iso %d deg %d comp %d closed %d "
               "chi %d, brute force V %d T %d E %d bnd %d nm %d inc %d iso %d deg %d comp %d "
               "closed %d chi %d",
-              name, topology.vertex_count, topology.triangle_count, topology.edge_count,
-              topology.boundary_edges, topology.non_manifold_edges, topology.inconsistent_edges,
-              topology.isolated_vertices, topology.degenerate_triangles, topology.components,
-              topology.closed, topology.euler_characteristic, want->vertex_count,
-              want->triangle_count, want->edge_count, want->boundary_edges,
-              want->non_manifold_edges, want->inconsistent_edges, want->isolated_vertices,
-              want->degenerate_triangles, want->components, want->closed,
-              want->euler_characteristic);
+              name, topology.vertex_count, topology.triangle_count, topology.edge_count, topology.boundary_edges,
+              topology.non_manifold_edges, topology.inconsistent_edges, topology.isolated_vertices,
+              topology.degenerate_triangles, topology.components, topology.closed, topology.euler_characteristic,
+              want->vertex_count, want->triangle_count, want->edge_count, want->boundary_edges,
+              want->non_manifold_edges, want->inconsistent_edges, want->isolated_vertices, want->degenerate_triangles,
+              want->components, want->closed, want->euler_characteristic);
     osc_mesh_destroy(mesh);
     return topology;
 }
@@ -474,8 +462,7 @@ static void test_open_mesh(void) {
     cube_vertices(0.0, vertices);
     memcpy(triangles, cube_triangles, 2 * sizeof triangles[0]);
     memcpy(triangles + 2, cube_triangles + 4, 8 * sizeof triangles[0]);
-    osc_mesh_topology topology =
-        check_against_brute_force(&vertices[0][0], 8, &triangles[0][0], 10, "open cube");
+    osc_mesh_topology topology = check_against_brute_force(&vertices[0][0], 8, &triangles[0][0], 10, "open cube");
     CHECK(topology.edge_count == 17 && topology.boundary_edges == 4);
     CHECK(topology.closed == 0 && topology.components == 1);
     CHECK(topology.euler_characteristic == 1); // a disc
@@ -500,8 +487,7 @@ static void test_open_mesh(void) {
 static void test_non_manifold_and_inconsistent(void) {
     const double fin_vertices[5][3] = {{0, 0, 0}, {1, 0, 0}, {0.5, 1, 0}, {0.5, -1, 0}, {0.5, 0, 1}};
     const int32_t fin[3][3] = {{0, 1, 2}, {1, 0, 3}, {0, 1, 4}};
-    osc_mesh_topology topology =
-        check_against_brute_force(&fin_vertices[0][0], 5, &fin[0][0], 3, "fin");
+    osc_mesh_topology topology = check_against_brute_force(&fin_vertices[0][0], 5, &fin[0][0], 3, "fin");
     CHECK(topology.edge_count == 7 && topology.non_manifold_edges == 1);
     CHECK(topology.boundary_edges == 6 && topology.inconsistent_edges == 0);
     CHECK(topology.closed == 0 && topology.euler_characteristic == 1);
@@ -538,8 +524,7 @@ static void test_components_and_isolated_vertices(void) {
             triangles[t][k] = cube_triangles[t][k];
             triangles[t + 12][k] = cube_triangles[t][k] + 8;
         }
-    osc_mesh_topology topology =
-        check_against_brute_force(&vertices[0][0], 18, &triangles[0][0], 24, "two cubes");
+    osc_mesh_topology topology = check_against_brute_force(&vertices[0][0], 18, &triangles[0][0], 24, "two cubes");
     CHECK(topology.components == 2 && topology.closed == 1);
     CHECK(topology.isolated_vertices == 2 && topology.euler_characteristic == 4);
 
@@ -552,13 +537,17 @@ static void test_components_and_isolated_vertices(void) {
 
 // collinear triangles count as degenerate wherever they lie; a thin but non-zero one does not
 static void test_degenerate_triangles(void) {
-    const double vertices[9][3] = {
-        {0, 0, 0},        {1, 1, 1},       {3, 3, 3},                  // collinear at the origin
-        {1e6, 1e6, 1e6},  {1e6 + 0.5, 1e6 + 1, 1e6 + 1.5}, {1e6 + 2, 1e6 + 4, 1e6 + 6}, // far
-        {0, 0, 0},        {1, 0, 0},       {0.5, 0x1p-30, 0}};         // thin, area 2^-31
+    const double vertices[9][3] = {{0, 0, 0},
+                                   {1, 1, 1},
+                                   {3, 3, 3}, // collinear at the origin
+                                   {1e6, 1e6, 1e6},
+                                   {1e6 + 0.5, 1e6 + 1, 1e6 + 1.5},
+                                   {1e6 + 2, 1e6 + 4, 1e6 + 6}, // far
+                                   {0, 0, 0},
+                                   {1, 0, 0},
+                                   {0.5, 0x1p-30, 0}}; // thin, area 2^-31
     const int32_t triangles[4][3] = {{0, 1, 2}, {3, 4, 5}, {6, 7, 8}, {1, 0, 7}};
-    osc_mesh_topology topology =
-        check_against_brute_force(&vertices[0][0], 9, &triangles[0][0], 4, "degenerate");
+    osc_mesh_topology topology = check_against_brute_force(&vertices[0][0], 9, &triangles[0][0], 4, "degenerate");
     CHECK(topology.degenerate_triangles == 2);
     // collinear in decimal, not exactly in binary (0.1 * 0.9 != 0.3 * 0.3 in doubles, so the cross
     // product's terms differ): zero area within the rounding of the cross product
@@ -582,8 +571,7 @@ static void test_torus_and_moebius(void) {
             vertices[i * M + j][0] = (2 + cos(v)) * cos(u);
             vertices[i * M + j][1] = (2 + cos(v)) * sin(u);
             vertices[i * M + j][2] = sin(v);
-            int a = i * M + j, b = ((i + 1) % N) * M + j, c = ((i + 1) % N) * M + (j + 1) % M,
-                d = i * M + (j + 1) % M;
+            int a = i * M + j, b = ((i + 1) % N) * M + j, c = ((i + 1) % N) * M + (j + 1) % M, d = i * M + (j + 1) % M;
             int32_t* t = triangles[2 * (i * M + j)];
             t[0] = a, t[1] = b, t[2] = c, t[3] = a, t[4] = c, t[5] = d;
         }
@@ -614,8 +602,7 @@ static void test_torus_and_moebius(void) {
         int32_t* q = quads[2 * i];
         q[0] = b0, q[1] = b1, q[2] = t1, q[3] = b0, q[4] = t1, q[5] = t0;
     }
-    osc_mesh_topology moebius =
-        check_against_brute_force(&strip[0][0], 2 * N, &quads[0][0], 2 * N, "moebius");
+    osc_mesh_topology moebius = check_against_brute_force(&strip[0][0], 2 * N, &quads[0][0], 2 * N, "moebius");
     CHECK(moebius.boundary_edges == 2 * N && moebius.euler_characteristic == 0);
     CHECK(moebius.inconsistent_edges >= 1 && moebius.closed == 0);
 }

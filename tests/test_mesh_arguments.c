@@ -41,10 +41,8 @@ static void test_mesh_container(void) {
     osc_mesh* mesh = NULL;
     EXPECT_INVALID(osc_mesh_create(&cube_vertices[0][0], 8, &cube_triangles[0][0], 12, NULL), "osc_mesh_create",
                    "out is NULL");
-    EXPECT_INVALID(osc_mesh_create(NULL, 8, &cube_triangles[0][0], 12, &mesh), "osc_mesh_create",
-                   "vertices is NULL");
-    EXPECT_INVALID(osc_mesh_create(&cube_vertices[0][0], 8, NULL, 12, &mesh), "osc_mesh_create",
-                   "triangles is NULL");
+    EXPECT_INVALID(osc_mesh_create(NULL, 8, &cube_triangles[0][0], 12, &mesh), "osc_mesh_create", "vertices is NULL");
+    EXPECT_INVALID(osc_mesh_create(&cube_vertices[0][0], 8, NULL, 12, &mesh), "osc_mesh_create", "triangles is NULL");
     // absurd but finite coordinates: named with their value
     double far[8][3];
     memcpy(far, cube_vertices, sizeof far);
@@ -181,8 +179,7 @@ static void test_grid_arguments(void) {
                    "2147483647");
     settings = osc_grid_settings_default();
     settings.padding = 1e308;
-    EXPECT_INVALID(osc_grid_create_from_mesh(bvh, &settings, &grid), "osc_grid_create_from_mesh", "padding",
-                   "1e+308");
+    EXPECT_INVALID(osc_grid_create_from_mesh(bvh, &settings, &grid), "osc_grid_create_from_mesh", "padding", "1e+308");
     settings = osc_grid_settings_default();
     settings.normal_epsilon = NAN;
     EXPECT_INVALID(osc_grid_create_from_mesh(bvh, &settings, &grid), "osc_grid_create_from_mesh", "normal_epsilon");
@@ -349,8 +346,10 @@ static void test_thread_counts(void) {
         osc_grid* grid = NULL;
         CHECK_STATUS(osc_grid_create_from_mesh(bvh, &settings, &grid), OSC_OK);
         size_t size = grid ? grid_bytes(grid, c ? other : first, sizeof first) : 0;
-        if (c == 0) first_size = size;
-        else CHECK_MSG(size == first_size && memcmp(first, other, size) == 0, "grid on %d threads differs", counts[c]);
+        if (c == 0)
+            first_size = size;
+        else
+            CHECK_MSG(size == first_size && memcmp(first, other, size) == 0, "grid on %d threads differs", counts[c]);
         // a collision mesh of an analytic SDF on that many threads
         osc_collision_mesh_settings cm = osc_collision_mesh_settings_default();
         cm.resolution = 32;
@@ -358,7 +357,8 @@ static void test_thread_counts(void) {
         cm.threads = counts[c];
         osc_mesh* mesh = NULL;
         CHECK_STATUS(osc_collision_mesh_create(torus, &cm, &mesh), OSC_OK);
-        if (c == 0) first_mesh = mesh;
+        if (c == 0)
+            first_mesh = mesh;
         else {
             CHECK_MSG(mesh && osc_mesh_vertex_count(mesh) == osc_mesh_vertex_count(first_mesh) &&
                           memcmp(osc_mesh_vertices(mesh), osc_mesh_vertices(first_mesh),
@@ -379,9 +379,9 @@ static void test_thread_counts(void) {
     int mismatches = 0;
     for (int c = 0; c < 4; ++c)
         for (int n = 0; n < 6; ++n) {
-            CHECK_STATUS(osc_mesh_bvh_signed_distance_batch(bvh, &points[0][0], sizes[n], distances, &closest[0][0],
-                                                            counts[c]),
-                         OSC_OK);
+            CHECK_STATUS(
+                osc_mesh_bvh_signed_distance_batch(bvh, &points[0][0], sizes[n], distances, &closest[0][0], counts[c]),
+                OSC_OK);
             for (size_t i = 0; i < sizes[n]; ++i) {
                 osc_mesh_closest single;
                 double d = osc_mesh_bvh_signed_distance(bvh, osc_v3(points[i][0], points[i][1], points[i][2]), &single);

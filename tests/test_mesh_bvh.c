@@ -48,8 +48,8 @@ static int model_init(model* m, osc_mesh* mesh, const char* label) {
     osc_vec3 lo, hi;
     osc_mesh_bvh_bounds(m->bvh, &lo, &hi);
     m->size = osc_length(osc_sub(hi, lo));
-    m->scale = fmax(m->size, fmax(fmax(fmax(fabs(lo.x), fabs(lo.y)), fmax(fabs(lo.z), fabs(hi.x))),
-                                  fmax(fabs(hi.y), fabs(hi.z))));
+    m->scale = fmax(
+        m->size, fmax(fmax(fmax(fabs(lo.x), fabs(lo.y)), fmax(fabs(lo.z), fabs(hi.x))), fmax(fabs(hi.y), fabs(hi.z))));
     m->distance = malloc((size_t)m->triangle_count * sizeof(double));
     return 1;
 }
@@ -66,8 +66,8 @@ static osc_vec3 corner(const model* m, int32_t triangle, int k) {
     return osc_v3(v[0], v[1], v[2]);
 }
 
-static osc_mesh* mesh_from_arrays(const double* vertices, int32_t vertex_count,
-                                  const int32_t* triangles, int32_t triangle_count) {
+static osc_mesh* mesh_from_arrays(const double* vertices, int32_t vertex_count, const int32_t* triangles,
+                                  int32_t triangle_count) {
     osc_mesh* mesh = NULL;
     CHECK_STATUS(osc_mesh_create(vertices, vertex_count, triangles, triangle_count, &mesh), OSC_OK);
     return mesh;
@@ -183,8 +183,8 @@ static double check_closest_ref(const model* m, osc_vec3 p, double* reference) {
     double best = oracle_closest(m, p);
     if (reference) *reference = best;
     double tol = 1e-12 * best + 1e-14 * m->scale;
-    CHECK_MSG(fabs(distance - best) <= tol, "%s: at (%.17g, %.17g, %.17g) distance %.17g, brute %.17g",
-              m->label, p.x, p.y, p.z, distance, best);
+    CHECK_MSG(fabs(distance - best) <= tol, "%s: at (%.17g, %.17g, %.17g) distance %.17g, brute %.17g", m->label, p.x,
+              p.y, p.z, distance, best);
     CHECK(distance == c.distance);
     CHECK_NEAR(osc_length(osc_sub(p, c.point)), distance, 1e-14 * (distance + m->scale));
     if (c.triangle < 0 || c.triangle >= m->triangle_count) {
@@ -212,31 +212,26 @@ static double check_closest_ref(const model* m, osc_vec3 p, double* reference) {
         CHECK_MSG(zeros == 1 && ones == 0, "%s: edge with %d zero barycentrics", m->label, zeros);
         int32_t u = tri[(zero_at + 1) % 3], v = tri[(zero_at + 2) % 3];
         int32_t lo = u < v ? u : v, hi = u < v ? v : u;
-        CHECK_MSG(c.feature_index >= 0 && c.feature_index < m->edge_count &&
-                      m->edges[2 * c.feature_index] == lo && m->edges[2 * c.feature_index + 1] == hi,
-                  "%s: edge index %d is not the edge (%d, %d)", m->label, (int)c.feature_index,
-                  (int)lo, (int)hi);
-        CHECK_MSG(c.triangle == lowest_tied(m, u, v, best, tol), "%s: edge tie went to triangle %d",
-                  m->label, (int)c.triangle);
+        CHECK_MSG(c.feature_index >= 0 && c.feature_index < m->edge_count && m->edges[2 * c.feature_index] == lo &&
+                      m->edges[2 * c.feature_index + 1] == hi,
+                  "%s: edge index %d is not the edge (%d, %d)", m->label, (int)c.feature_index, (int)lo, (int)hi);
+        CHECK_MSG(c.triangle == lowest_tied(m, u, v, best, tol), "%s: edge tie went to triangle %d", m->label,
+                  (int)c.triangle);
     } else {
         CHECK(c.feature == OSC_MESH_FEATURE_VERTEX);
-        CHECK_MSG(ones == 1 && zeros == 2, "%s: vertex with barycentrics (%g, %g, %g)", m->label,
-                  c.barycentric[0], c.barycentric[1], c.barycentric[2]);
+        CHECK_MSG(ones == 1 && zeros == 2, "%s: vertex with barycentrics (%g, %g, %g)", m->label, c.barycentric[0],
+                  c.barycentric[1], c.barycentric[2]);
         CHECK(one_at >= 0 && c.feature_index == tri[one_at]);
-        CHECK_MSG(c.triangle == lowest_tied(m, c.feature_index, -1, best, tol),
-                  "%s: vertex tie went to triangle %d", m->label, (int)c.triangle);
+        CHECK_MSG(c.triangle == lowest_tied(m, c.feature_index, -1, best, tol), "%s: vertex tie went to triangle %d",
+                  m->label, (int)c.triangle);
     }
     return fabs(distance - best);
 }
 
-static void check_closest(const model* m, osc_vec3 p) {
-    check_closest_ref(m, p, NULL);
-}
+static void check_closest(const model* m, osc_vec3 p) { check_closest_ref(m, p, NULL); }
 
 // a random point on a random triangle
-static osc_vec3 random_surface_point(const model* m, test_rng* rng) {
-    return test_random_surface_point(m->mesh, rng);
-}
+static osc_vec3 random_surface_point(const model* m, test_rng* rng) { return test_random_surface_point(m->mesh, rng); }
 
 static osc_vec3 random_in_ball(test_rng* rng, double radius) {
     for (;;) {
@@ -260,11 +255,11 @@ static closest_error check_closest_many(const model* m, test_rng* rng, int count
     for (int i = 0; i < count; ++i) {
         osc_vec3 p;
         switch (i % 5) {
-        case 0: p = osc_add(random_surface_point(m, rng), random_in_ball(rng, 0.05 * m->size)); break;
-        case 1: p = random_surface_point(m, rng); break;
-        case 2: p = corner(m, (int32_t)(test_rng_next(rng) % (uint64_t)m->triangle_count), i % 3); break;
-        case 3: p = random_in_box(m, rng, 0.25); break;
-        default: p = osc_scale(random_in_ball(rng, 1.0), 50.0 * m->size); break;
+            case 0: p = osc_add(random_surface_point(m, rng), random_in_ball(rng, 0.05 * m->size)); break;
+            case 1: p = random_surface_point(m, rng); break;
+            case 2: p = corner(m, (int32_t)(test_rng_next(rng) % (uint64_t)m->triangle_count), i % 3); break;
+            case 3: p = random_in_box(m, rng, 0.25); break;
+            default: p = osc_scale(random_in_ball(rng, 1.0), 50.0 * m->size); break;
         }
         double reference = 0.0;
         double e = check_closest_ref(m, p, &reference);
@@ -287,9 +282,7 @@ static const int32_t cube_triangles[12][3] = {
 };
 
 // vertex i is (x, y, z) with x = bit 0, y = bit 1, z = bit 2 (0: -1, 1: +1)
-static osc_vec3 cube_corner(int i) {
-    return osc_v3(i & 1 ? 1.0 : -1.0, i & 2 ? 1.0 : -1.0, i & 4 ? 1.0 : -1.0);
-}
+static osc_vec3 cube_corner(int i) { return osc_v3(i & 1 ? 1.0 : -1.0, i & 2 ? 1.0 : -1.0, i & 4 ? 1.0 : -1.0); }
 
 static osc_mesh* cube_mesh(void) {
     double vertices[8][3];
@@ -317,8 +310,8 @@ static int32_t edge_index(const model* m, int32_t u, int32_t v) {
     return -1;
 }
 
-static void expect_feature(const model* m, osc_vec3 p, osc_mesh_feature feature, int32_t index,
-                           int32_t triangle, double distance, const char* what) {
+static void expect_feature(const model* m, osc_vec3 p, osc_mesh_feature feature, int32_t index, int32_t triangle,
+                           double distance, const char* what) {
     osc_mesh_closest c;
     double d = osc_mesh_bvh_closest(m->bvh, p, &c);
     CHECK_MSG(c.feature == feature && c.feature_index == index && c.triangle == triangle,
@@ -345,21 +338,20 @@ static void test_cube_regions(void) {
         }
     }
     for (int u = 0; u < 8; ++u) { // vertex regions and the 12 cube edges
-        expect_feature(&m, osc_scale(cube_corner(u), 1.5), OSC_MESH_FEATURE_VERTEX, u,
-                       cube_lowest(u, -1), 0.5 * sqrt(3.0), "vertex");
+        expect_feature(&m, osc_scale(cube_corner(u), 1.5), OSC_MESH_FEATURE_VERTEX, u, cube_lowest(u, -1),
+                       0.5 * sqrt(3.0), "vertex");
         for (int bit = 1; bit < 8; bit <<= 1) {
             int v = u | bit;
             if (v == u) continue;
             osc_vec3 p = osc_scale(osc_add(cube_corner(u), cube_corner(v)), 0.75); // 1.5 x midpoint
             p = osc_add_scaled(p, osc_sub(cube_corner(v), cube_corner(u)), 0.15);  // off the middle
-            expect_feature(&m, p, OSC_MESH_FEATURE_EDGE, edge_index(&m, u, v), cube_lowest(u, v),
-                           sqrt(0.5), "edge");
+            expect_feature(&m, p, OSC_MESH_FEATURE_EDGE, edge_index(&m, u, v), cube_lowest(u, v), sqrt(0.5), "edge");
         }
     }
     test_rng rng = {11};
     for (int i = 0; i < 200; ++i) { // inside: distance to the nearest side, negative sign
-        osc_vec3 p = osc_v3(test_uniform(&rng, -0.9, 0.9), test_uniform(&rng, -0.9, 0.9),
-                            test_uniform(&rng, -0.9, 0.9));
+        osc_vec3 p =
+            osc_v3(test_uniform(&rng, -0.9, 0.9), test_uniform(&rng, -0.9, 0.9), test_uniform(&rng, -0.9, 0.9));
         double expected = fmin(fmin(1.0 - fabs(p.x), 1.0 - fabs(p.y)), 1.0 - fabs(p.z));
         CHECK_NEAR(osc_mesh_bvh_signed_distance(m.bvh, p, NULL), -expected, 1e-15);
         CHECK_NEAR(osc_mesh_bvh_winding_number(m.bvh, p, 2.0), 1.0, 1e-12);
@@ -423,8 +415,8 @@ static void test_far_from_origin(void) {
     const double offset[3] = {1e6, -2e6, 3e5};
     for (int32_t i = 0; i < 3 * vertex_count; ++i) moved[i] = osc_mesh_vertices(torus)[i] + offset[i % 3];
     model m;
-    if (model_init(&m, mesh_from_arrays(moved, vertex_count, osc_mesh_triangles(torus),
-                                        osc_mesh_triangle_count(torus)), "moved torus")) {
+    if (model_init(&m, mesh_from_arrays(moved, vertex_count, osc_mesh_triangles(torus), osc_mesh_triangle_count(torus)),
+                   "moved torus")) {
         test_rng rng = {37};
         check_closest_many(&m, &rng, 600);
         for (int i = 0; i < 40; ++i) {
@@ -500,14 +492,14 @@ static void test_deep_distributions(void) {
 
 static void test_degenerate_triangles(void) {
     const double vertices[][3] = {
-        {0, 0, 0}, {1, 0, 0}, {2, 0, 0},          // 0-2: collinear, exactly
-        {0, 1, 0}, {0, 1, 0}, {1, 1, 1},          // 3-5: two corners at one position
-        {3, 3, 3}, {3, 3, 3}, {3, 3, 3},          // 6-8: all three at one position (a point)
-        {0, 0, 5}, {1, 0, 5}, {2, 1e-14, 5},      // 9-11: a sliver
-        {0, 2, 0}, {1e-9, 2.5, 0}, {2e-9, 3, 0},  // 12-14: nearly collinear needle
+        {0, 0, 0},    {1, 0, 0},      {2, 0, 0},      // 0-2: collinear, exactly
+        {0, 1, 0},    {0, 1, 0},      {1, 1, 1},      // 3-5: two corners at one position
+        {3, 3, 3},    {3, 3, 3},      {3, 3, 3},      // 6-8: all three at one position (a point)
+        {0, 0, 5},    {1, 0, 5},      {2, 1e-14, 5},  // 9-11: a sliver
+        {0, 2, 0},    {1e-9, 2.5, 0}, {2e-9, 3, 0},   // 12-14: nearly collinear needle
         {-1, -1, -1}, {-0.5, -1, -1}, {-1, -0.5, -1}, // 15-17: a proper triangle
     };
-    const int32_t triangles[][3] = {{0, 1, 2}, {3, 4, 5}, {6, 7, 8}, {9, 10, 11},
+    const int32_t triangles[][3] = {{0, 1, 2},    {3, 4, 5},    {6, 7, 8}, {9, 10, 11},
                                     {12, 13, 14}, {15, 16, 17}, {2, 0, 1}, {1, 2, 0}};
     model m;
     if (!model_init(&m, mesh_from_arrays(&vertices[0][0], 18, &triangles[0][0], 8), "degenerate")) return;
@@ -555,12 +547,12 @@ static void check_winding(const model* m, test_rng* rng, int count) {
         e.beta4 = fmax(e.beta4, fabs(w4 - exact));
         // all exact: rounding level (measured 1.5e-14)
         CHECK_NEAR(osc_mesh_bvh_winding_number(m->bvh, p, 1e6), exact, 1.5e-12);
-        CHECK(osc_mesh_bvh_winding_number(m->bvh, p, 0.0) == w2);              // the default
+        CHECK(osc_mesh_bvh_winding_number(m->bvh, p, 0.0) == w2); // the default
         CHECK(osc_mesh_bvh_winding_number(m->bvh, p, -1.0) == w2);
         CHECK(osc_mesh_bvh_winding_number(m->bvh, p, NAN) == w2);
     }
-    printf("  %s: winding number max error beta=1 %.2e, beta=2 %.2e, beta=4 %.2e\n", m->label,
-           e.beta1, e.beta2, e.beta4);
+    printf("  %s: winding number max error beta=1 %.2e, beta=2 %.2e, beta=4 %.2e\n", m->label, e.beta1, e.beta2,
+           e.beta4);
     CHECK_MSG(e.beta1 < WINDING_ERROR_1 && e.beta2 < WINDING_ERROR_2 && e.beta4 < WINDING_ERROR_4,
               "%s: winding errors %g %g %g", m->label, e.beta1, e.beta2, e.beta4);
     CHECK(e.beta4 <= e.beta2 && e.beta2 <= e.beta1);
@@ -577,8 +569,8 @@ static void check_inside_outside(const model* m, osc_sdf* sdf, test_rng* rng, do
         double w = osc_mesh_bvh_winding_number(m->bvh, p, 2.0);
         CHECK_NEAR(w, phi < 0.0 ? 1.0 : 0.0, WINDING_ERROR_2);
         double sd = osc_mesh_bvh_signed_distance(m->bvh, p, NULL);
-        CHECK_MSG((sd < 0.0) == (phi < 0.0), "%s: sign at (%g, %g, %g): %g vs analytic %g", m->label,
-                  p.x, p.y, p.z, sd, phi);
+        CHECK_MSG((sd < 0.0) == (phi < 0.0), "%s: sign at (%g, %g, %g): %g vs analytic %g", m->label, p.x, p.y, p.z, sd,
+                  phi);
     }
     CHECK_MSG(tested >= 300, "%s: only %d of 400 points away from the surface", m->label, tested);
 }
@@ -659,8 +651,7 @@ static void test_winding_holes(void) {
 static int same_closest(const osc_mesh_closest* a, const osc_mesh_closest* b) {
     return memcmp(&a->point, &b->point, sizeof a->point) == 0 && a->triangle == b->triangle &&
            memcmp(&a->distance, &b->distance, sizeof a->distance) == 0 && a->feature == b->feature &&
-           a->feature_index == b->feature_index &&
-           memcmp(a->barycentric, b->barycentric, sizeof a->barycentric) == 0;
+           a->feature_index == b->feature_index && memcmp(a->barycentric, b->barycentric, sizeof a->barycentric) == 0;
 }
 
 static void check_signed_distance(const model* m, osc_vec3 p) {
@@ -691,7 +682,8 @@ static void check_batch(const model* m, test_rng* rng, size_t count) {
         memset(batch, 0, count * sizeof(double));
         memset(batch_points, 0, 3 * count * sizeof(double));
         CHECK_STATUS(osc_mesh_bvh_signed_distance_batch(m->bvh, points, count, batch, batch_points, threads), OSC_OK);
-        CHECK_MSG(memcmp(batch, single, count * sizeof(double)) == 0, "%s: batch differs (threads %d)", m->label, threads);
+        CHECK_MSG(memcmp(batch, single, count * sizeof(double)) == 0, "%s: batch differs (threads %d)", m->label,
+                  threads);
         CHECK(memcmp(batch_points, single_points, 3 * count * sizeof(double)) == 0);
         CHECK_STATUS(osc_mesh_bvh_signed_distance_batch(m->bvh, points, count, batch, NULL, threads), OSC_OK);
         CHECK(memcmp(batch, single, count * sizeof(double)) == 0);
@@ -703,8 +695,8 @@ static void test_signed_distance(void) {
     test_rng rng = {71};
     model m;
     if (model_init(&m, torus_mesh(32), "torus")) {
-        check_batch(&m, &rng, 100);   // below the threading threshold
-        check_batch(&m, &rng, 3001);  // threaded
+        check_batch(&m, &rng, 100);  // below the threading threshold
+        check_batch(&m, &rng, 3001); // threaded
         for (int i = 0; i < 300; ++i) check_signed_distance(&m, random_surface_point(&m, &rng));
     }
     model_free(&m);
@@ -836,8 +828,8 @@ static void check_real_model(const char* path, const char* label, int closed) {
         if (closed) CHECK(fabs(exact - 1.0) < 1e-6 || fabs(exact) < 1e-6 || oracle_closest(&m, p) < 1e-9 * m.size);
     }
     printf("  %s (%d triangles, %d boundary edges): closest distance error max %.1e relative, %.1e of "
-           "the size\n", label, (int)m.triangle_count, (int)topology.boundary_edges, worst.relative,
-           worst.absolute);
+           "the size\n",
+           label, (int)m.triangle_count, (int)topology.boundary_edges, worst.relative, worst.absolute);
     model_free(&m);
 }
 

@@ -62,8 +62,10 @@ static osc_mesh* octahedron_hull(const double centre[3], double radius, unsigned
     for (int t = 0; t < 8; ++t) {
         int32_t x = t & 1, y = 2 + (t >> 1 & 1), z = 4 + (t >> 2 & 1);
         int odd = (t & 1) ^ (t >> 1 & 1) ^ (t >> 2 & 1); // the octant's orientation
-        if (odd ^ (int)(flip_mask >> t & 1u)) triangles[t][0] = x, triangles[t][1] = z, triangles[t][2] = y;
-        else triangles[t][0] = x, triangles[t][1] = y, triangles[t][2] = z;
+        if (odd ^ (int)(flip_mask >> t & 1u))
+            triangles[t][0] = x, triangles[t][1] = z, triangles[t][2] = y;
+        else
+            triangles[t][0] = x, triangles[t][1] = y, triangles[t][2] = z;
     }
     if (sliver) { // the first fraction 1/3, 1/5, ... of the edge that rounding moves off it
         double cross = 0.0;
@@ -168,11 +170,13 @@ static int32_t check_edge_groups(const osc_mesh* mesh, const int32_t* vertex_gro
 static void check_numbering(const int32_t* groups, int32_t vertex_count, int32_t count) {
     int32_t next = 0, bad = 0;
     for (int32_t i = 0; i < vertex_count; ++i) {
-        if (groups[i] == next) ++next;
-        else bad += groups[i] < 0 || groups[i] > next;
+        if (groups[i] == next)
+            ++next;
+        else
+            bad += groups[i] < 0 || groups[i] > next;
     }
-    CHECK_MSG(bad == 0 && next == count, "groups not numbered 0..%d by first vertex (%d bad, %d seen)",
-              count - 1, bad, next);
+    CHECK_MSG(bad == 0 && next == count, "groups not numbered 0..%d by first vertex (%d bad, %d seen)", count - 1, bad,
+              next);
 }
 
 // k-means fixed point: every vertex is at least as close to the centroid of its own group as to
@@ -238,8 +242,8 @@ static void test_box_split_by_halves(void) {
                 ++counts[side];
                 bad += groups[i] != expected;
             }
-            CHECK_MSG(bad == 0, "variant %d, swapped %d: %d of %d vertices in the wrong half", variant,
-                      swapped, bad, vertex_count);
+            CHECK_MSG(bad == 0, "variant %d, swapped %d: %d of %d vertices in the wrong half", variant, swapped, bad,
+                      vertex_count);
             CHECK(counts[0] > 0 && counts[1] > 0 && counts[2] > 0);
             // an edge crosses exactly when its corners lie on both sides of the split (x = 0 on
             // the side of the lower index)
@@ -311,16 +315,19 @@ static void test_nearest_hull(void) {
         }
         exact_ties += near > 1;
         bad += groups[i] != best;
-        if (d[best] > 0.0) ++outside, ++nearest[best];
-        else ++inside[best];
+        if (d[best] > 0.0)
+            ++outside, ++nearest[best];
+        else
+            ++inside[best];
     }
     CHECK_MSG(bad == 0, "%d of %d points assigned to the wrong hull", bad, COUNT);
     CHECK(near_ties < 5 && exact_ties > 0);
     CHECK(outside > COUNT / 2);
-    for (int h = 0; h < 4; ++h) CHECK_MSG(inside[h] > 0 && nearest[h] > 0, "hull %d: %d inside, %d nearest",
-                                          h, inside[h], nearest[h]);
+    for (int h = 0; h < 4; ++h)
+        CHECK_MSG(inside[h] > 0 && nearest[h] > 0, "hull %d: %d inside, %d nearest", h, inside[h], nearest[h]);
     printf("  %d random points: %d outside every hull, %d exact ties between boxes, %d near-ties "
-           "with the octahedron skipped\n", COUNT, outside, exact_ties, near_ties);
+           "with the octahedron skipped\n",
+           COUNT, outside, exact_ties, near_ties);
 
     // by hand: nearer to box 0 or 1 from between them; exactly between them (1 each): the lower;
     // inside boxes 0 and 2: the one it is deeper inside; above and beside the octahedron
@@ -439,8 +446,7 @@ static void test_cluster_separated_spheres(void) {
         CHECK(count == spheres);
         int32_t bad = 0;
         for (int32_t i = 0; i < vertex_count; ++i) bad += groups[i] != i / part_count;
-        CHECK_MSG(bad == 0, "%d spheres: %d of %d vertices not grouped with their sphere", spheres, bad,
-                  vertex_count);
+        CHECK_MSG(bad == 0, "%d spheres: %d of %d vertices not grouped with their sphere", spheres, bad, vertex_count);
         CHECK_STATUS(osc_mesh_groups_cluster(mesh, spheres, again, NULL), OSC_OK);
         CHECK(memcmp(groups, again, (size_t)vertex_count * sizeof *groups) == 0);
         CHECK(kmeans_violations(mesh, groups, count) == 0);
@@ -473,8 +479,8 @@ static void test_cluster_bunny(void) {
         CHECK(memcmp(groups, again, (size_t)vertex_count * sizeof *groups) == 0);
         check_numbering(groups, vertex_count, count);
         int32_t violations = kmeans_violations(bunny, groups, count);
-        CHECK_MSG(violations == 0, "%d groups: %d vertex-centroid pairs break the k-means property",
-                  sizes[s], violations);
+        CHECK_MSG(violations == 0, "%d groups: %d vertex-centroid pairs break the k-means property", sizes[s],
+                  violations);
         // the mean squared distance to the own centroid
         double* centroids = calloc(3 * (size_t)count, sizeof *centroids);
         int32_t* members = calloc((size_t)count, sizeof *members);
@@ -491,8 +497,8 @@ static void test_cluster_bunny(void) {
         previous_spread = spread;
         int32_t crossing = check_edge_groups(bunny, groups);
         CHECK(crossing > 0);
-        printf("  bunny (%d vertices), %d groups: mean squared spread %.4f, %d crossing edges, %.2f ms\n",
-               vertex_count, count, spread, crossing, 1e3 * seconds);
+        printf("  bunny (%d vertices), %d groups: mean squared spread %.4f, %d crossing edges, %.2f ms\n", vertex_count,
+               count, spread, crossing, 1e3 * seconds);
         free(centroids);
         free(members);
     }
@@ -554,12 +560,11 @@ static void test_cluster_counts(void) {
 // ---------------------------------------------------------------------------------------------
 // errors
 
-#define CHECK_REFUSED(expr, text)                                                                  \
-    do {                                                                                           \
-        osc_clear_error();                                                                         \
-        CHECK_STATUS(expr, OSC_ERR_INVALID_ARGUMENT);                                              \
-        CHECK_MSG(strstr(osc_last_error(), text) != NULL, "message \"%s\" lacks \"%s\"",           \
-                  osc_last_error(), text);                                                         \
+#define CHECK_REFUSED(expr, text)                                                                                      \
+    do {                                                                                                               \
+        osc_clear_error();                                                                                             \
+        CHECK_STATUS(expr, OSC_ERR_INVALID_ARGUMENT);                                                                  \
+        CHECK_MSG(strstr(osc_last_error(), text) != NULL, "message \"%s\" lacks \"%s\"", osc_last_error(), text);      \
     } while (0)
 
 static void test_invalid_arguments(void) {
@@ -612,9 +617,7 @@ static void test_invalid_arguments(void) {
 // ---------------------------------------------------------------------------------------------
 // allocation failures
 
-static struct {
-    long attempts, fail_at, live;
-} alloc_state;
+static struct { long attempts, fail_at, live; } alloc_state;
 
 static void* failing_allocate(size_t size, void* context) {
     (void)context;
@@ -647,13 +650,15 @@ static void test_allocation_failures(void) {
             osc_status status = function == 0 ? osc_mesh_groups_from_hulls(box, hulls, 2, groups)
                                               : osc_mesh_groups_cluster(box, 3, groups, NULL);
             const char* name = function == 0 ? "osc_mesh_groups_from_hulls" : "osc_mesh_groups_cluster";
-            if (status == OSC_OK) succeeded = 1;
-            else bad += status != OSC_ERR_NO_MEMORY || !strstr(osc_last_error(), name) ||
-                        !strstr(osc_last_error(), "out of memory");
+            if (status == OSC_OK)
+                succeeded = 1;
+            else
+                bad += status != OSC_ERR_NO_MEMORY || !strstr(osc_last_error(), name) ||
+                       !strstr(osc_last_error(), "out of memory");
             bad += alloc_state.live != 0;
         }
-        CHECK_MSG(bad == 0 && succeeded, "function %d: %d misbehaving failures, succeeded %d", function,
-                  bad, succeeded);
+        CHECK_MSG(bad == 0 && succeeded, "function %d: %d misbehaving failures, succeeded %d", function, bad,
+                  succeeded);
         CHECK(alloc_state.attempts >= 2); // both functions allocate twice
     }
     osc_set_allocator(NULL);

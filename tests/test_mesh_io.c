@@ -15,12 +15,11 @@
 #define MESH_DATA OSC_TEST_DATA_DIR "/mesh/"
 
 // the box of make_fixtures.py: vertices in the order its fan-triangulated faces first use them
-static const double box_vertices[8][3] = {
-    {-0.5, 0.25, -1.75}, {-0.5, 2.5, -1.75}, {1.25, 2.5, -1.75}, {1.25, 0.25, -1.75},
-    {-0.5, 0.25, 0.125}, {1.25, 0.25, 0.125}, {1.25, 2.5, 0.125}, {-0.5, 2.5, 0.125}};
-static const int32_t box_triangles[12][3] = {{0, 1, 2}, {0, 2, 3}, {4, 5, 6}, {4, 6, 7},
-                                             {0, 3, 5}, {0, 5, 4}, {1, 7, 6}, {1, 6, 2},
-                                             {0, 4, 7}, {0, 7, 1}, {3, 2, 6}, {3, 6, 5}};
+static const double box_vertices[8][3] = {{-0.5, 0.25, -1.75}, {-0.5, 2.5, -1.75},  {1.25, 2.5, -1.75},
+                                          {1.25, 0.25, -1.75}, {-0.5, 0.25, 0.125}, {1.25, 0.25, 0.125},
+                                          {1.25, 2.5, 0.125},  {-0.5, 2.5, 0.125}};
+static const int32_t box_triangles[12][3] = {{0, 1, 2}, {0, 2, 3}, {4, 5, 6}, {4, 6, 7}, {0, 3, 5}, {0, 5, 4},
+                                             {1, 7, 6}, {1, 6, 2}, {0, 4, 7}, {0, 7, 1}, {3, 2, 6}, {3, 6, 5}};
 
 // reads a whole file with stdio (the tests' own reader); NULL when it cannot
 static unsigned char* read_whole_file(const char* path, size_t* size) {
@@ -63,12 +62,9 @@ typedef struct valid_fixture {
 } valid_fixture;
 
 static const valid_fixture valid_fixtures[] = {
-    {"box.obj", OSC_MESH_FORMAT_OBJ, 0, 8, 6, 0, 6},
-    {"box.off", OSC_MESH_FORMAT_OFF, 0, 8, 6, 0, 6},
-    {"box_ascii.ply", OSC_MESH_FORMAT_PLY, 0, 8, 6, 0, 6},
-    {"box_le.ply", OSC_MESH_FORMAT_PLY, 1, 8, 6, 0, 6},
-    {"box_be.ply", OSC_MESH_FORMAT_PLY, 1, 8, 6, 0, 6},
-    {"box_ascii.stl", OSC_MESH_FORMAT_STL, 0, 36, 12, 28, 0},
+    {"box.obj", OSC_MESH_FORMAT_OBJ, 0, 8, 6, 0, 6},           {"box.off", OSC_MESH_FORMAT_OFF, 0, 8, 6, 0, 6},
+    {"box_ascii.ply", OSC_MESH_FORMAT_PLY, 0, 8, 6, 0, 6},     {"box_le.ply", OSC_MESH_FORMAT_PLY, 1, 8, 6, 0, 6},
+    {"box_be.ply", OSC_MESH_FORMAT_PLY, 1, 8, 6, 0, 6},        {"box_ascii.stl", OSC_MESH_FORMAT_STL, 0, 36, 12, 28, 0},
     {"box_binary.stl", OSC_MESH_FORMAT_STL, 1, 36, 12, 28, 0},
 };
 enum { VALID_COUNT = sizeof valid_fixtures / sizeof valid_fixtures[0] };
@@ -104,8 +100,8 @@ static void test_box_in_every_format(void) {
             settings.format = forced ? fixture->format : OSC_MESH_FORMAT_AUTO;
             mesh = NULL;
             CHECK_STATUS(osc_mesh_load_memory(data, size, &settings, &mesh, &report), OSC_OK);
-            CHECK_MSG(is_box(mesh) && report.format == fixture->format,
-                      "%s from memory (format %s): not the box", fixture->file, forced ? "forced" : "detected");
+            CHECK_MSG(is_box(mesh) && report.format == fixture->format, "%s from memory (format %s): not the box",
+                      fixture->file, forced ? "forced" : "detected");
             osc_mesh_destroy(mesh);
         }
         free(data);
@@ -207,12 +203,40 @@ static void test_obj_round_trip(void) {
 // every spelling of a number parses to strtod's value, bit for bit
 static void test_numbers_match_strtod(void) {
     static const char* const fixed[] = {
-        "0", "-0", "+0.0", "1", "-1", "1.", ".5", "-.5", "00012.5000", "1e0", "1E+2", "1e-2",
-        "2.5e-3", "123456789012345678901234567890", "0.000000000000000000000000000001234567",
-        "9007199254740993", "9007199254740992.5", "1.7976931348623157e308", "2.2250738585072014e-308",
-        "2.2250738585072011e-308", "4.9e-324", "2.4703282292062328e-324", "1e-400", "0.1", "0.3",
-        "3.141592653589793238462643383279502884197", "1e22", "1e23", "8.98846567431158e307",
-        "123.456e-5", "7e-23", "0.30000000000000004", "4503599627370497.5", "1.00000000000000011102230246251565404236316680908203125",
+        "0",
+        "-0",
+        "+0.0",
+        "1",
+        "-1",
+        "1.",
+        ".5",
+        "-.5",
+        "00012.5000",
+        "1e0",
+        "1E+2",
+        "1e-2",
+        "2.5e-3",
+        "123456789012345678901234567890",
+        "0.000000000000000000000000000001234567",
+        "9007199254740993",
+        "9007199254740992.5",
+        "1.7976931348623157e308",
+        "2.2250738585072014e-308",
+        "2.2250738585072011e-308",
+        "4.9e-324",
+        "2.4703282292062328e-324",
+        "1e-400",
+        "0.1",
+        "0.3",
+        "3.141592653589793238462643383279502884197",
+        "1e22",
+        "1e23",
+        "8.98846567431158e307",
+        "123.456e-5",
+        "7e-23",
+        "0.30000000000000004",
+        "4503599627370497.5",
+        "1.00000000000000011102230246251565404236316680908203125",
     };
     enum { RANDOM = 3000 };
     // %.15f of the largest doubles spells 309 digits and 15 decimals: room for two per line
@@ -240,8 +264,8 @@ static void test_numbers_match_strtod(void) {
         }
         // every spelling through the number parser; those a mesh may hold through the loader too
         double direct = 0.0, reference = strtod(number, NULL);
-        parser_mismatches += !text_parse_double(number, strlen(number), &direct) ||
-                             memcmp(&direct, &reference, sizeof direct) != 0;
+        parser_mismatches +=
+            !text_parse_double(number, strlen(number), &direct) || memcmp(&direct, &reference, sizeof direct) != 0;
         if (!(fabs(reference) <= OSC_MESH_MAX_COORDINATE)) continue;
         length += (size_t)sprintf(text + length, "v %s 0 %s\n", number, number);
         expected[3 * count] = strtod(number, NULL);
@@ -288,17 +312,16 @@ static void test_numbers_match_strtod(void) {
 // format features
 
 static void test_obj_features(void) {
-    const char text[] =
-        "# comment\r\n"
-        "mtllib a.mtl\no thing\ng a b\ns 1\nusemtl red\n"
-        "v 0 0 0\nv\t1 0 0\nv 1 1 0 1.0\nv 0 1 0 0.5 0.5 0.5\n"
-        "vt 0 0\nvt 1 0\nvn 0 0 1\nvp 0.5\n"
-        "f 1/1/1 2/2/1 3//1 4/1\r\n"   // a quad: (0 1 2) (0 2 3)
-        "f -4 -1 7 # forward reference to vertex 7, and a comment\n" // (0 3 6)
-        "fo 1 2 3\nl 1 2\np 1\ncurv 0 1 1 2\n"
-        "v 0 0 1\nv 1 0 1\nv 0.5 0.5 2\n"
-        "f 5 6 7 -2\n" // relative -2 is vertex 6: (4 5 6) (4 6 5)
-        "f 1 2 6 5 7"; // a pentagon without a final newline: (0 1 5) (0 5 4) (0 4 6)
+    const char text[] = "# comment\r\n"
+                        "mtllib a.mtl\no thing\ng a b\ns 1\nusemtl red\n"
+                        "v 0 0 0\nv\t1 0 0\nv 1 1 0 1.0\nv 0 1 0 0.5 0.5 0.5\n"
+                        "vt 0 0\nvt 1 0\nvn 0 0 1\nvp 0.5\n"
+                        "f 1/1/1 2/2/1 3//1 4/1\r\n"                                 // a quad: (0 1 2) (0 2 3)
+                        "f -4 -1 7 # forward reference to vertex 7, and a comment\n" // (0 3 6)
+                        "fo 1 2 3\nl 1 2\np 1\ncurv 0 1 1 2\n"
+                        "v 0 0 1\nv 1 0 1\nv 0.5 0.5 2\n"
+                        "f 5 6 7 -2\n" // relative -2 is vertex 6: (4 5 6) (4 6 5)
+                        "f 1 2 6 5 7"; // a pentagon without a final newline: (0 1 5) (0 5 4) (0 4 6)
     osc_mesh_load_settings settings = osc_mesh_load_settings_default();
     settings.degenerate = OSC_MESH_DEGENERATE_DROP;
     settings.orient = 0; // the windings as written (orienting: test_mesh_orient.c)
@@ -306,10 +329,9 @@ static void test_obj_features(void) {
     osc_status status;
     osc_mesh* mesh = load_text(text, OSC_MESH_FORMAT_OBJ, &settings, &report, &status);
     CHECK_STATUS(status, OSC_OK);
-    static const int32_t expected[][3] = {{0, 1, 2}, {0, 2, 3}, {0, 3, 6}, {4, 5, 6}, {4, 6, 5},
-                                          {0, 1, 5}, {0, 5, 4}, {0, 4, 6}};
-    const double vertices[7][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
-                                   {0, 0, 1}, {1, 0, 1}, {0.5, 0.5, 2}};
+    static const int32_t expected[][3] = {{0, 1, 2}, {0, 2, 3}, {0, 3, 6}, {4, 5, 6},
+                                          {4, 6, 5}, {0, 1, 5}, {0, 5, 4}, {0, 4, 6}};
+    const double vertices[7][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {0.5, 0.5, 2}};
     CHECK(test_mesh_has_arrays(mesh, &vertices[0][0], 7, &expected[0][0], 8));
     CHECK(report.vertices_read == 7 && report.faces_read == 4 && report.polygons_triangulated == 3);
     CHECK(report.faces_dropped == 0 && report.format == OSC_MESH_FORMAT_OBJ && report.binary == 0);
@@ -341,8 +363,8 @@ static void test_off_features(void) {
         osc_status status;
         osc_mesh_load_report report;
         osc_mesh* mesh = load_text(texts[i], OSC_MESH_FORMAT_OFF, NULL, &report, &status);
-        CHECK_MSG(status == OSC_OK && test_mesh_has_arrays(mesh, &vertices[0][0], 3, triangle, 1),
-                  "OFF text %zu: %s", i, osc_last_error());
+        CHECK_MSG(status == OSC_OK && test_mesh_has_arrays(mesh, &vertices[0][0], 3, triangle, 1), "OFF text %zu: %s",
+                  i, osc_last_error());
         osc_mesh_destroy(mesh);
         mesh = load_text(texts[i], OSC_MESH_FORMAT_AUTO, NULL, &report, &status);
         CHECK(status == OSC_OK && report.format == OSC_MESH_FORMAT_OFF);
@@ -356,11 +378,10 @@ static void test_off_features(void) {
 
 static void test_stl_features(void) {
     // any case, several solids, names or none
-    const char text[] =
-        "SOLID\nFACET NORMAL 0 0 1\n OUTER LOOP\n  VERTEX 0 0 0\n  VERTEX 1 0 0\n  VERTEX 0 1 0\n"
-        " ENDLOOP\nENDFACET\nENDSOLID\n"
-        "solid second one\nfacet normal nan nan nan\nouter loop\nvertex 1 0 0\nvertex 1 1 0\n"
-        "vertex 0 1 0\nendloop\nendfacet\nendsolid another name\n\n";
+    const char text[] = "SOLID\nFACET NORMAL 0 0 1\n OUTER LOOP\n  VERTEX 0 0 0\n  VERTEX 1 0 0\n  VERTEX 0 1 0\n"
+                        " ENDLOOP\nENDFACET\nENDSOLID\n"
+                        "solid second one\nfacet normal nan nan nan\nouter loop\nvertex 1 0 0\nvertex 1 1 0\n"
+                        "vertex 0 1 0\nendloop\nendfacet\nendsolid another name\n\n";
     const double vertices[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}};
     const int32_t triangles[2][3] = {{0, 1, 2}, {1, 3, 2}};
     osc_status status;
@@ -408,24 +429,30 @@ static void put_text(byte_writer* w, const char* text) {
 static void put_value(byte_writer* w, ply_test_type type, double value) {
     if (w->encoding == 0) {
         char text[64];
-        if (type >= T_FLOAT32) snprintf(text, sizeof text, "%.17g ", value);
-        else snprintf(text, sizeof text, "%lld ", (long long)value);
+        if (type >= T_FLOAT32)
+            snprintf(text, sizeof text, "%.17g ", value);
+        else
+            snprintf(text, sizeof text, "%lld ", (long long)value);
         put_text(w, text);
         return;
     }
     unsigned char bytes[8];
     uint64_t bits = 0;
     switch (type) {
-    case T_INT8: case T_INT16: case T_INT32: bits = (uint64_t)(int64_t)value; break;
-    case T_UINT8: case T_UINT16: case T_UINT32: bits = (uint64_t)value; break;
-    case T_FLOAT32: {
-        float narrow = (float)value;
-        uint32_t b32;
-        memcpy(&b32, &narrow, 4);
-        bits = b32;
-        break;
-    }
-    case T_FLOAT64: memcpy(&bits, &value, 8); break;
+        case T_INT8:
+        case T_INT16:
+        case T_INT32: bits = (uint64_t)(int64_t)value; break;
+        case T_UINT8:
+        case T_UINT16:
+        case T_UINT32: bits = (uint64_t)value; break;
+        case T_FLOAT32: {
+            float narrow = (float)value;
+            uint32_t b32;
+            memcpy(&b32, &narrow, 4);
+            bits = b32;
+            break;
+        }
+        case T_FLOAT64: memcpy(&bits, &value, 8); break;
     }
     size_t size = ply_sizes[type];
     for (size_t i = 0; i < size; ++i) bytes[w->encoding == 2 ? size - 1 - i : i] = (unsigned char)(bits >> (8 * i));
@@ -448,12 +475,15 @@ static void write_tetra_ply(byte_writer* w, ply_test_type coordinate, ply_test_t
     put_text(w, "element extra 2\nproperty list uchar int16 values\nproperty float weight\n");
     for (int part = 0; part < 2; ++part) {
         if ((part == 0) == faces_first) {
-            snprintf(line, sizeof line, "element face 4\nproperty uchar flag\nproperty list %s %s vertex_indices\n"
-                     "property list uchar double texcoord\n", ply_names[count_type], ply_names[index_type]);
+            snprintf(line, sizeof line,
+                     "element face 4\nproperty uchar flag\nproperty list %s %s vertex_indices\n"
+                     "property list uchar double texcoord\n",
+                     ply_names[count_type], ply_names[index_type]);
         } else {
-            snprintf(line, sizeof line, "element vertex 4\nproperty %s z\nproperty %s x\nproperty list uchar uchar tags\n"
-                     "property %s y\nproperty uchar red\n", ply_names[coordinate], ply_names[coordinate],
-                     ply_names[coordinate]);
+            snprintf(line, sizeof line,
+                     "element vertex 4\nproperty %s z\nproperty %s x\nproperty list uchar uchar tags\n"
+                     "property %s y\nproperty uchar red\n",
+                     ply_names[coordinate], ply_names[coordinate], ply_names[coordinate]);
         }
         put_text(w, line);
     }
@@ -523,8 +553,7 @@ static void test_ply_types_and_layouts(void) {
 
 // the greedy rule by brute force: each vertex, in order, joins the lowest earlier kept vertex
 // closer than the tolerance in every axis, or is kept; remap[i] = its place among the kept
-static int32_t brute_force_weld(const double* points, int32_t count, double tolerance, int32_t* kept,
-                                int32_t* remap) {
+static int32_t brute_force_weld(const double* points, int32_t count, double tolerance, int32_t* kept, int32_t* remap) {
     int32_t kept_count = 0;
     for (int32_t i = 0; i < count; ++i) {
         int32_t partner = -1;
@@ -545,9 +574,10 @@ static void test_welding(void) {
     osc_mesh_load_report report;
     osc_status status;
     // -0 and 0 are the same point
-    osc_mesh* mesh = load_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv -0 0 -0\nf 1 2 3\nf 1 4 2\n",
-                               OSC_MESH_FORMAT_OBJ, &settings, &report, &status);
-    CHECK(status == OSC_ERR_PARSE && strstr(osc_last_error(), "line 6: degenerate face: two of its vertices were welded"));
+    osc_mesh* mesh = load_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv -0 0 -0\nf 1 2 3\nf 1 4 2\n", OSC_MESH_FORMAT_OBJ,
+                               &settings, &report, &status);
+    CHECK(status == OSC_ERR_PARSE &&
+          strstr(osc_last_error(), "line 6: degenerate face: two of its vertices were welded"));
     osc_mesh_destroy(mesh);
 
     // a square whose second triangle uses perturbed copies of two corners
@@ -576,7 +606,8 @@ static void test_welding(void) {
     settings.weld_tolerance = 1.0;
     settings.keep_unreferenced = 1;
     mesh = load_text("v 0 0 0\nv 0.6 0 0\nv 1.2 0 0\nv 0.9 0.9 -0.9\nv 0 -1 0\nv 0.6 -0.9 0\nv -1 0 0\n"
-                     "v 0 0 -1\nf 4 5 7\n", OSC_MESH_FORMAT_OBJ, &settings, &report, &status);
+                     "v 0 0 -1\nf 4 5 7\n",
+                     OSC_MESH_FORMAT_OBJ, &settings, &report, &status);
     const double greedy[5][3] = {{0, 0, 0}, {1.2, 0, 0}, {0, -1, 0}, {-1, 0, 0}, {0, 0, -1}};
     const int32_t greedy_triangle[3] = {0, 2, 3}; // (0.9 0.9 -0.9) joins (0 0 0), not (1.2 0 0)
     CHECK(status == OSC_OK && test_mesh_has_arrays(mesh, &greedy[0][0], 5, greedy_triangle, 1));
@@ -597,7 +628,8 @@ static void test_welding(void) {
             double lattice = tolerance * (double)(test_rng_next(&rng) % 5);
             points[i][a] = lattice + test_uniform(&rng, -0.7, 0.7) * tolerance;
         }
-        length += (size_t)snprintf(text + length, 80, "v %.17g %.17g %.17g\n", points[i][0], points[i][1], points[i][2]);
+        length +=
+            (size_t)snprintf(text + length, 80, "v %.17g %.17g %.17g\n", points[i][0], points[i][1], points[i][2]);
     }
     int32_t expected = brute_force_weld(&points[0][0], POINTS, tolerance, kept, remap);
     int32_t triangle_count = 0;
@@ -613,15 +645,16 @@ static void test_welding(void) {
     settings.orient = 0; // a soup: the windings as written
     mesh = load_text(text, OSC_MESH_FORMAT_OBJ, &settings, &report, &status);
     CHECK_STATUS(status, OSC_OK);
-    CHECK_MSG(osc_mesh_vertex_count(mesh) == expected, "%d vertices kept, brute force %d",
-              osc_mesh_vertex_count(mesh), expected);
+    CHECK_MSG(osc_mesh_vertex_count(mesh) == expected, "%d vertices kept, brute force %d", osc_mesh_vertex_count(mesh),
+              expected);
     int mismatches = 0;
     for (int32_t k = 0; mesh && k < expected && k < osc_mesh_vertex_count(mesh); ++k)
         mismatches += memcmp(osc_mesh_vertices(mesh) + 3 * k, points[kept[k]], 3 * sizeof(double)) != 0;
     CHECK_MSG(mismatches == 0, "%d kept vertices differ from brute force", mismatches);
     CHECK(osc_mesh_triangle_count(mesh) == triangle_count && triangle_count > 100);
     CHECK(report.faces_dropped == POINTS / 3 - triangle_count && report.faces_dropped > 10);
-    CHECK(mesh && memcmp(osc_mesh_triangles(mesh), expected_triangles, 3 * (size_t)triangle_count * sizeof(int32_t)) == 0);
+    CHECK(mesh &&
+          memcmp(osc_mesh_triangles(mesh), expected_triangles, 3 * (size_t)triangle_count * sizeof(int32_t)) == 0);
     CHECK(expected > 50 && expected < POINTS / 4); // merges many, keeps many
     osc_mesh_destroy(mesh);
 }
@@ -660,7 +693,8 @@ static void test_degenerate_unreferenced_and_limits(void) {
     settings = osc_mesh_load_settings_default();
     settings.max_coordinate = 10.0;
     mesh = load_text("v 0 0 0\nv 10 -10 10\nv 0 0 -11\n", OSC_MESH_FORMAT_OBJ, &settings, NULL, &status);
-    CHECK(status == OSC_ERR_PARSE && strstr(osc_last_error(), "line 3: vertex 2: coordinate z = -11 exceeds max_coordinate 10"));
+    CHECK(status == OSC_ERR_PARSE &&
+          strstr(osc_last_error(), "line 3: vertex 2: coordinate z = -11 exceeds max_coordinate 10"));
     mesh = load_text("v 0 0 0\nv 10 -10 10\n", OSC_MESH_FORMAT_OBJ, &settings, NULL, &status);
     CHECK(status == OSC_OK);
     osc_mesh_destroy(mesh);
@@ -738,16 +772,17 @@ static void test_malformed_fixtures(void) {
         memset(&report, 0xab, sizeof report);
         CHECK_STATUS(osc_mesh_load(path, NULL, &mesh, &report), OSC_ERR_PARSE);
         CHECK(mesh == NULL && report.vertices_read == 0);
-        CHECK_MSG(strstr(osc_last_error(), expected) != NULL, "%s: message '%s', expected '%s'",
-                  fixture->file, osc_last_error(), expected);
+        CHECK_MSG(strstr(osc_last_error(), expected) != NULL, "%s: message '%s', expected '%s'", fixture->file,
+                  osc_last_error(), expected);
         size_t size = 0;
         unsigned char* data = read_whole_file(path, &size);
         CHECK(data != NULL);
         const char* extension = strrchr(fixture->file, '.');
         osc_mesh_load_settings settings = osc_mesh_load_settings_default();
-        settings.format = !strcmp(extension, ".obj") ? OSC_MESH_FORMAT_OBJ
+        settings.format = !strcmp(extension, ".obj")   ? OSC_MESH_FORMAT_OBJ
                           : !strcmp(extension, ".off") ? OSC_MESH_FORMAT_OFF
-                          : !strcmp(extension, ".ply") ? OSC_MESH_FORMAT_PLY : OSC_MESH_FORMAT_STL;
+                          : !strcmp(extension, ".ply") ? OSC_MESH_FORMAT_PLY
+                                                       : OSC_MESH_FORMAT_STL;
         snprintf(expected, sizeof expected, "osc_mesh_load_memory: %.191s", fixture->needle);
         mesh = (osc_mesh*)&mesh;
         CHECK_STATUS(osc_mesh_load_memory(data, size, &settings, &mesh, NULL), OSC_ERR_PARSE);
@@ -811,8 +846,8 @@ static void test_truncations_and_corruptions(void) {
                     free(copy);
                 }
             }
-            CHECK_MSG(bad == 0, "%s: %d corruptions misbehaved of %d (%d loaded)", fixture->file, bad,
-                      crashes_survived, corrupt_loaded);
+            CHECK_MSG(bad == 0, "%s: %d corruptions misbehaved of %d (%d loaded)", fixture->file, bad, crashes_survived,
+                      corrupt_loaded);
         }
         free(data);
     }
@@ -862,8 +897,7 @@ static void test_real_models(void) {
                   "%s: %d boundary edges, closed %d", model->path, topology.boundary_edges, topology.closed);
         CHECK(topology.non_manifold_edges == 0 && topology.inconsistent_edges == 0);
         CHECK(topology.isolated_vertices == 0 && topology.degenerate_triangles == 0);
-        CHECK_MSG(model->euler_characteristic == ANY ||
-                      topology.euler_characteristic == model->euler_characteristic,
+        CHECK_MSG(model->euler_characteristic == ANY || topology.euler_characteristic == model->euler_characteristic,
                   "%s: euler characteristic %d", model->path, topology.euler_characteristic);
         CHECK(osc_mesh_volume(mesh) > 0.0);
         osc_mesh_destroy(mesh);
@@ -892,8 +926,8 @@ static void test_armadillo_speed_and_round_trip(void) {
         best_file = fmin(best_file, test_seconds() - start);
         osc_mesh_destroy(from_file);
     }
-    printf("  armadillo.off (%zu bytes, 52000 triangles): best of 5 %.1f ms from memory, %.1f ms from the file\n",
-           size, 1e3 * best, 1e3 * best_file);
+    printf("  armadillo.off (%zu bytes, 52000 triangles): best of 5 %.1f ms from memory, %.1f ms from the file\n", size,
+           1e3 * best, 1e3 * best_file);
 #if defined(__SANITIZE_ADDRESS__)
     const double limit = 0.5; // instrumented build
 #else

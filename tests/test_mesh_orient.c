@@ -113,8 +113,7 @@ typedef struct sign_count {
 // bakes `mesh` (resolution 32) and compares the signs of the spline and of the BVH's signed
 // distance with the boxes' at the points of a 25^3 lattice over the grid's region that are at
 // least three cells from every face (and, where `skip` is given, outside the region it names)
-static sign_count count_sign_errors(const osc_mesh* mesh, const test_box* boxes, int count,
-                                    int (*skip)(osc_vec3 p)) {
+static sign_count count_sign_errors(const osc_mesh* mesh, const test_box* boxes, int count, int (*skip)(osc_vec3 p)) {
     sign_count result = {0, 0, 0};
     osc_mesh_bvh* bvh = NULL;
     CHECK_STATUS(osc_mesh_bvh_create(mesh, &bvh), OSC_OK);
@@ -158,15 +157,13 @@ static void check_signs(const char* name, const obj_text* obj, const test_box* b
     printf("  %-40s %5d points, wrong sign: spline %d, BVH %d\n", name, signs.checked, signs.wrong_grid,
            signs.wrong_bvh);
     CHECK(signs.checked > 200);
-    CHECK_MSG(signs.wrong_grid == 0 && signs.wrong_bvh == 0, "%s: %d / %d wrong signs (spline / BVH) of %d",
-              name, signs.wrong_grid, signs.wrong_bvh, signs.checked);
+    CHECK_MSG(signs.wrong_grid == 0 && signs.wrong_bvh == 0, "%s: %d / %d wrong signs (spline / BVH) of %d", name,
+              signs.wrong_grid, signs.wrong_bvh, signs.checked);
     osc_mesh_destroy(mesh);
 }
 
 // points above the open top of the box at the origin, within two half extents of the hole
-static int near_open_top(osc_vec3 p) {
-    return p.z > 0.0 && fabs(p.x) < 2.0 && fabs(p.y) < 2.0;
-}
+static int near_open_top(osc_vec3 p) { return p.z > 0.0 && fabs(p.x) < 2.0 && fabs(p.y) < 2.0; }
 
 // ---------------------------------------------------------------------------------------------
 // the cases of the issue: the sign of the baked SDF far from the surface
@@ -193,8 +190,8 @@ static void test_loaded_signs(void) {
     for (int inward = 0; inward < 2; ++inward) {
         obj_text obj = {0};
         obj_box(&obj, osc_v3(0, 0, 0), 1.0, 4, open_top, inward);
-        check_signs(inward ? "inverted open box (far from the hole)" : "open box (far from the hole)", &obj, one,
-                    1, near_open_top);
+        check_signs(inward ? "inverted open box (far from the hole)" : "open box (far from the hole)", &obj, one, 1,
+                    near_open_top);
         free(obj.text);
     }
     // two components, the second inverted
@@ -210,8 +207,7 @@ static void test_loaded_signs(void) {
         obj_text shells = {0};
         obj_box(&shells, hollow[0].centre, 1.0, 4, NULL, inverted);
         obj_box(&shells, hollow[1].centre, 0.3, 4, NULL, !inverted);
-        check_signs(inverted ? "hollow cube, both shells inverted" : "hollow cube (cavity)", &shells, hollow, 2,
-                    NULL);
+        check_signs(inverted ? "hollow cube, both shells inverted" : "hollow cube (cavity)", &shells, hollow, 2, NULL);
         free(shells.text);
     }
     // a solid cube inside another: solid throughout, inverted or not
@@ -231,7 +227,8 @@ static void test_loaded_signs(void) {
 // OBJ text of the given vertices and 1-based faces
 static obj_text obj_from(const double* v, int vertex_count, const int* f, int face_count) {
     obj_text obj = {0};
-    for (int i = 0; i < vertex_count; ++i) obj_append(&obj, "v %.17g %.17g %.17g\n", v[3 * i], v[3 * i + 1], v[3 * i + 2]);
+    for (int i = 0; i < vertex_count; ++i)
+        obj_append(&obj, "v %.17g %.17g %.17g\n", v[3 * i], v[3 * i + 1], v[3 * i + 2]);
     for (int i = 0; i < face_count; ++i) obj_append(&obj, "f %.0f %.0f %.0f\n", f[3 * i], f[3 * i + 1], f[3 * i + 2]);
     obj.vertices = vertex_count;
     return obj;
@@ -258,7 +255,7 @@ static obj_text moebius_strip(void) {
         }
     }
     for (int i = 0; i < n; ++i) {
-        int a = 2 * i + 1, b = 2 * i + 2; // this rung (1-based)
+        int a = 2 * i + 1, b = 2 * i + 2;                                 // this rung (1-based)
         int c = i + 1 < n ? 2 * i + 3 : 2, d = i + 1 < n ? 2 * i + 4 : 1; // the next, swapped at the seam
         int quad[6] = {a, c, d, a, d, b};
         memcpy(f + 6 * i, quad, sizeof quad);
@@ -278,8 +275,7 @@ static void obj_fin(obj_text* obj) {
 }
 
 typedef struct expected_orientation {
-    int patches, closed, boundary, non_manifold, inconsistent, non_orientable, flat, inverted, flipped,
-        reliable;
+    int patches, closed, boundary, non_manifold, inconsistent, non_orientable, flat, inverted, flipped, reliable;
     double volume; // NAN: not checked
 } expected_orientation;
 

@@ -183,8 +183,7 @@ static void check_reordered(const osc_mesh* mesh, const osc_mesh* reordered, con
         int32_t a = inverse[old_edges[2 * old]], b = inverse[old_edges[2 * old + 1]];
         bad += new_edges[2 * e] != (a < b ? a : b) || new_edges[2 * e + 1] != (a < b ? b : a);
         bad += new_edges[2 * e] >= new_edges[2 * e + 1];
-        bad += new_adjacent[2 * e] != old_adjacent[2 * old] ||
-               new_adjacent[2 * e + 1] != old_adjacent[2 * old + 1];
+        bad += new_adjacent[2 * e] != old_adjacent[2 * old] || new_adjacent[2 * e + 1] != old_adjacent[2 * old + 1];
     }
     CHECK_MSG(bad == 0, "%s: %d mismatches between the mesh and its reordered copy", name, bad);
     osc_mesh_topology before, after;
@@ -197,8 +196,8 @@ static void check_reordered(const osc_mesh* mesh, const osc_mesh* reordered, con
     int32_t* order = malloc(((size_t)edge_count + 1) * sizeof *order);
     for (int32_t e = 0; e < edge_count; ++e)
         for (int a = 0; a < 3; ++a)
-            midpoints[3 * e + a] = 0.5 * new_vertices[3 * new_edges[2 * e] + a] +
-                                   0.5 * new_vertices[3 * new_edges[2 * e + 1] + a];
+            midpoints[3 * e + a] =
+                0.5 * new_vertices[3 * new_edges[2 * e] + a] + 0.5 * new_vertices[3 * new_edges[2 * e + 1] + a];
     CHECK_STATUS(osc_curve_order(midpoints, edge_count, curve, order), OSC_OK);
     int moved = 0;
     for (int32_t e = 0; e < edge_count; ++e) moved += order[e] != e;
@@ -229,9 +228,12 @@ static void test_reorder_mesh(void) {
     // vertex 0 north pole, then rings, last the south pole (before relabelling)
     for (int32_t v = 0; v < vertex_count; ++v) {
         double theta, phi;
-        if (v == 0) theta = 0, phi = 0;
-        else if (v == vertex_count - 1) theta = TEST_PI, phi = 0;
-        else theta = TEST_PI * (1 + (v - 1) / SEGMENTS) / RINGS, phi = 2 * TEST_PI * ((v - 1) % SEGMENTS) / SEGMENTS;
+        if (v == 0)
+            theta = 0, phi = 0;
+        else if (v == vertex_count - 1)
+            theta = TEST_PI, phi = 0;
+        else
+            theta = TEST_PI * (1 + (v - 1) / SEGMENTS) / RINGS, phi = 2 * TEST_PI * ((v - 1) % SEGMENTS) / SEGMENTS;
         double* p = vertices + 3 * relabel[v];
         p[0] = sin(theta) * cos(phi), p[1] = sin(theta) * sin(phi), p[2] = cos(theta);
     }
@@ -267,8 +269,7 @@ static void test_reorder_mesh(void) {
     for (int curve = 0; curve < 2; ++curve) {
         osc_mesh* reordered = NULL;
         CHECK_STATUS(osc_mesh_reorder(mesh, (osc_curve)curve, &reordered, vertex_order, edge_order), OSC_OK);
-        check_reordered(mesh, reordered, vertex_order, edge_order, (osc_curve)curve,
-                        curve ? "hilbert" : "morton");
+        check_reordered(mesh, reordered, vertex_order, edge_order, (osc_curve)curve, curve ? "hilbert" : "morton");
         // again, from the reordered mesh along the other curve
         osc_mesh* twice = NULL;
         CHECK_STATUS(osc_mesh_reorder(reordered, (osc_curve)(1 - curve), &twice, vertex_order, edge_order), OSC_OK);
@@ -309,8 +310,7 @@ static double mean_step(const double* points, int32_t count, const int32_t* orde
     for (int32_t i = 1; i < count; ++i) {
         const double* a = points + 3 * (order ? order[i - 1] : i - 1);
         const double* b = points + 3 * (order ? order[i] : i);
-        sum += sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
-                    (a[2] - b[2]) * (a[2] - b[2]));
+        sum += sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
     }
     return count > 1 ? sum / (count - 1) : 0.0;
 }
@@ -343,16 +343,19 @@ static void test_armadillo_locality(void) {
             for (int32_t e = 0; e < edge_count; ++e)
                 for (int a = 0; a < 3; ++a)
                     midpoints[3 * e + a] = 0.5 * (v[3 * edges[2 * e] + a] + v[3 * edges[2 * e + 1] + a]);
-            if (pass == 0) edge_file_order = mean_step(midpoints, edge_count, NULL);
-            else edge_steps[curve] = mean_step(midpoints, edge_count, NULL);
+            if (pass == 0)
+                edge_file_order = mean_step(midpoints, edge_count, NULL);
+            else
+                edge_steps[curve] = mean_step(midpoints, edge_count, NULL);
         }
         osc_mesh_destroy(reordered);
     }
     printf("  armadillo, %d vertices: mean distance between consecutive vertices: file order %.3f, "
-           "random %.3f, Morton %.3f, Hilbert %.3f\n", vertex_count, file_order, random_order,
-           steps[0], steps[1]);
+           "random %.3f, Morton %.3f, Hilbert %.3f\n",
+           vertex_count, file_order, random_order, steps[0], steps[1]);
     printf("  %d edges: mean distance between consecutive edge midpoints: lexicographic %.3f, "
-           "Morton %.3f, Hilbert %.3f\n", edge_count, edge_file_order, edge_steps[0], edge_steps[1]);
+           "Morton %.3f, Hilbert %.3f\n",
+           edge_count, edge_file_order, edge_steps[0], edge_steps[1]);
     printf("  reorder time: Morton %.1f ms, Hilbert %.1f ms\n", 1e3 * seconds[0], 1e3 * seconds[1]);
     CHECK(steps[0] < random_order / 10 && steps[1] < random_order / 10);
     CHECK(steps[1] < steps[0]);

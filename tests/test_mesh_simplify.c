@@ -16,9 +16,7 @@
 // ---------------------------------------------------------------------------------------------
 // oracles
 
-static double vec_length(const double v[3]) {
-    return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-}
+static double vec_length(const double v[3]) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
 
 // the three angles' minimum, in degrees (atan2 of |cross| and dot at each corner)
 static double triangle_min_angle(const double* p0, const double* p1, const double* p2) {
@@ -95,9 +93,12 @@ typedef struct triangle_key {
 
 static triangle_key make_triangle_key(int32_t a, int32_t b, int32_t c) {
     triangle_key k;
-    if (a < b && a < c) k = (triangle_key){{a, b, c}};
-    else if (b < c) k = (triangle_key){{b, c, a}};
-    else k = (triangle_key){{c, a, b}};
+    if (a < b && a < c)
+        k = (triangle_key){{a, b, c}};
+    else if (b < c)
+        k = (triangle_key){{b, c, a}};
+    else
+        k = (triangle_key){{c, a, b}};
     return k;
 }
 
@@ -174,21 +175,20 @@ static osc_mesh* check_simplification(const shape_case* c, osc_mesh_simplify_set
               "%s -> %d: %d non-manifold, %d inconsistent edges", name, target, t.non_manifold_edges,
               t.inconsistent_edges);
     CHECK_MSG(t.boundary_edges == 0, "%s -> %d: %d boundary edges", name, target, t.boundary_edges);
-    CHECK_MSG(t.euler_characteristic == c->topology.euler_characteristic &&
-                  t.components == c->topology.components,
-              "%s -> %d: chi %d components %d, input %d %d", name, target, t.euler_characteristic,
-              t.components, c->topology.euler_characteristic, c->topology.components);
+    CHECK_MSG(t.euler_characteristic == c->topology.euler_characteristic && t.components == c->topology.components,
+              "%s -> %d: chi %d components %d, input %d %d", name, target, t.euler_characteristic, t.components,
+              c->topology.euler_characteristic, c->topology.components);
     CHECK_MSG(t.isolated_vertices == 0 && t.degenerate_triangles == 0,
-              "%s -> %d: %d isolated vertices, %d degenerate triangles", name, target,
-              t.isolated_vertices, t.degenerate_triangles);
+              "%s -> %d: %d isolated vertices, %d degenerate triangles", name, target, t.isolated_vertices,
+              t.degenerate_triangles);
     CHECK(t.vertex_count >= 4 * t.components);
     // the count: at most the target unless max_error stopped it, or unless the target is below
     // the smallest closed surface (then a genus-0 input ends as a tetrahedron)
     int tetrahedron = t.vertex_count == 4 && t.triangle_count == 4;
     CHECK_MSG(triangles <= target || isfinite(settings.max_error) || (target < 4 && tetrahedron),
               "%s -> %d: %d triangles", name, target, triangles);
-    CHECK_MSG(achieved >= 0.0 && achieved <= settings.max_error, "%s -> %d: achieved %g, max %g",
-              name, target, achieved, settings.max_error);
+    CHECK_MSG(achieved >= 0.0 && achieved <= settings.max_error, "%s -> %d: achieved %g, max %g", name, target,
+              achieved, settings.max_error);
     // no zero-area triangle; created triangles respect min_angle
     const double* v = osc_mesh_vertices(out);
     const int32_t* tri = osc_mesh_triangles(out);
@@ -208,21 +208,21 @@ static osc_mesh* check_simplification(const shape_case* c, osc_mesh_simplify_set
     CHECK_MSG(zero_area == 0, "%s -> %d: %d zero-area triangles", name, target, zero_area);
     // (the contract allows a created triangle below min_angle where the triangles it replaces were
     // worse; none is on these inputs, measured 0 everywhere)
-    CHECK_MSG(below == 0, "%s -> %d: %d of %d created triangles below %g degrees",
-              name, target, below, created_count, settings.min_angle);
+    CHECK_MSG(below == 0, "%s -> %d: %d of %d created triangles below %g degrees", name, target, below, created_count,
+              settings.min_angle);
     // distance from the true surface: the marching-cubes error plus 3 x the quadric RMS error
     double deviation = test_mesh_deviation(c->sdf, out, 4);
     double bound = c->input_deviation + 3.0 * achieved;
-    CHECK_MSG(deviation <= bound, "%s -> %d: max |phi| %g above %g (input %g, achieved %g)", name,
-              target, deviation, bound, c->input_deviation, achieved);
+    CHECK_MSG(deviation <= bound, "%s -> %d: max |phi| %g above %g (input %g, achieved %g)", name, target, deviation,
+              bound, c->input_deviation, achieved);
     // the enclosed volume moves by at most area x deviation
     double volume_change = fabs(osc_mesh_volume(out) - osc_mesh_volume(c->input));
-    CHECK_MSG(volume_change <= osc_mesh_area(c->input) * bound, "%s -> %d: volume changed by %g",
-              name, target, volume_change);
+    CHECK_MSG(volume_change <= osc_mesh_area(c->input) * bound, "%s -> %d: volume changed by %g", name, target,
+              volume_change);
     printf("  %-8s %6d -> %5d triangles (target %5d)  achieved %.3g  max|phi| %.3g (input %.3g)  "
            "min angle %.3g (created %.3g, input %.3g)  %.3f s\n",
-           name, osc_mesh_triangle_count(c->input), triangles, target, achieved, deviation,
-           c->input_deviation, mesh_min_angle(out), min_created, c->input_min_angle, elapsed);
+           name, osc_mesh_triangle_count(c->input), triangles, target, achieved, deviation, c->input_deviation,
+           mesh_min_angle(out), min_created, c->input_min_angle, elapsed);
     return out;
 }
 
@@ -255,8 +255,8 @@ static void test_sphere(void) {
     // no bound at all: down to the smallest closed surface the guards allow, never below 4 vertices
     settings.max_error = INFINITY;
     out = check_simplification(&c, settings);
-    CHECK_MSG(osc_mesh_vertex_count(out) == 4 && osc_mesh_triangle_count(out) == 4,
-              "%d vertices, %d triangles", osc_mesh_vertex_count(out), osc_mesh_triangle_count(out));
+    CHECK_MSG(osc_mesh_vertex_count(out) == 4 && osc_mesh_triangle_count(out) == 4, "%d vertices, %d triangles",
+              osc_mesh_vertex_count(out), osc_mesh_triangle_count(out));
     osc_mesh_destroy(out);
     osc_mesh_destroy(input);
     osc_sdf_destroy(sdf);
@@ -316,8 +316,7 @@ static void test_box_on_grid_planes(void) {
     osc_mesh* input = test_extract_mesh(sdf, 96);
     shape_case c = make_case("box", sdf, input);
     CHECK(c.topology.closed && c.topology.euler_characteristic == 2);
-    CHECK_MSG(c.input_min_angle < 1e-2, "the input is expected to hold slivers (min angle %g)",
-              c.input_min_angle);
+    CHECK_MSG(c.input_min_angle < 1e-2, "the input is expected to hold slivers (min angle %g)", c.input_min_angle);
     double cell = (1.0 + 4.0 * (1.0 / 92.0)) / 96.0; // longest side 1, two-cell margins: 1/92
     const int targets[] = {1000, 300, 100, 12};
     const double corner_tolerance[] = {0.8 * cell, 0.5 * cell, 0.3 * cell, 0.2 * cell};
@@ -356,12 +355,11 @@ static void test_cup(void) {
 
 static osc_mesh* make_icosphere(int levels) {
     const double g = (1.0 + sqrt(5.0)) / 2.0;
-    double base[12][3] = {{-1, g, 0}, {1, g, 0}, {-1, -g, 0}, {1, -g, 0}, {0, -1, g}, {0, 1, g},
-                          {0, -1, -g}, {0, 1, -g}, {g, 0, -1}, {g, 0, 1}, {-g, 0, -1}, {-g, 0, 1}};
-    const int32_t faces[20][3] = {{0, 11, 5}, {0, 5, 1},  {0, 1, 7},   {0, 7, 10}, {0, 10, 11},
-                                  {1, 5, 9},  {5, 11, 4}, {11, 10, 2}, {10, 7, 6}, {7, 1, 8},
-                                  {3, 9, 4},  {3, 4, 2},  {3, 2, 6},   {3, 6, 8},  {3, 8, 9},
-                                  {4, 9, 5},  {2, 4, 11}, {6, 2, 10},  {8, 6, 7},  {9, 8, 1}};
+    double base[12][3] = {{-1, g, 0},  {1, g, 0},  {-1, -g, 0}, {1, -g, 0}, {0, -1, g},  {0, 1, g},
+                          {0, -1, -g}, {0, 1, -g}, {g, 0, -1},  {g, 0, 1},  {-g, 0, -1}, {-g, 0, 1}};
+    const int32_t faces[20][3] = {{0, 11, 5},  {0, 5, 1},  {0, 1, 7},  {0, 7, 10}, {0, 10, 11}, {1, 5, 9}, {5, 11, 4},
+                                  {11, 10, 2}, {10, 7, 6}, {7, 1, 8},  {3, 9, 4},  {3, 4, 2},   {3, 2, 6}, {3, 6, 8},
+                                  {3, 8, 9},   {4, 9, 5},  {2, 4, 11}, {6, 2, 10}, {8, 6, 7},   {9, 8, 1}};
     int32_t max_triangles = 20, max_vertices = 12;
     for (int l = 0; l < levels; ++l) max_triangles *= 4;
     max_vertices = max_triangles / 2 + 2;
@@ -390,8 +388,10 @@ static osc_mesh* make_icosphere(int levels) {
                 mid[k] = found;
             }
             int32_t corners[3] = {t[3 * f], t[3 * f + 1], t[3 * f + 2]};
-            int32_t children[4][3] = {{corners[0], mid[0], mid[2]}, {corners[1], mid[1], mid[0]},
-                                      {corners[2], mid[2], mid[1]}, {mid[0], mid[1], mid[2]}};
+            int32_t children[4][3] = {{corners[0], mid[0], mid[2]},
+                                      {corners[1], mid[1], mid[0]},
+                                      {corners[2], mid[2], mid[1]},
+                                      {mid[0], mid[1], mid[2]}};
             memcpy(next + 3 * count, children, sizeof children);
             count += 4;
         }
@@ -420,8 +420,8 @@ static void test_min_angle_on_clean_input(void) {
             settings.min_angle = angles[i];
             osc_mesh* out = check_simplification(&c, settings); // created triangles >= min_angle
             if (out)
-                CHECK_MSG(mesh_min_angle(out) >= angles[i] - 1e-9, "min angle %g below %g",
-                          mesh_min_angle(out), angles[i]);
+                CHECK_MSG(mesh_min_angle(out) >= angles[i] - 1e-9, "min angle %g below %g", mesh_min_angle(out),
+                          angles[i]);
             osc_mesh_destroy(out);
         }
     }
@@ -454,14 +454,12 @@ static osc_mesh* check_open(const osc_mesh* input, int target, const char* name,
     osc_mesh_topology before, after;
     osc_mesh_get_topology(input, &before);
     osc_mesh_get_topology(out, &after);
-    CHECK_MSG(before.boundary_edges > 0 && after.boundary_edges > 0, "%s -> %d: %d boundary edges",
-              name, target, after.boundary_edges);
-    CHECK_MSG(after.euler_characteristic == before.euler_characteristic &&
-                  after.components == before.components && after.non_manifold_edges == 0 &&
-                  after.inconsistent_edges == 0 && after.degenerate_triangles == 0,
-              "%s -> %d: chi %d (input %d), %d non-manifold, %d inconsistent", name, target,
-              after.euler_characteristic, before.euler_characteristic, after.non_manifold_edges,
-              after.inconsistent_edges);
+    CHECK_MSG(before.boundary_edges > 0 && after.boundary_edges > 0, "%s -> %d: %d boundary edges", name, target,
+              after.boundary_edges);
+    CHECK_MSG(after.euler_characteristic == before.euler_characteristic && after.components == before.components &&
+                  after.non_manifold_edges == 0 && after.inconsistent_edges == 0 && after.degenerate_triangles == 0,
+              "%s -> %d: chi %d (input %d), %d non-manifold, %d inconsistent", name, target, after.euler_characteristic,
+              before.euler_characteristic, after.non_manifold_edges, after.inconsistent_edges);
     CHECK(osc_mesh_triangle_count(out) <= target);
     unsigned char* input_boundary = boundary_vertices(input);
     unsigned char* output_boundary = boundary_vertices(out);
@@ -473,13 +471,13 @@ static osc_mesh* check_open(const osc_mesh* input, int target, const char* name,
         int32_t original = find_point(points, osc_mesh_vertex_count(input), osc_mesh_vertices(out) + 3 * v);
         strays += original < 0 || !input_boundary[original];
     }
-    CHECK_MSG(strays == 0, "%s -> %d: %d output boundary vertices are not input boundary vertices",
-              name, target, strays);
+    CHECK_MSG(strays == 0, "%s -> %d: %d output boundary vertices are not input boundary vertices", name, target,
+              strays);
     // one boundary loop in, one out: as many boundary vertices as boundary edges
     CHECK(boundary_count == after.boundary_edges);
     printf("  %-8s %6d -> %5d triangles, boundary edges %d -> %d, achieved %.3g\n", name,
-           osc_mesh_triangle_count(input), osc_mesh_triangle_count(out), before.boundary_edges,
-           after.boundary_edges, *achieved);
+           osc_mesh_triangle_count(input), osc_mesh_triangle_count(out), before.boundary_edges, after.boundary_edges,
+           *achieved);
     free(input_boundary);
     free(output_boundary);
     free(points);
@@ -505,8 +503,7 @@ static void test_flat_patch(void) {
         for (int32_t v = 0; v < osc_mesh_vertex_count(out); ++v) {
             const double* p = osc_mesh_vertices(out) + 3 * v;
             double z = -(0.3 * p[0] + 0.2 * p[1] + 0.05); // on the plane, at a corner of the region
-            CHECK_MSG(fabs(fabs(p[0]) - 0.5) < 1e-12 && fabs(fabs(p[1]) - 0.5) < 1e-12 &&
-                          fabs(p[2] - z) < 1e-6,
+            CHECK_MSG(fabs(fabs(p[0]) - 0.5) < 1e-12 && fabs(fabs(p[1]) - 0.5) < 1e-12 && fabs(p[2] - z) < 1e-6,
                       "patch vertex (%g, %g, %g)", p[0], p[1], p[2]);
         }
     }
@@ -557,8 +554,8 @@ static void test_hemisphere(void) {
         }
         CHECK_MSG(worst_z == 0.0, "hemisphere -> %d: a rim vertex at z = %g", targets[i], worst_z);
         CHECK_MSG(worst <= input_rim + 3.0 * achieved,
-                  "hemisphere -> %d: rim %g from the circle (input %g, achieved %g)", targets[i],
-                  worst, input_rim, achieved);
+                  "hemisphere -> %d: rim %g from the circle (input %g, achieved %g)", targets[i], worst, input_rim,
+                  achieved);
         osc_mesh_destroy(out);
     }
     osc_mesh_destroy(input);
@@ -605,8 +602,8 @@ static void test_weld(void) {
     settings.target_triangles = 40;
     CHECK_STATUS(osc_mesh_simplify(near, &settings, &out, NULL), OSC_OK);
     osc_mesh_get_topology(out, &t);
-    CHECK_MSG(t.closed && t.euler_characteristic == 2 && t.triangle_count <= 40,
-              "closed %d chi %d triangles %d", t.closed, t.euler_characteristic, t.triangle_count);
+    CHECK_MSG(t.closed && t.euler_characteristic == 2 && t.triangle_count <= 40, "closed %d chi %d triangles %d",
+              t.closed, t.euler_characteristic, t.triangle_count);
     osc_mesh_destroy(out);
     free(soup);
     free(indices);
@@ -663,8 +660,7 @@ static void test_small_and_unusual_inputs(void) {
                   after.boundary_edges == before.boundary_edges && after.inconsistent_edges == 0 &&
                   after.triangle_count <= 100,
               "non-manifold %d chi %d (input %d) boundary %d triangles %d", after.non_manifold_edges,
-              after.euler_characteristic, before.euler_characteristic, after.boundary_edges,
-              after.triangle_count);
+              after.euler_characteristic, before.euler_characteristic, after.boundary_edges, after.triangle_count);
     osc_mesh_destroy(out);
     osc_mesh_destroy(mesh);
     osc_mesh_destroy(sphere);
@@ -707,8 +703,8 @@ static void test_speed(void) {
     CHECK_STATUS(osc_mesh_simplify(input, &settings, &out, NULL), OSC_OK);
     double elapsed = test_seconds() - start;
     CHECK(osc_mesh_triangle_count(out) <= 1000);
-    printf("  sphere %d -> %d triangles in %.3f s\n", osc_mesh_triangle_count(input),
-           osc_mesh_triangle_count(out), elapsed);
+    printf("  sphere %d -> %d triangles in %.3f s\n", osc_mesh_triangle_count(input), osc_mesh_triangle_count(out),
+           elapsed);
     CHECK(osc_mesh_triangle_count(input) > 90000);
 #if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
     CHECK_MSG(elapsed < 2.0, "%.3f s", elapsed);
@@ -721,8 +717,8 @@ static void test_speed(void) {
 // ---------------------------------------------------------------------------------------------
 // bad input and allocation failure
 
-static void check_rejected(const osc_mesh* mesh, const osc_mesh_simplify_settings* settings,
-                           osc_mesh** out, const char* field) {
+static void check_rejected(const osc_mesh* mesh, const osc_mesh_simplify_settings* settings, osc_mesh** out,
+                           const char* field) {
     osc_mesh* sentinel = (osc_mesh*)(void*)&test_checks; // any non-NULL pointer
     if (out) *out = sentinel;
     CHECK_STATUS(osc_mesh_simplify(mesh, settings, out, NULL), OSC_ERR_INVALID_ARGUMENT);
@@ -744,10 +740,14 @@ static void test_bad_input(void) {
         int32_t target;
         double max_error, min_angle, weld;
     } bad[] = {
-        {"target_triangles", -1, INFINITY, 10.0, 0.0}, {"max_error", 100, NAN, 10.0, 0.0},
-        {"max_error", 100, -1e-3, 10.0, 0.0},          {"min_angle", 100, INFINITY, NAN, 0.0},
-        {"min_angle", 100, INFINITY, -1.0, 0.0},       {"min_angle", 100, INFINITY, 60.0, 0.0},
-        {"weld_tolerance", 100, INFINITY, 10.0, NAN},  {"weld_tolerance", 100, INFINITY, 10.0, -1.0},
+        {"target_triangles", -1, INFINITY, 10.0, 0.0},
+        {"max_error", 100, NAN, 10.0, 0.0},
+        {"max_error", 100, -1e-3, 10.0, 0.0},
+        {"min_angle", 100, INFINITY, NAN, 0.0},
+        {"min_angle", 100, INFINITY, -1.0, 0.0},
+        {"min_angle", 100, INFINITY, 60.0, 0.0},
+        {"weld_tolerance", 100, INFINITY, 10.0, NAN},
+        {"weld_tolerance", 100, INFINITY, 10.0, -1.0},
         {"weld_tolerance", 100, INFINITY, 10.0, INFINITY},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
@@ -832,8 +832,8 @@ static void test_allocation_failure(void) {
     CHECK(succeeded);
     CHECK_MSG(failures >= 10, "only %d allocations", failures);
     CHECK_MSG(bad_status == 0 && leaks == 0 && bad_message == 0 && state.errors == 0,
-              "%d wrong statuses, %d leaks, %d messages, %ld bad releases", bad_status, leaks,
-              bad_message, state.errors);
+              "%d wrong statuses, %d leaks, %d messages, %ld bad releases", bad_status, leaks, bad_message,
+              state.errors);
     printf("  %d failing allocation points, each OSC_ERR_NO_MEMORY without a leak\n", failures);
     osc_mesh_destroy(reference);
     osc_mesh_destroy(input);

@@ -28,8 +28,8 @@
 #if defined(__GLIBC__) && !defined(OSC_TEST_SANITIZED)
 #define OSC_TEST_COUNTING 1
 
-static atomic_long allocations;   // calls to an allocating function while counting
-static atomic_int counting;       // 1 between count_start and count_stop
+static atomic_long allocations; // calls to an allocating function while counting
+static atomic_int counting;     // 1 between count_start and count_stop
 
 void* __libc_malloc(size_t size);
 void* __libc_calloc(size_t count, size_t size);
@@ -60,9 +60,7 @@ INTERPOSED void* realloc(void* pointer, size_t size) {
     return __libc_realloc(pointer, size);
 }
 
-INTERPOSED void free(void* pointer) {
-    __libc_free(pointer);
-}
+INTERPOSED void free(void* pointer) { __libc_free(pointer); }
 
 INTERPOSED void* aligned_alloc(size_t alignment, size_t size) {
     note_allocation();
@@ -100,13 +98,13 @@ static long count_stop(void) {
 #endif
 }
 
-#define EXPECT_NO_ALLOCATION(label, call)                                                          \
-    do {                                                                                           \
-        count_start();                                                                             \
-        osc_status status_ = (call);                                                               \
-        long made_ = count_stop();                                                                 \
-        CHECK_MSG(status_ == OSC_OK, "%s: %s", label, osc_last_error());                         \
-        CHECK_MSG(made_ == 0, "%s: %ld allocations during the query", label, made_);             \
+#define EXPECT_NO_ALLOCATION(label, call)                                                                              \
+    do {                                                                                                               \
+        count_start();                                                                                                 \
+        osc_status status_ = (call);                                                                                   \
+        long made_ = count_stop();                                                                                     \
+        CHECK_MSG(status_ == OSC_OK, "%s: %s", label, osc_last_error());                                               \
+        CHECK_MSG(made_ == 0, "%s: %ld allocations during the query", label, made_);                                   \
     } while (0)
 
 // the counter itself: a malloc between count_start and count_stop is seen (else every check
@@ -146,8 +144,8 @@ static void test_dcol(void) {
                                                   statuses, threads));
         char label[64];
         snprintf(label, sizeof label, "osc_dcol_proximity_batch, threads %d", threads);
-        EXPECT_NO_ALLOCATION(label, osc_dcol_proximity_batch(shapes_a, poses_a, shapes_b, poses_b, BATCH, NULL,
-                                                             results, NULL, statuses, threads));
+        EXPECT_NO_ALLOCATION(label, osc_dcol_proximity_batch(shapes_a, poses_a, shapes_b, poses_b, BATCH, NULL, results,
+                                                             NULL, statuses, threads));
     }
 }
 
@@ -180,8 +178,8 @@ static void test_shape_queries(void) {
         snprintf(label, sizeof label, "osc_mesh_bvh_signed_distance_batch, threads %d", threads);
         if (threads > 1)
             FIXTURE_MUST(osc_mesh_bvh_signed_distance_batch(models.bvh, points, BATCH, values, gradients, threads));
-        EXPECT_NO_ALLOCATION(label, osc_mesh_bvh_signed_distance_batch(models.bvh, points, BATCH, values, gradients,
-                                                                       threads));
+        EXPECT_NO_ALLOCATION(label,
+                             osc_mesh_bvh_signed_distance_batch(models.bvh, points, BATCH, values, gradients, threads));
     }
 }
 
@@ -210,9 +208,8 @@ static void test_manifold(void) {
         char label[64];
         snprintf(label, sizeof label, "osc_manifold_collide_batch, threads %d", threads);
         EXPECT_NO_ALLOCATION(label, osc_manifold_collide_batch(models.slab_body, poses_a, models.ball_body, poses_b,
-                                                               CONFIGS, &settings, contacts, CAPACITY, counts,
-                                                               needed, point_jacobians, depth_jacobians, NULL,
-                                                               NULL, threads));
+                                                               CONFIGS, &settings, contacts, CAPACITY, counts, needed,
+                                                               point_jacobians, depth_jacobians, NULL, NULL, threads));
     }
 }
 
@@ -247,9 +244,9 @@ static void test_sdf_pair(void) {
                                                scene_contacts, &pair_count, &pairs_needed, workspace, threads));
         char label[64];
         snprintf(label, sizeof label, "osc_sdf_scene_collide, threads %d", threads);
-        EXPECT_NO_ALLOCATION(label, osc_sdf_scene_collide(shapes, poses, BODIES, &settings, 16, pairs,
-                                                          BODIES * BODIES, scene_contacts, &pair_count,
-                                                          &pairs_needed, workspace, threads));
+        EXPECT_NO_ALLOCATION(label,
+                             osc_sdf_scene_collide(shapes, poses, BODIES, &settings, 16, pairs, BODIES * BODIES,
+                                                   scene_contacts, &pair_count, &pairs_needed, workspace, threads));
         CHECK(pair_count > 0);
     }
 }
@@ -276,8 +273,8 @@ static void test_ray(void) {
                                                  normals, hits, threads));
         char label[64];
         snprintf(label, sizeof label, "osc_ray_intersect_batch, threads %d", threads);
-        EXPECT_NO_ALLOCATION(label, osc_ray_intersect_batch(models.lens, NULL, BATCH, origins, directions, &settings,
-                                                            t, points, normals, hits, threads));
+        EXPECT_NO_ALLOCATION(label, osc_ray_intersect_batch(models.lens, NULL, BATCH, origins, directions, &settings, t,
+                                                            points, normals, hits, threads));
     }
 }
 

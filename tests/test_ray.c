@@ -83,8 +83,8 @@ static void test_sphere_and_conic_closed_form(void) {
                 CHECK_MSG(!hit.hit, "k %g trial %d: hit at t %g where the closed form has none", k, trial, hit.t);
             } else {
                 ++hits;
-                CHECK_MSG(hit.hit && fabs(hit.t - expected) < 1e-9, "k %g trial %d: t %.12g hit %d, expected %.12g",
-                          k, trial, hit.t, hit.hit, expected);
+                CHECK_MSG(hit.hit && fabs(hit.t - expected) < 1e-9, "k %g trial %d: t %.12g hit %d, expected %.12g", k,
+                          trial, hit.t, hit.hit, expected);
                 // the normal is the conic's: grad of (1 + k) x^2 - 2 R x + r^2, up to sign
                 osc_vec3 x = hit.point;
                 osc_vec3 n = osc_normalize(osc_v3(2 * (1 + k) * x.x - 2 * R, 2 * x.y, 2 * x.z));
@@ -112,8 +112,8 @@ static void test_asphere_sag(void) {
         CHECK(hit.hit && iterative.hit);
         CHECK_NEAR(hit.t, iterative.t, 1e-10);
         double r = hypot(hit.point.y, hit.point.z), r2 = r * r;
-        double sag = r2 / (20.0 * (1.0 + sqrt(1.0 - 0.0 * r2 / 400.0))) + 1e-4 * r2 * r2 -
-                     1e-6 * r2 * r2 * r2 + 1e-8 * r2 * r2 * r2 * r2;
+        double sag = r2 / (20.0 * (1.0 + sqrt(1.0 - 0.0 * r2 / 400.0))) + 1e-4 * r2 * r2 - 1e-6 * r2 * r2 * r2 +
+                     1e-8 * r2 * r2 * r2 * r2;
         CHECK_NEAR(hit.point.x, sag, 1e-10);
         double derivative, g = osc_implicit_sag(s, r, &derivative);
         CHECK_NEAR(g, sag, 1e-13);
@@ -125,12 +125,11 @@ static void test_asphere_sag(void) {
 static void test_transform(void) {
     osc_implicit* s = make_sag(5.0, 0.0, 0, NULL, 8.0);
     osc_implicit_transform tr = {osc_v3(0.3, 0.1, -0.2), 1.7,
-                                 osc_quat_from_axis_angle(osc_normalize(osc_v3(1, 2, 3)), 0.7),
-                                 osc_v3(2.0, -1.0, 0.5)};
+                                 osc_quat_from_axis_angle(osc_normalize(osc_v3(1, 2, 3)), 0.7), osc_v3(2.0, -1.0, 0.5)};
     osc_mat3 R = osc_quat_to_mat3(tr.rotation);
     // the local sphere: centre (5, 0, 0), radius 5; placed: X = R s (x - anchor) + T
-    osc_vec3 centre = osc_add(osc_mat3_apply(R, osc_scale(osc_sub(osc_v3(5, 0, 0), tr.anchor), tr.scale)),
-                              tr.translation);
+    osc_vec3 centre =
+        osc_add(osc_mat3_apply(R, osc_scale(osc_sub(osc_v3(5, 0, 0), tr.anchor), tr.scale)), tr.translation);
     double radius = 5.0 * tr.scale;
     osc_vec3 vertex = osc_add(osc_mat3_apply(R, osc_scale(osc_neg(tr.anchor), tr.scale)), tr.translation);
     osc_vec3 axis = osc_mat3_apply(R, osc_v3(1, 0, 0));
@@ -139,7 +138,8 @@ static void test_transform(void) {
     for (int trial = 0; trial < 200; ++trial) {
         osc_vec3 P = osc_add(osc_add_scaled(vertex, axis, -6.0),
                              osc_mat3_apply(R, osc_v3(0, test_uniform(&rng, -5, 5), test_uniform(&rng, -5, 5))));
-        osc_vec3 V = osc_normalize(osc_add(axis, osc_v3(test_uniform(&rng, -0.1, 0.1), test_uniform(&rng, -0.1, 0.1), 0)));
+        osc_vec3 V =
+            osc_normalize(osc_add(axis, osc_v3(test_uniform(&rng, -0.1, 0.1), test_uniform(&rng, -0.1, 0.1), 0)));
         osc_ray_hit hit;
         CHECK_STATUS(osc_ray_intersect(s, &tr, P, V, NULL, &hit, NULL), OSC_OK);
         // nearer root of |P + t V - C| = radius
@@ -148,10 +148,10 @@ static void test_transform(void) {
         CHECK(disc > 0);
         double expected = -b - sqrt(disc);
         // inside the aperture (D / 2 = 4 in the surface frame) or not
-        osc_vec3 local = osc_add(osc_scale(osc_mat3_apply_transpose(R, osc_sub(osc_add_scaled(P, V, expected),
-                                                                                tr.translation)),
-                                           1.0 / tr.scale),
-                                 tr.anchor);
+        osc_vec3 local =
+            osc_add(osc_scale(osc_mat3_apply_transpose(R, osc_sub(osc_add_scaled(P, V, expected), tr.translation)),
+                              1.0 / tr.scale),
+                    tr.anchor);
         if (hypot(local.y, local.z) > 4.0) {
             CHECK(!hit.hit);
             continue;
@@ -186,8 +186,8 @@ static void test_algorithms(void) {
             settings.final_step.iterations = 0;
             osc_ray_hit hit;
             CHECK_STATUS(osc_ray_intersect(s, NULL, P, V, &settings, &hit, NULL), OSC_OK);
-            CHECK_MSG(hit.hit && fabs(hit.t - expected) < 1e-8, "algorithm %d trial %d: t %.12g, expected %.12g",
-                      a, trial, hit.t, expected);
+            CHECK_MSG(hit.hit && fabs(hit.t - expected) < 1e-8, "algorithm %d trial %d: t %.12g, expected %.12g", a,
+                      trial, hit.t, expected);
         }
     osc_implicit_destroy(s);
 }
@@ -307,7 +307,8 @@ static void test_derivatives(void) {
         }
     }
     printf("  derivatives of t, point and normal (ray, surface pose, sag parameters; t: anchor, scale): worst error "
-           "against central differences %.2g\n", worst);
+           "against central differences %.2g\n",
+           worst);
     CHECK(worst < 1e-5);
     osc_implicit_destroy(s);
 }
@@ -396,23 +397,30 @@ static void test_batch_and_bad_input(void) {
         CHECK_STATUS(osc_ray_intersect_batch(s, NULL, N, origins, directions, NULL, t, NULL, NULL, NULL, threads),
                      OSC_ERR_INVALID_ARGUMENT);
         CHECK_MSG(strstr(osc_last_error(), "ray 17 ") != NULL && strstr(osc_last_error(), "direction (0, 0, 0)") &&
-                  isnan(t[17]) && isnan(t[4000]), "%s", osc_last_error());
+                      isnan(t[17]) && isnan(t[4000]),
+                  "%s", osc_last_error());
     }
     directions[3 * 4000] = 1.0;
     // bad rays, transforms, settings, surfaces
     osc_ray_hit h;
-    CHECK_STATUS(osc_ray_intersect(NULL, NULL, osc_v3(0, 0, 0), osc_v3(1, 0, 0), NULL, &h, NULL), OSC_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(osc_ray_intersect(s, NULL, osc_v3(NAN, 0, 0), osc_v3(1, 0, 0), NULL, &h, NULL), OSC_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(osc_ray_intersect(s, NULL, osc_v3(0, 0, 0), osc_v3(0, 0, 0), NULL, &h, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_ray_intersect(NULL, NULL, osc_v3(0, 0, 0), osc_v3(1, 0, 0), NULL, &h, NULL),
+                 OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_ray_intersect(s, NULL, osc_v3(NAN, 0, 0), osc_v3(1, 0, 0), NULL, &h, NULL),
+                 OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_ray_intersect(s, NULL, osc_v3(0, 0, 0), osc_v3(0, 0, 0), NULL, &h, NULL),
+                 OSC_ERR_INVALID_ARGUMENT);
     osc_implicit_transform bad = osc_implicit_transform_identity();
     bad.scale = 0.0;
-    CHECK_STATUS(osc_ray_intersect(s, &bad, osc_v3(-1, 0, 0), osc_v3(1, 0, 0), NULL, &h, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_ray_intersect(s, &bad, osc_v3(-1, 0, 0), osc_v3(1, 0, 0), NULL, &h, NULL),
+                 OSC_ERR_INVALID_ARGUMENT);
     osc_ray_settings settings = osc_ray_settings_default();
     settings.beams = 0;
-    CHECK_STATUS(osc_ray_intersect(s, NULL, osc_v3(-1, 0, 0), osc_v3(1, 0, 0), &settings, &h, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_ray_intersect(s, NULL, osc_v3(-1, 0, 0), osc_v3(1, 0, 0), &settings, &h, NULL),
+                 OSC_ERR_INVALID_ARGUMENT);
     settings = osc_ray_settings_default();
     settings.fine.damping = -1.0;
-    CHECK_STATUS(osc_ray_intersect(s, NULL, osc_v3(-1, 0, 0), osc_v3(1, 0, 0), &settings, &h, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_ray_intersect(s, NULL, osc_v3(-1, 0, 0), osc_v3(1, 0, 0), &settings, &h, NULL),
+                 OSC_ERR_INVALID_ARGUMENT);
     CHECK(strstr(osc_last_error(), "fine") != NULL);
     osc_sag sag = {.curvature = 1.0 / 5.0, .conic = 0.0, .diameter = 12.0}; // beyond the sphere
     osc_implicit* none = NULL;
@@ -434,7 +442,8 @@ static void test_batch_and_bad_input(void) {
     settings.coarse.iterations = 30;
     settings.beams = 1;
     settings.init = OSC_RAY_INIT_ZERO;
-    CHECK_STATUS(osc_ray_intersect(sdf_surface, NULL, osc_v3(-3, 0.2, 0), osc_v3(1, 0, 0), &settings, &h, NULL), OSC_OK);
+    CHECK_STATUS(osc_ray_intersect(sdf_surface, NULL, osc_v3(-3, 0.2, 0), osc_v3(1, 0, 0), &settings, &h, NULL),
+                 OSC_OK);
     CHECK(h.hit);
     CHECK_NEAR(h.t, 3.0 - sqrt(1.0 - 0.04), 1e-9);
     osc_implicit_destroy(sdf_surface);
@@ -462,7 +471,8 @@ static void test_batch_wide_path(void) {
         origins[3 * i] = i % 23 == 0 ? 30.0 : -5.0; // some start behind the surface
         origins[3 * i + 1] = test_uniform(&rng, -10, 10);
         origins[3 * i + 2] = test_uniform(&rng, -10, 10);
-        osc_vec3 v = osc_normalize(osc_v3(i % 31 == 0 ? -1 : 1, test_uniform(&rng, -0.3, 0.3), test_uniform(&rng, -0.3, 0.3)));
+        osc_vec3 v =
+            osc_normalize(osc_v3(i % 31 == 0 ? -1 : 1, test_uniform(&rng, -0.3, 0.3), test_uniform(&rng, -0.3, 0.3)));
         memcpy(directions + 3 * i, &v, sizeof v);
     }
     origins[3 * BAD + 1] = INFINITY;
@@ -472,17 +482,19 @@ static void test_batch_wide_path(void) {
             osc_ray_settings settings = osc_ray_settings_default();
             if (variant == 2) settings.fine.max_step = 0.5; // a clamp: the scalar path
             const osc_implicit_transform* transform = variant == 0 ? NULL : &placed;
-            CHECK_STATUS(osc_ray_intersect_batch(surfaces[c], transform, N, origins, directions, &settings, t,
-                                                 points, normals, hits, 2), OSC_ERR_INVALID_ARGUMENT);
-            CHECK(strstr(osc_last_error(), "ray 13") != NULL && isnan(t[BAD]) && !hits[BAD] &&
-                  points[3 * BAD] == 0.0 && normals[3 * BAD] == 0.0);
+            CHECK_STATUS(osc_ray_intersect_batch(surfaces[c], transform, N, origins, directions, &settings, t, points,
+                                                 normals, hits, 2),
+                         OSC_ERR_INVALID_ARGUMENT);
+            CHECK(strstr(osc_last_error(), "ray 13") != NULL && isnan(t[BAD]) && !hits[BAD] && points[3 * BAD] == 0.0 &&
+                  normals[3 * BAD] == 0.0);
             for (int i = 0; i < N; ++i) {
                 if (i == BAD) continue;
                 osc_ray_hit h;
                 CHECK_STATUS(osc_ray_intersect(surfaces[c], transform,
                                                osc_v3(origins[3 * i], origins[3 * i + 1], origins[3 * i + 2]),
                                                osc_v3(directions[3 * i], directions[3 * i + 1], directions[3 * i + 2]),
-                                               &settings, &h, NULL), OSC_OK);
+                                               &settings, &h, NULL),
+                             OSC_OK);
                 mismatches += memcmp(&h.t, &t[i], sizeof(double)) != 0 || h.hit != hits[i] ||
                               memcmp(&h.point, points + 3 * i, sizeof h.point) != 0 ||
                               memcmp(&h.normal, normals + 3 * i, sizeof h.normal) != 0;
@@ -495,11 +507,12 @@ static void test_batch_wide_path(void) {
             static unsigned char hits_only[N];
             const int threads[3] = {1, 0, 100000};
             for (int k = 0; k < 3; ++k) {
-                CHECK_STATUS(osc_ray_intersect_batch(surfaces[c], transform, N, origins, directions, &settings,
-                                                     t_only, NULL, NULL, hits_only, threads[k]),
+                CHECK_STATUS(osc_ray_intersect_batch(surfaces[c], transform, N, origins, directions, &settings, t_only,
+                                                     NULL, NULL, hits_only, threads[k]),
                              OSC_ERR_INVALID_ARGUMENT);
                 for (int i = 0; i < N; ++i)
-                    mismatches += i != BAD && (memcmp(&t_only[i], &t[i], sizeof(double)) != 0 || hits_only[i] != hits[i]);
+                    mismatches +=
+                        i != BAD && (memcmp(&t_only[i], &t[i], sizeof(double)) != 0 || hits_only[i] != hits[i]);
             }
         }
     CHECK(mismatches == 0);
@@ -517,20 +530,31 @@ typedef struct bad_setting {
 
 static void set_ray_setting(osc_ray_settings* s, const char* name, double value) {
     osc_ray_phase* phase = NULL;
-    if (!strncmp(name, "coarse.", 7)) phase = &s->coarse, name += 7;
-    else if (!strncmp(name, "fine.", 5)) phase = &s->fine, name += 5;
-    else if (!strncmp(name, "final_step.", 11)) phase = &s->final_step, name += 11;
+    if (!strncmp(name, "coarse.", 7))
+        phase = &s->coarse, name += 7;
+    else if (!strncmp(name, "fine.", 5))
+        phase = &s->fine, name += 5;
+    else if (!strncmp(name, "final_step.", 11))
+        phase = &s->final_step, name += 11;
     if (!phase) {
-        if (!strcmp(name, "tolerance")) s->tolerance = value;
-        else if (!strcmp(name, "beams")) s->beams = (int)value;
-        else if (!strcmp(name, "init")) s->init = (osc_ray_init)value;
-        else if (!strcmp(name, "analytic_conics")) s->analytic_conics = (int)value;
+        if (!strcmp(name, "tolerance"))
+            s->tolerance = value;
+        else if (!strcmp(name, "beams"))
+            s->beams = (int)value;
+        else if (!strcmp(name, "init"))
+            s->init = (osc_ray_init)value;
+        else if (!strcmp(name, "analytic_conics"))
+            s->analytic_conics = (int)value;
         return;
     }
-    if (!strcmp(name, "algorithm")) phase->algorithm = (osc_ray_algorithm)value;
-    else if (!strcmp(name, "iterations")) phase->iterations = (int)value;
-    else if (!strcmp(name, "damping")) phase->damping = value;
-    else if (!strcmp(name, "max_step")) phase->max_step = value;
+    if (!strcmp(name, "algorithm"))
+        phase->algorithm = (osc_ray_algorithm)value;
+    else if (!strcmp(name, "iterations"))
+        phase->iterations = (int)value;
+    else if (!strcmp(name, "damping"))
+        phase->damping = value;
+    else if (!strcmp(name, "max_step"))
+        phase->max_step = value;
 }
 
 static void test_setting_ranges(void) {
@@ -540,14 +564,29 @@ static void test_setting_ranges(void) {
     CHECK_STATUS(osc_implicit_create_sdf(ball, &surfaces[1]), OSC_OK);
     // the unit sphere's closest approach to this ray is 1.5 from its centre: |F| >= 0.5 everywhere
     osc_vec3 origin = osc_v3(-3.0, 1.5, 0.0), direction = osc_v3(1.0, 0.0, 0.0);
-    static const bad_setting bad[] = {
-        {"tolerance", INFINITY}, {"tolerance", NAN}, {"tolerance", 0.0}, {"tolerance", -1e-6},
-        {"tolerance", 0.5}, {"tolerance", 1e308}, {"tolerance", 1e-16}, {"tolerance", 1e-320},
-        {"beams", 0}, {"beams", 17}, {"init", 3}, {"init", -1}, {"analytic_conics", 2},
-        {"analytic_conics", -1}, {"coarse.algorithm", 4}, {"fine.algorithm", -1},
-        {"fine.iterations", -1}, {"fine.iterations", 10001}, {"final_step.damping", NAN},
-        {"final_step.damping", -1.0}, {"coarse.damping", INFINITY}, {"coarse.max_step", INFINITY},
-        {"fine.max_step", NAN}};
+    static const bad_setting bad[] = {{"tolerance", INFINITY},
+                                      {"tolerance", NAN},
+                                      {"tolerance", 0.0},
+                                      {"tolerance", -1e-6},
+                                      {"tolerance", 0.5},
+                                      {"tolerance", 1e308},
+                                      {"tolerance", 1e-16},
+                                      {"tolerance", 1e-320},
+                                      {"beams", 0},
+                                      {"beams", 17},
+                                      {"init", 3},
+                                      {"init", -1},
+                                      {"analytic_conics", 2},
+                                      {"analytic_conics", -1},
+                                      {"coarse.algorithm", 4},
+                                      {"fine.algorithm", -1},
+                                      {"fine.iterations", -1},
+                                      {"fine.iterations", 10001},
+                                      {"final_step.damping", NAN},
+                                      {"final_step.damping", -1.0},
+                                      {"coarse.damping", INFINITY},
+                                      {"coarse.max_step", INFINITY},
+                                      {"fine.max_step", NAN}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         osc_ray_settings settings = osc_ray_settings_default();
         set_ray_setting(&settings, bad[i].name, bad[i].value);
@@ -560,12 +599,11 @@ static void test_setting_ranges(void) {
         snprintf(value, sizeof value, integer ? "%.0f" : "%g", bad[i].value);
         for (int k = 0; k < 2; ++k) {
             osc_ray_hit hit = {0};
-            CHECK_REFUSED(osc_ray_intersect(surfaces[k], NULL, origin, direction, &settings, &hit, NULL), name,
-                          value);
+            CHECK_REFUSED(osc_ray_intersect(surfaces[k], NULL, origin, direction, &settings, &hit, NULL), name, value);
             CHECK(!hit.hit);
             double t;
-            CHECK_REFUSED(osc_ray_intersect_batch(surfaces[k], NULL, 1, &origin.x, &direction.x, &settings, &t,
-                                                  NULL, NULL, NULL, 1),
+            CHECK_REFUSED(osc_ray_intersect_batch(surfaces[k], NULL, 1, &origin.x, &direction.x, &settings, &t, NULL,
+                                                  NULL, NULL, 1),
                           name, value);
         }
     }
@@ -610,8 +648,8 @@ static void test_geometry_ranges(void) {
     }
     osc_implicit_transform transform = osc_implicit_transform_identity();
     transform.translation.y = big;
-    CHECK_REFUSED(osc_ray_intersect(lens, &transform, origin, direction, NULL, &hit, NULL),
-                  "transform->translation", value_text(big));
+    CHECK_REFUSED(osc_ray_intersect(lens, &transform, origin, direction, NULL, &hit, NULL), "transform->translation",
+                  value_text(big));
     transform = osc_implicit_transform_identity();
     transform.anchor.z = -big;
     CHECK_REFUSED(osc_ray_intersect(lens, &transform, origin, direction, NULL, &hit, NULL), "transform->anchor",
@@ -680,16 +718,20 @@ static void test_geometry_ranges(void) {
             settings.analytic_conics = closed;
             CHECK_STATUS(osc_ray_intersect(scaled, NULL, osc_scale(origin, s), direction, &settings, &hit, NULL),
                          OSC_OK);
-            CHECK_MSG(hit.hit && fabs(hit.t / s - unit.t) < 1e-9 * unit.t, "lens of size %g (closed form %d): "
-                      "hit %d, t %g, expected %g", s, closed, hit.hit, hit.t, unit.t * s);
+            CHECK_MSG(hit.hit && fabs(hit.t / s - unit.t) < 1e-9 * unit.t,
+                      "lens of size %g (closed form %d): "
+                      "hit %d, t %g, expected %g",
+                      s, closed, hit.hit, hit.t, unit.t * s);
             // the sphere of radius s: from (-3 s, 0.2 s, 0) along x the root is at (3 - sqrt(0.96)) s
-            CHECK_STATUS(osc_ray_intersect(sphere, NULL, osc_v3(-3.0 * s, 0.2 * s, 0.0), osc_v3(1, 0, 0), &settings,
-                                           &hit, NULL), OSC_OK);
-            CHECK_MSG(hit.hit && fabs(hit.t / s - (3.0 - sqrt(0.96))) < 1e-9, "sphere of radius %g: hit %d, t %g",
-                      s, hit.hit, hit.t);
+            CHECK_STATUS(
+                osc_ray_intersect(sphere, NULL, osc_v3(-3.0 * s, 0.2 * s, 0.0), osc_v3(1, 0, 0), &settings, &hit, NULL),
+                OSC_OK);
+            CHECK_MSG(hit.hit && fabs(hit.t / s - (3.0 - sqrt(0.96))) < 1e-9, "sphere of radius %g: hit %d, t %g", s,
+                      hit.hit, hit.t);
             // a ray passing 1.5 s from the centre misses
-            CHECK_STATUS(osc_ray_intersect(sphere, NULL, osc_v3(-3.0 * s, 1.5 * s, 0.0), osc_v3(1, 0, 0), &settings,
-                                           &hit, NULL), OSC_OK);
+            CHECK_STATUS(
+                osc_ray_intersect(sphere, NULL, osc_v3(-3.0 * s, 1.5 * s, 0.0), osc_v3(1, 0, 0), &settings, &hit, NULL),
+                OSC_OK);
             CHECK_MSG(!hit.hit, "sphere of radius %g: a miss reported as a hit at t %g", s, hit.t);
         }
         osc_implicit_destroy(sphere);

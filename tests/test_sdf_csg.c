@@ -133,8 +133,8 @@ static void test_nested_tree(void) {
         double expected = 0.5 * osc_sdf_eval(tree, osc_scale(osc_pose_apply_inverse(pose, x), 2.0), NULL, NULL);
         CHECK_NEAR(osc_sdf_eval(scaled, x, NULL, NULL), expected, 1e-14);
     }
-    fd_check_box("scaled tree", scaled, osc_sub(pose.p, osc_v3(0.7, 0.7, 0.7)),
-                 osc_add(pose.p, osc_v3(0.7, 0.7, 0.7)), 2000, 0.02, &rng);
+    fd_check_box("scaled tree", scaled, osc_sub(pose.p, osc_v3(0.7, 0.7, 0.7)), osc_add(pose.p, osc_v3(0.7, 0.7, 0.7)),
+                 2000, 0.02, &rng);
     osc_sdf_destroy(tree);
     osc_sdf_destroy(scaled);
 }
@@ -197,8 +197,8 @@ static void test_deep_and_wide_trees(void) {
     }
     CHECK(osc_sdf_leaf_count(left) == n);
     CHECK(osc_sdf_leaf_count(right) == 1000);
-    CHECK_MSG(left->stack_need <= 2 && right->stack_need <= 2, "chains need %d / %d stack slots",
-              (int)left->stack_need, (int)right->stack_need);
+    CHECK_MSG(left->stack_need <= 2 && right->stack_need <= 2, "chains need %d / %d stack slots", (int)left->stack_need,
+              (int)right->stack_need);
     for (int i = 0; i < 20; ++i) {
         osc_vec3 x = osc_v3(test_uniform(&rng, -0.5, 4.5), test_uniform(&rng, -0.1, 0.1), 0.05);
         double expected = INFINITY;

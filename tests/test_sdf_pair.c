@@ -8,8 +8,8 @@
 // brute-force pair list and direct pair queries, and bad input.
 
 #include "convex_test_util.h" // random poses
-#include "sdf_internal.h"      // an external leaf that counts its evaluations
-#include "sdf_test_util.h"     // CHECK_REFUSED
+#include "sdf_internal.h"     // an external leaf that counts its evaluations
+#include "sdf_test_util.h"    // CHECK_REFUSED
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +41,8 @@ static void test_sphere_lens(void) {
         CHECK_STATUS(osc_sdf_create_sphere(r2, &s2), OSC_OK);
         osc_sdf_shape a = {.sdf = s1}, b = {.sdf = s2};
         osc_pose pa = random_pose(&rng, 1.0);
-        osc_vec3 u = osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1),
-                                          test_uniform(&rng, -1, 1)));
+        osc_vec3 u =
+            osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1)));
         double d = test_uniform(&rng, fabs(r1 - r2) + 0.05, r1 + r2 - 0.05);
         osc_pose pb = {osc_add_scaled(pa.p, u, d), random_pose(&rng, 0).q};
         osc_sdf_pair_settings settings = osc_sdf_pair_settings_default();
@@ -52,8 +52,7 @@ static void test_sphere_lens(void) {
         double size = 2.0 * sqrt(3.0) * fmin(r1, r2); // epsilon's scale: the smaller body box's diagonal
         double worst = -INFINITY;
         for (int i = 0; i < out.count; ++i)
-            worst = fmax(worst, fmax(world_eval(s1, pa, g_contacts[i].point),
-                                     world_eval(s2, pb, g_contacts[i].point)));
+            worst = fmax(worst, fmax(world_eval(s1, pa, g_contacts[i].point), world_eval(s2, pb, g_contacts[i].point)));
         CHECK_MSG(worst <= 1e-4 * size, "trial %d: a point is %g outside", trial, worst);
         // smooth mode: one point, the deepest of the lens, shifted by tau log 2 in depth
         settings.temperature = 1e-3;
@@ -107,15 +106,15 @@ static void test_box_box(void) {
         for (int i = 0; i < N; ++i)
             for (int j = 0; j < N; ++j)
                 for (int k = 0; k < N; ++k) {
-                    osc_vec3 x = osc_v3(-1.2 + 2.4 * (i + 0.5) / N, -1.2 + 2.4 * (j + 0.5) / N,
-                                        -1.2 + 2.4 * (k + 0.5) / N);
+                    osc_vec3 x =
+                        osc_v3(-1.2 + 2.4 * (i + 0.5) / N, -1.2 + 2.4 * (j + 0.5) / N, -1.2 + 2.4 * (k + 0.5) / N);
                     deepest = fmin(deepest, fmax(world_eval(b1, pa, x), world_eval(b2, pb, x)));
                 }
         double spacing = 2.4 / settings.resolution; // a bound on the query's own spacing
         if (deepest < -spacing) CHECK_MSG(out.count > 0, "trial %d: a collision %g deep was missed", trial, -deepest);
         if (out.count > 0)
-            CHECK_MSG(deepest_found >= -deepest - spacing, "trial %d: deepest point %g, brute force %g",
-                      trial, deepest_found, -deepest);
+            CHECK_MSG(deepest_found >= -deepest - spacing, "trial %d: deepest point %g, brute force %g", trial,
+                      deepest_found, -deepest);
         osc_sdf_destroy(b1);
         osc_sdf_destroy(b2);
     }
@@ -178,19 +177,21 @@ static void test_apart(void) {
 static osc_sdf* random_shape(test_rng* rng, int kind) {
     osc_sdf* sdf = NULL;
     switch (kind % 5) {
-    case 0: osc_sdf_create_sphere(test_uniform(rng, 0.3, 1.0), &sdf); break;
-    case 1:
-        osc_sdf_create_box(osc_v3(test_uniform(rng, 0.2, 0.8), test_uniform(rng, 0.2, 0.8),
-                                  test_uniform(rng, 0.2, 0.8)), 0.05, &sdf);
-        break;
-    case 2: osc_sdf_create_torus(test_uniform(rng, 0.5, 0.8), test_uniform(rng, 0.1, 0.3), &sdf); break;
-    case 3:
-        osc_sdf_create_ellipsoid(osc_v3(test_uniform(rng, 0.2, 0.9), test_uniform(rng, 0.2, 0.9),
-                                        test_uniform(rng, 0.2, 0.9)), &sdf);
-        break;
-    default:
-        osc_sdf_create_superquadric(osc_v3(test_uniform(rng, 0.3, 0.8), test_uniform(rng, 0.3, 0.8),
-                                           test_uniform(rng, 0.3, 0.8)), 0.5, 0.8, &sdf);
+        case 0: osc_sdf_create_sphere(test_uniform(rng, 0.3, 1.0), &sdf); break;
+        case 1:
+            osc_sdf_create_box(
+                osc_v3(test_uniform(rng, 0.2, 0.8), test_uniform(rng, 0.2, 0.8), test_uniform(rng, 0.2, 0.8)), 0.05,
+                &sdf);
+            break;
+        case 2: osc_sdf_create_torus(test_uniform(rng, 0.5, 0.8), test_uniform(rng, 0.1, 0.3), &sdf); break;
+        case 3:
+            osc_sdf_create_ellipsoid(
+                osc_v3(test_uniform(rng, 0.2, 0.9), test_uniform(rng, 0.2, 0.9), test_uniform(rng, 0.2, 0.9)), &sdf);
+            break;
+        default:
+            osc_sdf_create_superquadric(
+                osc_v3(test_uniform(rng, 0.3, 0.8), test_uniform(rng, 0.3, 0.8), test_uniform(rng, 0.3, 0.8)), 0.5, 0.8,
+                &sdf);
     }
     return sdf;
 }
@@ -208,8 +209,7 @@ static void test_false_negatives_against_sampling(void) {
         CHECK_STATUS(osc_sdf_pair_collide(&a, pa, &b, pb, &settings, &out), OSC_OK);
         ++pairs;
         for (int i = 0; i < out.count; ++i)
-            if (fmax(world_eval(s1, pa, g_contacts[i].point), world_eval(s2, pb, g_contacts[i].point)) >
-                1e-3)
+            if (fmax(world_eval(s1, pa, g_contacts[i].point), world_eval(s2, pb, g_contacts[i].point)) > 1e-3)
                 ++false_points;
         // brute force over the same box intersection: the deepest sample
         osc_vec3 la, ha, lb, hb;
@@ -278,8 +278,7 @@ static void test_smooth_jacobians(void) {
         osc_pose pa = random_pose(&rng, 0.2), pb = random_pose(&rng, 0.2);
         pb.p = osc_add(pb.p, osc_v3(0.6, 0, 0));
         osc_sdf_pair_output out = output();
-        if (osc_sdf_pair_collide(&a, pa, &b, pb, &settings, &out) != OSC_OK || out.count != 1 ||
-            !g_contacts[0].smooth)
+        if (osc_sdf_pair_collide(&a, pa, &b, pb, &settings, &out) != OSC_OK || out.count != 1 || !g_contacts[0].smooth)
             continue;
         ++tested;
         osc_vec3 point = g_contacts[0].point;
@@ -296,18 +295,20 @@ static void test_smooth_jacobians(void) {
                 osc_pose qb = c < 6 ? pb : osc_pose_apply_twist(pb, xi);
                 osc_sdf_pair_output o = output();
                 CHECK_STATUS(osc_sdf_pair_collide(&a, qa, &b, qb, &settings, &o), OSC_OK);
-                if (side) minus = g_contacts[0]; else plus = g_contacts[0];
+                if (side)
+                    minus = g_contacts[0];
+                else
+                    plus = g_contacts[0];
             }
-            double fd[4] = {(plus.point.x - minus.point.x) / (2 * step),
-                            (plus.point.y - minus.point.y) / (2 * step),
+            double fd[4] = {(plus.point.x - minus.point.x) / (2 * step), (plus.point.y - minus.point.y) / (2 * step),
                             (plus.point.z - minus.point.z) / (2 * step),
                             (plus.penetration - minus.penetration) / (2 * step)};
             double analytic[4] = {jp[c], jp[12 + c], jp[24 + c], jpen[c]};
             for (int k = 0; k < 4; ++k) worst = fmax(worst, fabs(fd[k] - analytic[k]) / fmax(1.0, fabs(fd[k])));
         }
     }
-    printf("  smooth-mode Jacobians at %d poses: worst relative error against central differences %.2g\n",
-           tested, worst);
+    printf("  smooth-mode Jacobians at %d poses: worst relative error against central differences %.2g\n", tested,
+           worst);
     CHECK(tested >= 15);
     CHECK(worst < 1e-5);
     osc_sdf_destroy(sphere);
@@ -326,9 +327,7 @@ static void counted_eval(const void* context, osc_vec3 x, int order, jet* out) {
     sdf_eval_jet(counted->inner, x, order, out);
 }
 
-static void counted_keep(const void* context) {
-    (void)context;
-}
+static void counted_keep(const void* context) { (void)context; }
 
 static const sdf_external_vtable counted_vtable = {counted_eval, counted_keep, counted_keep};
 
@@ -337,8 +336,8 @@ static osc_sdf* counted_create(counted_sdf* counted) {
     osc_sdf_bounds(counted->inner, &lo, &hi);
     osc_sdf* sdf = NULL;
     CHECK_STATUS(sdf_create_external("counted_create", &counted_vtable, counted, lo, hi,
-                                     osc_sdf_lipschitz(counted->inner),
-                                     osc_sdf_lipschitz_is_bound(counted->inner), &sdf),
+                                     osc_sdf_lipschitz(counted->inner), osc_sdf_lipschitz_is_bound(counted->inner),
+                                     &sdf),
                  OSC_OK);
     return sdf;
 }
@@ -357,8 +356,7 @@ static void test_smooth_bounded_work(void) {
     const osc_sdf* inner[2][2] = {{box_a, box_b}, {ball, ellipsoid}};
     const osc_pose poses_b[2] = {{osc_v3(0.8, 0.1, 0.05), osc_quat_identity()},
                                  {osc_v3(0.6, 0.05, 0.0), osc_quat_from_axis_angle(osc_v3(0, 1, 1), 0.3)}};
-    const double refused[] = {1e-100, 1e-300, 4.9e-324, 0.5 * OSC_SDF_PAIR_TEMPERATURE_MIN, -1e-3,
-                              NAN, INFINITY, 2.0};
+    const double refused[] = {1e-100, 1e-300, 4.9e-324, 0.5 * OSC_SDF_PAIR_TEMPERATURE_MIN, -1e-3, NAN, INFINITY, 2.0};
     const double accepted[] = {OSC_SDF_PAIR_TEMPERATURE_MIN, 1e-5, 1e-2};
     double slowest_refused = 0.0, slowest = 0.0, fullest = 0.0;
     for (int pair = 0; pair < 2; ++pair) {
@@ -373,8 +371,8 @@ static void test_smooth_bounded_work(void) {
             CHECK_STATUS(osc_sdf_pair_collide(&a, osc_pose_identity(), &b, poses_b[pair], &settings, &out),
                          OSC_ERR_INVALID_ARGUMENT);
             slowest_refused = fmax(slowest_refused, test_seconds() - start);
-            CHECK_MSG(strstr(osc_last_error(), "settings.temperature") != NULL, "temperature %g: %s",
-                      refused[i], osc_last_error());
+            CHECK_MSG(strstr(osc_last_error(), "settings.temperature") != NULL, "temperature %g: %s", refused[i],
+                      osc_last_error());
         }
         for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; ++i) {
             settings.temperature = accepted[i];
@@ -390,8 +388,8 @@ static void test_smooth_bounded_work(void) {
             for (int k = 0; k < 2; ++k) {
                 fullest = fmax(fullest, (double)counted[k].evaluations / (double)bound);
                 CHECK_MSG(counted[k].evaluations <= bound,
-                          "pair %d, temperature %g: shape %d evaluated %ld times, bound %ld (%d survivors)",
-                          pair, accepted[i], k, counted[k].evaluations, bound, out.survivors);
+                          "pair %d, temperature %g: shape %d evaluated %ld times, bound %ld (%d survivors)", pair,
+                          accepted[i], k, counted[k].evaluations, bound, out.survivors);
             }
             CHECK_MSG(seconds < 20.0, "pair %d, temperature %g: %.1f s", pair, accepted[i], seconds);
         }
@@ -399,7 +397,8 @@ static void test_smooth_bounded_work(void) {
         osc_sdf_destroy(sdfs[1]);
     }
     printf("  refused temperatures answered within %.2g s; accepted ones within %.2g s using at most "
-           "%.2f of the evaluation bound\n", slowest_refused, slowest, fullest);
+           "%.2f of the evaluation bound\n",
+           slowest_refused, slowest, fullest);
     CHECK(slowest_refused < 1.0);
     osc_sdf_destroy(box_a);
     osc_sdf_destroy(box_b);
@@ -459,8 +458,10 @@ static void test_callback_and_modes(void) {
     osc_sdf *library, *other;
     CHECK_STATUS(osc_sdf_create_sphere(radius, &library), OSC_OK);
     CHECK_STATUS(osc_sdf_create_torus(0.7, 0.25, &other), OSC_OK);
-    osc_sdf_shape user = {.function = user_sphere, .context = &radius,
-                          .lo = osc_v3(-radius, -radius, -radius), .hi = osc_v3(radius, radius, radius)};
+    osc_sdf_shape user = {.function = user_sphere,
+                          .context = &radius,
+                          .lo = osc_v3(-radius, -radius, -radius),
+                          .hi = osc_v3(radius, radius, radius)};
     osc_sdf_shape mirror = {.sdf = library}, torus = {.sdf = other};
     osc_pose pa = {osc_v3(0.1, 0.2, 0.3), osc_quat_from_axis_angle(osc_v3(1, 2, 3), 0.4)};
     osc_pose pb = {osc_v3(0.9, 0.1, 0.2), osc_quat_from_axis_angle(osc_v3(0, 1, 1), 1.1)};
@@ -549,13 +550,15 @@ static void test_scene(void) {
     // one thread (no OpenMP team), then two, the default and far above OSC_MAX_THREADS (clamped):
     // the same bytes
     const int threads[4] = {1, 2, 0, 100000};
-    CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, BODIES, NULL, PER_PAIR, pairs[0], PAIRS, contacts[0],
-                                       &count[0], &needed[0], workspace, threads[0]), OSC_OK);
+    CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, BODIES, NULL, PER_PAIR, pairs[0], PAIRS, contacts[0], &count[0],
+                                       &needed[0], workspace, threads[0]),
+                 OSC_OK);
     for (int run = 1; run < 4; ++run) {
         memset(pairs[1], 0, sizeof pairs[1]);
         memset(contacts[1], 0, sizeof contacts[1]);
         CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, BODIES, NULL, PER_PAIR, pairs[1], PAIRS, contacts[1],
-                                           &count[1], &needed[1], workspace, threads[run]), OSC_OK);
+                                           &count[1], &needed[1], workspace, threads[run]),
+                     OSC_OK);
         CHECK(count[0] == count[1] && needed[0] == count[0]);
         CHECK(memcmp(pairs[0], pairs[1], sizeof(osc_sdf_scene_pair) * (size_t)count[0]) == 0);
         CHECK(memcmp(contacts[0], contacts[1], sizeof(osc_sdf_contact) * (size_t)count[0] * PER_PAIR) == 0);
@@ -576,22 +579,22 @@ static void test_scene(void) {
             int k = 0;
             while (k < count[0] && !(pairs[0][k].a == i && pairs[0][k].b == j)) ++k;
             if (k == count[0] || pairs[0][k].contact_count != out.count ||
-                memcmp(direct, contacts[0] + pairs[0][k].first_contact,
-                       sizeof(osc_sdf_contact) * (size_t)out.count) != 0)
+                memcmp(direct, contacts[0] + pairs[0][k].first_contact, sizeof(osc_sdf_contact) * (size_t)out.count) !=
+                    0)
                 ++mismatches;
         }
-    printf("  scene of %d bodies: %d candidate pairs (brute force %d), %d colliding, %d mismatches\n",
-           BODIES, count[0], expected, colliding, mismatches);
+    printf("  scene of %d bodies: %d candidate pairs (brute force %d), %d colliding, %d mismatches\n", BODIES, count[0],
+           expected, colliding, mismatches);
     CHECK(expected == count[0] && mismatches == 0 && colliding > 5);
     // capacity, and a bad body named in the message
     int small_count = 0, small_needed = 0;
-    CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, BODIES, NULL, PER_PAIR, pairs[1], 3,
-                                       contacts[1], &small_count, &small_needed, workspace, 1),
+    CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, BODIES, NULL, PER_PAIR, pairs[1], 3, contacts[1], &small_count,
+                                       &small_needed, workspace, 1),
                  OSC_ERR_CAPACITY);
     CHECK(small_count == 3 && small_needed == count[0]);
     poses[7].q = (osc_quat){0, 0, 0, 0};
-    CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, BODIES, NULL, PER_PAIR, pairs[1], PAIRS,
-                                       contacts[1], &small_count, &small_needed, workspace, 1),
+    CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, BODIES, NULL, PER_PAIR, pairs[1], PAIRS, contacts[1],
+                                       &small_count, &small_needed, workspace, 1),
                  OSC_ERR_INVALID_ARGUMENT);
     CHECK(strstr(osc_last_error(), "shape 7") != NULL);
     free(workspace);
@@ -614,8 +617,7 @@ static void test_ranges(void) {
     osc_sdf_pair_output out = output();
     CHECK_REFUSED(osc_sdf_pair_collide(&a, pa, &b, pb, &settings, &out), "settings.first_only", "2");
     double radius = 1.0;
-    osc_sdf_shape user = {.function = user_sphere, .context = &radius, .lo = osc_v3(-1, -1, -1),
-                          .hi = osc_v3(1, 1, 1)};
+    osc_sdf_shape user = {.function = user_sphere, .context = &radius, .lo = osc_v3(-1, -1, -1), .hi = osc_v3(1, 1, 1)};
     osc_sdf_shape wide = user, tiny = user;
     wide.lo.y = -1e31;
     CHECK_REFUSED(osc_sdf_pair_collide(&wide, pa, &b, pb, NULL, &out), "shape a", value_text(-1e31));
@@ -700,14 +702,14 @@ static void test_null_arguments(void) {
                   "contacts", NULL);
     CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, pairs, 1, contacts, &count, &needed, NULL, 1),
                   "workspace", NULL);
-    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, -1, NULL, 4, pairs, 1, contacts, &count, &needed, workspace,
-                                        1), "count", "-1");
+    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, -1, NULL, 4, pairs, 1, contacts, &count, &needed, workspace, 1),
+                  "count", "-1");
     CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 0, pairs, 1, contacts, &count, &needed, workspace, 1),
                   "contacts_per_pair", "0");
-    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, pairs, -2, contacts, &count, &needed, workspace,
-                                        1), "pair_capacity", "-2");
-    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, pairs, 1, contacts, &count, &needed, workspace,
-                                        -1), "threads", "-1");
+    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, pairs, -2, contacts, &count, &needed, workspace, 1),
+                  "pair_capacity", "-2");
+    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, pairs, 1, contacts, &count, &needed, workspace, -1),
+                  "threads", "-1");
     osc_sdf_pair_settings bad = osc_sdf_pair_settings_default();
     bad.resolution = 0;
     CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, &bad, 4, pairs, 1, contacts, &count, &needed, workspace, 1),
@@ -742,8 +744,8 @@ static void test_scene_pair_count_overflow(void) {
     osc_sdf_contact contacts[CAPACITY_PAIRS];
     int count = 0, needed = 0;
     double start = test_seconds();
-    osc_status status = osc_sdf_scene_collide(shapes, poses, BODIES, NULL, 1, pairs, CAPACITY_PAIRS, contacts,
-                                              &count, &needed, workspace, 1);
+    osc_status status = osc_sdf_scene_collide(shapes, poses, BODIES, NULL, 1, pairs, CAPACITY_PAIRS, contacts, &count,
+                                              &needed, workspace, 1);
     printf("  %d bodies in one place: pairs needed %d, counted in %.1f s\n", BODIES, needed, test_seconds() - start);
     CHECK_STATUS(status, OSC_ERR_CAPACITY);
     CHECK(strstr(osc_last_error(), "2147516416") != NULL);

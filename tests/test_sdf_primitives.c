@@ -76,8 +76,7 @@ static void test_box_exact(void) {
     for (int i = 0; i < 5000; ++i) {
         osc_vec3 x = random_point(1.5);
         worst = fmax(worst, fabs(osc_sdf_eval(box, x, NULL, NULL) - box_oracle(x, b)));
-        worst_rounded = fmax(worst_rounded,
-                             fabs(osc_sdf_eval(rounded, x, NULL, NULL) - (box_oracle(x, inner) - 0.15)));
+        worst_rounded = fmax(worst_rounded, fabs(osc_sdf_eval(rounded, x, NULL, NULL) - (box_oracle(x, inner) - 0.15)));
     }
     CHECK_MSG(worst < 1e-14, "box error %g", worst);
     CHECK_MSG(worst_rounded < 1e-14, "rounded box error %g", worst_rounded);
@@ -179,11 +178,19 @@ static osc_status make_halfspace(osc_sdf** o) { return osc_sdf_create_halfspace(
 static osc_status make_ellipsoid(osc_sdf** o) { return osc_sdf_create_ellipsoid(osc_v3(0.8, 0.5, 0.3), o); }
 
 static void test_derivatives_bounds_lipschitz(void) {
-    struct { const char* name; make_fn make; double max_skip; } cases[] = {
-        {"sphere", make_sphere, 0.001},     {"box", make_box, 0.02},
-        {"rounded box", make_rounded_box, 0.02}, {"capsule", make_capsule, 0.01},
-        {"cylinder", make_cylinder, 0.03},  {"cone", make_cone, 0.03},
-        {"pointed cone", make_pointed_cone, 0.03}, {"torus", make_torus, 0.005},
+    struct {
+        const char* name;
+        make_fn make;
+        double max_skip;
+    } cases[] = {
+        {"sphere", make_sphere, 0.001},
+        {"box", make_box, 0.02},
+        {"rounded box", make_rounded_box, 0.02},
+        {"capsule", make_capsule, 0.01},
+        {"cylinder", make_cylinder, 0.03},
+        {"cone", make_cone, 0.03},
+        {"pointed cone", make_pointed_cone, 0.03},
+        {"torus", make_torus, 0.005},
         {"half-space", make_halfspace, 0.0},
         // the distance-like ellipsoid grows like 1/|x| at its centre: FD steps do not converge in a
         // small ball there
@@ -196,16 +203,16 @@ static void test_derivatives_bounds_lipschitz(void) {
         CHECK_STATUS(osc_sdf_create_transformed(base, pose, 1.3, &placed), OSC_OK);
         osc_vec3 lo = osc_v3(-1.6, -1.6, -1.6), hi = osc_v3(1.6, 1.6, 1.6);
         fd_stats st = fd_check_box(cases[c].name, placed, lo, hi, 3000, cases[c].max_skip, &rng);
-        printf("  %-13s fd: %d compared, %d skipped at kinks, worst grad %.1e hess %.1e\n",
-               cases[c].name, st.checked, st.skipped, st.worst_grad, st.worst_hess);
-        if (strcmp(cases[c].name, "half-space") != 0)
-            check_bounds_contain(cases[c].name, placed, lo, hi, 20000, &rng);
+        printf("  %-13s fd: %d compared, %d skipped at kinks, worst grad %.1e hess %.1e\n", cases[c].name, st.checked,
+               st.skipped, st.worst_grad, st.worst_hess);
+        if (strcmp(cases[c].name, "half-space") != 0) check_bounds_contain(cases[c].name, placed, lo, hi, 20000, &rng);
         check_lipschitz(cases[c].name, placed, lo, hi, 20000, &rng);
         check_orders_agree(cases[c].name, placed, osc_v3(0.11, -0.4, 0.23));
         // the transform law: phi(x) = s phi_base(R^T (x - p) / s)
         for (int i = 0; i < 100; ++i) {
             osc_vec3 x = random_point(1.5);
-            double expected = 1.3 * osc_sdf_eval(base, osc_scale(osc_pose_apply_inverse(pose, x), 1.0 / 1.3), NULL, NULL);
+            double expected =
+                1.3 * osc_sdf_eval(base, osc_scale(osc_pose_apply_inverse(pose, x), 1.0 / 1.3), NULL, NULL);
             CHECK_NEAR(osc_sdf_eval(placed, x, NULL, NULL), expected, 1e-13);
         }
         osc_sdf_destroy(base);
@@ -231,14 +238,13 @@ static void test_exact_lipschitz_and_halfspace_bounds(void) {
 
 // a constructor call that must fail: it returns OSC_ERR_INVALID_ARGUMENT, leaves out NULL and
 // names the offending parameter in the message
-#define EXPECT_INVALID(call, needle)                                                             \
-    do {                                                                                         \
-        osc_sdf* out_ = (osc_sdf*)&rng; /* non-NULL garbage that the constructor must reset */  \
-        osc_status status_ = call;                                                               \
-        CHECK_STATUS(status_, OSC_ERR_INVALID_ARGUMENT);                                         \
-        CHECK(out_ == NULL);                                                                     \
-        CHECK_MSG(strstr(osc_last_error(), needle) != NULL, "message \"%s\" lacks \"%s\"",       \
-                  osc_last_error(), needle);                                                     \
+#define EXPECT_INVALID(call, needle)                                                                                   \
+    do {                                                                                                               \
+        osc_sdf* out_ = (osc_sdf*)&rng; /* non-NULL garbage that the constructor must reset */                         \
+        osc_status status_ = call;                                                                                     \
+        CHECK_STATUS(status_, OSC_ERR_INVALID_ARGUMENT);                                                               \
+        CHECK(out_ == NULL);                                                                                           \
+        CHECK_MSG(strstr(osc_last_error(), needle) != NULL, "message \"%s\" lacks \"%s\"", osc_last_error(), needle);  \
     } while (0)
 
 static void test_invalid_parameters(void) {
@@ -263,11 +269,11 @@ static void test_invalid_parameters(void) {
 // radius 1e308 was accepted and evaluated to inf with a zero gradient, an ellipsoid of radii 1e-200
 // to NaN), every temperature that is neither 0 nor in that range (subnormal ones give infinite
 // Hessians), is refused, naming the parameter and its value
-#define EXPECT_REFUSED(call, name, value)                                                        \
-    do {                                                                                         \
-        osc_sdf* out_ = (osc_sdf*)&rng; /* non-NULL garbage that the constructor must reset */  \
-        CHECK_REFUSED(call, name, value);                                                        \
-        CHECK(out_ == NULL);                                                                     \
+#define EXPECT_REFUSED(call, name, value)                                                                              \
+    do {                                                                                                               \
+        osc_sdf* out_ = (osc_sdf*)&rng; /* non-NULL garbage that the constructor must reset */                         \
+        CHECK_REFUSED(call, name, value);                                                                              \
+        CHECK(out_ == NULL);                                                                                           \
     } while (0)
 
 static void test_length_ranges(void) {
@@ -340,7 +346,7 @@ static void test_extreme_lengths(void) {
         desc.control_points[1] = osc_v3(0, 0, 0);
         desc.control_points[2] = osc_v3(0, 0, L * u);
         for (int i = 0; i < 3; ++i) desc.scale[i] = osc_profile_constant(L * u);
-        desc.plane_temperature = 0.0;                   // no planes
+        desc.plane_temperature = 0.0;                // no planes
         desc.blend_temperature = end ? 0.01 * L : L; // a length: 0 or in the range
         osc_xpsq_desc curved = desc;
         curved.control_points[1] = osc_v3(L * u, 0, 0);
@@ -348,8 +354,8 @@ static void test_extreme_lengths(void) {
         CHECK_STATUS(osc_sdf_create_sphere(1.0, &unit), OSC_OK);
         enum { SHAPES = 12 };
         osc_sdf* shapes[SHAPES] = {NULL};
-        const char* names[SHAPES] = {"sphere", "box", "capsule", "cylinder", "cone", "torus", "ellipsoid",
-                                     "halfspace", "superquadric", "menger", "xpsq", "scaled sphere"};
+        const char* names[SHAPES] = {"sphere",    "box",       "capsule",      "cylinder", "cone", "torus",
+                                     "ellipsoid", "halfspace", "superquadric", "menger",   "xpsq", "scaled sphere"};
         // where each surface crosses the positive x axis
         double major = end ? 0.6 * L : 1.5 * L, minor = end ? 0.2 * L : L; // the torus
         const double extent[SHAPES] = {L, L, L * u, L, L, major + minor, L, L, L, L, L * u, L};
@@ -383,8 +389,7 @@ static void test_extreme_lengths(void) {
                 osc_mat3 h;
                 value = osc_sdf_eval(shapes[k], far[f], &g, &h);
                 CHECK_MSG(isfinite(value) && osc_vec3_is_finite(g) && isfinite(h.m[0][0] + h.m[1][1] + h.m[2][2]),
-                          "%s at L = %g, point %d: value %g, gradient %g %g %g", names[k], L, f, value, g.x, g.y,
-                          g.z);
+                          "%s at L = %g, point %d: value %g, gradient %g %g %g", names[k], L, f, value, g.x, g.y, g.z);
                 ++far_checked;
             }
         }
@@ -393,8 +398,8 @@ static void test_extreme_lengths(void) {
         for (int f = 0; f < 3 && bent; ++f) {
             osc_vec3 g;
             double value = osc_sdf_eval(bent, osc_v3(f == 0 ? 3.0 * L : 1e3 * L, f == 2 ? L : 0.0, 0.5 * L), &g, NULL);
-            CHECK_MSG(isfinite(value) && value > 0.0 && osc_vec3_is_finite(g), "curved XPSQ at L = %g, point %d: %g",
-                      L, f, value);
+            CHECK_MSG(isfinite(value) && value > 0.0 && osc_vec3_is_finite(g), "curved XPSQ at L = %g, point %d: %g", L,
+                      f, value);
         }
         osc_sdf_destroy(bent);
         for (int k = 0; k < SHAPES; ++k) osc_sdf_destroy(shapes[k]);
@@ -430,8 +435,8 @@ static void test_far_field(void) {
                       "moved sphere at %g along %zu: value %g", distances[i], k, value);
             value = osc_sdf_eval(quadric, point, &g, NULL);
             CHECK_MSG(fabs(value - distances[i]) <= near && osc_vec3_is_finite(g),
-                      "superquadric at %g along %zu: value %g, gradient (%g, %g, %g)", distances[i], k, value, g.x,
-                      g.y, g.z);
+                      "superquadric at %g along %zu: value %g, gradient (%g, %g, %g)", distances[i], k, value, g.x, g.y,
+                      g.z);
         }
     // continuity across the threshold: the primitive's own value just inside, the far field just
     // outside, both |p| - r to rounding
@@ -521,8 +526,8 @@ static void test_menger(void) {
         }
     }
     printf("  Menger sponge (3 levels): %d points, %d sign disagreements with the base-3 oracle, %d "
-           "Lipschitz violations, %d gradient mismatches\n", checked, disagreements,
-           lipschitz_violations, gradient_errors);
+           "Lipschitz violations, %d gradient mismatches\n",
+           checked, disagreements, lipschitz_violations, gradient_errors);
     CHECK(disagreements == 0);
     CHECK(lipschitz_violations == 0);
     CHECK(gradient_errors == 0);

@@ -15,8 +15,8 @@ typedef struct sq_shape {
 } sq_shape;
 
 static const sq_shape shapes[] = {
-    {"sphere", 0.7, 0.7, 0.7, 1.0, 1.0},       {"ellipsoid", 1.0, 0.6, 0.4, 1.0, 1.0},
-    {"box-like", 1.0, 0.8, 0.5, 0.2, 0.2},     {"cylinder-like", 0.5, 0.5, 1.0, 0.2, 1.0},
+    {"sphere", 0.7, 0.7, 0.7, 1.0, 1.0},          {"ellipsoid", 1.0, 0.6, 0.4, 1.0, 1.0},
+    {"box-like", 1.0, 0.8, 0.5, 0.2, 0.2},        {"cylinder-like", 0.5, 0.5, 1.0, 0.2, 1.0},
     {"octahedron-like", 1.0, 1.0, 1.0, 1.6, 1.6}, {"pinched", 1.0, 0.5, 0.6, 1.8, 0.5},
 };
 
@@ -27,9 +27,7 @@ static double sq_f(const sq_shape* s, osc_vec3 x) {
 }
 
 // the surface point along the unit direction d: f is homogeneous of degree 2 / eps1
-static osc_vec3 sq_surface(const sq_shape* s, osc_vec3 d) {
-    return osc_scale(d, pow(sq_f(s, d), -0.5 * s->eps1));
-}
+static osc_vec3 sq_surface(const sq_shape* s, osc_vec3 d) { return osc_scale(d, pow(sq_f(s, d), -0.5 * s->eps1)); }
 
 static osc_sdf* make_sq(const sq_shape* s) {
     osc_sdf* out = NULL;
@@ -90,8 +88,8 @@ static void test_zero_set_and_definition(void) {
         osc_sdf* sq = make_sq(s);
         double worst_zero = 0.0, worst_def = 0.0;
         for (int i = 0; i < 2000; ++i) {
-            osc_vec3 d = osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1),
-                                              test_uniform(&rng, -1, 1)));
+            osc_vec3 d =
+                osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1)));
             osc_vec3 surface = sq_surface(s, d);
             worst_zero = fmax(worst_zero, fabs(osc_sdf_eval(sq, surface, NULL, NULL)));
             double r = test_uniform(&rng, 0.05, 3.0);
@@ -129,8 +127,8 @@ static void sort_doubles(double* v, int n) {
 // the ratio. Inside there is no such cap (the gradient grows toward the centre): the figures
 // printed here are the ones quoted in docs/sdf.md.
 static void test_accuracy_against_true_distance(void) {
-    printf("  %-16s %-7s %8s %8s %8s  (|phi| / true distance, band |d| in [1e-3, 0.25] x size)\n",
-           "shape", "side", "median", "p95", "max");
+    printf("  %-16s %-7s %8s %8s %8s  (|phi| / true distance, band |d| in [1e-3, 0.25] x size)\n", "shape", "side",
+           "median", "p95", "max");
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k) {
         const sq_shape* s = &shapes[k];
         osc_sdf* sq = make_sq(s);
@@ -139,10 +137,10 @@ static void test_accuracy_against_true_distance(void) {
         double ratios[2][N];
         int count[2] = {0, 0}, under = 0, wrong_sign = 0, above_lipschitz = 0;
         while (count[0] < N || count[1] < N) {
-            osc_vec3 d = osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1),
-                                              test_uniform(&rng, -1, 1)));
-            osc_vec3 offset = osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1),
-                                                   test_uniform(&rng, -1, 1)));
+            osc_vec3 d =
+                osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1)));
+            osc_vec3 offset =
+                osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1)));
             osc_vec3 x = osc_add_scaled(sq_surface(s, d), offset, test_uniform(&rng, 0.0, 0.25 * size));
             int inside = sq_f(s, x) < 1.0;
             if (count[inside] >= N) continue;
@@ -156,8 +154,8 @@ static void test_accuracy_against_true_distance(void) {
         }
         for (int side = 0; side < 2; ++side) {
             sort_doubles(ratios[side], N);
-            printf("  %-16s %-7s %8.4f %8.4f %8.4f\n", s->name, side ? "inside" : "outside",
-                   ratios[side][N / 2], ratios[side][(int)(0.95 * N)], ratios[side][N - 1]);
+            printf("  %-16s %-7s %8.4f %8.4f %8.4f\n", s->name, side ? "inside" : "outside", ratios[side][N / 2],
+                   ratios[side][(int)(0.95 * N)], ratios[side][N - 1]);
         }
         CHECK_MSG(wrong_sign == 0, "%s: %d wrong signs", s->name, wrong_sign);
         CHECK_MSG(under == 0, "%s: radial distance below the true distance at %d points", s->name, under);
@@ -177,11 +175,13 @@ static void test_psq_definition(void) {
     CHECK_STATUS(osc_sdf_create_psq(osc_v3(s->ax, s->ay, s->az), s->eps1, s->eps2, planes, 3, 0.0, &hard), OSC_OK);
     double worst = 0.0, worst_hard = 0.0;
     for (int i = 0; i < 2000; ++i) {
-        osc_vec3 x = osc_v3(test_uniform(&rng, -1.5, 1.5), test_uniform(&rng, -1.5, 1.5), test_uniform(&rng, -1.5, 1.5));
+        osc_vec3 x =
+            osc_v3(test_uniform(&rng, -1.5, 1.5), test_uniform(&rng, -1.5, 1.5), test_uniform(&rng, -1.5, 1.5));
         double values[4] = {osc_sdf_eval(sq, x, NULL, NULL)};
         double hard_max = values[0];
         for (int k = 0; k < 3; ++k) {
-            values[k + 1] = osc_dot(osc_normalize(planes[k].normal), x) + planes[k].offset / osc_length(planes[k].normal);
+            values[k + 1] =
+                osc_dot(osc_normalize(planes[k].normal), x) + planes[k].offset / osc_length(planes[k].normal);
             hard_max = fmax(hard_max, values[k + 1]);
         }
         worst = fmax(worst, fabs(osc_sdf_eval(psq, x, NULL, NULL) - osc_logsumexp(values, 4, 0.05, NULL, NULL)));

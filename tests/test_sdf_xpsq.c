@@ -109,7 +109,8 @@ static void test_twisted_tapered_sweep(void) {
         double n = osc_length(at_t.normal);
         at_t.normal = osc_scale(at_t.normal, 1.0 / n);
         osc_sdf* psq = NULL;
-        CHECK_STATUS(osc_sdf_create_psq(scales, PROFILE(d.exponent[0]), PROFILE(d.exponent[1]), &at_t, 1, 0.0, &psq), OSC_OK);
+        CHECK_STATUS(osc_sdf_create_psq(scales, PROFILE(d.exponent[0]), PROFILE(d.exponent[1]), &at_t, 1, 0.0, &psq),
+                     OSC_OK);
 #undef PROFILE
         osc_quat r = osc_quat_from_axis_angle(osc_v3(0, 0, 1), 1.2 * t);
         osc_vec3 local = osc_quat_inv_rotate(r, osc_sub(x, osc_v3(0, 0, -h + 2 * h * t)));
@@ -146,9 +147,11 @@ static osc_sdf* random_xpsq(int trial) {
     d.rotation_start = random_quat(&rng);
     d.rotation_end = random_quat(&rng);
     for (int i = 0; i < 3; ++i)
-        d.scale[i] = (osc_profile){test_uniform(&rng, 0.1, 0.3), test_uniform(&rng, 0.1, 0.3), test_uniform(&rng, 0.1, 0.3)};
+        d.scale[i] =
+            (osc_profile){test_uniform(&rng, 0.1, 0.3), test_uniform(&rng, 0.1, 0.3), test_uniform(&rng, 0.1, 0.3)};
     for (int i = 0; i < 2; ++i)
-        d.exponent[i] = (osc_profile){test_uniform(&rng, 0.2, 1.0), test_uniform(&rng, 0.2, 1.0), test_uniform(&rng, 0.2, 1.0)};
+        d.exponent[i] =
+            (osc_profile){test_uniform(&rng, 0.2, 1.0), test_uniform(&rng, 0.2, 1.0), test_uniform(&rng, 0.2, 1.0)};
     osc_plane_profile plane = {{{1, 0.1, 0.2}, -0.05}, {{0.9, -0.2, 0.1}, -0.02}, {{1, 0, -0.3}, -0.08}};
     d.planes = &plane;
     d.plane_count = trial % 3 == 2;
@@ -183,8 +186,7 @@ static void test_random_derivatives_bounds_lipschitz(void) {
         double worst, excess = lipschitz_excess(s, 40000, &worst);
         printf("  %-8s fd: %d compared, %d skipped, worst grad %.1e hess %.1e; L %.3f estimate, "
                "exceeded at %.3f%% of outside points (by up to x%.1f)\n",
-               name, st.checked, st.skipped, st.worst_grad, st.worst_hess, osc_sdf_lipschitz(s),
-               100.0 * excess, worst);
+               name, st.checked, st.skipped, st.worst_grad, st.worst_hess, osc_sdf_lipschitz(s), 100.0 * excess, worst);
         check_bounds_contain(name, s, lo, hi, 20000, &rng);
         check_orders_agree(name, s, osc_v3(0.2, -0.3, 0.1));
         // curved sweeps of sections that are not round: L is flagged as an estimate, which the

@@ -21,9 +21,7 @@ static test_rng rng = {77110};
 static const double log2_ = 0.69314718055994530942;
 
 // log-uniform in [lo, hi]
-static double log_uniform(double lo, double hi) {
-    return exp(test_uniform(&rng, log(lo), log(hi)));
-}
+static double log_uniform(double lo, double hi) { return exp(test_uniform(&rng, log(lo), log(hi))); }
 
 // a temperature in [1e-3, 10] and an argument in units of it (or in absolute units, 1 in 4)
 static void draw_tau_and_x(double* tau, double* x) {
@@ -36,12 +34,8 @@ static void draw_tau_and_x(double* tau, double* x) {
 
 typedef double (*scalar_fn)(const double* params, double x, double* d1, double* d2);
 
-static double sigmoid_fn(const double* p, double x, double* d1, double* d2) {
-    return osc_sigmoid(x, p[0], d1, d2);
-}
-static double softplus_fn(const double* p, double x, double* d1, double* d2) {
-    return osc_softplus(x, p[0], d1, d2);
-}
+static double sigmoid_fn(const double* p, double x, double* d1, double* d2) { return osc_sigmoid(x, p[0], d1, d2); }
+static double softplus_fn(const double* p, double x, double* d1, double* d2) { return osc_softplus(x, p[0], d1, d2); }
 static double softclip_fn(const double* p, double x, double* d1, double* d2) {
     return osc_softclip(x, p[1], p[2], p[0], d1, d2);
 }
@@ -59,8 +53,8 @@ typedef struct fd_worst {
 
 // d1 against the central difference of f, d2 against that of d1 (when check_d2), step h; errors
 // relative to max(|fd|, peak1) and max(|fd|, peak2)
-static void fd_check(scalar_fn f, const double* params, double x, double h, double peak1, double peak2,
-                     bool check_d2, fd_worst* worst) {
+static void fd_check(scalar_fn f, const double* params, double x, double h, double peak1, double peak2, bool check_d2,
+                     fd_worst* worst) {
     double d1, d2, d1p, d1m;
     f(params, x, &d1, &d2);
     double fp = f(params, x + h, &d1p, NULL);
@@ -130,7 +124,7 @@ static void test_smooth_max_min_derivatives(void) {
         draw_tau_and_x(&tau, &a);
         double b = a + tau * test_uniform(&rng, -40.0, 40.0), h = 1e-4 * tau;
         for (int op = 0; op < 2; ++op) {
-            double (*f)(double, double, double, double*, double (*)[2]) = op ? osc_smooth_min : osc_smooth_max;
+            double (*f)(double, double, double, double*, double(*)[2]) = op ? osc_smooth_min : osc_smooth_max;
             double g[2], hess[2][2], gp[2], gm[2];
             double v = f(a, b, tau, g, hess);
             for (int k = 0; k < 2; ++k) {
@@ -445,8 +439,7 @@ static void test_hard_operators(void) {
         for (int i = 0; i < 125; ++i) nonzero += second[i] != 0.0;
         CHECK(nonzero == 0);
     }
-    CHECK_MSG(max_errors == 0 && min_errors == 0, "hard max wrong %d times, hard min %d times", max_errors,
-              min_errors);
+    CHECK_MSG(max_errors == 0 && min_errors == 0, "hard max wrong %d times, hard min %d times", max_errors, min_errors);
 }
 
 // oracle: the documented bounds to the hard operator for tau = 1 .. 1e-12, which are attained
@@ -511,11 +504,11 @@ static void test_transition_shape(void) {
             double ref = pow(1.0 - sr, 3) * (1.0 + 3.0 * sr + 6.0 * sr * sr);
             // rounding of the arguments (d - lo vs d_max - d) moves f by ~ulp(|d_max| + bw) * 1.875 / bw
             double arg_err = 4.5e-16 * (fabs(d_max) + bw) * 1.875 / bw;
-            worst_formula = fmax(worst_formula, fabs(osc_transition(d, d_max, bw, NULL, NULL) - ref) /
-                                                    (2.3e-16 + arg_err));
+            worst_formula =
+                fmax(worst_formula, fabs(osc_transition(d, d_max, bw, NULL, NULL) - ref) / (2.3e-16 + arg_err));
             double mirrored = osc_transition(d_max - s * bw, d_max, bw, NULL, NULL);
-            worst_sym = fmax(worst_sym, fabs(osc_transition(d, d_max, bw, NULL, NULL) + mirrored - 1.0) /
-                                            (2.3e-16 + arg_err));
+            worst_sym =
+                fmax(worst_sym, fabs(osc_transition(d, d_max, bw, NULL, NULL) + mirrored - 1.0) / (2.3e-16 + arg_err));
         }
         // dense sweep (steps of 7.5e-5 bw): f in [0, 1], non-increasing, f' <= 0 (exactly); d_c
         // between phi and d_max and non-decreasing (up to rounding)
@@ -573,8 +566,8 @@ static void test_nan_and_infinity(void) {
             CHECK_MSG(isnan(osc_logsumexp(x, 3, tau, NULL, NULL)), "logsumexp NaN at %d, tau %g", pos, tau);
             // softmax's values are its weights: a NaN input must not give a one-hot answer
             osc_softmax(x, 3, tau, w, jac, NULL);
-            CHECK_MSG(isnan(w[0]) && isnan(w[1]) && isnan(w[2]), "softmax NaN at %d, tau %g: %g %g %g", pos, tau,
-                      w[0], w[1], w[2]);
+            CHECK_MSG(isnan(w[0]) && isnan(w[1]) && isnan(w[2]), "softmax NaN at %d, tau %g: %g %g %g", pos, tau, w[0],
+                      w[1], w[2]);
         }
         // infinite arguments: the limits
         double d1, d2;

@@ -36,9 +36,7 @@ static atomic_int failures;
 // ---------------------------------------------------------------------------------------------
 // bit-for-bit comparison, field by field where a struct has padding
 
-static bool same(const void* a, const void* b, size_t size) {
-    return memcmp(a, b, size) == 0;
-}
+static bool same(const void* a, const void* b, size_t size) { return memcmp(a, b, size) == 0; }
 
 static bool same_closest(const osc_mesh_closest* a, const osc_mesh_closest* b) {
     return same(&a->point, &b->point, sizeof a->point) && same(&a->distance, &b->distance, sizeof a->distance) &&
@@ -53,15 +51,16 @@ static bool same_shapes(const shape_answer* a, const shape_answer* b) {
 
 static bool same_manifold(const manifold_answer* a, const manifold_answer* b) {
     size_t n = (size_t)(a->count < FIXTURE_MANIFOLD_CAPACITY ? a->count : FIXTURE_MANIFOLD_CAPACITY);
-    return a->count == b->count && a->needed == b->needed && same(a->contacts, b->contacts, n * sizeof a->contacts[0]) &&
+    return a->count == b->count && a->needed == b->needed &&
+           same(a->contacts, b->contacts, n * sizeof a->contacts[0]) &&
            same(a->depth_jacobians, b->depth_jacobians, n * sizeof a->depth_jacobians[0]) &&
            same(a->point_jacobians, b->point_jacobians, n * sizeof a->point_jacobians[0]);
 }
 
 static bool same_sdf_pair(const sdf_pair_answer* a, const sdf_pair_answer* b) {
     size_t n = (size_t)(a->count < FIXTURE_PAIR_CAPACITY ? a->count : FIXTURE_PAIR_CAPACITY);
-    return a->count == b->count && a->needed == b->needed && a->spheres == b->spheres &&
-           a->survivors == b->survivors && same(a->contacts, b->contacts, n * sizeof a->contacts[0]) &&
+    return a->count == b->count && a->needed == b->needed && a->spheres == b->spheres && a->survivors == b->survivors &&
+           same(a->contacts, b->contacts, n * sizeof a->contacts[0]) &&
            same(a->point_jacobians, b->point_jacobians, n * sizeof a->point_jacobians[0]) &&
            same(a->penetration_jacobians, b->penetration_jacobians, n * sizeof a->penetration_jacobians[0]);
 }
@@ -69,10 +68,12 @@ static bool same_sdf_pair(const sdf_pair_answer* a, const sdf_pair_answer* b) {
 static bool same_ray(const ray_answer* a, const ray_answer* b) {
     size_t hit_bytes = offsetof(osc_ray_hit, iterations) + sizeof(int); // not the tail padding
     return same(&a->hit[0], &b->hit[0], hit_bytes) && same(&a->hit[1], &b->hit[1], hit_bytes) &&
-           same(a->t_origin, b->t_origin, sizeof a->t_origin) && same(a->t_direction, b->t_direction, sizeof a->t_direction) &&
+           same(a->t_origin, b->t_origin, sizeof a->t_origin) &&
+           same(a->t_direction, b->t_direction, sizeof a->t_direction) &&
            same(a->point_origin, b->point_origin, sizeof a->point_origin) &&
            same(a->normal_origin, b->normal_origin, sizeof a->normal_origin) &&
-           same(a->t_pose, b->t_pose, sizeof a->t_pose) && same(a->t_parameters, b->t_parameters, sizeof a->t_parameters);
+           same(a->t_pose, b->t_pose, sizeof a->t_pose) &&
+           same(a->t_parameters, b->t_parameters, sizeof a->t_parameters);
 }
 
 static bool same_lmd(const lmd_answer* a, const lmd_answer* b) {
@@ -179,8 +180,7 @@ static void test_threads_share_models(void) {
     for (int t = 0; t < started; ++t) pthread_join(threads[t], NULL);
     CHECK_MSG(started == THREADS, "only %d of %d threads started", started, THREADS);
     CHECK_MSG(atomic_load(&failures) == 0, "%d queries failed in the threads", atomic_load(&failures));
-    CHECK_MSG(atomic_load(&mismatches) == 0, "%d answers differ from those computed alone",
-              atomic_load(&mismatches));
+    CHECK_MSG(atomic_load(&mismatches) == 0, "%d answers differ from those computed alone", atomic_load(&mismatches));
 }
 
 int main(void) {

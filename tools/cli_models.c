@@ -93,7 +93,8 @@ static osc_status without_triangles(const osc_mesh* mesh, const unsigned char* d
     int32_t* triangles = malloc(3 * sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
     if (!triangles) return OSC_ERR_NO_MEMORY;
     for (int32_t t = 0; t < n; ++t)
-        if (!drop[t]) memcpy(triangles + 3 * (size_t)kept++, osc_mesh_triangles(mesh) + 3 * (size_t)t, 3 * sizeof(int32_t));
+        if (!drop[t])
+            memcpy(triangles + 3 * (size_t)kept++, osc_mesh_triangles(mesh) + 3 * (size_t)t, 3 * sizeof(int32_t));
     osc_status status = osc_mesh_create(osc_mesh_vertices(mesh), osc_mesh_vertex_count(mesh), triangles, kept, out);
     free(triangles);
     return status;
@@ -110,8 +111,10 @@ osc_status cli_load_mesh(const char* path, const cli_model_options* models, osc_
     if (!models->keep_stray) {
         int32_t n = osc_mesh_triangle_count(mesh);
         unsigned char* stray = malloc((size_t)(n > 0 ? n : 1));
-        if (!stray) status = OSC_ERR_NO_MEMORY;
-        else import->stray_triangles = find_strays(mesh, stray, &import->stray_reach);
+        if (!stray)
+            status = OSC_ERR_NO_MEMORY;
+        else
+            import->stray_triangles = find_strays(mesh, stray, &import->stray_reach);
         if (!status && import->stray_triangles > 0) {
             osc_mesh* kept = NULL;
             status = without_triangles(mesh, stray, &kept);
@@ -185,28 +188,27 @@ double cli_model_size(const osc_mesh* mesh) {
 
 static const char* format_name(osc_mesh_format format) {
     switch (format) {
-    case OSC_MESH_FORMAT_OBJ: return "obj";
-    case OSC_MESH_FORMAT_STL: return "stl";
-    case OSC_MESH_FORMAT_OFF: return "off";
-    case OSC_MESH_FORMAT_PLY: return "ply";
-    case OSC_MESH_FORMAT_AUTO: break;
+        case OSC_MESH_FORMAT_OBJ: return "obj";
+        case OSC_MESH_FORMAT_STL: return "stl";
+        case OSC_MESH_FORMAT_OFF: return "off";
+        case OSC_MESH_FORMAT_PLY: return "ply";
+        case OSC_MESH_FORMAT_AUTO: break;
     }
     return "unknown";
 }
 
-static const char* boolean(int value) {
-    return value ? "true" : "false";
-}
+static const char* boolean(int value) { return value ? "true" : "false"; }
 
 void cli_json_import(FILE* f, const cli_import* import) {
     const osc_mesh_load_report* r = &import->report;
     const osc_mesh_orientation* o = &import->baked;
-    fprintf(f, "{\"format\": \"%s\", \"binary\": %s, \"vertices_read\": %lld, \"faces_read\": %lld, "
-               "\"vertices_welded\": %d, \"vertices_unreferenced\": %d, \"degenerate_faces_dropped\": %d, "
-               "\"polygons_triangulated\": %d,\n      \"triangles_flipped\": %d, \"inverted_patches\": %d, "
-               "\"stray_triangles_dropped\": %d, \"stray_reach\": %.9g, \"vertices\": %d, \"triangles\": %d,\n"
-               "      \"closed\": %s, \"patches\": %d, \"boundary_edges\": %d, \"non_manifold_edges\": %d, "
-               "\"non_orientable_patches\": %d, \"flat_patches\": %d, \"volume\": %.17g, \"sign_reliable\": %s}",
+    fprintf(f,
+            "{\"format\": \"%s\", \"binary\": %s, \"vertices_read\": %lld, \"faces_read\": %lld, "
+            "\"vertices_welded\": %d, \"vertices_unreferenced\": %d, \"degenerate_faces_dropped\": %d, "
+            "\"polygons_triangulated\": %d,\n      \"triangles_flipped\": %d, \"inverted_patches\": %d, "
+            "\"stray_triangles_dropped\": %d, \"stray_reach\": %.9g, \"vertices\": %d, \"triangles\": %d,\n"
+            "      \"closed\": %s, \"patches\": %d, \"boundary_edges\": %d, \"non_manifold_edges\": %d, "
+            "\"non_orientable_patches\": %d, \"flat_patches\": %d, \"volume\": %.17g, \"sign_reliable\": %s}",
             format_name(r->format), boolean(r->binary), (long long)r->vertices_read, (long long)r->faces_read,
             (int)r->vertices_welded, (int)r->vertices_unreferenced, (int)r->faces_dropped,
             (int)r->polygons_triangulated, (int)r->orientation.triangles_flipped, (int)r->orientation.inverted_patches,
@@ -221,15 +223,18 @@ int cli_print_import_remarks(FILE* f, const char* prefix, const cli_import* impo
     const osc_mesh_orientation* o = &import->baked;
     int lines = 0;
     if (r->orientation.triangles_flipped > 0)
-        lines++, fprintf(f, "%striangles turned to face outward: %d of %d (%d inconsistent edges, %d patches inside out)\n",
-                         prefix, (int)r->orientation.triangles_flipped, (int)import->triangles,
-                         (int)r->orientation.inconsistent_edges, (int)r->orientation.inverted_patches);
+        lines++,
+            fprintf(f, "%striangles turned to face outward: %d of %d (%d inconsistent edges, %d patches inside out)\n",
+                    prefix, (int)r->orientation.triangles_flipped, (int)import->triangles,
+                    (int)r->orientation.inconsistent_edges, (int)r->orientation.inverted_patches);
     if (r->faces_dropped > 0)
         lines++, fprintf(f, "%sdegenerate faces dropped: %d (corners that coincide: zero area)\n", prefix,
                          (int)r->faces_dropped);
     if (import->stray_triangles > 0)
-        lines++, fprintf(f, "%sstray sliver triangles dropped: %d, reaching %.3g beyond the model (--keep-stray keeps them)\n",
-                         prefix, (int)import->stray_triangles, import->stray_reach);
+        lines++,
+            fprintf(f,
+                    "%sstray sliver triangles dropped: %d, reaching %.3g beyond the model (--keep-stray keeps them)\n",
+                    prefix, (int)import->stray_triangles, import->stray_reach);
     if (!o->sign_reliable) {
         lines++;
         fprintf(f, "%swarning: the SDF's sign cannot be trusted everywhere:", prefix);

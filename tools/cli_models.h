@@ -8,11 +8,11 @@
 
 /// What reading a mesh file did.
 typedef struct cli_import {
-    osc_mesh_load_report report;   ///< the importer's (the orientation of the mesh as read)
-    osc_mesh_orientation baked;    ///< the orientation of the mesh that is baked (strays dropped)
-    int32_t stray_triangles;       ///< sliver triangles dropped for reaching far beyond the model
-    double stray_reach;            ///< how far the farthest of them reached beyond the model's bounds
-    int32_t vertices, triangles;   ///< of the mesh that is baked
+    osc_mesh_load_report report; ///< the importer's (the orientation of the mesh as read)
+    osc_mesh_orientation baked;  ///< the orientation of the mesh that is baked (strays dropped)
+    int32_t stray_triangles;     ///< sliver triangles dropped for reaching far beyond the model
+    double stray_reach;          ///< how far the farthest of them reached beyond the model's bounds
+    int32_t vertices, triangles; ///< of the mesh that is baked
 } cli_import;
 
 /// Loads the mesh file at `path` (oriented, degenerate faces per `models`), drops its stray

@@ -12,8 +12,8 @@
 #include <string.h>
 
 const cli_shape cli_shapes[] = {
-    {"sphere", 1},    {"box", 4},       {"capsule", 2},   {"cylinder", 2},     {"cone", 3},
-    {"torus", 2},     {"halfspace", 4}, {"ellipsoid", 3}, {"superquadric", 5},
+    {"sphere", 1}, {"box", 4},       {"capsule", 2},   {"cylinder", 2},     {"cone", 3},
+    {"torus", 2},  {"halfspace", 4}, {"ellipsoid", 3}, {"superquadric", 5},
 };
 const int cli_shape_count = (int)(sizeof cli_shapes / sizeof cli_shapes[0]);
 
@@ -47,14 +47,10 @@ static cli_outcome bad(parser* p, const char* format, ...) {
     return CLI_BAD;
 }
 
-static int is_help(const char* arg) {
-    return !strcmp(arg, "--help") || !strcmp(arg, "-h");
-}
+static int is_help(const char* arg) { return !strcmp(arg, "--help") || !strcmp(arg, "-h"); }
 
 // an argument that looks like an option ("-x", "--x"; "-" alone is a path)
-static int is_option(const char* arg) {
-    return arg[0] == '-' && arg[1] != '\0';
-}
+static int is_option(const char* arg) { return arg[0] == '-' && arg[1] != '\0'; }
 
 // the value of the option at p->index (advancing to it); NULL with the message set when missing
 static const char* option_value(parser* p) {
@@ -148,8 +144,10 @@ static int parse_pose(parser* p, const char* option, osc_pose* out) {
 static int parse_degenerate(parser* p, osc_mesh_degenerate_policy* out) {
     const char* text = option_value(p);
     if (!text) return 0;
-    if (!strcmp(text, "drop")) *out = OSC_MESH_DEGENERATE_DROP;
-    else if (!strcmp(text, "refuse")) *out = OSC_MESH_DEGENERATE_REJECT;
+    if (!strcmp(text, "drop"))
+        *out = OSC_MESH_DEGENERATE_DROP;
+    else if (!strcmp(text, "refuse"))
+        *out = OSC_MESH_DEGENERATE_REJECT;
     else {
         bad(p, "--degenerate '%.60s' is neither drop nor refuse", text);
         return 0;
@@ -300,11 +298,16 @@ static cli_outcome parse_box_sweep(parser* p, cli_box_sweep_options* o) {
     for (p->index = 2; p->index < p->argc; ++p->index) {
         const char* arg = p->argv[p->index];
         if (is_help(arg)) return CLI_HELP;
-        if (!strcmp(arg, "--hard")) o->hard = 1;
-        else if (!strcmp(arg, "--no-blend")) o->blend = 0;
-        else if (is_option(arg)) return bad(p, "unknown option '%.60s'", arg);
-        else if (!o->path) o->path = arg;
-        else return bad(p, "one output path, not '%.60s' too", arg);
+        if (!strcmp(arg, "--hard"))
+            o->hard = 1;
+        else if (!strcmp(arg, "--no-blend"))
+            o->blend = 0;
+        else if (is_option(arg))
+            return bad(p, "unknown option '%.60s'", arg);
+        else if (!o->path)
+            o->path = arg;
+        else
+            return bad(p, "one output path, not '%.60s' too", arg);
     }
     if (!o->path) return bad(p, "needs an output path");
     return CLI_RUN;
@@ -325,13 +328,13 @@ cli_outcome cli_parse(int argc, char** argv, cli_options* out, char* message, si
     for (size_t c = 0; c < sizeof commands / sizeof commands[0]; ++c)
         if (!strcmp(name, commands[c].name)) out->command = commands[c].command;
     switch (out->command) {
-    case CLI_VERSION:
-    case CLI_INFO: return parse_bare(&p);
-    case CLI_EVAL: return parse_eval(&p, &out->eval);
-    case CLI_BAKE: return parse_bake(&p, &out->bake);
-    case CLI_CONTACT: return parse_contact(&p, &out->contact);
-    case CLI_BOX_SWEEP: return parse_box_sweep(&p, &out->box_sweep);
-    case CLI_NONE: break;
+        case CLI_VERSION:
+        case CLI_INFO: return parse_bare(&p);
+        case CLI_EVAL: return parse_eval(&p, &out->eval);
+        case CLI_BAKE: return parse_bake(&p, &out->bake);
+        case CLI_CONTACT: return parse_contact(&p, &out->contact);
+        case CLI_BOX_SWEEP: return parse_box_sweep(&p, &out->box_sweep);
+        case CLI_NONE: break;
     }
     return bad(&p, "unknown command '%.60s'", name);
 }
@@ -405,26 +408,29 @@ static void print_contact(FILE* f) {
 
 void cli_print_help(FILE* f, cli_command command) {
     switch (command) {
-    case CLI_NONE: print_general(f); break;
-    case CLI_VERSION: fprintf(f, "usage: osculate version\nprints the library's version\n"); break;
-    case CLI_INFO: fprintf(f, "usage: osculate info\nprints the version and the default thread count (JSON)\n"); break;
-    case CLI_EVAL:
-        fprintf(f, "usage: osculate eval SHAPE PARAMETERS... X Y Z\n"
-                   "prints the value, gradient, Hessian and Lipschitz bound of a primitive at a point (JSON)\n"
-                   "shapes: sphere r | box hx hy hz rounding | capsule r half_length | cylinder r half_height |\n"
-                   "  cone r_bottom r_top half_height | torus major minor | halfspace nx ny nz offset |\n"
-                   "  ellipsoid rx ry rz | superquadric ax ay az eps1 eps2\n");
-        break;
-    case CLI_BAKE:
-        fprintf(f, "usage: osculate bake MESH OUT [options]\n"
-                   "bakes the spline SDF of a mesh file (.obj .stl .off .ply) and saves it to OUT (not MESH itself);\n"
-                   "prints what was read (JSON: the import, its orientation and closedness, the spline)\n");
-        print_model_options(f);
-        break;
-    case CLI_CONTACT: print_contact(f); break;
-    case CLI_BOX_SWEEP:
-        fprintf(f, "usage: osculate box-sweep OUT.csv [--hard] [--no-blend]\n"
-                   "writes the data of seed 000 Fig. 10: two stacked boxes, the upper one tilted (CSV)\n");
-        break;
+        case CLI_NONE: print_general(f); break;
+        case CLI_VERSION: fprintf(f, "usage: osculate version\nprints the library's version\n"); break;
+        case CLI_INFO:
+            fprintf(f, "usage: osculate info\nprints the version and the default thread count (JSON)\n");
+            break;
+        case CLI_EVAL:
+            fprintf(f, "usage: osculate eval SHAPE PARAMETERS... X Y Z\n"
+                       "prints the value, gradient, Hessian and Lipschitz bound of a primitive at a point (JSON)\n"
+                       "shapes: sphere r | box hx hy hz rounding | capsule r half_length | cylinder r half_height |\n"
+                       "  cone r_bottom r_top half_height | torus major minor | halfspace nx ny nz offset |\n"
+                       "  ellipsoid rx ry rz | superquadric ax ay az eps1 eps2\n");
+            break;
+        case CLI_BAKE:
+            fprintf(f,
+                    "usage: osculate bake MESH OUT [options]\n"
+                    "bakes the spline SDF of a mesh file (.obj .stl .off .ply) and saves it to OUT (not MESH itself);\n"
+                    "prints what was read (JSON: the import, its orientation and closedness, the spline)\n");
+            print_model_options(f);
+            break;
+        case CLI_CONTACT: print_contact(f); break;
+        case CLI_BOX_SWEEP:
+            fprintf(f, "usage: osculate box-sweep OUT.csv [--hard] [--no-blend]\n"
+                       "writes the data of seed 000 Fig. 10: two stacked boxes, the upper one tilted (CSV)\n");
+            break;
     }
 }

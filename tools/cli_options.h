@@ -39,17 +39,17 @@ extern const int cli_shape_count;
 
 /// How a mesh file is read and turned into a body.
 typedef struct cli_model_options {
-    int resolution;          ///< spline cells along the longest axis
-    int mesh_resolution;     ///< marching-cubes cells of the collision mesh
-    int triangles;           ///< collision-mesh triangle target (0: no simplification)
-    int groups;              ///< convex groups per body by clustering (0: none)
+    int resolution;                        ///< spline cells along the longest axis
+    int mesh_resolution;                   ///< marching-cubes cells of the collision mesh
+    int triangles;                         ///< collision-mesh triangle target (0: no simplification)
+    int groups;                            ///< convex groups per body by clustering (0: none)
     osc_mesh_degenerate_policy degenerate; ///< faces whose corners coincide: refuse or drop
-    int keep_stray;          ///< 1: keep sliver triangles that reach far beyond the model
+    int keep_stray;                        ///< 1: keep sliver triangles that reach far beyond the model
 } cli_model_options;
 
 typedef struct cli_eval_options {
-    int shape;          ///< index into cli_shapes
-    double values[8];   ///< the shape's parameters, then the point
+    int shape;        ///< index into cli_shapes
+    double values[8]; ///< the shape's parameters, then the point
 } cli_eval_options;
 
 typedef struct cli_bake_options {
@@ -62,8 +62,8 @@ typedef struct cli_contact_options {
     const char* paths[2];
     osc_pose poses[2];
     cli_model_options models;
-    double scale;                 ///< <= 0: from the bodies
-    double lengths[5];            ///< d_max, bandwidth, trace, clip, blend temperature; NAN: not given
+    double scale;      ///< <= 0: from the bodies
+    double lengths[5]; ///< d_max, bandwidth, trace, clip, blend temperature; NAN: not given
     osc_manifold_settings settings;
     int derivatives;
     const char* json_path;

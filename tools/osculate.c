@@ -48,8 +48,10 @@ static double now_seconds(void) {
 
 // a number, or null where JSON has none (NaN, infinities)
 static void json_number(FILE* f, double value) {
-    if (isfinite(value)) fprintf(f, "%.17g", value);
-    else fputs("null", f);
+    if (isfinite(value))
+        fprintf(f, "%.17g", value);
+    else
+        fputs("null", f);
 }
 
 static void json_vec3(FILE* f, osc_vec3 v) {
@@ -80,9 +82,12 @@ static void json_matrix(FILE* f, const double* m, int rows, int columns) {
 static void json_string(FILE* f, const char* s) {
     fputc('"', f);
     for (; *s; ++s) {
-        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", (unsigned)*s);
-        else fputc(*s, f);
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", (unsigned)*s);
+        else
+            fputc(*s, f);
     }
     fputc('"', f);
 }
@@ -131,7 +136,8 @@ static int command_eval(const cli_eval_options* o) {
 static void print_import(FILE* f, const char* prefix, char name, const cli_import* import) {
     const osc_mesh_orientation* o = &import->baked;
     fprintf(f, "%s%c     %lld vertices, %lld faces read; %s", prefix, name, (long long)import->report.vertices_read,
-            (long long)import->report.faces_read, o->patches > 0 && o->closed_patches == o->patches ? "closed" : "open");
+            (long long)import->report.faces_read,
+            o->patches > 0 && o->closed_patches == o->patches ? "closed" : "open");
     if (import->report.orientation.triangles_flipped)
         fprintf(f, "; %d triangles turned outward", (int)import->report.orientation.triangles_flipped);
     if (import->report.faces_dropped) fprintf(f, "; %d degenerate faces dropped", (int)import->report.faces_dropped);
@@ -141,14 +147,14 @@ static void print_import(FILE* f, const char* prefix, char name, const cli_impor
 
 typedef struct model {
     const char* path;
-    int from_grid;         // 1: a saved spline SDF; 0: a mesh file
-    int same_as_a;         // 1: body b is body a's model (same file)
-    cli_import import;     // what reading the mesh file did (mesh inputs)
+    int from_grid;     // 1: a saved spline SDF; 0: a mesh file
+    int same_as_a;     // 1: body b is body a's model (same file)
+    cli_import import; // what reading the mesh file did (mesh inputs)
     osc_grid* grid;
-    osc_sdf* sdf;          // the grid as an osc_sdf (for the collision mesh)
+    osc_sdf* sdf; // the grid as an osc_sdf (for the collision mesh)
     osc_mesh* collision;
     osc_body* body;
-    double size;           // cli_model_size of the collision mesh
+    double size; // cli_model_size of the collision mesh
     double load_s, spline_s, collision_s, body_s;
 } model;
 
@@ -225,8 +231,9 @@ static void json_model(FILE* f, const char* name, const model* m, osc_pose pose)
     json_number(f, m->size);
     fputs(",\n     \"pose\": ", f);
     json_pose(f, pose);
-    fprintf(f, ", \"build_s\": {\"load\": %.6f, \"spline\": %.6f, \"collision_mesh\": %.6f, \"body\": %.6f, "
-               "\"total\": %.6f}}",
+    fprintf(f,
+            ", \"build_s\": {\"load\": %.6f, \"spline\": %.6f, \"collision_mesh\": %.6f, \"body\": %.6f, "
+            "\"total\": %.6f}}",
             m->load_s, m->spline_s, m->collision_s, m->body_s, m->load_s + m->spline_s + m->collision_s + m->body_s);
 }
 
@@ -304,7 +311,7 @@ static int check_outputs(const cli_contact_options* o) {
 // the contacts and their pose Jacobians (nullable) of one query
 typedef struct contact_result {
     osc_manifold_output out;
-    double query_s;   // median time of one query
+    double query_s; // median time of one query
     int repeats;
 } contact_result;
 
@@ -382,10 +389,11 @@ static void json_contact(FILE* f, const osc_manifold_output* out, int32_t i) {
     fputc('}', f);
 }
 
-static void write_contact_json(FILE* f, const cli_contact_options* o, const model* models[2],
-                               const contact_result* r, double build_s) {
+static void write_contact_json(FILE* f, const cli_contact_options* o, const model* models[2], const contact_result* r,
+                               double build_s) {
     const osc_manifold_settings* s = &o->settings;
-    fprintf(f, "{\n  \"command\": \"contact\", \"version\": \"%s\",\n  \"settings\": {\"d_max\": ", osc_version_string());
+    fprintf(f,
+            "{\n  \"command\": \"contact\", \"version\": \"%s\",\n  \"settings\": {\"d_max\": ", osc_version_string());
     json_number(f, s->d_max);
     fputs(", \"bandwidth\": ", f);
     json_number(f, s->bandwidth);
@@ -401,7 +409,8 @@ static void write_contact_json(FILE* f, const cli_contact_options* o, const mode
             s->iterations, s->blend ? "true" : "false", s->blend_saturated ? "true" : "false",
             s->edges ? "true" : "false", s->broad_phase ? "true" : "false");
     json_number(f, o->scale);
-    fprintf(f, ", \"groups\": %d, \"resolution\": %d, \"mesh_resolution\": %d, \"triangles\": %d, \"derivatives\": %s},\n",
+    fprintf(f,
+            ", \"groups\": %d, \"resolution\": %d, \"mesh_resolution\": %d, \"triangles\": %d, \"derivatives\": %s},\n",
             o->models.groups, o->models.resolution, o->models.mesh_resolution, o->models.triangles,
             o->derivatives ? "true" : "false");
     fputs("  \"bodies\": [\n", f);
@@ -414,8 +423,9 @@ static void write_contact_json(FILE* f, const cli_contact_options* o, const mode
         json_contact(f, &r->out, i);
     }
     contact_summary sum = summarise(&r->out);
-    fprintf(f, "%s],\n  \"summary\": {\"count\": %d, \"vertex\": %d, \"edge\": %d, \"group\": %d, \"penetrating\": %d, "
-               "\"deepest_depth\": ",
+    fprintf(f,
+            "%s],\n  \"summary\": {\"count\": %d, \"vertex\": %d, \"edge\": %d, \"group\": %d, \"penetrating\": %d, "
+            "\"deepest_depth\": ",
             r->out.count ? "\n  " : "", (int)r->out.count, (int)sum.kinds[0], (int)sum.kinds[1], (int)sum.kinds[2],
             (int)sum.penetrating);
     json_number(f, r->out.count ? sum.deepest : NAN);
@@ -432,15 +442,16 @@ static int write_points_ply(const char* path, const cli_contact_options* o, cons
         fprintf(stderr, "osculate contact: cannot write %s\n", path);
         return 0;
     }
-    fprintf(f, "ply\nformat ascii 1.0\ncomment osculate contact points: %s vs %s (depth < 0: penetration)\n"
-               "element vertex %d\nproperty float x\nproperty float y\nproperty float z\n"
-               "property float nx\nproperty float ny\nproperty float nz\nproperty float depth\n"
-               "property float weight\nproperty int body\nproperty int kind\nend_header\n",
+    fprintf(f,
+            "ply\nformat ascii 1.0\ncomment osculate contact points: %s vs %s (depth < 0: penetration)\n"
+            "element vertex %d\nproperty float x\nproperty float y\nproperty float z\n"
+            "property float nx\nproperty float ny\nproperty float nz\nproperty float depth\n"
+            "property float weight\nproperty int body\nproperty int kind\nend_header\n",
             o->paths[0], o->paths[1], (int)out->count);
     for (int32_t i = 0; i < out->count; ++i) {
         const osc_contact* c = &out->contacts[i];
-        fprintf(f, "%.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %d %d\n", c->point.x, c->point.y, c->point.z,
-                c->normal.x, c->normal.y, c->normal.z, c->depth, c->weight, (int)c->body, (int)c->kind);
+        fprintf(f, "%.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %d %d\n", c->point.x, c->point.y, c->point.z, c->normal.x,
+                c->normal.y, c->normal.z, c->depth, c->weight, (int)c->body, (int)c->kind);
     }
     int ok = !ferror(f);
     ok = (fclose(f) == 0) && ok;
@@ -495,7 +506,8 @@ static int write_scene(const char* path, const model* models[2], const osc_pose 
     return ok;
 }
 
-static void print_summary(const cli_contact_options* o, const model* models[2], const contact_result* r, double build_s) {
+static void print_summary(const cli_contact_options* o, const model* models[2], const contact_result* r,
+                          double build_s) {
     contact_summary sum = summarise(&r->out);
     printf("osculate contact: %s (a) against %s (b)\n", o->paths[0], o->paths[1]);
     for (int b = 0; b < 2; ++b) {
@@ -508,8 +520,8 @@ static void print_summary(const cli_contact_options* o, const model* models[2], 
         osc_grid_cells(m->grid, cells);
         printf("  body %c     %d vertices, %d edges, %d groups; spline %dx%dx%d %s %.2f s, collision mesh %.2f s\n",
                'a' + b, (int)osc_body_vertex_count(m->body), (int)osc_body_edge_count(m->body),
-               (int)osc_body_group_count(m->body), cells[0], cells[1], cells[2], m->from_grid ? "loaded in" : "baked in",
-               m->load_s + m->spline_s, m->collision_s);
+               (int)osc_body_group_count(m->body), cells[0], cells[1], cells[2],
+               m->from_grid ? "loaded in" : "baked in", m->load_s + m->spline_s, m->collision_s);
         if (!m->from_grid) print_import(stdout, "  mesh ", 'a' + b, &m->import);
     }
     printf("  settings   d_max %.3g, bandwidth %.3g, temperatures trace %.3g clip %.3g blend %.3g (scale %.3g%s)\n",
@@ -562,8 +574,8 @@ static osc_status allocate_output(const model* models[2], int derivatives, osc_m
         out->normal_jacobians = malloc((size_t)room * 36 * sizeof(double));
         out->weight_jacobians = malloc((size_t)room * 12 * sizeof(double));
     }
-    if (!out->contacts || (derivatives && (!out->point_jacobians || !out->depth_jacobians ||
-                                           !out->normal_jacobians || !out->weight_jacobians))) {
+    if (!out->contacts || (derivatives && (!out->point_jacobians || !out->depth_jacobians || !out->normal_jacobians ||
+                                           !out->weight_jacobians))) {
         fprintf(stderr, "osculate contact: out of memory for %lld contacts\n", (long long)room);
         return OSC_ERR_NO_MEMORY;
     }
@@ -711,8 +723,9 @@ static int command_box_sweep(const cli_box_sweep_options* o) {
     }
     osc_manifold_settings settings = box_settings(hard);
     settings.blend = blend;
-    fprintf(f, "# osculate %s box sweep (seed 000 Fig. 10): %s, d_max %g, bandwidth %g, temperatures trace %g "
-               "clip %g blend %g; box %d vertices %d edges\n",
+    fprintf(f,
+            "# osculate %s box sweep (seed 000 Fig. 10): %s, d_max %g, bandwidth %g, temperatures trace %g "
+            "clip %g blend %g; box %d vertices %d edges\n",
             osc_version_string(), hard ? "hard" : "smooth", settings.d_max, settings.bandwidth,
             settings.trace_temperature, settings.clip_temperature, settings.blend_temperature,
             (int)osc_body_vertex_count(body), (int)osc_body_edge_count(body));
@@ -729,8 +742,10 @@ static int command_box_sweep(const cli_box_sweep_options* o) {
         mean_x(&out, 6 + 3 + 1, &mean, &slope, &total); // B's rotation about y
         for (int32_t i = 0; i < out.count; ++i) deepest = fmin(deepest, out.contacts[i].depth);
         fprintf(f, "%.17g,%d,", tilt, (int)out.count);
-        if (out.count) fprintf(f, "%.17g,%.17g,%.17g,%.17g\n", mean, deepest, slope, total);
-        else fprintf(f, ",,,0\n");
+        if (out.count)
+            fprintf(f, "%.17g,%.17g,%.17g,%.17g\n", mean, deepest, slope, total);
+        else
+            fprintf(f, ",,,0\n");
     }
     if (ferror(f)) {
         fprintf(stderr, "osculate box-sweep: error writing %s\n", path);
@@ -762,15 +777,15 @@ int main(int argc, char** argv) {
         return 2;
     }
     switch (options.command) {
-    case CLI_VERSION: printf("%s\n", osc_version_string()); return 0;
-    case CLI_INFO:
-        printf("{\"version\": \"%s\", \"threads\": %d}\n", osc_version_string(), osc_default_thread_count());
-        return 0;
-    case CLI_EVAL: return command_eval(&options.eval);
-    case CLI_BAKE: return command_bake(&options.bake);
-    case CLI_CONTACT: return command_contact(&options.contact);
-    case CLI_BOX_SWEEP: return command_box_sweep(&options.box_sweep);
-    case CLI_NONE: break;
+        case CLI_VERSION: printf("%s\n", osc_version_string()); return 0;
+        case CLI_INFO:
+            printf("{\"version\": \"%s\", \"threads\": %d}\n", osc_version_string(), osc_default_thread_count());
+            return 0;
+        case CLI_EVAL: return command_eval(&options.eval);
+        case CLI_BAKE: return command_bake(&options.bake);
+        case CLI_CONTACT: return command_contact(&options.contact);
+        case CLI_BOX_SWEEP: return command_box_sweep(&options.box_sweep);
+        case CLI_NONE: break;
     }
     cli_print_help(stderr, CLI_NONE);
     return 2;

@@ -13,8 +13,7 @@
 
 // signed distance (and, if grad is not NULL, its gradient) of the SDF geom `geom` at n points x (n x 3, in the
 // geom's mesh frame)
-void osc_mj_sdf_eval(const mjModel* m, const mjData* d, int geom, int n, const double* x, double* dist,
-                     double* grad) {
+void osc_mj_sdf_eval(const mjModel* m, const mjData* d, int geom, int n, const double* x, double* dist, double* grad) {
     const mjpPlugin* plugin[1] = {NULL}; // NULL: the mesh's native octree SDF
     int id[1] = {geom};
     mjtGeom type[1] = {mjGEOM_SDF};
@@ -27,8 +26,8 @@ void osc_mj_sdf_eval(const mjModel* m, const mjData* d, int geom, int n, const d
 
 // mj_geomDistance(geom1, geom2) with geom2 (a sphere) moved to each of n world points x in turn (only its
 // position in mjData changes; no forward pass in between)
-void osc_mj_geom_distance(const mjModel* m, mjData* d, int geom1, int geom2, double distmax, int n,
-                          const double* x, double* dist) {
+void osc_mj_geom_distance(const mjModel* m, mjData* d, int geom1, int geom2, double distmax, int n, const double* x,
+                          double* dist) {
     double fromto[6];
     for (int i = 0; i < n; i++) {
         d->geom_xpos[3 * geom2 + 0] = x[3 * i + 0];

@@ -75,14 +75,14 @@ typedef enum osc_surface_type {
 /// A canonical surface with its frame (see PARAMETRISATIONS above).
 typedef struct osc_brep_surface {
     osc_surface_type type;
-    osc_vec3 origin;  ///< o
-    osc_vec3 axis;    ///< z, unit
-    osc_vec3 ref;     ///< x, unit and perpendicular to z
-    double radius;    ///< R: cylinder and sphere radius, cone radius at v = 0, torus major radius
-    double radius2;   ///< r: torus minor radius (r > 0, r != R; r > R is a spindle torus, whose
-                      ///< faces must each keep to one sign of R + r cos v); unused otherwise
-    double angle;     ///< a: cone half-angle in (0, pi/2); unused otherwise
-    int sense;        ///< +1: the solid's outward normal is the natural normal; -1: its opposite
+    osc_vec3 origin; ///< o
+    osc_vec3 axis;   ///< z, unit
+    osc_vec3 ref;    ///< x, unit and perpendicular to z
+    double radius;   ///< R: cylinder and sphere radius, cone radius at v = 0, torus major radius
+    double radius2;  ///< r: torus minor radius (r > 0, r != R; r > R is a spindle torus, whose
+                     ///< faces must each keep to one sign of R + r cos v); unused otherwise
+    double angle;    ///< a: cone half-angle in (0, pi/2); unused otherwise
+    int sense;       ///< +1: the solid's outward normal is the natural normal; -1: its opposite
 } osc_brep_surface;
 
 /// Kinds of trimming curve pieces in a face's parameter plane.
@@ -115,23 +115,20 @@ typedef struct osc_brep_face {
 } osc_brep_face;
 
 /// Edge curve kinds.
-typedef enum osc_curve_type {
-    OSC_CURVE_LINE = 0,
-    OSC_CURVE_CIRCLE = 1
-} osc_curve_type;
+typedef enum osc_curve_type { OSC_CURVE_LINE = 0, OSC_CURVE_CIRCLE = 1 } osc_curve_type;
 
 /// An edge: a line segment or circular arc C(t), t in [t0, t1], between two faces. `vertex` are the
 /// end vertices (-1 for a closed circle, t1 - t0 = 2 pi). A seam of a periodic face (the same face
 /// on both sides) is allowed and carries no contact.
 typedef struct osc_brep_edge {
     osc_curve_type type;
-    osc_vec3 origin;  ///< line: a point; circle: the centre
-    osc_vec3 axis;    ///< line: unit direction; circle: unit normal of its plane
-    osc_vec3 ref;     ///< circle: unit direction of t = 0, perpendicular to axis
-    double radius;    ///< circle radius
-    double t0, t1;    ///< parameter range, t0 < t1
-    int face[2];      ///< the two faces meeting at the edge
-    int vertex[2];    ///< the vertices at t0 and t1, or -1
+    osc_vec3 origin; ///< line: a point; circle: the centre
+    osc_vec3 axis;   ///< line: unit direction; circle: unit normal of its plane
+    osc_vec3 ref;    ///< circle: unit direction of t = 0, perpendicular to axis
+    double radius;   ///< circle radius
+    double t0, t1;   ///< parameter range, t0 < t1
+    int face[2];     ///< the two faces meeting at the edge
+    int vertex[2];   ///< the vertices at t0 and t1, or -1
 } osc_brep_edge;
 
 /// A solid as plain arrays; indices are 0-based into the arrays named.
@@ -152,12 +149,12 @@ typedef struct osc_brep_desc {
 
 /// Settings of the offline structure; take them from osc_brep_settings_default().
 typedef struct osc_brep_settings {
-    double alpha_max;      ///< quasi-flat angle: a leaf's normals lie within this apex angle
-                           ///< (radians, (0, pi/2]), 0.5
-    double plane_cell;     ///< a planar face is split into cells at most this fraction of its
-                           ///< parameter box's longer side (§2.4.1, the special case of planes), 0.25
-    int max_leaf_count;    ///< refuse models that would need more leaves (OSC_ERR_CAPACITY), 1000000;
-                           ///< at most OSC_BREP_MAX_LEAVES
+    double alpha_max;   ///< quasi-flat angle: a leaf's normals lie within this apex angle
+                        ///< (radians, (0, pi/2]), 0.5
+    double plane_cell;  ///< a planar face is split into cells at most this fraction of its
+                        ///< parameter box's longer side (§2.4.1, the special case of planes), 0.25
+    int max_leaf_count; ///< refuse models that would need more leaves (OSC_ERR_CAPACITY), 1000000;
+                        ///< at most OSC_BREP_MAX_LEAVES
 } osc_brep_settings;
 
 /// The largest settings.max_leaf_count (the BVH counts its nodes, twice the leaves, in an int).
@@ -174,8 +171,7 @@ typedef struct osc_brep osc_brep;
 /// non-unit or too large frames, non-positive or too large sizes, an index out of range, an empty
 /// face or loop, an edge with t0 >= t1); OSC_ERR_CAPACITY for more than INT_MAX / 6 edges or INT_MAX
 /// / 4 trims, or more leaves than settings.max_leaf_count; OSC_ERR_NO_MEMORY.
-OSC_API osc_status osc_brep_create(const osc_brep_desc* desc, const osc_brep_settings* settings,
-                                   osc_brep** out);
+OSC_API osc_status osc_brep_create(const osc_brep_desc* desc, const osc_brep_settings* settings, osc_brep** out);
 
 /// Releases a solid (NULL: nothing happens).
 OSC_API void osc_brep_destroy(osc_brep* brep);
@@ -207,8 +203,7 @@ OSC_API int osc_brep_project(const osc_brep_surface* surface, osc_vec3 x, double
 /// Evaluates the surface point at (u, v) and, when `normal` is non-NULL, the solid's outward unit
 /// normal there (the natural normal times `sense`). A NULL `surface`, a type out of range or a
 /// non-finite (u, v) gives NaN (point and normal) with a message naming it in osc_last_error().
-OSC_API osc_vec3 osc_brep_surface_point(const osc_brep_surface* surface, double u, double v,
-                                        osc_vec3* normal);
+OSC_API osc_vec3 osc_brep_surface_point(const osc_brep_surface* surface, double u, double v, osc_vec3* normal);
 
 /// Returns 1 when the parameters (u, v) lie in the solid domain of `face` of `brep` (inside its
 /// parameter box and its loops by the even-odd rule), 0 otherwise (also for a NULL `brep`, a face
@@ -221,8 +216,7 @@ OSC_API int osc_brep_face_contains(const osc_brep* brep, int face, double u, dou
 // to NULL on every failure.
 
 /// A box with half extents `half` (all > 0): 6 planes, 12 line edges, 8 vertices.
-OSC_API osc_status osc_brep_create_box(osc_vec3 half, const osc_brep_settings* settings,
-                                       osc_brep** out);
+OSC_API osc_status osc_brep_create_box(osc_vec3 half, const osc_brep_settings* settings, osc_brep** out);
 
 /// A solid of revolution about z from a profile of `count` >= 2 points (r_i, z_i) [count][2],
 /// r_i >= 0, z strictly increasing along the profile is not required but consecutive points must
@@ -230,12 +224,12 @@ OSC_API osc_status osc_brep_create_box(osc_vec3 half, const osc_brep_settings* s
 /// becomes a plane disc or annulus (z constant), a cylinder (r constant) or a cone. Consecutive
 /// segments meet at circular edges. A cylinder is the profile (0,-h) (R,-h) (R,h) (0,h); a peg
 /// with a conical tip adds a point.
-OSC_API osc_status osc_brep_create_revolved(const double* profile, int count,
-                                            const osc_brep_settings* settings, osc_brep** out);
+OSC_API osc_status osc_brep_create_revolved(const double* profile, int count, const osc_brep_settings* settings,
+                                            osc_brep** out);
 
 /// A cylinder of radius `radius` and height 2 `half_height` (a revolved profile).
-OSC_API osc_status osc_brep_create_cylinder(double radius, double half_height,
-                                            const osc_brep_settings* settings, osc_brep** out);
+OSC_API osc_status osc_brep_create_cylinder(double radius, double half_height, const osc_brep_settings* settings,
+                                            osc_brep** out);
 
 /// A cone frustum from radius `r_bottom` at z = -h to `r_top` at z = +h (both > 0: a cone apex is not
 /// supported as a feature, truncate it).
@@ -243,16 +237,14 @@ OSC_API osc_status osc_brep_create_cone(double r_bottom, double r_top, double ha
                                         const osc_brep_settings* settings, osc_brep** out);
 
 /// A sphere of radius `radius` (one face, no edges).
-OSC_API osc_status osc_brep_create_sphere(double radius, const osc_brep_settings* settings,
-                                          osc_brep** out);
+OSC_API osc_status osc_brep_create_sphere(double radius, const osc_brep_settings* settings, osc_brep** out);
 
 /// A box of half extents `half` with a blind hole of revolution opening in its top face (z =
 /// half.z): the hole's wall follows `profile` [count][2] of (r, z) points from the top (r_0 > 0,
 /// z_0 = half.z) down to its bottom, which ends on the axis (r = 0) or is closed by a disc; the
 /// hole's faces are concave. Radii must stay inside the box's x-y extent.
 OSC_API osc_status osc_brep_create_block_with_hole(osc_vec3 half, const double* profile, int count,
-                                                   const osc_brep_settings* settings,
-                                                   osc_brep** out);
+                                                   const osc_brep_settings* settings, osc_brep** out);
 
 // ---- shells ----
 
@@ -264,15 +256,15 @@ typedef struct osc_brep_shell {
     int face_begin, face_count;     ///< its faces
     int edge_begin, edge_count;     ///< its edges
     int vertex_begin, vertex_count; ///< its vertices
-    osc_pose placement;   ///< STEP: the solid's own frame in the model's (its geometry in the model is
-                          ///< the file's, scaled by `scale`, then moved by this); identity otherwise
-    double scale;         ///< STEP: the factor from the solid's length unit to the model's (1 when they
-                          ///< agree); 1 otherwise
-    long long solid_id;   ///< STEP: the entity id of its MANIFOLD_SOLID_BREP (#id); 0 otherwise
-    int depth;            ///< STEP: the placements between the file's top representation and the solid
-                          ///< (0: not in an assembly); 0 otherwise
-    char name[64];        ///< STEP: the name of the PRODUCT holding the solid, else the solid's own name
-                          ///< (truncated, '' decoded); "" otherwise
+    osc_pose placement;             ///< STEP: the solid's own frame in the model's (its geometry in the model is
+                                    ///< the file's, scaled by `scale`, then moved by this); identity otherwise
+    double scale;                   ///< STEP: the factor from the solid's length unit to the model's (1 when they
+                                    ///< agree); 1 otherwise
+    long long solid_id;             ///< STEP: the entity id of its MANIFOLD_SOLID_BREP (#id); 0 otherwise
+    int depth;                      ///< STEP: the placements between the file's top representation and the solid
+                                    ///< (0: not in an assembly); 0 otherwise
+    char name[64];                  ///< STEP: the name of the PRODUCT holding the solid, else the solid's own name
+                                    ///< (truncated, '' decoded); "" otherwise
 } osc_brep_shell;
 
 /// Returns the number of shells of `brep` (0 when `brep` is NULL).
@@ -286,29 +278,29 @@ OSC_API osc_status osc_brep_get_shell(const osc_brep* brep, int index, osc_brep_
 /// model's frame), so that the parts of an assembly can be moved and queried apart. `settings` NULL:
 /// the defaults. OSC_ERR_INVALID_ARGUMENT naming a NULL argument or a bad index, and what
 /// osc_brep_create returns.
-OSC_API osc_status osc_brep_create_from_shell(const osc_brep* brep, int index,
-                                              const osc_brep_settings* settings, osc_brep** out);
+OSC_API osc_status osc_brep_create_from_shell(const osc_brep* brep, int index, const osc_brep_settings* settings,
+                                              osc_brep** out);
 
 // ---- STEP import (src/brep_step.c) ----
 
 /// What an import read. An instance is a solid placed in the model: a solid used twice by the
 /// file's assembly structure is two instances.
 typedef struct osc_brep_import_report {
-    int solids;               ///< MANIFOLD_SOLID_BREP and BREP_WITH_VOIDS entities in the file
-    int faces_read;           ///< ADVANCED_FACEs of the imported instances (per instance)
-    int faces_imported;       ///< faces on supported surfaces (the model's faces)
-    int faces_unsupported;    ///< faces skipped (only with skip_unsupported)
+    int solids;            ///< MANIFOLD_SOLID_BREP and BREP_WITH_VOIDS entities in the file
+    int faces_read;        ///< ADVANCED_FACEs of the imported instances (per instance)
+    int faces_imported;    ///< faces on supported surfaces (the model's faces)
+    int faces_unsupported; ///< faces skipped (only with skip_unsupported)
     int edges_imported, edges_unsupported;
     char first_unsupported[96]; ///< "#123 B_SPLINE_SURFACE_WITH_KNOTS" or ""
-    double length_unit;       ///< metres per length unit of the model (0.001 for millimetres), 0
-                              ///< when the file does not say; lengths are kept in the unit of the
-                              ///< file's (first) top representation
-    int instances;            ///< placed solids found
-    int instances_imported;   ///< shells of the model (osc_brep_shell_count)
-    int instances_skipped;    ///< placed solids left out (only with skip_unsupported): solids with
-                              ///< voids, mirrored placements, solids whose every face is unsupported
-    char first_skipped[96];   ///< the first of them, "#33 BREP_WITH_VOIDS: solids with voids are not
-                              ///< supported", or ""
+    double length_unit;         ///< metres per length unit of the model (0.001 for millimetres), 0
+                                ///< when the file does not say; lengths are kept in the unit of the
+                                ///< file's (first) top representation
+    int instances;              ///< placed solids found
+    int instances_imported;     ///< shells of the model (osc_brep_shell_count)
+    int instances_skipped;      ///< placed solids left out (only with skip_unsupported): solids with
+                                ///< voids, mirrored placements, solids whose every face is unsupported
+    char first_skipped[96];     ///< the first of them, "#33 BREP_WITH_VOIDS: solids with voids are not
+                                ///< supported", or ""
 } osc_brep_import_report;
 
 /// Reads every solid of a STEP (ISO 10303-21) buffer, placed where the file's assembly structure
@@ -325,9 +317,8 @@ OSC_API osc_status osc_brep_read_step(const char* text, size_t size, int skip_un
 
 /// osc_brep_read_step on the file at `path` (OSC_ERR_IO when it cannot be read or is not a
 /// regular file).
-OSC_API osc_status osc_brep_load_step(const char* path, int skip_unsupported,
-                                      const osc_brep_settings* settings, osc_brep** out,
-                                      osc_brep_import_report* report);
+OSC_API osc_status osc_brep_load_step(const char* path, int skip_unsupported, const osc_brep_settings* settings,
+                                      osc_brep** out, osc_brep_import_report* report);
 
 #ifdef __cplusplus
 }

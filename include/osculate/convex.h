@@ -86,8 +86,8 @@ typedef struct osc_convex osc_convex;
 /// any non-zero length) and `offsets` [count] (b, all > 0 so the origin is strictly inside). The
 /// polytope must be bounded. Redundant halfspaces are kept. OSC_ERR_INVALID_ARGUMENT names the
 /// first bad row; count must be 4..OSC_CONVEX_MAX_FACES.
-OSC_API osc_status osc_convex_create_polytope(const double* normals, const double* offsets,
-                                              int count, osc_convex** out);
+OSC_API osc_status osc_convex_create_polytope(const double* normals, const double* offsets, int count,
+                                              osc_convex** out);
 
 /// Creates the polytope that is the convex hull of `count` points [count][3] given in the body
 /// frame; the origin must lie strictly inside the hull. Needs the library built with qhull
@@ -105,8 +105,8 @@ OSC_API osc_status osc_convex_create_hull(const double* points, int count, osc_c
 /// hull's normals (a lower bound on its distance from the hull). The origin
 /// must lie strictly inside the hull. Needs qhull like osc_convex_create_hull; the same errors,
 /// OSC_ERR_INVALID_ARGUMENT for max_faces out of range.
-OSC_API osc_status osc_convex_create_hull_bounded(const double* points, int count, int max_faces,
-                                                  double* excess, osc_convex** out);
+OSC_API osc_status osc_convex_create_hull_bounded(const double* points, int count, int max_faces, double* excess,
+                                                  osc_convex** out);
 
 /// Creates the box |y_i| <= half_extents[i] as a six-face polytope.
 OSC_API osc_status osc_convex_create_box(osc_vec3 half_extents, osc_convex** out);
@@ -133,8 +133,8 @@ OSC_API osc_status osc_convex_create_sphere(double radius, osc_convex** out);
 /// Creates a padded polygon: the points within `radius` > 0 of the polygon { (u, v, 0) : C (u,v)
 /// <= d } in the body xy plane (seed 001 eqs. (25)-(26)); `edge_normals` [count][2] (rows of C),
 /// `edge_offsets` [count] (d, all > 0), count 3..OSC_CONVEX_MAX_FACES, the polygon bounded.
-OSC_API osc_status osc_convex_create_polygon(const double* edge_normals, const double* edge_offsets,
-                                             int count, double radius, osc_convex** out);
+OSC_API osc_status osc_convex_create_polygon(const double* edge_normals, const double* edge_offsets, int count,
+                                             double radius, osc_convex** out);
 
 /// Releases a shape (NULL is fine: nothing happens).
 OSC_API void osc_convex_destroy(osc_convex* shape);

@@ -110,9 +110,10 @@ extern "C" {
 
 /// Solver settings; take them from osc_dcol_settings_default().
 typedef struct osc_dcol_settings {
-    double tolerance;    ///< barrier parameter at which the solve ends (the smoothing knob), 1e-10; in [1e-12, 0.1]
-    int max_iterations;  ///< interior-point iterations allowed, 40; in [1, 1000]
-    double regularization; ///< added to the normal matrix's diagonal, relative to its largest entry, 1e-16; in [0, 1e-3]
+    double tolerance;   ///< barrier parameter at which the solve ends (the smoothing knob), 1e-10; in [1e-12, 0.1]
+    int max_iterations; ///< interior-point iterations allowed, 40; in [1, 1000]
+    double
+        regularization; ///< added to the normal matrix's diagonal, relative to its largest entry, 1e-16; in [0, 1e-3]
 } osc_dcol_settings;
 
 /// Returns the default settings.
@@ -136,22 +137,22 @@ enum {
 /// starts next to its exact answer instead (docs/dcol.md §3.5), which no warm start beats; the
 /// warm start is still written.
 typedef struct osc_dcol_warm_start {
-    int valid;                                ///< 0: ignore the rest
-    int variables;                            ///< the variable count it was made for
-    double solution[OSC_DCOL_MAX_VARIABLES];  ///< (x, alpha, slacks)
+    int valid;                               ///< 0: ignore the rest
+    int variables;                           ///< the variable count it was made for
+    double solution[OSC_DCOL_MAX_VARIABLES]; ///< (x, alpha, slacks)
 } osc_dcol_warm_start;
 
 /// The answer of one query.
 typedef struct osc_dcol_result {
-    double alpha;      ///< minimum uniform scaling (seed 001 eq. (9))
-    osc_vec3 point;    ///< x: the intersection point of the scaled shapes
-    osc_vec3 point_a;  ///< contact point on A, r_A + (x - r_A) / alpha (eq. (29))
-    osc_vec3 point_b;  ///< contact point on B
-    double distance;   ///< signed: (1 - 1 / alpha) |r_A - r_B|, = +-|point_a - point_b| (eq. (30))
-    osc_vec3 normal;   ///< unit outward normal of scaled A at x, from A towards B
-    int iterations;    ///< interior-point iterations taken (docs/dcol.md §3.5: or re-centring
-                       ///< steps; 0 at an exact point contact, §3.7)
-    int flags;         ///< OSC_DCOL_DEGENERATE, OSC_DCOL_COINCIDENT, OSC_DCOL_SMOOTHED
+    double alpha;     ///< minimum uniform scaling (seed 001 eq. (9))
+    osc_vec3 point;   ///< x: the intersection point of the scaled shapes
+    osc_vec3 point_a; ///< contact point on A, r_A + (x - r_A) / alpha (eq. (29))
+    osc_vec3 point_b; ///< contact point on B
+    double distance;  ///< signed: (1 - 1 / alpha) |r_A - r_B|, = +-|point_a - point_b| (eq. (30))
+    osc_vec3 normal;  ///< unit outward normal of scaled A at x, from A towards B
+    int iterations;   ///< interior-point iterations taken (docs/dcol.md §3.5: or re-centring
+                      ///< steps; 0 at an exact point contact, §3.7)
+    int flags;        ///< OSC_DCOL_DEGENERATE, OSC_DCOL_COINCIDENT, OSC_DCOL_SMOOTHED
 } osc_dcol_result;
 
 /// Optional derivative outputs, each [rows][12] row-major (A's twist, then B's); NULL skips one.
@@ -171,18 +172,16 @@ typedef struct osc_dcol_jacobians {
 /// OSC_ERR_INVALID_ARGUMENT, with a message naming the argument, for a NULL shape or result,
 /// non-finite or non-normalisable poses or settings out of range; OSC_ERR_NOT_CONVERGED when the
 /// iteration limit is reached.
-OSC_API osc_status osc_dcol_proximity(const osc_convex* a, osc_pose pose_a, const osc_convex* b,
-                                      osc_pose pose_b, const osc_dcol_settings* settings,
-                                      osc_dcol_result* result, const osc_dcol_jacobians* jacobians,
-                                      osc_dcol_warm_start* warm);
+OSC_API osc_status osc_dcol_proximity(const osc_convex* a, osc_pose pose_a, const osc_convex* b, osc_pose pose_b,
+                                      const osc_dcol_settings* settings, osc_dcol_result* result,
+                                      const osc_dcol_jacobians* jacobians, osc_dcol_warm_start* warm);
 
 /// Returns OSC_OK and writes alpha and its gradient d alpha / d(xi_A, xi_B) [12]: the fast path
 /// (one extra back-substitution, the envelope theorem made exact at the barrier parameter by an
 /// adjoint solve, docs/dcol.md §4.3; at an exact point contact the envelope theorem itself, §4.6),
 /// equal to osc_dcol_proximity's alpha row. Same arguments and errors as osc_dcol_proximity.
-OSC_API osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const osc_convex* b,
-                                           osc_pose pose_b, const osc_dcol_settings* settings,
-                                           double* alpha, double gradient[12]);
+OSC_API osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const osc_convex* b, osc_pose pose_b,
+                                           const osc_dcol_settings* settings, double* alpha, double gradient[12]);
 
 /// Returns the number of shape parameters osc_dcol_alpha_parameter_gradient reports for `shape`:
 /// sphere 1 (R); capsule and cylinder 2 (R, L); cone 2 (H, half_angle); ellipsoid 9 (P, row-major);
@@ -197,11 +196,9 @@ OSC_API int osc_dcol_parameter_count(const osc_convex* shape);
 /// entries are the derivative along symmetric perturbations of P (symmetrised). It always solves
 /// for the central point (§3.4), so at a point contact its alpha is above osc_dcol_proximity's
 /// exact one by at most that point's duality gap (§3.7). Same errors as osc_dcol_proximity.
-OSC_API osc_status osc_dcol_alpha_parameter_gradient(const osc_convex* a, osc_pose pose_a,
-                                                     const osc_convex* b, osc_pose pose_b,
-                                                     const osc_dcol_settings* settings,
-                                                     double* alpha, double* gradient_a,
-                                                     double* gradient_b);
+OSC_API osc_status osc_dcol_alpha_parameter_gradient(const osc_convex* a, osc_pose pose_a, const osc_convex* b,
+                                                     osc_pose pose_b, const osc_dcol_settings* settings, double* alpha,
+                                                     double* gradient_a, double* gradient_b);
 
 /// Runs osc_dcol_proximity for `count` pairs on `threads` threads (0: the default; the rule of
 /// OSC_MAX_THREADS: clamped, and fewer than 8 pairs a thread run on the calling thread without
@@ -212,11 +209,9 @@ OSC_API osc_status osc_dcol_alpha_parameter_gradient(const osc_convex* a, osc_po
 /// when all succeeded). OSC_ERR_INVALID_ARGUMENT for a negative count or threads, or a NULL a, b,
 /// poses_a, poses_b or results when count > 0; a NULL shape in a pair fails that pair.
 OSC_API osc_status osc_dcol_proximity_batch(const osc_convex* const* a, const osc_pose* poses_a,
-                                            const osc_convex* const* b, const osc_pose* poses_b,
-                                            int count, const osc_dcol_settings* settings,
-                                            osc_dcol_result* results,
-                                            const osc_dcol_jacobians* jacobians,
-                                            osc_status* statuses, int threads);
+                                            const osc_convex* const* b, const osc_pose* poses_b, int count,
+                                            const osc_dcol_settings* settings, osc_dcol_result* results,
+                                            const osc_dcol_jacobians* jacobians, osc_status* statuses, int threads);
 
 #ifdef __cplusplus
 }

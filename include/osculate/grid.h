@@ -78,16 +78,14 @@ OSC_API osc_status osc_grid_create_from_mesh(const osc_mesh_bvh* bvh, const osc_
 /// resolution outside [4, 1024], a padding or normal_epsilon that is not finite, a padding that takes
 /// the region beyond OSC_MESH_MAX_COORDINATE, threads < 0; each message names the value. NULL
 /// settings: the defaults.
-OSC_API osc_status osc_grid_create_from_sdf(const osc_sdf* sdf, const osc_grid_settings* settings,
-                                            osc_grid** out);
+OSC_API osc_status osc_grid_create_from_sdf(const osc_sdf* sdf, const osc_grid_settings* settings, osc_grid** out);
 
 /// Releases the caller's reference to a grid (NULL is fine); SDF leaves sharing it keep it alive.
 OSC_API void osc_grid_destroy(osc_grid* grid);
 
 /// Returns phi(point) and writes its gradient and Hessian (nullable; NULL costs nothing).
 /// NaN for a NaN point or a NULL grid.
-OSC_API double osc_grid_eval(const osc_grid* grid, osc_vec3 point, osc_vec3* gradient,
-                             osc_mat3* hessian);
+OSC_API double osc_grid_eval(const osc_grid* grid, osc_vec3 point, osc_vec3* gradient, osc_mat3* hessian);
 
 /// Returns the normal field n(point) (not normalised: unit length only where the data is) and
 /// writes its Jacobian dn/dx (row-major, nullable).
@@ -96,9 +94,8 @@ OSC_API osc_vec3 osc_grid_eval_normal(const osc_grid* grid, osc_vec3 point, osc_
 /// Evaluates `count` points [count][3]: `values` [count] (nullable), `gradients` [count][3]
 /// (nullable), `normals` [count][3] (nullable), over `threads` threads (0: default); each result
 /// equals the single-point functions' bit for bit.
-OSC_API osc_status osc_grid_eval_batch(const osc_grid* grid, const double* points, size_t count,
-                                       double* values, double* gradients, double* normals,
-                                       int threads);
+OSC_API osc_status osc_grid_eval_batch(const osc_grid* grid, const double* points, size_t count, double* values,
+                                       double* gradients, double* normals, int threads);
 
 /// Writes the grid's region (the box the spline covers) to `lo` and `hi` (each nullable; nothing is
 /// written for a NULL grid).
@@ -112,8 +109,7 @@ OSC_API double osc_grid_cells(const osc_grid* grid, int cells[3]);
 /// (clamped into the grid, plus the distance to the grid box outside it), a value the spline never
 /// goes below in that voxel. Writes the voxel centre's value and the bound radius (nullable). NaN
 /// for a NULL grid or a NaN point.
-OSC_API double osc_grid_lower_bound(const osc_grid* grid, osc_vec3 point, double* centre_value,
-                                    double* radius);
+OSC_API double osc_grid_lower_bound(const osc_grid* grid, osc_vec3 point, double* centre_value, double* radius);
 
 /// Returns a bound on |grad phi| over the whole grid (the largest voxel L_v); at least 1 outside.
 /// NaN for a NULL grid.
@@ -160,8 +156,7 @@ OSC_API osc_collision_mesh_settings osc_collision_mesh_settings_default(void);
 /// `max_error` stops them) and optionally projected onto the level set. A closed iso-surface gives a
 /// closed mesh with the same Euler characteristic. OSC_ERR_INVALID_ARGUMENT when the SDF's samples
 /// never change sign (it has no inside, or one thinner than a cell): there is no surface to mesh.
-OSC_API osc_status osc_collision_mesh_create(const osc_sdf* sdf,
-                                             const osc_collision_mesh_settings* settings,
+OSC_API osc_status osc_collision_mesh_create(const osc_sdf* sdf, const osc_collision_mesh_settings* settings,
                                              osc_mesh** out);
 
 #ifdef __cplusplus

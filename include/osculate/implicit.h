@@ -37,13 +37,13 @@ extern "C" {
 /// An even-asphere sag (sphere: conic 0, no coefficients; parabola: conic -1). Lengths follow
 /// sdf.h's range [OSC_SDF_LENGTH_MIN, OSC_SDF_LENGTH_MAX].
 typedef struct osc_sag {
-    double curvature;       ///< c = 1 / R (0: flat), |c| <= 1 / OSC_SDF_LENGTH_MIN
-    double conic;           ///< k, |k| <= OSC_SAG_CONIC_MAX
-    int coefficient_count;  ///< 0..OSC_SAG_MAX_COEFFICIENTS
+    double curvature;                              ///< c = 1 / R (0: flat), |c| <= 1 / OSC_SDF_LENGTH_MIN
+    double conic;                                  ///< k, |k| <= OSC_SAG_CONIC_MAX
+    int coefficient_count;                         ///< 0..OSC_SAG_MAX_COEFFICIENTS
     double coefficients[OSC_SAG_MAX_COEFFICIENTS]; ///< a_0.. multiply r^4, r^6, ...; finite
-    double diameter;        ///< the aperture D in [OSC_SDF_LENGTH_MIN, OSC_SDF_LENGTH_MAX];
-                            ///< 1 - (1 + k) c^2 (D/2)^2 must be > 0, and the sag and its slope
-                            ///< finite and |g| <= OSC_SDF_LENGTH_MAX over the aperture
+    double diameter;                               ///< the aperture D in [OSC_SDF_LENGTH_MIN, OSC_SDF_LENGTH_MAX];
+                                                   ///< 1 - (1 + k) c^2 (D/2)^2 must be > 0, and the sag and its slope
+                                                   ///< finite and |g| <= OSC_SDF_LENGTH_MAX over the aperture
 } osc_sag;
 
 /// A user surface: returns F at `point` [3] (surface frame) and writes its gradient [3] (never
@@ -67,8 +67,8 @@ OSC_API osc_status osc_implicit_create_sdf(const osc_sdf* sdf, osc_implicit** ou
 /// Creates a user surface with a bounding sphere for initialisation: `centre`'s coordinates at
 /// most OSC_SDF_LENGTH_MAX in magnitude, `radius` in [OSC_SDF_LENGTH_MIN, OSC_SDF_LENGTH_MAX].
 /// OSC_ERR_INVALID_ARGUMENT for a NULL `function` or `out`.
-OSC_API osc_status osc_implicit_create_function(osc_implicit_function function, void* context,
-                                               osc_vec3 centre, double radius, osc_implicit** out);
+OSC_API osc_status osc_implicit_create_function(osc_implicit_function function, void* context, osc_vec3 centre,
+                                                double radius, osc_implicit** out);
 
 /// Releases a surface (NULL is fine).
 OSC_API void osc_implicit_destroy(osc_implicit* surface);
@@ -76,8 +76,7 @@ OSC_API void osc_implicit_destroy(osc_implicit* surface);
 /// Returns F at the surface-frame point and writes its gradient and Hessian (both nullable; the
 /// Hessian of a user surface is not known and is written as zeros). A NULL surface returns NaN
 /// and writes NaN to both.
-OSC_API double osc_implicit_eval(const osc_implicit* surface, osc_vec3 point, osc_vec3* gradient,
-                                 osc_mat3* hessian);
+OSC_API double osc_implicit_eval(const osc_implicit* surface, osc_vec3 point, osc_vec3* gradient, osc_mat3* hessian);
 
 /// Returns 1 when the surface-frame point lies in the surface's domain (a sag's aperture
 /// |r| <= D / 2; always for other surfaces); 0 for a NULL surface.
@@ -89,8 +88,7 @@ OSC_API double osc_implicit_sag(const osc_implicit* surface, double r, double* d
 
 /// Writes a sphere (centre, radius; each nullable) that contains the surface's part a ray can hit:
 /// the sag's aperture cap, the SDF's bounds, the user's sphere; NaN for a NULL surface.
-OSC_API void osc_implicit_bounding_sphere(const osc_implicit* surface, osc_vec3* centre,
-                                          double* radius);
+OSC_API void osc_implicit_bounding_sphere(const osc_implicit* surface, osc_vec3* centre, double* radius);
 
 #ifdef __cplusplus
 }

@@ -32,13 +32,13 @@ extern "C" {
 
 /// Settings of osc_isosurface_extract; get them from osc_isosurface_settings_default().
 typedef struct osc_isosurface_settings {
-    osc_vec3 lo, hi;    ///< region to mesh; when lo > hi on any axis (the default), the SDF's
-                        ///< bounds grown by `padding` on every side
-    double padding;     ///< absolute margin around the SDF's bounds (default 0: two cells)
-    int resolution;     ///< number of cells along the longest axis of the region (default 64, >= 2)
-    double iso_value;   ///< level to extract (default 0)
-    int threads;        ///< threads for sampling (0: osc_default_thread_count(); clamped to
-                        ///< OSC_MAX_THREADS)
+    osc_vec3 lo, hi;  ///< region to mesh; when lo > hi on any axis (the default), the SDF's
+                      ///< bounds grown by `padding` on every side
+    double padding;   ///< absolute margin around the SDF's bounds (default 0: two cells)
+    int resolution;   ///< number of cells along the longest axis of the region (default 64, >= 2)
+    double iso_value; ///< level to extract (default 0)
+    int threads;      ///< threads for sampling (0: osc_default_thread_count(); clamped to
+                      ///< OSC_MAX_THREADS)
 } osc_isosurface_settings;
 
 /// Returns the default settings: region from the SDF's bounds with a two-cell margin, 64 cells
@@ -51,8 +51,7 @@ OSC_API osc_isosurface_settings osc_isosurface_settings_default(void);
 /// lo and hi), not finite or beyond OSC_MESH_MAX_COORDINATE (padding and iso_value included), a
 /// resolution < 2 or one that would exceed 2^20 corners along an axis or 2^31 per slab, and
 /// OSC_ERR_NO_MEMORY when allocation fails. An empty iso-surface gives an empty mesh.
-OSC_API osc_status osc_isosurface_extract(const osc_sdf* sdf,
-                                          const osc_isosurface_settings* settings, osc_mesh** out);
+OSC_API osc_status osc_isosurface_extract(const osc_sdf* sdf, const osc_isosurface_settings* settings, osc_mesh** out);
 
 #ifdef __cplusplus
 }

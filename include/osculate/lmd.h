@@ -71,11 +71,7 @@ typedef struct osc_lmd_settings {
 OSC_API osc_lmd_settings osc_lmd_settings_default(void);
 
 /// Feature kinds.
-typedef enum osc_feature_kind {
-    OSC_FEATURE_FACE = 0,
-    OSC_FEATURE_EDGE = 1,
-    OSC_FEATURE_VERTEX = 2
-} osc_feature_kind;
+typedef enum osc_feature_kind { OSC_FEATURE_FACE = 0, OSC_FEATURE_EDGE = 1, OSC_FEATURE_VERTEX = 2 } osc_feature_kind;
 
 /// Contact flags.
 enum {
@@ -88,14 +84,14 @@ typedef struct osc_lmd_contact {
     double param_a[2];         ///< A's footpoint parameters: (u, v) on a face, (t, 0) on an edge
     double param_b[2];
     osc_feature_kind kind_a, kind_b;
-    int feature_a, feature_b;  ///< face, edge or vertex index in each solid's description
-    double distance;           ///< d = |point_b - point_a| > 0
-    double gap;                ///< g = d - eps_a - eps_b
-    osc_vec3 normal;           ///< (point_b - point_a) / d
-    double gradient[12];       ///< dg / d(twist_a, twist_b)
-    uint64_t key;              ///< stable between calls while the contact persists (features and
-                               ///< leaves; conformal samples add their index)
-    int flags;                 ///< OSC_LMD_CONFORMAL
+    int feature_a, feature_b; ///< face, edge or vertex index in each solid's description
+    double distance;          ///< d = |point_b - point_a| > 0
+    double gap;               ///< g = d - eps_a - eps_b
+    osc_vec3 normal;          ///< (point_b - point_a) / d
+    double gradient[12];      ///< dg / d(twist_a, twist_b)
+    uint64_t key;             ///< stable between calls while the contact persists (features and
+                              ///< leaves; conformal samples add their index)
+    int flags;                ///< OSC_LMD_CONFORMAL
 } osc_lmd_contact;
 
 /// Per-pair state for temporal coherence and the query's scratch memory. The first query with a
@@ -118,11 +114,11 @@ OSC_API void osc_lmd_cache_reset(osc_lmd_cache* cache);
 
 /// Statistics of the last query with a cache (each saturates at INT_MAX).
 typedef struct osc_lmd_stats {
-    int front_size;         ///< BVTT nodes in the front after the query
-    int culling_tests;      ///< culling tests run
-    int leaf_pairs;         ///< leaf pairs that reached the footpoint stage
-    int newton_iterations;  ///< summed over the leaf pairs
-    int warm_starts;        ///< leaf pairs started from the cached footpoints
+    int front_size;        ///< BVTT nodes in the front after the query
+    int culling_tests;     ///< culling tests run
+    int leaf_pairs;        ///< leaf pairs that reached the footpoint stage
+    int newton_iterations; ///< summed over the leaf pairs
+    int warm_starts;       ///< leaf pairs started from the cached footpoints
 } osc_lmd_stats;
 
 /// Reads the statistics of the cache's last query. OSC_ERR_INVALID_ARGUMENT naming `cache` or `stats`
@@ -139,10 +135,9 @@ OSC_API osc_status osc_lmd_cache_stats(const osc_lmd_cache* cache, osc_lmd_stats
 /// and a setting outside its range. The query works in A's frame shifted to pose_a.p, so distances,
 /// normals and gradients depend only on the relative pose; the world footpoints are as precise as
 /// doubles are at the solids' position.
-OSC_API osc_status osc_lmd_query(const osc_brep* a, osc_pose pose_a, const osc_brep* b,
-                                 osc_pose pose_b, const osc_lmd_settings* settings,
-                                 osc_lmd_cache* cache, osc_lmd_contact* contacts, int capacity,
-                                 int* count);
+OSC_API osc_status osc_lmd_query(const osc_brep* a, osc_pose pose_a, const osc_brep* b, osc_pose pose_b,
+                                 const osc_lmd_settings* settings, osc_lmd_cache* cache, osc_lmd_contact* contacts,
+                                 int capacity, int* count);
 
 #ifdef __cplusplus
 }

@@ -74,25 +74,25 @@ typedef enum osc_group_source {
 
 /// What a body is made of; get one from osc_body_desc_default() and fill it in.
 typedef struct osc_body_desc {
-    const osc_mesh* mesh;          ///< collision mesh in the body frame (required; copied)
-    const osc_grid* grid;          ///< spline SDF with its normal field, or
-    const osc_sdf* sdf;            ///< any SDF, normal = grad phi / |grad phi|; exactly one of grid
-                                   ///< and sdf is set. Borrowed, not copied: it must outlive the body
-    osc_group_source groups;       ///< default OSC_GROUPS_NONE
-    const int32_t* vertex_groups;  ///< [vertex_count] group ids >= 0 (OSC_GROUPS_GIVEN)
-    const int32_t* edge_groups;    ///< [edge_count][2] group ids, -1 for none (nullable: the groups of
-                                   ///< the edge's two corners); edges are indexed as osc_mesh_edges
-    int32_t group_count;           ///< groups for OSC_GROUPS_CLUSTER (default 16)
-    osc_curve curve;               ///< order of vertices and edges within a group (default Hilbert)
-    int broad_phase_resolution;    ///< voxels along the longest axis for an osc_sdf body's voxel grid
-                                   ///< (default 32; a grid body uses the grid's own voxels)
-    double broad_phase_padding;    ///< margin of that voxel grid around the SDF's bounds (< 0, the
-                                   ///< default: half the bounds' longest side); a coarse grid (20
-                                   ///< voxels) reaches three times the longest side beyond the
-                                   ///< bounds, and nothing outside both is skipped
-    double surface_tolerance;      ///< largest |phi| allowed at a mesh vertex, as a fraction of the
-                                   ///< mesh's bounding-box diagonal (default 0.05): a body whose SDF
-                                   ///< does not cover its own mesh is refused
+    const osc_mesh* mesh;         ///< collision mesh in the body frame (required; copied)
+    const osc_grid* grid;         ///< spline SDF with its normal field, or
+    const osc_sdf* sdf;           ///< any SDF, normal = grad phi / |grad phi|; exactly one of grid
+                                  ///< and sdf is set. Borrowed, not copied: it must outlive the body
+    osc_group_source groups;      ///< default OSC_GROUPS_NONE
+    const int32_t* vertex_groups; ///< [vertex_count] group ids >= 0 (OSC_GROUPS_GIVEN)
+    const int32_t* edge_groups;   ///< [edge_count][2] group ids, -1 for none (nullable: the groups of
+                                  ///< the edge's two corners); edges are indexed as osc_mesh_edges
+    int32_t group_count;          ///< groups for OSC_GROUPS_CLUSTER (default 16)
+    osc_curve curve;              ///< order of vertices and edges within a group (default Hilbert)
+    int broad_phase_resolution;   ///< voxels along the longest axis for an osc_sdf body's voxel grid
+                                  ///< (default 32; a grid body uses the grid's own voxels)
+    double broad_phase_padding;   ///< margin of that voxel grid around the SDF's bounds (< 0, the
+                                  ///< default: half the bounds' longest side); a coarse grid (20
+                                  ///< voxels) reaches three times the longest side beyond the
+                                  ///< bounds, and nothing outside both is skipped
+    double surface_tolerance;     ///< largest |phi| allowed at a mesh vertex, as a fraction of the
+                                  ///< mesh's bounding-box diagonal (default 0.05): a body whose SDF
+                                  ///< does not cover its own mesh is refused
 } osc_body_desc;
 
 /// Returns a description with every default set and no mesh or SDF.
@@ -126,23 +126,23 @@ OSC_API void osc_body_vertex_groups(const osc_body* body, int32_t* vertex_groups
 /// temperatures are in the caller's units; the defaults suit bodies about 1 unit across.
 /// A temperature of 0 selects the hard operator (ARCHITECTURE.md §2).
 typedef struct osc_manifold_settings {
-    double d_max;              ///< contacts saturate at this depth and the broad phase skips
-                               ///< features beyond it (>= 0; default 0.02)
-    double bandwidth;          ///< width of the C2 transition below d_max (>= 0; default 0.01)
-    double trace_temperature;  ///< temperature of the smoothed Iverson bracket [phi > 0] of sphere
-                               ///< tracing (default 0.002)
-    double clip_temperature;   ///< temperature of the soft clip into the edge (default 0.002)
-    double blend_temperature;  ///< softmax temperature over depths within a group (default 0.005)
-    int iterations;            ///< sphere-tracing steps from each corner of an edge (0..64;
-                               ///< default 3)
-    int blend;                 ///< 1: blend within convex groups when the bodies have them (default)
-    int broad_phase;           ///< 1: skip features the voxel bound rules out (default); 0 runs the
-                               ///< narrow phase on every feature (same result, slower)
-    int edges;                 ///< 1: edge contacts (default); 0: vertex contacts only
-    int blend_saturated;       ///< 0 (default): each feature's softmax weight is multiplied by its
-                               ///< transition weight f, so only contacts that carry force are
-                               ///< blended; 1: seed 000 §IV-D.2 verbatim, features beyond d_max
-                               ///< take part with depth d_max (docs/manifold.md, Blending)
+    double d_max;             ///< contacts saturate at this depth and the broad phase skips
+                              ///< features beyond it (>= 0; default 0.02)
+    double bandwidth;         ///< width of the C2 transition below d_max (>= 0; default 0.01)
+    double trace_temperature; ///< temperature of the smoothed Iverson bracket [phi > 0] of sphere
+                              ///< tracing (default 0.002)
+    double clip_temperature;  ///< temperature of the soft clip into the edge (default 0.002)
+    double blend_temperature; ///< softmax temperature over depths within a group (default 0.005)
+    int iterations;           ///< sphere-tracing steps from each corner of an edge (0..64;
+                              ///< default 3)
+    int blend;                ///< 1: blend within convex groups when the bodies have them (default)
+    int broad_phase;          ///< 1: skip features the voxel bound rules out (default); 0 runs the
+                              ///< narrow phase on every feature (same result, slower)
+    int edges;                ///< 1: edge contacts (default); 0: vertex contacts only
+    int blend_saturated;      ///< 0 (default): each feature's softmax weight is multiplied by its
+                              ///< transition weight f, so only contacts that carry force are
+                              ///< blended; 1: seed 000 §IV-D.2 verbatim, features beyond d_max
+                              ///< take part with depth d_max (docs/manifold.md, Blending)
 } osc_manifold_settings;
 
 /// Returns the default settings (values above).
@@ -156,8 +156,7 @@ OSC_API osc_manifold_settings osc_manifold_settings_for_size(double size);
 /// Returns the most contacts osc_manifold_collide can produce for bodies `a` and `b` with
 /// `settings`: the groups of each body when blending applies to it, else its vertices plus edges
 /// (edges only when settings->edges). 0 for a NULL argument.
-OSC_API int32_t osc_manifold_max_contacts(const osc_body* a, const osc_body* b,
-                                          const osc_manifold_settings* settings);
+OSC_API int32_t osc_manifold_max_contacts(const osc_body* a, const osc_body* b, const osc_manifold_settings* settings);
 
 /// Which feature a contact comes from.
 typedef enum osc_contact_kind {
@@ -185,14 +184,14 @@ typedef struct osc_contact {
 /// Jacobians are row-major, [capacity][rows][12] with A's twist in columns 0..5, B's in 6..11, and
 /// each may be NULL (not computed, no cost).
 typedef struct osc_manifold_output {
-    osc_contact* contacts;     ///< [capacity]
-    int32_t capacity;          ///< room in every array
-    int32_t count;             ///< set: contacts written (at most capacity)
-    int32_t needed;            ///< set: contacts the query produced (> capacity: ran out)
-    double* point_jacobians;   ///< [capacity][3][12] d point / d (xi_A, xi_B)
-    double* depth_jacobians;   ///< [capacity][12]    d depth / d (xi_A, xi_B)
-    double* normal_jacobians;  ///< [capacity][3][12] d normal / d (xi_A, xi_B)
-    double* weight_jacobians;  ///< [capacity][12]    d weight / d (xi_A, xi_B)
+    osc_contact* contacts;    ///< [capacity]
+    int32_t capacity;         ///< room in every array
+    int32_t count;            ///< set: contacts written (at most capacity)
+    int32_t needed;           ///< set: contacts the query produced (> capacity: ran out)
+    double* point_jacobians;  ///< [capacity][3][12] d point / d (xi_A, xi_B)
+    double* depth_jacobians;  ///< [capacity][12]    d depth / d (xi_A, xi_B)
+    double* normal_jacobians; ///< [capacity][3][12] d normal / d (xi_A, xi_B)
+    double* weight_jacobians; ///< [capacity][12]    d weight / d (xi_A, xi_B)
 } osc_manifold_output;
 
 /// Computes the contact manifold between `a` at `pose_a` and `b` at `pose_b` (quaternions are
@@ -201,9 +200,8 @@ typedef struct osc_manifold_output {
 /// OSC_ERR_CAPACITY when more than `capacity` contacts were produced: the first `capacity` are
 /// written and `needed` says how many there were. Allocates nothing; it uses about 100 KB of the
 /// calling thread's stack (docs/manifold.md).
-OSC_API osc_status osc_manifold_collide(const osc_body* a, osc_pose pose_a, const osc_body* b,
-                                        osc_pose pose_b, const osc_manifold_settings* settings,
-                                        osc_manifold_output* out);
+OSC_API osc_status osc_manifold_collide(const osc_body* a, osc_pose pose_a, const osc_body* b, osc_pose pose_b,
+                                        const osc_manifold_settings* settings, osc_manifold_output* out);
 
 /// Runs osc_manifold_collide for `count` pose pairs (`poses_a`, `poses_b` [count]) over `threads`
 /// threads (0: osc_default_thread_count()). Configuration i writes to slot i of every array:
@@ -211,14 +209,12 @@ OSC_API osc_status osc_manifold_collide(const osc_body* a, osc_pose pose_a, cons
 /// `counts` [count] / `needed` [count] (needed nullable). Returns the first failing
 /// configuration's status (OSC_ERR_CAPACITY when any ran out); each slot equals the single call's
 /// output bit for bit.
-OSC_API osc_status osc_manifold_collide_batch(const osc_body* a, const osc_pose* poses_a,
-                                              const osc_body* b, const osc_pose* poses_b,
-                                              size_t count, const osc_manifold_settings* settings,
-                                              osc_contact* contacts, int32_t capacity,
-                                              int32_t* counts, int32_t* needed,
+OSC_API osc_status osc_manifold_collide_batch(const osc_body* a, const osc_pose* poses_a, const osc_body* b,
+                                              const osc_pose* poses_b, size_t count,
+                                              const osc_manifold_settings* settings, osc_contact* contacts,
+                                              int32_t capacity, int32_t* counts, int32_t* needed,
                                               double* point_jacobians, double* depth_jacobians,
-                                              double* normal_jacobians, double* weight_jacobians,
-                                              int threads);
+                                              double* normal_jacobians, double* weight_jacobians, int threads);
 
 #ifdef __cplusplus
 }

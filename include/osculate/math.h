@@ -67,24 +67,16 @@ static inline osc_vec3 osc_v3(double x, double y, double z) {
 }
 
 /// Returns a + b.
-static inline osc_vec3 osc_add(osc_vec3 a, osc_vec3 b) {
-    return osc_v3(a.x + b.x, a.y + b.y, a.z + b.z);
-}
+static inline osc_vec3 osc_add(osc_vec3 a, osc_vec3 b) { return osc_v3(a.x + b.x, a.y + b.y, a.z + b.z); }
 
 /// Returns a - b.
-static inline osc_vec3 osc_sub(osc_vec3 a, osc_vec3 b) {
-    return osc_v3(a.x - b.x, a.y - b.y, a.z - b.z);
-}
+static inline osc_vec3 osc_sub(osc_vec3 a, osc_vec3 b) { return osc_v3(a.x - b.x, a.y - b.y, a.z - b.z); }
 
 /// Returns s a.
-static inline osc_vec3 osc_scale(osc_vec3 a, double s) {
-    return osc_v3(s * a.x, s * a.y, s * a.z);
-}
+static inline osc_vec3 osc_scale(osc_vec3 a, double s) { return osc_v3(s * a.x, s * a.y, s * a.z); }
 
 /// Returns -a.
-static inline osc_vec3 osc_neg(osc_vec3 a) {
-    return osc_v3(-a.x, -a.y, -a.z);
-}
+static inline osc_vec3 osc_neg(osc_vec3 a) { return osc_v3(-a.x, -a.y, -a.z); }
 
 /// Returns a + s b.
 static inline osc_vec3 osc_add_scaled(osc_vec3 a, osc_vec3 b, double s) {
@@ -92,14 +84,10 @@ static inline osc_vec3 osc_add_scaled(osc_vec3 a, osc_vec3 b, double s) {
 }
 
 /// Returns the component-wise product of a and b.
-static inline osc_vec3 osc_mul_elem(osc_vec3 a, osc_vec3 b) {
-    return osc_v3(a.x * b.x, a.y * b.y, a.z * b.z);
-}
+static inline osc_vec3 osc_mul_elem(osc_vec3 a, osc_vec3 b) { return osc_v3(a.x * b.x, a.y * b.y, a.z * b.z); }
 
 /// Returns the dot product a . b.
-static inline double osc_dot(osc_vec3 a, osc_vec3 b) {
-    return a.x * b.x + a.y * b.y + a.z * b.z;
-}
+static inline double osc_dot(osc_vec3 a, osc_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 
 /// Returns the cross product a x b.
 static inline osc_vec3 osc_cross(osc_vec3 a, osc_vec3 b) {
@@ -107,14 +95,10 @@ static inline osc_vec3 osc_cross(osc_vec3 a, osc_vec3 b) {
 }
 
 /// Returns |a|^2.
-static inline double osc_length_squared(osc_vec3 a) {
-    return osc_dot(a, a);
-}
+static inline double osc_length_squared(osc_vec3 a) { return osc_dot(a, a); }
 
 /// Returns |a|.
-static inline double osc_length(osc_vec3 a) {
-    return sqrt(osc_dot(a, a));
-}
+static inline double osc_length(osc_vec3 a) { return sqrt(osc_dot(a, a)); }
 
 /// Returns a / |a|, or the zero vector when |a| is zero or not finite.
 static inline osc_vec3 osc_normalize(osc_vec3 a) {
@@ -129,14 +113,10 @@ static inline osc_vec3 osc_lerp(osc_vec3 a, osc_vec3 b, double s) {
 }
 
 /// Returns component i (0, 1, 2) of v.
-static inline double osc_vec3_get(osc_vec3 v, int i) {
-    return i == 0 ? v.x : (i == 1 ? v.y : v.z);
-}
+static inline double osc_vec3_get(osc_vec3 v, int i) { return i == 0 ? v.x : (i == 1 ? v.y : v.z); }
 
 /// Returns true when all three components are finite.
-static inline bool osc_vec3_is_finite(osc_vec3 v) {
-    return isfinite(v.x) && isfinite(v.y) && isfinite(v.z);
-}
+static inline bool osc_vec3_is_finite(osc_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 
 // ---------------------------------------------------------------------------------------------
 // 3x3 matrices
@@ -160,9 +140,7 @@ static inline osc_mat3 osc_mat3_from_columns(osc_vec3 c0, osc_vec3 c1, osc_vec3 
 }
 
 /// Returns column j of a.
-static inline osc_vec3 osc_mat3_column(osc_mat3 a, int j) {
-    return osc_v3(a.m[0][j], a.m[1][j], a.m[2][j]);
-}
+static inline osc_vec3 osc_mat3_column(osc_mat3 a, int j) { return osc_v3(a.m[0][j], a.m[1][j], a.m[2][j]); }
 
 /// Returns A v.
 static inline osc_vec3 osc_mat3_apply(osc_mat3 a, osc_vec3 v) {
@@ -182,8 +160,7 @@ static inline osc_vec3 osc_mat3_apply_transpose(osc_mat3 a, osc_vec3 v) {
 static inline osc_mat3 osc_mat3_mul(osc_mat3 a, osc_mat3 b) {
     osc_mat3 c;
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            c.m[i][j] = a.m[i][0] * b.m[0][j] + a.m[i][1] * b.m[1][j] + a.m[i][2] * b.m[2][j];
+        for (int j = 0; j < 3; ++j) c.m[i][j] = a.m[i][0] * b.m[0][j] + a.m[i][1] * b.m[1][j] + a.m[i][2] * b.m[2][j];
     return c;
 }
 
@@ -211,9 +188,8 @@ static inline osc_mat3 osc_mat3_scale(osc_mat3 a, double s) {
 
 /// Returns the outer product a b^T.
 static inline osc_mat3 osc_outer(osc_vec3 a, osc_vec3 b) {
-    osc_mat3 c = {{{a.x * b.x, a.x * b.y, a.x * b.z},
-                   {a.y * b.x, a.y * b.y, a.y * b.z},
-                   {a.z * b.x, a.z * b.y, a.z * b.z}}};
+    osc_mat3 c = {
+        {{a.x * b.x, a.x * b.y, a.x * b.z}, {a.y * b.x, a.y * b.y, a.y * b.z}, {a.z * b.x, a.z * b.y, a.z * b.z}}};
     return c;
 }
 
@@ -241,10 +217,8 @@ static inline osc_quat osc_quat_identity(void) {
 
 /// Returns the Hamilton product a b (rotation b first, then a).
 static inline osc_quat osc_quat_mul(osc_quat a, osc_quat b) {
-    osc_quat c = {a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-                  a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-                  a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-                  a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
+    osc_quat c = {a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z, a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+                  a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x, a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
     return c;
 }
 
@@ -255,9 +229,7 @@ static inline osc_quat osc_quat_conj(osc_quat q) {
 }
 
 /// Returns |q|.
-static inline double osc_quat_norm(osc_quat q) {
-    return sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
-}
+static inline double osc_quat_norm(osc_quat q) { return sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z); }
 
 /// Returns true when q has a finite, non-zero norm and can be normalised.
 static inline bool osc_quat_is_normalizable(osc_quat q) {
@@ -285,9 +257,7 @@ static inline osc_vec3 osc_quat_rotate(osc_quat q, osc_vec3 v) {
 }
 
 /// Returns R(q)^T v for a unit quaternion q.
-static inline osc_vec3 osc_quat_inv_rotate(osc_quat q, osc_vec3 v) {
-    return osc_quat_rotate(osc_quat_conj(q), v);
-}
+static inline osc_vec3 osc_quat_inv_rotate(osc_quat q, osc_vec3 v) { return osc_quat_rotate(osc_quat_conj(q), v); }
 
 /// Returns the rotation matrix R(q) of a unit quaternion.
 static inline osc_mat3 osc_quat_to_mat3(osc_quat q) {
@@ -370,9 +340,7 @@ static inline osc_pose osc_pose_make(osc_vec3 p, osc_quat q) {
 }
 
 /// Returns the world point R b + p of body point b.
-static inline osc_vec3 osc_pose_apply(osc_pose pose, osc_vec3 b) {
-    return osc_add(osc_quat_rotate(pose.q, b), pose.p);
-}
+static inline osc_vec3 osc_pose_apply(osc_pose pose, osc_vec3 b) { return osc_add(osc_quat_rotate(pose.q, b), pose.p); }
 
 /// Returns the body point R^T (x - p) of world point x.
 static inline osc_vec3 osc_pose_apply_inverse(osc_pose pose, osc_vec3 x) {
@@ -445,17 +413,25 @@ static inline osc_vec3 osc_pose_point_jacobian(osc_pose pose, osc_vec3 b, double
 static inline void osc_quat_to_twist_jacobian(osc_quat q, double g[3][4]) {
     double n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z;
     double k = osc_quat_is_normalizable(q) ? 2.0 / n2 : NAN;
-    g[0][0] = -k * q.x; g[0][1] = k * q.w;  g[0][2] = -k * q.z; g[0][3] = k * q.y;
-    g[1][0] = -k * q.y; g[1][1] = k * q.z;  g[1][2] = k * q.w;  g[1][3] = -k * q.x;
-    g[2][0] = -k * q.z; g[2][1] = -k * q.y; g[2][2] = k * q.x;  g[2][3] = k * q.w;
+    g[0][0] = -k * q.x;
+    g[0][1] = k * q.w;
+    g[0][2] = -k * q.z;
+    g[0][3] = k * q.y;
+    g[1][0] = -k * q.y;
+    g[1][1] = k * q.z;
+    g[1][2] = k * q.w;
+    g[1][3] = -k * q.x;
+    g[2][0] = -k * q.z;
+    g[2][1] = -k * q.y;
+    g[2][2] = k * q.x;
+    g[2][3] = k * q.w;
 }
 
 /// Converts a Jacobian with respect to a twist, `jacobian_twist` [rows][6], into the Jacobian with
 /// respect to the raw pose parameters (p, q), `jacobian_pq` [rows][7] with columns
 /// (px, py, pz, qw, qx, qy, qz), for a pose whose quaternion q is used as q / |q| (the q columns
 /// are NaN when q cannot be normalised).
-static inline void osc_twist_jacobian_to_pq(const double* jacobian_twist, int rows, osc_quat q,
-                                            double* jacobian_pq) {
+static inline void osc_twist_jacobian_to_pq(const double* jacobian_twist, int rows, osc_quat q, double* jacobian_pq) {
     double g[3][4];
     osc_quat_to_twist_jacobian(q, g);
     for (int r = 0; r < rows; ++r) {

@@ -52,9 +52,8 @@ typedef struct osc_mesh osc_mesh;
 /// [triangle_count][3] (0-based indices). Fails with OSC_ERR_INVALID_ARGUMENT, naming the element,
 /// on a NULL argument, a coordinate that is not finite or exceeds OSC_MESH_MAX_COORDINATE, an
 /// index out of range or a triangle that repeats a vertex index.
-OSC_API osc_status osc_mesh_create(const double* vertices, int32_t vertex_count,
-                                   const int32_t* triangles, int32_t triangle_count,
-                                   osc_mesh** out);
+OSC_API osc_status osc_mesh_create(const double* vertices, int32_t vertex_count, const int32_t* triangles,
+                                   int32_t triangle_count, osc_mesh** out);
 
 /// Releases a mesh (NULL is fine).
 OSC_API void osc_mesh_destroy(osc_mesh* mesh);
@@ -104,14 +103,14 @@ OSC_API const int32_t* osc_mesh_edge_triangles(const osc_mesh* mesh);
 /// Topology of a mesh, from osc_mesh_get_topology.
 typedef struct osc_mesh_topology {
     int32_t vertex_count, triangle_count, edge_count;
-    int32_t boundary_edges;      ///< edges with exactly one adjacent triangle
-    int32_t non_manifold_edges;  ///< edges with more than two adjacent triangles
-    int32_t inconsistent_edges;  ///< two-triangle edges traversed in the same direction by both
-    int32_t isolated_vertices;   ///< vertices used by no triangle
+    int32_t boundary_edges;       ///< edges with exactly one adjacent triangle
+    int32_t non_manifold_edges;   ///< edges with more than two adjacent triangles
+    int32_t inconsistent_edges;   ///< two-triangle edges traversed in the same direction by both
+    int32_t isolated_vertices;    ///< vertices used by no triangle
     int32_t degenerate_triangles; ///< triangles of zero area (three distinct, collinear vertices)
-    int32_t components;          ///< connected components of the triangles (sharing vertices)
-    int32_t closed;              ///< 1 when there are triangles and no boundary, non-manifold or
-                                 ///< inconsistent edges (a watertight, consistently oriented surface)
+    int32_t components;           ///< connected components of the triangles (sharing vertices)
+    int32_t closed;               ///< 1 when there are triangles and no boundary, non-manifold or
+                                  ///< inconsistent edges (a watertight, consistently oriented surface)
     int32_t euler_characteristic; ///< V - E + F over the vertices used by triangles
 } osc_mesh_topology;
 
@@ -182,15 +181,15 @@ typedef enum osc_mesh_degenerate_policy {
 
 /// Settings of the importers; get them from osc_mesh_load_settings_default().
 typedef struct osc_mesh_load_settings {
-    osc_mesh_format format;            ///< OSC_MESH_FORMAT_AUTO by default
-    double weld_tolerance;             ///< vertices closer than this (max-norm) are merged; 0 (the
-                                       ///< default) merges exact duplicates only; < 0 disables
+    osc_mesh_format format;                ///< OSC_MESH_FORMAT_AUTO by default
+    double weld_tolerance;                 ///< vertices closer than this (max-norm) are merged; 0 (the
+                                           ///< default) merges exact duplicates only; < 0 disables
     osc_mesh_degenerate_policy degenerate; ///< faces repeating a vertex (default: reject)
-    int32_t keep_unreferenced;         ///< 1 keeps vertices used by no face (default 0: removed)
-    double max_coordinate;             ///< |coordinate| above this is a parse error (default 1e12,
-                                       ///< at most OSC_MESH_MAX_COORDINATE)
-    int32_t orient;                    ///< 1 (the default): orient the triangles (osc_mesh_orient);
-                                       ///< 0: keep the windings as read
+    int32_t keep_unreferenced;             ///< 1 keeps vertices used by no face (default 0: removed)
+    double max_coordinate;                 ///< |coordinate| above this is a parse error (default 1e12,
+                                           ///< at most OSC_MESH_MAX_COORDINATE)
+    int32_t orient;                        ///< 1 (the default): orient the triangles (osc_mesh_orient);
+                                           ///< 0: keep the windings as read
 } osc_mesh_load_settings;
 
 /// Returns the default import settings.
@@ -217,14 +216,13 @@ typedef struct osc_mesh_load_report {
 /// directory is OSC_ERR_IO: not a regular file): a truncated file, counts that lie, indices
 /// out of range, NaN, infinite or huge coordinates, faces with fewer than three vertices or that
 /// repeat a vertex (unless dropped), unknown or unsupported format features.
-OSC_API osc_status osc_mesh_load(const char* path, const osc_mesh_load_settings* settings,
-                                 osc_mesh** out, osc_mesh_load_report* report);
+OSC_API osc_status osc_mesh_load(const char* path, const osc_mesh_load_settings* settings, osc_mesh** out,
+                                 osc_mesh_load_report* report);
 
 /// Loads a mesh from `size` bytes at `data` in `settings->format` (AUTO: detected from the content;
 /// NULL settings: defaults, AUTO). Same errors as osc_mesh_load, never reading past `size`.
-OSC_API osc_status osc_mesh_load_memory(const void* data, size_t size,
-                                        const osc_mesh_load_settings* settings, osc_mesh** out,
-                                        osc_mesh_load_report* report);
+OSC_API osc_status osc_mesh_load_memory(const void* data, size_t size, const osc_mesh_load_settings* settings,
+                                        osc_mesh** out, osc_mesh_load_report* report);
 
 // ---------------------------------------------------------------------------------------------
 // BVH: closest points, winding numbers, signed distances
@@ -241,20 +239,20 @@ OSC_API void osc_mesh_bvh_destroy(osc_mesh_bvh* bvh);
 
 /// The kind of mesh feature a closest point lies on.
 typedef enum osc_mesh_feature {
-    OSC_MESH_FEATURE_FACE = 0,   ///< the interior of a triangle
-    OSC_MESH_FEATURE_EDGE = 1,   ///< the interior of an edge
-    OSC_MESH_FEATURE_VERTEX = 2  ///< a vertex
+    OSC_MESH_FEATURE_FACE = 0,  ///< the interior of a triangle
+    OSC_MESH_FEATURE_EDGE = 1,  ///< the interior of an edge
+    OSC_MESH_FEATURE_VERTEX = 2 ///< a vertex
 } osc_mesh_feature;
 
 /// The closest point of a mesh to a query point.
 typedef struct osc_mesh_closest {
-    osc_vec3 point;            ///< the closest point on the surface
-    double distance;           ///< |query - point|
-    int32_t triangle;          ///< a triangle containing the point
-    osc_mesh_feature feature;  ///< face, edge or vertex
-    int32_t feature_index;     ///< face: the triangle; edge: the unique edge index
-                               ///< (osc_mesh_edges); vertex: the vertex index
-    double barycentric[3];     ///< of `point` in `triangle`
+    osc_vec3 point;           ///< the closest point on the surface
+    double distance;          ///< |query - point|
+    int32_t triangle;         ///< a triangle containing the point
+    osc_mesh_feature feature; ///< face, edge or vertex
+    int32_t feature_index;    ///< face: the triangle; edge: the unique edge index
+                              ///< (osc_mesh_edges); vertex: the vertex index
+    double barycentric[3];    ///< of `point` in `triangle`
 } osc_mesh_closest;
 
 /// Finds the exact closest point of the mesh to `point`, writes it to `out` (nullable) and returns
@@ -271,15 +269,13 @@ OSC_API double osc_mesh_bvh_winding_number(const osc_mesh_bvh* bvh, osc_vec3 poi
 
 /// Returns the signed distance at `point`: the distance to the closest point, negative where the
 /// winding number exceeds 1/2. `closest` (nullable) receives the closest point.
-OSC_API double osc_mesh_bvh_signed_distance(const osc_mesh_bvh* bvh, osc_vec3 point,
-                                            osc_mesh_closest* closest);
+OSC_API double osc_mesh_bvh_signed_distance(const osc_mesh_bvh* bvh, osc_vec3 point, osc_mesh_closest* closest);
 
 /// Signed distances at `count` points [count][3] into `distances` [count], and the closest points
 /// into `closest_points` [count][3] (nullable), over `threads` threads (0: default); each result
 /// equals osc_mesh_bvh_signed_distance's bit for bit.
-OSC_API osc_status osc_mesh_bvh_signed_distance_batch(const osc_mesh_bvh* bvh, const double* points,
-                                                      size_t count, double* distances,
-                                                      double* closest_points, int threads);
+OSC_API osc_status osc_mesh_bvh_signed_distance_batch(const osc_mesh_bvh* bvh, const double* points, size_t count,
+                                                      double* distances, double* closest_points, int threads);
 
 /// Writes the axis-aligned bounds of the mesh to `lo` and `hi` (each nullable; an empty box, lo =
 /// +inf and hi = -inf, for a NULL bvh).
@@ -308,28 +304,27 @@ OSC_API osc_mesh_simplify_settings osc_mesh_simplify_settings_default(void);
 /// 2-manifold with the same topology (link condition): a closed mesh stays closed with the same
 /// Euler characteristic, boundaries stay boundaries; none flips a triangle. `achieved_error`
 /// (nullable) receives the largest quadric error (as a distance) of the collapses performed.
-OSC_API osc_status osc_mesh_simplify(const osc_mesh* mesh, const osc_mesh_simplify_settings* settings,
-                                     osc_mesh** out, double* achieved_error);
+OSC_API osc_status osc_mesh_simplify(const osc_mesh* mesh, const osc_mesh_simplify_settings* settings, osc_mesh** out,
+                                     double* achieved_error);
 
 // ---------------------------------------------------------------------------------------------
 // reordering along space-filling curves (seed 000 §IV-C.3)
 
 /// Space-filling curves for osc_mesh_reorder and osc_curve_order.
 typedef enum osc_curve {
-    OSC_CURVE_MORTON = 0,  ///< Z-order (bit interleaving)
-    OSC_CURVE_HILBERT = 1  ///< 3D Hilbert curve (no jumps between consecutive cells)
+    OSC_CURVE_MORTON = 0, ///< Z-order (bit interleaving)
+    OSC_CURVE_HILBERT = 1 ///< 3D Hilbert curve (no jumps between consecutive cells)
 } osc_curve;
 
 /// Writes to `order` [count] the permutation that sorts `points` [count][3] along `curve` on a
 /// 2^21 grid over their bounding box: order[new] = old. Ties keep their input order.
-OSC_API osc_status osc_curve_order(const double* points, int32_t count, osc_curve curve,
-                                   int32_t* order);
+OSC_API osc_status osc_curve_order(const double* points, int32_t count, osc_curve curve, int32_t* order);
 
 /// Creates a copy of `mesh` whose vertices are sorted along `curve` and whose unique edges are
 /// sorted along it by their midpoints (triangles keep their order, re-indexed). `vertex_order`
 /// [vertex_count] and `edge_order` [edge_count] (nullable) receive new -> old maps.
-OSC_API osc_status osc_mesh_reorder(const osc_mesh* mesh, osc_curve curve, osc_mesh** out,
-                                    int32_t* vertex_order, int32_t* edge_order);
+OSC_API osc_status osc_mesh_reorder(const osc_mesh* mesh, osc_curve curve, osc_mesh** out, int32_t* vertex_order,
+                                    int32_t* edge_order);
 
 // ---------------------------------------------------------------------------------------------
 // convex groups (seed 000 §IV-D.1)
@@ -343,8 +338,8 @@ OSC_API osc_status osc_mesh_reorder(const osc_mesh* mesh, osc_curve curve, osc_m
 /// skipped. Writes group ids 0..hull_count-1 to `vertex_groups` [vertex_count].
 /// OSC_ERR_INVALID_ARGUMENT for a NULL argument, hull_count < 1 or a hull with no triangles (or
 /// none that is not degenerate).
-OSC_API osc_status osc_mesh_groups_from_hulls(const osc_mesh* mesh, const osc_mesh* const* hulls,
-                                              int32_t hull_count, int32_t* vertex_groups);
+OSC_API osc_status osc_mesh_groups_from_hulls(const osc_mesh* mesh, const osc_mesh* const* hulls, int32_t hull_count,
+                                              int32_t* vertex_groups);
 
 /// The built-in fallback that needs no decomposition tool: splits the vertices into at most
 /// `group_count` compact groups by k-means on their positions (deterministic: farthest-point
@@ -354,16 +349,15 @@ OSC_API osc_status osc_mesh_groups_from_hulls(const osc_mesh* mesh, const osc_me
 /// the number of groups in `out_count` (nullable). group_count >= 1; more groups than vertices
 /// gives one vertex each. OSC_ERR_INVALID_ARGUMENT for a NULL mesh or vertex_groups or
 /// group_count < 1.
-OSC_API osc_status osc_mesh_groups_cluster(const osc_mesh* mesh, int32_t group_count,
-                                           int32_t* vertex_groups, int32_t* out_count);
+OSC_API osc_status osc_mesh_groups_cluster(const osc_mesh* mesh, int32_t group_count, int32_t* vertex_groups,
+                                           int32_t* out_count);
 
 /// Writes the groups of each unique edge (osc_mesh_edges order) to `edge_groups` [edge_count][2]:
 /// the groups of its two corners, edge_groups[e][k] the group of edges[e][k], the second -1 when
 /// they agree (an edge crossing two groups belongs to both, seed §IV-D.1). Vertex ids
 /// (`vertex_groups` [vertex_count]) must be >= 0. OSC_ERR_INVALID_ARGUMENT for a NULL argument or
 /// a negative vertex id, naming the vertex; nothing is written then.
-OSC_API osc_status osc_mesh_edge_groups(const osc_mesh* mesh, const int32_t* vertex_groups,
-                                        int32_t* edge_groups);
+OSC_API osc_status osc_mesh_edge_groups(const osc_mesh* mesh, const int32_t* vertex_groups, int32_t* edge_groups);
 
 #ifdef __cplusplus
 }

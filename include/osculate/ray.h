@@ -60,10 +60,10 @@ OSC_API osc_implicit_transform osc_implicit_transform_identity(void);
 
 /// The update rules of seed 004.
 typedef enum osc_ray_algorithm {
-    OSC_RAY_NEWTON = 0,             ///< t -= damping Q / Q', |step| <= max_step when max_step > 0
-    OSC_RAY_GRADIENT_DESCENT = 1,   ///< t -= damping Q' Q
+    OSC_RAY_NEWTON = 0,              ///< t -= damping Q / Q', |step| <= max_step when max_step > 0
+    OSC_RAY_GRADIENT_DESCENT = 1,    ///< t -= damping Q' Q
     OSC_RAY_LEVENBERG_MARQUARDT = 2, ///< t -= Q' Q / (Q'^2 + damping)
-    OSC_RAY_SPHERE_TRACING = 3      ///< t += Q / |V'| (for true SDFs only)
+    OSC_RAY_SPHERE_TRACING = 3       ///< t += Q / |V'| (for true SDFs only)
 } osc_ray_algorithm;
 
 /// One phase: an algorithm, its iterations and its parameter.
@@ -76,9 +76,9 @@ typedef struct osc_ray_phase {
 
 /// How beams start.
 typedef enum osc_ray_init {
-    OSC_RAY_INIT_ZERO = 0,            ///< t = 0
-    OSC_RAY_INIT_CLOSEST = 1,         ///< the closest approach to the surface frame's origin
-    OSC_RAY_INIT_BOUNDING_SPHERE = 2  ///< spread over the chord of the bounding sphere
+    OSC_RAY_INIT_ZERO = 0,           ///< t = 0
+    OSC_RAY_INIT_CLOSEST = 1,        ///< the closest approach to the surface frame's origin
+    OSC_RAY_INIT_BOUNDING_SPHERE = 2 ///< spread over the chord of the bounding sphere
 } osc_ray_init;
 
 /// The range of osc_ray_settings.tolerance: below it a hit would depend on the rounding of F, above
@@ -89,16 +89,16 @@ typedef enum osc_ray_init {
 /// Settings; take them from osc_ray_settings_default(). In each phase: algorithm one of
 /// osc_ray_algorithm, iterations in 0..10000, damping finite and >= 0, max_step finite.
 typedef struct osc_ray_settings {
-    osc_ray_init init;   ///< one of osc_ray_init, OSC_RAY_INIT_BOUNDING_SPHERE
-    int beams;           ///< 1..16, 4
-    osc_ray_phase coarse; ///< Newton, 6 iterations, damping 1, max_step: half the bounding radius
-    osc_ray_phase fine;   ///< Newton, 20 iterations, damping 1
+    osc_ray_init init;        ///< one of osc_ray_init, OSC_RAY_INIT_BOUNDING_SPHERE
+    int beams;                ///< 1..16, 4
+    osc_ray_phase coarse;     ///< Newton, 6 iterations, damping 1, max_step: half the bounding radius
+    osc_ray_phase fine;       ///< Newton, 20 iterations, damping 1
     osc_ray_phase final_step; ///< Newton, 1 iteration
-    double tolerance;    ///< |F| for a hit, relative to the bounding radius, in
-                         ///< [OSC_RAY_TOLERANCE_MIN, OSC_RAY_TOLERANCE_MAX], 1e-10
-    int analytic_conics; ///< 1: a sag without asphere terms is solved in closed form (its conic's
-                         ///< quadratic) instead of by the phases, and an asphere's fine phase
-                         ///< starts from its base conic's root; 0 or 1, 1
+    double tolerance;         ///< |F| for a hit, relative to the bounding radius, in
+                              ///< [OSC_RAY_TOLERANCE_MIN, OSC_RAY_TOLERANCE_MAX], 1e-10
+    int analytic_conics;      ///< 1: a sag without asphere terms is solved in closed form (its conic's
+                              ///< quadratic) instead of by the phases, and an asphere's fine phase
+                              ///< starts from its base conic's root; 0 or 1, 1
 } osc_ray_settings;
 
 /// Returns the default settings.
@@ -106,24 +106,24 @@ OSC_API osc_ray_settings osc_ray_settings_default(void);
 
 /// The answer for one ray.
 typedef struct osc_ray_hit {
-    double t;          ///< the ray parameter of the final point
-    osc_vec3 point;    ///< P + t V (world)
-    osc_vec3 normal;   ///< unit gradient of F at the point, in the world (facing +grad F)
-    int hit;           ///< 1: |F| <= tolerance, in the domain, t >= 0
-    int grazing;       ///< 1: grad F . V' vanishes at the root (no derivative)
-    int iterations;    ///< updates taken by the chosen beam
+    double t;        ///< the ray parameter of the final point
+    osc_vec3 point;  ///< P + t V (world)
+    osc_vec3 normal; ///< unit gradient of F at the point, in the world (facing +grad F)
+    int hit;         ///< 1: |F| <= tolerance, in the domain, t >= 0
+    int grazing;     ///< 1: grad F . V' vanishes at the root (no derivative)
+    int iterations;  ///< updates taken by the chosen beam
 } osc_ray_hit;
 
 /// Optional derivative outputs (each nullable), at the returned point.
 typedef struct osc_ray_jacobians {
-    double* t_origin;         ///< [3]   d t / d P
-    double* t_direction;      ///< [3]   d t / d V
-    double* point_origin;     ///< [3][3] d point / d P
-    double* point_direction;  ///< [3][3]
-    double* normal_origin;    ///< [3][3] d normal / d P (needs the surface's Hessian)
-    double* normal_direction; ///< [3][3]
-    double* t_surface_pose;   ///< [6]   d t / d twist (dp, dtheta) of the surface's translation and rotation
-    double* t_parameters;     ///< [2 + coefficients] d t / d (c, k, a_i) of a sag surface
+    double* t_origin;            ///< [3]   d t / d P
+    double* t_direction;         ///< [3]   d t / d V
+    double* point_origin;        ///< [3][3] d point / d P
+    double* point_direction;     ///< [3][3]
+    double* normal_origin;       ///< [3][3] d normal / d P (needs the surface's Hessian)
+    double* normal_direction;    ///< [3][3]
+    double* t_surface_pose;      ///< [6]   d t / d twist (dp, dtheta) of the surface's translation and rotation
+    double* t_parameters;        ///< [2 + coefficients] d t / d (c, k, a_i) of a sag surface
     double* point_surface_pose;  ///< [3][6]
     double* normal_surface_pose; ///< [3][6]
     double* point_parameters;    ///< [3][2 + coefficients]
@@ -137,9 +137,8 @@ typedef struct osc_ray_jacobians {
 /// `jacobians` (NULL: none). OSC_ERR_INVALID_ARGUMENT, naming the argument and its value, for a
 /// NULL surface or hit, a ray or transform outside the ranges of NUMERIC ROBUSTNESS, settings out
 /// of range or parameter derivatives asked of a non-sag surface.
-OSC_API osc_status osc_ray_intersect(const osc_implicit* surface,
-                                     const osc_implicit_transform* transform, osc_vec3 origin,
-                                     osc_vec3 direction, const osc_ray_settings* settings,
+OSC_API osc_status osc_ray_intersect(const osc_implicit* surface, const osc_implicit_transform* transform,
+                                     osc_vec3 origin, osc_vec3 direction, const osc_ray_settings* settings,
                                      osc_ray_hit* hit, const osc_ray_jacobians* jacobians);
 
 /// Intersects `count` rays (origins and directions [count][3]) with the surface over `threads`
@@ -150,12 +149,10 @@ OSC_API osc_status osc_ray_intersect(const osc_implicit* surface,
 /// hit) and the call returns OSC_ERR_INVALID_ARGUMENT naming the lowest such ray and its values;
 /// the others are still answered. OSC_ERR_INVALID_ARGUMENT for a NULL surface, origins, directions
 /// or t with count > 0 (transform, settings: NULL as in osc_ray_intersect).
-OSC_API osc_status osc_ray_intersect_batch(const osc_implicit* surface,
-                                           const osc_implicit_transform* transform, size_t count,
-                                           const double* origins, const double* directions,
-                                           const osc_ray_settings* settings, double* t,
-                                           double* points, double* normals, unsigned char* hits,
-                                           int threads);
+OSC_API osc_status osc_ray_intersect_batch(const osc_implicit* surface, const osc_implicit_transform* transform,
+                                           size_t count, const double* origins, const double* directions,
+                                           const osc_ray_settings* settings, double* t, double* points, double* normals,
+                                           unsigned char* hits, int threads);
 
 #ifdef __cplusplus
 }

@@ -105,20 +105,20 @@ typedef enum osc_xpsq_frame {
 /// p(t) = (1 - t)^2 p1 + 2 t (1 - t) p2 + t^2 p3, t in [0, 1] (eq. 5). Get one from
 /// osc_xpsq_desc_default() and change what you need.
 typedef struct osc_xpsq_desc {
-    osc_vec3 control_points[3];     ///< p1, p2, p3
-    osc_xpsq_frame frame;           ///< orientation R(t) of the PSQ along the spline
-    osc_vec3 binormal;              ///< FRENET on a straight spline: the local y axis (zero: any)
-    osc_quat rotation_start;        ///< INTERPOLATED: R(0), PSQ frame to XPSQ frame
-    osc_quat rotation_end;          ///< INTERPOLATED: R(1)
-    osc_profile scale[3];           ///< a_x(t), a_y(t), a_z(t); every control value > 0
-    osc_profile exponent[2];        ///< eps1(t), eps2(t); every control value in [0.1, 2]
+    osc_vec3 control_points[3];      ///< p1, p2, p3
+    osc_xpsq_frame frame;            ///< orientation R(t) of the PSQ along the spline
+    osc_vec3 binormal;               ///< FRENET on a straight spline: the local y axis (zero: any)
+    osc_quat rotation_start;         ///< INTERPOLATED: R(0), PSQ frame to XPSQ frame
+    osc_quat rotation_end;           ///< INTERPOLATED: R(1)
+    osc_profile scale[3];            ///< a_x(t), a_y(t), a_z(t); every control value > 0
+    osc_profile exponent[2];         ///< eps1(t), eps2(t); every control value in [0.1, 2]
     const osc_plane_profile* planes; ///< half-spaces P(t) in the PSQ frame (nullable if 0)
-    int plane_count;                ///< number of half-spaces (>= 0)
-    double plane_temperature;       ///< PSQ intersection temperature, length units (>= 0)
+    int plane_count;                 ///< number of half-spaces (>= 0)
+    double plane_temperature;        ///< PSQ intersection temperature, length units (>= 0)
     double discriminant_temperature; ///< softplus / sigmoid of the cubic's discriminant (eq. 6),
                                      ///< dimensionless (>= 0)
-    double root_temperature;        ///< soft-clip of the roots into [0, 1], units of t (>= 0)
-    double blend_temperature;       ///< smooth minimum over the three roots, length units (>= 0)
+    double root_temperature;         ///< soft-clip of the roots into [0, 1], units of t (>= 0)
+    double blend_temperature;        ///< smooth minimum over the three roots, length units (>= 0)
 } osc_xpsq_desc;
 
 /// Returns an XPSQ description with defaults: a straight spline from (0,0,-1) to (0,0,1), Frenet
@@ -166,8 +166,7 @@ OSC_API osc_status osc_sdf_create_cylinder(double radius, double half_height, os
 
 /// Creates a capped cone (frustum) with radius `radius_bottom` at z = -half_height and
 /// `radius_top` at z = half_height; radii >= 0, not both 0. A radius of 0 gives a pointed cone.
-OSC_API osc_status osc_sdf_create_cone(double radius_bottom, double radius_top, double half_height,
-                                       osc_sdf** out);
+OSC_API osc_status osc_sdf_create_cone(double radius_bottom, double radius_top, double half_height, osc_sdf** out);
 
 /// Creates a Menger sponge of `levels` (0..8; 0 is the cube) filling the cube |x|_inf <= half_size
 /// (seed 003 §5.2's fractal benchmark shape): a 1-Lipschitz bound on the distance, exact outside
@@ -189,14 +188,12 @@ OSC_API osc_status osc_sdf_create_ellipsoid(osc_vec3 radii, osc_sdf** out);
 /// eps1 (roundness along z) and eps2 (in the xy-plane) in [0.1, 2], as the radial distance
 /// |x| (1 - f(x)^(-eps1 / 2)). The other 6 of the 11 SQ parameters are its pose
 /// (osc_sdf_create_transformed).
-OSC_API osc_status osc_sdf_create_superquadric(osc_vec3 scales, double eps1, double eps2,
-                                               osc_sdf** out);
+OSC_API osc_status osc_sdf_create_superquadric(osc_vec3 scales, double eps1, double eps2, osc_sdf** out);
 
 /// Creates a PSQ (seed 000 §III-A.3): the superquadric above smoothly intersected (eq. 3) with
 /// `plane_count` half-spaces given in the SQ frame, at temperature `temperature` >= 0.
-OSC_API osc_status osc_sdf_create_psq(osc_vec3 scales, double eps1, double eps2,
-                                      const osc_plane* planes, int plane_count, double temperature,
-                                      osc_sdf** out);
+OSC_API osc_status osc_sdf_create_psq(osc_vec3 scales, double eps1, double eps2, const osc_plane* planes,
+                                      int plane_count, double temperature, osc_sdf** out);
 
 /// Creates an XPSQ (seed 000 §III-A.4-5) from `desc`: the spline projection by Cardano's formula
 /// with both discriminant branches softened and merged (eq. 6), three soft-clipped roots, and a
@@ -211,23 +208,20 @@ OSC_API osc_status osc_sdf_create_xpsq(const osc_xpsq_desc* desc, osc_sdf** out)
 
 /// Creates the smooth union -LSE(-phi_1, ..., -phi_n) (seed 000 eq. 2) of `count` >= 1 models at
 /// `temperature` >= 0 (0: the hard minimum).
-OSC_API osc_status osc_sdf_create_union(const osc_sdf* const* children, int count,
-                                        double temperature, osc_sdf** out);
+OSC_API osc_status osc_sdf_create_union(const osc_sdf* const* children, int count, double temperature, osc_sdf** out);
 
 /// Creates the smooth intersection LSE(phi_1, ..., phi_n) (seed 000 eq. 3) of `count` >= 1 models
 /// at `temperature` >= 0 (0: the hard maximum).
-OSC_API osc_status osc_sdf_create_intersection(const osc_sdf* const* children, int count,
-                                               double temperature, osc_sdf** out);
+OSC_API osc_status osc_sdf_create_intersection(const osc_sdf* const* children, int count, double temperature,
+                                               osc_sdf** out);
 
 /// Creates the smooth subtraction LSE(phi_a, -phi_b) (seed 000 eq. 4): `a` with `b` removed,
 /// at `temperature` >= 0.
-OSC_API osc_status osc_sdf_create_subtraction(const osc_sdf* a, const osc_sdf* b,
-                                              double temperature, osc_sdf** out);
+OSC_API osc_status osc_sdf_create_subtraction(const osc_sdf* a, const osc_sdf* b, double temperature, osc_sdf** out);
 
 /// Creates `child` placed by `pose` (world-from-child) and uniformly scaled by `scale` > 0:
 /// phi(x) = scale * phi_child(R^T (x - p) / scale). The quaternion is normalised.
-OSC_API osc_status osc_sdf_create_transformed(const osc_sdf* child, osc_pose pose, double scale,
-                                              osc_sdf** out);
+OSC_API osc_status osc_sdf_create_transformed(const osc_sdf* child, osc_pose pose, double scale, osc_sdf** out);
 
 /// Creates phi_child - distance: the child inflated by `distance` (deflated when negative).
 OSC_API osc_status osc_sdf_create_offset(const osc_sdf* child, double distance, osc_sdf** out);
@@ -241,8 +235,7 @@ OSC_API void osc_sdf_destroy(osc_sdf* sdf);
 /// Returns phi(point); writes the gradient to `gradient` and the Hessian to `hessian` (both
 /// nullable: NULL means not computed and costs nothing). Returns NaN for a NULL model, and writes
 /// NaN to the gradient and Hessian.
-OSC_API double osc_sdf_eval(const osc_sdf* sdf, osc_vec3 point, osc_vec3* gradient,
-                            osc_mat3* hessian);
+OSC_API double osc_sdf_eval(const osc_sdf* sdf, osc_vec3 point, osc_vec3* gradient, osc_mat3* hessian);
 
 /// Evaluates `count` points (`points` [count][3]; NULL with count 0) into `values` [count],
 /// `gradients` [count][3]
@@ -250,9 +243,8 @@ OSC_API double osc_sdf_eval(const osc_sdf* sdf, osc_vec3 point, osc_vec3* gradie
 /// osc_default_thread_count(); at most OSC_MAX_THREADS, and no more than leave each thread 256
 /// points: a smaller batch runs on the calling thread). Each result equals osc_sdf_eval's bit for
 /// bit. No allocation.
-OSC_API osc_status osc_sdf_eval_batch(const osc_sdf* sdf, const double* points, size_t count,
-                                      double* values, double* gradients, double* hessians,
-                                      int threads);
+OSC_API osc_status osc_sdf_eval_batch(const osc_sdf* sdf, const double* points, size_t count, double* values,
+                                      double* gradients, double* hessians, int threads);
 
 /// Writes an axis-aligned box containing the zero sub-level set {phi <= 0} to `lo` and `hi` (each
 /// nullable). Components are +-INFINITY when unbounded (half-spaces) and lo > hi on some axis when
@@ -278,8 +270,7 @@ OSC_API int osc_sdf_leaf_count(const osc_sdf* sdf);
 /// Returns the value of primitive leaf `leaf` (0 <= leaf < osc_sdf_leaf_count) alone, placed as it
 /// is in the tree, with its gradient and Hessian (nullable). Returns NaN (and writes NaN) for a
 /// NULL model or an invalid index (the latter also sets osc_last_error()).
-OSC_API double osc_sdf_eval_leaf(const osc_sdf* sdf, int leaf, osc_vec3 point, osc_vec3* gradient,
-                                 osc_mat3* hessian);
+OSC_API double osc_sdf_eval_leaf(const osc_sdf* sdf, int leaf, osc_vec3 point, osc_vec3* gradient, osc_mat3* hessian);
 
 #ifdef __cplusplus
 }

@@ -91,15 +91,15 @@ typedef struct osc_sdf_shape {
 /// to the smaller shape (the diagonal of its bounding box), the packing to the longest side of the
 /// intersection of the two world boxes, so one set of settings suits any scale.
 typedef struct osc_sdf_pair_settings {
-    int resolution;         ///< packing cells along the box intersection's longest side (1..128), 12
-    double epsilon;         ///< epsilon_c, relative, in (0, 1), 1e-4
-    double step;            ///< the descent's learning rate alpha, in (0, 1], 0.25
-    int max_iterations;     ///< n_max of the descent (and of each smooth refinement stage; WORK),
-                            ///< 1..10000, 40
-    int first_only;         ///< 1: stop at the first collision point (a yes/no query); 0 or 1, 0
-    double merge_distance;  ///< points closer than this many packing spacings merge, in [0, 100], 1
-    double temperature;     ///< smooth mode's tau, relative, 0 or in [OSC_SDF_PAIR_TEMPERATURE_MIN,
-                            ///< 1]; 0: the seed's points only, 0
+    int resolution;        ///< packing cells along the box intersection's longest side (1..128), 12
+    double epsilon;        ///< epsilon_c, relative, in (0, 1), 1e-4
+    double step;           ///< the descent's learning rate alpha, in (0, 1], 0.25
+    int max_iterations;    ///< n_max of the descent (and of each smooth refinement stage; WORK),
+                           ///< 1..10000, 40
+    int first_only;        ///< 1: stop at the first collision point (a yes/no query); 0 or 1, 0
+    double merge_distance; ///< points closer than this many packing spacings merge, in [0, 100], 1
+    double temperature;    ///< smooth mode's tau, relative, 0 or in [OSC_SDF_PAIR_TEMPERATURE_MIN,
+                           ///< 1]; 0: the seed's points only, 0
 } osc_sdf_pair_settings;
 
 /// Returns the default settings.
@@ -116,17 +116,17 @@ typedef struct osc_sdf_contact {
 
 /// Caller-owned output buffers and the query's report.
 typedef struct osc_sdf_pair_output {
-    osc_sdf_contact* contacts;    ///< [capacity] (NULL only with capacity 0)
-    int capacity;                 ///< >= 0
-    int count;                    ///< contacts written
-    int needed;                   ///< distinct contacts found (> capacity: OSC_ERR_CAPACITY; once the
-                                  ///< buffer is full, points that would have merged with a dropped
-                                  ///< one count again, so it is an upper bound)
-    double* point_jacobians;      ///< nullable, smooth mode: [capacity][3][12]
+    osc_sdf_contact* contacts;     ///< [capacity] (NULL only with capacity 0)
+    int capacity;                  ///< >= 0
+    int count;                     ///< contacts written
+    int needed;                    ///< distinct contacts found (> capacity: OSC_ERR_CAPACITY; once the
+                                   ///< buffer is full, points that would have merged with a dropped
+                                   ///< one count again, so it is an upper bound)
+    double* point_jacobians;       ///< nullable, smooth mode: [capacity][3][12]
     double* penetration_jacobians; ///< nullable, smooth mode: [capacity][12]
-    int boxes_overlap;            ///< 0 when the world boxes are disjoint (no collision)
-    int spheres;                  ///< spheres packed
-    int survivors;                ///< spheres left after pruning
+    int boxes_overlap;             ///< 0 when the world boxes are disjoint (no collision)
+    int spheres;                   ///< spheres packed
+    int survivors;                 ///< spheres left after pruning
 } osc_sdf_pair_output;
 
 /// Returns OSC_OK and fills `output` with the collision points of shapes a and b at their poses
@@ -138,9 +138,8 @@ typedef struct osc_sdf_pair_output {
 /// OSC_ERR_CAPACITY when more points were found than fit (output->needed says how many; the first
 /// `capacity`, deepest first, are written). A library SDF whose bounds are empty collides with
 /// nothing (boxes_overlap 0).
-OSC_API osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a,
-                                        const osc_sdf_shape* b, osc_pose pose_b,
-                                        const osc_sdf_pair_settings* settings,
+OSC_API osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a, const osc_sdf_shape* b,
+                                        osc_pose pose_b, const osc_sdf_pair_settings* settings,
                                         osc_sdf_pair_output* output);
 
 // ---------------------------------------------------------------------------------------------
@@ -172,12 +171,10 @@ OSC_API size_t osc_sdf_scene_workspace_size(int count);
 /// and of the settings are reported before any pair is run, naming the body or the setting; a
 /// pair that fails otherwise fails the scene with its message, naming both bodies. *pairs_needed
 /// is at most 2^31 - 1 (then at least that many overlap). No allocation.
-OSC_API osc_status osc_sdf_scene_collide(const osc_sdf_shape* shapes, const osc_pose* poses,
-                                         int count, const osc_sdf_pair_settings* settings,
-                                         int contacts_per_pair, osc_sdf_scene_pair* pairs,
-                                         int pair_capacity, osc_sdf_contact* contacts,
-                                         int* pair_count, int* pairs_needed, void* workspace,
-                                         int threads);
+OSC_API osc_status osc_sdf_scene_collide(const osc_sdf_shape* shapes, const osc_pose* poses, int count,
+                                         const osc_sdf_pair_settings* settings, int contacts_per_pair,
+                                         osc_sdf_scene_pair* pairs, int pair_capacity, osc_sdf_contact* contacts,
+                                         int* pair_count, int* pairs_needed, void* workspace, int threads);
 
 #ifdef __cplusplus
 }

@@ -94,8 +94,8 @@ static inline double osc_softplus(double x, double temperature, double* d1, doub
 /// Returns osc_softclip(x, lo, hi, temperature, d1, d2) (below) for temperature > 0, given the
 /// exponentials of its two softplus terms, e_lo = exp(-|x - lo| / temperature) and
 /// e_hi = exp(-|x - hi| / temperature) (the sigmoids' of x - lo and x - hi).
-static inline double osc_softclip_from_exp(double x, double lo, double hi, double temperature, double e_lo,
-                                           double e_hi, double* d1, double* d2) {
+static inline double osc_softclip_from_exp(double x, double lo, double hi, double temperature, double e_lo, double e_hi,
+                                           double* d1, double* d2) {
     double g1 = 0.0, g2 = 0.0, h1 = 0.0, h2 = 0.0;
     double value;
     double *g1p = d1 ? &g1 : NULL, *g2p = d1 ? &g2 : NULL, *h1p = d2 ? &h1 : NULL, *h2p = d2 ? &h2 : NULL;
@@ -120,8 +120,7 @@ static inline double osc_softclip_from_exp(double x, double lo, double hi, doubl
 /// Returns softclip(x, lo, hi) = lo + s+(x - lo) - s+(x - hi), which lies strictly inside (lo, hi)
 /// and tends to lo and hi at the ends, with d/dx in `d1` and d2/dx2 in `d2` (nullable).
 /// Requires lo < hi. tau <= 0: the hard clamp.
-static inline double osc_softclip(double x, double lo, double hi, double temperature, double* d1,
-                                  double* d2) {
+static inline double osc_softclip(double x, double lo, double hi, double temperature, double* d1, double* d2) {
     if (!(temperature > 0.0)) {
         if (d1) *d1 = (x > lo && x < hi) ? 1.0 : 0.0;
         if (d2) *d2 = 0.0;
@@ -136,8 +135,7 @@ static inline double osc_softclip(double x, double lo, double hi, double tempera
 /// `weights` (nullable, [count]) receives the gradient, the softmax weights; `hessian` (nullable,
 /// [count][count] row-major) receives (diag(w) - w w^T) / tau. tau <= 0: the maximum, weights
 /// one-hot on the first maximum, zero Hessian. count must be >= 1.
-static inline double osc_logsumexp(const double* x, int count, double temperature, double* weights,
-                                   double* hessian) {
+static inline double osc_logsumexp(const double* x, int count, double temperature, double* weights, double* hessian) {
     int arg = 0;
     for (int i = 1; i < count; ++i)
         if (x[i] > x[arg]) arg = i;
@@ -178,15 +176,14 @@ static inline double osc_logsumexp(const double* x, int count, double temperatur
 /// `second` (nullable, [count][count][count]) receives d2 w_i / dx_j dx_k =
 /// w_i [(delta_ij - w_j)(delta_ik - w_k) - w_j (delta_jk - w_k)] / tau^2.
 /// tau <= 0: one-hot on the first maximum, zero derivatives.
-static inline void osc_softmax(const double* x, int count, double temperature, double* weights,
-                               double* jacobian, double* second) {
+static inline void osc_softmax(const double* x, int count, double temperature, double* weights, double* jacobian,
+                               double* second) {
     osc_logsumexp(x, count, temperature, weights, NULL);
     bool smooth = temperature > 0.0;
     if (jacobian) {
         for (int i = 0; i < count; ++i)
             for (int j = 0; j < count; ++j)
-                jacobian[i * count + j] =
-                    smooth ? weights[i] * ((i == j ? 1.0 : 0.0) - weights[j]) / temperature : 0.0;
+                jacobian[i * count + j] = smooth ? weights[i] * ((i == j ? 1.0 : 0.0) - weights[j]) / temperature : 0.0;
     }
     if (second) {
         double t2 = smooth ? temperature * temperature : 1.0;
@@ -204,8 +201,7 @@ static inline void osc_softmax(const double* x, int count, double temperature, d
 
 /// Returns the smooth maximum LSE(a, b) = max(a, b) + tau log(1 + exp(-|a - b| / tau)), with the
 /// gradient (d/da, d/db) in `d1` and the 2 x 2 Hessian in `d2` (both nullable). tau <= 0: max.
-static inline double osc_smooth_max(double a, double b, double temperature, double d1[2],
-                                    double d2[2][2]) {
+static inline double osc_smooth_max(double a, double b, double temperature, double d1[2], double d2[2][2]) {
     double wa, wb, hb;
     // LSE(a, b) = a + s+(b - a) = b + s+(a - b): start from the larger, so that the hard limit is
     // exact and no precision is lost when |a - b| >> |max(a, b)|; the softplus slope is the weight
@@ -233,8 +229,7 @@ static inline double osc_smooth_max(double a, double b, double temperature, doub
 
 /// Returns the smooth minimum -LSE(-a, -b), at most tau log 2 below min(a, b), with the gradient in
 /// `d1` and the 2 x 2 Hessian in `d2` (both nullable). tau <= 0: min.
-static inline double osc_smooth_min(double a, double b, double temperature, double d1[2],
-                                    double d2[2][2]) {
+static inline double osc_smooth_min(double a, double b, double temperature, double d1[2], double d2[2][2]) {
     double value = -osc_smooth_max(-a, -b, temperature, d1, d2);
     if (d2) {
         for (int i = 0; i < 2; ++i)
@@ -258,8 +253,8 @@ static inline double osc_transition(double d, double d_max, double bandwidth, do
     if (s <= 0.0) return 1.0;
     if (t <= 0.0) return 0.0;
     // 1 - S(s) = S(t): evaluate from the nearer end, which keeps full precision and [0, 1]
-    double value = s <= 0.5 ? 1.0 - s * s * s * (10.0 + s * (-15.0 + 6.0 * s))
-                            : t * t * t * (10.0 + t * (-15.0 + 6.0 * t));
+    double value =
+        s <= 0.5 ? 1.0 - s * s * s * (10.0 + s * (-15.0 + 6.0 * s)) : t * t * t * (10.0 + t * (-15.0 + 6.0 * t));
     if (d1) *d1 = -30.0 * s * s * t * t / bandwidth;
     if (d2) *d2 = -60.0 * s * t * (t - s) / (bandwidth * bandwidth);
     return value;
@@ -268,8 +263,7 @@ static inline double osc_transition(double d, double d_max, double bandwidth, do
 /// Returns the mollified depth d_c = f_t(phi) phi + (1 - f_t(phi)) d_max of seed 000 §IV-C.1,
 /// which equals phi below d_max - bandwidth and saturates to d_max above d_max, with d/dphi
 /// = f_t + f_t' (phi - d_max) in `d1` and d2/dphi2 = 2 f_t' + f_t'' (phi - d_max) in `d2`.
-static inline double osc_mollified_depth(double phi, double d_max, double bandwidth, double* d1,
-                                         double* d2) {
+static inline double osc_mollified_depth(double phi, double d_max, double bandwidth, double* d1, double* d2) {
     double f1, f2;
     double f = osc_transition(phi, d_max, bandwidth, &f1, &f2);
     // outside the band f_t' = f_t'' = 0: skip the (phi - d_max) terms, 0 * inf for infinite phi

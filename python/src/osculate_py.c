@@ -27,17 +27,17 @@ enum {
 
 /// Applies operator `op` to x[count]: values[count], first and second derivatives d1, d2
 /// (nullable). Returns 0, or 1 for an unknown operator.
-OSCPY_API int oscpy_smooth_elementwise(int op, const double* x, size_t count, double p0, double p1,
-                                       double temperature, double* values, double* d1, double* d2) {
+OSCPY_API int oscpy_smooth_elementwise(int op, const double* x, size_t count, double p0, double p1, double temperature,
+                                       double* values, double* d1, double* d2) {
     for (size_t i = 0; i < count; ++i) {
         double a = 0.0, b = 0.0, v;
         switch (op) {
-        case OSCPY_SIGMOID: v = osc_sigmoid(x[i], temperature, &a, &b); break;
-        case OSCPY_SOFTPLUS: v = osc_softplus(x[i], temperature, &a, &b); break;
-        case OSCPY_SOFTCLIP: v = osc_softclip(x[i], p0, p1, temperature, &a, &b); break;
-        case OSCPY_TRANSITION: v = osc_transition(x[i], p0, p1, &a, &b); break;
-        case OSCPY_MOLLIFIED: v = osc_mollified_depth(x[i], p0, p1, &a, &b); break;
-        default: return 1;
+            case OSCPY_SIGMOID: v = osc_sigmoid(x[i], temperature, &a, &b); break;
+            case OSCPY_SOFTPLUS: v = osc_softplus(x[i], temperature, &a, &b); break;
+            case OSCPY_SOFTCLIP: v = osc_softclip(x[i], p0, p1, temperature, &a, &b); break;
+            case OSCPY_TRANSITION: v = osc_transition(x[i], p0, p1, &a, &b); break;
+            case OSCPY_MOLLIFIED: v = osc_mollified_depth(x[i], p0, p1, &a, &b); break;
+            default: return 1;
         }
         values[i] = v;
         if (d1) d1[i] = a;
@@ -48,12 +48,12 @@ OSCPY_API int oscpy_smooth_elementwise(int op, const double* x, size_t count, do
 
 /// Smooth maximum (minimum when `minimum`) of a[i], b[i]: values[count], gradients[count][2] and
 /// Hessians[count][2][2] (both nullable).
-OSCPY_API void oscpy_smooth_max(const double* a, const double* b, size_t count, double temperature,
-                                int minimum, double* values, double* gradients, double* hessians) {
+OSCPY_API void oscpy_smooth_max(const double* a, const double* b, size_t count, double temperature, int minimum,
+                                double* values, double* gradients, double* hessians) {
     for (size_t i = 0; i < count; ++i) {
         double g[2], h[2][2];
-        values[i] = minimum ? osc_smooth_min(a[i], b[i], temperature, g, h)
-                            : osc_smooth_max(a[i], b[i], temperature, g, h);
+        values[i] =
+            minimum ? osc_smooth_min(a[i], b[i], temperature, g, h) : osc_smooth_max(a[i], b[i], temperature, g, h);
         if (gradients) {
             gradients[2 * i] = g[0];
             gradients[2 * i + 1] = g[1];
@@ -65,8 +65,8 @@ OSCPY_API void oscpy_smooth_max(const double* a, const double* b, size_t count, 
 
 /// Log-sum-exp over each row of x[rows][count]: values[rows], weights[rows][count] (the softmax,
 /// nullable) and Hessians[rows][count][count] (nullable).
-OSCPY_API void oscpy_logsumexp(const double* x, size_t rows, int count, double temperature,
-                               double* values, double* weights, double* hessians) {
+OSCPY_API void oscpy_logsumexp(const double* x, size_t rows, int count, double temperature, double* values,
+                               double* weights, double* hessians) {
     size_t n = (size_t)count;
     for (size_t r = 0; r < rows; ++r)
         values[r] = osc_logsumexp(x + r * n, count, temperature, weights ? weights + r * n : NULL,
@@ -75,12 +75,11 @@ OSCPY_API void oscpy_logsumexp(const double* x, size_t rows, int count, double t
 
 /// Softmax of each row of x[rows][count]: weights[rows][count], Jacobians [rows][count][count]
 /// (nullable).
-OSCPY_API void oscpy_softmax(const double* x, size_t rows, int count, double temperature,
-                             double* weights, double* jacobians) {
+OSCPY_API void oscpy_softmax(const double* x, size_t rows, int count, double temperature, double* weights,
+                             double* jacobians) {
     size_t n = (size_t)count;
     for (size_t r = 0; r < rows; ++r)
-        osc_softmax(x + r * n, count, temperature, weights + r * n,
-                    jacobians ? jacobians + r * n * n : NULL, NULL);
+        osc_softmax(x + r * n, count, temperature, weights + r * n, jacobians ? jacobians + r * n * n : NULL, NULL);
 }
 
 /// For each of `count` poses: converts jacobian_twist[count][rows][6] (columns of one body's left
@@ -97,8 +96,7 @@ OSCPY_API size_t oscpy_twist_jacobian_to_pq(const double* jacobian_twist, size_t
     for (size_t i = 0; i < count; ++i) {
         const double* q = quaternions + 4 * i;
         osc_quat quat = {q[0], q[1], q[2], q[3]};
-        osc_twist_jacobian_to_pq(jacobian_twist + i * (size_t)rows * 6, rows, quat,
-                                 jacobian_pq + i * (size_t)rows * 7);
+        osc_twist_jacobian_to_pq(jacobian_twist + i * (size_t)rows * 6, rows, quat, jacobian_pq + i * (size_t)rows * 7);
     }
     return count;
 }
@@ -111,8 +109,13 @@ OSCPY_API void oscpy_pose_apply_twist(const double* poses, const double* xi, siz
         osc_pose pose = {{p[0], p[1], p[2]}, {p[3], p[4], p[5], p[6]}};
         osc_pose r = osc_pose_apply_twist(pose, xi + 6 * i);
         double* o = out + 7 * i;
-        o[0] = r.p.x; o[1] = r.p.y; o[2] = r.p.z;
-        o[3] = r.q.w; o[4] = r.q.x; o[5] = r.q.y; o[6] = r.q.z;
+        o[0] = r.p.x;
+        o[1] = r.p.y;
+        o[2] = r.p.z;
+        o[3] = r.q.w;
+        o[4] = r.q.x;
+        o[5] = r.q.y;
+        o[6] = r.q.z;
     }
 }
 
@@ -120,12 +123,10 @@ OSCPY_API void oscpy_pose_apply_twist(const double* poses, const double* xi, siz
 /// writing hits[count] and, for each non-NULL array of `jacobians`, ray i's block at offset i times
 /// that array's size (ray.h's shapes with `parameter_count` = 2 + the sag's coefficients).
 /// statuses[count] (nullable) receives each ray's status; returns the first failing one.
-OSCPY_API osc_status oscpy_ray_intersect_many(const osc_implicit* surface,
-                                              const osc_implicit_transform* transform, size_t count,
-                                              const double* origins, const double* directions,
+OSCPY_API osc_status oscpy_ray_intersect_many(const osc_implicit* surface, const osc_implicit_transform* transform,
+                                              size_t count, const double* origins, const double* directions,
                                               const osc_ray_settings* settings, osc_ray_hit* hits,
-                                              const osc_ray_jacobians* jacobians,
-                                              int parameter_count, int* statuses) {
+                                              const osc_ray_jacobians* jacobians, int parameter_count, int* statuses) {
     osc_status first = OSC_OK;
     size_t np = parameter_count > 0 ? (size_t)parameter_count : 0;
     for (size_t i = 0; i < count; ++i) {
@@ -150,9 +151,8 @@ OSCPY_API osc_status oscpy_ray_intersect_many(const osc_implicit* surface,
         }
         const double* o = origins + 3 * i;
         const double* d = directions + 3 * i;
-        osc_status s = osc_ray_intersect(surface, transform, osc_v3(o[0], o[1], o[2]),
-                                         osc_v3(d[0], d[1], d[2]), settings, &hits[i],
-                                         jacobians ? &j : NULL);
+        osc_status s = osc_ray_intersect(surface, transform, osc_v3(o[0], o[1], o[2]), osc_v3(d[0], d[1], d[2]),
+                                         settings, &hits[i], jacobians ? &j : NULL);
         if (statuses) statuses[i] = (int)s;
         if (s != OSC_OK && first == OSC_OK) first = s;
     }
@@ -201,7 +201,8 @@ OSCPY_API void oscpy_ref_release(oscpy_ref* ref) {
     free(ref);
 }
 
-#define OSCPY_STRUCT(type) {#type, sizeof(type)}
+#define OSCPY_STRUCT(type)                                                                                             \
+    { #type, sizeof(type) }
 
 /// The structs of the public headers that python/osculate/_ffi.py mirrors with ctypes.
 static const struct {

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FUZZ_REQUIRE(condition)                                                                    \
-    do {                                                                                           \
-        if (!(condition)) abort();                                                                 \
+#define FUZZ_REQUIRE(condition)                                                                                        \
+    do {                                                                                                               \
+        if (!(condition)) abort();                                                                                     \
     } while (0)
 
 enum { MOST_ARGUMENTS = 48 };
@@ -48,19 +48,20 @@ static void check_contact(const cli_contact_options* o) {
 
 static void check_parsed(const cli_options* o) {
     switch (o->command) {
-    case CLI_EVAL:
-        FUZZ_REQUIRE(o->eval.shape >= 0 && o->eval.shape < cli_shape_count);
-        for (int i = 0; i < cli_shapes[o->eval.shape].parameters + 3; ++i) FUZZ_REQUIRE(isfinite(o->eval.values[i]));
-        break;
-    case CLI_BAKE:
-        FUZZ_REQUIRE(o->bake.mesh && o->bake.out);
-        check_models(&o->bake.models);
-        break;
-    case CLI_CONTACT: check_contact(&o->contact); break;
-    case CLI_BOX_SWEEP: FUZZ_REQUIRE(o->box_sweep.path != NULL); break;
-    case CLI_VERSION:
-    case CLI_INFO: break;
-    case CLI_NONE: FUZZ_REQUIRE(0); // a command line that runs names a command
+        case CLI_EVAL:
+            FUZZ_REQUIRE(o->eval.shape >= 0 && o->eval.shape < cli_shape_count);
+            for (int i = 0; i < cli_shapes[o->eval.shape].parameters + 3; ++i)
+                FUZZ_REQUIRE(isfinite(o->eval.values[i]));
+            break;
+        case CLI_BAKE:
+            FUZZ_REQUIRE(o->bake.mesh && o->bake.out);
+            check_models(&o->bake.models);
+            break;
+        case CLI_CONTACT: check_contact(&o->contact); break;
+        case CLI_BOX_SWEEP: FUZZ_REQUIRE(o->box_sweep.path != NULL); break;
+        case CLI_VERSION:
+        case CLI_INFO: break;
+        case CLI_NONE: FUZZ_REQUIRE(0); // a command line that runs names a command
     }
 }
 

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FUZZ_REQUIRE(condition)                                                                    \
-    do {                                                                                           \
-        if (!(condition)) abort();                                                                 \
+#define FUZZ_REQUIRE(condition)                                                                                        \
+    do {                                                                                                               \
+        if (!(condition)) abort();                                                                                     \
     } while (0)
 
 static void fuzz_grid_load(const uint8_t* data, size_t size) {

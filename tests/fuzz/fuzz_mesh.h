@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FUZZ_REQUIRE(condition)                                                                    \
-    do {                                                                                           \
-        if (!(condition)) abort();                                                                 \
+#define FUZZ_REQUIRE(condition)                                                                                        \
+    do {                                                                                                               \
+        if (!(condition)) abort();                                                                                     \
     } while (0)
 
 static void fuzz_check_mesh(const osc_mesh* mesh, const osc_mesh_load_settings* settings) {
@@ -47,11 +47,10 @@ static void fuzz_check_mesh(const osc_mesh* mesh, const osc_mesh_load_settings* 
     osc_mesh_topology topology;
     osc_mesh_get_topology(mesh, &topology);
     FUZZ_REQUIRE(topology.isolated_vertices == unused);
-    FUZZ_REQUIRE(topology.euler_characteristic ==
-                 vertex_count - unused - topology.edge_count + triangle_count);
+    FUZZ_REQUIRE(topology.euler_characteristic == vertex_count - unused - topology.edge_count + triangle_count);
     // every triangle has three edges, every boundary edge one, every interior edge two or more
-    FUZZ_REQUIRE(3 * (int64_t)triangle_count >= (int64_t)topology.boundary_edges +
-                                                    2 * ((int64_t)topology.edge_count - topology.boundary_edges));
+    FUZZ_REQUIRE(3 * (int64_t)triangle_count >=
+                 (int64_t)topology.boundary_edges + 2 * ((int64_t)topology.edge_count - topology.boundary_edges));
     FUZZ_REQUIRE(topology.components <= vertex_count - unused);
 
     osc_mesh* reordered = NULL;
@@ -84,22 +83,22 @@ static int fuzz_mesh_one(const uint8_t* data, size_t size, osc_mesh_format forma
     osc_mesh_load_settings settings = osc_mesh_load_settings_default();
     settings.format = format;
     switch (size % 4) {
-    case 1:
-        settings.weld_tolerance = 1e-3;
-        settings.degenerate = OSC_MESH_DEGENERATE_DROP;
-        break;
-    case 2:
-        settings.weld_tolerance = -1.0;
-        settings.keep_unreferenced = 1;
-        settings.orient = 0;
-        break;
-    case 3:
-        settings.weld_tolerance = 0.5;
-        settings.degenerate = OSC_MESH_DEGENERATE_DROP;
-        settings.keep_unreferenced = 1;
-        settings.max_coordinate = OSC_MESH_MAX_COORDINATE;
-        break;
-    default: break;
+        case 1:
+            settings.weld_tolerance = 1e-3;
+            settings.degenerate = OSC_MESH_DEGENERATE_DROP;
+            break;
+        case 2:
+            settings.weld_tolerance = -1.0;
+            settings.keep_unreferenced = 1;
+            settings.orient = 0;
+            break;
+        case 3:
+            settings.weld_tolerance = 0.5;
+            settings.degenerate = OSC_MESH_DEGENERATE_DROP;
+            settings.keep_unreferenced = 1;
+            settings.max_coordinate = OSC_MESH_MAX_COORDINATE;
+            break;
+        default: break;
     }
     osc_mesh* mesh = (osc_mesh*)&settings; // a sentinel the loader must overwrite
     osc_mesh_load_report report;
@@ -108,8 +107,8 @@ static int fuzz_mesh_one(const uint8_t* data, size_t size, osc_mesh_format forma
         FUZZ_REQUIRE(mesh == NULL);
         FUZZ_REQUIRE(status == OSC_ERR_PARSE || status == OSC_ERR_NO_MEMORY);
         const char* message = osc_last_error();
-        FUZZ_REQUIRE(status != OSC_ERR_PARSE || strstr(message, " line ") ||
-                     strstr(message, " byte ") || strstr(message, "STL: neither"));
+        FUZZ_REQUIRE(status != OSC_ERR_PARSE || strstr(message, " line ") || strstr(message, " byte ") ||
+                     strstr(message, "STL: neither"));
         return 0;
     }
     FUZZ_REQUIRE(mesh != NULL && report.format == format);

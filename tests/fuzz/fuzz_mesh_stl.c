@@ -5,6 +5,4 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    return fuzz_mesh_one(data, size, OSC_MESH_FORMAT_STL);
-}
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) { return fuzz_mesh_one(data, size, OSC_MESH_FORMAT_STL); }

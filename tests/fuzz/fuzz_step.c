@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FUZZ_REQUIRE(condition)                                                                    \
-    do {                                                                                           \
-        if (!(condition)) abort();                                                                 \
+#define FUZZ_REQUIRE(condition)                                                                                        \
+    do {                                                                                                               \
+        if (!(condition)) abort();                                                                                     \
     } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
@@ -37,7 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             continue;
         }
         FUZZ_REQUIRE(brep != NULL && report.solids >= 1);
-        FUZZ_REQUIRE(report.faces_imported >= 1 && report.faces_imported + report.faces_unsupported == report.faces_read);
+        FUZZ_REQUIRE(report.faces_imported >= 1 &&
+                     report.faces_imported + report.faces_unsupported == report.faces_read);
         osc_brep_info info;
         FUZZ_REQUIRE(osc_brep_get_info(brep, &info) == OSC_OK);
         FUZZ_REQUIRE(info.face_count == report.faces_imported && info.edge_count == report.edges_imported);
@@ -46,7 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         int faces = 0;
         for (int k = 0; k < osc_brep_shell_count(brep); ++k) {
             osc_brep_shell shell;
-            FUZZ_REQUIRE(osc_brep_get_shell(brep, k, &shell) == OSC_OK && shell.face_begin == faces && shell.face_count >= 1);
+            FUZZ_REQUIRE(osc_brep_get_shell(brep, k, &shell) == OSC_OK && shell.face_begin == faces &&
+                         shell.face_count >= 1);
             faces += shell.face_count;
         }
         FUZZ_REQUIRE(faces == info.face_count);
