@@ -69,7 +69,7 @@ test-tsan:
 bench: build models
 	sh bench/run.sh $(BUILD)
 
-# docs/box_stack.png (seed 000 Fig. 10): osculate's box sweep against MuJoCo's box-box contacts;
+# docs/box_stack.png (Beker et al. 2026 Fig. 10): osculate's box sweep against MuJoCo's box-box contacts;
 # MuJoCo comes from bench/peers/setup.sh, matplotlib is installed into that virtual environment
 box-stack-plot: build
 	test -x $(BUILD)/peers/venv/bin/python || sh bench/peers/setup.sh $(BUILD)

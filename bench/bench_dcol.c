@@ -1,5 +1,5 @@
 // bench_dcol.c: DCOL between convex primitives (issue 5): the time of one query, without and with
-// all derivatives, for every ordered pair of the seven primitive kinds, against seed 001's Table I
+// all derivatives, for every ordered pair of the seven primitive kinds, against Tracy et al. 2023's Table I
 // and against libccd's MPR and GJK + EPA penetration measured in the same run on the same shapes and
 // poses (bench/peers/ccd_adapter.h: libccd calls osc_convex_support).
 //
@@ -29,7 +29,7 @@
 //   solve+derivs osc_dcol_proximity with all six Jacobian arrays (alpha, point, point_a, point_b,
 //                distance, normal: 14 rows of 12)
 //   solve+dz     osc_dcol_proximity with the Jacobians of alpha and x only: the solution's
-//                sensitivities, what seed 001's Table I times as "differentiate" (eq. (8))
+//                sensitivities, what Tracy et al. 2023's Table I times as "differentiate" (eq. (8))
 //   alpha_grad   osc_dcol_alpha_gradient (alpha and its 12-gradient)
 //   mpr          libccd ccdMPRPenetration (depth, direction, position; no derivatives)
 //   gjk_epa      libccd ccdGJKPenetration (GJK, then EPA when they overlap)
@@ -41,7 +41,7 @@
 // A figure is the median over configurations of the per-call time (block time / repeats), in
 // microseconds; "derivs" is the median of the per-configuration difference solve+derivs - solve, "dz"
 // that of solve+dz - solve. Per kind, the configurations of the 13 ordered pairs that contain the
-// kind are pooled (the seed's Table I averages "over each primitive"; it gives means: we give
+// kind are pooled (the paper's Table I averages "over each primitive"; it gives means: we give
 // medians, and against Table I means too). Also counted: failures (a status other than OSC_OK
 // from any of the three DCOL calls), the median iteration count, DEGENERATE flags, and
 // disagreements between DCOL and libccd MPR on whether the pair overlaps (ignoring
@@ -118,8 +118,8 @@
 
 enum { SOLVE, DERIVS, GRAD, MPR, GJK, DERIVS_ONLY, SOLVE_DZ, DZ_ONLY, MEASURES };
 
-// seed 001 Table I, average times per primitive in us (evaluate, differentiate), in kind order
-// (polytope, capsule, cylinder, cone, ellipsoid, sphere, polygon; the seed has no sphere column)
+// Tracy et al. 2023 Table I, average times per primitive in us (evaluate, differentiate), in kind order
+// (polytope, capsule, cylinder, cone, ellipsoid, sphere, polygon; the paper has no sphere column)
 static const double table_i[OSC_CONVEX_KIND_COUNT][2] = {{5.9, 1.4}, {8.5, 1.4}, {8.4, 1.6}, {5.0, 1.3},
                                                          {6.8, 1.3}, {NAN, NAN}, {9.4, 1.7}};
 
@@ -685,8 +685,8 @@ int main(int argc, char** argv) {
         free(iterations);
         free(overlap);
     }
-    // against seed 001's Table I (the target is 0.2: five times faster)
-    fprintf(stderr, "\n**Against seed 001 Table I (pooled medians here / the seed's averages)**\n\n");
+    // against Tracy et al. 2023's Table I (the target is 0.2: five times faster)
+    fprintf(stderr, "\n**Against Tracy et al. 2023 Table I (pooled medians here / the paper's averages)**\n\n");
     fprintf(stderr, "| kind | solve | Table I evaluate | ratio | dz | Table I differentiate | ratio | "
                     "all derivs | ratio |\n");
     fprintf(stderr, "|---|---|---|---|---|---|---|---|---|\n");
@@ -697,7 +697,7 @@ int main(int argc, char** argv) {
                 table_i[kind][1], kind_dz[kind] / table_i[kind][1], kind_derivs[kind],
                 kind_derivs[kind] / table_i[kind][1]);
     }
-    fprintf(stderr, "\n**Against seed 001 Table I (pooled means here, the statistic of Table I)**\n\n");
+    fprintf(stderr, "\n**Against Tracy et al. 2023 Table I (pooled means here, the statistic of Table I)**\n\n");
     fprintf(stderr, "| kind | solve | ratio | dz | ratio | all derivs | ratio |\n");
     fprintf(stderr, "|---|---|---|---|---|---|---|\n");
     for (int kind = 0; kind < KINDS; ++kind) {

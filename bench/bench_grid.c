@@ -1,4 +1,4 @@
-// bench_grid.c: spline SDFs of the armadillo (seed 000's model): build time at 64^3 and 128^3 and
+// bench_grid.c: spline SDFs of the armadillo (Beker et al. 2026's model): build time at 64^3 and 128^3 and
 // evaluation throughput, with the peers measured in the same run on the same mesh by
 // bench/peers/mesh_sdf_peers.py: MuJoCo's mesh SDF (octree of corner distances, trilinear; PyPI
 // mujoco) and pysdf (distance to the triangles around the nearest vertex, ray-parity sign, no

@@ -1,4 +1,4 @@
-// bench_lmd.c: local minimal distances between exact B-Rep solids (issue 8, seed 002 chapter 5):
+// bench_lmd.c: local minimal distances between exact B-Rep solids (issue 8, Crozet 2017 chapter 5):
 // the thesis' two insertion scenarios, osc_lmd_query along an insertion path against the
 // tessellation baseline of lmd_baseline.h on the same poses in the same run.
 //

@@ -1,13 +1,13 @@
-// bench_manifold.c: contact manifolds between two armadillos (issue 4), reproducing seed 000 §V
+// bench_manifold.c: contact manifolds between two armadillos (issue 4), reproducing Beker et al. 2026 §V
 // items 3) and 4) (Figs. 11 and 12) on the CPU, with MuJoCo's mesh-vs-mesh SDF collision measured
 // in the same run on the same poses and the same geometry (bench/peers/mujoco_manifold.py).
 //
 // The model: CGAL's armadillo ($OSC_MODEL_DIR, else models/ in the build directory;
-// tools/fetch_models.sh), centred on its bounding box and scaled to an x extent of 1.38 (seed §V.4).
+// tools/fetch_models.sh), centred on its bounding box and scaled to an x extent of 1.38 (the paper's §V.4).
 // Its SDF is one of
 //   spline    osc_grid_create_from_mesh (BVH, resolution 64), the library's mesh SDF;
 //   sq K      a smooth union (temperature 0.01) of K = 1, 2, 4, 8, 18 superquadrics. There is no
-//             fitted 18-SQ armadillo (seed Fig. 9 uses the method of its ref. [25]); this is a
+//             fitted 18-SQ armadillo (the paper's Fig. 9 uses the method of its ref. [25]); this is a
 //             deterministic STAND-IN with the same number of SQs: the vertices are split into K
 //             clusters by k-means (osc_mesh_groups_cluster), and each cluster gets an SQ (eps1 = eps2
 //             = 0.8) on its principal axes with semi-axes sqrt(3 variance) (the semi-axes of an
@@ -25,13 +25,13 @@
 //   the 100 poses as one batch, 1 thread, also with the broad phase on (default settings): the
 //   library as it is used, which is what MuJoCo (with its own broad phase) is compared with too.
 // Fig. 12 (broad + narrow phase): A at the origin, B translated along x by B linearly spaced
-//   distances in [1, 2] (the seed's text: the x extent being 1.38, the bounding boxes overlap by 0.38
+//   distances in [1, 2] (the paper's text: the x extent being 1.38, the bounding boxes overlap by 0.38
 //   at the first and are apart from 1.38 on), batches 1..1024, d_max in {0, 0.01, 0.05, 0.1}, with
 //   derivatives, for the spline, the 18-SQ union and the 18-SQ union with a broad-phase voxel grid
 //   padded to cover the whole range (padding 2.1, 64 cells: the default grid of an osc_sdf body
 //   reaches half the body's size beyond its bounds, and features outside it are never skipped); the
 //   narrow-phase-only figures of Fig. 11 at batch 1 and the largest batch measured are printed with
-//   them (the seed's dashed lines).
+//   them (the paper's dashed lines).
 // MuJoCo (peer): its SDF collision of two sdf geoms of the scaled armadillo (the 52,000-triangle mesh
 //   written as OBJ; octree depth 6, sdf_iterations 10, sdf_initpoints 40; its own broad phase), one
 //   thread, on the same 100 Fig. 11 poses and on the 1024 Fig. 12 poses. Its figures go next to
@@ -713,7 +713,7 @@ int main(int argc, char** argv) {
                 else
                     fprintf(stderr, "\n");
             }
-        // the seed's dashed lines: Fig. 11's narrow phase (with derivatives) at batch 1 and the largest batch
+        // the paper's dashed lines: Fig. 11's narrow phase (with derivatives) at batch 1 and the largest batch
         for (int t = 0; t < 2; ++t) {
             int last = -1;
             for (int bi = 0; bi < BATCH_COUNT; ++bi)

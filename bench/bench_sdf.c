@@ -1,5 +1,5 @@
 // bench_sdf.c: SDF evaluation throughput (points per second) for every primitive, the cup of
-// seed 000 Fig. 9 and a union of 18 random superquadrics (the size of seed 000's armadillo), with
+// Beker et al. 2026 Fig. 9 and a union of 18 random superquadrics (the size of Beker et al. 2026's armadillo), with
 // value + gradient on 1 and 2 threads, and value + gradient + Hessian on 1 thread. Each figure is
 // the median of 7 runs over the same 200,000 points. There is no peer for analytic SDF evaluation
 // in this suite; docs/BENCHMARKS.md records the figures with the machine and date.
@@ -71,7 +71,7 @@ static void measure(const char* name, osc_sdf* sdf) {
         measure(name, (call) == OSC_OK ? sdf : NULL);                                                                  \
     } while (0)
 
-// 18 superquadrics with random shapes, sizes and poses, smoothly united (seed 000 Fig. 1)
+// 18 superquadrics with random shapes, sizes and poses, smoothly united (Beker et al. 2026 Fig. 1)
 static osc_sdf* make_sq_union(void) {
     osc_sdf* parts[18];
     for (int i = 0; i < 18; ++i) {

@@ -1,5 +1,5 @@
-// bench_sdf_pair.c: collision points between SDFs (issue 6), seed 003 §5.2's two scenes, with the
-// Rust crate thimni (the seed's implementation; bench/peers/thimni, built by
+// bench_sdf_pair.c: collision points between SDFs (issue 6), Al-Ameri 2025 §5.2's two scenes, with the
+// Rust crate thimni (the paper's implementation; bench/peers/thimni, built by
 // bench/peers/setup_thimni.sh) on the same scenes in the same run, and a table of accuracy against
 // speed over the packing resolution.
 //

@@ -1,6 +1,6 @@
 // lmd_baseline.h: the tessellation baseline of bench_lmd (benchmark-side code, not library code):
 // a B-Rep solid meshed to a chordal error, and "local minimal distances" between two posed meshes
-// the way a polyhedral method (LMD++, the peer of seed 002 chapter 5) would count them.
+// the way a polyhedral method (LMD++, the peer of Crozet 2017 chapter 5) would count them.
 //
 // TESSELLATION (lmd_baseline_tessellate)
 // Each face's parameter box [umin, umax] x [vmin, vmax] is cut into a regular grid:
@@ -25,7 +25,7 @@
 // queries do not mind.
 //
 // CONTACTS (lmd_baseline_contacts), the exact definition
-// A polyhedral local minimal distance of the vertex-feature kind, with the validation of seed 002
+// A polyhedral local minimal distance of the vertex-feature kind, with the validation of Crozet 2017
 // §4.4 transposed to meshes. For each vertex a of mesh A: d(a) is its exact (unsigned) distance to
 // mesh B and b its closest point on B's triangles (osc_mesh_bvh_closest in B's body frame; vertices
 // outside B's bounding box grown by d_max count as d = +inf without a query). b is the closest point

@@ -3,7 +3,7 @@
 // Body A is a rounded slab: an analytic superquadric SDF, with a collision mesh extracted from the
 // SDF itself. Body B is the Stanford bunny of data/bunny.obj (about 10 units tall, y up): a spline
 // SDF baked from the mesh, with its own collision mesh. The bunny stands on the slab, its feet sunk
-// 0.1 into it. osc_manifold_collide runs seed 000 §IV both ways (A's vertices and edges against B's
+// 0.1 into it. osc_manifold_collide runs Beker et al. 2026 §IV both ways (A's vertices and edges against B's
 // SDF, B's against A's) and blends each convex group into one contact; every output comes with its
 // derivatives with respect to both poses.
 //
@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     const char* bunny_path = argc > 1 ? argv[1] : OSC_DATA_DIR "/bunny.obj";
 
     // 1. body A: a superquadric slab 14 x 2 x 12, nearly a box (small exponents), and its collision
-    //    mesh: marching cubes of the SDF, simplified to about 2000 triangles (seed 000 §IV-A)
+    //    mesh: marching cubes of the SDF, simplified to about 2000 triangles (Beker et al. 2026 §IV-A)
     osc_sdf* slab = NULL;
     osc_mesh* slab_mesh = NULL;
     TRY(osc_sdf_create_superquadric(osc_v3(7.0, 1.0, 6.0), 0.3, 0.3, &slab));

@@ -1,4 +1,4 @@
-// cup.c: the cup of seed 000 Fig. 9 from three XPSQ primitives (cup_model.h), meshed by marching
+// cup.c: the cup of Beker et al. 2026 Fig. 9 from three XPSQ primitives (cup_model.h), meshed by marching
 // cubes and written as an OBJ file; its volume, surface area and topology are printed.
 //
 //   usage: cup [output.obj] [cells along the longest axis]      (defaults: cup.obj 128)
@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     long chi = euler_characteristic(mesh);
-    printf("cup of seed 000 Fig. 9: 3 XPSQ primitives, %d leaves\n", osc_sdf_leaf_count(cup));
+    printf("cup of Beker et al. 2026 Fig. 9: 3 XPSQ primitives, %d leaves\n", osc_sdf_leaf_count(cup));
     printf("  bounds      [%.2f, %.2f] x [%.2f, %.2f] x [%.2f, %.2f] cm\n", lo.x, hi.x, lo.y, hi.y, lo.z, hi.z);
     printf("  mesh        %d vertices, %d triangles (%d cells along the longest axis)\n",
            (int)osc_mesh_vertex_count(mesh), (int)osc_mesh_triangle_count(mesh), resolution);

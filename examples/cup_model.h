@@ -1,4 +1,4 @@
-// cup_model.h: the cup of seed 000 Fig. 9 as an SDF tree of three XPSQ primitives (seed 000
+// cup_model.h: the cup of Beker et al. 2026 Fig. 9 as an SDF tree of three XPSQ primitives (Beker et al. 2026
 // §III-A): an outer cylinder with an inner cylinder subtracted, and a handle made by sweeping a box
 // section along a quadratic spline. Used by examples/cup.c and bench/bench_sdf.c. Units: cm.
 
@@ -48,7 +48,7 @@ static osc_status make_cup(osc_sdf** out) {
     if ((status = make_cylinder(4.0, 0.0, 10.0, &outer)) || (status = make_cylinder(3.6, 0.5, 10.8, &inner)) ||
         (status = make_handle(&handle)))
         goto done;
-    // smooth union of wall and handle (seed 000 eq. 2), then the cavity subtracted (eq. 4)
+    // smooth union of wall and handle (Beker et al. 2026 eq. 2), then the cavity subtracted (eq. 4)
     const osc_sdf* parts[2] = {outer, handle};
     if ((status = osc_sdf_create_union(parts, 2, 0.1, &body))) goto done;
     status = osc_sdf_create_subtraction(body, inner, 0.05, out);

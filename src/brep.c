@@ -1,7 +1,7 @@
 // osculate: smoothly differentiable collision detection and contact generation.
 // SPDX-License-Identifier: MIT
 //
-// brep.c: the B-Rep solid (seed 002, thesis §1.4.3): checking and copying the description, the
+// brep.c: the B-Rep solid (Crozet 2017, thesis §1.4.3): checking and copying the description, the
 // even-odd trimming test (thesis Fig. 1.32), face convexity (Fig. 1.26) and edge status (eq. 1.27),
 // the vertices' tangent cones. The BVH is built in brep_bvh.c.
 

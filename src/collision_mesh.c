@@ -1,8 +1,8 @@
-// collision_mesh.c: collision meshes from SDFs (seed 000 §IV-A): the zero level set by marching
+// collision_mesh.c: collision meshes from SDFs (Beker et al. 2026 §IV-A): the zero level set by marching
 // cubes, simplified to a target face count by quadric edge collapse (osc_mesh_simplify: every
 // collapse keeps a closed surface closed with the same topology, keeps the angles above a minimum and
 // flips no triangle), optionally projected back onto the level set by Newton steps
-// p <- p - phi grad phi / |grad phi|^2 (the seed's proj(p) = p - phi(p) n(p)).
+// p <- p - phi grad phi / |grad phi|^2 (the paper's proj(p) = p - phi(p) n(p)).
 //
 // Marching cubes keeps every crossing at least 1e-6 of an edge from the corners, so where the
 // surface passes through a grid corner it leaves clusters of vertices ~1e-8 apart joined by slivers;

@@ -1,4 +1,4 @@
-// conic.c: the primal-dual interior-point method behind DCOL (seed 001 §II-A; L. Vandenberghe,
+// conic.c: the primal-dual interior-point method behind DCOL (Tracy et al. 2023 §II-A; L. Vandenberghe,
 // "The CVXOPT linear and quadratic cone program solvers", §§ 3-5 for the Nesterov-Todd scaling of
 // the second-order cone and the reduced KKT system). docs/dcol.md §3.
 //

@@ -1,6 +1,6 @@
 // conic.h: a dense primal-dual interior-point solver for tiny cone programs
 //     minimize x[objective]  subject to  h - G x in K = R+^orthant x Q^d1 x Q^d2
-// (seed 001 eq. (1), CVXOPT's conelp without equality constraints), with Nesterov-Todd scaling
+// (Tracy et al. 2023 eq. (1), CVXOPT's conelp without equality constraints), with Nesterov-Todd scaling
 // and Mehrotra's predictor-corrector, stopping on the central path at a given barrier parameter.
 // Everything lives in the caller's structs: no allocation. Used by dcol.c. Never installed.
 

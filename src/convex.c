@@ -1,4 +1,4 @@
-// convex.c: the DCOL primitives (seed 001 §III-B): validation, the body-frame conic rows of
+// convex.c: the DCOL primitives (Tracy et al. 2023 §III-B): validation, the body-frame conic rows of
 // eqs. (10)-(28), vertices, support points and gauges. The conic program itself is in dcol.c.
 
 #include "convex_internal.h"
@@ -270,7 +270,7 @@ static double max_vertex_norm(const osc_convex* shape) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// constructors; each writes the body-frame rows of its seed 001 equations (docs/dcol.md §2)
+// constructors; each writes the body-frame rows of its Tracy et al. 2023 equations (docs/dcol.md §2)
 
 static void set_row(osc_convex* shape, int row, double y0, double y1, double y2, double alpha, double slack0,
                     double slack1) {
@@ -375,7 +375,7 @@ osc_status osc_convex_create_cylinder(double radius, double length, osc_convex**
     set_row(shape, 0, 1, 0, 0, -0.5 * length, 0, 0);
     set_row(shape, 1, -1, 0, 0, -0.5 * length, 0, 0);
     // eq. (12) with gamma = y_x, which eq. (13) always admits once (16)-(17) hold: (alpha R, y_y,
-    // y_z) in Q3; the same set as the seed's with one variable fewer
+    // y_z) in Q3; the same set as the paper's with one variable fewer
     set_row(shape, 2, 0, 0, 0, -radius, 0, 0);
     set_row(shape, 3, 0, -1, 0, 0, 0, 0);
     set_row(shape, 4, 0, 0, -1, 0, 0, 0);
@@ -434,7 +434,7 @@ osc_status osc_convex_create_ellipsoid(const double P[9], osc_convex** out) {
                                 "%s: P is not symmetric (P[%d][%d] = %g, "
                                 "P[%d][%d] = %g)",
                                 __func__, i, j, P[3 * i + j], j, i, P[3 * j + i]);
-    // upper Cholesky factor, P = U^T U (seed 001 eq. (23)); a pivot below 1e-14 of the largest
+    // upper Cholesky factor, P = U^T U (Tracy et al. 2023 eq. (23)); a pivot below 1e-14 of the largest
     // entry means P is not (numerically) positive definite
     double U[3][3] = {{0}};
     for (int i = 0; i < 3; ++i) {

@@ -20,7 +20,7 @@ enum {
     CONVEX_NEIGHBOUR_WORDS = (2 * OSC_CONVEX_MAX_FACES + 63) / 64
 };
 
-// One shape. Its constraints are seed 001 eqs. (10)-(28) written in the body frame, where every
+// One shape. Its constraints are Tracy et al. 2023 eqs. (10)-(28) written in the body frame, where every
 // one of them is homogeneous: with ybar = (y, alpha, slacks) and y = Q^T (x - r) the body point,
 //     -G ybar in R+^orthant_rows x Q^cone_dim       (rows: the orthant rows first, then the cone)
 // so in the world h = G_y Q^T r and G_x = G_y Q^T (docs/dcol.md §2).

@@ -1,4 +1,4 @@
-// dcol.c: DCOL queries (seed 001 §III): problem (9) assembled from two shapes' body-frame conic
+// dcol.c: DCOL queries (Tracy et al. 2023 §III): problem (9) assembled from two shapes' body-frame conic
 // rows, solved by conic.c, and differentiated by the implicit function theorem on its KKT system.
 // docs/dcol.md derives every formula used here.
 

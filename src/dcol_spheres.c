@@ -1,5 +1,5 @@
 // dcol_spheres.c: two spheres in closed form (docs/dcol.md §3.6). Their scaled copies first touch
-// on the segment between the centres, so alpha = |r_B - r_A| / (R_A + R_B) (seed 001 §IV's check)
+// on the segment between the centres, so alpha = |r_B - r_A| / (R_A + R_B) (Tracy et al. 2023 §IV's check)
 // and every output and derivative is an explicit function of the two centres.
 
 #include "dcol_internal.h"

@@ -1,6 +1,6 @@
 // dcol_support.c: the support path of DCOL (docs/dcol.md §3.5). Every kind's support function is a
 // piecewise-linear part plus a smooth one (a cone's: the larger of its apex and its base disc), so
-// the exact optimum of seed 001 problem (9) comes from an active-set Newton method on the support
+// the exact optimum of Tracy et al. 2023 problem (9) comes from an active-set Newton method on the support
 // functions; conic_offset_start then moves it to the first-order central point of the barrier,
 // from which the interior-point solver only re-centres.
 

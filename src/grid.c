@@ -1,6 +1,6 @@
-// grid.c: spline SDFs (seed 000 §III-B): building the tricubic B-spline of a mesh's or an SDF's
+// grid.c: spline SDFs (Beker et al. 2026 §III-B): building the tricubic B-spline of a mesh's or an SDF's
 // signed distance and normal field, evaluating it with exact derivatives, the broad-phase voxel
-// grid (seed 000 §IV-C.2), and the osc_sdf leaf that shares a grid. Layout: grid_internal.h;
+// grid (Beker et al. 2026 §IV-C.2), and the osc_sdf leaf that shares a grid. Layout: grid_internal.h;
 // derivations: docs/grid.md.
 
 #include "grid_internal.h"
@@ -130,7 +130,7 @@ static osc_status check_settings(const char* function, const osc_grid_settings* 
 }
 
 // ---------------------------------------------------------------------------------------------
-// sampling the ground truth at the corners (seed 000 §III-B.2), one z-layer at a time
+// sampling the ground truth at the corners (Beker et al. 2026 §III-B.2), one z-layer at a time
 
 typedef struct grid_source {
     const osc_mesh_bvh* bvh; // a mesh: distance and normal from the closest point
@@ -1073,7 +1073,7 @@ osc_status osc_grid_eval_batch(const osc_grid* grid, const double* points, size_
 }
 
 // ---------------------------------------------------------------------------------------------
-// the voxel grid (seed 000 §IV-C.2). In cell (i, j, k) the x-derivative of the spline is a spline of
+// the voxel grid (Beker et al. 2026 §IV-C.2). In cell (i, j, k) the x-derivative of the spline is a spline of
 // the differences (c_{a+1} - c_a) / h with non-negative weights summing to 1 (quadratic B-splines
 // times cubic ones), so |d phi / dx| <= max |c_{a+1} - c_a| / h over the cell's support; likewise
 // for y and z. L_v = sqrt(Mx^2 + My^2 + Mz^2) bounds |grad phi| in the cell, and with the

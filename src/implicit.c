@@ -1,4 +1,4 @@
-// implicit.c: implicit surfaces for ray intersection (seed 004): even-asphere sags of revolution
+// implicit.c: implicit surfaces for ray intersection (Torch Lens Maker): even-asphere sags of revolution
 // with the diameter band outside the aperture, library SDFs and user functions. Derivations:
 // docs/ray.md §1.
 

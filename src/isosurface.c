@@ -1,4 +1,4 @@
-// isosurface.c: marching cubes without a triangle table (seed 000 §IV-A; docs/isosurface.md).
+// isosurface.c: marching cubes without a triangle table (Beker et al. 2026 §IV-A; docs/isosurface.md).
 //
 // The grid is swept slab by slab along z with two layers of corner values in memory. Each grid edge
 // whose corners lie on different sides of the level gets one vertex (linear interpolation),

@@ -235,7 +235,7 @@ static bool culled(traversal* t, int ia, int ib) {
     t->tests++;
     const osc_brep_node* na = &t->a->brep->nodes[ia];
     const osc_brep_node* nb = &t->b->brep->nodes[ib];
-    if ((na->type_mask & nb->compat_mask) == 0) return true; // Table 2.2 (AND, see the seed notes)
+    if ((na->type_mask & nb->compat_mask) == 0) return true; // Table 2.2 (AND, see the paper notes)
     if (na->cone_angle + nb->cone_angle + 2.0 * t->alpha < k_pi) {
         // the angle between A's axis and -B's axis exceeds the sum of the half angles, dilated:
         // acos(c) > sum  <=>  c < cos(sum), expanded from the nodes' cosines and sines

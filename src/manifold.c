@@ -1,4 +1,4 @@
-// manifold.c: the contact pipeline of seed 000 §IV between two bodies: broad phase (§IV-C.2),
+// manifold.c: the contact pipeline of Beker et al. 2026 §IV between two bodies: broad phase (§IV-C.2),
 // vertex-SDF and sphere-traced edge-SDF contacts (§IV-B), mollification at d_max (§IV-C.1) and
 // softmax blending within convex groups (§IV-D.2), with the exact derivatives of every output with
 // respect to both poses carried as forward-mode tangents, one per twist direction (12 columns:
@@ -180,7 +180,7 @@ static double sdf_contact(const osc_body* s, osc_vec3 y, bool derivatives, osc_v
 }
 
 // ---------------------------------------------------------------------------------------------
-// features (seed 000 §IV-B)
+// features (Beker et al. 2026 §IV-B)
 
 static inline osc_vec3 to_s_frame(const direction* d, const double* v) {
     return osc_add(osc_mat3_apply(d->rel_r, osc_v3(v[0], v[1], v[2])), d->rel_p);
@@ -219,7 +219,7 @@ static double (*vertex_tangents(const pipeline* pl, const direction* d, int32_t 
 }
 
 // a feature beyond d_max: exactly what the narrow phase gives it there (depth d_max, weight 0, no
-// normal, zero derivatives), so skipping it in the broad phase changes nothing (seed §IV-C.2)
+// normal, zero derivatives), so skipping it in the broad phase changes nothing (the paper's §IV-C.2)
 static void saturate(const pipeline* pl, feature* out) {
     out->depth = pl->settings->d_max;
     out->weight = 0.0;
@@ -228,7 +228,7 @@ static void saturate(const pipeline* pl, feature* out) {
 // a value-only look at a contact point before its normal field and tangents: most features the
 // broad phase lets through still end beyond d_max (skipped where the voxel's upper bound already
 // says phi < d_max). True when the feature is saturated. With the broad phase on (which has just
-// read the voxels near y) a spline's voxel lower bound (seed 000 §IV-C.2, rigorous for the spline)
+// read the voxels near y) a spline's voxel lower bound (Beker et al. 2026 §IV-C.2, rigorous for the spline)
 // decides first where it lies beyond d_max, with a margin far above the value's rounding: f_t(phi)
 // is 0 there, as the look would find. Without it, the voxel's cache miss costs about as much as the
 // look itself, whose coefficients the traces have just read.
@@ -369,7 +369,7 @@ static bool vertex_beyond_by_value(const pipeline* pl, const direction* d, corne
     return osc_transition(c->phi, st->d_max, st->bandwidth, NULL, NULL) == 0.0;
 }
 
-// vertex-SDF contact (seed §IV-B) of stored vertex i: the vertex itself
+// vertex-SDF contact (the paper's §IV-B) of stored vertex i: the vertex itself
 static bool vertex_contact(const pipeline* pl, const direction* d, runs* r, int32_t i, feature* out) {
     if (pl->settings->broad_phase && !r->vertex_bounds_known && run_beyond(pl, d, r, i, false)) {
         saturate(pl, out);
@@ -762,7 +762,7 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
     return finish(pl, d, p, dp, out);
 }
 
-// edge-SDF contact (seed §IV-B.2, Fig. 5) of stored edge i: trace both corners towards each other,
+// edge-SDF contact (the paper's §IV-B.2, Fig. 5) of stored edge i: trace both corners towards each other,
 // clip into the edge, take the midpoint. The broad phase's tests are inline (most edges end there);
 // the rest is edge_narrow.
 OSC_FORCE_INLINE bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_t i, feature* out) {
@@ -826,10 +826,10 @@ static void emit(pipeline* pl, const direction* d, const feature* c, osc_contact
 }
 
 // ---------------------------------------------------------------------------------------------
-// blending within a convex group (seed §IV-D.2, docs/manifold.md eq. B): softmax weights
+// blending within a convex group (the paper's §IV-D.2, docs/manifold.md eq. B): softmax weights
 // w_i = e_i / Z, e_i = exp(-(d_i - ref) / tau), accumulated in one pass; ref is the smallest depth of
 // the features with weight so far and the sums are rescaled when it moves, which leaves every ratio
-// unchanged. The numerators are g_i = e_i f_i by default and e_i in the seed's verbatim form, where
+// unchanged. The numerators are g_i = e_i f_i by default and e_i in the paper's verbatim form, where
 // saturated features (depth d_max, weight 0) are only counted and added at the end.
 
 typedef struct blend {
@@ -874,7 +874,7 @@ static void blend_add_feature(const pipeline* pl, blend* restrict b, const featu
         return;
     }
     bool verbatim = pl->settings->blend_saturated;
-    if (!active) { // f = 0 and zero tangents: in the seed's form, the denominator and depth change
+    if (!active) { // f = 0 and zero tangents: in the paper's form, the denominator and depth change
         b->saturated += verbatim;
         return;
     }
@@ -884,7 +884,7 @@ static void blend_add_feature(const pipeline* pl, blend* restrict b, const featu
         blend_rescale(b, exp((c->depth - b->ref) / tau), pl->derivatives);
         b->ref = c->depth;
     }
-    // the softmax numerator g = e (the seed's form) or e f (contacts with weight only)
+    // the softmax numerator g = e (the paper's form) or e f (contacts with weight only)
     double e = exp(-(c->depth - b->ref) / tau);
     double g = verbatim ? e : e * c->weight;
     b->z += g;

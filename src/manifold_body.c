@@ -1,4 +1,4 @@
-// manifold_body.c: rigid-body models for the contact pipeline (seed 000 §IV-A): the SDF, the
+// manifold_body.c: rigid-body models for the contact pipeline (Beker et al. 2026 §IV-A): the SDF, the
 // collision mesh's vertices and edges in pipeline order, convex groups (§IV-D.1) and the
 // broad-phase voxel grid (§IV-C.2).
 

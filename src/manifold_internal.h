@@ -2,7 +2,7 @@
 // manifold.c (the contact pipeline). Never installed.
 //
 // Features are stored in the order the pipeline visits them: vertices sorted by convex group, then
-// along a space-filling curve within the group (seed 000 §IV-C.3), so a group is a contiguous range
+// along a space-filling curve within the group (Beker et al. 2026 §IV-C.3), so a group is a contiguous range
 // and neighbouring vertices are neighbours in space; edges sorted along the curve by midpoint, with a
 // per-group list of edge positions (an edge whose corners lie in two groups is in both lists).
 
@@ -27,7 +27,7 @@ struct osc_body {
     const osc_grid* grid; // spline SDF with its normal field, or
     const osc_sdf* sdf;   // any SDF (normal: normalised gradient); both borrowed
 
-    // broad phase (seed 000 §IV-C.2): phi(x) >= lower_bound(x) for every x, and an edge of length l
+    // broad phase (Beker et al. 2026 §IV-C.2): phi(x) >= lower_bound(x) for every x, and an edge of length l
     // has phi >= min(lower_bound(corners)) - edge_lipschitz l / 2 along it
     double edge_lipschitz;
     // a grid body's Lipschitz bounds per block of OSC_BODY_BLOCK^3 cells (the largest L_v of its
@@ -61,7 +61,7 @@ struct osc_body {
 
     // bounding spheres (centre xyz, radius) of the whole mesh and of each run of OSC_BODY_CHUNK
     // consecutive stored vertices / edges: the broad phase rules out a whole run at once when
-    // lower_bound(centre) - L radius > d_max (seed 000 §IV-C.3: neighbours in memory are neighbours
+    // lower_bound(centre) - L radius > d_max (Beker et al. 2026 §IV-C.3: neighbours in memory are neighbours
     // in space, so runs are compact)
     double sphere[4];
     double* vertex_chunks; // [ceil(vertex_count / OSC_BODY_CHUNK)][4]

@@ -1,4 +1,4 @@
-// mesh_bvh.c: the BVH of osc_mesh_bvh (seed 000 §III-B.2): exact closest points with the closest
+// mesh_bvh.c: the BVH of osc_mesh_bvh (Beker et al. 2026 §III-B.2): exact closest points with the closest
 // feature, generalised winding numbers evaluated hierarchically (Barill et al. 2018, "Fast winding
 // numbers for soups and clouds") and signed distances built from both. docs/bvh.md has the details.
 //

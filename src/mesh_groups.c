@@ -1,4 +1,4 @@
-// mesh_groups.c: convex groups of a collision mesh (seed 000 §IV-D.1): vertices are assigned to the
+// mesh_groups.c: convex groups of a collision mesh (Beker et al. 2026 §IV-D.1): vertices are assigned to the
 // convex primitive they lie inside of, edges to every primitive they touch. Three sources of
 // groups: the parts of a convex decomposition (osc_mesh_groups_from_hulls; tools/coacd_hulls.py
 // writes them with CoACD), deterministic k-means on the vertex positions when no decomposition is

@@ -1,4 +1,4 @@
-// mesh_reorder.c: orders along space-filling curves (seed 000 §IV-C.3). Points are binned on a
+// mesh_reorder.c: orders along space-filling curves (Beker et al. 2026 §IV-C.3). Points are binned on a
 // 2^21 grid per axis over the cube that encloses their bounding box (cells are cubes, so an
 // elongated mesh is not stretched), keyed by Morton (bit interleaving) or 3D Hilbert index, and
 // sorted stably by key with an LSD radix sort. osc_mesh_reorder sorts the vertices, re-indexes the

@@ -1,5 +1,5 @@
 // mesh_simplify.c: quadric edge collapse (Garland and Heckbert, SIGGRAPH 1997) with topology and
-// quality guards, for the collision meshes that marching cubes makes from an SDF (seed 000 §IV-A;
+// quality guards, for the collision meshes that marching cubes makes from an SDF (Beker et al. 2026 §IV-A;
 // issue 3: keep sharp features within a stated tolerance, stay closed when the input is closed).
 //
 // SUMMARY

@@ -1,4 +1,4 @@
-// ray.c: rays against implicit surfaces (seed 004): transform into the surface frame, beams, the
+// ray.c: rays against implicit surfaces (Torch Lens Maker): transform into the surface frame, beams, the
 // coarse / fine / final phases, the hit test, and implicit-function derivatives (docs/ray.md).
 
 // no fused multiply-adds: the wide batch path and the scalar path round alike only without them

@@ -1,5 +1,5 @@
 // sdf.c: building osc_sdf models (primitives are created in their own files), composing them
-// (smooth CSG of seed 000 eqs. 2-4, transforms, offsets), evaluating them, bounds and Lipschitz
+// (smooth CSG of Beker et al. 2026 eqs. 2-4, transforms, offsets), evaluating them, bounds and Lipschitz
 // bounds. The compiled form is described in sdf_internal.h.
 
 #include "sdf_internal.h"
@@ -541,7 +541,7 @@ osc_status sdf_create_external(const char* function, const sdf_external_vtable* 
 }
 
 // ---------------------------------------------------------------------------------------------
-// smooth CSG (seed 000 eqs. 2-4): outer * LSE_tau(sign_i * phi_i)
+// smooth CSG (Beker et al. 2026 eqs. 2-4): outer * LSE_tau(sign_i * phi_i)
 
 static void bounds_union(osc_vec3* lo, osc_vec3* hi, osc_vec3 lo2, osc_vec3 hi2) {
     *lo = osc_v3(fmin(lo->x, lo2.x), fmin(lo->y, lo2.y), fmin(lo->z, lo2.z));

@@ -1,4 +1,4 @@
-// sdf_menger.c: the Menger sponge, a fractal SDF for seed 003 §5.2's benchmark scene.
+// sdf_menger.c: the Menger sponge, a fractal SDF for Al-Ameri 2025 §5.2's benchmark scene.
 //
 // In units of the half size h (p = x / h), the sponge of L levels is the cube |p|_inf <= 1 minus,
 // at each level m = 0..L-1, the crosses of the 3^(m+1) lattice (I. Quilez, "Menger fractal"):

@@ -1,4 +1,4 @@
-// sdf_pair.c: collision points between two SDFs (seed 003 §4) and the smooth mode's refinement
+// sdf_pair.c: collision points between two SDFs (Al-Ameri 2025 §4) and the smooth mode's refinement
 // and implicit-function derivatives (docs/sdf_pair.md).
 
 #include "sdf_pair_internal.h"
@@ -69,12 +69,12 @@ static osc_status check_user_shape(const char* function, const char* name, const
     if (lo.x == hi.x && lo.y == hi.y && lo.z == hi.z)
         return osc_fail(OSC_ERR_UNSUPPORTED,
                         "%s: shape %s: no bounding box given (lo = hi); the "
-                        "method cannot decide whether it collides (seed 003 sec. 4.1)",
+                        "method cannot decide whether it collides (Al-Ameri 2025 sec. 4.1)",
                         function, name);
     if (!osc_vec3_is_finite(lo) || !osc_vec3_is_finite(hi))
         return osc_fail(OSC_ERR_UNSUPPORTED,
                         "%s: shape %s has no finite bounding box (lo (%g, %g, %g), "
-                        "hi (%g, %g, %g)); the method cannot decide whether it collides (seed 003 sec. "
+                        "hi (%g, %g, %g)); the method cannot decide whether it collides (Al-Ameri 2025 sec. "
                         "4.1)",
                         function, name, lo.x, lo.y, lo.z, hi.x, hi.y, hi.z);
     if (!sdf_point_in_range(lo) || !sdf_point_in_range(hi)) {
@@ -127,7 +127,7 @@ static osc_status prepare(const char* function, const char* name, const osc_sdf_
         if (!osc_vec3_is_finite(lo) || !osc_vec3_is_finite(hi))
             return osc_fail(OSC_ERR_UNSUPPORTED,
                             "%s: shape %s has no finite bounding box; the method "
-                            "cannot decide whether it collides (seed 003 sec. 4.1)",
+                            "cannot decide whether it collides (Al-Ameri 2025 sec. 4.1)",
                             function, name);
     } else if ((status = check_user_shape(function, name, shape))) {
         return status;
@@ -519,7 +519,7 @@ osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a, const o
                         "SDFs only",
                         __func__);
 
-    // seed 003 §4.1: the intersection of the world boxes
+    // Al-Ameri 2025 §4.1: the intersection of the world boxes
     osc_vec3 lo = osc_v3(fmax(pa.lo.x, pb.lo.x), fmax(pa.lo.y, pb.lo.y), fmax(pa.lo.z, pb.lo.z));
     osc_vec3 hi = osc_v3(fmin(pa.hi.x, pb.hi.x), fmin(pa.hi.y, pb.hi.y), fmin(pa.hi.z, pb.hi.z));
     if (!(lo.x <= hi.x && lo.y <= hi.y && lo.z <= hi.z)) return OSC_OK;

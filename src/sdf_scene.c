@@ -1,4 +1,4 @@
-// sdf_scene.c: collision points of every pair of many SDF bodies (seed 003 §5.2): a sort-and-sweep
+// sdf_scene.c: collision points of every pair of many SDF bodies (Al-Ameri 2025 §5.2): a sort-and-sweep
 // broad phase over the bodies' world boxes, then the pair query (sdf_pair.c) on each candidate
 // pair over threads.
 

@@ -1,5 +1,5 @@
-// sdf_superquadric.c: the superquadric (seed 000 eq. 1, as a radial distance) and the PSQ, its
-// smooth intersection with N half-spaces (seed 000 §III-A.3, eq. 3).
+// sdf_superquadric.c: the superquadric (Beker et al. 2026 eq. 1, as a radial distance) and the PSQ, its
+// smooth intersection with N half-spaces (Beker et al. 2026 §III-A.3, eq. 3).
 
 #include "sdf_superquadric.h"
 

@@ -1,4 +1,4 @@
-// sdf_xpsq.c: the XPSQ primitive of seed 000 §III-A.4-5, a PSQ swept along a quadratic spline.
+// sdf_xpsq.c: the XPSQ primitive of Beker et al. 2026 §III-A.4-5, a PSQ swept along a quadratic spline.
 //
 // The PSQ is placed at the projections of x onto the spline: the real roots of the stationarity
 // cubic of |x - p(t)|^2, from Cardano's formula, soft-clipped into [0, 1]. Everything is written

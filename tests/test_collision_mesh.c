@@ -1,4 +1,4 @@
-// test_collision_mesh.c: collision meshes (seed 000 §IV-A): marching cubes, simplification to a
+// test_collision_mesh.c: collision meshes (Beker et al. 2026 §IV-A): marching cubes, simplification to a
 // target face count within a stated error, topology kept (closed, same Euler characteristic), sharp
 // features kept, optional projection onto the zero level set, and bad input.
 
@@ -109,7 +109,7 @@ static void test_projection_and_no_simplification(void) {
     osc_sdf_destroy(ellipsoid);
 }
 
-// a spline SDF's collision mesh (seed 000 §IV-A: SDF -> iso-surface -> simplified mesh)
+// a spline SDF's collision mesh (Beker et al. 2026 §IV-A: SDF -> iso-surface -> simplified mesh)
 static void test_from_spline(void) {
     osc_sdf *torus = NULL, *leaf = NULL;
     CHECK_STATUS(osc_sdf_create_torus(0.6, 0.25, &torus), OSC_OK);

@@ -440,7 +440,7 @@ static void test_parameter_gradients(void) {
     printf("  shape-parameter gradients against central differences: worst relative error %.2g\n", worst);
 }
 
-// seed 001's claim for the smoothed problem: a box sliding and tilting through the parallel-faces
+// Tracy et al. 2023's claim for the smoothed problem: a box sliding and tilting through the parallel-faces
 // configuration over another box. x of a smoothed solve is continuous: its largest step between
 // samples shrinks in proportion when the sampling is refined, while the sharp solve's x jumps
 // (its largest step stays); alpha's second difference stays bounded under refinement

@@ -1,4 +1,4 @@
-// test_grid.c: spline SDFs (seed 000 §III-B) built from analytic SDFs, whose exact distance is
+// test_grid.c: spline SDFs (Beker et al. 2026 §III-B) built from analytic SDFs, whose exact distance is
 // known: interpolation at the corners, convergence with resolution, derivatives against finite
 // differences inside and outside the grid, the normal field, the rigorous voxel lower bound, the
 // Lipschitz bound, the shared osc_sdf leaf, save / load and its corruption checks, bad input.

@@ -1,4 +1,4 @@
-// test_grid_mesh.c: spline SDFs of real meshes (seed 000 §III-B): the npm bunny shipped in data/,
+// test_grid_mesh.c: spline SDFs of real meshes (Beker et al. 2026 §III-B): the npm bunny shipped in data/,
 // and CGAL's armadillo and bunny fetched by tools/fetch_models.sh. The oracle is the mesh's exact
 // signed distance (closest point + winding number, tested against brute force in test_mesh_bvh.c).
 // For each resolution: the error in a band around the surface, the normal field's length and

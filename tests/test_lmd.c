@@ -1,4 +1,4 @@
-// test_lmd.c: local minimal distances between B-Rep solids (seed 002). Oracles: closed forms,
+// test_lmd.c: local minimal distances between B-Rep solids (Crozet 2017). Oracles: closed forms,
 // brute-force dense sampling of the boundary against the exact distance to a convex solid (the
 // library's analytic SDFs, an independent code path), the naive all-pairs search, central finite
 // differences, the quasi-LMD box of thesis Fig. 1.15, and consistency across caches and threads.

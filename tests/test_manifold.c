@@ -1,4 +1,4 @@
-// test_manifold.c: the contact manifold of seed 000 §IV (include/osculate/manifold.h), tested
+// test_manifold.c: the contact manifold of Beker et al. 2026 §IV (include/osculate/manifold.h), tested
 // against oracles that do not share its code:
 //  1. closed forms in the hard mode (all temperatures 0, bandwidth 0, d_max 0) and the smooth one:
 //     a meshed sphere against an analytic sphere, a tilted box resting on a plate (vertex depths,
@@ -8,12 +8,12 @@
 //     and the zero crossing of each edge found by bisection;
 //  3. central finite differences of every Jacobian (point, depth, normal, weight; 12 columns) on
 //     random poses of real models (the bunny's spline body, a union of superquadrics, the XPSQ cup
-//     of seed 000 Fig. 9), blended and not, and the contact Jacobians against the velocity of the
+//     of Beker et al. 2026 Fig. 9), blended and not, and the contact Jacobians against the velocity of the
 //     body point;
 //  4. the broad phase never changes a result (bit for bit; long edges through small bodies
 //     included) and does skip work;
 //  5. the batch equals the single call bit for bit, capacity handling included;
-//  6. smoothness sweeps through parallel faces, a slide, and a vertex leaving d_max (seed Fig. 10,
+//  6. smoothness sweeps through parallel faces, a slide, and a vertex leaving d_max (the paper's Fig. 10,
 //     ARCHITECTURE.md §5), with the hard pipeline shown to jump in the same sweeps;
 //  7. bad input: every documented status, with osc_last_error naming the argument;
 //  8. convex groups from SDF leaves, and blending recomputed independently from the unblended
@@ -275,7 +275,7 @@ static void touching_poses(const tbody* a, const tbody* b, double start, double 
 static tbody bunny;          // spline SDF of the npm bunny scaled to ~1 unit, ~600-triangle mesh
 static tbody bunny_clusters; // the same with OSC_GROUPS_CLUSTER (8 groups)
 static tbody sq_union;       // a smooth union of 3 superquadrics, groups from its leaves
-static tbody cup;            // the XPSQ cup of seed 000 Fig. 9 (examples/cup_model.h) at 0.1 scale, its
+static tbody cup;            // the XPSQ cup of Beker et al. 2026 Fig. 9 (examples/cup_model.h) at 0.1 scale, its
                              // leaves as groups
 static osc_grid* bunny_grid;
 
@@ -397,7 +397,7 @@ static double field_box(const field* cf, osc_vec3 x, osc_vec3* normal) {
 }
 
 // the spline by brute force: osc_grid_eval at the point mapped into the body frame; the normal is
-// the normalised normal field (what a spline body reports, seed §III-B.2)
+// the normalised normal field (what a spline body reports, the paper's §III-B.2)
 static double field_grid(const field* f, osc_vec3 x, osc_vec3* normal) {
     osc_vec3 y = osc_pose_apply_inverse(f->pose, x);
     if (normal) *normal = osc_quat_rotate(f->pose.q, osc_normalize(osc_grid_eval_normal(f->grid, y, NULL)));
@@ -417,7 +417,7 @@ static double segment_distance(osc_vec3 p, osc_vec3 a, osc_vec3 b) {
     return osc_length(osc_sub(p, osc_add_scaled(a, e, t)));
 }
 
-// the smooth operators of seed 000 §II / §IV-C.1, written out here from their definitions (the
+// the smooth operators of Beker et al. 2026 §II / §IV-C.1, written out here from their definitions (the
 // library's osc_sigmoid, osc_softclip and osc_transition are not used): temperature 0 is the hard
 // operator
 static double ref_sigmoid(double x, double tau) {
@@ -442,7 +442,7 @@ static double ref_transition(double d, double d_max, double bandwidth) {
     return 1.0 - s * s * s * (10.0 + s * (-15.0 + 6.0 * s));
 }
 
-// the sphere trace of seed §IV-B.2 replayed, s <- s + [phi > 0] phi with the smoothed bracket,
+// the sphere trace of the paper's §IV-B.2 replayed, s <- s + [phi > 0] phi with the smoothed bracket,
 // then soft-clipped into the edge
 static double replay_trace(const field* f, osc_vec3 start, osc_vec3 dir, double length,
                            const osc_manifold_settings* st) {
@@ -989,7 +989,7 @@ static double time_queries(const tbody* a, osc_pose pa, const tbody* b, osc_pose
 
 // a long edge through a small body: the plate's top diagonal (1.7 long) passes through a sphere of
 // radius 0.08 whose voxel grid (or spline grid) reaches the plate's corners, where the bound is ~0.8;
-// only the L l / 2 term of the edge bound keeps that edge (seed §IV-C.2, Fig. 6 right)
+// only the L l / 2 term of the edge bound keeps that edge (the paper's §IV-C.2, Fig. 6 right)
 static void long_edge_case(const char* name, tbody* plate, tbody* ball) {
     const int32_t* edges = osc_mesh_edges(plate->mesh);
     int32_t diagonal = -1;
@@ -1668,13 +1668,13 @@ static void test_groups(void) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 6. smoothness sweeps (seed 000 Fig. 10, ARCHITECTURE.md §5)
+// 6. smoothness sweeps (Beker et al. 2026 Fig. 10, ARCHITECTURE.md §5)
 //
 // Two boxes stacked 0.01 deep; the upper one is tilted through the parallel-face configuration,
 // slid along x until it overhangs the lower one's edge, and lifted through d_max. Each output is
 // followed along the path, contact by contact (matched by body, kind and feature). A contact that
 // is absent has depth d_max and weight 0, so the tracked quantities are those that are continuous
-// through a contact's appearance: depth, weight W, W x and W n (the seed's n_c = f_t n, and
+// through a contact's appearance: depth, weight W, W x and W n (the paper's n_c = f_t n, and
 // J_c = W J); the point x and normal n themselves where W >= 0.5 at both samples. Their path
 // derivatives come from the Jacobian column of the path's twist.
 // The boxes are superquadric boxes (exponents 0.3): their SDF is C2, unlike osc_sdf_create_box's,

@@ -1,5 +1,5 @@
 // test_mesh_groups.c: convex groups (mesh.h: osc_mesh_groups_from_hulls, osc_mesh_groups_cluster,
-// osc_mesh_edge_groups; seed 000 §IV-D.1). A subdivided box split by its two half boxes must give
+// osc_mesh_edge_groups; Beker et al. 2026 §IV-D.1). A subdivided box split by its two half boxes must give
 // exactly the sign of x (ties at x = 0 to the lower hull index), whatever the hulls' winding and
 // with degenerate triangles in them; random points inside, between and outside overlapping boxes
 // and an octahedron must go to the hull an independent analytic plane distance picks; k-means must

@@ -336,7 +336,7 @@ static void test_box_on_grid_planes(void) {
     osc_sdf_destroy(sdf);
 }
 
-// the cup of seed 000 Fig. 9 (genus 1, through its handle)
+// the cup of Beker et al. 2026 Fig. 9 (genus 1, through its handle)
 static void test_cup(void) {
     osc_sdf* sdf = NULL;
     CHECK_STATUS(make_cup(&sdf), OSC_OK);

@@ -1,4 +1,4 @@
-// test_sdf_csg.c: smooth CSG (seed 000 eqs. 2-4), transforms, offsets, deep and wide trees,
+// test_sdf_csg.c: smooth CSG (Beker et al. 2026 eqs. 2-4), transforms, offsets, deep and wide trees,
 // batch evaluation, per-leaf evaluation and bad input.
 
 #include "sdf_internal.h" // stack_need: the logarithmic stack bound is part of the contract

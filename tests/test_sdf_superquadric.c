@@ -1,5 +1,5 @@
-// test_sdf_superquadric.c: the superquadric radial distance (seed 000 eq. 1) and the PSQ
-// (seed 000 §III-A.3): exact zero set, the radial-distance definition, its accuracy against the
+// test_sdf_superquadric.c: the superquadric radial distance (Beker et al. 2026 eq. 1) and the PSQ
+// (Beker et al. 2026 §III-A.3): exact zero set, the radial-distance definition, its accuracy against the
 // true Euclidean distance (the figures quoted in docs/sdf.md come from this test's output),
 // derivatives, Lipschitz bounds and bad input.
 
@@ -20,7 +20,7 @@ static const sq_shape shapes[] = {
     {"octahedron-like", 1.0, 1.0, 1.0, 1.6, 1.6}, {"pinched", 1.0, 0.5, 0.6, 1.8, 0.5},
 };
 
-// the inside-outside function of seed 000 eq. (1), written directly with pow
+// the inside-outside function of Beker et al. 2026 eq. (1), written directly with pow
 static double sq_f(const sq_shape* s, osc_vec3 x) {
     double a = pow(fabs(x.x / s->ax), 2.0 / s->eps2) + pow(fabs(x.y / s->ay), 2.0 / s->eps2);
     return pow(a, s->eps2 / s->eps1) + pow(fabs(x.z / s->az), 2.0 / s->eps1);

@@ -1,4 +1,4 @@
-// test_sdf_xpsq.c: the XPSQ (seed 000 §III-A.4-5): exact oracles in the hard limit (tube around a
+// test_sdf_xpsq.c: the XPSQ (Beker et al. 2026 §III-A.4-5): exact oracles in the hard limit (tube around a
 // curve, capsule, twisted and tapered sweeps checked against a PSQ placed by hand), derivatives
 // against finite differences, smoothness sweeps through the discriminant's zero set (the evolute
 // of the spline), its cusp and the spline's ends, bounds, Lipschitz bound and bad input.

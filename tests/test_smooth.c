@@ -1,5 +1,5 @@
-// test_smooth.c: the smooth operators of smooth.h (seed 000 §II) and the C2 transition function
-// and mollified depth of seed 000 §IV-C.1, against central finite differences, closed forms
+// test_smooth.c: the smooth operators of smooth.h (Beker et al. 2026 §II) and the C2 transition function
+// and mollified depth of Beker et al. 2026 §IV-C.1, against central finite differences, closed forms
 // computed here in a different way, the documented bounds to the hard operators, and bad input.
 //
 // Finite differences. Arguments are drawn in units of the temperature (or bandwidth) tau, and the

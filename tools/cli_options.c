@@ -349,7 +349,7 @@ static void print_general(FILE* f) {
                "  eval SHAPE PARAMETERS... X Y Z             value, gradient, Hessian of a primitive (JSON)\n"
                "  bake MESH OUT [options]                    spline SDF of a mesh, saved\n"
                "  contact A B [options]                      contact manifold of two models (JSON)\n"
-               "  box-sweep OUT.csv [--hard] [--no-blend]    diagnostic: the data of seed 000 Fig. 10\n"
+               "  box-sweep OUT.csv [--hard] [--no-blend]    diagnostic: the data of Beker et al. 2026 Fig. 10\n"
                "shapes:");
     for (int s = 0; s < cli_shape_count; ++s) fprintf(f, " %s(%d)", cli_shapes[s].name, cli_shapes[s].parameters);
     fprintf(f, "\n");
@@ -392,7 +392,7 @@ static void print_contact(FILE* f) {
             "  --blend-temperature T   softmax temperature within a group (default %g S)\n"
             "  --iterations N          sphere-tracing steps per edge corner (default %d)\n"
             "  --no-blend              report every vertex and edge contact even with --groups\n"
-            "  --blend-saturated       blend as seed 000 does verbatim: features beyond d_max in the softmax\n"
+            "  --blend-saturated       blend as Beker et al. 2026 does verbatim: features beyond d_max in the softmax\n"
             "  --no-edges              vertex contacts only\n"
             "  --no-broad-phase        run the narrow phase on every feature (same result, slower)\n"
             "output:\n"
@@ -430,7 +430,7 @@ void cli_print_help(FILE* f, cli_command command) {
         case CLI_CONTACT: print_contact(f); break;
         case CLI_BOX_SWEEP:
             fprintf(f, "usage: osculate box-sweep OUT.csv [--hard] [--no-blend]\n"
-                       "writes the data of seed 000 Fig. 10: two stacked boxes, the upper one tilted (CSV)\n");
+                       "writes the data of Beker et al. 2026 Fig. 10: two stacked boxes, the upper one tilted (CSV)\n");
             break;
     }
 }

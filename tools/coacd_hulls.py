@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Convex decomposition of a mesh with CoACD, one OBJ file per convex hull (seed 000 §IV-D.1).
+"""Convex decomposition of a mesh with CoACD, one OBJ file per convex hull (Beker et al. 2026 §IV-D.1).
 
     pip install coacd trimesh        # coacd is required; trimesh is optional (more formats)
     python3 tools/coacd_hulls.py data/bunny.obj build/bunny_hulls [--threshold 0.05] [--max-hulls 16]
@@ -11,7 +11,7 @@ each hull with osc_mesh_load and pass them to osc_mesh_groups_from_hulls to assi
 vertices to convex groups (docs/mesh.md, "Convex groups").
 
 CoACD (Wei et al., "Approximate convex decomposition for 3D meshes with collision-aware concavity
-and tree search", SIGGRAPH 2022; PyPI `coacd`) is the decomposition seed 000 used. Its concavity
+and tree search", SIGGRAPH 2022; PyPI `coacd`) is the decomposition Beker et al. 2026 used. Its concavity
 threshold (--threshold, default 0.05: smaller gives more, tighter hulls) and hull cap
 (--max-hulls, default: no cap) are the main knobs; --seed makes runs repeatable.
 

@@ -6,14 +6,14 @@
 //   osculate eval <shape> <parameters...> <x> <y> <z>     (prints JSON: value, gradient, hessian)
 //   osculate bake MESH OUT [options]                      (spline SDF of a mesh, osc_grid_save)
 //   osculate contact A B [options]                        (prints JSON: settings, bodies, contacts)
-//   osculate box-sweep OUT.csv [--hard]                   (diagnostic: the data of seed 000 Fig. 10)
+//   osculate box-sweep OUT.csv [--hard]                   (diagnostic: the data of Beker et al. 2026 Fig. 10)
 //   osculate COMMAND --help                               (its options; exit status 0)
 //
 // The command line is parsed by cli_options.c (without doing anything), mesh files are read by
 // cli_models.c (the import report, stray slivers, the size of a model). `contact` takes two models,
 // each a mesh file (OBJ, STL, OFF, PLY: its spline SDF is baked from the mesh's BVH) or a spline SDF
 // saved by `bake` (told apart by the file's magic); the collision mesh of each is extracted from its
-// SDF (seed 000 §IV-A). Exit status: 0 done, 1 a library call failed (its message is printed), 2 a
+// SDF (Beker et al. 2026 §IV-A). Exit status: 0 done, 1 a library call failed (its message is printed), 2 a
 // bad command line.
 
 #include "cli_models.h"
@@ -643,7 +643,7 @@ done:
 }
 
 // ---------------------------------------------------------------------------------------------
-// box-sweep: the data of seed 000 Fig. 10 (tools/plot_box_stack.py plots it against MuJoCo's)
+// box-sweep: the data of Beker et al. 2026 Fig. 10 (tools/plot_box_stack.py plots it against MuJoCo's)
 //
 // Two boxes of half extents (0.5, 0.5, 0.25), slightly rounded: A fixed at the origin, B centred at
 // z = 0.49 (0.01 penetration when level) and tilted about the world y axis by t, 401 steps of t in
@@ -724,7 +724,7 @@ static int command_box_sweep(const cli_box_sweep_options* o) {
     osc_manifold_settings settings = box_settings(hard);
     settings.blend = blend;
     fprintf(f,
-            "# osculate %s box sweep (seed 000 Fig. 10): %s, d_max %g, bandwidth %g, temperatures trace %g "
+            "# osculate %s box sweep (Beker et al. 2026 Fig. 10): %s, d_max %g, bandwidth %g, temperatures trace %g "
             "clip %g blend %g; box %d vertices %d edges\n",
             osc_version_string(), hard ? "hard" : "smooth", settings.d_max, settings.bandwidth,
             settings.trace_temperature, settings.clip_temperature, settings.blend_temperature,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plots seed 000 Fig. 10: two stacked boxes, the upper one tilted through the parallel-face configuration, and
+"""Plots Beker et al. 2026 Fig. 10: two stacked boxes, the upper one tilted through the parallel-face configuration, and
 where the contact manifold puts its contact point: osculate's smooth blended contact against MuJoCo's box-box
 polygon clipping. Writes docs/box_stack.png.
 
@@ -102,7 +102,7 @@ def plot(osculate, mujoco, mujoco_report, out):
     top.set_ylim(-0.62, 0.62)
     top.grid(alpha=0.3)
     top.legend(loc="upper left", fontsize=7.5, framealpha=0.9)
-    top.set_title("Two stacked boxes (0.01 penetration), upper box tilted about y (seed 000 Fig. 10)", fontsize=9.5)
+    top.set_title("Two stacked boxes (0.01 penetration), upper box tilted about y (Beker et al. 2026 Fig. 10)", fontsize=9.5)
 
     slope = column(smooth, "dmean_x_dtilt")
     fd = central_differences(t, column(smooth, "mean_x"))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""MuJoCo's mesh-vs-mesh SDF collision as the peer of the contact-manifold benchmark (issue 4; seed 000 §V,
+"""MuJoCo's mesh-vs-mesh SDF collision as the peer of the contact-manifold benchmark (issue 4; Beker et al. 2026 §V,
 Fig. 11/12), and MuJoCo's box-box contacts as the reference of the smoothness plot (Fig. 10).
 
 usage: mujoco_manifold.py MESH_A MESH_B POSES [--octree-depth D] [--scale S] [--min-time T] [--contacts-out CSV]

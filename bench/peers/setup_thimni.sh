@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/peers/setup_thimni.sh BUILD: builds the peer of the SDF collision-point benchmark (seed 003), the Rust crate
+# bench/peers/setup_thimni.sh BUILD: builds the peer of the SDF collision-point benchmark (Al-Ameri 2025), the Rust crate
 # `thimni` (crates.io, pinned to 0.3.4 in thimni/Cargo.toml and thimni/Cargo.lock) driven by thimni/src/main.rs, in
 # release mode into BUILD/peers/thimni (the binary: BUILD/peers/thimni/release/thimni_scene). See thimni/README.md.
 #

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/peers/setup_tlm.sh BUILD: installs the peer of the ray / implicit-surface intersection benchmark (seed 004),
+# bench/peers/setup_tlm.sh BUILD: installs the peer of the ray / implicit-surface intersection benchmark,
 # Torch Lens Maker (PyPI `torchlensmaker`, GPL-3.0: it is run to compare against, none of its code is in this
 # repository), into its own virtual environment BUILD/peers/tlm-venv, driven by bench/peers/tlm_rays.py. See
 # bench/peers/tlm/README.md.
@@ -9,7 +9,7 @@
 #   torchlensmaker  PyPI, pinned (TLM_SPEC below) into the venv with its dependencies; it does not declare torch.
 #                   0.0.13, not the newest 0.0.14: 0.0.14 requires `torchimplicit`, which is not on PyPI, so it cannot
 #                   be installed from PyPI at all (pip: "No matching distribution found for torchimplicit")
-#   legacy          torchlensmaker 0.0.12, the last release with the collision detection seed 004 documents
+#   legacy          torchlensmaker 0.0.12, the last release with the collision detection Torch Lens Maker documents
 #                   (CollisionMethod: beams, coarse / fine / differentiable phases, Newton / GD / LM), unpacked with
 #                   --no-deps into BUILD/peers/tlm-0.0.12 (its dependencies, jaxtyping and matplotlib, are the
 #                   venv's); tlm_rays.py --legacy puts it first on sys.path. Optional: its failure is only logged.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Peer of the ray / implicit-surface intersection benchmark (seed 004): Torch Lens Maker's own collision detection.
+"""Peer of the ray / implicit-surface intersection benchmark: Torch Lens Maker's own collision detection.
 
 Run with the Python of BUILD/peers/tlm-venv (bench/peers/setup_tlm.sh BUILD installs it). torchlensmaker is GPL-3.0:
 this script only calls it; none of its code is copied here. See bench/peers/tlm/README.md.
@@ -52,7 +52,7 @@ def parse_args(argv):
     ap.add_argument("--repeats", type=int, default=5, help="timed repetitions after one warm-up (default 5)")
     ap.add_argument("--out", help="write t (float64, NaN = miss) then the hit mask (uint8) for every ray")
     ap.add_argument("--legacy", action="store_true",
-                    help="torchlensmaker 0.0.12 (CollisionMethod, seed 004's algorithm) from PEERS/tlm-0.0.12")
+                    help="torchlensmaker 0.0.12 (CollisionMethod, Torch Lens Maker's algorithm) from PEERS/tlm-0.0.12")
     ap.add_argument("--peers-dir", help="BUILD/peers (default: the parent of this venv)")
     ap.add_argument("--solver-config", default="{}",
                     help="JSON overrides of the collision settings: 0.0.13 num_iter, damping, tol; >= 0.0.14 its "
@@ -105,7 +105,7 @@ def main(argv):
         version = getattr(tlm, "__version__", "?")
 
     if legacy:
-        # torchlensmaker <= 0.0.12: LocalSurface + tlm.intersect + CollisionMethod (seed 004)
+        # torchlensmaker <= 0.0.12: LocalSurface + tlm.intersect + CollisionMethod (Torch Lens Maker)
         import dataclasses
         from torchlensmaker.core.collision_detection import default_collision_method
         cm = dataclasses.replace(default_collision_method, **overrides)

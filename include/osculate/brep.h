@@ -1,7 +1,7 @@
 // osculate: smoothly differentiable collision detection and contact generation.
 // SPDX-License-Identifier: MIT
 //
-// brep.h: exact CAD solids in boundary representation (seed 002, Crozet's thesis, chapters 1-3):
+// brep.h: exact CAD solids in boundary representation (Crozet 2017, a PhD thesis, chapters 1-3):
 // faces on canonical surfaces with trimming loops, edges, vertices, and the offline structure the
 // local-minimal-distance query of lmd.h traverses.
 //

@@ -1,22 +1,22 @@
 // osculate: smoothly differentiable collision detection and contact generation.
 // SPDX-License-Identifier: MIT
 //
-// convex.h: the convex primitives of DCOL (seed 001 §III-B): polytope, capsule, cylinder, cone,
+// convex.h: the convex primitives of DCOL (Tracy et al. 2023 §III-B): polytope, capsule, cylinder, cone,
 // ellipsoid, sphere and padded polygon, each described in its own body frame and placed in the
 // world by an osc_pose at query time (dcol.h).
 //
 // SUMMARY
 // - osc_convex: an immutable shape model, built once by one of the osc_convex_create_* functions
-//   and queried by any number of threads. It holds the seed's parameters, the shape's conic form
-//   (the constraints of seed 001 eqs. (10)-(28) written in the body frame, see docs/dcol.md) and
+//   and queried by any number of threads. It holds the paper's parameters, the shape's conic form
+//   (the constraints of Tracy et al. 2023 eqs. (10)-(28) written in the body frame, see docs/dcol.md) and
 //   what the support function needs (a polytope's vertices).
 // - Every shape contains its body origin strictly inside: DCOL scales a shape about its origin,
 //   and the scaled-intersection problem is feasible and bounded only when both origins are
-//   interior (seed 001 §III-A).
+//   interior (Tracy et al. 2023 §III-A).
 // - osc_convex_support: the support point of a posed shape in a world direction, for GJK-style
 //   peers and tests.
 //
-// BODY FRAMES (seed 001 Fig. 2)
+// BODY FRAMES (Tracy et al. 2023 Fig. 2)
 //   polytope   { y : A y <= b }, b > 0, bounded; at most OSC_CONVEX_MAX_FACES halfspaces
 //   capsule    points within `radius` of the segment from (-length/2, 0, 0) to (length/2, 0, 0)
 //   cylinder   |y_x| <= length/2 and y_y^2 + y_z^2 <= radius^2
@@ -64,7 +64,7 @@ extern "C" {
 #define OSC_CONVEX_MIN_LENGTH 1e-100
 #define OSC_CONVEX_MAX_LENGTH 1e100
 
-/// The kinds of convex primitive (seed 001 §III-B).
+/// The kinds of convex primitive (Tracy et al. 2023 §III-B).
 typedef enum osc_convex_kind {
     OSC_CONVEX_INVALID = -1, ///< not a kind: what osc_convex_get_kind returns for a NULL shape
     OSC_CONVEX_POLYTOPE = 0,
@@ -111,27 +111,27 @@ OSC_API osc_status osc_convex_create_hull_bounded(const double* points, int coun
 /// Creates the box |y_i| <= half_extents[i] as a six-face polytope.
 OSC_API osc_status osc_convex_create_box(osc_vec3 half_extents, osc_convex** out);
 
-/// Creates a capsule of `radius` around a segment of `length` along the body x axis (seed 001
+/// Creates a capsule of `radius` around a segment of `length` along the body x axis (Tracy et al. 2023
 /// eqs. (12)-(13)); both > 0 (a capsule of length 0 is a sphere: use osc_convex_create_sphere).
 OSC_API osc_status osc_convex_create_capsule(double radius, double length, osc_convex** out);
 
-/// Creates a cylinder of `radius` and `length` along the body x axis (seed 001 eqs. (16)-(17));
+/// Creates a cylinder of `radius` and `length` along the body x axis (Tracy et al. 2023 eqs. (16)-(17));
 /// both > 0.
 OSC_API osc_status osc_convex_create_cylinder(double radius, double length, osc_convex** out);
 
 /// Creates a cone of `height` and half angle `half_angle` (radians, in (0, pi/2)) whose axis is
-/// the body x axis, apex at -3 height / 4 and flat face at +height / 4 (seed 001 eqs. (19)-(20)).
+/// the body x axis, apex at -3 height / 4 and flat face at +height / 4 (Tracy et al. 2023 eqs. (19)-(20)).
 OSC_API osc_status osc_convex_create_cone(double height, double half_angle, osc_convex** out);
 
 /// Creates the ellipsoid y^T P y <= 1 for a symmetric positive definite P (row-major [3][3]); its
-/// upper Cholesky factor U (P = U^T U, seed 001 eq. (23)) is computed once here.
+/// upper Cholesky factor U (P = U^T U, Tracy et al. 2023 eq. (23)) is computed once here.
 OSC_API osc_status osc_convex_create_ellipsoid(const double P[9], osc_convex** out);
 
 /// Creates a sphere of `radius` > 0.
 OSC_API osc_status osc_convex_create_sphere(double radius, osc_convex** out);
 
 /// Creates a padded polygon: the points within `radius` > 0 of the polygon { (u, v, 0) : C (u,v)
-/// <= d } in the body xy plane (seed 001 eqs. (25)-(26)); `edge_normals` [count][2] (rows of C),
+/// <= d } in the body xy plane (Tracy et al. 2023 eqs. (25)-(26)); `edge_normals` [count][2] (rows of C),
 /// `edge_offsets` [count] (d, all > 0), count 3..OSC_CONVEX_MAX_FACES, the polygon bounded.
 OSC_API osc_status osc_convex_create_polygon(const double* edge_normals, const double* edge_offsets, int count,
                                              double radius, osc_convex** out);

@@ -2,10 +2,10 @@
 // SPDX-License-Identifier: MIT
 //
 // dcol.h: DCOL, differentiable proximity between two convex primitives by minimum uniform scaling
-// (seed 001).
+// (Tracy et al. 2023).
 //
 // SUMMARY
-// - osc_dcol_proximity solves seed 001 problem (9): the least alpha such that the two shapes,
+// - osc_dcol_proximity solves Tracy et al. 2023 problem (9): the least alpha such that the two shapes,
 //   each scaled by alpha about its own origin, share a point x. alpha > 1: apart; alpha < 1:
 //   interpenetrating; alpha = 1: touching. From (alpha, x) come the contact point on each shape
 //   (eq. (29)), the signed distance between them (eq. (30)) and a contact normal.
@@ -23,7 +23,7 @@
 // The solver stops on the central path at the barrier parameter `settings.tolerance` (s o z =
 // tolerance e), not at the non-smooth optimum. Its answer is therefore an analytic function of the
 // poses with the primitives' corners and edges rounded on a length scale of order tolerance times
-// the pair's size S, the sum of the bounding radii (seed 001 §II, the `pdip_tol` of the reference
+// the pair's size S, the sum of the bounding radii (Tracy et al. 2023 §II, the `pdip_tol` of the reference
 // implementation); the derivatives returned are the exact derivatives of that answer. The default
 // 1e-10 rounds nothing a user can see on bodies of comparable size; a central point whose
 // rounding exceeds 1e-6 of a body's inner radius (a body 1e-4 the size of its partner, or that
@@ -144,7 +144,7 @@ typedef struct osc_dcol_warm_start {
 
 /// The answer of one query.
 typedef struct osc_dcol_result {
-    double alpha;     ///< minimum uniform scaling (seed 001 eq. (9))
+    double alpha;     ///< minimum uniform scaling (Tracy et al. 2023 eq. (9))
     osc_vec3 point;   ///< x: the intersection point of the scaled shapes
     osc_vec3 point_a; ///< contact point on A, r_A + (x - r_A) / alpha (eq. (29))
     osc_vec3 point_b; ///< contact point on B

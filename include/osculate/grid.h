@@ -1,16 +1,16 @@
 // osculate: smoothly differentiable collision detection and contact generation.
 // SPDX-License-Identifier: MIT
 //
-// grid.h: spline SDFs (seed 000 §III-B): a tricubic B-spline interpolating the signed distance of a
+// grid.h: spline SDFs (Beker et al. 2026 §III-B): a tricubic B-spline interpolating the signed distance of a
 // mesh (or of any osc_sdf) at the corners of a voxel grid, with a separate, twice differentiable
 // spline of the surface normal, and the voxel grid of distances at voxel centres that the broad
-// phase reads (seed 000 §IV-C.2).
+// phase reads (Beker et al. 2026 §IV-C.2).
 //
 // SUMMARY
 // - The grid covers the bounds of the input grown by `padding` on every side, with cubic cells:
 //   `resolution` cells along the longest axis. Ground truth is sampled at the (n + 1)^3 corners:
 //   for a mesh, phi = sign |x - proj(x)| (closest point on the surface, sign from the generalised
-//   winding number) and n = sign (x - proj(x)) / (|x - proj(x)| + normal_epsilon) (seed §III-B.2);
+//   winding number) and n = sign (x - proj(x)) / (|x - proj(x)| + normal_epsilon) (the paper's §III-B.2);
 //   for an osc_sdf, its value and its normalised gradient.
 // - The spline coefficients solve the interpolation conditions at every corner with natural end
 //   conditions (zero second derivative across the grid's faces), one tridiagonal solve per grid
@@ -28,7 +28,7 @@
 //
 // NUMERIC ROBUSTNESS
 // The spline reproduces the sampled distance exactly at the corners and smooths features finer than
-// a cell (seed 000 Fig. 4: the resolution controls the smoothing). Far outside the grid the
+// a cell (Beker et al. 2026 Fig. 4: the resolution controls the smoothing). Far outside the grid the
 // continuation grows like the distance to the box, which under-estimates the distance to the shape.
 
 #ifndef OSCULATE_GRID_H
@@ -53,7 +53,7 @@ typedef struct osc_grid_settings {
     double padding;        ///< absolute margin around the input's bounds; < 0 (the default):
                            ///< 10% of the bounds' longest side. The region must stay within
                            ///< OSC_MESH_MAX_COORDINATE
-    double normal_epsilon; ///< epsilon of the normal samples (seed §III-B.2); < 0 (the default):
+    double normal_epsilon; ///< epsilon of the normal samples (the paper's §III-B.2); < 0 (the default):
                            ///< 1e-3 times the cell size
     int threads;           ///< threads for sampling and solving (0: osc_default_thread_count(); more
                            ///< than OSC_MAX_THREADS run on OSC_MAX_THREADS)
@@ -134,7 +134,7 @@ OSC_API osc_status osc_grid_load(const char* path, osc_grid** out);
 OSC_API osc_status osc_grid_load_memory(const void* data, size_t size, osc_grid** out);
 
 // ---------------------------------------------------------------------------------------------
-// collision meshes (seed 000 §IV-A)
+// collision meshes (Beker et al. 2026 §IV-A)
 
 /// Settings of osc_collision_mesh_create; get them from osc_collision_mesh_settings_default().
 typedef struct osc_collision_mesh_settings {

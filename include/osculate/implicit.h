@@ -1,12 +1,12 @@
 // osculate: smoothly differentiable collision detection and contact generation.
 // SPDX-License-Identifier: MIT
 //
-// implicit.h: implicit surfaces F(X) = 0 for ray intersection (seed 004): optical sag surfaces of
+// implicit.h: implicit surfaces F(X) = 0 for ray intersection (Torch Lens Maker): optical sag surfaces of
 // revolution, any library SDF, or a user function; each defined everywhere, with its gradient and,
 // where the ray solver's derivatives need it, its Hessian.
 //
 // SUMMARY
-// - Sag surfaces (seed 004 "Sag surface and diameter band surface"): the even asphere
+// - Sag surfaces (Torch Lens Maker "Sag surface and diameter band surface"): the even asphere
 //       x = g(r) = c r^2 / (1 + sqrt(1 - (1 + k) c^2 r^2)) + sum_i a_i r^(2 i + 4),  r = sqrt(y^2 + z^2)
 //   with curvature c = 1 / R, conic constant k (0: sphere, -1: parabola) and up to 8 coefficients,
 //   over the aperture |r| <= D / 2. Inside it F = g(r) - x; outside, the diameter band

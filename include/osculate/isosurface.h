@@ -1,7 +1,7 @@
 // osculate: smoothly differentiable collision detection and contact generation.
 // SPDX-License-Identifier: MIT
 //
-// isosurface.h: marching cubes, turning any SDF into a triangle mesh (seed 000 §IV-A, where the
+// isosurface.h: marching cubes, turning any SDF into a triangle mesh (Beker et al. 2026 §IV-A, where the
 // collision SDF is converted into an iso-surface mesh).
 //
 // SUMMARY

@@ -1,7 +1,7 @@
 // osculate: smoothly differentiable collision detection and contact generation.
 // SPDX-License-Identifier: MIT
 //
-// lmd.h: local minimal distances between two B-Rep solids (seed 002, Crozet's thesis, chapter 4):
+// lmd.h: local minimal distances between two B-Rep solids (Crozet 2017, a PhD thesis, chapter 4):
 // every pair of footpoints where the distance between the two boundaries has a local minimum below
 // d_max, with the gap g = d - eps_a - eps_b and its gradient with respect to both poses.
 //

@@ -1,7 +1,7 @@
 // osculate: smoothly differentiable collision detection and contact generation.
 // SPDX-License-Identifier: MIT
 //
-// manifold.h: smooth contact manifolds between two rigid bodies (seed 000 §IV): the vertices and
+// manifold.h: smooth contact manifolds between two rigid bodies (Beker et al. 2026 §IV): the vertices and
 // edges of each body's collision mesh against the other body's SDF, with a differentiable broad
 // phase, sphere-traced edge contacts, mollification at d_max and softmax blending within convex
 // groups; every output comes with its exact derivatives with respect to both poses.
@@ -11,7 +11,7 @@
 //   osc_sdf), its collision mesh (vertices and unique edges, sorted along a space-filling curve and
 //   by convex group), the broad-phase voxel grid and the convex-group ids of vertices and edges.
 // - osc_manifold_collide: one pair of poses. Both directions run (A's vertices and edges against B's
-//   SDF, then B's against A's). Per feature (seed §IV-B, §IV-C):
+//   SDF, then B's against A's). Per feature (the paper's §IV-B, §IV-C):
 //     broad phase   a vertex is skipped when the voxel lower bound of phi at it exceeds d_max; an
 //                   edge when min of its corners' bounds - L l / 2 does (L bounds |grad phi|).
 //                   A skipped feature gets exactly what the narrow phase would give it: depth d_max,
@@ -21,10 +21,10 @@
 //                   distances soft-clipped into [0, l], and the contact point is their midpoint.
 //     mollify       depth d_c = f_t(phi) phi + (1 - f_t(phi)) d_max, weight f_t(phi) (C2 transition).
 //     blend         within each convex group, weights w_i proportional to f_i exp(-d_c / tau) (the
-//                   seed's softmax over depths, restricted to contacts with weight; the seed's
+//                   paper's softmax over depths, restricted to contacts with weight; the paper's
 //                   exact form is a setting): depth sum w d_c, weight W = sum w f, point
 //                   sum w f x / W, normal the unit vector along sum w f n, so the blended contact
-//                   Jacobian W J(point) equals sum w J_c (seed §IV-D.2).
+//                   Jacobian W J(point) equals sum w J_c (the paper's §IV-D.2).
 // - osc_manifold_collide_batch: many pose pairs for the same two bodies over threads, each result
 //   identical bit for bit to osc_manifold_collide's.
 //
@@ -33,11 +33,11 @@
 // pointing from A to B. Pose derivatives are taken along left twists xi = (dp, dtheta) in world
 // coordinates, 12 columns: body A's twist first, then B's. A contact Jacobian J_X (3 x 6) maps a
 // twist of body X to the velocity of the body-X material point at the contact point:
-// J = weight [I | -[x - p_X]x] (seed §IV-C.1 scales it by f_t; blended contacts by W).
+// J = weight [I | -[x - p_X]x] (the paper's §IV-C.1 scales it by f_t; blended contacts by W).
 //
 // NUMERIC ROBUSTNESS
 // Every output is a C2 function of the poses in the smooth mode (all temperatures > 0), except
-// where an edge's sphere trace is not defined by a single crossing (seed §IV-B.2: an edge that
+// where an edge's sphere trace is not defined by a single crossing (the paper's §IV-B.2: an edge that
 // enters and leaves the other body; refine the mesh) and where a group's sum w f n passes through
 // zero (its weight W is then zero too, so the contact carries no force).
 
@@ -63,7 +63,7 @@ extern "C" {
 /// Immutable: any number of threads may query it at once.
 typedef struct osc_body osc_body;
 
-/// Where a body's convex groups (seed 000 §IV-D.1) come from.
+/// Where a body's convex groups (Beker et al. 2026 §IV-D.1) come from.
 typedef enum osc_group_source {
     OSC_GROUPS_NONE = 0,       ///< no groups: every vertex and edge contact is reported on its own
     OSC_GROUPS_GIVEN = 1,      ///< `vertex_groups` (and optionally `edge_groups`) of the description
@@ -141,7 +141,7 @@ typedef struct osc_manifold_settings {
     int edges;                ///< 1: edge contacts (default); 0: vertex contacts only
     int blend_saturated;      ///< 0 (default): each feature's softmax weight is multiplied by its
                               ///< transition weight f, so only contacts that carry force are
-                              ///< blended; 1: seed 000 §IV-D.2 verbatim, features beyond d_max
+                              ///< blended; 1: Beker et al. 2026 §IV-D.2 verbatim, features beyond d_max
                               ///< take part with depth d_max (docs/manifold.md, Blending)
 } osc_manifold_settings;
 

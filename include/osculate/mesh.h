@@ -1,10 +1,10 @@
 // osculate: smoothly differentiable collision detection and contact generation.
 // SPDX-License-Identifier: MIT
 //
-// mesh.h: triangle meshes (seed 000 §III-B, §IV-A): the container with its unique edges and
+// mesh.h: triangle meshes (Beker et al. 2026 §III-B, §IV-A): the container with its unique edges and
 // topology, importers (OBJ, STL, OFF, PLY), a BVH for exact closest points and a robust
 // inside/outside sign (generalised winding number), and reordering along space-filling curves
-// (seed 000 §IV-C.3).
+// (Beker et al. 2026 §IV-C.3).
 //
 // Triangles are counter-clockwise seen from outside, so their normals (v1 - v0) x (v2 - v0) point
 // out of a closed mesh and osc_mesh_volume is positive for it.
@@ -23,7 +23,7 @@
 //   queries; any number of threads may query one BVH at once.
 // - osc_mesh_reorder: a copy of a mesh with vertices and edges in Morton or Hilbert order, with the
 //   permutations returned.
-// - Convex groups (seed 000 §IV-D.1) for contact blending: vertices assigned to the hulls of a
+// - Convex groups (Beker et al. 2026 §IV-D.1) for contact blending: vertices assigned to the hulls of a
 //   convex decomposition (osc_mesh_groups_from_hulls) or clustered by k-means
 //   (osc_mesh_groups_cluster); osc_mesh_edge_groups gives each edge its corners' groups.
 
@@ -308,7 +308,7 @@ OSC_API osc_status osc_mesh_simplify(const osc_mesh* mesh, const osc_mesh_simpli
                                      double* achieved_error);
 
 // ---------------------------------------------------------------------------------------------
-// reordering along space-filling curves (seed 000 §IV-C.3)
+// reordering along space-filling curves (Beker et al. 2026 §IV-C.3)
 
 /// Space-filling curves for osc_mesh_reorder and osc_curve_order.
 typedef enum osc_curve {
@@ -327,7 +327,7 @@ OSC_API osc_status osc_mesh_reorder(const osc_mesh* mesh, osc_curve curve, osc_m
                                     int32_t* edge_order);
 
 // ---------------------------------------------------------------------------------------------
-// convex groups (seed 000 §IV-D.1)
+// convex groups (Beker et al. 2026 §IV-D.1)
 
 /// Assigns each vertex of `mesh` to one of `hull_count` convex hulls (`hulls`, each a closed convex
 /// mesh, e.g. one part of a CoACD decomposition): the hull that contains it, or, when none does,
@@ -354,7 +354,7 @@ OSC_API osc_status osc_mesh_groups_cluster(const osc_mesh* mesh, int32_t group_c
 
 /// Writes the groups of each unique edge (osc_mesh_edges order) to `edge_groups` [edge_count][2]:
 /// the groups of its two corners, edge_groups[e][k] the group of edges[e][k], the second -1 when
-/// they agree (an edge crossing two groups belongs to both, seed §IV-D.1). Vertex ids
+/// they agree (an edge crossing two groups belongs to both, the paper's §IV-D.1). Vertex ids
 /// (`vertex_groups` [vertex_count]) must be >= 0. OSC_ERR_INVALID_ARGUMENT for a NULL argument or
 /// a negative vertex id, naming the vertex; nothing is written then.
 OSC_API osc_status osc_mesh_edge_groups(const osc_mesh* mesh, const int32_t* vertex_groups, int32_t* edge_groups);

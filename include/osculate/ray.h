@@ -1,13 +1,13 @@
 // osculate: smoothly differentiable collision detection and contact generation.
 // SPDX-License-Identifier: MIT
 //
-// ray.h: rays against implicit surfaces (seed 004, Torch Lens Maker's collision detection).
+// ray.h: rays against implicit surfaces (Torch Lens Maker's collision detection).
 //
 // SUMMARY
-// - The ray P + t V is moved into the surface frame (seed 004 "Adding anchors"): with the
+// - The ray P + t V is moved into the surface frame (Torch Lens Maker "Adding anchors"): with the
 //   transform X = R s (X_local - anchor) + translation, P' = R^T (P - translation) / s + anchor and
 //   V' = R^T V / s, and Q(t) = F(P' + t V') is solved for its root.
-// - Iterative method (seed 004 "Iterative collision detection"): B beams start from the
+// - Iterative method (Torch Lens Maker "Iterative collision detection"): B beams start from the
 //   initialisation (t = 0, the closest approach to the surface frame's origin, or spread over the
 //   chord of the surface's bounding sphere); a coarse phase runs algorithm A on every beam, the best
 //   beam (the nearest valid root in front of the origin, else the smallest |Q|) goes through a fine
@@ -58,7 +58,7 @@ typedef struct osc_implicit_transform {
 /// Returns the identity transform (no anchor, scale 1).
 OSC_API osc_implicit_transform osc_implicit_transform_identity(void);
 
-/// The update rules of seed 004.
+/// The update rules of Torch Lens Maker.
 typedef enum osc_ray_algorithm {
     OSC_RAY_NEWTON = 0,              ///< t -= damping Q / Q', |step| <= max_step when max_step > 0
     OSC_RAY_GRADIENT_DESCENT = 1,    ///< t -= damping Q' Q

@@ -1,9 +1,9 @@
 // osculate: smoothly differentiable collision detection and contact generation.
 // SPDX-License-Identifier: MIT
 //
-// sdf.h: analytic signed distance functions (seed 000 §III-A): primitives, superquadrics (SQ),
+// sdf.h: analytic signed distance functions (Beker et al. 2026 §III-A): primitives, superquadrics (SQ),
 // plane-superquadric intersections (PSQ), PSQs swept along a quadratic spline (XPSQ), smooth CSG
-// by log-sum-exp (seed 000 eqs. 2-4), rigid transforms and offsets.
+// by log-sum-exp (Beker et al. 2026 eqs. 2-4), rigid transforms and offsets.
 //
 // SUMMARY
 // An osc_sdf is an immutable model. Primitive constructors create one; combinators (union,
@@ -101,7 +101,7 @@ typedef enum osc_xpsq_frame {
     OSC_XPSQ_FRAME_INTERPOLATED = 1
 } osc_xpsq_frame;
 
-/// The description of an XPSQ (seed 000 §III-A.4-5): a PSQ swept along the quadratic spline
+/// The description of an XPSQ (Beker et al. 2026 §III-A.4-5): a PSQ swept along the quadratic spline
 /// p(t) = (1 - t)^2 p1 + 2 t (1 - t) p2 + t^2 p3, t in [0, 1] (eq. 5). Get one from
 /// osc_xpsq_desc_default() and change what you need.
 typedef struct osc_xpsq_desc {
@@ -169,7 +169,7 @@ OSC_API osc_status osc_sdf_create_cylinder(double radius, double half_height, os
 OSC_API osc_status osc_sdf_create_cone(double radius_bottom, double radius_top, double half_height, osc_sdf** out);
 
 /// Creates a Menger sponge of `levels` (0..8; 0 is the cube) filling the cube |x|_inf <= half_size
-/// (seed 003 §5.2's fractal benchmark shape): a 1-Lipschitz bound on the distance, exact outside
+/// (Al-Ameri 2025 §5.2's fractal benchmark shape): a 1-Lipschitz bound on the distance, exact outside
 /// the cube (src/sdf_menger.c gives the formula).
 OSC_API osc_status osc_sdf_create_menger(double half_size, int levels, osc_sdf** out);
 
@@ -184,18 +184,18 @@ OSC_API osc_status osc_sdf_create_halfspace(osc_vec3 normal, double offset, osc_
 /// k0 (k0 - 1) / k1 (see NUMERIC ROBUSTNESS above).
 OSC_API osc_status osc_sdf_create_ellipsoid(osc_vec3 radii, osc_sdf** out);
 
-/// Creates a superquadric (seed 000 eq. 1) with `scales` (a_x, a_y, a_z) > 0 and exponents
+/// Creates a superquadric (Beker et al. 2026 eq. 1) with `scales` (a_x, a_y, a_z) > 0 and exponents
 /// eps1 (roundness along z) and eps2 (in the xy-plane) in [0.1, 2], as the radial distance
 /// |x| (1 - f(x)^(-eps1 / 2)). The other 6 of the 11 SQ parameters are its pose
 /// (osc_sdf_create_transformed).
 OSC_API osc_status osc_sdf_create_superquadric(osc_vec3 scales, double eps1, double eps2, osc_sdf** out);
 
-/// Creates a PSQ (seed 000 §III-A.3): the superquadric above smoothly intersected (eq. 3) with
+/// Creates a PSQ (Beker et al. 2026 §III-A.3): the superquadric above smoothly intersected (eq. 3) with
 /// `plane_count` half-spaces given in the SQ frame, at temperature `temperature` >= 0.
 OSC_API osc_status osc_sdf_create_psq(osc_vec3 scales, double eps1, double eps2, const osc_plane* planes,
                                       int plane_count, double temperature, osc_sdf** out);
 
-/// Creates an XPSQ (seed 000 §III-A.4-5) from `desc`: the spline projection by Cardano's formula
+/// Creates an XPSQ (Beker et al. 2026 §III-A.4-5) from `desc`: the spline projection by Cardano's formula
 /// with both discriminant branches softened and merged (eq. 6), three soft-clipped roots, and a
 /// smooth minimum of the three PSQ distances. The spline must not be degenerate (all control
 /// points equal, or a straight spline that turns back on itself).
@@ -206,16 +206,16 @@ OSC_API osc_status osc_sdf_create_xpsq(const osc_xpsq_desc* desc, osc_sdf** out)
 // results whose bounds or leaf scales would leave the range of LENGTHS, are refused with
 // OSC_ERR_INVALID_ARGUMENT naming the argument)
 
-/// Creates the smooth union -LSE(-phi_1, ..., -phi_n) (seed 000 eq. 2) of `count` >= 1 models at
+/// Creates the smooth union -LSE(-phi_1, ..., -phi_n) (Beker et al. 2026 eq. 2) of `count` >= 1 models at
 /// `temperature` >= 0 (0: the hard minimum).
 OSC_API osc_status osc_sdf_create_union(const osc_sdf* const* children, int count, double temperature, osc_sdf** out);
 
-/// Creates the smooth intersection LSE(phi_1, ..., phi_n) (seed 000 eq. 3) of `count` >= 1 models
+/// Creates the smooth intersection LSE(phi_1, ..., phi_n) (Beker et al. 2026 eq. 3) of `count` >= 1 models
 /// at `temperature` >= 0 (0: the hard maximum).
 OSC_API osc_status osc_sdf_create_intersection(const osc_sdf* const* children, int count, double temperature,
                                                osc_sdf** out);
 
-/// Creates the smooth subtraction LSE(phi_a, -phi_b) (seed 000 eq. 4): `a` with `b` removed,
+/// Creates the smooth subtraction LSE(phi_a, -phi_b) (Beker et al. 2026 eq. 4): `a` with `b` removed,
 /// at `temperature` >= 0.
 OSC_API osc_status osc_sdf_create_subtraction(const osc_sdf* a, const osc_sdf* b, double temperature, osc_sdf** out);
 

@@ -1,18 +1,18 @@
 // osculate: smoothly differentiable collision detection and contact generation.
 // SPDX-License-Identifier: MIT
 //
-// sdf_pair.h: collision points between two arbitrary SDFs (seed 003, the method of the Rust crate
+// sdf_pair.h: collision points between two arbitrary SDFs (Al-Ameri 2025, the method of the Rust crate
 // thimni), with a smooth mode whose points are differentiable in both poses.
 //
 // SUMMARY
 // - A shape is a library SDF (any analytic tree, XPSQ assembly, or spline via osc_grid_to_sdf) or a
 //   user function giving distance and gradient with a bounding box and a Lipschitz bound.
-// - osc_sdf_pair_collide (seed 003 §4): the world boxes of the two posed shapes are intersected
+// - osc_sdf_pair_collide (Al-Ameri 2025 §4): the world boxes of the two posed shapes are intersected
 //   (no overlap: no collision); the intersection is packed with spheres (a cubic lattice of
 //   `resolution` cells along its longest side, each cell's circumscribed sphere, so the packing
 //   leaves no gaps); spheres that cannot reach the intersection of the shapes are pruned
 //   (max(A(c), B(c)) > L R + epsilon, L the larger Lipschitz bound); from each survivor gradient
-//   descent on f = A^2 + B^2, x <- x - step grad f (the seed's text has a sign slip), stops when
+//   descent on f = A^2 + B^2, x <- x - step grad f (the paper's text has a sign slip), stops when
 //   A <= epsilon and B <= epsilon or after max_iterations. Points closer than merge_distance
 //   spacings are merged, keeping the deepest.
 // - Smooth mode (temperature > 0): each point is then refined by Newton's method to a stationary
@@ -27,11 +27,11 @@
 //
 // NUMERIC ROBUSTNESS
 // - A shape without a finite bounding box is refused with OSC_ERR_UNSUPPORTED: the method cannot
-//   tell a collision from none there (seed 003 §4.1).
+//   tell a collision from none there (Al-Ameri 2025 §4.1).
 // - The packing finds every collision whose intersection holds a ball of radius one spacing
 //   (docs/sdf_pair.md gives the measured false-negative rate of shallower ones).
 // - Smooth mode needs second derivatives: library SDFs only. Where the Hessian of m is singular
-//   (the deepest set is flat: parallel faces) the refinement stops at the seed's point and its
+//   (the deepest set is flat: parallel faces) the refinement stops at the paper's point and its
 //   Jacobians are zero, flagged by `smooth = 0` on that contact.
 // - Smooth mode's temperature is 0 or in [OSC_SDF_PAIR_TEMPERATURE_MIN, 1] (relative): below it
 //   the rounding at the scale tau falls under the refinement's stopping tolerance (1e-10 of the
@@ -99,7 +99,7 @@ typedef struct osc_sdf_pair_settings {
     int first_only;        ///< 1: stop at the first collision point (a yes/no query); 0 or 1, 0
     double merge_distance; ///< points closer than this many packing spacings merge, in [0, 100], 1
     double temperature;    ///< smooth mode's tau, relative, 0 or in [OSC_SDF_PAIR_TEMPERATURE_MIN,
-                           ///< 1]; 0: the seed's points only, 0
+                           ///< 1]; 0: the paper's points only, 0
 } osc_sdf_pair_settings;
 
 /// Returns the default settings.
@@ -143,7 +143,7 @@ OSC_API osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a,
                                         osc_sdf_pair_output* output);
 
 // ---------------------------------------------------------------------------------------------
-// scenes of many bodies (seed 003 §5.2)
+// scenes of many bodies (Al-Ameri 2025 §5.2)
 
 /// One candidate pair of a scene: bodies a < b whose world boxes overlap, and its collision
 /// points: contacts[first_contact .. first_contact + contact_count).

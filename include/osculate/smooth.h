@@ -1,8 +1,8 @@
 // osculate: smoothly differentiable collision detection and contact generation.
 // SPDX-License-Identifier: MIT
 //
-// smooth.h: smooth approximations of non-smooth operators (seed 000 §II) and the C2 transition
-// function of seed 000 §IV-C.1, each with its first and second derivatives.
+// smooth.h: smooth approximations of non-smooth operators (Beker et al. 2026 §II) and the C2 transition
+// function of Beker et al. 2026 §IV-C.1, each with its first and second derivatives.
 //
 // SUMMARY
 // Every operator takes an explicit temperature tau (in the units of its argument). tau > 0 gives
@@ -17,7 +17,7 @@
 //   osc_smooth_max    max(a, b)                     logsumexp of two
 //   osc_smooth_min    min(a, b)                     -logsumexp(-a, -b)
 //   osc_transition    f_t: 1 below d_max - eps, 0 above d_max, C2 and non-increasing in between
-//   osc_mollified_depth  d_c = f_t(phi) phi + (1 - f_t(phi)) d_max   (seed 000 §IV-C.1)
+//   osc_mollified_depth  d_c = f_t(phi) phi + (1 - f_t(phi)) d_max   (Beker et al. 2026 §IV-C.1)
 //
 // NUMERIC ROBUSTNESS
 // - sigmoid, softplus and softclip never overflow: they use exp(-|x| / tau) only.
@@ -238,7 +238,7 @@ static inline double osc_smooth_min(double a, double b, double temperature, doub
     return value;
 }
 
-/// Returns the C2 transition function f_t(d) of seed 000 §IV-C.1: 1 for d <= d_max - bandwidth,
+/// Returns the C2 transition function f_t(d) of Beker et al. 2026 §IV-C.1: 1 for d <= d_max - bandwidth,
 /// 0 for d >= d_max, and 1 - S(s) in between with s = (d - d_max + bandwidth) / bandwidth and
 /// S(s) = 6 s^5 - 15 s^4 + 10 s^3 (zero first and second derivatives at both ends), so f_t is
 /// non-increasing and twice continuously differentiable. d/dd in `d1`, d2/dd2 in `d2` (nullable).
@@ -260,7 +260,7 @@ static inline double osc_transition(double d, double d_max, double bandwidth, do
     return value;
 }
 
-/// Returns the mollified depth d_c = f_t(phi) phi + (1 - f_t(phi)) d_max of seed 000 §IV-C.1,
+/// Returns the mollified depth d_c = f_t(phi) phi + (1 - f_t(phi)) d_max of Beker et al. 2026 §IV-C.1,
 /// which equals phi below d_max - bandwidth and saturates to d_max above d_max, with d/dphi
 /// = f_t + f_t' (phi - d_max) in `d1` and d2/dphi2 = 2 f_t' + f_t'' (phi - d_max) in `d2`.
 static inline double osc_mollified_depth(double phi, double d_max, double bandwidth, double* d1, double* d2) {

@@ -1,4 +1,4 @@
-"""A differentiable lens optimisation in PyTorch with osculate's ray module (seed 004).
+"""A differentiable lens optimisation in PyTorch with osculate's ray module (Torch Lens Maker).
 
 A plano-convex lens (glass of index 1.5) focuses a fan of parallel rays. Its front surface is an
 even-asphere sag at x = 0 with curvature c and conic constant k, the lens designer's variables;

@@ -206,7 +206,7 @@ def softclip(x, lo, hi, temperature, derivatives=False):
 
 
 def transition(d, d_max, bandwidth, derivatives=False):
-    """The C2 transition f_t(d) of seed 000 §IV-C.1: 1 below d_max - bandwidth, 0 above d_max."""
+    """The C2 transition f_t(d) of Beker et al. 2026 §IV-C.1: 1 below d_max - bandwidth, 0 above d_max."""
     return _elementwise(3, d, d_max, bandwidth, 0.0, derivatives)
 
 

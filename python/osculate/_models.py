@@ -205,7 +205,7 @@ class SDF(_Model):
     def xpsq(cls, control_points=None, frame=None, binormal=None, rotation_start=None,
              rotation_end=None, scale=None, exponent=None, planes=(), plane_temperature=None,
              discriminant_temperature=None, root_temperature=None, blend_temperature=None):
-        """A PSQ swept along a quadratic spline (seed 000 §III-A.4-5). Unset arguments keep
+        """A PSQ swept along a quadratic spline (Beker et al. 2026 §III-A.4-5). Unset arguments keep
         osc_xpsq_desc_default(): control_points [3, 3]; frame "frenet" or "interpolated"; scale:
         three profiles (a number or (start, control, end)); exponent: two profiles; planes [n, 3, 4]
         (start, control, end plane of each half-space, rows (nx, ny, nz, offset))."""

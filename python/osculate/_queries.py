@@ -232,7 +232,7 @@ _DCOL_ROW_OFFSETS = [int(o) for o in np.cumsum([0] + [r for _, r in _DCOL_JAC])[
 
 
 def dcol(a, pose_a, b, pose_b, derivatives=False, warm_start=None, **settings):
-    """DCOL (seed 001) between convex shapes a and b at poses [7]: osc_dcol_proximity. Settings:
+    """DCOL (Tracy et al. 2023) between convex shapes a and b at poses [7]: osc_dcol_proximity. Settings:
     see dcol_settings(). Raises ValueError for bad poses or settings, NotConvergedError when the
     solver runs out of iterations."""
     if type(a) is not Convex:
@@ -588,7 +588,7 @@ def max_contacts(a, b, size=None, **settings):
 
 def manifold_collide(a, pose_a, b, pose_b, derivatives=False, capacity=None, size=None,
                      **settings):
-    """The contact manifold (seed 000 §IV) of bodies a and b at poses [7] (osc_manifold_collide).
+    """The contact manifold (Beker et al. 2026 §IV) of bodies a and b at poses [7] (osc_manifold_collide).
     Settings: see manifold_settings() (size: scale the defaults for bodies of that size).
     capacity defaults to max_contacts (never runs out); a smaller one raises CapacityError when
     exceeded."""
@@ -810,7 +810,7 @@ def _sdf_contacts(c):
 
 
 def sdf_pair_collide(a, pose_a, b, pose_b, capacity=64, derivatives=False, **settings):
-    """Collision points between two SDFs (seed 003) at poses [7] (osc_sdf_pair_collide): a, b are
+    """Collision points between two SDFs (Al-Ameri 2025) at poses [7] (osc_sdf_pair_collide): a, b are
     SDF, Grid or SdfFunction. Settings: see sdf_pair_settings(); derivatives need temperature > 0.
     CapacityError when more than `capacity` points were found."""
     sa, ka = _shape(a, "a")

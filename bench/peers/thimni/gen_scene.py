@@ -6,7 +6,7 @@
 
 Python's random.Random(S) (Mersenne Twister, default seed 1), three uniform() draws per body in x, y, z order;
 coordinates printed with %.9g, so that they read back as the same float32 values everywhere.
-The two scenes of seed 003's table:  spheres 1000 1 40   and   menger 100 1 3 12.
+The two scenes of Al-Ameri 2025's table:  spheres 1000 1 40   and   menger 100 1 3 12.
 """
 import random
 import sys

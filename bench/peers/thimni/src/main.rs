@@ -1,4 +1,4 @@
-//! thimni_scene: the peer side of the SDF collision-point benchmark (seed 003, "Efficient SDF Collision Point
+//! thimni_scene: the peer side of the SDF collision-point benchmark (Al-Ameri 2025, "Efficient SDF Collision Point
 //! Detection", Al-Ameri 2025). Reads a scene of spheres and Menger sponges, finds the pairs whose AABBs overlap
 //! with a sort-and-sweep broad phase (here, in the harness: thimni has none; its own benchmarks use an rstar R-tree
 //! in the benchmark code), and runs thimni's collision query `SDF::get_coll_point` on every such pair.
