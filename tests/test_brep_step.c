@@ -348,10 +348,11 @@ static void check_screw_distances(const osc_brep* screw) {
         if (sampled < gap - 1e-9) continue; // another part of the screw is nearer than the foot
         placed++;
         on_torus += surf->type == OSC_SURFACE_TORUS;
-        int n = -1;
+        osc_lmd_output out = {contacts, CAP, 0, 0, NULL};
         CHECK_STATUS(osc_lmd_query(screw, osc_pose_identity(), sphere, osc_pose_make(c, osc_quat_identity()), &s, NULL,
-                                   contacts, CAP, &n),
+                                   &out, 1),
                      OSC_OK);
+        int n = out.count;
         double least = INFINITY;
         bool hit = false;
         for (int k = 0; k < n; k++) {
