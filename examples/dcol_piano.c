@@ -1,6 +1,6 @@
 // dcol_piano.c: push a capsule out of the walls of a hallway with d alpha / d pose. Copy this to start.
 //
-// Seed 001 §IV-A moves a "piano" round the corner of a hallway with the collision constraint
+// Tracy et al. 2023 §IV-A moves a "piano" round the corner of a hallway with the collision constraint
 // alpha >= 1 inside a trajectory optimiser. This is that idea in miniature: one pose, plain gradient
 // descent. DCOL's alpha is the least uniform scaling of both shapes (each about its own origin) at
 // which they touch: alpha < 1 is interpenetration, alpha >= 1 is free.

@@ -38,7 +38,7 @@
 // 4e-7 of its size; flat and nearly flat contacts keep the central point. Ask for a tolerance
 // above 1e-9 to have the central point everywhere.
 //
-// CONVENTIONS (ARCHITECTURE.md §2)
+// CONVENTIONS (docs/architecture.md §2)
 // Poses are world-from-body; each shape is scaled about its pose's position. Derivatives are
 // taken along left twists xi = (dp, dtheta) in world coordinates: 12 columns, A's twist first.
 // Jacobians are row-major [rows][12]. The normal is the unit outward normal of scaled shape A at x

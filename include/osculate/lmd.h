@@ -23,7 +23,7 @@
 //    centre, coaxial cones of equal angle, and the circular edges of such faces, or a circle lying
 //    parallel to a plane: the contact set is sampled with `conformal_samples` points per curve.
 //
-// CONVENTIONS (ARCHITECTURE.md §2)
+// CONVENTIONS (docs/architecture.md §2)
 // Poses are world-from-body. The normal points from A's footpoint to B's. The gradient of the gap
 // is taken along twists (dp, dtheta) applied on the left in world coordinates, A's first:
 // grad g = -J^T n (thesis eq. 1.14), [12].

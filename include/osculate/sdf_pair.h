@@ -20,7 +20,7 @@
 //   the intersection, rounded at the scale tau), and the point and its penetration -m come with
 //   their derivatives with respect to both poses by the implicit function theorem (docs/sdf_pair.md).
 //
-// CONVENTIONS (ARCHITECTURE.md §2)
+// CONVENTIONS (docs/architecture.md §2)
 // Poses are world-from-body. The normal is the unit gradient of A - B, pointing from A towards B.
 // Penetration is -max(A, B) at the point (-m in smooth mode): >= 0 inside both. Jacobians are
 // row-major [rows][12], A's twist first.

@@ -1,4 +1,4 @@
-"""Seed 001's piano movers in miniature, in JAX: a trajectory of a capsule ("piano") round the
+"""Tracy et al. 2023's piano movers in miniature, in JAX: a trajectory of a capsule ("piano") round the
 corner of a hallway, optimised with DCOL collision constraints alpha >= 1.
 
 The hallway and the piano are those of examples/dcol_piano.c: in the plane z = 0, a corridor 1

@@ -1,7 +1,7 @@
 """Queries: DCOL between convex primitives (convex.h, dcol.h), contact manifolds between bodies
 (manifold.h), collision points between SDFs (sdf_pair.h), rays against implicit surfaces
 (implicit.h, ray.h). Poses are [7] arrays (px, py, pz, qw, qx, qy, qz), world-from-body; every
-pose Jacobian has 12 columns along the left twists (dp, dtheta) of A then B (ARCHITECTURE.md §2);
+pose Jacobian has 12 columns along the left twists (dp, dtheta) of A then B (docs/architecture.md §2);
 osculate.pair_jacobian_to_pq converts them to raw pose components."""
 
 import contextlib
