@@ -548,7 +548,7 @@ static void test_flags(void) {
     osc_pose tilted = {osc_v3(0.1, 0.05, 1.5), corner};
     CHECK_STATUS(osc_dcol_proximity(box, origin, box, tilted, NULL, &r, NULL, NULL), OSC_OK);
     CHECK(r.flags == 0);
-    osc_pose leaning = {above.p, osc_quat_from_axis_angle(osc_v3(0, 1, 0), 0.5 * TEST_PI + 0.3)}; // 0.3 rad up
+    osc_pose leaning = {above.p, osc_quat_from_axis_angle(osc_v3(0, 1, 0), 0.5 * TEST_PI + 0.3)}; // 0.3 off level
     CHECK_STATUS(osc_dcol_proximity(box, origin, capsule, leaning, NULL, &r, NULL, NULL), OSC_OK);
     CHECK(r.flags == 0);
     // coincident origins: alpha ~ 0, flagged, Jacobians finite
