@@ -278,19 +278,19 @@ class Brep(_Model):
                            C.byref(s)))
 
     @classmethod
-    def cylinder(cls, radius, half_height, **settings):
-        """A cylinder of `radius` from z = -half_height to +half_height."""
+    def cylinder(cls, radius, half_length, **settings):
+        """A cylinder of `radius` from z = -half_length to +half_length."""
         s = _brep_settings(settings)
-        return cls(_create(lib.osc_brep_create_cylinder, float(radius), float(half_height),
+        return cls(_create(lib.osc_brep_create_cylinder, float(radius), float(half_length),
                            C.byref(s)))
 
     @classmethod
-    def cone(cls, radius_bottom, radius_top, half_height, **settings):
-        """A cone frustum from radius_bottom at z = -half_height to radius_top at +half_height
+    def cone(cls, radius_bottom, radius_top, half_length, **settings):
+        """A cone frustum from radius_bottom at z = -half_length to radius_top at +half_length
         (both > 0: an apex is not supported, truncate it)."""
         s = _brep_settings(settings)
         return cls(_create(lib.osc_brep_create_cone, float(radius_bottom), float(radius_top),
-                           float(half_height), C.byref(s)))
+                           float(half_length), C.byref(s)))
 
     @classmethod
     def sphere(cls, radius, **settings):
