@@ -238,32 +238,46 @@ static dcol_shape make_polytope(const double* normals, const double* offsets, in
     return dcol_shape_made("polytope", status, convex, size);
 }
 
+// the library's body frame of a capsule, cylinder or cone has its axis along z: `fix` turns it onto
+// the physical x axis (z -> x, x -> y, y -> z: q = (1/2)(1, 1, 1, 1))
+static dcol_shape along_x(dcol_shape shape) {
+    shape.fixed = 1;
+    shape.fix = osc_pose_make(osc_v3(0, 0, 0), (osc_quat){0.5, 0.5, 0.5, 0.5});
+    return shape;
+}
+
 // the points within `radius` of the segment from (-full_length / 2, 0, 0) to (full_length / 2, 0, 0)
 static dcol_shape make_capsule_x(double radius, double full_length) {
     osc_convex* convex = NULL;
-    osc_status status = osc_convex_create_capsule(radius, full_length, &convex);
-    return dcol_shape_made("capsule", status, convex, radius + 0.5 * full_length);
+    osc_status status = osc_convex_create_capsule(radius, 0.5 * full_length, &convex);
+    return along_x(dcol_shape_made("capsule", status, convex, radius + 0.5 * full_length));
 }
 
 // |y_x| <= full_length / 2, y_y^2 + y_z^2 <= radius^2
 static dcol_shape make_cylinder_x(double radius, double full_length) {
     osc_convex* convex = NULL;
-    osc_status status = osc_convex_create_cylinder(radius, full_length, &convex);
-    return dcol_shape_made("cylinder", status, convex, hypot(radius, 0.5 * full_length));
+    osc_status status = osc_convex_create_cylinder(radius, 0.5 * full_length, &convex);
+    return along_x(dcol_shape_made("cylinder", status, convex, hypot(radius, 0.5 * full_length)));
 }
 
-// apex at (-3 height / 4, 0, 0), flat face at y_x = height / 4, half angle `half_angle`
+// apex at (-3 height / 4, 0, 0), flat face at y_x = height / 4, half angle `half_angle`; the
+// library's cone has its apex at +3 height / 4 along z: `fix` takes z -> -x, x -> y, y -> -z
+// (q = (1/2)(1, -1, -1, 1))
 static dcol_shape make_cone_x(double height, double half_angle) {
     osc_convex* convex = NULL;
-    osc_status status = osc_convex_create_cone(height, half_angle, &convex);
     double base = height * tan(half_angle);
-    return dcol_shape_made("cone", status, convex, fmax(0.75 * height, hypot(0.25 * height, base)));
+    osc_status status = osc_convex_create_cone(base, 0.5 * height, &convex);
+    dcol_shape shape = dcol_shape_made("cone", status, convex, fmax(0.75 * height, hypot(0.25 * height, base)));
+    shape.fixed = 1;
+    shape.fix = osc_pose_make(osc_v3(0, 0, 0), (osc_quat){0.5, -0.5, -0.5, 0.5});
+    return shape;
 }
 
-// { y : y^T P y <= 1 }, P [3][3] row-major
+// { y : y^T P y <= 1 } for a diagonal P [3][3] row-major: semi-axes 1 / sqrt(P_ii)
 static dcol_shape make_ellipsoid_matrix(const double P[9], double size) {
     osc_convex* convex = NULL;
-    osc_status status = osc_convex_create_ellipsoid(P, &convex);
+    osc_status status =
+        osc_convex_create_ellipsoid(osc_v3(1.0 / sqrt(P[0]), 1.0 / sqrt(P[4]), 1.0 / sqrt(P[8])), &convex);
     return dcol_shape_made("ellipsoid", status, convex, size);
 }
 
