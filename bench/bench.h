@@ -1,5 +1,5 @@
 // bench.h: timing and reporting helpers shared by the benchmark programs. Each figure is printed as
-// one JSON object per line in the format of ARCHITECTURE.md §6:
+// one JSON object per line in the format of docs/architecture.md §6:
 //   {"suite": ..., "case": ..., "metric": ..., "value": ..., "unit": ...}
 // bench/run.sh collects them into build/bench/results.jsonl.
 

@@ -5,10 +5,10 @@
 //
 // Shapes (body frames of include/osculate/convex.h), fixed sizes of the order of 1:
 //   polytope   a regular dodecahedron (12 faces: normals the icosahedron's vertices), inradius 0.4
-//   capsule    radius 0.2, length 0.8
-//   cylinder   radius 0.3, length 0.7
-//   cone       height 1.0, half angle 0.5
-//   ellipsoid  P = diag(4, 2, 9): semi-axes 0.5, 0.71, 0.33
+//   capsule    radius 0.2, half-length 0.4
+//   cylinder   radius 0.3, half-length 0.35
+//   cone       base radius tan(0.5) = 0.55, half-length 0.5 (height 1.0, half angle 0.5)
+//   ellipsoid  semi-axes 0.5, 1 / sqrt(2) = 0.71, 1 / 3
 //   sphere     radius 0.5
 //   polygon    a regular hexagon (edge offsets 0.4) padded by 0.1
 //   box        half extents (0.5, 0.4, 0.3), a six-face polytope: an extra row "box-<kind>" against
@@ -184,11 +184,11 @@ static void make_shapes(osc_convex* shapes[SHAPES]) {
         }
     if (osc_convex_create_polytope(&normals[0][0], offsets, 12, &shapes[OSC_CONVEX_POLYTOPE]) != OSC_OK)
         fail("osc_convex_create_polytope");
-    if (osc_convex_create_capsule(0.2, 0.8, &shapes[OSC_CONVEX_CAPSULE]) != OSC_OK) fail("capsule");
-    if (osc_convex_create_cylinder(0.3, 0.7, &shapes[OSC_CONVEX_CYLINDER]) != OSC_OK) fail("cylinder");
-    if (osc_convex_create_cone(1.0, 0.5, &shapes[OSC_CONVEX_CONE]) != OSC_OK) fail("cone");
-    const double P[9] = {4, 0, 0, 0, 2, 0, 0, 0, 9};
-    if (osc_convex_create_ellipsoid(P, &shapes[OSC_CONVEX_ELLIPSOID]) != OSC_OK) fail("ellipsoid");
+    if (osc_convex_create_capsule(0.2, 0.4, &shapes[OSC_CONVEX_CAPSULE]) != OSC_OK) fail("capsule");
+    if (osc_convex_create_cylinder(0.3, 0.35, &shapes[OSC_CONVEX_CYLINDER]) != OSC_OK) fail("cylinder");
+    if (osc_convex_create_cone(tan(0.5), 0.5, &shapes[OSC_CONVEX_CONE]) != OSC_OK) fail("cone");
+    if (osc_convex_create_ellipsoid(osc_v3(0.5, 1.0 / sqrt(2.0), 1.0 / 3.0), &shapes[OSC_CONVEX_ELLIPSOID]) != OSC_OK)
+        fail("ellipsoid");
     if (osc_convex_create_sphere(0.5, &shapes[OSC_CONVEX_SPHERE]) != OSC_OK) fail("sphere");
     double edges[6][2], edge_offsets[6];
     for (int k = 0; k < 6; ++k) {
@@ -763,17 +763,17 @@ int main(int argc, char** argv) {
                     "|---|---|---|---|---|---|---|\n");
     enum { RESTING = 500 };
     const double tilts[5] = {0.0, 1e-10, 1e-8, 1e-6, 1e-3};
-    // the body, its frame (a capsule and a cylinder lying on their axis x, a cylinder standing on it,
-    // a cone on its base, whose centre is at +H/4 along x, the polygon flat) and the height of its
-    // origin above the face when touching
+    // the body, its frame (a capsule and a cylinder lying, their axis z turned onto x by a quarter
+    // turn about y, a cylinder standing on it, a cone on its base, a quarter of its height below its
+    // origin, the polygon flat) and the height of its origin above the face when touching
     enum { RESTING_BODIES = 6 };
     const int resting_shapes[RESTING_BODIES] = {
         BOX, OSC_CONVEX_CAPSULE, OSC_CONVEX_CYLINDER, OSC_CONVEX_CYLINDER, OSC_CONVEX_CONE, OSC_CONVEX_POLYGON};
     const char* resting_names[RESTING_BODIES] = {"box",       "capsule", "cylinder", "cylinder-standing",
                                                  "cone-base", "polygon"};
     const double h = 0.7071067811865476;
-    const osc_quat resting_frames[RESTING_BODIES] = {{1, 0, 0, 0},  {1, 0, 0, 0}, {1, 0, 0, 0},
-                                                     {h, 0, -h, 0}, {h, 0, h, 0}, {1, 0, 0, 0}};
+    const osc_quat resting_frames[RESTING_BODIES] = {{1, 0, 0, 0}, {h, 0, h, 0}, {h, 0, h, 0},
+                                                     {1, 0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0}};
     const double resting_heights[RESTING_BODIES] = {0.3, 0.2, 0.3, 0.35, 0.25, 0.1};
     double* resting_times[2];
     for (int m = 0; m < 2; ++m) resting_times[m] = checked_calloc(RESTING, sizeof(double));

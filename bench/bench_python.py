@@ -3,8 +3,9 @@ benchmark bench_dcol run in the same session, and against the same C calls made 
 from this process.
 
 Workload (the shapes and pose distribution of bench/bench_dcol.c): the seven primitives (a regular
-dodecahedron of inradius 0.4, capsule 0.2 x 0.8, cylinder 0.3 x 0.7, cone 1.0 / 0.5 rad, ellipsoid
-P = diag(4, 2, 9), sphere 0.5, hexagon padded by 0.1), and for each ordered pair configurations with
+dodecahedron of inradius 0.4, capsule and cylinder of radius 0.2 and 0.3 and half-length 0.4 and
+0.35, cone of base radius tan(0.5) and half-length 0.5, ellipsoid of semi-axes (0.5, 1 / sqrt(2),
+1 / 3), sphere 0.5, hexagon padded by 0.1), and for each ordered pair configurations with
 A uniform in [-1, 1]^3, B at A + s u, u uniform in [-1, 1]^3, orientations uniform, s set so that
 the median configuration touches (alpha = 1). Every call computes all six Jacobians.
 
@@ -54,10 +55,10 @@ def shapes():
     hexagon = np.array([[np.cos(k * np.pi / 3), np.sin(k * np.pi / 3)] for k in range(6)])
     return {
         "polytope": osc.Convex.polytope(ico, np.full(12, 0.4)),
-        "capsule": osc.Convex.capsule(0.2, 0.8),
-        "cylinder": osc.Convex.cylinder(0.3, 0.7),
-        "cone": osc.Convex.cone(1.0, 0.5),
-        "ellipsoid": osc.Convex.ellipsoid(np.diag([4.0, 2.0, 9.0])),
+        "capsule": osc.Convex.capsule(0.2, 0.4),
+        "cylinder": osc.Convex.cylinder(0.3, 0.35),
+        "cone": osc.Convex.cone(np.tan(0.5), 0.5),
+        "ellipsoid": osc.Convex.ellipsoid([0.5, 1.0 / np.sqrt(2.0), 1.0 / 3.0]),
         "sphere": osc.Convex.sphere(0.5),
         "polygon": osc.Convex.polygon(hexagon, np.full(6, 0.4), 0.1),
     }

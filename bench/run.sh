@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs every benchmark program of the build and collects their figures, one JSON object per line,
-# into $BUILD/bench/results.jsonl (ARCHITECTURE.md §6). Peers are installed by bench/peers/setup.sh
+# into $BUILD/bench/results.jsonl (docs/architecture.md §6). Peers are installed by bench/peers/setup.sh
 # when a benchmark needs one; a peer that cannot be installed is reported as missing by that benchmark.
 set -eu
 BUILD=${1:-build}

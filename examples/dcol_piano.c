@@ -1,13 +1,14 @@
 // dcol_piano.c: push a capsule out of the walls of a hallway with d alpha / d pose. Copy this to start.
 //
-// Seed 001 §IV-A moves a "piano" round the corner of a hallway with the collision constraint
+// Tracy et al. 2023 §IV-A moves a "piano" round the corner of a hallway with the collision constraint
 // alpha >= 1 inside a trajectory optimiser. This is that idea in miniature: one pose, plain gradient
 // descent. DCOL's alpha is the least uniform scaling of both shapes (each about its own origin) at
 // which they touch: alpha < 1 is interpenetration, alpha >= 1 is free.
 //
 // The hallway, in the plane z = 0, 1 wide, turns left from +x to +y at the origin; its walls are
 // three boxes (south, east, and the inner corner block). The piano, a capsule of radius 0.1 and
-// length 1.2, starts jammed into the corner, poking into the south and east walls. We minimise
+// length 1.2 (half-length 0.6, its axis the body z axis, laid flat), starts jammed into the corner,
+// poking into the south and east walls. We minimise
 //
 //     f(pose) = sum over walls of max(0, margin - alpha)^2,   margin = 1.05,
 //
@@ -63,9 +64,9 @@ static osc_status cost(const scene* s, osc_pose piano, double* f, double grad[6]
     return OSC_OK;
 }
 
-/// Returns the piano's heading in the plane: the angle of its body x axis, in degrees.
+/// Returns the piano's heading in the plane: the angle of its axis (body z), in degrees.
 static double heading(osc_pose pose) {
-    osc_vec3 axis = osc_quat_rotate(pose.q, osc_v3(1.0, 0.0, 0.0));
+    osc_vec3 axis = osc_quat_rotate(pose.q, osc_v3(0.0, 0.0, 1.0));
     return atan2(axis.y, axis.x) * 180.0 / acos(-1.0);
 }
 
@@ -107,10 +108,13 @@ int main(void) {
         s.wall_poses[w] = osc_pose_make(centre[w], osc_quat_identity());
     }
 
-    // 2. the piano: a capsule along its body x axis, jammed into the corner at 20 degrees
-    TRY(osc_convex_create_capsule(0.1, 1.2, &s.piano));
-    osc_pose piano = osc_pose_make(osc_v3(0.15, -0.3, 0.0),
-                                   osc_quat_from_axis_angle(osc_v3(0.0, 0.0, 1.0), 20.0 * acos(-1.0) / 180.0));
+    // 2. the piano: a capsule along its body z axis, laid flat by a quarter turn about y (z onto x),
+    // then turned 20 degrees about the vertical, jammed into the corner
+    TRY(osc_convex_create_capsule(0.1, 0.6, &s.piano));
+    const double pi = acos(-1.0);
+    osc_quat flat = osc_quat_from_axis_angle(osc_v3(0.0, 1.0, 0.0), 0.5 * pi);
+    osc_quat turned = osc_quat_from_axis_angle(osc_v3(0.0, 0.0, 1.0), 20.0 * pi / 180.0);
+    osc_pose piano = osc_pose_make(osc_v3(0.15, -0.3, 0.0), osc_quat_mul(turned, flat));
 
     // 3. before optimising, check d alpha / d xi_piano against finite differences for each wall
     for (int w = 0; w < WALLS; ++w) {

@@ -241,19 +241,19 @@ osc_status osc_brep_create_revolved(const double* profile, int count, const osc_
     return st;
 }
 
-osc_status osc_brep_create_cylinder(double radius, double half_height, const osc_brep_settings* settings,
+osc_status osc_brep_create_cylinder(double radius, double half_length, const osc_brep_settings* settings,
                                     osc_brep** out) {
     const char* fn = "osc_brep_create_cylinder";
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
     *out = NULL;
     osc_status st = check_size(fn, "radius", radius);
-    if (st == OSC_OK) st = check_size(fn, "half_height", half_height);
+    if (st == OSC_OK) st = check_size(fn, "half_length", half_length);
     if (st != OSC_OK) return st;
-    double p[8] = {0, -half_height, radius, -half_height, radius, half_height, 0, half_height};
+    double p[8] = {0, -half_length, radius, -half_length, radius, half_length, 0, half_length};
     return osc_brep_create_revolved(p, 4, settings, out);
 }
 
-osc_status osc_brep_create_cone(double r_bottom, double r_top, double half_height, const osc_brep_settings* settings,
+osc_status osc_brep_create_cone(double r_bottom, double r_top, double half_length, const osc_brep_settings* settings,
                                 osc_brep** out) {
     const char* fn = "osc_brep_create_cone";
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
@@ -261,9 +261,9 @@ osc_status osc_brep_create_cone(double r_bottom, double r_top, double half_heigh
     // both radii positive: a cone apex is not supported by the builder, truncate it
     osc_status st = check_size(fn, "r_bottom", r_bottom);
     if (st == OSC_OK) st = check_size(fn, "r_top", r_top);
-    if (st == OSC_OK) st = check_size(fn, "half_height", half_height);
+    if (st == OSC_OK) st = check_size(fn, "half_length", half_length);
     if (st != OSC_OK) return st;
-    double p[8] = {0, -half_height, r_bottom, -half_height, r_top, half_height, 0, half_height};
+    double p[8] = {0, -half_length, r_bottom, -half_length, r_top, half_length, 0, half_length};
     return osc_brep_create_revolved(p, 4, settings, out);
 }
 

@@ -1,4 +1,4 @@
-// convex.c: the DCOL primitives (Tracy et al. 2023 §III-B): validation, the body-frame conic rows of
+// convex.c: the DCOL primitives (Tracy et al. 2023 §III-B): validation, the conic rows of
 // eqs. (10)-(28), vertices, support points and gauges. The conic program itself is in dcol.c.
 
 #include "convex_internal.h"
@@ -24,6 +24,8 @@ static osc_convex* convex_alloc(osc_convex_kind kind, int orthant_rows, int cone
     if (!shape) return NULL;
     double* cursor = (double*)(shape + 1);
     shape->kind = kind;
+    // the conic frame is the body frame unless the constructor says otherwise
+    for (int k = 0; k < 3; ++k) shape->conic_axes[k] = (signed char)(k + 1);
     shape->orthant_rows = orthant_rows;
     shape->cone_dim = cone_dim;
     shape->face_count = face_count;
@@ -270,7 +272,7 @@ static double max_vertex_norm(const osc_convex* shape) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// constructors; each writes the body-frame rows of its Tracy et al. 2023 equations (docs/dcol.md §2)
+// constructors; each writes the conic-frame rows of its Tracy et al. 2023 equations (docs/dcol.md §2)
 
 static void set_row(osc_convex* shape, int row, double y0, double y1, double y2, double alpha, double slack0,
                     double slack1) {
@@ -339,165 +341,115 @@ osc_status osc_convex_create_box(osc_vec3 half_extents, osc_convex** out) {
     return convex_make_polytope(__func__, normals, offsets, 6, out);
 }
 
-osc_status osc_convex_create_capsule(double radius, double length, osc_convex** out) {
+// the capsule's and cylinder's conic frame: x along the body's z (then y, z along the body's x, y)
+static void set_axis_along_z(osc_convex* shape) {
+    shape->conic_axes[0] = 3;
+    shape->conic_axes[1] = 1;
+    shape->conic_axes[2] = 2;
+}
+
+osc_status osc_convex_create_capsule(double radius, double half_length, osc_convex** out) {
     osc_status status = check_out(__func__, out);
     if (status == OSC_OK) status = check_size(__func__, "radius", radius);
-    if (status == OSC_OK) status = check_size(__func__, "length", length);
+    if (status == OSC_OK) status = check_size(__func__, "half_length", half_length);
     if (status != OSC_OK) return status;
     osc_convex* shape = convex_alloc(OSC_CONVEX_CAPSULE, 2, 4, 0, 0, 0);
     if (!shape) return osc_fail_in(__func__, OSC_ERR_NO_MEMORY);
+    set_axis_along_z(shape);
     shape->radius = radius;
-    shape->length = length;
+    shape->length = 2.0 * half_length;
     shape->slack_count = 1;
     // eq. (13): -alpha L/2 <= gamma <= alpha L/2
-    set_row(shape, 0, 0, 0, 0, -0.5 * length, 1.0, 0.0);
-    set_row(shape, 1, 0, 0, 0, -0.5 * length, -1.0, 0.0);
+    set_row(shape, 0, 0, 0, 0, -half_length, 1.0, 0.0);
+    set_row(shape, 1, 0, 0, 0, -half_length, -1.0, 0.0);
     // eq. (12): (alpha R, y - gamma e_x) in Q4
     set_row(shape, 2, 0, 0, 0, -radius, 0.0, 0.0);
     set_row(shape, 3, -1, 0, 0, 0, 1.0, 0.0);
     set_row(shape, 4, 0, -1, 0, 0, 0.0, 0.0);
     set_row(shape, 5, 0, 0, -1, 0, 0.0, 0.0);
-    shape->bounding_radius = 0.5 * length + radius;
+    shape->bounding_radius = half_length + radius;
     shape->inner_radius = radius;
     return finish(__func__, shape, out);
 }
 
-osc_status osc_convex_create_cylinder(double radius, double length, osc_convex** out) {
+osc_status osc_convex_create_cylinder(double radius, double half_length, osc_convex** out) {
     osc_status status = check_out(__func__, out);
     if (status == OSC_OK) status = check_size(__func__, "radius", radius);
-    if (status == OSC_OK) status = check_size(__func__, "length", length);
+    if (status == OSC_OK) status = check_size(__func__, "half_length", half_length);
     if (status != OSC_OK) return status;
     osc_convex* shape = convex_alloc(OSC_CONVEX_CYLINDER, 2, 3, 0, 0, 0);
     if (!shape) return osc_fail_in(__func__, OSC_ERR_NO_MEMORY);
+    set_axis_along_z(shape);
     shape->radius = radius;
-    shape->length = length;
+    shape->length = 2.0 * half_length;
     // eqs. (16)-(17): |y_x| <= alpha L / 2
-    set_row(shape, 0, 1, 0, 0, -0.5 * length, 0, 0);
-    set_row(shape, 1, -1, 0, 0, -0.5 * length, 0, 0);
+    set_row(shape, 0, 1, 0, 0, -half_length, 0, 0);
+    set_row(shape, 1, -1, 0, 0, -half_length, 0, 0);
     // eq. (12) with gamma = y_x, which eq. (13) always admits once (16)-(17) hold: (alpha R, y_y,
     // y_z) in Q3; the same set as the paper's with one variable fewer
     set_row(shape, 2, 0, 0, 0, -radius, 0, 0);
     set_row(shape, 3, 0, -1, 0, 0, 0, 0);
     set_row(shape, 4, 0, 0, -1, 0, 0, 0);
-    shape->bounding_radius = hypot(0.5 * length, radius);
-    shape->inner_radius = fmin(radius, 0.5 * length);
+    shape->bounding_radius = hypot(half_length, radius);
+    shape->inner_radius = fmin(radius, half_length);
     return finish(__func__, shape, out);
 }
 
-osc_status osc_convex_create_cone(double height, double half_angle, osc_convex** out) {
+osc_status osc_convex_create_cone(double radius, double half_length, osc_convex** out) {
     osc_status status = check_out(__func__, out);
-    if (status == OSC_OK) status = check_size(__func__, "height", height);
+    if (status == OSC_OK) status = check_size(__func__, "radius", radius);
+    if (status == OSC_OK) status = check_size(__func__, "half_length", half_length);
     if (status != OSC_OK) return status;
-    if (!(half_angle > 0.0 && half_angle < 0.5 * 3.14159265358979323846))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: half_angle is %g; it must lie in (0, pi/2)", __func__,
-                        half_angle);
     osc_convex* shape = convex_alloc(OSC_CONVEX_CONE, 1, 3, 0, 0, 0);
     if (!shape) return osc_fail_in(__func__, OSC_ERR_NO_MEMORY);
-    double slope = tan(half_angle);
+    // the paper's cone, apex at -3H/4 and base at H/4 along conic x, is the body's apex at +3H/4
+    // and base at -H/4 along z: conic x is body -z (then y, z are body x, -y, a rotation)
+    shape->conic_axes[0] = -3;
+    shape->conic_axes[1] = 1;
+    shape->conic_axes[2] = -2;
+    double height = 2.0 * half_length, slope = radius / height;
+    shape->radius = radius;
     shape->height = height;
-    shape->half_angle = half_angle;
-    shape->radius = height * slope;
+    shape->slope = slope;
     // eq. (20): y_x <= alpha H / 4
     set_row(shape, 0, 1, 0, 0, -0.25 * height, 0, 0);
-    // eq. (19): (tan(beta) (y_x + 3 alpha H / 4), y_y, y_z) in Q3
-    set_row(shape, 1, -slope, 0, 0, -0.75 * height * slope, 0, 0);
+    // eq. (19): (tan(beta) (y_x + 3 alpha H / 4), y_y, y_z) in Q3, tan(beta) = R / H
+    set_row(shape, 1, -slope, 0, 0, -0.75 * radius, 0, 0);
     set_row(shape, 2, 0, -1, 0, 0, 0, 0);
     set_row(shape, 3, 0, 0, -1, 0, 0, 0);
-    shape->bounding_radius = fmax(0.75 * height, hypot(0.25 * height, height * slope));
-    shape->inner_radius = fmin(0.25 * height, 0.75 * height * sin(half_angle));
+    shape->bounding_radius = fmax(0.75 * height, hypot(0.25 * height, radius));
+    // the base H/4 below the origin; the side 3H/4 sin(beta) = 3H/4 R / sqrt(H^2 + R^2) from it
+    shape->inner_radius = fmin(0.25 * height, 0.75 * height * (radius / hypot(height, radius)));
     return finish(__func__, shape, out);
 }
 
-osc_status osc_convex_create_ellipsoid(const double P[9], osc_convex** out) {
+osc_status osc_convex_create_ellipsoid(osc_vec3 radii, osc_convex** out) {
     osc_status status = check_out(__func__, out);
+    const char* names[3] = {"radii.x", "radii.y", "radii.z"};
+    for (int axis = 0; axis < 3 && status == OSC_OK; ++axis)
+        status = check_size(__func__, names[axis], osc_vec3_get(radii, axis));
     if (status != OSC_OK) return status;
-    if (!P) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: P is NULL", __func__);
-    for (int i = 0; i < 9; ++i)
-        if (!isfinite(P[i])) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: P[%d] is not finite", __func__, i);
-    // a diagonal entry lies between P's eigenvalues 1 / a^2 of the semi-axes a: one outside the
-    // range bounds a semi-axis outside it (before the factorisation, which such a P can defeat)
-    for (int i = 0; i < 3; ++i) {
-        double axis = 1.0 / sqrt(P[4 * i]);
-        if (P[4 * i] > 0.0 && !length_in_range(axis))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "%s: P[%d][%d] is %g, so the %s semi-axis is %s %g; a length must lie in "
-                            "[%g, %g]",
-                            __func__, i, i, P[4 * i], axis > 1.0 ? "largest" : "smallest",
-                            axis > 1.0 ? "at least" : "at most", axis, OSC_CONVEX_MIN_LENGTH, OSC_CONVEX_MAX_LENGTH);
-    }
-    double scale = 0.0;
-    for (int i = 0; i < 9; ++i) scale = fmax(scale, fabs(P[i]));
-    for (int i = 0; i < 3; ++i)
-        for (int j = i + 1; j < 3; ++j)
-            if (fabs(P[3 * i + j] - P[3 * j + i]) > 1e-12 * scale)
-                return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                                "%s: P is not symmetric (P[%d][%d] = %g, "
-                                "P[%d][%d] = %g)",
-                                __func__, i, j, P[3 * i + j], j, i, P[3 * j + i]);
-    // upper Cholesky factor, P = U^T U (Tracy et al. 2023 eq. (23)); a pivot below 1e-14 of the largest
-    // entry means P is not (numerically) positive definite
-    double U[3][3] = {{0}};
-    for (int i = 0; i < 3; ++i) {
-        double pivot = P[3 * i + i];
-        for (int k = 0; k < i; ++k) pivot -= U[k][i] * U[k][i];
-        if (!(pivot > 1e-14 * scale))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: P is not positive definite (pivot %d is %g)", __func__, i,
-                            pivot);
-        U[i][i] = sqrt(pivot);
-        for (int j = i + 1; j < 3; ++j) {
-            double value = P[3 * i + j];
-            for (int k = 0; k < i; ++k) value -= U[k][i] * U[k][j];
-            U[i][j] = value / U[i][i];
-        }
-    }
     osc_convex* shape = convex_alloc(OSC_CONVEX_ELLIPSOID, 0, 4, 0, 0, 0);
     if (!shape) return osc_fail_in(__func__, OSC_ERR_NO_MEMORY);
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-            shape->P[i][j] = 0.5 * (P[3 * i + j] + P[3 * j + i]);
-            shape->U[i][j] = U[i][j];
-        }
-    // V = U^-1 (upper triangular), so that P^-1 = V V^T
-    double(*V)[3] = shape->U_inverse;
-    for (int j = 0; j < 3; ++j) {
-        for (int i = j + 1; i < 3; ++i) V[i][j] = 0.0;
-        V[j][j] = 1.0 / U[j][j];
-        for (int i = j - 1; i >= 0; --i) {
-            double value = 0.0;
-            for (int k = i + 1; k <= j; ++k) value += U[i][k] * V[k][j];
-            V[i][j] = -value / U[i][i];
-        }
+    double largest = 0.0, smallest = INFINITY;
+    for (int i = 0; i < 3; ++i) {
+        double r = osc_vec3_get(radii, i);
+        shape->radii[i] = r;
+        shape->U[i][i] = 1.0 / r;
+        shape->U_inverse[i][i] = r;
+        largest = fmax(largest, r);
+        smallest = fmin(smallest, r);
     }
-    // the largest semi-axis is 1 / sqrt(lambda_min(P)): power iteration on P^-1 = U^-1 U^-T
-    osc_vec3 v = osc_v3(1.0, 0.7, 0.3);
-    double radius = 0.0;
-    for (int iteration = 0; iteration < 200; ++iteration) {
-        osc_vec3 w = osc_normalize(v);
-        // solve U^T a = w (forward), then U b = a (backward)
-        double a0 = w.x / U[0][0];
-        double a1 = (w.y - U[0][1] * a0) / U[1][1];
-        double a2 = (w.z - U[0][2] * a0 - U[1][2] * a1) / U[2][2];
-        double b2 = a2 / U[2][2];
-        double b1 = (a1 - U[1][2] * b2) / U[1][1];
-        double b0 = (a0 - U[0][1] * b1 - U[0][2] * b2) / U[0][0];
-        v = osc_v3(b0, b1, b2);
-        radius = sqrt(osc_length(v));
+    shape->bounding_radius = largest;
+    shape->inner_radius = smallest;
+    // eq. (23): (alpha, U y) in Q4 with U = diag(1 / radii), multiplied by the largest semi-axis
+    // rho so that every shape's rows measure lengths (the cone is unchanged by a positive factor)
+    set_row(shape, 0, 0, 0, 0, -largest, 0, 0);
+    for (int i = 0; i < 3; ++i) {
+        double row[3] = {0.0, 0.0, 0.0};
+        row[i] = -largest * shape->U[i][i];
+        set_row(shape, 1 + i, row[0], row[1], row[2], 0, 0, 0);
     }
-    shape->bounding_radius = radius;
-    // the smallest semi-axis is 1 / sqrt(lambda_max(P)): power iteration on P
-    v = osc_v3(0.3, 0.7, 1.0);
-    double largest = 0.0;
-    for (int iteration = 0; iteration < 200; ++iteration) {
-        osc_vec3 w = osc_normalize(v);
-        v = osc_v3(P[0] * w.x + P[1] * w.y + P[2] * w.z, P[3] * w.x + P[4] * w.y + P[5] * w.z,
-                   P[6] * w.x + P[7] * w.y + P[8] * w.z);
-        largest = osc_length(v);
-    }
-    shape->inner_radius = 1.0 / sqrt(largest);
-    // eq. (23): (alpha, U y) in Q4, multiplied by the largest semi-axis so that every shape's rows
-    // measure lengths (the cone is unchanged by a positive factor)
-    set_row(shape, 0, 0, 0, 0, -radius, 0, 0);
-    for (int i = 0; i < 3; ++i) set_row(shape, 1 + i, -radius * U[i][0], -radius * U[i][1], -radius * U[i][2], 0, 0, 0);
     return finish(__func__, shape, out);
 }
 
@@ -614,8 +566,8 @@ static osc_vec3 vertex_support(const osc_convex* shape, osc_vec3 d) {
     return osc_v3(v[0], v[1], v[2]);
 }
 
-// the support point in the body frame along the body direction d (non-zero)
-static osc_vec3 body_support(const osc_convex* shape, osc_vec3 d) {
+// the support point in the conic frame along the conic-frame direction d (non-zero)
+static osc_vec3 conic_support(const osc_convex* shape, osc_vec3 d) {
     osc_vec3 unit = osc_normalize(d);
     osc_vec3 radial = osc_normalize(osc_v3(0.0, d.y, d.z));
     switch (shape->kind) {
@@ -632,17 +584,10 @@ static osc_vec3 body_support(const osc_convex* shape, osc_vec3 d) {
             return osc_dot(apex, d) > osc_dot(rim, d) ? apex : rim;
         }
         case OSC_CONVEX_ELLIPSOID: {
-            // argmax d.y subject to y^T P y <= 1 is P^-1 d / sqrt(d^T P^-1 d); with P = U^T U and
-            // w = U^-T d that is U^-1 w / |w|
-            const double(*U)[3] = shape->U;
-            double w0 = d.x / U[0][0];
-            double w1 = (d.y - U[0][1] * w0) / U[1][1];
-            double w2 = (d.z - U[0][2] * w0 - U[1][2] * w1) / U[2][2];
-            double norm = sqrt(w0 * w0 + w1 * w1 + w2 * w2);
-            double y2 = w2 / U[2][2];
-            double y1 = (w1 - U[1][2] * y2) / U[1][1];
-            double y0 = (w0 - U[0][1] * y1 - U[0][2] * y2) / U[0][0];
-            return osc_scale(osc_v3(y0, y1, y2), 1.0 / norm);
+            // argmax d . y subject to |U y| <= 1 is U^-1 w / |w| with w = U^-T d; U = diag(1 / radii)
+            const double* r = shape->radii;
+            osc_vec3 w = osc_v3(r[0] * d.x, r[1] * d.y, r[2] * d.z);
+            return osc_scale(osc_v3(r[0] * w.x, r[1] * w.y, r[2] * w.z), 1.0 / osc_length(w));
         }
         case OSC_CONVEX_SPHERE: return osc_scale(unit, shape->radius);
         case OSC_CONVEX_POLYGON: return osc_add_scaled(vertex_support(shape, d), unit, shape->radius);
@@ -659,7 +604,8 @@ osc_vec3 osc_convex_support(const osc_convex* shape, osc_pose pose, osc_vec3 dir
         return osc_v3(NAN, NAN, NAN);
     osc_vec3 d = osc_quat_inv_rotate(pose.q, direction);
     if (!(osc_length_squared(d) > 0.0) || !osc_vec3_is_finite(d)) return pose.p;
-    return osc_pose_apply(pose, body_support(shape, d));
+    osc_vec3 conic = conic_support(shape, convex_body_to_conic(shape, d));
+    return osc_pose_apply(pose, convex_conic_to_body(shape, conic));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -697,9 +643,8 @@ static double polygon_gauge(const osc_convex* shape, osc_vec3 y) {
     return upper;
 }
 
-double osc_convex_gauge(const osc_convex* shape, osc_vec3 y) {
-    if (null_shape(__func__, shape)) return NAN;
-    if (!osc_vec3_is_finite(y)) return NAN; // (fmax would drop a NaN term)
+// the gauge of the conic-frame point y
+static double conic_gauge(const osc_convex* shape, osc_vec3 y) {
     double radial = hypot(y.y, y.z);
     switch (shape->kind) {
         case OSC_CONVEX_POLYTOPE: {
@@ -720,16 +665,21 @@ double osc_convex_gauge(const osc_convex* shape, osc_vec3 y) {
         case OSC_CONVEX_CYLINDER: return fmax(2.0 * fabs(y.x) / shape->length, radial / shape->radius);
         case OSC_CONVEX_CONE: {
             double H = shape->height;
-            return fmax(0.0, fmax(4.0 * y.x / H, 4.0 * (radial / tan(shape->half_angle) - y.x) / (3.0 * H)));
+            return fmax(0.0, fmax(4.0 * y.x / H, 4.0 * (radial / shape->slope - y.x) / (3.0 * H)));
         }
         case OSC_CONVEX_ELLIPSOID: {
-            const double(*U)[3] = shape->U;
-            return osc_length(
-                osc_v3(U[0][0] * y.x + U[0][1] * y.y + U[0][2] * y.z, U[1][1] * y.y + U[1][2] * y.z, U[2][2] * y.z));
+            const double* r = shape->radii;
+            return osc_length(osc_v3(y.x / r[0], y.y / r[1], y.z / r[2]));
         }
         case OSC_CONVEX_SPHERE: return osc_length(y) / shape->radius;
         case OSC_CONVEX_POLYGON: return polygon_gauge(shape, y);
         case OSC_CONVEX_INVALID: break;
     }
     return NAN;
+}
+
+double osc_convex_gauge(const osc_convex* shape, osc_vec3 y) {
+    if (null_shape(__func__, shape)) return NAN;
+    if (!osc_vec3_is_finite(y)) return NAN; // (fmax would drop a NaN term)
+    return conic_gauge(shape, convex_body_to_conic(shape, y));
 }

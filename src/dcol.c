@@ -43,8 +43,9 @@ osc_dcol_settings osc_dcol_settings_default(void) {
 // midpoint of the origins and scale the sum of the bounding radii, so the solver's constants
 // (the unit shift of its starting point, its residual tolerances) mean the same for every size
 // and place. Variables: x' (3), alpha, A's slacks / scale, B's slacks / scale. Rows: A's orthant,
-// B's orthant, A's cone, B's cone. A body row gbar (length units) becomes
-//     G_x = Q gbar_y,  G_alpha = gbar_alpha / scale,  G_slack = gbar_slack,  h = G_x . r'.
+// B's orthant, A's cone, B's cone. A shape's row gbar (length units, in its conic frame) becomes
+//     G_x = Q gbar_y,  G_alpha = gbar_alpha / scale,  G_slack = gbar_slack,  h = G_x . r'
+// with Q the world-from-conic-frame rotation: the pose's columns permuted (convex_internal.h).
 
 static void add_rows(dcol_problem* dp, int which, int first, int from, int count) {
     const dcol_body* body = &dp->body[which];
@@ -81,7 +82,7 @@ static void assemble(dcol_problem* dp, const osc_convex* a, osc_pose pose_a, con
     for (int which = 0; which < 2; ++which) {
         dcol_body* body = &dp->body[which];
         body->shape = shapes[which];
-        body->rotation = osc_quat_to_mat3(poses[which].q);
+        body->rotation = convex_conic_rotation(shapes[which], osc_quat_to_mat3(poses[which].q));
         body->origin = osc_scale(osc_sub(poses[which].p, dp->centre), 1.0 / dp->scale);
         body->slack_column = column;
         column += shapes[which]->slack_count;

@@ -55,7 +55,7 @@ typedef struct dcol_query {
 // orthant, A's cone, B's cone.
 typedef struct dcol_body {
     const osc_convex* shape;
-    osc_mat3 rotation;
+    osc_mat3 rotation;    // world from the shape's conic frame (convex_conic_rotation)
     osc_vec3 origin;      // r' (normalised)
     int slack_column;     // first slack variable
     int row_ranges[2][2]; // [orthant, cone] x [first, end) rows in the problem

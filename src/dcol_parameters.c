@@ -3,7 +3,8 @@
 // With u = H^-1 e_alpha and q = W^-2 G u, a change dG, dh of the problem data moves alpha by
 //     d alpha = -(z^T dG u + q^T (dG v - dh)),  v = (x', alpha, slacks')
 // (the implicit function theorem on the KKT system, contracted with the adjoint u). A shape's
-// parameters enter only its body-frame rows gbar, and in body terms the change of row i is
+// parameters enter only its rows gbar (in its conic frame, convex_internal.h), and in those terms
+// the change of row i is
 //     d alpha = sum_col dgbar_i,col D_i,col,  D_i,col = -(z_i U_col + q_i Y_col)
 // with U = (Q^T u_x, u_alpha / scale, u_slacks) and Y = (Q^T (x' - r'), alpha / scale, slacks').
 // Each kind then chains D through its conic rows (convex.c).
@@ -22,7 +23,7 @@ int osc_dcol_parameter_count(const osc_convex* shape) {
         case OSC_CONVEX_CAPSULE:
         case OSC_CONVEX_CYLINDER:
         case OSC_CONVEX_CONE: return 2;
-        case OSC_CONVEX_ELLIPSOID: return 9;
+        case OSC_CONVEX_ELLIPSOID: return 3;
         case OSC_CONVEX_POLYTOPE: return 4 * shape->face_count;
         case OSC_CONVEX_POLYGON: return 3 * shape->face_count + 1;
         case OSC_CONVEX_INVALID: break;
@@ -61,57 +62,26 @@ static void raw_halfspace_gradient(const double* a, double b, double k, const do
     *d_offset = g_b / k;
 }
 
-// ellipsoid: the rows (alpha rho, rho U y) hold U; with Gamma = d alpha / dU (upper) and
-// dU = Phi(U^-T dP U^-1) U (Phi: the upper triangle with half the diagonal),
-// d alpha / dP = U^-1 Phi(Gamma U^T) U^-T, symmetrised
-static void ellipsoid_gradient(const osc_convex* shape, double (*D)[CONVEX_COLUMNS], double* out) {
-    const double(*U)[3] = shape->U;
-    double rho = shape->bounding_radius;
-    double gamma[3][3] = {{0}};
-    for (int i = 0; i < 3; ++i)
-        for (int j = i; j < 3; ++j) gamma[i][j] = -rho * D[1 + i][j];
-    double m[3][3]; // Phi(Gamma U^T)
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-            double sum = 0.0;
-            for (int k = 0; k < 3; ++k) sum += gamma[i][k] * U[j][k];
-            m[i][j] = j > i ? sum : (j == i ? 0.5 * sum : 0.0);
-        }
-    // X = U^-1 m U^-T: solve U Y = m (upper, backward), then U X^T = Y^T
-    double y[3][3], x[3][3];
-    for (int c = 0; c < 3; ++c)
-        for (int i = 2; i >= 0; --i) {
-            double value = m[i][c];
-            for (int k = i + 1; k < 3; ++k) value -= U[i][k] * y[k][c];
-            y[i][c] = value / U[i][i];
-        }
-    for (int c = 0; c < 3; ++c) // column c of X^T = row c of X: U x_row = (Y^T) column c = Y row c
-        for (int i = 2; i >= 0; --i) {
-            double value = y[c][i];
-            for (int k = i + 1; k < 3; ++k) value -= U[i][k] * x[c][k];
-            x[c][i] = value / U[i][i];
-        }
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) out[3 * i + j] = 0.5 * (x[i][j] + x[j][i]);
-}
-
 static void shape_gradient(const osc_convex* shape, double (*D)[CONVEX_COLUMNS], double* out) {
     switch (shape->kind) {
         case OSC_CONVEX_SPHERE: // row 0: alpha column -R
             out[0] = -D[0][CONVEX_COLUMN_ALPHA];
             break;
         case OSC_CONVEX_CAPSULE:
-        case OSC_CONVEX_CYLINDER: // rows 0, 1: alpha column -L/2; row 2: -R
+        case OSC_CONVEX_CYLINDER: // (R, half_length): rows 0, 1: alpha column -half_length; row 2: -R
             out[0] = -D[2][CONVEX_COLUMN_ALPHA];
-            out[1] = -0.5 * (D[0][CONVEX_COLUMN_ALPHA] + D[1][CONVEX_COLUMN_ALPHA]);
+            out[1] = -(D[0][CONVEX_COLUMN_ALPHA] + D[1][CONVEX_COLUMN_ALPHA]);
             break;
-        case OSC_CONVEX_CONE: { // row 0: alpha -H/4; row 1: y_x -tan(beta), alpha -3 H tan(beta) / 4
-            double slope = tan(shape->half_angle), secant2 = 1.0 + slope * slope;
-            out[0] = -0.25 * D[0][CONVEX_COLUMN_ALPHA] - 0.75 * slope * D[1][CONVEX_COLUMN_ALPHA];
-            out[1] = -secant2 * (D[1][0] + 0.75 * shape->height * D[1][CONVEX_COLUMN_ALPHA]);
+        case OSC_CONVEX_CONE: // (R, half_length), H = 2 half_length: row 0: alpha -H/4; row 1: y_x
+                              // -R/H, alpha -3R/4
+            out[0] = -(D[1][0] / shape->height + 0.75 * D[1][CONVEX_COLUMN_ALPHA]);
+            out[1] = -0.5 * D[0][CONVEX_COLUMN_ALPHA] + 2.0 * shape->slope / shape->height * D[1][0];
             break;
-        }
-        case OSC_CONVEX_ELLIPSOID: ellipsoid_gradient(shape, D, out); break;
+        case OSC_CONVEX_ELLIPSOID: // radii: row 1 + i: y_i column -rho / r_i (rho, the largest, only
+                                   // scales the cone: alpha does not move with it)
+            for (int i = 0; i < 3; ++i)
+                out[i] = shape->bounding_radius * D[1 + i][i] / (shape->radii[i] * shape->radii[i]);
+            break;
         case OSC_CONVEX_POLYTOPE: { // row i: (a_i, -b_i)
             int m = shape->face_count;
             for (int i = 0; i < m; ++i)

@@ -2,7 +2,7 @@
 //
 // A jet carries a value, its gradient and its Hessian with respect to a 3D point. Every operation
 // applies the exact chain rule, so a formula written with jets returns the exact derivatives of
-// the function it computes (ARCHITECTURE.md §5). Every operation takes `order` (0: value,
+// the function it computes (docs/architecture.md §5). Every operation takes `order` (0: value,
 // 1: + gradient, 2: + Hessian); the callers are force-inlined with a constant order, so the compiler
 // removes the work that order does not need. Fields beyond `order` are left unset and never read.
 //

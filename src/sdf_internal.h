@@ -54,7 +54,7 @@ typedef struct sdf_psq {
 } sdf_psq;
 
 typedef struct sdf_cone {
-    double radius_bottom, radius_top, half_height;
+    double radius_bottom, radius_top, half_length;
     double side_normal[2]; // outward unit normal of the slanted side in the (q, z) half-plane
 } sdf_cone;
 

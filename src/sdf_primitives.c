@@ -171,7 +171,7 @@ static double segment_distance_2d(double q, double z, double ax, double az, doub
 
 void sdf_cone_eval(const sdf_leaf* leaf, osc_vec3 x, int order, jet* out) {
     const sdf_cone* c = &leaf->p.cone;
-    double h = c->half_height, r1 = c->radius_bottom, r2 = c->radius_top;
+    double h = c->half_length, r1 = c->radius_bottom, r2 = c->radius_top;
     double q = sqrt(x.x * x.x + x.y * x.y), z = x.z;
     // signed distances to the three supporting lines; inside the solid all are <= 0
     double line[3] = {-z - h, z - h, c->side_normal[0] * (q - r1) + c->side_normal[1] * (z + h)};
@@ -222,7 +222,7 @@ static osc_status create_cone(const char* function, double r1, double r2, double
     sdf_leaf leaf = {.kind = SDF_LEAF_CONE};
     leaf.p.cone.radius_bottom = r1;
     leaf.p.cone.radius_top = r2;
-    leaf.p.cone.half_height = h;
+    leaf.p.cone.half_length = h;
     double len = sqrt(4.0 * h * h + (r2 - r1) * (r2 - r1));
     leaf.p.cone.side_normal[0] = 2.0 * h / len;
     leaf.p.cone.side_normal[1] = (r1 - r2) / len;
@@ -231,29 +231,29 @@ static osc_status create_cone(const char* function, double r1, double r2, double
                            out);
 }
 
-osc_status osc_sdf_create_cylinder(double radius, double half_height, osc_sdf** out) {
+osc_status osc_sdf_create_cylinder(double radius, double half_length, osc_sdf** out) {
     const char* function = "osc_sdf_create_cylinder";
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
     osc_status status = OSC_OK;
     if ((status = sdf_check_length(function, "radius", radius)) ||
-        (status = sdf_check_length(function, "half_height", half_height)))
+        (status = sdf_check_length(function, "half_length", half_length)))
         return status;
-    return create_cone(function, radius, radius, half_height, out);
+    return create_cone(function, radius, radius, half_length, out);
 }
 
-osc_status osc_sdf_create_cone(double radius_bottom, double radius_top, double half_height, osc_sdf** out) {
+osc_status osc_sdf_create_cone(double radius_bottom, double radius_top, double half_length, osc_sdf** out) {
     const char* function = "osc_sdf_create_cone";
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
     *out = NULL;
     osc_status status = OSC_OK;
     if ((status = sdf_check_size(function, "radius_bottom", radius_bottom)) ||
         (status = sdf_check_size(function, "radius_top", radius_top)) ||
-        (status = sdf_check_length(function, "half_height", half_height)))
+        (status = sdf_check_length(function, "half_length", half_length)))
         return status;
     if (!(radius_bottom > 0.0 || radius_top > 0.0))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: radius_bottom and radius_top cannot both be 0", function);
-    return create_cone(function, radius_bottom, radius_top, half_height, out);
+    return create_cone(function, radius_bottom, radius_top, half_length, out);
 }
 
 // ---------------------------------------------------------------------------------------------

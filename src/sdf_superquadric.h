@@ -2,7 +2,7 @@
 // shared by the PSQ leaf (sdf_superquadric.c) and the XPSQ leaf (sdf_xpsq.c), where the shape
 // parameters vary with the spline parameter and are jets themselves. Never installed.
 //
-// Seed 000 eq. (1): f(x) = ((x/ax)^(2/e2) + (y/ay)^(2/e2))^(e2/e1) + (z/az)^(2/e1).
+// Beker et al. 2026 eq. (1): f(x) = ((x/ax)^(2/e2) + (y/ay)^(2/e2))^(e2/e1) + (z/az)^(2/e1).
 // f is homogeneous: f(l x) = l^(2/e1) f(x), so the surface point along the ray through x is at
 // x f(x)^(-e1/2) and the radial distance is phi = |x| (1 - f(x)^(-e1/2)).
 // For robustness (no overflow for far points and small exponents) it is computed from the scaled

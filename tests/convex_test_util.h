@@ -11,7 +11,8 @@
 #include <ctype.h>
 #include <stdbool.h>
 
-/// The seven kinds, in osc_convex_kind order, with sizes of order 1.
+/// The seven kinds, in osc_convex_kind order, with sizes of order 1 (the cone of height 1 and half
+/// angle 0.5 rad).
 static inline void make_test_shapes(osc_convex* shapes[OSC_CONVEX_KIND_COUNT]) {
     // a hexagonal prism with a slanted cap, the origin off-centre inside
     double normals[8 * 3], offsets[8];
@@ -30,11 +31,10 @@ static inline void make_test_shapes(osc_convex* shapes[OSC_CONVEX_KIND_COUNT]) {
     offsets[6] = 0.35;
     offsets[7] = 0.25;
     CHECK_STATUS(osc_convex_create_polytope(normals, offsets, 8, &shapes[OSC_CONVEX_POLYTOPE]), OSC_OK);
-    CHECK_STATUS(osc_convex_create_capsule(0.2, 0.8, &shapes[OSC_CONVEX_CAPSULE]), OSC_OK);
-    CHECK_STATUS(osc_convex_create_cylinder(0.3, 0.7, &shapes[OSC_CONVEX_CYLINDER]), OSC_OK);
-    CHECK_STATUS(osc_convex_create_cone(1.0, 0.5, &shapes[OSC_CONVEX_CONE]), OSC_OK);
-    double P[9] = {4.0, 0.5, 0.0, 0.5, 2.0, 0.1, 0.0, 0.1, 9.0};
-    CHECK_STATUS(osc_convex_create_ellipsoid(P, &shapes[OSC_CONVEX_ELLIPSOID]), OSC_OK);
+    CHECK_STATUS(osc_convex_create_capsule(0.2, 0.4, &shapes[OSC_CONVEX_CAPSULE]), OSC_OK);
+    CHECK_STATUS(osc_convex_create_cylinder(0.3, 0.35, &shapes[OSC_CONVEX_CYLINDER]), OSC_OK);
+    CHECK_STATUS(osc_convex_create_cone(tan(0.5), 0.5, &shapes[OSC_CONVEX_CONE]), OSC_OK);
+    CHECK_STATUS(osc_convex_create_ellipsoid(osc_v3(0.5, 0.7, 0.35), &shapes[OSC_CONVEX_ELLIPSOID]), OSC_OK);
     CHECK_STATUS(osc_convex_create_sphere(0.45, &shapes[OSC_CONVEX_SPHERE]), OSC_OK);
     double C[5 * 2], d[5];
     for (int i = 0; i < 5; ++i) {
@@ -56,6 +56,10 @@ static inline osc_quat random_rotation(test_rng* rng) {
     osc_quat q = {sqrt(1 - u1) * sin(u2), sqrt(1 - u1) * cos(u2), sqrt(u1) * sin(u3), sqrt(u1) * cos(u3)};
     return q;
 }
+
+/// A quarter turn about y, which takes a body's z axis to x: a capsule, cylinder or cone posed with
+/// q * axis_along_x() has its axis along q's x (lying down where q is upright).
+static inline osc_quat axis_along_x(void) { return osc_quat_from_axis_angle(osc_v3(0, 1, 0), 0.5 * TEST_PI); }
 
 /// A random pose with its position in the cube [-half, half]^3.
 static inline osc_pose random_pose(test_rng* rng, double half) {

@@ -7,6 +7,7 @@
 #define OSC_QUERY_FIXTURES_H
 
 #include "osculate/osculate.h"
+#include "test_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +71,7 @@ static inline void query_models_create(query_models* m) {
     FIXTURE_MUST(osc_body_create(&desc, &m->ball_body));
 
     FIXTURE_MUST(osc_convex_create_box(osc_v3(0.5, 0.4, 0.3), &m->convex_box));
-    FIXTURE_MUST(osc_convex_create_capsule(0.2, 0.8, &m->capsule));
+    FIXTURE_MUST(osc_convex_create_capsule(0.2, 0.4, &m->capsule));
 
     m->pair_ball.sdf = m->sphere;
     m->pair_box.sdf = m->box;
@@ -170,7 +171,12 @@ typedef struct dcol_answer {
     double gradient[12], alpha_value, parameters_a[64], parameters_b[64];
 } dcol_answer;
 
-static inline osc_pose dcol_pose_b(int i) { return fixture_pose(0.5 + 0.01 * (i % 64), 0.3, 0.1, 0.05 * (i % 64)); }
+// the capsule's pose: its axis (body z) turned onto the pose's x by a quarter turn about y
+static inline osc_pose dcol_pose_b(int i) {
+    osc_pose pose = fixture_pose(0.5 + 0.01 * (i % 64), 0.3, 0.1, 0.05 * (i % 64));
+    pose.q = osc_quat_mul(pose.q, osc_quat_from_axis_angle(osc_v3(0, 1, 0), 0.5 * TEST_PI));
+    return pose;
+}
 
 static inline osc_status query_dcol(const query_models* m, int i, dcol_answer* out) {
     memset(out, 0, sizeof *out);

@@ -1085,7 +1085,7 @@ static void test_public_arguments(void) {
         snprintf(what, sizeof what, "radius %s", shown[k]);
         CHECK_REFUSED(osc_brep_create_sphere(bad[k], NULL, &out), what);
         CHECK_REFUSED(osc_brep_create_cylinder(bad[k], 1.0, NULL, &out), what);
-        snprintf(what, sizeof what, "half_height %s", shown[k]);
+        snprintf(what, sizeof what, "half_length %s", shown[k]);
         CHECK_REFUSED(osc_brep_create_cylinder(1.0, bad[k], NULL, &out), what);
         CHECK_REFUSED(osc_brep_create_cone(1.0, 2.0, bad[k], NULL, &out), what);
         snprintf(what, sizeof what, "r_bottom %s", shown[k]);

@@ -14,7 +14,7 @@
 //     included) and does skip work;
 //  5. the batch equals the single call bit for bit, capacity handling included;
 //  6. smoothness sweeps through parallel faces, a slide, and a vertex leaving d_max (the paper's Fig. 10,
-//     ARCHITECTURE.md §5), with the hard pipeline shown to jump in the same sweeps;
+//     docs/architecture.md §5), with the hard pipeline shown to jump in the same sweeps;
 //  7. bad input: every documented status, with osc_last_error naming the argument;
 //  8. convex groups from SDF leaves, and blending recomputed independently from the unblended
 //     contacts of the same configuration;
@@ -1688,7 +1688,7 @@ static void test_groups(void) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 6. smoothness sweeps (Beker et al. 2026 Fig. 10, ARCHITECTURE.md §5)
+// 6. smoothness sweeps (Beker et al. 2026 Fig. 10, docs/architecture.md §5)
 //
 // Two boxes stacked 0.01 deep; the upper one is tilted through the parallel-face configuration,
 // slid along x until it overhangs the lower one's edge, and lifted through d_max. Each output is

@@ -1,6 +1,6 @@
 // test_math.c: math.h against hand-computed values, algebraic identities, an independent Rodrigues
 // formula, and its derivative helpers against central finite differences along the twist
-// convention of ARCHITECTURE §2 (xi = (dp, dtheta) on the left, in world coordinates).
+// convention of docs/architecture.md §2 (xi = (dp, dtheta) on the left, in world coordinates).
 //
 // Tolerances. Identities of O(1) quantities hold to a few ulps (measured: <= 6e-16), so they are
 // checked at 1e-14 relative to the size of the compared values (1e-15 where one rounding step is
@@ -396,7 +396,7 @@ static void test_pose_ops(void) {
     CHECK_MSG(worst / 10.0 < 1e-14, "pose identity error %g (points up to ~10)", worst);
 }
 
-// oracle: ARCHITECTURE §2, p <- p + dp and R <- exp([dtheta]x) R with Rodrigues' matrix
+// oracle: docs/architecture.md §2, p <- p + dp and R <- exp([dtheta]x) R with Rodrigues' matrix
 static void test_twist_convention(void) {
     double worst = 0.0;
     for (int t = 0; t < 1000; ++t) {

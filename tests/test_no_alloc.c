@@ -324,7 +324,7 @@ int main(void) {
     // DCOL's models are built first and queried before any other model is built: nothing has
     // started OpenMP when its threads = 1 batch runs
     FIXTURE_MUST(osc_convex_create_box(osc_v3(0.5, 0.4, 0.3), &models.convex_box));
-    FIXTURE_MUST(osc_convex_create_capsule(0.2, 0.8, &models.capsule));
+    FIXTURE_MUST(osc_convex_create_capsule(0.2, 0.4, &models.capsule));
     RUN(test_dcol);
     osc_convex_destroy(models.convex_box);
     osc_convex_destroy(models.capsule);

@@ -255,7 +255,7 @@ static void test_invalid_parameters(void) {
     EXPECT_INVALID(osc_sdf_create_box(osc_v3(1, 1, INFINITY), 0.0, &out_), "half_extents.z");
     EXPECT_INVALID(osc_sdf_create_capsule(0.0, 1.0, &out_), "radius");
     EXPECT_INVALID(osc_sdf_create_capsule(1.0, -1.0, &out_), "half_length");
-    EXPECT_INVALID(osc_sdf_create_cylinder(1.0, 0.0, &out_), "half_height");
+    EXPECT_INVALID(osc_sdf_create_cylinder(1.0, 0.0, &out_), "half_length");
     EXPECT_INVALID(osc_sdf_create_cone(0.0, 0.0, 1.0, &out_), "both be 0");
     EXPECT_INVALID(osc_sdf_create_cone(-0.1, 0.5, 1.0, &out_), "radius_bottom");
     EXPECT_INVALID(osc_sdf_create_torus(0.5, 0.5, &out_), "minor_radius");
@@ -285,7 +285,7 @@ static void test_length_ranges(void) {
     EXPECT_REFUSED(osc_sdf_create_box(osc_v3(1, big, 1), 0.0, &out_), "half_extents.y", value_text(big));
     EXPECT_REFUSED(osc_sdf_create_box(osc_v3(1, 1, small), 0.0, &out_), "half_extents.z", value_text(small));
     EXPECT_REFUSED(osc_sdf_create_capsule(1.0, big, &out_), "half_length", value_text(big));
-    EXPECT_REFUSED(osc_sdf_create_cylinder(1.0, small, &out_), "half_height", value_text(small));
+    EXPECT_REFUSED(osc_sdf_create_cylinder(1.0, small, &out_), "half_length", value_text(small));
     EXPECT_REFUSED(osc_sdf_create_cone(1.0, big, 1.0, &out_), "radius_top", value_text(big));
     EXPECT_REFUSED(osc_sdf_create_torus(big, 1.0, &out_), "major_radius", value_text(big));
     EXPECT_REFUSED(osc_sdf_create_ellipsoid(osc_v3(1e-200, 2e-200, 3e-200), &out_), "radii.x", value_text(1e-200));

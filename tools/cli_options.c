@@ -416,8 +416,8 @@ void cli_print_help(FILE* f, cli_command command) {
         case CLI_EVAL:
             fprintf(f, "usage: osculate eval SHAPE PARAMETERS... X Y Z\n"
                        "prints the value, gradient, Hessian and Lipschitz bound of a primitive at a point (JSON)\n"
-                       "shapes: sphere r | box hx hy hz rounding | capsule r half_length | cylinder r half_height |\n"
-                       "  cone r_bottom r_top half_height | torus major minor | halfspace nx ny nz offset |\n"
+                       "shapes: sphere r | box hx hy hz rounding | capsule r half_length | cylinder r half_length |\n"
+                       "  cone r_bottom r_top half_length | torus major minor | halfspace nx ny nz offset |\n"
                        "  ellipsoid rx ry rz | superquadric ax ay az eps1 eps2\n");
             break;
         case CLI_BAKE:

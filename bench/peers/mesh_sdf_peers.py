@@ -6,7 +6,7 @@ usage: mesh_sdf_peers.py MESH(.off|.obj) RESOLUTION [POINTS] [--peers LIST] [--p
 For each peer installed by bench/peers/setup.sh, measures on the given mesh (a) the time to build the peer's SDF of
 the mesh and (b) the evaluation throughput at POINTS (default 100000) random points drawn uniformly, with a fixed
 seed, from the mesh's bounding box grown by 10% (scaled by 1.1 about its centre; 5% each side). Prints one JSON
-object per figure, the format of bench/bench.h (ARCHITECTURE.md §6):
+object per figure, the format of bench/bench.h (docs/architecture.md §6):
 
     {"suite": "grid", "case": "<mesh> <peer>", "metric": ..., "value": ..., "unit": ...}
 

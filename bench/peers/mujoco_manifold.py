@@ -31,7 +31,7 @@ negative value that is not a duplicate (so at most sdf_initpoints contacts per p
 (--scale, default 1) before anything else. MuJoCo stores mesh vertices as float32.
 
 The poses. POSES holds per configuration 14 numbers: pA (xyz), qA (w x y z), pB, qB, world-from-body poses with the
-mesh file's coordinates as the body frame (osculate's convention, ARCHITECTURE.md §2). Formats: .npy (n x 14),
+mesh file's coordinates as the body frame (osculate's convention, docs/architecture.md §2). Formats: .npy (n x 14),
 .f64/.bin (raw native float64), else text (numbers separated by blanks, commas or new lines; '#' starts a comment).
 They are written into qpos of the two free joints as they are (quaternions normalised first, untimed). MuJoCo
 re-centres a mesh at its centroid and principal axes (mesh_pos, mesh_quat) but compensates through the geom's frame

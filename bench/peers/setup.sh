@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/peers/setup.sh BUILD: installs the peer libraries the benchmarks compare against (ARCHITECTURE.md §6) into
+# bench/peers/setup.sh BUILD: installs the peer libraries the benchmarks compare against (docs/architecture.md §6) into
 # a Python virtual environment at BUILD/peers/venv. Called by bench/run.sh (`make bench`); see README.md here.
 #
 # Each peer is installed independently: one that fails is reported as missing (with the reason) and the others go

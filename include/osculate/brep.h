@@ -227,13 +227,13 @@ OSC_API osc_status osc_brep_create_box(osc_vec3 half, const osc_brep_settings* s
 OSC_API osc_status osc_brep_create_revolved(const double* profile, int count, const osc_brep_settings* settings,
                                             osc_brep** out);
 
-/// A cylinder of radius `radius` and height 2 `half_height` (a revolved profile).
-OSC_API osc_status osc_brep_create_cylinder(double radius, double half_height, const osc_brep_settings* settings,
+/// A cylinder of radius `radius` and height 2 `half_length` (a revolved profile).
+OSC_API osc_status osc_brep_create_cylinder(double radius, double half_length, const osc_brep_settings* settings,
                                             osc_brep** out);
 
 /// A cone frustum from radius `r_bottom` at z = -h to `r_top` at z = +h (both > 0: a cone apex is not
 /// supported as a feature, truncate it).
-OSC_API osc_status osc_brep_create_cone(double r_bottom, double r_top, double half_height,
+OSC_API osc_status osc_brep_create_cone(double r_bottom, double r_top, double half_length,
                                         const osc_brep_settings* settings, osc_brep** out);
 
 /// A sphere of radius `radius` (one face, no edges).

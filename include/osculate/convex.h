@@ -7,25 +7,33 @@
 //
 // SUMMARY
 // - osc_convex: an immutable shape model, built once by one of the osc_convex_create_* functions
-//   and queried by any number of threads. It holds the paper's parameters, the shape's conic form
-//   (the constraints of Tracy et al. 2023 eqs. (10)-(28) written in the body frame, see docs/dcol.md) and
-//   what the support function needs (a polytope's vertices).
+//   and queried by any number of threads. It holds the shape's parameters, its conic form (the
+//   constraints of Tracy et al. 2023 eqs. (10)-(28), see docs/dcol.md) and what the support
+//   function needs (a polytope's vertices).
 // - Every shape contains its body origin strictly inside: DCOL scales a shape about its origin,
 //   and the scaled-intersection problem is feasible and bounded only when both origins are
 //   interior (Tracy et al. 2023 §III-A).
 // - osc_convex_support: the support point of a posed shape in a world direction, for GJK-style
 //   peers and tests.
 //
-// BODY FRAMES (Tracy et al. 2023 Fig. 2)
+// BODY FRAMES
+// The round kinds share the SDF module's conventions (sdf.h): an axis along body z, sizes as radii
+// and half-lengths, an ellipsoid by its semi-axes (turn any of them with the pose).
 //   polytope   { y : A y <= b }, b > 0, bounded; at most OSC_CONVEX_MAX_FACES halfspaces
-//   capsule    points within `radius` of the segment from (-length/2, 0, 0) to (length/2, 0, 0)
-//   cylinder   |y_x| <= length/2 and y_y^2 + y_z^2 <= radius^2
-//   cone       apex at (-3 height/4, 0, 0), flat face at y_x = height/4 (the origin is a quarter
-//              of the height from the flat face), half angle `half_angle` in (0, pi/2)
-//   ellipsoid  { y : y^T P y <= 1 }, P symmetric positive definite
+//   box        |y_i| <= half_extents_i (a polytope)
+//   capsule    points within `radius` of the segment from (0, 0, -half_length) to (0, 0, half_length)
+//   cylinder   |y_z| <= half_length and y_x^2 + y_y^2 <= radius^2
+//   cone       base disc of `radius` at y_z = -half_length / 2, apex at (0, 0, 3 half_length / 2):
+//              height 2 half_length, the origin at its centroid (below)
+//   ellipsoid  (y_x / r_x)^2 + (y_y / r_y)^2 + (y_z / r_z)^2 <= 1 for radii (r_x, r_y, r_z)
 //   sphere     |y| <= radius
 //   polygon    points within `radius` of the planar polygon { (u, v, 0) : C (u, v) <= d }, d > 0,
 //              bounded; at most OSC_CONVEX_MAX_FACES edges
+// The cone's origin is its centroid, a quarter of its height above the base, not the middle of
+// its axis, because DCOL scales each shape about its origin, so alpha depends on where the origin
+// is: the centroid is where Tracy et al. 2023 put it (eqs. (19)-(20)), so alpha is theirs for the
+// same cone. osc_sdf_create_cone(radius, 0, half_length) is the same solid with its origin on
+// the middle of the axis, half_length / 2 below this one's.
 //
 // ARGUMENTS
 // Every creator returns OSC_ERR_INVALID_ARGUMENT, with a message naming the function and the
@@ -36,11 +44,9 @@
 // NUMERIC ROBUSTNESS
 // Creation rejects non-finite numbers, non-positive sizes, a length outside [OSC_CONVEX_MIN_LENGTH,
 // OSC_CONVEX_MAX_LENGTH] (1e-100 to 1e100: the sizes given, a halfspace's offset over its normal's
-// length, a hull's point coordinates, and the shape's bounding and inner radii, so an ellipsoid's
-// semi-axes and a cone's base radius), a cone angle outside (0, pi/2), a matrix P that is not
-// symmetric positive definite (its Cholesky factor is cached), a polytope or polygon whose origin
-// is not strictly inside (b <= 0) or that is unbounded, and zero normals. Each message names the
-// argument and its value.
+// length, a hull's point coordinates, and the shape's bounding and inner radii), a polytope or
+// polygon whose origin is not strictly inside (b <= 0) or that is unbounded, and zero normals.
+// Each message names the argument and its value.
 
 #ifndef OSCULATE_CONVEX_H
 #define OSCULATE_CONVEX_H
@@ -56,9 +62,9 @@ extern "C" {
 /// constraint row on the stack.
 #define OSC_CONVEX_MAX_FACES 64
 
-/// The range of every length of a shape (a radius, length, height, half extent, a halfspace's
-/// offset b / |a|, a vertex's or point's coordinates, an ellipsoid's semi-axis, a cone's base
-/// radius, the bounding radius): creation refuses a shape with one outside, naming it and its
+/// The range of every length of a shape (a radius, half-length, half extent, a halfspace's
+/// offset b / |a|, a vertex's or point's coordinates, an ellipsoid's semi-axis, the bounding and
+/// inner radii): creation refuses a shape with one outside, naming it and its
 /// value. Within it a pair's size, its squares and the ratio of two shapes' sizes are
 /// representable; osc_dcol_proximity bounds those ratios further (dcol.h).
 #define OSC_CONVEX_MIN_LENGTH 1e-100
@@ -111,21 +117,26 @@ OSC_API osc_status osc_convex_create_hull_bounded(const double* points, int coun
 /// Creates the box |y_i| <= half_extents[i] as a six-face polytope.
 OSC_API osc_status osc_convex_create_box(osc_vec3 half_extents, osc_convex** out);
 
-/// Creates a capsule of `radius` around a segment of `length` along the body x axis (Tracy et al. 2023
-/// eqs. (12)-(13)); both > 0 (a capsule of length 0 is a sphere: use osc_convex_create_sphere).
-OSC_API osc_status osc_convex_create_capsule(double radius, double length, osc_convex** out);
+/// Creates a capsule: the points within `radius` of the segment from (0, 0, -half_length) to
+/// (0, 0, half_length) on the body z axis (Tracy et al. 2023 eqs. (12)-(13)); both > 0 (a capsule
+/// of half_length 0 is a sphere: use osc_convex_create_sphere).
+OSC_API osc_status osc_convex_create_capsule(double radius, double half_length, osc_convex** out);
 
-/// Creates a cylinder of `radius` and `length` along the body x axis (Tracy et al. 2023 eqs. (16)-(17));
-/// both > 0.
-OSC_API osc_status osc_convex_create_cylinder(double radius, double length, osc_convex** out);
+/// Creates a cylinder of `radius` whose axis runs from z = -half_length to z = half_length (Tracy
+/// et al. 2023 eqs. (16)-(17)); both > 0.
+OSC_API osc_status osc_convex_create_cylinder(double radius, double half_length, osc_convex** out);
 
-/// Creates a cone of `height` and half angle `half_angle` (radians, in (0, pi/2)) whose axis is
-/// the body x axis, apex at -3 height / 4 and flat face at +height / 4 (Tracy et al. 2023 eqs. (19)-(20)).
-OSC_API osc_status osc_convex_create_cone(double height, double half_angle, osc_convex** out);
+/// Creates a cone of base `radius` and height 2 `half_length` (both > 0) on the body z axis, its
+/// origin at its centroid: the base disc at z = -half_length / 2, the apex at z = 3 half_length / 2
+/// (Tracy et al. 2023 eqs. (19)-(20), half angle atan(radius / (2 half_length))). The origin is the
+/// centroid, not the middle of the axis, because DCOL scales the cone about it: this is the
+/// origin of Tracy et al., so alpha is theirs (BODY FRAMES above).
+OSC_API osc_status osc_convex_create_cone(double radius, double half_length, osc_convex** out);
 
-/// Creates the ellipsoid y^T P y <= 1 for a symmetric positive definite P (row-major [3][3]); its
-/// upper Cholesky factor U (P = U^T U, Tracy et al. 2023 eq. (23)) is computed once here.
-OSC_API osc_status osc_convex_create_ellipsoid(const double P[9], osc_convex** out);
+/// Creates the axis-aligned ellipsoid of semi-axes `radii` (each > 0) along the body x, y and z
+/// axes: (y_x / r_x)^2 + (y_y / r_y)^2 + (y_z / r_z)^2 <= 1 (Tracy et al. 2023 eq. (23) with
+/// P = diag(1 / radii^2)). Turn it with the pose.
+OSC_API osc_status osc_convex_create_ellipsoid(osc_vec3 radii, osc_convex** out);
 
 /// Creates a sphere of `radius` > 0.
 OSC_API osc_status osc_convex_create_sphere(double radius, osc_convex** out);

@@ -38,7 +38,7 @@
 // 4e-7 of its size; flat and nearly flat contacts keep the central point. Ask for a tolerance
 // above 1e-9 to have the central point everywhere.
 //
-// CONVENTIONS (docs/api.md)
+// CONVENTIONS (docs/api.md, docs/architecture.md §2)
 // Poses are world-from-body; each shape is scaled about its pose's position. Derivatives are
 // taken along left twists xi = (dp, dtheta) in world coordinates: 12 columns, A's twist first.
 // Jacobians are row-major [rows][12]. The normal is the unit outward normal of scaled shape A at x
@@ -184,16 +184,15 @@ OSC_API osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a,
                                            const osc_dcol_settings* settings, double* alpha, double gradient[12]);
 
 /// Returns the number of shape parameters osc_dcol_alpha_parameter_gradient reports for `shape`:
-/// sphere 1 (R); capsule and cylinder 2 (R, L); cone 2 (H, half_angle); ellipsoid 9 (P, row-major);
-/// polytope 4m (the normals as given [m][3], then the offsets [m]); polygon 3m + 1 (the edge
-/// normals as given [m][2], the edge offsets [m], then R). 0 for a NULL shape, with a message in
-/// osc_last_error() naming it.
+/// the constructor's arguments (convex.h): sphere 1 (radius); capsule, cylinder and cone 2 (radius,
+/// half_length); ellipsoid 3 (radii); polytope 4m (the normals as given [m][3], then the offsets
+/// [m]); polygon 3m + 1 (the edge normals as given [m][2], the edge offsets [m], then radius). 0
+/// for a NULL shape, with a message in osc_last_error() naming it.
 OSC_API int osc_dcol_parameter_count(const osc_convex* shape);
 
 /// Returns OSC_OK and writes alpha (nullable) and d alpha / d(shape parameters) of `a` into
 /// `gradient_a` and of `b` into `gradient_b` (each nullable, osc_dcol_parameter_count entries, in
-/// its order). One adjoint solve after the solve (docs/dcol.md §4.4). For an ellipsoid the nine
-/// entries are the derivative along symmetric perturbations of P (symmetrised). It always solves
+/// its order). One adjoint solve after the solve (docs/dcol.md §4.4). It always solves
 /// for the central point (§3.4), so at a point contact its alpha is above osc_dcol_proximity's
 /// exact one by at most that point's duality gap (§3.7). Same errors as osc_dcol_proximity.
 OSC_API osc_status osc_dcol_alpha_parameter_gradient(const osc_convex* a, osc_pose pose_a, const osc_convex* b,

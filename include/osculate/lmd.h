@@ -23,7 +23,7 @@
 //    centre, coaxial cones of equal angle, and the circular edges of such faces, or a circle lying
 //    parallel to a plane: the contact set is sampled with `conformal_samples` points per curve.
 //
-// CONVENTIONS (docs/api.md)
+// CONVENTIONS (docs/api.md, docs/architecture.md §2)
 // Poses are world-from-body. The normal points from A's footpoint to B's. A contact's distance is
 // the signed gap g = d - eps_a - eps_b of eq. 1.19 (d the footpoints' distance; negative: the
 // dilated solids interpenetrate). Its Jacobian is taken along twists (dp, dtheta) applied on the

@@ -29,7 +29,7 @@
 // - osc_manifold_collide_batch: many pose pairs for the same two bodies over threads, each result
 //   identical bit for bit to osc_manifold_collide's.
 //
-// CONVENTIONS (docs/api.md)
+// CONVENTIONS (docs/api.md, docs/architecture.md §2)
 // Poses are world-from-body. The distance is signed: negative is penetration. The normal is a unit vector
 // pointing from A to B. Pose derivatives are taken along left twists xi = (dp, dtheta) in world
 // coordinates, 12 columns: body A's twist first, then B's. A contact Jacobian J_X (3 x 6) maps a
@@ -125,7 +125,7 @@ OSC_API void osc_body_vertex_groups(const osc_body* body, int32_t* vertex_groups
 
 /// Settings of the pipeline; get them from osc_manifold_settings_default(). Lengths and
 /// temperatures are in the caller's units; the defaults suit bodies about 1 unit across.
-/// A temperature of 0 selects the hard operator (ARCHITECTURE.md §2).
+/// A temperature of 0 selects the hard operator (docs/architecture.md §2).
 typedef struct osc_manifold_settings {
     double d_max;             ///< contacts saturate at this distance and the broad phase skips
                               ///< features beyond it (>= 0; default 0.02)

@@ -161,12 +161,15 @@ OSC_API osc_status osc_sdf_create_box(osc_vec3 half_extents, double rounding, os
 /// (0,0,half_length), half_length >= 0.
 OSC_API osc_status osc_sdf_create_capsule(double radius, double half_length, osc_sdf** out);
 
-/// Creates a cylinder of `radius` > 0 whose axis runs from z = -half_height to z = half_height.
-OSC_API osc_status osc_sdf_create_cylinder(double radius, double half_height, osc_sdf** out);
+/// Creates a cylinder of `radius` > 0 whose axis runs from z = -half_length to z = half_length.
+OSC_API osc_status osc_sdf_create_cylinder(double radius, double half_length, osc_sdf** out);
 
-/// Creates a capped cone (frustum) with radius `radius_bottom` at z = -half_height and
-/// `radius_top` at z = half_height; radii >= 0, not both 0. A radius of 0 gives a pointed cone.
-OSC_API osc_status osc_sdf_create_cone(double radius_bottom, double radius_top, double half_height, osc_sdf** out);
+/// Creates a capped cone (frustum) with radius `radius_bottom` at z = -half_length and
+/// `radius_top` at z = half_length; radii >= 0, not both 0. A radius of 0 gives a pointed cone.
+/// Its origin is the middle of the axis. DCOL's osc_convex_create_cone(radius, half_length) is the
+/// pointed cone (radius, 0, half_length) with its origin at its centroid instead, a quarter of
+/// the height above the base, because DCOL scales a shape about its origin (convex.h).
+OSC_API osc_status osc_sdf_create_cone(double radius_bottom, double radius_top, double half_length, osc_sdf** out);
 
 /// Creates a Menger sponge of `levels` (0..8; 0 is the cube) filling the cube |x|_inf <= half_size
 /// (Al-Ameri 2025 §5.2's fractal benchmark shape): a 1-Lipschitz bound on the distance, exact outside

@@ -20,7 +20,7 @@
 //   the intersection, rounded at the scale tau), and the point and its signed distance m come with
 //   their derivatives with respect to both poses by the implicit function theorem (docs/sdf_pair.md).
 //
-// CONVENTIONS (docs/api.md)
+// CONVENTIONS (docs/api.md, docs/architecture.md §2)
 // Poses are world-from-body. The normal is the unit gradient of A - B, pointing from A towards B.
 // The distance is max(A, B) at the point (m in smooth mode): signed, negative inside both (the
 // penetration), as every family's. Jacobians are row-major [rows][12], A's twist first.

@@ -1,14 +1,16 @@
-"""Seed 001's piano movers in miniature, in JAX: a trajectory of a capsule ("piano") round the
+"""Tracy et al. 2023's piano movers in miniature, in JAX: a trajectory of a capsule ("piano") round the
 corner of a hallway, optimised with DCOL collision constraints alpha >= 1.
 
 The hallway and the piano are those of examples/dcol_piano.c: in the plane z = 0, a corridor 1
 wide runs along x (y in [-0.5, 0.5]) and turns left into one along y (x in [-0.5, 0.5]); its walls
 are three boxes (south, east, and the inner corner block). The piano is a capsule of radius 0.1
-and length 1.2. It must go from (-2.2, 0) heading along x to (0, 2.2) heading along y.
+and length 1.2 (half-length 0.6 along its body z, laid flat). It must go from (-2.2, 0) heading
+along x to (0, 2.2) heading along y.
 
-The trajectory is K planar waypoints (x, y, heading), the ends fixed; each becomes a pose
-(x, y, 0, cos(h/2), 0, 0, sin(h/2)) and osculate.jax.dcol_alpha gives alpha of every (wall,
-waypoint) pair in one batched C call, differentiable through the pose. We minimise
+The trajectory is K planar waypoints (x, y, heading), the ends fixed; each becomes a pose whose
+rotation is a quarter turn about y (the axis z onto x) then h about z, the quaternion
+sqrt(1/2) (cos(h/2), -sin(h/2), cos(h/2), sin(h/2)), and osculate.jax.dcol_alpha gives alpha of
+every (wall, waypoint) pair in one batched C call, differentiable through the pose. We minimise
 
     sum_k |w_{k+1} - w_k|^2  +  rho sum_{k, wall} max(0, margin - alpha_k,wall)^2
 
@@ -32,7 +34,7 @@ WALL_HALF = [(2.0, 0.25, 1.0), (0.25, 2.25, 1.0), (1.25, 1.25, 1.0)]
 WALL_CENTRE = [(-1.25, -0.75, 0.0), (0.75, 1.25, 0.0), (-1.75, 1.75, 0.0)]
 walls = [osc.Convex.box(h) for h in WALL_HALF]
 wall_poses = jnp.array([osc.pose(c) for c in WALL_CENTRE])
-piano = osc.Convex.capsule(0.1, 1.2)
+piano = osc.Convex.capsule(0.1, 0.6)
 
 K = 16
 MARGIN = 1.02
@@ -45,7 +47,8 @@ def poses(waypoints):
     """[K, 3] planar waypoints -> [K, 7] poses."""
     x, y, h = waypoints[:, 0], waypoints[:, 1], waypoints[:, 2]
     zero = jnp.zeros_like(x)
-    return jnp.stack([x, y, zero, jnp.cos(h / 2), zero, zero, jnp.sin(h / 2)], axis=1)
+    c, s = jnp.sqrt(0.5) * jnp.cos(h / 2), jnp.sqrt(0.5) * jnp.sin(h / 2)
+    return jnp.stack([x, y, zero, c, -s, c, s], axis=1)
 
 
 def alphas(waypoints):

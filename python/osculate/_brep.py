@@ -1,6 +1,6 @@
 """Exact CAD solids in boundary representation (brep.h) and the local minimal distances between two
 of them (lmd.h, Crozet 2017). Poses are [7] arrays (px, py, pz, qw, qx, qy, qz), world-from-body; the
-gap's gradient has 12 columns along the left twists (dp, dtheta) of A then B (ARCHITECTURE.md §2);
+gap's gradient has 12 columns along the left twists (dp, dtheta) of A then B (docs/architecture.md §2);
 osculate.pair_jacobian_to_pq converts it to raw pose components."""
 
 import ctypes as C
@@ -278,19 +278,19 @@ class Brep(_Model):
                            C.byref(s)))
 
     @classmethod
-    def cylinder(cls, radius, half_height, **settings):
-        """A cylinder of `radius` from z = -half_height to +half_height."""
+    def cylinder(cls, radius, half_length, **settings):
+        """A cylinder of `radius` from z = -half_length to +half_length."""
         s = _brep_settings(settings)
-        return cls(_create(lib.osc_brep_create_cylinder, float(radius), float(half_height),
+        return cls(_create(lib.osc_brep_create_cylinder, float(radius), float(half_length),
                            C.byref(s)))
 
     @classmethod
-    def cone(cls, radius_bottom, radius_top, half_height, **settings):
-        """A cone frustum from radius_bottom at z = -half_height to radius_top at +half_height
+    def cone(cls, radius_bottom, radius_top, half_length, **settings):
+        """A cone frustum from radius_bottom at z = -half_length to radius_top at +half_length
         (both > 0: an apex is not supported, truncate it)."""
         s = _brep_settings(settings)
         return cls(_create(lib.osc_brep_create_cone, float(radius_bottom), float(radius_top),
-                           float(half_height), C.byref(s)))
+                           float(half_length), C.byref(s)))
 
     @classmethod
     def sphere(cls, radius, **settings):

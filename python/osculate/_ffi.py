@@ -476,7 +476,7 @@ _prototypes = {
     "osc_convex_create_capsule": (ST, [D, D, PS]),
     "osc_convex_create_cylinder": (ST, [D, D, PS]),
     "osc_convex_create_cone": (ST, [D, D, PS]),
-    "osc_convex_create_ellipsoid": (ST, [DP, PS]),
+    "osc_convex_create_ellipsoid": (ST, [Vec3, PS]),
     "osc_convex_create_sphere": (ST, [D, PS]),
     "osc_convex_create_polygon": (ST, [DP, DP, I, D, PS]),
     "osc_convex_destroy": (None, [P]),

@@ -161,13 +161,13 @@ class SDF(_Model):
         return cls(_create(lib.osc_sdf_create_capsule, float(radius), float(half_length)))
 
     @classmethod
-    def cylinder(cls, radius, half_height):
-        return cls(_create(lib.osc_sdf_create_cylinder, float(radius), float(half_height)))
+    def cylinder(cls, radius, half_length):
+        return cls(_create(lib.osc_sdf_create_cylinder, float(radius), float(half_length)))
 
     @classmethod
-    def cone(cls, radius_bottom, radius_top, half_height):
+    def cone(cls, radius_bottom, radius_top, half_length):
         return cls(_create(lib.osc_sdf_create_cone, float(radius_bottom), float(radius_top),
-                           float(half_height)))
+                           float(half_length)))
 
     @classmethod
     def menger(cls, half_size, levels):

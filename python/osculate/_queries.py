@@ -1,7 +1,7 @@
 """Queries: DCOL between convex primitives (convex.h, dcol.h), contact manifolds between bodies
 (manifold.h), collision points between SDFs (sdf_pair.h), rays against implicit surfaces
 (implicit.h, ray.h). Poses are [7] arrays (px, py, pz, qw, qx, qy, qz), world-from-body; every
-pose Jacobian has 12 columns along the left twists (dp, dtheta) of A then B (ARCHITECTURE.md §2);
+pose Jacobian has 12 columns along the left twists (dp, dtheta) of A then B (docs/architecture.md §2);
 osculate.pair_jacobian_to_pq converts them to raw pose components."""
 
 import contextlib
@@ -35,7 +35,8 @@ KIND_INVALID = -1
 
 class Convex(_Model):
     """A convex primitive of DCOL (osc_convex) in its body frame; its origin is strictly inside.
-    Build with the class methods."""
+    Build with the class methods. The round kinds follow the SDF constructors' conventions: an
+    axis along body z, sizes as radii and half-lengths, an ellipsoid by its semi-axes."""
 
     _destroy = lib.osc_convex_destroy
 
@@ -70,25 +71,27 @@ class Convex(_Model):
         return cls(_create(lib.osc_convex_create_box, F.vec3(half_extents, "half_extents")))
 
     @classmethod
-    def capsule(cls, radius, length):
-        """Points within radius of the segment of `length` along the body x axis."""
-        return cls(_create(lib.osc_convex_create_capsule, float(radius), float(length)))
+    def capsule(cls, radius, half_length):
+        """Points within radius of the segment from (0, 0, -half_length) to (0, 0, half_length)."""
+        return cls(_create(lib.osc_convex_create_capsule, float(radius), float(half_length)))
 
     @classmethod
-    def cylinder(cls, radius, length):
-        """Axis along body x."""
-        return cls(_create(lib.osc_convex_create_cylinder, float(radius), float(length)))
+    def cylinder(cls, radius, half_length):
+        """A cylinder of radius whose axis runs from z = -half_length to z = half_length."""
+        return cls(_create(lib.osc_convex_create_cylinder, float(radius), float(half_length)))
 
     @classmethod
-    def cone(cls, height, half_angle):
-        """Axis along body x, apex at -3 height / 4, flat face at height / 4."""
-        return cls(_create(lib.osc_convex_create_cone, float(height), float(half_angle)))
+    def cone(cls, radius, half_length):
+        """A cone of base radius and height 2 half_length along body z, its origin at its centroid
+        (where DCOL scales it, as Tracy et al. 2023 do): the base at z = -half_length / 2, the apex
+        at z = 3 half_length / 2. SDF.cone(radius, 0, half_length) is the same solid centred on the
+        middle of its axis."""
+        return cls(_create(lib.osc_convex_create_cone, float(radius), float(half_length)))
 
     @classmethod
-    def ellipsoid(cls, P):
-        """{y : y^T P y <= 1} for a symmetric positive definite P [3, 3]."""
-        m = F.array(P, np.float64, (3, 3), "P")
-        return cls(_create(lib.osc_convex_create_ellipsoid, F.ptr(m)))
+    def ellipsoid(cls, radii):
+        """The axis-aligned ellipsoid of semi-axes radii [3] along body x, y, z."""
+        return cls(_create(lib.osc_convex_create_ellipsoid, F.vec3(radii, "radii")))
 
     @classmethod
     def sphere(cls, radius):
@@ -285,8 +288,9 @@ def dcol_alpha_gradient(a, pose_a, b, pose_b, **settings):
 
 def dcol_parameter_gradient(a, pose_a, b, pose_b, **settings):
     """(alpha, d alpha / d params of a, d alpha / d params of b) in the order of
-    osc_dcol_parameter_count: sphere (R); capsule, cylinder (R, L); cone (H, half_angle);
-    ellipsoid P [9]; polytope normals [m*3] then offsets [m]; polygon normals, offsets, R."""
+    osc_dcol_parameter_count, the constructors' arguments: sphere (radius); capsule, cylinder, cone
+    (radius, half_length); ellipsoid radii [3]; polytope normals [m*3] then offsets [m]; polygon
+    normals, offsets, radius."""
     a, b = _convex(a, "a"), _convex(b, "b")
     s = _dcol_settings(settings)
     alpha = C.c_double()

@@ -170,9 +170,9 @@ def models(osc):
     m["bvh"] = m["mesh"].bvh()
     m["grid"] = osc.Grid.from_sdf(osc.SDF.sphere(0.5), resolution=12)
     m["body"] = osc.Body(m["mesh"], sdf=osc.SDF.sphere(0.5))
-    m["convex"] = [osc.Convex.box([0.5, 0.4, 0.3]), osc.Convex.capsule(0.2, 0.8),
-                   osc.Convex.sphere(0.4), osc.Convex.cone(1.0, 0.4),
-                   osc.Convex.cylinder(0.3, 0.6)]
+    m["convex"] = [osc.Convex.box([0.5, 0.4, 0.3]), osc.Convex.capsule(0.2, 0.4),
+                   osc.Convex.sphere(0.4), osc.Convex.cone(np.tan(0.4), 0.5),
+                   osc.Convex.cylinder(0.3, 0.3)]
     m["lens"] = osc.Implicit.sag(0.5, diameter=1.0, conic=-0.5)
     m["implicit"] = osc.Implicit.from_sdf(osc.SDF.sphere(0.5))
     m["breps"] = [osc.Brep.box([1.0, 1.0, 0.5]), osc.Brep.sphere(0.3),
@@ -225,7 +225,7 @@ def entries(osc):
             return osc.Convex.polytope(a.array(np.vstack([np.eye(3), -np.eye(3)])),
                                        a.array(np.full(6, 0.5))).vertices
         if k == 1:
-            return osc.Convex.ellipsoid(a.array(np.diag([4.0, 1.0, 2.0]))).bounding_radius
+            return osc.Convex.ellipsoid(a.array(np.array([0.5, 1.0, np.sqrt(0.5)]))).bounding_radius
         if k == 2:
             return osc.Convex.polygon(a.array(np.array([[1.0, 0], [0, 1], [-1, 0], [0, -1]])),
                                       a.array(np.full(4, 0.5)), a.real(0.01, 0.5)).vertices

@@ -6,16 +6,15 @@ import osculate as osc
 
 
 def shapes():
-    P = np.array([[4.0, 0.5, 0.0], [0.5, 9.0, 0.3], [0.0, 0.3, 16.0]])
     sq = np.array([[1, 0], [0, 1], [-1, 0], [0, -1]], dtype=float)
     cube_n = np.vstack([np.eye(3), -np.eye(3)])
     return {
         "polytope": osc.Convex.polytope(cube_n, [0.3, 0.2, 0.4, 0.3, 0.2, 0.4]),
         "box": osc.Convex.box([0.5, 0.4, 0.3]),
-        "capsule": osc.Convex.capsule(0.2, 0.8),
-        "cylinder": osc.Convex.cylinder(0.25, 0.6),
-        "cone": osc.Convex.cone(0.8, 0.4),
-        "ellipsoid": osc.Convex.ellipsoid(P),
+        "capsule": osc.Convex.capsule(0.2, 0.4),
+        "cylinder": osc.Convex.cylinder(0.25, 0.3),
+        "cone": osc.Convex.cone(0.8 * np.tan(0.4), 0.4),  # height 0.8, half angle 0.4
+        "ellipsoid": osc.Convex.ellipsoid([0.5, 1.0 / 3.0, 0.25]),
         "sphere": osc.Convex.sphere(0.3),
         "polygon": osc.Convex.polygon(sq, [0.3, 0.3, 0.3, 0.3], 0.05),
     }
@@ -30,7 +29,7 @@ def test_constructors_and_properties():
     assert s["box"].bounding_radius == pytest.approx(np.linalg.norm([0.5, 0.4, 0.3]))
     np.testing.assert_allclose(s["sphere"].support(osc.pose([1, 2, 3]), [0, 0, 5]), [1, 2, 3.3])
     assert s["box"].gauge([0.25, 0, 0]) == pytest.approx(0.5)
-    assert s["capsule"].parameter_count == 2 and s["ellipsoid"].parameter_count == 9
+    assert s["capsule"].parameter_count == 2 and s["ellipsoid"].parameter_count == 3
     assert s["polytope"].parameter_count == 24 and s["polygon"].parameter_count == 13
     rng = np.random.default_rng(3)
     pts = rng.normal(size=(30, 3))
@@ -90,17 +89,19 @@ def test_jacobians_match_twist_differences(na, nb):
 
 
 def test_parameter_gradient_of_radii():
-    a, b = osc.Convex.sphere(0.3), osc.Convex.capsule(0.2, 0.8)
-    # the capsule's end cap faces the sphere, so both radius and length matter
-    pa, pb = osc.pose(), osc.pose([0.8, 0.1, 0.05], osc.axis_angle_quaternion([0, 0, 1], 0.3))
+    a, b = osc.Convex.sphere(0.3), osc.Convex.capsule(0.2, 0.4)
+    # the capsule lies along x (its axis z turned onto x by a quarter turn about y), turned 0.3
+    # about z: its end cap faces the sphere, so both radius and half-length matter
+    lying = osc.pose([0.8, 0.1, 0.05], osc.axis_angle_quaternion([0, 1, 0], np.pi / 2))
+    pa, pb = osc.pose(), osc.apply_twist(lying, [0, 0, 0, 0, 0, 0.3])
     alpha, ga, gb = osc.dcol_parameter_gradient(a, pa, b, pb)
     h = 1e-6
     fd_r = (osc.dcol(osc.Convex.sphere(0.3 + h), pa, b, pb).alpha -
             osc.dcol(osc.Convex.sphere(0.3 - h), pa, b, pb).alpha) / (2 * h)
-    fd_l = (osc.dcol(a, pa, osc.Convex.capsule(0.2, 0.8 + h), pb).alpha -
-            osc.dcol(a, pa, osc.Convex.capsule(0.2, 0.8 - h), pb).alpha) / (2 * h)
+    fd_h = (osc.dcol(a, pa, osc.Convex.capsule(0.2, 0.4 + h), pb).alpha -
+            osc.dcol(a, pa, osc.Convex.capsule(0.2, 0.4 - h), pb).alpha) / (2 * h)
     assert ga[0] == pytest.approx(fd_r, rel=1e-5)
-    assert abs(fd_l) > 0.1 and gb[1] == pytest.approx(fd_l, rel=1e-5)
+    assert abs(fd_h) > 0.2 and gb[1] == pytest.approx(fd_h, rel=1e-5)
 
 
 def test_batch_equals_single_bit_for_bit(rng):
@@ -125,9 +126,9 @@ def test_batch_equals_single_bit_for_bit(rng):
 def test_warm_start_reproduces_the_answer():
     # origins 1e-13 apart have no contact point to start from: the pair takes the interior-point
     # start, which a warm start replaces (every contact, a point or a flat one, starts from its
-    # exact optimum, docs/dcol.md §3.5); the twist turns the capsule about its origin
-    a, b = osc.Convex.box([0.5, 0.4, 0.3]), osc.Convex.capsule(0.2, 0.8)
-    pa, pb = osc.pose(), osc.pose([1e-13, 0, 0])
+    # exact optimum, docs/dcol.md §3.5); the twist turns the capsule, lying along x, about its origin
+    a, b = osc.Convex.box([0.5, 0.4, 0.3]), osc.Convex.capsule(0.2, 0.4)
+    pa, pb = osc.pose(), osc.pose([1e-13, 0, 0], [np.sqrt(0.5), 0, np.sqrt(0.5), 0])
     ws = osc.DcolWarmStart()
     cold = osc.dcol(a, pa, b, pb, warm_start=ws)
     assert ws.valid
@@ -173,9 +174,11 @@ def test_bad_input_raises_never_crashes():
     with pytest.raises(ValueError):
         osc.Convex.polytope(np.vstack([np.eye(3), -np.eye(3)]), [1, 1, 1, 1, 1, -1])  # origin outside
     with pytest.raises(ValueError):
-        osc.Convex.ellipsoid(-np.eye(3))
+        osc.Convex.ellipsoid([1.0, -1.0, 1.0])
     with pytest.raises(ValueError):
-        osc.Convex.cone(1.0, 2.0)
+        osc.Convex.ellipsoid(np.eye(3))  # radii, not a matrix
+    with pytest.raises(ValueError):
+        osc.Convex.cone(0.0, 2.0)
 
 
 def test_batch_out_reuses_arrays(rng):

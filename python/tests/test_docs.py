@@ -1,9 +1,12 @@
 import os
 import re
+import subprocess
+import sys
 
 import pytest
 
-DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "python.md")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+DOC = os.path.join(ROOT, "docs", "python.md")
 
 
 def test_quick_start_runs_top_to_bottom(capsys):
@@ -19,3 +22,13 @@ def test_quick_start_runs_top_to_bottom(capsys):
     out = capsys.readouterr().out
     assert "radius must be positive" in out
     assert abs(scope["r"].alpha - 0.832) < 1e-3 and len(scope["m"]) == 29
+
+
+def test_every_link_in_the_documents_resolves():
+    # tools/check_links.py: every relative link of the tracked Markdown files names a file of the
+    # repository, and every #fragment a heading of its target
+    checker = os.path.join(ROOT, "tools", "check_links.py")
+    if not os.path.exists(checker):
+        pytest.skip("not run from a checkout of the repository")
+    done = subprocess.run([sys.executable, checker], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -17,7 +17,7 @@ def models():
     mesh = osc.collision_mesh(sdf, resolution=16, target_triangles=100)
     return dict(sdf=sdf, mesh=mesh, body=osc.Body(mesh, sdf=sdf),
                 grid=osc.Grid.from_sdf(sdf, resolution=8), box=osc.Convex.box([0.5, 0.4, 0.3]),
-                capsule=osc.Convex.capsule(0.2, 0.8), brep=osc.Brep.box([1.0, 1.0, 0.5]),
+                capsule=osc.Convex.capsule(0.2, 0.4), brep=osc.Brep.box([1.0, 1.0, 0.5]),
                 lens=osc.Implicit.sag(0.5, diameter=1.0))
 
 

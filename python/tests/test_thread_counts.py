@@ -73,7 +73,7 @@ def case_signed_distance():
 
 
 def case_dcol_batch():
-    a, b = osc.Convex.box([0.5, 0.4, 0.3]), osc.Convex.capsule(0.2, 0.8)
+    a, b = osc.Convex.box([0.5, 0.4, 0.3]), osc.Convex.capsule(0.2, 0.4)
     poses = np.tile(osc.pose([0.9, 0.2, 0.0]), (5000, 1))
     poses[:, 0] += np.linspace(0.0, 1.0, len(poses))
     _same_for_any_thread_count(lambda t: osc.dcol_batch(a, osc.pose(), b, poses,

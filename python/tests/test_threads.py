@@ -81,7 +81,7 @@ def case_shared_lmd_cache():
 
 
 def case_shared_dcol_warm_start():
-    a, b = osc.Convex.box([0.5, 0.4, 0.3]), osc.Convex.capsule(0.2, 0.8)
+    a, b = osc.Convex.box([0.5, 0.4, 0.3]), osc.Convex.capsule(0.2, 0.4)
     poses = [osc.pose([0.9 + 0.01 * k, 0.2, 0.0], osc.axis_angle_quaternion([0, 0, 1], 0.05 * k))
              for k in range(40)]
     expected = [osc.dcol(a, osc.pose(), b, p).alpha for p in poses]
@@ -98,7 +98,7 @@ def case_shared_dcol_warm_start():
 
 
 def case_shared_out_refuses_a_second_writer():
-    a, b = osc.Convex.box([0.5, 0.4, 0.3]), osc.Convex.capsule(0.2, 0.8)
+    a, b = osc.Convex.box([0.5, 0.4, 0.3]), osc.Convex.capsule(0.2, 0.4)
     n = 4000
     poses = np.tile(osc.pose([0.9, 0.2, 0.0]), (n, 1))
     poses[:, 0] += np.linspace(0.0, 1.0, n)

@@ -7,7 +7,7 @@ import osculate.torch as ot  # noqa: E402
 
 
 def test_dcol_gradcheck_and_values():
-    a, b = osc.Convex.box([0.5, 0.4, 0.3]), osc.Convex.ellipsoid(np.diag([4.0, 9.0, 16.0]))
+    a, b = osc.Convex.box([0.5, 0.4, 0.3]), osc.Convex.ellipsoid([0.5, 1.0 / 3.0, 0.25])
     pa = torch.tensor(osc.pose([0.01, 0.02, -0.03], osc.axis_angle_quaternion([1, 2, 3], 0.4)), requires_grad=True)
     pb = torch.tensor(np.stack([osc.pose([1.0, 0.3, 0.1], osc.axis_angle_quaternion([0, 1, 1], 0.3)),
                                 osc.pose([1.1, 0.3, 0.1])]), requires_grad=True)
