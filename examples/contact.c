@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
     out.point_jacobians = &point_jacobians[0][0][0];
     TRY(osc_manifold_collide(a, pose_a, b, pose_b, &settings, &out));
 
-    // 6. the contacts: depth < 0 is penetration, the normal points from A (slab) to B (bunny);
+    // 6. the contacts: distance < 0 is penetration, the normal points from A (slab) to B (bunny);
     //    column 6 + 1 of a Jacobian is the bunny moving up (B's dp along y)
     static const char* kinds[] = {"vertex", "edge", "group"};
     static const char* bodies[] = {"slab features in the bunny", "bunny features in the slab"};

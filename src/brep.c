@@ -14,11 +14,8 @@
 #include "osculate/math.h"
 
 osc_brep_settings osc_brep_settings_default(void) {
-    osc_brep_settings s;
-    s.alpha_max = 0.5;
-    s.plane_cell = 0.25;
-    s.max_leaf_count = 1000000;
-    return s;
+    // every field by name; a field not named here is zero
+    return (osc_brep_settings){.alpha_max = 0.5, .plane_cell = 0.25, .max_leaf_count = 1000000};
 }
 
 // ---- checking the description ---------------------------------------------------------------

@@ -32,8 +32,8 @@ static const double SMOOTHED_SHARE = 1e-6;
 static const size_t BATCH_PAIRS_PER_THREAD = 8;
 
 osc_dcol_settings osc_dcol_settings_default(void) {
-    osc_dcol_settings settings = {1e-10, 40, 1e-16};
-    return settings;
+    // every field by name; a field not named here is zero
+    return (osc_dcol_settings){.tolerance = 1e-10, .max_iterations = 40, .regularization = 1e-16};
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -15,12 +15,8 @@
 #define GRID_LINES_PER_THREAD 64   // tridiagonal solves
 
 osc_grid_settings osc_grid_settings_default(void) {
-    osc_grid_settings settings;
-    settings.resolution = 64;
-    settings.padding = -1.0;
-    settings.normal_epsilon = -1.0;
-    settings.threads = 0;
-    return settings;
+    // every field by name; a field not named here is zero
+    return (osc_grid_settings){.resolution = 64, .padding = -1.0, .normal_epsilon = -1.0, .threads = 0};
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -17,14 +17,9 @@
 
 
 osc_lmd_settings osc_lmd_settings_default(void) {
-    osc_lmd_settings s;
-    s.d_max = 1.0;
-    s.eps_a = 0.0;
-    s.eps_b = 0.0;
-    s.alpha = 0.05;
-    s.conformal_samples = 8;
-    s.culling = 1;
-    return s;
+    // every field by name; a field not named here is zero
+    return (osc_lmd_settings){
+        .d_max = 1.0, .eps_a = 0.0, .eps_b = 0.0, .alpha = 0.05, .conformal_samples = 8, .culling = 1};
 }
 
 // ---- the cache ---------------------------------------------------------------------------------
@@ -503,8 +498,8 @@ static osc_status solve_leaf_pairs(footpoint_stage* f, osc_lmd_cache* cache) {
     cache->warm_next_count = 0;
     footpoint_block work = {f, cache->jobs, cache->results, cache->slots};
     for (size_t count; (count = next_block(f, cache, block)) > 0;) {
-        osc_status status = osc_batch_run("osc_lmd_query", "leaf pair", count, f->threads,
-                                          LEAF_PAIRS_PER_THREAD, solve_block_item, &work, NULL);
+        osc_status status = osc_batch_run("osc_lmd_query", "leaf pair", count, f->threads, LEAF_PAIRS_PER_THREAD,
+                                          solve_block_item, &work, NULL);
         if (status != OSC_OK) return status;
         if (!collect_block(f, cache, count)) return OSC_ERR_NO_MEMORY;
     }
@@ -620,7 +615,8 @@ static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_
     out->count = out->needed < out->capacity ? out->needed : out->capacity;
     for (int32_t i = 0; i < out->count; i++) {
         out->contacts[i] = cache->found[i].c;
-        if (out->distance_jacobians) distance_jacobian(&out->contacts[i], a, b, out->distance_jacobians + 12 * (size_t)i);
+        if (out->distance_jacobians)
+            distance_jacobian(&out->contacts[i], a, b, out->distance_jacobians + 12 * (size_t)i);
     }
     // 4. the front and footpoints for the next call
     if (!keep_for_next_call(cache)) return OSC_ERR_NO_MEMORY;

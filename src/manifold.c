@@ -16,18 +16,16 @@
 #define COLUMNS 12 // twist directions: (dp_A, dtheta_A, dp_B, dtheta_B)
 
 osc_manifold_settings osc_manifold_settings_default(void) {
-    osc_manifold_settings s;
-    memset(&s, 0, sizeof s);
-    s.d_max = 0.02;
-    s.bandwidth = 0.01;
-    s.trace_temperature = 0.002;
-    s.clip_temperature = 0.002;
-    s.blend_temperature = 0.005;
-    s.iterations = 3;
-    s.blend = 1;
-    s.broad_phase = 1;
-    s.edges = 1;
-    return s;
+    // every field by name; a field not named here is zero
+    return (osc_manifold_settings){.d_max = 0.02,
+                                   .bandwidth = 0.01,
+                                   .trace_temperature = 0.002,
+                                   .clip_temperature = 0.002,
+                                   .blend_temperature = 0.005,
+                                   .iterations = 3,
+                                   .blend = 1,
+                                   .broad_phase = 1,
+                                   .edges = 1};
 }
 
 osc_manifold_settings osc_manifold_settings_for_size(double size) {
@@ -71,8 +69,8 @@ typedef struct direction {
 // The result of one feature (vertex or edge) with its tangents (filled only with derivatives).
 typedef struct feature {
     double distance, weight; // mollified distance d_c and transition weight f_t
-    osc_vec3 point;       // world contact point
-    osc_vec3 normal;      // world unit normal from A to B
+    osc_vec3 point;          // world contact point
+    osc_vec3 normal;         // world unit normal from A to B
     double d_distance[COLUMNS], d_weight[COLUMNS];
     double d_point[3][COLUMNS], d_normal[3][COLUMNS];
 } feature;
@@ -823,7 +821,8 @@ static void emit(pipeline* pl, const direction* d, const feature* c, osc_contact
         }
     }
     if (out->point_jacobians) memcpy(out->point_jacobians + (size_t)slot * 36, c->d_point, 36 * sizeof(double));
-    if (out->distance_jacobians) memcpy(out->distance_jacobians + (size_t)slot * 12, c->d_distance, 12 * sizeof(double));
+    if (out->distance_jacobians)
+        memcpy(out->distance_jacobians + (size_t)slot * 12, c->d_distance, 12 * sizeof(double));
     if (out->normal_jacobians) memcpy(out->normal_jacobians + (size_t)slot * 36, c->d_normal, 36 * sizeof(double));
     if (out->weight_jacobians) memcpy(out->weight_jacobians + (size_t)slot * 12, c->d_weight, 12 * sizeof(double));
 }

@@ -4,8 +4,8 @@
 
 #include <math.h>
 
-osc_status osc_check_pose(const char* function, const char* name, osc_pose pose, double max_coordinate,
-                          const char* why, osc_pose* normalized) {
+osc_status osc_check_pose(const char* function, const char* name, osc_pose pose, double max_coordinate, const char* why,
+                          osc_pose* normalized) {
     osc_vec3 p = pose.p;
     if (!osc_vec3_is_finite(p))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s.p = (%g, %g, %g) is not finite", function, name, p.x, p.y,

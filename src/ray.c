@@ -32,16 +32,18 @@ osc_implicit_transform osc_implicit_transform_identity(void) {
 }
 
 osc_ray_settings osc_ray_settings_default(void) {
-    osc_ray_settings s;
-    memset(&s, 0, sizeof s);
-    s.init = OSC_RAY_INIT_BOUNDING_SPHERE;
-    s.beams = 4;
-    s.coarse = (osc_ray_phase){OSC_RAY_NEWTON, 6, 1.0, -1.0}; // -1: half the bounding radius
-    s.fine = (osc_ray_phase){OSC_RAY_NEWTON, 20, 1.0, 0.0};
-    s.final_step = (osc_ray_phase){OSC_RAY_NEWTON, 1, 1.0, 0.0};
-    s.tolerance = 1e-10;
-    s.analytic_conics = 1;
-    return s;
+    // every field by name; a field not named here is zero
+    return (osc_ray_settings){
+        .init = OSC_RAY_INIT_BOUNDING_SPHERE,
+        .beams = 4,
+        .coarse = {.algorithm = OSC_RAY_NEWTON,
+                   .iterations = 6,
+                   .damping = 1.0,
+                   .max_step = -1.0}, // -1: half the bounding radius
+        .fine = {.algorithm = OSC_RAY_NEWTON, .iterations = 20, .damping = 1.0, .max_step = 0.0},
+        .final_step = {.algorithm = OSC_RAY_NEWTON, .iterations = 1, .damping = 1.0, .max_step = 0.0},
+        .tolerance = 1e-10,
+        .analytic_conics = 1};
 }
 
 // the ray in the surface frame

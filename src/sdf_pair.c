@@ -24,8 +24,14 @@ enum {
 #define VALUE_TEXT(x) TEXT(x) // a macro's value as a string
 
 osc_sdf_pair_settings osc_sdf_pair_settings_default(void) {
-    osc_sdf_pair_settings settings = {12, 1e-4, 0.25, 40, 0, 1.0, 0.0};
-    return settings;
+    // every field by name; a field not named here is zero
+    return (osc_sdf_pair_settings){.resolution = 12,
+                                   .epsilon = 1e-4,
+                                   .step = 0.25,
+                                   .max_iterations = 40,
+                                   .first_only = 0,
+                                   .merge_distance = 1.0,
+                                   .temperature = 0.0};
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -87,8 +87,7 @@ static osc_status scene_pair(void* context, size_t index) {
 }
 
 // checks body i and writes its world box; the names in a message are formatted only on failure
-static osc_status body_box(const char* function, const osc_sdf_scene_body* body, size_t i, osc_vec3* lo,
-                           osc_vec3* hi) {
+static osc_status body_box(const char* function, const osc_sdf_scene_body* body, size_t i, osc_vec3* lo, osc_vec3* hi) {
     osc_status status = body->shape ? sdf_pair_world_box(function, "", "pose", body->shape, body->pose, lo, hi)
                                     : OSC_ERR_INVALID_ARGUMENT;
     if (status == OSC_OK) return OSC_OK;
@@ -146,7 +145,7 @@ osc_status osc_sdf_scene_collide(const osc_sdf_scene_body* bodies, size_t count,
     status = osc_batch_run(function, "pair", (size_t)out->count, threads, 1, scene_pair, &batch, NULL);
     if (status != OSC_OK) return status;
     if (found > out->capacity)
-        return osc_fail(OSC_ERR_CAPACITY, "%s: %lld candidate pairs found, capacity is %d", function,
-                        (long long)found, (int)out->capacity);
+        return osc_fail(OSC_ERR_CAPACITY, "%s: %lld candidate pairs found, capacity is %d", function, (long long)found,
+                        (int)out->capacity);
     return OSC_OK;
 }
