@@ -62,7 +62,7 @@ $pip install -c "$constraints" pytest "jax[cpu]>=0.4.34" "numpy>=1.21"
 if [ -z "$wheel" ]; then
     echo "python tests: building the wheel (pip wheel ./python, build folder $build/python-build)"
     rm -rf "$build/python-wheel"
-    $pip wheel --no-deps -w "$build/python-wheel" -C build-dir="$build/python-build" "$root/python"
+    $pip wheel --no-deps -w "$build/python-wheel" --config-settings=build-dir="$build/python-build" "$root/python"
     wheel=$(ls "$build"/python-wheel/osculate-*.whl | head -n 1)
 fi
 echo "python tests: installing $(basename "$wheel") into $venv"
