@@ -52,7 +52,7 @@ wheel="$dist/$(basename "$repaired")"
 import os, sys, tarfile, zipfile
 wheel, sdist = sys.argv[1], sys.argv[2]
 with zipfile.ZipFile(wheel) as z:
-    names = z.namelist()
+    names = [n for n in z.namelist() if not n.endswith("/")]
     info = next(n for n in names if n.endswith(".dist-info/WHEEL"))
     tags = [l.split(": ", 1)[1] for l in z.read(info).decode().splitlines() if l.startswith("Tag: ")]
     meta = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
