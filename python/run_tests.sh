@@ -10,7 +10,8 @@
 # system's site-packages, so that Debian's python3-torch (a CPU PyTorch) and python3-numpy serve when
 # installed; the system's NumPy is then kept (python3-torch is built against it).
 # What a fresh Debian machine lacks is fetched without root: without python3-venv, the environment is
-# made without pip and pip is taken from Debian's python3-pip-whl (tools/fetch_deps.sh). Without a
+# made without pip and pip is taken from Debian's python3-pip-whl, and without ca-certificates pip
+# gets a bundle from that package (tools/fetch_deps.sh, both unpacked into BUILD/deps). Without a
 # python3 at all, or without PyTorch, that part is skipped with a one-line note, unless
 # OSC_PYTHON_STRICT=1 (CI), which makes both failures so that the JAX and PyTorch gradient checks run.
 set -eu
@@ -48,6 +49,13 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -m pip --version >/dev/nu
             skip "pip from $pip_wheel does not install (Debian: apt install python3-venv)"
         echo "python tests: pip installed into $venv from $(basename "$pip_wheel")"
     fi
+fi
+# Debian's pip trusts /etc/ssl/certs/ca-certificates.crt only; a machine without ca-certificates has none
+if [ ! -s /etc/ssl/certs/ca-certificates.crt ] && [ -z "${PIP_CERT:-}" ]; then
+    sh "$root/tools/fetch_deps.sh" "$build/deps" certs ||
+        skip "no CA certificates to reach PyPI with (Debian: apt install ca-certificates)"
+    PIP_CERT="$build/deps/ca-certificates.crt"
+    export PIP_CERT
 fi
 pip="$venv/bin/python -m pip --disable-pip-version-check -q"
 # keep the system's NumPy when it has one: Debian's python3-torch is built against it

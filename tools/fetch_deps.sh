@@ -7,6 +7,10 @@
 #   pip:              python3-pip-whl, pip's wheel (DEST/usr/share/python-wheels/pip-*.whl), which
 #                     python/run_tests.sh runs to put pip into a virtual environment made without it
 #                     (a Debian python3 without python3-venv)
+#   certs:            ca-certificates, joined into DEST/ca-certificates.crt with the site's own
+#                     authorities of /usr/local/share/ca-certificates (as update-ca-certificates
+#                     would), for pip to reach PyPI where /etc/ssl/certs/ca-certificates.crt is
+#                     missing (Debian's pip reads that file instead of a bundle of its own)
 # Idempotent; on a fresh Debian machine with empty apt lists, `apt-get update` is run first when we are root.
 # The library itself needs none of this (qhull, for osc_convex_create_hull, is optional and taken only from
 # the system: .ci/run installs libqhull-dev).
@@ -23,8 +27,12 @@ case "$WHAT" in
         PACKAGES="python3-pip-whl"
         present() { ls "$DEST"/usr/share/python-wheels/pip-*.whl >/dev/null 2>&1; }
         ;;
+    certs)
+        PACKAGES="ca-certificates"
+        present() { [ -s /etc/ssl/certs/ca-certificates.crt ] || [ -s "$DEST/ca-certificates.crt" ]; }
+        ;;
     *)
-        echo "fetch_deps: error: unknown WHAT '$WHAT' (libccd or pip)" >&2
+        echo "fetch_deps: error: unknown WHAT '$WHAT' (libccd, pip or certs)" >&2
         exit 2
         ;;
 esac
@@ -63,5 +71,12 @@ for deb in "$WORK"/*.deb; do
     [ -f "$deb" ] || die "apt-get download left no .deb in $WORK"
     dpkg -x "$deb" "$DEST" || die "dpkg -x $deb failed"
 done
+if [ "$WHAT" = certs ]; then
+    local_cas=$(ls /usr/local/share/ca-certificates/*.crt 2>/dev/null || true)
+    # shellcheck disable=SC2086 # local_cas is a list of file names without spaces
+    cat "$DEST"/usr/share/ca-certificates/mozilla/*.crt $local_cas >"$DEST/ca-certificates.crt.tmp" &&
+        mv "$DEST/ca-certificates.crt.tmp" "$DEST/ca-certificates.crt" ||
+        die "cannot join the certificates of $DEST/usr/share/ca-certificates/mozilla"
+fi
 present || die "the unpacked $PACKAGES lack the files expected of $WHAT"
 echo "fetch_deps: $PACKAGES unpacked into $DEST/usr"

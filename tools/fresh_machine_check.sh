@@ -92,7 +92,13 @@ fresh_root() {
     [ -d "$base" ] || make_base
     rm -rf "$root"
     cp -a "$base" "$root"
+    # this machine's network: its resolver and the site's own certificate authorities (an
+    # intercepting proxy's), where an administrator would have put them
     cp /etc/resolv.conf "$root/etc/resolv.conf"
+    if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+        mkdir -p "$root/usr/local/share/ca-certificates"
+        cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+    fi
     for m in proc dev dev/pts; do
         mount --bind "/$m" "$root/$m"
         mounted="$root/$m $mounted"
