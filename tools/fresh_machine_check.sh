@@ -109,10 +109,10 @@ fresh_root() {
     git clone -q --no-checkout "$repo" "$root/home/user/osculate"
     git -C "$root/home/user/osculate" -c advice.detachedHead=false checkout -q "$commit"
     chroot "$root" chown -R user:user /home/user/osculate
-    say "   checked out $commit"
-    say "   compiler: $(chroot "$root" cc --version | head -n 1); $(chroot "$root" cmake --version | head -n 1)"
-    say "   absent: $(for t in clang python3 pkg-config ninja; do chroot "$root" sh -c "command -v $t" >/dev/null 2>&1 || printf '%s ' "$t"; done)"
+    facts="commit $commit; $(chroot "$root" cc --version | head -n 1); $(chroot "$root" cmake --version | head -n 1)
+absent: $(for t in clang python3 pkg-config ninja git; do chroot "$root" sh -c "command -v $t" >/dev/null 2>&1 || printf '%s ' "$t"; done)"
 }
+facts=""
 
 # as_user COMMAND: runs COMMAND in the clone as the ordinary user, with the output in the log
 as_user() {
@@ -121,6 +121,7 @@ as_user() {
 
 total_start=$(now)
 step "fresh Debian $suite system (debootstrap minbase + build-essential cmake)" fresh_root
+say "$facts"
 step "make demo" as_user "make demo"
 step "make test" as_user "make test"
 if [ "$python" = 1 ]; then
@@ -129,4 +130,5 @@ if [ "$python" = 1 ]; then
     step "make test (with python3)" as_user "make test"
 fi
 say ""
-say "fresh_machine_check: passed in $(($(now) - total_start)) s$summary"
+say "fresh_machine_check: passed in $(($(now) - total_start)) s
+$facts$summary"
