@@ -157,7 +157,7 @@ static int cholesky_solve(int n, double H[4][4], double mu, const double* b, dou
     double L[4][4];
     double scale = 0.0;
     for (int i = 0; i < n; i++) scale = fmax(scale, fabs(H[i][i]));
-    if (dense_cholesky(n, &H[0][0], 4, mu, 1e-12 * (scale + mu), &L[0][0], 4, NULL) < n) return 0;
+    if (dense_cholesky(n, &H[0][0], 4, mu, 1e-12 * (scale + mu), &L[0][0], 4) < n) return 0;
     if (!b) return 1;
     for (int i = 0; i < n; i++) x[i] = b[i];
     dense_cholesky_solve(n, &L[0][0], 4, x);

@@ -179,7 +179,7 @@ static bool smooth_factor(double h[3][3], double shift, smooth_point* s) {
     double largest = 0.0;
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) largest = fmax(largest, fabs(h[i][j]));
-    return dense_cholesky(3, &h[0][0], 3, shift, 1e-9 * largest, &s->l[0][0], 3, NULL) == 3;
+    return dense_cholesky(3, &h[0][0], 3, shift, 1e-9 * largest, &s->l[0][0], 3) == 3;
 }
 
 // m, its gradient and its Hessian H = wa Ha + wb Hb + (wa wb / tau) d d^T (d = ga - gb) at x
