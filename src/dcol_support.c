@@ -981,10 +981,14 @@ typedef struct support_walk {
 } support_walk;
 
 // The piece at n: N's gradient and Hessian on the plane, the smooth parts', and the ties
+typedef struct piece_model {
+    double g1, g2;        // grad N (the representatives' terms and the balls)
+    double s1, s2;        // the balls' share of it
+    double h11, h12, h22; // hess N
+} piece_model;
+
 typedef struct walk_piece {
-    double g1, g2;                                      // grad N (the representatives' terms and the balls)
-    double s1, s2;                                      // the balls' share of it
-    double h11, h12, h22;                               // hess N
+    piece_model model;
     double smooth_gradient[2][2], smooth_hessian[2][3]; // each body's smooth part
     support_tie ties[SUPPORT_MAX_VERTICES];
     int tie_count;
@@ -1174,13 +1178,7 @@ static bool piece_at(support_walk* walk, walk_piece* piece) {
             }
         }
     }
-    piece->g1 = g1 + s1;
-    piece->g2 = g2 + s2;
-    piece->s1 = s1;
-    piece->s2 = s2;
-    piece->h11 = h11;
-    piece->h12 = h12;
-    piece->h22 = h22;
+    piece->model = (piece_model){g1 + s1, g2 + s2, s1, s2, h11, h12, h22};
     piece->tie_count = tie_count;
     piece->curved_tie = curved_tie;
     bool parallel = tie_count > 0;
@@ -1199,9 +1197,9 @@ static bool piece_at(support_walk* walk, walk_piece* piece) {
 // the rest is flat along w; WALK_AT_KINK when there is none (the kink may be the optimum)
 static walk_outcome kink_step(const support_walk* walk, const walk_piece* piece, walk_step* step) {
     double w1, w2;
-    if (!kink_descent(&walk->bodies[walk->at_kink], walk->e1, walk->e2, piece->g1, piece->g2, &w1, &w2))
+    if (!kink_descent(&walk->bodies[walk->at_kink], walk->e1, walk->e2, piece->model.g1, piece->model.g2, &w1, &w2))
         return WALK_AT_KINK;
-    double h11 = piece->h11, h12 = piece->h12, h22 = piece->h22;
+    double h11 = piece->model.h11, h12 = piece->model.h12, h22 = piece->model.h22;
     double curvature = h11 * w1 * w1 + 2.0 * h12 * w1 * w2 + h22 * w2 * w2;
     step->newton = curvature > FLAT_CURVATURE * (h11 + h22) * (w1 * w1 + w2 * w2);
     double length = step->newton ? (w1 * w1 + w2 * w2) / curvature : 1.0;
@@ -1215,7 +1213,8 @@ static walk_outcome kink_step(const support_walk* walk, const walk_piece* piece,
 // step leaves it; otherwise a Newton step on the KKT conditions of the piece with gap = 0
 static walk_outcome curved_tie_step(support_walk* walk, const walk_piece* piece, walk_step* step) {
     const support_tie* tie = &piece->ties[0];
-    double g1 = piece->g1, g2 = piece->g2, h11 = piece->h11, h12 = piece->h12, h22 = piece->h22;
+    double g1 = piece->model.g1, g2 = piece->model.g2, h11 = piece->model.h11, h12 = piece->model.h12,
+           h22 = piece->model.h22;
     plane_vector a = tie->direction;
     double aa = a.u * a.u + a.v * a.v;
     if (!(aa > 0.0)) return WALK_FAILED;
@@ -1261,7 +1260,7 @@ static walk_outcome curved_tie_step(support_walk* walk, const walk_piece* piece,
 // released
 static walk_outcome curved_ties_step(support_walk* walk, const walk_piece* piece, walk_step* step) {
     const support_tie* ties = piece->ties;
-    double g1 = piece->g1, g2 = piece->g2;
+    double g1 = piece->model.g1, g2 = piece->model.g2;
     if (piece->tie_count == 2 && !piece->parallel) {
         plane_vector a = ties[0].direction, b = ties[1].direction;
         double det = a.u * b.v - a.v * b.u;
@@ -1294,7 +1293,8 @@ static walk_outcome curved_ties_step(support_walk* walk, const walk_piece* piece
 // directions"), a step along f to the next tie unless N is level along it, then a Newton step
 // along f'
 static void free_step(const walk_piece* piece, walk_step* step) {
-    double g1 = piece->g1, g2 = piece->g2, h11 = piece->h11, h12 = piece->h12, h22 = piece->h22;
+    double g1 = piece->model.g1, g2 = piece->model.g2, h11 = piece->model.h11, h12 = piece->model.h12,
+           h22 = piece->model.h22;
     double det = h11 * h22 - h12 * h12, piece_trace = h11 + h22;
     if (det > FLAT_CURVATURE * piece_trace * piece_trace) {
         step->t1 = -(h22 * g1 - h12 * g2) / det;
@@ -1323,13 +1323,13 @@ static void free_step(const walk_piece* piece, walk_step* step) {
 // side by side: the contact is a segment)
 static walk_outcome tie_line_step(const walk_piece* piece, walk_step* step) {
     if (piece->tie_count > 1) return WALK_FAILED;
-    double h11 = piece->h11, h12 = piece->h12, h22 = piece->h22;
+    double h11 = piece->model.h11, h12 = piece->model.h12, h22 = piece->model.h22;
     plane_vector a = piece->ties[0].direction;
     double length = sqrt(a.u * a.u + a.v * a.v);
     double u1 = -a.v / length, u2 = a.u / length;
     double curvature = h11 * u1 * u1 + 2.0 * h12 * u1 * u2 + h22 * u2 * u2;
     if (piece->piece_curved && !(curvature > FLAT_CURVATURE * (h11 + h22))) step->newton = false;
-    double along = -(piece->g1 * u1 + piece->g2 * u2) / (step->newton ? curvature : 1.0);
+    double along = -(piece->model.g1 * u1 + piece->model.g2 * u2) / (step->newton ? curvature : 1.0);
     step->t1 = along * u1;
     step->t2 = along * u2;
     return WALK_ON;
@@ -1345,8 +1345,8 @@ static walk_outcome choose_step(support_walk* walk, const walk_piece* piece, wal
     if (piece->tie_count == 0 && piece->piece_curved) {
         free_step(piece, step);
     } else if (piece->tie_count == 0) {
-        step->t1 = -piece->g1;
-        step->t2 = -piece->g2;
+        step->t1 = -piece->model.g1;
+        step->t2 = -piece->model.g2;
     } else if (piece->parallel) {
         return tie_line_step(piece, step);
     }
@@ -1463,12 +1463,12 @@ static walk_outcome tie_weights(support_walk* walk, const walk_piece* piece) {
     int tie_count = piece->tie_count;
     if (tie_count == 1) {
         plane_vector a = ties[0].direction;
-        weight[0] = -(piece->g1 * a.u + piece->g2 * a.v) / (a.u * a.u + a.v * a.v);
+        weight[0] = -(piece->model.g1 * a.u + piece->model.g2 * a.v) / (a.u * a.u + a.v * a.v);
     } else {
         plane_vector a = ties[0].direction, b = ties[1].direction;
         double det = a.u * b.v - a.v * b.u;
-        weight[0] = -(piece->g1 * b.v - piece->g2 * b.u) / det;
-        weight[1] = -(a.u * piece->g2 - a.v * piece->g1) / det;
+        weight[0] = -(piece->model.g1 * b.v - piece->model.g2 * b.u) / det;
+        weight[1] = -(a.u * piece->model.g2 - a.v * piece->model.g1) / det;
     }
     int worst = -1;
     for (int i = 0; i < tie_count; ++i)
@@ -1509,7 +1509,8 @@ static walk_outcome face_optimal(support_walk* walk, const walk_piece* piece) {
     support_body* body = &walk->bodies[k];
     const support_body* other = &walk->bodies[1 - k];
     osc_vec3 other_point = other->vertex[other->tied[0]];
-    plane_vector q = {-(piece->s1 + osc_dot(other_point, walk->e1)), -(piece->s2 + osc_dot(other_point, walk->e2))};
+    plane_vector q = {-(piece->model.s1 + osc_dot(other_point, walk->e1)),
+                      -(piece->model.s2 + osc_dot(other_point, walk->e2))};
     plane_vector points[SUPPORT_MAX_VERTICES];
     for (int i = 0; i < body->tied_count; ++i) points[i] = plane_coordinates(body, body->tied[i]);
     if (!face_contains(body, points, q, walk->size)) return WALK_AGAIN;
