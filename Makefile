@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 CMAKE_FLAGS ?=
 
-.PHONY: all build demo test test-sanitize test-tsan bench install clean models box-stack-plot
+.PHONY: all build demo test test-sanitize test-tsan bench install clean models box-stack-plot python-dist fresh-machine-check
 
 all: build
 
@@ -37,8 +37,10 @@ models:
 	sh tools/fetch_models.sh $(BUILD)/models
 	sh tools/fetch_cad.sh $(BUILD)/models/cad
 
-# every test: the C tests, then the Python package's (python/run_tests.sh: a virtual environment in
-# $(BUILD)/python-venv, pip install ./python, pytest)
+# every test: the C tests, then the Python package's (python/run_tests.sh: a wheel of python/, installed
+# into a virtual environment in $(BUILD)/python-venv, pytest against it from outside the source tree).
+# Parts that need a tool this machine lacks (clang's libFuzzer, pkg-config, python3, PyTorch) say in one
+# line that they were skipped; nothing fails for their lack.
 test: build models
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 	sh python/run_tests.sh $(BUILD)
@@ -78,6 +80,16 @@ box-stack-plot: build
 
 install: build
 	cmake --install $(BUILD)
+
+# the Python package's sdist and manylinux wheel in $(BUILD)/python-dist (python -m build, auditwheel
+# repair with the vendored libraries' licences, twine check), the wheel's install time into a fresh
+# virtual environment, and the Python suite against the installed wheel (tools/python_dist.sh)
+python-dist:
+	sh tools/python_dist.sh $(BUILD)
+
+# the README's quick start from a fresh clone of HEAD on a fresh Debian 12 (debootstrap, chroot; as root)
+fresh-machine-check:
+	sh tools/fresh_machine_check.sh --python
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD) $(TSAN_BUILD)

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L // fileno, fstat
 #endif
 
+#include "array_internal.h"
 #include "base_internal.h"
 
 #include <errno.h>
@@ -182,16 +183,6 @@ osc_status osc_check_batch(const char* function, const double* points, const voi
 // ---------------------------------------------------------------------------------------------
 // files
 
-// a new buffer of `capacity` bytes holding the first `used` of `old` (released); NULL on failure,
-// `old` kept
-static unsigned char* grow_buffer(unsigned char* old, size_t used, size_t capacity) {
-    unsigned char* grown = osc_alloc(capacity);
-    if (!grown) return NULL;
-    memcpy(grown, old, used);
-    osc_free(old);
-    return grown;
-}
-
 osc_status osc_read_file(const char* function, const char* path, unsigned char** data, size_t* size) {
     *data = NULL;
     *size = 0;
@@ -215,14 +206,9 @@ osc_status osc_read_file(const char* function, const char* path, unsigned char**
     osc_status status = buffer ? OSC_OK : osc_fail_in(function, OSC_ERR_NO_MEMORY);
     size_t used = 0;
     while (!status) {
-        if (used == capacity) {
-            unsigned char* grown = capacity > SIZE_MAX / 2 ? NULL : grow_buffer(buffer, used, 2 * capacity);
-            if (!grown) {
-                status = osc_fail_in(function, OSC_ERR_NO_MEMORY);
-                break;
-            }
-            buffer = grown;
-            capacity *= 2;
+        if (used == capacity && OSC_ARRAY_RESERVE(buffer, capacity, used + 1) != OSC_OK) {
+            status = osc_fail_in(function, OSC_ERR_NO_MEMORY);
+            break;
         }
         size_t got = fread(buffer + used, 1, capacity - used, file);
         used += got;

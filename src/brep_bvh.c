@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "array_internal.h"
 #include "brep_internal.h"
 #include "osculate/lmd.h"
 #include "osculate/math.h"
@@ -222,23 +223,11 @@ static osc_status leaf_push(leaf_list* l, int max_count, osc_brep_leaf** leaf, o
                         "(settings.max_leaf_count)",
                         max_count);
     if ((size_t)l->count == l->capacity) {
-        size_t cap = l->capacity ? 2 * l->capacity : 256; // (osc_calloc checks cap * size)
-        osc_brep_leaf* nl = osc_calloc(cap, sizeof(osc_brep_leaf));
-        osc_brep_node* nb = osc_calloc(cap, sizeof(osc_brep_node));
-        if (!nl || !nb) {
-            osc_free(nl);
-            osc_free(nb);
-            return OSC_ERR_NO_MEMORY;
-        }
-        if (l->count) {
-            memcpy(nl, l->leaves, (size_t)l->count * sizeof *nl);
-            memcpy(nb, l->boxes, (size_t)l->count * sizeof *nb);
-        }
-        osc_free(l->leaves);
-        osc_free(l->boxes);
-        l->leaves = nl;
-        l->boxes = nb;
-        l->capacity = cap;
+        // the boxes grow to what the leaves will: the two share one capacity
+        size_t box_capacity = l->capacity;
+        osc_status status = OSC_ARRAY_RESERVE(l->boxes, box_capacity, (size_t)l->count + 1);
+        if (!status) status = OSC_ARRAY_RESERVE(l->leaves, l->capacity, (size_t)l->count + 1);
+        if (status) return status;
     }
     *leaf = &l->leaves[l->count];
     *box = &l->boxes[l->count];

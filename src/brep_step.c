@@ -22,6 +22,7 @@
 // frames and scales their sizes; a face's trims keep their parameters, but for the lengths among
 // them (a plane's u and v, a cylinder's or cone's v, a line's t), which scale.
 
+#include "array_internal.h"
 #include "brep_internal.h"
 #include "brep_step_internal.h"
 
@@ -77,15 +78,20 @@ typedef struct step_ctx {
     osc_brep_import_report* report;
     double angle_unit, scale; // of the solid being read
     osc_brep_surface* surfaces;
-    int surface_count, surface_capacity;
+    int surface_count;
+    size_t surface_capacity;
     osc_brep_face* faces;
-    int face_count, face_capacity;
+    int face_count;
+    size_t face_capacity;
     osc_brep_loop* loops;
-    int loop_count, loop_capacity;
+    int loop_count;
+    size_t loop_capacity;
     osc_brep_trim* trims;
-    int trim_count, trim_capacity;
+    int trim_count;
+    size_t trim_capacity;
     step_edge* edges;
-    int edge_count, edge_capacity;
+    int edge_count;
+    size_t edge_capacity;
     int serial;   // the solid being read (1, 2, ...): marks below from earlier solids are stale
     int* edge_of; // [instance_count]: edge record of an EDGE_CURVE, when edge_serial is serial
     int* edge_serial;
@@ -93,9 +99,11 @@ typedef struct step_ctx {
     int* vertex_of;      // [instance_count]: vertex of a VERTEX_POINT, when vertex_serial is serial
     int* vertex_serial;
     step_pass* passes; // the edge traversals of the face being read
-    int pass_count, pass_capacity;
+    int pass_count;
+    size_t pass_capacity;
     double* samples; // [sample_count][4]: t, u, v, degenerate
-    int sample_count, sample_capacity;
+    int sample_count;
+    size_t sample_capacity;
 } step_ctx;
 
 // ---- errors and growth ---------------------------------------------------------------------------
@@ -111,22 +119,12 @@ static osc_status step_unsupported(step_ctx* ctx, int instance, const char* what
                     ctx->file->instances[instance].id, name, ctx->file->instances[instance].line, what);
 }
 
-static osc_status step_grow(void** data, int* capacity, int needed, size_t size) {
-    if (needed <= *capacity) return OSC_OK;
-    if (needed > INT_MAX / 2) return osc_fail(OSC_ERR_CAPACITY, "osc_brep_read_step: model too large");
-    int grown = *capacity ? *capacity : 16;
-    while (grown < needed) grown *= 2;
-    void* block = osc_calloc((size_t)grown, size);
-    if (!block) return OSC_ERR_NO_MEMORY;
-    if (*capacity) memcpy(block, *data, (size_t)*capacity * size);
-    osc_free(*data);
-    *data = block;
-    *capacity = grown;
-    return OSC_OK;
-}
+// makes room for `needed` elements in ctx->array (counts are ints: a model of more than INT_MAX / 2
+// of anything is refused)
+static osc_status step_too_large(void) { return osc_fail(OSC_ERR_CAPACITY, "osc_brep_read_step: model too large"); }
 
 #define STEP_GROW(ctx, array, count, capacity, needed)                                                                 \
-    step_grow((void**)&(ctx)->array, &(ctx)->capacity, (needed), sizeof *(ctx)->array)
+    ((needed) > INT_MAX / 2 ? step_too_large() : OSC_ARRAY_RESERVE((ctx)->array, (ctx)->capacity, (needed)))
 
 // ---- surfaces (ISO 10303-42 §4.4.23 - §4.4.31) and their closed-form inverses ------------------
 
@@ -1149,19 +1147,26 @@ typedef struct step_solid_model {
 // the model: the placed solids' descriptions appended, and a shell per placed solid
 typedef struct step_model {
     osc_brep_surface* surfaces;
-    int surface_count, surface_capacity;
+    int surface_count;
+    size_t surface_capacity;
     osc_brep_face* faces;
-    int face_count, face_capacity;
+    int face_count;
+    size_t face_capacity;
     osc_brep_loop* loops;
-    int loop_count, loop_capacity;
+    int loop_count;
+    size_t loop_capacity;
     osc_brep_trim* trims;
-    int trim_count, trim_capacity;
+    int trim_count;
+    size_t trim_capacity;
     osc_brep_edge* edges;
-    int edge_count, edge_capacity;
+    int edge_count;
+    size_t edge_capacity;
     osc_vec3* vertices;
-    int vertex_count, vertex_capacity;
+    int vertex_count;
+    size_t vertex_capacity;
     osc_brep_shell* shells;
-    int shell_count, shell_capacity;
+    int shell_count;
+    size_t shell_capacity;
 } step_model;
 
 static void step_add_counts(osc_brep_import_report* report, const osc_brep_import_report* counts) {
@@ -1224,7 +1229,7 @@ static void step_scale_trims(osc_brep_trim* trims, int count, osc_surface_type t
 }
 
 #define STEP_MODEL_GROW(model, array, count, capacity, more)                                                           \
-    step_grow((void**)&(model)->array, &(model)->capacity, (model)->count + (more), sizeof *(model)->array)
+    STEP_GROW(model, array, count, capacity, (model)->count + (more))
 
 // appends `local` moved by `t` to the model
 static osc_status step_append(step_model* model, const osc_brep_desc* local, const step_transform* t) {

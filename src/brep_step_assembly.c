@@ -17,6 +17,7 @@
 // rep_1 is the component, unless the NEXT_ASSEMBLY_USAGE_OCCURRENCE of its context-dependent shape
 // representation says rep_2 is (then the inverse is taken).
 
+#include "array_internal.h"
 #include "brep_step_internal.h"
 
 #include <limits.h>
@@ -316,21 +317,10 @@ static int step_first_part(const step_file* file, int instance) {
     return instance >= 0 ? file->instances[instance].parts : -1;
 }
 
-static osc_status step_grow_links(step_graph* g, int* capacity) {
-    if (g->link_count < *capacity) return OSC_OK;
-    if (*capacity > INT_MAX / 4) return osc_fail(OSC_ERR_CAPACITY, "osc_brep_read_step: too many placements");
-    int grown = *capacity ? 2 * *capacity : 16;
-    step_link* links = osc_calloc((size_t)grown, sizeof *links);
-    if (!links) return OSC_ERR_NO_MEMORY;
-    if (g->link_count) memcpy(links, g->links, (size_t)g->link_count * sizeof *links);
-    osc_free(g->links);
-    g->links = links;
-    *capacity = grown;
-    return OSC_OK;
-}
-
-static osc_status step_add_link(step_graph* g, int* capacity, step_link_kind kind, int source, int child, int parent) {
-    osc_status status = step_grow_links(g, capacity);
+static osc_status step_add_link(step_graph* g, size_t* capacity, step_link_kind kind, int source, int child,
+                                int parent) {
+    if (g->link_count >= INT_MAX / 2) return osc_fail(OSC_ERR_CAPACITY, "osc_brep_read_step: too many placements");
+    osc_status status = OSC_ARRAY_RESERVE(g->links, *capacity, (size_t)g->link_count + 1);
     if (status != OSC_OK) return status;
     step_link* link = &g->links[g->link_count];
     memset(link, 0, sizeof *link);
@@ -385,7 +375,7 @@ static osc_status step_find_representations(step_graph* g) {
 // the placements: relationships with a transformation and mapped items
 static osc_status step_find_links(step_graph* g) {
     const step_file* file = g->file;
-    int capacity = 0;
+    size_t capacity = 0;
     osc_status status = OSC_OK;
     for (int i = 0; i < file->instance_count && status == OSC_OK; ++i) {
         int relationship = step_part(file, i, "REPRESENTATION_RELATIONSHIP");

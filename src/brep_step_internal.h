@@ -52,9 +52,11 @@ typedef struct step_file {
     const char* text;
     size_t size;
     step_node* nodes;
-    int node_count, node_capacity;
+    int node_count;
+    size_t node_capacity;
     step_instance* instances;
-    int instance_count, instance_capacity;
+    int instance_count;
+    size_t instance_capacity;
     int* by_id; ///< instance indices sorted by id
 } step_file;
 

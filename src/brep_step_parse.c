@@ -4,6 +4,7 @@
 // nesting is bounded (STEP_MAX_DEPTH), and every failure names its line. Then typed access to the
 // instances' parameters, points, directions and placements, whose failures name the instance.
 
+#include "array_internal.h"
 #include "brep_step_internal.h"
 
 #include <limits.h>
@@ -100,16 +101,9 @@ static osc_status step_expect(step_cursor* cursor, char c, const char* what) {
 
 static osc_status step_new_node(step_cursor* cursor, step_kind kind, int* index) {
     step_file* file = cursor->file;
-    if (file->node_count == file->node_capacity) {
-        if (file->node_capacity > INT_MAX / 2 - 1) return step_error(cursor, "too many parameters");
-        int capacity = file->node_capacity ? 2 * file->node_capacity : 1024;
-        step_node* nodes = osc_calloc((size_t)capacity, sizeof *nodes);
-        if (!nodes) return OSC_ERR_NO_MEMORY;
-        if (file->node_count) memcpy(nodes, file->nodes, (size_t)file->node_count * sizeof *nodes);
-        osc_free(file->nodes);
-        file->nodes = nodes;
-        file->node_capacity = capacity;
-    }
+    if (file->node_count >= INT_MAX / 2) return step_error(cursor, "too many parameters");
+    osc_status status = OSC_ARRAY_RESERVE(file->nodes, file->node_capacity, (size_t)file->node_count + 1);
+    if (status != OSC_OK) return status;
     *index = file->node_count++;
     step_node* node = &file->nodes[*index];
     memset(node, 0, sizeof *node);
@@ -320,16 +314,10 @@ static osc_status step_instance_parse(step_cursor* cursor) {
         count = 1;
     }
     if ((status = step_expect(cursor, ';', "';' expected after an entity instance")) != OSC_OK) return status;
-    if (file->instance_count == file->instance_capacity) {
-        if (file->instance_capacity > INT_MAX / 2 - 1) return step_error(cursor, "too many instances");
-        int capacity = file->instance_capacity ? 2 * file->instance_capacity : 256;
-        step_instance* instances = osc_calloc((size_t)capacity, sizeof *instances);
-        if (!instances) return OSC_ERR_NO_MEMORY;
-        if (file->instance_count) memcpy(instances, file->instances, (size_t)file->instance_count * sizeof *instances);
-        osc_free(file->instances);
-        file->instances = instances;
-        file->instance_capacity = capacity;
-    }
+    if (file->instance_count >= INT_MAX / 2) return step_error(cursor, "too many instances");
+    if ((status = OSC_ARRAY_RESERVE(file->instances, file->instance_capacity, (size_t)file->instance_count + 1)) !=
+        OSC_OK)
+        return status;
     step_instance* instance = &file->instances[file->instance_count++];
     instance->id = id;
     instance->parts = first;

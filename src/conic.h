@@ -1,20 +1,24 @@
-// conic.h: a dense primal-dual interior-point solver for tiny cone programs
+// conic.h: a dense primal-dual interior-point solver for small cone programs
 //     minimize x[objective]  subject to  h - G x in K = R+^orthant x Q^d1 x Q^d2
 // (Tracy et al. 2023 eq. (1), CVXOPT's conelp without equality constraints), with Nesterov-Todd scaling
 // and Mehrotra's predictor-corrector, stopping on the central path at a given barrier parameter.
-// Everything lives in the caller's structs: no allocation. Used by dcol.c. Never installed.
+// Everything lives in the caller's structs: no allocation. The iteration is in conic.c, the start
+// next to a central point from an exact optimum in conic_start.c, the normal system split by
+// stiffness in conic_stiff.c (docs/dcol.md §§3-4: DCOL is its user). Never installed.
 
 #ifndef OSC_CONIC_H
 #define OSC_CONIC_H
 
-#include "osculate/dcol.h"
+#include "osculate/base.h"
 
 #include <stdbool.h>
 
+// The solver's limits (conic_check refuses a problem beyond them)
 enum {
-    CONIC_MAX_VARIABLES = OSC_DCOL_MAX_VARIABLES,
-    CONIC_MAX_ROWS = OSC_DCOL_MAX_ROWS,
-    CONIC_MAX_CONES = 2, // second-order cones, after the orthant rows
+    CONIC_MAX_VARIABLES = 8, // columns of G (each a bit of the column masks; the iteration is compiled per count)
+    CONIC_MAX_ROWS = 136,    // rows of G: the orthant rows and the cones' dimensions
+    CONIC_MAX_CONES = 2,     // second-order cones, after the orthant rows
+    CONIC_MIN_CONE_DIM = 2,
     CONIC_MAX_CONE_DIM = 4,
     CONIC_MAX_ORTHANT_GROUPS = 2,
     CONIC_MAX_SEGMENTS = CONIC_MAX_ORTHANT_GROUPS + CONIC_MAX_CONES,
@@ -24,15 +28,17 @@ enum {
 typedef struct conic_problem {
     int variables;
     int orthant_rows;
-    // the orthant rows in up to CONIC_MAX_ORTHANT_GROUPS consecutive groups (ends; 0 groups: one),
-    // each with its own set of non-zero columns (DCOL: one body's rows)
+    // the orthant rows in up to CONIC_MAX_ORTHANT_GROUPS consecutive groups (their ends, non-
+    // decreasing, the last at orthant_rows; 0 groups: one), each with its own set of non-zero
+    // columns (rows that involve different variables, as two bodies' rows in DCOL)
     int orthant_groups;
     int orthant_group_end[CONIC_MAX_ORTHANT_GROUPS];
     int cone_count;
     int cone_dim[CONIC_MAX_CONES];
     int rows; // orthant_rows + the cone dimensions
     // bit j set when column j is non-zero in some row of each orthant group (then of each cone),
-    // written with G by the caller: the structure the normal matrix is accumulated over
+    // written with G by the caller (or by conic_set_columns): the structure the normal matrix is
+    // accumulated over
     unsigned group_columns[CONIC_MAX_ORTHANT_GROUPS];
     unsigned cone_columns[CONIC_MAX_CONES];
     int objective; // c = e_objective
@@ -83,6 +89,18 @@ typedef struct conic_state {
     int iterations;
 } conic_state;
 
+/// Returns OSC_OK when `problem` is within the solver's limits and consistent: 1 to
+/// CONIC_MAX_VARIABLES variables, the objective one of them, 0 to CONIC_MAX_CONES cones of
+/// CONIC_MIN_CONE_DIM to CONIC_MAX_CONE_DIM rows, rows = orthant_rows + the cones' dimensions
+/// <= CONIC_MAX_ROWS, 0 to CONIC_MAX_ORTHANT_GROUPS orthant groups whose ends do not decrease and
+/// end at orthant_rows, and no column mask naming a column beyond the variables. Otherwise
+/// OSC_ERR_INVALID_ARGUMENT with a message naming the field and its value ("cone program: ...").
+osc_status conic_check(const conic_problem* problem);
+
+/// Writes the column masks group_columns and cone_columns from the non-zero entries of G (for a
+/// caller that does not know its structure otherwise).
+void conic_set_columns(conic_problem* problem);
+
 /// Solves `problem` to the central-path point of barrier parameter `barrier` (s o z = barrier e,
 /// to 1e-9 of it where rounding allows, with residuals below 1e-9 of the data's scale), starting
 /// from the primal point state->x (s = h - G x, moved into the cone if it is not inside, and the
@@ -93,7 +111,14 @@ typedef struct conic_state {
 /// feasible iterate of least dual residual if that is within the stalled tolerance (1e-5 of its
 /// terms) instead of failing.
 /// On return `state` holds the iterate, its scaling and the factor of its normal matrix (for
-/// derivatives). Returns OSC_OK or OSC_ERR_NOT_CONVERGED.
+/// derivatives). Returns OSC_OK; OSC_ERR_INVALID_ARGUMENT for a problem conic_check refuses (its
+/// message); OSC_ERR_NOT_CONVERGED ("cone program: no convergence in ... iterations") when
+/// `max_iterations` run out or the iterate stops being finite. The solver has no certificates of
+/// infeasibility: an infeasible problem ends with OSC_ERR_NOT_CONVERGED. It expects a bounded
+/// feasible set (DCOL's is): on an unbounded problem, which has no central point, the iterates
+/// diverge, and as the stopping rule's tolerances grow with |s| |z| the solve may end with OSC_OK
+/// at an iterate far beyond any scale of the data (tests/test_conic.c shows both); a caller that
+/// cannot rule that out bounds its variables.
 osc_status conic_solve(const conic_problem* problem, double barrier, int max_iterations, double regularization,
                        bool at_barrier, bool keep_best, conic_state* state);
 
@@ -102,22 +127,23 @@ osc_status conic_solve(const conic_problem* problem, double barrier, int max_ite
 /// first-order central point of `barrier`: every active orthant row's slack becomes barrier / z_i,
 /// every active cone's s^T J s becomes barrier s_0 / tau (its dual tau J s / s_0) and a cone at
 /// its apex takes s = barrier z^-1 (its dual z free), by the least change of x, with the
-/// multipliers from G^T z = -c on the active blocks (where the blocks are dependent, as at a
-/// polytope vertex of more than three faces, the analytic centre of those multipliers; where the
-/// offsets would cross a row or leave a cone, as for a face, a capsule or a padded polygon resting
-/// on a face, the barrier problem's minimiser on the set where the strong blocks sit at their
-/// offsets); writes the slack h - G x at the moved x to s, strictly inside, and the matching dual
-/// to z [rows each]. False (x unchanged, s overwritten) when more than 16 blocks are active, a
-/// cone at its apex comes with dependent blocks, the multipliers are not all positive (strictly
-/// inside the cone at an apex) or not consistent, or the moved point is not strictly inside.
+/// multipliers from G^T z = -c on the active blocks (where the blocks are dependent, more of them
+/// active than their rank, the analytic centre of those multipliers; where the offsets would cross
+/// a row or leave a cone, an optimal face rather than a vertex, the barrier problem's minimiser on
+/// the set where the strong blocks sit at their offsets); writes the slack h - G x at the moved x
+/// to s, strictly inside, and the matching dual to z [rows each]. False (x unchanged, s
+/// overwritten) for a problem conic_check refuses, when more than 2 CONIC_MAX_VARIABLES blocks
+/// are active, a cone at its apex comes with dependent blocks, the multipliers are not all
+/// positive (strictly inside the cone at an apex) or not consistent, or the moved point is not
+/// strictly inside.
 bool conic_offset_start(const conic_problem* problem, double barrier, double active_gap, double* x, double* s,
                         double* z);
 
 /// conic_offset_start's flat case alone from x, a central point of `barrier` whose active blocks
-/// (gaps up to `active_gap`) hold it in a flat contact (the strong blocks, multipliers above 1e6
+/// (gaps up to `active_gap`) hold it on an optimal face (the strong blocks, multipliers above 1e6
 /// times the barrier) and leave it free along the rest of their null space: x is moved to the
 /// barrier problem's minimiser on that set, the strong blocks at their offsets (the analytic
-/// centre of the contact, which the central path's stopping rule cannot resolve: the barrier's
+/// centre of the face, which the central path's stopping rule cannot resolve: the barrier's
 /// forces along a free direction are of the order of the barrier), and s, z are written as there.
 /// False (x unchanged) where there is no strong block or the minimiser fails.
 bool conic_centre_flat(const conic_problem* problem, double barrier, double active_gap, double* x, double* s,
@@ -126,6 +152,12 @@ bool conic_centre_flat(const conic_problem* problem, double barrier, double acti
 /// Returns how far h - G x is outside the cone (-(its smallest eigenvalue)); < 0 when strictly
 /// inside.
 double conic_violation(const conic_problem* problem, const double* x);
+
+/// Writes the slack s = h - G x [rows].
+void conic_primal_slack(const conic_problem* problem, const double* x, double* s);
+
+/// Returns how far the slack s is outside the cone (conic_violation's measure).
+double conic_slack_violation(const conic_problem* problem, const double* s);
 
 /// Solves the factored normal system in place: rhs <- (G^T W^-2 G + reg)^-1 rhs.
 void conic_factor_solve(const conic_problem* problem, const conic_state* state, double* rhs);

@@ -13,6 +13,7 @@
 // and LU with partial pivoting on it loses nothing to the sum.
 
 #include "conic.h"
+#include "dense.h"
 
 #include <math.h>
 #include <string.h>
@@ -86,28 +87,7 @@ bool conic_stiff_factor(const conic_problem* p, const conic_state* state, double
         for (int j = 0; j < n; ++j) a[n + b][j] = a[j][n + b] = system->normal[b][j];
         a[n + b][n + b] = -1.0 / system->weight[b];
     }
-    // LU with partial pivoting, in place (L unit lower below the diagonal)
-    for (int col = 0; col < size; ++col) {
-        int best = col;
-        for (int i = col + 1; i < size; ++i)
-            if (fabs(a[i][col]) > fabs(a[best][col])) best = i;
-        system->pivot[col] = best;
-        if (!(a[best][col] != 0.0) || !isfinite(a[best][col])) return false;
-        if (best != col)
-            for (int j = 0; j < size; ++j) {
-                double t = a[col][j];
-                a[col][j] = a[best][j];
-                a[best][j] = t;
-            }
-        double inverse = 1.0 / a[col][col];
-        for (int i = col + 1; i < size; ++i) {
-            double factor = a[i][col] * inverse;
-            a[i][col] = factor;
-            if (factor == 0.0) continue;
-            for (int j = col + 1; j < size; ++j) a[i][j] -= factor * a[col][j];
-        }
-    }
-    return true;
+    return dense_lu_factor(size, &a[0][0], CONIC_STIFF_SIZE, system->pivot);
 }
 
 void conic_stiff_solve(const conic_stiff_system* system, const double* b, const double* r, double* y, double* lambda) {
@@ -116,17 +96,7 @@ void conic_stiff_solve(const conic_stiff_system* system, const double* b, const 
     double v[CONIC_STIFF_SIZE];
     for (int i = 0; i < n; ++i) v[i] = b[i];
     for (int i = 0; i < k; ++i) v[n + i] = r ? r[i] : 0.0;
-    for (int i = 0; i < size; ++i) {
-        int p = system->pivot[i];
-        double t = v[i];
-        v[i] = v[p];
-        v[p] = t;
-        for (int j = 0; j < i; ++j) v[i] -= a[i][j] * v[j];
-    }
-    for (int i = size - 1; i >= 0; --i) {
-        for (int j = i + 1; j < size; ++j) v[i] -= a[i][j] * v[j];
-        v[i] /= a[i][i];
-    }
+    dense_lu_solve(size, &a[0][0], CONIC_STIFF_SIZE, system->pivot, v, 1, 1);
     for (int i = 0; i < n; ++i) y[i] = v[i];
     if (lambda)
         for (int i = 0; i < k; ++i) lambda[i] = v[n + i];

@@ -4,6 +4,7 @@
 // optimality conditions linearised: at most 4 unknowns, no interior-point solve at all.
 
 #include "dcol_internal.h"
+#include "dense.h"
 
 #include <string.h>
 
@@ -13,50 +14,6 @@
 static const double EXACT_MIN_CURVATURE = 1e-12;
 // the smallest sine of the angle between two ties' directions on the plane
 static const double EXACT_MIN_TIE_SINE = 1e-6;
-
-// LU factors with partial pivoting of the size x size matrix in lu, in place; false on a zero pivot
-static bool lu_factor(double lu[4][4], int pivot[4], int size) {
-    for (int k = 0; k < size; ++k) {
-        int best = k;
-        for (int i = k + 1; i < size; ++i)
-            if (fabs(lu[i][k]) > fabs(lu[best][k])) best = i;
-        pivot[k] = best;
-        if (!(lu[best][k] != 0.0)) return false;
-        if (best != k)
-            for (int j = 0; j < size; ++j) {
-                double swap = lu[k][j];
-                lu[k][j] = lu[best][j];
-                lu[best][j] = swap;
-            }
-        for (int i = k + 1; i < size; ++i) {
-            lu[i][k] /= lu[k][k];
-            for (int j = k + 1; j < size; ++j) lu[i][j] -= lu[i][k] * lu[k][j];
-        }
-    }
-    return true;
-}
-
-// the inverse of the factored matrix, all columns solved side by side (rows swapped whole, so every
-// swap first)
-static void lu_inverse(const double lu[4][4], const int pivot[4], int size, double inverse[4][4]) {
-    for (int i = 0; i < size; ++i)
-        for (int j = 0; j < size; ++j) inverse[i][j] = i == j;
-    for (int k = 0; k < size; ++k)
-        for (int j = 0; j < size; ++j) {
-            double swap = inverse[k][j];
-            inverse[k][j] = inverse[pivot[k]][j];
-            inverse[pivot[k]][j] = swap;
-        }
-    for (int k = 0; k < size; ++k)
-        for (int i = k + 1; i < size; ++i)
-            for (int j = 0; j < size; ++j) inverse[i][j] -= lu[i][k] * inverse[k][j];
-    for (int k = size - 1; k >= 0; --k) {
-        for (int i = k + 1; i < size; ++i)
-            for (int j = 0; j < size; ++j) inverse[k][j] -= lu[k][i] * inverse[i][j];
-        double scale = 1.0 / lu[k][k];
-        for (int j = 0; j < size; ++j) inverse[k][j] *= scale;
-    }
-}
 
 bool dcol_exact_prepare(dcol_exact_contact* c) {
     dcol_plane_basis(osc_normalize(c->n), &c->t1, &c->t2);
@@ -100,7 +57,7 @@ bool dcol_exact_prepare(dcol_exact_contact* c) {
             c->lu[2 + j][i] = abar[j][i];
         }
     }
-    return lu_factor(c->lu, c->pivot, size);
+    return dense_lu_factor(size, &c->lu[0][0], 4, c->pivot);
 }
 
 void dcol_exact_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b, osc_dcol_result* result) {
@@ -158,8 +115,10 @@ void dcol_exact_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose
     }
     // D = [t1 t2] K^-1 (rows 0, 1) and P = scale alpha (H_A D + sum over A's ties tie_j K^-1 (row 2 + j))
     osc_vec3 D[4], P[4];
-    double inverse[4][4];
-    lu_inverse(c->lu, c->pivot, size, inverse);
+    double inverse[4][4]; // K^-1: the identity solved
+    for (int i = 0; i < size; ++i)
+        for (int j = 0; j < size; ++j) inverse[i][j] = i == j;
+    dense_lu_solve(size, &c->lu[0][0], 4, c->pivot, &inverse[0][0], size, 4);
     for (int k = 0; k < size; ++k) {
         D[k] = osc_add(osc_scale(c->t1, inverse[0][k]), osc_scale(c->t2, inverse[1][k]));
         osc_vec3 moved = c->curved[0] ? osc_mat3_apply(c->curvature[0], D[k]) : osc_v3(0.0, 0.0, 0.0);

@@ -6,6 +6,11 @@
 
 #include "conic.h"
 #include "convex_internal.h"
+#include "osculate/dcol.h"
+
+// the cone solver's limits hold every DCOL problem
+_Static_assert(OSC_DCOL_MAX_VARIABLES <= CONIC_MAX_VARIABLES && OSC_DCOL_MAX_ROWS <= CONIC_MAX_ROWS,
+               "a DCOL problem exceeds the cone solver's limits (conic.h)");
 
 /// The internal switches of a query (docs/dcol.md §3.5-§3.7, §4.5). The public functions take
 /// dcol_default_options(); the tests pass others to dcol_proximity to compare the paths. A query

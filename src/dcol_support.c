@@ -2,7 +2,10 @@
 // piecewise-linear part plus a smooth one (a cone's: the larger of its apex and its base disc), so
 // the exact optimum of Tracy et al. 2023 problem (9) comes from an active-set Newton method on the support
 // functions; conic_offset_start then moves it to the first-order central point of the barrier,
-// from which the interior-point solver only re-centres.
+// from which the interior-point solver only re-centres. The file runs from the bodies' support
+// functions (support_body_of, body_value, the ties, a cone's curved crossing, a disc's kink) through
+// what turns an optimum into an answer (the exact contact of §3.7, the central start) to the walk
+// itself, whose phases are listed where it begins ("the walk").
 
 #include "dcol_internal.h"
 
@@ -934,36 +937,98 @@ static bool leaves_tie(bool estimate_leaves, plane_vector a, double g1, double g
     return a.u * (h22 * g1 - h12 * g2) + a.v * (h11 * g2 - h12 * g1) > 0.0; // a^T adj(H) g
 }
 
+// ---------------------------------------------------------------------------------------------
+// the walk (docs/dcol.md §3.5, "The active-set Newton method")
+//
 // alpha is the largest n . d / (h_A(n) + h_B(-n)) over directions n, d = r'_B - r'_A: on the
-// plane n . d = 1, alpha = 1 / min N, N = h_A(n) + h_B(-n) convex (docs/dcol.md §3.5). The
-// active-set Newton method works in plane coordinates t (n = n_0 + t_1 e_1 + t_2 e_2): on a piece
-// the tied vertices of each body are fixed and N is smooth (the representatives' linear terms plus
-// the balls); a step is restricted to keep the ties (each tie is a line in t), stops where another
-// vertex starts to tie (which is then added) and halves while N does not decrease. At a piece's
-// minimiser the ties' subgradient weights must be non-negative with at most 1 per body (the
-// representative keeps the rest); a tie that breaks that is released. Then x = r'_A + alpha y_A =
-// r'_B - alpha y_B with y the support points (core point plus the ball's C n / sqrt(n^T C n)), the
-// slacks from the core points, and conic_offset_start moves it to the first-order central point.
-// Without a ball (two polytopes) N is piecewise linear and the same walk takes steepest-descent
-// steps to the next tie instead (a simplex method on the normal fans), as it does along a disc's
-// flat direction. A cone's tie between its apex and its base is a curve, on which the step is a
-// Newton step on the KKT conditions of the piece with that tie. False (for the general
-// start) when the origins (nearly) coincide, the contact is not a point (ties in both bodies beyond
-// two, parallel ties) or the method does not converge.
-bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
-    dp->has_optimum = false;
-    osc_vec3 d = osc_sub(dp->body[1].origin, dp->body[0].origin);
-    double dd = osc_dot(d, d);
-    if (!(dd > 1e-24)) return false;
+// plane n . d = 1, alpha = 1 / min N, N = h_A(n) + h_B(-n) convex. The walk works in plane
+// coordinates t (n = n_0 + t_1 e_1 + t_2 e_2). Its phases, each a function below:
+//   walk_begin      the start n_0 and each body's first support vertex
+//   disc_first      a disc's kink tested before the walk (it may be the optimum, or a disc's end
+//                   face may rest on the other body)
+//   piece_at        on a piece (the tied vertices of each body fixed) N is smooth: its gradient and
+//                   Hessian on the plane (the representatives' linear terms plus the balls), and
+//                   the ties (each a line in t, a cone's apex-base tie a curve)
+//   choose_step     Newton's step, along the one line of the ties, none with two; at a disc's
+//                   kink the steepest descent; on a cone's curved tie the KKT step; along a flat
+//                   direction a linear step; a tie whose step leaves it is released first
+//   step_reach      the ratio test: the first vertex that starts to tie stops the step there
+//   take_step       halving while N does not decrease, or a jump to a disc's kink
+//   piece_optimal   at a piece's minimiser the ties' subgradient weights must be non-negative with
+//                   at most 1 per body (a tie that breaks that is released), or a face's core point
+//                   must lie in the face
+//   support_points  x = r'_A + alpha y_A = r'_B - alpha y_B with y the support points (core point
+//                   plus the ball's C n / sqrt(n^T C n))
+// and then the exact contact (§3.7) or conic_offset_start's first-order central point. Without a
+// ball (two polytopes) N is piecewise linear and the same walk takes steepest-descent steps to the
+// next tie (a simplex method on the normal fans), as it does along a disc's flat direction.
+
+// The walk's state
+typedef struct support_walk {
     support_body bodies[2];
+    osc_vec3 d;              // r'_B - r'_A
+    double dd;               // |d|^2
+    osc_vec3 e1, e2;         // an orthonormal basis of the plane orthogonal to d
+    osc_vec3 n;              // the current direction, on the plane n . d = 1
+    double sum;              // N(n)
+    double size;             // the largest |v_j| of the bodies' vertices (a polytope's shape size)
+    bool curved;             // a body has a ball
+    int at_kink;             // the body at whose disc's kink n lies (jump_to_kink), or -1
+    bool stalled;            // the last Newton step was halved to no decrease (at rounding)
+    double weight[2];        // the ties' subgradient weights (at most two)
+    int face_body;           // the body whose face the other's vertex faces, or -1
+    plane_vector face_point; // that face's core point's projection q
+} support_walk;
+
+// The piece at n: N's gradient and Hessian on the plane, the smooth parts', and the ties
+typedef struct piece_model {
+    double g1, g2;        // grad N (the representatives' terms and the balls)
+    double s1, s2;        // the balls' share of it
+    double h11, h12, h22; // hess N
+} piece_model;
+
+typedef struct walk_piece {
+    piece_model model;
+    double smooth_gradient[2][2], smooth_hessian[2][3]; // each body's smooth part
+    support_tie ties[SUPPORT_MAX_VERTICES];
+    int tie_count;
+    bool curved_tie;   // a cone's apex tied with its base
+    bool parallel;     // every tie along one line (true with one tie)
+    bool piece_curved; // N curves on the piece (not two apexes, a cone's and a polytope's vertex)
+} walk_piece;
+
+// A step t in plane coordinates; `newton` when it has a length of its own (else it runs to the
+// next tie)
+typedef struct walk_step {
+    double t1, t2;
+    bool newton;
+} walk_step;
+
+// What a phase of the walk decided
+typedef enum walk_outcome {
+    WALK_FAILED, // the pair goes to the general start (§3.3)
+    WALK_ON,     // go on with the step (or, after piece_optimal, the optimum is found)
+    WALK_AGAIN,  // the ties changed: the piece again
+    WALK_AT_KINK // the steepest descent at a disc's kink vanishes: the kink may be the optimum
+} walk_outcome;
+
+// The start n_0 = C^-1 d / (d . C^-1 d), C = C_A + C_B (by the adjugate; the optimum of two
+// ellipsoids whose matrices are multiples of each other), or d / |d|^2 without a ball or when C is
+// singular; each body's support vertex there, its smooth part and plane coordinates, and the
+// bodies' size. False when the origins (nearly) coincide.
+static bool walk_begin(const dcol_problem* dp, support_walk* walk) {
+    walk->d = osc_sub(dp->body[1].origin, dp->body[0].origin);
+    osc_vec3 d = walk->d;
+    double dd = walk->dd = osc_dot(d, d);
+    if (!(dd > 1e-24)) return false;
+    support_body* bodies = walk->bodies;
     support_body_of(dp, 0, &bodies[0]);
     support_body_of(dp, 1, &bodies[1]);
-    bool curved = bodies[0].ball || bodies[1].ball;
-    // an orthonormal basis (e1, e2) of the plane orthogonal to d
+    walk->curved = bodies[0].ball || bodies[1].ball;
     osc_vec3 e1, e2;
     dcol_plane_basis(osc_scale(d, 1.0 / sqrt(dd)), &e1, &e2);
-    // the start (C_A + C_B)^-1 d (by the adjugate) scaled onto the plane: the optimum of two
-    // ellipsoids whose matrices are multiples of each other
+    walk->e1 = e1;
+    walk->e2 = e2;
     double C[3][3];
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) C[i][j] = bodies[0].C[i][j] + bodies[1].C[i][j];
@@ -1014,392 +1079,500 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         if (body->plain >= 0) best = best_vertex(body, n, body->root); // a cone's piece
         set_tied(body, &best, 1);
     }
-    size = fmax(size, 1e-300);
+    walk->n = n;
+    walk->sum = sum;
+    walk->size = fmax(size, 1e-300);
+    walk->at_kink = -1;
+    walk->stalled = false;
+    walk->weight[0] = walk->weight[1] = 0.0;
+    walk->face_body = -1;
+    walk->face_point = (plane_vector){0.0, 0.0};
+    return true;
+}
+
+// Before the walk, each disc's kink: the optimum there (finish_kink), or a disc's end face resting
+// on the other body (disc_face_optimum, finish_start). True when one of them decided the pair,
+// its answer in *started.
+static bool disc_first(dcol_problem* dp, support_walk* walk, double barrier, double active_gap, bool* started) {
     for (int k = 0; k < 2; ++k) {
         double kink_sum;
         osc_vec3 core[2], support[2];
         kink_info info;
-        if (bodies[k].disc && disc_kink_optimum(bodies, k, d, e1, e2, size, &kink_sum, core, support, &info))
-            return finish_kink(dp, bodies, k, &info, kink_sum, core, support, barrier, active_gap);
-        if (bodies[k].disc && disc_face_optimum(dp, bodies, k, d, &kink_sum, core, support))
-            return finish_start(dp, kink_sum, core, support, barrier, active_gap);
+        if (walk->bodies[k].disc && disc_kink_optimum(walk->bodies, k, walk->d, walk->e1, walk->e2, walk->size,
+                                                      &kink_sum, core, support, &info)) {
+            *started = finish_kink(dp, walk->bodies, k, &info, kink_sum, core, support, barrier, active_gap);
+            return true;
+        }
+        if (walk->bodies[k].disc && disc_face_optimum(dp, walk->bodies, k, walk->d, &kink_sum, core, support)) {
+            *started = finish_start(dp, kink_sum, core, support, barrier, active_gap);
+            return true;
+        }
     }
-    double weight[2] = {0.0, 0.0}; // the ties' subgradient weights (at most two)
-    plane_vector face_point = {0.0, 0.0};
-    int face_body = -1;
-    int at_kink = -1; // the body at whose disc's kink n lies (jump_to_kink), or -1
-    bool converged = false, stalled = false;
-    for (int iteration = 0; iteration < 60 && !converged; ++iteration) {
-        // the piece's gradient (the representatives' linear terms and the balls) and Hessian
-        double g1 = 0.0, g2 = 0.0, s1 = 0.0, s2 = 0.0, h11 = 0.0, h12 = 0.0, h22 = 0.0;
-        double smooth_gradient[2][2] = {{0.0}}, smooth_hessian[2][3] = {{0.0}};
-        support_tie ties[SUPPORT_MAX_VERTICES];
-        int tie_count = 0;
-        bool curved_tie = false;
-        for (int k = 0; k < 2; ++k) {
-            support_body* body = &bodies[k];
-            if (body->plain >= 0 && body->tied_count == 2) {
-                // a cone's representative is the larger of its two pieces (the step's model is
-                // that piece, the other's gap to it kept at or below zero)
-                int other = body->tied[1], first = body->tied[0];
-                double gap = osc_dot(osc_sub(body->vertex[other], body->vertex[first]), n) +
-                             (is_swept(body, other) - is_swept(body, first)) * body->root;
-                if (gap > 0.0) {
-                    body->tied[0] = other;
-                    body->tied[1] = first;
-                }
-            }
-            int representative = body->tied[0];
-            if (k != at_kink && (is_swept(body, representative) || (body->plain >= 0 && body->tied_count > 1))) {
-                // grad = C n / root; hess = (C - (C n)(C n)^T / root^2) / root (a disc's root
-                // vanishes at its kink, which was not the optimum)
-                if (!(body->root > 1e-12 * osc_length(n) * body->radius)) return false;
-                double inverse = 1.0 / body->root;
-                double p1 = osc_dot(body->cn, e1) * inverse, p2 = osc_dot(body->cn, e2) * inverse;
-                double* q = smooth_hessian[k];
-                smooth_gradient[k][0] = p1;
-                smooth_gradient[k][1] = p2;
-                q[0] = (body->c11 - p1 * p1) * inverse;
-                q[1] = (body->c12 - p1 * p2) * inverse;
-                q[2] = (body->c22 - p2 * p2) * inverse;
-                if (is_swept(body, representative)) {
-                    s1 += p1;
-                    s2 += p2;
-                    h11 += q[0];
-                    h12 += q[1];
-                    h22 += q[2];
-                }
-            }
-            plane_vector along_representative = plane_coordinates(body, representative);
-            g1 += along_representative.u;
-            g2 += along_representative.v;
-            for (int i = 1; i < body->tied_count; ++i) {
-                support_tie* tie = &ties[tie_count++];
-                int j = body->tied[i];
-                tie->body = k;
-                tie->index = i;
-                plane_vector along = plane_coordinates(body, j);
-                tie->direction.u = along.u - along_representative.u;
-                tie->direction.v = along.v - along_representative.v;
-                tie->kappa = is_swept(body, j) - is_swept(body, representative);
-                tie->gap = 0.0;
-                if (tie->kappa != 0) {
-                    curved_tie = true;
-                    tie->direction.u += tie->kappa * smooth_gradient[k][0];
-                    tie->direction.v += tie->kappa * smooth_gradient[k][1];
-                    tie->gap =
-                        osc_dot(osc_sub(body->vertex[j], body->vertex[representative]), n) + tie->kappa * body->root;
-                }
+    return false;
+}
+
+// The piece at the walk's n: N's gradient and Hessian on the plane and the ties. A cone's
+// representative is made the larger of its two pieces (the step's model is that piece, the
+// other's gap to it kept at or below zero). False where a disc's smooth part vanishes (its kink,
+// which was not the optimum).
+static bool piece_at(support_walk* walk, walk_piece* piece) {
+    osc_vec3 n = walk->n, e1 = walk->e1, e2 = walk->e2;
+    // (summed in locals: the compiler cannot keep a struct's doubles in registers while it writes
+    // doubles of the bodies)
+    double g1 = 0.0, g2 = 0.0, s1 = 0.0, s2 = 0.0, h11 = 0.0, h12 = 0.0, h22 = 0.0;
+    double(*smooth_gradient)[2] = piece->smooth_gradient;
+    double(*smooth_hessian)[3] = piece->smooth_hessian;
+    memset(piece->smooth_gradient, 0, sizeof piece->smooth_gradient);
+    memset(piece->smooth_hessian, 0, sizeof piece->smooth_hessian);
+    int tie_count = 0;
+    bool curved_tie = false;
+    for (int k = 0; k < 2; ++k) {
+        support_body* body = &walk->bodies[k];
+        if (body->plain >= 0 && body->tied_count == 2) {
+            int other = body->tied[1], first = body->tied[0];
+            double gap = osc_dot(osc_sub(body->vertex[other], body->vertex[first]), n) +
+                         (is_swept(body, other) - is_swept(body, first)) * body->root;
+            if (gap > 0.0) {
+                body->tied[0] = other;
+                body->tied[1] = first;
             }
         }
-        g1 += s1;
-        g2 += s2;
-        // the step: free, along the one line of the ties, or none
-        double t1 = 0.0, t2 = 0.0;
-        bool parallel = tie_count > 0;
-        for (int i = 1; i < tie_count && parallel; ++i) {
-            plane_vector a = ties[0].direction, b = ties[i].direction;
-            parallel = fabs(a.u * b.v - a.v * b.u) <= 1e-9 * (fabs(a.u * b.v) + fabs(a.v * b.u)) + 1e-300;
+        int representative = body->tied[0];
+        if (k != walk->at_kink && (is_swept(body, representative) || (body->plain >= 0 && body->tied_count > 1))) {
+            // grad = C n / root; hess = (C - (C n)(C n)^T / root^2) / root
+            if (!(body->root > 1e-12 * osc_length(n) * body->radius)) return false;
+            double inverse = 1.0 / body->root;
+            double p1 = osc_dot(body->cn, e1) * inverse, p2 = osc_dot(body->cn, e2) * inverse;
+            double* q = smooth_hessian[k];
+            smooth_gradient[k][0] = p1;
+            smooth_gradient[k][1] = p2;
+            q[0] = (body->c11 - p1 * p1) * inverse;
+            q[1] = (body->c12 - p1 * p2) * inverse;
+            q[2] = (body->c22 - p2 * p2) * inverse;
+            if (is_swept(body, representative)) {
+                s1 += p1;
+                s2 += p2;
+                h11 += q[0];
+                h12 += q[1];
+                h22 += q[2];
+            }
         }
-        // a piece of two cones' apexes (or a cone's apex and a polytope's vertex) is linear
-        bool piece_curved = curved && (h11 > 0.0 || h22 > 0.0);
-        bool newton = piece_curved || curved_tie;
-        if (at_kink >= 0) {
-            // at a disc's kink: the steepest descent direction w, a Newton step along it on the
-            // rest's curvature (the disc is linear along rays from its kink), or a linear step
-            // to the next tie where the rest is flat along w; the optimum when there is none
-            double w1, w2;
-            if (!kink_descent(&bodies[at_kink], e1, e2, g1, g2, &w1, &w2)) {
-                double kink_sum;
-                osc_vec3 core[2], support[2];
-                kink_info info;
-                if (!disc_kink_optimum(bodies, at_kink, d, e1, e2, size, &kink_sum, core, support, &info)) return false;
-                return finish_kink(dp, bodies, at_kink, &info, kink_sum, core, support, barrier, active_gap);
+        plane_vector along_representative = plane_coordinates(body, representative);
+        g1 += along_representative.u;
+        g2 += along_representative.v;
+        for (int i = 1; i < body->tied_count; ++i) {
+            support_tie* tie = &piece->ties[tie_count++];
+            int j = body->tied[i];
+            tie->body = k;
+            tie->index = i;
+            plane_vector along = plane_coordinates(body, j);
+            tie->direction.u = along.u - along_representative.u;
+            tie->direction.v = along.v - along_representative.v;
+            tie->kappa = is_swept(body, j) - is_swept(body, representative);
+            tie->gap = 0.0;
+            if (tie->kappa != 0) {
+                curved_tie = true;
+                tie->direction.u += tie->kappa * smooth_gradient[k][0];
+                tie->direction.v += tie->kappa * smooth_gradient[k][1];
+                tie->gap = osc_dot(osc_sub(body->vertex[j], body->vertex[representative]), n) + tie->kappa * body->root;
             }
-            double curvature = h11 * w1 * w1 + 2.0 * h12 * w1 * w2 + h22 * w2 * w2;
-            newton = curvature > FLAT_CURVATURE * (h11 + h22) * (w1 * w1 + w2 * w2);
-            double length = newton ? (w1 * w1 + w2 * w2) / curvature : 1.0;
-            t1 = length * w1;
-            t2 = length * w2;
-        } else if (curved_tie) {
-            // a cone's apex tied with its base (docs/dcol.md §3.5): a Newton step on the KKT
-            // conditions of the piece with the curved tie gap = 0, or with a second, straight tie
-            // the Newton step onto both
-            if (tie_count == 1) {
-                const support_tie* tie = &ties[0];
-                plane_vector a = tie->direction;
-                double aa = a.u * a.u + a.v * a.v;
-                if (!(aa > 0.0)) return false;
-                // the tie's weight (its multiplier) estimated from the gradients; the Lagrangian's
-                // Hessian adds the weighted curvature of the tie
-                double weight_estimate = -(g1 * a.u + g2 * a.v) / aa;
-                support_body* body = &bodies[tie->body];
-                // the piece's own minimum lies off the tie: release it
-                const double* q = smooth_hessian[tie->body];
-                if (leaves_tie(weight_estimate < 0.0, a, g1, g2, h11, h12, h22)) {
-                    remove_tied(body, tie->index);
-                    continue;
-                }
-                // beyond the tie: the other piece alone, with gradient g + a, Hessian
-                // H + kappa q and the gap's sign reversed, on the same terms
-                plane_vector reversed = {-a.u, -a.v};
-                if (leaves_tie(weight_estimate > 1.0, reversed, g1 + a.u, g2 + a.v, h11 + tie->kappa * q[0],
-                               h12 + tie->kappa * q[1], h22 + tie->kappa * q[2])) {
-                    body->is_tied[body->tied[0]] = false;
-                    body->tied[0] = body->tied[1];
-                    body->tied_count = 1;
-                    continue;
-                }
-                weight_estimate = fmin(fmax(weight_estimate, 0.0), 1.0);
-                double kw = tie->kappa * weight_estimate;
-                double l11 = h11 + kw * q[0], l12 = h12 + kw * q[1], l22 = h22 + kw * q[2];
-                // t = t0 + along u: t0 restores the tie to first order, u runs along it
-                double t01 = -tie->gap * a.u / aa, t02 = -tie->gap * a.v / aa;
-                double length = sqrt(aa), u1 = -a.v / length, u2 = a.u / length;
-                double curvature = l11 * u1 * u1 + 2.0 * l12 * u1 * u2 + l22 * u2 * u2;
-                if (!(curvature > 0.0)) return false;
-                double slope = g1 * u1 + g2 * u2 + (l11 * t01 + l12 * t02) * u1 + (l12 * t01 + l22 * t02) * u2;
-                double along = -slope / curvature;
-                t1 = t01 + along * u1;
-                t2 = t02 + along * u2;
-            } else if (tie_count == 2 && !parallel) {
-                plane_vector a = ties[0].direction, b = ties[1].direction;
-                double det = a.u * b.v - a.v * b.u;
-                // the ties' weights from the gradients: a tie whose weight is negative (its
-                // piece's gap opens going down) is released first
-                double w0 = -(g1 * b.v - g2 * b.u) / det, w1 = -(a.u * g2 - a.v * g1) / det;
-                if (w0 < 0.0 || w1 < 0.0) {
-                    const support_tie* tie = &ties[w0 < w1 ? 0 : 1];
-                    remove_tied(&bodies[tie->body], tie->index);
-                    continue;
-                }
-                t1 = (-ties[0].gap * b.v + ties[1].gap * a.v) / det;
-                t2 = (-ties[1].gap * a.u + ties[0].gap * b.u) / det;
-            } else if (tie_count == 3) {
-                // the generator nearly along a face of the other body (a line contact is near):
-                // the optimum keeps two of the three ties, so the first whose other two balance
-                // the gradient with non-negative weights is released
-                int release = -1;
-                for (int skip = 0; skip < 3 && release < 0; ++skip) {
-                    plane_vector a = ties[skip == 0 ? 1 : 0].direction, b = ties[skip == 2 ? 1 : 2].direction;
-                    double det = a.u * b.v - a.v * b.u;
-                    if (!(fabs(det) > 1e-9 * (fabs(a.u * b.v) + fabs(a.v * b.u)))) continue;
-                    double w0 = -(g1 * b.v - g2 * b.u) / det, w1 = -(a.u * g2 - a.v * g1) / det;
-                    if (w0 >= 0.0 && w1 >= 0.0) release = skip;
-                }
-                if (release < 0) return false;
-                remove_tied(&bodies[ties[release].body], ties[release].index);
-                continue;
-            } else {
-                return false;
-            }
-        } else if (tie_count == 0 && piece_curved) {
-            double det = h11 * h22 - h12 * h12, piece_trace = h11 + h22;
-            if (det > FLAT_CURVATURE * piece_trace * piece_trace) {
-                t1 = -(h22 * g1 - h12 * g2) / det;
-                t2 = -(h11 * g2 - h12 * g1) / det;
-            } else {
-                // a disc curves N in one direction f' only and is linear along the other, f (a
-                // disc against a vertex): a step along f to the next tie unless N is level along
-                // it, then a Newton step along f'
-                double f1 = h11 >= h22 ? -h12 : h22, f2 = h11 >= h22 ? h11 : -h12;
-                double length = sqrt(f1 * f1 + f2 * f2);
-                f1 /= length;
-                f2 /= length;
-                double slope = g1 * f1 + g2 * f2;
-                if (fabs(slope) > 1e-9 * sqrt(g1 * g1 + g2 * g2)) {
-                    t1 = -slope * f1;
-                    t2 = -slope * f2;
-                    newton = false;
-                } else {
-                    double curvature = h11 * f2 * f2 - 2.0 * h12 * f1 * f2 + h22 * f1 * f1;
-                    double along = (g1 * f2 - g2 * f1) / curvature;
-                    t1 = along * f2;
-                    t2 = -along * f1;
-                }
-            }
-        } else if (tie_count == 0) {
-            t1 = -g1;
-            t2 = -g2;
-        } else if (parallel) {
-            if (tie_count > 1) return false; // parallel ties (capsules side by side): a segment
-            plane_vector a = ties[0].direction;
-            double length = sqrt(a.u * a.u + a.v * a.v);
-            double u1 = -a.v / length, u2 = a.u / length;
-            double curvature = h11 * u1 * u1 + 2.0 * h12 * u1 * u2 + h22 * u2 * u2;
-            // a disc's flat direction along the tie: a linear step to the next tie
-            if (piece_curved && !(curvature > FLAT_CURVATURE * (h11 + h22))) newton = false;
-            double along = -(g1 * u1 + g2 * u2) / (newton ? curvature : 1.0);
-            t1 = along * u1;
-            t2 = along * u2;
         }
-        // quadratic convergence on a piece: once the step is at 1e-8 of |n|, the error is at 1e-16;
-        // a linear piece is done when its gradient vanishes (to rounding)
-        // (the ties' weights come from the gradients before the last step and place the support
-        // points between the tied vertices: with ties that step must be at 1e-12, not 1e-8)
-        // (never at a kink, where the walk only leaves)
-        // (a Newton step with ties that N rejects at full length and halves to nothing is at
-        // rounding: a thin ellipsoid's gradient, from a C whose eigenvalues span 1e4 or more,
-        // stalled such steps at 1e-10 of |n|, and the walk ran out of iterations)
-        double newton_limit = tie_count > 0 && !stalled ? 1e-24 : 1e-16;
-        bool piece_converged = at_kink < 0 && (newton ? (t1 * t1 + t2 * t2) * dd <= newton_limit
-                                                      : t1 * t1 + t2 * t2 <= 1e-24 * size * size);
-        // the first vertex that starts to tie along the step stops it there (a linear piece's step
-        // has no length of its own)
-        double reach = newton ? 1.0 : piece_converged ? 0.0 : INFINITY;
-        int hit_body = -1, hit_vertex = -1;
-        if (!piece_converged)
-            for (int k = 0; k < 2; ++k) {
-                const support_body* body = &bodies[k];
-                int representative = body->tied[0];
-                plane_vector along_representative = plane_coordinates(body, representative);
-                double rate_representative = along_representative.u * t1 + along_representative.v * t2;
-                double value_representative = osc_dot(body->vertex[representative], n);
-                ratio_line line = {t1, t2, rate_representative, value_representative, n};
-                if (body->neighbours) {
-                    // a polytope: only a face neighbour of a tied vertex can tie first (the faces
-                    // through the tied ones bound the normal cone the step leaves)
-                    uint64_t candidates[CONVEX_NEIGHBOUR_WORDS];
-                    tie_candidates(body, candidates);
-                    for (int w = 0; w < CONVEX_NEIGHBOUR_WORDS; ++w)
-                        for (uint64_t word = candidates[w]; word; word &= word - 1) {
-                            int j = 64 * w + osc_lowest_bit(word);
-                            if (!body->is_tied[j] && ratio_test(body, j, &line, &reach)) {
-                                hit_body = k;
-                                hit_vertex = j;
-                            }
-                        }
-                } else {
-                    for (int j = 0; j < body->count; ++j) {
-                        if (body->is_tied[j] || is_swept(body, j) != is_swept(body, representative)) continue;
-                        if (ratio_test(body, j, &line, &reach)) {
-                            hit_body = k;
-                            hit_vertex = j;
-                        }
+    }
+    piece->model = (piece_model){g1 + s1, g2 + s2, s1, s2, h11, h12, h22};
+    piece->tie_count = tie_count;
+    piece->curved_tie = curved_tie;
+    bool parallel = tie_count > 0;
+    for (int i = 1; i < tie_count && parallel; ++i) {
+        plane_vector a = piece->ties[0].direction, b = piece->ties[i].direction;
+        parallel = fabs(a.u * b.v - a.v * b.u) <= 1e-9 * (fabs(a.u * b.v) + fabs(a.v * b.u)) + 1e-300;
+    }
+    piece->parallel = parallel;
+    // a piece of two cones' apexes (or a cone's apex and a polytope's vertex) is linear
+    piece->piece_curved = walk->curved && (h11 > 0.0 || h22 > 0.0);
+    return true;
+}
+
+// At a disc's kink: the steepest descent direction w, a Newton step along it on the rest's
+// curvature (the disc is linear along rays from its kink), or a linear step to the next tie where
+// the rest is flat along w; WALK_AT_KINK when there is none (the kink may be the optimum)
+static walk_outcome kink_step(const support_walk* walk, const walk_piece* piece, walk_step* step) {
+    double w1, w2;
+    if (!kink_descent(&walk->bodies[walk->at_kink], walk->e1, walk->e2, piece->model.g1, piece->model.g2, &w1, &w2))
+        return WALK_AT_KINK;
+    double h11 = piece->model.h11, h12 = piece->model.h12, h22 = piece->model.h22;
+    double curvature = h11 * w1 * w1 + 2.0 * h12 * w1 * w2 + h22 * w2 * w2;
+    step->newton = curvature > FLAT_CURVATURE * (h11 + h22) * (w1 * w1 + w2 * w2);
+    double length = step->newton ? (w1 * w1 + w2 * w2) / curvature : 1.0;
+    step->t1 = length * w1;
+    step->t2 = length * w2;
+    return WALK_ON;
+}
+
+// A cone's apex tied with its base, alone (docs/dcol.md §3.5, "A cone's curved tie"): the tie's
+// weight estimated from the gradients releases it to one of its pieces where that piece's own
+// step leaves it; otherwise a Newton step on the KKT conditions of the piece with gap = 0
+static walk_outcome curved_tie_step(support_walk* walk, const walk_piece* piece, walk_step* step) {
+    const support_tie* tie = &piece->ties[0];
+    double g1 = piece->model.g1, g2 = piece->model.g2, h11 = piece->model.h11, h12 = piece->model.h12,
+           h22 = piece->model.h22;
+    plane_vector a = tie->direction;
+    double aa = a.u * a.u + a.v * a.v;
+    if (!(aa > 0.0)) return WALK_FAILED;
+    // the tie's weight (its multiplier) estimated from the gradients; the Lagrangian's Hessian adds
+    // the weighted curvature of the tie
+    double weight_estimate = -(g1 * a.u + g2 * a.v) / aa;
+    support_body* body = &walk->bodies[tie->body];
+    // the piece's own minimum lies off the tie: release it
+    const double* q = piece->smooth_hessian[tie->body];
+    if (leaves_tie(weight_estimate < 0.0, a, g1, g2, h11, h12, h22)) {
+        remove_tied(body, tie->index);
+        return WALK_AGAIN;
+    }
+    // beyond the tie: the other piece alone, with gradient g + a, Hessian H + kappa q and the gap's
+    // sign reversed, on the same terms
+    plane_vector reversed = {-a.u, -a.v};
+    if (leaves_tie(weight_estimate > 1.0, reversed, g1 + a.u, g2 + a.v, h11 + tie->kappa * q[0],
+                   h12 + tie->kappa * q[1], h22 + tie->kappa * q[2])) {
+        body->is_tied[body->tied[0]] = false;
+        body->tied[0] = body->tied[1];
+        body->tied_count = 1;
+        return WALK_AGAIN;
+    }
+    weight_estimate = fmin(fmax(weight_estimate, 0.0), 1.0);
+    double kw = tie->kappa * weight_estimate;
+    double l11 = h11 + kw * q[0], l12 = h12 + kw * q[1], l22 = h22 + kw * q[2];
+    // t = t0 + along u: t0 restores the tie to first order, u runs along it
+    double t01 = -tie->gap * a.u / aa, t02 = -tie->gap * a.v / aa;
+    double length = sqrt(aa), u1 = -a.v / length, u2 = a.u / length;
+    double curvature = l11 * u1 * u1 + 2.0 * l12 * u1 * u2 + l22 * u2 * u2;
+    if (!(curvature > 0.0)) return WALK_FAILED;
+    double slope = g1 * u1 + g2 * u2 + (l11 * t01 + l12 * t02) * u1 + (l12 * t01 + l22 * t02) * u2;
+    double along = -slope / curvature;
+    step->t1 = t01 + along * u1;
+    step->t2 = t02 + along * u2;
+    return WALK_ON;
+}
+
+// A cone's curved tie with more ties: with a second, straight one the Newton step onto both,
+// after releasing a tie whose weight is negative (its piece's gap opens going down); with three
+// (the generator nearly along a face of the other body: a line contact is near) the optimum keeps
+// two of them, so the first whose other two balance the gradient with non-negative weights is
+// released
+static walk_outcome curved_ties_step(support_walk* walk, const walk_piece* piece, walk_step* step) {
+    const support_tie* ties = piece->ties;
+    double g1 = piece->model.g1, g2 = piece->model.g2;
+    if (piece->tie_count == 2 && !piece->parallel) {
+        plane_vector a = ties[0].direction, b = ties[1].direction;
+        double det = a.u * b.v - a.v * b.u;
+        double w0 = -(g1 * b.v - g2 * b.u) / det, w1 = -(a.u * g2 - a.v * g1) / det;
+        if (w0 < 0.0 || w1 < 0.0) {
+            const support_tie* tie = &ties[w0 < w1 ? 0 : 1];
+            remove_tied(&walk->bodies[tie->body], tie->index);
+            return WALK_AGAIN;
+        }
+        step->t1 = (-ties[0].gap * b.v + ties[1].gap * a.v) / det;
+        step->t2 = (-ties[1].gap * a.u + ties[0].gap * b.u) / det;
+        return WALK_ON;
+    }
+    if (piece->tie_count != 3) return WALK_FAILED;
+    int release = -1;
+    for (int skip = 0; skip < 3 && release < 0; ++skip) {
+        plane_vector a = ties[skip == 0 ? 1 : 0].direction, b = ties[skip == 2 ? 1 : 2].direction;
+        double det = a.u * b.v - a.v * b.u;
+        if (!(fabs(det) > 1e-9 * (fabs(a.u * b.v) + fabs(a.v * b.u)))) continue;
+        double w0 = -(g1 * b.v - g2 * b.u) / det, w1 = -(a.u * g2 - a.v * g1) / det;
+        if (w0 >= 0.0 && w1 >= 0.0) release = skip;
+    }
+    if (release < 0) return WALK_FAILED;
+    remove_tied(&walk->bodies[ties[release].body], ties[release].index);
+    return WALK_AGAIN;
+}
+
+// A curved piece without ties: Newton's step, or where a disc curves N in one direction f' only
+// and is linear along the other, f (a disc against a vertex; docs/dcol.md §3.5, "Flat
+// directions"), a step along f to the next tie unless N is level along it, then a Newton step
+// along f'
+static void free_step(const walk_piece* piece, walk_step* step) {
+    double g1 = piece->model.g1, g2 = piece->model.g2, h11 = piece->model.h11, h12 = piece->model.h12,
+           h22 = piece->model.h22;
+    double det = h11 * h22 - h12 * h12, piece_trace = h11 + h22;
+    if (det > FLAT_CURVATURE * piece_trace * piece_trace) {
+        step->t1 = -(h22 * g1 - h12 * g2) / det;
+        step->t2 = -(h11 * g2 - h12 * g1) / det;
+        return;
+    }
+    double f1 = h11 >= h22 ? -h12 : h22, f2 = h11 >= h22 ? h11 : -h12;
+    double length = sqrt(f1 * f1 + f2 * f2);
+    f1 /= length;
+    f2 /= length;
+    double slope = g1 * f1 + g2 * f2;
+    if (fabs(slope) > 1e-9 * sqrt(g1 * g1 + g2 * g2)) {
+        step->t1 = -slope * f1;
+        step->t2 = -slope * f2;
+        step->newton = false;
+    } else {
+        double curvature = h11 * f2 * f2 - 2.0 * h12 * f1 * f2 + h22 * f1 * f1;
+        double along = (g1 * f2 - g2 * f1) / curvature;
+        step->t1 = along * f2;
+        step->t2 = -along * f1;
+    }
+}
+
+// The step along the one line of the ties: Newton's on the piece's curvature along it, or a linear
+// step to the next tie along a disc's flat direction; WALK_FAILED for two parallel ties (capsules
+// side by side: the contact is a segment)
+static walk_outcome tie_line_step(const walk_piece* piece, walk_step* step) {
+    if (piece->tie_count > 1) return WALK_FAILED;
+    double h11 = piece->model.h11, h12 = piece->model.h12, h22 = piece->model.h22;
+    plane_vector a = piece->ties[0].direction;
+    double length = sqrt(a.u * a.u + a.v * a.v);
+    double u1 = -a.v / length, u2 = a.u / length;
+    double curvature = h11 * u1 * u1 + 2.0 * h12 * u1 * u2 + h22 * u2 * u2;
+    if (piece->piece_curved && !(curvature > FLAT_CURVATURE * (h11 + h22))) step->newton = false;
+    double along = -(piece->model.g1 * u1 + piece->model.g2 * u2) / (step->newton ? curvature : 1.0);
+    step->t1 = along * u1;
+    step->t2 = along * u2;
+    return WALK_ON;
+}
+
+// The piece's step: free, along the one line of the ties, or none (two independent straight ties)
+static walk_outcome choose_step(support_walk* walk, const walk_piece* piece, walk_step* step) {
+    step->t1 = step->t2 = 0.0;
+    step->newton = piece->piece_curved || piece->curved_tie;
+    if (walk->at_kink >= 0) return kink_step(walk, piece, step);
+    if (piece->curved_tie)
+        return piece->tie_count == 1 ? curved_tie_step(walk, piece, step) : curved_ties_step(walk, piece, step);
+    if (piece->tie_count == 0 && piece->piece_curved) {
+        free_step(piece, step);
+    } else if (piece->tie_count == 0) {
+        step->t1 = -piece->model.g1;
+        step->t2 = -piece->model.g2;
+    } else if (piece->parallel) {
+        return tie_line_step(piece, step);
+    }
+    return WALK_ON;
+}
+
+// Whether the piece is done: quadratic convergence on a piece means that once the step is at 1e-8
+// of |n| the error is at 1e-16, and a linear piece is done when its gradient vanishes (to
+// rounding). With ties the step must be at 1e-12: the ties' weights come from the gradients
+// before the last step and place the support points between the tied vertices. A Newton step with
+// ties that N rejected at full length and halved to nothing is at rounding (a thin ellipsoid's
+// gradient, from a C whose eigenvalues span 1e4 or more, stalled such steps at 1e-10 of |n|, and
+// the walk ran out of iterations). Never at a kink, which the walk only leaves.
+static bool piece_done(const support_walk* walk, const walk_piece* piece, const walk_step* step) {
+    double newton_limit = piece->tie_count > 0 && !walk->stalled ? 1e-24 : 1e-16;
+    double t2 = step->t1 * step->t1 + step->t2 * step->t2;
+    return walk->at_kink < 0 && (step->newton ? t2 * walk->dd <= newton_limit : t2 <= 1e-24 * walk->size * walk->size);
+}
+
+// The ratio test: the first vertex that starts to tie along the step stops it there (a linear
+// piece's step has no length of its own: *reach starts at infinity), and a cone's other piece
+// where its curved gap crosses zero. Writes the reach along the step and the vertex hit (-1: none).
+static void step_reach(const support_walk* walk, const walk_step* step, bool done, double* reach, int* hit_body,
+                       int* hit_vertex) {
+    *reach = step->newton ? 1.0 : done ? 0.0 : INFINITY;
+    *hit_body = *hit_vertex = -1;
+    if (done) return;
+    double t1 = step->t1, t2 = step->t2;
+    for (int k = 0; k < 2; ++k) {
+        const support_body* body = &walk->bodies[k];
+        int representative = body->tied[0];
+        plane_vector along_representative = plane_coordinates(body, representative);
+        double rate_representative = along_representative.u * t1 + along_representative.v * t2;
+        double value_representative = osc_dot(body->vertex[representative], walk->n);
+        ratio_line line = {t1, t2, rate_representative, value_representative, walk->n};
+        if (body->neighbours) {
+            // a polytope: only a face neighbour of a tied vertex can tie first (the faces through
+            // the tied ones bound the normal cone the step leaves)
+            uint64_t candidates[CONVEX_NEIGHBOUR_WORDS];
+            tie_candidates(body, candidates);
+            for (int w = 0; w < CONVEX_NEIGHBOUR_WORDS; ++w)
+                for (uint64_t word = candidates[w]; word; word &= word - 1) {
+                    int j = 64 * w + osc_lowest_bit(word);
+                    if (!body->is_tied[j] && ratio_test(body, j, &line, reach)) {
+                        *hit_body = k;
+                        *hit_vertex = j;
                     }
                 }
-            }
-        // a cone's other piece: where its curved gap crosses zero along the step
-        for (int k = 0; k < 2 && !piece_converged; ++k) {
-            const support_body* body = &bodies[k];
-            if (body->plain < 0 || body->tied_count > 1) continue;
-            double crossing;
-            if (curved_crossing(body, n, osc_add(osc_scale(e1, t1), osc_scale(e2, t2)), reach, &crossing)) {
-                reach = crossing;
-                hit_body = k;
-                hit_vertex = 1 - body->tied[0];
-            }
-        }
-        if (!newton && !piece_converged && hit_body < 0) {
-            // no tie ahead of a linear step: along a disc's flat direction it runs into that
-            // disc's kink where it heads there; otherwise N is unbounded below (degenerate)
-            int kinked = flat_step_to_kink(bodies, d, osc_add(osc_scale(e1, t1), osc_scale(e2, t2)), &n, &sum);
-            if (kinked < 0) return false;
-            at_kink = kinked;
-            continue;
-        }
-        int jumped = -1;
-        for (int halving = 0;; ++halving) {
-            osc_vec3 trial = osc_add(n, osc_add(osc_scale(e1, reach * t1), osc_scale(e2, reach * t2)));
-            osc_vec3 cn[2];
-            double root[2];
-            double trial_sum =
-                piece_value(&bodies[0], trial, &cn[0], &root[0]) + piece_value(&bodies[1], trial, &cn[1], &root[1]);
-            if (trial_sum <= sum * (1.0 + 1e-14) || piece_converged) {
-                stalled = newton && halving > 0 && hit_body < 0 && !(trial_sum < sum);
-                n = trial;
-                sum = trial_sum;
-                for (int k = 0; k < 2; ++k) {
-                    bodies[k].cn = cn[k];
-                    bodies[k].root = root[k];
-                }
-                break;
-            }
-            if (halving == 0) {
-                jumped = jump_to_kink(bodies, d, trial, &n, &sum);
-                if (jumped >= 0) break;
-            }
-            if (halving == 40) return false;
-            reach *= 0.5;
-            hit_body = -1;
-        }
-        at_kink = jumped; // a step from the kink leaves it
-        if (jumped >= 0) continue;
-        if (hit_body >= 0) {
-            support_body* body = &bodies[hit_body];
-            body->is_tied[hit_vertex] = true;
-            body->tied[body->tied_count++] = hit_vertex;
-            continue;
-        }
-        if (!piece_converged) continue;
-        // optimality of the piece's minimiser: the ties' weights w (g + sum w a = 0)
-        face_body = -1;
-        if (tie_count == 0) {
-            converged = true;
-        } else if (tie_count <= 2 && !(tie_count == 2 && parallel)) {
-            if (tie_count == 1) {
-                plane_vector a = ties[0].direction;
-                weight[0] = -(g1 * a.u + g2 * a.v) / (a.u * a.u + a.v * a.v);
-            } else {
-                plane_vector a = ties[0].direction, b = ties[1].direction;
-                double det = a.u * b.v - a.v * b.u;
-                weight[0] = -(g1 * b.v - g2 * b.u) / det;
-                weight[1] = -(a.u * g2 - a.v * g1) / det;
-            }
-            // a negative weight: that vertex leaves; a body's weights above 1: its representative
-            // leaves, the tie with the largest weight takes its place
-            int worst = -1;
-            for (int i = 0; i < tie_count; ++i)
-                if (weight[i] < 0.0 && (worst < 0 || weight[i] < weight[worst])) worst = i;
-            if (worst >= 0) {
-                remove_tied(&bodies[ties[worst].body], ties[worst].index);
-                continue;
-            }
-            bool released = false;
-            for (int k = 0; k < 2 && !released; ++k) {
-                double total = 0.0;
-                int largest = -1;
-                for (int i = 0; i < tie_count; ++i)
-                    if (ties[i].body == k) {
-                        total += weight[i];
-                        if (largest < 0 || weight[i] > weight[largest]) largest = i;
-                    }
-                if (total > 1.0) {
-                    // the heaviest tie takes the representative's place, which leaves
-                    support_body* body = &bodies[k];
-                    body->is_tied[body->tied[0]] = false;
-                    body->tied[0] = body->tied[ties[largest].index];
-                    for (int i = ties[largest].index; i + 1 < body->tied_count; ++i) body->tied[i] = body->tied[i + 1];
-                    --body->tied_count;
-                    released = true;
-                }
-            }
-            if (released) continue;
-            converged = true;
         } else {
-            // more than two ties: only a face of one body (the other body's representative alone)
-            int k = ties[0].body;
-            for (int i = 1; i < tie_count; ++i)
-                if (ties[i].body != k) return false;
-            support_body* body = &bodies[k];
-            const support_body* other = &bodies[1 - k];
-            osc_vec3 other_point = other->vertex[other->tied[0]];
-            // the core point of the face must project to q = -(smooth gradient + the other's)
-            plane_vector q = {-(s1 + osc_dot(other_point, e1)), -(s2 + osc_dot(other_point, e2))};
-            plane_vector points[SUPPORT_MAX_VERTICES];
-            for (int i = 0; i < body->tied_count; ++i) { points[i] = plane_coordinates(body, body->tied[i]); }
-            if (!face_contains(body, points, q, size)) continue;
-            face_body = k;
-            face_point = q;
-            converged = true;
+            for (int j = 0; j < body->count; ++j) {
+                if (body->is_tied[j] || is_swept(body, j) != is_swept(body, representative)) continue;
+                if (ratio_test(body, j, &line, reach)) {
+                    *hit_body = k;
+                    *hit_vertex = j;
+                }
+            }
         }
     }
-    if (!converged) return false;
-    // the core points: the representative, plus the weighted ties, or the face's point with the
-    // projection q and the representative's height along n; the support points add the balls
-    osc_vec3 core[2], support[2];
+    for (int k = 0; k < 2; ++k) {
+        const support_body* body = &walk->bodies[k];
+        if (body->plain < 0 || body->tied_count > 1) continue;
+        double crossing;
+        if (curved_crossing(body, walk->n, osc_add(osc_scale(walk->e1, t1), osc_scale(walk->e2, t2)), *reach,
+                            &crossing)) {
+            *reach = crossing;
+            *hit_body = k;
+            *hit_vertex = 1 - body->tied[0];
+        }
+    }
+}
+
+// Moves n along the step to `reach`, halving while N does not decrease (the plane reaches where N
+// grows linearly, and undamped Newton on a norm diverges there); a step that fails at its full
+// length may instead jump to a disc's kink (jump_to_kink), whose body it returns through *jumped
+// (else -1). A halving forgets the vertex hit. False after 40 halvings.
+static bool take_step(support_walk* walk, const walk_step* step, double reach, bool done, int* hit_body, int* jumped) {
+    support_body* bodies = walk->bodies;
+    *jumped = -1;
+    const osc_vec3 n = walk->n, e1 = walk->e1, e2 = walk->e2;
+    const double sum = walk->sum, t1 = step->t1, t2 = step->t2;
+    for (int halving = 0;; ++halving) {
+        osc_vec3 trial = osc_add(n, osc_add(osc_scale(e1, reach * t1), osc_scale(e2, reach * t2)));
+        osc_vec3 cn[2];
+        double root[2];
+        double trial_sum =
+            piece_value(&bodies[0], trial, &cn[0], &root[0]) + piece_value(&bodies[1], trial, &cn[1], &root[1]);
+        if (trial_sum <= sum * (1.0 + 1e-14) || done) {
+            walk->stalled = step->newton && halving > 0 && *hit_body < 0 && !(trial_sum < sum);
+            walk->n = trial;
+            walk->sum = trial_sum;
+            for (int k = 0; k < 2; ++k) {
+                bodies[k].cn = cn[k];
+                bodies[k].root = root[k];
+            }
+            return true;
+        }
+        if (halving == 0) {
+            *jumped = jump_to_kink(bodies, walk->d, trial, &walk->n, &walk->sum);
+            if (*jumped >= 0) return true;
+        }
+        if (halving == 40) return false;
+        reach *= 0.5;
+        *hit_body = -1;
+    }
+}
+
+// The ties' subgradient weights at a piece's minimiser (one or two independent ties), from
+// g + sum w a = 0. A negative weight: that vertex leaves; a body's weights above 1: its
+// representative leaves, the tie with the largest weight takes its place (WALK_AGAIN). WALK_ON
+// at the optimum, the weights in walk->weight.
+static walk_outcome tie_weights(support_walk* walk, const walk_piece* piece) {
+    const support_tie* ties = piece->ties;
+    double* weight = walk->weight;
+    int tie_count = piece->tie_count;
+    if (tie_count == 1) {
+        plane_vector a = ties[0].direction;
+        weight[0] = -(piece->model.g1 * a.u + piece->model.g2 * a.v) / (a.u * a.u + a.v * a.v);
+    } else {
+        plane_vector a = ties[0].direction, b = ties[1].direction;
+        double det = a.u * b.v - a.v * b.u;
+        weight[0] = -(piece->model.g1 * b.v - piece->model.g2 * b.u) / det;
+        weight[1] = -(a.u * piece->model.g2 - a.v * piece->model.g1) / det;
+    }
+    int worst = -1;
+    for (int i = 0; i < tie_count; ++i)
+        if (weight[i] < 0.0 && (worst < 0 || weight[i] < weight[worst])) worst = i;
+    if (worst >= 0) {
+        remove_tied(&walk->bodies[ties[worst].body], ties[worst].index);
+        return WALK_AGAIN;
+    }
+    for (int k = 0; k < 2; ++k) {
+        double total = 0.0;
+        int largest = -1;
+        for (int i = 0; i < tie_count; ++i)
+            if (ties[i].body == k) {
+                total += weight[i];
+                if (largest < 0 || weight[i] > weight[largest]) largest = i;
+            }
+        if (total > 1.0) {
+            // the heaviest tie takes the representative's place, which leaves
+            support_body* body = &walk->bodies[k];
+            body->is_tied[body->tied[0]] = false;
+            body->tied[0] = body->tied[ties[largest].index];
+            for (int i = ties[largest].index; i + 1 < body->tied_count; ++i) body->tied[i] = body->tied[i + 1];
+            --body->tied_count;
+            return WALK_AGAIN;
+        }
+    }
+    return WALK_ON;
+}
+
+// More than two ties, all in one body: a face facing the other body's single vertex. Its core
+// point must project to q = -(the smooth gradient + the other's vertex) inside the tied vertices'
+// hull (face_contains shrinks the ties to the nearest hull edge or vertex otherwise: WALK_AGAIN).
+// WALK_FAILED when the ties lie in both bodies (the contact is not a point).
+static walk_outcome face_optimal(support_walk* walk, const walk_piece* piece) {
+    int k = piece->ties[0].body;
+    for (int i = 1; i < piece->tie_count; ++i)
+        if (piece->ties[i].body != k) return WALK_FAILED;
+    support_body* body = &walk->bodies[k];
+    const support_body* other = &walk->bodies[1 - k];
+    osc_vec3 other_point = other->vertex[other->tied[0]];
+    plane_vector q = {-(piece->model.s1 + osc_dot(other_point, walk->e1)),
+                      -(piece->model.s2 + osc_dot(other_point, walk->e2))};
+    plane_vector points[SUPPORT_MAX_VERTICES];
+    for (int i = 0; i < body->tied_count; ++i) points[i] = plane_coordinates(body, body->tied[i]);
+    if (!face_contains(body, points, q, walk->size)) return WALK_AGAIN;
+    walk->face_body = k;
+    walk->face_point = q;
+    return WALK_ON;
+}
+
+// Whether a piece's minimiser is the optimum: without ties it is; with one or two independent
+// ones their weights decide (tie_weights); with more, a face's core point (face_optimal)
+static walk_outcome piece_optimal(support_walk* walk, const walk_piece* piece) {
+    walk->face_body = -1;
+    if (piece->tie_count == 0) return WALK_ON;
+    if (piece->tie_count <= 2 && !(piece->tie_count == 2 && piece->parallel)) return tie_weights(walk, piece);
+    return face_optimal(walk, piece);
+}
+
+// One iteration of the walk: the piece, its step, the ratio test, the line search, and the
+// optimality test once the piece is done. WALK_ON when the optimum is found, WALK_AGAIN to go on,
+// WALK_AT_KINK at a disc's kink with no descent, WALK_FAILED.
+OSC_FORCE_INLINE walk_outcome walk_iteration(support_walk* walk) {
+    walk_piece piece;
+    if (!piece_at(walk, &piece)) return WALK_FAILED;
+    walk_step step;
+    walk_outcome chosen = choose_step(walk, &piece, &step);
+    if (chosen != WALK_ON) return chosen;
+    bool done = piece_done(walk, &piece, &step);
+    double reach;
+    int hit_body, hit_vertex;
+    step_reach(walk, &step, done, &reach, &hit_body, &hit_vertex);
+    if (!step.newton && !done && hit_body < 0) {
+        // no tie ahead of a linear step: along a disc's flat direction it runs into that disc's
+        // kink where it heads there; otherwise N is unbounded below (degenerate)
+        int kinked = flat_step_to_kink(walk->bodies, walk->d,
+                                       osc_add(osc_scale(walk->e1, step.t1), osc_scale(walk->e2, step.t2)), &walk->n,
+                                       &walk->sum);
+        if (kinked < 0) return WALK_FAILED;
+        walk->at_kink = kinked;
+        return WALK_AGAIN;
+    }
+    int jumped;
+    if (!take_step(walk, &step, reach, done, &hit_body, &jumped)) return WALK_FAILED;
+    walk->at_kink = jumped; // a step from the kink leaves it
+    if (jumped >= 0) return WALK_AGAIN;
+    if (hit_body >= 0) {
+        support_body* body = &walk->bodies[hit_body];
+        body->is_tied[hit_vertex] = true;
+        body->tied[body->tied_count++] = hit_vertex;
+        return WALK_AGAIN;
+    }
+    if (!done) return WALK_AGAIN;
+    return piece_optimal(walk, &piece);
+}
+
+// The core points at the optimum (the representative plus the weighted ties, or the face's point
+// with the projection q and the representative's height along n; a cone's pieces' support points
+// weighted) and the support points (adding the balls). False where a cone's disc part vanishes.
+static bool support_points(const support_walk* walk, osc_vec3 core[2], osc_vec3 support[2]) {
+    osc_vec3 n = walk->n, e1 = walk->e1, e2 = walk->e2;
+    const double* weight = walk->weight;
     for (int k = 0, tie = 0; k < 2; ++k) {
-        const support_body* body = &bodies[k];
+        const support_body* body = &walk->bodies[k];
         if (body->plain >= 0) {
             // a cone: each piece's support point (the base centre's with its disc's), weighted
             bool uses_disc = is_swept(body, body->tied[0]) || body->tied_count > 1;
@@ -1416,15 +1589,15 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         }
         osc_vec3 representative = body->vertex[body->tied[0]];
         core[k] = representative;
-        if (face_body == k) {
+        if (walk->face_body == k) {
             // rows e1, e2, n: solve for the point by Cramer's rule
-            osc_vec3 rhs = osc_v3(face_point.u, face_point.v, osc_dot(representative, n));
+            osc_vec3 rhs = osc_v3(walk->face_point.u, walk->face_point.v, osc_dot(representative, n));
             osc_mat3 m = {{{e1.x, e1.y, e1.z}, {e2.x, e2.y, e2.z}, {n.x, n.y, n.z}}};
             osc_vec3 m0 = osc_mat3_column(m, 0), m1 = osc_mat3_column(m, 1), m2 = osc_mat3_column(m, 2);
             double det = osc_mat3_determinant(m);
             core[k] = osc_v3(osc_dot(rhs, osc_cross(m1, m2)) / det, osc_dot(m0, osc_cross(rhs, m2)) / det,
                              osc_dot(m0, osc_cross(m1, rhs)) / det);
-        } else if (face_body < 0) {
+        } else if (walk->face_body < 0) {
             // the ties were listed body by body, as the weights are
             for (int i = 1; i < body->tied_count; ++i, ++tie)
                 core[k] = osc_add_scaled(core[k], osc_sub(body->vertex[body->tied[i]], representative), weight[tie]);
@@ -1432,10 +1605,42 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
         support[k] = core[k];
         if (body->ball) support[k] = osc_add_scaled(support[k], body->cn, 1.0 / body->root);
     }
-    if (dp->exact_allowed && dd > 1e-20 && exact_contact(dp, bodies, n, sum, weight, support)) {
-        set_optimum(dp, sum, core, support);
+    return true;
+}
+
+// The optimum found at a disc's kink during the walk (no descent from it): the start from there,
+// or false when the kink is not the optimum after all
+static bool finish_at_kink(dcol_problem* dp, support_walk* walk, double barrier, double active_gap) {
+    double kink_sum;
+    osc_vec3 core[2], support[2];
+    kink_info info;
+    int k = walk->at_kink;
+    if (!disc_kink_optimum(walk->bodies, k, walk->d, walk->e1, walk->e2, walk->size, &kink_sum, core, support, &info))
+        return false;
+    return finish_kink(dp, walk->bodies, k, &info, kink_sum, core, support, barrier, active_gap);
+}
+
+// The support path (docs/dcol.md §3.5): the walk's phases above, then the exact contact (§3.7)
+// where the options allow and it qualifies, else the first-order central point. False (for the
+// general start) when the origins (nearly) coincide, the contact is not a point (ties in both
+// bodies beyond two, parallel ties) or the walk does not converge in 60 steps.
+bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap) {
+    dp->has_optimum = false;
+    support_walk walk;
+    if (!walk_begin(dp, &walk)) return false;
+    bool started;
+    if (disc_first(dp, &walk, barrier, active_gap, &started)) return started;
+    walk_outcome outcome = WALK_AGAIN;
+    for (int iteration = 0; iteration < 60 && outcome == WALK_AGAIN; ++iteration) outcome = walk_iteration(&walk);
+    if (outcome == WALK_AT_KINK) return finish_at_kink(dp, &walk, barrier, active_gap);
+    if (outcome != WALK_ON) return false;
+    osc_vec3 core[2], support[2];
+    if (!support_points(&walk, core, support)) return false;
+    if (dp->exact_allowed && walk.dd > 1e-20 &&
+        exact_contact(dp, walk.bodies, walk.n, walk.sum, walk.weight, support)) {
+        set_optimum(dp, walk.sum, core, support);
         dp->exact = true;
         return true;
     }
-    return finish_start(dp, sum, core, support, barrier, active_gap);
+    return finish_start(dp, walk.sum, core, support, barrier, active_gap);
 }

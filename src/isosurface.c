@@ -13,6 +13,7 @@
 
 #include "osculate/isosurface.h"
 
+#include "array_internal.h"
 #include "base_internal.h"
 
 #include <float.h>
@@ -268,20 +269,6 @@ static bool triangulate_loop(const iso_tables* tables, const int8_t* edges, cons
 // ---------------------------------------------------------------------------------------------
 // output arrays
 
-// grows an array to hold at least `needed` elements (osc_alloc has no realloc)
-static osc_status grow_array(void** data, size_t* capacity, size_t needed, size_t element_size) {
-    if (needed <= *capacity) return OSC_OK;
-    size_t new_capacity = *capacity > 0 ? *capacity : 1024;
-    while (new_capacity < needed) new_capacity *= 2;
-    void* grown = osc_calloc(new_capacity, element_size);
-    if (!grown) return OSC_ERR_NO_MEMORY;
-    if (*data) memcpy(grown, *data, *capacity * element_size);
-    osc_free(*data);
-    *data = grown;
-    *capacity = new_capacity;
-    return OSC_OK;
-}
-
 // appends a vertex and writes its index to `index`
 static osc_status add_vertex(iso_work* work, double x, double y, double z, int32_t* index) {
     if (work->vertex_count >= (size_t)INT32_MAX)
@@ -290,7 +277,7 @@ static osc_status add_vertex(iso_work* work, double x, double y, double z, int32
                         "settings->resolution",
                         (int)INT32_MAX);
     osc_status status =
-        grow_array((void**)&work->vertices, &work->vertex_capacity, work->vertex_count + 1, 3 * sizeof(double));
+        osc_array_grow(&work->vertices, &work->vertex_capacity, work->vertex_count + 1, 3 * sizeof(double));
     if (status) return status;
     double* v = work->vertices + 3 * work->vertex_count;
     v[0] = x;
@@ -307,8 +294,8 @@ static osc_status reserve_triangles(iso_work* work, size_t count, int32_t** slot
                         "osc_isosurface_extract: more than %d triangles; lower "
                         "settings->resolution",
                         (int)INT32_MAX);
-    osc_status status = grow_array((void**)&work->triangles, &work->triangle_capacity, work->triangle_count + count,
-                                   3 * sizeof(int32_t));
+    osc_status status =
+        osc_array_grow(&work->triangles, &work->triangle_capacity, work->triangle_count + count, 3 * sizeof(int32_t));
     if (!status) *slot = work->triangles + 3 * work->triangle_count;
     return status;
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "array_internal.h"
 #include "lmd_internal.h"
 #include "query_internal.h"
 #include "osculate/math.h"
@@ -101,27 +102,9 @@ osc_status osc_lmd_cache_stats(const osc_lmd_cache* cache, osc_lmd_stats* stats)
     return OSC_OK;
 }
 
-// Grows *array (of *cap elements of `size` bytes) to hold `need`, doubling from 64; keeps the
-// contents. False with OSC_ERR_NO_MEMORY's message when the memory cannot be had, or its size in
-// bytes would not fit a size_t.
-static bool grow(void** array, size_t* cap, size_t need, size_t size) {
-    if (need <= *cap) return true;
-    size_t n = *cap ? *cap : 64;
-    while (n < need) {
-        if (n > SIZE_MAX / 2 / size) {
-            osc_fail(OSC_ERR_NO_MEMORY, "%zu elements of %zu bytes do not fit in memory", need, size);
-            return false;
-        }
-        n *= 2;
-    }
-    void* p = osc_calloc(n, size);
-    if (!p) return false;
-    if (*array && *cap) memcpy(p, *array, *cap * size);
-    osc_free(*array);
-    *array = p;
-    *cap = n;
-    return true;
-}
+// Grows the cache's array `array` (capacity `cap`) to hold `need` elements, at least doubling it
+// (array_internal.h); false with OSC_ERR_NO_MEMORY's message when the memory cannot be had.
+#define GROW(array, cap, need) (OSC_ARRAY_RESERVE(array, cap, need) == OSC_OK)
 
 // A count for osc_lmd_stats and the int outputs, saturated at INT_MAX.
 static int saturated(size_t count) { return count < (size_t)INT_MAX ? (int)count : INT_MAX; }
@@ -256,7 +239,7 @@ static double obb_volume(const osc_brep_node* n) { return n->half.x * n->half.y 
 // ---- traversal (Algorithms 8, 9, 17) -----------------------------------------------------------
 
 static bool push_node(bvtt_node** array, size_t* count, size_t* cap, int a, int b, int status) {
-    if (!grow((void**)array, cap, *count + 1, sizeof(bvtt_node))) return false;
+    if (!GROW(*array, *cap, *count + 1)) return false;
     (*array)[(*count)++] = (bvtt_node){a, b, status};
     return true;
 }
@@ -266,7 +249,7 @@ static bool traverse(traversal* t, osc_lmd_cache* cache, bvtt_node start) {
     const osc_brep_node* nodes_a = t->a->brep->nodes;
     const osc_brep_node* nodes_b = t->b->brep->nodes;
     size_t top = 0;
-    if (!grow((void**)&cache->stack, &cache->stack_cap, 1, sizeof(bvtt_node))) return false;
+    if (!GROW(cache->stack, cache->stack_cap, 1)) return false;
     cache->stack[top++] = start;
     while (top > 0) {
         bvtt_node n = cache->stack[--top];
@@ -281,7 +264,7 @@ static bool traverse(traversal* t, osc_lmd_cache* cache, bvtt_node start) {
             if (!push_node(&cache->next, &cache->next_count, &cache->next_cap, n.a, n.b, NODE_LEAF)) return false;
             continue;
         }
-        if (!grow((void**)&cache->stack, &cache->stack_cap, top + 2, sizeof(bvtt_node))) return false;
+        if (!GROW(cache->stack, cache->stack_cap, top + 2)) return false;
         if (leaf_b || (!leaf_a && obb_volume(na) > obb_volume(nb))) {
             cache->stack[top++] = (bvtt_node){na->right, n.b, 0};
             cache->stack[top++] = (bvtt_node){na->left, n.b, 0};
@@ -442,8 +425,8 @@ static bool collect_block(footpoint_stage* f, osc_lmd_cache* cache, size_t count
         contacts += (size_t)cache->results[i].count;
         converged += (size_t)cache->results[i].converged;
     }
-    if (!grow((void**)&cache->found, &cache->found_cap, cache->found_count + contacts, sizeof(tagged_contact)) ||
-        !grow((void**)&cache->warm_next, &cache->warm_next_cap, cache->warm_next_count + converged, sizeof(warm_entry)))
+    if (!GROW(cache->found, cache->found_cap, cache->found_count + contacts) ||
+        !GROW(cache->warm_next, cache->warm_next_cap, cache->warm_next_count + converged))
         return false;
     for (size_t i = 0; i < count; i++) {
         const lmd_job_result* r = &cache->results[i];
@@ -490,9 +473,8 @@ static osc_status solve_leaf_pairs(footpoint_stage* f, osc_lmd_cache* cache) {
     for (size_t i = 0; i < cache->next_count; i++) leaf_pairs += cache->next[i].status == NODE_LEAF;
     size_t block = BLOCK_SLOTS / f->slots_per_job;
     if (block > leaf_pairs) block = leaf_pairs;
-    if (!grow((void**)&cache->jobs, &cache->job_cap, block, sizeof(lmd_job)) ||
-        !grow((void**)&cache->results, &cache->result_cap, block, sizeof(lmd_job_result)) ||
-        !grow((void**)&cache->slots, &cache->slot_cap, block * f->slots_per_job, sizeof(osc_lmd_contact)))
+    if (!GROW(cache->jobs, cache->job_cap, block) || !GROW(cache->results, cache->result_cap, block) ||
+        !GROW(cache->slots, cache->slot_cap, block * f->slots_per_job))
         return OSC_ERR_NO_MEMORY;
     cache->found_count = 0;
     cache->warm_next_count = 0;
@@ -570,8 +552,8 @@ static bool keep_for_next_call(osc_lmd_cache* cache) {
     cache->warm_next = entries;
     cache->warm_next_cap = cap;
     cache->warm_next_count = 0;
-    return grow((void**)&cache->next, &cache->next_cap, cache->front_cap, sizeof(bvtt_node)) &&
-           grow((void**)&cache->warm_next, &cache->warm_next_cap, cache->warm_cap, sizeof(warm_entry));
+    return GROW(cache->next, cache->next_cap, cache->front_cap) &&
+           GROW(cache->warm_next, cache->warm_next_cap, cache->warm_cap);
 }
 
 // The distance's Jacobian of contact c (eq. 1.14, grad g = -J^T n along left world twists):

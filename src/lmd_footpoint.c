@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "dense.h"
 #include "lmd_internal.h"
 #include "osculate/math.h"
 
@@ -150,34 +151,16 @@ static void evaluate(const wfeat* A, const wfeat* B, const double* x, newton_sta
     }
 }
 
-// Cholesky solve of (H + mu I) x = b; returns 0 when not positive definite (relative pivot 1e-12).
+// Cholesky solve of (H + mu I) x = b (b NULL: the factor alone); returns 0 when not positive
+// definite (a pivot below 1e-12 of the largest diagonal entry plus mu).
 static int cholesky_solve(int n, double H[4][4], double mu, const double* b, double* x) {
-    double L[4][4] = {{0}};
+    double L[4][4];
     double scale = 0.0;
     for (int i = 0; i < n; i++) scale = fmax(scale, fabs(H[i][i]));
-    for (int j = 0; j < n; j++) {
-        double s = H[j][j] + mu;
-        for (int k = 0; k < j; k++) s -= L[j][k] * L[j][k];
-        if (!(s > 1e-12 * (scale + mu))) return 0;
-        L[j][j] = sqrt(s);
-        for (int i = j + 1; i < n; i++) {
-            double t = H[i][j];
-            for (int k = 0; k < j; k++) t -= L[i][k] * L[j][k];
-            L[i][j] = t / L[j][j];
-        }
-    }
+    if (dense_cholesky(n, &H[0][0], 4, mu, 1e-12 * (scale + mu), &L[0][0], 4) < n) return 0;
     if (!b) return 1;
-    double y[4];
-    for (int i = 0; i < n; i++) {
-        double t = b[i];
-        for (int k = 0; k < i; k++) t -= L[i][k] * y[k];
-        y[i] = t / L[i][i];
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        double t = y[i];
-        for (int k = i + 1; k < n; k++) t -= L[k][i] * x[k];
-        x[i] = t / L[i][i];
-    }
+    for (int i = 0; i < n; i++) x[i] = b[i];
+    dense_cholesky_solve(n, &L[0][0], 4, x);
     return 1;
 }
 

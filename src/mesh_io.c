@@ -3,6 +3,7 @@
 // loaders osc_mesh_load / osc_mesh_load_memory. The parsers are in mesh_io_text.c (OBJ, OFF, STL)
 // and mesh_io_ply.c (PLY).
 
+#include "array_internal.h"
 #include "mesh_internal.h"
 #include "mesh_io_internal.h"
 
@@ -37,56 +38,24 @@ static osc_status load_error(const mesh_builder* builder, osc_status status, con
 // ---------------------------------------------------------------------------------------------
 // the builder
 
-// a new block of `count` elements holding the first `used` of `old` (released); NULL on failure,
-// `old` kept
-static void* grow_block(void* old, size_t used, size_t count, size_t element) {
-    void* block = osc_calloc(count, element);
-    if (!block) return NULL;
-    if (used) memcpy(block, old, used * element);
-    osc_free(old);
-    return block;
-}
-
-// the capacity to grow to: what is needed, at least twice the old one (or 16)
-static size_t grown_capacity(size_t capacity, size_t needed) {
-    size_t doubled = capacity > SIZE_MAX / 4 ? needed : 2 * capacity;
-    size_t grown = capacity == 0 ? needed : (doubled > needed ? doubled : needed);
-    return grown < 16 ? 16 : grown;
-}
-
 osc_status mesh_builder_reserve(mesh_builder* builder, size_t vertices, size_t triangles) {
     if (vertices > SIZE_MAX / 64 - builder->vertex_count || triangles > SIZE_MAX / 64 - builder->triangle_count)
         return osc_fail(OSC_ERR_NO_MEMORY, "out of memory: %zu vertices and %zu triangles", vertices, triangles);
-    size_t needed = builder->vertex_count + vertices;
-    if (needed > builder->vertex_capacity) {
-        size_t capacity = grown_capacity(builder->vertex_capacity, needed);
-        double* grown = grow_block(builder->vertices, builder->vertex_count, capacity, 3 * sizeof(double));
-        if (!grown) return OSC_ERR_NO_MEMORY;
-        builder->vertices = grown;
-        builder->vertex_capacity = capacity;
+    osc_status status = osc_array_grow(&builder->vertices, &builder->vertex_capacity, builder->vertex_count + vertices,
+                                       3 * sizeof(double));
+    size_t needed = builder->triangle_count + triangles;
+    if (!status && needed > builder->triangle_capacity) {
+        // the origins and the triangles share one capacity: the origins grow to what the triangles will
+        size_t origin_capacity = builder->triangle_capacity;
+        status = OSC_ARRAY_RESERVE(builder->origins, origin_capacity, needed);
+        if (!status)
+            status = osc_array_grow(&builder->triangles, &builder->triangle_capacity, needed, 3 * sizeof(int32_t));
     }
-    needed = builder->triangle_count + triangles;
-    if (needed > builder->triangle_capacity) {
-        size_t capacity = grown_capacity(builder->triangle_capacity, needed);
-        int64_t* origins = grow_block(builder->origins, builder->triangle_count, capacity, sizeof(int64_t));
-        if (!origins) return OSC_ERR_NO_MEMORY;
-        builder->origins = origins;
-        int32_t* grown = grow_block(builder->triangles, builder->triangle_count, capacity, 3 * sizeof(int32_t));
-        if (!grown) return OSC_ERR_NO_MEMORY;
-        builder->triangles = grown;
-        builder->triangle_capacity = capacity;
-    }
-    return OSC_OK;
+    return status;
 }
 
 osc_status mesh_builder_reserve_face(mesh_builder* builder, size_t count) {
-    if (count <= builder->face_capacity) return OSC_OK;
-    size_t capacity = grown_capacity(builder->face_capacity, count);
-    int32_t* face = grow_block(builder->face, 0, capacity, sizeof(int32_t));
-    if (!face) return OSC_ERR_NO_MEMORY;
-    builder->face = face;
-    builder->face_capacity = capacity;
-    return OSC_OK;
+    return OSC_ARRAY_RESERVE(builder->face, builder->face_capacity, count);
 }
 
 osc_status mesh_builder_add_vertex(mesh_builder* builder, double x, double y, double z, int64_t origin) {

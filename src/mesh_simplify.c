@@ -37,6 +37,7 @@
 
 #include "osculate/mesh.h"
 
+#include "array_internal.h"
 #include "base_internal.h"
 #include "mesh_internal.h"
 
@@ -353,13 +354,7 @@ static osc_status heap_make_room(simplifier* s) {
     s->heap_size = kept;
     for (size_t i = kept / 2; i-- > 0;) heap_sift_down(s, i);
     if (kept < s->heap_capacity / 2) return OSC_OK;
-    collapse_entry* grown = osc_calloc(2 * s->heap_capacity, sizeof *grown);
-    if (!grown) return OSC_ERR_NO_MEMORY;
-    memcpy(grown, s->heap, kept * sizeof *grown);
-    osc_free(s->heap);
-    s->heap = grown;
-    s->heap_capacity *= 2;
-    return OSC_OK;
+    return OSC_ARRAY_RESERVE(s->heap, s->heap_capacity, s->heap_capacity + 1); // (it doubles)
 }
 
 static osc_status heap_push(simplifier* s, collapse_entry entry) {

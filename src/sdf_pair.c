@@ -5,6 +5,7 @@
 
 #include "base_internal.h"
 #include "query_internal.h"
+#include "dense.h"
 #include "sdf_internal.h" // the length range's checks
 
 #include <float.h>
@@ -175,18 +176,7 @@ static bool smooth_factor(double h[3][3], double shift, smooth_point* s) {
     double largest = 0.0;
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) largest = fmax(largest, fabs(h[i][j]));
-    for (int j = 0; j < 3; ++j) {
-        double diagonal = h[j][j] + shift;
-        for (int k = 0; k < j; ++k) diagonal -= s->l[j][k] * s->l[j][k];
-        if (!(diagonal > 1e-9 * largest) || !isfinite(diagonal)) return false;
-        s->l[j][j] = sqrt(diagonal);
-        for (int i = j + 1; i < 3; ++i) {
-            double value = h[i][j];
-            for (int k = 0; k < j; ++k) value -= s->l[i][k] * s->l[j][k];
-            s->l[i][j] = value / s->l[j][j];
-        }
-    }
-    return true;
+    return dense_cholesky(3, &h[0][0], 3, shift, 1e-9 * largest, &s->l[0][0], 3) == 3;
 }
 
 // m, its gradient and its Hessian H = wa Ha + wb Hb + (wa wb / tau) d d^T (d = ga - gb) at x
@@ -210,14 +200,7 @@ static void smooth_eval(const posed* pa, const posed* pb, osc_vec3 x, double tau
 
 static osc_vec3 smooth_solve(const smooth_point* s, osc_vec3 rhs) {
     double v[3] = {rhs.x, rhs.y, rhs.z};
-    for (int i = 0; i < 3; ++i) {
-        for (int k = 0; k < i; ++k) v[i] -= s->l[i][k] * v[k];
-        v[i] /= s->l[i][i];
-    }
-    for (int i = 2; i >= 0; --i) {
-        for (int k = i + 1; k < 3; ++k) v[i] -= s->l[k][i] * v[k];
-        v[i] /= s->l[i][i];
-    }
+    dense_cholesky_solve(3, &s->l[0][0], 3, v);
     return osc_v3(v[0], v[1], v[2]);
 }
 

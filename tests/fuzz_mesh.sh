@@ -7,8 +7,10 @@
 # over the library's src/*.c, runs each for a bounded time, then replays the regression crashers
 # (tests/data/mesh/crashers/) and every fixture (tests/data/mesh/, tests/data/grid/) through each
 # target of that kind. Exits non-zero on a crash, a hang, a leak or a contract
-# violation (see tests/fuzz/fuzz_mesh.h), when no crasher or no fixture was found to replay, or
-# when clang with libFuzzer is missing.
+# violation (see tests/fuzz/fuzz_mesh.h), or when no crasher or no fixture was found to replay.
+# Without clang or libFuzzer it says so in one line and exits 77, which CTest reports as skipped
+# (the crashers and fixtures still replay through the plain driver, tests test_fuzz_*_replay);
+# with OSC_STRICT=1 (CI) that is a failure instead.
 #
 # usage: fuzz_mesh.sh SOURCE_DIR WORK_DIR [SECONDS_PER_TARGET (default 20)]
 # the corpus grows in WORK_DIR/corpus/<format> between runs; findings land in WORK_DIR/artifacts.
@@ -26,9 +28,15 @@ fail() {
     echo "fuzz_mesh.sh: $*" >&2
     exit 1
 }
+# skip WHY: the libFuzzer run cannot happen on this machine
+skip() {
+    [ "${OSC_STRICT:-0}" = 1 ] && fail "$* (OSC_STRICT=1)"
+    echo "fuzz_mesh.sh: SKIPPED: $*; the crashers and fixtures replayed through the plain driver (test_fuzz_*_replay)"
+    exit 77
+}
 
 command -v "$cc" >/dev/null 2>&1 ||
-    fail "'$cc' not found: install clang and libFuzzer (Debian: apt-get install clang libclang-rt-14-dev)"
+    skip "'$cc' not found (Debian: apt-get install clang libclang-rt-14-dev)"
 mkdir -p "$work_dir/obj" "$work_dir/bin" "$work_dir/artifacts" "$work_dir/logs" ||
     fail "cannot create $work_dir"
 
@@ -37,7 +45,7 @@ printf 'int LLVMFuzzerTestOneInput(const unsigned char* d, unsigned long n);\nin
     >"$work_dir/probe.c"
 "$cc" -fsanitize=fuzzer,address,undefined "$work_dir/probe.c" -o "$work_dir/probe" \
     >"$work_dir/logs/probe.log" 2>&1 ||
-    fail "'$cc' cannot link -fsanitize=fuzzer (libFuzzer missing: Debian libclang-rt-14-dev); see $work_dir/logs/probe.log"
+    skip "'$cc' cannot link -fsanitize=fuzzer (libFuzzer missing: Debian libclang-rt-14-dev; see $work_dir/logs/probe.log)"
 
 # the library, instrumented once for all targets
 flags="-std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"

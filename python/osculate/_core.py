@@ -140,7 +140,7 @@ def _twist_jacobian_to_pq(jacobian, quaternions, where, name, pose=False):
     bad = lib.oscpy_twist_jacobian_to_pq(F.ptr(j), count, rows, F.ptr(q), F.ptr(out))
     if bad != count:
         index = np.unravel_index(bad, q.shape[:-1])
-        label = name + (str(list(index)) if index else "")
+        label = name + (str([int(k) for k in index]) if index else "")
         raise ValueError("%s: %s%s = %s cannot be normalised (its norm must be finite and above "
                          "1e-150)" % (where, "the quaternion of " if pose else "", label,
                                       q[index].tolist()))
