@@ -846,30 +846,18 @@ osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const o
 // ---------------------------------------------------------------------------------------------
 // batch
 
-// the arguments of a batch, which osc_batch_run hands to batch_item
-typedef struct proximity_batch {
-    const osc_dcol_batch_item* items;
-    const osc_dcol_settings* settings;
-    osc_dcol_result* results;
-    const osc_dcol_jacobians* jacobians;
-} proximity_batch;
-
-// item `index` of a batch: the single call's answer
-static osc_status batch_item(void* context, size_t index) {
-    const proximity_batch* batch = context;
-    const osc_dcol_batch_item* item = &batch->items[index];
-    return osc_dcol_proximity(item->a, item->pose_a, item->b, item->pose_b, batch->settings, &batch->results[index],
-                              batch->jacobians ? &batch->jacobians[index] : NULL, item->warm);
+// slot i of a batch: the single call into results[i], with jacobians[i] (the batch's extra array)
+static osc_status batch_slot(const osc_query_batch* batch, size_t i) {
+    const osc_dcol_batch_item* item = (const osc_dcol_batch_item*)batch->items + i;
+    const osc_dcol_jacobians* jacobians = batch->extra;
+    return osc_dcol_proximity(item->a, item->pose_a, item->b, item->pose_b, batch->settings,
+                              (osc_dcol_result*)batch->outputs + i, jacobians ? &jacobians[i] : NULL, item->warm);
 }
 
 osc_status osc_dcol_proximity_batch(const osc_dcol_batch_item* items, size_t count, const osc_dcol_settings* settings,
                                     osc_dcol_result* results, const osc_dcol_jacobians* jacobians, osc_status* statuses,
                                     int threads) {
-    const char* function = "osc_dcol_proximity_batch";
-    osc_status status = osc_check_items(function, items, count);
-    if (status) return status;
-    if (count > 0 && !results)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: results is NULL with count %zu", function, count);
-    proximity_batch batch = {items, settings, results, jacobians};
-    return osc_batch_run(function, "item", count, threads, BATCH_PAIRS_PER_THREAD, batch_item, &batch, statuses);
+    const osc_query_batch batch = {
+        "osc_dcol_proximity_batch", "results", items, results, settings, jacobians, batch_slot, BATCH_PAIRS_PER_THREAD};
+    return osc_query_batch_run(&batch, count, statuses, threads);
 }

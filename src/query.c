@@ -36,8 +36,18 @@ osc_status osc_finish_output(const char* function, int32_t needed, int32_t capac
     return osc_fail(OSC_ERR_CAPACITY, "%s: %d contacts found, capacity is %d", function, (int)needed, (int)capacity);
 }
 
-osc_status osc_check_items(const char* function, const void* items, size_t count) {
-    if (count > 0 && !items)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: items is NULL with count %zu", function, count);
-    return OSC_OK;
+// osc_batch_run's item: the family's slot
+static osc_status query_batch_item(void* context, size_t i) {
+    const osc_query_batch* batch = context;
+    return batch->slot(batch, i);
+}
+
+osc_status osc_query_batch_run(const osc_query_batch* batch, size_t count, osc_status* statuses, int threads) {
+    if (count > 0 && !batch->items)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: items is NULL with count %zu", batch->function, count);
+    if (count > 0 && !batch->outputs)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL with count %zu", batch->function, batch->outputs_name,
+                        count);
+    return osc_batch_run(batch->function, "item", count, threads, batch->min_per_thread, query_batch_item, (void*)batch,
+                         statuses);
 }

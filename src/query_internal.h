@@ -15,8 +15,8 @@
 ///   "function: name.p = (x, y, z) is not finite"
 ///   "function: name.p = (x, y, z) is beyond max_coordinate (why)"
 ///   "function: name.q = (w, x, y, z) cannot be normalised"
-osc_status osc_check_pose(const char* function, const char* name, osc_pose pose, double max_coordinate,
-                          const char* why, osc_pose* normalized);
+osc_status osc_check_pose(const char* function, const char* name, osc_pose pose, double max_coordinate, const char* why,
+                          osc_pose* normalized);
 
 /// Checks the buffer of a query's output: `capacity` >= 0 and `contacts` non-NULL when it is
 /// positive. OSC_OK, or OSC_ERR_INVALID_ARGUMENT naming `function`.
@@ -27,7 +27,26 @@ osc_status osc_check_output(const char* function, const void* contacts, int32_t 
 /// were written).
 osc_status osc_finish_output(const char* function, int32_t needed, int32_t capacity);
 
-/// Checks a batch's items array: non-NULL when `count` > 0. OSC_OK or OSC_ERR_INVALID_ARGUMENT.
-osc_status osc_check_items(const char* function, const void* items, size_t count);
+typedef struct osc_query_batch osc_query_batch;
+
+/// Slot i of a family's batch: its single call on items[i], writing outputs[i] (the arrays of
+/// `batch`, cast to the family's types). Returns the single call's status.
+typedef osc_status (*osc_query_slot)(const osc_query_batch* batch, size_t i);
+
+/// A batch of a family's single calls (docs/api.md, Batches).
+struct osc_query_batch {
+    const char* function;     ///< the batch call's name, which its messages start with
+    const char* outputs_name; ///< the name of its output array argument, for the message
+    const void* items;        ///< [count] the family's batch items
+    void* outputs;            ///< [count] the family's outputs (results)
+    const void* settings;     ///< nullable: the defaults
+    const void* extra;        ///< nullable: a further per-slot array of the family (DCOL's Jacobians)
+    osc_query_slot slot;
+    size_t min_per_thread; ///< the fewest items a thread of the team gets (osc_batch_team)
+};
+
+/// Runs batch->slot for every i < count by osc_batch_run ("function: item i: <message>" for the
+/// lowest failing item), after refusing NULL items or outputs with count > 0 before any item runs.
+osc_status osc_query_batch_run(const osc_query_batch* batch, size_t count, osc_status* statuses, int threads);
 
 #endif // OSC_QUERY_INTERNAL_H

@@ -563,28 +563,17 @@ osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a, const o
     return osc_finish_output(__func__, out->needed, out->capacity);
 }
 
-// the arguments of osc_sdf_pair_collide_batch, for its items
-typedef struct batch_context {
-    const osc_sdf_pair_batch_item* items;
-    const osc_sdf_pair_settings* settings;
-    osc_sdf_pair_output* outputs;
-} batch_context;
-
-// item i of a batch: the single call into outputs[i]
-static osc_status batch_item(void* context, size_t i) {
-    const batch_context* c = context;
-    const osc_sdf_pair_batch_item* item = &c->items[i];
-    return osc_sdf_pair_collide(item->a, item->pose_a, item->b, item->pose_b, c->settings, &c->outputs[i]);
+// slot i of a batch: the single call into outputs[i]
+static osc_status batch_slot(const osc_query_batch* batch, size_t i) {
+    const osc_sdf_pair_batch_item* item = (const osc_sdf_pair_batch_item*)batch->items + i;
+    return osc_sdf_pair_collide(item->a, item->pose_a, item->b, item->pose_b, batch->settings,
+                                (osc_sdf_pair_output*)batch->outputs + i);
 }
 
 osc_status osc_sdf_pair_collide_batch(const osc_sdf_pair_batch_item* items, size_t count,
                                       const osc_sdf_pair_settings* settings, osc_sdf_pair_output* outputs,
                                       osc_status* statuses, int threads) {
-    const char* function = "osc_sdf_pair_collide_batch";
-    osc_status status = osc_check_items(function, items, count);
-    if (status) return status;
-    if (count > 0 && !outputs)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: outputs is NULL with count %zu", function, count);
-    batch_context batch = {items, settings, outputs};
-    return osc_batch_run(function, "item", count, threads, 1, batch_item, &batch, statuses);
+    const osc_query_batch batch = {
+        "osc_sdf_pair_collide_batch", "outputs", items, outputs, settings, NULL, batch_slot, 1};
+    return osc_query_batch_run(&batch, count, statuses, threads);
 }
