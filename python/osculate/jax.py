@@ -184,7 +184,7 @@ def lmd(a, b, pose_a, pose_b, capacity=32, **settings):
     osculate.lmd_settings()."""
     cap = _integer(capacity, "capacity")
     return _padded_contacts(lambda pa, pb, jac: _host.lmd(a, b, settings, cap, pa, pb, jac),
-                            [("gap", ())], cap, pose_a, pose_b)
+                            [("distance", ())], cap, pose_a, pose_b)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -166,7 +166,7 @@ def lmd(a, b, pose_a, pose_b, capacity=32, **settings):
     pair; CapacityError beyond `capacity` contacts. Settings: osculate.lmd_settings()."""
     cap = _integer(capacity, "capacity")
     return _padded_contacts(lambda pa, pb, jac: _host.lmd(a, b, settings, cap, pa, pb, jac),
-                            [("gap", ())], pose_a, pose_b)
+                            [("distance", ())], pose_a, pose_b)
 
 
 # ------------------------------------------------------------------------------------------------

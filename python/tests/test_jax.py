@@ -52,22 +52,22 @@ def test_dcol_under_jit_and_vmap():
     np.testing.assert_array_equal(oj.dcol(a, b, pa, pbs)["alpha"], batch.alpha)
 
 
-def test_manifold_weighted_depth_grads(sphere_body):
+def test_manifold_weighted_distance_grads(sphere_body):
     body, _, _ = sphere_body
     pa = jnp.array(osc.pose([0, 0, 0], osc.axis_angle_quaternion([1, 2, 3], 0.3)))
     pb = jnp.array(osc.pose([0.96, 0.05, -0.02], osc.axis_angle_quaternion([0, 1, 0], 0.5)))
 
     def energy(p, q):
         m = oj.manifold(body, body, p, q)
-        return jnp.sum(m["weight"] * m["depth"])
+        return jnp.sum(m["weight"] * m["distance"])
 
     check_grads(energy, (pa, pb), order=1, modes=("fwd", "rev"), eps=1e-6, atol=1e-5, rtol=1e-4)
     m = oj.manifold(body, body, pa, pb)
     ref = osc.manifold_collide(body, np.asarray(pa), body, np.asarray(pb))
     n = int(m["count"])
     assert n == len(ref)
-    np.testing.assert_array_equal(m["depth"][:n], ref.depth)
-    assert np.all(m["weight"][n:] == 0) and np.all(m["depth"][n:] == osc.manifold_settings()["d_max"])
+    np.testing.assert_array_equal(m["distance"][:n], ref.distance)
+    assert np.all(m["weight"][n:] == 0) and np.all(m["distance"][n:] == osc.manifold_settings()["d_max"])
     counts = jax.vmap(lambda q: oj.manifold(body, body, pa, q)["count"])(jnp.stack([pb, pb.at[0].add(0.1)]))
     assert counts[0] == n and counts[1] < n
 
@@ -102,13 +102,13 @@ def test_sdf_pair_smooth_mode_grads():
 
     def deepest(p, q):
         r = oj.sdf_pair(a, b, p, q, temperature=0.02)
-        return r["penetration"][0], r["point"][0]
+        return r["distance"][0], r["point"][0]
 
     check_grads(deepest, (pa, pb), order=1, modes=("fwd", "rev"), eps=1e-6, atol=1e-5, rtol=1e-4)
     r = oj.sdf_pair(a, b, pa, pb, temperature=0.02)
     ref = osc.sdf_pair_collide(a, np.asarray(pa), b, np.asarray(pb), temperature=0.02)
     n = int(r["count"])
     assert n == len(ref)
-    np.testing.assert_array_equal(r["penetration"][:n], ref.penetration)
+    np.testing.assert_array_equal(r["distance"][:n], ref.distance)
     with pytest.raises(ValueError):
         oj.sdf_pair(a, b, pa, pb)

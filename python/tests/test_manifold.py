@@ -38,14 +38,15 @@ def test_vertex_contacts_against_the_sphere_formula(sphere_body):
     world = mesh.vertices @ Ra.T + pa[:3]
     vertex = (m.kind == 0) & (m.body == 0)
     assert vertex.sum() >= 1
-    for p, depth, weight, normal in zip(m.point[vertex], m.depth[vertex], m.weight[vertex], m.normal[vertex]):
+    for p, distance, weight, normal in zip(m.point[vertex], m.distance[vertex], m.weight[vertex],
+                                          m.normal[vertex]):
         assert np.min(np.linalg.norm(world - p, axis=1)) < 1e-12
         phi = np.linalg.norm(p - pb[:3]) - 0.5
-        assert depth == pytest.approx(osc.mollified_depth(phi, s["d_max"], s["bandwidth"]), abs=1e-12)
+        assert distance == pytest.approx(osc.mollified_depth(phi, s["d_max"], s["bandwidth"]), abs=1e-12)
         assert weight == pytest.approx(osc.transition(phi, s["d_max"], s["bandwidth"]), abs=1e-12)
         np.testing.assert_allclose(normal, (pb[:3] - p) / np.linalg.norm(pb[:3] - p), atol=1e-9)
-    assert np.all(m.depth < s["d_max"]) and np.all(m.weight > 0)
-    assert m.depth.min() < 0  # they interpenetrate by about 0.04
+    assert np.all(m.distance < s["d_max"]) and np.all(m.weight > 0)
+    assert m.distance.min() < 0  # they interpenetrate by about 0.04
     # contact Jacobians: weight [I | -[x - p]x]
     i = 0
     rx = m.point[i] - pa[:3]
@@ -71,7 +72,7 @@ def test_pose_jacobians_match_differences(sphere_body):
             return getattr(r, name)
         return f
 
-    for name in ("depth", "weight", "point", "normal"):
+    for name in ("distance", "weight", "point", "normal"):
         fd = np.concatenate([fd_twist(field(name, 0), pa), fd_twist(field(name, 1), pb)], axis=-1)
         np.testing.assert_allclose(getattr(m, name + "_jacobian"), fd, atol=5e-5, err_msg=name)
 
@@ -85,8 +86,8 @@ def test_batch_equals_single_and_capacity(sphere_body):
         one = osc.manifold_collide(body, pa, body, pbs[k], derivatives=True)
         got = batch[k]
         assert len(got) == len(one)
-        assert np.array_equal(got.depth, one.depth) and np.array_equal(got.point, one.point)
-        assert np.array_equal(got.depth_jacobian, one.depth_jacobian)
+        assert np.array_equal(got.distance, one.distance) and np.array_equal(got.point, one.point)
+        assert np.array_equal(got.distance_jacobian, one.distance_jacobian)
     assert batch.count[0] > batch.count[4]  # moving apart loses contacts
     with pytest.raises(osc.CapacityError):
         osc.manifold_collide(body, pa, body, pb, capacity=2)

@@ -34,7 +34,7 @@ def test_manifold_gradcheck(sphere_body):
 
     def f(p, q):
         m = ot.manifold(body, body, p, q)
-        return (m["weight"] * m["depth"]).sum(), (m["weight"][:, None] * m["point"]).sum(0), \
+        return (m["weight"] * m["distance"]).sum(), (m["weight"][:, None] * m["point"]).sum(0), \
             (m["weight"][:, None] * m["normal"]).sum(0)
 
     assert torch.autograd.gradcheck(f, (pa, pb), eps=1e-6, atol=1e-5, rtol=1e-4)
@@ -77,6 +77,6 @@ def test_sdf_pair_gradcheck():
 
     def f(p, q):
         r = ot.sdf_pair(a, b, p, q, temperature=0.02)
-        return r["penetration"][0], r["point"][0]
+        return r["distance"][0], r["point"][0]
 
     assert torch.autograd.gradcheck(f, (pa, pb), eps=1e-6, atol=1e-5, rtol=1e-4)
