@@ -15,7 +15,8 @@ from ._brep import (CURVE_TYPES, FEATURE_KINDS, LMD_CONFORMAL, SURFACE_TYPES, TR
 from ._core import (CapacityError, InvalidArgumentError, NotConvergedError, OsculateError,
                     OsculateIOError, OsculateMemoryError, ParseError, UnsupportedError,
                     apply_twist, axis_angle_quaternion, default_thread_count, logsumexp,
-                    mollified_depth, pair_jacobian_to_pq, pose, sigmoid, smooth_max, smooth_min,
+                    mollified_depth, pair_jacobian_to_pq, pair_jacobian_to_twist, pose,
+                    pq_jacobian_to_twist, sigmoid, smooth_max, smooth_min,
                     softclip, softmax, softplus, status_string, transition,
                     twist_jacobian_to_pq, version)
 from ._models import SDF, Grid, Mesh, MeshBVH, collision_mesh, curve_order, isosurface

@@ -167,6 +167,71 @@ def pair_jacobian_to_pq(jacobian, pose_a, pose_b):
                           axis=-1)
 
 
+def _twist_of_quaternion(q):
+    """M [..., 4, 3] = dq / dtheta for q -> exp(dtheta) q (a left rotation increment in world
+    coordinates): 1/2 [-v^T; w I - [v]x], v the vector part. The inverse of the G of
+    osc_quat_to_twist_jacobian (G M = I for any q that can be normalised), so J_pq M is the twist
+    Jacobian of a function of q / |q|."""
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    m = np.empty(q.shape[:-1] + (4, 3))
+    m[..., 0, :] = np.stack([-x, -y, -z], axis=-1)
+    m[..., 1, :] = np.stack([w, z, -y], axis=-1)
+    m[..., 2, :] = np.stack([-z, w, x], axis=-1)
+    m[..., 3, :] = np.stack([y, -x, w], axis=-1)
+    return 0.5 * m
+
+
+def _pq_jacobian_to_twist(j, q, where, name, pose=False):
+    norms = np.sqrt(np.sum(q * q, axis=-1))
+    bad = ~(np.isfinite(norms) & (norms > 1e-150))
+    if bad.any():
+        index = np.unravel_index(int(np.flatnonzero(bad.reshape(-1))[0]), q.shape[:-1])
+        label = name + (str(list(index)) if index else "")
+        raise ValueError("%s: %s%s = %s cannot be normalised (its norm must be finite and above "
+                         "1e-150)" % (where, "the quaternion of " if pose else "", label,
+                                      q[index].tolist()))
+    out = np.empty(j.shape[:-1] + (6,))
+    out[..., :3] = j[..., :3]
+    out[..., 3:] = np.einsum("...rk,...kc->...rc", j[..., 3:], _twist_of_quaternion(q))
+    return out
+
+
+def pq_jacobian_to_twist(jacobian, quaternions):
+    """The inverse of twist_jacobian_to_pq: a Jacobian with respect to one body's raw pose
+    parameters (px, py, pz, qw, qx, qy, qz), [..., rows, 7], as a Jacobian along its left twist
+    (dp, dtheta), [..., rows, 6], for quaternions [..., 4] used as q / |q| (the columns of
+    jax.grad or torch's .grad with respect to a [7] pose, as the NumPy API returns them). Exact for
+    a function of q / |q|, whose Jacobian has no component along q. ValueError naming the first
+    quaternion that cannot be normalised."""
+    j = F.floats(jacobian, "jacobian")
+    q = F.floats(quaternions, "quaternions")
+    if j.ndim < 2 or j.shape[-1] != 7 or q.shape[-1:] != (4,) or q.shape[:-1] != j.shape[:-2]:
+        raise ValueError("pq_jacobian_to_twist: jacobian [..., rows, 7] and quaternions [..., 4] "
+                         "must match, got %s and %s" % (j.shape, q.shape))
+    return _pq_jacobian_to_twist(j, q, "pq_jacobian_to_twist", "quaternions")
+
+
+def pair_jacobian_to_twist(jacobian, pose_a, pose_b):
+    """The inverse of pair_jacobian_to_pq: a Jacobian [..., rows, 14] with respect to the raw
+    poses (pose_a's 7 components, then pose_b's) as the package's twist columns [..., rows, 12]
+    (A's twist (dp, dtheta), then B's). ValueError naming a pose whose quaternion cannot be
+    normalised."""
+    where = "pair_jacobian_to_twist"
+    j = F.floats(jacobian, "jacobian")
+    if j.ndim < 2 or j.shape[-1] != 14:
+        raise ValueError("pair_jacobian_to_twist: jacobian must have shape (..., rows, 14), got %s"
+                         % (j.shape,))
+    try:
+        pa = np.broadcast_to(F.floats(pose_a, "pose_a"), j.shape[:-2] + (7,))
+        pb = np.broadcast_to(F.floats(pose_b, "pose_b"), j.shape[:-2] + (7,))
+    except ValueError as e:
+        raise ValueError("pair_jacobian_to_twist: poses [..., 7] must match the jacobian's leading "
+                         "axes %s: %s" % (j.shape[:-2], e)) from None
+    return np.concatenate([_pq_jacobian_to_twist(j[..., :7], pa[..., 3:], where, "pose_a", True),
+                           _pq_jacobian_to_twist(j[..., 7:], pb[..., 3:], where, "pose_b", True)],
+                          axis=-1)
+
+
 # ------------------------------------------------------------------------------------------------
 # smooth.h
 
