@@ -7,6 +7,7 @@ import numpy as np
 
 from ._brep import lmd as lmd_query, lmd_settings
 from ._core import pair_jacobian_to_pq
+from ._ffi import broadcast_poses as _broadcast_poses
 from ._ffi import floats
 from ._queries import (Implicit, dcol_batch, manifold_collide_batch, manifold_settings,
                        ray_intersect_many, sdf_pair_collide)
@@ -18,14 +19,8 @@ RAY_OUTPUTS = (("t", ()), ("point", (3,)), ("normal", (3,)))
 
 
 def broadcast_poses(pose_a, pose_b):
-    pa = floats(pose_a, "pose_a")
-    pb = floats(pose_b, "pose_b")
-    if pa.shape[-1:] != (7,) or pb.shape[-1:] != (7,):
-        raise ValueError("poses must have shape (..., 7), got %s and %s" % (pa.shape, pb.shape))
-    batch = np.broadcast_shapes(pa.shape[:-1], pb.shape[:-1])
-    pa = np.ascontiguousarray(np.broadcast_to(pa, batch + (7,)).reshape(-1, 7))
-    pb = np.ascontiguousarray(np.broadcast_to(pb, batch + (7,)).reshape(-1, 7))
-    return pa, pb, batch
+    """osculate.broadcast_poses, the one batch rule of the package: (pa [N, 7], pb [N, 7], batch)."""
+    return _broadcast_poses(pose_a, pose_b, "poses")
 
 
 def dcol(a, b, settings, pose_a, pose_b, jacobians):

@@ -357,7 +357,7 @@ def test_torch_distance_gradcheck():
     pa, pb = _sphere_box_poses()
     ta = torch.tensor(pa, requires_grad=True)
     tb = torch.tensor(pb, requires_grad=True)
-    out = ot.lmd(box, sphere, ta, tb, capacity=4, d_max=2.0)
+    out = ot.lmd(box, ta, sphere, tb, capacity=4, d_max=2.0)
     assert out["distance"].shape == (2, 4) and list(out["count"]) == [1, 1]
     assert torch.all(out["distance"][:, 1:] == 2.0)  # empty slots: the gap at d_max
     ref = osc.lmd(box, pa, sphere, pb[0], d_max=2.0)
@@ -368,7 +368,7 @@ def test_torch_distance_gradcheck():
     np.testing.assert_allclose(tb.grad[0].numpy(), expect[7:], rtol=1e-12, atol=1e-15)
 
     def f(p, q):
-        return ot.lmd(box, sphere, p, q, capacity=4, d_max=2.0)["distance"]
+        return ot.lmd(box, p, sphere, q, capacity=4, d_max=2.0)["distance"]
 
     assert torch.autograd.gradcheck(f, (ta, tb), eps=1e-6, atol=1e-6, rtol=1e-4)
 
@@ -382,13 +382,13 @@ def test_jax_distance_check_grads():
     jax.config.update("jax_enable_x64", True)
     box, sphere = osc.Brep.box([1.0, 2.0, 0.5]), osc.Brep.sphere(0.3)
     pa, pb = _sphere_box_poses()
-    out = oj.lmd(box, sphere, jnp.asarray(pa), jnp.asarray(pb), capacity=3, d_max=2.0)
+    out = oj.lmd(box, jnp.asarray(pa), sphere, jnp.asarray(pb), capacity=3, d_max=2.0)
     assert out["distance"].shape == (2, 3) and list(out["count"]) == [1, 1]
     assert float(out["distance"][1, 0]) == osc.lmd(box, pa, sphere, pb[1], d_max=2.0).distance[0]
-    check_grads(lambda p, q: oj.lmd(box, sphere, p, q, capacity=3, d_max=2.0)["distance"],
+    check_grads(lambda p, q: oj.lmd(box, p, sphere, q, capacity=3, d_max=2.0)["distance"],
                 (jnp.asarray(pa), jnp.asarray(pb)), order=1, modes=("fwd", "rev"), eps=1e-6,
                 atol=1e-6, rtol=1e-5)
-    g = jax.jit(jax.vmap(jax.grad(lambda q: oj.lmd(box, sphere, jnp.asarray(pa), q,
+    g = jax.jit(jax.vmap(jax.grad(lambda q: oj.lmd(box, jnp.asarray(pa), sphere, q,
                                                    d_max=2.0)["distance"][0])))(jnp.asarray(pb))
     assert g.shape == (2, 7)
 

@@ -89,6 +89,18 @@ def test_batch_equals_single_and_capacity(sphere_body):
         assert np.array_equal(got.distance, one.distance) and np.array_equal(got.point, one.point)
         assert np.array_equal(got.distance_jacobian, one.distance_jacobian)
     assert batch.count[0] > batch.count[4]  # moving apart loses contacts
+    # the batch rule of every pair query (osculate.broadcast_poses): one pose_a against many
+    # poses_b, and a sequence of bodies per slot, give the same slots bit for bit
+    for single in (osc.manifold_collide_batch(body, pa, body, pbs, derivatives=True, threads=2),
+                   osc.manifold_collide_batch([body] * 5, pa[None], [body] * 5, pbs,
+                                              derivatives=True)):
+        assert np.array_equal(single.count, batch.count)
+        assert np.array_equal(single.distance, batch.distance)
+        assert np.array_equal(single.distance_jacobian, batch.distance_jacobian)
+    with pytest.raises(ValueError, match="broadcast"):
+        osc.manifold_collide_batch(body, np.tile(pa, (3, 1)), body, pbs)
+    with pytest.raises(ValueError, match="3 models for 5 poses"):
+        osc.manifold_collide_batch([body] * 3, pa, body, pbs)
     with pytest.raises(osc.CapacityError):
         osc.manifold_collide(body, pa, body, pb, capacity=2)
     with pytest.raises(osc.CapacityError):
