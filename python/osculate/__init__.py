@@ -16,6 +16,7 @@ from ._core import (CapacityError, InvalidArgumentError, NotConvergedError, Oscu
                     OsculateIOError, OsculateMemoryError, ParseError, UnsupportedError,
                     apply_twist, axis_angle_quaternion, default_thread_count, logsumexp,
                     mollified_depth, pair_jacobian_to_pq, pair_jacobian_to_twist, pose,
+                    pose_from_matrix, pose_from_position_quaternion,
                     pq_jacobian_to_twist, sigmoid, smooth_max, smooth_min,
                     softclip, softmax, softplus, status_string, transition,
                     twist_jacobian_to_pq, version)
