@@ -9,6 +9,7 @@ from ._brep import lmd as lmd_query, lmd_settings
 from ._core import pair_jacobian_to_pq
 from ._ffi import broadcast_poses as _broadcast_poses
 from ._ffi import floats
+from ._queries import _size_of
 from ._queries import (Implicit, dcol_batch, manifold_collide_batch, manifold_settings,
                        ray_intersect_many, sdf_pair_collide)
 
@@ -43,8 +44,11 @@ def manifold(a, b, settings, capacity, pose_a, pose_b, jacobians):
     (empty slots: distance d_max, weight 0, zero point and normal) and, with jacobians, d/d(pose_a,
     pose_b) [batch, capacity, ..., 14] (zero in empty slots)."""
     pa, pb, batch = broadcast_poses(pose_a, pose_b)
-    r = manifold_collide_batch(a, pa, b, pb, derivatives=jacobians, capacity=capacity, **settings)
-    d_max = manifold_settings(**settings)["d_max"]
+    settings = dict(settings)
+    size = _size_of(a, b, settings.pop("size", None))
+    r = manifold_collide_batch(a, pa, b, pb, derivatives=jacobians, capacity=capacity, size=size,
+                               **settings)
+    d_max = manifold_settings(size, **settings)["d_max"]
     empty = np.arange(capacity)[None, :] >= r.count[:, None]
     values = {}
     for name, shape in MANIFOLD_OUTPUTS:

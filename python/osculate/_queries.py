@@ -15,7 +15,8 @@ import numpy as np
 from . import _ffi as F
 from ._core import CAPACITY, INVALID_ARGUMENT, OK, CapacityError, check, error
 from ._ffi import lib
-from ._models import CURVES, SDF, Grid, Mesh, _borrowing, _create, _Model, as_sdf
+from ._models import (CURVES, SDF, Grid, Mesh, _borrowing, _create, _Model, as_sdf,
+                      collision_mesh)
 
 
 
@@ -468,6 +469,49 @@ class Body(_Model):
             d.sdf = sdf._as_parameter_ if sdf is not None else None
             super().__init__(_create(lib.osc_body_create, C.byref(d)), lenders)
 
+    size = None  # the model's size (from_mesh): the length the manifold settings scale with
+
+    @classmethod
+    def from_mesh(cls, source, resolution=None, mesh_resolution=None, triangles=None, groups=0,
+                  load=None, **settings):
+        """A body from a mesh file's path or from (vertices [V, 3], faces [F, 3]) arrays in one
+        call, as the `osculate contact` program builds one: the mesh's spline SDF (Grid.from_mesh,
+        `resolution` cells along its longest axis, default 64), a collision mesh of that SDF
+        (collision_mesh, `mesh_resolution` marching-cubes cells, default 96, simplified to
+        `triangles`, default 2000), and `groups` > 0 convex groups by clustering (0: none).
+        `load`: a dict of Mesh.load settings for a path (degenerate="drop", ...). Every one of
+        these sizes is relative to the model, so a model in millimetres and the same model in
+        metres give the same body up to scale; body.size (the longest side of the bounds of the
+        collision mesh's parts that hold at least 1% of its area, as the program measures it)
+        scales the manifold settings: manifold_collide and friends use osc_manifold_settings_for
+        _size(min(a.size, b.size)) when both bodies have one and no `size` is given. Other
+        settings: those of Body(). body.grid and body.collision_mesh are the models made."""
+        if isinstance(source, tuple):
+            if len(source) != 2:
+                raise ValueError("Body.from_mesh: give a path or (vertices, faces)")
+            mesh = Mesh(*source)
+        elif isinstance(source, Mesh):
+            mesh = source
+        else:
+            mesh = Mesh.load(source, **(load or {}))
+        grid_settings = {} if resolution is None else {"resolution": resolution}
+        grid = Grid.from_mesh(mesh, **grid_settings)
+        mesh_settings = {}
+        if mesh_resolution is not None:
+            mesh_settings["resolution"] = mesh_resolution
+        if triangles is not None:
+            mesh_settings["target_triangles"] = triangles
+        collision = collision_mesh(grid.to_sdf(), **mesh_settings)
+        groups = F.integer(groups, "groups")
+        if groups < 0:
+            raise ValueError("Body.from_mesh: groups must be >= 0, got %d" % groups)
+        if groups:
+            settings = dict(settings, group_count=groups)
+        body = cls(collision, grid=grid, groups="cluster" if groups else "none", **settings)
+        body.size = _model_size(collision)
+        body.grid, body.collision_mesh = grid, collision
+        return body
+
     @property
     def vertex_count(self):
         return lib.osc_body_vertex_count(self)
@@ -485,6 +529,44 @@ class Body(_Model):
         g = np.empty(self.vertex_count, np.int32)
         lib.osc_body_vertex_groups(self, F.iptr(g))
         return g
+
+
+_MAIN_AREA_SHARE = 0.01  # the parts of a mesh that count for its size (tools/cli_models.c)
+
+
+def _model_size(mesh):
+    """The longest side of the bounds of the connected parts of `mesh` that hold at least 1% of
+    its area (tools/cli_models.c's cli_model_size: a speck of the iso-surface far away does not
+    change the size)."""
+    v, t = mesh.vertices, mesh.triangles
+    if not len(t):
+        return 0.0
+    labels = np.arange(len(v))
+    while True:  # connected components: every triangle takes its corners' smallest label
+        low = labels[t].min(axis=1)
+        new = labels.copy()
+        np.minimum.at(new, t.reshape(-1), np.repeat(low, 3))
+        new = new[new]  # jump along chains of labels
+        if np.array_equal(new, labels):
+            break
+        labels = new
+    area = 0.5 * np.linalg.norm(np.cross(v[t[:, 1]] - v[t[:, 0]], v[t[:, 2]] - v[t[:, 0]]), axis=1)
+    part = labels[t[:, 0]]
+    part_area = np.bincount(part, weights=area, minlength=len(v))
+    keep = part_area[part] >= _MAIN_AREA_SHARE * area.sum()
+    corners = v[t[keep].reshape(-1)]
+    return float(np.max(corners.max(axis=0) - corners.min(axis=0)))
+
+
+def _size_of(a, b, size):
+    """The size the manifold settings scale with: `size`, else min(a.size, b.size) over the
+    bodies (one each or sequences) when every one has a size (Body.from_mesh), else None (the
+    defaults, for bodies about 1 unit across)."""
+    if size is not None:
+        return size
+    sizes = [getattr(x, "size", None) for x in (list(a) if isinstance(a, (list, tuple)) else [a])
+             + (list(b) if isinstance(b, (list, tuple)) else [b])]
+    return None if not sizes or any(x is None for x in sizes) else min(sizes)
 
 
 def manifold_settings(size=None, **settings):
@@ -565,7 +647,7 @@ def _manifold_capacity(a, b, s, capacity):
 
 def max_contacts(a, b, size=None, **settings):
     """The most contacts manifold_collide can produce for bodies a and b with these settings."""
-    s = _manifold_settings(size, settings)
+    s = _manifold_settings(_size_of(a, b, size), settings)
     return lib.osc_manifold_max_contacts(_body(a, "a"), _body(b, "b"), C.byref(s))
 
 
@@ -601,7 +683,7 @@ def manifold_collide(a, pose_a, b, pose_b, derivatives=False, capacity=None, siz
     capacity defaults to max_contacts (never runs out); a smaller one raises CapacityError when
     exceeded."""
     a, b = _body(a, "a"), _body(b, "b")
-    s = _manifold_settings(size, settings)
+    s = _manifold_settings(_size_of(a, b, size), settings)
     cap = _manifold_capacity(a._as_parameter_, b._as_parameter_, s, capacity)
     contacts, jac, outs = _manifold_outputs(1, cap, derivatives)
     check(lib.osc_manifold_collide(a, F.pose(pose_a, "pose_a"), b, F.pose(pose_b, "pose_b"),
@@ -662,6 +744,7 @@ def manifold_collide_batch(a, poses_a, b, poses_b, derivatives=False, capacity=N
     F.integer(n, "manifold_collide_batch: the number of pairs", F.SZ)
     ha, keep_a = F.models(a, n, Body, "a")
     hb, keep_b = F.models(b, n, Body, "b")
+    size = _size_of(a, b, size)
     s = _manifold_settings(size, settings)
     cap = _manifold_capacity(ha, hb, s, capacity)
     items = np.zeros(n, dtype=_MANIFOLD_ITEM)
