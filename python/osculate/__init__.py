@@ -4,9 +4,12 @@ Shapes and models: SDF, Mesh, MeshBVH, Grid, Body, Convex, Implicit, Brep. Queri
 dcol_batch, dcol_alpha_gradient, dcol_parameter_gradient, manifold_collide,
 manifold_collide_batch, sdf_pair_collide, sdf_scene_collide, ray_intersect, ray_intersect_many,
 ray_intersect_batch, lmd (with LmdCache).
-Poses are [7] arrays (px, py, pz, qw, qx, qy, qz), world-from-body, the quaternion scalar first;
-pose Jacobians have 12 columns along the left twists (dp, dtheta) of A then B. Autodiff:
-osculate.jax and osculate.torch (imported on demand). Guide: docs/python.md.
+Every pair query takes (a, pose_a, b, pose_b, ...) and reports a signed distance (negative:
+penetration) with a normal from A to B (docs/api.md). Poses are [7] arrays (px, py, pz, qw, qx,
+qy, qz), world-from-body, the quaternion scalar first (pose_from_matrix,
+pose_from_position_quaternion); pose Jacobians have 12 columns along the left twists (dp, dtheta)
+of A then B (pair_jacobian_to_pq / pair_jacobian_to_twist convert to and from raw pose columns).
+Autodiff: osculate.jax and osculate.torch (imported on demand). Guide: docs/python.md.
 """
 
 from ._brep import (CURVE_TYPES, FEATURE_KINDS, LMD_CONFORMAL, SURFACE_TYPES, TRIM_KINDS, Brep,

@@ -1,7 +1,8 @@
 """Exact CAD solids in boundary representation (brep.h) and the local minimal distances between two
-of them (lmd.h, Crozet 2017). Poses are [7] arrays (px, py, pz, qw, qx, qy, qz), world-from-body; the
-gap's gradient has 12 columns along the left twists (dp, dtheta) of A then B (docs/architecture.md §2);
-osculate.pair_jacobian_to_pq converts it to raw pose components."""
+of them (lmd.h, Crozet 2017). Poses are [7] arrays (px, py, pz, qw, qx, qy, qz), world-from-body;
+a contact's distance is the signed gap, and its Jacobian has 12 columns along the left twists
+(dp, dtheta) of A then B (docs/api.md); osculate.pair_jacobian_to_pq converts it to raw pose
+components."""
 
 import ctypes as C
 import os
