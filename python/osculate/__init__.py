@@ -23,6 +23,7 @@ from ._core import (CapacityError, InvalidArgumentError, NotConvergedError, Oscu
                     pq_jacobian_to_twist, sigmoid, smooth_max, smooth_min,
                     softclip, softmax, softplus, status_string, transition,
                     twist_jacobian_to_pq, version)
+from ._ffi import broadcast_poses
 from ._models import SDF, Grid, Mesh, MeshBVH, collision_mesh, curve_order, isosurface
 from ._queries import (CONTACT_KINDS, DCOL_COINCIDENT, DCOL_DEGENERATE, DCOL_SMOOTHED, KINDS,
                        Body, Convex, DcolBatch, DcolResult, DcolWarmStart, Implicit, Manifold,
