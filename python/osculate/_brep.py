@@ -1,7 +1,8 @@
 """Exact CAD solids in boundary representation (brep.h) and the local minimal distances between two
-of them (lmd.h, Crozet 2017). Poses are [7] arrays (px, py, pz, qw, qx, qy, qz), world-from-body; the
-gap's gradient has 12 columns along the left twists (dp, dtheta) of A then B (docs/architecture.md §2);
-osculate.pair_jacobian_to_pq converts it to raw pose components."""
+of them (lmd.h, Crozet 2017). Poses are [7] arrays (px, py, pz, qw, qx, qy, qz), world-from-body;
+a contact's distance is the signed gap, and its Jacobian has 12 columns along the left twists
+(dp, dtheta) of A then B (docs/api.md); osculate.pair_jacobian_to_pq converts it to raw pose
+components."""
 
 import ctypes as C
 import os
@@ -443,10 +444,10 @@ class Brep(_Model):
 
 def lmd_settings(**settings):
     """The LMD settings as a dict, with overrides: d_max (1, larger local minimal distances are
-    not reported), eps_a, eps_b (0, the dilation radii: gap = distance - eps_a - eps_b), alpha
-    (0.05, the quasi-LMD dilation angle in [0, pi/4]), conformal_samples (8, samples along each
-    conformal contact curve), threads (1; 0: the OpenMP default), culling (1; 0 tests every leaf
-    pair)."""
+    not reported), eps_a, eps_b (0, the dilation radii: a contact's distance is the gap
+    |point_b - point_a| - eps_a - eps_b), alpha (0.05, the quasi-LMD dilation angle in
+    [0, pi/4]), conformal_samples (8, samples along each conformal contact curve), culling (1; 0
+    tests every leaf pair). The thread count is an argument of lmd(), not a setting."""
     return F.struct_dict(_lmd_settings(None, settings))
 
 
@@ -512,40 +513,35 @@ class LmdCache(_Model):
 
 
 _LMD_CONTACT = F.as_dtype(F.LmdContact)
-_V3 = ("x", "y", "z")
-
-
-def _v3(a):
-    return np.stack([a[k] for k in _V3], axis=-1)
 
 
 @dataclass
 class LmdContacts:
     """The local minimal distances of lmd(), n of them sorted by feature pair: world footpoints
-    point_a, point_b [n, 3]; their parameters param_a, param_b [n, 2] ((u, v) on a face, (t, 0)
-    on an edge); kind_a, kind_b [n] (0 face, 1 edge, 2 vertex: FEATURE_KINDS) and feature_a,
-    feature_b [n] (indices in each solid's description); distance [n] (> 0); gap [n] (distance -
-    eps_a - eps_b); normal [n, 3] (unit, from A's footpoint to B's); gradient [n, 12] (d gap /
-    d (twist A, twist B)); key [n] uint64 (stable between calls while a contact persists); flags
-    [n] (LMD_CONFORMAL for samples of a conformal contact)."""
+    point_a, point_b [n, 3]; distance [n] (the signed gap |point_b - point_a| - eps_a - eps_b,
+    negative when the dilated solids interpenetrate); normal [n, 3] (unit, from A's footpoint to
+    B's); distance_jacobian [n, 12] (d distance / d (twist A, twist B)); their parameters
+    param_a, param_b [n, 2] ((u, v) on a face, (t, 0) on an edge); kind_a, kind_b [n] (0 face, 1
+    edge, 2 vertex: FEATURE_KINDS) and feature_a, feature_b [n] (indices in each solid's
+    description); key [n] uint64 (stable between calls while a contact persists); flags [n]
+    (LMD_CONFORMAL for samples of a conformal contact)."""
 
     point_a: np.ndarray
     point_b: np.ndarray
+    distance: np.ndarray
+    normal: np.ndarray
+    distance_jacobian: np.ndarray
     param_a: np.ndarray
     param_b: np.ndarray
     kind_a: np.ndarray
     kind_b: np.ndarray
     feature_a: np.ndarray
     feature_b: np.ndarray
-    distance: np.ndarray
-    gap: np.ndarray
-    normal: np.ndarray
-    gradient: np.ndarray
     key: np.ndarray
     flags: np.ndarray
 
     def __len__(self):
-        return len(self.gap)
+        return len(self.distance)
 
     @property
     def conformal(self):
@@ -553,13 +549,10 @@ class LmdContacts:
         return (self.flags & LMD_CONFORMAL) != 0
 
 
-def _lmd_contacts(c):
-    return LmdContacts(
-        point_a=_v3(c["point_a"]), point_b=_v3(c["point_b"]), param_a=c["param_a"].copy(),
-        param_b=c["param_b"].copy(), kind_a=c["kind_a"].copy(), kind_b=c["kind_b"].copy(),
-        feature_a=c["feature_a"].copy(), feature_b=c["feature_b"].copy(),
-        distance=c["distance"].copy(), gap=c["gap"].copy(), normal=_v3(c["normal"]),
-        gradient=c["gradient"].copy(), key=c["key"].copy(), flags=c["flags"].copy())
+def _lmd_contacts(c, jac):
+    return LmdContacts(distance_jacobian=jac.copy(), **{
+        k: c[k].copy() for k in ("point_a", "point_b", "distance", "normal", "param_a", "param_b",
+                                 "kind_a", "kind_b", "feature_a", "feature_b", "key", "flags")})
 
 
 def _brep(value, name):
@@ -571,50 +564,52 @@ def _brep(value, name):
 _LMD_INITIAL_CAPACITY = 64
 
 
-def _lmd_query(a, pa, b, pb, s, cache, cap, grow):
-    """osc_lmd_query into a buffer of `cap` contacts, grown until every contact fits when `grow`:
-    (contacts, count, status)."""
-    count = C.c_int()
+def _lmd_query(a, pa, b, pb, s, cache, cap, grow, threads):
+    """osc_lmd_query into buffers of `cap` contacts, grown until every contact fits when `grow`:
+    (contacts, distance Jacobians, count, status)."""
     for _ in range(8):  # the count is deterministic: one retry suffices
         contacts = np.zeros(max(cap, 1), dtype=_LMD_CONTACT)
-        rc = lib.osc_lmd_query(a, pa, b, pb, C.byref(s), cache,
-                               contacts.ctypes.data_as(C.POINTER(F.LmdContact)), cap,
-                               C.byref(count))
-        if rc == CAPACITY and grow and count.value > cap:
-            cap = count.value
+        jac = np.zeros((max(cap, 1), 12))
+        out = F.LmdOutput(contacts.ctypes.data_as(C.POINTER(F.LmdContact)), cap, 0, 0, F.ptr(jac))
+        rc = lib.osc_lmd_query(a, pa, b, pb, C.byref(s), cache, C.byref(out), threads)
+        if rc == CAPACITY and grow and out.needed > cap:
+            cap = out.needed
             continue
         break
-    return contacts, count.value, rc
+    return contacts, jac, out.count, rc
 
 
-def lmd(a, pose_a, b, pose_b, settings=None, cache=None, capacity=None, **overrides):
+def lmd(a, pose_a, b, pose_b, settings=None, cache=None, capacity=None, threads=1, **overrides):
     """Every local minimal distance below d_max between Breps a and b at poses [7]
     (osc_lmd_query): an LmdContacts. Settings: a dict `settings` (as lmd_settings() returns)
     and / or keyword overrides (see lmd_settings()). cache: an LmdCache kept between calls on
     this pair (temporal coherence). capacity None grows the buffer until every contact fits; an
-    int raises CapacityError when more are found. ValueError (InvalidArgumentError) for a NaN pose,
-    a quaternion that cannot be normalised or settings out of range, with the C message."""
+    int raises CapacityError when more are found. threads: the footpoint stage's threads (1; 0:
+    the default; the answer is the same on any number). ValueError (InvalidArgumentError) for a
+    NaN pose, a quaternion that cannot be normalised or settings out of range, with the C
+    message."""
     a, b = _brep(a, "a"), _brep(b, "b")
     if cache is not None and not isinstance(cache, LmdCache):
         raise ValueError("cache must be an LmdCache, got %r" % (cache,))
     s = _lmd_settings(settings, overrides)
     pa, pb = F.pose(pose_a, "pose_a"), F.pose(pose_b, "pose_b")
+    threads = F.integer(threads, "threads")
     grow = capacity is None
     if grow:
         cap = max(_LMD_INITIAL_CAPACITY, cache._capacity if cache is not None else 0)
     else:
-        cap = F.integer(capacity, "capacity")
+        cap = F.integer(capacity, "capacity", F.I32)
         if cap < 0:
             raise ValueError("lmd: capacity must be >= 0, got %d" % cap)
     if cache is None:
-        contacts, count, rc = _lmd_query(a, pa, b, pb, s, None, cap, grow)
+        contacts, jac, count, rc = _lmd_query(a, pa, b, pb, s, None, cap, grow, threads)
     else:
         with cache._lock:
             cache._remember(a, b)
-            contacts, count, rc = _lmd_query(a, pa, b, pb, s, cache, cap, grow)
+            contacts, jac, count, rc = _lmd_query(a, pa, b, pb, s, cache, cap, grow, threads)
             if rc != OK:  # after a failure the cache may hold a partial front
                 lib.osc_lmd_cache_reset(cache)
             else:
                 cache._capacity = count
     check(rc, "osc_lmd_query")
-    return _lmd_contacts(contacts[:count])
+    return _lmd_contacts(contacts[:count], jac[:count])

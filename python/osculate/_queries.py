@@ -6,7 +6,6 @@ osculate.pair_jacobian_to_pq converts them to raw pose components."""
 
 import contextlib
 import ctypes as C
-import operator
 import threading
 from dataclasses import dataclass, field
 from typing import Optional
@@ -16,13 +15,9 @@ import numpy as np
 from . import _ffi as F
 from ._core import CAPACITY, INVALID_ARGUMENT, OK, CapacityError, check, error
 from ._ffi import lib
-from ._models import CURVES, SDF, Grid, Mesh, _borrowing, _create, _Model, as_sdf
+from ._models import (CURVES, SDF, Grid, Mesh, _borrowing, _create, _Model, as_sdf,
+                      collision_mesh)
 
-
-
-def _v3(a):
-    """[..., 3] from a structured array of osc_vec3 (x, y, z)."""
-    return np.stack([a["x"], a["y"], a["z"]], axis=-1)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -344,44 +339,23 @@ class DcolBatch:
         return (self.flags & DCOL_SMOOTHED) != 0
 
 
-def _shape_array(value, n, name):
-    if isinstance(value, Convex):
-        return np.full(n, value._as_parameter_, dtype=np.uintp), (value,)
-    items = value if isinstance(value, (list, tuple)) else list(value)
-    if len(items) != n:
-        raise ValueError("%s: %d shapes for %d poses" % (name, len(items), n))
-    if not set(map(type, items)) <= {Convex}:
-        for s in items:
-            _convex(s, name)
-    handles = np.fromiter(map(_handle, items), dtype=np.uintp, count=n)
-    if not handles.all():
-        raise ValueError("%s: a Convex is closed" % name)
-    return handles, tuple(items)
-
-
-_handle = operator.attrgetter("_handle")
+_DCOL_ITEM = F.as_dtype(F.DcolBatchItem)
 
 
 def dcol_batch(a, poses_a, b, poses_b, derivatives=False, threads=0, check_status=True, out=None,
                **settings):
     """DCOL for N pairs over threads (osc_dcol_proximity_batch, the GIL released): a and b are one
-    Convex each or sequences of N; poses_a, poses_b [N, 7] (or one [7], broadcast). Each pair
-    equals dcol()'s bit for bit. With check_status=False, failed pairs are reported in `status`
-    instead of raising. out: a DcolBatch of an earlier call with the same N (and derivatives) whose
-    arrays are overwritten instead of allocating new ones (for loops that call it repeatedly);
-    RuntimeError when another thread is writing the same out."""
-    pa = F.floats(poses_a, "poses_a")
-    pb = F.floats(poses_b, "poses_b")
-    if pa.shape[-1:] != (7,) or pb.shape[-1:] != (7,) or pa.ndim > 2 or pb.ndim > 2 or \
-            (pa.ndim == pb.ndim == 2 and len(pa) != len(pb)):
-        raise ValueError("dcol_batch: poses must have shape (N, 7) or (7,), got %s and %s"
-                         % (pa.shape, pb.shape))
-    n = len(pa) if pa.ndim == 2 else len(pb) if pb.ndim == 2 else 1
-    pa = np.ascontiguousarray(np.broadcast_to(pa, (n, 7)))
-    pb = np.ascontiguousarray(np.broadcast_to(pb, (n, 7)))
-    F.integer(n, "dcol_batch: the number of pairs")
-    sa, keep_a = _shape_array(a, n, "a")
-    sb, keep_b = _shape_array(b, n, "b")
+    Convex each or sequences of N; poses_a, poses_b [N, 7] or one [7], broadcast against each
+    other (osculate.broadcast_poses). Each pair equals dcol()'s bit for bit. With
+    check_status=False, failed pairs are reported in `status` instead of raising. out: a DcolBatch
+    of an earlier call with the same N (and derivatives) whose arrays are overwritten instead of
+    allocating new ones (for loops that call it repeatedly); RuntimeError when another thread is
+    writing the same out."""
+    pa, pb, _ = F.broadcast_poses(poses_a, poses_b, "dcol_batch", 1, ("poses_a", "poses_b"))
+    n = len(pa)
+    F.integer(n, "dcol_batch: the number of pairs", F.SZ)
+    sa, keep_a = F.models(a, n, Convex, "a")
+    sb, keep_b = F.models(b, n, Convex, "b")
     s = _dcol_settings(settings) if settings else _DCOL_DEFAULT
     if out is not None and (not isinstance(out, DcolBatch) or out._raw is None or
                             len(out._raw) != n or bool(derivatives) != bool(out.jacobians)):
@@ -391,12 +365,12 @@ def dcol_batch(a, poses_a, b, poses_b, derivatives=False, threads=0, check_statu
         res, status, jac, js = _dcol_batch_arrays(n, derivatives)
     else:
         res, status, jac, js = out._raw, out.status, out.jacobians, out._js
+    items = np.zeros(n, dtype=_DCOL_ITEM)
+    items["a"], items["pose_a"], items["b"], items["pose_b"] = sa, pa, sb, pb
     with _sole_writer(out) if out is not None else contextlib.nullcontext():
-        rc = lib.osc_dcol_proximity_batch(sa.ctypes.data, pa.ctypes.data, sb.ctypes.data,
-                                          pb.ctypes.data, n, C.byref(s), res.ctypes.data,
+        rc = lib.osc_dcol_proximity_batch(items.ctypes.data, n, C.byref(s), res.ctypes.data,
                                           js.ctypes.data if js is not None else None,
-                                          status.ctypes.data_as(F.IP),
-                                          F.integer(threads, "threads"))
+                                          status.ctypes.data, F.integer(threads, "threads"))
         if rc != OK and check_status:
             i = int(np.flatnonzero(status)[0]) if np.any(status) else 0
             # the message was set on a worker thread: re-run the failing pair here for it
@@ -411,12 +385,10 @@ def dcol_batch(a, poses_a, b, poses_b, derivatives=False, threads=0, check_statu
             np.copyto(out.iterations, res["iterations"])
             np.copyto(out.flags, res["flags"])
             for name in ("point", "point_a", "point_b", "normal"):
-                target = getattr(out, name)
-                for k, axis in enumerate("xyz"):
-                    target[:, k] = res[name][axis]
+                np.copyto(getattr(out, name), res[name])
             return out
-    return DcolBatch(res["alpha"].copy(), _v3(res["point"]), _v3(res["point_a"]),
-                     _v3(res["point_b"]), res["distance"].copy(), _v3(res["normal"]),
+    return DcolBatch(res["alpha"].copy(), res["point"].copy(), res["point_a"].copy(),
+                     res["point_b"].copy(), res["distance"].copy(), res["normal"].copy(),
                      res["iterations"].copy(), res["flags"].copy(), status, jac, res, js)
 
 
@@ -497,6 +469,49 @@ class Body(_Model):
             d.sdf = sdf._as_parameter_ if sdf is not None else None
             super().__init__(_create(lib.osc_body_create, C.byref(d)), lenders)
 
+    size = None  # the model's size (from_mesh): the length the manifold settings scale with
+
+    @classmethod
+    def from_mesh(cls, source, resolution=None, mesh_resolution=None, triangles=None, groups=0,
+                  load=None, **settings):
+        """A body from a mesh file's path or from (vertices [V, 3], faces [F, 3]) arrays in one
+        call, as the `osculate contact` program builds one: the mesh's spline SDF (Grid.from_mesh,
+        `resolution` cells along its longest axis, default 64), a collision mesh of that SDF
+        (collision_mesh, `mesh_resolution` marching-cubes cells, default 96, simplified to
+        `triangles`, default 2000), and `groups` > 0 convex groups by clustering (0: none).
+        `load`: a dict of Mesh.load settings for a path (degenerate="drop", ...). Every one of
+        these sizes is relative to the model, so a model in millimetres and the same model in
+        metres give the same body up to scale; body.size (the longest side of the bounds of the
+        collision mesh's parts that hold at least 1% of its area, as the program measures it)
+        scales the manifold settings: manifold_collide and friends use osc_manifold_settings_for
+        _size(min(a.size, b.size)) when both bodies have one and no `size` is given. Other
+        settings: those of Body(). body.grid and body.collision_mesh are the models made."""
+        if isinstance(source, tuple):
+            if len(source) != 2:
+                raise ValueError("Body.from_mesh: give a path or (vertices, faces)")
+            mesh = Mesh(*source)
+        elif isinstance(source, Mesh):
+            mesh = source
+        else:
+            mesh = Mesh.load(source, **(load or {}))
+        grid_settings = {} if resolution is None else {"resolution": resolution}
+        grid = Grid.from_mesh(mesh, **grid_settings)
+        mesh_settings = {}
+        if mesh_resolution is not None:
+            mesh_settings["resolution"] = mesh_resolution
+        if triangles is not None:
+            mesh_settings["target_triangles"] = triangles
+        collision = collision_mesh(grid.to_sdf(), **mesh_settings)
+        groups = F.integer(groups, "groups")
+        if groups < 0:
+            raise ValueError("Body.from_mesh: groups must be >= 0, got %d" % groups)
+        if groups:
+            settings = dict(settings, group_count=groups)
+        body = cls(collision, grid=grid, groups="cluster" if groups else "none", **settings)
+        body.size = _model_size(collision)
+        body.grid, body.collision_mesh = grid, collision
+        return body
+
     @property
     def vertex_count(self):
         return lib.osc_body_vertex_count(self)
@@ -516,6 +531,44 @@ class Body(_Model):
         return g
 
 
+_MAIN_AREA_SHARE = 0.01  # the parts of a mesh that count for its size (tools/cli_models.c)
+
+
+def _model_size(mesh):
+    """The longest side of the bounds of the connected parts of `mesh` that hold at least 1% of
+    its area (tools/cli_models.c's cli_model_size: a speck of the iso-surface far away does not
+    change the size)."""
+    v, t = mesh.vertices, mesh.triangles
+    if not len(t):
+        return 0.0
+    labels = np.arange(len(v))
+    while True:  # connected components: every triangle takes its corners' smallest label
+        low = labels[t].min(axis=1)
+        new = labels.copy()
+        np.minimum.at(new, t.reshape(-1), np.repeat(low, 3))
+        new = new[new]  # jump along chains of labels
+        if np.array_equal(new, labels):
+            break
+        labels = new
+    area = 0.5 * np.linalg.norm(np.cross(v[t[:, 1]] - v[t[:, 0]], v[t[:, 2]] - v[t[:, 0]]), axis=1)
+    part = labels[t[:, 0]]
+    part_area = np.bincount(part, weights=area, minlength=len(v))
+    keep = part_area[part] >= _MAIN_AREA_SHARE * area.sum()
+    corners = v[t[keep].reshape(-1)]
+    return float(np.max(corners.max(axis=0) - corners.min(axis=0)))
+
+
+def _size_of(a, b, size):
+    """The size the manifold settings scale with: `size`, else min(a.size, b.size) over the
+    bodies (one each or sequences) when every one has a size (Body.from_mesh), else None (the
+    defaults, for bodies about 1 unit across)."""
+    if size is not None:
+        return size
+    sizes = [getattr(x, "size", None) for x in (list(a) if isinstance(a, (list, tuple)) else [a])
+             + (list(b) if isinstance(b, (list, tuple)) else [b])]
+    return None if not sizes or any(x is None for x in sizes) else min(sizes)
+
+
 def manifold_settings(size=None, **settings):
     """The manifold settings as a dict: the defaults (bodies about 1 unit across), or scaled for
     bodies of `size`, with overrides: d_max (0.02), bandwidth (0.01), trace_temperature (0.002),
@@ -531,19 +584,26 @@ def _manifold_settings(size, kw):
 
 
 CONTACT_KINDS = ("vertex", "edge", "group")
-_CONTACT = F.as_dtype(F.Contact)
+_CONTACT = F.as_dtype(F.ManifoldContact)
+_MANIFOLD_OUTPUT = F.as_dtype(F.ManifoldOutput)
+_MANIFOLD_ITEM = F.as_dtype(F.ManifoldBatchItem)
+_MANIFOLD_FIELDS = ("point", "distance", "normal", "weight", "jacobian_a", "jacobian_b",
+                    "feature", "kind", "body", "group")
+# the pose Jacobians: name -> rows per contact (osc_manifold_output's arrays)
+_MANIFOLD_JACOBIANS = (("point", 3), ("distance", 1), ("normal", 3), ("weight", 1))
 
 
 @dataclass
 class Manifold:
-    """The contacts of manifold_collide: point [n, 3], depth [n] (negative: penetration), normal
-    [n, 3] (A to B), weight [n], contact Jacobians jacobian_a / jacobian_b [n, 3, 6], feature,
-    kind (0 vertex, 1 edge, 2 group), body (0: A's feature), group [n]; with derivatives the pose
-    Jacobians point_jacobian [n, 3, 12], depth_jacobian [n, 12], normal_jacobian [n, 3, 12],
+    """The contacts of manifold_collide: point [n, 3], distance [n] (signed: negative is
+    penetration; d_max: no contact), normal [n, 3] (A to B), weight [n], contact Jacobians
+    jacobian_a / jacobian_b [n, 3, 6], feature, kind (0 vertex, 1 edge, 2 group), body (0: A's
+    feature), group [n]; with derivatives the pose Jacobians along the twists of A then B (12
+    columns): point_jacobian [n, 3, 12], distance_jacobian [n, 12], normal_jacobian [n, 3, 12],
     weight_jacobian [n, 12]. `needed` is how many the query produced."""
 
     point: np.ndarray
-    depth: np.ndarray
+    distance: np.ndarray
     normal: np.ndarray
     weight: np.ndarray
     jacobian_a: np.ndarray
@@ -554,21 +614,20 @@ class Manifold:
     group: np.ndarray
     needed: int
     point_jacobian: Optional[np.ndarray] = None
-    depth_jacobian: Optional[np.ndarray] = None
+    distance_jacobian: Optional[np.ndarray] = None
     normal_jacobian: Optional[np.ndarray] = None
     weight_jacobian: Optional[np.ndarray] = None
 
     def __len__(self):
-        return len(self.depth)
+        return len(self.distance)
 
 
-def _contacts(c, n):
-    c = c[:n]
-    return dict(point=_v3(c["point"]), depth=c["depth"].copy(),
-                normal=_v3(c["normal"]),
-                weight=c["weight"].copy(), jacobian_a=c["jacobian_a"].reshape(-1, 3, 6).copy(),
-                jacobian_b=c["jacobian_b"].reshape(-1, 3, 6).copy(), feature=c["feature"].copy(),
-                kind=c["kind"].copy(), body=c["body"].copy(), group=c["group"].copy())
+def _contacts(c):
+    """The fields of contact records c [..., n] as arrays [..., n, ...]."""
+    out = {k: c[k].copy() for k in _MANIFOLD_FIELDS}
+    out["jacobian_a"] = out["jacobian_a"].reshape(c.shape + (3, 6))
+    out["jacobian_b"] = out["jacobian_b"].reshape(c.shape + (3, 6))
+    return out
 
 
 def _body(value, name):
@@ -578,16 +637,43 @@ def _body(value, name):
 
 
 def _manifold_capacity(a, b, s, capacity):
-    """The contact buffer's size: `capacity`, or max_contacts for these settings when None."""
+    """The contact buffer's size: `capacity`, or max_contacts for these settings when None (over
+    every pair of bodies a[i], b[i] when they are handle arrays)."""
     if capacity is None:
-        return max(lib.osc_manifold_max_contacts(a, b, C.byref(s)), 1)
+        pairs = set(zip(np.atleast_1d(a).tolist(), np.atleast_1d(b).tolist()))
+        return max([lib.osc_manifold_max_contacts(x, y, C.byref(s)) for x, y in pairs] + [1])
     return max(F.integer(capacity, "capacity", F.I32), 1)
 
 
 def max_contacts(a, b, size=None, **settings):
     """The most contacts manifold_collide can produce for bodies a and b with these settings."""
-    s = _manifold_settings(size, settings)
+    s = _manifold_settings(_size_of(a, b, size), settings)
     return lib.osc_manifold_max_contacts(_body(a, "a"), _body(b, "b"), C.byref(s))
+
+
+def _manifold_outputs(n, cap, derivatives):
+    """The C outputs of n manifold queries of `cap` contacts: contact records [n, cap], the pose
+    Jacobians by name [n, cap, rows, 12] (none without derivatives) and the osc_manifold_output
+    records [n] pointing into them."""
+    contacts = np.zeros((n, cap), dtype=_CONTACT)
+    jac = {name: np.zeros((n, cap, rows, 12)) for name, rows in _MANIFOLD_JACOBIANS} \
+        if derivatives else {}
+    outs = np.zeros(n, dtype=_MANIFOLD_OUTPUT)
+    outs["contacts"] = F.pointers_into(contacts, n)
+    outs["capacity"] = cap
+    for name, _ in _MANIFOLD_JACOBIANS:
+        outs[name + "_jacobians"] = F.pointers_into(jac.get(name), n)
+    return contacts, jac, outs
+
+
+def _manifold(contacts, jac, count, needed):
+    """Slot of (contacts [cap], jacobians by name [cap, rows, 12]) as a Manifold of count."""
+    m = Manifold(needed=int(needed), **_contacts(contacts[:count]))
+    for name, rows in _MANIFOLD_JACOBIANS:
+        if name in jac:
+            j = jac[name][:count]
+            setattr(m, name + "_jacobian", j[:, 0] if rows == 1 else j)
+    return m
 
 
 def manifold_collide(a, pose_a, b, pose_b, derivatives=False, capacity=None, size=None,
@@ -597,37 +683,26 @@ def manifold_collide(a, pose_a, b, pose_b, derivatives=False, capacity=None, siz
     capacity defaults to max_contacts (never runs out); a smaller one raises CapacityError when
     exceeded."""
     a, b = _body(a, "a"), _body(b, "b")
-    s = _manifold_settings(size, settings)
-    cap = _manifold_capacity(a, b, s, capacity)
-    contacts = np.zeros(cap, dtype=_CONTACT)
-    jac = {}
-    if derivatives:
-        jac = {"point": np.zeros((cap, 3, 12)), "depth": np.zeros((cap, 12)),
-               "normal": np.zeros((cap, 3, 12)), "weight": np.zeros((cap, 12))}
-    out = F.ManifoldOutput(contacts.ctypes.data_as(C.POINTER(F.Contact)), cap, 0, 0,
-                           F.ptr(jac.get("point")), F.ptr(jac.get("depth")),
-                           F.ptr(jac.get("normal")), F.ptr(jac.get("weight")))
+    s = _manifold_settings(_size_of(a, b, size), settings)
+    cap = _manifold_capacity(a._as_parameter_, b._as_parameter_, s, capacity)
+    contacts, jac, outs = _manifold_outputs(1, cap, derivatives)
     check(lib.osc_manifold_collide(a, F.pose(pose_a, "pose_a"), b, F.pose(pose_b, "pose_b"),
-                                   C.byref(s), C.byref(out)))
-    n = out.count
-    m = Manifold(needed=out.needed, **_contacts(contacts, n))
-    if derivatives:
-        m.point_jacobian = jac["point"][:n]
-        m.depth_jacobian = jac["depth"][:n]
-        m.normal_jacobian = jac["normal"][:n]
-        m.weight_jacobian = jac["weight"][:n]
-    return m
+                                   C.byref(s), outs.ctypes.data))
+    return _manifold(contacts[0], {k: v[0] for k, v in jac.items()}, outs["count"][0],
+                     outs["needed"][0])
 
 
 @dataclass
 class ManifoldBatch:
-    """manifold_collide_batch over N pose pairs: arrays padded to [N, capacity, ...] (slots past
-    count[i] hold zeros), count [N], needed [N], and the pose Jacobians when asked."""
+    """manifold_collide_batch over N pose pairs: the Manifold's arrays padded to
+    [N, capacity, ...] (slots past count[i] hold zeros), count [N], needed [N], status [N], and
+    the pose Jacobians (twist columns) when asked."""
 
     count: np.ndarray
     needed: np.ndarray
+    status: np.ndarray
     point: np.ndarray
-    depth: np.ndarray
+    distance: np.ndarray
     normal: np.ndarray
     weight: np.ndarray
     jacobian_a: np.ndarray
@@ -637,61 +712,63 @@ class ManifoldBatch:
     body: np.ndarray
     group: np.ndarray
     point_jacobian: Optional[np.ndarray] = None
-    depth_jacobian: Optional[np.ndarray] = None
+    distance_jacobian: Optional[np.ndarray] = None
     normal_jacobian: Optional[np.ndarray] = None
     weight_jacobian: Optional[np.ndarray] = None
+
+    def __len__(self):
+        return len(self.count)
 
     def __getitem__(self, i):
         """Configuration i as a Manifold."""
         n = int(self.count[i])
-        fields = {k: getattr(self, k)[i][:n] for k in (
-            "point", "depth", "normal", "weight", "jacobian_a", "jacobian_b", "feature", "kind",
-            "body", "group")}
+        fields = {k: getattr(self, k)[i][:n] for k in _MANIFOLD_FIELDS}
         m = Manifold(needed=int(self.needed[i]), **fields)
-        for k in ("point_jacobian", "depth_jacobian", "normal_jacobian", "weight_jacobian"):
-            v = getattr(self, k)
+        for k, _ in _MANIFOLD_JACOBIANS:
+            v = getattr(self, k + "_jacobian")
             if v is not None:
-                setattr(m, k, v[i][:n])
+                setattr(m, k + "_jacobian", v[i][:n])
         return m
 
 
 def manifold_collide_batch(a, poses_a, b, poses_b, derivatives=False, capacity=None,
-                           threads=0, size=None, **settings):
-    """manifold_collide for N pose pairs (poses_a, poses_b [N, 7]) of the same two bodies over
-    threads, the GIL released (osc_manifold_collide_batch). Each slot equals the single call's."""
-    a, b = _body(a, "a"), _body(b, "b")
-    pa, _ = F.poses(poses_a, "poses_a")
-    pb, _ = F.poses(poses_b, "poses_b")
-    if len(pa) != len(pb):
-        raise ValueError("manifold_collide_batch: %d poses_a for %d poses_b" % (len(pa), len(pb)))
+                           threads=0, size=None, check_status=True, **settings):
+    """manifold_collide for N pose pairs over threads, the GIL released
+    (osc_manifold_collide_batch): a and b are one Body each or sequences of N; poses_a, poses_b
+    [N, 7] or one [7], broadcast against each other (osculate.broadcast_poses). Each slot equals
+    the single call's bit for bit. capacity defaults to max_contacts (never runs out). With
+    check_status=False, failed slots are reported in `status` instead of raising."""
+    pa, pb, batch = F.broadcast_poses(poses_a, poses_b, "manifold_collide_batch", 1,
+                                      ("poses_a", "poses_b"))
     n = len(pa)
+    F.integer(n, "manifold_collide_batch: the number of pairs", F.SZ)
+    ha, keep_a = F.models(a, n, Body, "a")
+    hb, keep_b = F.models(b, n, Body, "b")
+    size = _size_of(a, b, size)
     s = _manifold_settings(size, settings)
-    cap = _manifold_capacity(a, b, s, capacity)
-    contacts = np.zeros((n, cap), dtype=_CONTACT)
-    counts = np.zeros(n, np.int32)
-    needed = np.zeros(n, np.int32)
-    jac = {}
-    if derivatives:
-        jac = {"point": np.zeros((n, cap, 3, 12)), "depth": np.zeros((n, cap, 12)),
-               "normal": np.zeros((n, cap, 3, 12)), "weight": np.zeros((n, cap, 12))}
-    rc = lib.osc_manifold_collide_batch(a, pa.ctypes.data, b, pb.ctypes.data, n, C.byref(s),
-                                        contacts.ctypes.data, cap, F.iptr(counts),
-                                        F.iptr(needed), F.ptr(jac.get("point")),
-                                        F.ptr(jac.get("depth")), F.ptr(jac.get("normal")),
-                                        F.ptr(jac.get("weight")),
-                                        F.integer(threads, "threads"))
-    if rc != OK:
-        if rc == CAPACITY:
-            raise CapacityError("manifold_collide_batch: a configuration produced %d contacts, "
-                                "capacity %d" % (needed.max(), cap), rc)
-        for i in range(n):  # find the failing configuration on this thread for its message
-            manifold_collide(a, pa[i], b, pb[i], capacity=cap, size=size, **settings)
-        raise error(rc, "manifold_collide_batch")
-    flat = _contacts(contacts.reshape(-1), n * cap)
-    fields = {k: v.reshape((n, cap) + v.shape[1:]) for k, v in flat.items()}
-    out = ManifoldBatch(count=counts, needed=needed, **fields)
-    for k, v in jac.items():
-        setattr(out, k + "_jacobian", v)
+    cap = _manifold_capacity(ha, hb, s, capacity)
+    items = np.zeros(n, dtype=_MANIFOLD_ITEM)
+    items["a"], items["pose_a"], items["b"], items["pose_b"] = ha, pa, hb, pb
+    contacts, jac, outs = _manifold_outputs(n, cap, derivatives)
+    status = np.zeros(n, dtype=np.intc)
+    rc = lib.osc_manifold_collide_batch(items.ctypes.data, n, C.byref(s), outs.ctypes.data,
+                                        status.ctypes.data, F.integer(threads, "threads"))
+    if rc != OK and (check_status or not status.any()):
+        if not status.any():  # an argument of the whole call (threads): the message is ours
+            raise error(rc, "manifold_collide_batch")
+        i = int(np.flatnonzero(status)[0])
+        if status[i] == CAPACITY:
+            raise CapacityError("manifold_collide_batch: pair %d produced %d contacts, capacity %d"
+                                % (i, outs["needed"][i], cap), CAPACITY)
+        # the message was set on a worker thread: run the failing pair here for it
+        manifold_collide(_item(keep_a, i), pa[i], _item(keep_b, i), pb[i], capacity=cap,
+                         size=size, **settings)
+        raise error(rc, "manifold_collide_batch (pair %d)" % i)
+    out = ManifoldBatch(count=outs["count"].copy(), needed=outs["needed"].copy(), status=status,
+                        **_contacts(contacts))
+    for name, rows in _MANIFOLD_JACOBIANS:
+        if name in jac:
+            setattr(out, name + "_jacobian", jac[name][:, :, 0] if rows == 1 else jac[name])
     return out
 
 
@@ -780,19 +857,20 @@ def _shape(value, name):
     return s, sdf
 
 
-_SDF_CONTACT = F.as_dtype(F.SdfContact)
+_SDF_CONTACT = F.as_dtype(F.SdfPairContact)
 
 
 @dataclass
 class SdfPairResult:
-    """Collision points of two SDFs: point [n, 3] (inside both), normal [n, 3] (A to B),
-    penetration [n] (>= 0 inside both), iterations, smooth [n]; in smooth mode with derivatives,
-    point_jacobian [n, 3, 12] and penetration_jacobian [n, 12]; needed, boxes_overlap, spheres,
-    survivors."""
+    """Collision points of two SDFs, deepest (most negative distance) first: point [n, 3] (inside
+    both), distance [n] (max(A, B) at the point, signed: negative inside both; smooth mode: the
+    smooth maximum m), normal [n, 3] (A to B), iterations, smooth [n]; in smooth mode with
+    derivatives, point_jacobian [n, 3, 12] and distance_jacobian [n, 12] (twist columns of A then
+    B); needed, boxes_overlap, spheres, survivors."""
 
     point: np.ndarray
+    distance: np.ndarray
     normal: np.ndarray
-    penetration: np.ndarray
     iterations: np.ndarray
     smooth: np.ndarray
     needed: int
@@ -800,16 +878,15 @@ class SdfPairResult:
     spheres: int
     survivors: int
     point_jacobian: Optional[np.ndarray] = None
-    penetration_jacobian: Optional[np.ndarray] = None
+    distance_jacobian: Optional[np.ndarray] = None
 
     def __len__(self):
-        return len(self.penetration)
+        return len(self.distance)
 
 
 def _sdf_contacts(c):
-    return dict(point=_v3(c["point"]),
-                normal=_v3(c["normal"]),
-                penetration=c["penetration"].copy(), iterations=c["iterations"].copy(),
+    return dict(point=c["point"].copy(), distance=c["distance"].copy(),
+                normal=c["normal"].copy(), iterations=c["iterations"].copy(),
                 smooth=c["smooth"].copy())
 
 
@@ -820,14 +897,14 @@ def sdf_pair_collide(a, pose_a, b, pose_b, capacity=64, derivatives=False, **set
     sa, ka = _shape(a, "a")
     sb, kb = _shape(b, "b")
     s = F.settings(lib.osc_sdf_pair_settings_default(), settings, "sdf_pair")
-    cap = F.integer(capacity, "capacity")
+    cap = F.integer(capacity, "capacity", F.I32)
     if cap < 1:
         raise ValueError("sdf_pair_collide: capacity must be >= 1, got %d" % cap)
     contacts = np.zeros(cap, dtype=_SDF_CONTACT)
     pj = np.zeros((cap, 3, 12)) if derivatives else None
     ej = np.zeros((cap, 12)) if derivatives else None
-    out = F.SdfPairOutput(contacts.ctypes.data_as(C.POINTER(F.SdfContact)), cap, 0, 0, F.ptr(pj),
-                          F.ptr(ej), 0, 0, 0)
+    out = F.SdfPairOutput(contacts.ctypes.data_as(C.POINTER(F.SdfPairContact)), cap, 0, 0,
+                          F.ptr(pj), F.ptr(ej), 0, 0, 0)
     with _python_calls(*(k._callback for k in (ka, kb) if isinstance(k, SdfFunction))):
         rc = lib.osc_sdf_pair_collide(C.byref(sa), F.pose(pose_a, "pose_a"), C.byref(sb),
                                       F.pose(pose_b, "pose_b"), C.byref(s), C.byref(out))
@@ -837,7 +914,7 @@ def sdf_pair_collide(a, pose_a, b, pose_b, capacity=64, derivatives=False, **set
                       spheres=out.spheres, survivors=out.survivors, **_sdf_contacts(contacts[:n]))
     if derivatives:
         r.point_jacobian = pj[:n]
-        r.penetration_jacobian = ej[:n]
+        r.distance_jacobian = ej[:n]
     return r
 
 
@@ -854,34 +931,37 @@ def sdf_scene_collide(shapes, poses, contacts_per_pair=16, pair_capacity=None, t
         raise ValueError("sdf_scene_collide: %d shapes and %d poses" % (n, len(p)))
     keep = []
     arr = (F.SdfShape * max(n, 1))()
+    bodies = (F.SdfSceneBody * max(n, 1))()
     for i, v in enumerate(shapes):
         if isinstance(v, SdfFunction):
             raise ValueError("sdf_scene_collide: shapes must be SDF or Grid models")
         s, k = _shape(v, "shapes[%d]" % i)
         arr[i] = s
         keep.append(k)
+        bodies[i].shape = C.cast(C.addressof(arr) + i * C.sizeof(F.SdfShape),
+                                 C.POINTER(F.SdfShape))
+        bodies[i].pose = F.pose(p[i], "poses[%d]" % i)
     s = F.settings(lib.osc_sdf_pair_settings_default(), settings, "sdf_pair")
-    cpp = F.integer(contacts_per_pair, "contacts_per_pair")
+    cpp = F.integer(contacts_per_pair, "contacts_per_pair", F.I32)
     if cpp < 1:
         raise ValueError("sdf_scene_collide: contacts_per_pair must be >= 1")
     pc = max(n * (n - 1) // 2, 1) if pair_capacity is None else \
-        F.integer(pair_capacity, "pair_capacity")
+        F.integer(pair_capacity, "pair_capacity", F.I32)
     if pc < 1:
         raise ValueError("sdf_scene_collide: pair_capacity must be >= 1")
     F.integer(pc * cpp, "pair_capacity * contacts_per_pair")  # the contacts' buffer
     pairs = (F.SdfScenePair * pc)()
     contacts = np.zeros(pc * cpp, dtype=_SDF_CONTACT)
     ws = np.zeros(max(lib.osc_sdf_scene_workspace_size(n), 1), dtype=np.uint8)
-    count, needed = C.c_int(), C.c_int()
-    rc = lib.osc_sdf_scene_collide(arr, p.ctypes.data, n, C.byref(s), cpp, pairs, pc,
-                                   contacts.ctypes.data_as(C.POINTER(F.SdfContact)),
-                                   C.byref(count), C.byref(needed), ws.ctypes.data,
+    output = F.SdfSceneOutput(pairs, pc, 0, 0,
+                              contacts.ctypes.data_as(C.POINTER(F.SdfPairContact)), cpp)
+    rc = lib.osc_sdf_scene_collide(bodies, n, C.byref(s), C.byref(output), ws.ctypes.data,
                                    F.integer(threads, "threads"))
-    if rc == CAPACITY and needed.value > pc:
+    if rc == CAPACITY and output.needed > pc:
         raise CapacityError("sdf_scene_collide: %d candidate pairs, pair_capacity %d"
-                            % (needed.value, pc), rc)
+                            % (output.needed, pc), rc)
     out = []
-    for k in range(count.value):
+    for k in range(output.count):
         q = pairs[k]
         if q.status != OK:
             if q.status == CAPACITY:
@@ -1088,8 +1168,7 @@ def ray_intersect_many(surface, origins, directions, transform=None, derivatives
     if rc != OK and check_status:
         raise error(rc, "ray_intersect_many")
     hits = hits[:n]
-    out = dict(t=hits["t"].copy(), point=_v3(hits["point"]),
-               normal=_v3(hits["normal"]),
+    out = dict(t=hits["t"].copy(), point=hits["point"].copy(), normal=hits["normal"].copy(),
                hit=hits["hit"].astype(bool), grazing=hits["grazing"].astype(bool),
                iterations=hits["iterations"].copy(), status=status[:n])
     out.update(jac)
@@ -1107,25 +1186,33 @@ def ray_intersect(surface, origin, direction, transform=None, derivatives=False,
                   bool(r["grazing"][0]), int(r["iterations"][0]), jac)
 
 
-def ray_intersect_batch(surface, origins, directions, transform=None, threads=0, **settings):
+_RAY = F.as_dtype(F.Ray)
+
+
+def ray_intersect_batch(surface, origins, directions, transform=None, threads=0,
+                        check_status=True, **settings):
     """N rays over threads, the GIL released (osc_ray_intersect_batch): (t [N], points [N, 3],
-    normals [N, 3], hits [N] bool); each equals ray_intersect's bit for bit."""
+    normals [N, 3], hits [N] bool); each equals ray_intersect's bit for bit. origins and
+    directions are [N, 3] or one [3], broadcast against each other. A ray outside the library's
+    ranges raises InvalidArgumentError naming it (with check_status=False it gets t = NaN)."""
     surface = _implicit(surface)
-    o = F.array(origins, np.float64, (-1, 3), "origins")
-    d = F.array(directions, np.float64, (-1, 3), "directions")
-    if len(o) != len(d):
-        raise ValueError("ray_intersect_batch: %d origins for %d directions" % (len(o), len(d)))
-    n = len(o)
+    o = F.floats(origins, "origins")
+    d = F.floats(directions, "directions")
+    if o.shape[-1:] != (3,) or d.shape[-1:] != (3,) or o.ndim > 2 or d.ndim > 2 or \
+            (o.ndim == d.ndim == 2 and len(o) != len(d)):
+        raise ValueError("ray_intersect_batch: origins and directions must have shape (N, 3) or "
+                         "(3,), got %s and %s" % (o.shape, d.shape))
+    n = len(o) if o.ndim == 2 else len(d) if d.ndim == 2 else 1
+    rays = np.zeros(n, dtype=_RAY)
+    rays["origin"], rays["direction"] = o, d
     s = _ray_settings(dict(settings))
     tr = _transform(transform)
-    t = np.zeros(n)
-    pts = np.zeros((n, 3))
-    nrm = np.zeros((n, 3))
-    hits = np.zeros(n, np.uint8)
+    hits = np.zeros(n, dtype=_RAY_HIT)
+    status = np.zeros(n, dtype=np.intc)
     with _python_calls(surface._callback):
-        rc = lib.osc_ray_intersect_batch(surface, C.byref(tr) if tr else None, n, F.ptr(o),
-                                         F.ptr(d), C.byref(s), F.ptr(t), F.ptr(pts), F.ptr(nrm),
-                                         hits.ctypes.data_as(C.POINTER(C.c_ubyte)),
+        rc = lib.osc_ray_intersect_batch(surface, C.byref(tr) if tr else None, rays.ctypes.data,
+                                         n, C.byref(s), hits.ctypes.data, status.ctypes.data,
                                          F.integer(threads, "threads"))
-    check(rc, "ray_intersect_batch")
-    return t, pts, nrm, hits.astype(bool)
+    if check_status:
+        check(rc, "ray_intersect_batch")
+    return hits["t"].copy(), hits["point"].copy(), hits["normal"].copy(), hits["hit"].astype(bool)

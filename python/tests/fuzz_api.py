@@ -377,11 +377,11 @@ def entries(osc):
         k = a.rng.integers(3)
         pose = a.numeric(np.array([0.9, 0.2, 0.0, 1.0, 0.0, 0.0, 0.0]))
         if k == 0:
-            return np.asarray(oj.dcol_alpha(a.pick(m["convex"]), a.pick(m["convex"]),
-                                            np.array(osc.pose()), pose))
+            return np.asarray(oj.dcol_alpha(a.pick(m["convex"]), np.array(osc.pose()),
+                                            a.pick(m["convex"]), pose))
         if k == 1:
             return np.asarray(jax.grad(lambda p: oj.dcol_alpha(
-                m["convex"][0], m["convex"][1], np.array(osc.pose()), p).sum())(pose))
+                m["convex"][0], np.array(osc.pose()), m["convex"][1], p).sum())(pose))
         return np.asarray(oj.sdf(m["sdf"], a.numeric(a.rng.normal(size=(5, 3)))))
 
     def torch_calls(a, m):
@@ -391,8 +391,8 @@ def entries(osc):
         pose = torch.tensor(a.numeric(np.array([0.9, 0.2, 0.0, 1.0, 0.0, 0.0, 0.0])),
                             requires_grad=True)
         if k == 0:
-            alpha = ot.dcol_alpha(a.pick(m["convex"]), a.pick(m["convex"]),
-                                  torch.tensor(osc.pose()), pose)
+            alpha = ot.dcol_alpha(a.pick(m["convex"]), torch.tensor(osc.pose()),
+                                  a.pick(m["convex"]), pose)
             alpha.sum().backward()
             return alpha.detach().numpy(), pose.grad.numpy()
         if k == 1:

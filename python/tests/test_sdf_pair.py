@@ -7,13 +7,13 @@ import osculate as osc
 
 def check_points(r, a, pa, b, pb, epsilon=1e-4):
     """Every point lies inside both shapes (within epsilon times the smaller box diagonal) and its
-    penetration is -max(A, B) there; the normal is the unit gradient of A - B."""
+    distance is max(A, B) there (negative: inside both); the normal is the unit gradient of A - B."""
     eps = epsilon * min(np.linalg.norm(np.subtract(*m.bounds[::-1])) for m in (a, b))
-    for x, pen, n in zip(r.point, r.penetration, r.normal):
+    for x, dist, n in zip(r.point, r.distance, r.normal):
         va, ga = a.eval(x - pa[:3], gradient=True)  # the poses here are translations
         vb, gb = b.eval(x - pb[:3], gradient=True)
         assert va <= eps and vb <= eps
-        assert pen == pytest.approx(-max(va, vb), abs=1e-12)
+        assert dist == pytest.approx(max(va, vb), abs=1e-12)
         np.testing.assert_allclose(n, (ga - gb) / np.linalg.norm(ga - gb), atol=1e-9)
 
 
@@ -25,10 +25,10 @@ def test_two_spheres_deepest_point():
     check_points(r, a, pa, b, pb)
     # the smooth mode's stationary point of the smooth maximum is the lens's centre
     sm = osc.sdf_pair_collide(a, pa, b, pb, temperature=0.01)
-    deepest = np.argmax(sm.penetration)
+    deepest = np.argmin(sm.distance)
     np.testing.assert_allclose(sm.point[deepest], [0.5, 0.2, 0.3], atol=1e-9)
     tau = 0.01 * np.sqrt(3.0)  # relative to the smaller shape's box diagonal
-    assert sm.penetration[deepest] == pytest.approx(0.1 - tau * np.log(2), abs=1e-9)
+    assert sm.distance[deepest] == pytest.approx(-(0.1 - tau * np.log(2)), abs=1e-9)
     np.testing.assert_allclose(sm.normal[deepest], [1, 0, 0], atol=1e-9)
     apart = osc.sdf_pair_collide(a, pa, b, osc.pose([5.0, 0, 0]))
     assert not apart.boxes_overlap and len(apart) == 0
@@ -41,24 +41,24 @@ def test_smooth_mode_jacobians():
     pb = osc.pose([0.85, 0.25, 0.3], osc.axis_angle_quaternion([0, 0, 1], 0.2))
     kw = dict(temperature=0.02)
     r = osc.sdf_pair_collide(a, pa, b, pb, derivatives=True, **kw)
-    i = int(np.argmax(r.penetration))
+    i = int(np.argmin(r.distance))
     assert r.smooth[i] == 1
 
     def deepest(name, which):
         def f(p):
             args = (p, pb) if which == 0 else (pa, p)
             q = osc.sdf_pair_collide(a, args[0], b, args[1], **kw)
-            return getattr(q, name)[int(np.argmax(q.penetration))]
+            return getattr(q, name)[int(np.argmin(q.distance))]
         return f
 
-    for name, jac in (("penetration", r.penetration_jacobian), ("point", r.point_jacobian)):
+    for name, jac in (("distance", r.distance_jacobian), ("point", r.point_jacobian)):
         fd = np.concatenate([fd_twist(deepest(name, 0), pa), fd_twist(deepest(name, 1), pb)], -1)
         np.testing.assert_allclose(jac[i], fd, atol=2e-5, err_msg=name)
-    # two equal spheres: d penetration / d p_B = -1/2 along the axis
+    # two equal spheres: d distance / d p_B = +1/2 along the axis
     s = osc.SDF.sphere(0.5)
     q = osc.sdf_pair_collide(s, osc.pose(), s, osc.pose([0.8, 0, 0]), derivatives=True, **kw)
-    k = int(np.argmax(q.penetration))
-    np.testing.assert_allclose(q.penetration_jacobian[k, 6:9], [-0.5, 0, 0], atol=1e-6)
+    k = int(np.argmin(q.distance))
+    np.testing.assert_allclose(q.distance_jacobian[k, 6:9], [0.5, 0, 0], atol=1e-6)
 
 
 def test_user_function_and_grid_shapes():
@@ -71,7 +71,7 @@ def test_user_function_and_grid_shapes():
     pa, pb = osc.pose(), osc.pose([0.8, 0, 0])
     lib_r = osc.sdf_pair_collide(s, pa, s, pb)
     user_r = osc.sdf_pair_collide(user, pa, s, pb)
-    assert user_r.penetration.max() == pytest.approx(lib_r.penetration.max(), abs=1e-6)
+    assert user_r.distance.min() == pytest.approx(lib_r.distance.min(), abs=1e-6)
     grid = osc.Grid.from_sdf(s, resolution=24)
     check_points(osc.sdf_pair_collide(grid, pa, s, pb), grid, pa, s, pb)
 
@@ -92,7 +92,7 @@ def test_scene_and_errors():
     for i, j, r in pairs:  # each pair is osc_sdf_pair_collide's answer
         one = osc.sdf_pair_collide(s, poses[i], s, poses[j], capacity=256)
         np.testing.assert_array_equal(r.point, one.point)
-        np.testing.assert_array_equal(r.penetration, one.penetration)
+        np.testing.assert_array_equal(r.distance, one.distance)
     with pytest.raises(osc.CapacityError):
         osc.sdf_scene_collide([s] * 4, poses, contacts_per_pair=1)
     with pytest.raises(NotImplementedError):  # unbounded
