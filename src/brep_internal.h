@@ -30,10 +30,20 @@ typedef struct osc_nurbs {
     const double* cw;         ///< [count[0]][count[1]][4]
     int rational;             ///< 0 when every weight is 1
     double lo[2], hi[2];      ///< the parameter range in each direction
+    int closed[2];            ///< the first and last rows of points coincide: projections wrap around
+    double extent;            ///< the largest distance of a control point from the first
     int seed_count[2];        ///< projection seeds: a grid over the parameter range
     const double* seed_param; ///< [seed_count[0] seed_count[1]][2]
     const osc_vec3* seed_point;
 } osc_nurbs;
+
+/// Doubles of storage osc_nurbs_init needs for entry `e`.
+size_t osc_nurbs_storage(const osc_brep_nurbs* e);
+
+/// An osc_nurbs for entry `e` of a description's arrays (`reals` must outlive it), its homogeneous
+/// points and projection seeds in `storage` [osc_nurbs_storage(e)].
+void osc_nurbs_init(osc_nurbs* n, const osc_brep_nurbs* e, const osc_vec3* control_points, const double* reals,
+                    double* storage);
 
 /// Point and derivatives of a B-spline at parameters t [dim] in its own (body) coordinates: d1
 /// [dim], d2 (surfaces: uu, uv, vv; curves: tt), either may be NULL. Parameters outside the range

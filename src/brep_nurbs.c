@@ -179,9 +179,17 @@ static double clampd(double x, double lo, double hi) { return x < lo ? lo : (x >
 
 // Newton's method with Levenberg-Marquardt damping on f = |S(t) - x|^2 / 2 over the parameter box
 // (steps clamped to it); returns the final f.
+// t in the range: clamped, or wrapped in a closed direction
+static double into_range(const osc_nurbs* n, int k, double t) {
+    if (!n->closed[k]) return clampd(t, n->lo[k], n->hi[k]);
+    double period = n->hi[k] - n->lo[k], w = fmod(t - n->lo[k], period);
+    if (w < 0.0) w += period;
+    return n->lo[k] + w;
+}
+
 static double project_newton(const osc_nurbs* n, osc_vec3 x, double* t) {
     int dim = n->dim;
-    for (int k = 0; k < dim; k++) t[k] = clampd(t[k], n->lo[k], n->hi[k]);
+    for (int k = 0; k < dim; k++) t[k] = into_range(n, k, t[k]);
     osc_vec3 p, d1[2], d2[3];
     osc_nurbs_eval(n, t, &p, d1, d2);
     osc_vec3 r = osc_sub(p, x);
@@ -203,7 +211,7 @@ static double project_newton(const osc_nurbs* n, osc_vec3 x, double* t) {
         // converged: the gradient, less its components pushing out of the box, is negligible
         double gn = 0.0, scale = 0.0;
         for (int i = 0; i < dim; i++) {
-            bool blocked = (t[i] <= n->lo[i] && g[i] > 0.0) || (t[i] >= n->hi[i] && g[i] < 0.0);
+            bool blocked = !n->closed[i] && ((t[i] <= n->lo[i] && g[i] > 0.0) || (t[i] >= n->hi[i] && g[i] < 0.0));
             if (!blocked) gn += g[i] * g[i];
             scale += osc_dot(d1[i], d1[i]);
         }
@@ -228,7 +236,7 @@ static double project_newton(const osc_nurbs* n, osc_vec3 x, double* t) {
                 step[1] = -(a * g[1] - b * g[0]) / det;
             }
             double tn[2] = {t[0], dim == 2 ? t[1] : 0.0};
-            for (int i = 0; i < dim; i++) tn[i] = clampd(t[i] + step[i], n->lo[i], n->hi[i]);
+            for (int i = 0; i < dim; i++) tn[i] = into_range(n, i, t[i] + step[i]);
             osc_vec3 pn, e1[2], e2[3];
             osc_nurbs_eval(n, tn, &pn, e1, e2);
             osc_vec3 rn = osc_sub(pn, x);
@@ -259,11 +267,16 @@ static double project_newton(const osc_nurbs* n, osc_vec3 x, double* t) {
 
 int osc_nurbs_project(const osc_nurbs* n, osc_vec3 x, const double* hint, double* t) {
     int dim = n->dim;
+    double f_hint = INFINITY;
     if (hint) {
         t[0] = hint[0];
         if (dim == 2) t[1] = hint[1];
-        project_newton(n, x, t);
-    } else {
+        f_hint = project_newton(n, x, t);
+    }
+    // without a hint, or when the hint led to a point off the curve or surface (x on it is what
+    // importers ask for), from the seeds
+    if (!(f_hint <= 0.5 * 1e-8 * n->extent * n->extent)) { // (within 1e-4 of its size)
+        double kept[2] = {t[0], dim == 2 ? t[1] : 0.0};
         // the three nearest seeds, each refined
         int best[3] = {-1, -1, -1};
         double dist[3] = {INFINITY, INFINITY, INFINITY};
@@ -281,16 +294,18 @@ int osc_nurbs_project(const osc_nurbs* n, osc_vec3 x, const double* hint, double
                     break;
                 }
         }
-        double fbest = INFINITY;
+        double fbest = f_hint;
         for (int k = 0; k < 3 && best[k] >= 0; k++) {
             double tk[2] = {n->seed_param[2 * best[k]], n->seed_param[2 * best[k] + 1]};
             double f = project_newton(n, x, tk);
             if (f < fbest) {
                 fbest = f;
-                t[0] = tk[0];
-                if (dim == 2) t[1] = tk[1];
+                kept[0] = tk[0];
+                kept[1] = tk[1];
             }
         }
+        t[0] = kept[0];
+        if (dim == 2) t[1] = kept[1];
     }
     if (dim == 1) return 1;
     osc_vec3 p, d1[2];
@@ -351,26 +366,40 @@ void osc_nurbs_bezier(const osc_nurbs* n, const double* a, const double* b, doub
 
 // ---- the scaled normal surface (Crozet 2017 §3.3.3) ---------------------------------------------
 
-static double binomial(int n, int k) {
-    double r = 1.0;
-    for (int i = 1; i <= k; i++) r = r * (n - k + i) / i;
-    return r;
+// The binomial coefficients C(n, 0..n) into row [n + 1].
+static void binomial_row(int n, double* row) {
+    row[0] = 1.0;
+    for (int k = 1; k <= n; k++) row[k] = row[k - 1] * (n - k + 1) / k;
 }
+
+enum { MAXB = 3 * OSC_BREP_MAX_DEGREE + 1 };
 
 // c += a b in the Bernstein basis: a [am + 1][an + 1] of ac components (1 or 3), b [bm + 1][bn + 1]
 // of 3 components, c [am + bm + 1][an + bn + 1][3]; the product is a scalar times a vector (ac = 1)
-// or a cross product (ac = 3).
+// or a cross product (ac = 3). B_i^m B_k^n = C(m, i) C(n, k) / C(m + n, i + k) B_{i+k}^{m+n}.
 static void bernstein_product(const double* a, int am, int an, int ac, const double* b, int bm, int bn, double* c) {
     int cm = am + bm, cn = an + bn;
+    double ram[MAXB], ran[MAXB], rbm[MAXB], rbn[MAXB], rcm[MAXB], rcn[MAXB];
+    binomial_row(am, ram);
+    binomial_row(an, ran);
+    binomial_row(bm, rbm);
+    binomial_row(bn, rbn);
+    binomial_row(cm, rcm);
+    binomial_row(cn, rcn);
+    for (int k = 0; k <= cm; k++) rcm[k] = 1.0 / rcm[k];
+    for (int k = 0; k <= cn; k++) rcn[k] = 1.0 / rcn[k];
     for (int i = 0; i <= am; i++)
         for (int j = 0; j <= an; j++) {
             const double* x = a + ac * (i * (an + 1) + j);
-            double fa = binomial(am, i) * binomial(an, j);
-            for (int k = 0; k <= bm; k++)
+            double fa = ram[i] * ran[j];
+            for (int k = 0; k <= bm; k++) {
+                double fk = fa * rbm[k] * rcm[i + k];
+                const double* yrow = b + 3 * (k * (bn + 1));
+                double* zrow = c + 3 * ((i + k) * (cn + 1) + j);
                 for (int l = 0; l <= bn; l++) {
-                    const double* y = b + 3 * (k * (bn + 1) + l);
-                    double f = fa * binomial(bm, k) * binomial(bn, l) / (binomial(cm, i + k) * binomial(cn, j + l));
-                    double* z = c + 3 * ((i + k) * (cn + 1) + (j + l));
+                    const double* y = yrow + 3 * l;
+                    double f = fk * rbn[l] * rcn[j + l];
+                    double* z = zrow + 3 * l;
                     if (ac == 1) {
                         z[0] += f * x[0] * y[0];
                         z[1] += f * x[0] * y[1];
@@ -381,6 +410,7 @@ static void bernstein_product(const double* a, int am, int an, int ac, const dou
                         z[2] += f * (x[0] * y[1] - x[1] * y[0]);
                     }
                 }
+            }
         }
 }
 
@@ -560,67 +590,89 @@ static double seed_param(const osc_nurbs* n, int k, int j, int m) {
     return n->lo[k] + (n->hi[k] - n->lo[k]) * j / (m - 1);
 }
 
+size_t osc_nurbs_storage(const osc_brep_nurbs* e) {
+    osc_nurbs n;
+    memset(&n, 0, sizeof n);
+    n.dim = e->degree[1] != 0 ? 2 : 1;
+    n.count[0] = e->count[0];
+    n.count[1] = n.dim == 2 ? e->count[1] : 1;
+    // (seed counts depend on the knots: bounded by 24 x 24)
+    return 4 * (size_t)n.count[0] * n.count[1] + 5 * 24 * 24;
+}
+
+void osc_nurbs_init(osc_nurbs* n, const osc_brep_nurbs* e, const osc_vec3* control_points, const double* reals,
+                    double* storage) {
+    memset(n, 0, sizeof *n);
+    n->dim = e->degree[1] != 0 ? 2 : 1;
+    for (int k = 0; k < 2; k++) {
+        n->degree[k] = k < n->dim ? e->degree[k] : 0;
+        n->count[k] = k < n->dim ? e->count[k] : 1;
+    }
+    n->knots[0] = reals + e->knot_begin;
+    n->knots[1] = n->dim == 2 ? n->knots[0] + n->count[0] + n->degree[0] + 1 : NULL;
+    for (int k = 0; k < 2; k++) {
+        n->lo[k] = k < n->dim ? n->knots[k][n->degree[k]] : 0.0;
+        n->hi[k] = k < n->dim ? n->knots[k][n->count[k]] : 0.0;
+    }
+    size_t points = (size_t)n->count[0] * n->count[1];
+    double extent = 0.0;
+    for (size_t j = 0; j < points; j++) {
+        double w = e->weight_begin >= 0 ? reals[e->weight_begin + j] : 1.0;
+        osc_vec3 x = control_points[e->point_begin + j];
+        storage[4 * j] = w * x.x;
+        storage[4 * j + 1] = w * x.y;
+        storage[4 * j + 2] = w * x.z;
+        storage[4 * j + 3] = w;
+        n->rational |= w != 1.0;
+        extent = fmax(extent, osc_length(osc_sub(x, control_points[e->point_begin])));
+    }
+    n->extent = extent;
+    n->cw = storage;
+    // closed directions: the first and last rows (columns) of points coincide
+    for (int k = 0; k < n->dim; k++) {
+        int rows = n->count[k], other = n->count[1 - k];
+        if (n->dim == 1) other = 1;
+        double gap = 0.0;
+        for (int j = 0; j < other; j++) {
+            size_t first = k == 0 ? (size_t)j : (size_t)j * n->count[1];
+            size_t last = k == 0 ? (size_t)(rows - 1) * n->count[1] + j : (size_t)j * n->count[1] + rows - 1;
+            gap = fmax(gap, osc_length(osc_sub(control_points[e->point_begin + first],
+                                               control_points[e->point_begin + last])));
+        }
+        n->closed[k] = gap <= 1e-10 * extent;
+    }
+    n->seed_count[0] = seed_count(n, 0);
+    n->seed_count[1] = seed_count(n, 1);
+    size_t seeds = (size_t)n->seed_count[0] * n->seed_count[1];
+    double* params = storage + 4 * points;
+    osc_vec3* pts = (osc_vec3*)(params + 2 * seeds);
+    for (int a = 0; a < n->seed_count[0]; a++)
+        for (int c = 0; c < n->seed_count[1]; c++) {
+            size_t i = (size_t)a * n->seed_count[1] + c;
+            params[2 * i] = seed_param(n, 0, a, n->seed_count[0]);
+            params[2 * i + 1] = n->dim == 2 ? seed_param(n, 1, c, n->seed_count[1]) : 0.0;
+            osc_nurbs_eval(n, params + 2 * i, &pts[i], NULL, NULL);
+        }
+    n->seed_param = params;
+    n->seed_point = pts;
+}
+
 osc_status osc_brep_build_nurbs(osc_brep* b) {
     const osc_brep_desc* d = &b->desc;
     if (d->nurbs_count == 0) return OSC_OK;
     b->nurbs = osc_calloc((size_t)d->nurbs_count, sizeof(osc_nurbs));
     if (!b->nurbs) return OSC_ERR_NO_MEMORY;
     size_t total = 0;
-    for (int i = 0; i < d->nurbs_count; i++) {
-        const osc_brep_nurbs* e = &d->nurbs[i];
-        osc_nurbs* n = &b->nurbs[i];
-        n->dim = e->degree[1] != 0 ? 2 : 1;
-        for (int k = 0; k < 2; k++) {
-            n->degree[k] = k < n->dim ? e->degree[k] : 0;
-            n->count[k] = k < n->dim ? e->count[k] : 1;
-        }
-        n->knots[0] = b->reals + e->knot_begin;
-        n->knots[1] = n->dim == 2 ? n->knots[0] + n->count[0] + n->degree[0] + 1 : NULL;
-        for (int k = 0; k < 2; k++) {
-            n->lo[k] = k < n->dim ? n->knots[k][n->degree[k]] : 0.0;
-            n->hi[k] = k < n->dim ? n->knots[k][n->count[k]] : 0.0;
-        }
-        n->rational = 0;
-        for (int j = 0; e->weight_begin >= 0 && j < n->count[0] * n->count[1]; j++)
-            n->rational |= b->reals[e->weight_begin + j] != 1.0;
-        n->seed_count[0] = seed_count(n, 0);
-        n->seed_count[1] = seed_count(n, 1);
-        total += 4 * (size_t)n->count[0] * n->count[1] + 5 * (size_t)n->seed_count[0] * n->seed_count[1];
-    }
+    for (int i = 0; i < d->nurbs_count; i++) total += osc_nurbs_storage(&d->nurbs[i]);
     b->nurbs_data = osc_calloc(total, sizeof(double));
     if (!b->nurbs_data) return OSC_ERR_NO_MEMORY;
     double* at = b->nurbs_data;
     for (int i = 0; i < d->nurbs_count; i++) {
-        const osc_brep_nurbs* e = &d->nurbs[i];
-        osc_nurbs* n = &b->nurbs[i];
-        size_t points = (size_t)n->count[0] * n->count[1];
-        for (size_t j = 0; j < points; j++) {
-            double w = e->weight_begin >= 0 ? b->reals[e->weight_begin + j] : 1.0;
-            osc_vec3 x = b->control_points[e->point_begin + j];
-            at[4 * j] = w * x.x;
-            at[4 * j + 1] = w * x.y;
-            at[4 * j + 2] = w * x.z;
-            at[4 * j + 3] = w;
-        }
-        n->cw = at;
-        at += 4 * points;
-        size_t seeds = (size_t)n->seed_count[0] * n->seed_count[1];
-        double* params = at;
-        osc_vec3* pts = (osc_vec3*)(at + 2 * seeds);
-        at += 5 * seeds;
-        for (int a = 0; a < n->seed_count[0]; a++)
-            for (int c = 0; c < n->seed_count[1]; c++) {
-                size_t s = (size_t)a * n->seed_count[1] + c;
-                params[2 * s] = seed_param(n, 0, a, n->seed_count[0]);
-                params[2 * s + 1] = n->dim == 2 ? seed_param(n, 1, c, n->seed_count[1]) : 0.0;
-                osc_nurbs_eval(n, params + 2 * s, &pts[s], NULL, NULL);
-            }
-        n->seed_param = params;
-        n->seed_point = pts;
+        osc_nurbs_init(&b->nurbs[i], &d->nurbs[i], b->control_points, b->reals, at);
+        at += osc_nurbs_storage(&d->nurbs[i]);
     }
     return OSC_OK;
 }
-
 // The direction of C' for C = A / w: (A' w - A w') / w^2, a polynomial of degree 2p - 1 (its
 // leading coefficient cancels, but the Bernstein form of degree 2p - 1 is exact) times w^-2;
 // polynomial curves: A', degree p - 1.
