@@ -39,11 +39,21 @@
 // Fig. 1.32), so the orientation of the loops does not matter; periodic parameters are wrapped into
 // the face's parameter box before the test.
 //
+// FREE-FORM GEOMETRY
+// B-spline and NURBS surfaces and curves of any degree up to OSC_BREP_MAX_DEGREE (osc_brep_nurbs,
+// OSC_SURFACE_NURBS, OSC_CURVE_NURBS) are faces and edges like the canonical ones: their leaves are
+// the Bezier pieces between knots, halved until the control vectors of the scaled normal surface
+// (faces) or of the hodograph (edges) lie within alpha_max (Crozet 2017 §3.3.3, §3.5); the OBBs hold
+// the pieces' control points. The STEP reader turns surfaces of revolution and of linear extrusion,
+// ellipses, parabolas and hyperbolas into them.
+//
 // LIMITS
-// Rational Bezier and NURBS faces and edges are not supported yet: the STEP reader reports them
-// (OSC_ERR_UNSUPPORTED naming the entity, or counted in osc_brep_import_report when asked to skip
-// them). Supermaximal features (§2.3) are not grouped; see docs/lmd.md. The STEP reader refuses
-// (or, asked to, skips and counts) solids with voids and solids placed by a reflection.
+// Supermaximal features (§2.3) are not grouped; see docs/lmd.md. The normal cones of edges along a
+// free-form face, and of free-form edges, are not bounded (no culling by cones there). Trims are
+// polylines within 1e-5 of an edge's extent where the edge is not iso-parametric. The STEP reader
+// refuses (or, asked to, skips and counts) solids with voids, solids placed by a reflection, offsets
+// of B-spline surfaces, faces crossing the seam of a closed B-spline surface and edges crossing the
+// seam of a closed B-spline curve.
 
 #ifndef OSCULATE_BREP_H
 #define OSCULATE_BREP_H
