@@ -35,9 +35,9 @@ def _profile(value, name="profile"):
     return F.array(value, np.float64, (-1, 2), name)
 
 
-SURFACE_TYPES = ("plane", "cylinder", "cone", "sphere", "torus")  # osc_surface_type
+SURFACE_TYPES = ("plane", "cylinder", "cone", "sphere", "torus", "nurbs")  # osc_surface_type
 TRIM_KINDS = ("line", "arc")  # osc_trim_kind
-CURVE_TYPES = ("line", "circle")  # osc_curve_type
+CURVE_TYPES = ("line", "circle", "nurbs")  # osc_curve_type
 
 
 def _record_dtype(struct):

@@ -323,7 +323,7 @@ class BrepInfo(C.Structure):
 
 class BrepSurface(C.Structure):
     _fields_ = [("type", I), ("origin", Vec3), ("axis", Vec3), ("ref", Vec3), ("radius", D),
-                ("radius2", D), ("angle", D), ("sense", I)]
+                ("radius2", D), ("angle", D), ("sense", I), ("nurbs", I)]
 
 
 class BrepTrim(C.Structure):
@@ -342,7 +342,12 @@ class BrepFace(C.Structure):
 
 class BrepEdge(C.Structure):
     _fields_ = [("type", I), ("origin", Vec3), ("axis", Vec3), ("ref", Vec3), ("radius", D),
-                ("t0", D), ("t1", D), ("face", I * 2), ("vertex", I * 2)]
+                ("t0", D), ("t1", D), ("face", I * 2), ("vertex", I * 2), ("nurbs", I)]
+
+
+class BrepNurbs(C.Structure):
+    _fields_ = [("degree", I * 2), ("count", I * 2), ("knot_begin", I), ("point_begin", I),
+                ("weight_begin", I)]
 
 
 class BrepDesc(C.Structure):
@@ -351,7 +356,10 @@ class BrepDesc(C.Structure):
                 ("loops", C.POINTER(BrepLoop)), ("loop_count", I),
                 ("trims", C.POINTER(BrepTrim)), ("trim_count", I),
                 ("edges", C.POINTER(BrepEdge)), ("edge_count", I),
-                ("vertices", C.POINTER(Vec3)), ("vertex_count", I)]
+                ("vertices", C.POINTER(Vec3)), ("vertex_count", I),
+                ("nurbs", C.POINTER(BrepNurbs)), ("nurbs_count", I),
+                ("control_points", C.POINTER(Vec3)), ("control_point_count", I),
+                ("reals", C.POINTER(D)), ("real_count", I)]
 
 
 class BrepShell(C.Structure):
