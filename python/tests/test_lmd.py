@@ -191,12 +191,13 @@ def test_step_import_matches_the_c_test():
     assert len(r) == 6 and r.conformal.all()
     np.testing.assert_allclose(r.distance, 0.5, atol=1e-12)
     assert np.all(r.kind_b == 1) and np.all(r.kind_a == 0)
-    # a B-spline surface: refused naming the entity, or skipped and counted
+    # a surface the reader does not know (a curve-bounded surface, as in test_brep_step.c):
+    # refused naming the entity, or skipped and counted
     bad = text.decode().replace("#41 = CYLINDRICAL_SURFACE('',#60,2.);",
-                                "#41 = B_SPLINE_SURFACE_WITH_KNOTS('',#60,2.);")
-    with pytest.raises(osc.UnsupportedError, match="#41 B_SPLINE_SURFACE_WITH_KNOTS") as e:
+                                "#41 = CURVE_BOUNDED_SURFACE('',#60,2.);")
+    with pytest.raises(osc.UnsupportedError, match="#41 CURVE_BOUNDED_SURFACE") as e:
         osc.Brep.read_step(bad)
-    assert e.value.report["first_unsupported"] == "#41 B_SPLINE_SURFACE_WITH_KNOTS"
+    assert e.value.report["first_unsupported"] == "#41 CURVE_BOUNDED_SURFACE"
     assert isinstance(e.value, NotImplementedError)
     skipped = osc.Brep.read_step(bad, skip_unsupported=True)
     assert skipped.face_count == 3
@@ -206,7 +207,7 @@ def test_step_import_matches_the_c_test():
     # the whole C report, its texts as str: one placed solid, imported
     r = skipped.import_report
     assert (r["instances"], r["instances_imported"], r["instances_skipped"]) == (1, 1, 0)
-    assert r["first_skipped"] == "" and r["first_unsupported"] == "#41 B_SPLINE_SURFACE_WITH_KNOTS"
+    assert r["first_skipped"] == "" and r["first_unsupported"] == "#41 CURVE_BOUNDED_SURFACE"
 
 
 def test_bad_input_raises_with_the_problem_named(tmp_path):
