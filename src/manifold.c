@@ -491,20 +491,42 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
     traced[0] = s[0], traced[1] = s[1];
 }
 
+// true when the clip of a traced distance s into [0, l] (eq. C) is l exactly whatever the trace's
+// `remaining` steps do (docs/manifold.md, "Stopping a trace early"): a step adds sigma(phi) phi,
+// never below -W(1/e) tau_t > -0.2785 tau_t (nothing below 0 with the hard bracket), so s stays
+// more than 40 clip temperatures past l, where clip_value returns l itself (with tau_c < 4 l; a hard
+// clip returns l for any s > l). The margin of one clip temperature and 1e-14 (|s| + l) holds every
+// rounding of the steps' sums and of clip_value's test.
+static inline bool clip_settled(const osc_manifold_settings* st, double s, double l, int remaining) {
+    double tau = st->clip_temperature, drop = st->trace_temperature > 0.0 ? 0.28 * st->trace_temperature : 0.0;
+    double past = s - l - (double)remaining * drop - 1e-14 * (fabs(s) + l);
+    if (tau > 0.0) return past > 41.0 * tau && tau < 4.0 * l;
+    return past > 0.0;
+}
+
 // the pass without tangents of both traces of an edge (eq. T), from a along t and from b along -t,
 // step by step side by side (a spline evaluates the two points in one call, so that the two chains
-// of dependent evaluations overlap); each distance has the bits trace_tangents gives it. Keeps its
-// exponentials in `kept`.
-OSC_FORCE_INLINE void trace_both(const pipeline* pl, const direction* d, osc_vec3 a, osc_vec3 b, osc_vec3 t,
+// of dependent evaluations overlap); each distance has the bits trace_tangents gives it, except that
+// a trace whose clip into [0, l] is settled (clip_settled) stops there: its distance then differs
+// but clips to the same l. Keeps its exponentials in `kept` (NaN for the steps not taken).
+OSC_FORCE_INLINE void trace_both(const pipeline* pl, const direction* d, osc_vec3 a, osc_vec3 b, osc_vec3 t, double l,
                                  double phi_a, double phi_b, double traced[2], trace_exps* kept) {
     const osc_manifold_settings* st = pl->settings;
     osc_vec3 start[2] = {a, b}, dir[2] = {t, osc_neg(t)}, previous[2] = {a, b};
     double phi[2] = {phi_a, phi_b};
+    bool done[2] = {false, false};
     traced[0] = traced[1] = 0.0;
     for (int k = 0; k < st->iterations; ++k) {
+        for (int e = 0; e < 2; ++e)
+            if (!done[e] && k > 0 && clip_settled(st, traced[e], l, st->iterations - k)) {
+                done[e] = true;
+                for (int j = k; j < TRACE_KEPT; ++j) kept->step[j][e] = NAN;
+            }
+        if (done[0] && done[1]) break;
         osc_vec3 q[2];
         bool moved[2];
         trace_points(k, start, dir, traced, previous, q, moved);
+        moved[0] = moved[0] && !done[0], moved[1] = moved[1] && !done[1];
         if (moved[0] && moved[1] && d->s->grid) {
             grid_distance_pair(d->s->grid, &q[0], &q[1], phi);
         } else {
@@ -512,6 +534,7 @@ OSC_FORCE_INLINE void trace_both(const pipeline* pl, const direction* d, osc_vec
                 if (moved[e]) phi[e] = pass_value(pl, d, q[e]);
         }
         for (int e = 0; e < 2; ++e) {
+            if (done[e]) continue;
             double exponential;
             traced[e] += trace_bracket(phi[e], st->trace_temperature, &exponential) * phi[e];
             if (k < TRACE_KEPT) kept->step[k][e] = exponential;
@@ -697,7 +720,7 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
     trace_exps kept; // the pass without tangents' exponentials, for the pass with them
     if (value_first) {
         double traced[2];
-        trace_both(pl, d, a, b, t, phi_a, phi_b, traced, &kept);
+        trace_both(pl, d, a, b, t, l, phi_a, phi_b, traced, &kept);
         s = traced[0], u = traced[1];
         sc = clip_value(pl, s, l, kept.clip[0]), uc = clip_value(pl, u, l, kept.clip[1]);
         // midpoint p = (a + b) / 2 + (sc - uc) t / 2 (eq. P)
