@@ -976,6 +976,11 @@ def models(value, n, cls, name):
     return handles, tuple(items)
 
 
+def model_of(keep, i):
+    """The model of slot i among `keep`, the models that models() returned for a batch."""
+    return keep[0] if len(keep) == 1 else keep[i]
+
+
 def pointers_into(array, n):
     """Addresses of n equal blocks of `array` (None: zeros): block i of array [n, ...]."""
     if array is None:
