@@ -2,8 +2,8 @@
 
 Shapes and models: SDF, Mesh, MeshBVH, Grid, Body, Convex, Implicit, Brep. Queries: dcol,
 dcol_batch, dcol_alpha_gradient, dcol_parameter_gradient, manifold_collide,
-manifold_collide_batch, sdf_pair_collide, sdf_scene_collide, ray_intersect, ray_intersect_many,
-ray_intersect_batch, lmd (with LmdCache).
+manifold_collide_batch, sdf_pair_collide, sdf_pair_collide_batch, sdf_scene_collide, ray_intersect,
+ray_intersect_many, ray_intersect_batch, lmd (with LmdCache), lmd_batch.
 Every pair query takes (a, pose_a, b, pose_b, ...) and reports a signed distance (negative:
 penetration) with a normal from A to B (docs/api.md). Poses are [7] arrays (px, py, pz, qw, qx,
 qy, qz), world-from-body, the quaternion scalar first (pose_from_matrix,
@@ -25,7 +25,8 @@ from ._ffi import broadcast_poses
 from ._grid import Grid, collision_mesh
 from ._implicit import Implicit, transform
 from ._isosurface import isosurface
-from ._lmd import FEATURE_KINDS, LMD_CONFORMAL, LmdCache, LmdContacts, lmd, lmd_settings
+from ._lmd import (FEATURE_KINDS, LMD_CONFORMAL, LmdBatch, LmdCache, LmdContacts, lmd, lmd_batch,
+                   lmd_settings)
 from ._manifold import (CONTACT_KINDS, Body, Manifold, ManifoldBatch, manifold_collide,
                         manifold_collide_batch, manifold_settings, max_contacts)
 from ._mesh import Mesh, MeshBVH, curve_order
@@ -34,8 +35,8 @@ from ._pose import (apply_twist, axis_angle_quaternion, pair_jacobian_to_pq,
                     pq_jacobian_to_twist, twist_jacobian_to_pq)
 from ._ray import RayHit, ray_intersect, ray_intersect_batch, ray_intersect_many, ray_settings
 from ._sdf import SDF
-from ._sdf_pair import (SdfFunction, SdfPairResult, sdf_pair_collide, sdf_pair_settings,
-                        sdf_scene_collide)
+from ._sdf_pair import (SdfFunction, SdfPairBatch, SdfPairResult, sdf_pair_collide,
+                        sdf_pair_collide_batch, sdf_pair_settings, sdf_scene_collide)
 from ._smooth import (logsumexp, mollified_depth, sigmoid, smooth_max, smooth_min, softclip,
                       softmax, softplus, transition)
 

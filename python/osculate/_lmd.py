@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _ffi as F
-from ._base import CAPACITY, OK, check
+from ._base import CAPACITY, OK, CapacityError, check, error
 from ._brep import Brep
 from ._ffi import lib
 from ._model import _borrowing, _create, _Model
@@ -191,3 +191,99 @@ def lmd(a, pose_a, b, pose_b, settings=None, cache=None, capacity=None, threads=
                 cache._capacity = count
     check(rc, "osc_lmd_query")
     return _lmd_contacts(contacts[:count], jac[:count])
+
+
+_LMD_OUTPUT = F.as_dtype(F.LmdOutput)
+_LMD_ITEM = F.as_dtype(F.LmdBatchItem)
+_LMD_FIELDS = ("point_a", "point_b", "distance", "normal", "param_a", "param_b", "kind_a",
+               "kind_b", "feature_a", "feature_b", "key", "flags")
+
+
+@dataclass
+class LmdBatch:
+    """lmd_batch over N pose pairs: LmdContacts' arrays padded to [N, capacity, ...] (slots past
+    count[i] hold zeros), count, needed and status [N]. batch[i] is slot i as an LmdContacts."""
+
+    count: np.ndarray
+    needed: np.ndarray
+    status: np.ndarray
+    point_a: np.ndarray
+    point_b: np.ndarray
+    distance: np.ndarray
+    normal: np.ndarray
+    distance_jacobian: np.ndarray
+    param_a: np.ndarray
+    param_b: np.ndarray
+    kind_a: np.ndarray
+    kind_b: np.ndarray
+    feature_a: np.ndarray
+    feature_b: np.ndarray
+    key: np.ndarray
+    flags: np.ndarray
+
+    def __len__(self):
+        return len(self.count)
+
+    def __getitem__(self, i):
+        """Slot i as an LmdContacts."""
+        n = int(self.count[i])
+        return LmdContacts(**{k: getattr(self, k)[i][:n]
+                              for k in _LMD_FIELDS + ("distance_jacobian",)})
+
+
+def _lmd_batch_run(items, s, cap, threads):
+    """osc_lmd_query_batch into buffers of `cap` contacts a slot: (contacts [N, cap], distance
+    Jacobians [N, cap, 12], osc_lmd_output records [N], statuses [N], status)."""
+    n = len(items)
+    contacts = np.zeros((n, max(cap, 1)), dtype=_LMD_CONTACT)
+    jac = np.zeros((n, max(cap, 1), 12))
+    outs = np.zeros(n, dtype=_LMD_OUTPUT)
+    outs["contacts"] = F.pointers_into(contacts, n)
+    outs["capacity"] = cap
+    outs["distance_jacobians"] = F.pointers_into(jac, n)
+    status = np.zeros(n, dtype=np.intc)
+    rc = lib.osc_lmd_query_batch(items.ctypes.data, n, C.byref(s), outs.ctypes.data,
+                                 status.ctypes.data, threads)
+    return contacts, jac, outs, status, rc
+
+
+def lmd_batch(a, poses_a, b, poses_b, settings=None, capacity=None, threads=0, check_status=True,
+              **overrides):
+    """lmd for N pose pairs over threads, the GIL released (osc_lmd_query_batch): a and b are one
+    Brep each or sequences of N; poses_a, poses_b [N, 7] or one [7], broadcast against each
+    other (osculate.broadcast_poses). Each slot runs on one thread without a cache and equals
+    lmd()'s answer bit for bit. Settings as for lmd(). capacity None grows the buffers until every
+    slot's contacts fit (the batch runs again at the largest count); an int raises CapacityError
+    naming the first slot with more. A failing slot raises the exception of its status with the
+    slot's index ("item i") in the message; with check_status=False, failed slots are reported in
+    `status` instead of raising."""
+    pa, pb, _ = F.broadcast_poses(poses_a, poses_b, "lmd_batch", 1, ("poses_a", "poses_b"))
+    n = len(pa)
+    F.integer(n, "lmd_batch: the number of pairs", F.SZ)
+    ha, keep_a = F.models(a, n, Brep, "a")  # held until the call returns
+    hb, keep_b = F.models(b, n, Brep, "b")
+    s = _lmd_settings(settings, overrides)
+    threads = F.integer(threads, "threads")
+    grow = capacity is None
+    if grow:
+        cap = _LMD_INITIAL_CAPACITY
+    else:
+        cap = F.integer(capacity, "capacity", F.I32)
+        if cap < 0:
+            raise ValueError("lmd_batch: capacity must be >= 0, got %d" % cap)
+    items = np.zeros(n, dtype=_LMD_ITEM)
+    items["a"], items["pose_a"], items["b"], items["pose_b"] = ha, pa, hb, pb
+    contacts, jac, outs, status, rc = _lmd_batch_run(items, s, cap, threads)
+    short = (status == CAPACITY) & (outs["needed"] > cap)
+    if grow and short.any():  # the counts are deterministic: one retry suffices
+        cap = int(outs["needed"][short].max())
+        contacts, jac, outs, status, rc = _lmd_batch_run(items, s, cap, threads)
+    if rc != OK and (check_status or not status.any()):
+        i = int(np.flatnonzero(status)[0]) if status.any() else -1
+        if i >= 0 and status[i] == CAPACITY:
+            raise CapacityError("lmd_batch: pair %d found %d contacts, capacity %d"
+                                % (i, outs["needed"][i], cap), CAPACITY)
+        raise error(rc, "lmd_batch")
+    return LmdBatch(count=outs["count"].copy(), needed=outs["needed"].copy(), status=status,
+                    distance_jacobian=jac[:, :cap],
+                    **{k: contacts[k][:, :cap].copy() for k in _LMD_FIELDS})

@@ -119,6 +119,115 @@ def sdf_pair_collide(a, pose_a, b, pose_b, capacity=64, derivatives=False, **set
     return r
 
 
+def _batch_shapes(value, n, name):
+    """One SDF or Grid, or a sequence of n (the shapes of a batch's slots): (the osc_sdf_shape
+    records, their addresses [n] uintp, the models to keep alive). ValueError naming `name` for
+    an SdfFunction (called back from worker threads it would hold the GIL), another type or a
+    length that differs from n."""
+    single = isinstance(value, (SDF, Grid, SdfFunction))
+    values = [value] if single else list(value)
+    if not single and len(values) != n:
+        raise ValueError("%s: %d shapes for %d poses" % (name, len(values), n))
+    records = (F.SdfShape * max(len(values), 1))()
+    keep = []
+    for i, v in enumerate(values):
+        label = name if single else "%s[%d]" % (name, i)
+        if isinstance(v, SdfFunction):
+            raise ValueError("sdf_pair_collide_batch: %s must be an SDF or a Grid (an "
+                             "SdfFunction is for single calls)" % label)
+        records[i], k = _shape(v, label)
+        keep.append(k)
+    step = C.sizeof(F.SdfShape)
+    slots = np.zeros(n, dtype=np.uintp) if single else np.arange(n, dtype=np.uintp)
+    return records, (C.addressof(records) + step * slots).astype(np.uintp), keep
+
+
+_SDF_PAIR_OUTPUT = F.as_dtype(F.SdfPairOutput)
+_SDF_PAIR_ITEM = F.as_dtype(F.SdfPairBatchItem)
+
+
+@dataclass
+class SdfPairBatch:
+    """sdf_pair_collide_batch over N pose pairs: SdfPairResult's arrays padded to
+    [N, capacity, ...] (slots past count[i] hold zeros), count, needed, boxes_overlap, spheres,
+    survivors and status [N]; with derivatives point_jacobian [N, capacity, 3, 12] and
+    distance_jacobian [N, capacity, 12]. batch[i] is slot i as an SdfPairResult."""
+
+    count: np.ndarray
+    needed: np.ndarray
+    status: np.ndarray
+    boxes_overlap: np.ndarray
+    spheres: np.ndarray
+    survivors: np.ndarray
+    point: np.ndarray
+    distance: np.ndarray
+    normal: np.ndarray
+    iterations: np.ndarray
+    smooth: np.ndarray
+    point_jacobian: Optional[np.ndarray] = None
+    distance_jacobian: Optional[np.ndarray] = None
+
+    def __len__(self):
+        return len(self.count)
+
+    def __getitem__(self, i):
+        """Slot i as an SdfPairResult."""
+        n = int(self.count[i])
+        r = SdfPairResult(needed=int(self.needed[i]), boxes_overlap=bool(self.boxes_overlap[i]),
+                          spheres=int(self.spheres[i]), survivors=int(self.survivors[i]),
+                          **{k: getattr(self, k)[i][:n] for k in
+                             ("point", "distance", "normal", "iterations", "smooth")})
+        if self.point_jacobian is not None:
+            r.point_jacobian = self.point_jacobian[i][:n]
+            r.distance_jacobian = self.distance_jacobian[i][:n]
+        return r
+
+
+def sdf_pair_collide_batch(a, poses_a, b, poses_b, capacity=64, derivatives=False, threads=0,
+                           check_status=True, **settings):
+    """sdf_pair_collide for N pose pairs over threads, the GIL released
+    (osc_sdf_pair_collide_batch): a and b are one SDF or Grid each or sequences of N; poses_a,
+    poses_b [N, 7] or one [7], broadcast against each other (osculate.broadcast_poses). Each slot
+    equals the single call's bit for bit. A slot with more than `capacity` points raises
+    CapacityError naming it, a failing slot the exception of its status with the slot's index
+    ("item i") in the message; with check_status=False, failed slots are reported in `status`
+    instead of raising."""
+    pa, pb, _ = F.broadcast_poses(poses_a, poses_b, "sdf_pair_collide_batch", 1,
+                                  ("poses_a", "poses_b"))
+    n = len(pa)
+    F.integer(n, "sdf_pair_collide_batch: the number of pairs", F.SZ)
+    shapes_a, sa, keep_a = _batch_shapes(a, n, "a")  # held until the call returns
+    shapes_b, sb, keep_b = _batch_shapes(b, n, "b")
+    s = F.settings(lib.osc_sdf_pair_settings_default(), settings, "sdf_pair")
+    cap = F.integer(capacity, "capacity", F.I32)
+    if cap < 1:
+        raise ValueError("sdf_pair_collide_batch: capacity must be >= 1, got %d" % cap)
+    items = np.zeros(n, dtype=_SDF_PAIR_ITEM)
+    items["a"], items["pose_a"], items["b"], items["pose_b"] = sa, pa, sb, pb
+    contacts = np.zeros((n, cap), dtype=_SDF_CONTACT)
+    pj = np.zeros((n, cap, 3, 12)) if derivatives else None
+    ej = np.zeros((n, cap, 12)) if derivatives else None
+    outs = np.zeros(n, dtype=_SDF_PAIR_OUTPUT)
+    outs["contacts"] = F.pointers_into(contacts, n)
+    outs["capacity"] = cap
+    outs["point_jacobians"] = F.pointers_into(pj, n)
+    outs["distance_jacobians"] = F.pointers_into(ej, n)
+    status = np.zeros(n, dtype=np.intc)
+    rc = lib.osc_sdf_pair_collide_batch(items.ctypes.data, n, C.byref(s), outs.ctypes.data,
+                                        status.ctypes.data, F.integer(threads, "threads"))
+    if rc != OK and (check_status or not status.any()):
+        i = int(np.flatnonzero(status)[0]) if status.any() else -1
+        if i >= 0 and status[i] == CAPACITY:
+            raise CapacityError("sdf_pair_collide_batch: pair %d found %d points, capacity %d"
+                                % (i, outs["needed"][i], cap), CAPACITY)
+        raise error(rc, "sdf_pair_collide_batch")
+    return SdfPairBatch(count=outs["count"].copy(), needed=outs["needed"].copy(), status=status,
+                        boxes_overlap=outs["boxes_overlap"].astype(bool),
+                        spheres=outs["spheres"].copy(), survivors=outs["survivors"].copy(),
+                        point_jacobian=pj, distance_jacobian=ej, **_sdf_contacts(contacts))
+
+
+
 def sdf_scene_collide(shapes, poses, contacts_per_pair=16, pair_capacity=None, threads=0,
                       **settings):
     """Collision points of every pair of N bodies (shapes: SDF or Grid, poses [N, 7]): a sort-and-
