@@ -971,7 +971,11 @@ def models(value, n, cls, name):
     n, or a closed model."""
     if isinstance(value, cls):
         return np.full(n, value._as_parameter_, dtype=np.uintp), (value,)
-    items = value if isinstance(value, (list, tuple)) else list(value)
+    try:
+        items = value if isinstance(value, (list, tuple)) else list(value)
+    except TypeError:
+        raise ValueError("%s must be a %s or a sequence of them, got %r"
+                         % (name, cls.__name__, value)) from None
     if len(items) != n:
         raise ValueError("%s: %d models for %d poses" % (name, len(items), n))
     for m in items:
@@ -982,6 +986,11 @@ def models(value, n, cls, name):
     if not handles.all():
         raise ValueError("%s: a %s is closed" % (name, cls.__name__))
     return handles, tuple(items)
+
+
+def model_of(keep, i):
+    """The model of slot i among `keep`, the models that models() returned for a batch."""
+    return keep[0] if len(keep) == 1 else keep[i]
 
 
 def pointers_into(array, n):

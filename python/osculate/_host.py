@@ -5,13 +5,15 @@ query's Jacobian has 14 columns: d/d pose_a (7), then d/d pose_b (7)."""
 
 import numpy as np
 
-from ._brep import lmd as lmd_query, lmd_settings
-from ._core import pair_jacobian_to_pq
+from ._dcol import dcol_batch
 from ._ffi import broadcast_poses as _broadcast_poses
 from ._ffi import floats
-from ._queries import _size_of
-from ._queries import (Implicit, dcol_batch, manifold_collide_batch, manifold_settings,
-                       ray_intersect_many, sdf_pair_collide)
+from ._implicit import Implicit
+from ._lmd import lmd as lmd_query, lmd_settings
+from ._manifold import _size_of, manifold_collide_batch, manifold_settings
+from ._pose import pair_jacobian_to_pq
+from ._ray import ray_intersect_many
+from ._sdf_pair import sdf_pair_collide
 
 DCOL_OUTPUTS = (("alpha", ()), ("distance", ()), ("point", (3,)), ("point_a", (3,)),
                 ("point_b", (3,)), ("normal", (3,)))

@@ -153,7 +153,7 @@ def manifold(a, pose_a, b, pose_b, capacity=None, **settings):
     Which slot holds which contact changes with the poses, so differentiate sums over contacts
     (sum of weight * distance, ...), which are smooth: a contact
     enters and leaves with weight 0. Settings: osculate.manifold_settings()."""
-    from ._queries import max_contacts
+    from ._manifold import max_contacts
     cap = max_contacts(a, b, **settings) if capacity is None else _integer(capacity, "capacity")
     return _padded_contacts(lambda pa, pb, jac: _host.manifold(a, b, settings, cap, pa, pb, jac),
                             _host.MANIFOLD_OUTPUTS, cap, pose_a, pose_b)

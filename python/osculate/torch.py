@@ -147,7 +147,7 @@ def manifold(a, pose_a, b, pose_b, capacity=None, **settings):
     negative is penetration), normal, weight (differentiable in both poses) and count. Empty slots
     have weight 0 and distance d_max; slots
     are re-assigned as contacts come and go, so differentiate sums over contacts."""
-    from ._queries import max_contacts
+    from ._manifold import max_contacts
     cap = max_contacts(a, b, **settings) if capacity is None else _integer(capacity, "capacity")
     return _padded_contacts(lambda pa, pb, jac: _host.manifold(a, b, settings, cap, pa, pb, jac),
                             _host.MANIFOLD_OUTPUTS, pose_a, pose_b)

@@ -253,6 +253,13 @@ def entries(osc):
                                     a.array(np.array([0.9, 0.0, 0.0, 1.0, 0, 0, 0])),
                                     capacity=a.integer(1, 128))
 
+    def sdf_pair_batch(a, m):
+        n = int(a.rng.integers(0, 6))
+        pb = np.tile([0.9, 0.0, 0.0, 1.0, 0, 0, 0], (n, 1))
+        return osc.sdf_pair_collide_batch(m["sdf"], a.pose(0.1), a.pick((m["sdf"], m["grid"])),
+                                          a.array(pb), capacity=a.integer(1, 128),
+                                          threads=a.threads(), check_status=a.flag())
+
     def sdf_scene(a, m):
         n = int(a.rng.integers(0, 5))
         return osc.sdf_scene_collide([m["sdf"]] * n, a.array(
@@ -282,6 +289,13 @@ def entries(osc):
                        a.array(np.array([0.1, 0.2, 1.3, 1.0, 0, 0, 0])),
                        d_max=a.real(0.1, 1.0), cache=cache,
                        capacity=a.pick((None, a.integer(0, 100))))
+
+    def lmd_batch(a, m):
+        n = int(a.rng.integers(0, 6))
+        pb = np.tile([0.1, 0.2, 1.3, 1.0, 0, 0, 0], (n, 1))
+        return osc.lmd_batch(a.pick(m["breps"]), a.pose(0.05), a.pick(m["breps"]), a.array(pb),
+                             d_max=a.real(0.1, 1.0), capacity=a.pick((None, a.integer(0, 100))),
+                             threads=a.threads(), check_status=a.flag())
 
     def lmd_cached(a, m):  # the footpoints of a warm start differ by Newton's tolerance
         return lmd(a, m, m["cache"])
@@ -413,8 +427,8 @@ def entries(osc):
             ("dcol_batch", dcol_batch, True), ("dcol gradients", dcol_gradients, True),
             ("Convex builders", convex_builders, True), ("manifold_collide", manifold, True),
             ("manifold_collide_batch", manifold_batch, True), ("sdf_pair_collide", sdf_pair, True),
-            ("sdf_scene_collide", sdf_scene, True), ("ray_intersect", ray, True),
-            ("ray batches", ray_batch, True), ("Implicit", implicit, True), ("lmd", lmd, True), ("lmd with a cache", lmd_cached, False),
+            ("sdf_pair_collide_batch", sdf_pair_batch, True), ("sdf_scene_collide", sdf_scene, True), ("ray_intersect", ray, True),
+            ("ray batches", ray_batch, True), ("Implicit", implicit, True), ("lmd", lmd, True), ("lmd_batch", lmd_batch, True), ("lmd with a cache", lmd_cached, False),
             ("Brep builders", brep_builders, True), ("Mesh builders", mesh_builders, True),
             ("SDF builders", sdf_builders, True), ("Grid points", grid_point, True),
             ("smooth operators", smooth, True), ("poses", poses, True),

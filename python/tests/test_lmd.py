@@ -411,3 +411,58 @@ def test_guide_section_runs(capsys, monkeypatch):
     assert lines[2] == "8 2"
     assert lines[3].startswith("1 [0.05] face") and lines[4] == "(1, 12)"
     assert lines[5] == "[0.05] True" and lines[6] == "12 True"
+
+
+def _same_contacts_exactly(got, want):
+    """Two LmdContacts equal bit for bit, every field."""
+    assert len(got) == len(want)
+    for name in ("point_a", "point_b", "distance", "normal", "distance_jacobian", "param_a",
+                 "param_b", "kind_a", "kind_b", "feature_a", "feature_b", "key", "flags"):
+        g, w = getattr(got, name), getattr(want, name)
+        assert g.dtype == w.dtype and np.array_equal(g, w), name
+
+
+def test_batch_equals_single_bit_for_bit():
+    box = osc.Brep.box([1.0, 2.0, 0.5])
+    cyl = osc.Brep.cylinder(0.4, 0.6)
+    sphere = osc.Brep.sphere(0.5)
+    # the cylinder standing on the box (300 rim samples: more than the first buffer), tilted,
+    # and far away
+    poses = np.stack([osc.pose([0.1, 0.2, 1.2]),
+                      osc.pose([0.3, -0.4, 1.3], osc.axis_angle_quaternion([1, 0, 0], 0.3)),
+                      osc.pose([-0.2, 0.1, 1.25], osc.axis_angle_quaternion([1, 1, 0], 0.5)),
+                      osc.pose([9.0, 0, 0])])
+    kw = dict(d_max=2.0, conformal_samples=300)
+    batch = osc.lmd_batch(box, osc.pose(), cyl, poses, threads=2, **kw)
+    assert len(batch) == 4 and list(batch.status) == [0] * 4
+    assert batch.count[0] == 300 and batch.count[3] == 0
+    for k in range(4):
+        _same_contacts_exactly(batch[k], osc.lmd(box, osc.pose(), cyl, poses[k], **kw))
+    # solids one per slot, settings as a dict, one pose against many
+    solids = [cyl, sphere, cyl, sphere]
+    s = osc.lmd_settings(d_max=1.5)
+    other = osc.lmd_batch([box] * 4, osc.pose()[None], solids, poses, settings=s, threads=3)
+    for k in range(4):
+        _same_contacts_exactly(other[k], osc.lmd(box, osc.pose(), solids[k], poses[k], settings=s))
+    with pytest.raises(ValueError, match="3 models for 4 poses"):
+        osc.lmd_batch(box, osc.pose(), solids[:3], poses)
+    with pytest.raises(ValueError, match="b must be a Brep"):
+        osc.lmd_batch(box, osc.pose(), osc.Convex.box([1, 1, 1]), poses)
+
+
+def test_batch_names_the_failing_slot():
+    box = osc.Brep.box([1.0, 1.0, 0.5])
+    poses = np.tile(osc.pose([0, 0, 1.2]), (4, 1))
+    poses[1, 3:] = 0.0  # a quaternion that cannot be normalised
+    with pytest.raises(osc.InvalidArgumentError, match="item 1"):
+        osc.lmd_batch(box, osc.pose(), box, poses, threads=2)
+    r = osc.lmd_batch(box, osc.pose(), box, poses, check_status=False)
+    assert list(r.status) == [0, 1, 0, 0] and r.count[1] == 0
+    for k in (0, 2, 3):  # the other slots are still computed
+        _same_contacts_exactly(r[k], osc.lmd(box, osc.pose(), box, poses[k]))
+    cyl = osc.Brep.cylinder(0.4, 0.6)
+    up = np.stack([osc.pose([9.0, 0, 0]), osc.pose([0.1, 0.2, 1.3])])
+    with pytest.raises(osc.CapacityError, match="pair 1 found 300 contacts, capacity 3"):
+        osc.lmd_batch(box, osc.pose(), cyl, up, capacity=3, d_max=2.0, conformal_samples=300)
+    with pytest.raises(ValueError, match="threads"):
+        osc.lmd_batch(box, osc.pose(), box, poses, threads=-1)

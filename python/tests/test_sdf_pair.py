@@ -108,3 +108,62 @@ def test_scene_and_errors():
                              osc.pose([0, 0, 0.15]), capacity=1)
     with pytest.raises(ValueError):
         osc.sdf_scene_collide([s, s], poses)
+
+
+def _same_result(got, want):
+    """Two SdfPairResults equal bit for bit, every field."""
+    for name in ("point", "distance", "normal", "iterations", "smooth", "point_jacobian",
+                 "distance_jacobian"):
+        g, w = getattr(got, name), getattr(want, name)
+        assert (g is None) == (w is None), name
+        if w is not None:
+            assert g.dtype == w.dtype and np.array_equal(g, w), name
+    for name in ("needed", "boxes_overlap", "spheres", "survivors"):
+        assert getattr(got, name) == getattr(want, name), name
+
+
+def test_batch_equals_single_bit_for_bit():
+    a, b = osc.SDF.sphere(0.5), osc.SDF.box([0.4, 0.3, 0.35], rounding=0.1)
+    pa = osc.pose([0.1, 0.2, 0.3])
+    pbs = np.stack([osc.pose([0.85 + 0.05 * k, 0.25, 0.3 - 0.02 * k],
+                             osc.axis_angle_quaternion([0, 0, 1], 0.2 * k)) for k in range(5)]
+                   + [osc.pose([4.0, 0, 0])])  # the last pair does not meet
+    kw = dict(temperature=0.02)
+    batch = osc.sdf_pair_collide_batch(a, pa, b, pbs, derivatives=True, threads=2, **kw)
+    assert len(batch) == 6 and list(batch.status) == [0] * 6
+    assert batch.count[0] > 0 and batch.count[5] == 0 and not batch.boxes_overlap[5]
+    for k in range(6):
+        _same_result(batch[k], osc.sdf_pair_collide(a, pa, b, pbs[k], derivatives=True, **kw))
+    # the batch rule (osculate.broadcast_poses), shapes one or one per slot, a Grid among them
+    grid = osc.Grid.from_sdf(b, resolution=16)
+    shapes = [b, grid] * 3
+    for other in (osc.sdf_pair_collide_batch([a] * 6, np.tile(pa, (6, 1)), shapes, pbs,
+                                             capacity=256, threads=1),
+                  osc.sdf_pair_collide_batch(a, pa[None], shapes, pbs, capacity=256, threads=3)):
+        for k in range(6):
+            _same_result(other[k], osc.sdf_pair_collide(a, pa, shapes[k], pbs[k], capacity=256))
+    with pytest.raises(ValueError, match="3 shapes for 6 poses"):
+        osc.sdf_pair_collide_batch(a, pa, [b] * 3, pbs)
+    with pytest.raises(ValueError, match="broadcast"):
+        osc.sdf_pair_collide_batch(a, np.tile(pa, (4, 1)), b, pbs)
+    user = osc.SdfFunction(lambda p: (np.linalg.norm(p, axis=1) - 0.5, p), [-0.5] * 3, [0.5] * 3)
+    with pytest.raises(ValueError, match=r"b\[1\] must be an SDF or a Grid"):
+        osc.sdf_pair_collide_batch(a, pa, [b, user] * 3, pbs)
+
+
+def test_batch_names_the_failing_slot():
+    s = osc.SDF.sphere(0.5)
+    poses = np.tile(osc.pose([0.8, 0, 0]), (4, 1))
+    poses[2, 0] = np.nan
+    with pytest.raises(osc.InvalidArgumentError, match="item 2"):
+        osc.sdf_pair_collide_batch(s, osc.pose(), s, poses, threads=2)
+    r = osc.sdf_pair_collide_batch(s, osc.pose(), s, poses, check_status=False)
+    assert list(r.status) == [0, 0, 1, 0] and r.count[2] == 0  # OSC_ERR_INVALID_ARGUMENT
+    for k in (0, 1, 3):  # the other slots are still computed
+        _same_result(r[k], osc.sdf_pair_collide(s, osc.pose(), s, poses[k]))
+    flat = osc.SDF.box([0.5, 0.5, 0.1])
+    deep = np.stack([osc.pose([3, 0, 0]), osc.pose([0, 0, 0.15])])
+    with pytest.raises(osc.CapacityError, match="pair 1 found [0-9]+ points, capacity 1"):
+        osc.sdf_pair_collide_batch(flat, osc.pose(), flat, deep, capacity=1)
+    with pytest.raises(ValueError, match="threads"):
+        osc.sdf_pair_collide_batch(s, osc.pose(), s, poses[:2], threads=-1)
