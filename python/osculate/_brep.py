@@ -360,7 +360,7 @@ class Brep(_Model):
         the entity unless skip_unsupported=True, which drops them and counts them in
         `import_report`, a dict: solids (solid entities in the file), faces_read,
         faces_imported, faces_unsupported, edges_imported, edges_unsupported, first_unsupported
-        ("#123 B_SPLINE_SURFACE_WITH_KNOTS" or ""), length_unit (metres per unit of the model,
+        ("#123 CURVE_BOUNDED_SURFACE" or ""), length_unit (metres per unit of the model,
         0 when the file does not say), instances (placed solids found: a solid used twice is two
         instances), instances_imported (the model's shells), instances_skipped (placed solids
         left out, only with skip_unsupported) and first_skipped (the first of them, "#33
