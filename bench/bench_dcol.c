@@ -402,37 +402,29 @@ static void print_load(const char* when) {
 // batch throughput
 
 static double batch_rate(osc_convex* const shapes[SHAPES], pair_data* data, int threads, int* failures) {
-    const osc_convex** a = checked_calloc(BATCH_PAIRS, sizeof *a);
-    const osc_convex** b = checked_calloc(BATCH_PAIRS, sizeof *b);
-    osc_pose* pa = checked_calloc(BATCH_PAIRS, sizeof *pa);
-    osc_pose* pb = checked_calloc(BATCH_PAIRS, sizeof *pb);
+    osc_dcol_batch_item* items = checked_calloc(BATCH_PAIRS, sizeof *items);
     osc_dcol_result* results = checked_calloc(BATCH_PAIRS, sizeof *results);
     osc_status* statuses = checked_calloc(BATCH_PAIRS, sizeof *statuses);
     osc_dcol_jacobians* jacobians = checked_calloc(BATCH_PAIRS, sizeof *jacobians);
     double* storage = checked_calloc((size_t)BATCH_PAIRS * ROWS * 12, sizeof *storage);
     for (int i = 0; i < BATCH_PAIRS; ++i) {
         int p = i % (KINDS * KINDS), pose = (i / (KINDS * KINDS)) % poses;
-        a[i] = shapes[pair_a(p)];
-        b[i] = shapes[pair_b(p)];
-        pa[i] = data[p].pa[pose];
-        pb[i] = data[p].pb[pose];
+        items[i] =
+            (osc_dcol_batch_item){shapes[pair_a(p)], data[p].pa[pose], shapes[pair_b(p)], data[p].pb[pose], NULL};
         double* s = storage + (size_t)i * ROWS * 12;
         osc_dcol_jacobians j = {s, s + 12, s + 48, s + 84, s + 120, s + 132};
         jacobians[i] = j;
     }
-    osc_dcol_proximity_batch(a, pa, b, pb, BATCH_PAIRS, NULL, results, jacobians, statuses, threads);
+    osc_dcol_proximity_batch(items, BATCH_PAIRS, NULL, results, jacobians, statuses, threads);
     *failures = 0;
     for (int i = 0; i < BATCH_PAIRS; ++i) *failures += statuses[i] != OSC_OK;
     double times[5];
     for (int c = 0; c < 5; ++c) {
         double start = bench_now();
-        osc_dcol_proximity_batch(a, pa, b, pb, BATCH_PAIRS, NULL, results, jacobians, statuses, threads);
+        osc_dcol_proximity_batch(items, BATCH_PAIRS, NULL, results, jacobians, statuses, threads);
         times[c] = bench_now() - start;
     }
-    free(a);
-    free(b);
-    free(pa);
-    free(pb);
+    free(items);
     free(results);
     free(statuses);
     free(jacobians);

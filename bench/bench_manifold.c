@@ -46,7 +46,16 @@
 // measured on 1 thread (the first B of the 100 poses) and its metric says so. On a CPU a batch is a
 // loop over threads, so configs/s is flat in the batch size once every thread has work.
 //
-// usage: bench_manifold [--full] [--cap SECONDS] [--no-peer]; JSON lines on stdout, tables on stderr.
+// --quick: only the side-by-side figures of the spline body with 2000 triangles, with derivatives, 1 thread
+//   (Fig. 11's 100 poses narrow and with the broad phase, Fig. 12's 1024 poses at d_max 0 and 0.1) and
+//   MuJoCo's on the same poses: about 30 s, for comparing two builds in alternated runs.
+//
+// --once FIGURE (with --quick): one untimed call of one of those figures (narrow, broad, fig12-0, fig12-0.1) or
+//   of Fig. 11's first configuration alone (narrow-1), for instruction and evaluation counts under
+//   valgrind --tool=callgrind --toggle-collect=osc_manifold_collide_batch (docs/BENCHMARKS.md).
+//
+// usage: bench_manifold [--full] [--quick [--once FIGURE]] [--cap SECONDS] [--no-peer]; JSON lines on stdout,
+// tables on stderr.
 
 #include "bench.h"
 
@@ -215,9 +224,8 @@ static osc_body* make_body(const osc_mesh* mesh, const osc_grid* grid, const osc
 
 typedef struct workspace {
     osc_pose pa[MAX_BATCH], pb[MAX_BATCH];
-    int32_t counts[MAX_BATCH];
-    osc_contact* contacts;
-    double *point_j, *depth_j, *normal_j, *weight_j;
+    osc_manifold_contact* contacts;
+    double *point_j, *distance_j, *normal_j, *weight_j;
     int32_t capacity;
 } workspace;
 
@@ -231,16 +239,28 @@ typedef struct rate {
 
 static const rate not_measured = {NAN, NAN, NAN, 0};
 
-// one batch call; returns the contacts written
+// one batch call; returns the contacts written (the items and outputs are built around the
+// workspace's arrays, a few microseconds against a call of milliseconds)
 static long call(const osc_body* body, size_t count, const osc_manifold_settings* settings, int derivatives,
                  int threads) {
-    osc_status status =
-        osc_manifold_collide_batch(body, ws.pa, body, ws.pb, count, settings, ws.contacts, ws.capacity, ws.counts, NULL,
-                                   derivatives ? ws.point_j : NULL, derivatives ? ws.depth_j : NULL,
-                                   derivatives ? ws.normal_j : NULL, derivatives ? ws.weight_j : NULL, threads);
+    static osc_manifold_batch_item items[MAX_BATCH];
+    static osc_manifold_output outputs[MAX_BATCH];
+    for (size_t i = 0; i < count; ++i) {
+        size_t at = i * (size_t)ws.capacity;
+        items[i] = (osc_manifold_batch_item){body, ws.pa[i], body, ws.pb[i]};
+        outputs[i] = (osc_manifold_output){ws.contacts + at,
+                                           ws.capacity,
+                                           0,
+                                           0,
+                                           derivatives ? ws.point_j + 36 * at : NULL,
+                                           derivatives ? ws.distance_j + 12 * at : NULL,
+                                           derivatives ? ws.normal_j + 36 * at : NULL,
+                                           derivatives ? ws.weight_j + 12 * at : NULL};
+    }
+    osc_status status = osc_manifold_collide_batch(items, count, settings, outputs, NULL, threads);
     if (status != OSC_OK) fail("osc_manifold_collide_batch");
     long total = 0;
-    for (size_t i = 0; i < count; ++i) total += ws.counts[i];
+    for (size_t i = 0; i < count; ++i) total += outputs[i].count;
     return total;
 }
 
@@ -393,17 +413,83 @@ typedef struct variant {
     osc_body* body;
 } variant;
 
+// --quick --once FIGURE: one call of that figure with derivatives on 1 thread
+static int quick_once(const osc_body* body, const char* figure, const osc_pose* fig11_a, const osc_pose* fig11_b) {
+    osc_manifold_settings settings = osc_manifold_settings_default();
+    int n = MAX_BATCH;
+    if (!strcmp(figure, "narrow") || !strcmp(figure, "narrow-1") || !strcmp(figure, "broad")) {
+        settings.broad_phase = strcmp(figure, "broad") == 0;
+        n = strcmp(figure, "narrow-1") ? CONFIGS : 1;
+        load_batch(fig11_a, fig11_b, CONFIGS, n);
+    } else if (!strcmp(figure, "fig12-0") || !strcmp(figure, "fig12-0.1")) {
+        settings.d_max = strcmp(figure, "fig12-0") ? 0.1 : 0.0;
+        for (int i = 0; i < n; ++i) {
+            ws.pa[i] = osc_pose_identity();
+            ws.pb[i] = osc_pose_make(osc_v3(1.0 + (double)i / (MAX_BATCH - 1), 0, 0), osc_quat_identity());
+        }
+    } else {
+        fprintf(stderr, "bench_manifold: --once takes narrow, narrow-1, broad, fig12-0 or fig12-0.1\n");
+        return 2;
+    }
+    long contacts = call(body, (size_t)n, &settings, 1, 1);
+    fprintf(stderr, "bench_manifold: --once %s: %d configurations, %ld contacts\n", figure, n, contacts);
+    return 0;
+}
+
+// --quick: the side-by-side figures of one body with derivatives on 1 thread and MuJoCo's from the same
+// run (Fig. 11's 100 poses narrow and with the broad phase, Fig. 12's 1024 poses at d_max 0 and 0.1)
+static int quick_figures(const osc_body* body, const char* body_name, const osc_pose* fig11_a, const osc_pose* fig11_b,
+                         const peer_result* peer11, const peer_result* peer12) {
+    osc_manifold_settings narrow = osc_manifold_settings_default(), broad = narrow;
+    narrow.broad_phase = 0;
+    load_batch(fig11_a, fig11_b, CONFIGS, CONFIGS);
+    rate r11[2] = {measure(body, CONFIGS, &narrow, 1, 1, NAN), measure(body, CONFIGS, &broad, 1, 1, NAN)};
+    const double dm[2] = {0.0, 0.1};
+    rate r12[2];
+    for (int m = 0; m < 2; ++m) {
+        for (int i = 0; i < MAX_BATCH; ++i) {
+            ws.pa[i] = osc_pose_identity();
+            ws.pb[i] = osc_pose_make(osc_v3(1.0 + (double)i / (MAX_BATCH - 1), 0, 0), osc_quat_identity());
+        }
+        osc_manifold_settings settings = osc_manifold_settings_default();
+        settings.d_max = dm[m];
+        r12[m] = measure(body, MAX_BATCH, &settings, 1, 1, NAN);
+    }
+    const char* names[4] = {"fig11 narrow, 100 poses", "fig11 broad (d_max 0.02), 100 poses",
+                            "fig12 d_max 0, 1024 poses", "fig12 d_max 0.1, 1024 poses"};
+    const rate* rates[4] = {&r11[0], &r11[1], &r12[0], &r12[1]};
+    const peer_result* peers[4] = {peer11, peer11, peer12, peer12};
+    char name[640], metric[256];
+    snprintf(name, sizeof name, "armadillo %s", body_name);
+    fprintf(stderr, "\nquick: %s, with derivatives, 1 thread, configurations / s; MuJoCo %s in the same run\n",
+            body_name, peer11->version[0] ? peer11->version : "(missing)");
+    for (int k = 0; k < 4; ++k) {
+        double peer = peers[k]->missing[0] ? NAN : peers[k]->configs;
+        fprintf(stderr, "  %-38s %10.1f   MuJoCo %10.1f   ratio %6.3f\n", names[k], rates[k]->configs, peer,
+                rates[k]->configs / peer);
+        snprintf(metric, sizeof metric, "quick %s, 1 thread, with derivatives", names[k]);
+        report_peer(name, metric, rates[k]->configs, "configs/s", peer,
+                    peers[k]->missing[0] ? peers[k]->missing : NULL);
+    }
+    return 0;
+}
+
 int main(int argc, char** argv) {
-    int with_peer = 1;
+    int with_peer = 1, quick = 0;
+    const char* once = NULL;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--full"))
             full_run = 1;
+        else if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[i], "--once") && i + 1 < argc)
+            once = argv[++i];
         else if (!strcmp(argv[i], "--no-peer"))
             with_peer = 0;
         else if (!strcmp(argv[i], "--cap") && i + 1 < argc)
             cap_seconds = atof(argv[++i]);
         else {
-            fprintf(stderr, "usage: bench_manifold [--full] [--cap SECONDS] [--no-peer]\n");
+            fprintf(stderr, "usage: bench_manifold [--full] [--quick [--once FIGURE]] [--cap SECONDS] [--no-peer]\n");
             return 2;
         }
     }
@@ -437,7 +523,7 @@ int main(int argc, char** argv) {
     variant variants[VARIANTS];
     memset(variants, 0, sizeof variants);
     // 0: spline, 2000 triangles; 1: spline, 500 triangles; 2..: SQ unions
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < (quick ? 1 : 2); ++k) {
         start = bench_now();
         variants[k].mesh = collision_mesh(spline, k == 0 ? 2000 : 500);
         variants[k].body = make_body(variants[k].mesh, grid, NULL, -1.0, -1);
@@ -445,7 +531,7 @@ int main(int argc, char** argv) {
                  osc_mesh_triangle_count(variants[k].mesh));
         fprintf(stderr, "bench_manifold: %s: mesh + body %.2f s\n", variants[k].name, bench_now() - start);
     }
-    for (int k = 0; k < SQ_VARIANTS; ++k) {
+    for (int k = 0; k < (quick ? 0 : SQ_VARIANTS); ++k) {
         variant* v = &variants[2 + k];
         start = bench_now();
         v->sdf = sq_union(armadillo, sq_counts[k]);
@@ -459,28 +545,30 @@ int main(int argc, char** argv) {
     // voxel grid covers the SDF's bounds grown by half their longest side (default), and features
     // outside it are never skipped; B's features reach x = 2 + 0.69 in A's frame
     start = bench_now();
-    osc_body* padded = make_body(variants[VARIANTS - 1].mesh, NULL, variants[VARIANTS - 1].sdf, PADDING, 64);
-    fprintf(stderr, "bench_manifold: 18 SQ body with voxel padding %.1f (64 cells): %.2f s\n", PADDING,
-            bench_now() - start);
+    osc_body* padded =
+        quick ? NULL : make_body(variants[VARIANTS - 1].mesh, NULL, variants[VARIANTS - 1].sdf, PADDING, 64);
+    if (padded)
+        fprintf(stderr, "bench_manifold: 18 SQ body with voxel padding %.1f (64 cells): %.2f s\n", PADDING,
+                bench_now() - start);
     fprintf(stderr, "bench_manifold: armadillo %d V / %d T, x extent %.2f; spline 64 built in %.2f s\n",
             osc_mesh_vertex_count(armadillo), osc_mesh_triangle_count(armadillo), EXTENT, grid_seconds);
-    for (int k = 0; k < VARIANTS; ++k)
+    for (int k = 0; k < (quick ? 1 : VARIANTS); ++k)
         fprintf(stderr, "  body %-18s %5d vertices %5d edges %2d groups\n", variants[k].name,
                 osc_body_vertex_count(variants[k].body), osc_body_edge_count(variants[k].body),
                 osc_body_group_count(variants[k].body));
 
     int32_t capacity = 0;
-    for (int k = 0; k < VARIANTS; ++k)
+    for (int k = 0; k < (quick ? 1 : VARIANTS); ++k)
         if (2 * osc_body_group_count(variants[k].body) > capacity)
             capacity = 2 * osc_body_group_count(variants[k].body); // blended: at most one contact per group
     ws.capacity = capacity;
     size_t slots = (size_t)MAX_BATCH * (size_t)capacity;
-    ws.contacts = malloc(sizeof(osc_contact) * slots);
+    ws.contacts = malloc(sizeof(osc_manifold_contact) * slots);
     ws.point_j = malloc(sizeof(double) * 36 * slots);
-    ws.depth_j = malloc(sizeof(double) * 12 * slots);
+    ws.distance_j = malloc(sizeof(double) * 12 * slots);
     ws.normal_j = malloc(sizeof(double) * 36 * slots);
     ws.weight_j = malloc(sizeof(double) * 12 * slots);
-    if (!ws.contacts || !ws.point_j || !ws.depth_j || !ws.normal_j || !ws.weight_j) {
+    if (!ws.contacts || !ws.point_j || !ws.distance_j || !ws.normal_j || !ws.weight_j) {
         fprintf(stderr, "bench_manifold: out of memory\n");
         return 1;
     }
@@ -527,6 +615,8 @@ int main(int argc, char** argv) {
     }
     const char* missing11 = peer11.missing[0] ? peer11.missing : NULL;
     const char* missing12 = peer12.missing[0] ? peer12.missing : NULL;
+    if (quick && once) return quick_once(variants[0].body, once, fig11_a, fig11_b);
+    if (quick) return quick_figures(variants[0].body, variants[0].name, fig11_a, fig11_b, &peer11, &peer12);
 
     // --- Fig. 11: narrow phase only -------------------------------------------------------------
     osc_manifold_settings narrow = osc_manifold_settings_default();
@@ -744,7 +834,7 @@ int main(int argc, char** argv) {
         osc_mesh_destroy(variants[k].mesh);
         osc_sdf_destroy(variants[k].sdf);
     }
-    free(ws.contacts), free(ws.point_j), free(ws.depth_j), free(ws.normal_j), free(ws.weight_j);
+    free(ws.contacts), free(ws.point_j), free(ws.distance_j), free(ws.normal_j), free(ws.weight_j);
     osc_sdf_destroy(spline);
     osc_grid_destroy(grid);
     osc_mesh_bvh_destroy(bvh);

@@ -171,8 +171,10 @@ def main():
         b_list.append(kinds[names[j]])
         pa[k], pb[k] = per_pair[(i, j)][0][k // 49], per_pair[(i, j)][1][k // 49]
     # the direct call's buffers, prepared once (what a C caller holds)
-    sa = np.array([s._as_parameter_ for s in a_list], dtype=np.uintp)
-    sb = np.array([s._as_parameter_ for s in b_list], dtype=np.uintp)
+    items = np.zeros(BATCH, dtype=F.as_dtype(F.DcolBatchItem))
+    items["a"] = [s._as_parameter_ for s in a_list]
+    items["b"] = [s._as_parameter_ for s in b_list]
+    items["pose_a"], items["pose_b"] = pa, pb
     res = np.zeros(BATCH, dtype=F.as_dtype(F.DcolResult))
     statuses = np.zeros(BATCH, dtype=np.intc)
     jacs = {name: np.zeros((BATCH, r, 12)) for name, r in (("alpha", 1), ("point", 3), ("point_a", 3),
@@ -186,9 +188,8 @@ def main():
     print("|---|---|---|---|---|---|---|---|", file=sys.stderr)
     for threads in (1, 2):
         def direct_call():
-            F.lib.osc_dcol_proximity_batch(sa.ctypes.data, pa.ctypes.data, sb.ctypes.data, pb.ctypes.data, BATCH,
-                                           C.byref(settings), res.ctypes.data, js.ctypes.data,
-                                           statuses.ctypes.data_as(F.IP), threads)
+            F.lib.osc_dcol_proximity_batch(items.ctypes.data, BATCH, C.byref(settings), res.ctypes.data,
+                                           js.ctypes.data, statuses.ctypes.data, threads)
 
         def wrapper_call():
             osc.dcol_batch(a_list, pa, b_list, pb, derivatives=True, threads=threads)
@@ -237,8 +238,8 @@ def main():
     reps = np.ceil(BATCH / n).astype(int)
     PA = jnp.asarray(np.tile(pa0, (reps, 1))[:BATCH])
     PB = jnp.asarray(np.tile(pb0, (reps, 1))[:BATCH])
-    fwd = jax.jit(lambda p, q: oj.dcol(a0, b0, p, q)["distance"])
-    grad = jax.jit(jax.grad(lambda p, q: oj.dcol(a0, b0, p, q)["distance"].sum(), argnums=(0, 1)))
+    fwd = jax.jit(lambda p, q: oj.dcol(a0, p, b0, q)["distance"])
+    grad = jax.jit(jax.grad(lambda p, q: oj.dcol(a0, p, b0, q)["distance"].sum(), argnums=(0, 1)))
     fwd(PA, PB).block_until_ready()
     jax.block_until_ready(grad(PA, PB))
     direct_pa, direct_pb = np.asarray(PA), np.asarray(PB)

@@ -32,7 +32,8 @@ typedef struct surface_case {
 } surface_case;
 
 // the vertex-side root of (1 + k) x^2 - 2 R x + r^2 = 0, or NAN
-static double conic_root(double R, double k, const double* p, const double* v) {
+static double conic_root(double R, double k, osc_vec3 origin, osc_vec3 direction) {
+    const double p[3] = {origin.x, origin.y, origin.z}, v[3] = {direction.x, direction.y, direction.z};
     double a = (1 + k) * v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
     double b = 2 * ((1 + k) * p[0] * v[0] - R * v[0] + p[1] * v[1] + p[2] * v[2]);
     double c = (1 + k) * p[0] * p[0] - 2 * R * p[0] + p[1] * p[1] + p[2] * p[2];
@@ -64,11 +65,8 @@ int main(int argc, char** argv) {
     (void)argc;
     char build[1024];
     bench_build_dir(argv[0], build, sizeof build);
-    double* origins = malloc(sizeof(double) * 3 * RAYS);
-    double* directions = malloc(sizeof(double) * 3 * RAYS);
-    double* t = malloc(sizeof(double) * RAYS);
-    double* points = malloc(sizeof(double) * 3 * RAYS);
-    unsigned char* hits = malloc(RAYS);
+    osc_ray* rays = malloc(sizeof(osc_ray) * RAYS);
+    osc_ray_hit* hits = malloc(sizeof(osc_ray_hit) * RAYS);
     bench_rng rng = {0x9E3779B97F4A7C15ull};
     char rays_file[1100];
     snprintf(rays_file, sizeof rays_file, "%s/bench/rays.bin", build);
@@ -76,8 +74,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < RAYS; ++i) {
         osc_vec3 o = osc_v3(-5.0, bench_uniform(&rng, -5, 5), bench_uniform(&rng, -5, 5));
         osc_vec3 d = osc_normalize(osc_v3(1.0, bench_uniform(&rng, -0.1, 0.1), bench_uniform(&rng, -0.1, 0.1)));
-        memcpy(origins + 3 * i, &o, sizeof o);
-        memcpy(directions + 3 * i, &d, sizeof d);
+        rays[i] = (osc_ray){o, d};
         double row[6] = {o.x, o.y, o.z, d.x, d.y, d.z};
         if (out) fwrite(row, sizeof row, 1, out);
     }
@@ -106,7 +103,7 @@ int main(int argc, char** argv) {
             double times[REPEATS];
             for (int r = 0; r < REPEATS; ++r) {
                 double start = bench_now();
-                osc_ray_intersect_batch(surface, NULL, RAYS, origins, directions, NULL, t, points, NULL, hits, threads);
+                osc_ray_intersect_batch(surface, NULL, rays, RAYS, NULL, hits, NULL, threads);
                 times[r] = bench_now() - start;
             }
             rates[threads - 1] = RAYS / bench_median(times, REPEATS);
@@ -115,14 +112,14 @@ int main(int argc, char** argv) {
         double worst = 0.0;
         int hit_count = 0;
         for (int i = 0; i < RAYS; ++i) {
-            if (!hits[i]) continue;
+            if (!hits[i].hit) continue;
             ++hit_count;
             if (sc->count == 0) {
                 worst =
-                    fmax(worst, fabs(t[i] - conic_root(sc->radius, sc->conic, origins + 3 * i, directions + 3 * i)));
+                    fmax(worst, fabs(hits[i].t - conic_root(sc->radius, sc->conic, rays[i].origin, rays[i].direction)));
             } else {
-                double r = hypot(points[3 * i + 1], points[3 * i + 2]);
-                worst = fmax(worst, fabs(points[3 * i] - osc_implicit_sag(surface, r, NULL)));
+                double r = hypot(hits[i].point.y, hits[i].point.z);
+                worst = fmax(worst, fabs(hits[i].point.x - osc_implicit_sag(surface, r, NULL)));
             }
         }
         const char* why = "";
@@ -147,10 +144,7 @@ int main(int argc, char** argv) {
                 why);
         osc_implicit_destroy(surface);
     }
-    free(origins);
-    free(directions);
-    free(t);
-    free(points);
+    free(rays);
     free(hits);
     return 0;
 }

@@ -39,11 +39,12 @@ typedef struct scene {
     osc_sdf** sdfs;
     osc_sdf_shape* shapes;
     osc_pose* poses;
+    osc_sdf_scene_body* bodies;
 } scene;
 
 static scene make_scene(const char* name, int count, double region, bool sponges, const char* file) {
     scene s = {name, count, calloc((size_t)count, sizeof(osc_sdf*)), calloc((size_t)count, sizeof(osc_sdf_shape)),
-               calloc((size_t)count, sizeof(osc_pose))};
+               calloc((size_t)count, sizeof(osc_pose)), calloc((size_t)count, sizeof(osc_sdf_scene_body))};
     FILE* out = file ? fopen(file, "w") : NULL;
     if (out) fprintf(out, "# %s: written by bench_sdf_pair\n", name);
     for (int i = 0; i < count; ++i) {
@@ -55,6 +56,7 @@ static scene make_scene(const char* name, int count, double region, bool sponges
             osc_sdf_create_sphere(1.0, &s.sdfs[i]);
         s.shapes[i].sdf = s.sdfs[i];
         s.poses[i] = osc_pose_make(c, osc_quat_identity());
+        s.bodies[i] = (osc_sdf_scene_body){&s.shapes[i], s.poses[i]};
         if (out) {
             if (sponges)
                 fprintf(out, "menger %.17g %.17g %.17g 1 3\n", c.x, c.y, c.z);
@@ -71,6 +73,7 @@ static void free_scene(scene* s) {
     free(s->sdfs);
     free(s->shapes);
     free(s->poses);
+    free(s->bodies);
 }
 
 // runs the peer on `file`; its median scene time in ms, or NAN (with *why) when it is missing
@@ -103,18 +106,18 @@ static int sphere_overlaps(const scene* s) {
 static void time_scene(scene* s, bool first_only, double medians[2], int* candidates, int* colliding, int* points,
                        int* false_negatives, int* false_positives, double* missed_depth) {
     static osc_sdf_scene_pair pairs[PAIR_CAPACITY];
-    static osc_sdf_contact contacts[(size_t)PAIR_CAPACITY * PER_PAIR];
+    static osc_sdf_pair_contact contacts[(size_t)PAIR_CAPACITY * PER_PAIR];
     osc_sdf_pair_settings settings = osc_sdf_pair_settings_default();
     settings.first_only = first_only;
-    void* workspace = malloc(osc_sdf_scene_workspace_size(s->count));
+    void* workspace = malloc(osc_sdf_scene_workspace_size((size_t)s->count));
     for (int threads = 1; threads <= 2; ++threads) {
         double times[REPEATS];
         for (int r = 0; r < REPEATS; ++r) {
-            int count = 0, needed = 0;
+            osc_sdf_scene_output out = {pairs, PAIR_CAPACITY, 0, 0, contacts, PER_PAIR};
             double start = bench_now();
-            osc_status status = osc_sdf_scene_collide(s->shapes, s->poses, s->count, &settings, PER_PAIR, pairs,
-                                                      PAIR_CAPACITY, contacts, &count, &needed, workspace, threads);
+            osc_status status = osc_sdf_scene_collide(s->bodies, (size_t)s->count, &settings, &out, workspace, threads);
             times[r] = bench_now() - start;
+            int count = out.count;
             if (status != OSC_OK) fprintf(stderr, "bench_sdf_pair: %s\n", osc_last_error());
             *candidates = count;
             *colliding = *points = *false_negatives = *false_positives = 0;
@@ -227,7 +230,7 @@ static void accuracy_table(void) {
         }
         // brute force over the intersection of the world boxes (the query's own box)
         osc_sdf_shape a = {.sdf = as[i]}, b = {.sdf = bs[i]};
-        osc_sdf_contact dummy[1];
+        osc_sdf_pair_contact dummy[1];
         osc_sdf_pair_output out = {.contacts = dummy, .capacity = 1};
         osc_sdf_pair_settings one = osc_sdf_pair_settings_default();
         one.resolution = 1;
@@ -266,7 +269,7 @@ static void accuracy_table(void) {
     for (size_t r = 0; r < sizeof resolutions / sizeof *resolutions; ++r) {
         osc_sdf_pair_settings settings = osc_sdf_pair_settings_default();
         settings.resolution = resolutions[r];
-        static osc_sdf_contact contacts[PER_PAIR];
+        static osc_sdf_pair_contact contacts[PER_PAIR];
         int deep = 0, deep_missed = 0, shallow = 0, shallow_missed = 0;
         double start = bench_now();
         for (int i = 0; i < PAIRS; ++i) {

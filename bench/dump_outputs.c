@@ -321,22 +321,19 @@ static void dcol_query(const dcol_shape* a, osc_pose pose_a, const dcol_shape* b
 // the batch call over pairs (a[i], poses_a[i], b[i], poses_b[i])
 static void dcol_batch(const dcol_shape* const* a, const osc_pose* poses_a, const dcol_shape* const* b,
                        const osc_pose* poses_b, int count, dcol_answer* answers) {
-    const osc_convex** convex_a = allocate((size_t)count, sizeof *convex_a);
-    const osc_convex** convex_b = allocate((size_t)count, sizeof *convex_b);
-    osc_pose* body_a = allocate((size_t)count, sizeof *body_a);
-    osc_pose* body_b = allocate((size_t)count, sizeof *body_b);
+    osc_dcol_batch_item* items = allocate((size_t)count, sizeof *items);
     osc_dcol_result* results = allocate((size_t)count, sizeof *results);
     osc_dcol_jacobians* jacobians = allocate((size_t)count, sizeof *jacobians);
     osc_status* statuses = allocate((size_t)count, sizeof *statuses);
     for (int i = 0; i < count; ++i) {
         memset(&answers[i], 0, sizeof answers[i]);
-        convex_a[i] = a[i]->convex, convex_b[i] = b[i]->convex;
-        body_a[i] = dcol_body_pose(a[i], poses_a[i]), body_b[i] = dcol_body_pose(b[i], poses_b[i]);
+        items[i] = (osc_dcol_batch_item){a[i]->convex, dcol_body_pose(a[i], poses_a[i]), b[i]->convex,
+                                         dcol_body_pose(b[i], poses_b[i]), NULL};
         jacobians[i] = dcol_jacobians_of(&answers[i]);
     }
-    osc_dcol_proximity_batch(convex_a, body_a, convex_b, body_b, count, NULL, results, jacobians, statuses, threads);
+    osc_dcol_proximity_batch(items, (size_t)count, NULL, results, jacobians, statuses, threads);
     for (int i = 0; i < count; ++i) answers[i].status = statuses[i], answers[i].result = results[i];
-    free(convex_a), free(convex_b), free(body_a), free(body_b), free(results), free(jacobians), free(statuses);
+    free(items), free(results), free(jacobians), free(statuses);
 }
 
 #define DCOL_MAX_PARAMETERS (4 * OSC_CONVEX_MAX_FACES + 1)
@@ -570,8 +567,8 @@ static osc_manifold_settings manifold_settings(double size, double d_max, int br
 typedef struct manifold_answer {
     osc_status status;
     int32_t count, needed, capacity;
-    osc_contact* contacts;
-    double *point_jacobians, *depth_jacobians, *normal_jacobians, *weight_jacobians;
+    osc_manifold_contact* contacts;
+    double *point_jacobians, *distance_jacobians, *normal_jacobians, *weight_jacobians;
 } manifold_answer;
 
 static int32_t manifold_capacity(const manifold_body* a, const manifold_body* b, const osc_manifold_settings* s) {
@@ -582,23 +579,23 @@ static manifold_answer manifold_answer_alloc(int32_t capacity, size_t slots) {
     manifold_answer answer = {0};
     answer.capacity = capacity;
     size_t room = (size_t)capacity * slots;
-    answer.contacts = allocate(room, sizeof(osc_contact));
+    answer.contacts = allocate(room, sizeof(osc_manifold_contact));
     answer.point_jacobians = allocate(room * 36, sizeof(double));
-    answer.depth_jacobians = allocate(room * 12, sizeof(double));
+    answer.distance_jacobians = allocate(room * 12, sizeof(double));
     answer.normal_jacobians = allocate(room * 36, sizeof(double));
     answer.weight_jacobians = allocate(room * 12, sizeof(double));
     return answer;
 }
 
 static void manifold_answer_free(manifold_answer* answer) {
-    free(answer->contacts), free(answer->point_jacobians), free(answer->depth_jacobians);
+    free(answer->contacts), free(answer->point_jacobians), free(answer->distance_jacobians);
     free(answer->normal_jacobians), free(answer->weight_jacobians);
 }
 
 static void manifold_query(const manifold_body* a, osc_pose pose_a, const manifold_body* b, osc_pose pose_b,
                            const osc_manifold_settings* settings, manifold_answer* answer) {
     osc_manifold_output out = {
-        answer->contacts,         answer->capacity,        0, 0, answer->point_jacobians, answer->depth_jacobians,
+        answer->contacts,         answer->capacity,        0, 0, answer->point_jacobians, answer->distance_jacobians,
         answer->normal_jacobians, answer->weight_jacobians};
     answer->status = osc_manifold_collide(a->body, pose_a, b->body, pose_b, settings, &out);
     answer->count = out.count;
@@ -609,26 +606,35 @@ static void manifold_query(const manifold_body* a, osc_pose pose_a, const manifo
 static void manifold_batch(const manifold_body* a, const osc_pose* poses_a, const manifold_body* b,
                            const osc_pose* poses_b, int count, const osc_manifold_settings* settings,
                            manifold_answer* storage, manifold_answer* answers) {
-    int32_t* counts = allocate((size_t)count, sizeof *counts);
-    int32_t* needed = allocate((size_t)count, sizeof *needed);
-    osc_status status = osc_manifold_collide_batch(a->body, poses_a, b->body, poses_b, (size_t)count, settings,
-                                                   storage->contacts, storage->capacity, counts, needed,
-                                                   storage->point_jacobians, storage->depth_jacobians,
-                                                   storage->normal_jacobians, storage->weight_jacobians, threads);
+    osc_manifold_batch_item* items = allocate((size_t)count, sizeof *items);
+    osc_manifold_output* outputs = allocate((size_t)count, sizeof *outputs);
+    osc_status* statuses = allocate((size_t)count, sizeof *statuses);
     for (int i = 0; i < count; ++i) {
         size_t slot = (size_t)i * (size_t)storage->capacity;
-        manifold_answer view = {status,
-                                counts[i],
-                                needed[i],
+        items[i] = (osc_manifold_batch_item){a->body, poses_a[i], b->body, poses_b[i]};
+        outputs[i] = (osc_manifold_output){storage->contacts + slot,
+                                           storage->capacity,
+                                           0,
+                                           0,
+                                           storage->point_jacobians + 36 * slot,
+                                           storage->distance_jacobians + 12 * slot,
+                                           storage->normal_jacobians + 36 * slot,
+                                           storage->weight_jacobians + 12 * slot};
+    }
+    osc_manifold_collide_batch(items, (size_t)count, settings, outputs, statuses, threads);
+    for (int i = 0; i < count; ++i) {
+        manifold_answer view = {statuses[i],
+                                outputs[i].count,
+                                outputs[i].needed,
                                 storage->capacity,
-                                storage->contacts + slot,
-                                storage->point_jacobians + 36 * slot,
-                                storage->depth_jacobians + 12 * slot,
-                                storage->normal_jacobians + 36 * slot,
-                                storage->weight_jacobians + 12 * slot};
+                                outputs[i].contacts,
+                                outputs[i].point_jacobians,
+                                outputs[i].distance_jacobians,
+                                outputs[i].normal_jacobians,
+                                outputs[i].weight_jacobians};
         answers[i] = view;
     }
-    free(counts), free(needed);
+    free(items), free(outputs), free(statuses);
 }
 
 // dump ----------------------------------------------------------------------------------------
@@ -638,9 +644,9 @@ static void dump_manifold_answer(const sink* s, const char* name, const manifold
     put_int(s, name, -1, "count", 0, a->count);
     put_int(s, name, -1, "needed", 0, a->needed);
     for (int32_t i = 0; i < a->count; ++i) {
-        const osc_contact* c = &a->contacts[i];
+        const osc_manifold_contact* c = &a->contacts[i];
         put_vec3(s, name, i, "point", c->point);
-        put_real(s, name, i, "depth", 0, c->depth);
+        put_real(s, name, i, "distance", 0, c->distance);
         put_vec3(s, name, i, "normal", c->normal);
         put_real(s, name, i, "weight", 0, c->weight);
         put_reals(s, name, i, "jacobian_a", &c->jacobian_a[0][0], 18);
@@ -650,7 +656,7 @@ static void dump_manifold_answer(const sink* s, const char* name, const manifold
         put_int(s, name, i, "body", 0, c->body);
         put_int(s, name, i, "group", 0, c->group);
         put_reals(s, name, i, "point.jacobian", a->point_jacobians + 36 * (size_t)i, 36);
-        put_reals(s, name, i, "depth.jacobian", a->depth_jacobians + 12 * (size_t)i, 12);
+        put_reals(s, name, i, "distance.jacobian", a->distance_jacobians + 12 * (size_t)i, 12);
         put_reals(s, name, i, "normal.jacobian", a->normal_jacobians + 36 * (size_t)i, 36);
         put_reals(s, name, i, "weight.jacobian", a->weight_jacobians + 12 * (size_t)i, 12);
     }
@@ -816,8 +822,8 @@ typedef struct sdf_pair_answer {
     osc_status status;
     int smooth_mode;
     osc_sdf_pair_output output;
-    osc_sdf_contact contacts[SDF_PAIR_CAPACITY];
-    double point_jacobians[SDF_PAIR_CAPACITY * 36], penetration_jacobians[SDF_PAIR_CAPACITY * 12];
+    osc_sdf_pair_contact contacts[SDF_PAIR_CAPACITY];
+    double point_jacobians[SDF_PAIR_CAPACITY * 36], distance_jacobians[SDF_PAIR_CAPACITY * 12];
 } sdf_pair_answer;
 
 static osc_sdf_pair_settings sdf_pair_settings(double temperature) {
@@ -838,7 +844,7 @@ static void sdf_pair_query(const osc_sdf* a, osc_pose pose_a, const osc_sdf* b, 
     answer->output.capacity = SDF_PAIR_CAPACITY;
     if (answer->smooth_mode) {
         answer->output.point_jacobians = answer->point_jacobians;
-        answer->output.penetration_jacobians = answer->penetration_jacobians;
+        answer->output.distance_jacobians = answer->distance_jacobians;
     }
     answer->status = osc_sdf_pair_collide(&shape_a, pose_a, &shape_b, pose_b, &settings, &answer->output);
 }
@@ -849,29 +855,34 @@ typedef struct sdf_scene_answer {
     osc_status status;
     int pair_count, pairs_needed;
     osc_sdf_scene_pair pairs[SCENE_PAIRS];
-    osc_sdf_contact contacts[SCENE_PAIRS * SCENE_PER_PAIR];
+    osc_sdf_pair_contact contacts[SCENE_PAIRS * SCENE_PER_PAIR];
 } sdf_scene_answer;
 
 static void sdf_scene_query(osc_sdf* const* sdfs, const osc_pose* poses, int count, double temperature,
                             sdf_scene_answer* answer) {
     memset(answer, 0, sizeof *answer);
     osc_sdf_shape shapes[SCENE_BODIES];
+    osc_sdf_scene_body bodies[SCENE_BODIES];
     memset(shapes, 0, sizeof shapes);
-    for (int i = 0; i < count; ++i) shapes[i].sdf = sdfs[i];
+    for (int i = 0; i < count; ++i) {
+        shapes[i].sdf = sdfs[i];
+        bodies[i] = (osc_sdf_scene_body){&shapes[i], poses[i]};
+    }
     osc_sdf_pair_settings settings = sdf_pair_settings(temperature);
-    void* workspace = allocate(osc_sdf_scene_workspace_size(count), 1);
-    answer->status =
-        osc_sdf_scene_collide(shapes, poses, count, &settings, SCENE_PER_PAIR, answer->pairs, SCENE_PAIRS,
-                              answer->contacts, &answer->pair_count, &answer->pairs_needed, workspace, threads);
+    void* workspace = allocate(osc_sdf_scene_workspace_size((size_t)count), 1);
+    osc_sdf_scene_output out = {answer->pairs, SCENE_PAIRS, 0, 0, answer->contacts, SCENE_PER_PAIR};
+    answer->status = osc_sdf_scene_collide(bodies, (size_t)count, &settings, &out, workspace, threads);
+    answer->pair_count = out.count;
+    answer->pairs_needed = out.needed;
     free(workspace);
 }
 
 // dump ----------------------------------------------------------------------------------------
 
-static void dump_sdf_contact(const sink* s, const char* name, int index, const osc_sdf_contact* c) {
+static void dump_sdf_contact(const sink* s, const char* name, int index, const osc_sdf_pair_contact* c) {
     put_vec3(s, name, index, "point", c->point);
     put_vec3(s, name, index, "normal", c->normal);
-    put_real(s, name, index, "penetration", 0, c->penetration);
+    put_real(s, name, index, "distance", 0, c->distance);
     put_int(s, name, index, "iterations", 0, c->iterations);
     put_int(s, name, index, "smooth", 0, c->smooth);
 }
@@ -888,7 +899,7 @@ static void dump_sdf_pair_answer(const sink* s, const char* name, const sdf_pair
         dump_sdf_contact(s, name, i, &a->contacts[i]);
         if (!a->smooth_mode) continue;
         put_reals(s, name, i, "point.jacobian", a->point_jacobians + 36 * i, 36);
-        put_reals(s, name, i, "penetration.jacobian", a->penetration_jacobians + 12 * i, 12);
+        put_reals(s, name, i, "distance.jacobian", a->distance_jacobians + 12 * i, 12);
     }
 }
 
@@ -1077,15 +1088,27 @@ static void ray_query(const ray_surface* s, const osc_implicit_transform* transf
         j.point_parameters = a->point_parameters;
         j.normal_parameters = a->normal_parameters;
     }
-    a->status = osc_ray_intersect(s->implicit, transform, origin, direction, NULL, &a->hit, &j);
+    a->status = osc_ray_intersect(s->implicit, transform, (osc_ray){origin, direction}, NULL, &a->hit, &j);
 }
 
 // the batch call: t [count], points and normals [count][3], hits [count]
 static osc_status ray_batch(const ray_surface* s, const osc_implicit_transform* transform, int count,
                             const double* origins, const double* directions, double* t, double* points, double* normals,
                             unsigned char* hits) {
-    return osc_ray_intersect_batch(s->implicit, transform, (size_t)count, origins, directions, NULL, t, points, normals,
-                                   hits, threads);
+    osc_ray* rays = allocate((size_t)count, sizeof *rays);
+    osc_ray_hit* out = allocate((size_t)count, sizeof *out);
+    for (int i = 0; i < count; ++i)
+        rays[i] = (osc_ray){osc_v3(origins[3 * i], origins[3 * i + 1], origins[3 * i + 2]),
+                            osc_v3(directions[3 * i], directions[3 * i + 1], directions[3 * i + 2])};
+    osc_status status = osc_ray_intersect_batch(s->implicit, transform, rays, (size_t)count, NULL, out, NULL, threads);
+    for (int i = 0; i < count; ++i) {
+        t[i] = out[i].t;
+        memcpy(points + 3 * i, &out[i].point, sizeof out[i].point);
+        memcpy(normals + 3 * i, &out[i].normal, sizeof out[i].normal);
+        hits[i] = (unsigned char)out[i].hit;
+    }
+    free(rays), free(out);
+    return status;
 }
 
 // dump ----------------------------------------------------------------------------------------
@@ -1248,6 +1271,7 @@ typedef struct lmd_answer {
     int has_stats;
     osc_lmd_stats stats;
     osc_lmd_contact contacts[LMD_CAPACITY];
+    double jacobians[LMD_CAPACITY][12];
 } lmd_answer;
 
 typedef struct lmd_inputs {
@@ -1269,9 +1293,9 @@ static void lmd_query(const osc_brep* a, osc_pose pose_a, const osc_brep* b, osc
     settings.d_max = inputs.d_max;
     settings.eps_a = inputs.eps_a;
     settings.eps_b = inputs.eps_b;
-    settings.threads = threads;
-    answer->status =
-        osc_lmd_query(a, pose_a, b, pose_b, &settings, cache, answer->contacts, LMD_CAPACITY, &answer->count);
+    osc_lmd_output out = {answer->contacts, LMD_CAPACITY, 0, 0, &answer->jacobians[0][0]};
+    answer->status = osc_lmd_query(a, pose_a, b, pose_b, &settings, cache, &out, threads);
+    answer->count = out.needed;
     answer->has_stats = cache && osc_lmd_cache_stats(cache, &answer->stats) == OSC_OK;
 }
 
@@ -1298,9 +1322,8 @@ static void dump_lmd_answer(const sink* s, const char* name, const lmd_answer* a
         put_int(s, name, i, "feature_a", 0, c->feature_a);
         put_int(s, name, i, "feature_b", 0, c->feature_b);
         put_real(s, name, i, "distance", 0, c->distance);
-        put_real(s, name, i, "gap", 0, c->gap);
         put_vec3(s, name, i, "normal", c->normal);
-        put_reals(s, name, i, "gap.jacobian", c->gradient, 12);
+        put_reals(s, name, i, "distance.jacobian", a->jacobians[i], 12);
         put_uint64(s, name, i, "key", c->key);
         put_int(s, name, i, "flags", 0, c->flags);
     }

@@ -97,6 +97,7 @@ static void face_grid(const osc_brep_desc* desc, const osc_brep_face* face, doub
             *nu = cells_for(du, angular_step(s->radius + s->radius2, tol));
             *nv = cells_for(dv, angular_step(s->radius2, tol));
             break;
+        case OSC_SURFACE_NURBS: break; // the baseline tessellates the canonical surfaces only
     }
     if (face->loop_count == 0) return;
     if (*nu < TRIMMED_MIN_CELLS) *nu = TRIMMED_MIN_CELLS;

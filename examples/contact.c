@@ -81,26 +81,26 @@ int main(int argc, char** argv) {
     //    and the pose Jacobians we ask for (NULL ones are not computed): 12 columns, A's twist
     //    (dp, dtheta) then B's
     enum { CAPACITY = 16 };
-    osc_contact contacts[CAPACITY];
-    double depth_jacobians[CAPACITY][12], point_jacobians[CAPACITY][3][12];
+    osc_manifold_contact contacts[CAPACITY];
+    double distance_jacobians[CAPACITY][12], point_jacobians[CAPACITY][3][12];
     osc_manifold_output out = {0};
     out.contacts = contacts;
     out.capacity = CAPACITY;
-    out.depth_jacobians = &depth_jacobians[0][0];
+    out.distance_jacobians = &distance_jacobians[0][0];
     out.point_jacobians = &point_jacobians[0][0][0];
     TRY(osc_manifold_collide(a, pose_a, b, pose_b, &settings, &out));
 
-    // 6. the contacts: depth < 0 is penetration, the normal points from A (slab) to B (bunny);
+    // 6. the contacts: distance < 0 is penetration, the normal points from A (slab) to B (bunny);
     //    column 6 + 1 of a Jacobian is the bunny moving up (B's dp along y)
     static const char* kinds[] = {"vertex", "edge", "group"};
     static const char* bodies[] = {"slab features in the bunny", "bunny features in the slab"};
     printf("%d contacts\n", (int)out.count);
     for (int32_t i = 0; i < out.count; ++i) {
-        const osc_contact* c = &contacts[i];
+        const osc_manifold_contact* c = &contacts[i];
         printf("  %s %d (%s): point (%.3f, %.3f, %.3f) depth %+.4f normal (%.3f, %.3f, %.3f) weight %.3f\n",
-               kinds[c->kind], (int)c->feature, bodies[c->body], c->point.x, c->point.y, c->point.z, c->depth,
+               kinds[c->kind], (int)c->feature, bodies[c->body], c->point.x, c->point.y, c->point.z, c->distance,
                c->normal.x, c->normal.y, c->normal.z, c->weight);
-        printf("      bunny up by du: d depth / du = %+.4f, d point.y / du = %+.4f\n", depth_jacobians[i][7],
+        printf("      bunny up by du: d depth / du = %+.4f, d point.y / du = %+.4f\n", distance_jacobians[i][7],
                point_jacobians[i][1][7]);
     }
 

@@ -49,10 +49,11 @@ int main(void) {
         double height = i <= 2 ? 0.05 * i : 1.2 * (i - 2); // two paraxial rays, then wider ones
         osc_vec3 origin = osc_v3(-10.0, height, 0.0), direction = osc_v3(1.0, 0.0, 0.0);
         osc_ray_hit first, second;
-        if (osc_ray_intersect(front, NULL, origin, direction, NULL, &first, NULL) != OSC_OK || !first.hit)
+        if (osc_ray_intersect(front, NULL, (osc_ray){origin, direction}, NULL, &first, NULL) != OSC_OK || !first.hit)
             return fprintf(stderr, "front surface missed: %s\n", osc_last_error()), 1;
         osc_vec3 inside = refract(direction, first.normal, 1.0 / n);
-        if (osc_ray_intersect(back, &back_place, first.point, inside, NULL, &second, NULL) != OSC_OK || !second.hit)
+        if (osc_ray_intersect(back, &back_place, (osc_ray){first.point, inside}, NULL, &second, NULL) != OSC_OK ||
+            !second.hit)
             return fprintf(stderr, "back surface missed: %s\n", osc_last_error()), 1;
         osc_vec3 out = refract(inside, second.normal, n);
         double crossing = second.point.x - second.point.y / out.y * out.x;

@@ -14,11 +14,8 @@
 #include "osculate/math.h"
 
 osc_brep_settings osc_brep_settings_default(void) {
-    osc_brep_settings s;
-    s.alpha_max = 0.5;
-    s.plane_cell = 0.25;
-    s.max_leaf_count = 1000000;
-    return s;
+    // every field by name; a field not named here is zero
+    return (osc_brep_settings){.alpha_max = 0.5, .plane_cell = 0.25, .max_leaf_count = 1000000};
 }
 
 // ---- checking the description ---------------------------------------------------------------
@@ -59,11 +56,24 @@ static int torus_branch(double R, double r, double v0, double v1) {
     return 0;
 }
 
-static osc_status check_surface(const osc_brep_surface* s, int i) {
+// a B-spline entry of the description of the right dimension (1 curve, 2 surface)
+static bool nurbs_ok(const osc_brep_desc* d, int index, int dim) {
+    return index >= 0 && index < d->nurbs_count && (d->nurbs[index].degree[1] != 0) == (dim == 2);
+}
+
+static osc_status check_surface(const osc_brep_desc* d, const osc_brep_surface* s, int i) {
     const char* fn = "osc_brep_create";
-    if ((int)s->type < 0 || (int)s->type > OSC_SURFACE_TORUS)
+    if ((int)s->type < 0 || (int)s->type > OSC_SURFACE_NURBS)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surfaces[%d].type %d is not a surface type", fn, i,
                         (int)s->type);
+    if (s->type == OSC_SURFACE_NURBS) {
+        if (!nurbs_ok(d, s->nurbs, 2))
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "%s: surfaces[%d].nurbs %d is not a B-spline surface of desc->nurbs", fn, i, s->nurbs);
+        if (s->sense != 1 && s->sense != -1)
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: surfaces[%d].sense %d is not +1 or -1", fn, i, s->sense);
+        return OSC_OK;
+    }
     if (!point_ok(s->origin))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                         "%s: surfaces[%d].origin (%g, %g, %g) is not finite or "
@@ -111,8 +121,10 @@ static osc_status check_description(const osc_brep_desc* d) {
     if (d->trim_count > INT_MAX / 4 || d->edge_count > INT_MAX / 6)
         return osc_fail(OSC_ERR_CAPACITY, "%s: %d trims and %d edges: at most %d and %d", fn, d->trim_count,
                         d->edge_count, INT_MAX / 4, INT_MAX / 6);
+    osc_status nst = osc_brep_check_nurbs(d);
+    if (nst != OSC_OK) return nst;
     for (int i = 0; i < d->surface_count; i++) {
-        osc_status st = check_surface(&d->surfaces[i], i);
+        osc_status st = check_surface(d, &d->surfaces[i], i);
         if (st != OSC_OK) return st;
     }
     for (int i = 0; i < d->trim_count; i++) {
@@ -146,6 +158,19 @@ static osc_status check_description(const osc_brep_desc* d) {
                             "OSC_BREP_MAX_LENGTH",
                             fn, i, f->umin, f->umax, f->vmin, f->vmax);
         osc_surface_type type = d->surfaces[f->surface].type;
+        if (type == OSC_SURFACE_NURBS) {
+            const osc_brep_nurbs* n = &d->nurbs[d->surfaces[f->surface].nurbs];
+            const double* U = d->reals + n->knot_begin;
+            const double* V = U + n->count[0] + n->degree[0] + 1;
+            double u0 = U[n->degree[0]], u1 = U[n->count[0]], v0 = V[n->degree[1]], v1 = V[n->count[1]];
+            double tu = 1e-9 * (u1 - u0), tv = 1e-9 * (v1 - v0);
+            if (f->umin < u0 - tu || f->umax > u1 + tu || f->vmin < v0 - tv || f->vmax > v1 + tv)
+                return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                                "%s: faces[%d] parameter box [%g, %g] x [%g, %g] leaves its B-spline surface's range "
+                                "[%g, %g] x [%g, %g]",
+                                fn, i, f->umin, f->umax, f->vmin, f->vmax, u0, u1, v0, v1);
+            continue;
+        }
         if (type != OSC_SURFACE_PLANE && f->umax - f->umin > k_two_pi + 1e-9)
             return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: faces[%d] spans more than one turn in u", fn, i);
         if (type == OSC_SURFACE_SPHERE && (f->vmin < -0.5 * k_pi - 1e-9 || f->vmax > 0.5 * k_pi + 1e-9))
@@ -163,8 +188,19 @@ static osc_status check_description(const osc_brep_desc* d) {
                             d->vertices[i].x, d->vertices[i].y, d->vertices[i].z, OSC_BREP_MAX_LENGTH);
     for (int i = 0; i < d->edge_count; i++) {
         const osc_brep_edge* e = &d->edges[i];
-        if ((int)e->type < 0 || (int)e->type > OSC_CURVE_CIRCLE || !point_ok(e->origin) || !unit(e->axis) ||
-            !length_ok(e->t0) || !length_ok(e->t1) || !(e->t0 < e->t1))
+        if (e->type == OSC_CURVE_NURBS) {
+            if (!nurbs_ok(d, e->nurbs, 1))
+                return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                                "%s: edges[%d].nurbs %d is not a B-spline curve of desc->nurbs", fn, i, e->nurbs);
+            const osc_brep_nurbs* n = &d->nurbs[e->nurbs];
+            const double* U = d->reals + n->knot_begin;
+            double t0 = U[n->degree[0]], t1 = U[n->count[0]], tol = 1e-9 * (t1 - t0);
+            if (!(e->t0 < e->t1) || !(e->t0 >= t0 - tol) || !(e->t1 <= t1 + tol))
+                return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                                "%s: edges[%d] range [%g, %g] is empty or leaves its curve's range [%g, %g]", fn, i,
+                                e->t0, e->t1, t0, t1);
+        } else if ((int)e->type < 0 || (int)e->type > OSC_CURVE_CIRCLE || !point_ok(e->origin) || !unit(e->axis) ||
+                   !length_ok(e->t0) || !length_ok(e->t1) || !(e->t0 < e->t1))
             return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                             "%s: edges[%d] needs a curve type (%d), an origin within %g (%g, %g, %g), a unit "
                             "axis and t0 < t1 within %g (%g, %g)",
@@ -292,6 +328,18 @@ int osc_brep_face_contains(const osc_brep* brep, int face, double u, double v) {
 
 // ---- edge status and vertex cones -------------------------------------------------------------
 
+osc_geo osc_brep_face_geo(const osc_brep* brep, int face) {
+    const osc_brep_surface* s = &brep->surfaces[brep->faces[face].surface];
+    if (s->type == OSC_SURFACE_NURBS) return osc_geo_from_nurbs(&brep->nurbs[s->nurbs], s->sense);
+    return osc_geo_from_surface(s);
+}
+
+osc_geo osc_brep_edge_geo(const osc_brep* brep, int edge) {
+    const osc_brep_edge* e = &brep->edges[edge];
+    if (e->type == OSC_CURVE_NURBS) return osc_geo_from_nurbs(&brep->nurbs[e->nurbs], 1);
+    return osc_geo_from_edge(e);
+}
+
 osc_vec3 osc_brep_face_normal_at(const osc_brep* brep, int face, osc_vec3 p) {
     const osc_face_data* fd = &brep->face_data[face];
     double t[2] = {0.0, 0.0};
@@ -318,7 +366,7 @@ static int probe_inside(const osc_brep* brep, int face, osc_vec3 p, osc_vec3 m, 
 static void classify_edge(osc_brep* brep, int i) {
     const osc_brep_edge* e = &brep->edges[i];
     osc_edge_data* ed = &brep->edge_data[i];
-    ed->geo = osc_geo_from_edge(e);
+    ed->geo = osc_brep_edge_geo(brep, i);
     ed->side[0] = ed->side[1] = 1.0;
     if (e->face[0] == e->face[1]) {
         ed->status = OSC_EDGE_SMOOTH;
@@ -448,6 +496,11 @@ void osc_brep_destroy(osc_brep* brep) {
     osc_free(brep->leaves);
     osc_free(brep->nodes);
     osc_free(brep->shells);
+    osc_free(brep->nurbs_desc);
+    osc_free(brep->control_points);
+    osc_free(brep->reals);
+    osc_free(brep->nurbs);
+    osc_free(brep->nurbs_data);
     osc_free(brep);
 }
 
@@ -473,9 +526,19 @@ static osc_status fill(osc_brep* b, const osc_brep_desc* d) {
     b->desc.trims = b->trims;
     b->desc.edges = b->edges;
     b->desc.vertices = b->vertices;
+    b->nurbs_desc = copy_array(d->nurbs, d->nurbs_count, sizeof(osc_brep_nurbs));
+    b->control_points = copy_array(d->control_points, d->control_point_count, sizeof(osc_vec3));
+    b->reals = copy_array(d->reals, d->real_count, sizeof(double));
+    if (!b->nurbs_desc || !b->control_points || !b->reals) return OSC_ERR_NO_MEMORY;
+    b->desc.nurbs = b->nurbs_desc;
+    b->desc.control_points = b->control_points;
+    b->desc.reals = b->reals;
+    osc_status nst = osc_brep_build_nurbs(b);
+    if (nst != OSC_OK) return nst;
     // normalise the frames (they were checked to be unit within 1e-6)
     for (int i = 0; i < d->surface_count; i++) {
         osc_brep_surface* s = &b->surfaces[i];
+        if (s->type == OSC_SURFACE_NURBS) continue;
         s->axis = osc_normalize(s->axis);
         s->ref = osc_normalize(osc_sub(s->ref, osc_scale(s->axis, osc_dot(s->ref, s->axis))));
     }
@@ -491,11 +554,11 @@ static osc_status fill(osc_brep* b, const osc_brep_desc* d) {
         const osc_brep_face* f = &b->faces[i];
         const osc_brep_surface* s = &b->surfaces[f->surface];
         osc_face_data* fd = &b->face_data[i];
-        fd->geo = osc_geo_from_surface(s);
+        fd->geo = osc_brep_face_geo(b, i);
         if (s->type == OSC_SURFACE_TORUS) fd->geo.branch = torus_branch(s->radius, s->radius2, f->vmin, f->vmax);
-        fd->periodic_u = s->type != OSC_SURFACE_PLANE;
+        fd->periodic_u = s->type != OSC_SURFACE_PLANE && s->type != OSC_SURFACE_NURBS;
         fd->periodic_v = s->type == OSC_SURFACE_TORUS;
-        fd->convexity = s->type == OSC_SURFACE_PLANE ? 0 : (s->sense > 0 ? 1 : -1);
+        fd->convexity = s->type == OSC_SURFACE_PLANE || s->type == OSC_SURFACE_NURBS ? 0 : (s->sense > 0 ? 1 : -1);
         fd->piece_begin = np;
         for (int l = 0; l < f->loop_count; l++) {
             const osc_brep_loop* loop = &b->loops[f->loop_begin + l];
@@ -526,7 +589,16 @@ static osc_status fill(osc_brep* b, const osc_brep_desc* d) {
         hi = osc_v3(fmax(hi.x, b->vertices[i].x), fmax(hi.y, b->vertices[i].y), fmax(hi.z, b->vertices[i].z));
     }
     double size = d->vertex_count > 1 ? osc_length(osc_sub(hi, lo)) : 0.0;
-    for (int i = 0; i < d->surface_count; i++) size = fmax(size, 2.0 * b->surfaces[i].radius);
+    for (int i = 0; i < d->surface_count; i++)
+        if (b->surfaces[i].type != OSC_SURFACE_NURBS) size = fmax(size, 2.0 * b->surfaces[i].radius);
+    if (d->vertex_count <= 1) // no vertices: the control points' box
+        for (int i = 0; i < d->control_point_count; i++) {
+            lo = osc_v3(fmin(lo.x, b->control_points[i].x), fmin(lo.y, b->control_points[i].y),
+                        fmin(lo.z, b->control_points[i].z));
+            hi = osc_v3(fmax(hi.x, b->control_points[i].x), fmax(hi.y, b->control_points[i].y),
+                        fmax(hi.z, b->control_points[i].z));
+            size = fmax(size, osc_length(osc_sub(hi, lo)));
+        }
     b->scale = size > 0.0 ? size : 1.0;
     for (int i = 0; i < d->edge_count; i++) classify_edge(b, i);
     return build_vertex_data(b);
@@ -657,6 +729,13 @@ static osc_status shell_description(const osc_brep* brep, const osc_brep_shell* 
         }
     }
     memcpy(vertices, all->vertices + shell->vertex_begin, (size_t)shell->vertex_count * sizeof *vertices);
+    // the B-splines whole (surfaces and edges keep their indices into them)
+    d->nurbs = all->nurbs;
+    d->nurbs_count = all->nurbs_count;
+    d->control_points = all->control_points;
+    d->control_point_count = all->control_point_count;
+    d->reals = all->reals;
+    d->real_count = all->real_count;
     d->surface_count = d->face_count = shell->face_count;
     d->edge_count = shell->edge_count;
     d->vertex_count = shell->vertex_count;

@@ -25,6 +25,7 @@ typedef struct desc_builder {
 
 static osc_brep_desc builder_desc(const desc_builder* b) {
     osc_brep_desc d;
+    memset(&d, 0, sizeof d);
     d.surfaces = b->surfaces;
     d.surface_count = b->ns;
     d.faces = b->faces;

@@ -263,10 +263,243 @@ static int pieces_for(double span, double piece, int cap) {
     return n < 1.0 ? 1 : (n > cap ? cap : (int)n);
 }
 
+// ---- free-form faces and edges (Crozet 2017 §3.3.3, §3.5) --------------------------------------
+
+// The distinct parameters where a B-spline's pieces meet inside [lo, hi], with lo and hi: breaks
+// [count], at most count[k] - degree[k] + 1.
+static int knot_breaks(const osc_nurbs* n, int k, double lo, double hi, double* breaks) {
+    int count = 0;
+    breaks[count++] = lo;
+    for (int j = n->degree[k] + 1; j < n->count[k]; j++) {
+        double t = n->knots[k][j];
+        if (t > breaks[count - 1] && t < hi) breaks[count++] = t;
+    }
+    breaks[count++] = hi;
+    return count;
+}
+
+// Generators of a polyhedral cone holding the cone of revolution (axis, half angle theta): six
+// about a regular hexagon circumscribing its circle (at angle atan(tan theta / cos(pi / 6))), none
+// (no bound) past 1.2 rad.
+static void hexagon_cone(osc_vec3 axis, double theta, osc_brep_leaf* leaf, osc_brep_node* box) {
+    box->cone_axis = axis;
+    box->cone_angle = theta >= k_pi ? k_pi : theta + 1e-9;
+    leaf->gen_count = 0;
+    if (!(theta <= 1.2)) return;
+    osc_vec3 e[3];
+    frame_from(osc_v3(1, 0, 0), axis, e);
+    double phi = atan(tan(theta) / cos(k_pi / 6.0)) + 1e-9;
+    for (int k = 0; k < 6; k++) {
+        double a = k_two_pi * k / 6.0;
+        osc_vec3 side = osc_add(osc_scale(e[0], cos(a)), osc_scale(e[1], sin(a)));
+        leaf->gen[k] = osc_normalize(osc_add(osc_scale(axis, cos(phi)), osc_scale(side, sin(phi))));
+    }
+    leaf->gen_count = 6;
+}
+
+// Scratch memory for the Bezier pieces of one B-spline.
+typedef struct bezier_scratch {
+    double* patch; // [(p + 1)(q + 1)][4]
+    double* work;  // osc_nurbs_normal_work
+    double* net;   // [(3p)(3q)][3]
+    osc_vec3* points;
+} bezier_scratch;
+
+static osc_status scratch_init(bezier_scratch* s, int p, int q) {
+    size_t pts = (size_t)(p + 1) * (q + 1);
+    s->patch = osc_calloc(4 * pts, sizeof(double));
+    s->work = osc_calloc(osc_nurbs_normal_work(p, q) + 16 * (size_t)(p + 1), sizeof(double));
+    s->net = osc_calloc(3 * (size_t)(3 * p) * (3 * (q > 0 ? q : 1)) + 6 * (size_t)p, sizeof(double));
+    s->points = osc_calloc(pts, sizeof(osc_vec3));
+    return s->patch && s->work && s->net && s->points ? OSC_OK : OSC_ERR_NO_MEMORY;
+}
+
+static void scratch_free(bezier_scratch* s) {
+    osc_free(s->patch);
+    osc_free(s->work);
+    osc_free(s->net);
+    osc_free(s->points);
+}
+
+// The Euclidean control points of a homogeneous Bezier net (the piece lies in their convex hull,
+// weights being positive).
+static void euclidean_points(const double* cw, int count, osc_vec3* out) {
+    for (int i = 0; i < count; i++)
+        out[i] = osc_scale(osc_v3(cw[4 * i], cw[4 * i + 1], cw[4 * i + 2]), 1.0 / cw[4 * i + 3]);
+}
+
+// A leaf over [u0, u1] x [v0, v1] of NURBS face `face`: its OBB holds the Bezier patch's control
+// points, its cones the control vectors of the scaled normal surface.
+static osc_status nurbs_face_leaf(osc_brep* b, int face, const double* lo, const double* hi, const bezier_scratch* s,
+                                  osc_vec3 axis, double theta, leaf_list* list) {
+    const osc_face_data* fd = &b->face_data[face];
+    const osc_nurbs* n = fd->geo.nurbs;
+    osc_brep_leaf* leaf;
+    osc_brep_node* box;
+    osc_status st = leaf_push(list, b->settings.max_leaf_count, &leaf, &box);
+    if (st != OSC_OK) return st;
+    leaf->kind = OSC_FEATURE_FACE;
+    leaf->feature = face;
+    leaf->lo[0] = lo[0];
+    leaf->hi[0] = hi[0];
+    leaf->lo[1] = lo[1];
+    leaf->hi[1] = hi[1];
+    leaf->type_mask = 1u << CLASS_CONVEX_SPHERE; // any curvature: compatible with every class
+    leaf->compat_mask = compat_mask(CLASS_CONVEX_SPHERE);
+    int count = (n->degree[0] + 1) * (n->degree[1] + 1);
+    euclidean_points(s->patch, count, s->points);
+    double tc[2] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])};
+    osc_vec3 pc, d1[2], axes[3];
+    osc_geo_eval(&fd->geo, tc, &pc, d1, NULL);
+    frame_from(d1[0], osc_geo_normal(&fd->geo, tc[0], tc[1]), axes);
+    obb_fit(box, axes, s->points, count, 1e-12 * b->scale);
+    hexagon_cone(osc_scale(axis, fd->geo.sense), theta, leaf, box);
+    return OSC_OK;
+}
+
+// The leaves of a NURBS face: its knot spans inside the face's box, each halved (along its longer
+// side in space) until the scaled normal surface's control vectors lie within alpha_max / 2 of
+// their axis (Algorithm 3 on the Bezier pieces, Crozet 2017 §3.3.3), at most 10 times; cells
+// outside the trimming loops are dropped.
+static osc_status add_nurbs_face_leaves(osc_brep* b, int face, leaf_list* list) {
+    const osc_brep_face* f = &b->faces[face];
+    const osc_nurbs* n = b->face_data[face].geo.nurbs;
+    int p = n->degree[0], q = n->degree[1];
+    b->face_data[face].grid[0] = b->face_data[face].grid[1] = 64;
+    const int BREAKS = n->count[0] + 2;
+    double* breaks = osc_calloc((size_t)BREAKS + n->count[1] + 2, sizeof(double));
+    bezier_scratch s;
+    osc_status st = scratch_init(&s, p, q);
+    if (!breaks) st = OSC_ERR_NO_MEMORY;
+    int nu = st == OSC_OK ? knot_breaks(n, 0, f->umin, f->umax, breaks) : 0;
+    int nv = st == OSC_OK ? knot_breaks(n, 1, f->vmin, f->vmax, breaks + BREAKS) : 0;
+    for (int i = 0; i + 1 < nu && st == OSC_OK; i++)
+        for (int j = 0; j + 1 < nv && st == OSC_OK; j++) {
+            struct {
+                double lo[2], hi[2];
+                int depth;
+            } stack[32];
+            int top = 0;
+            stack[top].lo[0] = breaks[i];
+            stack[top].hi[0] = breaks[i + 1];
+            stack[top].lo[1] = breaks[BREAKS + j];
+            stack[top].hi[1] = breaks[BREAKS + j + 1];
+            stack[top++].depth = 0;
+            while (top > 0 && st == OSC_OK) {
+                --top;
+                double lo[2] = {stack[top].lo[0], stack[top].lo[1]}, hi[2] = {stack[top].hi[0], stack[top].hi[1]};
+                int depth = stack[top].depth;
+                if (!cell_may_be_inside(b, face, lo[0], hi[0], lo[1], hi[1])) continue;
+                osc_nurbs_bezier(n, lo, hi, s.patch);
+                int vectors = osc_nurbs_normal_net(s.patch, p, q, n->rational, s.work, s.net);
+                osc_vec3 axis;
+                double theta = osc_vectors_cone(s.net, vectors, &axis);
+                if (2.0 * theta <= b->settings.alpha_max || depth >= 10) {
+                    st = nurbs_face_leaf(b, face, lo, hi, &s, axis, theta, list);
+                    continue;
+                }
+                // split the side longer in space (the control net's extent along u and along v)
+                double along_u = 0.0, along_v = 0.0;
+                euclidean_points(s.patch, (p + 1) * (q + 1), s.points);
+                for (int a = 0; a <= p; a++)
+                    for (int c = 0; c <= q; c++) {
+                        osc_vec3 x = s.points[a * (q + 1) + c];
+                        if (a < p) along_u = fmax(along_u, osc_length(osc_sub(s.points[(a + 1) * (q + 1) + c], x)));
+                        if (c < q) along_v = fmax(along_v, osc_length(osc_sub(s.points[a * (q + 1) + c + 1], x)));
+                    }
+                int k = along_u * p >= along_v * q ? 0 : 1;
+                double mid = 0.5 * (lo[k] + hi[k]);
+                for (int half = 0; half < 2; half++) {
+                    stack[top].lo[0] = lo[0];
+                    stack[top].lo[1] = lo[1];
+                    stack[top].hi[0] = hi[0];
+                    stack[top].hi[1] = hi[1];
+                    if (half == 0)
+                        stack[top].hi[k] = mid;
+                    else
+                        stack[top].lo[k] = mid;
+                    stack[top++].depth = depth + 1;
+                }
+            }
+        }
+    scratch_free(&s);
+    osc_free(breaks);
+    return st;
+}
+
+// The leaves of a NURBS edge: its knot spans inside [t0, t1], each halved until the hodograph's
+// control vectors lie within alpha_max / 2 of their axis (Crozet 2017 §3.5), at most 8 times. The
+// OBBs hold the Bezier control points; the normal cones are unbounded (the faces' normals along a
+// free-form edge are not bounded here).
+static osc_status add_nurbs_edge_leaves(osc_brep* b, int edge, leaf_list* list) {
+    const osc_brep_edge* e = &b->edges[edge];
+    const osc_geo* g = &b->edge_data[edge].geo;
+    const osc_nurbs* n = g->nurbs;
+    int p = n->degree[0];
+    b->edge_data[edge].grid = 64;
+    double* breaks = osc_calloc((size_t)n->count[0] + 2, sizeof(double));
+    bezier_scratch s;
+    osc_status st = scratch_init(&s, p, 0);
+    if (!breaks) st = OSC_ERR_NO_MEMORY;
+    int nt = st == OSC_OK ? knot_breaks(n, 0, e->t0, e->t1, breaks) : 0;
+    for (int i = 0; i + 1 < nt && st == OSC_OK; i++) {
+        struct {
+            double lo, hi;
+            int depth;
+        } stack[32];
+        int top = 0;
+        stack[top].lo = breaks[i];
+        stack[top].hi = breaks[i + 1];
+        stack[top++].depth = 0;
+        while (top > 0 && st == OSC_OK) {
+            --top;
+            double lo = stack[top].lo, hi = stack[top].hi;
+            int depth = stack[top].depth;
+            osc_nurbs_bezier(n, &lo, &hi, s.patch);
+            int vectors = osc_nurbs_tangent_net(s.patch, p, n->rational, s.work, s.net);
+            osc_vec3 axis;
+            double theta = osc_vectors_cone(s.net, vectors, &axis);
+            if (!(2.0 * theta <= b->settings.alpha_max) && depth < 8) {
+                double mid = 0.5 * (lo + hi);
+                stack[top].lo = lo;
+                stack[top].hi = mid;
+                stack[top++].depth = depth + 1;
+                stack[top].lo = mid;
+                stack[top].hi = hi;
+                stack[top++].depth = depth + 1;
+                continue;
+            }
+            osc_brep_leaf* leaf;
+            osc_brep_node* box;
+            if ((st = leaf_push(list, b->settings.max_leaf_count, &leaf, &box)) != OSC_OK) break;
+            leaf->kind = OSC_FEATURE_EDGE;
+            leaf->feature = edge;
+            leaf->lo[0] = lo;
+            leaf->hi[0] = hi;
+            leaf->type_mask = 1u << CLASS_CONVEX_TORUS;
+            leaf->compat_mask = compat_mask(CLASS_CONVEX_TORUS);
+            euclidean_points(s.patch, p + 1, s.points);
+            double tm = 0.5 * (lo + hi);
+            osc_vec3 pm, d1, d2, axes[3];
+            osc_geo_eval(g, &tm, &pm, &d1, &d2);
+            osc_vec3 side = osc_cross(d1, d2);
+            if (!(osc_length(side) > 1e-12 * osc_length(d1) * osc_length(d2))) side = osc_cross(d1, osc_v3(1, 0, 0));
+            if (!(osc_length(side) > 1e-12 * osc_length(d1))) side = osc_cross(d1, osc_v3(0, 1, 0));
+            frame_from(d1, side, axes);
+            obb_fit(box, axes, s.points, p + 1, 1e-12 * b->scale);
+            hexagon_cone(axis, k_pi, leaf, box);
+        }
+    }
+    scratch_free(&s);
+    osc_free(breaks);
+    return st;
+}
+
 static osc_status add_face_leaves(osc_brep* b, int face, leaf_list* list) {
     const osc_brep_face* f = &b->faces[face];
     const osc_face_data* fd = &b->face_data[face];
     const osc_geo* g = &fd->geo;
+    if (g->kind == OSC_GEO_NURBS_SURFACE) return add_nurbs_face_leaves(b, face, list);
     double du = f->umax - f->umin, dv = f->vmax - f->vmin;
     double amax = b->settings.alpha_max;
     int nu, nv;
@@ -355,6 +588,10 @@ static osc_status add_edge_leaves(osc_brep* b, int edge, leaf_list* list) {
     osc_edge_data* ed = &b->edge_data[edge];
     if (ed->status != OSC_EDGE_CONVEX) return OSC_OK; // thesis §1.3.1.3: no LMD on them
     const osc_geo* g = &ed->geo;
+    if (g->kind == OSC_GEO_NURBS_CURVE) return add_nurbs_edge_leaves(b, edge, list);
+    // the faces' normals along the edge are bounded only on canonical surfaces
+    bool free_form = b->face_data[e->face[0]].geo.kind == OSC_GEO_NURBS_SURFACE ||
+                     b->face_data[e->face[1]].geo.kind == OSC_GEO_NURBS_SURFACE;
     int n = g->kind == OSC_GEO_LINE ? pieces_for(e->t1 - e->t0, b->scale / 8.0, 64)
                                     : pieces_for(e->t1 - e->t0, b->settings.alpha_max, 256);
     b->edge_data[edge].grid = n;
@@ -398,6 +635,7 @@ static osc_status add_edge_leaves(osc_brep* b, int edge, leaf_list* list) {
         }
         obb_fit(box, axes, pts, S, sag + 1e-12 * b->scale);
         cone_finish(&cb, leaf, box);
+        if (free_form) hexagon_cone(osc_v3(0, 0, 1), k_pi, leaf, box);
     }
     return OSC_OK;
 }

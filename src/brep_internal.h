@@ -20,6 +20,68 @@ static const double k_two_pi = 6.283185307179586476925286766559;
 
 // ---- geometry kernel -------------------------------------------------------------------------
 
+/// A B-spline or NURBS curve or surface as the model keeps it (src/brep_nurbs.c): homogeneous
+/// control points (w x, w y, w z, w) in the body frame, knots, and a grid of seed points for
+/// projections.
+typedef struct osc_nurbs {
+    int dim;                  ///< 1 curve, 2 surface
+    int degree[2], count[2];  ///< curves: degree[1] = 0, count[1] = 1
+    const double* knots[2];   ///< count[k] + degree[k] + 1 each
+    const double* cw;         ///< [count[0]][count[1]][4]
+    int rational;             ///< 0 when every weight is 1
+    double lo[2], hi[2];      ///< the parameter range in each direction
+    int closed[2];            ///< the first and last rows of points coincide: projections wrap around
+    double extent;            ///< the largest distance of a control point from the first
+    int seed_count[2];        ///< projection seeds: a grid over the parameter range
+    const double* seed_param; ///< [seed_count[0] seed_count[1]][2]
+    const osc_vec3* seed_point;
+} osc_nurbs;
+
+/// Doubles of storage osc_nurbs_init needs for entry `e`.
+size_t osc_nurbs_storage(const osc_brep_nurbs* e);
+
+/// An osc_nurbs for entry `e` of a description's arrays (`reals` must outlive it), its homogeneous
+/// points and projection seeds in `storage` [osc_nurbs_storage(e)].
+void osc_nurbs_init(osc_nurbs* n, const osc_brep_nurbs* e, const osc_vec3* control_points, const double* reals,
+                    double* storage);
+
+/// Point and derivatives of a B-spline at parameters t [dim] in its own (body) coordinates: d1
+/// [dim], d2 (surfaces: uu, uv, vv; curves: tt), either may be NULL. Parameters outside the range
+/// extend the end pieces' polynomials.
+void osc_nurbs_eval(const osc_nurbs* n, const double* t, osc_vec3* p, osc_vec3* d1, osc_vec3* d2);
+
+/// The parameters t [dim] of the point of `n` nearest x (body coordinates), within the parameter
+/// range, by Newton's method from `hint` (NULL: from the nearest seeds). Returns 1, or 0 when the
+/// surface is degenerate there (a pole: one of the two first derivatives vanishes).
+int osc_nurbs_project(const osc_nurbs* n, osc_vec3 x, const double* hint, double* t);
+
+/// The unit natural normal S_u x S_v of a surface at (u, v); at a pole where S_u or S_v vanishes,
+/// its limit from inside the parameter range.
+osc_vec3 osc_nurbs_normal(const osc_nurbs* n, double u, double v);
+
+/// The homogeneous Bezier control points [(degree[0] + 1) (degree[1] + 1)][4] (u-major) of the
+/// piece of `n` over [a[0], b[0]] x [a[1], b[1]] (curves: [a[0], b[0]], [degree[0] + 1][4]), which
+/// must lie in one knot span in each direction (blossoms, Ramshaw 1987).
+void osc_nurbs_bezier(const osc_nurbs* n, const double* a, const double* b, double* out);
+
+/// The control vectors [(3p) (3q)][3] (polynomial: [(2p) (2q)][3]) of a vector field parallel to
+/// the natural normal S_u x S_v of the Bezier patch `cw` [(p + 1) (q + 1)][4] with a positive
+/// factor (Crozet 2017, §3.3.3: the scaled normal surface); returns their count. `work` holds
+/// osc_nurbs_normal_work(p, q) doubles.
+int osc_nurbs_normal_net(const double* cw, int p, int q, int rational, double* work, double* out);
+
+/// The control vectors [2p][3] (polynomial: [p][3]) of a vector field parallel to the derivative
+/// of the Bezier curve `cw` [p + 1][4] with a positive factor (the hodograph, Crozet 2017 §3.5);
+/// returns their count. `work` holds 16 (p + 1) doubles.
+int osc_nurbs_tangent_net(const double* cw, int p, int rational, double* work, double* out);
+
+/// Doubles of work space for osc_nurbs_normal_net.
+size_t osc_nurbs_normal_work(int p, int q);
+
+/// Bounds of a set of vectors: the unit axis and the half angle of a cone of revolution holding
+/// them (pi when they span no pointed cone; zero vectors are skipped).
+double osc_vectors_cone(const double* v, int count, osc_vec3* axis);
+
 /// Geometry kinds of a feature: a point, a curve (line, circle) or a canonical surface.
 typedef enum osc_geo_kind {
     OSC_GEO_POINT,
@@ -29,7 +91,9 @@ typedef enum osc_geo_kind {
     OSC_GEO_CYLINDER,
     OSC_GEO_CONE,
     OSC_GEO_SPHERE,
-    OSC_GEO_TORUS
+    OSC_GEO_TORUS,
+    OSC_GEO_NURBS_CURVE,  ///< `nurbs`, its body coordinates mapped by the frame: o + X x + Y y + Z z
+    OSC_GEO_NURBS_SURFACE ///< likewise
 } osc_geo_kind;
 
 /// A point, curve or surface in some frame (body or world): origin o, unit axes x, y, z; sizes R,
@@ -39,9 +103,10 @@ typedef struct osc_geo {
     int dim; ///< parameters: 0 point, 1 curve, 2 surface
     osc_vec3 o, x, y, z;
     double R, r, a;
-    double sense; ///< surfaces: +1 or -1 (outward normal = sense x natural normal)
-    int branch;   ///< tori: the sign of R + r cos v on the face (+1, -1), 0 for the branch nearer
-                  ///< the point in osc_geo_project (r > R: a spindle torus has two)
+    double sense;           ///< surfaces: +1 or -1 (outward normal = sense x natural normal)
+    int branch;             ///< tori: the sign of R + r cos v on the face (+1, -1), 0 for the branch nearer
+                            ///< the point in osc_geo_project (r > R: a spindle torus has two)
+    const osc_nurbs* nurbs; ///< NURBS kinds: the curve or surface (body coordinates)
 } osc_geo;
 
 /// Point and derivatives of `g` at parameters `t` [dim]: p, first derivatives d1[dim], second
@@ -51,10 +116,13 @@ void osc_geo_eval(const osc_geo* g, const double* t, osc_vec3* p, osc_vec3* d1, 
 /// Outward unit normal of a surface geo at (u, v).
 osc_vec3 osc_geo_normal(const osc_geo* g, double u, double v);
 
-/// The geo of surface `s` (body frame).
+/// The geo of surface `s` (body frame); NURBS surfaces take `nurbs` (NULL for the other kinds).
 osc_geo osc_geo_from_surface(const osc_brep_surface* s);
 
-/// The geo of edge `e` (body frame).
+/// The geo of a NURBS surface or curve `n` (body frame) with the surface's `sense`.
+osc_geo osc_geo_from_nurbs(const osc_nurbs* n, int sense);
+
+/// The geo of edge `e` (body frame; not a NURBS edge: osc_geo_from_nurbs).
 osc_geo osc_geo_from_edge(const osc_brep_edge* e);
 
 /// `g` moved by `pose` (frames rotated and translated).
@@ -163,12 +231,28 @@ struct osc_brep {
     osc_brep_settings settings;
     osc_brep_shell* shells; ///< [shell_count], at least one
     int shell_count;
+    osc_brep_nurbs* nurbs_desc; ///< copies of the description's B-spline arrays
+    osc_vec3* control_points;
+    double* reals;
+    osc_nurbs* nurbs;   ///< [desc.nurbs_count], pointing into `nurbs_data`
+    double* nurbs_data; ///< homogeneous control points and projection seeds
 };
 
 /// osc_brep_create with the shells of the description (consecutive ranges of its faces, edges and
 /// vertices that cover them; NULL: one shell holding everything), for importers.
 osc_status osc_brep_create_shells(const osc_brep_desc* desc, const osc_brep_shell* shells, int shell_count,
                                   const osc_brep_settings* settings, osc_brep** out);
+
+/// Checks the description's B-spline arrays (brep_nurbs.c): OSC_ERR_INVALID_ARGUMENT naming the
+/// first bad entry.
+osc_status osc_brep_check_nurbs(const osc_brep_desc* desc);
+
+/// Builds the model's osc_nurbs from its copied description (brep_nurbs.c).
+osc_status osc_brep_build_nurbs(osc_brep* brep);
+
+/// The geo of face `face` or edge `edge` of the model (body frame).
+osc_geo osc_brep_face_geo(const osc_brep* brep, int face);
+osc_geo osc_brep_edge_geo(const osc_brep* brep, int edge);
 
 /// Builds the leaves and the BVH (brep_bvh.c).
 osc_status osc_brep_build_bvh(osc_brep* brep);

@@ -42,9 +42,17 @@
 #define STEP_MAX_DEGREE 25
 #define STEP_MAX_POLES (1 << 20)
 
-typedef enum step_curve_kind { CURVE_LINE, CURVE_CIRCLE, CURVE_ELLIPSE, CURVE_BSPLINE } step_curve_kind;
+typedef enum step_curve_kind {
+    CURVE_LINE,
+    CURVE_CIRCLE,
+    CURVE_ELLIPSE,
+    CURVE_BSPLINE,
+    CURVE_PARABOLA,
+    CURVE_HYPERBOLA
+} step_curve_kind;
 
 // a 3D edge curve (ISO 10303-42 §4.4): line o + t z; circle / ellipse o + a cos t x + b sin t y;
+// parabola o + a (t^2 x + 2 t y) (a the focal distance); hyperbola o + a cosh t x + b sinh t y;
 // B-spline with homogeneous poles [count][4] and knots [count + degree + 1]
 typedef struct step_curve {
     step_curve_kind kind;
@@ -104,6 +112,24 @@ typedef struct step_ctx {
     double* samples; // [sample_count][4]: t, u, v, degenerate
     int sample_count;
     size_t sample_capacity;
+    // the B-splines of the solid being read (its description's nurbs, control_points, reals)
+    osc_brep_nurbs* nurbs;
+    int nurbs_count;
+    size_t nurbs_capacity;
+    osc_vec3* cpoints;
+    int cpoint_count;
+    size_t cpoint_capacity;
+    double* reals;
+    int real_count;
+    size_t real_capacity;
+    // the B-spline surface of the face being read, for its trims
+    osc_nurbs face_nurbs;
+    double* face_storage;
+    size_t face_storage_capacity;
+    double hint[2]; // the last (u, v) found on it: projections continue from there
+    int hint_valid;
+    double uncertainty; // the file's distance uncertainty (its model unit), 0 when it gives none
+    osc_vec3 center;    // the centre of the solid's vertices
 } step_ctx;
 
 // ---- errors and growth ---------------------------------------------------------------------------
@@ -128,6 +154,375 @@ static osc_status step_too_large(void) { return osc_fail(OSC_ERR_CAPACITY, "osc_
 
 // ---- surfaces (ISO 10303-42 §4.4.23 - §4.4.31) and their closed-form inverses ------------------
 
+// ---- B-splines of the solid (its description's nurbs, control_points, reals) --------------------
+
+// appends a B-spline from homogeneous points cw [count[0] count[1]][4] and its knots (v's NULL for a
+// curve) to the solid's arrays; its index in *index
+static osc_status step_add_nurbs(step_ctx* ctx, const int degree[2], const int count[2], const double* knots_u,
+                                 const double* knots_v, const double* cw, int* index) {
+    int points = count[0] * count[1];
+    int knots = count[0] + degree[0] + 1 + (knots_v ? count[1] + degree[1] + 1 : 0);
+    int rational = 0;
+    for (int i = 0; i < points; ++i) rational |= cw[4 * i + 3] != 1.0;
+    osc_status status;
+    if ((status = STEP_GROW(ctx, nurbs, nurbs_count, nurbs_capacity, ctx->nurbs_count + 1)) != OSC_OK ||
+        (status = STEP_GROW(ctx, cpoints, cpoint_count, cpoint_capacity, ctx->cpoint_count + points)) != OSC_OK ||
+        (status = STEP_GROW(ctx, reals, real_count, real_capacity, ctx->real_count + knots + points)) != OSC_OK)
+        return status;
+    osc_brep_nurbs* n = &ctx->nurbs[ctx->nurbs_count];
+    n->degree[0] = degree[0];
+    n->degree[1] = knots_v ? degree[1] : 0;
+    n->count[0] = count[0];
+    n->count[1] = knots_v ? count[1] : 1;
+    n->knot_begin = ctx->real_count;
+    memcpy(ctx->reals + ctx->real_count, knots_u, (size_t)(count[0] + degree[0] + 1) * sizeof(double));
+    ctx->real_count += count[0] + degree[0] + 1;
+    if (knots_v) {
+        memcpy(ctx->reals + ctx->real_count, knots_v, (size_t)(count[1] + degree[1] + 1) * sizeof(double));
+        ctx->real_count += count[1] + degree[1] + 1;
+    }
+    n->point_begin = ctx->cpoint_count;
+    n->weight_begin = rational ? ctx->real_count : -1;
+    for (int i = 0; i < points; ++i) {
+        double w = cw[4 * i + 3];
+        ctx->cpoints[ctx->cpoint_count++] = osc_v3(cw[4 * i] / w, cw[4 * i + 1] / w, cw[4 * i + 2] / w);
+        if (rational) ctx->reals[ctx->real_count++] = w;
+    }
+    *index = ctx->nurbs_count++;
+    return OSC_OK;
+}
+
+// the osc_nurbs of entry `index` as the face being read's surface
+static osc_status step_use_face_nurbs(step_ctx* ctx, int index) {
+    const osc_brep_nurbs* e = &ctx->nurbs[index];
+    size_t need = osc_nurbs_storage(e);
+    if (need > INT_MAX / 2) return osc_fail(OSC_ERR_CAPACITY, "osc_brep_read_step: B-spline too large");
+    osc_status status = STEP_GROW(ctx, face_storage, face_storage_capacity, face_storage_capacity, (int)need);
+    if (status != OSC_OK) return status;
+    osc_nurbs_init(&ctx->face_nurbs, e, ctx->cpoints, ctx->reals, ctx->face_storage);
+    ctx->hint_valid = 0;
+    return OSC_OK;
+}
+
+// the knot vector [multiplicities summed] of a B-spline from its multiplicities and distinct knots
+static osc_status step_knots(step_ctx* ctx, int instance, int mult_first, int knot_first, int degree, int expected,
+                             double** knots) {
+    const step_file* file = ctx->file;
+    *knots = osc_calloc((size_t)expected + 1, sizeof(double));
+    if (!*knots) return OSC_ERR_NO_MEMORY;
+    int at = 0;
+    for (int node = knot_first, mult = mult_first; node >= 0 && mult >= 0;
+         node = file->nodes[node].next, mult = file->nodes[mult].next) {
+        double m = file->nodes[mult].real;
+        if (file->nodes[mult].kind != STEP_INTEGER || m < 1 || m > degree + 1 || at + (int)m > expected)
+            return step_bad(file, instance, "bad knot multiplicity");
+        if (file->nodes[node].kind != STEP_REAL && file->nodes[node].kind != STEP_INTEGER)
+            return step_bad(file, instance, "bad knot");
+        double value = file->nodes[node].real;
+        if (at > 0 && value < (*knots)[at - 1]) return step_bad(file, instance, "knots decrease");
+        for (int k = 0; k < (int)m; ++k) (*knots)[at++] = value;
+    }
+    if (at != expected) return step_bad(file, instance, "knot multiplicities do not add up to poles + degree + 1");
+    if (!((*knots)[expected - degree - 1] > (*knots)[degree])) return step_bad(file, instance, "empty knot range");
+    return OSC_OK;
+}
+
+// B_SPLINE_SURFACE_WITH_KNOTS, simple or complex with RATIONAL_B_SPLINE_SURFACE (ISO 10303-42
+// §4.4.37): appended to the solid's B-splines
+static osc_status step_bspline_surface(step_ctx* ctx, int instance, int* index) {
+    const step_file* file = ctx->file;
+    int base, knotted, offset = 0;
+    if (!file->instances[instance].complex) {
+        base = knotted = step_args(file, instance, "B_SPLINE_SURFACE_WITH_KNOTS");
+        offset = 1;
+    } else {
+        base = step_part(file, instance, "B_SPLINE_SURFACE");
+        knotted = step_part(file, instance, "B_SPLINE_SURFACE_WITH_KNOTS");
+    }
+    if (base < 0 || knotted < 0) return step_unsupported(ctx, instance, "unsupported B-spline surface form");
+    int rational = step_part(file, instance, "RATIONAL_B_SPLINE_SURFACE");
+    double degree_value[2];
+    osc_status status;
+    for (int k = 0; k < 2; ++k) {
+        if ((status = step_real(file, instance, base, offset + k, &degree_value[k])) != OSC_OK) return status;
+        if (!(degree_value[k] >= 1 && degree_value[k] <= STEP_MAX_DEGREE) || degree_value[k] != floor(degree_value[k]))
+            return step_bad(file, instance, "B-spline degree out of [1, 25]");
+    }
+    int degree[2] = {(int)degree_value[0], (int)degree_value[1]};
+    int rows_first = -1, rows = 0;
+    if ((status = step_list_arg(file, instance, base, offset + 2, &rows_first, &rows)) != OSC_OK) return status;
+    int knot_offset = file->instances[instance].complex ? 0 : 8;
+    int mult_first[2], mult_count[2], knot_first[2], knot_count[2];
+    for (int k = 0; k < 2; ++k)
+        if ((status = step_list_arg(file, instance, knotted, knot_offset + k, &mult_first[k], &mult_count[k])) !=
+                OSC_OK ||
+            (status = step_list_arg(file, instance, knotted, knot_offset + 2 + k, &knot_first[k], &knot_count[k])) !=
+                OSC_OK)
+            return status;
+    int columns = rows_first >= 0 ? step_length(file, rows_first) : -1;
+    if (rows < degree[0] + 1 || columns < degree[1] + 1 || (long long)rows * columns > STEP_MAX_POLES ||
+        mult_count[0] != knot_count[0] || mult_count[1] != knot_count[1])
+        return step_bad(file, instance, "inconsistent B-spline surface sizes");
+    double* cw = osc_calloc((size_t)rows * columns, 4 * sizeof(double));
+    double *knots_u = NULL, *knots_v = NULL;
+    status = cw ? OSC_OK : OSC_ERR_NO_MEMORY;
+    int weight_row = -1;
+    if (status == OSC_OK && rational >= 0) {
+        int weight_rows = 0;
+        status = step_list_arg(file, instance, rational, 0, &weight_row, &weight_rows);
+        if (status == OSC_OK && weight_rows != rows)
+            status = step_bad(file, instance, "weights do not match the poles");
+    }
+    int i = 0;
+    for (int row = rows_first; status == OSC_OK && row >= 0; row = file->nodes[row].next, ++i) {
+        if (file->nodes[row].kind != STEP_LIST || file->nodes[row].count != columns) {
+            status = step_bad(file, instance, "the control points are not a rectangular grid");
+            break;
+        }
+        int weight = -1;
+        if (weight_row >= 0) {
+            if (file->nodes[weight_row].kind != STEP_LIST || file->nodes[weight_row].count != columns) {
+                status = step_bad(file, instance, "weights do not match the poles");
+                break;
+            }
+            weight = file->nodes[weight_row].child;
+            weight_row = file->nodes[weight_row].next;
+        }
+        int j = 0;
+        for (int node = file->nodes[row].child; node >= 0 && status == OSC_OK; node = file->nodes[node].next, ++j) {
+            int point;
+            osc_vec3 x;
+            if ((status = step_ref_node(file, instance, node, &point)) != OSC_OK ||
+                (status = step_point(file, point, &x)) != OSC_OK)
+                break;
+            double w = 1.0;
+            if (weight >= 0) {
+                if (file->nodes[weight].kind != STEP_REAL && file->nodes[weight].kind != STEP_INTEGER) {
+                    status = step_bad(file, instance, "bad weight");
+                    break;
+                }
+                w = file->nodes[weight].real;
+                weight = file->nodes[weight].next;
+                if (!(w > 0.0)) {
+                    status = step_bad(file, instance, "weights must be positive");
+                    break;
+                }
+            }
+            double* c = cw + 4 * ((size_t)i * columns + j);
+            c[0] = w * x.x;
+            c[1] = w * x.y;
+            c[2] = w * x.z;
+            c[3] = w;
+        }
+    }
+    if (status == OSC_OK)
+        status = step_knots(ctx, instance, mult_first[0], knot_first[0], degree[0], rows + degree[0] + 1, &knots_u);
+    if (status == OSC_OK)
+        status = step_knots(ctx, instance, mult_first[1], knot_first[1], degree[1], columns + degree[1] + 1, &knots_v);
+    int count[2] = {rows, columns};
+    if (status == OSC_OK) status = step_add_nurbs(ctx, degree, count, knots_u, knots_v, cw, index);
+    osc_free(cw);
+    osc_free(knots_u);
+    osc_free(knots_v);
+    return status;
+}
+
+static osc_status step_read_curve(step_ctx* ctx, int instance, step_curve* curve);
+
+// A rational quadratic arc of a conic o + cos t U + sin t V (an ellipse's conjugate semi-diameters)
+// for t from t0 to t1 (at most a quarter turn a piece; Piegl and Tiller's circle, affinely mapped):
+// cw [2 pieces + 1][4], knots [2 pieces + 4]; returns the pieces.
+static int step_conic_arc(osc_vec3 o, osc_vec3 U, osc_vec3 V, double t0, double t1, double* cw, double* knots) {
+    int pieces = (int)ceil(fabs(t1 - t0) / (0.5 * STEP_PI) - 1e-9);
+    if (pieces < 1) pieces = 1;
+    double step = (t1 - t0) / pieces, w = cos(0.5 * step);
+    for (int i = 0; i <= 2 * pieces; ++i) {
+        double t = t0 + 0.5 * step * i;
+        double weight = i % 2 ? w : 1.0, radius = i % 2 ? 1.0 / w : 1.0;
+        osc_vec3 x = osc_add(o, osc_add(osc_scale(U, radius * cos(t)), osc_scale(V, radius * sin(t))));
+        cw[4 * i] = weight * x.x;
+        cw[4 * i + 1] = weight * x.y;
+        cw[4 * i + 2] = weight * x.z;
+        cw[4 * i + 3] = weight;
+    }
+    knots[0] = knots[1] = knots[2] = 0.0;
+    for (int i = 1; i < pieces; ++i) knots[2 * i + 1] = knots[2 * i + 2] = (double)i / pieces;
+    knots[2 * pieces + 1] = knots[2 * pieces + 2] = knots[2 * pieces + 3] = 1.0;
+    return pieces;
+}
+
+// A curve as homogeneous B-spline data over its parameters [t0, t1] (conics become rational
+// quadratics; B-splines are copied): *cw [*count][4], *knots [*count + *degree + 1] (osc_free both).
+// The B-spline's own parameter runs from knots[degree] to knots[count]: [0, 1] for the conics.
+static osc_status step_curve_nurbs(const step_curve* c, double t0, double t1, int* degree, int* count, double** cw,
+                                   double** knots) {
+    *cw = NULL;
+    *knots = NULL;
+    if (c->kind == CURVE_BSPLINE) {
+        *degree = c->degree;
+        *count = c->count;
+        *cw = osc_calloc((size_t)c->count, 4 * sizeof(double));
+        *knots = osc_calloc((size_t)c->count + c->degree + 1, sizeof(double));
+        if (!*cw || !*knots) return OSC_ERR_NO_MEMORY;
+        memcpy(*cw, c->poles, (size_t)c->count * 4 * sizeof(double));
+        memcpy(*knots, c->knots, ((size_t)c->count + c->degree + 1) * sizeof(double));
+        return OSC_OK;
+    }
+    int pieces = c->kind == CURVE_HYPERBOLA ? (int)ceil(fabs(t1 - t0) - 1e-9) : 4;
+    if (pieces < 1) pieces = 1;
+    *cw = osc_calloc(2 * (size_t)pieces + 1, 4 * sizeof(double));
+    *knots = osc_calloc(2 * (size_t)pieces + 4, sizeof(double));
+    if (!*cw || !*knots) return OSC_ERR_NO_MEMORY;
+    *degree = 2;
+    if (c->kind == CURVE_LINE) {
+        *degree = 1;
+        *count = 2;
+        osc_vec3 a = osc_add(c->o, osc_scale(c->z, t0)), b = osc_add(c->o, osc_scale(c->z, t1));
+        double pts[8] = {a.x, a.y, a.z, 1.0, b.x, b.y, b.z, 1.0}, k[4] = {0, 0, 1, 1};
+        memcpy(*cw, pts, sizeof pts);
+        memcpy(*knots, k, sizeof k);
+        return OSC_OK;
+    }
+    if (c->kind == CURVE_CIRCLE || c->kind == CURVE_ELLIPSE) {
+        *count = 2 * step_conic_arc(c->o, osc_scale(c->x, c->a), osc_scale(c->y, c->b), t0, t1, *cw, *knots) + 1;
+        return OSC_OK;
+    }
+    // parabola o + a (t^2 x + 2 t y): one polynomial quadratic; hyperbola o + a cosh t x + b sinh t y:
+    // pieces of at most 1 in t, each a rational quadratic with middle weight cosh(h), h its half width
+    int n = c->kind == CURVE_PARABOLA ? 1 : pieces;
+    double step = (t1 - t0) / n;
+    for (int i = 0; i < n; ++i) {
+        double s0 = t0 + step * i, h = 0.5 * step, m = s0 + h;
+        osc_vec3 p0, p1, p2;
+        double w = 1.0;
+        if (c->kind == CURVE_PARABOLA) {
+            double s1 = s0 + step;
+            p0 = osc_add(c->o, osc_scale(osc_add(osc_scale(c->x, s0 * s0), osc_scale(c->y, 2.0 * s0)), c->a));
+            p2 = osc_add(c->o, osc_scale(osc_add(osc_scale(c->x, s1 * s1), osc_scale(c->y, 2.0 * s1)), c->a));
+            // C(s0) + (step / 2) C'(s0), C' = a (2 t x + 2 y)
+            p1 = osc_add(p0, osc_scale(osc_add(osc_scale(c->x, 2.0 * s0), osc_scale(c->y, 2.0)), c->a * h));
+        } else {
+            w = cosh(h);
+            p0 = osc_add(c->o, osc_add(osc_scale(c->x, c->a * cosh(s0)), osc_scale(c->y, c->b * sinh(s0))));
+            p2 = osc_add(c->o,
+                         osc_add(osc_scale(c->x, c->a * cosh(s0 + step)), osc_scale(c->y, c->b * sinh(s0 + step))));
+            p1 = osc_add(c->o,
+                         osc_scale(osc_add(osc_scale(c->x, c->a * cosh(m)), osc_scale(c->y, c->b * sinh(m))), 1.0 / w));
+        }
+        double* q = *cw + 8 * i;
+        double pts[12] = {p0.x, p0.y, p0.z, 1.0, w * p1.x, w * p1.y, w * p1.z, w, p2.x, p2.y, p2.z, 1.0};
+        memcpy(q, pts, sizeof pts);
+    }
+    *count = 2 * n + 1;
+    double* k = *knots;
+    k[0] = k[1] = k[2] = 0.0;
+    for (int i = 1; i < n; ++i) k[2 * i + 1] = k[2 * i + 2] = (double)i / n;
+    k[2 * n + 1] = k[2 * n + 2] = k[2 * n + 3] = 1.0;
+    return OSC_OK;
+}
+
+// SURFACE_OF_REVOLUTION (ISO 10303-42 §4.4.40): the swept curve's B-spline (v) turned about the
+// axis (u, a full turn from the curve: the circle's rational quadratic through each control point,
+// exact since a rotation is linear); SURFACE_OF_LINEAR_EXTRUSION (§4.4.39): the curve (u) moved
+// along the extrusion vector (v, linear), over lengths covering the solid's vertices
+static osc_status step_swept_surface(step_ctx* ctx, int instance, int revolution, int* index) {
+    const step_file* file = ctx->file;
+    int args = step_args(file, instance, revolution ? "SURFACE_OF_REVOLUTION" : "SURFACE_OF_LINEAR_EXTRUSION");
+    int curve_instance, target;
+    osc_status status = step_ref(file, instance, args, 1, &curve_instance);
+    if (status != OSC_OK) return status;
+    step_curve curve;
+    if ((status = step_read_curve(ctx, curve_instance, &curve)) != OSC_OK) {
+        osc_free(curve.poles);
+        osc_free(curve.knots);
+        return status;
+    }
+    // the curve over a range that covers the face: B-splines whole, conics a full turn, lines and
+    // parabolas and hyperbolas over the solid's extent about the point nearest its centre
+    double t0 = -STEP_PI, t1 = STEP_PI;
+    if (curve.kind == CURVE_LINE || curve.kind == CURVE_PARABOLA || curve.kind == CURVE_HYPERBOLA) {
+        double t = 0.0;
+        if (curve.kind == CURVE_LINE) t = osc_dot(osc_sub(ctx->center, curve.o), curve.z);
+        double reach =
+            curve.kind == CURVE_LINE ? 2.0 * ctx->scale : 2.0 * ctx->scale / fmax(curve.a, 1e-12 * ctx->scale) + 4.0;
+        if (curve.kind == CURVE_HYPERBOLA) reach = fmin(reach, 20.0);
+        t0 = t - reach;
+        t1 = t + reach;
+    }
+    int degree, count;
+    double *cw = NULL, *knots = NULL;
+    status = step_curve_nurbs(&curve, t0, t1, &degree, &count, &cw, &knots);
+    osc_free(curve.poles);
+    osc_free(curve.knots);
+    double* grid = NULL;
+    if (status == OSC_OK && revolution) {
+        int placement;
+        osc_vec3 o, z;
+        if ((status = step_ref(file, instance, args, 2, &placement)) == OSC_OK) {
+            int axis_args = step_args(file, placement, "AXIS1_PLACEMENT");
+            if (axis_args < 0) status = step_bad(file, placement, "an AXIS1_PLACEMENT was expected");
+            if (status == OSC_OK) status = step_ref(file, placement, axis_args, 1, &target);
+            if (status == OSC_OK) status = step_point(file, target, &o);
+            z = osc_v3(0, 0, 1);
+            const step_node* dir = status == OSC_OK ? step_arg(file, axis_args, 2) : NULL;
+            if (dir && dir->kind == STEP_REF && (status = step_ref(file, placement, axis_args, 2, &target)) == OSC_OK)
+                status = step_direction(file, target, &z);
+        }
+        grid = status == OSC_OK ? osc_calloc(9 * (size_t)count, 4 * sizeof(double)) : NULL;
+        if (status == OSC_OK && !grid) status = OSC_ERR_NO_MEMORY;
+        double circle_knots[12];
+        for (int j = 0; status == OSC_OK && j < count; ++j) {
+            double w = cw[4 * j + 3];
+            osc_vec3 p = osc_v3(cw[4 * j] / w, cw[4 * j + 1] / w, cw[4 * j + 2] / w);
+            osc_vec3 foot = osc_add(o, osc_scale(z, osc_dot(osc_sub(p, o), z)));
+            osc_vec3 r = osc_sub(p, foot), q = osc_cross(z, r);
+            double row[9 * 4];
+            step_conic_arc(foot, r, q, 0.0, STEP_TWO_PI, row, circle_knots);
+            for (int i = 0; i < 9; ++i)
+                for (int m = 0; m < 4; ++m) grid[4 * ((size_t)i * count + j) + m] = row[4 * i + m] * w;
+        }
+        int degrees[2] = {2, degree}, counts[2] = {9, count};
+        if (status == OSC_OK) status = step_add_nurbs(ctx, degrees, counts, circle_knots, knots, grid, index);
+    } else if (status == OSC_OK) {
+        int vector;
+        osc_vec3 d;
+        double magnitude = 1.0;
+        if ((status = step_ref(file, instance, args, 2, &vector)) == OSC_OK) {
+            int vargs = step_args(file, vector, "VECTOR");
+            if (vargs < 0) status = step_bad(file, vector, "a VECTOR was expected");
+            if (status == OSC_OK) status = step_ref(file, vector, vargs, 1, &target);
+            if (status == OSC_OK) status = step_direction(file, target, &d);
+            if (status == OSC_OK) status = step_real(file, vector, vargs, 2, &magnitude);
+            if (status == OSC_OK && !(fabs(magnitude) > 0.0)) status = step_bad(file, vector, "a zero vector");
+        }
+        // v from -L to L times the unit direction, L the solid's extent plus the curve's distance to it
+        double reach = 2.0 * ctx->scale;
+        for (int j = 0; status == OSC_OK && j < count; ++j) {
+            double w = cw[4 * j + 3];
+            osc_vec3 p = osc_v3(cw[4 * j] / w, cw[4 * j + 1] / w, cw[4 * j + 2] / w);
+            reach = fmax(reach, 2.0 * (ctx->scale + osc_length(osc_sub(p, ctx->center))));
+        }
+        grid = status == OSC_OK ? osc_calloc(2 * (size_t)count, 4 * sizeof(double)) : NULL;
+        if (status == OSC_OK && !grid) status = OSC_ERR_NO_MEMORY;
+        for (int j = 0; status == OSC_OK && j < count; ++j)
+            for (int k = 0; k < 2; ++k) {
+                double w = cw[4 * j + 3], shift = k ? reach : -reach;
+                double* c = grid + 4 * ((size_t)j * 2 + k);
+                c[0] = cw[4 * j] + w * shift * d.x;
+                c[1] = cw[4 * j + 1] + w * shift * d.y;
+                c[2] = cw[4 * j + 2] + w * shift * d.z;
+                c[3] = w;
+            }
+        double line_knots[4] = {0, 0, 1, 1};
+        int degrees[2] = {degree, 1}, counts[2] = {count, 2};
+        if (status == OSC_OK) status = step_add_nurbs(ctx, degrees, counts, knots, line_knots, grid, index);
+    }
+    osc_free(grid);
+    osc_free(cw);
+    osc_free(knots);
+    return status;
+}
+
 // reads the face geometry; OSC_ERR_UNSUPPORTED for anything but the five canonical surfaces
 static osc_status step_surface(step_ctx* ctx, int instance, osc_brep_surface* surface) {
     static const struct {
@@ -141,11 +536,51 @@ static osc_status step_surface(step_ctx* ctx, int instance, osc_brep_surface* su
                  {"TOROIDAL_SURFACE", OSC_SURFACE_TORUS, 2}};
     int args = -1;
     size_t kind = 0;
+    memset(surface, 0, sizeof *surface);
+    const step_file* file = ctx->file;
+    int bspline = step_args(file, instance, "B_SPLINE_SURFACE_WITH_KNOTS") >= 0 ||
+                  (file->instances[instance].complex && step_part(file, instance, "B_SPLINE_SURFACE_WITH_KNOTS") >= 0);
+    int revolution = step_args(file, instance, "SURFACE_OF_REVOLUTION") >= 0;
+    int extrusion = step_args(file, instance, "SURFACE_OF_LINEAR_EXTRUSION") >= 0;
+    if (bspline || revolution || extrusion) {
+        surface->type = OSC_SURFACE_NURBS;
+        surface->axis = osc_v3(0, 0, 1);
+        surface->ref = osc_v3(1, 0, 0);
+        osc_status status = bspline ? step_bspline_surface(ctx, instance, &surface->nurbs)
+                                    : step_swept_surface(ctx, instance, revolution, &surface->nurbs);
+        return status == OSC_OK ? step_use_face_nurbs(ctx, surface->nurbs) : status;
+    }
+    int offset_args = step_args(file, instance, "OFFSET_SURFACE");
+    if (offset_args >= 0) { // an offset of a canonical surface is one of the same kind
+        int basis;
+        double distance;
+        osc_status status = step_ref(file, instance, offset_args, 1, &basis);
+        if (status == OSC_OK) status = step_real(file, instance, offset_args, 2, &distance);
+        if (status == OSC_OK && step_args(file, basis, "OFFSET_SURFACE") >= 0)
+            return step_unsupported(ctx, instance, "an offset of an offset surface");
+        if (status == OSC_OK) status = step_surface(ctx, basis, surface);
+        if (status != OSC_OK) return status;
+        switch (surface->type) {
+            case OSC_SURFACE_PLANE: surface->origin = osc_add_scaled(surface->origin, surface->axis, distance); break;
+            case OSC_SURFACE_CYLINDER:
+            case OSC_SURFACE_SPHERE: surface->radius += distance; break;
+            case OSC_SURFACE_TORUS: surface->radius2 += distance; break;
+            case OSC_SURFACE_CONE: // the generatrix moves along cos a e - sin a z
+                surface->radius += distance * cos(surface->angle);
+                surface->origin = osc_add_scaled(surface->origin, surface->axis, -distance * sin(surface->angle));
+                break;
+            default: return step_unsupported(ctx, instance, "an offset of a B-spline surface");
+        }
+        if (!(surface->radius >= 0.0) || (surface->type == OSC_SURFACE_TORUS && !(surface->radius2 > 0.0)))
+            return step_unsupported(ctx, instance, "an offset surface that degenerates");
+        return OSC_OK;
+    }
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && args < 0; ++k)
         if ((args = step_args(ctx->file, instance, kinds[k].name)) >= 0) kind = k;
     if (args < 0)
-        return step_unsupported(ctx, instance, "the face's surface is not a plane, cylinder, cone, sphere or torus");
-    memset(surface, 0, sizeof *surface);
+        return step_unsupported(ctx, instance,
+                                "the face's surface is not a plane, cylinder, cone, sphere, torus, B-spline surface, "
+                                "surface of revolution or extrusion, or an offset of a canonical surface");
     surface->type = kinds[kind].type;
     int placement;
     osc_vec3 y;
@@ -172,7 +607,13 @@ static osc_status step_surface(step_ctx* ctx, int instance, osc_brep_surface* su
     return OSC_OK;
 }
 
-static osc_vec3 step_surface_eval(const osc_brep_surface* s, double u, double v) {
+static osc_vec3 step_surface_eval(const step_ctx* ctx, const osc_brep_surface* s, double u, double v) {
+    if (s->type == OSC_SURFACE_NURBS) {
+        double t[2] = {u, v};
+        osc_vec3 p;
+        osc_nurbs_eval(&ctx->face_nurbs, t, &p, NULL, NULL);
+        return p;
+    }
     osc_vec3 y = osc_cross(s->axis, s->ref);
     osc_vec3 e = osc_add(osc_scale(s->ref, cos(u)), osc_scale(y, sin(u)));
     switch (s->type) {
@@ -187,6 +628,7 @@ static osc_vec3 step_surface_eval(const osc_brep_surface* s, double u, double v)
         case OSC_SURFACE_TORUS:
             return osc_add(s->origin, osc_add(osc_scale(e, s->radius + s->radius2 * cos(v)),
                                               osc_scale(s->axis, s->radius2 * sin(v))));
+        case OSC_SURFACE_NURBS: break; // above
     }
     return s->origin;
 }
@@ -194,7 +636,14 @@ static osc_vec3 step_surface_eval(const osc_brep_surface* s, double u, double v)
 // (u, v) of a point on the surface (brep.h parametrisations, u in (-pi, pi]); returns 0 where u is
 // undefined (on the axis of a surface of revolution). On a torus with r >= R (the screw's head),
 // the branch whose tube circle passes closer to the point is taken.
-static int step_surface_uv(const osc_brep_surface* s, osc_vec3 x, double uv[2]) {
+static int step_surface_uv(step_ctx* ctx, const osc_brep_surface* s, osc_vec3 x, double uv[2]) {
+    if (s->type == OSC_SURFACE_NURBS) { // Newton's method from the last point found, else from seeds
+        int regular = osc_nurbs_project(&ctx->face_nurbs, x, ctx->hint_valid ? ctx->hint : NULL, uv);
+        ctx->hint[0] = uv[0];
+        ctx->hint[1] = uv[1];
+        ctx->hint_valid = 1;
+        return regular;
+    }
     osc_vec3 d = osc_sub(x, s->origin);
     osc_vec3 y = osc_cross(s->axis, s->ref);
     double px = osc_dot(d, s->ref), py = osc_dot(d, y), h = osc_dot(d, s->axis);
@@ -239,18 +688,23 @@ static int step_surface_uv(const osc_brep_surface* s, osc_vec3 x, double uv[2]) 
 // 1 when x is on the branch of the surface where the radius factor (R + v sin a on a cone, R + r
 // cos v on a torus) is negative: there the normal of ISO 10303-42 (S_u x S_v) is opposite to the
 // natural normal of brep.h
-static int step_negative_branch(const osc_brep_surface* s, osc_vec3 x) {
+static int step_negative_branch(step_ctx* ctx, const osc_brep_surface* s, osc_vec3 x) {
     double uv[2];
     if (s->type != OSC_SURFACE_CONE && s->type != OSC_SURFACE_TORUS) return 0;
-    step_surface_uv(s, x, uv);
+    step_surface_uv(ctx, s, x, uv);
     double factor =
         s->type == OSC_SURFACE_CONE ? s->radius + uv[1] * sin(s->angle) : s->radius + s->radius2 * cos(uv[1]);
     return factor < 0.0;
 }
 
-static int step_u_periodic(const osc_brep_surface* s) { return s->type != OSC_SURFACE_PLANE; }
-
-static int step_v_periodic(const osc_brep_surface* s) { return s->type == OSC_SURFACE_TORUS; }
+// the period of parameter k (0: u, 1: v) of the surface, 0 when it is not periodic: 2 pi for the
+// angles of surfaces of revolution, the parameter range of a closed B-spline surface
+static double step_period(const step_ctx* ctx, const osc_brep_surface* s, int k) {
+    if (s->type == OSC_SURFACE_NURBS)
+        return ctx->face_nurbs.closed[k] ? ctx->face_nurbs.hi[k] - ctx->face_nurbs.lo[k] : 0.0;
+    if (k == 0) return s->type != OSC_SURFACE_PLANE ? STEP_TWO_PI : 0.0;
+    return s->type == OSC_SURFACE_TORUS ? STEP_TWO_PI : 0.0;
+}
 
 // ---- curves (ISO 10303-42 §4.4.10 - §4.4.20) ---------------------------------------------------
 
@@ -260,6 +714,10 @@ static osc_vec3 step_curve_eval(const step_curve* c, double t) {
         case CURVE_CIRCLE:
         case CURVE_ELLIPSE:
             return osc_add(c->o, osc_add(osc_scale(c->x, c->a * cos(t)), osc_scale(c->y, c->b * sin(t))));
+        case CURVE_PARABOLA:
+            return osc_add(c->o, osc_scale(osc_add(osc_scale(c->x, t * t), osc_scale(c->y, 2.0 * t)), c->a));
+        case CURVE_HYPERBOLA:
+            return osc_add(c->o, osc_add(osc_scale(c->x, c->a * cosh(t)), osc_scale(c->y, c->b * sinh(t))));
         case CURVE_BSPLINE: break;
     }
     // de Boor on homogeneous poles
@@ -291,6 +749,8 @@ static double step_curve_hi(const step_curve* c) { return c->kind == CURVE_BSPLI
 static double step_curve_param(const step_curve* c, osc_vec3 x) {
     osc_vec3 d = osc_sub(x, c->o);
     if (c->kind == CURVE_LINE) return osc_dot(d, c->z);
+    if (c->kind == CURVE_PARABOLA) return osc_dot(d, c->y) / (2.0 * c->a);
+    if (c->kind == CURVE_HYPERBOLA) return asinh(osc_dot(d, c->y) / c->b);
     if (c->kind != CURVE_BSPLINE) return atan2(osc_dot(d, c->y) / c->b, osc_dot(d, c->x) / c->a);
     double lo = step_curve_lo(c), hi = step_curve_hi(c);
     int samples = c->count * 16 < 4096 ? c->count * 16 : 4096;
@@ -438,6 +898,20 @@ static osc_status step_read_curve(step_ctx* ctx, int instance, step_curve* curve
         if (!(curve->a > 0.0) || !(curve->b > 0.0)) return step_bad(ctx->file, instance, "radius must be positive");
         return OSC_OK;
     }
+    int parabola = (args = step_args(ctx->file, instance, "PARABOLA")) >= 0;
+    if (parabola || (args = step_args(ctx->file, instance, "HYPERBOLA")) >= 0) {
+        curve->kind = parabola ? CURVE_PARABOLA : CURVE_HYPERBOLA;
+        if ((status = step_ref(ctx->file, instance, args, 1, &target)) != OSC_OK ||
+            (status = step_placement(ctx->file, target, &curve->o, &curve->x, &y, &curve->z)) != OSC_OK ||
+            (status = step_real(ctx->file, instance, args, 2, &curve->a)) != OSC_OK)
+            return status;
+        curve->y = y;
+        curve->b = curve->a;
+        if (!parabola && (status = step_real(ctx->file, instance, args, 3, &curve->b)) != OSC_OK) return status;
+        if (!(curve->a > 0.0) || !(curve->b > 0.0))
+            return step_bad(ctx->file, instance, "a conic's sizes must be positive");
+        return OSC_OK;
+    }
     if (step_args(ctx->file, instance, "B_SPLINE_CURVE_WITH_KNOTS") >= 0 ||
         (ctx->file->instances[instance].complex && step_part(ctx->file, instance, "B_SPLINE_CURVE_WITH_KNOTS") >= 0))
         return step_bspline(ctx, instance, curve);
@@ -483,16 +957,20 @@ static osc_status step_edge_get(step_ctx* ctx, int instance, int* index) {
     const step_curve* c = &e->curve;
     double tolerance = 1e-9 * ctx->scale;
     e->closed = e->vertex[0] == e->vertex[1] || osc_length(osc_sub(e->point[0], e->point[1])) <= tolerance;
-    e->supported = c->kind == CURVE_LINE || c->kind == CURVE_CIRCLE;
+    e->supported = 1; // lines and circles as such, other curves as B-splines
     double sense = same_sense ? 1.0 : -1.0;
     e->t[0] = step_curve_param(c, e->point[0]);
     e->t[1] = step_curve_param(c, e->point[1]);
     if (c->kind == CURVE_LINE) {
         if (!(fabs(e->t[1] - e->t[0]) > tolerance)) return step_bad(ctx->file, instance, "a line edge of zero length");
+    } else if (c->kind == CURVE_PARABOLA || c->kind == CURVE_HYPERBOLA) {
+        if (!(fabs(e->t[1] - e->t[0]) > 1e-12)) return step_bad(ctx->file, instance, "a conic edge of zero length");
     } else if (c->kind == CURVE_BSPLINE) {
         if (e->closed && fabs(e->t[1] - e->t[0]) < 1e-9 * (step_curve_hi(c) - step_curve_lo(c))) {
             e->t[0] = sense > 0 ? step_curve_lo(c) : step_curve_hi(c);
             e->t[1] = sense > 0 ? step_curve_hi(c) : step_curve_lo(c);
+        } else if ((e->t[1] - e->t[0]) * sense < 0.0) {
+            return step_unsupported(ctx, instance, "an edge crossing the seam of a closed B-spline curve");
         }
     } else { // a conic: from the start in the curve's sense (same_sense) to the end
         double sweep = step_mod_two_pi(sense * (e->t[1] - e->t[0]));
@@ -501,7 +979,8 @@ static osc_status step_edge_get(step_ctx* ctx, int instance, int* index) {
         e->t[1] = e->t[0] + sense * sweep;
     }
     for (int k = 0; k < 2; ++k) // the vertices must lie on the curve (a file that lies fails here)
-        if (osc_length(osc_sub(step_curve_eval(c, e->t[k]), e->point[k])) > 1e-4 * ctx->scale)
+        if (osc_length(osc_sub(step_curve_eval(c, e->t[k]), e->point[k])) >
+            fmax(1e-4 * ctx->scale, 10.0 * ctx->uncertainty))
             return step_bad(ctx->file, instance, "a vertex is not on the edge's curve");
     ctx->edge_of[instance] = ctx->edge_count - 1;
     ctx->edge_serial[instance] = ctx->serial;
@@ -540,8 +1019,8 @@ static osc_status step_add_sample(step_ctx* ctx, double t, const double uv[2], i
     return OSC_OK;
 }
 
-static double step_unwrap(double value, double reference) {
-    return value + STEP_TWO_PI * floor((reference - value) / STEP_TWO_PI + 0.5);
+static double step_unwrap(double value, double reference, double period) {
+    return period > 0.0 ? value + period * floor((reference - value) / period + 0.5) : value;
 }
 
 // unwraps the periodic coordinates of the samples continuously from `reference` and gives the
@@ -552,9 +1031,9 @@ static void step_unwrap_samples(step_ctx* ctx, const osc_brep_surface* s, const 
     double previous[2] = {reference[0], reference[1]};
     for (int i = 0; i < n; ++i) {
         double* p = x + 4 * i;
-        if (step_v_periodic(s)) previous[1] = p[2] = step_unwrap(p[2], previous[1]);
+        previous[1] = p[2] = step_unwrap(p[2], previous[1], step_period(ctx, s, 1));
         if (!p[3]) continue;
-        if (step_u_periodic(s)) p[1] = step_unwrap(p[1], previous[0]);
+        p[1] = step_unwrap(p[1], previous[0], step_period(ctx, s, 0));
         previous[0] = p[1];
         if (first < 0) first = i;
     }
@@ -569,13 +1048,15 @@ static void step_unwrap_samples(step_ctx* ctx, const osc_brep_surface* s, const 
 
 // the distance between the surface images of the midpoint of samples i, i + 1 and of the curve's
 // midpoint (projected on the surface first: approximate intersection curves leave it a little)
-static double step_midpoint_error(const step_ctx* ctx, const osc_brep_surface* s, const step_curve* c, int i) {
+static double step_midpoint_error(step_ctx* ctx, const osc_brep_surface* s, const step_curve* c, int i) {
     const double* a = ctx->samples + 4 * i;
     const double* b = a + 4;
-    osc_vec3 on_surface = step_surface_eval(s, 0.5 * (a[1] + b[1]), 0.5 * (a[2] + b[2]));
+    osc_vec3 on_surface = step_surface_eval(ctx, s, 0.5 * (a[1] + b[1]), 0.5 * (a[2] + b[2]));
     double uv[2];
-    step_surface_uv(s, step_curve_eval(c, 0.5 * (a[0] + b[0])), uv);
-    return osc_length(osc_sub(on_surface, step_surface_eval(s, uv[0], uv[1])));
+    ctx->hint[0] = a[1];
+    ctx->hint[1] = a[2];
+    step_surface_uv(ctx, s, step_curve_eval(c, 0.5 * (a[0] + b[0])), uv);
+    return osc_length(osc_sub(on_surface, step_surface_eval(ctx, s, uv[0], uv[1])));
 }
 
 // samples the traversal of edge `e` from parameter ta (at point pa) to tb (pb) onto surface `s`,
@@ -593,7 +1074,7 @@ static osc_status step_sample_edge(step_ctx* ctx, const osc_brep_surface* s, con
         double t = ta + (tb - ta) * i / segments;
         osc_vec3 x = i == 0 ? pa : i == segments ? pb : step_curve_eval(c, t);
         double uv[2];
-        int regular = step_surface_uv(s, x, uv);
+        int regular = step_surface_uv(ctx, s, x, uv);
         if ((status = step_add_sample(ctx, t, uv, regular)) != OSC_OK) return status;
     }
     step_unwrap_samples(ctx, s, reference);
@@ -617,9 +1098,11 @@ static osc_status step_sample_edge(step_ctx* ctx, const osc_brep_surface* s, con
             memmove(a + 8, a + 4, (size_t)(ctx->sample_count - i - 1) * 4 * sizeof(double));
             ++ctx->sample_count;
             double t = 0.5 * (a[0] + a[8]), uv[2];
-            int regular = step_surface_uv(s, step_curve_eval(c, t), uv);
-            if (step_u_periodic(s)) uv[0] = regular ? step_unwrap(uv[0], a[1]) : a[1];
-            if (step_v_periodic(s)) uv[1] = step_unwrap(uv[1], a[2]);
+            ctx->hint[0] = a[1];
+            ctx->hint[1] = a[2];
+            int regular = step_surface_uv(ctx, s, step_curve_eval(c, t), uv);
+            uv[0] = regular ? step_unwrap(uv[0], a[1], step_period(ctx, s, 0)) : a[1];
+            uv[1] = step_unwrap(uv[1], a[2], step_period(ctx, s, 1));
             a[4] = t;
             a[5] = uv[0];
             a[6] = uv[1];
@@ -669,12 +1152,16 @@ static osc_status step_join(step_ctx* ctx, const osc_brep_surface* s, int face, 
                             const double to[2]) {
     double du = fabs(from[0] - to[0]), dv = fabs(from[1] - to[1]);
     if (du <= 1e-9 * (1.0 + fabs(from[0])) && dv <= 1e-9 * (1.0 + fabs(from[1]))) return OSC_OK;
-    osc_vec3 a = step_surface_eval(s, from[0], from[1]), b = step_surface_eval(s, to[0], to[1]);
+    osc_vec3 a = step_surface_eval(ctx, s, from[0], from[1]), b = step_surface_eval(ctx, s, to[0], to[1]);
     double uv[2];
-    int regular = step_surface_uv(s, a, uv);
-    if (osc_length(osc_sub(a, b)) > 1e-6 * ctx->scale)
+    ctx->hint[0] = from[0];
+    ctx->hint[1] = from[1];
+    int regular = step_surface_uv(ctx, s, a, uv);
+    if (osc_length(osc_sub(a, b)) > fmax(1e-6 * ctx->scale, 10.0 * ctx->uncertainty))
         return step_bad(ctx->file, face, "a loop's edges do not meet in the face's parameters");
-    if (regular && (du > 1.0 || dv > 1.0))
+    double big_u = s->type == OSC_SURFACE_NURBS ? 0.25 * (ctx->face_nurbs.hi[0] - ctx->face_nurbs.lo[0]) : 1.0;
+    double big_v = s->type == OSC_SURFACE_NURBS ? 0.25 * (ctx->face_nurbs.hi[1] - ctx->face_nurbs.lo[1]) : 1.0;
+    if (regular && (du > big_u || dv > big_v))
         return step_unsupported(ctx, face, "a loop wraps around its surface without a seam edge");
     return step_emit_line(ctx, from, to);
 }
@@ -688,10 +1175,13 @@ static osc_status step_trace(step_ctx* ctx, const osc_brep_surface* s, int face,
     osc_vec3 pa = e->point[forward ? 0 : 1], pb = e->point[forward ? 1 : 0];
     const double* reference = state->started ? state->last : state->reference;
     osc_status status;
+    ctx->hint[0] = state->last[0]; // projections continue from the loop's last point
+    ctx->hint[1] = state->last[1];
+    ctx->hint_valid = state->started;
     double a[2], b[2];
     if (s->type == OSC_SURFACE_PLANE && c->kind == CURVE_LINE) { // exact
-        step_surface_uv(s, pa, a);
-        step_surface_uv(s, pb, b);
+        step_surface_uv(ctx, s, pa, a);
+        step_surface_uv(ctx, s, pb, b);
         ctx->sample_count = 0;
         if ((status = step_add_sample(ctx, ta, a, 1)) != OSC_OK || (status = step_add_sample(ctx, tb, b, 1)) != OSC_OK)
             return status;
@@ -699,9 +1189,9 @@ static osc_status step_trace(step_ctx* ctx, const osc_brep_surface* s, int face,
                fabs(osc_dot(osc_sub(c->o, s->origin), s->axis)) <= 1e-9 * ctx->scale) {
         // a circle in the plane: an exact arc, turning with the sign of its axis on the normal
         double center[2];
-        step_surface_uv(s, c->o, center);
-        step_surface_uv(s, pa, a);
-        step_surface_uv(s, pb, b);
+        step_surface_uv(ctx, s, c->o, center);
+        step_surface_uv(ctx, s, pa, a);
+        step_surface_uv(ctx, s, pb, b);
         osc_brep_trim trim;
         memset(&trim, 0, sizeof trim);
         trim.kind = OSC_TRIM_ARC;
@@ -746,11 +1236,11 @@ static osc_status step_trace(step_ctx* ctx, const osc_brep_surface* s, int face,
         double d1 = fabs(x[1] - seen[2]) + fabs(x[2] - seen[3]);
         double d2 = fabs(x[4 * (n - 1) + 1] - seen[0]) + fabs(x[4 * (n - 1) + 2] - seen[1]);
         if (d1 > 1e-6 || d2 > 1e-6) continue;
-        int coordinate = step_u_periodic(s) && fabs(x[1] - x[4 * (n - 1) + 1]) < 1e-9   ? 1
-                         : step_v_periodic(s) && fabs(x[2] - x[4 * (n - 1) + 2]) < 1e-9 ? 2
-                                                                                        : 0;
+        int coordinate = step_period(ctx, s, 0) > 0.0 && fabs(x[1] - x[4 * (n - 1) + 1]) < 1e-9   ? 1
+                         : step_period(ctx, s, 1) > 0.0 && fabs(x[2] - x[4 * (n - 1) + 2]) < 1e-9 ? 2
+                                                                                                  : 0;
         if (!coordinate) return step_bad(ctx->file, face, "an edge is used twice along the same parameters");
-        for (int i = 0; i < n; ++i) x[4 * i + coordinate] += STEP_TWO_PI;
+        for (int i = 0; i < n; ++i) x[4 * i + coordinate] += step_period(ctx, s, coordinate - 1);
     }
     if ((status = step_record_pass(ctx, index, x + 1, x + 4 * (n - 1) + 1)) != OSC_OK) return status;
     if (state->started && (status = step_join(ctx, s, face, state->last, x + 1)) != OSC_OK) return status;
@@ -856,6 +1346,13 @@ static osc_status step_face_loops(step_ctx* ctx, int face, const osc_brep_surfac
 // the face's parameter box from its trims; periodic parameters are shifted so that the box starts
 // in [-pi, pi) and must span at most one period
 static osc_status step_face_box(step_ctx* ctx, int face, const osc_brep_surface* s, int trim_begin, osc_brep_face* f) {
+    if (trim_begin == ctx->trim_count && s->type == OSC_SURFACE_NURBS) { // no loop: the whole B-spline
+        f->umin = ctx->face_nurbs.lo[0];
+        f->umax = ctx->face_nurbs.hi[0];
+        f->vmin = ctx->face_nurbs.lo[1];
+        f->vmax = ctx->face_nurbs.hi[1];
+        return OSC_OK;
+    }
     if (trim_begin == ctx->trim_count) { // no loop: the whole surface, closed ones only
         if (s->type != OSC_SURFACE_SPHERE && s->type != OSC_SURFACE_TORUS)
             return step_unsupported(ctx, face, "a face without edge loops on an unbounded surface");
@@ -876,14 +1373,19 @@ static osc_status step_face_box(step_ctx* ctx, int face, const osc_brep_surface*
         }
     }
     for (int k = 0; k < 2; ++k) {
-        if (!(k == 0 ? step_u_periodic(s) : step_v_periodic(s))) continue;
+        double period = step_period(ctx, s, k);
+        if (!(period > 0.0)) continue;
         double span = box[2 * k + 1] - box[2 * k];
-        if (span > STEP_TWO_PI + 1e-7)
+        if (span > period * (1.0 + 1e-7 / STEP_TWO_PI))
             return step_unsupported(
                 ctx, face, k ? "the loops span more than one period in v" : "the loops span more than one period in u");
-        double shift = STEP_TWO_PI * floor((box[2 * k] + STEP_PI) / STEP_TWO_PI);
+        // angles: the box starts in [-pi, pi); closed B-splines: in their parameter range
+        double start = s->type == OSC_SURFACE_NURBS ? ctx->face_nurbs.lo[k] : -STEP_PI;
+        double shift = period * floor((box[2 * k] - start) / period + (s->type == OSC_SURFACE_NURBS ? 1e-7 : 0.0));
         box[2 * k] -= shift;
-        box[2 * k + 1] = fmin(box[2 * k + 1] - shift, box[2 * k] + STEP_TWO_PI);
+        box[2 * k + 1] = fmin(box[2 * k + 1] - shift, box[2 * k] + period);
+        if (s->type == OSC_SURFACE_NURBS && box[2 * k + 1] > ctx->face_nurbs.hi[k] + 1e-7 * period)
+            return step_unsupported(ctx, face, "the face crosses the seam of its closed B-spline surface");
         for (int i = trim_begin; i < ctx->trim_count; ++i) { // shift, and clamp rounding overshoots
             osc_brep_trim* t = &ctx->trims[i];
             t->start[k] = fmin(fmax(t->start[k] - shift, box[2 * k]), box[2 * k + 1]);
@@ -937,7 +1439,7 @@ static osc_status step_face(step_ctx* ctx, int instance) {
     int negative = 0;
     if (status == OSC_OK) {
         osc_vec3 x;
-        if (step_face_point(ctx, first, &x)) negative = step_negative_branch(&surface, x);
+        if (step_face_point(ctx, first, &x)) negative = step_negative_branch(ctx, &surface, x);
         if (negative && surface.type == OSC_SURFACE_CONE) { // the same nappe as a cone whose apex is behind it
             double back = 2.0 * surface.radius / tan(surface.angle);
             surface.origin = osc_sub(surface.origin, osc_scale(surface.axis, back));
@@ -995,6 +1497,40 @@ static osc_status step_finish(step_ctx* ctx, osc_brep_desc* desc) {
         }
         osc_brep_edge* out = &edges[edge_count++];
         const step_curve* c = &e->curve;
+        if (c->kind != CURVE_LINE && c->kind != CURVE_CIRCLE) { // a B-spline: the curve, or the conic arc
+            int degree, count, index = -1;
+            double *cw = NULL, *knots = NULL;
+            int conic = c->kind != CURVE_BSPLINE;
+            status = step_curve_nurbs(c, e->t[0], e->t[1], &degree, &count, &cw, &knots);
+            int degrees[2] = {degree, 0}, counts[2] = {count, 1};
+            if (status == OSC_OK) status = step_add_nurbs(ctx, degrees, counts, knots, NULL, cw, &index);
+            osc_free(cw);
+            osc_free(knots);
+            if (status != OSC_OK) break;
+            memset(out, 0, sizeof *out);
+            out->type = OSC_CURVE_NURBS;
+            out->nurbs = index;
+            out->axis = osc_v3(0, 0, 1);
+            int low = conic || e->t[0] < e->t[1] ? 0 : 1; // conic arcs run from the start vertex
+            out->t0 = conic ? 0.0 : e->t[low];
+            out->t1 = conic ? 1.0 : e->t[1 - low];
+            out->face[0] = e->face[0];
+            out->face[1] = e->face[1];
+            for (int k = 0; k < 2; ++k) {
+                int vertex = e->vertex[k == 0 ? low : 1 - low];
+                if (e->closed) {
+                    out->vertex[k] = -1;
+                    continue;
+                }
+                if (ctx->vertex_serial[vertex] != ctx->serial) {
+                    ctx->vertex_serial[vertex] = ctx->serial;
+                    ctx->vertex_of[vertex] = vertex_count;
+                    vertices[vertex_count++] = e->point[k == 0 ? low : 1 - low];
+                }
+                out->vertex[k] = ctx->vertex_of[vertex];
+            }
+            continue;
+        }
         out->type = c->kind == CURVE_LINE ? OSC_CURVE_LINE : OSC_CURVE_CIRCLE;
         out->origin = c->o;
         out->axis = c->z;
@@ -1042,6 +1578,17 @@ static osc_status step_finish(step_ctx* ctx, osc_brep_desc* desc) {
     desc->edge_count = edge_count;
     desc->vertices = vertices;
     desc->vertex_count = vertex_count;
+    desc->nurbs = ctx->nurbs;
+    desc->nurbs_count = ctx->nurbs_count;
+    desc->control_points = ctx->cpoints;
+    desc->control_point_count = ctx->cpoint_count;
+    desc->reals = ctx->reals;
+    desc->real_count = ctx->real_count;
+    ctx->nurbs = NULL;
+    ctx->cpoints = NULL;
+    ctx->reals = NULL;
+    ctx->nurbs_count = ctx->nurbs_capacity = ctx->cpoint_count = ctx->cpoint_capacity = 0;
+    ctx->real_count = ctx->real_capacity = 0;
     ctx->surfaces = NULL;
     ctx->faces = NULL;
     ctx->loops = NULL;
@@ -1053,7 +1600,7 @@ static osc_status step_finish(step_ctx* ctx, osc_brep_desc* desc) {
 
 // the extent of a solid's vertices (faces of its shell -> bounds -> loops -> edges -> vertices),
 // for its tolerances; 1 when it has none
-static double step_solid_extent(const step_ctx* ctx, int first_face) {
+static double step_solid_extent(const step_ctx* ctx, int first_face, osc_vec3* center) {
     const step_file* file = ctx->file;
     osc_vec3 lo = osc_v3(INFINITY, INFINITY, INFINITY), hi = osc_scale(lo, -1.0);
     for (int f = first_face; f >= 0; f = file->nodes[f].next) {
@@ -1084,6 +1631,7 @@ static double step_solid_extent(const step_ctx* ctx, int first_face) {
         }
     }
     double extent = osc_length(osc_sub(hi, lo));
+    *center = extent >= 0.0 && isfinite(extent) ? osc_scale(osc_add(lo, hi), 0.5) : osc_v3(0, 0, 0);
     return extent > 0.0 && isfinite(extent) ? extent : 1.0;
 }
 
@@ -1094,6 +1642,7 @@ static osc_status step_read_solid(step_ctx* ctx, int solid, osc_brep_desc* desc)
         return step_unsupported(ctx, solid, "solids with voids are not supported");
     ++ctx->serial;
     ctx->surface_count = ctx->face_count = ctx->loop_count = ctx->trim_count = 0;
+    ctx->nurbs_count = ctx->cpoint_count = ctx->real_count = 0;
     for (int i = 0; i < ctx->edge_count; ++i) {
         osc_free(ctx->edges[i].curve.poles);
         osc_free(ctx->edges[i].curve.knots);
@@ -1105,10 +1654,17 @@ static osc_status step_read_solid(step_ctx* ctx, int solid, osc_brep_desc* desc)
     int args = step_args(file, shell, "CLOSED_SHELL");
     if (args < 0) return step_bad(file, shell, "a CLOSED_SHELL was expected");
     if ((status = step_list_arg(file, shell, args, 1, &first, &count)) != OSC_OK) return status;
-    ctx->scale = step_solid_extent(ctx, first);
+    ctx->scale = step_solid_extent(ctx, first, &ctx->center);
     // unsupported surfaces first, so that they are named before any unsupported edge
-    static const char* surfaces[] = {"PLANE", "CYLINDRICAL_SURFACE", "CONICAL_SURFACE", "SPHERICAL_SURFACE",
-                                     "TOROIDAL_SURFACE"};
+    static const char* surfaces[] = {"PLANE",
+                                     "CYLINDRICAL_SURFACE",
+                                     "CONICAL_SURFACE",
+                                     "SPHERICAL_SURFACE",
+                                     "TOROIDAL_SURFACE",
+                                     "B_SPLINE_SURFACE_WITH_KNOTS",
+                                     "SURFACE_OF_REVOLUTION",
+                                     "SURFACE_OF_LINEAR_EXTRUSION",
+                                     "OFFSET_SURFACE"};
     for (int node = first; node >= 0; node = file->nodes[node].next) {
         const step_node* geometry = NULL;
         if (file->nodes[node].kind == STEP_REF)
@@ -1117,9 +1673,14 @@ static osc_status step_read_solid(step_ctx* ctx, int solid, osc_brep_desc* desc)
         int known = 0;
         for (size_t k = 0; k < sizeof surfaces / sizeof surfaces[0]; ++k)
             known |= step_args(file, surface, surfaces[k]) >= 0;
+        if (surface >= 0 && file->instances[surface].complex)
+            known |= step_part(file, surface, "B_SPLINE_SURFACE_WITH_KNOTS") >= 0;
         if (surface < 0 || known) continue;
         if (!ctx->skip)
-            return step_unsupported(ctx, surface, "the face's surface is not a plane, cylinder, cone, sphere or torus");
+            return step_unsupported(
+                ctx, surface,
+                "the face's surface is not a plane, cylinder, cone, sphere, torus, B-spline surface, "
+                "surface of revolution or extrusion, or an offset of a canonical surface");
         step_note_unsupported(ctx, surface);
         break;
     }
@@ -1167,6 +1728,15 @@ typedef struct step_model {
     osc_brep_shell* shells;
     int shell_count;
     size_t shell_capacity;
+    osc_brep_nurbs* nurbs;
+    int nurbs_count;
+    size_t nurbs_capacity;
+    osc_vec3* control_points;
+    int control_point_count;
+    size_t control_point_capacity;
+    double* reals;
+    int real_count;
+    size_t real_capacity;
 } step_model;
 
 static void step_add_counts(osc_brep_import_report* report, const osc_brep_import_report* counts) {
@@ -1216,7 +1786,8 @@ static osc_vec3 step_apply(const step_transform* t, osc_vec3 x) {
 // a cylinder's or cone's), angles do not
 static void step_scale_trims(osc_brep_trim* trims, int count, osc_surface_type type, double scale) {
     double factor[2] = {type == OSC_SURFACE_PLANE ? scale : 1.0,
-                        type == OSC_SURFACE_SPHERE || type == OSC_SURFACE_TORUS ? 1.0 : scale};
+                        type == OSC_SURFACE_SPHERE || type == OSC_SURFACE_TORUS || type == OSC_SURFACE_NURBS ? 1.0
+                                                                                                             : scale};
     for (int i = 0; i < count; ++i) {
         osc_brep_trim* t = &trims[i];
         for (int k = 0; k < 2; ++k) {
@@ -1239,9 +1810,25 @@ static osc_status step_append(step_model* model, const osc_brep_desc* local, con
         (status = STEP_MODEL_GROW(model, loops, loop_count, loop_capacity, local->loop_count)) != OSC_OK ||
         (status = STEP_MODEL_GROW(model, trims, trim_count, trim_capacity, local->trim_count)) != OSC_OK ||
         (status = STEP_MODEL_GROW(model, edges, edge_count, edge_capacity, local->edge_count)) != OSC_OK ||
-        (status = STEP_MODEL_GROW(model, vertices, vertex_count, vertex_capacity, local->vertex_count)) != OSC_OK)
+        (status = STEP_MODEL_GROW(model, vertices, vertex_count, vertex_capacity, local->vertex_count)) != OSC_OK ||
+        (status = STEP_MODEL_GROW(model, nurbs, nurbs_count, nurbs_capacity, local->nurbs_count)) != OSC_OK ||
+        (status = STEP_MODEL_GROW(model, control_points, control_point_count, control_point_capacity,
+                                  local->control_point_count)) != OSC_OK ||
+        (status = STEP_MODEL_GROW(model, reals, real_count, real_capacity, local->real_count)) != OSC_OK)
         return status;
     double s = t->scale;
+    // B-splines: control points moved, knots and weights kept (their parameters do not change)
+    for (int i = 0; i < local->nurbs_count; ++i) {
+        osc_brep_nurbs* out = &model->nurbs[model->nurbs_count + i];
+        *out = local->nurbs[i];
+        out->knot_begin += model->real_count;
+        out->point_begin += model->control_point_count;
+        if (out->weight_begin >= 0) out->weight_begin += model->real_count;
+    }
+    for (int i = 0; i < local->control_point_count; ++i)
+        model->control_points[model->control_point_count + i] = step_apply(t, local->control_points[i]);
+    if (local->real_count)
+        memcpy(model->reals + model->real_count, local->reals, (size_t)local->real_count * sizeof(double));
     for (int i = 0; i < local->surface_count; ++i) {
         osc_brep_surface* out = &model->surfaces[model->surface_count + i];
         *out = local->surfaces[i];
@@ -1250,6 +1837,7 @@ static osc_status step_append(step_model* model, const osc_brep_desc* local, con
         out->ref = osc_mat3_apply(t->rotation, out->ref);
         out->radius *= s;
         out->radius2 *= s;
+        if (out->type == OSC_SURFACE_NURBS) out->nurbs += model->nurbs_count;
     }
     memcpy(model->trims + model->trim_count, local->trims, (size_t)local->trim_count * sizeof *local->trims);
     for (int i = 0; i < local->loop_count; ++i) {
@@ -1267,7 +1855,7 @@ static osc_status step_append(step_model* model, const osc_brep_desc* local, con
             out->umin *= s;
             out->umax *= s;
         }
-        if (type != OSC_SURFACE_SPHERE && type != OSC_SURFACE_TORUS) {
+        if (type != OSC_SURFACE_SPHERE && type != OSC_SURFACE_TORUS && type != OSC_SURFACE_NURBS) {
             out->vmin *= s;
             out->vmax *= s;
         }
@@ -1285,6 +1873,7 @@ static osc_status step_append(step_model* model, const osc_brep_desc* local, con
             out->t0 *= s;
             out->t1 *= s;
         }
+        if (out->type == OSC_CURVE_NURBS) out->nurbs += model->nurbs_count;
         for (int k = 0; k < 2; ++k) {
             out->face[k] += model->face_count;
             if (out->vertex[k] >= 0) out->vertex[k] += model->vertex_count;
@@ -1298,6 +1887,9 @@ static osc_status step_append(step_model* model, const osc_brep_desc* local, con
     model->trim_count += local->trim_count;
     model->edge_count += local->edge_count;
     model->vertex_count += local->vertex_count;
+    model->nurbs_count += local->nurbs_count;
+    model->control_point_count += local->control_point_count;
+    model->real_count += local->real_count;
     return OSC_OK;
 }
 
@@ -1378,6 +1970,9 @@ void step_desc_free(osc_brep_desc* desc) {
     osc_free((void*)desc->trims);
     osc_free((void*)desc->edges);
     osc_free((void*)desc->vertices);
+    osc_free((void*)desc->nurbs);
+    osc_free((void*)desc->control_points);
+    osc_free((void*)desc->reals);
     memset(desc, 0, sizeof *desc);
 }
 
@@ -1398,6 +1993,10 @@ static void step_ctx_free(step_ctx* ctx) {
     osc_free(ctx->faces);
     osc_free(ctx->loops);
     osc_free(ctx->trims);
+    osc_free(ctx->nurbs);
+    osc_free(ctx->cpoints);
+    osc_free(ctx->reals);
+    osc_free(ctx->face_storage);
 }
 
 static osc_status step_ctx_init(step_ctx* ctx, const step_file* file, int skip, osc_brep_import_report* report) {
@@ -1412,6 +2011,14 @@ static osc_status step_ctx_init(step_ctx* ctx, const step_file* file, int skip, 
     ctx->dropped_serial = osc_calloc(count, sizeof(int));
     ctx->vertex_of = osc_calloc(count, sizeof(int));
     ctx->vertex_serial = osc_calloc(count, sizeof(int));
+    // the file's distance uncertainty (UNCERTAINTY_MEASURE_WITH_UNIT of a length): the largest
+    for (int i = 0; i < file->instance_count; ++i) {
+        int args = step_args(file, i, "UNCERTAINTY_MEASURE_WITH_UNIT");
+        double value;
+        if (args >= 0 && step_real(file, i, args, 0, &value) == OSC_OK && value > 0.0 && isfinite(value))
+            ctx->uncertainty = fmax(ctx->uncertainty, value);
+    }
+    osc_clear_error();
     return ctx->edge_of && ctx->edge_serial && ctx->dropped_serial && ctx->vertex_of && ctx->vertex_serial
                ? OSC_OK
                : OSC_ERR_NO_MEMORY;
@@ -1460,6 +2067,12 @@ osc_status step_convert(const char* text, size_t size, int skip_unsupported, osc
     desc->edge_count = model.edge_count;
     desc->vertices = model.vertices;
     desc->vertex_count = model.vertex_count;
+    desc->nurbs = model.nurbs;
+    desc->nurbs_count = model.nurbs_count;
+    desc->control_points = model.control_points;
+    desc->control_point_count = model.control_point_count;
+    desc->reals = model.reals;
+    desc->real_count = model.real_count;
     if (status != OSC_OK || !shells) osc_free(model.shells);
     if (status != OSC_OK) {
         step_desc_free(desc);

@@ -24,9 +24,32 @@ static osc_vec3 ring_tangent(const osc_geo* g, double u) {
     return osc_add(osc_scale(g->x, -sin(u)), osc_scale(g->y, cos(u)));
 }
 
+// A vector of a B-spline's body coordinates in the geo's frame.
+static osc_vec3 frame_vector(const osc_geo* g, osc_vec3 v) {
+    return osc_add(osc_add(osc_scale(g->x, v.x), osc_scale(g->y, v.y)), osc_scale(g->z, v.z));
+}
+
+static osc_vec3 frame_point(const osc_geo* g, osc_vec3 v) { return osc_add(g->o, frame_vector(g, v)); }
+
+// The inverse of frame_point.
+static osc_vec3 frame_local(const osc_geo* g, osc_vec3 x) {
+    osc_vec3 d = osc_sub(x, g->o);
+    return osc_v3(osc_dot(d, g->x), osc_dot(d, g->y), osc_dot(d, g->z));
+}
+
+static void nurbs_eval(const osc_geo* g, const double* t, osc_vec3* p, osc_vec3* d1, osc_vec3* d2) {
+    osc_vec3 e1[2], e2[3];
+    osc_nurbs_eval(g->nurbs, t, p, d1 ? e1 : NULL, d2 ? e2 : NULL);
+    *p = frame_point(g, *p);
+    for (int i = 0; d1 && i < g->dim; i++) d1[i] = frame_vector(g, e1[i]);
+    for (int i = 0; d2 && i < (g->dim == 2 ? 3 : 1); i++) d2[i] = frame_vector(g, e2[i]);
+}
+
 void osc_geo_eval(const osc_geo* g, const double* t, osc_vec3* p, osc_vec3* d1, osc_vec3* d2) {
     const osc_vec3 zero = osc_v3(0, 0, 0);
     switch (g->kind) {
+        case OSC_GEO_NURBS_CURVE:
+        case OSC_GEO_NURBS_SURFACE: nurbs_eval(g, t, p, d1, d2); return;
         case OSC_GEO_POINT: *p = g->o; return;
         case OSC_GEO_LINE:
             *p = osc_add_scaled(g->o, g->z, t[0]);
@@ -122,15 +145,30 @@ osc_vec3 osc_geo_normal(const osc_geo* g, double u, double v) {
         case OSC_GEO_CONE: n = osc_add(osc_scale(ring(g, u), cos(g->a)), osc_scale(g->z, -sin(g->a))); break;
         case OSC_GEO_SPHERE:
         case OSC_GEO_TORUS: n = osc_add(osc_scale(ring(g, u), cos(v)), osc_scale(g->z, sin(v))); break;
+        case OSC_GEO_NURBS_SURFACE: n = frame_vector(g, osc_nurbs_normal(g->nurbs, u, v)); break;
         default: n = g->z; break;
     }
     return osc_scale(n, g->sense);
 }
 
+osc_geo osc_geo_from_nurbs(const osc_nurbs* n, int sense) {
+    osc_geo g;
+    memset(&g, 0, sizeof g);
+    g.kind = n->dim == 2 ? OSC_GEO_NURBS_SURFACE : OSC_GEO_NURBS_CURVE;
+    g.dim = n->dim;
+    g.x = osc_v3(1, 0, 0);
+    g.y = osc_v3(0, 1, 0);
+    g.z = osc_v3(0, 0, 1);
+    g.sense = sense >= 0 ? 1.0 : -1.0;
+    g.nurbs = n;
+    return g;
+}
+
 osc_geo osc_geo_from_surface(const osc_brep_surface* s) {
     osc_geo g;
+    memset(&g, 0, sizeof g);
     static const osc_geo_kind kinds[] = {OSC_GEO_PLANE, OSC_GEO_CYLINDER, OSC_GEO_CONE, OSC_GEO_SPHERE, OSC_GEO_TORUS};
-    g.kind = kinds[s->type];
+    g.kind = s->type <= OSC_SURFACE_TORUS ? kinds[s->type] : OSC_GEO_PLANE; // (B-splines: osc_geo_from_nurbs)
     g.dim = 2;
     g.o = s->origin;
     g.z = s->axis;
@@ -146,6 +184,7 @@ osc_geo osc_geo_from_surface(const osc_brep_surface* s) {
 
 osc_geo osc_geo_from_edge(const osc_brep_edge* e) {
     osc_geo g;
+    memset(&g, 0, sizeof g);
     g.kind = e->type == OSC_CURVE_LINE ? OSC_GEO_LINE : OSC_GEO_CIRCLE;
     g.dim = 1;
     g.o = e->origin;
@@ -182,6 +221,8 @@ int osc_geo_project(const osc_geo* g, osc_vec3 x, double* t) {
     double rho = sqrt(lx * lx + ly * ly);
     double u = atan2(ly, lx);
     switch (g->kind) {
+        case OSC_GEO_NURBS_CURVE:
+        case OSC_GEO_NURBS_SURFACE: return osc_nurbs_project(g->nurbs, frame_local(g, x), NULL, t);
         case OSC_GEO_POINT: return 1;
         case OSC_GEO_LINE: t[0] = lz; return 1;
         case OSC_GEO_CIRCLE: t[0] = u; return rho > 0.0;
@@ -297,6 +338,9 @@ osc_vec3 osc_brep_surface_point(const osc_brep_surface* surface, double u, doubl
     if (!surface || !surface_type_ok(surface) || !isfinite(u) || !isfinite(v)) {
         if (!surface)
             osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_surface_point: surface is NULL");
+        else if (surface->type == OSC_SURFACE_NURBS)
+            osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                     "osc_brep_surface_point: a B-spline surface is evaluated through its model (osc_brep_face_point)");
         else if (!surface_type_ok(surface))
             osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_surface_point: surface->type %d is not a surface type",
                      (int)surface->type);
@@ -311,5 +355,49 @@ osc_vec3 osc_brep_surface_point(const osc_brep_surface* surface, double u, doubl
     osc_vec3 p;
     osc_geo_eval(&g, t, &p, NULL, NULL);
     if (normal) *normal = osc_geo_normal(&g, u, v);
+    return p;
+}
+
+osc_vec3 osc_brep_face_point(const osc_brep* brep, int face, double u, double v, osc_vec3* normal) {
+    osc_vec3 nan3 = osc_v3(NAN, NAN, NAN);
+    if (normal) *normal = nan3;
+    if (!brep) {
+        osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_face_point: brep is NULL");
+        return nan3;
+    }
+    if (face < 0 || face >= brep->desc.face_count) {
+        osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_face_point: face %d is outside [0, %d)", face,
+                 brep->desc.face_count);
+        return nan3;
+    }
+    if (!isfinite(u) || !isfinite(v)) {
+        osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_face_point: (u, v) = (%g, %g) is not finite", u, v);
+        return nan3;
+    }
+    const osc_geo* g = &brep->face_data[face].geo;
+    double t[2] = {u, v};
+    osc_vec3 p;
+    osc_geo_eval(g, t, &p, NULL, NULL);
+    if (normal) *normal = osc_geo_normal(g, u, v);
+    return p;
+}
+
+osc_vec3 osc_brep_edge_point(const osc_brep* brep, int edge, double t) {
+    osc_vec3 nan3 = osc_v3(NAN, NAN, NAN);
+    if (!brep) {
+        osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_edge_point: brep is NULL");
+        return nan3;
+    }
+    if (edge < 0 || edge >= brep->desc.edge_count) {
+        osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_edge_point: edge %d is outside [0, %d)", edge,
+                 brep->desc.edge_count);
+        return nan3;
+    }
+    if (!isfinite(t)) {
+        osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_brep_edge_point: t = %g is not finite", t);
+        return nan3;
+    }
+    osc_vec3 p;
+    osc_geo_eval(&brep->edge_data[edge].geo, &t, &p, NULL, NULL);
     return p;
 }

@@ -15,13 +15,9 @@
 #include <string.h>
 
 osc_collision_mesh_settings osc_collision_mesh_settings_default(void) {
-    osc_collision_mesh_settings settings;
-    settings.resolution = 96;
-    settings.target_triangles = 2000;
-    settings.max_error = 0.01;
-    settings.project_iterations = 0;
-    settings.threads = 0;
-    return settings;
+    // every field by name; a field not named here is zero
+    return (osc_collision_mesh_settings){
+        .resolution = 96, .target_triangles = 2000, .max_error = 0.01, .project_iterations = 0, .threads = 0};
 }
 
 static osc_status check_settings(const char* function, const osc_collision_mesh_settings* s) {

@@ -3,6 +3,7 @@
 // docs/dcol.md derives every formula used here.
 
 #include "dcol_internal.h"
+#include "query_internal.h"
 
 #include <string.h>
 
@@ -31,8 +32,8 @@ static const double SMOOTHED_SHARE = 1e-6;
 static const size_t BATCH_PAIRS_PER_THREAD = 8;
 
 osc_dcol_settings osc_dcol_settings_default(void) {
-    osc_dcol_settings settings = {1e-10, 40, 1e-16};
-    return settings;
+    // every field by name; a field not named here is zero
+    return (osc_dcol_settings){.tolerance = 1e-10, .max_iterations = 40, .regularization = 1e-16};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -126,21 +127,6 @@ void dcol_assemble_rows(dcol_problem* dp) {
 // ---------------------------------------------------------------------------------------------
 // argument checks
 
-// checks a pose and normalises its quaternion in place (osc_quat_normalize's operations, with
-// the norm taken once)
-static osc_status check_pose(const char* function, const char* name, osc_pose* pose) {
-    if (!osc_vec3_is_finite(pose->p))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s.p is not finite", function, name);
-    osc_quat q = pose->q;
-    double norm = osc_quat_norm(q);
-    if (!(isfinite(norm) && norm > 1e-150))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s.q = (%g, %g, %g, %g) cannot be normalised", function, name,
-                        q.w, q.x, q.y, q.z);
-    double inverse = 1.0 / norm;
-    pose->q = (osc_quat){q.w * inverse, q.x * inverse, q.y * inverse, q.z * inverse};
-    return OSC_OK;
-}
-
 // checks the ranges of the settings (osc_dcol_settings)
 static osc_status check_settings(const char* function, const osc_dcol_settings* settings) {
     if (!(settings->tolerance >= 1e-12 && settings->tolerance <= 1e-1))
@@ -185,8 +171,8 @@ static osc_status check_proportions(const char* function, const osc_convex* a, o
 osc_status dcol_check_query(const char* function, const osc_convex* a, osc_pose pose_a, const osc_convex* b,
                             osc_pose pose_b, const osc_dcol_settings* settings, dcol_query* query) {
     if (!a || !b) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s is NULL", function, a ? "b" : "a");
-    osc_status status = check_pose(function, "pose_a", &pose_a);
-    if (status == OSC_OK) status = check_pose(function, "pose_b", &pose_b);
+    osc_status status = osc_check_pose(function, "pose_a", pose_a, INFINITY, NULL, &pose_a);
+    if (status == OSC_OK) status = osc_check_pose(function, "pose_b", pose_b, INFINITY, NULL, &pose_b);
     if (status == OSC_OK) status = check_proportions(function, a, pose_a, b, pose_b);
     query->settings = settings ? *settings : osc_dcol_settings_default();
     if (status == OSC_OK) status = check_settings(function, &query->settings);
@@ -860,38 +846,18 @@ osc_status osc_dcol_alpha_gradient(const osc_convex* a, osc_pose pose_a, const o
 // ---------------------------------------------------------------------------------------------
 // batch
 
-// the arguments of a batch, which osc_batch_run hands to batch_pair
-typedef struct proximity_batch {
-    const osc_convex* const* a;
-    const osc_pose* poses_a;
-    const osc_convex* const* b;
-    const osc_pose* poses_b;
-    const osc_dcol_settings* settings;
-    osc_dcol_result* results;
-    const osc_dcol_jacobians* jacobians;
-} proximity_batch;
-
-// pair `index` of a batch: the single call's answer
-static osc_status batch_pair(void* context, size_t index) {
-    const proximity_batch* batch = context;
-    return osc_dcol_proximity(batch->a[index], batch->poses_a[index], batch->b[index], batch->poses_b[index],
-                              batch->settings, &batch->results[index],
-                              batch->jacobians ? &batch->jacobians[index] : NULL, NULL);
+// slot i of a batch: the single call into results[i], with jacobians[i] (the batch's extra array)
+static osc_status batch_slot(const osc_query_batch* batch, size_t i) {
+    const osc_dcol_batch_item* item = (const osc_dcol_batch_item*)batch->items + i;
+    const osc_dcol_jacobians* jacobians = batch->extra;
+    return osc_dcol_proximity(item->a, item->pose_a, item->b, item->pose_b, batch->settings,
+                              (osc_dcol_result*)batch->outputs + i, jacobians ? &jacobians[i] : NULL, item->warm);
 }
 
-osc_status osc_dcol_proximity_batch(const osc_convex* const* a, const osc_pose* poses_a, const osc_convex* const* b,
-                                    const osc_pose* poses_b, int count, const osc_dcol_settings* settings,
+osc_status osc_dcol_proximity_batch(const osc_dcol_batch_item* items, size_t count, const osc_dcol_settings* settings,
                                     osc_dcol_result* results, const osc_dcol_jacobians* jacobians, osc_status* statuses,
                                     int threads) {
-    if (count < 0) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count is negative (%d)", __func__, count);
-    if (count > 0 && (!a || !b || !poses_a || !poses_b || !results))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", __func__,
-                        !a         ? "a"
-                        : !b       ? "b"
-                        : !poses_a ? "poses_a"
-                        : !poses_b ? "poses_b"
-                                   : "results");
-    proximity_batch batch = {a, poses_a, b, poses_b, settings, results, jacobians};
-    return osc_batch_run(__func__, "pair", (size_t)count, threads, BATCH_PAIRS_PER_THREAD, batch_pair, &batch,
-                         statuses);
+    const osc_query_batch batch = {
+        "osc_dcol_proximity_batch", "results", items, results, settings, jacobians, batch_slot, BATCH_PAIRS_PER_THREAD};
+    return osc_query_batch_run(&batch, count, statuses, threads);
 }

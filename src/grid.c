@@ -15,12 +15,8 @@
 #define GRID_LINES_PER_THREAD 64   // tridiagonal solves
 
 osc_grid_settings osc_grid_settings_default(void) {
-    osc_grid_settings settings;
-    settings.resolution = 64;
-    settings.padding = -1.0;
-    settings.normal_epsilon = -1.0;
-    settings.threads = 0;
-    return settings;
+    // every field by name; a field not named here is zero
+    return (osc_grid_settings){.resolution = 64, .padding = -1.0, .normal_epsilon = -1.0, .threads = 0};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -32,6 +28,7 @@ osc_grid* grid_allocate(const int cells[3], double cell, osc_vec3 origin) {
     atomic_init(&grid->references, 1);
     for (int a = 0; a < 3; ++a) grid->cells[a] = cells[a];
     grid->cell = cell;
+    grid->inverse_cell = 1.0 / cell;
     grid->origin = origin;
     double lo[3] = {origin.x, origin.y, origin.z};
     for (int a = 0; a < 3; ++a) {
@@ -304,6 +301,15 @@ static inline bool grid_have_avx(void) { return __builtin_cpu_supports("avx"); }
 
 static void grid_contract_fields_avx(const osc_grid* grid, osc_vec3 x, int order, jet* out);
 
+// FMA kernels (below) where the processor has AVX2 and FMA; OSC_GRID_NO_FMA at build time leaves
+// the portable and AVX kernels alone
+#ifndef OSC_GRID_NO_FMA
+#define GRID_FMA 1
+#define GRID_FMA_INLINE static inline __attribute__((target("avx2,fma"), always_inline))
+static inline bool grid_have_fma(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+static void grid_contract_fields_fma(const osc_grid* grid, osc_vec3 x, int order, jet* out);
+#endif
+
 #include <immintrin.h>
 #endif
 
@@ -504,6 +510,12 @@ OSC_FORCE_INLINE void grid_contract_fields(const osc_grid* grid, osc_vec3 x, int
 // grid_contract of the four fields, order 0 or 1
 OSC_FORCE_INLINE void grid_contract4(const osc_grid* grid, osc_vec3 x, int order, jet* out) {
 #if defined(__GNUC__)
+#ifdef GRID_FMA
+    if (grid_have_fma()) {
+        grid_contract_fields_fma(grid, x, order, out);
+        return;
+    }
+#endif
 #ifdef GRID_AVX
     if (grid_have_avx()) {
         grid_contract_fields_avx(grid, x, order, out);
@@ -848,7 +860,170 @@ __attribute__((target("avx"), noinline)) static void grid_contract_fields_avx(co
 }
 #endif
 
+// ---------------------------------------------------------------------------------------------
+// FMA kernels, chosen at run time on x86-64 with AVX2 and FMA (docs/grid.md, "Kernels"): the AVX
+// kernels' layout with every product-and-sum fused (one rounding instead of two), the weights by
+// Horner's rule with multiplications by 1/6 and 1/h instead of divisions. They round differently
+// from the portable kernels (within a few ulps of the value), but among themselves every entry point
+// (value, value with gradient, the four fields) performs the same operations for the distance and
+// its gradient, so they agree bit for bit as the portable ones do.
+
+#ifdef GRID_FMA
+
+GRID_FMA_INLINE grid_quad grid_quad_fma(grid_quad a, grid_quad b, grid_quad c) {
+    return (grid_quad)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
+}
+
+GRID_FMA_INLINE grid_quad grid_quad_splat_fma(double v) { return (grid_quad){v, v, v, v}; }
+
+// grid_place_avx with the weights by Horner's rule and multiplications (lane a: axis a):
+//   w0 = (1 - t)^3 / 6, w1 = (t / 2 - 1) t^2 + 2/3, w2 = ((1/2 - t / 2) t + 1/2) t + 1/6, w3 = t^3 / 6,
+//   h w0' = -(1 - t)^2 / 2, h w1' = (3t / 2 - 2) t, h w2' = (1 - 3t / 2) t + 1/2, h w3' = t^2 / 2
+GRID_FMA_INLINE int grid_place_fma(const osc_grid* grid, osc_vec3 x, osc_vec3* clamped, int cell[3],
+                                   grid_quad values[4], grid_quad slopes[4]) {
+    __m256d xq = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&x.x)), _mm_load_sd(&x.z), 1);
+    __m256d lo = _mm256_setr_pd(grid->origin.x, grid->origin.y, grid->origin.z, 0.0);
+    __m256d hi = _mm256_setr_pd(grid->upper[0], grid->upper[1], grid->upper[2], 0.0);
+    __m256d below = _mm256_cmp_pd(xq, lo, _CMP_LT_OQ), above = _mm256_cmp_pd(xq, hi, _CMP_GT_OQ);
+    __m256d c = _mm256_min_pd(hi, _mm256_max_pd(lo, xq));
+    int outside = _mm256_movemask_pd(_mm256_or_pd(below, above)) & 7;
+    double cs[4];
+    _mm256_storeu_pd(cs, c);
+    *clamped = osc_v3(cs[0], cs[1], cs[2]);
+    __m256d u = _mm256_mul_pd(_mm256_sub_pd(c, lo), _mm256_set1_pd(grid->inverse_cell));
+    __m256d last = _mm256_setr_pd(grid->last_cell[0], grid->last_cell[1], grid->last_cell[2], 0.0);
+    __m256d whole = _mm256_add_pd(_mm256_round_pd(u, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), _mm256_setzero_pd());
+    __m256d floor_u = _mm256_min_pd(whole, last);
+    int index[4];
+    _mm_storeu_si128((__m128i*)index, _mm256_cvttpd_epi32(floor_u));
+    cell[0] = index[0], cell[1] = index[1], cell[2] = index[2];
+    grid_quad t;
+    __m256d tv = _mm256_sub_pd(u, floor_u);
+    memcpy(&t, &tv, sizeof t);
+    const grid_quad sixth = grid_quad_splat_fma(1.0 / 6.0), half = grid_quad_splat_fma(0.5);
+    grid_quad t2 = t * t, r = 1.0 - t, r2 = r * r;
+    values[0] = r2 * r * sixth;
+    values[1] = grid_quad_fma(t2, grid_quad_fma(half, t, grid_quad_splat_fma(-1.0)), grid_quad_splat_fma(2.0 / 3.0));
+    values[2] = grid_quad_fma(grid_quad_fma(grid_quad_fma(-half, t, half), t, half), t, sixth);
+    values[3] = t2 * t * sixth;
+    if (!slopes) return outside;
+    grid_quad inv_h = grid_quad_splat_fma(grid->inverse_cell), half_inv_h = half * inv_h;
+    slopes[0] = -(r2 * half_inv_h);
+    slopes[1] = grid_quad_fma(grid_quad_splat_fma(1.5), t, grid_quad_splat_fma(-2.0)) * t * inv_h;
+    slopes[2] = grid_quad_fma(grid_quad_fma(grid_quad_splat_fma(-1.5), t, grid_quad_splat_fma(1.0)), t, half) * inv_h;
+    slopes[3] = t2 * half_inv_h;
+    return outside;
+}
+
+// grid_distance_avx with fused sums: per (x, y) column of four z layers, the x contraction, then y,
+// then z, each a chain of FMAs from zero (the order of grid_contract_fields_fma_body's sums)
+GRID_FMA_INLINE double grid_distance_fma(const osc_grid* grid, osc_vec3 x, double gradient[3]) {
+    int cell[3];
+    osc_vec3 c;
+    grid_quad values[4], slopes[4];
+    int clamped = grid_place_fma(grid, x, &c, cell, values, gradient ? slopes : NULL);
+    size_t ny = (size_t)grid->cells[1] + 3, nz = (size_t)grid->cells[2] + 3, stride_x = ny * nz;
+    const double* base = grid->distance + ((size_t)cell[0] * ny + (size_t)cell[1]) * nz + (size_t)cell[2];
+    grid_quad wx0 = grid_quad_splat_fma(values[0][0]), wx1 = grid_quad_splat_fma(values[1][0]);
+    grid_quad wx2 = grid_quad_splat_fma(values[2][0]), wx3 = grid_quad_splat_fma(values[3][0]);
+    grid_quad zero = {0.0, 0.0, 0.0, 0.0}, plane = zero, plane_x = zero, plane_y = zero;
+    for (int j = 0; j < 4; ++j) {
+        const double* at = base + (size_t)j * nz;
+        grid_quad wy = grid_quad_splat_fma(values[j][1]);
+        grid_quad l0 = grid_quad_load(at), l1 = grid_quad_load(at + stride_x);
+        grid_quad l2 = grid_quad_load(at + 2 * stride_x), l3 = grid_quad_load(at + 3 * stride_x);
+        grid_quad line =
+            grid_quad_fma(l3, wx3, grid_quad_fma(l2, wx2, grid_quad_fma(l1, wx1, grid_quad_fma(l0, wx0, zero))));
+        plane = grid_quad_fma(line, wy, plane);
+        if (gradient) {
+            grid_quad dx0 = grid_quad_splat_fma(slopes[0][0]), dx1 = grid_quad_splat_fma(slopes[1][0]);
+            grid_quad dx2 = grid_quad_splat_fma(slopes[2][0]), dx3 = grid_quad_splat_fma(slopes[3][0]);
+            grid_quad line_x =
+                grid_quad_fma(l3, dx3, grid_quad_fma(l2, dx2, grid_quad_fma(l1, dx1, grid_quad_fma(l0, dx0, zero))));
+            plane_x = grid_quad_fma(line_x, wy, plane_x);
+            plane_y = grid_quad_fma(line, grid_quad_splat_fma(slopes[j][1]), plane_y);
+        }
+    }
+    double value = 0.0;
+    for (int k = 0; k < 4; ++k) value = __builtin_fma(plane[k], values[k][2], value);
+    if (gradient) {
+        double gx = 0.0, gy = 0.0, gz = 0.0;
+        for (int k = 0; k < 4; ++k) {
+            gx = __builtin_fma(plane_x[k], values[k][2], gx);
+            gy = __builtin_fma(plane_y[k], values[k][2], gy);
+            gz = __builtin_fma(plane[k], slopes[k][2], gz);
+        }
+        gradient[0] = gx, gradient[1] = gy, gradient[2] = gz;
+    }
+    if (!clamped) return value;
+    int outside[3] = {clamped & 1, (clamped >> 1) & 1, (clamped >> 2) & 1};
+    return distance_outside(x, c, outside, value, gradient);
+}
+
+__attribute__((target("avx2,fma"), noinline)) static double grid_distance_value_fma(const osc_grid* grid, osc_vec3 x) {
+    return grid_distance_fma(grid, x, NULL);
+}
+
+__attribute__((target("avx2,fma"), noinline)) static double grid_distance_gradient_fma(const osc_grid* grid, osc_vec3 x,
+                                                                                       double gradient[3]) {
+    return grid_distance_fma(grid, x, gradient);
+}
+
+// grid_contract_fields_avx_body with fused sums, in grid_distance_fma's order for the distance
+GRID_FMA_INLINE void grid_contract_fields_fma_body(const osc_grid* grid, osc_vec3 x, int order, jet* out) {
+    int cell[3];
+    osc_vec3 same; // x itself: it lies in the grid
+    grid_quad values[4], slopes[4];
+    grid_place_fma(grid, x, &same, cell, values, slopes);
+    enum { V, GX, GY, GZ, TERMS };
+    grid_quad zero = {0.0, 0.0, 0.0, 0.0}, acc[TERMS], wx0[4], wx1[4];
+    for (int a = 0; a < 4; ++a) {
+        wx0[a] = grid_quad_splat_fma(values[a][0]);
+        wx1[a] = grid_quad_splat_fma(slopes[a][0]);
+    }
+    for (int k = 0; k < TERMS; ++k) acc[k] = zero;
+    for (int c = 0; c < 4; ++c) {
+        grid_quad plane_v = zero, plane_x = zero, plane_y = zero;
+        for (int b = 0; b < 4; ++b) {
+            const double* row = coefficient(grid, cell[0] - 1, cell[1] - 1 + b, cell[2] - 1 + c);
+            grid_quad wy0 = grid_quad_splat_fma(values[b][1]), wy1 = grid_quad_splat_fma(slopes[b][1]);
+            grid_quad x0 = zero, x1 = zero;
+            for (int a = 0; a < 4; ++a) {
+                grid_quad coef = grid_quad_load(row + OSC_GRID_FIELDS * a);
+                x0 = grid_quad_fma(coef, wx0[a], x0);
+                if (order >= 1) x1 = grid_quad_fma(coef, wx1[a], x1);
+            }
+            plane_v = grid_quad_fma(x0, wy0, plane_v);
+            if (order >= 1) {
+                plane_x = grid_quad_fma(x1, wy0, plane_x);
+                plane_y = grid_quad_fma(x0, wy1, plane_y);
+            }
+        }
+        grid_quad wz0 = grid_quad_splat_fma(values[c][2]), wz1 = grid_quad_splat_fma(slopes[c][2]);
+        acc[V] = grid_quad_fma(plane_v, wz0, acc[V]);
+        if (order >= 1) {
+            acc[GX] = grid_quad_fma(plane_x, wz0, acc[GX]);
+            acc[GY] = grid_quad_fma(plane_y, wz0, acc[GY]);
+            acc[GZ] = grid_quad_fma(plane_v, wz1, acc[GZ]);
+        }
+    }
+    for (int f = 0; f < OSC_GRID_FIELDS; ++f) {
+        out[f] = jet_const(acc[V][f], order);
+        if (order >= 1)
+            for (int k = 0; k < 3; ++k) out[f].g[k] = acc[GX + k][f];
+    }
+}
+
+__attribute__((target("avx2,fma"), noinline)) static void grid_contract_fields_fma(const osc_grid* grid, osc_vec3 x,
+                                                                                   int order, jet* out) {
+    grid_contract_fields_fma_body(grid, x, order, out);
+}
+#endif
+
 static double grid_distance_value(const osc_grid* grid, osc_vec3 x) {
+#ifdef GRID_FMA
+    if (grid_have_fma()) return grid_distance_value_fma(grid, x);
+#endif
 #ifdef GRID_AVX
     if (grid_have_avx()) return grid_distance_value_avx(grid, x);
 #endif
@@ -897,9 +1072,15 @@ static inline bool grid_point_nan(const osc_vec3* x) { return isnan(x->x) || isn
 #ifdef GRID_AVX
 GRID_ENTRY_KERNELS(avx, __attribute__((target("avx"), noinline)) static, grid_distance_avx)
 #endif
+#ifdef GRID_FMA
+GRID_ENTRY_KERNELS(fma, __attribute__((target("avx2,fma"), noinline)) static, grid_distance_fma)
+#endif
 GRID_ENTRY_KERNELS(default, OSC_NOINLINE, grid_distance_fast)
 
 double grid_distance(const osc_grid* grid, const osc_vec3* x) {
+#ifdef GRID_FMA
+    if (grid_have_fma()) return grid_distance_at_fma(grid, x);
+#endif
 #ifdef GRID_AVX
     if (grid_have_avx()) return grid_distance_at_avx(grid, x);
 #endif
@@ -907,6 +1088,12 @@ double grid_distance(const osc_grid* grid, const osc_vec3* x) {
 }
 
 void grid_distance_pair(const osc_grid* grid, const osc_vec3* x0, const osc_vec3* x1, double out[2]) {
+#ifdef GRID_FMA
+    if (grid_have_fma()) {
+        grid_distances_at_fma(grid, x0, x1, out);
+        return;
+    }
+#endif
 #ifdef GRID_AVX
     if (grid_have_avx()) {
         grid_distances_at_avx(grid, x0, x1, out);
@@ -918,6 +1105,12 @@ void grid_distance_pair(const osc_grid* grid, const osc_vec3* x0, const osc_vec3
 
 void grid_distance_gradient_pair(const osc_grid* grid, const osc_vec3* x0, const osc_vec3* x1, double out[2],
                                  osc_vec3 gradient[2]) {
+#ifdef GRID_FMA
+    if (grid_have_fma()) {
+        grid_gradients_at_fma(grid, x0, x1, out, gradient);
+        return;
+    }
+#endif
 #ifdef GRID_AVX
     if (grid_have_avx()) {
         grid_gradients_at_avx(grid, x0, x1, out, gradient);
@@ -928,6 +1121,9 @@ void grid_distance_gradient_pair(const osc_grid* grid, const osc_vec3* x0, const
 }
 
 double grid_distance_gradient_at(const osc_grid* grid, const osc_vec3* x, osc_vec3* gradient) {
+#ifdef GRID_FMA
+    if (grid_have_fma()) return grid_gradient_at_fma(grid, x, gradient);
+#endif
 #ifdef GRID_AVX
     if (grid_have_avx()) return grid_gradient_at_avx(grid, x, gradient);
 #endif
@@ -935,6 +1131,9 @@ double grid_distance_gradient_at(const osc_grid* grid, const osc_vec3* x, osc_ve
 }
 
 static double grid_distance_gradient(const osc_grid* grid, osc_vec3 x, double gradient[3]) {
+#ifdef GRID_FMA
+    if (grid_have_fma()) return grid_distance_gradient_fma(grid, x, gradient);
+#endif
 #ifdef GRID_AVX
     if (grid_have_avx()) return grid_distance_gradient_avx(grid, x, gradient);
 #endif
@@ -1001,9 +1200,18 @@ static osc_vec3 grid_normal(const osc_grid* grid, osc_vec3 x, osc_mat3* jacobian
 
 #ifdef GRID_AVX
 // (one call with the contraction inside, as for the distance entry points)
-__attribute__((target("avx"), noinline)) static double
-grid_eval_contact_avx(const osc_grid* grid, const osc_vec3* x, bool derivatives, osc_vec3* gradient, osc_vec3* normal,
-                      osc_mat3* normal_jacobian){GRID_EVAL_CONTACT(grid_contract_fields_avx_body)}
+__attribute__((target("avx"), noinline)) static double grid_eval_contact_avx(const osc_grid* grid, const osc_vec3* x,
+                                                                             bool derivatives, osc_vec3* gradient,
+                                                                             osc_vec3* normal,
+                                                                             osc_mat3* normal_jacobian) {
+    GRID_EVAL_CONTACT(grid_contract_fields_avx_body)
+}
+#endif
+
+#ifdef GRID_FMA
+__attribute__((target("avx2,fma"), noinline)) static double
+grid_eval_contact_fma(const osc_grid* grid, const osc_vec3* x, bool derivatives, osc_vec3* gradient, osc_vec3* normal,
+                      osc_mat3* normal_jacobian){GRID_EVAL_CONTACT(grid_contract_fields_fma_body)}
 #endif
 
 OSC_NOINLINE double grid_eval_contact_default(const osc_grid* grid, const osc_vec3* x, bool derivatives,
@@ -1013,6 +1221,9 @@ OSC_NOINLINE double grid_eval_contact_default(const osc_grid* grid, const osc_ve
 
 double grid_eval_contact(const osc_grid* grid, const osc_vec3* x, bool derivatives, osc_vec3* gradient,
                          osc_vec3* normal, osc_mat3* normal_jacobian) {
+#ifdef GRID_FMA
+    if (grid_have_fma()) return grid_eval_contact_fma(grid, x, derivatives, gradient, normal, normal_jacobian);
+#endif
 #ifdef GRID_AVX
     if (grid_have_avx()) return grid_eval_contact_avx(grid, x, derivatives, gradient, normal, normal_jacobian);
 #endif

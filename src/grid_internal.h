@@ -27,6 +27,7 @@ struct osc_grid {
     atomic_int references;    // the caller's handle plus every osc_sdf leaf sharing it
     int cells[3];             // n_x, n_y, n_z
     double cell;              // h
+    double inverse_cell;      // 1 / h (the FMA kernels multiply by it)
     osc_vec3 origin;          // lower corner of the region
     double upper[3];          // its upper corner, origin + n h per axis (as the clamp computes it)
     double last_cell[3];      // n - 1 per axis, as doubles (the last cell's index)

@@ -57,14 +57,13 @@ typedef struct iso_work {
 
 // lo > hi (unset region), 64 cells, level 0, default threads
 osc_isosurface_settings osc_isosurface_settings_default(void) {
-    osc_isosurface_settings settings;
-    settings.lo = osc_v3(INFINITY, INFINITY, INFINITY);
-    settings.hi = osc_v3(-INFINITY, -INFINITY, -INFINITY);
-    settings.padding = 0.0;
-    settings.resolution = 64;
-    settings.iso_value = 0.0;
-    settings.threads = 0;
-    return settings;
+    // every field by name; a field not named here is zero
+    return (osc_isosurface_settings){.lo = {INFINITY, INFINITY, INFINITY},
+                                     .hi = {-INFINITY, -INFINITY, -INFINITY},
+                                     .padding = 0.0,
+                                     .resolution = 64,
+                                     .iso_value = 0.0,
+                                     .threads = 0};
 }
 
 // ---------------------------------------------------------------------------------------------

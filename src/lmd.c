@@ -13,19 +13,14 @@
 
 #include "array_internal.h"
 #include "lmd_internal.h"
+#include "query_internal.h"
 #include "osculate/math.h"
 
 
 osc_lmd_settings osc_lmd_settings_default(void) {
-    osc_lmd_settings s;
-    s.d_max = 1.0;
-    s.eps_a = 0.0;
-    s.eps_b = 0.0;
-    s.alpha = 0.05;
-    s.conformal_samples = 8;
-    s.threads = 1;
-    s.culling = 1;
-    return s;
+    // every field by name; a field not named here is zero
+    return (osc_lmd_settings){
+        .d_max = 1.0, .eps_a = 0.0, .eps_b = 0.0, .alpha = 0.05, .conformal_samples = 8, .culling = 1};
 }
 
 // ---- the cache ---------------------------------------------------------------------------------
@@ -393,6 +388,7 @@ typedef struct footpoint_stage {
     const lmd_body* a;
     const lmd_body* b;
     const osc_lmd_settings* settings;
+    int threads;          // the query's threads argument (checked)
     size_t slots_per_job; // max(conformal_samples, 1) <= 1024
     size_t cursor;        // the next node of the cache's next front to look at
     size_t jobs_done;     // leaf pairs solved in earlier blocks
@@ -484,8 +480,8 @@ static osc_status solve_leaf_pairs(footpoint_stage* f, osc_lmd_cache* cache) {
     cache->warm_next_count = 0;
     footpoint_block work = {f, cache->jobs, cache->results, cache->slots};
     for (size_t count; (count = next_block(f, cache, block)) > 0;) {
-        osc_status status = osc_batch_run("osc_lmd_query", "leaf pair", count, f->settings->threads,
-                                          LEAF_PAIRS_PER_THREAD, solve_block_item, &work, NULL);
+        osc_status status = osc_batch_run("osc_lmd_query", "leaf pair", count, f->threads, LEAF_PAIRS_PER_THREAD,
+                                          solve_block_item, &work, NULL);
         if (status != OSC_OK) return status;
         if (!collect_block(f, cache, count)) return OSC_ERR_NO_MEMORY;
     }
@@ -493,23 +489,6 @@ static osc_status solve_leaf_pairs(footpoint_stage* f, osc_lmd_cache* cache) {
 }
 
 // ---- the query ---------------------------------------------------------------------------------
-
-// A pose: a finite translation no larger than OSC_LMD_MAX_LENGTH in any component, a quaternion
-// that can be normalised.
-static osc_status check_pose(const char* name, osc_pose pose) {
-    const osc_vec3 p = pose.p;
-    if (!(fabs(p.x) <= OSC_LMD_MAX_LENGTH && fabs(p.y) <= OSC_LMD_MAX_LENGTH && fabs(p.z) <= OSC_LMD_MAX_LENGTH))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "osc_lmd_query: %s.p (%g, %g, %g) is not finite or beyond %g in magnitude", name, p.x, p.y, p.z,
-                        OSC_LMD_MAX_LENGTH);
-    const osc_quat q = pose.q;
-    if (!osc_quat_is_normalizable(q))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "osc_lmd_query: %s.q (%g, %g, %g, %g) cannot be normalised (zero, not finite or "
-                        "too large)",
-                        name, q.w, q.x, q.y, q.z);
-    return OSC_OK;
-}
 
 // A length setting in [lo, OSC_LMD_MAX_LENGTH] (or (0, OSC_LMD_MAX_LENGTH] when `positive`).
 static osc_status check_length(const char* name, double value, bool positive) {
@@ -531,20 +510,8 @@ static osc_status check_settings(const osc_lmd_settings* s) {
     if (status == OSC_OK && !(s->alpha >= 0.0 && s->alpha <= 0.25 * k_pi))
         status = osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: settings.alpha %g is outside [0, pi/4]", s->alpha);
     if (status == OSC_OK) status = check_count("conformal_samples", s->conformal_samples, 0, 1024);
-    if (status == OSC_OK) status = check_count("threads", s->threads, 0, INT_MAX);
     if (status == OSC_OK) status = check_count("culling", s->culling, 0, 1);
     return status;
-}
-
-// The pointers and the capacity.
-static osc_status check_arguments(const osc_brep* a, const osc_brep* b, const osc_lmd_contact* contacts, int capacity,
-                                  const int* count) {
-    const char* null = !a ? "a" : !b ? "b" : !count ? "count" : NULL;
-    if (null) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: %s is NULL", null);
-    if (capacity < 0) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: capacity %d is negative", capacity);
-    if (capacity > 0 && !contacts)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: contacts is NULL with capacity %d", capacity);
-    return OSC_OK;
 }
 
 // The traversal's constants for the relative pose of the two bodies.
@@ -589,8 +556,18 @@ static bool keep_for_next_call(osc_lmd_cache* cache) {
            GROW(cache->warm_next, cache->warm_next_cap, cache->warm_cap);
 }
 
-static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_settings* s, osc_lmd_cache* cache,
-                            osc_lmd_contact* contacts, int capacity, int* count) {
+// The distance's Jacobian of contact c (eq. 1.14, grad g = -J^T n along left world twists):
+// dd = n . (dp_b + dth_b x r_b - dp_a - dth_a x r_a), r the footpoint from its body's position.
+static void distance_jacobian(const osc_lmd_contact* c, const lmd_body* a, const lmd_body* b, double jacobian[12]) {
+    osc_vec3 n = c->normal;
+    osc_vec3 ra = osc_sub(c->point_a, a->pose.p), rb = osc_sub(c->point_b, b->pose.p);
+    osc_vec3 ma = osc_cross(ra, n), mb = osc_cross(rb, n);
+    double row[12] = {-n.x, -n.y, -n.z, -ma.x, -ma.y, -ma.z, n.x, n.y, n.z, mb.x, mb.y, mb.z};
+    memcpy(jacobian, row, sizeof row);
+}
+
+static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_settings* s, int threads,
+                            osc_lmd_cache* cache, osc_lmd_output* out) {
     traversal t = make_traversal(a, b, s);
     // 1. the front (or the root) -> the next front and the leaf pairs
     if (cache->a != a->brep || cache->b != b->brep || cache->front_count == 0) {
@@ -610,13 +587,19 @@ static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_
     f.a = a;
     f.b = b;
     f.settings = s;
+    f.threads = threads;
     f.slots_per_job = s->conformal_samples > 1 ? (size_t)s->conformal_samples : 1;
     osc_status status = solve_leaf_pairs(&f, cache);
     if (status != OSC_OK) return status;
     // 3. sorted, duplicates merged
     size_t unique = merge_duplicates(cache, 1e-5 * fmax(a->brep->scale, b->brep->scale));
-    for (size_t i = 0; i < unique && i < (size_t)capacity; i++) contacts[i] = cache->found[i].c;
-    *count = saturated(unique);
+    out->needed = saturated(unique);
+    out->count = out->needed < out->capacity ? out->needed : out->capacity;
+    for (int32_t i = 0; i < out->count; i++) {
+        out->contacts[i] = cache->found[i].c;
+        if (out->distance_jacobians)
+            distance_jacobian(&out->contacts[i], a, b, out->distance_jacobians + 12 * (size_t)i);
+    }
     // 4. the front and footpoints for the next call
     if (!keep_for_next_call(cache)) return OSC_ERR_NO_MEMORY;
     cache->stats.front_size = saturated(cache->front_count);
@@ -624,9 +607,7 @@ static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_
     cache->stats.leaf_pairs = saturated(f.jobs_done);
     cache->stats.newton_iterations = saturated(f.iterations);
     cache->stats.warm_starts = saturated(f.warm_starts);
-    if (unique > (size_t)capacity)
-        return osc_fail(OSC_ERR_CAPACITY, "osc_lmd_query: %zu contacts found, capacity %d", unique, capacity);
-    return OSC_OK;
+    return osc_finish_output("osc_lmd_query", out->needed, out->capacity);
 }
 
 // A body of the query in the frame whose origin is A's position: the footpoint stage then works
@@ -639,12 +620,18 @@ static lmd_body make_body(const osc_brep* brep, osc_pose pose, osc_vec3 origin) 
 }
 
 osc_status osc_lmd_query(const osc_brep* a, osc_pose pose_a, const osc_brep* b, osc_pose pose_b,
-                         const osc_lmd_settings* settings, osc_lmd_cache* cache, osc_lmd_contact* contacts,
-                         int capacity, int* count) {
-    if (count) *count = 0;
-    osc_status st = check_arguments(a, b, contacts, capacity, count);
-    if (st == OSC_OK) st = check_pose("pose_a", pose_a);
-    if (st == OSC_OK) st = check_pose("pose_b", pose_b);
+                         const osc_lmd_settings* settings, osc_lmd_cache* cache, osc_lmd_output* out, int threads) {
+    const char* function = "osc_lmd_query";
+    if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: output is NULL", function);
+    out->count = out->needed = 0;
+    osc_status st = osc_check_output(function, out->contacts, out->capacity);
+    if (st == OSC_OK && (!a || !b)) st = osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", function, a ? "b" : "a");
+    if (st == OSC_OK && threads < 0)
+        st = osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: threads is %d; it must be >= 0", function, threads);
+    if (st == OSC_OK)
+        st = osc_check_pose(function, "pose_a", pose_a, OSC_LMD_MAX_LENGTH, "OSC_LMD_MAX_LENGTH", &pose_a);
+    if (st == OSC_OK)
+        st = osc_check_pose(function, "pose_b", pose_b, OSC_LMD_MAX_LENGTH, "OSC_LMD_MAX_LENGTH", &pose_b);
     osc_lmd_settings s = settings ? *settings : osc_lmd_settings_default();
     if (st == OSC_OK) st = check_settings(&s);
     if (st != OSC_OK) return st;
@@ -652,16 +639,32 @@ osc_status osc_lmd_query(const osc_brep* a, osc_pose pose_a, const osc_brep* b, 
     osc_lmd_cache* own = NULL;
     if (!cache) {
         st = osc_lmd_cache_create(&own);
-        if (st != OSC_OK) return osc_fail_in("osc_lmd_query", st);
+        if (st != OSC_OK) return osc_fail_in(function, st);
         cache = own;
     }
-    st = run_query(&ba, &bb, &s, cache, contacts, capacity, count);
+    st = run_query(&ba, &bb, &s, threads, cache, out);
     osc_lmd_cache_destroy(own);
-    if (st == OSC_ERR_NO_MEMORY) return osc_fail_in("osc_lmd_query", st);
-    if (st != OSC_OK && st != OSC_ERR_CAPACITY) return st;
-    for (int i = 0; i < *count && i < capacity; i++) { // back to world coordinates
-        contacts[i].point_a = osc_add(contacts[i].point_a, pose_a.p);
-        contacts[i].point_b = osc_add(contacts[i].point_b, pose_a.p);
+    if (st == OSC_ERR_NO_MEMORY) return osc_fail_in(function, st);
+    if (st != OSC_OK && st != OSC_ERR_CAPACITY) {
+        out->count = out->needed = 0;
+        return st;
+    }
+    for (int32_t i = 0; i < out->count; i++) { // back to world coordinates
+        out->contacts[i].point_a = osc_add(out->contacts[i].point_a, pose_a.p);
+        out->contacts[i].point_b = osc_add(out->contacts[i].point_b, pose_a.p);
     }
     return st;
+}
+
+// slot i of a batch: the single call, on one thread, into outputs[i]
+static osc_status batch_slot(const osc_query_batch* batch, size_t i) {
+    const osc_lmd_batch_item* item = (const osc_lmd_batch_item*)batch->items + i;
+    return osc_lmd_query(item->a, item->pose_a, item->b, item->pose_b, batch->settings, item->cache,
+                         (osc_lmd_output*)batch->outputs + i, 1);
+}
+
+osc_status osc_lmd_query_batch(const osc_lmd_batch_item* items, size_t count, const osc_lmd_settings* settings,
+                               osc_lmd_output* outputs, osc_status* statuses, int threads) {
+    const osc_query_batch batch = {"osc_lmd_query_batch", "outputs", items, outputs, settings, NULL, batch_slot, 1};
+    return osc_query_batch_run(&batch, count, statuses, threads);
 }

@@ -451,14 +451,8 @@ static int emit(const wfeat* A, const wfeat* B, const double* ta, const double* 
     c->kind_b = (osc_feature_kind)B->leaf->kind;
     c->feature_a = A->leaf->feature;
     c->feature_b = B->leaf->feature;
-    c->distance = d;
-    c->gap = d - s->eps_a - s->eps_b;
+    c->distance = d - s->eps_a - s->eps_b; // the signed gap g of eq. 1.19; its Jacobian: lmd.c
     c->normal = n;
-    // grad g = -J^T n (eq. 1.14) along left world twists: dd = n . (dp_b + dth_b x r_b - dp_a - dth_a x r_a)
-    osc_vec3 ra = osc_sub(pa, A->body->pose.p), rb = osc_sub(pb, B->body->pose.p);
-    osc_vec3 ma = osc_cross(ra, n), mb = osc_cross(rb, n);
-    double grad[12] = {-n.x, -n.y, -n.z, -ma.x, -ma.y, -ma.z, n.x, n.y, n.z, mb.x, mb.y, mb.z};
-    memcpy(c->gradient, grad, sizeof grad);
     uint64_t h = 1469598103934665603ull;
     h = mix64(h, (uint64_t)c->kind_a);
     h = mix64(h, (uint64_t)(uint32_t)c->feature_a);

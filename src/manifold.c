@@ -6,6 +6,7 @@
 
 #include "grid_internal.h"
 #include "manifold_internal.h"
+#include "query_internal.h"
 #include "osculate/smooth.h"
 
 #include <stddef.h>
@@ -15,18 +16,16 @@
 #define COLUMNS 12 // twist directions: (dp_A, dtheta_A, dp_B, dtheta_B)
 
 osc_manifold_settings osc_manifold_settings_default(void) {
-    osc_manifold_settings s;
-    memset(&s, 0, sizeof s);
-    s.d_max = 0.02;
-    s.bandwidth = 0.01;
-    s.trace_temperature = 0.002;
-    s.clip_temperature = 0.002;
-    s.blend_temperature = 0.005;
-    s.iterations = 3;
-    s.blend = 1;
-    s.broad_phase = 1;
-    s.edges = 1;
-    return s;
+    // every field by name; a field not named here is zero
+    return (osc_manifold_settings){.d_max = 0.02,
+                                   .bandwidth = 0.01,
+                                   .trace_temperature = 0.002,
+                                   .clip_temperature = 0.002,
+                                   .blend_temperature = 0.005,
+                                   .iterations = 3,
+                                   .blend = 1,
+                                   .broad_phase = 1,
+                                   .edges = 1};
 }
 
 osc_manifold_settings osc_manifold_settings_for_size(double size) {
@@ -46,7 +45,9 @@ static int32_t body_max_contacts(const osc_body* f, const osc_manifold_settings*
 }
 
 int32_t osc_manifold_max_contacts(const osc_body* a, const osc_body* b, const osc_manifold_settings* settings) {
-    if (!a || !b || !settings) return 0;
+    if (!a || !b) return 0;
+    osc_manifold_settings defaults = osc_manifold_settings_default();
+    if (!settings) settings = &defaults;
     return body_max_contacts(a, settings) + body_max_contacts(b, settings);
 }
 
@@ -67,10 +68,10 @@ typedef struct direction {
 
 // The result of one feature (vertex or edge) with its tangents (filled only with derivatives).
 typedef struct feature {
-    double depth, weight; // mollified depth d_c and transition weight f_t
-    osc_vec3 point;       // world contact point
-    osc_vec3 normal;      // world unit normal from A to B
-    double d_depth[COLUMNS], d_weight[COLUMNS];
+    double distance, weight; // mollified distance d_c and transition weight f_t
+    osc_vec3 point;          // world contact point
+    osc_vec3 normal;         // world unit normal from A to B
+    double d_distance[COLUMNS], d_weight[COLUMNS];
     double d_point[3][COLUMNS], d_normal[3][COLUMNS];
 } feature;
 
@@ -218,10 +219,10 @@ static double (*vertex_tangents(const pipeline* pl, const direction* d, int32_t 
     return cache->dy[slot];
 }
 
-// a feature beyond d_max: exactly what the narrow phase gives it there (depth d_max, weight 0, no
+// a feature beyond d_max: exactly what the narrow phase gives it there (distance d_max, weight 0, no
 // normal, zero derivatives), so skipping it in the broad phase changes nothing (the paper's §IV-C.2)
 static void saturate(const pipeline* pl, feature* out) {
-    out->depth = pl->settings->d_max;
+    out->distance = pl->settings->d_max;
     out->weight = 0.0;
 }
 
@@ -248,7 +249,7 @@ OSC_FORCE_INLINE bool beyond_by_value(const pipeline* pl, const direction* d, os
     return osc_transition(sdf_value(d->s, y, NULL), st->d_max, st->bandwidth, NULL, NULL) == 0.0;
 }
 
-// mollified contact at s-frame point y with tangents dy (eq. M, X, N): depth, weight, world point
+// mollified contact at s-frame point y with tangents dy (eq. M, X, N): distance, weight, world point
 // and normal, for a feature that beyond_by_value kept. Returns false when the weight is 0 (the
 // feature is saturated).
 OSC_AVX_CLONES
@@ -257,8 +258,8 @@ static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double dy
     osc_vec3 gradient = osc_v3(0.0, 0.0, 0.0), n;
     osc_mat3 dn = osc_mat3_zero();
     double phi = sdf_contact(d->s, y, pl->derivatives, &gradient, &n, &dn);
-    double depth_slope, weight_slope;
-    out->depth = osc_mollified_depth(phi, st->d_max, st->bandwidth, &depth_slope, NULL);
+    double distance_slope, weight_slope;
+    out->distance = osc_mollified_depth(phi, st->d_max, st->bandwidth, &distance_slope, NULL);
     out->weight = osc_transition(phi, st->d_max, st->bandwidth, &weight_slope, NULL);
     if (out->weight == 0.0) { // the gradient-carrying evaluation can differ by rounding
         saturate(pl, out);
@@ -271,7 +272,7 @@ static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double dy
     for (int j = 0; j < COLUMNS; ++j) {
         osc_vec3 t = osc_v3(dy[0][j], dy[1][j], dy[2][j]);
         double dphi = osc_dot(gradient, t);
-        out->d_depth[j] = depth_slope * dphi;
+        out->d_distance[j] = distance_slope * dphi;
         out->d_weight[j] = weight_slope * dphi;
         osc_vec3 dx = osc_mat3_apply(d->r_s, t);
         osc_vec3 dnw = osc_scale(osc_mat3_apply(d->r_s, osc_mat3_apply(dn, t)), d->sign);
@@ -490,20 +491,42 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
     traced[0] = s[0], traced[1] = s[1];
 }
 
+// true when the clip of a traced distance s into [0, l] (eq. C) is l exactly whatever the trace's
+// `remaining` steps do (docs/manifold.md, "Stopping a trace early"): a step adds sigma(phi) phi,
+// never below -W(1/e) tau_t > -0.2785 tau_t (nothing below 0 with the hard bracket), so s stays
+// more than 40 clip temperatures past l, where clip_value returns l itself (with tau_c < 4 l; a hard
+// clip returns l for any s > l). The margin of one clip temperature and 1e-14 (|s| + l) holds every
+// rounding of the steps' sums and of clip_value's test.
+static inline bool clip_settled(const osc_manifold_settings* st, double s, double l, int remaining) {
+    double tau = st->clip_temperature, drop = st->trace_temperature > 0.0 ? 0.28 * st->trace_temperature : 0.0;
+    double past = s - l - (double)remaining * drop - 1e-14 * (fabs(s) + l);
+    if (tau > 0.0) return past > 41.0 * tau && tau < 4.0 * l;
+    return past > 0.0;
+}
+
 // the pass without tangents of both traces of an edge (eq. T), from a along t and from b along -t,
 // step by step side by side (a spline evaluates the two points in one call, so that the two chains
-// of dependent evaluations overlap); each distance has the bits trace_tangents gives it. Keeps its
-// exponentials in `kept`.
-OSC_FORCE_INLINE void trace_both(const pipeline* pl, const direction* d, osc_vec3 a, osc_vec3 b, osc_vec3 t,
+// of dependent evaluations overlap); each distance has the bits trace_tangents gives it, except that
+// a trace whose clip into [0, l] is settled (clip_settled) stops there: its distance then differs
+// but clips to the same l. Keeps its exponentials in `kept` (NaN for the steps not taken).
+OSC_FORCE_INLINE void trace_both(const pipeline* pl, const direction* d, osc_vec3 a, osc_vec3 b, osc_vec3 t, double l,
                                  double phi_a, double phi_b, double traced[2], trace_exps* kept) {
     const osc_manifold_settings* st = pl->settings;
     osc_vec3 start[2] = {a, b}, dir[2] = {t, osc_neg(t)}, previous[2] = {a, b};
     double phi[2] = {phi_a, phi_b};
+    bool done[2] = {false, false};
     traced[0] = traced[1] = 0.0;
     for (int k = 0; k < st->iterations; ++k) {
+        for (int e = 0; e < 2; ++e)
+            if (!done[e] && k > 0 && clip_settled(st, traced[e], l, st->iterations - k)) {
+                done[e] = true;
+                for (int j = k; j < TRACE_KEPT; ++j) kept->step[j][e] = NAN;
+            }
+        if (done[0] && done[1]) break;
         osc_vec3 q[2];
         bool moved[2];
         trace_points(k, start, dir, traced, previous, q, moved);
+        moved[0] = moved[0] && !done[0], moved[1] = moved[1] && !done[1];
         if (moved[0] && moved[1] && d->s->grid) {
             grid_distance_pair(d->s->grid, &q[0], &q[1], phi);
         } else {
@@ -511,6 +534,7 @@ OSC_FORCE_INLINE void trace_both(const pipeline* pl, const direction* d, osc_vec
                 if (moved[e]) phi[e] = pass_value(pl, d, q[e]);
         }
         for (int e = 0; e < 2; ++e) {
+            if (done[e]) continue;
             double exponential;
             traced[e] += trace_bracket(phi[e], st->trace_temperature, &exponential) * phi[e];
             if (k < TRACE_KEPT) kept->step[k][e] = exponential;
@@ -696,7 +720,7 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
     trace_exps kept; // the pass without tangents' exponentials, for the pass with them
     if (value_first) {
         double traced[2];
-        trace_both(pl, d, a, b, t, phi_a, phi_b, traced, &kept);
+        trace_both(pl, d, a, b, t, l, phi_a, phi_b, traced, &kept);
         s = traced[0], u = traced[1];
         sc = clip_value(pl, s, l, kept.clip[0]), uc = clip_value(pl, u, l, kept.clip[1]);
         // midpoint p = (a + b) / 2 + (sc - uc) t / 2 (eq. P)
@@ -800,9 +824,9 @@ static void emit(pipeline* pl, const direction* d, const feature* c, osc_contact
     int32_t slot = out->needed++;
     if (slot >= out->capacity) return;
     out->count = slot + 1;
-    osc_contact* contact = &out->contacts[slot];
+    osc_manifold_contact* contact = &out->contacts[slot];
     contact->point = c->point;
-    contact->depth = c->depth;
+    contact->distance = c->distance;
     contact->normal = c->normal;
     contact->weight = c->weight;
     contact->feature = index;
@@ -820,21 +844,22 @@ static void emit(pipeline* pl, const direction* d, const feature* c, osc_contact
         }
     }
     if (out->point_jacobians) memcpy(out->point_jacobians + (size_t)slot * 36, c->d_point, 36 * sizeof(double));
-    if (out->depth_jacobians) memcpy(out->depth_jacobians + (size_t)slot * 12, c->d_depth, 12 * sizeof(double));
+    if (out->distance_jacobians)
+        memcpy(out->distance_jacobians + (size_t)slot * 12, c->d_distance, 12 * sizeof(double));
     if (out->normal_jacobians) memcpy(out->normal_jacobians + (size_t)slot * 36, c->d_normal, 36 * sizeof(double));
     if (out->weight_jacobians) memcpy(out->weight_jacobians + (size_t)slot * 12, c->d_weight, 12 * sizeof(double));
 }
 
 // ---------------------------------------------------------------------------------------------
 // blending within a convex group (the paper's §IV-D.2, docs/manifold.md eq. B): softmax weights
-// w_i = e_i / Z, e_i = exp(-(d_i - ref) / tau), accumulated in one pass; ref is the smallest depth of
+// w_i = e_i / Z, e_i = exp(-(d_i - ref) / tau), accumulated in one pass; ref is the smallest distance of
 // the features with weight so far and the sums are rescaled when it moves, which leaves every ratio
 // unchanged. The numerators are g_i = e_i f_i by default and e_i in the paper's verbatim form, where
-// saturated features (depth d_max, weight 0) are only counted and added at the end.
+// saturated features (distance d_max, weight 0) are only counted and added at the end.
 
 typedef struct blend {
     int items;     // features added with a positive weight (hard mode: best is set)
-    int saturated; // features added at depth d_max with weight 0: each adds
+    int saturated; // features added at distance d_max with weight 0: each adds
                    // exp(-(d_max - ref) / tau) to z and d_max times that to sd, at the end
     double ref;
     double z, sd, sf, sp[3], sn[3];
@@ -863,7 +888,7 @@ OSC_AVX_CLONES
 static void blend_add_feature(const pipeline* pl, blend* restrict b, const feature* restrict c, bool active) {
     double tau = pl->settings->blend_temperature;
     if (!(tau > 0.0)) {
-        if (!b->seen || c->depth < b->best.depth) {
+        if (!b->seen || c->distance < b->best.distance) {
             if (active)
                 b->best = *c;
             else
@@ -874,21 +899,21 @@ static void blend_add_feature(const pipeline* pl, blend* restrict b, const featu
         return;
     }
     bool verbatim = pl->settings->blend_saturated;
-    if (!active) { // f = 0 and zero tangents: in the paper's form, the denominator and depth change
+    if (!active) { // f = 0 and zero tangents: in the paper's form, the denominator and distance change
         b->saturated += verbatim;
         return;
     }
     if (!b->items) {
-        b->ref = c->depth;
-    } else if (c->depth < b->ref) {
-        blend_rescale(b, exp((c->depth - b->ref) / tau), pl->derivatives);
-        b->ref = c->depth;
+        b->ref = c->distance;
+    } else if (c->distance < b->ref) {
+        blend_rescale(b, exp((c->distance - b->ref) / tau), pl->derivatives);
+        b->ref = c->distance;
     }
     // the softmax numerator g = e (the paper's form) or e f (contacts with weight only)
-    double e = exp(-(c->depth - b->ref) / tau);
+    double e = exp(-(c->distance - b->ref) / tau);
     double g = verbatim ? e : e * c->weight;
     b->z += g;
-    b->sd += g * c->depth;
+    b->sd += g * c->distance;
     b->items++;
     double gf = g * c->weight;
     b->sf += gf;
@@ -898,13 +923,13 @@ static void blend_add_feature(const pipeline* pl, blend* restrict b, const featu
     // the tangents column by column, in loops without branches (they vectorise): dg = de or
     // de f + e df
     double dg[COLUMNS], dgf[COLUMNS];
-    for (int j = 0; j < COLUMNS; ++j) dg[j] = -e * c->d_depth[j] / tau;
+    for (int j = 0; j < COLUMNS; ++j) dg[j] = -e * c->d_distance[j] / tau;
     if (!verbatim)
         for (int j = 0; j < COLUMNS; ++j) dg[j] = dg[j] * c->weight + e * c->d_weight[j];
     for (int j = 0; j < COLUMNS; ++j) {
         dgf[j] = dg[j] * c->weight + g * c->d_weight[j];
         b->dz[j] += dg[j];
-        b->dsd[j] += dg[j] * c->depth + g * c->d_depth[j];
+        b->dsd[j] += dg[j] * c->distance + g * c->d_distance[j];
         b->dsf[j] += dgf[j];
     }
     for (int k = 0; k < 3; ++k)
@@ -914,7 +939,7 @@ static void blend_add_feature(const pipeline* pl, blend* restrict b, const featu
         }
 }
 
-// adds one feature; `active` is false for a saturated one (depth d_max, weight 0, no tangents),
+// adds one feature; `active` is false for a saturated one (distance d_max, weight 0, no tangents),
 // which with tau > 0 is only counted (most features: inline, without the call)
 static inline void blend_add(const pipeline* pl, blend* b, const feature* c, bool active) {
     if (!active && pl->settings->blend_temperature > 0.0) {
@@ -924,7 +949,7 @@ static inline void blend_add(const pipeline* pl, blend* b, const feature* c, boo
     blend_add_feature(pl, b, c, active);
 }
 
-// the blended contact: depth sd / z, weight W = sf / z, point sp / sf, normal sn / |sn|
+// the blended contact: distance sd / z, weight W = sf / z, point sp / sf, normal sn / |sn|
 // (eq. B); false when the group carries no weight
 static bool blend_finish(const pipeline* pl, blend* b, feature* out) {
     if (!(pl->settings->blend_temperature > 0.0)) {
@@ -933,23 +958,23 @@ static bool blend_finish(const pipeline* pl, blend* b, feature* out) {
         return true;
     }
     if (!b->items || !(b->sf > 0.0)) return false;
-    // the saturated features' terms (their depth d_max is never below ref, so no overflow)
+    // the saturated features' terms (their distance d_max is never below ref, so no overflow)
     double d_max = pl->settings->d_max;
     double e_saturated = b->saturated * exp(-(d_max - b->ref) / pl->settings->blend_temperature);
     double z = b->z + e_saturated, sd = b->sd + e_saturated * d_max;
-    double depth = sd / z, weight = b->sf / z;
+    double distance = sd / z, weight = b->sf / z;
     osc_vec3 point = osc_v3(b->sp[0] / b->sf, b->sp[1] / b->sf, b->sp[2] / b->sf);
     osc_vec3 m = osc_v3(b->sn[0], b->sn[1], b->sn[2]);
     double length = osc_length(m);
     osc_vec3 n = length > 0.0 ? osc_scale(m, 1.0 / length) : osc_v3(0.0, 0.0, 0.0);
-    out->depth = depth;
+    out->distance = distance;
     out->weight = weight;
     out->point = point;
     out->normal = n;
     if (!pl->derivatives) return true;
     double p[3] = {point.x, point.y, point.z}, nv[3] = {n.x, n.y, n.z};
     for (int j = 0; j < COLUMNS; ++j) {
-        out->d_depth[j] = (b->dsd[j] - depth * b->dz[j]) / z;
+        out->d_distance[j] = (b->dsd[j] - distance * b->dz[j]) / z;
         out->d_weight[j] = (b->dsf[j] - weight * b->dz[j]) / z;
         for (int k = 0; k < 3; ++k) out->d_point[k][j] = (b->dsp[k][j] - p[k] * b->dsf[j]) / b->sf;
         double along = 0.0;
@@ -968,7 +993,7 @@ static void feature_copy(feature* to, const feature* from, bool derivatives) {
         *to = *from;
         return;
     }
-    to->depth = from->depth, to->weight = from->weight;
+    to->distance = from->distance, to->weight = from->weight;
     to->point = from->point, to->normal = from->normal;
 }
 
@@ -1086,7 +1111,6 @@ static direction make_direction(const osc_body* f, osc_pose pose_f, const osc_bo
 }
 
 static osc_status check_settings(const char* function, const osc_manifold_settings* s) {
-    if (!s) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings is NULL", function);
     struct {
         const char* name;
         double value;
@@ -1116,31 +1140,12 @@ static osc_status check_settings(const char* function, const osc_manifold_settin
     return OSC_OK;
 }
 
-static osc_status check_pose(const char* function, const char* name, osc_pose pose) {
-    if (!osc_vec3_is_finite(pose.p))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s.p = (%g, %g, %g) is not finite", function, name, pose.p.x,
-                        pose.p.y, pose.p.z);
-    if (!osc_quat_is_normalizable(pose.q))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s.q = (%g, %g, %g, %g) cannot be normalised", function, name,
-                        pose.q.w, pose.q.x, pose.q.y, pose.q.z);
-    return OSC_OK;
-}
-
-static osc_status check_query(const char* function, const osc_body* a, const osc_body* b,
-                              const osc_manifold_settings* settings) {
-    if (!a) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: body a is NULL", function);
-    if (!b) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: body b is NULL", function);
-    return check_settings(function, settings);
-}
-
-// the query itself, on validated arguments
+// the query itself, on validated arguments (normalised quaternions)
 static void collide(const osc_body* a, osc_pose pose_a, const osc_body* b, osc_pose pose_b,
                     const osc_manifold_settings* settings, osc_manifold_output* out) {
     pipeline pl;
     pl.settings = settings;
-    pl.derivatives = out->point_jacobians || out->depth_jacobians || out->normal_jacobians || out->weight_jacobians;
-    pose_a.q = osc_quat_normalize(pose_a.q);
-    pose_b.q = osc_quat_normalize(pose_b.q);
+    pl.derivatives = out->point_jacobians || out->distance_jacobians || out->normal_jacobians || out->weight_jacobians;
     pl.pose[0] = pose_a;
     pl.pose[1] = pose_b;
     pl.out = out;
@@ -1161,94 +1166,32 @@ static void collide(const osc_body* a, osc_pose pose_a, const osc_body* b, osc_p
 osc_status osc_manifold_collide(const osc_body* a, osc_pose pose_a, const osc_body* b, osc_pose pose_b,
                                 const osc_manifold_settings* settings, osc_manifold_output* out) {
     const char* function = "osc_manifold_collide";
-    osc_status status = check_query(function, a, b, settings);
+    if (!a) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: body a is NULL", function);
+    if (!b) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: body b is NULL", function);
+    osc_manifold_settings defaults = osc_manifold_settings_default();
+    if (!settings) settings = &defaults;
+    osc_status status = check_settings(function, settings);
     if (status) return status;
-    if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out is NULL", function);
-    if (out->capacity < 0 || (out->capacity > 0 && !out->contacts))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: out->capacity is %d with contacts %s", function,
-                        (int)out->capacity, out->contacts ? "set" : "NULL");
-    if ((status = check_pose(function, "pose_a", pose_a)) || (status = check_pose(function, "pose_b", pose_b)))
+    if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: output is NULL", function);
+    if ((status = osc_check_output(function, out->contacts, out->capacity))) return status;
+    if ((status = osc_check_pose(function, "pose_a", pose_a, INFINITY, NULL, &pose_a)) ||
+        (status = osc_check_pose(function, "pose_b", pose_b, INFINITY, NULL, &pose_b)))
         return status;
     collide(a, pose_a, b, pose_b, settings, out);
-    if (out->needed > out->capacity)
-        return osc_fail(OSC_ERR_CAPACITY, "%s: %d contacts produced, capacity is %d", function, (int)out->needed,
-                        (int)out->capacity);
-    return OSC_OK;
+    return osc_finish_output(function, out->needed, out->capacity);
 }
 
-// the arguments of osc_manifold_collide_batch, for its items
-typedef struct batch_context {
-    const osc_body* a;
-    const osc_pose* poses_a;
-    const osc_body* b;
-    const osc_pose* poses_b;
-    const osc_manifold_settings* settings;
-    osc_contact* contacts;
-    int32_t capacity;
-    int32_t* counts;
-    int32_t* needed;
-    double *point_jacobians, *depth_jacobians, *normal_jacobians, *weight_jacobians;
-} batch_context;
-
-// configuration i of a batch, into slot i of every array
-static osc_status batch_item(void* context, size_t i) {
-    const batch_context* c = context;
-    size_t slot = i * (size_t)c->capacity;
-    osc_manifold_output out = {
-        c->capacity > 0 ? c->contacts + slot : NULL,
-        c->capacity,
-        0,
-        0,
-        c->point_jacobians ? c->point_jacobians + 36 * slot : NULL,
-        c->depth_jacobians ? c->depth_jacobians + 12 * slot : NULL,
-        c->normal_jacobians ? c->normal_jacobians + 36 * slot : NULL,
-        c->weight_jacobians ? c->weight_jacobians + 12 * slot : NULL,
-    };
-    collide(c->a, c->poses_a[i], c->b, c->poses_b[i], c->settings, &out);
-    c->counts[i] = out.count;
-    if (c->needed) c->needed[i] = out.needed;
-    if (out.needed > c->capacity)
-        return osc_fail(OSC_ERR_CAPACITY, "%d contacts produced, capacity is %d", (int)out.needed, (int)c->capacity);
-    return OSC_OK;
+// slot i of a batch: the single call into outputs[i]
+static osc_status batch_slot(const osc_query_batch* batch, size_t i) {
+    const osc_manifold_batch_item* item = (const osc_manifold_batch_item*)batch->items + i;
+    return osc_manifold_collide(item->a, item->pose_a, item->b, item->pose_b, batch->settings,
+                                (osc_manifold_output*)batch->outputs + i);
 }
 
-osc_status osc_manifold_collide_batch(const osc_body* a, const osc_pose* poses_a, const osc_body* b,
-                                      const osc_pose* poses_b, size_t count, const osc_manifold_settings* settings,
-                                      osc_contact* contacts, int32_t capacity, int32_t* counts, int32_t* needed,
-                                      double* point_jacobians, double* depth_jacobians, double* normal_jacobians,
-                                      double* weight_jacobians, int threads) {
-    const char* function = "osc_manifold_collide_batch";
-    osc_status status = check_query(function, a, b, settings);
-    if (status) return status;
-    if (threads < 0) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: threads is %d", function, threads);
-    if (count == 0) return OSC_OK;
-    if (!poses_a || !poses_b || !counts)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", function,
-                        !poses_a ? "poses_a" : (!poses_b ? "poses_b" : "counts"));
-    if (capacity < 0 || (capacity > 0 && !contacts))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: capacity is %d with contacts %s", function, (int)capacity,
-                        contacts ? "set" : "NULL");
-    if (count > (size_t)INT64_MAX / 64 / ((size_t)capacity + 1))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count %zu is too large", function, count);
-    for (size_t i = 0; i < count; ++i) {
-        char name[48];
-        snprintf(name, sizeof name, "poses_a[%zu]", i);
-        if ((status = check_pose(function, name, poses_a[i]))) return status;
-        snprintf(name, sizeof name, "poses_b[%zu]", i);
-        if ((status = check_pose(function, name, poses_b[i]))) return status;
-    }
-    batch_context batch = {a,
-                           poses_a,
-                           b,
-                           poses_b,
-                           settings,
-                           contacts,
-                           capacity,
-                           counts,
-                           needed,
-                           point_jacobians,
-                           depth_jacobians,
-                           normal_jacobians,
-                           weight_jacobians};
-    return osc_batch_run(function, "configuration", count, threads, 1, batch_item, &batch, NULL);
+osc_status osc_manifold_collide_batch(const osc_manifold_batch_item* items, size_t count,
+                                      const osc_manifold_settings* settings, osc_manifold_output* outputs,
+                                      osc_status* statuses, int threads) {
+    const osc_query_batch batch = {
+        "osc_manifold_collide_batch", "outputs", items, outputs, settings, NULL, batch_slot, 1};
+    return osc_query_batch_run(&batch, count, statuses, threads);
 }

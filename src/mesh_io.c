@@ -470,15 +470,13 @@ static osc_mesh_format format_from_extension(const char* path) {
 // the loaders
 
 osc_mesh_load_settings osc_mesh_load_settings_default(void) {
-    osc_mesh_load_settings settings;
-    memset(&settings, 0, sizeof settings);
-    settings.format = OSC_MESH_FORMAT_AUTO;
-    settings.weld_tolerance = 0.0;
-    settings.degenerate = OSC_MESH_DEGENERATE_REJECT;
-    settings.keep_unreferenced = 0;
-    settings.max_coordinate = 1e12;
-    settings.orient = 1;
-    return settings;
+    // every field by name; a field not named here is zero
+    return (osc_mesh_load_settings){.format = OSC_MESH_FORMAT_AUTO,
+                                    .weld_tolerance = 0.0,
+                                    .degenerate = OSC_MESH_DEGENERATE_REJECT,
+                                    .keep_unreferenced = 0,
+                                    .max_coordinate = 1e12,
+                                    .orient = 1};
 }
 
 static osc_status check_settings(const char* function, const osc_mesh_load_settings* settings) {

@@ -754,12 +754,9 @@ static osc_status build_output(simplifier* s, osc_mesh** out) {
 // public API
 
 osc_mesh_simplify_settings osc_mesh_simplify_settings_default(void) {
-    osc_mesh_simplify_settings settings;
-    settings.target_triangles = 1000;
-    settings.max_error = INFINITY;
-    settings.min_angle = 10.0;
-    settings.weld_tolerance = 0.0;
-    return settings;
+    // every field by name; a field not named here is zero
+    return (osc_mesh_simplify_settings){
+        .target_triangles = 1000, .max_error = INFINITY, .min_angle = 10.0, .weld_tolerance = 0.0};
 }
 
 static osc_status check_settings(const osc_mesh_simplify_settings* settings) {

@@ -15,6 +15,7 @@
 #include "base_internal.h"
 #include "sdf_internal.h" // the length range's checks
 
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,16 +32,18 @@ osc_implicit_transform osc_implicit_transform_identity(void) {
 }
 
 osc_ray_settings osc_ray_settings_default(void) {
-    osc_ray_settings s;
-    memset(&s, 0, sizeof s);
-    s.init = OSC_RAY_INIT_BOUNDING_SPHERE;
-    s.beams = 4;
-    s.coarse = (osc_ray_phase){OSC_RAY_NEWTON, 6, 1.0, -1.0}; // -1: half the bounding radius
-    s.fine = (osc_ray_phase){OSC_RAY_NEWTON, 20, 1.0, 0.0};
-    s.final_step = (osc_ray_phase){OSC_RAY_NEWTON, 1, 1.0, 0.0};
-    s.tolerance = 1e-10;
-    s.analytic_conics = 1;
-    return s;
+    // every field by name; a field not named here is zero
+    return (osc_ray_settings){
+        .init = OSC_RAY_INIT_BOUNDING_SPHERE,
+        .beams = 4,
+        .coarse = {.algorithm = OSC_RAY_NEWTON,
+                   .iterations = 6,
+                   .damping = 1.0,
+                   .max_step = -1.0}, // -1: half the bounding radius
+        .fine = {.algorithm = OSC_RAY_NEWTON, .iterations = 20, .damping = 1.0, .max_step = 0.0},
+        .final_step = {.algorithm = OSC_RAY_NEWTON, .iterations = 1, .damping = 1.0, .max_step = 0.0},
+        .tolerance = 1e-10,
+        .analytic_conics = 1};
 }
 
 // the ray in the surface frame
@@ -564,9 +567,9 @@ static void intersect(const query* q, const local_ray* ray, int want_normal, ray
     finish(q, ray, t, &cache, want_normal, answer);
 }
 
-osc_status osc_ray_intersect(const osc_implicit* surface, const osc_implicit_transform* transform, osc_vec3 origin,
-                             osc_vec3 direction, const osc_ray_settings* settings, osc_ray_hit* hit,
-                             const osc_ray_jacobians* jacobians) {
+osc_status osc_ray_intersect(const osc_implicit* surface, const osc_implicit_transform* transform, osc_ray ray_in,
+                             const osc_ray_settings* settings, osc_ray_hit* hit, const osc_ray_jacobians* jacobians) {
+    osc_vec3 origin = ray_in.origin, direction = ray_in.direction;
     osc_implicit_transform identity = osc_implicit_transform_identity();
     osc_ray_settings defaults = osc_ray_settings_default();
     if (!transform) transform = &identity;
@@ -851,13 +854,14 @@ static inline wide3 w_apply(const osc_mat3* m, wide3 a) {
     return r;
 }
 
-// lanes [count][3] gathered into x, y, z
-static inline wide3 w_load3(const double* rows) {
+// the origins (which 0) or directions (1) of WIDE rays gathered into x, y, z
+static inline wide3 w_load_rays(const osc_ray* rays, int which) {
     double x[WIDE], y[WIDE], z[WIDE];
     for (int l = 0; l < WIDE; ++l) {
-        x[l] = rows[3 * l];
-        y[l] = rows[3 * l + 1];
-        z[l] = rows[3 * l + 2];
+        osc_vec3 v = which ? rays[l].direction : rays[l].origin;
+        x[l] = v.x;
+        y[l] = v.y;
+        z[l] = v.z;
     }
     wide3 r = {w_load(x), w_load(y), w_load(z)};
     return r;
@@ -922,13 +926,14 @@ static inline wide_eval wide_sag_eval(const sag_constants* k, wide3 p, wide3 v, 
 
 // run_phase's Newton (no clamp) on the lanes in `live`; lanes it cannot follow join `fallback`
 static wide wide_newton(const sag_constants* k, wide3 p, wide3 v, const osc_ray_phase* phase, wide t, wide_mask live,
-                        wide_mask* fallback) {
+                        wide_mask* fallback, wide* used) {
     wide_mask active = live;
     wide damping = w_set(-phase->damping), half2 = w_set(k->half2), zero = w_set(0.0);
     wide one = w_set(1.0), tiny = w_set(1e-15);
     for (int iteration = 0; iteration < phase->iterations; ++iteration) {
         active = m_and_not(active, *fallback);
         if (!m_bits(active)) break;
+        *used = w_select(active, w_add(*used, one), *used); // run_phase's ++*used
         wide_eval e = wide_sag_eval(k, p, v, t);
         wide step = w_div(w_mul(damping, e.value), e.slope);
         wide_mask odd = m_or(m_or(w_gt(e.r2, half2), w_eq(e.slope, zero)), m_not(w_is_finite(step)));
@@ -941,12 +946,11 @@ static wide wide_newton(const sag_constants* k, wide3 p, wide3 v, const osc_ray_
     return t;
 }
 
-// WIDE rays from `first` on the conic or asphere path; writes the lanes it answers and returns the
-// mask of those left to the scalar path
-static int wide_rays(const query* q, const double* origins, const double* directions, long long first, double* t_out,
-                     double* points, double* normals, unsigned char* hits) {
+// WIDE rays from `first` on the conic or asphere path; writes the lanes it answers (their statuses
+// OSC_OK) and returns the mask of those left to the scalar path
+static int wide_rays(const query* q, const osc_ray* rays, long long first, osc_ray_hit* hits, osc_status* statuses) {
     const sag_constants* k = &q->sag;
-    wide3 o = w_load3(origins + 3 * first), d = w_load3(directions + 3 * first);
+    wide3 o = w_load_rays(rays + first, 0), d = w_load_rays(rays + first, 1);
     // ray_is_valid on every lane: the scalar path reports bad rays
     wide limit = w_set(OSC_SDF_LENGTH_MAX), dd = w_dot(d, d);
     wide_mask valid =
@@ -964,6 +968,7 @@ static int wide_rays(const query* q, const double* origins, const double* direct
     local = w_apply_transpose(&q->rotation, d);
     wide3 v = {w_mul(local.x, inverse_scale), w_mul(local.y, inverse_scale), w_mul(local.z, inverse_scale)};
     wide_mask fallback;
+    wide used = w_set(0.0);
     wide t = wide_conic_root(k, p, v, &fallback);
     wide_mask rooted = m_not(w_is_nan(t));
     if (q->path == PATH_CONIC) {
@@ -973,8 +978,8 @@ static int wide_rays(const query* q, const double* origins, const double* direct
         t = w_select(rooted, t, w_div(w_dot(to_centre, v), w_dot(v, v)));
     } else {
         fallback = m_or(fallback, m_not(rooted)); // the beams
-        t = wide_newton(k, p, v, &q->settings->fine, t, m_not(fallback), &fallback);
-        t = wide_newton(k, p, v, &q->settings->final_step, t, m_not(fallback), &fallback);
+        t = wide_newton(k, p, v, &q->settings->fine, t, m_not(fallback), &fallback, &used);
+        t = wide_newton(k, p, v, &q->settings->final_step, t, m_not(fallback), &fallback, &used);
     }
     // finish: the hit test and the normal
     wide_eval e = wide_sag_eval(k, p, v, t);
@@ -982,72 +987,55 @@ static int wide_rays(const query* q, const double* origins, const double* direct
     fallback = m_or(fallback, m_and(checked, w_gt(e.r2, w_set(k->half2))));
     wide_mask hit = m_and(m_and(checked, w_le(w_abs(e.value), w_set(q->tolerance))),
                           m_and(w_le(e.r2, w_set(k->domain2)), w_ge(t, w_set(0.0))));
-    double lanes[WIDE];
+    double lanes[WIDE], counts[WIDE];
     w_store(lanes, t);
+    w_store(counts, used);
     int hit_bits = m_bits(hit), fallback_bits = m_bits(fallback);
-    if (normals) {
-        // osc_normalize(R grad F), zero where the ray is not checked
-        wide3 n = w_apply(&q->rotation, e.gradient);
-        wide length = w_sqrt(w_dot(n, n));
-        wide_mask usable = m_and(checked, m_and(w_gt(length, w_set(0.0)), w_is_finite(length)));
-        wide inverse = w_div(w_set(1.0), length), zero = w_set(0.0);
-        double nx[WIDE], ny[WIDE], nz[WIDE];
-        w_store(nx, w_select(usable, w_mul(n.x, inverse), zero));
-        w_store(ny, w_select(usable, w_mul(n.y, inverse), zero));
-        w_store(nz, w_select(usable, w_mul(n.z, inverse), zero));
-        for (int l = 0; l < WIDE; ++l) {
-            if (fallback_bits >> l & 1) continue;
-            double* row = normals + 3 * (first + l);
-            row[0] = nx[l];
-            row[1] = ny[l];
-            row[2] = nz[l];
-        }
-    }
+    // osc_normalize(R grad F), zero where the ray is not checked
+    wide3 n = w_apply(&q->rotation, e.gradient);
+    wide length = w_sqrt(w_dot(n, n));
+    wide_mask usable = m_and(checked, m_and(w_gt(length, w_set(0.0)), w_is_finite(length)));
+    wide inverse = w_div(w_set(1.0), length), zero = w_set(0.0);
+    double nx[WIDE], ny[WIDE], nz[WIDE];
+    w_store(nx, w_select(usable, w_mul(n.x, inverse), zero));
+    w_store(ny, w_select(usable, w_mul(n.y, inverse), zero));
+    w_store(nz, w_select(usable, w_mul(n.z, inverse), zero));
     for (int l = 0; l < WIDE; ++l) {
         if (fallback_bits >> l & 1) continue;
         long long i = first + l;
-        t_out[i] = lanes[l];
-        if (points) {
-            const double* origin = origins + 3 * i;
-            const double* direction = directions + 3 * i;
-            points[3 * i] = origin[0] + lanes[l] * direction[0];
-            points[3 * i + 1] = origin[1] + lanes[l] * direction[1];
-            points[3 * i + 2] = origin[2] + lanes[l] * direction[2];
-        }
-        if (hits) hits[i] = (unsigned char)(hit_bits >> l & 1);
+        osc_ray_hit* h = &hits[i];
+        memset(h, 0, sizeof *h);
+        h->t = lanes[l];
+        h->point = osc_add_scaled(rays[i].origin, rays[i].direction, lanes[l]);
+        h->normal = osc_v3(nx[l], ny[l], nz[l]);
+        h->hit = hit_bits >> l & 1;
+        h->iterations = (int)counts[l];
+        if (statuses) statuses[i] = OSC_OK;
     }
     return fallback_bits;
 }
 
-// one ray of a batch on the scalar path; returns 0 for a bad ray (its t NaN, the rest zero)
-static int batch_one(const query* q, const double* origins, const double* directions, long long i, double* t,
-                     double* points, double* normals, unsigned char* hits) {
-    osc_vec3 o = osc_v3(origins[3 * i], origins[3 * i + 1], origins[3 * i + 2]);
-    osc_vec3 d = osc_v3(directions[3 * i], directions[3 * i + 1], directions[3 * i + 2]);
-    ray_answer answer;
+// one ray of a batch on the scalar path: osc_ray_intersect without Jacobians; a bad ray gets t NaN,
+// the rest zero, and status OSC_ERR_INVALID_ARGUMENT (its message comes at the end of the batch)
+static int batch_one(const query* q, const osc_ray* rays, long long i, osc_ray_hit* hits, osc_status* statuses) {
+    osc_vec3 o = rays[i].origin, d = rays[i].direction;
+    osc_ray_hit* h = &hits[i];
+    memset(h, 0, sizeof *h);
     int good = ray_is_valid(o, d);
-    if (good) {
-        local_ray ray = to_local(q, o, d);
-        intersect(q, &ray, normals != NULL, &answer);
-    } else {
-        answer.t = NAN;
-        answer.hit = 0;
-        answer.normal = osc_v3(0.0, 0.0, 0.0);
+    if (statuses) statuses[i] = good ? OSC_OK : OSC_ERR_INVALID_ARGUMENT;
+    if (!good) {
+        h->t = NAN;
+        return 0;
     }
-    t[i] = answer.t;
-    if (points) {
-        osc_vec3 x = good ? osc_add_scaled(o, d, answer.t) : osc_v3(0.0, 0.0, 0.0);
-        points[3 * i] = x.x;
-        points[3 * i + 1] = x.y;
-        points[3 * i + 2] = x.z;
-    }
-    if (normals) {
-        normals[3 * i] = answer.normal.x;
-        normals[3 * i + 1] = answer.normal.y;
-        normals[3 * i + 2] = answer.normal.z;
-    }
-    if (hits) hits[i] = (unsigned char)answer.hit;
-    return good;
+    local_ray ray = to_local(q, o, d);
+    ray_answer answer;
+    intersect(q, &ray, 1, &answer);
+    h->t = answer.t;
+    h->point = osc_add_scaled(o, d, answer.t);
+    h->normal = answer.normal;
+    h->hit = answer.hit;
+    h->iterations = answer.iterations;
+    return 1;
 }
 
 static int newton_without_clamp(const osc_ray_phase* phase) {
@@ -1058,12 +1046,9 @@ static int newton_without_clamp(const osc_ray_phase* phase) {
 // path, the others single rays on the scalar path
 typedef struct ray_batch {
     const query* q;
-    const double* origins;
-    const double* directions;
-    double* t;
-    double* points;
-    double* normals;
-    unsigned char* hits;
+    const osc_ray* rays;
+    osc_ray_hit* hits;
+    osc_status* statuses;
     long long groups;
     atomic_llong first_bad; // the lowest ray with a bad origin or direction, or the count
 } ray_batch;
@@ -1081,46 +1066,43 @@ static osc_status ray_unit(void* context, size_t index) {
     ray_batch* batch = context;
     long long unit = (long long)index, groups = batch->groups;
     long long first = unit < groups ? unit * WIDE : groups * WIDE + (unit - groups);
-    int scalar = unit < groups ? wide_rays(batch->q, batch->origins, batch->directions, first, batch->t, batch->points,
-                                           batch->normals, batch->hits)
-                               : 1;
+    int scalar = unit < groups ? wide_rays(batch->q, batch->rays, first, batch->hits, batch->statuses) : 1;
     for (int l = 0; scalar >> l; ++l)
-        if (scalar >> l & 1 && !batch_one(batch->q, batch->origins, batch->directions, first + l, batch->t,
-                                          batch->points, batch->normals, batch->hits))
+        if (scalar >> l & 1 && !batch_one(batch->q, batch->rays, first + l, batch->hits, batch->statuses))
             note_bad_ray(batch, first + l);
     return OSC_OK;
 }
 
-osc_status osc_ray_intersect_batch(const osc_implicit* surface, const osc_implicit_transform* transform, size_t count,
-                                   const double* origins, const double* directions, const osc_ray_settings* settings,
-                                   double* t, double* points, double* normals, unsigned char* hits, int threads) {
+osc_status osc_ray_intersect_batch(const osc_implicit* surface, const osc_implicit_transform* transform,
+                                   const osc_ray* rays, size_t count, const osc_ray_settings* settings,
+                                   osc_ray_hit* hits, osc_status* statuses, int threads) {
     osc_implicit_transform identity = osc_implicit_transform_identity();
     osc_ray_settings defaults = osc_ray_settings_default();
     if (!transform) transform = &identity;
     if (!settings) settings = &defaults;
-    const char* missing = !origins ? "origins" : (!directions ? "directions" : (!t ? "t" : NULL));
-    if (count > 0 && missing)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL with count %zu", __func__, missing, count);
-    osc_status status = osc_check_batch(__func__, origins, t, "t", count, threads);
-    if (status != OSC_OK || count == 0) return status;
-    status = check_query(__func__, surface, transform, settings);
+    if (threads < 0) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: threads is %d; it must be >= 0", __func__, threads);
+    if (count > 0 && (!rays || !hits))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL with count %zu", __func__, rays ? "hits" : "rays",
+                        count);
+    if (count > (size_t)LLONG_MAX / (sizeof(osc_ray) + sizeof(osc_ray_hit)))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: count %zu is too large", __func__, count);
+    if (count == 0) return OSC_OK;
+    osc_status status = check_query(__func__, surface, transform, settings);
     if (status != OSC_OK) return status;
     const query q = make_query(surface, transform, settings);
     // groups of WIDE rays go through the wide path where it applies, the rest one by one
     int wide_path = q.path == PATH_CONIC || (q.path == PATH_ASPHERE && newton_without_clamp(&settings->fine) &&
                                              newton_without_clamp(&settings->final_step));
     long long n = (long long)count, groups = wide_path ? n / WIDE : 0;
-    ray_batch batch = {&q, origins, directions, t, points, normals, hits, groups, n};
+    ray_batch batch = {&q, rays, hits, statuses, groups, n};
     status = osc_batch_run("osc_ray_intersect_batch", "ray unit", (size_t)(groups + (n - groups * WIDE)), threads,
                            UNITS_PER_THREAD, ray_unit, &batch, NULL);
     if (status != OSC_OK) return status;
     long long bad = atomic_load(&batch.first_bad);
     if (bad < n) {
-        const double* o = origins + 3 * bad;
-        const double* d = directions + 3 * bad;
         char prefix[64];
-        snprintf(prefix, sizeof prefix, "ray %lld (its t is NaN): ", bad);
-        return check_ray(__func__, prefix, osc_v3(o[0], o[1], o[2]), osc_v3(d[0], d[1], d[2]));
+        snprintf(prefix, sizeof prefix, "rays[%lld] (its t is NaN): ", bad);
+        return check_ray(__func__, prefix, rays[bad].origin, rays[bad].direction);
     }
     return OSC_OK;
 }

@@ -4,6 +4,7 @@
 #include "sdf_pair_internal.h"
 
 #include "base_internal.h"
+#include "query_internal.h"
 #include "dense.h"
 #include "sdf_internal.h" // the length range's checks
 
@@ -24,8 +25,14 @@ enum {
 #define VALUE_TEXT(x) TEXT(x) // a macro's value as a string
 
 osc_sdf_pair_settings osc_sdf_pair_settings_default(void) {
-    osc_sdf_pair_settings settings = {12, 1e-4, 0.25, 40, 0, 1.0, 0.0};
-    return settings;
+    // every field by name; a field not named here is zero
+    return (osc_sdf_pair_settings){.resolution = 12,
+                                   .epsilon = 1e-4,
+                                   .step = 0.25,
+                                   .max_iterations = 40,
+                                   .first_only = 0,
+                                   .merge_distance = 1.0,
+                                   .temperature = 0.0};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -92,27 +99,17 @@ static osc_status check_user_shape(const char* function, const char* name, const
     return OSC_OK;
 }
 
-static osc_status prepare(const char* function, const char* name, const osc_sdf_shape* shape, osc_pose pose,
-                          posed* out) {
+static osc_status prepare(const char* function, const char* name, const char* pose_name, const osc_sdf_shape* shape,
+                          osc_pose pose, posed* out) {
     if (!shape) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: shape %s is NULL", function, name);
     if (!shape->sdf == !shape->function)
         return osc_fail(OSC_ERR_INVALID_ARGUMENT,
                         "%s: shape %s must set exactly one of sdf and "
                         "function",
                         function, name);
-    osc_status status = OSC_OK;
-    if (!sdf_point_in_range(pose.p)) { // the message's name only when it is needed
-        char what[64];
-        snprintf(what, sizeof what, "the pose of shape %s: p", name);
-        return sdf_check_point(function, what, pose.p);
-    }
-    if (!osc_quat_is_normalizable(pose.q))
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                        "%s: the pose of shape %s: q is (%g, %g, %g, %g); it "
-                        "cannot be normalised",
-                        function, name, pose.q.w, pose.q.x, pose.q.y, pose.q.z);
+    osc_status status = osc_check_pose(function, pose_name, pose, OSC_SDF_LENGTH_MAX, "OSC_SDF_LENGTH_MAX", &out->pose);
+    if (status) return status;
     out->shape = shape;
-    out->pose = osc_pose_make(pose.p, osc_quat_normalize(pose.q));
     out->rotation = osc_quat_to_mat3(out->pose.q);
     osc_vec3 lo = shape->lo, hi = shape->hi;
     out->lipschitz = shape->lipschitz > 0.0 ? shape->lipschitz : 1.0;
@@ -151,10 +148,10 @@ static osc_status prepare(const char* function, const char* name, const osc_sdf_
     return OSC_OK;
 }
 
-osc_status sdf_pair_world_box(const char* function, const char* name, const osc_sdf_shape* shape, osc_pose pose,
-                              osc_vec3* lo, osc_vec3* hi) {
+osc_status sdf_pair_world_box(const char* function, const char* name, const char* pose_name, const osc_sdf_shape* shape,
+                              osc_pose pose, osc_vec3* lo, osc_vec3* hi) {
     posed p;
-    osc_status status = prepare(function, name, shape, pose, &p);
+    osc_status status = prepare(function, name, pose_name, shape, pose, &p);
     *lo = p.lo;
     *hi = p.hi;
     return status;
@@ -283,9 +280,9 @@ static bool smooth_refine(const posed* pa, const posed* pb, osc_vec3* x, double 
 // body X moves its SDF like the point moving by -v, v = dp + dtheta x (x - p_X):
 //   dX = -grad X . v,  d grad X = dtheta x grad X - H_X v,
 //   dF = (wa wb / tau)(dA - dB)(ga - gb) + wa d grad A + wb d grad B,  dx = -H^-1 dF,
-//   d penetration = -(wa dA + wb dB)   (x is stationary)
+//   d distance = wa dA + wb dB   (x is stationary; the distance is m)
 static void smooth_jacobians(const posed* pa, const posed* pb, osc_vec3 x, double tau, const smooth_point* s,
-                             double* point_jacobian, double* penetration_jacobian) {
+                             double* point_jacobian, double* distance_jacobian) {
     osc_vec3 d = osc_sub(s->ga, s->gb);
     double coupling = s->wa * s->wb / tau;
     for (int c = 0; c < 12; ++c) {
@@ -307,7 +304,7 @@ static void smooth_jacobians(const posed* pa, const posed* pb, osc_vec3 x, doubl
             point_jacobian[12 + c] = dx.y;
             point_jacobian[24 + c] = dx.z;
         }
-        if (penetration_jacobian) penetration_jacobian[c] = -weight * dvalue;
+        if (distance_jacobian) distance_jacobian[c] = weight * dvalue;
     }
 }
 
@@ -342,13 +339,13 @@ osc_status sdf_pair_check_settings(const char* function, const osc_sdf_pair_sett
 // inserts a point into the output, merging with a kept point within `merge` (the deeper wins);
 // when full, a new point replaces the shallowest kept one if deeper. Returns the slot it was
 // stored in or -1, and sets *added when it is a new distinct point.
-static int insert(osc_sdf_pair_output* out, const osc_sdf_contact* contact, const double* jp, const double* jpen,
+static int insert(osc_sdf_pair_output* out, const osc_sdf_pair_contact* contact, const double* jp, const double* jd,
                   double merge, bool* added) {
     int slot = -1;
     *added = false;
     for (int i = 0; i < out->count && slot < 0; ++i) {
         if (osc_length(osc_sub(out->contacts[i].point, contact->point)) > merge) continue;
-        if (!(contact->penetration > out->contacts[i].penetration)) return -1;
+        if (!(contact->distance < out->contacts[i].distance)) return -1;
         slot = i;
     }
     if (slot < 0) {
@@ -356,10 +353,10 @@ static int insert(osc_sdf_pair_output* out, const osc_sdf_contact* contact, cons
         if (out->count < out->capacity) {
             slot = out->count++;
         } else {
-            double shallowest = contact->penetration;
+            double shallowest = contact->distance;
             for (int i = 0; i < out->count; ++i)
-                if (out->contacts[i].penetration < shallowest) {
-                    shallowest = out->contacts[i].penetration;
+                if (out->contacts[i].distance > shallowest) {
+                    shallowest = out->contacts[i].distance;
                     slot = i;
                 }
             if (slot < 0) return -1;
@@ -367,13 +364,13 @@ static int insert(osc_sdf_pair_output* out, const osc_sdf_contact* contact, cons
     }
     out->contacts[slot] = *contact;
     if (out->point_jacobians) memcpy(out->point_jacobians + 36 * (size_t)slot, jp, 36 * sizeof(double));
-    if (out->penetration_jacobians) memcpy(out->penetration_jacobians + 12 * (size_t)slot, jpen, 12 * sizeof(double));
+    if (out->distance_jacobians) memcpy(out->distance_jacobians + 12 * (size_t)slot, jd, 12 * sizeof(double));
     return slot;
 }
 
 static int by_depth(const void* x, const void* y) {
-    double a = ((const osc_sdf_contact*)x)->penetration, b = ((const osc_sdf_contact*)y)->penetration;
-    return (a < b) - (a > b);
+    double a = ((const osc_sdf_pair_contact*)x)->distance, b = ((const osc_sdf_pair_contact*)y)->distance;
+    return (a > b) - (a < b);
 }
 
 // swaps rows i and j of `width` doubles (nothing for a NULL array)
@@ -388,12 +385,12 @@ static void swap_rows(double* rows, size_t width, size_t i, size_t j) {
 // the contacts deepest first by a stable insertion sort that carries their Jacobian rows along
 static void sort_with_jacobians(osc_sdf_pair_output* out) {
     for (size_t i = 1; i < (size_t)out->count; ++i)
-        for (size_t k = i; k > 0 && out->contacts[k].penetration > out->contacts[k - 1].penetration; --k) {
-            osc_sdf_contact t = out->contacts[k];
+        for (size_t k = i; k > 0 && out->contacts[k].distance < out->contacts[k - 1].distance; --k) {
+            osc_sdf_pair_contact t = out->contacts[k];
             out->contacts[k] = out->contacts[k - 1];
             out->contacts[k - 1] = t;
             swap_rows(out->point_jacobians, 36, k, k - 1);
-            swap_rows(out->penetration_jacobians, 12, k, k - 1);
+            swap_rows(out->distance_jacobians, 12, k, k - 1);
         }
 }
 
@@ -430,11 +427,11 @@ static bool process_survivor(const survivor_context* cx, osc_vec3 centre, double
         if (!osc_vec3_is_finite(x)) break;
     }
     if (!found) return false;
-    osc_sdf_contact contact;
+    osc_sdf_pair_contact contact;
     memset(&contact, 0, sizeof contact);
     contact.point = x;
-    contact.penetration = -fmax(fa, fb);
-    double jp[36] = {0}, jpen[12] = {0};
+    contact.distance = fmax(fa, fb);
+    double jp[36] = {0}, jd[12] = {0};
     if (cx->smooth) {
         smooth_point s;
         osc_vec3 refined = x;
@@ -443,8 +440,8 @@ static bool process_survivor(const survivor_context* cx, osc_vec3 centre, double
             fmax(s.a, s.b) <= epsilon) {
             contact.point = refined;
             contact.smooth = 1;
-            contact.penetration = -s.m;
-            smooth_jacobians(pa, pb, refined, cx->tau, &s, jp, jpen);
+            contact.distance = s.m;
+            smooth_jacobians(pa, pb, refined, cx->tau, &s, jp, jd);
             ga = s.ga;
             gb = s.gb;
             gradients = true;
@@ -453,7 +450,7 @@ static bool process_survivor(const survivor_context* cx, osc_vec3 centre, double
     }
     contact.iterations = iteration;
     bool added = false;
-    int slot = insert(cx->out, &contact, jp, jpen, cx->merge, &added);
+    int slot = insert(cx->out, &contact, jp, jd, cx->merge, &added);
     if (added) ++cx->out->needed;
     if (slot >= 0) {
         if (!gradients) {
@@ -482,18 +479,14 @@ static osc_status check_precision(const char* function, osc_vec3 lo, osc_vec3 hi
 osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a, const osc_sdf_shape* b, osc_pose pose_b,
                                 const osc_sdf_pair_settings* settings_in, osc_sdf_pair_output* out) {
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: output is NULL", __func__);
-    if (out->capacity < 0)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: output->capacity is %d; it must be >= 0", __func__,
-                        out->capacity);
-    if (out->capacity > 0 && !out->contacts)
-        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: output->contacts is NULL with capacity %d", __func__,
-                        out->capacity);
+    osc_status status = osc_check_output(__func__, out->contacts, out->capacity);
+    if (status) return status;
     out->count = out->needed = out->boxes_overlap = out->spheres = out->survivors = 0;
     osc_sdf_pair_settings settings = settings_in ? *settings_in : osc_sdf_pair_settings_default();
-    osc_status status = sdf_pair_check_settings(__func__, &settings);
+    status = sdf_pair_check_settings(__func__, &settings);
     posed pa, pb;
-    if (status == OSC_OK) status = prepare(__func__, "a", a, pose_a, &pa);
-    if (status == OSC_OK) status = prepare(__func__, "b", b, pose_b, &pb);
+    if (status == OSC_OK) status = prepare(__func__, "a", "pose_a", a, pose_a, &pa);
+    if (status == OSC_OK) status = prepare(__func__, "b", "pose_b", b, pose_b, &pb);
     if (status != OSC_OK) return status;
     bool smooth = settings.temperature > 0.0;
     if (smooth && (!a->sdf || !b->sdf))
@@ -563,12 +556,24 @@ osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a, const o
     // deepest first, ties in the order found (the Jacobians follow their contacts); both sorts are
     // stable and allocate nothing, so they give the same order: the insertion sort, quicker for
     // the few points of a usual pair, up to INSERTION_SORT_MAX points or with Jacobians
-    if (out->point_jacobians || out->penetration_jacobians || out->count <= INSERTION_SORT_MAX)
+    if (out->point_jacobians || out->distance_jacobians || out->count <= INSERTION_SORT_MAX)
         sort_with_jacobians(out);
     else
         osc_sort(out->contacts, (size_t)out->count, sizeof *out->contacts, by_depth);
-    if (out->needed > out->capacity)
-        return osc_fail(OSC_ERR_CAPACITY, "%s: %d collision points found, capacity %d", __func__, out->needed,
-                        out->capacity);
-    return OSC_OK;
+    return osc_finish_output(__func__, out->needed, out->capacity);
+}
+
+// slot i of a batch: the single call into outputs[i]
+static osc_status batch_slot(const osc_query_batch* batch, size_t i) {
+    const osc_sdf_pair_batch_item* item = (const osc_sdf_pair_batch_item*)batch->items + i;
+    return osc_sdf_pair_collide(item->a, item->pose_a, item->b, item->pose_b, batch->settings,
+                                (osc_sdf_pair_output*)batch->outputs + i);
+}
+
+osc_status osc_sdf_pair_collide_batch(const osc_sdf_pair_batch_item* items, size_t count,
+                                      const osc_sdf_pair_settings* settings, osc_sdf_pair_output* outputs,
+                                      osc_status* statuses, int threads) {
+    const osc_query_batch batch = {
+        "osc_sdf_pair_collide_batch", "outputs", items, outputs, settings, NULL, batch_slot, 1};
+    return osc_query_batch_run(&batch, count, statuses, threads);
 }

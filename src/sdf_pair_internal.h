@@ -6,10 +6,11 @@
 
 #include "osculate/sdf_pair.h"
 
-/// Checks a shape and its pose (messages name `function` and the shape as `name`) and writes the
-/// world box of the posed shape. OSC_ERR_INVALID_ARGUMENT or OSC_ERR_UNSUPPORTED (unbounded).
-osc_status sdf_pair_world_box(const char* function, const char* name, const osc_sdf_shape* shape, osc_pose pose,
-                              osc_vec3* lo, osc_vec3* hi);
+/// Checks a shape and its pose (messages name `function`, the shape as `name` and the pose as
+/// `pose_name`) and writes the world box of the posed shape. OSC_ERR_INVALID_ARGUMENT or
+/// OSC_ERR_UNSUPPORTED (unbounded).
+osc_status sdf_pair_world_box(const char* function, const char* name, const char* pose_name, const osc_sdf_shape* shape,
+                              osc_pose pose, osc_vec3* lo, osc_vec3* hi);
 
 /// Checks settings (not NULL) for the public function `function`: OSC_OK, or
 /// OSC_ERR_INVALID_ARGUMENT naming the setting, its value and its range.

@@ -139,8 +139,8 @@ static inline osc_status query_shapes(const query_models* m, int i, shape_answer
 enum { FIXTURE_MANIFOLD_CAPACITY = 512 };
 
 typedef struct manifold_answer {
-    osc_contact contacts[FIXTURE_MANIFOLD_CAPACITY];
-    double depth_jacobians[FIXTURE_MANIFOLD_CAPACITY][12];
+    osc_manifold_contact contacts[FIXTURE_MANIFOLD_CAPACITY];
+    double distance_jacobians[FIXTURE_MANIFOLD_CAPACITY][12];
     double point_jacobians[FIXTURE_MANIFOLD_CAPACITY][36];
     int32_t count, needed;
 } manifold_answer;
@@ -154,9 +154,10 @@ static inline osc_status query_manifold(const query_models* m, int i, int hard, 
         settings.blend = 0;
         settings.trace_temperature = settings.clip_temperature = settings.blend_temperature = 0.0;
     }
-    osc_manifold_output output = {
-        out->contacts, FIXTURE_MANIFOLD_CAPACITY, 0, 0, &out->point_jacobians[0][0], &out->depth_jacobians[0][0], NULL,
-        NULL};
+    osc_manifold_output output = {.contacts = out->contacts,
+                                  .capacity = FIXTURE_MANIFOLD_CAPACITY,
+                                  .point_jacobians = &out->point_jacobians[0][0],
+                                  .distance_jacobians = &out->distance_jacobians[0][0]};
     osc_status status = osc_manifold_collide(m->slab_body, fixture_pose(0.0, 0.0, 0.0, 0.0), m->ball_body,
                                              manifold_pose_b(i), &settings, &output);
     out->count = output.count;
@@ -190,23 +191,19 @@ static inline osc_status query_dcol(const query_models* m, int i, dcol_answer* o
                                              out->parameters_a, out->parameters_b);
 }
 
-// the inputs of a DCOL batch of `count` configurations (those of query_dcol)
-static inline void fixture_dcol_batch(const query_models* m, int count, const osc_convex** shapes_a, osc_pose* poses_a,
-                                      const osc_convex** shapes_b, osc_pose* poses_b) {
-    for (int i = 0; i < count; ++i) {
-        shapes_a[i] = m->convex_box;
-        shapes_b[i] = m->capsule;
-        poses_a[i] = fixture_pose(0.0, 0.0, 0.0, 0.2);
-        poses_b[i] = dcol_pose_b(i);
-    }
+// the items of a DCOL batch of `count` configurations (those of query_dcol)
+static inline void fixture_dcol_batch(const query_models* m, int count, osc_dcol_batch_item* items) {
+    for (int i = 0; i < count; ++i)
+        items[i] = (osc_dcol_batch_item){m->convex_box, fixture_pose(0.0, 0.0, 0.0, 0.2), m->capsule, dcol_pose_b(i),
+                                         NULL};
 }
 
 enum { FIXTURE_PAIR_CAPACITY = 4096 };
 
 typedef struct sdf_pair_answer {
-    osc_sdf_contact contacts[FIXTURE_PAIR_CAPACITY];
+    osc_sdf_pair_contact contacts[FIXTURE_PAIR_CAPACITY];
     double point_jacobians[FIXTURE_PAIR_CAPACITY][36];
-    double penetration_jacobians[FIXTURE_PAIR_CAPACITY][12];
+    double distance_jacobians[FIXTURE_PAIR_CAPACITY][12];
     int count, needed, spheres, survivors;
 } sdf_pair_answer;
 
@@ -214,11 +211,11 @@ typedef struct sdf_pair_answer {
 static inline osc_status query_sdf_pair(const query_models* m, int i, int smooth, sdf_pair_answer* out) {
     memset(out, 0, sizeof *out);
     osc_sdf_pair_settings settings = osc_sdf_pair_settings_default();
-    osc_sdf_pair_output output = {out->contacts, FIXTURE_PAIR_CAPACITY, 0, 0, NULL, NULL, 0, 0, 0};
+    osc_sdf_pair_output output = {.contacts = out->contacts, .capacity = FIXTURE_PAIR_CAPACITY};
     if (smooth) {
         settings.temperature = 0.05;
         output.point_jacobians = &out->point_jacobians[0][0];
-        output.penetration_jacobians = &out->penetration_jacobians[0][0];
+        output.distance_jacobians = &out->distance_jacobians[0][0];
     } else {
         settings.resolution = 32;
         settings.merge_distance = 0.5;
@@ -249,33 +246,49 @@ static inline osc_status query_ray(const query_models* m, int i, ray_answer* out
     jacobians.t_surface_pose = out->t_pose;
     jacobians.t_parameters = out->t_parameters;
     double y = -0.5 + 0.015 * (i % 64);
-    osc_status status = osc_ray_intersect(m->lens, NULL, osc_v3(-2.0, y, 0.1), osc_v3(1.0, 0.0, 0.0), &settings,
-                                          &out->hit[0], &jacobians);
+    osc_ray ray = {osc_v3(-2.0, y, 0.1), osc_v3(1.0, 0.0, 0.0)};
+    osc_status status = osc_ray_intersect(m->lens, NULL, ray, &settings, &out->hit[0], &jacobians);
     if (status) return status;
     jacobians.t_parameters = NULL;
-    return osc_ray_intersect(m->sphere_surface, NULL, osc_v3(-2.0, 0.5 * y, 0.1), osc_v3(1.0, 0.0, 0.0), &settings,
-                             &out->hit[1], &jacobians);
+    ray.origin = osc_v3(-2.0, 0.5 * y, 0.1);
+    return osc_ray_intersect(m->sphere_surface, NULL, ray, &settings, &out->hit[1], &jacobians);
 }
 
 enum { FIXTURE_LMD_CAPACITY = 64 };
 
 typedef struct lmd_answer {
     osc_lmd_contact contacts[FIXTURE_LMD_CAPACITY];
-    int count;
+    double distance_jacobians[FIXTURE_LMD_CAPACITY][12];
+    int32_t count;
 } lmd_answer;
 
-// step i of a short trajectory of the cylinder standing on the box, 0.01 above it, its end face
-// parallel to the box's top: a conformal contact sampled at 64 points, whose sort needs more than
-// glibc's 1 KB of stack (warm when `cache` is)
-static inline osc_status query_lmd(const query_models* m, int i, int threads, osc_lmd_cache* cache, lmd_answer* out) {
-    memset(out, 0, sizeof *out);
+// the settings of query_lmd: a conformal contact sampled at 64 points
+static inline osc_lmd_settings fixture_lmd_settings(void) {
     osc_lmd_settings settings = osc_lmd_settings_default();
     settings.d_max = 2.0;
     settings.conformal_samples = 64;
-    settings.threads = threads;
+    return settings;
+}
+
+// step i of a short trajectory of the cylinder standing on the box, 0.01 above it, its end face
+// parallel to the box's top (with `cache`, nullable)
+static inline osc_lmd_batch_item fixture_lmd_item(const query_models* m, int i, osc_lmd_cache* cache) {
     osc_pose pose_b = {osc_v3(0.002 * i, 0.0, 0.81), osc_quat_identity()};
-    return osc_lmd_query(m->brep_box, fixture_pose(0.0, 0.0, 0.0, 0.0), m->cylinder, pose_b, &settings, cache,
-                         out->contacts, FIXTURE_LMD_CAPACITY, &out->count);
+    return (osc_lmd_batch_item){m->brep_box, fixture_pose(0.0, 0.0, 0.0, 0.0), m->cylinder, pose_b, cache};
+}
+
+// step i of the trajectory: a conformal contact sampled at 64 points, whose sort needs more than
+// glibc's 1 KB of stack (warm when `cache` is)
+static inline osc_status query_lmd(const query_models* m, int i, int threads, osc_lmd_cache* cache, lmd_answer* out) {
+    memset(out, 0, sizeof *out);
+    osc_lmd_settings settings = fixture_lmd_settings();
+    osc_lmd_batch_item item = fixture_lmd_item(m, i, cache);
+    osc_lmd_output output = {.contacts = out->contacts,
+                             .capacity = FIXTURE_LMD_CAPACITY,
+                             .distance_jacobians = &out->distance_jacobians[0][0]};
+    osc_status status = osc_lmd_query(item.a, item.pose_a, item.b, item.pose_b, &settings, cache, &output, threads);
+    out->count = output.count;
+    return status;
 }
 
 #endif // OSC_QUERY_FIXTURES_H

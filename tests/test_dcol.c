@@ -1682,6 +1682,12 @@ static void test_warm_start(void) {
     CHECK_STATUS(osc_dcol_proximity(a, pa, b, pb, NULL, &r, NULL, &warm), OSC_OK);
 }
 
+// the items of a batch from arrays of its arguments
+static void batch_items(const osc_convex* const* as, const osc_pose* pas, const osc_convex* const* bs,
+                        const osc_pose* pbs, int count, osc_dcol_batch_item* items) {
+    for (int i = 0; i < count; ++i) items[i] = (osc_dcol_batch_item){as[i], pas[i], bs[i], pbs[i], NULL};
+}
+
 // A batch that is too small to pay for a team (fewer than 8 pairs per thread), or asked for one
 // thread, runs on the calling thread without entering OpenMP: no thread is started. Runs before
 // anything in this program starts a team (the pool's threads outlive it). When every batch entered
@@ -1699,10 +1705,12 @@ static void test_batch_without_team(void) {
         pas[i] = random_pose(&rng, 0.6);
         pbs[i] = random_pose(&rng, 0.6);
     }
+    osc_dcol_batch_item items[COUNT];
+    batch_items(as, pas, bs, pbs, COUNT, items);
     int before = process_threads();
     CHECK_MSG(before == 1, "%d threads before any batch (0: /proc/self/status unreadable)", before);
     for (int threads = 0; threads <= 2; ++threads)
-        CHECK_STATUS(osc_dcol_proximity_batch(as, pas, bs, pbs, COUNT, NULL, results, NULL, NULL, threads), OSC_OK);
+        CHECK_STATUS(osc_dcol_proximity_batch(items, COUNT, NULL, results, NULL, NULL, threads), OSC_OK);
     CHECK_MSG(process_threads() == before, "%d threads after the batches, %d before", process_threads(), before);
     for (int i = 0; i < COUNT; ++i) {
         CHECK_STATUS(osc_dcol_proximity(as[i], pas[i], bs[i], pbs[i], NULL, &single, NULL, NULL), OSC_OK);
@@ -1728,10 +1736,12 @@ static void test_batch(void) {
         osc_dcol_jacobians j = {alphas[i], NULL, NULL, NULL, NULL, normals[i]};
         jacobians[i] = j;
     }
-    pbs[17].q = (osc_quat){0, 0, 0, 0}; // one bad pose: reported for its pair only
-    osc_status status = osc_dcol_proximity_batch(as, pas, bs, pbs, COUNT, NULL, results, jacobians, statuses, 2);
+    pbs[17].q = (osc_quat){0, 0, 0, 0}; // one bad pose: reported for its item only
+    static osc_dcol_batch_item items[COUNT];
+    batch_items(as, pas, bs, pbs, COUNT, items);
+    osc_status status = osc_dcol_proximity_batch(items, COUNT, NULL, results, jacobians, statuses, 2);
     CHECK(status == OSC_ERR_INVALID_ARGUMENT);
-    CHECK(strstr(osc_last_error(), "pair 17") != NULL);
+    CHECK(strstr(osc_last_error(), "item 17: osc_dcol_proximity: pose_b.q") != NULL);
     for (int i = 0; i < COUNT; ++i) {
         CHECK(statuses[i] == (i == 17 ? OSC_ERR_INVALID_ARGUMENT : OSC_OK));
         if (i == 17) continue;
@@ -1745,14 +1755,12 @@ static void test_batch(void) {
     }
     // any thread count: clamped to OSC_MAX_THREADS (a team no larger than the work), the same bits
     static osc_dcol_result clamped[COUNT];
-    CHECK_STATUS(osc_dcol_proximity_batch(as, pas, bs, pbs, COUNT, NULL, clamped, NULL, NULL, 100000),
-                 OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_dcol_proximity_batch(items, COUNT, NULL, clamped, NULL, NULL, 100000), OSC_ERR_INVALID_ARGUMENT);
     for (int i = 0; i < COUNT; ++i)
         if (i != 17) CHECK(memcmp(&clamped[i], &results[i], sizeof clamped[i]) == 0);
-    CHECK_STATUS(osc_dcol_proximity_batch(as, pas, bs, pbs, -1, NULL, results, NULL, NULL, 1),
-                 OSC_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(osc_dcol_proximity_batch(as, pas, bs, pbs, 5, NULL, NULL, NULL, NULL, 1), OSC_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(osc_dcol_proximity_batch(NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0), OSC_OK);
+    CHECK_STATUS(osc_dcol_proximity_batch(items, COUNT, NULL, results, NULL, NULL, -1), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_dcol_proximity_batch(items, 5, NULL, NULL, NULL, NULL, 1), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_dcol_proximity_batch(NULL, 0, NULL, NULL, NULL, NULL, 0), OSC_OK);
 }
 
 // The paths' switches are a query's own (dcol_options), not the library's: one thread solving with
@@ -1817,20 +1825,15 @@ static const null_argument dcol_null_cases[] = {
     {"osc_dcol_alpha_gradient", "gradient"},
     {"osc_dcol_alpha_parameter_gradient", "a"},
     {"osc_dcol_alpha_parameter_gradient", "b"},
-    {"osc_dcol_proximity_batch", "a"},
-    {"osc_dcol_proximity_batch", "poses_a"},
-    {"osc_dcol_proximity_batch", "b"},
-    {"osc_dcol_proximity_batch", "poses_b"},
+    {"osc_dcol_proximity_batch", "items"},
     {"osc_dcol_proximity_batch", "results"},
 };
 
 // case `index` of dcol_null_cases, or with `index` past them the nullable arguments NULL in turn
 static osc_status dcol_call_with_null(int index) {
     const osc_convex *a = g_shapes[OSC_CONVEX_POLYTOPE], *b = g_shapes[OSC_CONVEX_CAPSULE];
-    const osc_convex* as[1] = {a};
-    const osc_convex* bs[1] = {b};
     osc_pose pa = osc_pose_identity(), pb = {osc_v3(0.9, 0.1, 0.2), osc_quat_identity()};
-    osc_pose pas[1] = {pa}, pbs[1] = {pb};
+    osc_dcol_batch_item items[1] = {{a, pa, b, pb, NULL}};
     osc_dcol_result r[1];
     double alpha, gradient[12], gradient_a[64], gradient_b[64];
     switch (index) {
@@ -1843,14 +1846,11 @@ static osc_status dcol_call_with_null(int index) {
         case 6: return osc_dcol_alpha_gradient(a, pa, b, pb, NULL, &alpha, NULL);
         case 7: return osc_dcol_alpha_parameter_gradient(NULL, pa, b, pb, NULL, &alpha, gradient_a, gradient_b);
         case 8: return osc_dcol_alpha_parameter_gradient(a, pa, NULL, pb, NULL, &alpha, gradient_a, gradient_b);
-        case 9: return osc_dcol_proximity_batch(NULL, pas, bs, pbs, 1, NULL, r, NULL, NULL, 1);
-        case 10: return osc_dcol_proximity_batch(as, NULL, bs, pbs, 1, NULL, r, NULL, NULL, 1);
-        case 11: return osc_dcol_proximity_batch(as, pas, NULL, pbs, 1, NULL, r, NULL, NULL, 1);
-        case 12: return osc_dcol_proximity_batch(as, pas, bs, NULL, 1, NULL, r, NULL, NULL, 1);
-        case 13: return osc_dcol_proximity_batch(as, pas, bs, pbs, 1, NULL, NULL, NULL, NULL, 1);
+        case 9: return osc_dcol_proximity_batch(NULL, 1, NULL, r, NULL, NULL, 1);
+        case 10: return osc_dcol_proximity_batch(items, 1, NULL, NULL, NULL, NULL, 1);
         // the nullable ones (settings, jacobians, warm, statuses already NULL above)
-        case 14: return osc_dcol_alpha_parameter_gradient(a, pa, b, pb, NULL, NULL, gradient_a, gradient_b);
-        case 15: return osc_dcol_alpha_parameter_gradient(a, pa, b, pb, NULL, &alpha, NULL, gradient_b);
+        case 11: return osc_dcol_alpha_parameter_gradient(a, pa, b, pb, NULL, NULL, gradient_a, gradient_b);
+        case 12: return osc_dcol_alpha_parameter_gradient(a, pa, b, pb, NULL, &alpha, NULL, gradient_b);
         default: return osc_dcol_alpha_parameter_gradient(a, pa, b, pb, NULL, &alpha, gradient_a, NULL);
     }
 }
@@ -1865,16 +1865,14 @@ static void test_null_arguments(void) {
     }
     for (int i = count; i < count + 3; ++i) CHECK_STATUS(dcol_call_with_null(i), OSC_OK);
     // a pair's NULL shape in a batch fails that pair alone
-    const osc_convex* as[2] = {g_shapes[0], NULL};
-    const osc_convex* bs[2] = {g_shapes[1], g_shapes[1]};
-    osc_pose pas[2] = {osc_pose_identity(), osc_pose_identity()};
-    osc_pose pbs[2] = {{osc_v3(1, 0, 0), osc_quat_identity()}, {osc_v3(1, 0, 0), osc_quat_identity()}};
+    osc_pose pb = {osc_v3(1, 0, 0), osc_quat_identity()};
+    osc_dcol_batch_item items[2] = {{g_shapes[0], osc_pose_identity(), g_shapes[1], pb, NULL},
+                                    {NULL, osc_pose_identity(), g_shapes[1], pb, NULL}};
     osc_dcol_result results[2];
     osc_status statuses[2];
-    CHECK_STATUS(osc_dcol_proximity_batch(as, pas, bs, pbs, 2, NULL, results, NULL, statuses, 1),
-                 OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_dcol_proximity_batch(items, 2, NULL, results, NULL, statuses, 1), OSC_ERR_INVALID_ARGUMENT);
     CHECK(statuses[0] == OSC_OK && statuses[1] == OSC_ERR_INVALID_ARGUMENT);
-    CHECK(strstr(osc_last_error(), "pair 1") && message_names("osc_dcol_proximity_batch", "a"));
+    CHECK(strstr(osc_last_error(), "item 1") && message_names("osc_dcol_proximity", "a"));
     CHECK(osc_dcol_parameter_count(NULL) == 0);
     CHECK(message_names("osc_dcol_parameter_count", "shape"));
 }

@@ -134,8 +134,8 @@ static osc_vec3 random_direction(void) {
 typedef struct result {
     int32_t capacity, count, needed;
     osc_status status;
-    osc_contact* contacts;
-    double *point_j, *depth_j, *normal_j, *weight_j; // [capacity][3][12], [capacity][12], ...
+    osc_manifold_contact* contacts;
+    double *point_j, *distance_j, *normal_j, *weight_j; // [capacity][3][12], [capacity][12], ...
     int32_t* index;         // optional (result_index): [body][kind][feature] -> contact, -1 for none
     int32_t index_features; // features per (body, kind) in the index
 } result;
@@ -150,7 +150,7 @@ static void result_index(result* r, int32_t features) {
     }
     for (size_t i = 0; i < size; ++i) r->index[i] = -1;
     for (int i = 0; i < r->count; ++i) {
-        const osc_contact* c = &r->contacts[i];
+        const osc_manifold_contact* c = &r->contacts[i];
         r->index[((size_t)c->body * 3 + (size_t)c->kind) * (size_t)features + (size_t)c->feature] = i;
     }
 }
@@ -158,9 +158,9 @@ static void result_index(result* r, int32_t features) {
 static void result_init(result* r, int32_t capacity) {
     memset(r, 0, sizeof *r);
     r->capacity = capacity;
-    r->contacts = calloc((size_t)capacity, sizeof(osc_contact));
+    r->contacts = calloc((size_t)capacity, sizeof(osc_manifold_contact));
     r->point_j = calloc((size_t)capacity * 36, sizeof(double));
-    r->depth_j = calloc((size_t)capacity * 12, sizeof(double));
+    r->distance_j = calloc((size_t)capacity * 12, sizeof(double));
     r->normal_j = calloc((size_t)capacity * 36, sizeof(double));
     r->weight_j = calloc((size_t)capacity * 12, sizeof(double));
 }
@@ -169,7 +169,7 @@ static void result_free(result* r) {
     free(r->index);
     free(r->contacts);
     free(r->point_j);
-    free(r->depth_j);
+    free(r->distance_j);
     free(r->normal_j);
     free(r->weight_j);
     memset(r, 0, sizeof *r);
@@ -182,7 +182,7 @@ static osc_status collide(const tbody* a, osc_pose pa, const tbody* b, osc_pose 
                                -1,
                                -1,
                                derivatives ? r->point_j : NULL,
-                               derivatives ? r->depth_j : NULL,
+                               derivatives ? r->distance_j : NULL,
                                derivatives ? r->normal_j : NULL,
                                derivatives ? r->weight_j : NULL};
     r->status = osc_manifold_collide(a->body, pa, b->body, pb, s, &out);
@@ -231,7 +231,7 @@ static osc_manifold_settings closed_form_settings(int which) {
 // the smallest depth of the unblended contacts (d_max when there are none)
 static double min_depth(const result* r, double d_max) {
     double m = d_max;
-    for (int i = 0; i < r->count; ++i) m = fmin(m, r->contacts[i].depth);
+    for (int i = 0; i < r->count; ++i) m = fmin(m, r->contacts[i].distance);
     return m;
 }
 
@@ -513,20 +513,20 @@ static void check_direction(const char* name, const tbody* fb, osc_pose pose_f, 
             continue;
         }
         if (k < 0) continue;
-        const osc_contact* c = &r->contacts[k];
+        const osc_manifold_contact* c = &r->contacts[k];
         ++t->vertices;
         double ep = osc_length(osc_sub(c->point, x)), en = osc_length(osc_sub(c->normal, osc_scale(normal, sign)));
-        t->worst_depth = fmax(t->worst_depth, fabs(c->depth - depth));
+        t->worst_depth = fmax(t->worst_depth, fabs(c->distance - depth));
         t->worst_weight = fmax(t->worst_weight, fabs(c->weight - w));
         t->worst_point = fmax(t->worst_point, ep);
         if (!f->ambiguous) t->worst_normal = fmax(t->worst_normal, en);
-        if (fabs(c->depth - depth) > 1e-12 || ep > 1e-12 || (!f->ambiguous && en > 1e-12) ||
+        if (fabs(c->distance - depth) > 1e-12 || ep > 1e-12 || (!f->ambiguous && en > 1e-12) ||
             fabs(c->weight - w) > 1e-12 || c->group != -1) {
             if (misses++ < 5)
                 fprintf(stderr,
                         "  %s: vertex %d of body %d: depth %.17g (closed form %.17g), weight %.17g (%.17g), "
                         "point error %.3g, normal error %.3g, group %d\n",
-                        name, (int)i, index, c->depth, depth, c->weight, w, ep, en, (int)c->group);
+                        name, (int)i, index, c->distance, depth, c->weight, w, ep, en, (int)c->group);
         }
     }
     CHECK_MSG(misses == 0, "%s: %d vertex contacts of body %d disagree with the closed form", name, misses, index);
@@ -551,18 +551,18 @@ static void check_direction(const char* name, const tbody* fb, osc_pose pose_f, 
             continue;
         }
         if (k < 0) continue;
-        const osc_contact* c = &r->contacts[k];
+        const osc_manifold_contact* c = &r->contacts[k];
         ++t->edges;
         osc_vec3 normal;
         double at = f->eval(f, c->point, &normal); // the closed form at the reported point
         double w = ref_transition(at, s->d_max, s->bandwidth), depth = w * at + (1.0 - w) * s->d_max;
         double ep = osc_length(osc_sub(c->point, p)), en = osc_length(osc_sub(c->normal, osc_scale(normal, sign)));
         double off = segment_distance(c->point, a, b);
-        t->worst_depth = fmax(t->worst_depth, fabs(c->depth - depth));
+        t->worst_depth = fmax(t->worst_depth, fabs(c->distance - depth));
         t->worst_weight = fmax(t->worst_weight, fabs(c->weight - w));
         t->worst_point = fmax(t->worst_point, ep);
         if (!f->ambiguous) t->worst_normal = fmax(t->worst_normal, en);
-        bool bad = fabs(c->depth - depth) > 1e-12 || fabs(c->weight - w) > 1e-12 || ep > 1e-10 || off > 1e-12 ||
+        bool bad = fabs(c->distance - depth) > 1e-12 || fabs(c->weight - w) > 1e-12 || ep > 1e-10 || off > 1e-12 ||
                    (!f->ambiguous && en > 1e-10);
         osc_vec3 expected;
         if (hard && s->iterations >= 50 && crossing_limit(f, a, b, &expected)) {
@@ -576,7 +576,7 @@ static void check_direction(const char* name, const tbody* fb, osc_pose pose_f, 
             fprintf(stderr,
                     "  %s: edge %d of body %d: depth %.17g (closed form at its point %.17g), weight %.17g "
                     "(%.17g), point error %.3g, off the edge %.3g, normal error %.3g\n",
-                    name, (int)i, index, c->depth, depth, c->weight, w, ep, off, en);
+                    name, (int)i, index, c->distance, depth, c->weight, w, ep, off, en);
     }
     CHECK_MSG(edge_misses == 0, "%s: %d edge contacts of body %d disagree with the replayed trace or its limit", name,
               edge_misses, index);
@@ -682,14 +682,14 @@ static void test_closed_form_box_on_plate(void) {
         // box into it
         int deepest = 0;
         for (int i = 0; i < r.count; ++i) {
-            const osc_contact* c = &r.contacts[i];
+            const osc_manifold_contact* c = &r.contacts[i];
             CHECK_MSG(c->body == 0, "box on plate: a contact of the plate's features (feature %d)", (int)c->feature);
             if (c->body != 0) continue;
             ++plane_checks;
             double w = ref_transition(c->point.z, s.d_max, s.bandwidth);
-            CHECK_NEAR(c->depth, w * c->point.z + (1.0 - w) * s.d_max, 1e-12);
+            CHECK_NEAR(c->distance, w * c->point.z + (1.0 - w) * s.d_max, 1e-12);
             CHECK_NEAR(osc_length(osc_sub(c->normal, osc_v3(0, 0, -1))), 0.0, 1e-12);
-            if (c->kind == OSC_CONTACT_VERTEX && fabs(c->depth + 0.01) < 1e-12) ++deepest;
+            if (c->kind == OSC_CONTACT_VERTEX && fabs(c->distance + 0.01) < 1e-12) ++deepest;
         }
         CHECK_MSG(deepest >= 1, "box on plate: no vertex contact at the lowest corner's depth -0.01");
     }
@@ -757,22 +757,22 @@ typedef struct fd_tally {
 } fd_tally;
 
 // the 8 outputs of a contact: point, depth, normal, weight
-static void contact_values(const osc_contact* c, double v[8]) {
-    v[0] = c->point.x, v[1] = c->point.y, v[2] = c->point.z, v[3] = c->depth;
+static void contact_values(const osc_manifold_contact* c, double v[8]) {
+    v[0] = c->point.x, v[1] = c->point.y, v[2] = c->point.z, v[3] = c->distance;
     v[4] = c->normal.x, v[5] = c->normal.y, v[6] = c->normal.z, v[7] = c->weight;
 }
 
 // the analytic derivative of output `row` (as contact_values) of contact k along column `col`
 static double contact_derivative(const result* r, int k, int row, int col) {
     if (row < 3) return r->point_j[(size_t)k * 36 + row * 12 + col];
-    if (row == 3) return r->depth_j[(size_t)k * 12 + col];
+    if (row == 3) return r->distance_j[(size_t)k * 12 + col];
     if (row < 7) return r->normal_j[(size_t)k * 36 + (row - 4) * 12 + col];
     return r->weight_j[(size_t)k * 12 + col];
 }
 
 // the contact Jacobians: J_X = weight [I | -[x - p_X]x] built here, and J_X xi against the central
 // difference of the world position of the body-X material point at x when X moves along xi
-static void check_contact_jacobians(const osc_contact* c, osc_pose pose[2], fd_tally* t) {
+static void check_contact_jacobians(const osc_manifold_contact* c, osc_pose pose[2], fd_tally* t) {
     for (int x = 0; x < 2; ++x) {
         const double(*j)[6] = x == 0 ? c->jacobian_a : c->jacobian_b;
         osc_vec3 arm = osc_sub(c->point, pose[x].p);
@@ -806,7 +806,7 @@ static void check_contact_jacobians(const osc_contact* c, osc_pose pose[2], fd_t
 }
 
 // an edge contact lies on its edge (smooth mode too: the soft clip keeps it inside)
-static void check_on_edge(const osc_contact* c, const tbody* bodies[2], osc_pose pose[2], fd_tally* t) {
+static void check_on_edge(const osc_manifold_contact* c, const tbody* bodies[2], osc_pose pose[2], fd_tally* t) {
     if (c->kind != OSC_CONTACT_EDGE) return;
     const tbody* f = bodies[c->body];
     const int32_t* edges = osc_mesh_edges(f->mesh);
@@ -844,7 +844,7 @@ static void fd_config(const char* name, const tbody* a, osc_pose pa, const tbody
             CHECK_STATUS(collide(a, qa, b, qb, s, &at[i], false), OSC_OK);
         }
         for (int k = 0; k < base.count; ++k) {
-            const osc_contact* c = &base.contacts[k];
+            const osc_manifold_contact* c = &base.contacts[k];
             int m[4];
             bool all = true;
             for (int i = 0; i < 4; ++i) all &= (m[i] = find_contact(&at[i], c->body, c->kind, c->feature)) >= 0;
@@ -934,9 +934,9 @@ static void test_finite_differences(void) {
 // the first `count` contacts and Jacobian rows of two outputs are equal bit for bit
 static bool same_output(const result* x, const result* y, int count) {
     size_t n = (size_t)count;
-    return memcmp(x->contacts, y->contacts, n * sizeof(osc_contact)) == 0 &&
+    return memcmp(x->contacts, y->contacts, n * sizeof(osc_manifold_contact)) == 0 &&
            memcmp(x->point_j, y->point_j, n * 36 * sizeof(double)) == 0 &&
-           memcmp(x->depth_j, y->depth_j, n * 12 * sizeof(double)) == 0 &&
+           memcmp(x->distance_j, y->distance_j, n * 12 * sizeof(double)) == 0 &&
            memcmp(x->normal_j, y->normal_j, n * 36 * sizeof(double)) == 0 &&
            memcmp(x->weight_j, y->weight_j, n * 12 * sizeof(double)) == 0;
 }
@@ -1048,12 +1048,12 @@ static void test_far_poses(void) {
     const double far[] = {1e100, 1e200, 1e300, 1.7e308, -1.7e308};
     for (int k = 0; ok && k < 2; ++k) {
         const char* name = k ? "spline ball" : "SDF ball";
-        osc_manifold_output out = {r.contacts, r.capacity, 0, 0, r.point_j, r.depth_j, NULL, NULL};
+        osc_manifold_output out = {r.contacts, r.capacity, 0, 0, r.point_j, r.distance_j, NULL, NULL};
         osc_pose origin = osc_pose_identity(), near = osc_pose_make(osc_v3(0.1, 0.62, 0.0), osc_quat_identity());
         CHECK_STATUS(osc_manifold_collide(slab.body, origin, partners[k]->body, near, &settings, &out), OSC_OK);
         int32_t touching = out.count;
         double deepest = INFINITY;
-        for (int32_t i = 0; i < out.count; ++i) deepest = fmin(deepest, r.contacts[i].depth);
+        for (int32_t i = 0; i < out.count; ++i) deepest = fmin(deepest, r.contacts[i].distance);
         CHECK_MSG(touching > 0, "%s: no contacts at the origin", name);
         for (size_t f = 0; f < sizeof far / sizeof far[0]; ++f) {
             osc_pose away = osc_pose_make(osc_v3(far[f], 0.62, 0.0), osc_quat_identity());
@@ -1069,8 +1069,8 @@ static void test_far_poses(void) {
             double far_deepest = INFINITY;
             int bad = 0;
             for (int32_t i = 0; i < out.count; ++i) {
-                far_deepest = fmin(far_deepest, r.contacts[i].depth);
-                bad += !isfinite(r.contacts[i].depth) || !isfinite(r.depth_j[12 * i]);
+                far_deepest = fmin(far_deepest, r.contacts[i].distance);
+                bad += !isfinite(r.contacts[i].distance) || !isfinite(r.distance_j[12 * i]);
             }
             CHECK_MSG(status == OSC_OK && out.count > 0 && bad == 0 && fabs(far_deepest - deepest) < 0.05,
                       "%s, both at x = %g: status %d, %d contacts (%d at the origin), %d non-finite, deepest %g "
@@ -1202,17 +1202,32 @@ static void test_batch(void) {
             size_t slots = (size_t)CONFIGS * (size_t)cap;
             result batch;
             memset(&batch, 0, sizeof batch);
-            batch.contacts = calloc(slots, sizeof(osc_contact));
+            batch.contacts = calloc(slots, sizeof(osc_manifold_contact));
             batch.point_j = calloc(slots * 36, sizeof(double));
-            batch.depth_j = calloc(slots * 12, sizeof(double));
+            batch.distance_j = calloc(slots * 12, sizeof(double));
             batch.normal_j = calloc(slots * 36, sizeof(double));
             batch.weight_j = calloc(slots * 12, sizeof(double));
+            osc_manifold_batch_item items[CONFIGS];
+            osc_manifold_output outputs[CONFIGS];
             int32_t counts[CONFIGS], needed[CONFIGS];
-            osc_status status = osc_manifold_collide_batch(bunny.body, poses_a, bunny_clusters.body, poses_b, CONFIGS,
-                                                           &s, batch.contacts, cap, counts, needed, batch.point_j,
-                                                           batch.depth_j, batch.normal_j, batch.weight_j, 2);
+            for (int i = 0; i < CONFIGS; ++i) {
+                items[i] = (osc_manifold_batch_item){bunny.body, poses_a[i], bunny_clusters.body, poses_b[i]};
+                outputs[i] = (osc_manifold_output){batch.contacts + (size_t)i * cap,
+                                                   cap,
+                                                   0,
+                                                   0,
+                                                   batch.point_j + (size_t)i * cap * 36,
+                                                   batch.distance_j + (size_t)i * cap * 12,
+                                                   batch.normal_j + (size_t)i * cap * 36,
+                                                   batch.weight_j + (size_t)i * cap * 12};
+            }
+            osc_status statuses[CONFIGS];
+            osc_status status = osc_manifold_collide_batch(items, CONFIGS, &s, outputs, statuses, 2);
             int first_short = -1, mismatches = 0;
             for (int i = 0; i < CONFIGS; ++i) {
+                counts[i] = outputs[i].count;
+                needed[i] = outputs[i].needed;
+                CHECK(statuses[i] == (single[i].needed > cap ? OSC_ERR_CAPACITY : OSC_OK));
                 if (single[i].needed > cap && first_short < 0) first_short = i;
                 int expect = single[i].needed < cap ? single[i].needed : cap;
                 result slot = {cap,
@@ -1221,7 +1236,7 @@ static void test_batch(void) {
                                OSC_OK,
                                batch.contacts + (size_t)i * cap,
                                batch.point_j + (size_t)i * cap * 36,
-                               batch.depth_j + (size_t)i * cap * 12,
+                               batch.distance_j + (size_t)i * cap * 12,
                                batch.normal_j + (size_t)i * cap * 36,
                                batch.weight_j + (size_t)i * cap * 12,
                                NULL,
@@ -1242,7 +1257,7 @@ static void test_batch(void) {
                 CHECK_STATUS(status, OSC_OK);
             } else {
                 char expected[64];
-                snprintf(expected, sizeof expected, "configuration %d:", first_short);
+                snprintf(expected, sizeof expected, "item %d:", first_short);
                 CHECK_MSG(status == OSC_ERR_CAPACITY && first_short >= 0 && strstr(osc_last_error(), expected),
                           "batch with capacity %d: status %d, message '%s' (expected OSC_ERR_CAPACITY naming %s)",
                           (int)cap, (int)status, osc_last_error(), expected);
@@ -1297,8 +1312,14 @@ static void test_bad_input(void) {
 
     expect_error(osc_manifold_collide(NULL, pa, b.body, pb, &s, &out), INVALID, "body a", "NULL body a");
     expect_error(osc_manifold_collide(a.body, pa, NULL, pb, &s, &out), INVALID, "body b", "NULL body b");
-    expect_error(osc_manifold_collide(a.body, pa, b.body, pb, NULL, &out), INVALID, "settings", "NULL settings");
-    expect_error(osc_manifold_collide(a.body, pa, b.body, pb, &s, NULL), INVALID, "out", "NULL out");
+    // NULL settings are the defaults: the same contacts, bit for bit
+    int32_t with_defaults = out.count;
+    osc_manifold_contact* first = malloc((size_t)with_defaults * sizeof *first);
+    memcpy(first, r.contacts, (size_t)with_defaults * sizeof *first);
+    CHECK_STATUS(osc_manifold_collide(a.body, pa, b.body, pb, NULL, &out), OSC_OK);
+    CHECK(out.count == with_defaults && memcmp(first, r.contacts, (size_t)with_defaults * sizeof *first) == 0);
+    free(first);
+    expect_error(osc_manifold_collide(a.body, pa, b.body, pb, &s, NULL), INVALID, "output", "NULL output");
     osc_pose bad = pa;
     bad.p.y = NAN;
     expect_error(osc_manifold_collide(a.body, bad, b.body, pb, &s, &out), INVALID, "pose_a.p", "NaN position");
@@ -1355,35 +1376,34 @@ static void test_bad_input(void) {
     expect_error(osc_manifold_collide(a.body, pa, b.body, pb, &s, &out), OSC_ERR_CAPACITY, "capacity", "capacity 0");
     CHECK_MSG(out.count == 0 && out.needed > 4, "capacity 0: count %d, needed %d", out.count, out.needed);
 
-    // the batch
-    osc_pose poses_a[4] = {pa, pa, pa, pa}, poses_b[4] = {pb, pb, pb, pb};
-    int32_t counts[4];
-    osc_contact* contacts = calloc(4 * 4096, sizeof(osc_contact));
-    expect_error(osc_manifold_collide_batch(a.body, poses_a, b.body, poses_b, 4, &s, contacts, 4096, counts, NULL, NULL,
-                                            NULL, NULL, NULL, -1),
-                 INVALID, "threads", "batch threads -1");
-    expect_error(osc_manifold_collide_batch(a.body, NULL, b.body, poses_b, 4, &s, contacts, 4096, counts, NULL, NULL,
-                                            NULL, NULL, NULL, 2),
-                 INVALID, "poses_a", "batch NULL poses_a");
-    expect_error(osc_manifold_collide_batch(a.body, poses_a, b.body, poses_b, 4, &s, contacts, 4096, NULL, NULL, NULL,
-                                            NULL, NULL, NULL, 2),
-                 INVALID, "counts", "batch NULL counts");
-    expect_error(osc_manifold_collide_batch(NULL, poses_a, b.body, poses_b, 4, &s, contacts, 4096, counts, NULL, NULL,
-                                            NULL, NULL, NULL, 2),
-                 INVALID, "body a", "batch NULL body a");
-    poses_b[3].p.x = NAN;
-    expect_error(osc_manifold_collide_batch(a.body, poses_a, b.body, poses_b, 4, &s, contacts, 4096, counts, NULL, NULL,
-                                            NULL, NULL, NULL, 2),
-                 INVALID, "poses_b[3]", "batch NaN pose");
-    poses_b[3].p.x = pb.p.x;
+    // the batch: arguments refused as a whole, an item's failure in its own status
+    osc_manifold_batch_item items[4];
+    osc_manifold_output outputs[4];
+    osc_status statuses[4];
+    osc_manifold_contact* contacts = calloc(4 * 4096, sizeof(osc_manifold_contact));
+    for (int i = 0; i < 4; ++i) {
+        items[i] = (osc_manifold_batch_item){a.body, pa, b.body, pb};
+        outputs[i] = (osc_manifold_output){.contacts = contacts + 4096 * i, .capacity = 4096};
+    }
+    expect_error(osc_manifold_collide_batch(items, 4, &s, outputs, NULL, -1), INVALID, "threads", "batch threads -1");
+    expect_error(osc_manifold_collide_batch(NULL, 4, &s, outputs, NULL, 2), INVALID, "items", "batch NULL items");
+    expect_error(osc_manifold_collide_batch(items, 4, &s, NULL, NULL, 2), INVALID, "outputs", "batch NULL outputs");
+    items[1].a = NULL;
+    expect_error(osc_manifold_collide_batch(items, 4, &s, outputs, statuses, 2), INVALID, "item 1: ", "batch NULL a");
+    CHECK(strstr(osc_last_error(), "body a"));
+    CHECK(statuses[0] == OSC_OK && statuses[1] == INVALID && statuses[2] == OSC_OK && statuses[3] == OSC_OK);
+    CHECK(outputs[0].count > 0 && outputs[2].count == outputs[0].count && outputs[3].count == outputs[0].count);
+    items[1].a = a.body;
+    items[3].pose_b.p.x = NAN;
+    expect_error(osc_manifold_collide_batch(items, 4, &s, outputs, statuses, 2), INVALID, "item 3: ", "batch NaN pose");
+    CHECK(strstr(osc_last_error(), "pose_b.p"));
+    CHECK(statuses[0] == OSC_OK && statuses[1] == OSC_OK && statuses[2] == OSC_OK && statuses[3] == INVALID);
+    items[3].pose_b = pb;
     s.bandwidth = -1.0;
-    expect_error(osc_manifold_collide_batch(a.body, poses_a, b.body, poses_b, 4, &s, contacts, 4096, counts, NULL, NULL,
-                                            NULL, NULL, NULL, 2),
-                 INVALID, "bandwidth", "batch negative bandwidth");
+    expect_error(osc_manifold_collide_batch(items, 4, &s, outputs, NULL, 2), INVALID, "bandwidth",
+                 "batch negative bandwidth");
     s = osc_manifold_settings_default();
-    CHECK_STATUS(osc_manifold_collide_batch(a.body, poses_a, b.body, poses_b, 0, &s, NULL, 0, NULL, NULL, NULL, NULL,
-                                            NULL, NULL, 2),
-                 OSC_OK);
+    CHECK_STATUS(osc_manifold_collide_batch(NULL, 0, &s, NULL, NULL, 2), OSC_OK);
     free(contacts);
 
     // bodies
@@ -1548,7 +1568,7 @@ static void check_blending(const char* name, const tbody* bodies[2], osc_pose po
                 double z = 0, sd = 0, sf = 0, sp[3] = {0, 0, 0}, sn[3] = {0, 0, 0};
                 int best = -1;
                 for (int i = 0; i < plain.count; ++i) {
-                    const osc_contact* c = &plain.contacts[i];
+                    const osc_manifold_contact* c = &plain.contacts[i];
                     if (c->body != x) continue;
                     bool in = c->kind == OSC_CONTACT_VERTEX
                                   ? vgroups[c->feature] == g
@@ -1556,13 +1576,13 @@ static void check_blending(const char* name, const tbody* bodies[2], osc_pose po
                     if (!in) continue;
                     if (pass == 0) {
                         ++found;
-                        ref = fmin(ref, c->depth);
+                        ref = fmin(ref, c->distance);
                         continue;
                     }
-                    if (best < 0 || c->depth < plain.contacts[best].depth) best = i;
+                    if (best < 0 || c->distance < plain.contacts[best].distance) best = i;
                     // the softmax numerator: exp(-(d - ref) / tau), times f unless blend_saturated
-                    double w = exp(-(c->depth - ref) / tau) * (s.blend_saturated ? 1.0 : c->weight);
-                    z += w, sd += w * c->depth, sf += w * c->weight;
+                    double w = exp(-(c->distance - ref) / tau) * (s.blend_saturated ? 1.0 : c->weight);
+                    z += w, sd += w * c->distance, sf += w * c->weight;
                     double p[3] = {c->point.x, c->point.y, c->point.z}, nv[3] = {c->normal.x, c->normal.y, c->normal.z};
                     for (int k = 0; k < 3; ++k) sp[k] += w * c->weight * p[k], sn[k] += w * c->weight * nv[k];
                 }
@@ -1575,17 +1595,17 @@ static void check_blending(const char* name, const tbody* bodies[2], osc_pose po
                 int k = find_contact(&blended, x, OSC_CONTACT_GROUP, g);
                 CHECK_MSG(k >= 0, "%s: no blended contact for group %d of body %d", name, (int)g, x);
                 if (k < 0 || found == 0) continue;
-                const osc_contact* c = &blended.contacts[k];
+                const osc_manifold_contact* c = &blended.contacts[k];
                 CHECK(c->group == g);
                 ++*groups_checked;
                 double length = sqrt(sn[0] * sn[0] + sn[1] * sn[1] + sn[2] * sn[2]);
                 double errors[4] = {
-                    fabs(c->depth - sd / z), fabs(c->weight - sf / z),
+                    fabs(c->distance - sd / z), fabs(c->weight - sf / z),
                     osc_length(osc_sub(c->point, osc_v3(sp[0] / sf, sp[1] / sf, sp[2] / sf))),
                     osc_length(osc_sub(c->normal, osc_v3(sn[0] / length, sn[1] / length, sn[2] / length)))};
                 if (!(tau > 0.0)) { // the hard blend: the deepest feature
-                    const osc_contact* d = &plain.contacts[best];
-                    errors[0] = fabs(c->depth - d->depth), errors[1] = fabs(c->weight - d->weight);
+                    const osc_manifold_contact* d = &plain.contacts[best];
+                    errors[0] = fabs(c->distance - d->distance), errors[1] = fabs(c->weight - d->weight);
                     errors[2] = osc_length(osc_sub(c->point, d->point));
                     errors[3] = osc_length(osc_sub(c->normal, d->normal));
                 }
@@ -1593,7 +1613,7 @@ static void check_blending(const char* name, const tbody* bodies[2], osc_pose po
                 CHECK_MSG(errors[0] <= 1e-12 && errors[1] <= 1e-12 && errors[2] <= 1e-12 && errors[3] <= 1e-12,
                           "%s (tau %g): group %d of body %d: blended depth %.17g weight %.17g; recomputed from %d "
                           "features: errors depth %.3g weight %.3g point %.3g normal %.3g",
-                          name, tau, (int)g, x, c->depth, c->weight, found, errors[0], errors[1], errors[2], errors[3]);
+                          name, tau, (int)g, x, c->distance, c->weight, found, errors[0], errors[1], errors[2], errors[3]);
             }
         }
         free(vgroups);
@@ -1700,11 +1720,11 @@ static bool tracked_values(const result* r, int k, int col, double d_max, double
     memset(g, 0, 14 * sizeof(double));
     f[0] = d_max;
     if (k < 0) return false;
-    const osc_contact* c = &r->contacts[k];
+    const osc_manifold_contact* c = &r->contacts[k];
     double w = c->weight, x[3] = {c->point.x, c->point.y, c->point.z}, n[3] = {c->normal.x, c->normal.y, c->normal.z};
     bool d = r->weight_j != NULL; // derivatives computed
     double dw = d ? r->weight_j[(size_t)k * 12 + col] : 0.0;
-    f[0] = c->depth, g[0] = d ? r->depth_j[(size_t)k * 12 + col] : 0.0;
+    f[0] = c->distance, g[0] = d ? r->distance_j[(size_t)k * 12 + col] : 0.0;
     f[1] = w, g[1] = dw;
     for (int i = 0; i < 3; ++i) {
         double dx = d ? r->point_j[(size_t)k * 36 + i * 12 + col] : 0.0;
@@ -1726,7 +1746,7 @@ static void sweep_step(const result* r0, const result* r1, double dt, int col, d
         const result* here = side ? r1 : r0;
         const result* there = side ? r0 : r1;
         for (int i = 0; i < here->count; ++i) {
-            const osc_contact* c = &here->contacts[i];
+            const osc_manifold_contact* c = &here->contacts[i];
             int j = find_contact(there, c->body, c->kind, c->feature);
             if (side == 1 && j >= 0) continue; // counted from r0's side
             int k0 = side ? j : i, k1 = side ? i : j;
@@ -1779,9 +1799,9 @@ static sweep_stats run_sweep(const tbody* lower, const tbody* upper, path_kind k
         if (most > features) features = most;
     }
     size_t slots = (size_t)CHUNK * capacity;
-    osc_contact* contacts = calloc(slots, sizeof(osc_contact));
+    osc_manifold_contact* contacts = calloc(slots, sizeof(osc_manifold_contact));
     double* point_j = derivatives ? calloc(slots * 36, sizeof(double)) : NULL;
-    double* depth_j = derivatives ? calloc(slots * 12, sizeof(double)) : NULL;
+    double* distance_j = derivatives ? calloc(slots * 12, sizeof(double)) : NULL;
     double* normal_j = derivatives ? calloc(slots * 36, sizeof(double)) : NULL;
     double* weight_j = derivatives ? calloc(slots * 12, sizeof(double)) : NULL;
     result prev, view;
@@ -1789,24 +1809,31 @@ static sweep_stats run_sweep(const tbody* lower, const tbody* upper, path_kind k
     memset(&view, 0, sizeof view);
     result_index(&prev, features);
     double dt = (to - from) / steps;
-    osc_pose poses_a[CHUNK], poses_b[CHUNK];
-    int32_t counts[CHUNK], needed[CHUNK];
+    osc_manifold_batch_item items[CHUNK];
+    osc_manifold_output outputs[CHUNK];
     for (int first = 0; first <= steps; first += CHUNK) {
         int n = steps + 1 - first < CHUNK ? steps + 1 - first : CHUNK;
         for (int i = 0; i < n; ++i) {
-            poses_a[i] = osc_pose_identity();
-            poses_b[i] = path_pose(kind, from + (first + i) * dt, base_z);
+            size_t at = (size_t)i * capacity;
+            items[i] = (osc_manifold_batch_item){lower->body, osc_pose_identity(), upper->body,
+                                                 path_pose(kind, from + (first + i) * dt, base_z)};
+            outputs[i] = (osc_manifold_output){contacts + at,
+                                               capacity,
+                                               0,
+                                               0,
+                                               derivatives ? point_j + 36 * at : NULL,
+                                               derivatives ? distance_j + 12 * at : NULL,
+                                               derivatives ? normal_j + 36 * at : NULL,
+                                               derivatives ? weight_j + 12 * at : NULL};
         }
-        CHECK_STATUS(osc_manifold_collide_batch(lower->body, poses_a, upper->body, poses_b, (size_t)n, s, contacts,
-                                                capacity, counts, needed, point_j, depth_j, normal_j, weight_j, 2),
-                     OSC_OK);
+        CHECK_STATUS(osc_manifold_collide_batch(items, (size_t)n, s, outputs, NULL, 2), OSC_OK);
         for (int i = 0; i < n; ++i) {
             size_t at = (size_t)i * capacity;
             view.capacity = capacity;
-            view.count = counts[i];
+            view.count = outputs[i].count;
             view.contacts = contacts + at;
             view.point_j = derivatives ? point_j + 36 * at : NULL;
-            view.depth_j = derivatives ? depth_j + 12 * at : NULL;
+            view.distance_j = derivatives ? distance_j + 12 * at : NULL;
             view.normal_j = derivatives ? normal_j + 36 * at : NULL;
             view.weight_j = derivatives ? weight_j + 12 * at : NULL;
             result_index(&view, features);
@@ -1815,10 +1842,10 @@ static sweep_stats run_sweep(const tbody* lower, const tbody* upper, path_kind k
             // keep this sample for the next step
             size_t count = (size_t)view.count;
             prev.count = view.count;
-            memcpy(prev.contacts, view.contacts, count * sizeof(osc_contact));
+            memcpy(prev.contacts, view.contacts, count * sizeof(osc_manifold_contact));
             if (derivatives) {
                 memcpy(prev.point_j, view.point_j, count * 36 * sizeof(double));
-                memcpy(prev.depth_j, view.depth_j, count * 12 * sizeof(double));
+                memcpy(prev.distance_j, view.distance_j, count * 12 * sizeof(double));
                 memcpy(prev.normal_j, view.normal_j, count * 36 * sizeof(double));
                 memcpy(prev.weight_j, view.weight_j, count * 12 * sizeof(double));
             }
@@ -1829,7 +1856,7 @@ static sweep_stats run_sweep(const tbody* lower, const tbody* upper, path_kind k
     result_free(&prev);
     free(contacts);
     free(point_j);
-    free(depth_j);
+    free(distance_j);
     free(normal_j);
     free(weight_j);
     return st;

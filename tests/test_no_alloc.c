@@ -131,21 +131,17 @@ static const int batch_threads[] = {1, 2};
 static void test_dcol(void) {
     static dcol_answer answer;
     EXPECT_NO_ALLOCATION("osc_dcol_proximity and its gradients", query_dcol(&models, 0, &answer));
-    const osc_convex* shapes_a[BATCH];
-    const osc_convex* shapes_b[BATCH];
-    osc_pose poses_a[BATCH], poses_b[BATCH];
+    static osc_dcol_batch_item items[BATCH];
     static osc_dcol_result results[BATCH];
     osc_status statuses[BATCH];
-    fixture_dcol_batch(&models, BATCH, shapes_a, poses_a, shapes_b, poses_b);
+    fixture_dcol_batch(&models, BATCH, items);
     for (size_t t = 0; t < sizeof batch_threads / sizeof batch_threads[0]; ++t) {
         int threads = batch_threads[t];
         if (threads > 1) // warm-up: the OpenMP pool
-            FIXTURE_MUST(osc_dcol_proximity_batch(shapes_a, poses_a, shapes_b, poses_b, BATCH, NULL, results, NULL,
-                                                  statuses, threads));
+            FIXTURE_MUST(osc_dcol_proximity_batch(items, BATCH, NULL, results, NULL, statuses, threads));
         char label[64];
         snprintf(label, sizeof label, "osc_dcol_proximity_batch, threads %d", threads);
-        EXPECT_NO_ALLOCATION(label, osc_dcol_proximity_batch(shapes_a, poses_a, shapes_b, poses_b, BATCH, NULL, results,
-                                                             NULL, statuses, threads));
+        EXPECT_NO_ALLOCATION(label, osc_dcol_proximity_batch(items, BATCH, NULL, results, NULL, statuses, threads));
     }
 }
 
@@ -190,26 +186,26 @@ static void test_manifold(void) {
     CHECK_MSG(answer.count > 0, "the manifold test configuration has no contacts (%d)", (int)answer.count);
     EXPECT_NO_ALLOCATION("osc_manifold_collide, hard operators", query_manifold(&models, 1, 1, &answer));
     enum { CONFIGS = 8, CAPACITY = FIXTURE_MANIFOLD_CAPACITY };
-    static osc_contact contacts[CONFIGS * CAPACITY];
-    static double depth_jacobians[CONFIGS * CAPACITY * 12], point_jacobians[CONFIGS * CAPACITY * 36];
-    osc_pose poses_a[CONFIGS], poses_b[CONFIGS];
+    static osc_manifold_contact contacts[CONFIGS * CAPACITY];
+    static double distance_jacobians[CONFIGS * CAPACITY * 12], point_jacobians[CONFIGS * CAPACITY * 36];
+    osc_manifold_batch_item items[CONFIGS];
+    osc_manifold_output outputs[CONFIGS];
     for (int i = 0; i < CONFIGS; ++i) {
-        poses_a[i] = fixture_pose(0.0, 0.0, 0.0, 0.0);
-        poses_b[i] = manifold_pose_b(i);
+        items[i] = (osc_manifold_batch_item){models.slab_body, fixture_pose(0.0, 0.0, 0.0, 0.0), models.ball_body,
+                                             manifold_pose_b(i)};
+        outputs[i] = (osc_manifold_output){.contacts = contacts + i * CAPACITY,
+                                           .capacity = CAPACITY,
+                                           .point_jacobians = point_jacobians + 36 * i * CAPACITY,
+                                           .distance_jacobians = distance_jacobians + 12 * i * CAPACITY};
     }
     osc_manifold_settings settings = osc_manifold_settings_default();
-    int32_t counts[CONFIGS], needed[CONFIGS];
     for (size_t t = 0; t < sizeof batch_threads / sizeof batch_threads[0]; ++t) {
         int threads = batch_threads[t];
         if (threads > 1) // warm-up: the OpenMP pool
-            FIXTURE_MUST(osc_manifold_collide_batch(models.slab_body, poses_a, models.ball_body, poses_b, CONFIGS,
-                                                    &settings, contacts, CAPACITY, counts, needed, point_jacobians,
-                                                    depth_jacobians, NULL, NULL, threads));
+            FIXTURE_MUST(osc_manifold_collide_batch(items, CONFIGS, &settings, outputs, NULL, threads));
         char label[64];
         snprintf(label, sizeof label, "osc_manifold_collide_batch, threads %d", threads);
-        EXPECT_NO_ALLOCATION(label, osc_manifold_collide_batch(models.slab_body, poses_a, models.ball_body, poses_b,
-                                                               CONFIGS, &settings, contacts, CAPACITY, counts, needed,
-                                                               point_jacobians, depth_jacobians, NULL, NULL, threads));
+        EXPECT_NO_ALLOCATION(label, osc_manifold_collide_batch(items, CONFIGS, &settings, outputs, NULL, threads));
     }
 }
 
@@ -220,34 +216,42 @@ static void test_sdf_pair(void) {
     EXPECT_NO_ALLOCATION("osc_sdf_pair_collide, hard mode", query_sdf_pair(&models, 0, 0, &answer));
     // glibc's qsort takes its merge buffer from malloc above 1 KB (elements over 32 bytes are
     // sorted through two pointers each): the hard mode's sort must be exercised above that
-    CHECK_MSG(2 * answer.count * sizeof(void*) + sizeof(osc_sdf_contact) >= 1024,
+    CHECK_MSG(2 * answer.count * sizeof(void*) + sizeof(osc_sdf_pair_contact) >= 1024,
               "the hard-mode configuration should give over 1 KB of points to sort (%d)", answer.count);
     EXPECT_NO_ALLOCATION("osc_sdf_pair_collide, smooth mode", query_sdf_pair(&models, 0, 1, &answer));
 
     enum { BODIES = 6 };
-    osc_sdf_shape shapes[BODIES];
-    osc_pose poses[BODIES];
-    for (int i = 0; i < BODIES; ++i) {
-        shapes[i] = i % 2 ? models.pair_box : models.pair_ball;
-        poses[i] = fixture_pose(0.7 * i, 0.05 * i, 0.0, 0.2 * i);
-    }
+    osc_sdf_scene_body bodies[BODIES];
+    for (int i = 0; i < BODIES; ++i)
+        bodies[i] = (osc_sdf_scene_body){i % 2 ? &models.pair_box : &models.pair_ball,
+                                         fixture_pose(0.7 * i, 0.05 * i, 0.0, 0.2 * i)};
     osc_sdf_pair_settings settings = osc_sdf_pair_settings_default();
     static unsigned char workspace[1 << 16];
     CHECK(osc_sdf_scene_workspace_size(BODIES) <= sizeof workspace);
     osc_sdf_scene_pair pairs[BODIES * BODIES];
-    static osc_sdf_contact scene_contacts[BODIES * BODIES * 16];
-    int pair_count = 0, pairs_needed = 0;
+    static osc_sdf_pair_contact scene_contacts[BODIES * BODIES * 16];
+    osc_sdf_scene_output scene = {
+        .pairs = pairs, .capacity = BODIES * BODIES, .contacts = scene_contacts, .contacts_per_pair = 16};
+    // the same pairs as a batch of pair queries
+    static osc_sdf_pair_contact batch_contacts[BODIES - 1][64];
+    osc_sdf_pair_batch_item items[BODIES - 1];
+    osc_sdf_pair_output outputs[BODIES - 1];
+    for (int i = 0; i + 1 < BODIES; ++i) {
+        items[i] = (osc_sdf_pair_batch_item){bodies[i].shape, bodies[i].pose, bodies[i + 1].shape, bodies[i + 1].pose};
+        outputs[i] = (osc_sdf_pair_output){.contacts = batch_contacts[i], .capacity = 64};
+    }
     for (size_t t = 0; t < sizeof batch_threads / sizeof batch_threads[0]; ++t) {
         int threads = batch_threads[t];
-        if (threads > 1) // warm-up: the OpenMP pool
-            FIXTURE_MUST(osc_sdf_scene_collide(shapes, poses, BODIES, &settings, 16, pairs, BODIES * BODIES,
-                                               scene_contacts, &pair_count, &pairs_needed, workspace, threads));
+        if (threads > 1) { // warm-up: the OpenMP pool
+            FIXTURE_MUST(osc_sdf_scene_collide(bodies, BODIES, &settings, &scene, workspace, threads));
+            FIXTURE_MUST(osc_sdf_pair_collide_batch(items, BODIES - 1, &settings, outputs, NULL, threads));
+        }
         char label[64];
         snprintf(label, sizeof label, "osc_sdf_scene_collide, threads %d", threads);
-        EXPECT_NO_ALLOCATION(label,
-                             osc_sdf_scene_collide(shapes, poses, BODIES, &settings, 16, pairs, BODIES * BODIES,
-                                                   scene_contacts, &pair_count, &pairs_needed, workspace, threads));
-        CHECK(pair_count > 0);
+        EXPECT_NO_ALLOCATION(label, osc_sdf_scene_collide(bodies, BODIES, &settings, &scene, workspace, threads));
+        CHECK(scene.count > 0);
+        snprintf(label, sizeof label, "osc_sdf_pair_collide_batch, threads %d", threads);
+        EXPECT_NO_ALLOCATION(label, osc_sdf_pair_collide_batch(items, BODIES - 1, &settings, outputs, NULL, threads));
     }
 }
 
@@ -256,25 +260,19 @@ static void test_ray(void) {
     static ray_answer answer;
     EXPECT_NO_ALLOCATION("osc_ray_intersect", query_ray(&models, 0, &answer));
     CHECK(answer.hit[0].hit == 1 && answer.hit[1].hit == 1);
-    static double origins[3 * BATCH], directions[3 * BATCH], t[BATCH], points[3 * BATCH], normals[3 * BATCH];
-    static unsigned char hits[BATCH];
-    for (int i = 0; i < BATCH; ++i) {
-        origins[3 * i] = -2.0;
-        origins[3 * i + 1] = -0.5 + i / (double)BATCH;
-        origins[3 * i + 2] = 0.1;
-        directions[3 * i] = 1.0;
-        directions[3 * i + 1] = directions[3 * i + 2] = 0.0;
-    }
+    static osc_ray rays[BATCH];
+    static osc_ray_hit hits[BATCH];
+    for (int i = 0; i < BATCH; ++i)
+        rays[i] = (osc_ray){osc_v3(-2.0, -0.5 + i / (double)BATCH, 0.1), osc_v3(1.0, 0.0, 0.0)};
     osc_ray_settings settings = osc_ray_settings_default();
     for (size_t k = 0; k < sizeof batch_threads / sizeof batch_threads[0]; ++k) {
         int threads = batch_threads[k];
         if (threads > 1) // warm-up: the OpenMP pool
-            FIXTURE_MUST(osc_ray_intersect_batch(models.lens, NULL, BATCH, origins, directions, &settings, t, points,
-                                                 normals, hits, threads));
+            FIXTURE_MUST(osc_ray_intersect_batch(models.lens, NULL, rays, BATCH, &settings, hits, NULL, threads));
         char label[64];
         snprintf(label, sizeof label, "osc_ray_intersect_batch, threads %d", threads);
-        EXPECT_NO_ALLOCATION(label, osc_ray_intersect_batch(models.lens, NULL, BATCH, origins, directions, &settings, t,
-                                                            points, normals, hits, threads));
+        EXPECT_NO_ALLOCATION(label,
+                             osc_ray_intersect_batch(models.lens, NULL, rays, BATCH, &settings, hits, NULL, threads));
     }
 }
 
@@ -295,9 +293,30 @@ static void test_lmd(void) {
         }
         // enough contacts that glibc's qsort would have taken its buffer from malloc
         CHECK_MSG(2 * answer.count * sizeof(void*) + sizeof(osc_lmd_contact) >= 1024,
-                  "the LMD configuration should give over 1 KB of contacts to sort (%d)", answer.count);
+                  "the LMD configuration should give over 1 KB of contacts to sort (%d)", (int)answer.count);
     }
     osc_lmd_cache_destroy(cache);
+    // a batch of warm queries, a cache each
+    enum { ITEMS = 4 };
+    osc_lmd_cache* caches[ITEMS];
+    osc_lmd_batch_item items[ITEMS];
+    static osc_lmd_contact contacts[ITEMS][FIXTURE_LMD_CAPACITY];
+    osc_lmd_output outputs[ITEMS];
+    osc_lmd_settings settings = fixture_lmd_settings();
+    for (int i = 0; i < ITEMS; ++i) {
+        FIXTURE_MUST(osc_lmd_cache_create(&caches[i]));
+        items[i] = fixture_lmd_item(&models, i, caches[i]);
+        outputs[i] = (osc_lmd_output){.contacts = contacts[i], .capacity = FIXTURE_LMD_CAPACITY};
+    }
+    for (size_t k = 0; k < sizeof batch_threads / sizeof batch_threads[0]; ++k) {
+        int threads = batch_threads[k];
+        FIXTURE_MUST(osc_lmd_query_batch(items, ITEMS, &settings, outputs, NULL, threads)); // sizes the caches
+        for (int i = 0; i < ITEMS; ++i) items[i] = fixture_lmd_item(&models, i + 1, caches[i]);
+        char label[64];
+        snprintf(label, sizeof label, "osc_lmd_query_batch warm, threads %d", threads);
+        EXPECT_NO_ALLOCATION(label, osc_lmd_query_batch(items, ITEMS, &settings, outputs, NULL, threads));
+    }
+    for (int i = 0; i < ITEMS; ++i) osc_lmd_cache_destroy(caches[i]);
 }
 
 int main(void) {

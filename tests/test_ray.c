@@ -74,8 +74,8 @@ static void test_sphere_and_conic_closed_form(void) {
             osc_ray_hit hit, iterative;
             osc_ray_settings phases = osc_ray_settings_default();
             phases.analytic_conics = 0;
-            CHECK_STATUS(osc_ray_intersect(s, NULL, P, V, NULL, &hit, NULL), OSC_OK);
-            CHECK_STATUS(osc_ray_intersect(s, NULL, P, V, &phases, &iterative, NULL), OSC_OK);
+            CHECK_STATUS(osc_ray_intersect(s, NULL, (osc_ray){P, V}, NULL, &hit, NULL), OSC_OK);
+            CHECK_STATUS(osc_ray_intersect(s, NULL, (osc_ray){P, V}, &phases, &iterative, NULL), OSC_OK);
             CHECK(iterative.hit == hit.hit);
             if (hit.hit) CHECK_NEAR(iterative.t, hit.t, 1e-9);
             if (isnan(expected)) {
@@ -107,8 +107,8 @@ static void test_asphere_sag(void) {
         osc_ray_hit hit, iterative;
         osc_ray_settings phases = osc_ray_settings_default();
         phases.analytic_conics = 0; // beams and phases instead of the base conic's start
-        CHECK_STATUS(osc_ray_intersect(s, NULL, P, V, NULL, &hit, NULL), OSC_OK);
-        CHECK_STATUS(osc_ray_intersect(s, NULL, P, V, &phases, &iterative, NULL), OSC_OK);
+        CHECK_STATUS(osc_ray_intersect(s, NULL, (osc_ray){P, V}, NULL, &hit, NULL), OSC_OK);
+        CHECK_STATUS(osc_ray_intersect(s, NULL, (osc_ray){P, V}, &phases, &iterative, NULL), OSC_OK);
         CHECK(hit.hit && iterative.hit);
         CHECK_NEAR(hit.t, iterative.t, 1e-10);
         double r = hypot(hit.point.y, hit.point.z), r2 = r * r;
@@ -141,7 +141,7 @@ static void test_transform(void) {
         osc_vec3 V =
             osc_normalize(osc_add(axis, osc_v3(test_uniform(&rng, -0.1, 0.1), test_uniform(&rng, -0.1, 0.1), 0)));
         osc_ray_hit hit;
-        CHECK_STATUS(osc_ray_intersect(s, &tr, P, V, NULL, &hit, NULL), OSC_OK);
+        CHECK_STATUS(osc_ray_intersect(s, &tr, (osc_ray){P, V}, NULL, &hit, NULL), OSC_OK);
         // nearer root of |P + t V - C| = radius
         osc_vec3 m = osc_sub(P, centre);
         double b = osc_dot(m, V), c = osc_dot(m, m) - radius * radius, disc = b * b - c;
@@ -185,7 +185,7 @@ static void test_algorithms(void) {
             settings.fine = phases[a];
             settings.final_step.iterations = 0;
             osc_ray_hit hit;
-            CHECK_STATUS(osc_ray_intersect(s, NULL, P, V, &settings, &hit, NULL), OSC_OK);
+            CHECK_STATUS(osc_ray_intersect(s, NULL, (osc_ray){P, V}, &settings, &hit, NULL), OSC_OK);
             CHECK_MSG(hit.hit && fabs(hit.t - expected) < 1e-8, "algorithm %d trial %d: t %.12g, expected %.12g", a,
                       trial, hit.t, expected);
         }
@@ -211,9 +211,9 @@ static void test_derivatives(void) {
         double np_alone[18];
         osc_ray_jacobians alone = {.normal_surface_pose = np_alone};
         osc_ray_hit hit_alone;
-        CHECK_STATUS(osc_ray_intersect(s, &tr, P, V, NULL, &hit_alone, &alone), OSC_OK);
+        CHECK_STATUS(osc_ray_intersect(s, &tr, (osc_ray){P, V}, NULL, &hit_alone, &alone), OSC_OK);
         osc_ray_hit hit;
-        CHECK_STATUS(osc_ray_intersect(s, &tr, P, V, NULL, &hit, &jac), OSC_OK);
+        CHECK_STATUS(osc_ray_intersect(s, &tr, (osc_ray){P, V}, NULL, &hit, &jac), OSC_OK);
         if (!hit.hit) continue;
         CHECK(memcmp(np, np_alone, sizeof np) == 0);
         double h = 1e-6;
@@ -223,8 +223,8 @@ static void test_derivatives(void) {
                 osc_ray_hit plus, minus;
                 osc_vec3 P1 = which ? P : osc_add_scaled(P, e, h), P2 = which ? P : osc_add_scaled(P, e, -h);
                 osc_vec3 V1 = which ? osc_add_scaled(V, e, h) : V, V2 = which ? osc_add_scaled(V, e, -h) : V;
-                osc_ray_intersect(s, &tr, P1, V1, NULL, &plus, NULL);
-                osc_ray_intersect(s, &tr, P2, V2, NULL, &minus, NULL);
+                osc_ray_intersect(s, &tr, (osc_ray){P1, V1}, NULL, &plus, NULL);
+                osc_ray_intersect(s, &tr, (osc_ray){P2, V2}, NULL, &minus, NULL);
                 double dt = (plus.t - minus.t) / (2 * h);
                 worst = fmax(worst, fabs(dt - (which ? td : to)[axis]));
                 osc_vec3 dp = osc_scale(osc_sub(plus.point, minus.point), 0.5 / h);
@@ -249,7 +249,7 @@ static void test_derivatives(void) {
                 moved.translation = pose.p;
                 moved.rotation = pose.q;
                 osc_ray_hit r;
-                osc_ray_intersect(s, &moved, P, V, NULL, &r, NULL);
+                osc_ray_intersect(s, &moved, (osc_ray){P, V}, NULL, &r, NULL);
                 values[side] = r.t;
                 pose_points[side] = r.point;
                 pose_normals[side] = r.normal;
@@ -273,7 +273,7 @@ static void test_derivatives(void) {
                 if (c == 2) moved.anchor.z += delta;
                 if (c == 3) moved.scale += delta;
                 osc_ray_hit r;
-                osc_ray_intersect(s, &moved, P, V, NULL, &r, NULL);
+                osc_ray_intersect(s, &moved, (osc_ray){P, V}, NULL, &r, NULL);
                 values[side] = r.t;
             }
             double fd = (values[0] - values[1]) / (2 * h);
@@ -290,7 +290,7 @@ static void test_derivatives(void) {
                 q[c] += side ? -step : step;
                 osc_implicit* moved = make_sag(1.0 / q[0], q[1], 2, q + 2, D);
                 osc_ray_hit r;
-                osc_ray_intersect(moved, &tr, P, V, NULL, &r, NULL);
+                osc_ray_intersect(moved, &tr, (osc_ray){P, V}, NULL, &r, NULL);
                 values[side] = r.t;
                 param_points[side] = r.point;
                 param_normals[side] = r.normal;
@@ -332,10 +332,10 @@ static void test_lens_focus(void) {
         double height = 0.05 * i; // paraxial
         osc_vec3 P = osc_v3(-10, height, 0), V = osc_v3(1, 0, 0);
         osc_ray_hit h1, h2;
-        CHECK_STATUS(osc_ray_intersect(front, NULL, P, V, NULL, &h1, NULL), OSC_OK);
+        CHECK_STATUS(osc_ray_intersect(front, NULL, (osc_ray){P, V}, NULL, &h1, NULL), OSC_OK);
         CHECK(h1.hit);
         osc_vec3 v1 = refract(V, h1.normal, 1.0 / n);
-        CHECK_STATUS(osc_ray_intersect(back, &back_place, h1.point, v1, NULL, &h2, NULL), OSC_OK);
+        CHECK_STATUS(osc_ray_intersect(back, &back_place, (osc_ray){h1.point, v1}, NULL, &h2, NULL), OSC_OK);
         CHECK(h2.hit);
         osc_vec3 v2 = refract(v1, h2.normal, n);
         double t_axis = -h2.point.y / v2.y; // where it crosses the axis
@@ -361,11 +361,56 @@ static double nan_surface(void* context, const double point[3], double gradient[
     return NAN;
 }
 
+// the batch through arrays of coordinates, as the tests were written: origins and directions [n][3]
+// in, t [n] (required), points and normals [n][3] and hits [n] (nullable) out. Every hit is also
+// compared, whole (iterations included), with the single call's, and each status with its own;
+// the single calls run first, so that the batch's message is the last one
+static int g_batch_mismatches;
+static osc_status batch_soa(const osc_implicit* surface, const osc_implicit_transform* transform, size_t n,
+                            const double* origins, const double* directions, const osc_ray_settings* settings,
+                            double* t, double* points, double* normals, unsigned char* hits, int threads) {
+    if (!origins || !directions || !t)
+        return osc_ray_intersect_batch(surface, transform, NULL, n, settings, NULL, NULL, threads);
+    osc_ray* rays = calloc(n ? n : 1, sizeof *rays);
+    osc_ray_hit* out = calloc(n ? n : 1, sizeof *out);
+    osc_ray_hit* alone = calloc(n ? n : 1, sizeof *alone);
+    osc_status* statuses = calloc(n ? n : 1, sizeof *statuses);
+    osc_status* alone_statuses = calloc(n ? n : 1, sizeof *alone_statuses);
+    for (size_t i = 0; i < n; ++i) {
+        rays[i] = (osc_ray){osc_v3(origins[3 * i], origins[3 * i + 1], origins[3 * i + 2]),
+                            osc_v3(directions[3 * i], directions[3 * i + 1], directions[3 * i + 2])};
+        alone_statuses[i] = osc_ray_intersect(surface, transform, rays[i], settings, &alone[i], NULL);
+    }
+    for (size_t i = 0; i < n; ++i) statuses[i] = (osc_status)-1; // not written: a refusal of the whole batch
+    osc_status status = osc_ray_intersect_batch(surface, transform, rays, n, settings, out, statuses, threads);
+    for (size_t i = 0; i < n && (status == OSC_OK || statuses[i] != (osc_status)-1); ++i) {
+        t[i] = out[i].t;
+        if (points) memcpy(points + 3 * i, &out[i].point, sizeof out[i].point);
+        if (normals) memcpy(normals + 3 * i, &out[i].normal, sizeof out[i].normal);
+        if (hits) hits[i] = (unsigned char)out[i].hit;
+        if (alone_statuses[i] != statuses[i] ||
+            (statuses[i] == OSC_OK && memcmp(&alone[i], &out[i], sizeof out[i]) != 0)) {
+            if (g_batch_mismatches < 5)
+                fprintf(stderr, "  batch ray %zu: status %d / %d, t %a / %a, hit %d / %d, iterations %d / %d, grazing %d / %d\n", i,
+                        (int)statuses[i], (int)alone_statuses[i], out[i].t, alone[i].t, out[i].hit, alone[i].hit,
+                        out[i].iterations, alone[i].iterations, out[i].grazing, alone[i].grazing);
+            ++g_batch_mismatches;
+        }
+    }
+    free(rays);
+    free(out);
+    free(alone);
+    free(statuses);
+    free(alone_statuses);
+    return status;
+}
+
 static void test_batch_and_bad_input(void) {
     osc_implicit* broken = NULL;
     CHECK_STATUS(osc_implicit_create_function(nan_surface, NULL, osc_v3(0, 0, 0), 1.0, &broken), OSC_OK);
     osc_ray_hit broken_hit;
-    CHECK_STATUS(osc_ray_intersect(broken, NULL, osc_v3(-3, 0, 0), osc_v3(1, 0, 0), NULL, &broken_hit, NULL), OSC_OK);
+    CHECK_STATUS(osc_ray_intersect(broken, NULL, (osc_ray){osc_v3(-3, 0, 0), osc_v3(1, 0, 0)}, NULL, &broken_hit, NULL),
+                 OSC_OK);
     CHECK(!broken_hit.hit);
     osc_implicit_destroy(broken);
     osc_implicit* s = make_sag(20.0, -0.5, 0, NULL, 15.0);
@@ -380,12 +425,14 @@ static void test_batch_and_bad_input(void) {
         osc_vec3 v = osc_normalize(osc_v3(1, test_uniform(&rng, -0.3, 0.3), test_uniform(&rng, -0.3, 0.3)));
         memcpy(directions + 3 * i, &v, sizeof v);
     }
-    CHECK_STATUS(osc_ray_intersect_batch(s, NULL, N, origins, directions, NULL, t, points, normals, hits, 2), OSC_OK);
+    CHECK_STATUS(batch_soa(s, NULL, N, origins, directions, NULL, t, points, normals, hits, 2), OSC_OK);
     int mismatches = 0;
     for (int i = 0; i < N; ++i) {
         osc_ray_hit h;
-        osc_ray_intersect(s, NULL, osc_v3(origins[3 * i], origins[3 * i + 1], origins[3 * i + 2]),
-                          osc_v3(directions[3 * i], directions[3 * i + 1], directions[3 * i + 2]), NULL, &h, NULL);
+        osc_ray_intersect(s, NULL,
+                          (osc_ray){osc_v3(origins[3 * i], origins[3 * i + 1], origins[3 * i + 2]),
+                                    osc_v3(directions[3 * i], directions[3 * i + 1], directions[3 * i + 2])},
+                          NULL, &h, NULL);
         mismatches += memcmp(&h.t, &t[i], sizeof(double)) != 0 || h.hit != hits[i] ||
                       memcmp(&h.point, points + 3 * i, sizeof h.point) != 0 ||
                       memcmp(&h.normal, normals + 3 * i, sizeof h.normal) != 0;
@@ -394,32 +441,32 @@ static void test_batch_and_bad_input(void) {
     directions[3 * 17] = directions[3 * 17 + 1] = directions[3 * 17 + 2] = 0.0;
     directions[3 * 4000] = NAN;
     for (int threads = 1; threads <= 2; ++threads) { // the lowest bad ray is named, with its values
-        CHECK_STATUS(osc_ray_intersect_batch(s, NULL, N, origins, directions, NULL, t, NULL, NULL, NULL, threads),
+        CHECK_STATUS(batch_soa(s, NULL, N, origins, directions, NULL, t, NULL, NULL, NULL, threads),
                      OSC_ERR_INVALID_ARGUMENT);
-        CHECK_MSG(strstr(osc_last_error(), "ray 17 ") != NULL && strstr(osc_last_error(), "direction (0, 0, 0)") &&
+        CHECK_MSG(strstr(osc_last_error(), "rays[17] ") != NULL && strstr(osc_last_error(), "direction (0, 0, 0)") &&
                       isnan(t[17]) && isnan(t[4000]),
                   "%s", osc_last_error());
     }
     directions[3 * 4000] = 1.0;
     // bad rays, transforms, settings, surfaces
     osc_ray_hit h;
-    CHECK_STATUS(osc_ray_intersect(NULL, NULL, osc_v3(0, 0, 0), osc_v3(1, 0, 0), NULL, &h, NULL),
+    CHECK_STATUS(osc_ray_intersect(NULL, NULL, (osc_ray){osc_v3(0, 0, 0), osc_v3(1, 0, 0)}, NULL, &h, NULL),
                  OSC_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(osc_ray_intersect(s, NULL, osc_v3(NAN, 0, 0), osc_v3(1, 0, 0), NULL, &h, NULL),
+    CHECK_STATUS(osc_ray_intersect(s, NULL, (osc_ray){osc_v3(NAN, 0, 0), osc_v3(1, 0, 0)}, NULL, &h, NULL),
                  OSC_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(osc_ray_intersect(s, NULL, osc_v3(0, 0, 0), osc_v3(0, 0, 0), NULL, &h, NULL),
+    CHECK_STATUS(osc_ray_intersect(s, NULL, (osc_ray){osc_v3(0, 0, 0), osc_v3(0, 0, 0)}, NULL, &h, NULL),
                  OSC_ERR_INVALID_ARGUMENT);
     osc_implicit_transform bad = osc_implicit_transform_identity();
     bad.scale = 0.0;
-    CHECK_STATUS(osc_ray_intersect(s, &bad, osc_v3(-1, 0, 0), osc_v3(1, 0, 0), NULL, &h, NULL),
+    CHECK_STATUS(osc_ray_intersect(s, &bad, (osc_ray){osc_v3(-1, 0, 0), osc_v3(1, 0, 0)}, NULL, &h, NULL),
                  OSC_ERR_INVALID_ARGUMENT);
     osc_ray_settings settings = osc_ray_settings_default();
     settings.beams = 0;
-    CHECK_STATUS(osc_ray_intersect(s, NULL, osc_v3(-1, 0, 0), osc_v3(1, 0, 0), &settings, &h, NULL),
+    CHECK_STATUS(osc_ray_intersect(s, NULL, (osc_ray){osc_v3(-1, 0, 0), osc_v3(1, 0, 0)}, &settings, &h, NULL),
                  OSC_ERR_INVALID_ARGUMENT);
     settings = osc_ray_settings_default();
     settings.fine.damping = -1.0;
-    CHECK_STATUS(osc_ray_intersect(s, NULL, osc_v3(-1, 0, 0), osc_v3(1, 0, 0), &settings, &h, NULL),
+    CHECK_STATUS(osc_ray_intersect(s, NULL, (osc_ray){osc_v3(-1, 0, 0), osc_v3(1, 0, 0)}, &settings, &h, NULL),
                  OSC_ERR_INVALID_ARGUMENT);
     CHECK(strstr(osc_last_error(), "fine") != NULL);
     osc_sag sag = {.curvature = 1.0 / 5.0, .conic = 0.0, .diameter = 12.0}; // beyond the sphere
@@ -434,7 +481,7 @@ static void test_batch_and_bad_input(void) {
     CHECK_STATUS(osc_implicit_create_sdf(sphere, &sdf_surface), OSC_OK);
     double tpar[2];
     osc_ray_jacobians jac = {.t_parameters = tpar};
-    CHECK_STATUS(osc_ray_intersect(sdf_surface, NULL, osc_v3(-3, 0.2, 0), osc_v3(1, 0, 0), NULL, &h, &jac),
+    CHECK_STATUS(osc_ray_intersect(sdf_surface, NULL, (osc_ray){osc_v3(-3, 0.2, 0), osc_v3(1, 0, 0)}, NULL, &h, &jac),
                  OSC_ERR_INVALID_ARGUMENT);
     // an SDF surface with sphere tracing: the unit sphere's near root
     settings = osc_ray_settings_default();
@@ -442,8 +489,9 @@ static void test_batch_and_bad_input(void) {
     settings.coarse.iterations = 30;
     settings.beams = 1;
     settings.init = OSC_RAY_INIT_ZERO;
-    CHECK_STATUS(osc_ray_intersect(sdf_surface, NULL, osc_v3(-3, 0.2, 0), osc_v3(1, 0, 0), &settings, &h, NULL),
-                 OSC_OK);
+    CHECK_STATUS(
+        osc_ray_intersect(sdf_surface, NULL, (osc_ray){osc_v3(-3, 0.2, 0), osc_v3(1, 0, 0)}, &settings, &h, NULL),
+        OSC_OK);
     CHECK(h.hit);
     CHECK_NEAR(h.t, 3.0 - sqrt(1.0 - 0.04), 1e-9);
     osc_implicit_destroy(sdf_surface);
@@ -482,18 +530,19 @@ static void test_batch_wide_path(void) {
             osc_ray_settings settings = osc_ray_settings_default();
             if (variant == 2) settings.fine.max_step = 0.5; // a clamp: the scalar path
             const osc_implicit_transform* transform = variant == 0 ? NULL : &placed;
-            CHECK_STATUS(osc_ray_intersect_batch(surfaces[c], transform, N, origins, directions, &settings, t, points,
-                                                 normals, hits, 2),
-                         OSC_ERR_INVALID_ARGUMENT);
-            CHECK(strstr(osc_last_error(), "ray 13") != NULL && isnan(t[BAD]) && !hits[BAD] && points[3 * BAD] == 0.0 &&
+            CHECK_STATUS(
+                batch_soa(surfaces[c], transform, N, origins, directions, &settings, t, points, normals, hits, 2),
+                OSC_ERR_INVALID_ARGUMENT);
+            CHECK(strstr(osc_last_error(), "rays[13]") != NULL && isnan(t[BAD]) && !hits[BAD] && points[3 * BAD] == 0.0 &&
                   normals[3 * BAD] == 0.0);
             for (int i = 0; i < N; ++i) {
                 if (i == BAD) continue;
                 osc_ray_hit h;
-                CHECK_STATUS(osc_ray_intersect(surfaces[c], transform,
-                                               osc_v3(origins[3 * i], origins[3 * i + 1], origins[3 * i + 2]),
-                                               osc_v3(directions[3 * i], directions[3 * i + 1], directions[3 * i + 2]),
-                                               &settings, &h, NULL),
+                CHECK_STATUS(osc_ray_intersect(
+                                 surfaces[c], transform,
+                                 (osc_ray){osc_v3(origins[3 * i], origins[3 * i + 1], origins[3 * i + 2]),
+                                           osc_v3(directions[3 * i], directions[3 * i + 1], directions[3 * i + 2])},
+                                 &settings, &h, NULL),
                              OSC_OK);
                 mismatches += memcmp(&h.t, &t[i], sizeof(double)) != 0 || h.hit != hits[i] ||
                               memcmp(&h.point, points + 3 * i, sizeof h.point) != 0 ||
@@ -507,8 +556,8 @@ static void test_batch_wide_path(void) {
             static unsigned char hits_only[N];
             const int threads[3] = {1, 0, 100000};
             for (int k = 0; k < 3; ++k) {
-                CHECK_STATUS(osc_ray_intersect_batch(surfaces[c], transform, N, origins, directions, &settings, t_only,
-                                                     NULL, NULL, hits_only, threads[k]),
+                CHECK_STATUS(batch_soa(surfaces[c], transform, N, origins, directions, &settings, t_only, NULL, NULL,
+                                       hits_only, threads[k]),
                              OSC_ERR_INVALID_ARGUMENT);
                 for (int i = 0; i < N; ++i)
                     mismatches +=
@@ -599,11 +648,11 @@ static void test_setting_ranges(void) {
         snprintf(value, sizeof value, integer ? "%.0f" : "%g", bad[i].value);
         for (int k = 0; k < 2; ++k) {
             osc_ray_hit hit = {0};
-            CHECK_REFUSED(osc_ray_intersect(surfaces[k], NULL, origin, direction, &settings, &hit, NULL), name, value);
+            CHECK_REFUSED(osc_ray_intersect(surfaces[k], NULL, (osc_ray){origin, direction}, &settings, &hit, NULL),
+                          name, value);
             CHECK(!hit.hit);
             double t;
-            CHECK_REFUSED(osc_ray_intersect_batch(surfaces[k], NULL, 1, &origin.x, &direction.x, &settings, &t, NULL,
-                                                  NULL, NULL, 1),
+            CHECK_REFUSED(batch_soa(surfaces[k], NULL, 1, &origin.x, &direction.x, &settings, &t, NULL, NULL, NULL, 1),
                           name, value);
         }
     }
@@ -613,10 +662,11 @@ static void test_setting_ranges(void) {
         osc_ray_settings settings = osc_ray_settings_default();
         settings.tolerance = tolerances[i];
         osc_ray_hit hit;
-        CHECK_STATUS(osc_ray_intersect(surfaces[1], NULL, origin, direction, &settings, &hit, NULL), OSC_OK);
+        CHECK_STATUS(osc_ray_intersect(surfaces[1], NULL, (osc_ray){origin, direction}, &settings, &hit, NULL), OSC_OK);
         CHECK(!hit.hit);
-        CHECK_STATUS(osc_ray_intersect(surfaces[1], NULL, osc_v3(-3.0, 0.2, 0.0), direction, &settings, &hit, NULL),
-                     OSC_OK);
+        CHECK_STATUS(
+            osc_ray_intersect(surfaces[1], NULL, (osc_ray){osc_v3(-3.0, 0.2, 0.0), direction}, &settings, &hit, NULL),
+            OSC_OK);
         CHECK(hit.hit && fabs(hit.t - (3.0 - sqrt(0.96))) < 1e-9);
     }
     osc_implicit_destroy(surfaces[0]);
@@ -631,33 +681,35 @@ static void test_geometry_ranges(void) {
     osc_vec3 origin = osc_v3(-5.0, 1.0, 0.5), direction = osc_normalize(osc_v3(1.0, 0.01, 0.0));
     osc_ray_hit hit;
     const double big = 1e31, small = 1e-31;
-    CHECK_REFUSED(osc_ray_intersect(lens, NULL, osc_v3(big, 0, 0), direction, NULL, &hit, NULL), "origin",
+    CHECK_REFUSED(osc_ray_intersect(lens, NULL, (osc_ray){osc_v3(big, 0, 0), direction}, NULL, &hit, NULL), "origin",
                   value_text(big));
-    CHECK_REFUSED(osc_ray_intersect(lens, NULL, osc_v3(NAN, 0, 0), direction, NULL, &hit, NULL), "origin", "nan");
-    CHECK_REFUSED(osc_ray_intersect(lens, NULL, origin, osc_v3(big, 0, 0), NULL, &hit, NULL), "direction",
+    CHECK_REFUSED(osc_ray_intersect(lens, NULL, (osc_ray){osc_v3(NAN, 0, 0), direction}, NULL, &hit, NULL), "origin",
+                  "nan");
+    CHECK_REFUSED(osc_ray_intersect(lens, NULL, (osc_ray){origin, osc_v3(big, 0, 0)}, NULL, &hit, NULL), "direction",
                   value_text(big));
-    CHECK_REFUSED(osc_ray_intersect(lens, NULL, origin, osc_v3(small, 0, 0), NULL, &hit, NULL), "direction",
+    CHECK_REFUSED(osc_ray_intersect(lens, NULL, (osc_ray){origin, osc_v3(small, 0, 0)}, NULL, &hit, NULL), "direction",
                   value_text(small));
-    CHECK_REFUSED(osc_ray_intersect(lens, NULL, origin, osc_v3(0, 0, 0), NULL, &hit, NULL), "direction", NULL);
+    CHECK_REFUSED(osc_ray_intersect(lens, NULL, (osc_ray){origin, osc_v3(0, 0, 0)}, NULL, &hit, NULL), "direction",
+                  NULL);
     const double scales[5] = {big, small, 0.0, -1.0, NAN};
     for (int i = 0; i < 5; ++i) {
         osc_implicit_transform transform = osc_implicit_transform_identity();
         transform.scale = scales[i];
-        CHECK_REFUSED(osc_ray_intersect(lens, &transform, origin, direction, NULL, &hit, NULL), "transform->scale",
-                      value_text(scales[i]));
+        CHECK_REFUSED(osc_ray_intersect(lens, &transform, (osc_ray){origin, direction}, NULL, &hit, NULL),
+                      "transform->scale", value_text(scales[i]));
     }
     osc_implicit_transform transform = osc_implicit_transform_identity();
     transform.translation.y = big;
-    CHECK_REFUSED(osc_ray_intersect(lens, &transform, origin, direction, NULL, &hit, NULL), "transform->translation",
-                  value_text(big));
+    CHECK_REFUSED(osc_ray_intersect(lens, &transform, (osc_ray){origin, direction}, NULL, &hit, NULL),
+                  "transform->translation", value_text(big));
     transform = osc_implicit_transform_identity();
     transform.anchor.z = -big;
-    CHECK_REFUSED(osc_ray_intersect(lens, &transform, origin, direction, NULL, &hit, NULL), "transform->anchor",
-                  value_text(-big));
+    CHECK_REFUSED(osc_ray_intersect(lens, &transform, (osc_ray){origin, direction}, NULL, &hit, NULL),
+                  "transform->anchor", value_text(-big));
     transform = osc_implicit_transform_identity();
     transform.rotation = (osc_quat){0, 0, 0, 0};
-    CHECK_REFUSED(osc_ray_intersect(lens, &transform, origin, direction, NULL, &hit, NULL), "transform->rotation",
-                  NULL);
+    CHECK_REFUSED(osc_ray_intersect(lens, &transform, (osc_ray){origin, direction}, NULL, &hit, NULL),
+                  "transform->rotation", NULL);
     // sags and user surfaces beyond the length range
     osc_sag base = {.curvature = 0.05, .conic = 0.0, .diameter = 15.0};
     osc_implicit* none = NULL;
@@ -689,7 +741,7 @@ static void test_geometry_ranges(void) {
     // the ends of the range: the lens placed at scales 1e-25 and 1e25 (and far from the origin) gives
     // the unit placement's t times the scale, since the direction is not scaled
     osc_ray_hit unit;
-    CHECK_STATUS(osc_ray_intersect(lens, NULL, origin, direction, NULL, &unit, NULL), OSC_OK);
+    CHECK_STATUS(osc_ray_intersect(lens, NULL, (osc_ray){origin, direction}, NULL, &unit, NULL), OSC_OK);
     CHECK(unit.hit);
     const double extremes[2] = {1e-25, 1e25};
     for (int i = 0; i < 2; ++i) {
@@ -698,7 +750,7 @@ static void test_geometry_ranges(void) {
         placed.scale = s;
         placed.translation = osc_v3(0.3 * s, -0.2 * s, 4.0 * s);
         osc_vec3 p = osc_add(osc_scale(origin, s), placed.translation);
-        CHECK_STATUS(osc_ray_intersect(lens, &placed, p, direction, NULL, &hit, NULL), OSC_OK);
+        CHECK_STATUS(osc_ray_intersect(lens, &placed, (osc_ray){p, direction}, NULL, &hit, NULL), OSC_OK);
         CHECK_MSG(hit.hit && fabs(hit.t / s - unit.t) < 1e-12 * unit.t, "scale %g: t %g, expected %g", s, hit.t,
                   unit.t * s);
         CHECK(fabs(osc_dot(hit.normal, unit.normal) - 1.0) < 1e-12);
@@ -716,22 +768,23 @@ static void test_geometry_ranges(void) {
         for (int closed = 0; closed < 2; ++closed) {
             osc_ray_settings settings = osc_ray_settings_default();
             settings.analytic_conics = closed;
-            CHECK_STATUS(osc_ray_intersect(scaled, NULL, osc_scale(origin, s), direction, &settings, &hit, NULL),
-                         OSC_OK);
+            CHECK_STATUS(
+                osc_ray_intersect(scaled, NULL, (osc_ray){osc_scale(origin, s), direction}, &settings, &hit, NULL),
+                OSC_OK);
             CHECK_MSG(hit.hit && fabs(hit.t / s - unit.t) < 1e-9 * unit.t,
                       "lens of size %g (closed form %d): "
                       "hit %d, t %g, expected %g",
                       s, closed, hit.hit, hit.t, unit.t * s);
             // the sphere of radius s: from (-3 s, 0.2 s, 0) along x the root is at (3 - sqrt(0.96)) s
-            CHECK_STATUS(
-                osc_ray_intersect(sphere, NULL, osc_v3(-3.0 * s, 0.2 * s, 0.0), osc_v3(1, 0, 0), &settings, &hit, NULL),
-                OSC_OK);
+            CHECK_STATUS(osc_ray_intersect(sphere, NULL, (osc_ray){osc_v3(-3.0 * s, 0.2 * s, 0.0), osc_v3(1, 0, 0)},
+                                           &settings, &hit, NULL),
+                         OSC_OK);
             CHECK_MSG(hit.hit && fabs(hit.t / s - (3.0 - sqrt(0.96))) < 1e-9, "sphere of radius %g: hit %d, t %g", s,
                       hit.hit, hit.t);
             // a ray passing 1.5 s from the centre misses
-            CHECK_STATUS(
-                osc_ray_intersect(sphere, NULL, osc_v3(-3.0 * s, 1.5 * s, 0.0), osc_v3(1, 0, 0), &settings, &hit, NULL),
-                OSC_OK);
+            CHECK_STATUS(osc_ray_intersect(sphere, NULL, (osc_ray){osc_v3(-3.0 * s, 1.5 * s, 0.0), osc_v3(1, 0, 0)},
+                                           &settings, &hit, NULL),
+                         OSC_OK);
             CHECK_MSG(!hit.hit, "sphere of radius %g: a miss reported as a hit at t %g", s, hit.t);
         }
         osc_implicit_destroy(sphere);
@@ -750,7 +803,6 @@ static void test_null_arguments(void) {
     osc_sag sag = {.curvature = 0.05, .diameter = 15.0};
     osc_implicit* out = NULL;
     osc_vec3 origin = osc_v3(-5.0, 1.0, 0.0), direction = osc_v3(1.0, 0.0, 0.0);
-    double origins[3] = {-5.0, 1.0, 0.0}, directions[3] = {1.0, 0.0, 0.0}, t[1];
     osc_ray_hit hit;
     // refused, naming the argument
     CHECK_REFUSED(osc_implicit_create_sag(NULL, &out), "sag", NULL);
@@ -760,21 +812,20 @@ static void test_null_arguments(void) {
     CHECK_REFUSED(osc_implicit_create_function(NULL, NULL, osc_v3(0, 0, 0), 1.0, &out), "function", NULL);
     CHECK_REFUSED(osc_implicit_create_function(nan_surface, NULL, osc_v3(0, 0, 0), 1.0, NULL), "out", NULL);
     CHECK(out == NULL);
-    CHECK_REFUSED(osc_ray_intersect(NULL, NULL, origin, direction, NULL, &hit, NULL), "surface", NULL);
-    CHECK_REFUSED(osc_ray_intersect(lens, NULL, origin, direction, NULL, NULL, NULL), "hit", NULL);
-    CHECK_REFUSED(osc_ray_intersect_batch(NULL, NULL, 1, origins, directions, NULL, t, NULL, NULL, NULL, 1),
+    CHECK_REFUSED(osc_ray_intersect(NULL, NULL, (osc_ray){origin, direction}, NULL, &hit, NULL), "surface", NULL);
+    CHECK_REFUSED(osc_ray_intersect(lens, NULL, (osc_ray){origin, direction}, NULL, NULL, NULL), "hit", NULL);
+    osc_ray ray = {origin, direction};
+    osc_ray_hit batch_hit;
+    CHECK_REFUSED(osc_ray_intersect_batch(NULL, NULL, &ray, 1, NULL, &batch_hit, NULL, 1),
                   "osc_ray_intersect_batch: surface", NULL);
-    CHECK_REFUSED(osc_ray_intersect_batch(lens, NULL, 1, NULL, directions, NULL, t, NULL, NULL, NULL, 1), "origins",
-                  NULL);
-    CHECK_REFUSED(osc_ray_intersect_batch(lens, NULL, 1, origins, NULL, NULL, t, NULL, NULL, NULL, 1), "directions",
-                  NULL);
-    CHECK_REFUSED(osc_ray_intersect_batch(lens, NULL, 1, origins, directions, NULL, NULL, NULL, NULL, NULL, 1), "t",
-                  NULL);
-    // nullable: transform, settings, Jacobians, the batch's points, normals and hits; a NULL batch
-    // of zero rays
-    CHECK_STATUS(osc_ray_intersect(lens, NULL, origin, direction, NULL, &hit, NULL), OSC_OK);
-    CHECK_STATUS(osc_ray_intersect_batch(lens, NULL, 1, origins, directions, NULL, t, NULL, NULL, NULL, 1), OSC_OK);
-    CHECK_STATUS(osc_ray_intersect_batch(NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1), OSC_OK);
+    CHECK_REFUSED(osc_ray_intersect_batch(lens, NULL, NULL, 1, NULL, &batch_hit, NULL, 1), "rays", NULL);
+    CHECK_REFUSED(osc_ray_intersect_batch(lens, NULL, &ray, 1, NULL, NULL, NULL, 1), "hits", NULL);
+    CHECK_REFUSED(osc_ray_intersect_batch(lens, NULL, &ray, 1, NULL, &batch_hit, NULL, -1), "threads", "-1");
+    // nullable: transform, settings, Jacobians, the batch's statuses; a NULL batch of zero rays
+    CHECK_STATUS(osc_ray_intersect(lens, NULL, (osc_ray){origin, direction}, NULL, &hit, NULL), OSC_OK);
+    CHECK_STATUS(osc_ray_intersect_batch(lens, NULL, &ray, 1, NULL, &batch_hit, NULL, 1), OSC_OK);
+    CHECK(memcmp(&batch_hit, &hit, sizeof hit) == 0);
+    CHECK_STATUS(osc_ray_intersect_batch(NULL, NULL, NULL, 0, NULL, NULL, NULL, 1), OSC_OK);
     // the documented sentinels of a NULL surface
     osc_vec3 gradient = osc_v3(0, 0, 0), centre = osc_v3(0, 0, 0);
     osc_mat3 hessian = osc_mat3_identity();
@@ -805,5 +856,7 @@ int main(void) {
     RUN(test_setting_ranges);
     RUN(test_geometry_ranges);
     RUN(test_null_arguments);
+    // every batch above: each hit and status the single call's, bit for bit
+    CHECK_MSG(g_batch_mismatches == 0, "%d batch answers differ from the single call's", g_batch_mismatches);
     return test_finish();
 }

@@ -19,8 +19,8 @@ static double world_eval(const osc_sdf* sdf, osc_pose pose, osc_vec3 x) {
 }
 
 enum { CAPACITY = 256 };
-static osc_sdf_contact g_contacts[CAPACITY];
-static double g_point_jacobians[CAPACITY * 36], g_penetration_jacobians[CAPACITY * 12];
+static osc_sdf_pair_contact g_contacts[CAPACITY];
+static double g_point_jacobians[CAPACITY * 36], g_distance_jacobians[CAPACITY * 12];
 
 static osc_sdf_pair_output output(void) {
     osc_sdf_pair_output out;
@@ -28,8 +28,19 @@ static osc_sdf_pair_output output(void) {
     out.contacts = g_contacts;
     out.capacity = CAPACITY;
     out.point_jacobians = g_point_jacobians;
-    out.penetration_jacobians = g_penetration_jacobians;
+    out.distance_jacobians = g_distance_jacobians;
     return out;
+}
+
+// a scene query with its output's fields as arguments (count and needed written back)
+static osc_status scene(const osc_sdf_scene_body* bodies, size_t n, const osc_sdf_pair_settings* settings, int per_pair,
+                        osc_sdf_scene_pair* pairs, int capacity, osc_sdf_pair_contact* contacts, int* count,
+                        int* needed, void* workspace, int threads) {
+    osc_sdf_scene_output out = {pairs, capacity, -1, -1, contacts, per_pair};
+    osc_status status = osc_sdf_scene_collide(bodies, n, settings, &out, workspace, threads);
+    *count = out.count;
+    *needed = out.needed;
+    return status;
 }
 
 static void test_sphere_lens(void) {
@@ -66,9 +77,9 @@ static void test_sphere_lens(void) {
             if (!g_contacts[i].smooth) continue;
             found = true;
             // at the deepest point A = B = -(r1 + r2 - d) / 2, so m = A + tau log 2
-            double penetration = 0.5 * (r1 + r2 - d) - 1e-3 * size * log(2.0);
+            double distance = -0.5 * (r1 + r2 - d) + 1e-3 * size * log(2.0);
             CHECK(osc_length(osc_sub(g_contacts[i].point, deepest)) < 1e-8);
-            CHECK_NEAR(g_contacts[i].penetration, penetration, 1e-10);
+            CHECK_NEAR(g_contacts[i].distance, distance, 1e-10);
             CHECK_NEAR(osc_dot(g_contacts[i].normal, u), 1.0, 1e-9);
         }
         CHECK_MSG(found, "trial %d: no smooth point", trial);
@@ -95,8 +106,8 @@ static void test_box_box(void) {
         for (int i = 0; i < out.count; ++i) {
             double value = fmax(world_eval(b1, pa, g_contacts[i].point), world_eval(b2, pb, g_contacts[i].point));
             worst = fmax(worst, value);
-            deepest_found = fmax(deepest_found, g_contacts[i].penetration);
-            CHECK_NEAR(g_contacts[i].penetration, -value, 1e-12);
+            deepest_found = fmax(deepest_found, -g_contacts[i].distance);
+            CHECK_NEAR(g_contacts[i].distance, value, 1e-12);
         }
         double scale = 2.0 * osc_length(osc_v3(0.3, 0.5, 0.4)); // the smaller body box's diagonal
         if (out.count > 0) CHECK(worst <= 1e-4 * scale + 1e-15);
@@ -282,13 +293,13 @@ static void test_smooth_jacobians(void) {
             continue;
         ++tested;
         osc_vec3 point = g_contacts[0].point;
-        double jp[36], jpen[12];
+        double jp[36], jd[12];
         memcpy(jp, g_point_jacobians, sizeof jp);
-        memcpy(jpen, g_penetration_jacobians, sizeof jpen);
+        memcpy(jd, g_distance_jacobians, sizeof jd);
         (void)point;
         for (int c = 0; c < 12; ++c) {
             double step = 1e-6, xi[6] = {0};
-            osc_sdf_contact plus, minus;
+            osc_sdf_pair_contact plus, minus;
             for (int side = 0; side < 2; ++side) {
                 xi[c % 6] = side ? -step : step;
                 osc_pose qa = c < 6 ? osc_pose_apply_twist(pa, xi) : pa;
@@ -302,8 +313,8 @@ static void test_smooth_jacobians(void) {
             }
             double fd[4] = {(plus.point.x - minus.point.x) / (2 * step), (plus.point.y - minus.point.y) / (2 * step),
                             (plus.point.z - minus.point.z) / (2 * step),
-                            (plus.penetration - minus.penetration) / (2 * step)};
-            double analytic[4] = {jp[c], jp[12 + c], jp[24 + c], jpen[c]};
+                            (plus.distance - minus.distance) / (2 * step)};
+            double analytic[4] = {jp[c], jp[12 + c], jp[24 + c], jd[c]};
             for (int k = 0; k < 4; ++k) worst = fmax(worst, fabs(fd[k] - analytic[k]) / fmax(1.0, fabs(fd[k])));
         }
     }
@@ -423,17 +434,17 @@ static void test_order(void) {
         settings.merge_distance = 0.5;
         osc_sdf_pair_output with = output();
         osc_status status = osc_sdf_pair_collide(&a, pa, &b, pb, &settings, &with);
-        static osc_sdf_contact kept[CAPACITY];
+        static osc_sdf_pair_contact kept[CAPACITY];
         memcpy(kept, g_contacts, sizeof kept);
         osc_sdf_pair_output without = output();
         without.point_jacobians = NULL;
-        without.penetration_jacobians = NULL;
+        without.distance_jacobians = NULL;
         CHECK_STATUS(osc_sdf_pair_collide(&a, pa, &b, pb, &settings, &without), status);
         CHECK(with.count == without.count);
-        CHECK(memcmp(kept, g_contacts, sizeof(osc_sdf_contact) * (size_t)with.count) == 0);
+        CHECK(memcmp(kept, g_contacts, sizeof(osc_sdf_pair_contact) * (size_t)with.count) == 0);
         for (int i = 1; i < with.count; ++i) {
-            CHECK(g_contacts[i].penetration <= g_contacts[i - 1].penetration);
-            ties += g_contacts[i].penetration == g_contacts[i - 1].penetration;
+            CHECK(g_contacts[i].distance >= g_contacts[i - 1].distance);
+            ties += g_contacts[i].distance == g_contacts[i - 1].distance;
         }
         compared += with.count;
         osc_sdf_destroy(b1);
@@ -465,11 +476,11 @@ static void test_callback_and_modes(void) {
     osc_sdf_shape mirror = {.sdf = library}, torus = {.sdf = other};
     osc_pose pa = {osc_v3(0.1, 0.2, 0.3), osc_quat_from_axis_angle(osc_v3(1, 2, 3), 0.4)};
     osc_pose pb = {osc_v3(0.9, 0.1, 0.2), osc_quat_from_axis_angle(osc_v3(0, 1, 1), 1.1)};
-    osc_sdf_contact first[CAPACITY];
+    osc_sdf_pair_contact first[CAPACITY];
     osc_sdf_pair_output out = output();
     CHECK_STATUS(osc_sdf_pair_collide(&user, pa, &torus, pb, NULL, &out), OSC_OK);
     int count = out.count;
-    memcpy(first, g_contacts, sizeof(osc_sdf_contact) * (size_t)count);
+    memcpy(first, g_contacts, sizeof(osc_sdf_pair_contact) * (size_t)count);
     out = output();
     CHECK_STATUS(osc_sdf_pair_collide(&mirror, pa, &torus, pb, NULL, &out), OSC_OK);
     CHECK(out.count == count && count > 0);
@@ -532,6 +543,7 @@ static void test_scene(void) {
     osc_sdf* sdfs[BODIES];
     osc_sdf_shape shapes[BODIES];
     osc_pose poses[BODIES];
+    osc_sdf_scene_body bodies[BODIES];
     for (int i = 0; i < BODIES; ++i) {
         if (i % 3 == 2)
             osc_sdf_create_menger(0.5, 2, &sdfs[i]);
@@ -542,26 +554,27 @@ static void test_scene(void) {
         memset(&shapes[i], 0, sizeof shapes[i]);
         shapes[i].sdf = sdfs[i];
         poses[i] = random_pose(&rng, 2.5);
+        bodies[i] = (osc_sdf_scene_body){&shapes[i], poses[i]};
     }
     static osc_sdf_scene_pair pairs[2][PAIRS];
-    static osc_sdf_contact contacts[2][PAIRS * PER_PAIR];
+    static osc_sdf_pair_contact contacts[2][PAIRS * PER_PAIR];
     unsigned char* workspace = malloc(osc_sdf_scene_workspace_size(BODIES));
     int count[2], needed[2];
     // one thread (no OpenMP team), then two, the default and far above OSC_MAX_THREADS (clamped):
     // the same bytes
     const int threads[4] = {1, 2, 0, 100000};
-    CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, BODIES, NULL, PER_PAIR, pairs[0], PAIRS, contacts[0], &count[0],
-                                       &needed[0], workspace, threads[0]),
-                 OSC_OK);
+    CHECK_STATUS(
+        scene(bodies, BODIES, NULL, PER_PAIR, pairs[0], PAIRS, contacts[0], &count[0], &needed[0], workspace, threads[0]),
+        OSC_OK);
     for (int run = 1; run < 4; ++run) {
         memset(pairs[1], 0, sizeof pairs[1]);
         memset(contacts[1], 0, sizeof contacts[1]);
-        CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, BODIES, NULL, PER_PAIR, pairs[1], PAIRS, contacts[1],
-                                           &count[1], &needed[1], workspace, threads[run]),
+        CHECK_STATUS(scene(bodies, BODIES, NULL, PER_PAIR, pairs[1], PAIRS, contacts[1], &count[1], &needed[1],
+                           workspace, threads[run]),
                      OSC_OK);
         CHECK(count[0] == count[1] && needed[0] == count[0]);
         CHECK(memcmp(pairs[0], pairs[1], sizeof(osc_sdf_scene_pair) * (size_t)count[0]) == 0);
-        CHECK(memcmp(contacts[0], contacts[1], sizeof(osc_sdf_contact) * (size_t)count[0] * PER_PAIR) == 0);
+        CHECK(memcmp(contacts[0], contacts[1], sizeof(osc_sdf_pair_contact) * (size_t)count[0] * PER_PAIR) == 0);
     }
     // brute force over the world boxes
     int expected = 0, colliding = 0, mismatches = 0;
@@ -569,7 +582,7 @@ static void test_scene(void) {
         for (int j = i + 1; j < BODIES; ++j) {
             osc_sdf_pair_output out;
             memset(&out, 0, sizeof out);
-            osc_sdf_contact direct[PER_PAIR];
+            osc_sdf_pair_contact direct[PER_PAIR];
             out.contacts = direct;
             out.capacity = PER_PAIR;
             osc_sdf_pair_collide(&shapes[i], poses[i], &shapes[j], poses[j], NULL, &out);
@@ -579,7 +592,7 @@ static void test_scene(void) {
             int k = 0;
             while (k < count[0] && !(pairs[0][k].a == i && pairs[0][k].b == j)) ++k;
             if (k == count[0] || pairs[0][k].contact_count != out.count ||
-                memcmp(direct, contacts[0] + pairs[0][k].first_contact, sizeof(osc_sdf_contact) * (size_t)out.count) !=
+                memcmp(direct, contacts[0] + pairs[0][k].first_contact, sizeof(osc_sdf_pair_contact) * (size_t)out.count) !=
                     0)
                 ++mismatches;
         }
@@ -588,15 +601,15 @@ static void test_scene(void) {
     CHECK(expected == count[0] && mismatches == 0 && colliding > 5);
     // capacity, and a bad body named in the message
     int small_count = 0, small_needed = 0;
-    CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, BODIES, NULL, PER_PAIR, pairs[1], 3, contacts[1], &small_count,
-                                       &small_needed, workspace, 1),
-                 OSC_ERR_CAPACITY);
+    CHECK_STATUS(
+        scene(bodies, BODIES, NULL, PER_PAIR, pairs[1], 3, contacts[1], &small_count, &small_needed, workspace, 1),
+        OSC_ERR_CAPACITY);
     CHECK(small_count == 3 && small_needed == count[0]);
-    poses[7].q = (osc_quat){0, 0, 0, 0};
-    CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, BODIES, NULL, PER_PAIR, pairs[1], PAIRS, contacts[1],
-                                       &small_count, &small_needed, workspace, 1),
-                 OSC_ERR_INVALID_ARGUMENT);
-    CHECK(strstr(osc_last_error(), "shape 7") != NULL);
+    bodies[7].pose.q = (osc_quat){0, 0, 0, 0};
+    CHECK_STATUS(
+        scene(bodies, BODIES, NULL, PER_PAIR, pairs[1], PAIRS, contacts[1], &small_count, &small_needed, workspace, 1),
+        OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "bodies[7].pose.q") != NULL);
     free(workspace);
     for (int i = 0; i < BODIES; ++i) osc_sdf_destroy(sdfs[i]);
 }
@@ -625,7 +638,7 @@ static void test_ranges(void) {
     tiny.hi = osc_v3(1e-32, 1e-32, 1e-32);
     CHECK_REFUSED(osc_sdf_pair_collide(&a, pa, &tiny, pb, NULL, &out), "shape b", NULL);
     osc_pose far = {osc_v3(1e200, 0, 0), osc_quat_identity()};
-    CHECK_REFUSED(osc_sdf_pair_collide(&a, far, &b, pb, NULL, &out), "shape a", value_text(1e200));
+    CHECK_REFUSED(osc_sdf_pair_collide(&a, far, &b, pb, NULL, &out), "pose_a.p", value_text(1e200));
     osc_pose offset = {osc_v3(1e12, 0, 0), osc_quat_identity()};
     osc_pose offset_b = {osc_add(offset.p, pb.p), osc_quat_identity()};
     CHECK_REFUSED(osc_sdf_pair_collide(&a, offset, &b, offset_b, NULL, &out), "epsilon", NULL);
@@ -634,12 +647,12 @@ static void test_ranges(void) {
     // refinement stops at 1e-10 of the scale) the smooth point is the origin's, moved
     osc_sdf_pair_output here = output();
     CHECK_STATUS(osc_sdf_pair_collide(&a, pa, &b, pb, NULL, &here), OSC_OK);
-    double deepest_here = g_contacts[0].penetration, epsilon = 1e-4 * 2.0 * sqrt(3.0);
+    double deepest_here = g_contacts[0].distance, epsilon = 1e-4 * 2.0 * sqrt(3.0);
     offset.p.x = 1e7;
     offset_b.p = osc_add(offset.p, pb.p);
     out = output();
     CHECK_STATUS(osc_sdf_pair_collide(&a, offset, &b, offset_b, NULL, &out), OSC_OK);
-    CHECK(out.count > 0 && fabs(g_contacts[0].penetration - deepest_here) < 2.0 / settings.resolution);
+    CHECK(out.count > 0 && fabs(g_contacts[0].distance - deepest_here) < 2.0 / settings.resolution);
     for (int i = 0; i < out.count; ++i)
         CHECK(fmax(world_eval(s1, offset, g_contacts[i].point), world_eval(s2, offset_b, g_contacts[i].point)) <=
               epsilon);
@@ -648,14 +661,14 @@ static void test_ranges(void) {
     settings.merge_distance = 100.0;
     here = output();
     CHECK_STATUS(osc_sdf_pair_collide(&a, pa, &b, pb, &settings, &here), OSC_OK);
-    osc_sdf_contact smooth_here = g_contacts[0];
+    osc_sdf_pair_contact smooth_here = g_contacts[0];
     offset.p = osc_v3(1e4, -1e4, 1e4);
     offset_b.p = osc_add(offset.p, pb.p);
     out = output();
     CHECK_STATUS(osc_sdf_pair_collide(&a, offset, &b, offset_b, &settings, &out), OSC_OK);
     CHECK(out.count == 1 && here.count == 1 && g_contacts[0].smooth && smooth_here.smooth);
     CHECK(osc_length(osc_sub(osc_sub(g_contacts[0].point, offset.p), smooth_here.point)) < 1e-9);
-    CHECK_NEAR(g_contacts[0].penetration, smooth_here.penetration, 1e-10);
+    CHECK_NEAR(g_contacts[0].distance, smooth_here.distance, 1e-10);
     osc_sdf_destroy(s1);
     osc_sdf_destroy(s2);
 }
@@ -677,50 +690,42 @@ static void test_null_arguments(void) {
     out.capacity = -1;
     CHECK_REFUSED(osc_sdf_pair_collide(&shape, pa, &shape, pb, NULL, &out), "output->capacity", "-1");
     out = output();
-    out.point_jacobians = out.penetration_jacobians = NULL; // nullable
+    out.point_jacobians = out.distance_jacobians = NULL; // nullable
     CHECK_STATUS(osc_sdf_pair_collide(&shape, pa, &shape, pb, NULL, &out), OSC_OK);
     CHECK(out.count > 0);
     // scenes
     osc_sdf_shape shapes[2] = {shape, shape};
     osc_pose poses[2] = {pa, pb};
     osc_sdf_scene_pair pairs[1];
-    osc_sdf_contact contacts[4];
+    osc_sdf_pair_contact contacts[4];
     int count = 0, needed = 0;
     static unsigned char workspace[1024];
     CHECK(osc_sdf_scene_workspace_size(2) <= sizeof workspace);
-    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, pairs, 1, contacts, NULL, &needed, workspace, 1),
-                  "pair_count", NULL);
-    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, pairs, 1, contacts, &count, NULL, workspace, 1),
-                  "pairs_needed", NULL);
-    CHECK_REFUSED(osc_sdf_scene_collide(NULL, poses, 2, NULL, 4, pairs, 1, contacts, &count, &needed, workspace, 1),
-                  "shapes", NULL);
-    CHECK_REFUSED(osc_sdf_scene_collide(shapes, NULL, 2, NULL, 4, pairs, 1, contacts, &count, &needed, workspace, 1),
-                  "poses", NULL);
-    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, NULL, 1, contacts, &count, &needed, workspace, 1),
-                  "pairs", NULL);
-    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, pairs, 1, NULL, &count, &needed, workspace, 1),
-                  "contacts", NULL);
-    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, pairs, 1, contacts, &count, &needed, NULL, 1),
-                  "workspace", NULL);
-    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, -1, NULL, 4, pairs, 1, contacts, &count, &needed, workspace, 1),
-                  "count", "-1");
-    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 0, pairs, 1, contacts, &count, &needed, workspace, 1),
-                  "contacts_per_pair", "0");
-    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, pairs, -2, contacts, &count, &needed, workspace, 1),
-                  "pair_capacity", "-2");
-    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, pairs, 1, contacts, &count, &needed, workspace, -1),
-                  "threads", "-1");
+    osc_sdf_scene_body bodies[2] = {{&shapes[0], poses[0]}, {&shapes[1], poses[1]}};
+    osc_sdf_scene_output scene_out = {pairs, 1, 0, 0, contacts, 4};
+    CHECK_REFUSED(osc_sdf_scene_collide(bodies, 2, NULL, NULL, workspace, 1), "output is NULL", NULL);
+    CHECK_REFUSED(osc_sdf_scene_collide(NULL, 2, NULL, &scene_out, workspace, 1), "bodies", NULL);
+    CHECK_REFUSED(scene(bodies, 2, NULL, 4, NULL, 1, contacts, &count, &needed, workspace, 1), "output->pairs", NULL);
+    CHECK_REFUSED(scene(bodies, 2, NULL, 4, pairs, 1, NULL, &count, &needed, workspace, 1), "output->contacts", NULL);
+    CHECK_REFUSED(scene(bodies, 2, NULL, 4, pairs, 1, contacts, &count, &needed, NULL, 1), "workspace", NULL);
+    CHECK_REFUSED(scene(bodies, 2, NULL, 0, pairs, 1, contacts, &count, &needed, workspace, 1),
+                  "output->contacts_per_pair", "0");
+    CHECK_REFUSED(scene(bodies, 2, NULL, 4, pairs, -2, contacts, &count, &needed, workspace, 1), "output->capacity",
+                  "-2");
+    CHECK_REFUSED(scene(bodies, 2, NULL, 4, pairs, 1, contacts, &count, &needed, workspace, -1), "threads", "-1");
+    bodies[1].shape = NULL;
+    CHECK_REFUSED(scene(bodies, 2, NULL, 4, pairs, 1, contacts, &count, &needed, workspace, 1), "bodies[1].shape",
+                  NULL);
+    bodies[1].shape = &shapes[1];
     osc_sdf_pair_settings bad = osc_sdf_pair_settings_default();
     bad.resolution = 0;
-    CHECK_REFUSED(osc_sdf_scene_collide(shapes, poses, 2, &bad, 4, pairs, 1, contacts, &count, &needed, workspace, 1),
+    CHECK_REFUSED(scene(bodies, 2, &bad, 4, pairs, 1, contacts, &count, &needed, workspace, 1),
                   "osc_sdf_scene_collide: settings.resolution", "0");
     // the buffers may be NULL when nothing is written to them
-    CHECK_STATUS(osc_sdf_scene_collide(NULL, NULL, 0, NULL, 4, NULL, 0, NULL, &count, &needed, NULL, 1), OSC_OK);
-    CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, NULL, 0, NULL, &count, &needed, workspace, 1),
-                 OSC_ERR_CAPACITY);
+    CHECK_STATUS(scene(NULL, 0, NULL, 4, NULL, 0, NULL, &count, &needed, NULL, 1), OSC_OK);
+    CHECK_STATUS(scene(bodies, 2, NULL, 4, NULL, 0, NULL, &count, &needed, workspace, 1), OSC_ERR_CAPACITY);
     CHECK(count == 0 && needed == 1);
-    CHECK_STATUS(osc_sdf_scene_collide(shapes, poses, 2, NULL, 4, pairs, 1, contacts, &count, &needed, workspace, 1),
-                 OSC_OK);
+    CHECK_STATUS(scene(bodies, 2, NULL, 4, pairs, 1, contacts, &count, &needed, workspace, 1), OSC_OK);
     CHECK(count == 1 && pairs[0].contact_count > 0);
     osc_sdf_destroy(ball);
 }
@@ -732,28 +737,24 @@ static void test_scene_pair_count_overflow(void) {
     enum { BODIES = 65537, CAPACITY_PAIRS = 4 };
     osc_sdf* ball;
     CHECK_STATUS(osc_sdf_create_sphere(0.5, &ball), OSC_OK);
-    osc_sdf_shape* shapes = calloc(BODIES, sizeof *shapes);
-    osc_pose* poses = calloc(BODIES, sizeof *poses);
+    osc_sdf_shape shape = {.sdf = ball};
+    osc_sdf_scene_body* bodies = calloc(BODIES, sizeof *bodies);
     void* workspace = malloc(osc_sdf_scene_workspace_size(BODIES));
-    for (int i = 0; i < BODIES; ++i) {
-        shapes[i].sdf = ball;
-        poses[i] = osc_pose_make(osc_v3(1e-3 * (i % 7), 0, 0), osc_quat_identity());
-    }
+    for (int i = 0; i < BODIES; ++i)
+        bodies[i] = (osc_sdf_scene_body){&shape, osc_pose_make(osc_v3(1e-3 * (i % 7), 0, 0), osc_quat_identity())};
     osc_sdf_scene_pair pairs[CAPACITY_PAIRS + 1];
     pairs[CAPACITY_PAIRS].a = -7; // a guard after the buffer
-    osc_sdf_contact contacts[CAPACITY_PAIRS];
+    osc_sdf_pair_contact contacts[CAPACITY_PAIRS];
     int count = 0, needed = 0;
     double start = test_seconds();
-    osc_status status = osc_sdf_scene_collide(shapes, poses, BODIES, NULL, 1, pairs, CAPACITY_PAIRS, contacts, &count,
-                                              &needed, workspace, 1);
+    osc_status status = scene(bodies, BODIES, NULL, 1, pairs, CAPACITY_PAIRS, contacts, &count, &needed, workspace, 1);
     printf("  %d bodies in one place: pairs needed %d, counted in %.1f s\n", BODIES, needed, test_seconds() - start);
     CHECK_STATUS(status, OSC_ERR_CAPACITY);
     CHECK(strstr(osc_last_error(), "2147516416") != NULL);
     CHECK(count == CAPACITY_PAIRS && needed == INT32_MAX && pairs[CAPACITY_PAIRS].a == -7);
     for (int k = 0; k < count; ++k) CHECK(pairs[k].a < pairs[k].b && pairs[k].contact_count == 1);
     free(workspace);
-    free(poses);
-    free(shapes);
+    free(bodies);
     osc_sdf_destroy(ball);
 }
 

@@ -53,7 +53,7 @@ static bool same_manifold(const manifold_answer* a, const manifold_answer* b) {
     size_t n = (size_t)(a->count < FIXTURE_MANIFOLD_CAPACITY ? a->count : FIXTURE_MANIFOLD_CAPACITY);
     return a->count == b->count && a->needed == b->needed &&
            same(a->contacts, b->contacts, n * sizeof a->contacts[0]) &&
-           same(a->depth_jacobians, b->depth_jacobians, n * sizeof a->depth_jacobians[0]) &&
+           same(a->distance_jacobians, b->distance_jacobians, n * sizeof a->distance_jacobians[0]) &&
            same(a->point_jacobians, b->point_jacobians, n * sizeof a->point_jacobians[0]);
 }
 
@@ -62,7 +62,7 @@ static bool same_sdf_pair(const sdf_pair_answer* a, const sdf_pair_answer* b) {
     return a->count == b->count && a->needed == b->needed && a->spheres == b->spheres && a->survivors == b->survivors &&
            same(a->contacts, b->contacts, n * sizeof a->contacts[0]) &&
            same(a->point_jacobians, b->point_jacobians, n * sizeof a->point_jacobians[0]) &&
-           same(a->penetration_jacobians, b->penetration_jacobians, n * sizeof a->penetration_jacobians[0]);
+           same(a->distance_jacobians, b->distance_jacobians, n * sizeof a->distance_jacobians[0]);
 }
 
 static bool same_ray(const ray_answer* a, const ray_answer* b) {
@@ -78,9 +78,11 @@ static bool same_ray(const ray_answer* a, const ray_answer* b) {
 
 static bool same_lmd(const lmd_answer* a, const lmd_answer* b) {
     if (a->count != b->count) return false;
-    size_t contact_bytes = offsetof(osc_lmd_contact, flags) + sizeof(int); // not the tail padding
+    size_t contact_bytes = offsetof(osc_lmd_contact, flags) + sizeof(int32_t); // not the tail padding
     for (int i = 0; i < a->count && i < FIXTURE_LMD_CAPACITY; ++i)
-        if (!same(&a->contacts[i], &b->contacts[i], contact_bytes)) return false;
+        if (!same(&a->contacts[i], &b->contacts[i], contact_bytes) ||
+            !same(a->distance_jacobians[i], b->distance_jacobians[i], sizeof a->distance_jacobians[i]))
+            return false;
     return true;
 }
 
@@ -144,13 +146,10 @@ static void* worker(void* argument) {
              "osc_sdf_pair_collide", round % 2);
 
         // a batch inside the thread (its own team when OpenMP is on)
-        const osc_convex* shapes_a[CONFIGS];
-        const osc_convex* shapes_b[CONFIGS];
-        osc_pose poses_a[CONFIGS], poses_b[CONFIGS];
+        osc_dcol_batch_item items[CONFIGS];
         osc_dcol_result results[CONFIGS];
-        fixture_dcol_batch(&models, CONFIGS, shapes_a, poses_a, shapes_b, poses_b);
-        if (osc_dcol_proximity_batch(shapes_a, poses_a, shapes_b, poses_b, CONFIGS, NULL, results, NULL, NULL, 2) !=
-            OSC_OK)
+        fixture_dcol_batch(&models, CONFIGS, items);
+        if (osc_dcol_proximity_batch(items, CONFIGS, NULL, results, NULL, NULL, 2) != OSC_OK)
             atomic_fetch_add(&failures, 1);
         for (int i = 0; i < CONFIGS; ++i)
             note(same(&results[i], &alone->dcol[i].result, sizeof results[i]), thread, "osc_dcol_proximity_batch", i);

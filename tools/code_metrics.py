@@ -5,8 +5,8 @@ M or more parameters, with their names.
     python3 tools/code_metrics.py [--lines 100] [--params 8] [--list] [DIR ...]
 
 DIR defaults to src, tools and include. A function is a definition that starts in column 0
-(`type name(args)` up to a line holding only `{`, or ending in `{`) and ends at the next `}` in
-column 0: the layout every file here has. Prototypes and macros are not counted. Parameters are
+(`type name(args)` up to the line holding its `{`) and ends at the next `}` in column 0, or on that
+line when it closes there (a one-line definition): the layout every file here has. Prototypes and macros are not counted. Parameters are
 counted on the signature with nested parentheses (function pointers) collapsed.
 """
 import argparse
@@ -25,20 +25,23 @@ def functions(path):
         if not m or lines[i].startswith(("typedef", "#", "//", "static_assert", "return")):
             i += 1
             continue
-        # gather the signature up to '{' or ';'
+        # gather the signature up to the line holding its '{' (or a ';': a prototype)
         signature, j = "", i
         while j < len(lines) and j < i + 40:
             signature += lines[j] + "\n"
-            stripped = signature.rstrip()
-            if stripped.endswith("{") or stripped.endswith(";"):
+            if "{" in lines[j] or lines[j].rstrip().endswith(";"):
                 break
             j += 1
-        if not signature.rstrip().endswith("{"):
+        if "{" not in signature:
             i = j + 1
             continue
-        end = j + 1
-        while end < len(lines) and not lines[end].startswith("}"):
-            end += 1
+        signature = signature[: signature.index("{")]
+        if lines[j].rstrip().endswith("}") and lines[j].count("{") == lines[j].count("}"):
+            end = j  # a definition on one line
+        else:
+            end = j + 1
+            while end < len(lines) and not lines[end].startswith("}"):
+                end += 1
         yield m.group(1), i + 1, end - i + 1, parameter_count(signature)
         i = end + 1
 

@@ -352,21 +352,21 @@ typedef struct contact_summary {
 static contact_summary summarise(const osc_manifold_output* out) {
     contact_summary s = {{0, 0, 0}, 0, INFINITY, 0.0};
     for (int32_t i = 0; i < out->count; ++i) {
-        const osc_contact* c = &out->contacts[i];
+        const osc_manifold_contact* c = &out->contacts[i];
         if (c->kind >= 0 && c->kind < 3) s.kinds[c->kind]++;
-        s.penetrating += c->depth < 0.0;
-        s.deepest = fmin(s.deepest, c->depth);
+        s.penetrating += c->distance < 0.0;
+        s.deepest = fmin(s.deepest, c->distance);
         s.total_weight += c->weight;
     }
     return s;
 }
 
 static void json_contact(FILE* f, const osc_manifold_output* out, int32_t i) {
-    const osc_contact* c = &out->contacts[i];
+    const osc_manifold_contact* c = &out->contacts[i];
     fputs("    {\"point\": ", f);
     json_vec3(f, c->point);
-    fputs(", \"depth\": ", f);
-    json_number(f, c->depth);
+    fputs(", \"distance\": ", f);
+    json_number(f, c->distance);
     fputs(", \"normal\": ", f);
     json_vec3(f, c->normal);
     fputs(", \"weight\": ", f);
@@ -379,8 +379,8 @@ static void json_contact(FILE* f, const osc_manifold_output* out, int32_t i) {
     if (out->point_jacobians) {
         fputs(",\n     \"point_jacobian\": ", f);
         json_matrix(f, out->point_jacobians + 36 * (size_t)i, 3, 12);
-        fputs(",\n     \"depth_jacobian\": ", f);
-        json_matrix(f, out->depth_jacobians + 12 * (size_t)i, 1, 12);
+        fputs(",\n     \"distance_jacobian\": ", f);
+        json_matrix(f, out->distance_jacobians + 12 * (size_t)i, 1, 12);
         fputs(",\n     \"normal_jacobian\": ", f);
         json_matrix(f, out->normal_jacobians + 36 * (size_t)i, 3, 12);
         fputs(",\n     \"weight_jacobian\": ", f);
@@ -425,7 +425,7 @@ static void write_contact_json(FILE* f, const cli_contact_options* o, const mode
     contact_summary sum = summarise(&r->out);
     fprintf(f,
             "%s],\n  \"summary\": {\"count\": %d, \"vertex\": %d, \"edge\": %d, \"group\": %d, \"penetrating\": %d, "
-            "\"deepest_depth\": ",
+            "\"min_distance\": ",
             r->out.count ? "\n  " : "", (int)r->out.count, (int)sum.kinds[0], (int)sum.kinds[1], (int)sum.kinds[2],
             (int)sum.penetrating);
     json_number(f, r->out.count ? sum.deepest : NAN);
@@ -435,7 +435,7 @@ static void write_contact_json(FILE* f, const cli_contact_options* o, const mode
             build_s);
 }
 
-// the contact points as an ASCII PLY point set: position, normal, depth, weight, body, kind
+// the contact points as an ASCII PLY point set: position, normal, distance, weight, body, kind
 static int write_points_ply(const char* path, const cli_contact_options* o, const osc_manifold_output* out) {
     FILE* f = fopen(path, "w");
     if (!f) {
@@ -443,15 +443,15 @@ static int write_points_ply(const char* path, const cli_contact_options* o, cons
         return 0;
     }
     fprintf(f,
-            "ply\nformat ascii 1.0\ncomment osculate contact points: %s vs %s (depth < 0: penetration)\n"
+            "ply\nformat ascii 1.0\ncomment osculate contact points: %s vs %s (distance < 0: penetration)\n"
             "element vertex %d\nproperty float x\nproperty float y\nproperty float z\n"
-            "property float nx\nproperty float ny\nproperty float nz\nproperty float depth\n"
+            "property float nx\nproperty float ny\nproperty float nz\nproperty float distance\n"
             "property float weight\nproperty int body\nproperty int kind\nend_header\n",
             o->paths[0], o->paths[1], (int)out->count);
     for (int32_t i = 0; i < out->count; ++i) {
-        const osc_contact* c = &out->contacts[i];
+        const osc_manifold_contact* c = &out->contacts[i];
         fprintf(f, "%.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %d %d\n", c->point.x, c->point.y, c->point.z, c->normal.x,
-                c->normal.y, c->normal.z, c->depth, c->weight, (int)c->body, (int)c->kind);
+                c->normal.y, c->normal.z, c->distance, c->weight, (int)c->body, (int)c->kind);
     }
     int ok = !ferror(f);
     ok = (fclose(f) == 0) && ok;
@@ -570,11 +570,11 @@ static osc_status allocate_output(const model* models[2], int derivatives, osc_m
     out->contacts = malloc((size_t)room * sizeof *out->contacts);
     if (derivatives) {
         out->point_jacobians = malloc((size_t)room * 36 * sizeof(double));
-        out->depth_jacobians = malloc((size_t)room * 12 * sizeof(double));
+        out->distance_jacobians = malloc((size_t)room * 12 * sizeof(double));
         out->normal_jacobians = malloc((size_t)room * 36 * sizeof(double));
         out->weight_jacobians = malloc((size_t)room * 12 * sizeof(double));
     }
-    if (!out->contacts || (derivatives && (!out->point_jacobians || !out->depth_jacobians || !out->normal_jacobians ||
+    if (!out->contacts || (derivatives && (!out->point_jacobians || !out->distance_jacobians || !out->normal_jacobians ||
                                            !out->weight_jacobians))) {
         fprintf(stderr, "osculate contact: out of memory for %lld contacts\n", (long long)room);
         return OSC_ERR_NO_MEMORY;
@@ -585,7 +585,7 @@ static osc_status allocate_output(const model* models[2], int derivatives, osc_m
 static void free_output(osc_manifold_output* out) {
     free(out->contacts);
     free(out->point_jacobians);
-    free(out->depth_jacobians);
+    free(out->distance_jacobians);
     free(out->normal_jacobians);
     free(out->weight_jacobians);
 }
@@ -649,7 +649,7 @@ done:
 // z = 0.49 (0.01 penetration when level) and tilted about the world y axis by t, 401 steps of t in
 // [-0.05, 0.05] (bench/peers/mujoco_manifold.py --box-sweep runs the same sweep in MuJoCo). Each box
 // is one convex group, so the blended manifold has one contact per direction. Per step: tilt, contact
-// count, the weight-averaged contact x, the smallest depth, d(mean x)/d(tilt) from the pose
+// count, the weight-averaged contact x, the smallest distance, d(mean x)/d(tilt) from the pose
 // Jacobians (B's rotation about y, column 10) and the total weight.
 
 enum { BOX_STEPS = 401 };
@@ -729,7 +729,7 @@ static int command_box_sweep(const cli_box_sweep_options* o) {
             osc_version_string(), hard ? "hard" : "smooth", settings.d_max, settings.bandwidth,
             settings.trace_temperature, settings.clip_temperature, settings.blend_temperature,
             (int)osc_body_vertex_count(body), (int)osc_body_edge_count(body));
-    fprintf(f, "tilt,count,mean_x,min_depth,dmean_x_dtilt,total_weight\n");
+    fprintf(f, "tilt,count,mean_x,min_distance,dmean_x_dtilt,total_weight\n");
     for (int step = 0; step < BOX_STEPS; ++step) {
         double tilt = -box_tilt + 2.0 * box_tilt * step / (BOX_STEPS - 1);
         osc_pose lower = osc_pose_identity();
@@ -740,7 +740,7 @@ static int command_box_sweep(const cli_box_sweep_options* o) {
         }
         double mean, slope, total, deepest = INFINITY;
         mean_x(&out, 6 + 3 + 1, &mean, &slope, &total); // B's rotation about y
-        for (int32_t i = 0; i < out.count; ++i) deepest = fmin(deepest, out.contacts[i].depth);
+        for (int32_t i = 0; i < out.count; ++i) deepest = fmin(deepest, out.contacts[i].distance);
         fprintf(f, "%.17g,%d,", tilt, (int)out.count);
         if (out.count)
             fprintf(f, "%.17g,%.17g,%.17g,%.17g\n", mean, deepest, slope, total);

@@ -39,11 +39,21 @@
 // Fig. 1.32), so the orientation of the loops does not matter; periodic parameters are wrapped into
 // the face's parameter box before the test.
 //
+// FREE-FORM GEOMETRY
+// B-spline and NURBS surfaces and curves of any degree up to OSC_BREP_MAX_DEGREE (osc_brep_nurbs,
+// OSC_SURFACE_NURBS, OSC_CURVE_NURBS) are faces and edges like the canonical ones: their leaves are
+// the Bezier pieces between knots, halved until the control vectors of the scaled normal surface
+// (faces) or of the hodograph (edges) lie within alpha_max (Crozet 2017 §3.3.3, §3.5); the OBBs hold
+// the pieces' control points. The STEP reader turns surfaces of revolution and of linear extrusion,
+// ellipses, parabolas and hyperbolas into them.
+//
 // LIMITS
-// Rational Bezier and NURBS faces and edges are not supported yet: the STEP reader reports them
-// (OSC_ERR_UNSUPPORTED naming the entity, or counted in osc_brep_import_report when asked to skip
-// them). Supermaximal features (§2.3) are not grouped; see docs/lmd.md. The STEP reader refuses
-// (or, asked to, skips and counts) solids with voids and solids placed by a reflection.
+// Supermaximal features (§2.3) are not grouped; see docs/lmd.md. The normal cones of edges along a
+// free-form face, and of free-form edges, are not bounded (no culling by cones there). Trims are
+// polylines within 1e-5 of an edge's extent where the edge is not iso-parametric. The STEP reader
+// refuses (or, asked to, skips and counts) solids with voids, solids placed by a reflection, offsets
+// of B-spline surfaces, faces crossing the seam of a closed B-spline surface and edges crossing the
+// seam of a closed B-spline curve.
 
 #ifndef OSCULATE_BREP_H
 #define OSCULATE_BREP_H
@@ -69,8 +79,28 @@ typedef enum osc_surface_type {
     OSC_SURFACE_CYLINDER = 1,
     OSC_SURFACE_CONE = 2,
     OSC_SURFACE_SPHERE = 3,
-    OSC_SURFACE_TORUS = 4
+    OSC_SURFACE_TORUS = 4,
+    OSC_SURFACE_NURBS = 5 ///< a B-spline or NURBS surface: `nurbs` indexes the description's `nurbs`
 } osc_surface_type;
+
+/// The largest degree of a B-spline or NURBS curve or surface.
+#define OSC_BREP_MAX_DEGREE 25
+
+/// A B-spline curve or surface, rational (NURBS) when it has weights (Piegl and Tiller's
+/// definitions): S(u, v) = sum N_i,p(u) N_j,q(v) w_ij P_ij / sum N_i,p(u) N_j,q(v) w_ij. Curves use
+/// index 0 only (degree[1] = 0, count[1] = 1). The parameters run over [knots[p], knots[count]] in
+/// each direction (clamped or not); the knots are non-decreasing, an interior knot repeats at most
+/// `degree` times.
+typedef struct osc_brep_nurbs {
+    int degree[2];    ///< p, q in [1, OSC_BREP_MAX_DEGREE] (curves: degree[1] = 0)
+    int count[2];     ///< control points along u and v, at least degree + 1 (curves: count[1] = 1)
+    int knot_begin;   ///< the description's `reals` from here: count[0] + degree[0] + 1 knots in u,
+                      ///< then (surfaces) count[1] + degree[1] + 1 knots in v
+    int point_begin;  ///< the description's `control_points` from here: count[0] x count[1] points,
+                      ///< point (i, j) at point_begin + i count[1] + j
+    int weight_begin; ///< the description's `reals` from here: the points' weights (> 0) in the same
+                      ///< order, or -1: all 1 (a polynomial B-spline)
+} osc_brep_nurbs;
 
 /// A canonical surface with its frame (see PARAMETRISATIONS above).
 typedef struct osc_brep_surface {
@@ -83,6 +113,9 @@ typedef struct osc_brep_surface {
                      ///< faces must each keep to one sign of R + r cos v); unused otherwise
     double angle;    ///< a: cone half-angle in (0, pi/2); unused otherwise
     int sense;       ///< +1: the solid's outward normal is the natural normal; -1: its opposite
+                     ///< (NURBS: the natural normal is S_u x S_v normalised)
+    int nurbs;       ///< OSC_SURFACE_NURBS: its entry in the description's `nurbs` (the frame and
+                     ///< sizes above are unused); unused otherwise
 } osc_brep_surface;
 
 /// Kinds of trimming curve pieces in a face's parameter plane.
@@ -115,7 +148,11 @@ typedef struct osc_brep_face {
 } osc_brep_face;
 
 /// Edge curve kinds.
-typedef enum osc_curve_type { OSC_CURVE_LINE = 0, OSC_CURVE_CIRCLE = 1 } osc_curve_type;
+typedef enum osc_curve_type {
+    OSC_CURVE_LINE = 0,
+    OSC_CURVE_CIRCLE = 1,
+    OSC_CURVE_NURBS = 2 ///< a B-spline or NURBS curve (conics other than circles are rational quadratics)
+} osc_curve_type;
 
 /// An edge: a line segment or circular arc C(t), t in [t0, t1], between two faces. `vertex` are the
 /// end vertices (-1 for a closed circle, t1 - t0 = 2 pi). A seam of a periodic face (the same face
@@ -126,9 +163,11 @@ typedef struct osc_brep_edge {
     osc_vec3 axis;   ///< line: unit direction; circle: unit normal of its plane
     osc_vec3 ref;    ///< circle: unit direction of t = 0, perpendicular to axis
     double radius;   ///< circle radius
-    double t0, t1;   ///< parameter range, t0 < t1
+    double t0, t1;   ///< parameter range, t0 < t1 (NURBS: inside the knot range)
     int face[2];     ///< the two faces meeting at the edge
     int vertex[2];   ///< the vertices at t0 and t1, or -1
+    int nurbs;       ///< OSC_CURVE_NURBS: its entry in the description's `nurbs` (origin, axis, ref
+                     ///< and radius unused); unused otherwise
 } osc_brep_edge;
 
 /// A solid as plain arrays; indices are 0-based into the arrays named.
@@ -145,6 +184,12 @@ typedef struct osc_brep_desc {
     int edge_count;
     const osc_vec3* vertices;
     int vertex_count;
+    const osc_brep_nurbs* nurbs; ///< the B-spline curves and surfaces of OSC_SURFACE_NURBS surfaces and
+    int nurbs_count;             ///< OSC_CURVE_NURBS edges
+    const osc_vec3* control_points;
+    int control_point_count;
+    const double* reals; ///< their knots and weights
+    int real_count;
 } osc_brep_desc;
 
 /// Settings of the offline structure; take them from osc_brep_settings_default().
@@ -204,6 +249,15 @@ OSC_API int osc_brep_project(const osc_brep_surface* surface, osc_vec3 x, double
 /// normal there (the natural normal times `sense`). A NULL `surface`, a type out of range or a
 /// non-finite (u, v) gives NaN (point and normal) with a message naming it in osc_last_error().
 OSC_API osc_vec3 osc_brep_surface_point(const osc_brep_surface* surface, double u, double v, osc_vec3* normal);
+
+/// Returns the point of face `face` of `brep` at (u, v), of any surface kind (B-splines included),
+/// and writes the solid's outward unit normal there to `normal` when it is non-NULL. A NULL `brep`,
+/// a face out of range or non-finite parameters give NaN with a message in osc_last_error().
+OSC_API osc_vec3 osc_brep_face_point(const osc_brep* brep, int face, double u, double v, osc_vec3* normal);
+
+/// Returns the point of edge `edge` of `brep` at parameter t (NaN for a NULL `brep`, an edge out of
+/// range or a non-finite t, with a message in osc_last_error()).
+OSC_API osc_vec3 osc_brep_edge_point(const osc_brep* brep, int edge, double t);
 
 /// Returns 1 when the parameters (u, v) lie in the solid domain of `face` of `brep` (inside its
 /// parameter box and its loops by the even-odd rule), 0 otherwise (also for a NULL `brep`, a face

@@ -38,7 +38,7 @@
 // 4e-7 of its size; flat and nearly flat contacts keep the central point. Ask for a tolerance
 // above 1e-9 to have the central point everywhere.
 //
-// CONVENTIONS (docs/architecture.md §2)
+// CONVENTIONS (docs/api.md, docs/architecture.md §2)
 // Poses are world-from-body; each shape is scaled about its pose's position. Derivatives are
 // taken along left twists xi = (dp, dtheta) in world coordinates: 12 columns, A's twist first.
 // Jacobians are row-major [rows][12]. The normal is the unit outward normal of scaled shape A at x
@@ -199,16 +199,25 @@ OSC_API osc_status osc_dcol_alpha_parameter_gradient(const osc_convex* a, osc_po
                                                      osc_pose pose_b, const osc_dcol_settings* settings, double* alpha,
                                                      double* gradient_a, double* gradient_b);
 
-/// Runs osc_dcol_proximity for `count` pairs on `threads` threads (0: the default; the rule of
-/// OSC_MAX_THREADS: clamped, and fewer than 8 pairs a thread run on the calling thread without
-/// entering OpenMP). Pair i is (a[i], poses_a[i], b[i], poses_b[i]); results[i] receives its
-/// answer, bit for bit the single call's, and, when `jacobians` is non-NULL, jacobians[i] names its
-/// outputs. statuses[i] (nullable) receives each pair's status; the return value is the status of
-/// the failing pair of lowest index, its message "osc_dcol_proximity_batch: pair i: ..." (OSC_OK
-/// when all succeeded). OSC_ERR_INVALID_ARGUMENT for a negative count or threads, or a NULL a, b,
-/// poses_a, poses_b or results when count > 0; a NULL shape in a pair fails that pair.
-OSC_API osc_status osc_dcol_proximity_batch(const osc_convex* const* a, const osc_pose* poses_a,
-                                            const osc_convex* const* b, const osc_pose* poses_b, int count,
+/// One query of a batch: the arguments of osc_dcol_proximity, with its warm start (nullable).
+typedef struct osc_dcol_batch_item {
+    const osc_convex* a;
+    osc_pose pose_a;
+    const osc_convex* b;
+    osc_pose pose_b;
+    osc_dcol_warm_start* warm;
+} osc_dcol_batch_item;
+
+/// Runs osc_dcol_proximity(items[i].a, items[i].pose_a, items[i].b, items[i].pose_b, settings,
+/// &results[i], jacobians ? &jacobians[i] : NULL, items[i].warm) for every i < count on `threads`
+/// threads (docs/api.md, Batches: 0 the default, negative refused, clamped to OSC_MAX_THREADS,
+/// fewer than 8 items a thread run on the calling thread without entering OpenMP); each result
+/// equals the single call's bit for bit. `jacobians` [count] (nullable) names each item's
+/// derivative outputs; `statuses` [count] (nullable) receives each item's status. Returns OSC_OK,
+/// or the status of the failing item of lowest index with the message "osc_dcol_proximity_batch:
+/// item i: ..." (the other items are still computed); OSC_ERR_INVALID_ARGUMENT for NULL items or
+/// results with count > 0 or a negative thread count.
+OSC_API osc_status osc_dcol_proximity_batch(const osc_dcol_batch_item* items, size_t count,
                                             const osc_dcol_settings* settings, osc_dcol_result* results,
                                             const osc_dcol_jacobians* jacobians, osc_status* statuses, int threads);
 

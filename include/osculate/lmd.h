@@ -23,10 +23,11 @@
 //    centre, coaxial cones of equal angle, and the circular edges of such faces, or a circle lying
 //    parallel to a plane: the contact set is sampled with `conformal_samples` points per curve.
 //
-// CONVENTIONS (docs/architecture.md §2)
-// Poses are world-from-body. The normal points from A's footpoint to B's. The gradient of the gap
-// is taken along twists (dp, dtheta) applied on the left in world coordinates, A's first:
-// grad g = -J^T n (thesis eq. 1.14), [12].
+// CONVENTIONS (docs/api.md, docs/architecture.md §2)
+// Poses are world-from-body. The normal points from A's footpoint to B's. A contact's distance is
+// the signed gap g = d - eps_a - eps_b of eq. 1.19 (d the footpoints' distance; negative: the
+// dilated solids interpenetrate). Its Jacobian is taken along twists (dp, dtheta) applied on the
+// left in world coordinates, A's first: grad g = -J^T n (thesis eq. 1.14), [12].
 //
 // TEMPORAL COHERENCE (§4.5) AND THREADS (§4.6)
 // An osc_lmd_cache kept between calls on the same pair of solids holds the BVTT front of the last
@@ -61,9 +62,6 @@ typedef struct osc_lmd_settings {
     double alpha;          ///< the quasi-LMD dilation angle of the tangent cone polars (radians,
                            ///< [0, pi/4]), 0.05
     int conformal_samples; ///< samples along each conformal contact curve ([0, 1024]; 0: none), 8
-    int threads;           ///< threads for the footpoint stage (>= 0; 0: osc_default_thread_count();
-                           ///< clamped to OSC_MAX_THREADS; a thread takes at least 16 leaf pairs,
-                           ///< so a small query runs on the calling thread alone), 1
     int culling;           ///< 1: the culling tests of §2.4.3; 0: every leaf pair (for testing), 1
 } osc_lmd_settings;
 
@@ -78,21 +76,29 @@ enum {
     OSC_LMD_CONFORMAL = 1 ///< a sample of a conformal contact (§4.3.2), not an isolated minimum
 };
 
-/// One local minimal distance.
+/// One local minimal distance (docs/api.md: the contact vocabulary every family shares).
 typedef struct osc_lmd_contact {
     osc_vec3 point_a, point_b; ///< world footpoints
+    double distance;           ///< signed gap g = |point_b - point_a| - eps_a - eps_b
+    osc_vec3 normal;           ///< unit vector from point_a to point_b
     double param_a[2];         ///< A's footpoint parameters: (u, v) on a face, (t, 0) on an edge
     double param_b[2];
     osc_feature_kind kind_a, kind_b;
-    int feature_a, feature_b; ///< face, edge or vertex index in each solid's description
-    double distance;          ///< d = |point_b - point_a| > 0
-    double gap;               ///< g = d - eps_a - eps_b
-    osc_vec3 normal;          ///< (point_b - point_a) / d
-    double gradient[12];      ///< dg / d(twist_a, twist_b)
-    uint64_t key;             ///< stable between calls while the contact persists (features and
-                              ///< leaves; conformal samples add their index)
-    int flags;                ///< OSC_LMD_CONFORMAL
+    int32_t feature_a, feature_b; ///< face, edge or vertex index in each solid's description
+    uint64_t key;                 ///< stable between calls while the contact persists (features and
+                                  ///< leaves; conformal samples add their index)
+    int32_t flags;                ///< OSC_LMD_CONFORMAL
 } osc_lmd_contact;
+
+/// Where osc_lmd_query writes (docs/api.md: the output every family with a variable number of
+/// contacts shares). Contacts are sorted by feature pair.
+typedef struct osc_lmd_output {
+    osc_lmd_contact* contacts;  ///< [capacity]
+    int32_t capacity;           ///< room in every array (>= 0)
+    int32_t count;              ///< set: contacts written (at most capacity)
+    int32_t needed;             ///< set: contacts found (> capacity: OSC_ERR_CAPACITY)
+    double* distance_jacobians; ///< nullable: [capacity][12] d distance / d (xi_A, xi_B) = -J^T n
+} osc_lmd_output;
 
 /// Per-pair state for temporal coherence and the query's scratch memory. The first query with a
 /// cache sizes it (through osc_set_allocator's allocator); a later query that needs no more room
@@ -126,18 +132,40 @@ typedef struct osc_lmd_stats {
 OSC_API osc_status osc_lmd_cache_stats(const osc_lmd_cache* cache, osc_lmd_stats* stats);
 
 /// Every local minimal distance between `a` at `pose_a` and `b` at `pose_b` below settings->d_max
-/// (`settings` NULL: the defaults), sorted by feature pair. `cache` may be NULL (the query then
-/// allocates and frees its scratch memory). Writes at most `capacity` contacts and sets `*count` to
-/// the number found (0 on any error); OSC_ERR_CAPACITY when it exceeds `capacity` (the first
-/// `capacity` are written). OSC_ERR_INVALID_ARGUMENT, naming the argument and its value, for a NULL
-/// `a`, `b` or `count`, `contacts` NULL with capacity > 0, a negative capacity, a pose whose
-/// translation is not finite or beyond OSC_LMD_MAX_LENGTH or whose quaternion cannot be normalised,
-/// and a setting outside its range. The query works in A's frame shifted to pose_a.p, so distances,
-/// normals and gradients depend only on the relative pose; the world footpoints are as precise as
-/// doubles are at the solids' position.
+/// (`settings` NULL: the defaults), into `output`. `cache` may be NULL (the query then allocates and
+/// frees its scratch memory). The footpoint stage runs on `threads` threads (docs/api.md, Batches:
+/// 0 the default, negative refused, clamped to OSC_MAX_THREADS; a thread takes at least 16 leaf
+/// pairs, so a small query runs on the calling thread alone); the answer is the same on any
+/// number. OSC_ERR_CAPACITY when more contacts were found than fit (the first `capacity` are
+/// written, `needed` says how many). OSC_ERR_INVALID_ARGUMENT, naming the argument and its value,
+/// for a NULL `a`, `b` or `output`, `contacts` NULL with capacity > 0, a negative capacity, a pose
+/// whose translation is not finite or beyond OSC_LMD_MAX_LENGTH or whose quaternion cannot be
+/// normalised, and a setting outside its range. The query works in A's frame shifted to pose_a.p,
+/// so distances, normals and Jacobians depend only on the relative pose; the world footpoints are
+/// as precise as doubles are at the solids' position.
 OSC_API osc_status osc_lmd_query(const osc_brep* a, osc_pose pose_a, const osc_brep* b, osc_pose pose_b,
-                                 const osc_lmd_settings* settings, osc_lmd_cache* cache, osc_lmd_contact* contacts,
-                                 int capacity, int* count);
+                                 const osc_lmd_settings* settings, osc_lmd_cache* cache, osc_lmd_output* output,
+                                 int threads);
+
+/// One query of a batch: the arguments of osc_lmd_query, with its cache (nullable; each item
+/// needs its own).
+typedef struct osc_lmd_batch_item {
+    const osc_brep* a;
+    osc_pose pose_a;
+    const osc_brep* b;
+    osc_pose pose_b;
+    osc_lmd_cache* cache;
+} osc_lmd_batch_item;
+
+/// Runs osc_lmd_query(items[i].a, items[i].pose_a, items[i].b, items[i].pose_b, settings,
+/// items[i].cache, &outputs[i], 1) for every i < count on `threads` threads (docs/api.md,
+/// Batches); each output equals the single call's bit for bit. Two items must not share a cache.
+/// `statuses` [count] (nullable) receives each item's status. Returns OSC_OK, or the status of the
+/// failing item of lowest index with the message "osc_lmd_query_batch: item i: ..." (the other
+/// items are still computed); OSC_ERR_INVALID_ARGUMENT for NULL items or outputs with count > 0 or
+/// a negative thread count.
+OSC_API osc_status osc_lmd_query_batch(const osc_lmd_batch_item* items, size_t count, const osc_lmd_settings* settings,
+                                       osc_lmd_output* outputs, osc_status* statuses, int threads);
 
 #ifdef __cplusplus
 }

@@ -14,22 +14,23 @@
 //   SDF, then B's against A's). Per feature (the paper's §IV-B, §IV-C):
 //     broad phase   a vertex is skipped when the voxel lower bound of phi at it exceeds d_max; an
 //                   edge when min of its corners' bounds - L l / 2 does (L bounds |grad phi|).
-//                   A skipped feature gets exactly what the narrow phase would give it: depth d_max,
+//                   A skipped feature gets exactly what the narrow phase would give it: distance d_max,
 //                   weight 0 and zero derivatives, so the broad phase never changes a result.
 //     narrow phase  a vertex is its own contact point; an edge is sphere traced from both corners
 //                   towards each other, s <- s + sigma(phi) phi, for `iterations` steps, the two
 //                   distances soft-clipped into [0, l], and the contact point is their midpoint.
-//     mollify       depth d_c = f_t(phi) phi + (1 - f_t(phi)) d_max, weight f_t(phi) (C2 transition).
+//     mollify       distance d_c = f_t(phi) phi + (1 - f_t(phi)) d_max, weight f_t(phi) (C2
+//                   transition).
 //     blend         within each convex group, weights w_i proportional to f_i exp(-d_c / tau) (the
-//                   paper's softmax over depths, restricted to contacts with weight; the paper's
-//                   exact form is a setting): depth sum w d_c, weight W = sum w f, point
+//                   paper's softmax over distances, restricted to contacts with weight; the paper's
+//                   exact form is a setting): distance sum w d_c, weight W = sum w f, point
 //                   sum w f x / W, normal the unit vector along sum w f n, so the blended contact
 //                   Jacobian W J(point) equals sum w J_c (the paper's §IV-D.2).
 // - osc_manifold_collide_batch: many pose pairs for the same two bodies over threads, each result
 //   identical bit for bit to osc_manifold_collide's.
 //
-// CONVENTIONS (docs/architecture.md §2)
-// Poses are world-from-body. Depth is signed: negative is penetration. The normal is a unit vector
+// CONVENTIONS (docs/api.md, docs/architecture.md §2)
+// Poses are world-from-body. The distance is signed: negative is penetration. The normal is a unit vector
 // pointing from A to B. Pose derivatives are taken along left twists xi = (dp, dtheta) in world
 // coordinates, 12 columns: body A's twist first, then B's. A contact Jacobian J_X (3 x 6) maps a
 // twist of body X to the velocity of the body-X material point at the contact point:
@@ -126,13 +127,13 @@ OSC_API void osc_body_vertex_groups(const osc_body* body, int32_t* vertex_groups
 /// temperatures are in the caller's units; the defaults suit bodies about 1 unit across.
 /// A temperature of 0 selects the hard operator (docs/architecture.md §2).
 typedef struct osc_manifold_settings {
-    double d_max;             ///< contacts saturate at this depth and the broad phase skips
+    double d_max;             ///< contacts saturate at this distance and the broad phase skips
                               ///< features beyond it (>= 0; default 0.02)
     double bandwidth;         ///< width of the C2 transition below d_max (>= 0; default 0.01)
     double trace_temperature; ///< temperature of the smoothed Iverson bracket [phi > 0] of sphere
                               ///< tracing (default 0.002)
     double clip_temperature;  ///< temperature of the soft clip into the edge (default 0.002)
-    double blend_temperature; ///< softmax temperature over depths within a group (default 0.005)
+    double blend_temperature; ///< softmax temperature over distances within a group (default 0.005)
     int iterations;           ///< sphere-tracing steps from each corner of an edge (0..64;
                               ///< default 3)
     int blend;                ///< 1: blend within convex groups when the bodies have them (default)
@@ -142,7 +143,7 @@ typedef struct osc_manifold_settings {
     int blend_saturated;      ///< 0 (default): each feature's softmax weight is multiplied by its
                               ///< transition weight f, so only contacts that carry force are
                               ///< blended; 1: Beker et al. 2026 §IV-D.2 verbatim, features beyond d_max
-                              ///< take part with depth d_max (docs/manifold.md, Blending)
+                              ///< take part with distance d_max (docs/manifold.md, Blending)
 } osc_manifold_settings;
 
 /// Returns the default settings (values above).
@@ -154,8 +155,8 @@ OSC_API osc_manifold_settings osc_manifold_settings_default(void);
 OSC_API osc_manifold_settings osc_manifold_settings_for_size(double size);
 
 /// Returns the most contacts osc_manifold_collide can produce for bodies `a` and `b` with
-/// `settings`: the groups of each body when blending applies to it, else its vertices plus edges
-/// (edges only when settings->edges). 0 for a NULL argument.
+/// `settings` (NULL: the defaults): the groups of each body when blending applies to it, else its
+/// vertices plus edges (edges only when settings->edges). 0 for a NULL body.
 OSC_API int32_t osc_manifold_max_contacts(const osc_body* a, const osc_body* b, const osc_manifold_settings* settings);
 
 /// Which feature a contact comes from.
@@ -165,10 +166,10 @@ typedef enum osc_contact_kind {
     OSC_CONTACT_GROUP = 2   ///< a blended convex group; `feature` is the group id
 } osc_contact_kind;
 
-/// One contact (docs/architecture.md §2).
-typedef struct osc_contact {
+/// One contact (docs/api.md: the contact vocabulary every family shares).
+typedef struct osc_manifold_contact {
     osc_vec3 point;          ///< world point
-    double depth;            ///< mollified signed depth d_c (negative: penetration; d_max: none)
+    double distance;         ///< mollified signed distance d_c (negative: penetration; d_max: none)
     osc_vec3 normal;         ///< unit normal from A to B (zero when weight is 0)
     double weight;           ///< f_t(phi), or W for a blended group: the share of a contact force
     double jacobian_a[3][6]; ///< contact Jacobian of body A, weight [I | -[x - p_A]x]
@@ -177,44 +178,52 @@ typedef struct osc_contact {
     int32_t kind;            ///< an osc_contact_kind
     int32_t body;            ///< 0: a feature of A against B's SDF; 1: a feature of B against A's
     int32_t group;           ///< the feature's convex group (-1: none)
-} osc_contact;
+} osc_manifold_contact;
 
-/// Where osc_manifold_collide writes. Contacts are the features (or groups) whose weight is
-/// positive, in a fixed order (A's then B's; groups, vertices, edges in the body's order). The pose
-/// Jacobians are row-major, [capacity][rows][12] with A's twist in columns 0..5, B's in 6..11, and
-/// each may be NULL (not computed, no cost).
+/// Where osc_manifold_collide writes (docs/api.md: the output every family with a variable
+/// number of contacts shares). Contacts are the features (or groups) whose weight is positive, in
+/// a fixed order (A's then B's; groups, vertices, edges in the body's order). The pose Jacobians
+/// are row-major, [capacity][rows][12] with A's twist in columns 0..5, B's in 6..11, and each may
+/// be NULL (not computed, no cost).
 typedef struct osc_manifold_output {
-    osc_contact* contacts;    ///< [capacity]
-    int32_t capacity;         ///< room in every array
-    int32_t count;            ///< set: contacts written (at most capacity)
-    int32_t needed;           ///< set: contacts the query produced (> capacity: ran out)
-    double* point_jacobians;  ///< [capacity][3][12] d point / d (xi_A, xi_B)
-    double* depth_jacobians;  ///< [capacity][12]    d depth / d (xi_A, xi_B)
-    double* normal_jacobians; ///< [capacity][3][12] d normal / d (xi_A, xi_B)
-    double* weight_jacobians; ///< [capacity][12]    d weight / d (xi_A, xi_B)
+    osc_manifold_contact* contacts; ///< [capacity]
+    int32_t capacity;               ///< room in every array (>= 0)
+    int32_t count;                  ///< set: contacts written (at most capacity)
+    int32_t needed;                 ///< set: contacts the query produced (> capacity: ran out)
+    double* point_jacobians;        ///< [capacity][3][12] d point / d (xi_A, xi_B)
+    double* distance_jacobians;     ///< [capacity][12]    d distance / d (xi_A, xi_B)
+    double* normal_jacobians;       ///< [capacity][3][12] d normal / d (xi_A, xi_B)
+    double* weight_jacobians;       ///< [capacity][12]    d weight / d (xi_A, xi_B)
 } osc_manifold_output;
 
-/// Computes the contact manifold between `a` at `pose_a` and `b` at `pose_b` (quaternions are
-/// normalised). Returns OSC_ERR_INVALID_ARGUMENT, naming the argument, for a NULL body or output,
-/// a non-finite pose or a quaternion that cannot be normalised, and settings out of range;
-/// OSC_ERR_CAPACITY when more than `capacity` contacts were produced: the first `capacity` are
-/// written and `needed` says how many there were. Allocates nothing; it uses about 100 KB of the
-/// calling thread's stack (docs/manifold.md).
+/// Computes the contact manifold between `a` at `pose_a` and `b` at `pose_b` into `out`
+/// (`settings` NULL: the defaults). Returns OSC_ERR_INVALID_ARGUMENT, naming the argument, for a
+/// NULL body or output, a negative capacity or NULL contacts with a positive one, a non-finite
+/// pose or a quaternion that cannot be normalised (quaternions are normalised), and settings out
+/// of range; OSC_ERR_CAPACITY when more than `capacity` contacts were produced: the first
+/// `capacity` are written and `needed` says how many there were. Allocates nothing; it uses about
+/// 100 KB of the calling thread's stack (docs/manifold.md).
 OSC_API osc_status osc_manifold_collide(const osc_body* a, osc_pose pose_a, const osc_body* b, osc_pose pose_b,
                                         const osc_manifold_settings* settings, osc_manifold_output* out);
 
-/// Runs osc_manifold_collide for `count` pose pairs (`poses_a`, `poses_b` [count]) over `threads`
-/// threads (0: osc_default_thread_count()). Configuration i writes to slot i of every array:
-/// contacts [count][capacity], the Jacobian arrays [count][capacity][...] (nullable), and
-/// `counts` [count] / `needed` [count] (needed nullable). Returns the first failing
-/// configuration's status (OSC_ERR_CAPACITY when any ran out); each slot equals the single call's
-/// output bit for bit.
-OSC_API osc_status osc_manifold_collide_batch(const osc_body* a, const osc_pose* poses_a, const osc_body* b,
-                                              const osc_pose* poses_b, size_t count,
-                                              const osc_manifold_settings* settings, osc_contact* contacts,
-                                              int32_t capacity, int32_t* counts, int32_t* needed,
-                                              double* point_jacobians, double* depth_jacobians,
-                                              double* normal_jacobians, double* weight_jacobians, int threads);
+/// One query of a batch: the arguments of osc_manifold_collide.
+typedef struct osc_manifold_batch_item {
+    const osc_body* a;
+    osc_pose pose_a;
+    const osc_body* b;
+    osc_pose pose_b;
+} osc_manifold_batch_item;
+
+/// Runs osc_manifold_collide(items[i].a, items[i].pose_a, items[i].b, items[i].pose_b, settings,
+/// &outputs[i]) for every i < count on `threads` threads (docs/api.md, Batches: 0 the default,
+/// negative refused, clamped to OSC_MAX_THREADS); each output equals the single call's bit for bit.
+/// `statuses` [count] (nullable) receives each item's status. Returns OSC_OK, or the status of the
+/// failing item of lowest index with the message "osc_manifold_collide_batch: item i: ..." (the
+/// other items are still computed); OSC_ERR_INVALID_ARGUMENT for NULL items or outputs with
+/// count > 0 or a negative thread count.
+OSC_API osc_status osc_manifold_collide_batch(const osc_manifold_batch_item* items, size_t count,
+                                              const osc_manifold_settings* settings, osc_manifold_output* outputs,
+                                              osc_status* statuses, int threads);
 
 #ifdef __cplusplus
 }

@@ -132,27 +132,32 @@ typedef struct osc_ray_jacobians {
     double* t_scale;             ///< [1]   d t / d scale
 } osc_ray_jacobians;
 
-/// Returns OSC_OK and fills `hit` for the ray origin + t direction against the placed surface
-/// (`transform` NULL: identity; `settings` NULL: the defaults); fills each non-NULL array of
-/// `jacobians` (NULL: none). OSC_ERR_INVALID_ARGUMENT, naming the argument and its value, for a
-/// NULL surface or hit, a ray or transform outside the ranges of NUMERIC ROBUSTNESS, settings out
-/// of range or parameter derivatives asked of a non-sag surface.
-OSC_API osc_status osc_ray_intersect(const osc_implicit* surface, const osc_implicit_transform* transform,
-                                     osc_vec3 origin, osc_vec3 direction, const osc_ray_settings* settings,
-                                     osc_ray_hit* hit, const osc_ray_jacobians* jacobians);
+/// A ray origin + t direction (world); the direction need not be a unit vector.
+typedef struct osc_ray {
+    osc_vec3 origin;
+    osc_vec3 direction;
+} osc_ray;
 
-/// Intersects `count` rays (origins and directions [count][3]) with the surface over `threads`
-/// threads (>= 0; 0: the default; at most OSC_MAX_THREADS, and no more than leave each thread 64
-/// rays or groups of rays: a smaller batch runs on the calling thread), writing t [count], points
-/// and normals [count][3] (nullable) and hits [count] (nullable); each equals osc_ray_intersect's
-/// bit for bit. No allocation. A ray outside the ranges gets t = NaN (points and normals zero, no
-/// hit) and the call returns OSC_ERR_INVALID_ARGUMENT naming the lowest such ray and its values;
-/// the others are still answered. OSC_ERR_INVALID_ARGUMENT for a NULL surface, origins, directions
-/// or t with count > 0 (transform, settings: NULL as in osc_ray_intersect).
+/// Returns OSC_OK and fills `hit` for the ray against the placed surface (`transform` NULL:
+/// identity; `settings` NULL: the defaults); fills each non-NULL array of `jacobians` (NULL:
+/// none). OSC_ERR_INVALID_ARGUMENT, naming the argument and its value, for a NULL surface or hit,
+/// a ray or transform outside the ranges of NUMERIC ROBUSTNESS, settings out of range or parameter
+/// derivatives asked of a non-sag surface.
+OSC_API osc_status osc_ray_intersect(const osc_implicit* surface, const osc_implicit_transform* transform, osc_ray ray,
+                                     const osc_ray_settings* settings, osc_ray_hit* hit,
+                                     const osc_ray_jacobians* jacobians);
+
+/// Intersects `count` rays with the surface over `threads` threads (docs/api.md, Batches; no more
+/// than leave each thread 64 rays or groups of rays: a smaller batch runs on the calling thread),
+/// writing hits[i] for rays[i]: each equals osc_ray_intersect's without Jacobians, bit for bit.
+/// No allocation. `statuses` [count] (nullable) receives each ray's status. A ray outside the
+/// ranges gets t = NaN (the rest of its hit zero) and status OSC_ERR_INVALID_ARGUMENT, and the call
+/// returns OSC_ERR_INVALID_ARGUMENT naming the lowest such ray and its values; the others are still
+/// answered. OSC_ERR_INVALID_ARGUMENT for a NULL surface, rays or hits with count > 0, or a
+/// negative thread count (transform, settings: NULL as in osc_ray_intersect).
 OSC_API osc_status osc_ray_intersect_batch(const osc_implicit* surface, const osc_implicit_transform* transform,
-                                           size_t count, const double* origins, const double* directions,
-                                           const osc_ray_settings* settings, double* t, double* points, double* normals,
-                                           unsigned char* hits, int threads);
+                                           const osc_ray* rays, size_t count, const osc_ray_settings* settings,
+                                           osc_ray_hit* hits, osc_status* statuses, int threads);
 
 #ifdef __cplusplus
 }

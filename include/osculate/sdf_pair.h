@@ -17,13 +17,13 @@
 //   spacings are merged, keeping the deepest.
 // - Smooth mode (temperature > 0): each point is then refined by Newton's method to a stationary
 //   point of the smooth maximum m(x) = tau log(exp(A/tau) + exp(B/tau)) (a local deepest point of
-//   the intersection, rounded at the scale tau), and the point and its penetration -m come with
+//   the intersection, rounded at the scale tau), and the point and its signed distance m come with
 //   their derivatives with respect to both poses by the implicit function theorem (docs/sdf_pair.md).
 //
-// CONVENTIONS (docs/architecture.md §2)
+// CONVENTIONS (docs/api.md, docs/architecture.md §2)
 // Poses are world-from-body. The normal is the unit gradient of A - B, pointing from A towards B.
-// Penetration is -max(A, B) at the point (-m in smooth mode): >= 0 inside both. Jacobians are
-// row-major [rows][12], A's twist first.
+// The distance is max(A, B) at the point (m in smooth mode): signed, negative inside both (the
+// penetration), as every family's. Jacobians are row-major [rows][12], A's twist first.
 //
 // NUMERIC ROBUSTNESS
 // - A shape without a finite bounding box is refused with OSC_ERR_UNSUPPORTED: the method cannot
@@ -62,6 +62,8 @@
 #include "osculate/base.h"
 #include "osculate/math.h"
 #include "osculate/sdf.h"
+
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -105,28 +107,30 @@ typedef struct osc_sdf_pair_settings {
 /// Returns the default settings.
 OSC_API osc_sdf_pair_settings osc_sdf_pair_settings_default(void);
 
-/// One collision point.
-typedef struct osc_sdf_contact {
-    osc_vec3 point;     ///< world point inside both shapes (within epsilon)
-    osc_vec3 normal;    ///< unit gradient of A - B at the point (from A towards B)
-    double penetration; ///< -max(A, B) at the point; smooth mode: -m(point)
-    int iterations;     ///< descent (+ refinement) iterations used
-    int smooth;         ///< 1 when the point is a smooth-mode stationary point with Jacobians
-} osc_sdf_contact;
+/// One collision point (docs/api.md: the contact vocabulary every family shares).
+typedef struct osc_sdf_pair_contact {
+    osc_vec3 point;  ///< world point inside both shapes (within epsilon)
+    double distance; ///< max(A, B) at the point, negative inside both; smooth mode: m(point)
+    osc_vec3 normal; ///< unit gradient of A - B at the point (from A towards B)
+    int32_t iterations; ///< descent (+ refinement) iterations used
+    int32_t smooth;     ///< 1 when the point is a smooth-mode stationary point with Jacobians
+} osc_sdf_pair_contact;
 
-/// Caller-owned output buffers and the query's report.
+/// Where osc_sdf_pair_collide writes, and its report (docs/api.md: the output every family with a
+/// variable number of contacts shares). Contacts are ordered deepest (most negative distance)
+/// first, ties in the order found.
 typedef struct osc_sdf_pair_output {
-    osc_sdf_contact* contacts;     ///< [capacity] (NULL only with capacity 0)
-    int capacity;                  ///< >= 0
-    int count;                     ///< contacts written
-    int needed;                    ///< distinct contacts found (> capacity: OSC_ERR_CAPACITY; once the
-                                   ///< buffer is full, points that would have merged with a dropped
-                                   ///< one count again, so it is an upper bound)
-    double* point_jacobians;       ///< nullable, smooth mode: [capacity][3][12]
-    double* penetration_jacobians; ///< nullable, smooth mode: [capacity][12]
-    int boxes_overlap;             ///< 0 when the world boxes are disjoint (no collision)
-    int spheres;                   ///< spheres packed
-    int survivors;                 ///< spheres left after pruning
+    osc_sdf_pair_contact* contacts; ///< [capacity] (NULL only with capacity 0)
+    int32_t capacity;               ///< room in every array (>= 0)
+    int32_t count;                  ///< set: contacts written
+    int32_t needed;                 ///< set: distinct contacts found (> capacity: OSC_ERR_CAPACITY; once
+                                    ///< the buffer is full, points that would have merged with a
+                                    ///< dropped one count again, so it is an upper bound)
+    double* point_jacobians;        ///< nullable, smooth mode: [capacity][3][12] d point / d (xi_A, xi_B)
+    double* distance_jacobians;     ///< nullable, smooth mode: [capacity][12]    d distance / d (xi_A, xi_B)
+    int32_t boxes_overlap;          ///< set: 0 when the world boxes are disjoint (no collision)
+    int32_t spheres;                ///< set: spheres packed
+    int32_t survivors;              ///< set: spheres left after pruning
 } osc_sdf_pair_output;
 
 /// Returns OSC_OK and fills `output` with the collision points of shapes a and b at their poses
@@ -142,39 +146,70 @@ OSC_API osc_status osc_sdf_pair_collide(const osc_sdf_shape* a, osc_pose pose_a,
                                         osc_pose pose_b, const osc_sdf_pair_settings* settings,
                                         osc_sdf_pair_output* output);
 
+/// One query of a batch: the arguments of osc_sdf_pair_collide.
+typedef struct osc_sdf_pair_batch_item {
+    const osc_sdf_shape* a;
+    osc_pose pose_a;
+    const osc_sdf_shape* b;
+    osc_pose pose_b;
+} osc_sdf_pair_batch_item;
+
+/// Runs osc_sdf_pair_collide(items[i].a, items[i].pose_a, items[i].b, items[i].pose_b, settings,
+/// &outputs[i]) for every i < count on `threads` threads (docs/api.md, Batches); each output
+/// equals the single call's bit for bit. `statuses` [count] (nullable) receives each item's
+/// status. Returns OSC_OK, or the status of the failing item of lowest index with the message
+/// "osc_sdf_pair_collide_batch: item i: ..." (the other items are still computed);
+/// OSC_ERR_INVALID_ARGUMENT for NULL items or outputs with count > 0 or a negative thread count.
+OSC_API osc_status osc_sdf_pair_collide_batch(const osc_sdf_pair_batch_item* items, size_t count,
+                                              const osc_sdf_pair_settings* settings, osc_sdf_pair_output* outputs,
+                                              osc_status* statuses, int threads);
+
 // ---------------------------------------------------------------------------------------------
 // scenes of many bodies (Al-Ameri 2025 §5.2)
+
+/// One body of a scene: a shape (borrowed; several bodies may share one) at a pose.
+typedef struct osc_sdf_scene_body {
+    const osc_sdf_shape* shape;
+    osc_pose pose;
+} osc_sdf_scene_body;
 
 /// One candidate pair of a scene: bodies a < b whose world boxes overlap, and its collision
 /// points: contacts[first_contact .. first_contact + contact_count).
 typedef struct osc_sdf_scene_pair {
-    int a, b;
-    int first_contact; ///< = pair index * contacts_per_pair
-    int contact_count;
+    int32_t a, b;
+    int32_t first_contact; ///< = pair index * contacts_per_pair
+    int32_t contact_count;
     osc_status status; ///< the pair query's status (OSC_ERR_CAPACITY: more than contacts_per_pair)
 } osc_sdf_scene_pair;
 
-/// Returns the bytes of workspace osc_sdf_scene_collide needs for `count` bodies (0 for count <= 0;
-/// SIZE_MAX where the size does not fit in size_t, on 32-bit platforms, and the scene is refused).
-OSC_API size_t osc_sdf_scene_workspace_size(int count);
+/// Where osc_sdf_scene_collide writes: the candidate pairs (the output shape of docs/api.md, over
+/// pairs) and each pair's collision points in a block of `contacts_per_pair`.
+typedef struct osc_sdf_scene_output {
+    osc_sdf_scene_pair* pairs;      ///< [capacity]
+    int32_t capacity;               ///< room for pairs (>= 0)
+    int32_t count;                  ///< set: candidate pairs written
+    int32_t needed;                 ///< set: candidate pairs found (> capacity: OSC_ERR_CAPACITY, the
+                                    ///< first capacity are still done; at most 2^31 - 1)
+    osc_sdf_pair_contact* contacts; ///< [capacity][contacts_per_pair]
+    int32_t contacts_per_pair;      ///< >= 1
+} osc_sdf_scene_output;
+
+/// Returns the bytes of workspace osc_sdf_scene_collide needs for `count` bodies (0 for count 0;
+/// SIZE_MAX where the size does not fit in size_t, and the scene is refused).
+OSC_API size_t osc_sdf_scene_workspace_size(size_t count);
 
 /// Returns OSC_OK after finding the collision points of every pair of the `count` bodies
-/// (shapes[i] at poses[i]): a sort-and-sweep broad phase over their world boxes gives the
-/// candidate pairs (in a deterministic order), then osc_sdf_pair_collide runs on each over
-/// `threads` threads (>= 0; 0: the default; at most OSC_MAX_THREADS and the number of pairs; one
-/// runs on the calling thread) with `settings` (NULL: the defaults), each pair writing at most
-/// `contacts_per_pair` points into `contacts` [pair_capacity][contacts_per_pair]. *pair_count
-/// receives the candidate pairs written to `pairs` [pair_capacity], *pairs_needed all of them
-/// (OSC_ERR_CAPACITY when they do not fit: the first pair_capacity are still done). `workspace`
-/// holds osc_sdf_scene_workspace_size(count) bytes (any alignment of malloc). The results are the
-/// same for any thread count. Errors of the bodies (a NULL shape, an unbounded one, a bad pose)
-/// and of the settings are reported before any pair is run, naming the body or the setting; a
-/// pair that fails otherwise fails the scene with its message, naming both bodies. *pairs_needed
-/// is at most 2^31 - 1 (then at least that many overlap). No allocation.
-OSC_API osc_status osc_sdf_scene_collide(const osc_sdf_shape* shapes, const osc_pose* poses, int count,
-                                         const osc_sdf_pair_settings* settings, int contacts_per_pair,
-                                         osc_sdf_scene_pair* pairs, int pair_capacity, osc_sdf_contact* contacts,
-                                         int* pair_count, int* pairs_needed, void* workspace, int threads);
+/// (at most 2^31 - 1): a sort-and-sweep broad phase over their world boxes gives the candidate
+/// pairs (in a deterministic order), then osc_sdf_pair_collide runs on each over `threads`
+/// threads (docs/api.md, Batches) with `settings` (NULL: the defaults), each pair writing at most
+/// contacts_per_pair points into its block of `output->contacts`. `workspace` holds
+/// osc_sdf_scene_workspace_size(count) bytes (any alignment of malloc). The results are the same
+/// for any thread count. Errors of the bodies (a NULL shape, an unbounded one, a bad pose) and of
+/// the settings are reported before any pair is run, naming the body or the setting; a pair that
+/// fails otherwise fails the scene with its message, naming both bodies. No allocation.
+OSC_API osc_status osc_sdf_scene_collide(const osc_sdf_scene_body* bodies, size_t count,
+                                         const osc_sdf_pair_settings* settings, osc_sdf_scene_output* output,
+                                         void* workspace, int threads);
 
 #ifdef __cplusplus
 }

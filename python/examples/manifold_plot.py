@@ -1,8 +1,9 @@
 """A contact manifold drawn with matplotlib: a superquadric pebble resting on a tilted slab.
 
 Both bodies are analytic SDFs with collision meshes extracted from them (osculate.collision_mesh);
-osculate.manifold_collide returns every vertex and edge contact with its depth, normal and weight.
-The figure shows the contact points coloured by depth (negative: penetration), their normals, and
+osculate.manifold_collide returns every vertex and edge contact with its signed distance, normal and
+weight.
+The figure shows the contact points coloured by distance (negative: penetration), their normals, and
 the two collision meshes' vertices for context. Without matplotlib the script prints the contacts
 and says it skipped the figure.
 
@@ -36,9 +37,9 @@ def main(out="manifold.png"):
     m = osc.manifold_collide(slab, slab_pose, box, box_pose, derivatives=True)
     kinds = np.bincount(m.kind, minlength=3)
     print("%d contacts (%d vertex, %d edge), %d penetrating, deepest %.4f, total weight %.2f"
-          % (len(m), kinds[0], kinds[1], np.sum(m.depth < 0), m.depth.min(), m.weight.sum()))
-    lift = m.weight @ m.depth_jacobian[:, 8]  # d (sum of weighted depths) / d z of the pebble
-    print("d (sum of weight * depth) / d z_pebble = %.3f" % lift)
+          % (len(m), kinds[0], kinds[1], np.sum(m.distance < 0), m.distance.min(), m.weight.sum()))
+    lift = m.weight @ m.distance_jacobian[:, 8]  # d (sum of weighted distances) / d z of the pebble
+    print("d (sum of weight * distance) / d z_pebble = %.3f" % lift)
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -51,10 +52,10 @@ def main(out="manifold.png"):
     for mesh, pose, colour in ((slab_mesh, slab_pose, "0.75"), (box_mesh, box_pose, "0.55")):
         v = world(mesh, pose)
         ax.scatter(v[:, 0], v[:, 1], v[:, 2], s=1, c=colour, alpha=0.3)
-    sc = ax.scatter(m.point[:, 0], m.point[:, 1], m.point[:, 2], c=m.depth, cmap="coolwarm_r", s=12)
+    sc = ax.scatter(m.point[:, 0], m.point[:, 1], m.point[:, 2], c=m.distance, cmap="coolwarm_r", s=12)
     n = m.normal * 0.04 * m.weight[:, None]
     ax.quiver(m.point[:, 0], m.point[:, 1], m.point[:, 2], n[:, 0], n[:, 1], n[:, 2], color="k", lw=0.5)
-    fig.colorbar(sc, label="depth (negative: penetration)")
+    fig.colorbar(sc, label="distance (negative: penetration)")
     ax.set_title("osculate contact manifold: %d contacts" % len(m))
     ax.set_xlim(-0.45, 0.55)
     ax.set_ylim(-0.45, 0.55)

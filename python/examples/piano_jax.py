@@ -54,7 +54,7 @@ def poses(waypoints):
 def alphas(waypoints):
     """alpha [3 walls, K]: one batched DCOL call per wall (each wall is its own shape)."""
     p = poses(waypoints)
-    return jnp.stack([oj.dcol_alpha(w, piano, wp, p) for w, wp in zip(walls, wall_poses)])
+    return jnp.stack([oj.dcol_alpha(w, wp, piano, p) for w, wp in zip(walls, wall_poses)])
 
 
 def full(inner):

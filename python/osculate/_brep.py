@@ -1,22 +1,16 @@
-"""Exact CAD solids in boundary representation (brep.h) and the local minimal distances between two
-of them (lmd.h, Crozet 2017). Poses are [7] arrays (px, py, pz, qw, qx, qy, qz), world-from-body; the
-gap's gradient has 12 columns along the left twists (dp, dtheta) of A then B (docs/architecture.md §2);
-osculate.pair_jacobian_to_pq converts it to raw pose components."""
+"""Exact CAD solids in boundary representation (brep.h): builders, descriptions as NumPy tables,
+STEP import, shells."""
 
 import ctypes as C
 import os
-import threading
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import _ffi as F
-from ._core import CAPACITY, OK, check, error
+from ._base import OK, check, error
 from ._ffi import lib
-from ._models import _borrowing, _create, _Model
-
-FEATURE_KINDS = ("face", "edge", "vertex")
-LMD_CONFORMAL = 1  # osc_lmd_contact.flags: a sample of a conformal contact (§4.3.2)
+from ._model import _create, _Model
 
 
 def brep_settings(**settings):
@@ -34,9 +28,9 @@ def _profile(value, name="profile"):
     return F.array(value, np.float64, (-1, 2), name)
 
 
-SURFACE_TYPES = ("plane", "cylinder", "cone", "sphere", "torus")  # osc_surface_type
+SURFACE_TYPES = ("plane", "cylinder", "cone", "sphere", "torus", "nurbs")  # osc_surface_type
 TRIM_KINDS = ("line", "arc")  # osc_trim_kind
-CURVE_TYPES = ("line", "circle")  # osc_curve_type
+CURVE_TYPES = ("line", "circle", "nurbs")  # osc_curve_type
 
 
 def _record_dtype(struct):
@@ -366,7 +360,7 @@ class Brep(_Model):
         the entity unless skip_unsupported=True, which drops them and counts them in
         `import_report`, a dict: solids (solid entities in the file), faces_read,
         faces_imported, faces_unsupported, edges_imported, edges_unsupported, first_unsupported
-        ("#123 B_SPLINE_SURFACE_WITH_KNOTS" or ""), length_unit (metres per unit of the model,
+        ("#123 CURVE_BOUNDED_SURFACE" or ""), length_unit (metres per unit of the model,
         0 when the file does not say), instances (placed solids found: a solid used twice is two
         instances), instances_imported (the model's shells), instances_skipped (placed solids
         left out, only with skip_unsupported) and first_skipped (the first of them, "#33
@@ -435,186 +429,3 @@ class Brep(_Model):
         s = _brep_settings(settings)
         return Brep(_create(lib.osc_brep_create_from_shell, self, F.integer(index, "index"),
                             C.byref(s)))
-
-
-# ------------------------------------------------------------------------------------------------
-# lmd.h
-
-
-def lmd_settings(**settings):
-    """The LMD settings as a dict, with overrides: d_max (1, larger local minimal distances are
-    not reported), eps_a, eps_b (0, the dilation radii: gap = distance - eps_a - eps_b), alpha
-    (0.05, the quasi-LMD dilation angle in [0, pi/4]), conformal_samples (8, samples along each
-    conformal contact curve), threads (1; 0: the OpenMP default), culling (1; 0 tests every leaf
-    pair)."""
-    return F.struct_dict(_lmd_settings(None, settings))
-
-
-def _lmd_settings(base, kw):
-    s = lib.osc_lmd_settings_default()
-    if base is not None:
-        if not isinstance(base, dict):
-            raise ValueError("lmd: settings must be a dict (see osculate.lmd_settings()), got %r"
-                             % type(base).__name__)
-        s = F.settings(s, base, "lmd")
-    return F.settings(s, kw, "lmd")
-
-
-class LmdCache(_Model):
-    """Per-pair state for temporal coherence (osc_lmd_cache): the BVTT front and the footpoints
-    of the last lmd() call on the same pair of solids, and the query's scratch memory. Pass the
-    same cache to successive calls on one pair; the contacts are the same with or without it.
-    The cache keeps its last pair of solids alive (it recognises the pair by address). Calls that
-    share a cache from several threads take turns (a lock). Released by close() or when
-    garbage-collected."""
-
-    _destroy = lib.osc_lmd_cache_destroy
-
-    def __init__(self):
-        self._lock = threading.Lock()  # one query, reset, stats or close at a time
-        super().__init__(_create(lib.osc_lmd_cache_create))
-        self._capacity = 0  # the last query's contact count: the next buffer's size
-        self._pair = ()  # references on the solids of the last query
-
-    def _remember(self, a, b):
-        """Holds references on solids a and b (those of the query about to run), so that no
-        other solid can take their addresses while the cache remembers them."""
-        if not self._ref:
-            raise ValueError("LmdCache is closed")
-        if self._pair != (a._ref, b._ref):
-            with _borrowing(a, b) as refs:
-                old, self._pair = self._pair, tuple(refs)
-            for r in old:
-                self._release_ref(r)
-
-    def reset(self):
-        """Forgets the front and footpoints (when the cache moves to another pair of solids)."""
-        with self._lock:
-            lib.osc_lmd_cache_reset(self)
-
-    @property
-    def stats(self):
-        """A dict of the last query's statistics: front_size, culling_tests, leaf_pairs,
-        newton_iterations, warm_starts (osc_lmd_cache_stats)."""
-        st = F.LmdStats()
-        with self._lock:
-            check(lib.osc_lmd_cache_stats(self, C.byref(st)))
-        return F.struct_dict(st)
-
-    def close(self):
-        with self._lock:
-            super().close()
-            pair, self._pair = self._pair, ()
-        for r in pair:
-            self._release_ref(r)
-
-    __copy__ = __deepcopy__ = None  # mutable state: refused like pickling
-
-
-_LMD_CONTACT = F.as_dtype(F.LmdContact)
-_V3 = ("x", "y", "z")
-
-
-def _v3(a):
-    return np.stack([a[k] for k in _V3], axis=-1)
-
-
-@dataclass
-class LmdContacts:
-    """The local minimal distances of lmd(), n of them sorted by feature pair: world footpoints
-    point_a, point_b [n, 3]; their parameters param_a, param_b [n, 2] ((u, v) on a face, (t, 0)
-    on an edge); kind_a, kind_b [n] (0 face, 1 edge, 2 vertex: FEATURE_KINDS) and feature_a,
-    feature_b [n] (indices in each solid's description); distance [n] (> 0); gap [n] (distance -
-    eps_a - eps_b); normal [n, 3] (unit, from A's footpoint to B's); gradient [n, 12] (d gap /
-    d (twist A, twist B)); key [n] uint64 (stable between calls while a contact persists); flags
-    [n] (LMD_CONFORMAL for samples of a conformal contact)."""
-
-    point_a: np.ndarray
-    point_b: np.ndarray
-    param_a: np.ndarray
-    param_b: np.ndarray
-    kind_a: np.ndarray
-    kind_b: np.ndarray
-    feature_a: np.ndarray
-    feature_b: np.ndarray
-    distance: np.ndarray
-    gap: np.ndarray
-    normal: np.ndarray
-    gradient: np.ndarray
-    key: np.ndarray
-    flags: np.ndarray
-
-    def __len__(self):
-        return len(self.gap)
-
-    @property
-    def conformal(self):
-        """[n] bool: the contacts that sample a conformal contact."""
-        return (self.flags & LMD_CONFORMAL) != 0
-
-
-def _lmd_contacts(c):
-    return LmdContacts(
-        point_a=_v3(c["point_a"]), point_b=_v3(c["point_b"]), param_a=c["param_a"].copy(),
-        param_b=c["param_b"].copy(), kind_a=c["kind_a"].copy(), kind_b=c["kind_b"].copy(),
-        feature_a=c["feature_a"].copy(), feature_b=c["feature_b"].copy(),
-        distance=c["distance"].copy(), gap=c["gap"].copy(), normal=_v3(c["normal"]),
-        gradient=c["gradient"].copy(), key=c["key"].copy(), flags=c["flags"].copy())
-
-
-def _brep(value, name):
-    if not isinstance(value, Brep):
-        raise ValueError("%s must be a Brep, got %r" % (name, value))
-    return value
-
-
-_LMD_INITIAL_CAPACITY = 64
-
-
-def _lmd_query(a, pa, b, pb, s, cache, cap, grow):
-    """osc_lmd_query into a buffer of `cap` contacts, grown until every contact fits when `grow`:
-    (contacts, count, status)."""
-    count = C.c_int()
-    for _ in range(8):  # the count is deterministic: one retry suffices
-        contacts = np.zeros(max(cap, 1), dtype=_LMD_CONTACT)
-        rc = lib.osc_lmd_query(a, pa, b, pb, C.byref(s), cache,
-                               contacts.ctypes.data_as(C.POINTER(F.LmdContact)), cap,
-                               C.byref(count))
-        if rc == CAPACITY and grow and count.value > cap:
-            cap = count.value
-            continue
-        break
-    return contacts, count.value, rc
-
-
-def lmd(a, pose_a, b, pose_b, settings=None, cache=None, capacity=None, **overrides):
-    """Every local minimal distance below d_max between Breps a and b at poses [7]
-    (osc_lmd_query): an LmdContacts. Settings: a dict `settings` (as lmd_settings() returns)
-    and / or keyword overrides (see lmd_settings()). cache: an LmdCache kept between calls on
-    this pair (temporal coherence). capacity None grows the buffer until every contact fits; an
-    int raises CapacityError when more are found. ValueError (InvalidArgumentError) for a NaN pose,
-    a quaternion that cannot be normalised or settings out of range, with the C message."""
-    a, b = _brep(a, "a"), _brep(b, "b")
-    if cache is not None and not isinstance(cache, LmdCache):
-        raise ValueError("cache must be an LmdCache, got %r" % (cache,))
-    s = _lmd_settings(settings, overrides)
-    pa, pb = F.pose(pose_a, "pose_a"), F.pose(pose_b, "pose_b")
-    grow = capacity is None
-    if grow:
-        cap = max(_LMD_INITIAL_CAPACITY, cache._capacity if cache is not None else 0)
-    else:
-        cap = F.integer(capacity, "capacity")
-        if cap < 0:
-            raise ValueError("lmd: capacity must be >= 0, got %d" % cap)
-    if cache is None:
-        contacts, count, rc = _lmd_query(a, pa, b, pb, s, None, cap, grow)
-    else:
-        with cache._lock:
-            cache._remember(a, b)
-            contacts, count, rc = _lmd_query(a, pa, b, pb, s, cache, cap, grow)
-            if rc != OK:  # after a failure the cache may hold a partial front
-                lib.osc_lmd_cache_reset(cache)
-            else:
-                cache._capacity = count
-    check(rc, "osc_lmd_query")
-    return _lmd_contacts(contacts[:count])

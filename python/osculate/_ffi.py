@@ -166,9 +166,9 @@ class ManifoldSettings(C.Structure):
     ]
 
 
-class Contact(C.Structure):
+class ManifoldContact(C.Structure):
     _fields_ = [
-        ("point", Vec3), ("depth", D), ("normal", Vec3), ("weight", D),
+        ("point", Vec3), ("distance", D), ("normal", Vec3), ("weight", D),
         ("jacobian_a", D * 18), ("jacobian_b", D * 18),
         ("feature", I32), ("kind", I32), ("body", I32), ("group", I32),
     ]
@@ -176,10 +176,14 @@ class Contact(C.Structure):
 
 class ManifoldOutput(C.Structure):
     _fields_ = [
-        ("contacts", C.POINTER(Contact)), ("capacity", I32), ("count", I32), ("needed", I32),
-        ("point_jacobians", DP), ("depth_jacobians", DP), ("normal_jacobians", DP),
-        ("weight_jacobians", DP),
+        ("contacts", C.POINTER(ManifoldContact)), ("capacity", I32), ("count", I32),
+        ("needed", I32), ("point_jacobians", DP), ("distance_jacobians", DP),
+        ("normal_jacobians", DP), ("weight_jacobians", DP),
     ]
+
+
+class ManifoldBatchItem(C.Structure):
+    _fields_ = [("a", P), ("pose_a", Pose), ("b", P), ("pose_b", Pose)]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -206,7 +210,12 @@ class DcolJacobians(C.Structure):
 
 class DcolJacobiansAddress(C.Structure):
     """osc_dcol_jacobians with the pointers as plain addresses (same layout)."""
+    _c_name_ = "osc_dcol_jacobians"
     _fields_ = [(name, P) for name, _ in DcolJacobians._fields_]
+
+
+class DcolBatchItem(C.Structure):
+    _fields_ = [("a", P), ("pose_a", Pose), ("b", P), ("pose_b", Pose), ("warm", P)]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -226,19 +235,35 @@ class SdfPairSettings(C.Structure):
                 ("first_only", I), ("merge_distance", D), ("temperature", D)]
 
 
-class SdfContact(C.Structure):
-    _fields_ = [("point", Vec3), ("normal", Vec3), ("penetration", D), ("iterations", I),
-                ("smooth", I)]
+class SdfPairContact(C.Structure):
+    _fields_ = [("point", Vec3), ("distance", D), ("normal", Vec3), ("iterations", I32),
+                ("smooth", I32)]
 
 
 class SdfPairOutput(C.Structure):
-    _fields_ = [("contacts", C.POINTER(SdfContact)), ("capacity", I), ("count", I),
-                ("needed", I), ("point_jacobians", DP), ("penetration_jacobians", DP),
-                ("boxes_overlap", I), ("spheres", I), ("survivors", I)]
+    _fields_ = [("contacts", C.POINTER(SdfPairContact)), ("capacity", I32), ("count", I32),
+                ("needed", I32), ("point_jacobians", DP), ("distance_jacobians", DP),
+                ("boxes_overlap", I32), ("spheres", I32), ("survivors", I32)]
+
+
+class SdfPairBatchItem(C.Structure):
+    _fields_ = [("a", C.POINTER(SdfShape)), ("pose_a", Pose), ("b", C.POINTER(SdfShape)),
+                ("pose_b", Pose)]
+
+
+class SdfSceneBody(C.Structure):
+    _fields_ = [("shape", C.POINTER(SdfShape)), ("pose", Pose)]
 
 
 class SdfScenePair(C.Structure):
-    _fields_ = [("a", I), ("b", I), ("first_contact", I), ("contact_count", I), ("status", I)]
+    _fields_ = [("a", I32), ("b", I32), ("first_contact", I32), ("contact_count", I32),
+                ("status", I)]
+
+
+class SdfSceneOutput(C.Structure):
+    _fields_ = [("pairs", C.POINTER(SdfScenePair)), ("capacity", I32), ("count", I32),
+                ("needed", I32), ("contacts", C.POINTER(SdfPairContact)),
+                ("contacts_per_pair", I32)]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -264,6 +289,10 @@ class RaySettings(C.Structure):
     _booleans_ = ("analytic_conics",)
     _fields_ = [("init", I), ("beams", I), ("coarse", RayPhase), ("fine", RayPhase),
                 ("final_step", RayPhase), ("tolerance", D), ("analytic_conics", I)]
+
+
+class Ray(C.Structure):
+    _fields_ = [("origin", Vec3), ("direction", Vec3)]
 
 
 class RayHit(C.Structure):
@@ -294,7 +323,7 @@ class BrepInfo(C.Structure):
 
 class BrepSurface(C.Structure):
     _fields_ = [("type", I), ("origin", Vec3), ("axis", Vec3), ("ref", Vec3), ("radius", D),
-                ("radius2", D), ("angle", D), ("sense", I)]
+                ("radius2", D), ("angle", D), ("sense", I), ("nurbs", I)]
 
 
 class BrepTrim(C.Structure):
@@ -313,7 +342,12 @@ class BrepFace(C.Structure):
 
 class BrepEdge(C.Structure):
     _fields_ = [("type", I), ("origin", Vec3), ("axis", Vec3), ("ref", Vec3), ("radius", D),
-                ("t0", D), ("t1", D), ("face", I * 2), ("vertex", I * 2)]
+                ("t0", D), ("t1", D), ("face", I * 2), ("vertex", I * 2), ("nurbs", I)]
+
+
+class BrepNurbs(C.Structure):
+    _fields_ = [("degree", I * 2), ("count", I * 2), ("knot_begin", I), ("point_begin", I),
+                ("weight_begin", I)]
 
 
 class BrepDesc(C.Structure):
@@ -322,7 +356,10 @@ class BrepDesc(C.Structure):
                 ("loops", C.POINTER(BrepLoop)), ("loop_count", I),
                 ("trims", C.POINTER(BrepTrim)), ("trim_count", I),
                 ("edges", C.POINTER(BrepEdge)), ("edge_count", I),
-                ("vertices", C.POINTER(Vec3)), ("vertex_count", I)]
+                ("vertices", C.POINTER(Vec3)), ("vertex_count", I),
+                ("nurbs", C.POINTER(BrepNurbs)), ("nurbs_count", I),
+                ("control_points", C.POINTER(Vec3)), ("control_point_count", I),
+                ("reals", C.POINTER(D)), ("real_count", I)]
 
 
 class BrepShell(C.Structure):
@@ -342,14 +379,22 @@ class BrepImportReport(C.Structure):
 class LmdSettings(C.Structure):
     _booleans_ = ("culling",)
     _fields_ = [("d_max", D), ("eps_a", D), ("eps_b", D), ("alpha", D),
-                ("conformal_samples", I), ("threads", I), ("culling", I)]
+                ("conformal_samples", I), ("culling", I)]
 
 
 class LmdContact(C.Structure):
-    _fields_ = [("point_a", Vec3), ("point_b", Vec3), ("param_a", D * 2), ("param_b", D * 2),
-                ("kind_a", I), ("kind_b", I), ("feature_a", I), ("feature_b", I),
-                ("distance", D), ("gap", D), ("normal", Vec3), ("gradient", D * 12),
-                ("key", C.c_uint64), ("flags", I)]
+    _fields_ = [("point_a", Vec3), ("point_b", Vec3), ("distance", D), ("normal", Vec3),
+                ("param_a", D * 2), ("param_b", D * 2), ("kind_a", I), ("kind_b", I),
+                ("feature_a", I32), ("feature_b", I32), ("key", C.c_uint64), ("flags", I32)]
+
+
+class LmdOutput(C.Structure):
+    _fields_ = [("contacts", C.POINTER(LmdContact)), ("capacity", I32), ("count", I32),
+                ("needed", I32), ("distance_jacobians", DP)]
+
+
+class LmdBatchItem(C.Structure):
+    _fields_ = [("a", P), ("pose_a", Pose), ("b", P), ("pose_b", Pose), ("cache", P)]
 
 
 class LmdStats(C.Structure):
@@ -464,10 +509,8 @@ _prototypes = {
     "osc_manifold_settings_default": (ManifoldSettings, []),
     "osc_manifold_settings_for_size": (ManifoldSettings, [D]),
     "osc_manifold_max_contacts": (I32, [P, P, C.POINTER(ManifoldSettings)]),
-    "osc_manifold_collide": (ST, [P, Pose, P, Pose, C.POINTER(ManifoldSettings),
-                                  C.POINTER(ManifoldOutput)]),
-    "osc_manifold_collide_batch": (ST, [P, P, P, P, SZ, C.POINTER(ManifoldSettings), P, I32,
-                                        I32P, I32P, DP, DP, DP, DP, I]),
+    "osc_manifold_collide": (ST, [P, Pose, P, Pose, C.POINTER(ManifoldSettings), P]),
+    "osc_manifold_collide_batch": (ST, [P, SZ, C.POINTER(ManifoldSettings), P, P, I]),
     # convex.h
     "osc_convex_create_polytope": (ST, [DP, DP, I, PS]),
     "osc_convex_create_hull": (ST, [DP, I, PS]),
@@ -497,15 +540,15 @@ _prototypes = {
     "osc_dcol_parameter_count": (I, [P]),
     "osc_dcol_alpha_parameter_gradient": (ST, [P, Pose, P, Pose, C.POINTER(DcolSettings), DP, DP,
                                                DP]),
-    "osc_dcol_proximity_batch": (ST, [P, P, P, P, I, C.POINTER(DcolSettings), P, P, IP, I]),
+    "osc_dcol_proximity_batch": (ST, [P, SZ, C.POINTER(DcolSettings), P, P, P, I]),
     # sdf_pair.h
     "osc_sdf_pair_settings_default": (SdfPairSettings, []),
     "osc_sdf_pair_collide": (ST, [C.POINTER(SdfShape), Pose, C.POINTER(SdfShape), Pose,
                                   C.POINTER(SdfPairSettings), C.POINTER(SdfPairOutput)]),
-    "osc_sdf_scene_workspace_size": (SZ, [I]),
-    "osc_sdf_scene_collide": (ST, [C.POINTER(SdfShape), P, I, C.POINTER(SdfPairSettings), I,
-                                   C.POINTER(SdfScenePair), I, C.POINTER(SdfContact), IP, IP, P,
-                                   I]),
+    "osc_sdf_pair_collide_batch": (ST, [P, SZ, C.POINTER(SdfPairSettings), P, P, I]),
+    "osc_sdf_scene_workspace_size": (SZ, [SZ]),
+    "osc_sdf_scene_collide": (ST, [P, SZ, C.POINTER(SdfPairSettings), C.POINTER(SdfSceneOutput),
+                                   P, I]),
     # implicit.h
     "osc_implicit_create_sag": (ST, [C.POINTER(Sag), PS]),
     "osc_implicit_create_sdf": (ST, [P, PS]),
@@ -518,11 +561,10 @@ _prototypes = {
     # ray.h
     "osc_implicit_transform_identity": (ImplicitTransform, []),
     "osc_ray_settings_default": (RaySettings, []),
-    "osc_ray_intersect": (ST, [P, C.POINTER(ImplicitTransform), Vec3, Vec3, C.POINTER(RaySettings),
+    "osc_ray_intersect": (ST, [P, C.POINTER(ImplicitTransform), Ray, C.POINTER(RaySettings),
                                C.POINTER(RayHit), C.POINTER(RayJacobians)]),
-    "osc_ray_intersect_batch": (ST, [P, C.POINTER(ImplicitTransform), SZ, DP, DP,
-                                     C.POINTER(RaySettings), DP, DP, DP, C.POINTER(C.c_ubyte),
-                                     I]),
+    "osc_ray_intersect_batch": (ST, [P, C.POINTER(ImplicitTransform), P, SZ,
+                                     C.POINTER(RaySettings), P, P, I]),
     # brep.h
     "osc_brep_settings_default": (BrepSettings, []),
     "osc_brep_destroy": (None, [P]),
@@ -551,10 +593,11 @@ _prototypes = {
     "osc_lmd_cache_destroy": (None, [P]),
     "osc_lmd_cache_reset": (None, [P]),
     "osc_lmd_cache_stats": (ST, [P, C.POINTER(LmdStats)]),
-    "osc_lmd_query": (ST, [P, Pose, P, Pose, C.POINTER(LmdSettings), P, C.POINTER(LmdContact), I,
-                           IP]),
+    "osc_lmd_query": (ST, [P, Pose, P, Pose, C.POINTER(LmdSettings), P, C.POINTER(LmdOutput), I]),
+    "osc_lmd_query_batch": (ST, [P, SZ, C.POINTER(LmdSettings), P, P, I]),
     # python/src/osculate_py.c
     "oscpy_struct_size": (SZ, [C.c_char_p]),
+    "oscpy_layout_row": (SZ, [SZ, C.POINTER(C.c_char_p), C.POINTER(C.c_char_p), C.POINTER(SZ)]),
     "oscpy_smooth_elementwise": (I, [I, DP, SZ, D, D, D, DP, DP, DP]),
     "oscpy_smooth_max": (None, [DP, DP, SZ, D, I, DP, DP, DP]),
     "oscpy_logsumexp": (None, [DP, SZ, I, D, DP, DP, DP]),
@@ -596,6 +639,23 @@ lib = types.SimpleNamespace(**{name: _Function(name, restype, argtypes)
                                for name, (restype, argtypes) in _prototypes.items()})
 
 
+def c_struct_name(cls):
+    """The C name of a mirrored struct: class SdfPairContact mirrors osc_sdf_pair_contact (or its
+    `_c_name_`)."""
+    return getattr(cls, "_c_name_", None) or \
+        "osc" + re.sub(r"([A-Z])", r"_\1", cls.__name__).lower()
+
+
+def mirrored_structs():
+    """Every ctypes Structure of this module that mirrors a C struct: {C name: class}, several
+    classes per C name where one is mirrored twice (osc_dcol_jacobians)."""
+    out = {}
+    for cls in list(globals().values()):
+        if isinstance(cls, type) and issubclass(cls, C.Structure) and cls is not C.Structure:
+            out.setdefault(c_struct_name(cls), []).append(cls)
+    return out
+
+
 def _check_layouts():
     """Every struct mirrored here (class DcolWarmStart for osc_dcol_warm_start, ...) must have its
     C size: a header changed without _ffi.py would have the library write past Python's buffers.
@@ -604,8 +664,7 @@ def _check_layouts():
     for name, cls in list(globals().items()):
         if not (isinstance(cls, type) and issubclass(cls, C.Structure)):
             continue
-        c_name = "osc_dcol_jacobians" if cls is DcolJacobiansAddress else \
-            "osc" + re.sub(r"([A-Z])", r"_\1", name).lower()
+        c_name = c_struct_name(cls)
         size = lib.oscpy_struct_size(c_name.encode())
         if size != C.sizeof(cls):
             wrong.append("%s (C: %d bytes, _ffi.py: %d)" % (c_name, size, C.sizeof(cls)))
@@ -615,6 +674,22 @@ def _check_layouts():
 
 
 _check_layouts()
+
+
+def c_layouts():
+    """The library's layout table (python/src/osculate_py.c): {C struct name: (size, {field:
+    offset})}."""
+    out = {}
+    t, f, v = C.c_char_p(), C.c_char_p(), SZ()
+    n = lib.oscpy_layout_row(0, C.byref(t), C.byref(f), C.byref(v))
+    for i in range(n):
+        lib.oscpy_layout_row(i, C.byref(t), C.byref(f), C.byref(v))
+        size, fields = out.setdefault(t.value.decode(), (None, {}))
+        if f.value is None:
+            out[t.value.decode()] = (v.value, fields)
+        else:
+            fields[f.value.decode()] = v.value
+    return out
 
 
 # ------------------------------------------------------------------------------------------------
@@ -834,7 +909,93 @@ def enum_value(table, value, name):
     raise ValueError("%s must be one of %s, got %r" % (name, ", ".join(table), value))
 
 
+_FLAT = {"Vec3": 3, "Quat": 4, "Pose": 7}
+
+
+def _np_format(t):
+    if isinstance(t, type) and issubclass(t, (C._Pointer, C._CFuncPtr)) or \
+            t in (C.c_void_p, C.c_char_p):
+        return np.uintp
+    if isinstance(t, type) and issubclass(t, C.Structure):
+        if t.__name__ in _FLAT:
+            return (np.float64, (_FLAT[t.__name__],))
+        return as_dtype(t)
+    if isinstance(t, type) and issubclass(t, C.Array):
+        inner = _np_format(t._type_)
+        if isinstance(inner, tuple):
+            return (inner[0], (t._length_,) + inner[1])
+        return (inner, (t._length_,))
+    return np.dtype(t)
+
+
 def as_dtype(struct):
-    dt = np.dtype(struct)
+    """The NumPy record dtype of a mirrored struct, with its C offsets and size: pointers as
+    uintp, osc_vec3 / osc_quat / osc_pose fields as float64 [3] / [4] / [7] (x, y, z; w, x, y, z;
+    p, q), nested structs as records, arrays as subarrays."""
+    names = [name for name, _ in struct._fields_]
+    dt = np.dtype(dict(names=names, formats=[_np_format(t) for _, t in struct._fields_],
+                       offsets=[getattr(struct, name).offset for name in names],
+                       itemsize=C.sizeof(struct)))
     assert dt.itemsize == C.sizeof(struct), struct
     return dt
+
+
+def broadcast_poses(pose_a, pose_b, where, max_batch_ndim=None, names=("pose_a", "pose_b")):
+    """The batch rule of every pair query that takes many poses (NumPy, JAX and PyTorch alike):
+    pose_a and pose_b are [..., 7] and broadcast against each other as NumPy broadcasts (a single
+    pose against many, [N, 7] against [N, 7], [N, 1, 7] against [M, 7] ...). Returns (pa, pb,
+    batch): both as C-contiguous [prod(batch), 7] float64 arrays, and the broadcast batch shape.
+    ValueError naming `where` for other shapes, or a batch of more than max_batch_ndim axes, and
+    naming the argument (`names`) for what is not an array of real numbers."""
+    pa = floats(pose_a, names[0])
+    pb = floats(pose_b, names[1])
+    if pa.shape[-1:] != (7,) or pb.shape[-1:] != (7,):
+        raise ValueError("%s: poses must have shape (..., 7), got %s and %s"
+                         % (where, pa.shape, pb.shape))
+    try:
+        batch = np.broadcast_shapes(pa.shape[:-1], pb.shape[:-1])
+    except ValueError:
+        raise ValueError("%s: poses must have shapes that broadcast against each other, got %s "
+                         "and %s" % (where, pa.shape, pb.shape)) from None
+    if max_batch_ndim is not None and len(batch) > max_batch_ndim:
+        raise ValueError("%s: poses must have shape (7,) or (N, 7), got %s and %s"
+                         % (where, pa.shape, pb.shape))
+    pa = np.ascontiguousarray(np.broadcast_to(pa, batch + (7,)).reshape(-1, 7))
+    pb = np.ascontiguousarray(np.broadcast_to(pb, batch + (7,)).reshape(-1, 7))
+    return pa, pb, batch
+
+
+def models(value, n, cls, name):
+    """One model or a sequence of n (the models of a batch's slots): (handles [n] uintp, the
+    models to keep alive). ValueError naming `name` for another type, a length that differs from
+    n, or a closed model."""
+    if isinstance(value, cls):
+        return np.full(n, value._as_parameter_, dtype=np.uintp), (value,)
+    try:
+        items = value if isinstance(value, (list, tuple)) else list(value)
+    except TypeError:
+        raise ValueError("%s must be a %s or a sequence of them, got %r"
+                         % (name, cls.__name__, value)) from None
+    if len(items) != n:
+        raise ValueError("%s: %d models for %d poses" % (name, len(items), n))
+    for m in items:
+        if not isinstance(m, cls):
+            raise ValueError("%s must be a %s or a sequence of them, got %r"
+                             % (name, cls.__name__, m))
+    handles = np.fromiter((m._handle or 0 for m in items), dtype=np.uintp, count=n)
+    if not handles.all():
+        raise ValueError("%s: a %s is closed" % (name, cls.__name__))
+    return handles, tuple(items)
+
+
+def model_of(keep, i):
+    """The model of slot i among `keep`, the models that models() returned for a batch."""
+    return keep[0] if len(keep) == 1 else keep[i]
+
+
+def pointers_into(array, n):
+    """Addresses of n equal blocks of `array` (None: zeros): block i of array [n, ...]."""
+    if array is None:
+        return 0
+    step = array.nbytes // n if n else 0
+    return array.ctypes.data + np.arange(n, dtype=np.uint64) * np.uint64(step)

@@ -5,27 +5,25 @@ query's Jacobian has 14 columns: d/d pose_a (7), then d/d pose_b (7)."""
 
 import numpy as np
 
-from ._brep import lmd as lmd_query, lmd_settings
-from ._core import pair_jacobian_to_pq
+from ._dcol import dcol_batch
+from ._ffi import broadcast_poses as _broadcast_poses
 from ._ffi import floats
-from ._queries import (Implicit, dcol_batch, manifold_collide_batch, manifold_settings,
-                       ray_intersect_many, sdf_pair_collide)
+from ._implicit import Implicit
+from ._lmd import lmd as lmd_query, lmd_settings
+from ._manifold import _size_of, manifold_collide_batch, manifold_settings
+from ._pose import pair_jacobian_to_pq
+from ._ray import ray_intersect_many
+from ._sdf_pair import sdf_pair_collide
 
 DCOL_OUTPUTS = (("alpha", ()), ("distance", ()), ("point", (3,)), ("point_a", (3,)),
                 ("point_b", (3,)), ("normal", (3,)))
-MANIFOLD_OUTPUTS = (("point", (3,)), ("depth", ()), ("normal", (3,)), ("weight", ()))
+MANIFOLD_OUTPUTS = (("point", (3,)), ("distance", ()), ("normal", (3,)), ("weight", ()))
 RAY_OUTPUTS = (("t", ()), ("point", (3,)), ("normal", (3,)))
 
 
 def broadcast_poses(pose_a, pose_b):
-    pa = floats(pose_a, "pose_a")
-    pb = floats(pose_b, "pose_b")
-    if pa.shape[-1:] != (7,) or pb.shape[-1:] != (7,):
-        raise ValueError("poses must have shape (..., 7), got %s and %s" % (pa.shape, pb.shape))
-    batch = np.broadcast_shapes(pa.shape[:-1], pb.shape[:-1])
-    pa = np.ascontiguousarray(np.broadcast_to(pa, batch + (7,)).reshape(-1, 7))
-    pb = np.ascontiguousarray(np.broadcast_to(pb, batch + (7,)).reshape(-1, 7))
-    return pa, pb, batch
+    """osculate.broadcast_poses, the one batch rule of the package: (pa [N, 7], pb [N, 7], batch)."""
+    return _broadcast_poses(pose_a, pose_b, "poses")
 
 
 def dcol(a, b, settings, pose_a, pose_b, jacobians):
@@ -45,16 +43,19 @@ def dcol(a, b, settings, pose_a, pose_b, jacobians):
 
 def manifold(a, b, settings, capacity, pose_a, pose_b, jacobians):
     """Contact manifolds padded to `capacity` slots: MANIFOLD_OUTPUTS [batch, capacity, ...]
-    (empty slots: depth d_max, weight 0, zero point and normal) and, with jacobians, d/d(pose_a,
+    (empty slots: distance d_max, weight 0, zero point and normal) and, with jacobians, d/d(pose_a,
     pose_b) [batch, capacity, ..., 14] (zero in empty slots)."""
     pa, pb, batch = broadcast_poses(pose_a, pose_b)
-    r = manifold_collide_batch(a, pa, b, pb, derivatives=jacobians, capacity=capacity, **settings)
-    d_max = manifold_settings(**settings)["d_max"]
+    settings = dict(settings)
+    size = _size_of(a, b, settings.pop("size", None))
+    r = manifold_collide_batch(a, pa, b, pb, derivatives=jacobians, capacity=capacity, size=size,
+                               **settings)
+    d_max = manifold_settings(size, **settings)["d_max"]
     empty = np.arange(capacity)[None, :] >= r.count[:, None]
     values = {}
     for name, shape in MANIFOLD_OUTPUTS:
         v = getattr(r, name).copy()
-        if name == "depth":
+        if name == "distance":
             v[empty] = d_max
         values[name] = v.reshape(batch + (capacity,) + shape)
     jac = {}
@@ -140,33 +141,33 @@ def ray(surface, diameter, transform, settings, origins, directions, parameters,
     return values, jac
 
 
-SDF_PAIR_OUTPUTS = (("point", (3,)), ("penetration", ()))
+SDF_PAIR_OUTPUTS = (("point", (3,)), ("distance", ()))
 
 
 def sdf_pair(a, b, settings, capacity, pose_a, pose_b, jacobians):
     """Smooth-mode collision points of two SDFs for each pose pair (one osc_sdf_pair_collide per
     pair: the C library has no batch of it), padded to `capacity` slots deepest first: point
-    [batch, C, 3], penetration [batch, C] (0 in empty slots), count [batch], and with jacobians
+    [batch, C, 3], distance [batch, C] (0 in empty slots), count [batch], and with jacobians
     d/d(pose_a, pose_b) [batch, C, ..., 14] (zero in empty slots)."""
     if not settings.get("temperature", 0) > 0:
         raise ValueError("sdf_pair: derivatives need the smooth mode: pass temperature > 0")
     pa, pb, batch = broadcast_poses(pose_a, pose_b)
     n = len(pa)
-    values = {"point": np.zeros((n, capacity, 3)), "penetration": np.zeros((n, capacity)),
+    values = {"point": np.zeros((n, capacity, 3)), "distance": np.zeros((n, capacity)),
               "count": np.zeros(n, dtype=np.int32)}
-    jac = {"point": np.zeros((n, capacity, 3, 14)), "penetration": np.zeros((n, capacity, 14))} \
+    jac = {"point": np.zeros((n, capacity, 3, 14)), "distance": np.zeros((n, capacity, 14))} \
         if jacobians else {}
     for i in range(n):
         r = sdf_pair_collide(a, pa[i], b, pb[i], capacity=capacity, derivatives=jacobians,
                              **settings)
         k = len(r)
         values["point"][i, :k] = r.point
-        values["penetration"][i, :k] = r.penetration
+        values["distance"][i, :k] = r.distance
         values["count"][i] = k
         if jacobians and k:
             jac["point"][i, :k] = pair_jacobian_to_pq(r.point_jacobian, pa[i], pb[i])
-            jac["penetration"][i, :k] = pair_jacobian_to_pq(r.penetration_jacobian[:, None, :],
-                                                            pa[i], pb[i])[:, 0]
+            jac["distance"][i, :k] = pair_jacobian_to_pq(r.distance_jacobian[:, None, :],
+                                                         pa[i], pb[i])[:, 0]
     values = {k: v.reshape(batch + v.shape[1:]) for k, v in values.items()}
     jac = {k: v.reshape(batch + v.shape[1:]) for k, v in jac.items()}
     return values, jac
@@ -174,23 +175,24 @@ def sdf_pair(a, b, settings, capacity, pose_a, pose_b, jacobians):
 
 def lmd(a, b, settings, capacity, pose_a, pose_b, jacobians):
     """Local minimal distances between two Breps for each pose pair (one osc_lmd_query per pair),
-    padded to `capacity` slots in the query's order (by feature pair): gap [batch, C] (empty
-    slots: the gap at d_max, d_max - eps_a - eps_b), count [batch], and with jacobians
-    d gap / d(pose_a, pose_b) [batch, C, 14] (zero in empty slots). CapacityError when a pair has
-    more than `capacity` contacts."""
+    padded to `capacity` slots in the query's order (by feature pair): distance [batch, C] (the
+    signed gap; empty slots: the gap at d_max, d_max - eps_a - eps_b), count [batch], and with
+    jacobians d distance / d(pose_a, pose_b) [batch, C, 14] (zero in empty slots).
+    CapacityError when a pair has more than `capacity` contacts."""
     s = lmd_settings(**settings)
     pa, pb, batch = broadcast_poses(pose_a, pose_b)
     n = len(pa)
-    values = {"gap": np.full((n, capacity), s["d_max"] - s["eps_a"] - s["eps_b"]),
+    values = {"distance": np.full((n, capacity), s["d_max"] - s["eps_a"] - s["eps_b"]),
               "count": np.zeros(n, dtype=np.int32)}
-    jac = {"gap": np.zeros((n, capacity, 14))} if jacobians else {}
+    jac = {"distance": np.zeros((n, capacity, 14))} if jacobians else {}
     for i in range(n):
         r = lmd_query(a, pa[i], b, pb[i], capacity=capacity, **settings)
         k = len(r)
-        values["gap"][i, :k] = r.gap
+        values["distance"][i, :k] = r.distance
         values["count"][i] = k
         if jacobians and k:
-            jac["gap"][i, :k] = pair_jacobian_to_pq(r.gradient[:, None, :], pa[i], pb[i])[:, 0]
+            jac["distance"][i, :k] = pair_jacobian_to_pq(r.distance_jacobian[:, None, :], pa[i],
+                                                         pb[i])[:, 0]
     values = {k: v.reshape(batch + v.shape[1:]) for k, v in values.items()}
     jac = {k: v.reshape(batch + v.shape[1:]) for k, v in jac.items()}
     return values, jac

@@ -3,11 +3,14 @@ library's exact Jacobians (forward and reverse mode: the rules are linear in the
 transposes them), callable under jit and vmap (each call is one jax.pure_callback into a batched C
 call; vmap adds a batch dimension to that call, it does not loop).
 
-Poses are [..., 7] arrays (px, py, pz, qw, qx, qy, qz); the quaternion is used as q / |q|, and the
-derivatives are with respect to these raw components (docs/python.md derives the map from the C
-twist Jacobians). Shapes and models (Convex, Body, SDF, Implicit) and settings are static Python
-arguments. Enable 64-bit floats (jax.config.update("jax_enable_x64", True)) for derivatives that
-match finite differences; in 32 bits the C library still computes in double precision.
+Every pair query takes (a, pose_a, b, pose_b, ...) as the NumPy API and the C library do. Poses are
+[..., 7] arrays (px, py, pz, qw, qx, qy, qz) that broadcast against each other
+(osculate.broadcast_poses); the quaternion is used as q / |q|, and autodiff differentiates with
+respect to these raw components (osculate.pair_jacobian_to_twist turns such a gradient into the
+twist columns of the NumPy API; docs/python.md). Shapes and models (Convex, Body, SDF, Implicit)
+and settings are static Python arguments. Enable 64-bit floats
+(jax.config.update("jax_enable_x64", True)) for derivatives that match finite differences; in 32
+bits the C library still computes in double precision.
 """
 
 import jax
@@ -49,7 +52,7 @@ def _apply(jacobian, tangent):
 # DCOL
 
 
-def dcol(a, b, pose_a, pose_b, **settings):
+def dcol(a, pose_a, b, pose_b, **settings):
     """DCOL between Convex shapes a and b at poses [..., 7] (broadcast against each other): a dict
     of alpha [...], distance [...], point, point_a, point_b, normal [..., 3], differentiable with
     respect to both poses. Settings: osculate.dcol_settings()."""
@@ -90,9 +93,9 @@ def dcol(a, b, pose_a, pose_b, **settings):
     return dict(zip(names, f(pa, pb)))
 
 
-def dcol_alpha(a, b, pose_a, pose_b, **settings):
+def dcol_alpha(a, pose_a, b, pose_b, **settings):
     """DCOL's alpha alone (< 1: interpenetrating), differentiable in both poses [..., 7]."""
-    return dcol(a, b, pose_a, pose_b, **settings)["alpha"]
+    return dcol(a, pose_a, b, pose_b, **settings)["alpha"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -142,14 +145,15 @@ def _padded_contacts(query, outputs, cap, pose_a, pose_b):
     return result
 
 
-def manifold(a, b, pose_a, pose_b, capacity=None, **settings):
+def manifold(a, pose_a, b, pose_b, capacity=None, **settings):
     """The contact manifold of Bodies a and b at poses [..., 7], padded to `capacity` slots
-    (default osculate.max_contacts: never runs out): a dict of point [..., C, 3], depth [..., C],
-    normal [..., C, 3], weight [..., C] (differentiable in both poses) and count [...]. Empty slots
-    have weight 0 and depth d_max. Which slot holds which contact changes with the poses, so
-    differentiate sums over contacts (sum of weight * depth, ...), which are smooth: a contact
+    (default osculate.max_contacts: never runs out): a dict of point [..., C, 3], distance
+    [..., C] (signed: negative is penetration), normal [..., C, 3], weight [..., C]
+    (differentiable in both poses) and count [...]. Empty slots have weight 0 and distance d_max.
+    Which slot holds which contact changes with the poses, so differentiate sums over contacts
+    (sum of weight * distance, ...), which are smooth: a contact
     enters and leaves with weight 0. Settings: osculate.manifold_settings()."""
-    from ._queries import max_contacts
+    from ._manifold import max_contacts
     cap = max_contacts(a, b, **settings) if capacity is None else _integer(capacity, "capacity")
     return _padded_contacts(lambda pa, pb, jac: _host.manifold(a, b, settings, cap, pa, pb, jac),
                             _host.MANIFOLD_OUTPUTS, cap, pose_a, pose_b)
@@ -159,9 +163,10 @@ def manifold(a, b, pose_a, pose_b, capacity=None, **settings):
 # collision points between two SDFs
 
 
-def sdf_pair(a, b, pose_a, pose_b, capacity=16, **settings):
+def sdf_pair(a, pose_a, b, pose_b, capacity=16, **settings):
     """Smooth-mode collision points of two SDFs (settings must include temperature > 0) at poses
-    [..., 7]: a dict of point [..., C, 3] and penetration [..., C] (deepest first, differentiable
+    [..., 7]: a dict of point [..., C, 3] and distance [..., C] (signed, negative inside both;
+    deepest first, differentiable
     in both poses; empty slots 0) and count [...]. One C query per pose pair (the C library has no
     batch of it), so vmap loops on the host. For normals use osculate.sdf_pair_collide."""
     if not settings.get("temperature", 0) > 0:
@@ -175,16 +180,16 @@ def sdf_pair(a, b, pose_a, pose_b, capacity=16, **settings):
 # local minimal distances between B-Rep solids
 
 
-def lmd(a, b, pose_a, pose_b, capacity=32, **settings):
-    """The local minimal distances between Breps a and b at poses [..., 7]: a dict of gap
-    [..., C] (differentiable in both poses, from the C gradient; empty slots hold the gap at
-    d_max, d_max - eps_a - eps_b) and count [...]. Slots follow the query's order (by feature
-    pair), so differentiate sums over contacts of a function that vanishes at d_max. One C query
-    per pose pair (vmap loops on the host); CapacityError beyond `capacity` contacts. Settings:
-    osculate.lmd_settings()."""
+def lmd(a, pose_a, b, pose_b, capacity=32, **settings):
+    """The local minimal distances between Breps a and b at poses [..., 7]: a dict of distance
+    [..., C] (the signed gap, differentiable in both poses from the C Jacobian; empty slots hold
+    the gap at d_max, d_max - eps_a - eps_b) and count [...]. Slots follow the query's order (by
+    feature pair), so differentiate sums over contacts of a function that vanishes at d_max. One C
+    query per pose pair (vmap loops on the host); CapacityError beyond `capacity` contacts.
+    Settings: osculate.lmd_settings()."""
     cap = _integer(capacity, "capacity")
     return _padded_contacts(lambda pa, pb, jac: _host.lmd(a, b, settings, cap, pa, pb, jac),
-                            [("gap", ())], cap, pose_a, pose_b)
+                            [("distance", ())], cap, pose_a, pose_b)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -2,8 +2,11 @@
 apply the C library's exact Jacobians (one batched C call forward, computing the Jacobians only
 when an input requires grad).
 
-Poses are [..., 7] tensors (px, py, pz, qw, qx, qy, qz); the quaternion is used as q / |q|, and
-gradients are with respect to these raw components (docs/python.md). Use float64 tensors for
+Every pair query takes (a, pose_a, b, pose_b, ...) as the NumPy API and the C library do. Poses are
+[..., 7] tensors (px, py, pz, qw, qx, qy, qz) that broadcast against each other
+(osculate.broadcast_poses); the quaternion is used as q / |q|, and gradients are with respect to
+these raw components (osculate.pair_jacobian_to_twist turns them into the twist columns of the
+NumPy API; docs/python.md). Use float64 tensors for
 gradients that match finite differences (torch.autograd.gradcheck); the C library computes in
 double precision whatever the dtype. Tensors live on the CPU (CUDA tensors are copied to it).
 """
@@ -70,7 +73,7 @@ def _reduce(v, shape):
     return v.reshape(shape)
 
 
-def dcol(a, b, pose_a, pose_b, **settings):
+def dcol(a, pose_a, b, pose_b, **settings):
     """DCOL between Convex shapes a and b at poses [..., 7] (broadcast): a dict of alpha,
     distance [...], point, point_a, point_b, normal [..., 3], differentiable in both poses.
     Settings: osculate.dcol_settings()."""
@@ -87,9 +90,9 @@ def dcol(a, b, pose_a, pose_b, **settings):
     return dict(zip(_DCOL_NAMES, out))
 
 
-def dcol_alpha(a, b, pose_a, pose_b, **settings):
+def dcol_alpha(a, pose_a, b, pose_b, **settings):
     """DCOL's alpha (< 1: interpenetrating), differentiable in both poses [..., 7]."""
-    return dcol(a, b, pose_a, pose_b, **settings)["alpha"]
+    return dcol(a, pose_a, b, pose_b, **settings)["alpha"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -138,35 +141,37 @@ def _padded_contacts(query, outputs, pose_a, pose_b):
     return result
 
 
-def manifold(a, b, pose_a, pose_b, capacity=None, **settings):
+def manifold(a, pose_a, b, pose_b, capacity=None, **settings):
     """The contact manifold of Bodies a and b at poses [..., 7], padded to `capacity` slots
-    (default: osculate.max_contacts): a dict of point [..., C, 3], depth [..., C], normal, weight
-    (differentiable in both poses) and count. Empty slots have weight 0 and depth d_max; slots
+    (default: osculate.max_contacts): a dict of point [..., C, 3], distance [..., C] (signed:
+    negative is penetration), normal, weight (differentiable in both poses) and count. Empty slots
+    have weight 0 and distance d_max; slots
     are re-assigned as contacts come and go, so differentiate sums over contacts."""
-    from ._queries import max_contacts
+    from ._manifold import max_contacts
     cap = max_contacts(a, b, **settings) if capacity is None else _integer(capacity, "capacity")
     return _padded_contacts(lambda pa, pb, jac: _host.manifold(a, b, settings, cap, pa, pb, jac),
                             _host.MANIFOLD_OUTPUTS, pose_a, pose_b)
 
 
-def sdf_pair(a, b, pose_a, pose_b, capacity=16, **settings):
+def sdf_pair(a, pose_a, b, pose_b, capacity=16, **settings):
     """Smooth-mode collision points of two SDFs (temperature > 0) at poses [..., 7]: a dict of
-    point [..., C, 3] and penetration [..., C] (differentiable in both poses; empty slots 0) and
-    count. One C query per pose pair."""
+    point [..., C, 3] and distance [..., C] (signed, negative inside both; differentiable in both
+    poses; empty slots 0) and count. One C query per pose pair."""
     cap = _integer(capacity, "capacity")
     return _padded_contacts(lambda pa, pb, jac: _host.sdf_pair(a, b, settings, cap, pa, pb, jac),
                             _host.SDF_PAIR_OUTPUTS, pose_a, pose_b)
 
 
-def lmd(a, b, pose_a, pose_b, capacity=32, **settings):
-    """The local minimal distances between Breps a and b at poses [..., 7]: a dict of gap
-    [..., C] (differentiable in both poses, from the C gradient; empty slots hold the gap at
-    d_max, d_max - eps_a - eps_b) and count. Slots follow the query's order (by feature pair), so
-    differentiate sums over contacts of a function that vanishes at d_max. One C query per pose
-    pair; CapacityError beyond `capacity` contacts. Settings: osculate.lmd_settings()."""
+def lmd(a, pose_a, b, pose_b, capacity=32, **settings):
+    """The local minimal distances between Breps a and b at poses [..., 7]: a dict of distance
+    [..., C] (the signed gap, differentiable in both poses from the C Jacobian; empty slots hold
+    the gap at d_max, d_max - eps_a - eps_b) and count. Slots follow the query's order (by
+    feature pair), so differentiate sums over contacts of a function that vanishes at d_max. One C
+    query per pose pair; CapacityError beyond `capacity` contacts. Settings:
+    osculate.lmd_settings()."""
     cap = _integer(capacity, "capacity")
     return _padded_contacts(lambda pa, pb, jac: _host.lmd(a, b, settings, cap, pa, pb, jac),
-                            [("gap", ())], pose_a, pose_b)
+                            [("distance", ())], pose_a, pose_b)
 
 
 # ------------------------------------------------------------------------------------------------

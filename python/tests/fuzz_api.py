@@ -253,6 +253,13 @@ def entries(osc):
                                     a.array(np.array([0.9, 0.0, 0.0, 1.0, 0, 0, 0])),
                                     capacity=a.integer(1, 128))
 
+    def sdf_pair_batch(a, m):
+        n = int(a.rng.integers(0, 6))
+        pb = np.tile([0.9, 0.0, 0.0, 1.0, 0, 0, 0], (n, 1))
+        return osc.sdf_pair_collide_batch(m["sdf"], a.pose(0.1), a.pick((m["sdf"], m["grid"])),
+                                          a.array(pb), capacity=a.integer(1, 128),
+                                          threads=a.threads(), check_status=a.flag())
+
     def sdf_scene(a, m):
         n = int(a.rng.integers(0, 5))
         return osc.sdf_scene_collide([m["sdf"]] * n, a.array(
@@ -282,6 +289,13 @@ def entries(osc):
                        a.array(np.array([0.1, 0.2, 1.3, 1.0, 0, 0, 0])),
                        d_max=a.real(0.1, 1.0), cache=cache,
                        capacity=a.pick((None, a.integer(0, 100))))
+
+    def lmd_batch(a, m):
+        n = int(a.rng.integers(0, 6))
+        pb = np.tile([0.1, 0.2, 1.3, 1.0, 0, 0, 0], (n, 1))
+        return osc.lmd_batch(a.pick(m["breps"]), a.pose(0.05), a.pick(m["breps"]), a.array(pb),
+                             d_max=a.real(0.1, 1.0), capacity=a.pick((None, a.integer(0, 100))),
+                             threads=a.threads(), check_status=a.flag())
 
     def lmd_cached(a, m):  # the footpoints of a warm start differ by Newton's tolerance
         return lmd(a, m, m["cache"])
@@ -377,11 +391,11 @@ def entries(osc):
         k = a.rng.integers(3)
         pose = a.numeric(np.array([0.9, 0.2, 0.0, 1.0, 0.0, 0.0, 0.0]))
         if k == 0:
-            return np.asarray(oj.dcol_alpha(a.pick(m["convex"]), a.pick(m["convex"]),
-                                            np.array(osc.pose()), pose))
+            return np.asarray(oj.dcol_alpha(a.pick(m["convex"]), np.array(osc.pose()),
+                                            a.pick(m["convex"]), pose))
         if k == 1:
             return np.asarray(jax.grad(lambda p: oj.dcol_alpha(
-                m["convex"][0], m["convex"][1], np.array(osc.pose()), p).sum())(pose))
+                m["convex"][0], np.array(osc.pose()), m["convex"][1], p).sum())(pose))
         return np.asarray(oj.sdf(m["sdf"], a.numeric(a.rng.normal(size=(5, 3)))))
 
     def torch_calls(a, m):
@@ -391,8 +405,8 @@ def entries(osc):
         pose = torch.tensor(a.numeric(np.array([0.9, 0.2, 0.0, 1.0, 0.0, 0.0, 0.0])),
                             requires_grad=True)
         if k == 0:
-            alpha = ot.dcol_alpha(a.pick(m["convex"]), a.pick(m["convex"]),
-                                  torch.tensor(osc.pose()), pose)
+            alpha = ot.dcol_alpha(a.pick(m["convex"]), torch.tensor(osc.pose()),
+                                  a.pick(m["convex"]), pose)
             alpha.sum().backward()
             return alpha.detach().numpy(), pose.grad.numpy()
         if k == 1:
@@ -413,8 +427,8 @@ def entries(osc):
             ("dcol_batch", dcol_batch, True), ("dcol gradients", dcol_gradients, True),
             ("Convex builders", convex_builders, True), ("manifold_collide", manifold, True),
             ("manifold_collide_batch", manifold_batch, True), ("sdf_pair_collide", sdf_pair, True),
-            ("sdf_scene_collide", sdf_scene, True), ("ray_intersect", ray, True),
-            ("ray batches", ray_batch, True), ("Implicit", implicit, True), ("lmd", lmd, True), ("lmd with a cache", lmd_cached, False),
+            ("sdf_pair_collide_batch", sdf_pair_batch, True), ("sdf_scene_collide", sdf_scene, True), ("ray_intersect", ray, True),
+            ("ray batches", ray_batch, True), ("Implicit", implicit, True), ("lmd", lmd, True), ("lmd_batch", lmd_batch, True), ("lmd with a cache", lmd_cached, False),
             ("Brep builders", brep_builders, True), ("Mesh builders", mesh_builders, True),
             ("SDF builders", sdf_builders, True), ("Grid points", grid_point, True),
             ("smooth operators", smooth, True), ("poses", poses, True),

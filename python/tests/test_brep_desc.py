@@ -13,7 +13,7 @@ def _same_contacts(a, b, pose_a, other, pose_b):
     ra = osc.lmd(a, pose_a, other, pose_b, d_max=0.8)
     rb = osc.lmd(b, pose_a, other, pose_b, d_max=0.8)
     assert len(ra) == len(rb) > 0
-    for f in ("point_a", "point_b", "param_a", "distance", "gap", "normal", "gradient"):
+    for f in ("point_a", "point_b", "param_a", "distance", "normal", "distance_jacobian"):
         np.testing.assert_allclose(getattr(ra, f), getattr(rb, f), rtol=0, atol=1e-12)
     for f in ("kind_a", "feature_a", "kind_b", "feature_b", "key", "flags"):
         np.testing.assert_array_equal(getattr(ra, f), getattr(rb, f))

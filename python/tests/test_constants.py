@@ -13,7 +13,7 @@ import re
 import pytest
 
 import osculate as osc
-from osculate import _brep, _core, _models, _queries
+from osculate import _base, _convex, _manifold, _mesh, _ray, _sdf
 from osculate import _ffi as F
 
 INCLUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "include",
@@ -63,24 +63,24 @@ def named(prefix, names):
 def mirrors():
     """{C enum: the package's values as {enumerator: value}}."""
     return {
-        "osc_status": {"OSC_OK": _core.OK, **{
-            "OSC_ERR_" + k: getattr(_core, k) for k in (
+        "osc_status": {"OSC_OK": _base.OK, **{
+            "OSC_ERR_" + k: getattr(_base, k) for k in (
                 "INVALID_ARGUMENT", "PARSE", "NO_MEMORY", "NOT_CONVERGED", "CAPACITY", "IO",
                 "UNSUPPORTED")}},
-        "osc_xpsq_frame": named("OSC_XPSQ_FRAME_", _models._FRAMES),
-        "osc_mesh_format": named("OSC_MESH_FORMAT_", _models._FORMATS),
-        "osc_mesh_degenerate_policy": named("OSC_MESH_DEGENERATE_", _models._DEGENERATE),
-        "osc_mesh_feature": named("OSC_MESH_FEATURE_", _models._FEATURES),
-        "osc_curve": named("OSC_CURVE_", _models.CURVES),
-        "osc_convex_kind": {"OSC_CONVEX_INVALID": _queries.KIND_INVALID,
+        "osc_xpsq_frame": named("OSC_XPSQ_FRAME_", _sdf._FRAMES),
+        "osc_mesh_format": named("OSC_MESH_FORMAT_", _mesh._FORMATS),
+        "osc_mesh_degenerate_policy": named("OSC_MESH_DEGENERATE_", _mesh._DEGENERATE),
+        "osc_mesh_feature": named("OSC_MESH_FEATURE_", _mesh._FEATURES),
+        "osc_curve": named("OSC_CURVE_", _mesh.CURVES),
+        "osc_convex_kind": {"OSC_CONVEX_INVALID": _convex.KIND_INVALID,
                             **named("OSC_CONVEX_", osc.KINDS)},
         "enum of dcol.h": {"OSC_DCOL_DEGENERATE": osc.DCOL_DEGENERATE,
                            "OSC_DCOL_COINCIDENT": osc.DCOL_COINCIDENT,
                            "OSC_DCOL_SMOOTHED": osc.DCOL_SMOOTHED},
-        "osc_group_source": named("OSC_GROUPS_", _queries._GROUPS),
+        "osc_group_source": named("OSC_GROUPS_", _manifold._GROUPS),
         "osc_contact_kind": named("OSC_CONTACT_", osc.CONTACT_KINDS),
-        "osc_ray_algorithm": named("OSC_RAY_", _queries._ALGORITHMS),
-        "osc_ray_init": named("OSC_RAY_INIT_", _queries._INITS),
+        "osc_ray_algorithm": named("OSC_RAY_", _ray._ALGORITHMS),
+        "osc_ray_init": named("OSC_RAY_INIT_", _ray._INITS),
         "osc_surface_type": named("OSC_SURFACE_", osc.SURFACE_TYPES),
         "osc_trim_kind": named("OSC_TRIM_", osc.TRIM_KINDS),
         "osc_curve_type": named("OSC_CURVE_", osc.CURVE_TYPES),
@@ -128,7 +128,7 @@ def test_errors_follow_the_statuses():
         if value == 0:
             continue
         F.lib.osc_clear_error()
-        e = _core.error(value)
+        e = _base.error(value)
         assert type(e) is classes[name] and e.status == value and name in str(e)
 
 

@@ -242,7 +242,7 @@ def test_kinds_are_the_c_librarys():
     """Convex.kind maps osc_convex_get_kind through KINDS; OSC_CONVEX_INVALID is what the library
     returns for no shape, and its names are osc_convex_kind_name's."""
     from osculate import _ffi as F
-    from osculate._queries import KIND_INVALID
+    from osculate._convex import KIND_INVALID
     assert F.lib.osc_convex_get_kind(None) == KIND_INVALID
     assert F.lib.osc_convex_kind_name(KIND_INVALID) == b"unknown"
     assert [F.lib.osc_convex_kind_name(k).decode() for k in range(len(osc.KINDS))] == \

@@ -20,15 +20,15 @@ def dcol_poses():
 def test_dcol_values_equal_numpy_and_grads_check():
     a, b = osc.Convex.box([0.5, 0.4, 0.3]), osc.Convex.ellipsoid([0.5, 1.0 / 3.0, 0.25])
     pa, pb = dcol_poses()
-    out = oj.dcol(a, b, pa, pb)
+    out = oj.dcol(a, pa, b, pb)
     ref = osc.dcol(a, np.asarray(pa), b, np.asarray(pb), derivatives=True)
     assert float(out["alpha"]) == ref.alpha
     np.testing.assert_array_equal(out["normal"], ref.normal)
     for name in ("alpha", "distance", "normal", "point_a", "point_b"):
-        check_grads(lambda p, q, n=name: oj.dcol(a, b, p, q, tolerance=1e-6)[n], (pa, pb), order=1,
+        check_grads(lambda p, q, n=name: oj.dcol(a, p, b, q, tolerance=1e-6)[n], (pa, pb), order=1,
                     modes=("fwd", "rev"), eps=1e-6, atol=1e-5, rtol=1e-5)
     # the gradient with respect to the raw pose is the C twist Jacobian through the quaternion map
-    g = jax.grad(lambda p, q: oj.dcol_alpha(a, b, p, q), argnums=(0, 1))(pa, pb)
+    g = jax.grad(lambda p, q: oj.dcol_alpha(a, p, b, q), argnums=(0, 1))(pa, pb)
     expect = osc.pair_jacobian_to_pq(ref.alpha_jacobian[None], np.asarray(pa), np.asarray(pb))[0]
     np.testing.assert_allclose(np.concatenate(g), expect, rtol=1e-12, atol=1e-15)
 
@@ -38,37 +38,37 @@ def test_dcol_under_jit_and_vmap():
     pa, pb = dcol_poses()
     shifts = jnp.linspace(0.0, 0.5, 6)
     pbs = jnp.stack([pb.at[0].add(s) for s in shifts])
-    f = jax.jit(jax.vmap(lambda q: oj.dcol(a, b, pa, q)["distance"]))
+    f = jax.jit(jax.vmap(lambda q: oj.dcol(a, pa, b, q)["distance"]))
     d = f(pbs)
     batch = osc.dcol_batch(a, np.asarray(pa), b, np.asarray(pbs))
     np.testing.assert_array_equal(d, batch.distance)
-    grads = jax.jit(jax.vmap(jax.grad(lambda q: oj.dcol(a, b, pa, q)["distance"])))(pbs)
+    grads = jax.jit(jax.vmap(jax.grad(lambda q: oj.dcol(a, pa, b, q)["distance"])))(pbs)
     assert grads.shape == (6, 7)
     for k in range(6):
         r = osc.dcol(a, np.asarray(pa), b, np.asarray(pbs[k]), derivatives=True)
         np.testing.assert_allclose(grads[k], osc.twist_jacobian_to_pq(r.distance_jacobian[None, 6:], np.asarray(pbs[k, 3:]))[0],
                                    rtol=1e-12, atol=1e-15)
     # broadcasting inside one call: [6, 7] against [7]
-    np.testing.assert_array_equal(oj.dcol(a, b, pa, pbs)["alpha"], batch.alpha)
+    np.testing.assert_array_equal(oj.dcol(a, pa, b, pbs)["alpha"], batch.alpha)
 
 
-def test_manifold_weighted_depth_grads(sphere_body):
+def test_manifold_weighted_distance_grads(sphere_body):
     body, _, _ = sphere_body
     pa = jnp.array(osc.pose([0, 0, 0], osc.axis_angle_quaternion([1, 2, 3], 0.3)))
     pb = jnp.array(osc.pose([0.96, 0.05, -0.02], osc.axis_angle_quaternion([0, 1, 0], 0.5)))
 
     def energy(p, q):
-        m = oj.manifold(body, body, p, q)
-        return jnp.sum(m["weight"] * m["depth"])
+        m = oj.manifold(body, p, body, q)
+        return jnp.sum(m["weight"] * m["distance"])
 
     check_grads(energy, (pa, pb), order=1, modes=("fwd", "rev"), eps=1e-6, atol=1e-5, rtol=1e-4)
-    m = oj.manifold(body, body, pa, pb)
+    m = oj.manifold(body, pa, body, pb)
     ref = osc.manifold_collide(body, np.asarray(pa), body, np.asarray(pb))
     n = int(m["count"])
     assert n == len(ref)
-    np.testing.assert_array_equal(m["depth"][:n], ref.depth)
-    assert np.all(m["weight"][n:] == 0) and np.all(m["depth"][n:] == osc.manifold_settings()["d_max"])
-    counts = jax.vmap(lambda q: oj.manifold(body, body, pa, q)["count"])(jnp.stack([pb, pb.at[0].add(0.1)]))
+    np.testing.assert_array_equal(m["distance"][:n], ref.distance)
+    assert np.all(m["weight"][n:] == 0) and np.all(m["distance"][n:] == osc.manifold_settings()["d_max"])
+    counts = jax.vmap(lambda q: oj.manifold(body, pa, body, q)["count"])(jnp.stack([pb, pb.at[0].add(0.1)]))
     assert counts[0] == n and counts[1] < n
 
 
@@ -101,14 +101,14 @@ def test_sdf_pair_smooth_mode_grads():
     pb = jnp.array(osc.pose([0.85, 0.25, 0.3], osc.axis_angle_quaternion([0, 0, 1], 0.2)))
 
     def deepest(p, q):
-        r = oj.sdf_pair(a, b, p, q, temperature=0.02)
-        return r["penetration"][0], r["point"][0]
+        r = oj.sdf_pair(a, p, b, q, temperature=0.02)
+        return r["distance"][0], r["point"][0]
 
     check_grads(deepest, (pa, pb), order=1, modes=("fwd", "rev"), eps=1e-6, atol=1e-5, rtol=1e-4)
-    r = oj.sdf_pair(a, b, pa, pb, temperature=0.02)
+    r = oj.sdf_pair(a, pa, b, pb, temperature=0.02)
     ref = osc.sdf_pair_collide(a, np.asarray(pa), b, np.asarray(pb), temperature=0.02)
     n = int(r["count"])
     assert n == len(ref)
-    np.testing.assert_array_equal(r["penetration"][:n], ref.penetration)
+    np.testing.assert_array_equal(r["distance"][:n], ref.distance)
     with pytest.raises(ValueError):
-        oj.sdf_pair(a, b, pa, pb)
+        oj.sdf_pair(a, pa, b, pb)

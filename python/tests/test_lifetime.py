@@ -75,7 +75,7 @@ def case_body_keeps_its_sdf_and_mesh():
         body = osc.Body(mesh, sdf=sdf)
         expected = _collide(body)
         # the closed form: the deepest vertex of A lies about 0.97 - 2 * 0.5 inside B
-        assert 20 <= len(expected) <= 40 and -0.04 < expected.depth.min() < -0.02
+        assert 20 <= len(expected) <= 40 and -0.04 < expected.distance.min() < -0.02
         _release(sdf, how)
         _release(mesh, how)
         del sdf, mesh
@@ -89,7 +89,7 @@ def case_body_keeps_its_grid():
         grid = osc.Grid.from_sdf(sdf, resolution=16)
         body = osc.Body(mesh, grid=grid)
         expected = _collide(body)
-        assert len(expected) > 0 and -0.04 < expected.depth.min() < -0.02
+        assert len(expected) > 0 and -0.04 < expected.distance.min() < -0.02
         for model in (grid, sdf, mesh):
             _release(model, how)
         del grid, sdf, mesh

@@ -38,14 +38,15 @@ def test_vertex_contacts_against_the_sphere_formula(sphere_body):
     world = mesh.vertices @ Ra.T + pa[:3]
     vertex = (m.kind == 0) & (m.body == 0)
     assert vertex.sum() >= 1
-    for p, depth, weight, normal in zip(m.point[vertex], m.depth[vertex], m.weight[vertex], m.normal[vertex]):
+    for p, distance, weight, normal in zip(m.point[vertex], m.distance[vertex], m.weight[vertex],
+                                          m.normal[vertex]):
         assert np.min(np.linalg.norm(world - p, axis=1)) < 1e-12
         phi = np.linalg.norm(p - pb[:3]) - 0.5
-        assert depth == pytest.approx(osc.mollified_depth(phi, s["d_max"], s["bandwidth"]), abs=1e-12)
+        assert distance == pytest.approx(osc.mollified_depth(phi, s["d_max"], s["bandwidth"]), abs=1e-12)
         assert weight == pytest.approx(osc.transition(phi, s["d_max"], s["bandwidth"]), abs=1e-12)
         np.testing.assert_allclose(normal, (pb[:3] - p) / np.linalg.norm(pb[:3] - p), atol=1e-9)
-    assert np.all(m.depth < s["d_max"]) and np.all(m.weight > 0)
-    assert m.depth.min() < 0  # they interpenetrate by about 0.04
+    assert np.all(m.distance < s["d_max"]) and np.all(m.weight > 0)
+    assert m.distance.min() < 0  # they interpenetrate by about 0.04
     # contact Jacobians: weight [I | -[x - p]x]
     i = 0
     rx = m.point[i] - pa[:3]
@@ -71,7 +72,7 @@ def test_pose_jacobians_match_differences(sphere_body):
             return getattr(r, name)
         return f
 
-    for name in ("depth", "weight", "point", "normal"):
+    for name in ("distance", "weight", "point", "normal"):
         fd = np.concatenate([fd_twist(field(name, 0), pa), fd_twist(field(name, 1), pb)], axis=-1)
         np.testing.assert_allclose(getattr(m, name + "_jacobian"), fd, atol=5e-5, err_msg=name)
 
@@ -85,9 +86,21 @@ def test_batch_equals_single_and_capacity(sphere_body):
         one = osc.manifold_collide(body, pa, body, pbs[k], derivatives=True)
         got = batch[k]
         assert len(got) == len(one)
-        assert np.array_equal(got.depth, one.depth) and np.array_equal(got.point, one.point)
-        assert np.array_equal(got.depth_jacobian, one.depth_jacobian)
+        assert np.array_equal(got.distance, one.distance) and np.array_equal(got.point, one.point)
+        assert np.array_equal(got.distance_jacobian, one.distance_jacobian)
     assert batch.count[0] > batch.count[4]  # moving apart loses contacts
+    # the batch rule of every pair query (osculate.broadcast_poses): one pose_a against many
+    # poses_b, and a sequence of bodies per slot, give the same slots bit for bit
+    for single in (osc.manifold_collide_batch(body, pa, body, pbs, derivatives=True, threads=2),
+                   osc.manifold_collide_batch([body] * 5, pa[None], [body] * 5, pbs,
+                                              derivatives=True)):
+        assert np.array_equal(single.count, batch.count)
+        assert np.array_equal(single.distance, batch.distance)
+        assert np.array_equal(single.distance_jacobian, batch.distance_jacobian)
+    with pytest.raises(ValueError, match="broadcast"):
+        osc.manifold_collide_batch(body, np.tile(pa, (3, 1)), body, pbs)
+    with pytest.raises(ValueError, match="3 models for 5 poses"):
+        osc.manifold_collide_batch([body] * 3, pa, body, pbs)
     with pytest.raises(osc.CapacityError):
         osc.manifold_collide(body, pa, body, pb, capacity=2)
     with pytest.raises(osc.CapacityError):

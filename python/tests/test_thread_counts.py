@@ -95,6 +95,14 @@ def case_sdf_scene_collide():
                                                                contacts_per_pair=256, threads=t))
 
 
+def case_sdf_pair_collide_batch():
+    a, b = osc.SDF.sphere(0.5), osc.SDF.box([0.4, 0.3, 0.35], rounding=0.1)
+    poses = np.tile(osc.pose([0.85, 0.0, 0.0]), (32, 1))
+    poses[:, 1] += np.linspace(-0.2, 0.2, len(poses))
+    _same_for_any_thread_count(lambda t: osc.sdf_pair_collide_batch(
+        a, osc.pose(), b, poses, capacity=256, derivatives=True, temperature=0.02, threads=t))
+
+
 def case_ray_intersect_batch():
     lens = osc.Implicit.sag(0.5, diameter=1.0, conic=-0.5)
     o = np.tile([-1.0, 0.0, 0.0], (5000, 1))
@@ -125,13 +133,22 @@ def case_lmd():
                                                  conformal_samples=4, threads=t))
 
 
+def case_lmd_batch():
+    box, cyl = osc.Brep.box([1.0, 2.0, 0.5]), osc.Brep.cylinder(0.4, 0.6)
+    poses = np.tile(osc.pose([0.1, 0.2, 1.2]), (16, 1))
+    poses[:, 0] += np.linspace(-0.3, 0.3, len(poses))
+    _same_for_any_thread_count(lambda t: osc.lmd_batch(box, osc.pose(), cyl, poses, d_max=2.0,
+                                                       threads=t))
+
+
 # ------------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("case", [
     case_sdf_eval, case_grid_eval, case_signed_distance, case_dcol_batch,
-    case_manifold_collide_batch, case_sdf_scene_collide, case_ray_intersect_batch,
-    case_grid_creation, case_isosurface_and_collision_mesh, case_lmd],
+    case_manifold_collide_batch, case_sdf_pair_collide_batch, case_sdf_scene_collide,
+    case_ray_intersect_batch, case_grid_creation, case_isosurface_and_collision_mesh, case_lmd,
+    case_lmd_batch],
     ids=lambda f: f.__name__[5:])
 def test_threads_are_clamped_or_refused(case):
     run_isolated(case)

@@ -13,11 +13,11 @@ def test_dcol_gradcheck_and_values():
                                 osc.pose([1.1, 0.3, 0.1])]), requires_grad=True)
 
     def f(p, q):
-        r = ot.dcol(a, b, p, q, tolerance=1e-6)
+        r = ot.dcol(a, p, b, q, tolerance=1e-6)
         return r["alpha"], r["distance"], r["normal"], r["point_a"], r["point_b"], r["point"]
 
     assert torch.autograd.gradcheck(f, (pa, pb), eps=1e-6, atol=1e-6, rtol=1e-4)
-    r = ot.dcol(a, b, pa, pb)
+    r = ot.dcol(a, pa, b, pb)
     ref = osc.dcol(a, pa.detach().numpy(), b, pb[1].detach().numpy(), derivatives=True)
     assert r["alpha"][1].item() == ref.alpha
     r["alpha"][1].backward()
@@ -33,8 +33,8 @@ def test_manifold_gradcheck(sphere_body):
     pb = torch.tensor(osc.pose([0.96, 0.05, -0.02], osc.axis_angle_quaternion([0, 1, 0], 0.5)), requires_grad=True)
 
     def f(p, q):
-        m = ot.manifold(body, body, p, q)
-        return (m["weight"] * m["depth"]).sum(), (m["weight"][:, None] * m["point"]).sum(0), \
+        m = ot.manifold(body, p, body, q)
+        return (m["weight"] * m["distance"]).sum(), (m["weight"][:, None] * m["point"]).sum(0), \
             (m["weight"][:, None] * m["normal"]).sum(0)
 
     assert torch.autograd.gradcheck(f, (pa, pb), eps=1e-6, atol=1e-5, rtol=1e-4)
@@ -62,12 +62,12 @@ def test_sdf_and_ray_gradcheck():
 
 def test_no_grad_path_and_errors():
     a, b = osc.Convex.sphere(0.3), osc.Convex.sphere(0.5)
-    r = ot.dcol(a, b, torch.tensor(osc.pose()), torch.tensor(osc.pose([1.0, 0, 0])))
+    r = ot.dcol(a, torch.tensor(osc.pose()), b, torch.tensor(osc.pose([1.0, 0, 0])))
     assert r["alpha"].item() == pytest.approx(1.25)
     with pytest.raises(ValueError):
-        ot.dcol(a, b, torch.zeros(6), torch.zeros(7))
+        ot.dcol(a, torch.zeros(6), b, torch.zeros(7))
     with pytest.raises(ValueError):
-        ot.dcol(a, b, torch.tensor([np.nan, 0, 0, 1, 0, 0, 0]), torch.tensor(osc.pose()))
+        ot.dcol(a, torch.tensor([np.nan, 0, 0, 1, 0, 0, 0]), b, torch.tensor(osc.pose()))
 
 
 def test_sdf_pair_gradcheck():
@@ -76,7 +76,7 @@ def test_sdf_pair_gradcheck():
     pb = torch.tensor(osc.pose([0.85, 0.25, 0.3], osc.axis_angle_quaternion([0, 0, 1], 0.2)), requires_grad=True)
 
     def f(p, q):
-        r = ot.sdf_pair(a, b, p, q, temperature=0.02)
-        return r["penetration"][0], r["point"][0]
+        r = ot.sdf_pair(a, p, b, q, temperature=0.02)
+        return r["distance"][0], r["point"][0]
 
     assert torch.autograd.gradcheck(f, (pa, pb), eps=1e-6, atol=1e-5, rtol=1e-4)
