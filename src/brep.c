@@ -100,6 +100,102 @@ static osc_status check_surface(const osc_brep_desc* d, const osc_brep_surface* 
     return OSC_OK;
 }
 
+// trims[i]: a line or an arc within the length range
+static osc_status check_trim(const osc_brep_desc* d, int i) {
+    const char* fn = "osc_brep_create";
+    const osc_brep_trim* t = &d->trims[i];
+    bool ok;
+    if (t->kind == OSC_TRIM_LINE)
+        ok = length_ok(t->start[0]) && length_ok(t->start[1]) && length_ok(t->end[0]) && length_ok(t->end[1]);
+    else if (t->kind == OSC_TRIM_ARC)
+        ok = length_ok(t->center[0]) && length_ok(t->center[1]) && length_ok(t->radius) && t->radius > 0.0 &&
+             length_ok(t->angle0) && isfinite(t->sweep) && t->sweep != 0.0 && fabs(t->sweep) <= k_two_pi + 1e-9;
+    else
+        ok = false;
+    if (!ok) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: trims[%d] is malformed", fn, i);
+    return OSC_OK;
+}
+
+// faces[i]: its surface and loops in range, its parameter box within its surface's
+static osc_status check_face(const osc_brep_desc* d, int i) {
+    const char* fn = "osc_brep_create";
+    const osc_brep_face* f = &d->faces[i];
+    if (f->surface < 0 || f->surface >= d->surface_count)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: faces[%d].surface %d is out of range", fn, i, f->surface);
+    if (f->loop_count < 0 || f->loop_begin < 0 || f->loop_begin > d->loop_count - f->loop_count)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: faces[%d] loops are out of range", fn, i);
+    if (!(length_ok(f->umin) && length_ok(f->umax) && length_ok(f->vmin) && length_ok(f->vmax)) ||
+        !(f->umin < f->umax) || !(f->vmin < f->vmax))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: faces[%d] parameter box [%g, %g] x [%g, %g] is empty, not finite or beyond "
+                        "OSC_BREP_MAX_LENGTH",
+                        fn, i, f->umin, f->umax, f->vmin, f->vmax);
+    osc_surface_type type = d->surfaces[f->surface].type;
+    if (type == OSC_SURFACE_NURBS) {
+        const osc_brep_nurbs* n = &d->nurbs[d->surfaces[f->surface].nurbs];
+        const double* U = d->reals + n->knot_begin;
+        const double* V = U + n->count[0] + n->degree[0] + 1;
+        double u0 = U[n->degree[0]], u1 = U[n->count[0]], v0 = V[n->degree[1]], v1 = V[n->count[1]];
+        double tu = 1e-9 * (u1 - u0), tv = 1e-9 * (v1 - v0);
+        if (f->umin < u0 - tu || f->umax > u1 + tu || f->vmin < v0 - tv || f->vmax > v1 + tv)
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "%s: faces[%d] parameter box [%g, %g] x [%g, %g] leaves its B-spline surface's range "
+                            "[%g, %g] x [%g, %g]",
+                            fn, i, f->umin, f->umax, f->vmin, f->vmax, u0, u1, v0, v1);
+        return OSC_OK;
+    }
+    if (type != OSC_SURFACE_PLANE && f->umax - f->umin > k_two_pi + 1e-9)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: faces[%d] spans more than one turn in u", fn, i);
+    if (type == OSC_SURFACE_SPHERE && (f->vmin < -0.5 * k_pi - 1e-9 || f->vmax > 0.5 * k_pi + 1e-9))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: faces[%d] sphere latitude outside [-pi/2, pi/2]", fn, i);
+    const osc_brep_surface* s = &d->surfaces[f->surface];
+    if (type == OSC_SURFACE_TORUS && !torus_branch(s->radius, s->radius2, f->vmin, f->vmax))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: faces[%d] crosses the cusp of a spindle torus (R + r cos v = 0 for v "
+                        "in [%g, %g])",
+                        fn, i, f->vmin, f->vmax);
+    return OSC_OK;
+}
+
+// edges[i]: its curve, range, faces and vertices
+static osc_status check_edge(const osc_brep_desc* d, int i) {
+    const char* fn = "osc_brep_create";
+    const osc_brep_edge* e = &d->edges[i];
+    if (e->type == OSC_CURVE_NURBS) {
+        if (!nurbs_ok(d, e->nurbs, 1))
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: edges[%d].nurbs %d is not a B-spline curve of desc->nurbs",
+                            fn, i, e->nurbs);
+        const osc_brep_nurbs* n = &d->nurbs[e->nurbs];
+        const double* U = d->reals + n->knot_begin;
+        double t0 = U[n->degree[0]], t1 = U[n->count[0]], tol = 1e-9 * (t1 - t0);
+        if (!(e->t0 < e->t1) || !(e->t0 >= t0 - tol) || !(e->t1 <= t1 + tol))
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                            "%s: edges[%d] range [%g, %g] is empty or leaves its curve's range [%g, %g]", fn, i, e->t0,
+                            e->t1, t0, t1);
+    } else if ((int)e->type < 0 || (int)e->type > OSC_CURVE_CIRCLE || !point_ok(e->origin) || !unit(e->axis) ||
+               !length_ok(e->t0) || !length_ok(e->t1) || !(e->t0 < e->t1))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: edges[%d] needs a curve type (%d), an origin within %g (%g, %g, %g), a unit "
+                        "axis and t0 < t1 within %g (%g, %g)",
+                        fn, i, (int)e->type, OSC_BREP_MAX_LENGTH, e->origin.x, e->origin.y, e->origin.z,
+                        OSC_BREP_MAX_LENGTH, e->t0, e->t1);
+    if (e->type == OSC_CURVE_CIRCLE && (!unit(e->ref) || fabs(osc_dot(e->ref, e->axis)) > 1e-6 || !(e->radius > 0.0) ||
+                                        !length_ok(e->radius) || e->t1 - e->t0 > k_two_pi + 1e-9))
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT,
+                        "%s: edges[%d] circle needs a unit ref perpendicular to its axis, a "
+                        "positive radius and at most one turn",
+                        fn, i);
+    for (int k = 0; k < 2; k++) {
+        if (e->face[k] < 0 || e->face[k] >= d->face_count)
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: edges[%d].face[%d] %d is out of range", fn, i, k,
+                            e->face[k]);
+        if (e->vertex[k] < -1 || e->vertex[k] >= d->vertex_count)
+            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: edges[%d].vertex[%d] %d is out of range", fn, i, k,
+                            e->vertex[k]);
+    }
+    return OSC_OK;
+}
+
 static osc_status check_description(const osc_brep_desc* d) {
     const char* fn = "osc_brep_create";
     if (d->surface_count < 0 || d->face_count < 1 || d->loop_count < 0 || d->trim_count < 0 || d->edge_count < 0 ||
@@ -128,16 +224,8 @@ static osc_status check_description(const osc_brep_desc* d) {
         if (st != OSC_OK) return st;
     }
     for (int i = 0; i < d->trim_count; i++) {
-        const osc_brep_trim* t = &d->trims[i];
-        bool ok;
-        if (t->kind == OSC_TRIM_LINE)
-            ok = length_ok(t->start[0]) && length_ok(t->start[1]) && length_ok(t->end[0]) && length_ok(t->end[1]);
-        else if (t->kind == OSC_TRIM_ARC)
-            ok = length_ok(t->center[0]) && length_ok(t->center[1]) && length_ok(t->radius) && t->radius > 0.0 &&
-                 length_ok(t->angle0) && isfinite(t->sweep) && t->sweep != 0.0 && fabs(t->sweep) <= k_two_pi + 1e-9;
-        else
-            ok = false;
-        if (!ok) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: trims[%d] is malformed", fn, i);
+        osc_status st = check_trim(d, i);
+        if (st != OSC_OK) return st;
     }
     for (int i = 0; i < d->loop_count; i++) {
         const osc_brep_loop* l = &d->loops[i];
@@ -146,81 +234,16 @@ static osc_status check_description(const osc_brep_desc* d) {
                             l->trim_begin, l->trim_count);
     }
     for (int i = 0; i < d->face_count; i++) {
-        const osc_brep_face* f = &d->faces[i];
-        if (f->surface < 0 || f->surface >= d->surface_count)
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: faces[%d].surface %d is out of range", fn, i, f->surface);
-        if (f->loop_count < 0 || f->loop_begin < 0 || f->loop_begin > d->loop_count - f->loop_count)
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: faces[%d] loops are out of range", fn, i);
-        if (!(length_ok(f->umin) && length_ok(f->umax) && length_ok(f->vmin) && length_ok(f->vmax)) ||
-            !(f->umin < f->umax) || !(f->vmin < f->vmax))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "%s: faces[%d] parameter box [%g, %g] x [%g, %g] is empty, not finite or beyond "
-                            "OSC_BREP_MAX_LENGTH",
-                            fn, i, f->umin, f->umax, f->vmin, f->vmax);
-        osc_surface_type type = d->surfaces[f->surface].type;
-        if (type == OSC_SURFACE_NURBS) {
-            const osc_brep_nurbs* n = &d->nurbs[d->surfaces[f->surface].nurbs];
-            const double* U = d->reals + n->knot_begin;
-            const double* V = U + n->count[0] + n->degree[0] + 1;
-            double u0 = U[n->degree[0]], u1 = U[n->count[0]], v0 = V[n->degree[1]], v1 = V[n->count[1]];
-            double tu = 1e-9 * (u1 - u0), tv = 1e-9 * (v1 - v0);
-            if (f->umin < u0 - tu || f->umax > u1 + tu || f->vmin < v0 - tv || f->vmax > v1 + tv)
-                return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                                "%s: faces[%d] parameter box [%g, %g] x [%g, %g] leaves its B-spline surface's range "
-                                "[%g, %g] x [%g, %g]",
-                                fn, i, f->umin, f->umax, f->vmin, f->vmax, u0, u1, v0, v1);
-            continue;
-        }
-        if (type != OSC_SURFACE_PLANE && f->umax - f->umin > k_two_pi + 1e-9)
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: faces[%d] spans more than one turn in u", fn, i);
-        if (type == OSC_SURFACE_SPHERE && (f->vmin < -0.5 * k_pi - 1e-9 || f->vmax > 0.5 * k_pi + 1e-9))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: faces[%d] sphere latitude outside [-pi/2, pi/2]", fn, i);
-        const osc_brep_surface* s = &d->surfaces[f->surface];
-        if (type == OSC_SURFACE_TORUS && !torus_branch(s->radius, s->radius2, f->vmin, f->vmax))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "%s: faces[%d] crosses the cusp of a spindle torus (R + r cos v = 0 for v "
-                            "in [%g, %g])",
-                            fn, i, f->vmin, f->vmax);
+        osc_status st = check_face(d, i);
+        if (st != OSC_OK) return st;
     }
     for (int i = 0; i < d->vertex_count; i++)
         if (!point_ok(d->vertices[i]))
             return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: vertices[%d] (%g, %g, %g) is not finite or beyond %g", fn, i,
                             d->vertices[i].x, d->vertices[i].y, d->vertices[i].z, OSC_BREP_MAX_LENGTH);
     for (int i = 0; i < d->edge_count; i++) {
-        const osc_brep_edge* e = &d->edges[i];
-        if (e->type == OSC_CURVE_NURBS) {
-            if (!nurbs_ok(d, e->nurbs, 1))
-                return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                                "%s: edges[%d].nurbs %d is not a B-spline curve of desc->nurbs", fn, i, e->nurbs);
-            const osc_brep_nurbs* n = &d->nurbs[e->nurbs];
-            const double* U = d->reals + n->knot_begin;
-            double t0 = U[n->degree[0]], t1 = U[n->count[0]], tol = 1e-9 * (t1 - t0);
-            if (!(e->t0 < e->t1) || !(e->t0 >= t0 - tol) || !(e->t1 <= t1 + tol))
-                return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                                "%s: edges[%d] range [%g, %g] is empty or leaves its curve's range [%g, %g]", fn, i,
-                                e->t0, e->t1, t0, t1);
-        } else if ((int)e->type < 0 || (int)e->type > OSC_CURVE_CIRCLE || !point_ok(e->origin) || !unit(e->axis) ||
-                   !length_ok(e->t0) || !length_ok(e->t1) || !(e->t0 < e->t1))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "%s: edges[%d] needs a curve type (%d), an origin within %g (%g, %g, %g), a unit "
-                            "axis and t0 < t1 within %g (%g, %g)",
-                            fn, i, (int)e->type, OSC_BREP_MAX_LENGTH, e->origin.x, e->origin.y, e->origin.z,
-                            OSC_BREP_MAX_LENGTH, e->t0, e->t1);
-        if (e->type == OSC_CURVE_CIRCLE &&
-            (!unit(e->ref) || fabs(osc_dot(e->ref, e->axis)) > 1e-6 || !(e->radius > 0.0) || !length_ok(e->radius) ||
-             e->t1 - e->t0 > k_two_pi + 1e-9))
-            return osc_fail(OSC_ERR_INVALID_ARGUMENT,
-                            "%s: edges[%d] circle needs a unit ref perpendicular to its axis, a "
-                            "positive radius and at most one turn",
-                            fn, i);
-        for (int k = 0; k < 2; k++) {
-            if (e->face[k] < 0 || e->face[k] >= d->face_count)
-                return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: edges[%d].face[%d] %d is out of range", fn, i, k,
-                                e->face[k]);
-            if (e->vertex[k] < -1 || e->vertex[k] >= d->vertex_count)
-                return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: edges[%d].vertex[%d] %d is out of range", fn, i, k,
-                                e->vertex[k]);
-        }
+        osc_status st = check_edge(d, i);
+        if (st != OSC_OK) return st;
     }
     return OSC_OK;
 }

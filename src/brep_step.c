@@ -1479,6 +1479,97 @@ static osc_status step_face(step_ctx* ctx, int instance) {
 // ---- one solid, in its own coordinates --------------------------------------------------------
 
 // the edge and vertex lists from the edges the imported faces use
+// the faces and end vertices of `out`, edge `e` read from its end `low` (the model's vertices are
+// numbered as they are first met; a closed edge has none)
+static void step_edge_ends(step_ctx* ctx, const step_edge* e, int low, osc_brep_edge* out, osc_vec3* vertices,
+                           int* vertex_count) {
+    out->face[0] = e->face[0];
+    out->face[1] = e->face[1];
+    for (int k = 0; k < 2; ++k) {
+        int vertex = e->vertex[k == 0 ? low : 1 - low];
+        if (e->closed) {
+            out->vertex[k] = -1;
+            continue;
+        }
+        if (ctx->vertex_serial[vertex] != ctx->serial) {
+            ctx->vertex_serial[vertex] = ctx->serial;
+            ctx->vertex_of[vertex] = *vertex_count;
+            vertices[(*vertex_count)++] = e->point[k == 0 ? low : 1 - low];
+        }
+        out->vertex[k] = ctx->vertex_of[vertex];
+    }
+}
+
+// the curve of edge `e` as a B-spline of the model (the curve itself, or its conic arc) into `out`;
+// *low is the end it runs from
+static osc_status step_nurbs_edge(step_ctx* ctx, const step_edge* e, osc_brep_edge* out, int* low) {
+    const step_curve* c = &e->curve;
+    int degree, count, index = -1;
+    double *cw = NULL, *knots = NULL;
+    int conic = c->kind != CURVE_BSPLINE;
+    osc_status status = step_curve_nurbs(c, e->t[0], e->t[1], &degree, &count, &cw, &knots);
+    int degrees[2] = {degree, 0}, counts[2] = {count, 1};
+    if (status == OSC_OK) status = step_add_nurbs(ctx, degrees, counts, knots, NULL, cw, &index);
+    osc_free(cw);
+    osc_free(knots);
+    if (status != OSC_OK) return status;
+    memset(out, 0, sizeof *out);
+    out->type = OSC_CURVE_NURBS;
+    out->nurbs = index;
+    out->axis = osc_v3(0, 0, 1);
+    *low = conic || e->t[0] < e->t[1] ? 0 : 1; // conic arcs run from the start vertex
+    out->t0 = conic ? 0.0 : e->t[*low];
+    out->t1 = conic ? 1.0 : e->t[1 - *low];
+    return OSC_OK;
+}
+
+// the line or circle of edge `e` into `out`; *low is the end it runs from
+static void step_canonical_edge(const step_edge* e, osc_brep_edge* out, int* low) {
+    const step_curve* c = &e->curve;
+    out->type = c->kind == CURVE_LINE ? OSC_CURVE_LINE : OSC_CURVE_CIRCLE;
+    out->origin = c->o;
+    out->axis = c->z;
+    out->ref = c->kind == CURVE_LINE ? osc_v3(0, 0, 0) : c->x;
+    out->radius = c->kind == CURVE_LINE ? 0.0 : c->a;
+    *low = e->t[0] < e->t[1] ? 0 : 1;
+    out->t0 = e->t[*low];
+    out->t1 = e->t[1 - *low];
+    if (c->kind == CURVE_CIRCLE) {
+        double shift = STEP_TWO_PI * floor((out->t0 + STEP_PI) / STEP_TWO_PI);
+        out->t0 -= shift;
+        out->t1 -= shift;
+    }
+}
+
+// hands the solid's arrays over to `desc` (with the edges and vertices made by step_finish)
+static void step_hand_over(step_ctx* ctx, osc_brep_desc* desc) {
+    desc->surfaces = ctx->surfaces;
+    desc->surface_count = ctx->surface_count;
+    desc->faces = ctx->faces;
+    desc->face_count = ctx->face_count;
+    desc->loops = ctx->loops;
+    desc->loop_count = ctx->loop_count;
+    desc->trims = ctx->trims;
+    desc->trim_count = ctx->trim_count;
+    desc->nurbs = ctx->nurbs;
+    desc->nurbs_count = ctx->nurbs_count;
+    desc->control_points = ctx->cpoints;
+    desc->control_point_count = ctx->cpoint_count;
+    desc->reals = ctx->reals;
+    desc->real_count = ctx->real_count;
+    ctx->nurbs = NULL;
+    ctx->cpoints = NULL;
+    ctx->reals = NULL;
+    ctx->nurbs_count = ctx->cpoint_count = ctx->real_count = 0;
+    ctx->nurbs_capacity = ctx->cpoint_capacity = ctx->real_capacity = 0;
+    ctx->surfaces = NULL;
+    ctx->faces = NULL;
+    ctx->loops = NULL;
+    ctx->trims = NULL;
+    ctx->surface_count = ctx->face_count = ctx->loop_count = ctx->trim_count = 0;
+    ctx->surface_capacity = ctx->face_capacity = ctx->loop_capacity = ctx->trim_capacity = 0;
+}
+
 static osc_status step_finish(step_ctx* ctx, osc_brep_desc* desc) {
     osc_brep_edge* edges = osc_calloc((size_t)ctx->edge_count + 1, sizeof *edges);
     osc_vec3* vertices = osc_calloc(2 * (size_t)ctx->edge_count + 1, sizeof *vertices);
@@ -1496,69 +1587,12 @@ static osc_status step_finish(step_ctx* ctx, osc_brep_desc* desc) {
             break;
         }
         osc_brep_edge* out = &edges[edge_count++];
-        const step_curve* c = &e->curve;
-        if (c->kind != CURVE_LINE && c->kind != CURVE_CIRCLE) { // a B-spline: the curve, or the conic arc
-            int degree, count, index = -1;
-            double *cw = NULL, *knots = NULL;
-            int conic = c->kind != CURVE_BSPLINE;
-            status = step_curve_nurbs(c, e->t[0], e->t[1], &degree, &count, &cw, &knots);
-            int degrees[2] = {degree, 0}, counts[2] = {count, 1};
-            if (status == OSC_OK) status = step_add_nurbs(ctx, degrees, counts, knots, NULL, cw, &index);
-            osc_free(cw);
-            osc_free(knots);
-            if (status != OSC_OK) break;
-            memset(out, 0, sizeof *out);
-            out->type = OSC_CURVE_NURBS;
-            out->nurbs = index;
-            out->axis = osc_v3(0, 0, 1);
-            int low = conic || e->t[0] < e->t[1] ? 0 : 1; // conic arcs run from the start vertex
-            out->t0 = conic ? 0.0 : e->t[low];
-            out->t1 = conic ? 1.0 : e->t[1 - low];
-            out->face[0] = e->face[0];
-            out->face[1] = e->face[1];
-            for (int k = 0; k < 2; ++k) {
-                int vertex = e->vertex[k == 0 ? low : 1 - low];
-                if (e->closed) {
-                    out->vertex[k] = -1;
-                    continue;
-                }
-                if (ctx->vertex_serial[vertex] != ctx->serial) {
-                    ctx->vertex_serial[vertex] = ctx->serial;
-                    ctx->vertex_of[vertex] = vertex_count;
-                    vertices[vertex_count++] = e->point[k == 0 ? low : 1 - low];
-                }
-                out->vertex[k] = ctx->vertex_of[vertex];
-            }
-            continue;
-        }
-        out->type = c->kind == CURVE_LINE ? OSC_CURVE_LINE : OSC_CURVE_CIRCLE;
-        out->origin = c->o;
-        out->axis = c->z;
-        out->ref = c->kind == CURVE_LINE ? osc_v3(0, 0, 0) : c->x;
-        out->radius = c->kind == CURVE_LINE ? 0.0 : c->a;
-        int low = e->t[0] < e->t[1] ? 0 : 1;
-        out->t0 = e->t[low];
-        out->t1 = e->t[1 - low];
-        if (c->kind == CURVE_CIRCLE) {
-            double shift = STEP_TWO_PI * floor((out->t0 + STEP_PI) / STEP_TWO_PI);
-            out->t0 -= shift;
-            out->t1 -= shift;
-        }
-        out->face[0] = e->face[0];
-        out->face[1] = e->face[1];
-        for (int k = 0; k < 2; ++k) {
-            int vertex = e->vertex[k == 0 ? low : 1 - low];
-            if (e->closed) {
-                out->vertex[k] = -1;
-                continue;
-            }
-            if (ctx->vertex_serial[vertex] != ctx->serial) {
-                ctx->vertex_serial[vertex] = ctx->serial;
-                ctx->vertex_of[vertex] = vertex_count;
-                vertices[vertex_count++] = e->point[k == 0 ? low : 1 - low];
-            }
-            out->vertex[k] = ctx->vertex_of[vertex];
-        }
+        int low = 0;
+        if (e->curve.kind != CURVE_LINE && e->curve.kind != CURVE_CIRCLE) // a B-spline: the curve, or the conic arc
+            status = step_nurbs_edge(ctx, e, out, &low);
+        else
+            step_canonical_edge(e, out, &low);
+        if (status == OSC_OK) step_edge_ends(ctx, e, low, out, vertices, &vertex_count);
     }
     if (status != OSC_OK) {
         osc_free(edges);
@@ -1566,35 +1600,11 @@ static osc_status step_finish(step_ctx* ctx, osc_brep_desc* desc) {
         return status;
     }
     ctx->report->edges_imported = edge_count;
-    desc->surfaces = ctx->surfaces;
-    desc->surface_count = ctx->surface_count;
-    desc->faces = ctx->faces;
-    desc->face_count = ctx->face_count;
-    desc->loops = ctx->loops;
-    desc->loop_count = ctx->loop_count;
-    desc->trims = ctx->trims;
-    desc->trim_count = ctx->trim_count;
+    step_hand_over(ctx, desc);
     desc->edges = edges;
     desc->edge_count = edge_count;
     desc->vertices = vertices;
     desc->vertex_count = vertex_count;
-    desc->nurbs = ctx->nurbs;
-    desc->nurbs_count = ctx->nurbs_count;
-    desc->control_points = ctx->cpoints;
-    desc->control_point_count = ctx->cpoint_count;
-    desc->reals = ctx->reals;
-    desc->real_count = ctx->real_count;
-    ctx->nurbs = NULL;
-    ctx->cpoints = NULL;
-    ctx->reals = NULL;
-    ctx->nurbs_count = ctx->nurbs_capacity = ctx->cpoint_count = ctx->cpoint_capacity = 0;
-    ctx->real_count = ctx->real_capacity = 0;
-    ctx->surfaces = NULL;
-    ctx->faces = NULL;
-    ctx->loops = NULL;
-    ctx->trims = NULL;
-    ctx->surface_count = ctx->surface_capacity = ctx->face_count = ctx->face_capacity = 0;
-    ctx->loop_count = ctx->loop_capacity = ctx->trim_count = ctx->trim_capacity = 0;
     return OSC_OK;
 }
 
