@@ -711,14 +711,13 @@ GRID_AVX_INLINE grid_quad grid_quad_load(const double* p) {
 GRID_AVX_INLINE grid_quad grid_quad_splat(double v) { return (grid_quad){v, v, v, v}; }
 
 // clamp_to_grid and locate() on the three axes at once (lane a: axis a): returns the clamped axes
-// as bits 0-2 and sets *clamped to c = clamp(x). Lane by lane the scalar comparisons and
-// selections, so c, the cell and t are theirs: past the clamp u = (c - origin) / h is >= 0 or NaN,
-// where truncation is floor and equals the scalar's (double)(int)u (the + 0.0 turns a truncated
-// -0.0 into the +0.0 that conversion gives). Then the value weights (and, with `slopes`, the first
-// derivatives) of c's cell, values[k][a] for offset k along axis a: the expressions of
-// bspline_pair and bspline_values, so the bits are theirs.
-GRID_AVX_INLINE int grid_place_avx(const osc_grid* grid, osc_vec3 x, osc_vec3* clamped, int cell[3],
-                                   grid_quad values[4], grid_quad slopes[4]) {
+// as bits 0-2, sets *clamped to c = clamp(x), cell[] to c's cell and *fraction to t, c's position in
+// it. Lane by lane the scalar comparisons and selections, so c, the cell and t are theirs: past the
+// clamp u = (c - origin) / h is >= 0 or NaN, where truncation is floor and equals the scalar's
+// (double)(int)u (the + 0.0 turns a truncated -0.0 into the +0.0 that conversion gives). With
+// `multiply`, u = (c - origin) * (1 / h) (the FMA kernels) instead of the division.
+GRID_AVX_INLINE int grid_locate_avx(const osc_grid* grid, osc_vec3 x, int multiply, osc_vec3* clamped, int cell[3],
+                                    grid_quad* fraction) {
     // (x, y, z, 0) from two loads: the point is in memory, and the set of four scalars compiled to a
     // register form of vmovq that valgrind 3.19 cannot decode
     __m256d xq = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&x.x)), _mm_load_sd(&x.z), 1);
@@ -732,7 +731,9 @@ GRID_AVX_INLINE int grid_place_avx(const osc_grid* grid, osc_vec3 x, osc_vec3* c
     double cs[4];
     _mm256_storeu_pd(cs, c);
     *clamped = osc_v3(cs[0], cs[1], cs[2]);
-    __m256d u = _mm256_div_pd(_mm256_sub_pd(c, lo), _mm256_set1_pd(grid->cell));
+    __m256d offset = _mm256_sub_pd(c, lo);
+    __m256d u = multiply ? _mm256_mul_pd(offset, _mm256_set1_pd(grid->inverse_cell))
+                         : _mm256_div_pd(offset, _mm256_set1_pd(grid->cell));
     __m256d last = _mm256_setr_pd(grid->last_cell[0], grid->last_cell[1], grid->last_cell[2], 0.0);
     __m256d whole = _mm256_add_pd(_mm256_round_pd(u, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), _mm256_setzero_pd());
     // u < last ? trunc(u) : last, as min(trunc(u), last): for u >= 0, trunc(u) < last exactly when
@@ -741,9 +742,18 @@ GRID_AVX_INLINE int grid_place_avx(const osc_grid* grid, osc_vec3 x, osc_vec3* c
     int index[4];
     _mm_storeu_si128((__m128i*)index, _mm256_cvttpd_epi32(floor_u));
     cell[0] = index[0], cell[1] = index[1], cell[2] = index[2];
-    grid_quad tq;
     __m256d t = _mm256_sub_pd(u, floor_u);
-    memcpy(&tq, &t, sizeof tq);
+    memcpy(fraction, &t, sizeof *fraction);
+    return outside;
+}
+
+// grid_locate_avx, then the value weights (and, with `slopes`, the first derivatives) of c's cell,
+// values[k][a] for offset k along axis a: the expressions of bspline_pair and bspline_values, so the
+// bits are theirs.
+GRID_AVX_INLINE int grid_place_avx(const osc_grid* grid, osc_vec3 x, osc_vec3* clamped, int cell[3],
+                                   grid_quad values[4], grid_quad slopes[4]) {
+    grid_quad tq;
+    int outside = grid_locate_avx(grid, x, 0, clamped, cell, &tq);
     grid_quad t2 = tq * tq, t3 = t2 * tq, r = 1.0 - tq;
     values[0] = r * r * r / 6.0;
     values[1] = (3.0 * t3 - 6.0 * t2 + 4.0) / 6.0;
@@ -876,30 +886,13 @@ GRID_FMA_INLINE grid_quad grid_quad_fma(grid_quad a, grid_quad b, grid_quad c) {
 
 GRID_FMA_INLINE grid_quad grid_quad_splat_fma(double v) { return (grid_quad){v, v, v, v}; }
 
-// grid_place_avx with the weights by Horner's rule and multiplications (lane a: axis a):
+// grid_place_avx with u by a multiplication and the weights by Horner's rule (lane a: axis a):
 //   w0 = (1 - t)^3 / 6, w1 = (t / 2 - 1) t^2 + 2/3, w2 = ((1/2 - t / 2) t + 1/2) t + 1/6, w3 = t^3 / 6,
 //   h w0' = -(1 - t)^2 / 2, h w1' = (3t / 2 - 2) t, h w2' = (1 - 3t / 2) t + 1/2, h w3' = t^2 / 2
 GRID_FMA_INLINE int grid_place_fma(const osc_grid* grid, osc_vec3 x, osc_vec3* clamped, int cell[3],
                                    grid_quad values[4], grid_quad slopes[4]) {
-    __m256d xq = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&x.x)), _mm_load_sd(&x.z), 1);
-    __m256d lo = _mm256_setr_pd(grid->origin.x, grid->origin.y, grid->origin.z, 0.0);
-    __m256d hi = _mm256_setr_pd(grid->upper[0], grid->upper[1], grid->upper[2], 0.0);
-    __m256d below = _mm256_cmp_pd(xq, lo, _CMP_LT_OQ), above = _mm256_cmp_pd(xq, hi, _CMP_GT_OQ);
-    __m256d c = _mm256_min_pd(hi, _mm256_max_pd(lo, xq));
-    int outside = _mm256_movemask_pd(_mm256_or_pd(below, above)) & 7;
-    double cs[4];
-    _mm256_storeu_pd(cs, c);
-    *clamped = osc_v3(cs[0], cs[1], cs[2]);
-    __m256d u = _mm256_mul_pd(_mm256_sub_pd(c, lo), _mm256_set1_pd(grid->inverse_cell));
-    __m256d last = _mm256_setr_pd(grid->last_cell[0], grid->last_cell[1], grid->last_cell[2], 0.0);
-    __m256d whole = _mm256_add_pd(_mm256_round_pd(u, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), _mm256_setzero_pd());
-    __m256d floor_u = _mm256_min_pd(whole, last);
-    int index[4];
-    _mm_storeu_si128((__m128i*)index, _mm256_cvttpd_epi32(floor_u));
-    cell[0] = index[0], cell[1] = index[1], cell[2] = index[2];
     grid_quad t;
-    __m256d tv = _mm256_sub_pd(u, floor_u);
-    memcpy(&t, &tv, sizeof t);
+    int outside = grid_locate_avx(grid, x, 1, clamped, cell, &t);
     const grid_quad sixth = grid_quad_splat_fma(1.0 / 6.0), half = grid_quad_splat_fma(0.5);
     grid_quad t2 = t * t, r = 1.0 - t, r2 = r * r;
     values[0] = r2 * r * sixth;
