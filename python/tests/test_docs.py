@@ -24,6 +24,25 @@ def test_quick_start_runs_top_to_bottom(capsys):
     assert abs(scope["r"].alpha - 0.832) < 1e-3 and len(scope["m"]) == 29
 
 
+def test_readme_python_snippet():
+    # README.md's Python block: the DCOL query in NumPy, and its JAX gradient equal to the NumPy
+    # twist Jacobian converted to raw pose components
+    pytest.importorskip("jax")
+    import numpy as np
+
+    import osculate as osc
+
+    readme = os.path.join(ROOT, "README.md")
+    blocks = re.findall(r"```python\n(.*?)```", open(readme).read(), re.S)
+    assert len(blocks) == 1
+    scope = {}
+    exec(compile(blocks[0], readme, "exec"), scope)  # noqa: S102 - the README's own code
+    r = scope["r"]
+    assert r.distance < 0 and r.distance_jacobian.shape == (12,)
+    raw = osc.pair_jacobian_to_pq(r.distance_jacobian[None, :], scope["pose_a"], scope["pose_b"])[0]
+    np.testing.assert_allclose(np.asarray(scope["grad"]), raw[7:], rtol=0, atol=1e-12)
+
+
 def test_every_link_in_the_documents_resolves():
     # tools/check_links.py: every relative link of the tracked Markdown files names a file of the
     # repository, and every #fragment a heading of its target
