@@ -8,6 +8,8 @@
 #include "sdf_internal.h"
 
 #include <float.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 // the least work that gets a thread of its own (below it a batch runs on the calling thread)
@@ -297,7 +299,25 @@ static inline grid_pair grid_pair_load(const double* p) {
 // four doubles, one AVX register: four z layers of a column, or the four fields of a coefficient
 typedef double grid_quad __attribute__((vector_size(32)));
 
-static inline bool grid_have_avx(void) { return __builtin_cpu_supports("avx"); }
+// The widest kernels this process uses: the processor's (AVX, then AVX2 with FMA), capped by the
+// environment variable OSC_GRID_KERNEL ("portable", "avx" or "fma"), read once, so that the tests
+// run every path on one machine (docs/grid.md). 0: portable, 1: AVX, 2: FMA.
+static int grid_kernel_level(void) {
+    static _Atomic int level = -1; // written once with the same value by whichever thread comes first
+    int known = atomic_load_explicit(&level, memory_order_relaxed);
+    if (known >= 0) return known;
+    int widest = __builtin_cpu_supports("avx") ? 1 : 0;
+#ifndef OSC_GRID_NO_FMA
+    if (widest && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) widest = 2;
+#endif
+    const char* cap = getenv("OSC_GRID_KERNEL");
+    if (cap && strcmp(cap, "portable") == 0) widest = 0;
+    if (cap && strcmp(cap, "avx") == 0 && widest > 1) widest = 1;
+    atomic_store_explicit(&level, widest, memory_order_relaxed);
+    return widest;
+}
+
+static inline bool grid_have_avx(void) { return grid_kernel_level() >= 1; }
 
 static void grid_contract_fields_avx(const osc_grid* grid, osc_vec3 x, int order, jet* out);
 
@@ -306,7 +326,7 @@ static void grid_contract_fields_avx(const osc_grid* grid, osc_vec3 x, int order
 #ifndef OSC_GRID_NO_FMA
 #define GRID_FMA 1
 #define GRID_FMA_INLINE static inline __attribute__((target("avx2,fma"), always_inline))
-static inline bool grid_have_fma(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+static inline bool grid_have_fma(void) { return grid_kernel_level() >= 2; }
 static void grid_contract_fields_fma(const osc_grid* grid, osc_vec3 x, int order, jet* out);
 #endif
 
