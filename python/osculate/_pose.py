@@ -8,6 +8,12 @@ from . import _ffi as F
 from ._ffi import lib
 
 
+def _index_label(index):
+    """The label of an element of a batch for a message, "[1, 2]" ("" for a single one): plain
+    integers, as NumPy 1 and 2 print them alike."""
+    return str([int(k) for k in index]) if index else ""
+
+
 def pose(position=(0.0, 0.0, 0.0), quaternion=(1.0, 0.0, 0.0, 0.0)):
     """A pose as a [7] array (px, py, pz, qw, qx, qy, qz)."""
     p = F.array(position, np.float64, (3,), "position")
@@ -48,7 +54,7 @@ def pose_from_position_quaternion(position, quaternion, *, order):
             "quaternion%s = %s is the identity written in the other order ('%s'); in "
             "order='%s' it would be a half turn about %s. Pass order='%s' if your quaternions "
             "are scalar %s; a half turn about %s is %s in order='%s'" % (
-                str(list(index)) if index else "", q[index].tolist(), _ORDERS[1 - _ORDERS.index(
+                _index_label(index), q[index].tolist(), _ORDERS[1 - _ORDERS.index(
                     order)], order, half_turn[0], _ORDERS[1 - _ORDERS.index(order)],
                 "last" if order == "wxyz" else "first", half_turn[0], half_turn[1],
                 half_turn[2]))
@@ -59,7 +65,7 @@ def pose_from_position_quaternion(position, quaternion, *, order):
     if bad.any():
         index = np.unravel_index(int(np.flatnonzero(bad.reshape(-1))[0]), q.shape[:-1])
         raise ValueError("quaternion%s = %s cannot be normalised (its norm must be finite and "
-                         "above 1e-150)" % (str(list(index)) if index else "",
+                         "above 1e-150)" % (_index_label(index),
                                             np.asarray(quaternion, float)[index].tolist()))
     batch = np.broadcast_shapes(p.shape[:-1], q.shape[:-1])
     return np.concatenate([np.broadcast_to(p, batch + (3,)),
@@ -87,7 +93,7 @@ def pose_from_matrix(matrix, tolerance=1e-6):
     if bad.any():
         index = np.unravel_index(int(np.flatnonzero(bad.reshape(-1))[0]), r.shape[:-2])
         raise ValueError("matrix%s: the top-left 3 x 3 block is not a rotation (|R^T R - I| = "
-                         "%.3g, det R = %.6g)" % (str(list(index)) if index else "",
+                         "%.3g, det R = %.6g)" % (_index_label(index),
                                                   ortho[index], det[index]))
     t = np.trace(r, axis1=-2, axis2=-1)
     pivots = np.stack([t, r[..., 0, 0], r[..., 1, 1], r[..., 2, 2]], axis=-1)
@@ -160,7 +166,7 @@ def _twist_jacobian_to_pq(jacobian, quaternions, where, name, pose=False):
     bad = lib.oscpy_twist_jacobian_to_pq(F.ptr(j), count, rows, F.ptr(q), F.ptr(out))
     if bad != count:
         index = np.unravel_index(bad, q.shape[:-1])
-        label = name + (str([int(k) for k in index]) if index else "")
+        label = name + _index_label(index)
         raise ValueError("%s: %s%s = %s cannot be normalised (its norm must be finite and above "
                          "1e-150)" % (where, "the quaternion of " if pose else "", label,
                                       q[index].tolist()))
@@ -206,7 +212,7 @@ def _pq_jacobian_to_twist(j, q, where, name, pose=False):
     bad = ~(np.isfinite(norms) & (norms > 1e-150))
     if bad.any():
         index = np.unravel_index(int(np.flatnonzero(bad.reshape(-1))[0]), q.shape[:-1])
-        label = name + (str(list(index)) if index else "")
+        label = name + (_index_label(index))
         raise ValueError("%s: %s%s = %s cannot be normalised (its norm must be finite and above "
                          "1e-150)" % (where, "the quaternion of " if pose else "", label,
                                       q[index].tolist()))
