@@ -209,6 +209,28 @@ static void test_manifold(void) {
     }
 }
 
+// contact forces over the manifold's contacts, with both wrench Jacobians
+static osc_status force_of_manifold(const manifold_answer* answer) {
+    static osc_force_contact contacts[FIXTURE_MANIFOLD_CAPACITY];
+    osc_manifold_output output = {.contacts = (osc_manifold_contact*)answer->contacts,
+                                  .capacity = FIXTURE_MANIFOLD_CAPACITY,
+                                  .count = answer->count,
+                                  .point_jacobians = (double*)&answer->point_jacobians[0][0],
+                                  .distance_jacobians = (double*)&answer->distance_jacobians[0][0]};
+    for (int i = 0; i < answer->count; ++i) contacts[i] = osc_force_contact_from_manifold(&output, i);
+    double pose_jacobian[144], velocity_jacobian[144];
+    osc_force_output out = {.pose_jacobian = pose_jacobian, .velocity_jacobian = velocity_jacobian};
+    osc_body_velocity va = {{0.1, 0, 0}, {0, 0.2, 0}}, vb = {{0, -0.1, 0}, {0.3, 0, 0}};
+    return osc_force_evaluate(contacts, answer->count, fixture_pose(0.0, 0.0, 0.0, 0.0), va, manifold_pose_b(0), vb,
+                              NULL, &out);
+}
+
+static void test_force(void) {
+    static manifold_answer answer;
+    FIXTURE_MUST(query_manifold(&models, 0, 0, &answer));
+    EXPECT_NO_ALLOCATION("osc_force_evaluate", force_of_manifold(&answer));
+}
+
 // collision points between two SDFs: hard mode (many points, sorted by depth), smooth mode with
 // Jacobians, and a scene over threads
 static void test_sdf_pair(void) {
@@ -331,6 +353,7 @@ int main(void) {
     query_models_create(&models);
     RUN(test_shape_queries);
     RUN(test_manifold);
+    RUN(test_force);
     RUN(test_sdf_pair);
     RUN(test_ray);
     RUN(test_lmd);

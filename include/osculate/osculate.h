@@ -21,5 +21,6 @@
 #include "osculate/ray.h"
 #include "osculate/brep.h"
 #include "osculate/lmd.h"
+#include "osculate/force.h"
 
 #endif // OSCULATE_OSCULATE_H
