@@ -109,11 +109,26 @@ static void add_column(double* jacobian, int j, osc_vec3 force_b, osc_vec3 torqu
     for (int row = 0; row < 12; ++row) jacobian[row * 12 + j] += values[row];
 }
 
+// the two bodies' origins and velocities
+typedef struct force_bodies {
+    osc_vec3 p_a, p_b;
+    osc_body_velocity va, vb;
+} force_bodies;
+
+// the sums over the contacts: B's force, the torques about each origin, and the Jacobians (nullable)
+typedef struct force_sum {
+    osc_vec3 force_b, torque_a, torque_b;
+    double* pose_jacobian;
+    double* velocity_jacobian;
+} force_sum;
+
 // adds contact c's force and, where requested, its Jacobian columns (docs/force.md §3, §4)
-static void add_contact(const osc_force_contact* c, osc_vec3 p_a, osc_body_velocity va, osc_vec3 p_b,
-                        osc_body_velocity vb, const osc_force_settings* s, osc_force_contact_result* result,
-                        osc_vec3* force_b, osc_vec3* torque_a, osc_vec3* torque_b, double* pose_jacobian,
-                        double* velocity_jacobian) {
+static void add_contact(const osc_force_contact* c, const force_bodies* bodies, const osc_force_settings* s,
+                        osc_force_contact_result* result, force_sum* sum) {
+    const osc_vec3 p_a = bodies->p_a, p_b = bodies->p_b;
+    const osc_body_velocity va = bodies->va, vb = bodies->vb;
+    double* pose_jacobian = sum->pose_jacobian;
+    double* velocity_jacobian = sum->velocity_jacobian;
     osc_vec3 x = c->point, n = c->normal;
     double w = c->weight;
     osc_vec3 ra = osc_sub(x, p_a), rb = osc_sub(x, p_b);
@@ -143,9 +158,9 @@ static void add_contact(const osc_force_contact* c, osc_vec3 p_a, osc_body_veloc
         result->slip_velocity = vt;
         result->force = force;
     }
-    *force_b = osc_add(*force_b, force);
-    *torque_b = osc_add(*torque_b, osc_cross(rb, force));
-    *torque_a = osc_sub(*torque_a, osc_cross(ra, force));
+    sum->force_b = osc_add(sum->force_b, force);
+    sum->torque_b = osc_add(sum->torque_b, osc_cross(rb, force));
+    sum->torque_a = osc_sub(sum->torque_a, osc_cross(ra, force));
     if (!pose_jacobian && !velocity_jacobian) return;
 
     // dF = G_v dv + G_n dn + g_d dd + g_w dw (docs/force.md §4)
@@ -238,7 +253,8 @@ osc_status osc_force_evaluate(const osc_force_contact* contacts, int32_t count, 
 
     if (out->pose_jacobian) memset(out->pose_jacobian, 0, 144 * sizeof(double));
     if (out->velocity_jacobian) memset(out->velocity_jacobian, 0, 144 * sizeof(double));
-    osc_vec3 force_b = {0, 0, 0}, torque_a = {0, 0, 0}, torque_b = {0, 0, 0};
+    const force_bodies bodies = {pose_a.p, pose_b.p, velocity_a, velocity_b};
+    force_sum sum = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, out->pose_jacobian, out->velocity_jacobian};
     for (int32_t i = 0; i < count; ++i) {
         osc_force_contact_result* result = out->contacts ? &out->contacts[i] : NULL;
         if (contacts[i].weight == 0.0 && osc_dot(contacts[i].normal, contacts[i].normal) == 0.0) {
@@ -246,9 +262,9 @@ osc_status osc_force_evaluate(const osc_force_contact* contacts, int32_t count, 
             if (result) memset(result, 0, sizeof *result);
             continue;
         }
-        add_contact(&contacts[i], pose_a.p, velocity_a, pose_b.p, velocity_b, &s, result, &force_b, &torque_a,
-                    &torque_b, out->pose_jacobian, out->velocity_jacobian);
+        add_contact(&contacts[i], &bodies, &s, result, &sum);
     }
+    const osc_vec3 force_b = sum.force_b, torque_a = sum.torque_a, torque_b = sum.torque_b;
     const double wrench[12] = {-force_b.x, -force_b.y, -force_b.z, torque_a.x, torque_a.y, torque_a.z,
                                force_b.x,  force_b.y,  force_b.z,  torque_b.x, torque_b.y, torque_b.z};
     memcpy(out->wrench_a, wrench, sizeof out->wrench_a);
