@@ -3,7 +3,8 @@
 Shapes and models: SDF, Mesh, MeshBVH, Grid, Body, Convex, Implicit, Brep. Queries: dcol,
 dcol_batch, dcol_alpha_gradient, dcol_parameter_gradient, manifold_collide,
 manifold_collide_batch, sdf_pair_collide, sdf_pair_collide_batch, sdf_scene_collide, ray_intersect,
-ray_intersect_many, ray_intersect_batch, lmd (with LmdCache), lmd_batch.
+ray_intersect_many, ray_intersect_batch, lmd (with LmdCache), lmd_batch. Forces: contact_forces
+(the wrenches of a compliant contact model over any query's contacts, with their Jacobians).
 Every pair query takes (a, pose_a, b, pose_b, ...) and reports a signed distance (negative:
 penetration) with a normal from A to B (docs/api.md). Poses are [7] arrays (px, py, pz, qw, qx,
 qy, qz), world-from-body, the quaternion scalar first (pose_from_matrix,
@@ -22,6 +23,7 @@ from ._dcol import (DCOL_COINCIDENT, DCOL_DEGENERATE, DCOL_SMOOTHED, DcolBatch, 
                     DcolWarmStart, dcol, dcol_alpha_gradient, dcol_batch, dcol_parameter_gradient,
                     dcol_settings)
 from ._ffi import broadcast_poses
+from ._force import ContactForces, ForceContacts, contact_forces, force_contacts, force_settings
 from ._grid import Grid, collision_mesh
 from ._implicit import Implicit, transform
 from ._isosurface import isosurface

@@ -403,6 +403,35 @@ class LmdStats(C.Structure):
 
 
 # ------------------------------------------------------------------------------------------------
+# force.h
+
+
+class ForceContact(C.Structure):
+    _fields_ = [("point", Vec3), ("normal", Vec3), ("distance", D), ("weight", D),
+                ("point_jacobian", DP), ("normal_jacobian", DP), ("distance_jacobian", DP),
+                ("weight_jacobian", DP)]
+
+
+class BodyVelocity(C.Structure):
+    _fields_ = [("linear", Vec3), ("angular", Vec3)]
+
+
+class ForceSettings(C.Structure):
+    _fields_ = [("stiffness", D), ("exponent", D), ("damping", D), ("friction", D),
+                ("friction_velocity", D), ("depth_temperature", D), ("damping_temperature", D)]
+
+
+class ForceContactResult(C.Structure):
+    _fields_ = [("normal_force", D), ("penetration_rate", D), ("slip_velocity", Vec3),
+                ("force", Vec3)]
+
+
+class ForceOutput(C.Structure):
+    _fields_ = [("contacts", C.POINTER(ForceContactResult)), ("wrench_a", D * 6),
+                ("wrench_b", D * 6), ("pose_jacobian", DP), ("velocity_jacobian", DP)]
+
+
+# ------------------------------------------------------------------------------------------------
 # prototypes: name -> (restype, argtypes)
 
 PS = C.POINTER(P)  # an out-pointer to an opaque model
@@ -595,6 +624,15 @@ _prototypes = {
     "osc_lmd_cache_stats": (ST, [P, C.POINTER(LmdStats)]),
     "osc_lmd_query": (ST, [P, Pose, P, Pose, C.POINTER(LmdSettings), P, C.POINTER(LmdOutput), I]),
     "osc_lmd_query_batch": (ST, [P, SZ, C.POINTER(LmdSettings), P, P, I]),
+    # force.h (contacts by address: the package passes a NumPy array of osc_force_contact)
+    "osc_force_settings_default": (ForceSettings, []),
+    "osc_force_evaluate": (ST, [P, I32, Pose, BodyVelocity, Pose, BodyVelocity,
+                                C.POINTER(ForceSettings), C.POINTER(ForceOutput)]),
+    "osc_force_contact_from_manifold": (ForceContact, [C.POINTER(ManifoldOutput), I32]),
+    "osc_force_contact_from_dcol": (ForceContact, [C.POINTER(DcolResult),
+                                                   C.POINTER(DcolJacobians)]),
+    "osc_force_contact_from_sdf_pair": (ForceContact, [C.POINTER(SdfPairOutput), I32]),
+    "osc_force_contact_from_lmd": (ForceContact, [C.POINTER(LmdOutput), I32]),
     # python/src/osculate_py.c
     "oscpy_struct_size": (SZ, [C.c_char_p]),
     "oscpy_layout_row": (SZ, [SZ, C.POINTER(C.c_char_p), C.POINTER(C.c_char_p), C.POINTER(SZ)]),

@@ -300,6 +300,20 @@ def entries(osc):
     def lmd_cached(a, m):  # the footpoints of a warm start differ by Newton's tolerance
         return lmd(a, m, m["cache"])
 
+    def forces(a, m):
+        n = int(a.rng.integers(0, 8))
+        normal = a.rng.normal(size=(n, 3))
+        normal /= np.linalg.norm(normal, axis=1, keepdims=True)
+        contacts = dict(point=a.array(0.3 * a.rng.normal(size=(n, 3))), normal=a.array(normal),
+                        distance=a.array(a.rng.uniform(-0.02, 0.01, n)),
+                        weight=a.array(a.rng.uniform(0.0, 1.0, n)))
+        if a.flag():
+            contacts["point_jacobian"] = a.array(a.rng.normal(size=(n, 3, 12)))
+            contacts["distance_jacobian"] = a.array(a.rng.normal(size=(n, 12)))
+        return osc.contact_forces(contacts, a.pose(), a.array(a.rng.normal(size=6)), a.pose(),
+                                  a.array(a.rng.normal(size=6)), derivatives=a.flag(),
+                                  stiffness=a.real(1.0, 1e5), friction=a.real(0.0, 1.0))
+
     def brep_builders(a, m):
         k = a.rng.integers(5)
         if k == 0:
@@ -429,6 +443,7 @@ def entries(osc):
             ("manifold_collide_batch", manifold_batch, True), ("sdf_pair_collide", sdf_pair, True),
             ("sdf_pair_collide_batch", sdf_pair_batch, True), ("sdf_scene_collide", sdf_scene, True), ("ray_intersect", ray, True),
             ("ray batches", ray_batch, True), ("Implicit", implicit, True), ("lmd", lmd, True), ("lmd_batch", lmd_batch, True), ("lmd with a cache", lmd_cached, False),
+            ("contact_forces", forces, True),
             ("Brep builders", brep_builders, True), ("Mesh builders", mesh_builders, True),
             ("SDF builders", sdf_builders, True), ("Grid points", grid_point, True),
             ("smooth operators", smooth, True), ("poses", poses, True),
