@@ -127,8 +127,6 @@ static void add_contact(const osc_force_contact* c, const force_bodies* bodies, 
                         osc_force_contact_result* result, force_sum* sum) {
     const osc_vec3 p_a = bodies->p_a, p_b = bodies->p_b;
     const osc_body_velocity va = bodies->va, vb = bodies->vb;
-    double* pose_jacobian = sum->pose_jacobian;
-    double* velocity_jacobian = sum->velocity_jacobian;
     osc_vec3 x = c->point, n = c->normal;
     double w = c->weight;
     osc_vec3 ra = osc_sub(x, p_a), rb = osc_sub(x, p_b);
@@ -161,7 +159,7 @@ static void add_contact(const osc_force_contact* c, const force_bodies* bodies, 
     sum->force_b = osc_add(sum->force_b, force);
     sum->torque_b = osc_add(sum->torque_b, osc_cross(rb, force));
     sum->torque_a = osc_sub(sum->torque_a, osc_cross(ra, force));
-    if (!pose_jacobian && !velocity_jacobian) return;
+    if (!sum->pose_jacobian && !sum->velocity_jacobian) return;
 
     // dF = G_v dv + G_n dn + g_d dd + g_w dw (docs/force.md §4)
     // U = (I - u u^T) / q, P = I - n n^T
@@ -190,7 +188,7 @@ static void add_contact(const osc_force_contact* c, const force_bodies* bodies, 
     osc_vec3 gd = osc_scale(m, -w * fn_depth); // dF / dd (delta = -d)
     osc_vec3 gw = osc_scale(m, fn);            // dF / dw
 
-    if (velocity_jacobian) {
+    if (sum->velocity_jacobian) {
         for (int j = 0; j < 12; ++j) {
             int axis = j % 3;
             osc_vec3 e = osc_v3(axis == 0, axis == 1, axis == 2);
@@ -204,10 +202,10 @@ static void add_contact(const osc_force_contact* c, const force_bodies* bodies, 
             else
                 dv = osc_cross(e, rb);
             osc_vec3 df = mat3_apply(gv, dv);
-            add_column(velocity_jacobian, j, df, osc_neg(osc_cross(ra, df)), osc_cross(rb, df));
+            add_column(sum->velocity_jacobian, j, df, osc_neg(osc_cross(ra, df)), osc_cross(rb, df));
         }
     }
-    if (pose_jacobian) {
+    if (sum->pose_jacobian) {
         for (int j = 0; j < 12; ++j) {
             osc_vec3 dx = column(c->point_jacobian, j), dn = column(c->normal_jacobian, j);
             double dd = c->distance_jacobian ? c->distance_jacobian[j] : 0.0;
@@ -220,7 +218,7 @@ static void add_contact(const osc_force_contact* c, const force_bodies* bodies, 
                 osc_add(osc_add(mat3_apply(gv, dv), mat3_apply(gn, dn)), osc_add(osc_scale(gd, dd), osc_scale(gw, dw)));
             osc_vec3 dta = osc_neg(osc_add(osc_cross(dra, force), osc_cross(ra, df)));
             osc_vec3 dtb = osc_add(osc_cross(drb, force), osc_cross(rb, df));
-            add_column(pose_jacobian, j, df, dta, dtb);
+            add_column(sum->pose_jacobian, j, df, dta, dtb);
         }
     }
 }
