@@ -10,7 +10,7 @@ from ._ffi import broadcast_poses as _broadcast_poses
 from ._ffi import floats
 from ._implicit import Implicit
 from ._lmd import lmd as lmd_query, lmd_settings
-from ._manifold import _size_of, manifold_collide_batch, manifold_settings
+from ._manifold import _collide_batch as _manifold_batch, _size_of, manifold_settings
 from ._pose import pair_jacobian_to_pq
 from ._ray import ray_intersect_many
 from ._sdf_pair import sdf_pair_collide
@@ -41,31 +41,55 @@ def dcol(a, b, settings, pose_a, pose_b, jacobians):
     return values, jac
 
 
+def found_pose_jacobians(jacobians, count, pa, pb):
+    """The pose Jacobians of contacts padded to a capacity, converted to raw-pose columns where a
+    contact was found and zero elsewhere: twist Jacobians [n, C, rows_k, 12] for each output k
+    (slots i < count[n] hold contacts), poses pa, pb [n, 7] -> [n, C, rows_k, 14]. One
+    pair_jacobian_to_pq over the found contacts of every output: an empty slot costs its zeros,
+    not a conversion."""
+    n, cap = jacobians[0].shape[:2]
+    count = np.asarray(count, dtype=np.intp)
+    found = np.arange(cap)[None, :] < count[:, None]
+    rows = [j.shape[2] for j in jacobians]
+    out = [np.zeros((n, cap, r, 14)) for r in rows]
+    if count.sum():
+        owner = np.repeat(np.arange(n), count)  # the pair of each found contact, in mask order
+        stacked = np.concatenate([j[found] for j in jacobians], axis=1)  # [found, rows, 12]
+        converted = pair_jacobian_to_pq(stacked, pa[owner], pb[owner])
+        start = 0
+        for o, r in zip(out, rows):
+            o[found] = converted[:, start:start + r]
+            start += r
+    return out
+
+
 def manifold(a, b, settings, capacity, pose_a, pose_b, jacobians):
     """Contact manifolds padded to `capacity` slots: MANIFOLD_OUTPUTS [batch, capacity, ...]
     (empty slots: distance d_max, weight 0, zero point and normal) and, with jacobians, d/d(pose_a,
-    pose_b) [batch, capacity, ..., 14] (zero in empty slots)."""
+    pose_b) [batch, capacity, ..., 14] (zero in empty slots). Only the contacts found are copied
+    and converted; the padding is written, not computed."""
     pa, pb, batch = broadcast_poses(pose_a, pose_b)
     settings = dict(settings)
     size = _size_of(a, b, settings.pop("size", None))
-    r = manifold_collide_batch(a, pa, b, pb, derivatives=jacobians, capacity=capacity, size=size,
-                               **settings)
+    contacts, twist, outs, _ = _manifold_batch(a, pa, b, pb, jacobians, capacity, 0, size, True,
+                                               settings)
+    n = len(pa)
+    count = outs["count"].copy()
+    found = np.arange(capacity)[None, :] < count[:, None]
     d_max = manifold_settings(size, **settings)["d_max"]
-    empty = np.arange(capacity)[None, :] >= r.count[:, None]
     values = {}
     for name, shape in MANIFOLD_OUTPUTS:
-        v = getattr(r, name).copy()
-        if name == "distance":
-            v[empty] = d_max
+        v = np.full((n, capacity) + shape, d_max) if name == "distance" \
+            else np.zeros((n, capacity) + shape)
+        v[found] = contacts[name][found]
         values[name] = v.reshape(batch + (capacity,) + shape)
     jac = {}
     if jacobians:
-        n = len(pa)
-        for name, shape in MANIFOLD_OUTPUTS:
-            j = getattr(r, name + "_jacobian").reshape(n, capacity, -1, 12)
-            j = pair_jacobian_to_pq(j, pa[:, None, :], pb[:, None, :])
+        names = [name for name, _ in MANIFOLD_OUTPUTS]
+        converted = found_pose_jacobians([twist[name] for name in names], count, pa, pb)
+        for (name, shape), j in zip(MANIFOLD_OUTPUTS, converted):
             jac[name] = j.reshape(batch + (capacity,) + shape + (14,))
-    values["count"] = r.count.reshape(batch)
+    values["count"] = count.reshape(batch)
     return values, jac
 
 
@@ -155,8 +179,9 @@ def sdf_pair(a, b, settings, capacity, pose_a, pose_b, jacobians):
     n = len(pa)
     values = {"point": np.zeros((n, capacity, 3)), "distance": np.zeros((n, capacity)),
               "count": np.zeros(n, dtype=np.int32)}
-    jac = {"point": np.zeros((n, capacity, 3, 14)), "distance": np.zeros((n, capacity, 14))} \
-        if jacobians else {}
+    if jacobians:
+        twist = {"point": np.zeros((n, capacity, 3, 12)),
+                 "distance": np.zeros((n, capacity, 1, 12))}
     for i in range(n):
         r = sdf_pair_collide(a, pa[i], b, pb[i], capacity=capacity, derivatives=jacobians,
                              **settings)
@@ -164,10 +189,14 @@ def sdf_pair(a, b, settings, capacity, pose_a, pose_b, jacobians):
         values["point"][i, :k] = r.point
         values["distance"][i, :k] = r.distance
         values["count"][i] = k
-        if jacobians and k:
-            jac["point"][i, :k] = pair_jacobian_to_pq(r.point_jacobian, pa[i], pb[i])
-            jac["distance"][i, :k] = pair_jacobian_to_pq(r.distance_jacobian[:, None, :],
-                                                         pa[i], pb[i])[:, 0]
+        if jacobians:
+            twist["point"][i, :k] = r.point_jacobian
+            twist["distance"][i, :k, 0] = r.distance_jacobian
+    jac = {}
+    if jacobians:
+        point, distance = found_pose_jacobians([twist["point"], twist["distance"]],
+                                               values["count"], pa, pb)
+        jac = {"point": point, "distance": distance[:, :, 0]}
     values = {k: v.reshape(batch + v.shape[1:]) for k, v in values.items()}
     jac = {k: v.reshape(batch + v.shape[1:]) for k, v in jac.items()}
     return values, jac
@@ -184,15 +213,17 @@ def lmd(a, b, settings, capacity, pose_a, pose_b, jacobians):
     n = len(pa)
     values = {"distance": np.full((n, capacity), s["d_max"] - s["eps_a"] - s["eps_b"]),
               "count": np.zeros(n, dtype=np.int32)}
-    jac = {"distance": np.zeros((n, capacity, 14))} if jacobians else {}
+    twist = np.zeros((n, capacity, 1, 12)) if jacobians else None
     for i in range(n):
         r = lmd_query(a, pa[i], b, pb[i], capacity=capacity, **settings)
         k = len(r)
         values["distance"][i, :k] = r.distance
         values["count"][i] = k
-        if jacobians and k:
-            jac["distance"][i, :k] = pair_jacobian_to_pq(r.distance_jacobian[:, None, :], pa[i],
-                                                         pb[i])[:, 0]
+        if jacobians:
+            twist[i, :k, 0] = r.distance_jacobian
+    jac = {}
+    if jacobians:
+        jac["distance"] = found_pose_jacobians([twist], values["count"], pa, pb)[0][:, :, 0]
     values = {k: v.reshape(batch + v.shape[1:]) for k, v in values.items()}
     jac = {k: v.reshape(batch + v.shape[1:]) for k, v in jac.items()}
     return values, jac

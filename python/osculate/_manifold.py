@@ -325,10 +325,27 @@ def manifold_collide_batch(a, poses_a, b, poses_b, derivatives=False, capacity=N
     """manifold_collide for N pose pairs over threads, the GIL released
     (osc_manifold_collide_batch): a and b are one Body each or sequences of N; poses_a, poses_b
     [N, 7] or one [7], broadcast against each other (osculate.broadcast_poses). Each slot equals
-    the single call's bit for bit. capacity defaults to max_contacts (never runs out). With
-    check_status=False, failed slots are reported in `status` instead of raising."""
-    pa, pb, batch = F.broadcast_poses(poses_a, poses_b, "manifold_collide_batch", 1,
-                                      ("poses_a", "poses_b"))
+    the single call's bit for bit. capacity defaults to max_contacts (never runs out); a smaller
+    one raises CapacityError when exceeded. With check_status=False, failed slots are reported in
+    `status` instead of raising."""
+    contacts, jac, outs, status = _collide_batch(a, poses_a, b, poses_b, derivatives, capacity,
+                                                 threads, size, check_status, settings)
+    out = ManifoldBatch(count=outs["count"].copy(), needed=outs["needed"].copy(), status=status,
+                        **_contacts(contacts))
+    for name, rows in _MANIFOLD_JACOBIANS:
+        if name in jac:
+            setattr(out, name + "_jacobian", jac[name][:, :, 0] if rows == 1 else jac[name])
+    return out
+
+
+def _collide_batch(a, poses_a, b, poses_b, derivatives, capacity, threads, size, check_status,
+                   settings):
+    """The C call of manifold_collide_batch: (contact records [N, capacity], the pose Jacobians by
+    name [N, capacity, rows, 12] (twist columns; none without derivatives), the
+    osc_manifold_output records [N] (count, needed), status [N]). Slots past a pair's count are
+    the zeros they were allocated with."""
+    pa, pb, _ = F.broadcast_poses(poses_a, poses_b, "manifold_collide_batch", 1,
+                                  ("poses_a", "poses_b"))
     n = len(pa)
     F.integer(n, "manifold_collide_batch: the number of pairs", F.SZ)
     ha, keep_a = F.models(a, n, Body, "a")
@@ -353,12 +370,7 @@ def manifold_collide_batch(a, poses_a, b, poses_b, derivatives=False, capacity=N
         manifold_collide(F.model_of(keep_a, i), pa[i], F.model_of(keep_b, i), pb[i], capacity=cap,
                          size=size, **settings)
         raise error(rc, "manifold_collide_batch (pair %d)" % i)
-    out = ManifoldBatch(count=outs["count"].copy(), needed=outs["needed"].copy(), status=status,
-                        **_contacts(contacts))
-    for name, rows in _MANIFOLD_JACOBIANS:
-        if name in jac:
-            setattr(out, name + "_jacobian", jac[name][:, :, 0] if rows == 1 else jac[name])
-    return out
+    return contacts, jac, outs, status
 
 
 # ------------------------------------------------------------------------------------------------
