@@ -43,6 +43,25 @@ def test_readme_python_snippet():
     np.testing.assert_allclose(np.asarray(scope["grad"]), raw[7:], rtol=0, atol=1e-12)
 
 
+def test_package_readme_example(capsys):
+    # python/README.md (the package index's page): its example runs and prints what its comments
+    # say
+    import numpy as np
+
+    readme = os.path.join(ROOT, "python", "README.md")
+    if not os.path.exists(readme):
+        pytest.skip("not run from a checkout of the repository")
+    blocks = re.findall(r"```python\n(.*?)```", open(readme).read(), re.S)
+    assert len(blocks) == 1
+    scope = {}
+    exec(compile(blocks[0], readme, "exec"), scope)  # noqa: S102 - the README's own code
+    r, m = scope["r"], scope["m"]
+    assert abs(r.alpha - 0.818) < 5e-4 and abs(r.distance + 0.205) < 5e-4
+    np.testing.assert_allclose(r.normal, [1, 0, 0], atol=1e-9)
+    assert r.distance_jacobian.shape == (12,)
+    assert len(m) == 29 and abs(m.distance.min() + 0.028) < 5e-4 and m.distance_jacobian.shape == (29, 12)
+
+
 def test_every_link_in_the_documents_resolves():
     # tools/check_links.py: every relative link of the tracked Markdown files names a file of the
     # repository, and every #fragment a heading of its target
