@@ -885,31 +885,27 @@ static osc_status step_read_curve(step_ctx* ctx, int instance, step_curve* curve
         if ((status = step_ref(ctx->file, target, vector, 1, &target)) != OSC_OK) return status;
         return step_direction(ctx->file, target, &curve->z);
     }
-    int circle = (args = step_args(ctx->file, instance, "CIRCLE")) >= 0;
-    if (circle || (args = step_args(ctx->file, instance, "ELLIPSE")) >= 0) {
-        curve->kind = circle ? CURVE_CIRCLE : CURVE_ELLIPSE;
+    // the conics: a placement, then one size (circle, parabola's focal distance) or two
+    static const struct {
+        const char* entity;
+        int kind, sizes;
+        const char* bad_size;
+    } conics[] = {{"CIRCLE", CURVE_CIRCLE, 1, "radius must be positive"},
+                  {"ELLIPSE", CURVE_ELLIPSE, 2, "radius must be positive"},
+                  {"PARABOLA", CURVE_PARABOLA, 1, "a conic's sizes must be positive"},
+                  {"HYPERBOLA", CURVE_HYPERBOLA, 2, "a conic's sizes must be positive"}};
+    for (size_t k = 0; k < sizeof conics / sizeof conics[0]; ++k) {
+        if ((args = step_args(ctx->file, instance, conics[k].entity)) < 0) continue;
+        curve->kind = conics[k].kind;
         if ((status = step_ref(ctx->file, instance, args, 1, &target)) != OSC_OK ||
             (status = step_placement(ctx->file, target, &curve->o, &curve->x, &y, &curve->z)) != OSC_OK ||
             (status = step_real(ctx->file, instance, args, 2, &curve->a)) != OSC_OK)
             return status;
         curve->y = y;
         curve->b = curve->a;
-        if (!circle && (status = step_real(ctx->file, instance, args, 3, &curve->b)) != OSC_OK) return status;
-        if (!(curve->a > 0.0) || !(curve->b > 0.0)) return step_bad(ctx->file, instance, "radius must be positive");
-        return OSC_OK;
-    }
-    int parabola = (args = step_args(ctx->file, instance, "PARABOLA")) >= 0;
-    if (parabola || (args = step_args(ctx->file, instance, "HYPERBOLA")) >= 0) {
-        curve->kind = parabola ? CURVE_PARABOLA : CURVE_HYPERBOLA;
-        if ((status = step_ref(ctx->file, instance, args, 1, &target)) != OSC_OK ||
-            (status = step_placement(ctx->file, target, &curve->o, &curve->x, &y, &curve->z)) != OSC_OK ||
-            (status = step_real(ctx->file, instance, args, 2, &curve->a)) != OSC_OK)
+        if (conics[k].sizes == 2 && (status = step_real(ctx->file, instance, args, 3, &curve->b)) != OSC_OK)
             return status;
-        curve->y = y;
-        curve->b = curve->a;
-        if (!parabola && (status = step_real(ctx->file, instance, args, 3, &curve->b)) != OSC_OK) return status;
-        if (!(curve->a > 0.0) || !(curve->b > 0.0))
-            return step_bad(ctx->file, instance, "a conic's sizes must be positive");
+        if (!(curve->a > 0.0) || !(curve->b > 0.0)) return step_bad(ctx->file, instance, conics[k].bad_size);
         return OSC_OK;
     }
     if (step_args(ctx->file, instance, "B_SPLINE_CURVE_WITH_KNOTS") >= 0 ||
