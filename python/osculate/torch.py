@@ -111,9 +111,9 @@ def _out(array, dtype):
     return torch.from_numpy(np.asarray(array, order="C")).to(dtype)
 
 
-def _none():
-    """The placeholder of a Jacobian output that was not asked for."""
-    return torch.empty(0, dtype=_F64)
+def _none(like=None):
+    """The placeholder of a Jacobian output that was not asked for (on like's device)."""
+    return torch.empty(0, dtype=_F64) if like is None else like.new_empty(0, dtype=_F64)
 
 
 def _float_dtype(*tensors):
@@ -220,7 +220,7 @@ class _PoseQuery(torch.autograd.Function):
         ctx.set_materialize_grads(False)
         if need:
             ctx.save_for_backward(pose_a, pose_b, count, *twist)
-        kept = twist if jacobians else [_none() for _ in twist]
+        kept = twist if jacobians else [_none(pose_a) for _ in twist]
         extras = ([count] if spec.padded else []) + kept
         ctx.mark_non_differentiable(*extras)
         return tuple(values + extras)
@@ -311,8 +311,16 @@ def _pose_vjp_meta(jacobians, cotangents, count, pose_a, pose_b):
     return pose_a.new_empty((n, 14), dtype=_float_dtype(pose_a, pose_b))
 
 
+def _pose_vjp_autograd(jacobians, cotangents, count, pose_a, pose_b):
+    """pose_vjp is a backward (the queries' backward is once differentiable): it runs below
+    autograd, its result not differentiated."""
+    with _BelowAutograd():
+        return torch.ops.osculate.pose_vjp(jacobians, cotangents, count, pose_a, pose_b)
+
+
 _LIB.impl("pose_vjp", _pose_vjp_cpu, "CPU")
 _LIB.impl("pose_vjp", _pose_vjp_meta, "Meta")
+_LIB.impl("pose_vjp", _pose_vjp_autograd, "Autograd")
 
 
 def _pose_args(name, pose_a, pose_b):
@@ -461,7 +469,7 @@ class _Sdf(torch.autograd.Function):
             v, g = torch.ops.osculate.sdf(points, handle, bool(jacobians or need))
         if need:
             ctx.save_for_backward(g)
-        kept = g if jacobians else _none()
+        kept = g if jacobians else _none(points)
         ctx.mark_non_differentiable(kept)
         return v, kept
 
@@ -563,7 +571,7 @@ class _Ray(torch.autograd.Function):
         ctx.dtype = out[0].dtype
         if need:
             ctx.save_for_backward(out[4])
-        kept = out[4] if jacobians else _none()
+        kept = out[4] if jacobians else _none(origins)
         ctx.mark_non_differentiable(out[3], kept)
         return tuple(out[:4]) + (kept,)
 
