@@ -254,13 +254,26 @@ def _define(spec, cpu):
     _LIB.define(spec.schema)
     _LIB.impl(spec.name, cpu, "CPU")
     _LIB.impl(spec.name, spec.meta, "Meta")
+    op = getattr(torch.ops.osculate, spec.name)
     if spec.padded:
         def autograd(pose_a, pose_b, handle, capacity, jacobians):
+            if not _grad_needed(pose_a, pose_b):
+                with _BelowAutograd():
+                    return op(pose_a, pose_b, handle, capacity, jacobians)
             return _PoseQuery.apply(spec, handle, capacity, jacobians, pose_a, pose_b)
     else:
         def autograd(pose_a, pose_b, handle, jacobians):
+            if not _grad_needed(pose_a, pose_b):
+                with _BelowAutograd():
+                    return op(pose_a, pose_b, handle, jacobians)
             return _PoseQuery.apply(spec, handle, None, jacobians, pose_a, pose_b)
     _LIB.impl(spec.name, autograd, "Autograd")
+
+
+def _grad_needed(*tensors):
+    """Whether an Autograd kernel must record its op: grad mode on and an input requiring grad
+    (otherwise it goes straight below autograd, without a torch.autograd.Function)."""
+    return torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
 
 
 # the backward of every pose query: a vector-Jacobian product over the contacts found
@@ -323,11 +336,11 @@ _LIB.impl("pose_vjp", _pose_vjp_meta, "Meta")
 _LIB.impl("pose_vjp", _pose_vjp_autograd, "Autograd")
 
 
-def _pose_args(name, pose_a, pose_b):
-    """The poses of a query as float tensors of one dtype on the CPU, checked, and their device."""
+def _pose_args(pose_a, pose_b):
+    """The poses of a query as float tensors of one dtype on the CPU, and their device (the
+    kernels check their shapes)."""
     pose_a = _float_tensor(pose_a)
     pose_b = _float_tensor(pose_b, pose_a)
-    _pose_batch(pose_a, pose_b, name)
     return pose_a.to("cpu"), pose_b.to("cpu"), pose_a.device
 
 
@@ -341,6 +354,7 @@ def _dcol_kernel(spec):
     names = [n for n, _ in spec.outputs]
 
     def cpu(pose_a, pose_b, handle, jacobians):
+        _pose_batch(pose_a, pose_b, spec.name)
         _, (a, b), settings, _ = _entry(handle, "dcol")
         values, twist = _host.dcol_twist(a, b, settings, _np(pose_a), _np(pose_b),
                                          names if jacobians else ())
@@ -356,7 +370,7 @@ def dcol(a, pose_a, b, pose_b, **settings):
     """DCOL between Convex shapes a and b at poses [..., 7] (broadcast): a dict of alpha,
     distance [...], point, point_a, point_b, normal [..., 3], differentiable in both poses.
     Settings: osculate.dcol_settings(). The op: torch.ops.osculate.dcol."""
-    pa, pb, device = _pose_args("dcol", pose_a, pose_b)
+    pa, pb, device = _pose_args(pose_a, pose_b)
     out = torch.ops.osculate.dcol(pa, pb, register("dcol", a, b, **settings), False)
     return {n: v.to(device) for (n, _), v in zip(_DCOL.outputs, out)}
 
@@ -364,7 +378,7 @@ def dcol(a, pose_a, b, pose_b, **settings):
 def dcol_alpha(a, pose_a, b, pose_b, **settings):
     """DCOL's alpha (< 1: interpenetrating), differentiable in both poses [..., 7]; computes
     alpha's Jacobian only. The op: torch.ops.osculate.dcol_alpha."""
-    pa, pb, device = _pose_args("dcol_alpha", pose_a, pose_b)
+    pa, pb, device = _pose_args(pose_a, pose_b)
     return torch.ops.osculate.dcol_alpha(pa, pb, register("dcol", a, b, **settings),
                                          False)[0].to(device)
 
@@ -378,6 +392,7 @@ _LMD = _Spec("lmd", [("distance", ())], True)
 
 def _padded_kernel(spec, host):
     def cpu(pose_a, pose_b, handle, capacity, jacobians):
+        _pose_batch(pose_a, pose_b, spec.name)
         _, (a, b), settings, _ = _entry(handle, spec.name)
         values, twist = host(a, b, settings, capacity, _np(pose_a), _np(pose_b), jacobians)
         return spec.pack(values, twist, _float_dtype(pose_a, pose_b), jacobians)
@@ -390,7 +405,7 @@ _define(_LMD, _padded_kernel(_LMD, _host.lmd_twist))
 
 
 def _padded(spec, handle, capacity, pose_a, pose_b):
-    pa, pb, device = _pose_args(spec.name, pose_a, pose_b)
+    pa, pb, device = _pose_args(pose_a, pose_b)
     out = getattr(torch.ops.osculate, spec.name)(pa, pb, handle, capacity, False)
     k = len(spec.outputs)
     result = {n: v.to(device) for (n, _), v in zip(spec.outputs, out[:k])}
@@ -445,16 +460,21 @@ def lmd(a, pose_a, b, pose_b, capacity=32, **settings):
 _LIB.define("sdf(Tensor points, int handle, bool jacobians) -> (Tensor value, Tensor gradient)")
 
 
+def _sdf_points(points):
+    if points.shape[-1:] != (3,):
+        raise ValueError("osculate.sdf: points must have shape (..., 3), got %s"
+                         % (tuple(points.shape),))
+
+
 def _sdf_cpu(points, handle, jacobians):
+    _sdf_points(points)
     _, (model,), _, _ = _entry(handle, "sdf")
     v, g = _host.sdf(model, _np(points), jacobians)
     return _out(v, points.dtype), (torch.from_numpy(g) if jacobians else _none())
 
 
 def _sdf_meta(points, handle, jacobians):
-    if points.shape[-1:] != (3,):
-        raise ValueError("osculate.sdf: points must have shape (..., 3), got %s"
-                         % (tuple(points.shape),))
+    _sdf_points(points)
     return (points.new_empty(points.shape[:-1]),
             points.new_empty(points.shape if jacobians else (0,), dtype=_F64))
 
@@ -482,17 +502,20 @@ class _Sdf(torch.autograd.Function):
 
 _LIB.impl("sdf", _sdf_cpu, "CPU")
 _LIB.impl("sdf", _sdf_meta, "Meta")
-_LIB.impl("sdf", lambda points, handle, jacobians: _Sdf.apply(handle, jacobians, points),
-          "Autograd")
+def _sdf_autograd(points, handle, jacobians):
+    if not _grad_needed(points):
+        with _BelowAutograd():
+            return torch.ops.osculate.sdf(points, handle, jacobians)
+    return _Sdf.apply(handle, jacobians, points)
+
+
+_LIB.impl("sdf", _sdf_autograd, "Autograd")
 
 
 def sdf(model, points):
     """phi of an SDF (or Grid) at points [..., 3], differentiable in the points. The op:
     torch.ops.osculate.sdf."""
     points = _float_tensor(points)
-    if points.shape[-1:] != (3,):
-        raise ValueError("osculate.sdf: points must have shape (..., 3), got %s"
-                         % (tuple(points.shape),))
     return torch.ops.osculate.sdf(points.to("cpu"), register("sdf", model),
                                   False)[0].to(points.device)
 
@@ -527,6 +550,7 @@ def _ray_batch(origins, directions, parameters):
 def _ray_cpu(origins, directions, parameters, handle, jacobians):
     """t, point, normal, hit [batch ...] and the Jacobian [batch, 7, 6 + P] float64: rows t,
     point, normal; columns d/d origin, d/d direction, d/d parameters (sag only)."""
+    _ray_batch(origins, directions, parameters)
     _, (surface, diameter, transform), settings, _ = _entry(handle, "ray")
     with_params = parameters is not None
     values, jac = _host.ray(surface, diameter, transform, settings, _np(origins), _np(directions),
@@ -596,8 +620,15 @@ class _Ray(torch.autograd.Function):
 
 _LIB.impl("ray_intersect", _ray_cpu, "CPU")
 _LIB.impl("ray_intersect", _ray_meta, "Meta")
-_LIB.impl("ray_intersect",
-          lambda o, d, p, handle, jacobians: _Ray.apply(handle, jacobians, o, d, p), "Autograd")
+def _ray_autograd(origins, directions, parameters, handle, jacobians):
+    if not _grad_needed(origins, directions, parameters):
+        with _BelowAutograd():
+            return torch.ops.osculate.ray_intersect(origins, directions, parameters, handle,
+                                                    jacobians)
+    return _Ray.apply(handle, jacobians, origins, directions, parameters)
+
+
+_LIB.impl("ray_intersect", _ray_autograd, "Autograd")
 
 
 def _ray(surface, diameter, transform, settings, origins, directions, parameters):
@@ -605,7 +636,6 @@ def _ray(surface, diameter, transform, settings, origins, directions, parameters
     directions = _float_tensor(directions, origins)
     if parameters is not None:
         parameters = _float_tensor(parameters, origins).to("cpu")
-    _ray_batch(origins, directions, parameters)
     handle = register("ray", surface, diameter, transform, **settings)
     out = torch.ops.osculate.ray_intersect(origins.to("cpu"), directions.to("cpu"), parameters,
                                            handle, False)
