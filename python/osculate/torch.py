@@ -162,8 +162,9 @@ class _Spec:
     """A pose query's op: its outputs [(name, per-item shape)] (differentiable), whether they are
     padded to a capacity (then also a count), and the C rows of each output's Jacobian."""
 
-    def __init__(self, name, outputs, padded):
+    def __init__(self, name, outputs, padded, least_capacity=None):
         self.name, self.outputs, self.padded = name, outputs, padded
+        self.least_capacity = least_capacity
         self.rows = [int(np.prod(shape, dtype=int)) for _, shape in outputs]
         values = ", ".join("Tensor %s" % n for n, _ in outputs)
         jacobians = ", ".join("Tensor %s_jacobian" % n for n, _ in outputs)
@@ -176,7 +177,7 @@ class _Spec:
         """The outputs' shapes and dtypes: values [batch, (capacity,) ...] in the poses' dtype,
         count int32 [batch], Jacobians float64 [N, (capacity,) rows, 12] or [0]."""
         capacity, jacobians = rest if self.padded else (None, rest[0])
-        batch = _pose_batch(pose_a, pose_b, self.name)
+        batch = self.check(pose_a, pose_b, capacity)
         n = int(np.prod(batch, dtype=int))
         slots = (capacity,) if self.padded else ()
         dtype = _float_dtype(pose_a, pose_b)
@@ -186,6 +187,14 @@ class _Spec:
         out += [pose_a.new_empty((n,) + slots + (rows, 12) if jacobians else (0,), dtype=_F64)
                 for rows in self.rows]
         return tuple(out)
+
+    def check(self, pose_a, pose_b, capacity):
+        """The batch shape of the poses; ValueError for bad poses or a capacity below the least
+        the query takes."""
+        if self.padded and capacity < self.least_capacity:
+            raise ValueError("osculate.%s: capacity must be >= %d, got %d"
+                             % (self.name, self.least_capacity, capacity))
+        return _pose_batch(pose_a, pose_b, self.name)
 
     def pack(self, values, twist, dtype, jacobians):
         """A CPU kernel's outputs from the host's values and twist Jacobians (NumPy)."""
@@ -243,7 +252,8 @@ class _PoseQuery(torch.autograd.Function):
         v = torch.ops.osculate.pose_vjp(jacobians, cotangents, count, pose_a, pose_b)
         batch = _pose_batch(pose_a, pose_b, spec.name)
         v = v.reshape(batch + (14,))
-        ga = v[..., :7].sum_to_size(pose_a.shape) if ctx.needs_input_grad[4] else None
+        ga = v[..., :7].sum_to_size(pose_a.shape).to(pose_a.dtype) \
+            if ctx.needs_input_grad[4] else None
         gb = v[..., 7:].sum_to_size(pose_b.shape).to(pose_b.dtype) \
             if ctx.needs_input_grad[5] else None
         return None, None, None, None, ga, gb
@@ -354,7 +364,7 @@ def _dcol_kernel(spec):
     names = [n for n, _ in spec.outputs]
 
     def cpu(pose_a, pose_b, handle, jacobians):
-        _pose_batch(pose_a, pose_b, spec.name)
+        spec.check(pose_a, pose_b, None)
         _, (a, b), settings, _ = _entry(handle, "dcol")
         values, twist = _host.dcol_twist(a, b, settings, _np(pose_a), _np(pose_b),
                                          names if jacobians else ())
@@ -385,14 +395,14 @@ def dcol_alpha(a, pose_a, b, pose_b, **settings):
 
 # contacts padded to a capacity: manifolds, SDF-SDF collision points, local minimal distances
 
-_MANIFOLD = _Spec("manifold", list(_host.MANIFOLD_OUTPUTS), True)
-_SDF_PAIR = _Spec("sdf_pair", list(_host.SDF_PAIR_OUTPUTS), True)
-_LMD = _Spec("lmd", [("distance", ())], True)
+_MANIFOLD = _Spec("manifold", list(_host.MANIFOLD_OUTPUTS), True, 1)
+_SDF_PAIR = _Spec("sdf_pair", list(_host.SDF_PAIR_OUTPUTS), True, 1)
+_LMD = _Spec("lmd", [("distance", ())], True, 0)
 
 
 def _padded_kernel(spec, host):
     def cpu(pose_a, pose_b, handle, capacity, jacobians):
-        _pose_batch(pose_a, pose_b, spec.name)
+        spec.check(pose_a, pose_b, capacity)
         _, (a, b), settings, _ = _entry(handle, spec.name)
         values, twist = host(a, b, settings, capacity, _np(pose_a), _np(pose_b), jacobians)
         return spec.pack(values, twist, _float_dtype(pose_a, pose_b), jacobians)

@@ -301,6 +301,10 @@ def test_op_errors_are_clear(sphere_body):
         ot.dcol(osc.Convex.sphere(0.3), torch.zeros(3, 7), osc.Convex.sphere(0.5), pb)
     with pytest.raises(osc.CapacityError, match="capacity 3"):
         ot.manifold(body, pa, body, pb, capacity=3)
+    for device in ("cpu", "meta"):
+        with pytest.raises(ValueError, match="capacity must be >= 1"):
+            torch.ops.osculate.manifold(pa.to(device), pb.to(device), ot.register("manifold", body, body),
+                                        0, False)
     with pytest.raises(ValueError, match="not a handle"):
         torch.ops.osculate.manifold(pa, pb, 10 ** 9, 8, False)
     with pytest.raises(ValueError, match="not a handle"):  # a handle of another query
