@@ -219,7 +219,10 @@ def dcol_batch(a, poses_a, b, poses_b, derivatives=False, threads=0, check_statu
                **settings):
     """DCOL for N pairs over threads (osc_dcol_proximity_batch, the GIL released): a and b are one
     Convex each or sequences of N; poses_a, poses_b [N, 7] or one [7], broadcast against each
-    other (osculate.broadcast_poses). Each pair equals dcol()'s bit for bit. With
+    other (osculate.broadcast_poses). Each pair equals dcol()'s bit for bit. derivatives: True
+    for every Jacobian, or a sequence of output names ("alpha", "point", "point_a", "point_b",
+    "distance", "normal") for those only (the C solve skips what no output needs: the normal's
+    dual tangents when "normal" is not asked). With
     check_status=False, failed pairs are reported in `status` instead of raising. out: a DcolBatch
     of an earlier call with the same N (and derivatives) whose arrays are overwritten instead of
     allocating new ones (for loops that call it repeatedly); RuntimeError when another thread is
@@ -230,12 +233,13 @@ def dcol_batch(a, poses_a, b, poses_b, derivatives=False, threads=0, check_statu
     sa, keep_a = F.models(a, n, Convex, "a")
     sb, keep_b = F.models(b, n, Convex, "b")
     s = _dcol_settings(settings) if settings else _DCOL_DEFAULT
+    names = _jacobian_names(derivatives)
     if out is not None and (not isinstance(out, DcolBatch) or out._raw is None or
-                            len(out._raw) != n or bool(derivatives) != bool(out.jacobians)):
-        raise ValueError("dcol_batch: out must be a DcolBatch of %d pairs %s derivatives"
-                         % (n, "with" if derivatives else "without"))
+                            len(out._raw) != n or set(names) != set(out.jacobians)):
+        raise ValueError("dcol_batch: out must be a DcolBatch of %d pairs with the derivatives %s"
+                         % (n, list(names)))
     if out is None:
-        res, status, jac, js = _dcol_batch_arrays(n, derivatives)
+        res, status, jac, js = _dcol_batch_arrays(n, names)
     else:
         res, status, jac, js = out._raw, out.status, out.jacobians, out._js
     items = np.zeros(n, dtype=_DCOL_ITEM)
@@ -265,17 +269,33 @@ def dcol_batch(a, poses_a, b, poses_b, derivatives=False, threads=0, check_statu
                      res["iterations"].copy(), res["flags"].copy(), status, jac, res, js)
 
 
-def _dcol_batch_arrays(n, derivatives):
-    """The C outputs of a batch of n pairs: results, statuses, Jacobian arrays by name and the
-    osc_dcol_jacobians pointing into them (None without derivatives)."""
+def _jacobian_names(derivatives):
+    """The Jacobians dcol_batch's `derivatives` asks for: every output's for True, none for a
+    false value, else the names given (ValueError for a name that is not an output)."""
+    known = [name for name, _ in _DCOL_JAC]
+    if derivatives is None or isinstance(derivatives, (bool, int, np.bool_, np.integer)):
+        return tuple(known) if derivatives else ()
+    names = (derivatives,) if isinstance(derivatives, str) else tuple(derivatives)
+    for name in names:
+        if name not in known:
+            raise ValueError("dcol_batch: derivatives must be True or names among %s, got %r"
+                             % (known, name))
+    return names
+
+
+def _dcol_batch_arrays(n, names):
+    """The C outputs of a batch of n pairs: results, statuses, the Jacobian arrays of `names` by
+    name and the osc_dcol_jacobians pointing into them (NULL for the others; None without
+    names)."""
     res = np.zeros(n, dtype=_DCOL_RESULT)
     status = np.zeros(n, dtype=np.intc)
     jac, js = {}, None
-    if derivatives:
-        jac = {name: np.zeros((n, rows, 12)) for name, rows in _DCOL_JAC}
+    if names:
         js = np.zeros(n, dtype=_DCOL_JACS)
         for name, rows in _DCOL_JAC:
-            js[name] = jac[name].ctypes.data + np.arange(n, dtype=np.uint64) * (rows * 12 * 8)
+            if name in names:
+                jac[name] = np.zeros((n, rows, 12))
+                js[name] = jac[name].ctypes.data + np.arange(n, dtype=np.uint64) * (rows * 12 * 8)
     return res, status, jac, js
 
 

@@ -1,4 +1,5 @@
-"""ctypes declarations of the C API (include/osculate/*.h) and the shim (python/src/osculate_py.c).
+"""ctypes declarations of the C API (include/osculate/*.h) and the shims (python/src/osculate_py.c,
+python/src/found_rows.c).
 
 Everything here mirrors a header one to one: structs with the same fields in the same order,
 functions with the same arguments. ctypes.CDLL releases the GIL for the duration of every call.
@@ -648,6 +649,8 @@ _prototypes = {
     "oscpy_ref_create": (P, [P, P, C.POINTER(P), I]),
     "oscpy_ref_acquire": (None, [P]),
     "oscpy_ref_release": (None, [P]),
+    # python/src/found_rows.c
+    "oscpy_found_transpose": (None, [DP, I32P, DP, SZ, SZ, SZ, SZ, DP]),
 }
 
 

@@ -1,7 +1,9 @@
 """The host side of osculate.jax and osculate.torch: batched C calls returning values and their
 Jacobians with respect to the exposed inputs, as NumPy arrays. Pose inputs are raw (p, q)
 7-vectors; the C Jacobians along left twists are converted by osc_twist_jacobian_to_pq, so a pair
-query's Jacobian has 14 columns: d/d pose_a (7), then d/d pose_b (7)."""
+query's Jacobian has 14 columns: d/d pose_a (7), then d/d pose_b (7). The *_twist functions
+return the C library's twist Jacobians (12 columns) as it wrote them instead, for front ends that
+convert a cotangent, not a Jacobian (osculate.torch)."""
 
 import numpy as np
 
@@ -9,11 +11,11 @@ from ._dcol import dcol_batch
 from ._ffi import broadcast_poses as _broadcast_poses
 from ._ffi import floats
 from ._implicit import Implicit
-from ._lmd import lmd as lmd_query, lmd_settings
+from ._lmd import _batch as _lmd_batch, lmd_settings
 from ._manifold import _collide_batch as _manifold_batch, _size_of, manifold_settings
 from ._pose import pair_jacobian_to_pq
 from ._ray import ray_intersect_many
-from ._sdf_pair import sdf_pair_collide
+from ._sdf_pair import _collide_batch as _sdf_pair_batch
 
 DCOL_OUTPUTS = (("alpha", ()), ("distance", ()), ("point", (3,)), ("point_a", (3,)),
                 ("point_b", (3,)), ("normal", (3,)))
@@ -24,6 +26,17 @@ RAY_OUTPUTS = (("t", ()), ("point", (3,)), ("normal", (3,)))
 def broadcast_poses(pose_a, pose_b):
     """osculate.broadcast_poses, the one batch rule of the package: (pa [N, 7], pb [N, 7], batch)."""
     return _broadcast_poses(pose_a, pose_b, "poses")
+
+
+def dcol_twist(a, b, settings, pose_a, pose_b, names):
+    """(values, twist): DCOL_OUTPUTS [batch + shape] and the twist Jacobians of the outputs
+    `names` (a sequence, empty for none) [N, rows, 12] (A's twist, then B's; N = prod(batch)), as
+    the C batch wrote them; the C solve skips what no asked output needs."""
+    pa, pb, batch = broadcast_poses(pose_a, pose_b)
+    r = dcol_batch(a, pa, b, pb, derivatives=tuple(names), **settings)
+    values = {name: np.asarray(getattr(r, name)).reshape(batch + shape)
+              for name, shape in DCOL_OUTPUTS}
+    return values, r.jacobians
 
 
 def dcol(a, b, settings, pose_a, pose_b, jacobians):
@@ -63,16 +76,18 @@ def found_pose_jacobians(jacobians, count, pa, pb):
     return out
 
 
-def manifold(a, b, settings, capacity, pose_a, pose_b, jacobians):
-    """Contact manifolds padded to `capacity` slots: MANIFOLD_OUTPUTS [batch, capacity, ...]
-    (empty slots: distance d_max, weight 0, zero point and normal) and, with jacobians, d/d(pose_a,
-    pose_b) [batch, capacity, ..., 14] (zero in empty slots). Only the contacts found are copied
-    and converted; the padding is written, not computed."""
+def manifold_twist(a, b, settings, capacity, pose_a, pose_b, jacobians):
+    """Contact manifolds padded to `capacity` slots: (values, twist). values: MANIFOLD_OUTPUTS
+    [batch, capacity, ...] (empty slots: distance d_max, weight 0, zero point and normal) and count
+    [batch]; twist, with jacobians: the pose Jacobians by name [N, capacity, rows, 12] (A's twist,
+    then B's) as the C batch wrote them into unzeroed memory: the slots past a pair's count are
+    unspecified, to be read through the count only (oscpy_found_transpose, found_pose_jacobians).
+    """
     pa, pb, batch = broadcast_poses(pose_a, pose_b)
     settings = dict(settings)
     size = _size_of(a, b, settings.pop("size", None))
     contacts, twist, outs, _ = _manifold_batch(a, pa, b, pb, jacobians, capacity, 0, size, True,
-                                               settings)
+                                               settings, zero=False)
     n = len(pa)
     count = outs["count"].copy()
     found = np.arange(capacity)[None, :] < count[:, None]
@@ -83,13 +98,24 @@ def manifold(a, b, settings, capacity, pose_a, pose_b, jacobians):
             else np.zeros((n, capacity) + shape)
         v[found] = contacts[name][found]
         values[name] = v.reshape(batch + (capacity,) + shape)
+    values["count"] = count.reshape(batch)
+    return values, twist
+
+
+def manifold(a, b, settings, capacity, pose_a, pose_b, jacobians):
+    """Contact manifolds padded to `capacity` slots: MANIFOLD_OUTPUTS [batch, capacity, ...]
+    (empty slots: distance d_max, weight 0, zero point and normal) and, with jacobians, d/d(pose_a,
+    pose_b) [batch, capacity, ..., 14] (zero in empty slots). Only the contacts found are copied
+    and converted; the padding is written, not computed."""
+    values, twist = manifold_twist(a, b, settings, capacity, pose_a, pose_b, jacobians)
     jac = {}
     if jacobians:
+        pa, pb, batch = broadcast_poses(pose_a, pose_b)
         names = [name for name, _ in MANIFOLD_OUTPUTS]
-        converted = found_pose_jacobians([twist[name] for name in names], count, pa, pb)
+        converted = found_pose_jacobians([twist[name] for name in names],
+                                         values["count"].reshape(-1), pa, pb)
         for (name, shape), j in zip(MANIFOLD_OUTPUTS, converted):
             jac[name] = j.reshape(batch + (capacity,) + shape + (14,))
-    values["count"] = count.reshape(batch)
     return values, jac
 
 
@@ -168,62 +194,69 @@ def ray(surface, diameter, transform, settings, origins, directions, parameters,
 SDF_PAIR_OUTPUTS = (("point", (3,)), ("distance", ()))
 
 
-def sdf_pair(a, b, settings, capacity, pose_a, pose_b, jacobians):
-    """Smooth-mode collision points of two SDFs for each pose pair (one osc_sdf_pair_collide per
-    pair: the C library has no batch of it), padded to `capacity` slots deepest first: point
-    [batch, C, 3], distance [batch, C] (0 in empty slots), count [batch], and with jacobians
-    d/d(pose_a, pose_b) [batch, C, ..., 14] (zero in empty slots)."""
+def sdf_pair_twist(a, b, settings, capacity, pose_a, pose_b, jacobians):
+    """Smooth-mode collision points of two SDFs for each pose pair (osc_sdf_pair_collide_batch),
+    padded to `capacity` slots deepest first: (values, twist). values: point [batch, C, 3],
+    distance [batch, C] (0 in empty slots), count [batch]; twist, with jacobians: point [N, C, 3,
+    12] and distance [N, C, 1, 12] as the C batch wrote them into unzeroed memory (slots past a
+    pair's count unspecified, as manifold_twist's)."""
     if not settings.get("temperature", 0) > 0:
         raise ValueError("sdf_pair: derivatives need the smooth mode: pass temperature > 0")
     pa, pb, batch = broadcast_poses(pose_a, pose_b)
-    n = len(pa)
-    values = {"point": np.zeros((n, capacity, 3)), "distance": np.zeros((n, capacity)),
-              "count": np.zeros(n, dtype=np.int32)}
+    r = _sdf_pair_batch(a, pa, b, pb, capacity, jacobians, 0, True, settings, zero=False)
+    values = {"point": r.point.reshape(batch + (capacity, 3)),
+              "distance": r.distance.reshape(batch + (capacity,)),
+              "count": r.count.reshape(batch)}
+    twist = {}
     if jacobians:
-        twist = {"point": np.zeros((n, capacity, 3, 12)),
-                 "distance": np.zeros((n, capacity, 1, 12))}
-    for i in range(n):
-        r = sdf_pair_collide(a, pa[i], b, pb[i], capacity=capacity, derivatives=jacobians,
-                             **settings)
-        k = len(r)
-        values["point"][i, :k] = r.point
-        values["distance"][i, :k] = r.distance
-        values["count"][i] = k
-        if jacobians:
-            twist["point"][i, :k] = r.point_jacobian
-            twist["distance"][i, :k, 0] = r.distance_jacobian
+        twist = {"point": r.point_jacobian, "distance": r.distance_jacobian[:, :, None, :]}
+    return values, twist
+
+
+def sdf_pair(a, b, settings, capacity, pose_a, pose_b, jacobians):
+    """Smooth-mode collision points of two SDFs for each pose pair (osc_sdf_pair_collide_batch),
+    padded to `capacity` slots deepest first: point [batch, C, 3], distance [batch, C] (0 in empty
+    slots), count [batch], and with jacobians d/d(pose_a, pose_b) [batch, C, ..., 14] (zero in
+    empty slots)."""
+    values, twist = sdf_pair_twist(a, b, settings, capacity, pose_a, pose_b, jacobians)
     jac = {}
     if jacobians:
+        pa, pb, batch = broadcast_poses(pose_a, pose_b)
         point, distance = found_pose_jacobians([twist["point"], twist["distance"]],
-                                               values["count"], pa, pb)
-        jac = {"point": point, "distance": distance[:, :, 0]}
-    values = {k: v.reshape(batch + v.shape[1:]) for k, v in values.items()}
-    jac = {k: v.reshape(batch + v.shape[1:]) for k, v in jac.items()}
+                                               values["count"].reshape(-1), pa, pb)
+        jac = {"point": point.reshape(batch + point.shape[1:]),
+               "distance": distance[:, :, 0].reshape(batch + distance.shape[1:2] + (14,))}
     return values, jac
 
 
-def lmd(a, b, settings, capacity, pose_a, pose_b, jacobians):
-    """Local minimal distances between two Breps for each pose pair (one osc_lmd_query per pair),
-    padded to `capacity` slots in the query's order (by feature pair): distance [batch, C] (the
-    signed gap; empty slots: the gap at d_max, d_max - eps_a - eps_b), count [batch], and with
-    jacobians d distance / d(pose_a, pose_b) [batch, C, 14] (zero in empty slots).
-    CapacityError when a pair has more than `capacity` contacts."""
+def lmd_twist(a, b, settings, capacity, pose_a, pose_b, jacobians):
+    """Local minimal distances between two Breps for each pose pair (osc_lmd_query_batch), padded
+    to `capacity` slots in the query's order (by feature pair): (values, twist). values: distance
+    [batch, C] (the signed gap; empty slots: the gap at d_max, d_max - eps_a - eps_b), count
+    [batch]; twist, with jacobians: distance [N, C, 1, 12] as the C batch wrote them into unzeroed
+    memory (slots past a pair's count unspecified, as manifold_twist's). CapacityError when a pair
+    has more than `capacity` contacts."""
     s = lmd_settings(**settings)
     pa, pb, batch = broadcast_poses(pose_a, pose_b)
-    n = len(pa)
-    values = {"distance": np.full((n, capacity), s["d_max"] - s["eps_a"] - s["eps_b"]),
-              "count": np.zeros(n, dtype=np.int32)}
-    twist = np.zeros((n, capacity, 1, 12)) if jacobians else None
-    for i in range(n):
-        r = lmd_query(a, pa[i], b, pb[i], capacity=capacity, **settings)
-        k = len(r)
-        values["distance"][i, :k] = r.distance
-        values["count"][i] = k
-        if jacobians:
-            twist[i, :k, 0] = r.distance_jacobian
+    r = _lmd_batch(a, pa, b, pb, None, capacity, 0, True, settings, zero=False)
+    found = np.arange(capacity)[None, :] < r.count[:, None]
+    distance = np.where(found, r.distance, s["d_max"] - s["eps_a"] - s["eps_b"])
+    values = {"distance": distance.reshape(batch + (capacity,)), "count": r.count.reshape(batch)}
+    twist = {"distance": r.distance_jacobian[:, :, None, :]} if jacobians else {}
+    return values, twist
+
+
+def lmd(a, b, settings, capacity, pose_a, pose_b, jacobians):
+    """Local minimal distances between two Breps for each pose pair (osc_lmd_query_batch), padded
+    to `capacity` slots in the query's order (by feature pair): distance [batch, C] (the signed
+    gap; empty slots: the gap at d_max, d_max - eps_a - eps_b), count [batch], and with jacobians
+    d distance / d(pose_a, pose_b) [batch, C, 14] (zero in empty slots). CapacityError when a
+    pair has more than `capacity` contacts."""
+    values, twist = lmd_twist(a, b, settings, capacity, pose_a, pose_b, jacobians)
     jac = {}
     if jacobians:
-        jac["distance"] = found_pose_jacobians([twist], values["count"], pa, pb)[0][:, :, 0]
-    values = {k: v.reshape(batch + v.shape[1:]) for k, v in values.items()}
-    jac = {k: v.reshape(batch + v.shape[1:]) for k, v in jac.items()}
+        pa, pb, batch = broadcast_poses(pose_a, pose_b)
+        (distance,) = found_pose_jacobians([twist["distance"]], values["count"].reshape(-1), pa,
+                                           pb)
+        jac["distance"] = distance[:, :, 0].reshape(batch + (capacity, 14))
     return values, jac

@@ -231,12 +231,13 @@ class LmdBatch:
                               for k in _LMD_FIELDS + ("distance_jacobian",)})
 
 
-def _lmd_batch_run(items, s, cap, threads):
+def _lmd_batch_run(items, s, cap, threads, zero=True):
     """osc_lmd_query_batch into buffers of `cap` contacts a slot: (contacts [N, cap], distance
-    Jacobians [N, cap, 12], osc_lmd_output records [N], statuses [N], status)."""
+    Jacobians [N, cap, 12], osc_lmd_output records [N], statuses [N], status). zero=False leaves
+    the Jacobians unwritten (np.empty): their slots past a pair's count are then unspecified."""
     n = len(items)
     contacts = np.zeros((n, max(cap, 1)), dtype=_LMD_CONTACT)
-    jac = np.zeros((n, max(cap, 1), 12))
+    jac = (np.zeros if zero else np.empty)((n, max(cap, 1), 12))
     outs = np.zeros(n, dtype=_LMD_OUTPUT)
     outs["contacts"] = F.pointers_into(contacts, n)
     outs["capacity"] = cap
@@ -257,6 +258,12 @@ def lmd_batch(a, poses_a, b, poses_b, settings=None, capacity=None, threads=0, c
     naming the first slot with more. A failing slot raises the exception of its status with the
     slot's index ("item i") in the message; with check_status=False, failed slots are reported in
     `status` instead of raising."""
+    return _batch(a, poses_a, b, poses_b, settings, capacity, threads, check_status, overrides)
+
+
+def _batch(a, poses_a, b, poses_b, settings, capacity, threads, check_status, overrides,
+           zero=True):
+    """lmd_batch with `overrides` as a dict; zero=False as for _lmd_batch_run."""
     pa, pb, _ = F.broadcast_poses(poses_a, poses_b, "lmd_batch", 1, ("poses_a", "poses_b"))
     n = len(pa)
     F.integer(n, "lmd_batch: the number of pairs", F.SZ)
@@ -273,11 +280,11 @@ def lmd_batch(a, poses_a, b, poses_b, settings=None, capacity=None, threads=0, c
             raise ValueError("lmd_batch: capacity must be >= 0, got %d" % cap)
     items = np.zeros(n, dtype=_LMD_ITEM)
     items["a"], items["pose_a"], items["b"], items["pose_b"] = ha, pa, hb, pb
-    contacts, jac, outs, status, rc = _lmd_batch_run(items, s, cap, threads)
+    contacts, jac, outs, status, rc = _lmd_batch_run(items, s, cap, threads, zero)
     short = (status == CAPACITY) & (outs["needed"] > cap)
     if grow and short.any():  # the counts are deterministic: one retry suffices
         cap = int(outs["needed"][short].max())
-        contacts, jac, outs, status, rc = _lmd_batch_run(items, s, cap, threads)
+        contacts, jac, outs, status, rc = _lmd_batch_run(items, s, cap, threads, zero)
     if rc != OK and (check_status or not status.any()):
         i = int(np.flatnonzero(status)[0]) if status.any() else -1
         if i >= 0 and status[i] == CAPACITY:

@@ -240,12 +240,15 @@ def max_contacts(a, b, size=None, **settings):
     return lib.osc_manifold_max_contacts(_body(a, "a"), _body(b, "b"), C.byref(s))
 
 
-def _manifold_outputs(n, cap, derivatives):
+def _manifold_outputs(n, cap, derivatives, zero=True):
     """The C outputs of n manifold queries of `cap` contacts: contact records [n, cap], the pose
     Jacobians by name [n, cap, rows, 12] (none without derivatives) and the osc_manifold_output
-    records [n] pointing into them."""
-    contacts = np.zeros((n, cap), dtype=_CONTACT)
-    jac = {name: np.zeros((n, cap, rows, 12)) for name, rows in _MANIFOLD_JACOBIANS} \
+    records [n] pointing into them. zero=False leaves the records and Jacobians unwritten
+    (np.empty): the query writes the slots it fills, so the slots past a pair's count are then
+    unspecified, and a capacity that is mostly empty costs no memset."""
+    alloc = np.zeros if zero else np.empty
+    contacts = alloc((n, cap), dtype=_CONTACT)
+    jac = {name: alloc((n, cap, rows, 12)) for name, rows in _MANIFOLD_JACOBIANS} \
         if derivatives else {}
     outs = np.zeros(n, dtype=_MANIFOLD_OUTPUT)
     outs["contacts"] = F.pointers_into(contacts, n)
@@ -339,11 +342,11 @@ def manifold_collide_batch(a, poses_a, b, poses_b, derivatives=False, capacity=N
 
 
 def _collide_batch(a, poses_a, b, poses_b, derivatives, capacity, threads, size, check_status,
-                   settings):
+                   settings, zero=True):
     """The C call of manifold_collide_batch: (contact records [N, capacity], the pose Jacobians by
     name [N, capacity, rows, 12] (twist columns; none without derivatives), the
     osc_manifold_output records [N] (count, needed), status [N]). Slots past a pair's count are
-    the zeros they were allocated with."""
+    the zeros they were allocated with, or unspecified with zero=False (_manifold_outputs)."""
     pa, pb, _ = F.broadcast_poses(poses_a, poses_b, "manifold_collide_batch", 1,
                                   ("poses_a", "poses_b"))
     n = len(pa)
@@ -355,7 +358,7 @@ def _collide_batch(a, poses_a, b, poses_b, derivatives, capacity, threads, size,
     cap = _manifold_capacity(ha, hb, s, capacity)
     items = np.zeros(n, dtype=_MANIFOLD_ITEM)
     items["a"], items["pose_a"], items["b"], items["pose_b"] = ha, pa, hb, pb
-    contacts, jac, outs = _manifold_outputs(n, cap, derivatives)
+    contacts, jac, outs = _manifold_outputs(n, cap, derivatives, zero)
     status = np.zeros(n, dtype=np.intc)
     rc = lib.osc_manifold_collide_batch(items.ctypes.data, n, C.byref(s), outs.ctypes.data,
                                         status.ctypes.data, F.integer(threads, "threads"))

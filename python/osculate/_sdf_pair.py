@@ -192,6 +192,15 @@ def sdf_pair_collide_batch(a, poses_a, b, poses_b, capacity=64, derivatives=Fals
     CapacityError naming it, a failing slot the exception of its status with the slot's index
     ("item i") in the message; with check_status=False, failed slots are reported in `status`
     instead of raising."""
+    return _collide_batch(a, poses_a, b, poses_b, capacity, derivatives, threads, check_status,
+                          settings)
+
+
+def _collide_batch(a, poses_a, b, poses_b, capacity, derivatives, threads, check_status, settings,
+                   zero=True):
+    """sdf_pair_collide_batch with `settings` as a dict; zero=False leaves the Jacobians
+    unwritten (np.empty), so that their slots past a pair's count are unspecified and a capacity
+    that is mostly empty costs no memset."""
     pa, pb, _ = F.broadcast_poses(poses_a, poses_b, "sdf_pair_collide_batch", 1,
                                   ("poses_a", "poses_b"))
     n = len(pa)
@@ -205,8 +214,9 @@ def sdf_pair_collide_batch(a, poses_a, b, poses_b, capacity=64, derivatives=Fals
     items = np.zeros(n, dtype=_SDF_PAIR_ITEM)
     items["a"], items["pose_a"], items["b"], items["pose_b"] = sa, pa, sb, pb
     contacts = np.zeros((n, cap), dtype=_SDF_CONTACT)
-    pj = np.zeros((n, cap, 3, 12)) if derivatives else None
-    ej = np.zeros((n, cap, 12)) if derivatives else None
+    alloc = np.zeros if zero else np.empty
+    pj = alloc((n, cap, 3, 12)) if derivatives else None
+    ej = alloc((n, cap, 12)) if derivatives else None
     outs = np.zeros(n, dtype=_SDF_PAIR_OUTPUT)
     outs["contacts"] = F.pointers_into(contacts, n)
     outs["capacity"] = cap

@@ -1,143 +1,425 @@
-"""osculate's queries as PyTorch functions: torch.autograd.Function wrappers whose backward passes
-apply the C library's exact Jacobians (one batched C call forward, computing the Jacobians only
-when an input requires grad).
+"""osculate's queries as PyTorch custom operators (torch.library, namespace `osculate`): each query
+is an op with a CPU kernel (one batched C call through the NumPy layer), a Meta kernel (the output
+shapes and dtypes, no C call) and an Autograd kernel (a torch.autograd.Function) whose backward is
+itself an op, so a graph through osculate is made of ops (torch.ops.osculate.<name>).
 
 Every pair query takes (a, pose_a, b, pose_b, ...) as the NumPy API and the C library do. Poses are
 [..., 7] tensors (px, py, pz, qw, qx, qy, qz) that broadcast against each other
 (osculate.broadcast_poses); the quaternion is used as q / |q|, and gradients are with respect to
 these raw components (osculate.pair_jacobian_to_twist turns them into the twist columns of the
-NumPy API; docs/python.md). Use float64 tensors for
-gradients that match finite differences (torch.autograd.gradcheck); the C library computes in
-double precision whatever the dtype. Tensors live on the CPU (CUDA tensors are copied to it).
+NumPy API; docs/python.md). Use float64 tensors for gradients that match finite differences
+(torch.autograd.gradcheck); the C library computes in double precision whatever the dtype. The
+ops run on the CPU: the functions below copy other devices' tensors to it and their results back.
+
+Forward computes the C library's Jacobians only when an input requires grad, and keeps them as
+the C library wrote them, along the twists of A and B (12 columns); backward contracts the incoming
+gradient with the Jacobians of the contacts found only (oscpy_found_transpose) and converts the
+[12] twist cotangent of each batch item to the raw poses once (pair_jacobian_to_pq, linear), so
+its cost is proportional to the contacts, not to the capacity.
+
+Models (Convex, Body, SDF, Brep, Implicit) and settings cannot cross an op's schema: register()
+maps them to an int handle that the ops take. The registry holds the models it was given, alive,
+until release_models(); the functions below register their arguments on each call (the same
+objects and settings give the same handle).
 """
+
+import ctypes as C
+import itertools
+import threading
 
 import numpy as np
 import torch
 
 from . import _host
-from ._ffi import integer as _integer
+from ._ffi import integer as _integer, lib
 
 __all__ = ["dcol", "dcol_alpha", "manifold", "sdf_pair", "lmd", "sdf", "ray_intersect",
-           "ray_intersect_sag"]
+           "ray_intersect_sag", "register", "release_models"]
+
+# ------------------------------------------------------------------------------------------------
+# the model registry: int handles for the models and settings the ops cannot take
+
+_QUERIES = ("dcol", "manifold", "sdf_pair", "lmd", "sdf", "ray")
+_registry = {}  # handle -> (query, models, settings, derived values such as a default capacity)
+_handles = {}  # (query, model ids, settings) -> handle
+_registry_lock = threading.Lock()
+_next_handle = itertools.count(1)
 
 
-def _np(t):
-    return t.detach().cpu().numpy().astype(np.float64)
+def register(query, *models, **settings):
+    """The int handle under which the ops find `models` and `settings` for `query` ("dcol":
+    Convex a, b; "manifold": Body a, b; "sdf_pair": SDF (or Grid) a, b; "lmd": Brep a, b; "sdf":
+    an SDF or Grid; "ray": an Implicit surface or None for the sag, the aperture diameter (None
+    for a surface), the transform (or None)). The same objects and settings give the same handle;
+    the registry keeps the objects alive until release_models()."""
+    if query not in _QUERIES:
+        raise ValueError("register: query must be one of %s, got %r" % (_QUERIES, query))
+    key = (query, _key(models), _key(settings))
+    handle = _handles.get(key)
+    if handle is None:
+        with _registry_lock:
+            handle = _handles.get(key)
+            if handle is None:
+                handle = next(_next_handle)
+                _registry[handle] = (query, tuple(models), dict(settings), {})
+                _handles[key] = handle
+    return handle
 
 
-def _t(a, like):
-    return torch.as_tensor(np.ascontiguousarray(a), dtype=like.dtype, device=like.device)
+def _key(value):
+    """A hashable key equal for equal settings: numbers and arrays by value (bit for bit), dicts
+    and sequences by their items, any other object (a model) by identity, which the registry
+    keeps valid by holding the object."""
+    if isinstance(value, dict):
+        return ("dict",) + tuple(sorted((str(k), _key(v)) for k, v in value.items()))
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        return ("array", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return ("sequence",) + tuple(_key(v) for v in value)
+    if value is None or isinstance(value, (bool, int, float, str, np.generic)):
+        return (type(value).__name__, repr(value))
+    return ("object", id(value))
+
+
+def release_models():
+    """Drops every registered model and setting (the ops then refuse the handles made before)."""
+    with _registry_lock:
+        _registry.clear()
+        _handles.clear()
+
+
+def _entry(handle, query):
+    entry = _registry.get(handle)
+    if entry is None or entry[0] != query:
+        raise ValueError("osculate.%s: %r is not a handle of register(%r, ...) (or was released by "
+                         "release_models())" % (query, handle, query))
+    return entry
 
 
 # ------------------------------------------------------------------------------------------------
-# DCOL
+# shared pieces
 
-_DCOL_NAMES = [n for n, _ in _host.DCOL_OUTPUTS]
-_DCOL_RANKS = [len(s) for _, s in _host.DCOL_OUTPUTS]
+_LIB = torch.library.Library("osculate", "DEF")  # kept: the registrations live as long as it
+_F64 = torch.float64
 
 
-class _Dcol(torch.autograd.Function):
+def _np(t):
+    return t.detach().cpu().numpy().astype(np.float64, copy=False)
+
+
+def _out(array, dtype):
+    return torch.from_numpy(np.asarray(array, order="C")).to(dtype)
+
+
+def _none(like=None):
+    """The placeholder of a Jacobian output that was not asked for (on like's device)."""
+    return torch.empty(0, dtype=_F64) if like is None else like.new_empty(0, dtype=_F64)
+
+
+def _float_dtype(*tensors):
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = torch.promote_types(dtype, t.dtype)
+    return dtype
+
+
+def _pose_batch(pose_a, pose_b, where):
+    """The broadcast batch shape of poses [..., 7]; ValueError naming `where` otherwise."""
+    if pose_a.shape[-1:] != (7,) or pose_b.shape[-1:] != (7,):
+        raise ValueError("osculate.%s: poses must have shape (..., 7), got %s and %s"
+                         % (where, tuple(pose_a.shape), tuple(pose_b.shape)))
+    try:
+        return tuple(torch.broadcast_shapes(pose_a.shape[:-1], pose_b.shape[:-1]))
+    except RuntimeError as e:
+        raise ValueError("osculate.%s: poses %s and %s do not broadcast (%s)"
+                         % (where, tuple(pose_a.shape), tuple(pose_b.shape), e)) from None
+
+
+def _float_tensor(x, like=None):
+    """x as a floating tensor (float64 for integers and lists), of like's dtype when given."""
+    t = torch.as_tensor(x)
+    if like is not None:
+        return t.to(like.dtype)
+    return t if t.is_floating_point() else t.to(_F64)
+
+
+class _BelowAutograd:
+    """Runs the ops' kernels below the Autograd key (inside an Autograd kernel, calling the op
+    again reaches its CPU or Meta kernel): torch 1.13's guard is active while it exists."""
+
+    def __enter__(self):
+        self._guard = torch._C._AutoDispatchBelowAutograd()
+
+    def __exit__(self, *exc):
+        del self._guard
+
+
+# ------------------------------------------------------------------------------------------------
+# the pose queries: dcol, dcol_alpha (dense), manifold, sdf_pair, lmd (padded to a capacity)
+
+
+class _Spec:
+    """A pose query's op: its outputs [(name, per-item shape)] (differentiable), whether they are
+    padded to a capacity (then also a count), and the C rows of each output's Jacobian."""
+
+    def __init__(self, name, outputs, padded, least_capacity=None):
+        self.name, self.outputs, self.padded = name, outputs, padded
+        self.least_capacity = least_capacity
+        self.rows = [int(np.prod(shape, dtype=int)) for _, shape in outputs]
+        values = ", ".join("Tensor %s" % n for n, _ in outputs)
+        jacobians = ", ".join("Tensor %s_jacobian" % n for n, _ in outputs)
+        capacity = "int capacity, " if padded else ""
+        count = "Tensor count, " if padded else ""
+        self.schema = ("%s(Tensor pose_a, Tensor pose_b, int handle, %sbool jacobians) -> "
+                       "(%s, %s%s)" % (name, capacity, values, count, jacobians))
+
+    def meta(self, pose_a, pose_b, handle, *rest):
+        """The outputs' shapes and dtypes: values [batch, (capacity,) ...] in the poses' dtype,
+        count int32 [batch], Jacobians float64 [N, (capacity,) rows, 12] or [0]."""
+        capacity, jacobians = rest if self.padded else (None, rest[0])
+        batch = self.check(pose_a, pose_b, capacity)
+        n = int(np.prod(batch, dtype=int))
+        slots = (capacity,) if self.padded else ()
+        dtype = _float_dtype(pose_a, pose_b)
+        out = [pose_a.new_empty(batch + slots + shape, dtype=dtype) for _, shape in self.outputs]
+        if self.padded:
+            out.append(pose_a.new_empty(batch, dtype=torch.int32))
+        out += [pose_a.new_empty((n,) + slots + (rows, 12) if jacobians else (0,), dtype=_F64)
+                for rows in self.rows]
+        return tuple(out)
+
+    def check(self, pose_a, pose_b, capacity):
+        """The batch shape of the poses; ValueError for bad poses or a capacity below the least
+        the query takes."""
+        if self.padded and capacity < self.least_capacity:
+            raise ValueError("osculate.%s: capacity must be >= %d, got %d"
+                             % (self.name, self.least_capacity, capacity))
+        return _pose_batch(pose_a, pose_b, self.name)
+
+    def pack(self, values, twist, dtype, jacobians):
+        """A CPU kernel's outputs from the host's values and twist Jacobians (NumPy)."""
+        out = [_out(values[n], dtype) for n, _ in self.outputs]
+        if self.padded:
+            out.append(torch.from_numpy(np.asarray(values["count"], dtype=np.int32, order="C")))
+        for (n, _), rows in zip(self.outputs, self.rows):
+            if not jacobians:
+                out.append(_none())
+                continue
+            j = twist[n]
+            out.append(torch.from_numpy(j.reshape(j.shape[:-2] + (rows, 12))))
+        return tuple(out)
+
+
+class _PoseQuery(torch.autograd.Function):
+    """The Autograd kernel of a pose query's op: forward runs the op below autograd (with the
+    Jacobians when a pose requires grad), backward is the op pose_vjp."""
+
     @staticmethod
-    def forward(ctx, pose_a, pose_b, a, b, settings):
-        need = pose_a.requires_grad or pose_b.requires_grad
-        values, jac = _host.dcol(a, b, settings, _np(pose_a), _np(pose_b), need)
-        ctx.shapes = (pose_a.shape, pose_b.shape)
+    def forward(ctx, spec, handle, capacity, jacobians, pose_a, pose_b):
+        need = ctx.needs_input_grad[4] or ctx.needs_input_grad[5]
+        extra = (capacity,) if spec.padded else ()
+        with _BelowAutograd():
+            out = getattr(torch.ops.osculate, spec.name)(pose_a, pose_b, handle, *extra,
+                                                         bool(jacobians or need))
+        k = len(spec.outputs)
+        values, rest = list(out[:k]), list(out[k:])
+        count = rest.pop(0) if spec.padded else None
+        twist = rest
+        ctx.spec = spec
+        ctx.set_materialize_grads(False)
         if need:
-            ctx.save_for_backward(*[_t(jac[n], pose_a) for n in _DCOL_NAMES])
-        return tuple(_t(values[n], pose_a) for n in _DCOL_NAMES)
+            ctx.save_for_backward(pose_a, pose_b, count, *twist)
+        kept = twist if jacobians else [_none(pose_a) for _ in twist]
+        extras = ([count] if spec.padded else []) + kept
+        ctx.mark_non_differentiable(*extras)
+        return tuple(values + extras)
 
     @staticmethod
+    @torch.autograd.function.once_differentiable
     def backward(ctx, *grads):
-        jacs = ctx.saved_tensors
-        shape_a, shape_b = ctx.shapes
-        total = None
-        for j, g, rank in zip(jacs, grads, _DCOL_RANKS):
+        spec = ctx.spec
+        pose_a, pose_b, count, *twist = ctx.saved_tensors
+        jacobians, cotangents = [], []
+        for j, g in zip(twist, grads[:len(spec.outputs)]):
             if g is None:
                 continue
-            v = j * g.reshape(g.shape + (1,))
-            for _ in range(rank):
-                v = v.sum(dim=-2)
-            total = v if total is None else total + v
-        ga = _reduce(total[..., :7], shape_a)
-        gb = _reduce(total[..., 7:], shape_b)
-        return ga, gb, None, None, None
+            n, rows = j.shape[0], j.shape[-2]
+            # a dense query is one slot of a padded one: [N, rows, 12] -> [N, 1, rows, 12]
+            jacobians.append(j if spec.padded else j.reshape(n, 1, rows, 12))
+            cotangents.append(g.reshape(n, -1, rows))
+        if not jacobians:
+            return (None,) * 6
+        v = torch.ops.osculate.pose_vjp(jacobians, cotangents, count, pose_a, pose_b)
+        batch = _pose_batch(pose_a, pose_b, spec.name)
+        v = v.reshape(batch + (14,))
+        ga = v[..., :7].sum_to_size(pose_a.shape).to(pose_a.dtype) \
+            if ctx.needs_input_grad[4] else None
+        gb = v[..., 7:].sum_to_size(pose_b.shape).to(pose_b.dtype) \
+            if ctx.needs_input_grad[5] else None
+        return None, None, None, None, ga, gb
 
 
-def _reduce(v, shape):
-    """Sums a broadcast gradient v back to `shape`."""
-    while v.dim() > len(shape):
-        v = v.sum(dim=0)
-    for i, want in enumerate(shape):
-        if want == 1 and v.shape[i] != 1:
-            v = v.sum(dim=i, keepdim=True)
-    return v.reshape(shape)
+def _define(spec, cpu):
+    """Defines the op of `spec` with the CPU kernel `cpu`, the Meta and Autograd kernels."""
+    _LIB.define(spec.schema)
+    _LIB.impl(spec.name, cpu, "CPU")
+    _LIB.impl(spec.name, spec.meta, "Meta")
+    op = getattr(torch.ops.osculate, spec.name)
+    if spec.padded:
+        def autograd(pose_a, pose_b, handle, capacity, jacobians):
+            if not _grad_needed(pose_a, pose_b):
+                with _BelowAutograd():
+                    return op(pose_a, pose_b, handle, capacity, jacobians)
+            return _PoseQuery.apply(spec, handle, capacity, jacobians, pose_a, pose_b)
+    else:
+        def autograd(pose_a, pose_b, handle, jacobians):
+            if not _grad_needed(pose_a, pose_b):
+                with _BelowAutograd():
+                    return op(pose_a, pose_b, handle, jacobians)
+            return _PoseQuery.apply(spec, handle, None, jacobians, pose_a, pose_b)
+    _LIB.impl(spec.name, autograd, "Autograd")
+
+
+def _grad_needed(*tensors):
+    """Whether an Autograd kernel must record its op: grad mode on and an input requiring grad
+    (otherwise it goes straight below autograd, without a torch.autograd.Function)."""
+    return torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
+
+
+# the backward of every pose query: a vector-Jacobian product over the contacts found
+_LIB.define("pose_vjp(Tensor[] jacobians, Tensor[] cotangents, Tensor? count, Tensor pose_a, "
+            "Tensor pose_b) -> Tensor")
+
+
+def _pose_vjp_cpu(jacobians, cotangents, count, pose_a, pose_b):
+    """sum over k, found slots s < count[i] and rows r of cotangents[k][i, s, r] J_k[i, s, r, :]
+    (twist columns, oscpy_found_transpose) for each item i, then converted to the raw poses:
+    [N, 14] (d/d pose_a, d/d pose_b) in the poses' dtype. jacobians[k] [N, C_k, rows_k, 12]
+    float64, cotangents[k] [N, C_k, rows_k]; count [N] int32 (None: every slot is found)."""
+    pa, pb, batch = _host.broadcast_poses(_np(pose_a), _np(pose_b))
+    n = len(pa)
+    if len(jacobians) != len(cotangents):
+        raise ValueError("osculate.pose_vjp: %d jacobians but %d cotangents"
+                         % (len(jacobians), len(cotangents)))
+    total = np.zeros((n, 12))
+    part = np.empty((n, 12))
+    for j, ct in zip(jacobians, cotangents):
+        if j.dim() != 4 or j.shape[0] != n or j.shape[3] != 12 or j.dtype != _F64:
+            raise ValueError("osculate.pose_vjp: a jacobian must be float64 [%d, slots, rows, 12], "
+                             "got %s %s" % (n, j.dtype, tuple(j.shape)))
+        cap, rows = j.shape[1], j.shape[2]
+        if tuple(ct.shape) != (n, cap, rows):
+            raise ValueError("osculate.pose_vjp: the cotangent of a jacobian %s must be %s, got %s"
+                             % (tuple(j.shape), (n, cap, rows), tuple(ct.shape)))
+        if count is None:
+            found = np.full(n, cap, dtype=np.int32)
+        else:
+            found = np.ascontiguousarray(count.detach().cpu().numpy(), dtype=np.int32).reshape(-1)
+            if found.shape != (n,):
+                raise ValueError("osculate.pose_vjp: count must have %d entries, got %s"
+                                 % (n, tuple(count.shape)))
+        jn = np.ascontiguousarray(j.detach().cpu().numpy())
+        cn = np.ascontiguousarray(ct.detach().cpu().numpy(), dtype=np.float64)
+        lib.oscpy_found_transpose(jn.ctypes.data_as(C.POINTER(C.c_double)),
+                                  found.ctypes.data_as(C.POINTER(C.c_int32)),
+                                  cn.ctypes.data_as(C.POINTER(C.c_double)), n, cap, rows, 12,
+                                  part.ctypes.data_as(C.POINTER(C.c_double)))
+        total += part
+    pq = _host.pair_jacobian_to_pq(total[:, None, :], pa, pb)[:, 0, :]
+    return _out(pq, _float_dtype(pose_a, pose_b))
+
+
+def _pose_vjp_meta(jacobians, cotangents, count, pose_a, pose_b):
+    n = int(np.prod(_pose_batch(pose_a, pose_b, "pose_vjp"), dtype=int))
+    return pose_a.new_empty((n, 14), dtype=_float_dtype(pose_a, pose_b))
+
+
+def _pose_vjp_autograd(jacobians, cotangents, count, pose_a, pose_b):
+    """pose_vjp is a backward (the queries' backward is once differentiable): it runs below
+    autograd, its result not differentiated."""
+    with _BelowAutograd():
+        return torch.ops.osculate.pose_vjp(jacobians, cotangents, count, pose_a, pose_b)
+
+
+_LIB.impl("pose_vjp", _pose_vjp_cpu, "CPU")
+_LIB.impl("pose_vjp", _pose_vjp_meta, "Meta")
+_LIB.impl("pose_vjp", _pose_vjp_autograd, "Autograd")
+
+
+def _pose_args(pose_a, pose_b):
+    """The poses of a query as float tensors of one dtype on the CPU, and their device (the
+    kernels check their shapes)."""
+    pose_a = _float_tensor(pose_a)
+    pose_b = _float_tensor(pose_b, pose_a)
+    return pose_a.to("cpu"), pose_b.to("cpu"), pose_a.device
+
+
+# DCOL
+
+_DCOL = _Spec("dcol", list(_host.DCOL_OUTPUTS), False)
+_DCOL_ALPHA = _Spec("dcol_alpha", [("alpha", ())], False)
+
+
+def _dcol_kernel(spec):
+    names = [n for n, _ in spec.outputs]
+
+    def cpu(pose_a, pose_b, handle, jacobians):
+        spec.check(pose_a, pose_b, None)
+        _, (a, b), settings, _ = _entry(handle, "dcol")
+        values, twist = _host.dcol_twist(a, b, settings, _np(pose_a), _np(pose_b),
+                                         names if jacobians else ())
+        return spec.pack(values, twist, _float_dtype(pose_a, pose_b), jacobians)
+    return cpu
+
+
+_define(_DCOL, _dcol_kernel(_DCOL))
+_define(_DCOL_ALPHA, _dcol_kernel(_DCOL_ALPHA))
 
 
 def dcol(a, pose_a, b, pose_b, **settings):
     """DCOL between Convex shapes a and b at poses [..., 7] (broadcast): a dict of alpha,
     distance [...], point, point_a, point_b, normal [..., 3], differentiable in both poses.
-    Settings: osculate.dcol_settings()."""
-    pose_a = torch.as_tensor(pose_a)
-    pose_b = torch.as_tensor(pose_b)
-    if pose_a.shape[-1:] != (7,) or pose_b.shape[-1:] != (7,):
-        raise ValueError("poses must have shape (..., 7), got %s and %s"
-                         % (tuple(pose_a.shape), tuple(pose_b.shape)))
-    if not pose_a.is_floating_point():
-        pose_a = pose_a.double()
-    if not pose_b.is_floating_point():
-        pose_b = pose_b.double()
-    out = _Dcol.apply(pose_a, pose_b.to(pose_a.dtype), a, b, settings)
-    return dict(zip(_DCOL_NAMES, out))
+    Settings: osculate.dcol_settings(). The op: torch.ops.osculate.dcol."""
+    pa, pb, device = _pose_args(pose_a, pose_b)
+    out = torch.ops.osculate.dcol(pa, pb, register("dcol", a, b, **settings), False)
+    return {n: v.to(device) for (n, _), v in zip(_DCOL.outputs, out)}
 
 
 def dcol_alpha(a, pose_a, b, pose_b, **settings):
-    """DCOL's alpha (< 1: interpenetrating), differentiable in both poses [..., 7]."""
-    return dcol(a, pose_a, b, pose_b, **settings)["alpha"]
+    """DCOL's alpha (< 1: interpenetrating), differentiable in both poses [..., 7]; computes
+    alpha's Jacobian only. The op: torch.ops.osculate.dcol_alpha."""
+    pa, pb, device = _pose_args(pose_a, pose_b)
+    return torch.ops.osculate.dcol_alpha(pa, pb, register("dcol", a, b, **settings),
+                                         False)[0].to(device)
 
 
-# ------------------------------------------------------------------------------------------------
 # contacts padded to a capacity: manifolds, SDF-SDF collision points, local minimal distances
 
-
-class _PaddedContacts(torch.autograd.Function):
-    """query(pa, pb, jac) -> (values, jacobians) dicts over `outputs` [(name, per-contact shape)]
-    padded to the capacity, plus "count"; each output's Jacobian has 14 pose columns."""
-
-    @staticmethod
-    def forward(ctx, pose_a, pose_b, query, outputs):
-        need = pose_a.requires_grad or pose_b.requires_grad
-        values, jac = query(_np(pose_a), _np(pose_b), need)
-        names = [n for n, _ in outputs]
-        ctx.shapes = (pose_a.shape, pose_b.shape)
-        ctx.ranks = [len(shape) + 1 for _, shape in outputs]  # + the contact slot
-        if need:
-            ctx.save_for_backward(*[_t(jac[n], pose_a) for n in names])
-        count = torch.as_tensor(values["count"])
-        ctx.mark_non_differentiable(count)
-        return tuple(_t(values[n], pose_a) for n in names) + (count,)
-
-    @staticmethod
-    def backward(ctx, *grads):
-        total = None
-        for j, g, rank in zip(ctx.saved_tensors, grads[:-1], ctx.ranks):
-            if g is None:
-                continue
-            v = j * g.reshape(g.shape + (1,))
-            for _ in range(rank):
-                v = v.sum(dim=-2)
-            total = v if total is None else total + v
-        shape_a, shape_b = ctx.shapes
-        return _reduce(total[..., :7], shape_a), _reduce(total[..., 7:], shape_b), None, None
+_MANIFOLD = _Spec("manifold", list(_host.MANIFOLD_OUTPUTS), True, 1)
+_SDF_PAIR = _Spec("sdf_pair", list(_host.SDF_PAIR_OUTPUTS), True, 1)
+_LMD = _Spec("lmd", [("distance", ())], True, 0)
 
 
-def _padded_contacts(query, outputs, pose_a, pose_b):
-    pose_a = torch.as_tensor(pose_a)
-    if not pose_a.is_floating_point():
-        pose_a = pose_a.double()
-    pose_b = torch.as_tensor(pose_b).to(pose_a.dtype)
-    out = _PaddedContacts.apply(pose_a, pose_b, query, outputs)
-    result = dict(zip([n for n, _ in outputs], out[:-1]))
-    result["count"] = out[-1]
+def _padded_kernel(spec, host):
+    def cpu(pose_a, pose_b, handle, capacity, jacobians):
+        spec.check(pose_a, pose_b, capacity)
+        _, (a, b), settings, _ = _entry(handle, spec.name)
+        values, twist = host(a, b, settings, capacity, _np(pose_a), _np(pose_b), jacobians)
+        return spec.pack(values, twist, _float_dtype(pose_a, pose_b), jacobians)
+    return cpu
+
+
+_define(_MANIFOLD, _padded_kernel(_MANIFOLD, _host.manifold_twist))
+_define(_SDF_PAIR, _padded_kernel(_SDF_PAIR, _host.sdf_pair_twist))
+_define(_LMD, _padded_kernel(_LMD, _host.lmd_twist))
+
+
+def _padded(spec, handle, capacity, pose_a, pose_b):
+    pa, pb, device = _pose_args(pose_a, pose_b)
+    out = getattr(torch.ops.osculate, spec.name)(pa, pb, handle, capacity, False)
+    k = len(spec.outputs)
+    result = {n: v.to(device) for (n, _), v in zip(spec.outputs, out[:k])}
+    result["count"] = out[k].to(device)
     return result
 
 
@@ -145,124 +427,240 @@ def manifold(a, pose_a, b, pose_b, capacity=None, **settings):
     """The contact manifold of Bodies a and b at poses [..., 7], padded to `capacity` slots
     (default: osculate.max_contacts): a dict of point [..., C, 3], distance [..., C] (signed:
     negative is penetration), normal, weight (differentiable in both poses) and count. Empty slots
-    have weight 0 and distance d_max; slots
-    are re-assigned as contacts come and go, so differentiate sums over contacts."""
-    from ._manifold import max_contacts
-    cap = max_contacts(a, b, **settings) if capacity is None else _integer(capacity, "capacity")
-    return _padded_contacts(lambda pa, pb, jac: _host.manifold(a, b, settings, cap, pa, pb, jac),
-                            _host.MANIFOLD_OUTPUTS, pose_a, pose_b)
+    have weight 0 and distance d_max; slots are re-assigned as contacts come and go, so
+    differentiate sums over contacts. Backward costs the contacts found, not the capacity. The
+    op: torch.ops.osculate.manifold."""
+    handle = register("manifold", a, b, **settings)
+    if capacity is None:
+        derived = _registry[handle][3]
+        if "capacity" not in derived:
+            from ._manifold import max_contacts
+            derived["capacity"] = max_contacts(a, b, **settings)
+        cap = derived["capacity"]
+    else:
+        cap = _integer(capacity, "capacity")
+    return _padded(_MANIFOLD, handle, cap, pose_a, pose_b)
 
 
 def sdf_pair(a, pose_a, b, pose_b, capacity=16, **settings):
     """Smooth-mode collision points of two SDFs (temperature > 0) at poses [..., 7]: a dict of
     point [..., C, 3] and distance [..., C] (signed, negative inside both; differentiable in both
-    poses; empty slots 0) and count. One C query per pose pair."""
-    cap = _integer(capacity, "capacity")
-    return _padded_contacts(lambda pa, pb, jac: _host.sdf_pair(a, b, settings, cap, pa, pb, jac),
-                            _host.SDF_PAIR_OUTPUTS, pose_a, pose_b)
+    poses; empty slots 0) and count. One batched C call (osc_sdf_pair_collide_batch);
+    CapacityError beyond `capacity` points. The op: torch.ops.osculate.sdf_pair."""
+    if not settings.get("temperature", 0) > 0:
+        raise ValueError("sdf_pair: derivatives need the smooth mode: pass temperature > 0")
+    return _padded(_SDF_PAIR, register("sdf_pair", a, b, **settings),
+                   _integer(capacity, "capacity"), pose_a, pose_b)
 
 
 def lmd(a, pose_a, b, pose_b, capacity=32, **settings):
     """The local minimal distances between Breps a and b at poses [..., 7]: a dict of distance
     [..., C] (the signed gap, differentiable in both poses from the C Jacobian; empty slots hold
     the gap at d_max, d_max - eps_a - eps_b) and count. Slots follow the query's order (by
-    feature pair), so differentiate sums over contacts of a function that vanishes at d_max. One C
-    query per pose pair; CapacityError beyond `capacity` contacts. Settings:
-    osculate.lmd_settings()."""
-    cap = _integer(capacity, "capacity")
-    return _padded_contacts(lambda pa, pb, jac: _host.lmd(a, b, settings, cap, pa, pb, jac),
-                            [("distance", ())], pose_a, pose_b)
+    feature pair), so differentiate sums over contacts of a function that vanishes at d_max. One
+    batched C call (osc_lmd_query_batch); CapacityError beyond `capacity` contacts. Settings:
+    osculate.lmd_settings(). The op: torch.ops.osculate.lmd."""
+    return _padded(_LMD, register("lmd", a, b, **settings), _integer(capacity, "capacity"),
+                   pose_a, pose_b)
 
 
 # ------------------------------------------------------------------------------------------------
 # SDF values
 
+_LIB.define("sdf(Tensor points, int handle, bool jacobians) -> (Tensor value, Tensor gradient)")
+
+
+def _sdf_points(points):
+    if points.shape[-1:] != (3,):
+        raise ValueError("osculate.sdf: points must have shape (..., 3), got %s"
+                         % (tuple(points.shape),))
+
+
+def _sdf_cpu(points, handle, jacobians):
+    _sdf_points(points)
+    _, (model,), _, _ = _entry(handle, "sdf")
+    v, g = _host.sdf(model, _np(points), jacobians)
+    return _out(v, points.dtype), (torch.from_numpy(g) if jacobians else _none())
+
+
+def _sdf_meta(points, handle, jacobians):
+    _sdf_points(points)
+    return (points.new_empty(points.shape[:-1]),
+            points.new_empty(points.shape if jacobians else (0,), dtype=_F64))
+
 
 class _Sdf(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, points, model):
-        v, g = _host.sdf(model, _np(points), points.requires_grad)
-        if points.requires_grad:
-            ctx.save_for_backward(_t(g, points))
-        return _t(v, points)
+    """The Autograd kernel of osculate::sdf: backward is gradient * incoming (aten ops)."""
 
     @staticmethod
-    def backward(ctx, grad):
+    def forward(ctx, handle, jacobians, points):
+        need = ctx.needs_input_grad[2]
+        with _BelowAutograd():
+            v, g = torch.ops.osculate.sdf(points, handle, bool(jacobians or need))
+        if need:
+            ctx.save_for_backward(g)
+        kept = g if jacobians else _none(points)
+        ctx.mark_non_differentiable(kept)
+        return v, kept
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad, _):
         (g,) = ctx.saved_tensors
-        return g * grad.unsqueeze(-1), None
+        return None, None, (g * grad.unsqueeze(-1)).to(grad.dtype)
+
+
+_LIB.impl("sdf", _sdf_cpu, "CPU")
+_LIB.impl("sdf", _sdf_meta, "Meta")
+def _sdf_autograd(points, handle, jacobians):
+    if not _grad_needed(points):
+        with _BelowAutograd():
+            return torch.ops.osculate.sdf(points, handle, jacobians)
+    return _Sdf.apply(handle, jacobians, points)
+
+
+_LIB.impl("sdf", _sdf_autograd, "Autograd")
 
 
 def sdf(model, points):
-    """phi of an SDF (or Grid) at points [..., 3], differentiable in the points."""
-    points = torch.as_tensor(points)
-    if not points.is_floating_point():
-        points = points.double()
-    return _Sdf.apply(points, model)
+    """phi of an SDF (or Grid) at points [..., 3], differentiable in the points. The op:
+    torch.ops.osculate.sdf."""
+    points = _float_tensor(points)
+    return torch.ops.osculate.sdf(points.to("cpu"), register("sdf", model),
+                                  False)[0].to(points.device)
 
 
 # ------------------------------------------------------------------------------------------------
 # rays
 
 _RAY_NAMES = [n for n, _ in _host.RAY_OUTPUTS]
-_RAY_RANKS = [len(s) for _, s in _host.RAY_OUTPUTS]
+_RAY_ROWS = [int(np.prod(s, dtype=int)) for _, s in _host.RAY_OUTPUTS]  # t 1, point 3, normal 3
+_LIB.define("ray_intersect(Tensor origins, Tensor directions, Tensor? parameters, int handle, "
+            "bool jacobians) -> (Tensor t, Tensor point, Tensor normal, Tensor hit, "
+            "Tensor jacobian)")
+
+
+def _ray_batch(origins, directions, parameters):
+    if origins.shape[-1:] != (3,) or directions.shape[-1:] != (3,):
+        raise ValueError("osculate.ray_intersect: origins and directions must have shape (..., 3), "
+                         "got %s and %s" % (tuple(origins.shape), tuple(directions.shape)))
+    shapes = [origins.shape[:-1], directions.shape[:-1]]
+    if parameters is not None:
+        if parameters.dim() < 1 or not 2 <= parameters.shape[-1] <= 10:
+            raise ValueError("osculate.ray_intersect_sag: parameters must have shape (..., P), "
+                             "2 <= P <= 10, got %s" % (tuple(parameters.shape),))
+        shapes.append(parameters.shape[:-1])
+    try:
+        return tuple(torch.broadcast_shapes(*shapes))
+    except RuntimeError as e:
+        raise ValueError("osculate.ray_intersect: the batch shapes %s do not broadcast (%s)"
+                         % ([tuple(s) for s in shapes], e)) from None
+
+
+def _ray_cpu(origins, directions, parameters, handle, jacobians):
+    """t, point, normal, hit [batch ...] and the Jacobian [batch, 7, 6 + P] float64: rows t,
+    point, normal; columns d/d origin, d/d direction, d/d parameters (sag only)."""
+    _ray_batch(origins, directions, parameters)
+    _, (surface, diameter, transform), settings, _ = _entry(handle, "ray")
+    with_params = parameters is not None
+    values, jac = _host.ray(surface, diameter, transform, settings, _np(origins), _np(directions),
+                            _np(parameters) if with_params else None, jacobians)
+    dtype = _float_dtype(*[t for t in (origins, directions, parameters) if t is not None])
+    out = [_out(values[n], dtype) for n in _RAY_NAMES]
+    out.append(torch.from_numpy(np.asarray(values["hit"], dtype=bool, order="C")))
+    if jacobians:
+        wrt = ("origin", "direction") + (("parameters",) if with_params else ())
+        batch = values["t"].shape
+        blocks = [np.concatenate([jac[n][w].reshape(batch + (rows, -1)) for w in wrt], axis=-1)
+                  for n, rows in zip(_RAY_NAMES, _RAY_ROWS)]
+        out.append(torch.from_numpy(np.ascontiguousarray(np.concatenate(blocks, axis=-2))))
+    else:
+        out.append(_none())
+    return tuple(out)
+
+
+def _ray_meta(origins, directions, parameters, handle, jacobians):
+    batch = _ray_batch(origins, directions, parameters)
+    p = parameters.shape[-1] if parameters is not None else 0
+    dtype = _float_dtype(*[t for t in (origins, directions, parameters) if t is not None])
+    return (origins.new_empty(batch, dtype=dtype), origins.new_empty(batch + (3,), dtype=dtype),
+            origins.new_empty(batch + (3,), dtype=dtype),
+            origins.new_empty(batch, dtype=torch.bool),
+            origins.new_empty(batch + (sum(_RAY_ROWS), 6 + p) if jacobians else (0,),
+                              dtype=_F64))
 
 
 class _Ray(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, origins, directions, parameters, surface, diameter, transform, settings):
-        with_params = parameters is not None
-        need = origins.requires_grad or directions.requires_grad or \
-            (with_params and parameters.requires_grad)
-        values, jac = _host.ray(surface, diameter, transform, settings, _np(origins),
-                                _np(directions), _np(parameters) if with_params else None, need)
-        wrt = ("origin", "direction") + (("parameters",) if with_params else ())
-        ctx.wrt = wrt
-        ctx.shapes = (origins.shape, directions.shape,
-                      parameters.shape if with_params else None)
-        if need:
-            ctx.save_for_backward(*[_t(jac[n][w], origins) for n in _RAY_NAMES for w in wrt])
-        hit = torch.as_tensor(values["hit"])
-        ctx.mark_non_differentiable(hit)
-        return tuple(_t(values[n], origins) for n in _RAY_NAMES) + (hit,)
+    """The Autograd kernel of osculate::ray_intersect: backward contracts the [7, 6 + P] Jacobian
+    of each ray with the incoming gradients (aten ops) and sums broadcast dimensions back."""
 
     @staticmethod
+    def forward(ctx, handle, jacobians, origins, directions, parameters):
+        need = any(ctx.needs_input_grad[2:])
+        with _BelowAutograd():
+            out = torch.ops.osculate.ray_intersect(origins, directions, parameters, handle,
+                                                   bool(jacobians or need))
+        ctx.set_materialize_grads(False)
+        ctx.shapes = [None if t is None else t.shape for t in (origins, directions, parameters)]
+        ctx.dtype = out[0].dtype
+        if need:
+            ctx.save_for_backward(out[4])
+        kept = out[4] if jacobians else _none(origins)
+        ctx.mark_non_differentiable(out[3], kept)
+        return tuple(out[:4]) + (kept,)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
     def backward(ctx, *grads):
-        saved = ctx.saved_tensors
-        wrt = ctx.wrt
-        out = [None, None, None]
-        for k, (g, rank) in enumerate(zip(grads[:3], _RAY_RANKS)):
+        (j,) = ctx.saved_tensors
+        if all(g is None for g in grads[:3]):
+            return (None,) * 5
+        parts = []
+        for g, rows in zip(grads[:3], _RAY_ROWS):
             if g is None:
-                continue
-            for w_index, w in enumerate(wrt):
-                j = saved[k * len(wrt) + w_index]
-                v = j * g.reshape(g.shape + (1,))
-                for _ in range(rank):
-                    v = v.sum(dim=-2)
-                out[w_index] = v if out[w_index] is None else out[w_index] + v
-        result = []
-        for v, shape in zip(out, ctx.shapes):
-            result.append(None if v is None or shape is None else _reduce(v, shape))
-        return tuple(result) + (None, None, None, None)
+                g = torch.zeros(j.shape[:-2] + (rows,), dtype=_F64)
+            parts.append(g.reshape(j.shape[:-2] + (rows,)).to(_F64))
+        v = (torch.cat(parts, dim=-1).unsqueeze(-1) * j).sum(dim=-2)  # [batch, 6 + P]
+        dtype = ctx.dtype
+        columns = (v[..., :3], v[..., 3:6], v[..., 6:])
+        result = [None if shape is None or not need else c.sum_to_size(shape).to(dtype)
+                  for c, shape, need in zip(columns, ctx.shapes, ctx.needs_input_grad[2:])]
+        return (None, None) + tuple(result)
+
+
+_LIB.impl("ray_intersect", _ray_cpu, "CPU")
+_LIB.impl("ray_intersect", _ray_meta, "Meta")
+def _ray_autograd(origins, directions, parameters, handle, jacobians):
+    if not _grad_needed(origins, directions, parameters):
+        with _BelowAutograd():
+            return torch.ops.osculate.ray_intersect(origins, directions, parameters, handle,
+                                                    jacobians)
+    return _Ray.apply(handle, jacobians, origins, directions, parameters)
+
+
+_LIB.impl("ray_intersect", _ray_autograd, "Autograd")
 
 
 def _ray(surface, diameter, transform, settings, origins, directions, parameters):
-    origins = torch.as_tensor(origins)
-    if not origins.is_floating_point():
-        origins = origins.double()
-    directions = torch.as_tensor(directions).to(origins.dtype)
+    origins = _float_tensor(origins)
+    directions = _float_tensor(directions, origins)
     if parameters is not None:
-        parameters = torch.as_tensor(parameters).to(origins.dtype)
-    out = _Ray.apply(origins, directions, parameters, surface, diameter, transform, settings)
-    return dict(zip(_RAY_NAMES + ["hit"], out))
+        parameters = _float_tensor(parameters, origins).to("cpu")
+    handle = register("ray", surface, diameter, transform, **settings)
+    out = torch.ops.osculate.ray_intersect(origins.to("cpu"), directions.to("cpu"), parameters,
+                                           handle, False)
+    return {n: v.to(origins.device) for n, v in zip(_RAY_NAMES + ["hit"], out[:4])}
 
 
 def ray_intersect(surface, origins, directions, transform=None, **settings):
     """Rays origins + t directions [..., 3] against an Implicit surface: a dict of t, point,
-    normal (differentiable in origins and directions) and hit (bool)."""
+    normal (differentiable in origins and directions) and hit (bool). The op:
+    torch.ops.osculate.ray_intersect (parameters None)."""
     return _ray(surface, None, transform, settings, origins, directions, None)
 
 
 def ray_intersect_sag(parameters, diameter, origins, directions, transform=None, **settings):
     """Rays against the even-asphere sag with parameters (curvature, conic, a_0, ...) [..., P]
-    over the aperture `diameter`; differentiable also in the parameters."""
+    over the aperture `diameter`; differentiable also in the parameters. The op:
+    torch.ops.osculate.ray_intersect with the parameters."""
     return _ray(None, float(diameter), transform, settings, origins, directions, parameters)
