@@ -145,13 +145,20 @@ def _float_tensor(x, like=None):
 
 class _BelowAutograd:
     """Runs the ops' kernels below the Autograd key (inside an Autograd kernel, calling the op
-    again reaches its CPU or Meta kernel): torch 1.13's guard is active while it exists."""
+    again reaches its CPU or Meta kernel). torch 1.13's guard is active while it exists; torch 2's
+    is a context manager that acts on entering it."""
 
     def __enter__(self):
-        self._guard = torch._C._AutoDispatchBelowAutograd()
+        guard = torch._C._AutoDispatchBelowAutograd()
+        if hasattr(guard, "__enter__"):
+            guard.__enter__()
+        self._guard = guard
 
     def __exit__(self, *exc):
-        del self._guard
+        guard, self._guard = self._guard, None
+        if hasattr(guard, "__exit__"):
+            guard.__exit__(*exc)
+        del guard
 
 
 # ------------------------------------------------------------------------------------------------
