@@ -109,6 +109,10 @@ class Family:
     name = ""
     copies = 10000  # the batch of copies for the C per-pair figure
 
+    def inputs(self, n):
+        """pair queries: the pose of A and B (self.one), or the first n of self.pa, self.pb"""
+        return self.one if n == 0 else (self.pa[:n], self.pb[:n])
+
     def c(self, x, y, jacobians):
         raise NotImplementedError
 
@@ -132,9 +136,6 @@ class Dcol(Family):
         self.pa, self.pb = pa, pb
         self.one = (osc.pose([0.0, 0.0, 0.0], osc.axis_angle_quaternion([0, 1, 0], 0.4)),
                     osc.pose([0.3, 0.35, 0.1], osc.axis_angle_quaternion([1, 0, 0], 1.1)))
-
-    def inputs(self, n):
-        return self.one if n == 0 else (self.pa[:n], self.pb[:n])
 
     def c(self, x, y, jacobians):
         osc, cap = self.osc, self.capsule
@@ -165,9 +166,6 @@ class Manifold(Family):
                              0.398 + rng.uniform(-0.003, 0.003, (n, 1)), quaternions(rng, n)])
         self.one = (osc.pose(), osc.pose([0.1, 0.05, 0.398]))
 
-    def inputs(self, n):
-        return self.one if n == 0 else (self.pa[:n], self.pb[:n])
-
     def c(self, x, y, jacobians):
         osc = self.osc
         return lambda: osc.manifold_collide_batch(self.slab, x, self.ball, y,
@@ -193,9 +191,6 @@ class SdfPair(Family):
         self.pb = np.hstack([[0.88, 0.0, 0.0] + rng.uniform(-0.02, 0.02, (n, 3)),
                              quaternions(rng, n)])
         self.one = (osc.pose(), osc.pose([0.88, 0.0, 0.0]))
-
-    def inputs(self, n):
-        return self.one if n == 0 else (self.pa[:n], self.pb[:n])
 
     def c(self, x, y, jacobians):
         osc = self.osc
@@ -223,9 +218,6 @@ class Lmd(Family):
         self.pb = np.hstack([[0.3, -0.2, 1.05] + rng.uniform(-0.02, 0.02, (n, 3)),
                              np.tile(q, (n, 1))])
         self.one = (osc.pose(), osc.pose([0.3, -0.2, 1.05], q))
-
-    def inputs(self, n):
-        return self.one if n == 0 else (self.pa[:n], self.pb[:n])
 
     def c(self, x, y, jacobians):
         # lmd_batch always computes the distance Jacobians: the same call either way
