@@ -5,7 +5,7 @@ JAX front end they replace (bench/jax_callback_baseline.py).
 Part 1, the families (one thread: OMP_NUM_THREADS=1, threads=1 in the C calls, XLA's CPU client
 on one thread, torch.set_num_threads(1)). For each family, one pair (or point, or ray) at a time
 and batches of 100 and 10,000 (sdf_pair and lmd: 100 and 1,000, since 10,000 of their C queries
-take 2-6 s per call on the development machine; --quick: 1, 100 and 1,000, and 1 and 100):
+take 2-8 s per call on the development machine; --quick: 1, 100 and 1,000, and 1 and 100):
 
   family         workload                                                      outputs
   dcol           capsule (0.2, 0.4) against capsule, poses round touching      alpha, distance,
