@@ -33,7 +33,7 @@ FAMILY = {
     "sdf_scene_spheres": "sdf_pair", "sdf_scene_menger": "sdf_pair", "sdf_pair_accuracy": "sdf_pair",
     "ray": "ray",
     "lmd": "lmd",
-    "python": "python",
+    "python": "python", "python-frontends": "python",
 }
 ORDER = ["suite", "case", "metric", "value", "unit", "peer", "peer_value"]
 

@@ -14,7 +14,10 @@ every (wall, waypoint) pair in one batched C call, differentiable through the po
 
     sum_k |w_{k+1} - w_k|^2  +  rho sum_{k, wall} max(0, margin - alpha_k,wall)^2
 
-by Adam, starting from the straight line, which cuts through the corner block. Run:
+by Adam, starting from the straight line, which cuts through the corner block. The whole
+optimisation, 300 Adam steps, is one jax.jit-compiled call: jax.lax.scan runs the steps inside
+the compiled program (each step's DCOL calls are custom calls into the C library), and returns the
+cost and the waypoints of every step, from which the progress is printed afterwards. Run:
 
     python python/examples/piano_jax.py          (exit status 0 when every waypoint is free)
 """
@@ -68,22 +71,39 @@ def cost(inner):
     return smooth + RHO * jnp.sum(violation**2)
 
 
+STEPS = 300
+LR, B1, B2 = 0.03, 0.9, 0.999
+
+
+@jax.jit
+def optimise(inner):
+    """STEPS Adam steps on cost from the inner waypoints [K - 2, 3], in one compiled call:
+    (the final inner waypoints, the cost before each step [STEPS], the inner waypoints after each
+    step [STEPS, K - 2, 3])."""
+
+    def step(state, it):
+        inner, m, v = state
+        f, g = jax.value_and_grad(cost)(inner)
+        m = B1 * m + (1 - B1) * g
+        v = B2 * v + (1 - B2) * g * g
+        inner = inner - LR * (m / (1 - B1**it)) / (jnp.sqrt(v / (1 - B2**it)) + 1e-9)
+        return (inner, m, v), (f, inner)
+
+    zero = jnp.zeros_like(inner)
+    (inner, _, _), (costs, path) = jax.lax.scan(step, (inner, zero, zero),
+                                                jnp.arange(1, STEPS + 1, dtype=inner.dtype))
+    return inner, costs, path
+
+
 def main():
     line = jnp.linspace(0.0, 1.0, K)[:, None]
     inner = (start + line * (goal - start))[1:-1]
     print("initial: least alpha %.3f (below 1: the straight line cuts the corner block)"
           % float(alphas(full(inner)).min()))
-    step = jax.jit(jax.value_and_grad(cost))
-    m = jnp.zeros_like(inner)
-    v = jnp.zeros_like(inner)
-    lr, b1, b2 = 0.03, 0.9, 0.999
-    for it in range(1, 301):
-        f, g = step(inner)
-        m = b1 * m + (1 - b1) * g
-        v = b2 * v + (1 - b2) * g * g
-        inner = inner - lr * (m / (1 - b1**it)) / (jnp.sqrt(v / (1 - b2**it)) + 1e-9)
-        if it % 50 == 0:
-            print("iteration %3d: cost %.4f, least alpha %.4f" % (it, float(f), float(alphas(full(inner)).min())))
+    inner, costs, path = optimise(inner)
+    for it in range(50, STEPS + 1, 50):
+        print("iteration %3d: cost %.4f, least alpha %.4f"
+              % (it, float(costs[it - 1]), float(alphas(full(path[it - 1])).min())))
     a = np.asarray(alphas(full(inner)))
     w = np.asarray(full(inner))
     print("waypoints (x, y, heading in degrees), least alpha over the walls:")
