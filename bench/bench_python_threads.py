@@ -2,8 +2,10 @@
 
 - jit loop: one DCOL query (a box and a capsule) through osculate.jax.dcol under jax.jit, called
   1,000 times in a Python loop, each result waited for: the mean time per call, the process CPU
-  time over the wall time of the loop, and the threads of the process before and after (a single
-  query runs on the calling thread, so the loop starts no OpenMP team).
+  time per call and over the wall time of the loop (above 1: threads spinning beside the caller;
+  below 1: the process waited for a core), and the threads of the process before and after (a single
+  query runs on the calling thread, so the loop starts no OpenMP team); and the same loop around a
+  jitted jax.pure_callback that does nothing, JAX's own share.
 - after a batch: the process CPU time over a 50 ms sleep right after a two-thread dcol_batch of
   100 pairs, median of 11: what idle OpenMP threads burn once the call has returned.
 
@@ -39,19 +41,24 @@ def jit_loop(calls=1000):
     jax.config.update("jax_enable_x64", True)
     box = osc.Convex.box([0.5, 0.4, 0.3])
     capsule = osc.Convex.capsule(0.2, 0.4)
-    query = jax.jit(lambda pa, pb: ojax.dcol(box, pa, capsule, pb)["distance"])
     pose_a = np.array(osc.pose([0.0, 0.0, 0.0]))
     pose_b = np.array(osc.pose([0.9, 0.2, 0.0]))
-    query(pose_a, pose_b).block_until_ready()  # compile
-    before = threads_now()
-    wall, cpu = time.perf_counter(), time.process_time()
-    for k in range(calls):
-        pose_b[0] = 0.9 + 1e-4 * (k % 10)
-        query(pose_a, pose_b).block_until_ready()
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    report("jit-dcol-single-query", "mean_per_call", 1e6 * wall / calls, "us")
-    report("jit-dcol-single-query", "process_cpu_over_wall", cpu / wall, "ratio")
-    report("jit-dcol-single-query", "threads_before_after", float(threads_now() - before), "threads added")
+    # the same loop around a callback that does nothing: JAX's own cost of a host call
+    shape = jax.ShapeDtypeStruct((), np.float64)
+    nothing = jax.jit(lambda pa, pb: jax.pure_callback(lambda x, y: np.zeros((), np.float64), shape, pa, pb))
+    dcol = jax.jit(lambda pa, pb: ojax.dcol(box, pa, capsule, pb)["distance"])
+    for name, query in (("jit-dcol-single-query", dcol), ("jit-empty-callback", nothing)):
+        query(pose_a, pose_b).block_until_ready()  # compile
+        before = threads_now()
+        wall, cpu = time.perf_counter(), time.process_time()
+        for k in range(calls):
+            pose_b[0] = 0.9 + 1e-4 * (k % 10)
+            query(pose_a, pose_b).block_until_ready()
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        report(name, "mean_per_call", 1e6 * wall / calls, "us")
+        report(name, "process_cpu_per_call", 1e6 * cpu / calls, "us")
+        report(name, "process_cpu_over_wall", cpu / wall, "ratio")
+        report(name, "threads_before_after", float(threads_now() - before), "threads added")
 
 
 def after_batch(rounds=11):
