@@ -114,10 +114,16 @@ void osc_free(void* pointer) {
 
 int osc_batch_team(int requested, size_t count, size_t min_per_thread) {
 #ifdef OSC_HAVE_OPENMP
-    size_t team = (size_t)osc_thread_count(requested);
+    // decided without asking OpenMP where the answer is known: one thread asked for, or too few
+    // items for two threads (none of these calls starts a thread)
     if (min_per_thread < 1) min_per_thread = 1;
     size_t affordable = count / min_per_thread;
+    if (requested == 1 || affordable < 2) return 1;
+    size_t team = (size_t)osc_thread_count(requested);
     if (affordable < team) team = affordable;
+    // inside the caller's own parallel region, once it is as deep as nesting goes
+    // (omp_get_max_active_levels(), 1 by default), OpenMP would give a team of one anyway
+    if (team > 1 && omp_get_active_level() >= omp_get_max_active_levels()) team = 1;
     return team > 1 ? (int)team : 1;
 #else
     (void)requested;

@@ -81,7 +81,10 @@ static inline int osc_thread_count(int requested) {
 }
 
 /// The team a batch of `count` items runs on: osc_thread_count(requested), but no more threads
-/// than leave each at least `min_per_thread` items (so small batches run on the calling thread).
+/// than leave each at least `min_per_thread` items (so small batches run on the calling thread),
+/// and 1 inside the caller's parallel region once it is as deep as OpenMP nests
+/// (omp_get_max_active_levels()). Asks OpenMP nothing when `requested` is 1 or `count` is below
+/// 2 * min_per_thread.
 int osc_batch_team(int requested, size_t count, size_t min_per_thread);
 
 /// One item of a batch: computes item `index` and returns its status (a failure leaves its

@@ -20,11 +20,32 @@ def _load():
     override = os.environ.get("OSCULATE_LIBRARY")
     for path in ([override] if override else []) + [os.path.join(_here, "_osculate.so")]:
         if path and os.path.exists(path):
-            return C.CDLL(path)
+            with _sleeping_openmp_threads():
+                library = C.CDLL(path)
+                library.osc_default_thread_count()  # an OpenMP runtime that reads its settings late
+                return library
     raise ImportError(
         "osculate: the native library _osculate.so is missing next to %s; install the package with "
         "`pip install ./python` from the repository root" % _here
     )
+
+
+class _sleeping_openmp_threads:
+    """OMP_WAIT_POLICY=passive while the native library and its OpenMP runtime load and start,
+    unless the user set OMP_WAIT_POLICY or GOMP_SPINCOUNT: the runtime reads them once, and by
+    default its idle threads spin for milliseconds after every batch, taking a core from the
+    caller (docs/python.md, Threads and environment variables). The environment is restored
+    afterwards, so that OpenMP runtimes loaded later (another package's) keep their defaults."""
+
+    def __enter__(self):
+        self.set = "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ
+        if self.set:
+            os.environ["OMP_WAIT_POLICY"] = "passive"
+
+    def __exit__(self, *exception):
+        if self.set:
+            os.environ.pop("OMP_WAIT_POLICY", None)
+        return False
 
 
 _cdll = _load()
