@@ -101,8 +101,13 @@
 // --coal PATH loads the coal peer from PATH instead of BUILD/peers/coal_dcol.so (BUILD: $OSC_BUILD_DIR, else
 // the parent of this program's directory); without it coal's figures are reported missing with the reason.
 //
-// usage: bench_dcol [--poses N] [--repeats R] [--ccd-tight] [--coal PATH]; JSON lines on stdout, tables on
-// stderr.
+// --once none|solve|derivs|mpr|gjk makes each call of one kind (DCOL's solve, with all Jacobians, native MPR,
+// native GJK + EPA) once per configuration of the 49 pairs and exits, for instruction counts under
+// valgrind --tool=callgrind ("none": the setup alone, to subtract); --no-peers skips the peers and
+// --pairs-only the batch, warm-start and resting sections.
+//
+// usage: bench_dcol [--poses N] [--repeats R] [--ccd-tight] [--coal PATH] [--no-peers] [--pairs-only]
+//                   [--once KIND]; JSON lines on stdout, tables on stderr.
 
 #include "bench.h"
 
@@ -584,6 +589,49 @@ static void warm_up(osc_convex* const shapes[SHAPES], const pair_data* data) {
                                &all_jacobians, NULL);
 }
 
+// --once KIND: each call of one kind once per configuration of the 49 pairs, untimed, for instruction
+// counts (valgrind --tool=callgrind; "none" is the setup alone, to subtract)
+static int run_once(const char* kind, osc_convex* const shapes[SHAPES], const pair_data* data) {
+    int mode = !strcmp(kind, "none")     ? 0
+               : !strcmp(kind, "solve")  ? 1
+               : !strcmp(kind, "derivs") ? 2
+               : !strcmp(kind, "mpr")    ? 3
+               : !strcmp(kind, "gjk")    ? 4
+                                         : -1;
+    if (mode < 0) {
+        fprintf(stderr, "bench_dcol: --once takes none, solve, derivs, mpr or gjk\n");
+        return 2;
+    }
+#ifdef OSC_HAVE_CCD
+    ccd_t ccd = ccd_native_config();
+#else
+    if (mode >= 3) {
+        fprintf(stderr, "bench_dcol: libccd not found at build time\n");
+        return 2;
+    }
+#endif
+    int failures = 0;
+    for (int p = 0; p < KINDS * KINDS; ++p)
+        for (int i = 0; i < poses; ++i) {
+            const osc_convex *a = shapes[pair_a(p)], *b = shapes[pair_b(p)];
+            osc_pose pa = data[p].pa[i], pb = data[p].pb[i];
+            osc_dcol_result r;
+            if (mode == 1 || mode == 2)
+                failures +=
+                    osc_dcol_proximity(a, pa, b, pb, NULL, &r, mode == 2 ? &all_jacobians : NULL, NULL) != OSC_OK;
+#ifdef OSC_HAVE_CCD
+            ccd_native_body na = ccd_native_place(&native_shapes[pair_a(p)], pa);
+            ccd_native_body nb = ccd_native_place(&native_shapes[pair_b(p)], pb);
+            ccd_real_t depth;
+            ccd_vec3_t direction, position;
+            if (mode == 3) ccdMPRPenetration(&na, &nb, &ccd, &depth, &direction, &position);
+            if (mode == 4) failures += ccdGJKPenetration(&na, &nb, &ccd, &depth, &direction, &position) == -2;
+#endif
+        }
+    fprintf(stderr, "bench_dcol: --once %s: %d calls, %d failures\n", kind, KINDS * KINDS * poses, failures);
+    return failures != 0;
+}
+
 // ---------------------------------------------------------------------------------------------
 // reporting
 
@@ -799,7 +847,7 @@ static warm_figures warm_pair(const osc_convex* a, const osc_convex* b, osc_pose
 // ---------------------------------------------------------------------------------------------
 
 int main(int argc, char** argv) {
-    const char* coal_path = NULL;
+    const char *coal_path = NULL, *once = NULL;
     int pairs_only = 0;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--poses") && i + 1 < argc)
@@ -814,9 +862,11 @@ int main(int argc, char** argv) {
             no_peers = 1;
         else if (!strcmp(argv[i], "--pairs-only"))
             pairs_only = 1;
+        else if (!strcmp(argv[i], "--once") && i + 1 < argc)
+            once = argv[++i];
         else {
             fprintf(stderr, "usage: bench_dcol [--poses N] [--repeats R] [--ccd-tight] [--coal PATH] [--no-peers] "
-                            "[--pairs-only]\n");
+                            "[--pairs-only] [--once none|solve|derivs|mpr|gjk]\n");
             return 2;
         }
     }
@@ -858,6 +908,7 @@ int main(int argc, char** argv) {
         d->overlap = checked_calloc((size_t)poses, 1);
         make_poses(d, shapes[pair_a(p)], shapes[pair_b(p)]);
     }
+    if (once) return run_once(once, shapes, data);
     warm_up(shapes, data);
     for (int p = 0; p < PAIRS; ++p) measure_pair(&data[p], shapes, pair_a(p), pair_b(p));
     double pairs_seconds = bench_now() - program_start;
