@@ -2,9 +2,9 @@
 // all derivatives, for every ordered pair of the seven primitive kinds, against Tracy et al. 2023's Table I
 // and against libccd's MPR and GJK + EPA penetration and coal's GJK / EPA measured in the same run on the same
 // shapes and poses. libccd runs twice: through native support functions written for each shape from its
-// parameters as a libccd user writes them (bench/peers/ccd_native.h: the peer at its best, "libccd-mpr",
-// "libccd-gjk-epa"), and through osc_convex_support (bench/peers/ccd_adapter.h: "libccd-mpr-osc-support",
-// "libccd-gjk-epa-osc-support"). coal 3 (bench/peers/coal_dcol.cc, built by bench/peers/setup_coal.sh from
+// parameters as a libccd user writes them (bench/peers/ccd_native.h: the peer at its best, "libccd-mpr-native",
+// "libccd-gjk-epa-native"), and through osc_convex_support (bench/peers/ccd_adapter.h: "libccd-mpr",
+// "libccd-gjk-epa", the names this variant had before the native supports, kept for the history). coal 3 (bench/peers/coal_dcol.cc, built by bench/peers/setup_coal.sh from
 // the PyPI wheels into BUILD/peers/coal_dcol.so and loaded here with dlopen when present) through its own
 // shape classes and coal::ComputeDistance (signed distance: GJK, then EPA on overlap; "coal-distance") and
 // coal::ComputeCollision (one contact with depth, normal and position; "coal-collide").
@@ -79,8 +79,9 @@
 //
 // JSON (suite "dcol"): per pair ("<A>-<B>"), per kind ("<kind>": the pooled figures) and over the 49
 // pairs ("all"): solve_us, derivs_us, dz_us, alpha_grad_us, iterations, solve_derivs_us with peer
-// "libccd-mpr", solve_derivs_us_vs_gjk_epa with peer "libccd-gjk-epa", solve_derivs_us_vs_mpr_osc and
-// solve_derivs_us_vs_gjk_epa_osc (peers "libccd-mpr-osc-support", "libccd-gjk-epa-osc-support"),
+// "libccd-mpr" and solve_derivs_us_vs_gjk_epa with peer "libccd-gjk-epa" (through osc_convex_support),
+// solve_derivs_us_vs_mpr_native and solve_derivs_us_vs_gjk_epa_native (peers "libccd-mpr-native",
+// "libccd-gjk-epa-native"),
 // solve_derivs_us_vs_coal_distance and solve_derivs_us_vs_coal_collide (peers "coal-distance",
 // "coal-collide"), the same six as solve_derivs_overlap_us* over the overlapping half, failures (pairs and
 // "all"), mpr_disagreements and coal_disagreements ("all"); "batch-1-thread" / "batch-2-threads" pairs_per_s; per pair and "warm-all"
@@ -95,8 +96,8 @@
 // simulation asks, where the contact is a face or a line.
 //
 // --ccd-tight runs libccd with the tolerances of the tests' oracle instead (ccd_adapter_config: 1e-8
-// for MPR, EPA and GJK, at most 500 iterations); its figures then carry the peer names
-// "libccd-mpr-tight" and "libccd-gjk-epa-tight".
+// for MPR, EPA and GJK, at most 500 iterations); its figures then carry the peer names with "-tight"
+// appended ("libccd-mpr-native-tight", ...).
 //
 // --coal PATH loads the coal peer from PATH instead of BUILD/peers/coal_dcol.so (BUILD: $OSC_BUILD_DIR, else
 // the parent of this program's directory); without it coal's figures are reported missing with the reason.
@@ -645,12 +646,12 @@ typedef struct peer_column {
 
 enum { PEER_COLUMNS = 6 };
 static const peer_column peer_columns[PEER_COLUMNS] = {
-    {MPR, "libccd-mpr", "", "MPR"},
-    {GJK, "libccd-gjk-epa", "_vs_gjk_epa", "GJK+EPA"},
+    {MPR, "libccd-mpr-native", "_vs_mpr_native", "MPR"},
+    {GJK, "libccd-gjk-epa-native", "_vs_gjk_epa_native", "GJK+EPA"},
     {COAL_DISTANCE, "coal-distance", "_vs_coal_distance", "coal distance"},
     {COAL_COLLIDE, "coal-collide", "_vs_coal_collide", "coal collide"},
-    {MPR_OSC, "libccd-mpr-osc-support", "_vs_mpr_osc", "MPR (osc support)"},
-    {GJK_OSC, "libccd-gjk-epa-osc-support", "_vs_gjk_epa_osc", "GJK+EPA (osc support)"},
+    {MPR_OSC, "libccd-mpr", "", "MPR (osc support)"},
+    {GJK_OSC, "libccd-gjk-epa", "_vs_gjk_epa", "GJK+EPA (osc support)"},
 };
 
 static const char* peer_missing(int measure) {
