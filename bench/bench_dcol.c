@@ -1,12 +1,13 @@
 // bench_dcol.c: DCOL between convex primitives (issue 5): the time of one query, without and with
 // all derivatives, for every ordered pair of the seven primitive kinds, against Tracy et al. 2023's Table I
-// and against libccd's MPR and GJK + EPA penetration and coal's GJK / EPA measured in the same run on the same
-// shapes and poses. libccd runs twice: through native support functions written for each shape from its
-// parameters as a libccd user writes them (bench/peers/ccd_native.h: the peer at its best, "libccd-mpr-native",
-// "libccd-gjk-epa-native"), and through osc_convex_support (bench/peers/ccd_adapter.h: "libccd-mpr",
-// "libccd-gjk-epa", the names this variant had before the native supports, kept for the history). coal 3 (bench/peers/coal_dcol.cc, built by bench/peers/setup_coal.sh from
-// the PyPI wheels into BUILD/peers/coal_dcol.so and loaded here with dlopen when present) through its own
-// shape classes and coal::ComputeDistance (signed distance: GJK, then EPA on overlap; "coal-distance") and
+// and against libccd's MPR and GJK + EPA penetration and coal's GJK / EPA measured in the same run on the
+// same shapes and poses. libccd runs twice: through native support functions written for each shape from
+// its parameters as a libccd user writes them (bench/peers/ccd_native.h: the peer at its best, peers
+// "libccd-mpr-native", "libccd-gjk-epa-native"), and through osc_convex_support (bench/peers/ccd_adapter.h:
+// "libccd-mpr", "libccd-gjk-epa", the names this variant had before the native supports, kept for the
+// history). coal 3 (bench/peers/coal_dcol.cc, built by bench/peers/setup_coal.sh from the PyPI wheels into
+// BUILD/peers/coal_dcol.so and loaded here with dlopen when present) through its own shape classes and
+// coal::ComputeDistance (signed distance: GJK, then EPA on overlap; "coal-distance") and
 // coal::ComputeCollision (one contact with depth, normal and position; "coal-collide").
 //
 // Shapes (body frames of include/osculate/convex.h), fixed sizes of the order of 1:
@@ -81,11 +82,11 @@
 // pairs ("all"): solve_us, derivs_us, dz_us, alpha_grad_us, iterations, solve_derivs_us with peer
 // "libccd-mpr" and solve_derivs_us_vs_gjk_epa with peer "libccd-gjk-epa" (through osc_convex_support),
 // solve_derivs_us_vs_mpr_native and solve_derivs_us_vs_gjk_epa_native (peers "libccd-mpr-native",
-// "libccd-gjk-epa-native"),
-// solve_derivs_us_vs_coal_distance and solve_derivs_us_vs_coal_collide (peers "coal-distance",
-// "coal-collide"), the same six as solve_derivs_overlap_us* over the overlapping half, failures (pairs and
-// "all"), mpr_disagreements and coal_disagreements ("all"); "batch-1-thread" / "batch-2-threads" pairs_per_s; per pair and "warm-all"
-// cold_iterations, warm_iterations, cold_us, warm_us, and alpha_max_difference ("warm-all");
+// "libccd-gjk-epa-native"), solve_derivs_us_vs_coal_distance and solve_derivs_us_vs_coal_collide (peers
+// "coal-distance", "coal-collide"), the same six as solve_derivs_overlap_us* over the overlapping half,
+// failures (pairs and "all"), mpr_disagreements (native MPR) and coal_disagreements ("all");
+// "batch-1-thread" / "batch-2-threads" pairs_per_s; per pair and "warm-all" cold_iterations,
+// warm_iterations, cold_us, warm_us, and alpha_max_difference ("warm-all");
 // "resting-<body>-tilt-<t>" solve_us, solve_derivs_us, iterations (the mean) and degenerate (a count).
 //
 // Resting contact: a body on the box's top face: a copy of the box (face on face), the capsule and
