@@ -1,7 +1,14 @@
 // bench_dcol.c: DCOL between convex primitives (issue 5): the time of one query, without and with
 // all derivatives, for every ordered pair of the seven primitive kinds, against Tracy et al. 2023's Table I
-// and against libccd's MPR and GJK + EPA penetration measured in the same run on the same shapes and
-// poses (bench/peers/ccd_adapter.h: libccd calls osc_convex_support).
+// and against libccd's MPR and GJK + EPA penetration and coal's GJK / EPA measured in the same run on the
+// same shapes and poses. libccd runs twice: through native support functions written for each shape from
+// its parameters as a libccd user writes them (bench/peers/ccd_native.h: the peer at its best, peers
+// "libccd-mpr-native", "libccd-gjk-epa-native"), and through osc_convex_support (bench/peers/ccd_adapter.h:
+// "libccd-mpr", "libccd-gjk-epa", the names this variant had before the native supports, kept for the
+// history). coal 3 (bench/peers/coal_dcol.cc, built by bench/peers/setup_coal.sh from the PyPI wheels into
+// BUILD/peers/coal_dcol.so and loaded here with dlopen when present) through its own shape classes and
+// coal::ComputeDistance (signed distance: GJK, then EPA on overlap; "coal-distance") and
+// coal::ComputeCollision (one contact with depth, normal and position; "coal-collide").
 //
 // Shapes (body frames of include/osculate/convex.h), fixed sizes of the order of 1:
 //   polytope   a regular dodecahedron (12 faces: normals the icosahedron's vertices), inradius 0.4
@@ -23,29 +30,35 @@
 // homogeneous of degree 1 in the offset; alpha is computed once at s = 1 (untimed) and s is set to
 // 1 / median(alpha), which puts the median configuration exactly at contact.
 //
-// Per configuration, in this order, each call once untimed (its status, iterations, alpha and libccd
-// return value are what is counted) and then --repeats (4) more times timed together (bench_now):
+// Per configuration, each call once untimed (its status, iterations, alpha and the peers' answers are what
+// is counted) and then --repeats (4) more times timed together (bench_now); the DCOL calls first and the
+// peers' after on even configurations, the peers first on odd ones (alternated sides):
 //   solve        osc_dcol_proximity, default settings, no Jacobians, no warm start
 //   solve+derivs osc_dcol_proximity with all six Jacobian arrays (alpha, point, point_a, point_b,
 //                distance, normal: 14 rows of 12)
 //   solve+dz     osc_dcol_proximity with the Jacobians of alpha and x only: the solution's
 //                sensitivities, what Tracy et al. 2023's Table I times as "differentiate" (eq. (8))
 //   alpha_grad   osc_dcol_alpha_gradient (alpha and its 12-gradient)
-//   mpr          libccd ccdMPRPenetration (depth, direction, position; no derivatives)
-//   gjk_epa      libccd ccdGJKPenetration (GJK, then EPA when they overlap)
+//   mpr          libccd ccdMPRPenetration (depth, direction, position; no derivatives), native supports
+//   gjk_epa      libccd ccdGJKPenetration (GJK, then EPA when they overlap), native supports
+//   mpr_osc, gjk_epa_osc  the same two through osc_convex_support
+//   coal_distance coal::ComputeDistance (signed distance, nearest points, normal)
+//   coal_collide coal::ComputeCollision (collision flag; on overlap one contact: depth, normal, position)
 // libccd is configured as it ships (CCD_INIT: tolerances 1e-4 for MPR and EPA, 1e-6 for GJK, no
-// iteration limit) with the adapter's support and centre functions. Both libccd calls return -1 as
-// soon as they find a separating direction and compute nothing more for a separated pair, whereas
-// DCOL returns alpha, points, distance and normal in every case; so every figure is given over all
-// configurations and over the overlapping half alone ("overlap": DCOL's alpha < 1).
+// iteration limit); coal with its default requests (GJK and EPA tolerances 1e-6). Both libccd calls
+// and coal's collision return as soon as they find a separating direction and compute nothing more for
+// a separated pair, whereas DCOL (and coal's distance) return their answer in every case; so every
+// figure is given over all configurations and over the overlapping half alone ("overlap": DCOL's
+// alpha < 1).
 // A figure is the median over configurations of the per-call time (block time / repeats), in
 // microseconds; "derivs" is the median of the per-configuration difference solve+derivs - solve, "dz"
 // that of solve+dz - solve. Per kind, the configurations of the 13 ordered pairs that contain the
 // kind are pooled (the paper's Table I averages "over each primitive"; it gives means: we give
 // medians, and against Table I means too). Also counted: failures (a status other than OSC_OK
 // from any of the three DCOL calls), the median iteration count, DEGENERATE flags, and
-// disagreements between DCOL and libccd MPR on whether the pair overlaps (ignoring
-// |alpha - 1| < 1e-3, where MPR's 1e-4 tolerance decides).
+// disagreements between DCOL and native libccd MPR, and between DCOL and coal's signed distance, on
+// whether the pair overlaps (ignoring |alpha - 1| < 1e-3, where the peers' tolerances decide): the
+// check that the native shapes are the same shapes.
 //
 // Batch: osc_dcol_proximity_batch with all Jacobians over BATCH_PAIRS pairs cycling through the 49
 // pairs and their configurations, on 1 and 2 threads: one untimed call, then the median of 5 calls,
@@ -67,10 +80,13 @@
 //
 // JSON (suite "dcol"): per pair ("<A>-<B>"), per kind ("<kind>": the pooled figures) and over the 49
 // pairs ("all"): solve_us, derivs_us, dz_us, alpha_grad_us, iterations, solve_derivs_us with peer
-// "libccd-mpr", solve_derivs_us_vs_gjk_epa with peer "libccd-gjk-epa", the same two as
-// solve_derivs_overlap_us* over the overlapping half, failures (pairs and "all"), mpr_disagreements
-// ("all"); "batch-1-thread" / "batch-2-threads" pairs_per_s; per pair and "warm-all"
-// cold_iterations, warm_iterations, cold_us, warm_us, and alpha_max_difference ("warm-all");
+// "libccd-mpr" and solve_derivs_us_vs_gjk_epa with peer "libccd-gjk-epa" (through osc_convex_support),
+// solve_derivs_us_vs_mpr_native and solve_derivs_us_vs_gjk_epa_native (peers "libccd-mpr-native",
+// "libccd-gjk-epa-native"), solve_derivs_us_vs_coal_distance and solve_derivs_us_vs_coal_collide (peers
+// "coal-distance", "coal-collide"), the same six as solve_derivs_overlap_us* over the overlapping half,
+// failures (pairs and "all"), mpr_disagreements (native MPR) and coal_disagreements ("all");
+// "batch-1-thread" / "batch-2-threads" pairs_per_s; per pair and "warm-all" cold_iterations,
+// warm_iterations, cold_us, warm_us, and alpha_max_difference ("warm-all");
 // "resting-<body>-tilt-<t>" solve_us, solve_derivs_us, iterations (the mean) and degenerate (a count).
 //
 // Resting contact: a body on the box's top face: a copy of the box (face on face), the capsule and
@@ -81,10 +97,19 @@
 // simulation asks, where the contact is a face or a line.
 //
 // --ccd-tight runs libccd with the tolerances of the tests' oracle instead (ccd_adapter_config: 1e-8
-// for MPR, EPA and GJK, at most 500 iterations); its figures then carry the peer names
-// "libccd-mpr-tight" and "libccd-gjk-epa-tight".
+// for MPR, EPA and GJK, at most 500 iterations); its figures then carry the peer names with "-tight"
+// appended ("libccd-mpr-native-tight", ...).
 //
-// usage: bench_dcol [--poses N] [--repeats R] [--ccd-tight]; JSON lines on stdout, tables on stderr.
+// --coal PATH loads the coal peer from PATH instead of BUILD/peers/coal_dcol.so (BUILD: $OSC_BUILD_DIR, else
+// the parent of this program's directory); without it coal's figures are reported missing with the reason.
+//
+// --once none|solve|derivs|mpr|gjk makes each call of one kind (DCOL's solve, with all Jacobians, native MPR,
+// native GJK + EPA) once per configuration of the 49 pairs and exits, for instruction counts under
+// valgrind --tool=callgrind ("none": the setup alone, to subtract); --no-peers skips the peers and
+// --pairs-only the batch, warm-start and resting sections.
+//
+// usage: bench_dcol [--poses N] [--repeats R] [--ccd-tight] [--coal PATH] [--no-peers] [--pairs-only]
+//                   [--once KIND]; JSON lines on stdout, tables on stderr.
 
 #include "bench.h"
 
@@ -92,8 +117,10 @@
 
 #ifdef OSC_HAVE_CCD
 #include "ccd_adapter.h"
+#include "ccd_native.h"
 #endif
 
+#include <dlfcn.h>
 #include <math.h>
 #include <string.h>
 
@@ -116,7 +143,21 @@
 #define PEER_MISSING "libccd not found at build time"
 #endif
 
-enum { SOLVE, DERIVS, GRAD, MPR, GJK, DERIVS_ONLY, SOLVE_DZ, DZ_ONLY, MEASURES };
+enum {
+    SOLVE,
+    DERIVS,
+    GRAD,
+    MPR,     // libccd, native supports
+    GJK,     //
+    MPR_OSC, // libccd through osc_convex_support
+    GJK_OSC, //
+    COAL_DISTANCE,
+    COAL_COLLIDE,
+    DERIVS_ONLY,
+    SOLVE_DZ,
+    DZ_ONLY,
+    MEASURES
+};
 
 // Tracy et al. 2023 Table I, average times per primitive in us (evaluate, differentiate), in kind order
 // (polytope, capsule, cylinder, cone, ellipsoid, sphere, polygon; the paper has no sphere column)
@@ -126,6 +167,7 @@ static const double table_i[OSC_CONVEX_KIND_COUNT][2] = {{5.9, 1.4}, {8.5, 1.4},
 static int poses = 1000;
 static int repeats = 4;
 static int ccd_tight = 0; // --ccd-tight: libccd with the test oracle's tolerances (ccd_adapter_config)
+static int no_peers = 0;  // --no-peers: DCOL alone (for profiles), the peers reported missing
 
 static void fail(const char* what) {
     fprintf(stderr, "bench_dcol: %s: %s\n", what, osc_last_error());
@@ -169,6 +211,21 @@ static const char* shape_name(int shape) {
     return shape == POLYTOPE64 ? "polytope64" : osc_convex_kind_name((osc_convex_kind)shape);
 }
 
+// the sizes of the round kinds, given to osculate's constructors and to the peers' native shapes: radius and
+// half-length (capsule, cylinder, cone), the semi-axes (ellipsoid), the radius (sphere), the padding (polygon)
+static void kind_parameters(int kind, double out[3]) {
+    out[0] = out[1] = out[2] = 0.0;
+    switch (kind) {
+        case OSC_CONVEX_CAPSULE: out[0] = 0.2, out[1] = 0.4; break;
+        case OSC_CONVEX_CYLINDER: out[0] = 0.3, out[1] = 0.35; break;
+        case OSC_CONVEX_CONE: out[0] = tan(0.5), out[1] = 0.5; break;
+        case OSC_CONVEX_ELLIPSOID: out[0] = 0.5, out[1] = 1.0 / sqrt(2.0), out[2] = 1.0 / 3.0; break;
+        case OSC_CONVEX_SPHERE: out[0] = 0.5; break;
+        case OSC_CONVEX_POLYGON: out[0] = 0.1; break;
+        default: break; // the polytopes are given by their halfspaces (make_shapes)
+    }
+}
+
 static void make_shapes(osc_convex* shapes[SHAPES]) {
     const double phi = 0.5 * (1.0 + sqrt(5.0));
     double normals[12][3], offsets[12];
@@ -184,19 +241,28 @@ static void make_shapes(osc_convex* shapes[SHAPES]) {
         }
     if (osc_convex_create_polytope(&normals[0][0], offsets, 12, &shapes[OSC_CONVEX_POLYTOPE]) != OSC_OK)
         fail("osc_convex_create_polytope");
-    if (osc_convex_create_capsule(0.2, 0.4, &shapes[OSC_CONVEX_CAPSULE]) != OSC_OK) fail("capsule");
-    if (osc_convex_create_cylinder(0.3, 0.35, &shapes[OSC_CONVEX_CYLINDER]) != OSC_OK) fail("cylinder");
-    if (osc_convex_create_cone(tan(0.5), 0.5, &shapes[OSC_CONVEX_CONE]) != OSC_OK) fail("cone");
-    if (osc_convex_create_ellipsoid(osc_v3(0.5, 1.0 / sqrt(2.0), 1.0 / 3.0), &shapes[OSC_CONVEX_ELLIPSOID]) != OSC_OK)
+    double size[KINDS][3];
+    for (int kind = 0; kind < KINDS; ++kind) kind_parameters(kind, size[kind]);
+    if (osc_convex_create_capsule(size[OSC_CONVEX_CAPSULE][0], size[OSC_CONVEX_CAPSULE][1],
+                                  &shapes[OSC_CONVEX_CAPSULE]) != OSC_OK)
+        fail("capsule");
+    if (osc_convex_create_cylinder(size[OSC_CONVEX_CYLINDER][0], size[OSC_CONVEX_CYLINDER][1],
+                                   &shapes[OSC_CONVEX_CYLINDER]) != OSC_OK)
+        fail("cylinder");
+    if (osc_convex_create_cone(size[OSC_CONVEX_CONE][0], size[OSC_CONVEX_CONE][1], &shapes[OSC_CONVEX_CONE]) != OSC_OK)
+        fail("cone");
+    const double* radii = size[OSC_CONVEX_ELLIPSOID];
+    if (osc_convex_create_ellipsoid(osc_v3(radii[0], radii[1], radii[2]), &shapes[OSC_CONVEX_ELLIPSOID]) != OSC_OK)
         fail("ellipsoid");
-    if (osc_convex_create_sphere(0.5, &shapes[OSC_CONVEX_SPHERE]) != OSC_OK) fail("sphere");
+    if (osc_convex_create_sphere(size[OSC_CONVEX_SPHERE][0], &shapes[OSC_CONVEX_SPHERE]) != OSC_OK) fail("sphere");
     double edges[6][2], edge_offsets[6];
     for (int k = 0; k < 6; ++k) {
         edges[k][0] = cos(TWO_PI * k / 6.0);
         edges[k][1] = sin(TWO_PI * k / 6.0);
         edge_offsets[k] = 0.4;
     }
-    if (osc_convex_create_polygon(&edges[0][0], edge_offsets, 6, 0.1, &shapes[OSC_CONVEX_POLYGON]) != OSC_OK)
+    if (osc_convex_create_polygon(&edges[0][0], edge_offsets, 6, size[OSC_CONVEX_POLYGON][0],
+                                  &shapes[OSC_CONVEX_POLYGON]) != OSC_OK)
         fail("polygon");
     if (osc_convex_create_box(osc_v3(0.5, 0.4, 0.3), &shapes[BOX]) != OSC_OK) fail("box");
     double sphere_normals[64][3], sphere_offsets[64];
@@ -222,6 +288,123 @@ static int pair_a(int p) { return p < KINDS * KINDS ? p / KINDS : p < KINDS * KI
 static int pair_b(int p) { return p < KINDS * KINDS ? p % KINDS : (p - KINDS * KINDS) % KINDS; }
 
 // ---------------------------------------------------------------------------------------------
+// the peers' own shapes: libccd's native supports and coal's shape classes, built from each shape's
+// parameters (a polytope's and a polygon's vertices are read from the osculate shape once)
+
+static int shape_kind(int shape) { return shape < KINDS ? shape : OSC_CONVEX_POLYTOPE; }
+
+#ifdef OSC_HAVE_CCD
+static ccd_native_shape native_shapes[SHAPES];
+
+static void make_native_shapes(osc_convex* const shapes[SHAPES]) {
+    for (int s = 0; s < SHAPES; ++s) {
+        ccd_native_shape* n = &native_shapes[s];
+        double size[3];
+        kind_parameters(shape_kind(s), size);
+        n->kind = (osc_convex_kind)shape_kind(s);
+        n->radius = size[0];
+        n->half_length = size[1];
+        for (int k = 0; k < 3; ++k) n->radii[k] = size[k];
+        n->vertex_count = osc_convex_vertex_count(shapes[s]);
+        if (n->vertex_count > CCD_NATIVE_MAX_VERTICES) {
+            fprintf(stderr, "bench_dcol: %s has %d vertices, more than ccd_native.h holds\n", shape_name(s),
+                    n->vertex_count);
+            exit(1);
+        }
+        osc_convex_vertices(shapes[s], &n->vertices[0][0], CCD_NATIVE_MAX_VERTICES);
+    }
+    // the native supports are the shapes' own: their support values h(d) = max over the shape of d . y
+    // agree with osc_convex_support's along random directions at random poses
+    double worst = 0.0;
+    bench_rng saved = rng; // the poses' random numbers stay those of a run without the check
+    for (int s = 0; s < SHAPES; ++s)
+        for (int i = 0; i < 1000; ++i) {
+            osc_pose pose = osc_pose_make(random_box(1.0), random_rotation());
+            osc_vec3 direction = random_direction();
+            ccd_native_body body = ccd_native_place(&native_shapes[s], pose);
+            ccd_vec3_t d = {{direction.x, direction.y, direction.z}}, native;
+            ccd_native_support(&body, &d, &native);
+            osc_vec3 ours = osc_convex_support(shapes[s], pose, direction);
+            double difference = fabs(osc_dot(direction, osc_sub(osc_v3(native.v[0], native.v[1], native.v[2]), ours)));
+            if (!(difference <= worst)) worst = difference;
+        }
+    rng = saved;
+    fprintf(stderr,
+            "bench_dcol: native libccd supports: largest support-value difference from osc_convex_support %.2g\n",
+            worst);
+    if (!(worst <= 1e-12)) {
+        fprintf(stderr, "bench_dcol: the native support functions are not the shapes'\n");
+        exit(1);
+    }
+}
+#endif
+
+// coal (bench/peers/coal_dcol.cc) loaded at run time
+typedef struct coal_peer {
+    void* (*shape_create)(int kind, const double* params, const double* vertices, int count);
+    void (*shape_destroy)(void* shape);
+    void* (*pair_create)(const void* a, const void* b);
+    void (*pair_destroy)(void* pair);
+    double (*distance)(void* pair, const double pose_a[7], const double pose_b[7], double points[6], double normal[3]);
+    int (*collide)(void* pair, const double pose_a[7], const double pose_b[7], double* depth);
+    const char* (*version)(void);
+    void* shapes[SHAPES];
+    char missing[1024]; // empty when loaded
+} coal_peer;
+
+static coal_peer coal;
+
+static void* coal_symbol(void* library, const char* name) {
+    void* symbol = dlsym(library, name);
+    if (!symbol && !coal.missing[0]) snprintf(coal.missing, sizeof coal.missing, "coal_dcol.so lacks %s", name);
+    return symbol;
+}
+
+// loads coal_dcol.so from `path` (NULL: BUILD/peers/coal_dcol.so) and makes its shapes; on failure the reason
+// is in coal.missing
+static void load_coal(const char* path, const char* program, osc_convex* const shapes[SHAPES]) {
+    char build[1024], file[1200];
+    if (!path) {
+        bench_build_dir(program, build, sizeof build);
+        snprintf(file, sizeof file, "%s/peers/coal_dcol.so", build);
+        path = file;
+    }
+    void* library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        snprintf(coal.missing, sizeof coal.missing,
+                 "cannot load %.400s (bench/peers/setup_coal.sh BUILD builds it): %.400s", path, dlerror());
+        return;
+    }
+    void* symbols[7] = {coal_symbol(library, "osc_coal_shape_create"), coal_symbol(library, "osc_coal_shape_destroy"),
+                        coal_symbol(library, "osc_coal_pair_create"),  coal_symbol(library, "osc_coal_pair_destroy"),
+                        coal_symbol(library, "osc_coal_distance"),     coal_symbol(library, "osc_coal_collide"),
+                        coal_symbol(library, "osc_coal_version")};
+    if (coal.missing[0]) return;
+    memcpy(&coal.shape_create, &symbols[0], sizeof(void*));
+    memcpy(&coal.shape_destroy, &symbols[1], sizeof(void*));
+    memcpy(&coal.pair_create, &symbols[2], sizeof(void*));
+    memcpy(&coal.pair_destroy, &symbols[3], sizeof(void*));
+    memcpy(&coal.distance, &symbols[4], sizeof(void*));
+    memcpy(&coal.collide, &symbols[5], sizeof(void*));
+    memcpy(&coal.version, &symbols[6], sizeof(void*));
+    for (int s = 0; s < SHAPES; ++s) {
+        double size[3], vertices[128][3];
+        kind_parameters(shape_kind(s), size);
+        int count = osc_convex_vertices(shapes[s], &vertices[0][0], 128);
+        coal.shapes[s] = coal.shape_create(shape_kind(s), size, &vertices[0][0], count);
+        if (!coal.shapes[s]) {
+            snprintf(coal.missing, sizeof coal.missing, "coal could not make the %s", shape_name(s));
+            return;
+        }
+    }
+}
+
+static void pose_array(osc_pose pose, double out[7]) {
+    out[0] = pose.p.x, out[1] = pose.p.y, out[2] = pose.p.z;
+    out[3] = pose.q.w, out[4] = pose.q.x, out[5] = pose.q.y, out[6] = pose.q.z;
+}
+
+// ---------------------------------------------------------------------------------------------
 // measurement
 
 typedef struct pair_data {
@@ -231,7 +414,7 @@ typedef struct pair_data {
     int* iterations;        // [poses]
     unsigned char* overlap; // [poses] alpha < 1
     double scale;           // s
-    int failures, degenerate, disagreements, ccd_failures;
+    int failures, degenerate, disagreements, ccd_failures, coal_disagreements, coal_failures;
 } pair_data;
 
 static double jac_alpha[12], jac_point[36], jac_point_a[36], jac_point_b[36], jac_distance[12], jac_normal[36];
@@ -281,55 +464,118 @@ static double time_proximity(const osc_convex* a, osc_pose pa, const osc_convex*
     return 1e6 * (bench_now() - start) / repeats;
 }
 
-static void measure_pair(pair_data* d, const osc_convex* a, const osc_convex* b) {
+// the DCOL calls of one configuration (measure_pair)
+static void measure_dcol(pair_data* d, int i, const osc_convex* a, const osc_convex* b, double* solve_alpha) {
+    osc_pose pa = d->pa[i], pb = d->pb[i];
+    osc_dcol_result r;
+    double alpha, gradient[12];
+    // solve (its result counted), then with all derivatives and with those of alpha and x
+    d->t[SOLVE][i] = time_proximity(a, pa, b, pb, NULL, &r, &d->failures);
+    d->iterations[i] = r.iterations;
+    d->degenerate += (r.flags & OSC_DCOL_DEGENERATE) != 0;
+    d->overlap[i] = r.alpha < 1.0;
+    *solve_alpha = r.alpha;
+    d->t[DERIVS][i] = time_proximity(a, pa, b, pb, &all_jacobians, &r, &d->failures);
+    d->t[SOLVE_DZ][i] = time_proximity(a, pa, b, pb, &solution_jacobians, &r, &d->failures);
+    // alpha and its gradient
+    d->failures += osc_dcol_alpha_gradient(a, pa, b, pb, NULL, &alpha, gradient) != OSC_OK;
+    double start = bench_now();
+    for (int k = 0; k < repeats; ++k) osc_dcol_alpha_gradient(a, pa, b, pb, NULL, &alpha, gradient);
+    d->t[GRAD][i] = 1e6 * (bench_now() - start) / repeats;
+}
+
 #ifdef OSC_HAVE_CCD
-    ccd_t ccd = ccd_adapter_config();
-    if (!ccd_tight) { // libccd's own defaults, with the adapter's callbacks
-        CCD_INIT(&ccd);
-        ccd.support1 = ccd_shape_support;
-        ccd.support2 = ccd_shape_support;
-        ccd.center1 = ccd_shape_center;
-        ccd.center2 = ccd_shape_center;
-    }
+// libccd's MPR and GJK + EPA on one configuration, `sa` and `sb` the objects its support functions read;
+// returns MPR's answer (0: overlap, -1: apart), counts allocation failures of GJK + EPA
+static int time_ccd(const ccd_t* ccd, const void* sa, const void* sb, double* mpr_us, double* gjk_us, int* failures) {
+    ccd_real_t depth;
+    ccd_vec3_t direction, position;
+    int hit = ccdMPRPenetration(sa, sb, ccd, &depth, &direction, &position);
+    double start = bench_now();
+    for (int k = 0; k < repeats; ++k) ccdMPRPenetration(sa, sb, ccd, &depth, &direction, &position);
+    *mpr_us = 1e6 * (bench_now() - start) / repeats;
+    *failures += ccdGJKPenetration(sa, sb, ccd, &depth, &direction, &position) == -2;
+    start = bench_now();
+    for (int k = 0; k < repeats; ++k) ccdGJKPenetration(sa, sb, ccd, &depth, &direction, &position);
+    *gjk_us = 1e6 * (bench_now() - start) / repeats;
+    return hit;
+}
 #endif
-    for (int i = 0; i < poses; ++i) {
-        osc_pose pa = d->pa[i], pb = d->pb[i];
-        osc_dcol_result r;
-        double alpha, gradient[12];
-        // solve (its result counted), then with all derivatives and with those of alpha and x
-        d->t[SOLVE][i] = time_proximity(a, pa, b, pb, NULL, &r, &d->failures);
-        d->iterations[i] = r.iterations;
-        d->degenerate += (r.flags & OSC_DCOL_DEGENERATE) != 0;
-        d->overlap[i] = r.alpha < 1.0;
-        double solve_alpha = r.alpha;
-        d->t[DERIVS][i] = time_proximity(a, pa, b, pb, &all_jacobians, &r, &d->failures);
-        d->t[DERIVS_ONLY][i] = d->t[DERIVS][i] - d->t[SOLVE][i];
-        d->t[SOLVE_DZ][i] = time_proximity(a, pa, b, pb, &solution_jacobians, &r, &d->failures);
-        d->t[DZ_ONLY][i] = d->t[SOLVE_DZ][i] - d->t[SOLVE][i];
-        // alpha and its gradient
-        d->failures += osc_dcol_alpha_gradient(a, pa, b, pb, NULL, &alpha, gradient) != OSC_OK;
-        double start = bench_now();
-        for (int k = 0; k < repeats; ++k) osc_dcol_alpha_gradient(a, pa, b, pb, NULL, &alpha, gradient);
-        d->t[GRAD][i] = 1e6 * (bench_now() - start) / repeats;
+
+// the peers' calls of one configuration (measure_pair); `sa`, `sb` the shapes' indices
+static void measure_peers(pair_data* d, int i, const osc_convex* a, const osc_convex* b, int sa, int sb,
+                          double solve_alpha, void* coal_pair) {
+    osc_pose pa = d->pa[i], pb = d->pb[i];
+    int decided = fabs(solve_alpha - 1.0) > 1e-3; // beyond the peers' tolerances
+    if (no_peers) {
+        for (int m = MPR; m <= COAL_COLLIDE; ++m) d->t[m][i] = NAN;
+        return;
+    }
 #ifdef OSC_HAVE_CCD
-        ccd_shape sa = {a, pa, 1.0}, sb = {b, pb, 1.0};
-        ccd_real_t depth;
-        ccd_vec3_t direction, position;
-        int hit = ccdMPRPenetration(&sa, &sb, &ccd, &depth, &direction, &position);
-        if (hit == (solve_alpha < 1.0 ? -1 : 0) && fabs(solve_alpha - 1.0) > 1e-3) ++d->disagreements;
-        start = bench_now();
-        for (int k = 0; k < repeats; ++k) ccdMPRPenetration(&sa, &sb, &ccd, &depth, &direction, &position);
-        d->t[MPR][i] = 1e6 * (bench_now() - start) / repeats;
-        hit = ccdGJKPenetration(&sa, &sb, &ccd, &depth, &direction, &position);
-        d->ccd_failures += hit == -2;
-        start = bench_now();
-        for (int k = 0; k < repeats; ++k) ccdGJKPenetration(&sa, &sb, &ccd, &depth, &direction, &position);
-        d->t[GJK][i] = 1e6 * (bench_now() - start) / repeats;
+    ccd_t ccd = ccd_tight ? ccd_adapter_config() : ccd_native_config();
+    ccd.support1 = ccd.support2 = ccd_native_support;
+    ccd.center1 = ccd.center2 = ccd_native_center;
+    // native supports: the shapes placed at the poses (a rotation matrix each), as a user does per query
+    ccd_native_body na = ccd_native_place(&native_shapes[sa], pa), nb = ccd_native_place(&native_shapes[sb], pb);
+    int hit = time_ccd(&ccd, &na, &nb, &d->t[MPR][i], &d->t[GJK][i], &d->ccd_failures);
+    if (hit == (solve_alpha < 1.0 ? -1 : 0) && decided) ++d->disagreements;
+    // through osc_convex_support
+    ccd.support1 = ccd.support2 = ccd_shape_support;
+    ccd.center1 = ccd.center2 = ccd_shape_center;
+    ccd_shape oa = {a, pa, 1.0}, ob = {b, pb, 1.0};
+    time_ccd(&ccd, &oa, &ob, &d->t[MPR_OSC][i], &d->t[GJK_OSC][i], &d->ccd_failures);
 #else
-        (void)solve_alpha;
-        d->t[MPR][i] = d->t[GJK][i] = NAN;
+    (void)a, (void)b, (void)sa, (void)sb, (void)decided;
+    d->t[MPR][i] = d->t[GJK][i] = d->t[MPR_OSC][i] = d->t[GJK_OSC][i] = NAN;
 #endif
+    if (!coal_pair) {
+        d->t[COAL_DISTANCE][i] = d->t[COAL_COLLIDE][i] = NAN;
+        return;
     }
+    double qa[7], qb[7], points[6], normal[3], depth;
+    pose_array(pa, qa);
+    pose_array(pb, qb);
+    double distance = coal.distance(coal_pair, qa, qb, points, normal);
+    d->coal_failures += !isfinite(distance);
+    if ((distance < 0.0) != (solve_alpha < 1.0) && decided) ++d->coal_disagreements;
+    double start = bench_now();
+    for (int k = 0; k < repeats; ++k) {
+        pose_array(pa, qa);
+        pose_array(pb, qb);
+        coal.distance(coal_pair, qa, qb, points, normal);
+    }
+    d->t[COAL_DISTANCE][i] = 1e6 * (bench_now() - start) / repeats;
+    d->coal_failures += coal.collide(coal_pair, qa, qb, &depth) < 0;
+    start = bench_now();
+    for (int k = 0; k < repeats; ++k) {
+        pose_array(pa, qa);
+        pose_array(pb, qb);
+        coal.collide(coal_pair, qa, qb, &depth);
+    }
+    d->t[COAL_COLLIDE][i] = 1e6 * (bench_now() - start) / repeats;
+}
+
+// every configuration of a pair: DCOL's calls and the peers', the DCOL calls first on even
+// configurations and last on odd ones
+static void measure_pair(pair_data* d, osc_convex* const shapes[SHAPES], int sa, int sb) {
+    const osc_convex *a = shapes[sa], *b = shapes[sb];
+    void* coal_pair = coal.missing[0] ? NULL : coal.pair_create(coal.shapes[sa], coal.shapes[sb]);
+    for (int i = 0; i < poses; ++i) {
+        double solve_alpha = NAN;
+        if (i % 2 == 0) {
+            measure_dcol(d, i, a, b, &solve_alpha);
+            measure_peers(d, i, a, b, sa, sb, solve_alpha, coal_pair);
+        } else {
+            // the peers first: DCOL's alpha from an untimed solve decides the disagreement counts
+            osc_dcol_result r;
+            osc_dcol_proximity(a, d->pa[i], b, d->pb[i], NULL, &r, NULL, NULL);
+            measure_peers(d, i, a, b, sa, sb, r.alpha, coal_pair);
+            measure_dcol(d, i, a, b, &solve_alpha);
+        }
+        d->t[DERIVS_ONLY][i] = d->t[DERIVS][i] - d->t[SOLVE][i];
+        d->t[DZ_ONLY][i] = d->t[SOLVE_DZ][i] - d->t[SOLVE][i];
+    }
+    if (coal_pair) coal.pair_destroy(coal_pair);
 }
 
 // The calls measured, untimed, cycling through the pairs' configurations for WARM_UP_SECONDS:
@@ -345,20 +591,96 @@ static void warm_up(osc_convex* const shapes[SHAPES], const pair_data* data) {
                                &all_jacobians, NULL);
 }
 
+// --once KIND: each call of one kind once per configuration of the 49 pairs, untimed, for instruction
+// counts (valgrind --tool=callgrind; "none" is the setup alone, to subtract)
+static int run_once(const char* kind, osc_convex* const shapes[SHAPES], const pair_data* data) {
+    int mode = !strcmp(kind, "none")     ? 0
+               : !strcmp(kind, "solve")  ? 1
+               : !strcmp(kind, "derivs") ? 2
+               : !strcmp(kind, "mpr")    ? 3
+               : !strcmp(kind, "gjk")    ? 4
+                                         : -1;
+    if (mode < 0) {
+        fprintf(stderr, "bench_dcol: --once takes none, solve, derivs, mpr or gjk\n");
+        return 2;
+    }
+#ifdef OSC_HAVE_CCD
+    ccd_t ccd = ccd_native_config();
+#else
+    if (mode >= 3) {
+        fprintf(stderr, "bench_dcol: libccd not found at build time\n");
+        return 2;
+    }
+#endif
+    int failures = 0;
+    for (int p = 0; p < KINDS * KINDS; ++p)
+        for (int i = 0; i < poses; ++i) {
+            const osc_convex *a = shapes[pair_a(p)], *b = shapes[pair_b(p)];
+            osc_pose pa = data[p].pa[i], pb = data[p].pb[i];
+            osc_dcol_result r;
+            if (mode == 1 || mode == 2)
+                failures +=
+                    osc_dcol_proximity(a, pa, b, pb, NULL, &r, mode == 2 ? &all_jacobians : NULL, NULL) != OSC_OK;
+#ifdef OSC_HAVE_CCD
+            ccd_native_body na = ccd_native_place(&native_shapes[pair_a(p)], pa);
+            ccd_native_body nb = ccd_native_place(&native_shapes[pair_b(p)], pb);
+            ccd_real_t depth;
+            ccd_vec3_t direction, position;
+            if (mode == 3) ccdMPRPenetration(&na, &nb, &ccd, &depth, &direction, &position);
+            if (mode == 4) failures += ccdGJKPenetration(&na, &nb, &ccd, &depth, &direction, &position) == -2;
+#endif
+        }
+    fprintf(stderr, "bench_dcol: --once %s: %d calls, %d failures\n", kind, KINDS * KINDS * poses, failures);
+    return failures != 0;
+}
+
 // ---------------------------------------------------------------------------------------------
 // reporting
 
-static void report_ccd(const char* name, const char* metric, double value, const char* peer_base, double peer_value) {
-    char peer[48];
-    snprintf(peer, sizeof peer, "%s%s", peer_base, ccd_tight ? "-tight" : "");
-    if (PEER_MISSING || !isfinite(peer_value)) {
-        printf("{\"suite\": \"%s\", \"case\": \"%s\", \"metric\": \"%s\", \"value\": %.6g, \"unit\": \"us\", "
-               "\"peer\": \"%s\", \"peer_value\": null, \"missing\": \"%s\"}\n",
-               SUITE, name, metric, value, peer, PEER_MISSING ? PEER_MISSING : "no figure");
-        fflush(stdout);
-        return;
-    }
-    bench_report_peer(SUITE, name, metric, value, "us", peer, peer_value);
+// the peers compared with DCOL's solve with all Jacobians: measure, JSON peer name, metric suffix, table name
+typedef struct peer_column {
+    int measure;
+    const char* peer;
+    const char* suffix;
+    const char* label;
+} peer_column;
+
+enum { PEER_COLUMNS = 6 };
+static const peer_column peer_columns[PEER_COLUMNS] = {
+    {MPR, "libccd-mpr-native", "_vs_mpr_native", "MPR"},
+    {GJK, "libccd-gjk-epa-native", "_vs_gjk_epa_native", "GJK+EPA"},
+    {COAL_DISTANCE, "coal-distance", "_vs_coal_distance", "coal distance"},
+    {COAL_COLLIDE, "coal-collide", "_vs_coal_collide", "coal collide"},
+    {MPR_OSC, "libccd-mpr", "", "MPR (osc support)"},
+    {GJK_OSC, "libccd-gjk-epa", "_vs_gjk_epa", "GJK+EPA (osc support)"},
+};
+
+static const char* peer_missing(int measure) {
+    if (measure == COAL_DISTANCE || measure == COAL_COLLIDE) return coal.missing[0] ? coal.missing : NULL;
+    return no_peers ? "--no-peers" : PEER_MISSING;
+}
+
+// DCOL's solve with all Jacobians against every peer: solve_derivs[_overlap]_us<suffix>
+static void report_peers(const char* name, const double* ours, const double* overlap) {
+    for (int pass = 0; pass < 2; ++pass)
+        for (int c = 0; c < PEER_COLUMNS; ++c) {
+            const peer_column* column = &peer_columns[c];
+            const double* t = pass ? overlap : ours;
+            char metric[96], peer[64];
+            snprintf(metric, sizeof metric, "solve_derivs%s_us%s", pass ? "_overlap" : "", column->suffix);
+            int is_ccd = column->measure != COAL_DISTANCE && column->measure != COAL_COLLIDE;
+            snprintf(peer, sizeof peer, "%s%s", column->peer, is_ccd && ccd_tight ? "-tight" : "");
+            const char* missing = peer_missing(column->measure);
+            double value = t[column->measure];
+            if (missing || !isfinite(value)) {
+                printf("{\"suite\": \"%s\", \"case\": \"%s\", \"metric\": \"%s\", \"value\": %.6g, \"unit\": "
+                       "\"us\", \"peer\": \"%s\", \"peer_value\": null, \"missing\": \"%s\"}\n",
+                       SUITE, name, metric, t[DERIVS], peer, missing ? missing : "no figure");
+                fflush(stdout);
+                continue;
+            }
+            bench_report_peer(SUITE, name, metric, t[DERIVS], "us", peer, value);
+        }
 }
 
 static double mean_of(const double* values, int count) {
@@ -396,6 +718,30 @@ static void print_load(const char* when) {
         fclose(f);
     }
     fprintf(stderr, "bench_dcol: load average %s: %s", when, text);
+}
+
+// the per-kind table: medians, then DCOL's solve with all Jacobians over each peer's time, over all
+// configurations and over the overlapping half
+static void print_ratio_header(void) {
+    fprintf(stderr, "| kind | solve | derivs | solve+derivs | alpha_grad | iters |");
+    for (int c = 0; c < PEER_COLUMNS; ++c) fprintf(stderr, " %s |", peer_columns[c].label);
+    for (int c = 0; c < PEER_COLUMNS; ++c) fprintf(stderr, " / %s |", peer_columns[c].label);
+    fprintf(stderr, " overlap: solve+derivs |");
+    for (int c = 0; c < PEER_COLUMNS; ++c) fprintf(stderr, " overlap: / %s |", peer_columns[c].label);
+    fprintf(stderr, "\n|");
+    for (int c = 0; c < 7 + 3 * PEER_COLUMNS; ++c) fprintf(stderr, "---|");
+    fprintf(stderr, "\n");
+}
+
+static void print_ratio_row(const char* name, const figures* all, const figures* over) {
+    fprintf(stderr, "| %s | %.2f | %.2f | %.2f | %.2f | %.0f |", name, all->t[SOLVE], all->t[DERIVS_ONLY],
+            all->t[DERIVS], all->t[GRAD], all->iterations);
+    for (int c = 0; c < PEER_COLUMNS; ++c) fprintf(stderr, " %.2f |", all->t[peer_columns[c].measure]);
+    for (int c = 0; c < PEER_COLUMNS; ++c) fprintf(stderr, " %.2f |", all->t[DERIVS] / all->t[peer_columns[c].measure]);
+    fprintf(stderr, " %.2f |", over->t[DERIVS]);
+    for (int c = 0; c < PEER_COLUMNS; ++c)
+        fprintf(stderr, " %.2f |", over->t[DERIVS] / over->t[peer_columns[c].measure]);
+    fprintf(stderr, "\n");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -503,6 +849,8 @@ static warm_figures warm_pair(const osc_convex* a, const osc_convex* b, osc_pose
 // ---------------------------------------------------------------------------------------------
 
 int main(int argc, char** argv) {
+    const char *coal_path = NULL, *once = NULL;
+    int pairs_only = 0;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--poses") && i + 1 < argc)
             poses = atoi(argv[++i]);
@@ -510,8 +858,17 @@ int main(int argc, char** argv) {
             repeats = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--ccd-tight"))
             ccd_tight = 1;
+        else if (!strcmp(argv[i], "--coal") && i + 1 < argc)
+            coal_path = argv[++i];
+        else if (!strcmp(argv[i], "--no-peers"))
+            no_peers = 1;
+        else if (!strcmp(argv[i], "--pairs-only"))
+            pairs_only = 1;
+        else if (!strcmp(argv[i], "--once") && i + 1 < argc)
+            once = argv[++i];
         else {
-            fprintf(stderr, "usage: bench_dcol [--poses N] [--repeats R] [--ccd-tight]\n");
+            fprintf(stderr, "usage: bench_dcol [--poses N] [--repeats R] [--ccd-tight] [--coal PATH] [--no-peers] "
+                            "[--pairs-only] [--once none|solve|derivs|mpr|gjk]\n");
             return 2;
         }
     }
@@ -532,6 +889,15 @@ int main(int argc, char** argv) {
             PEER_MISSING ? "missing"
             : ccd_tight  ? "present (--ccd-tight: tolerances 1e-8, 500 iterations)"
                          : "present (CCD_INIT tolerances)");
+#ifdef OSC_HAVE_CCD
+    make_native_shapes(shapes);
+#endif
+    if (no_peers)
+        snprintf(coal.missing, sizeof coal.missing, "--no-peers");
+    else
+        load_coal(coal_path, argv[0], shapes);
+    fprintf(stderr, "bench_dcol: coal %s%s\n", coal.missing[0] ? "missing: " : "",
+            coal.missing[0] ? coal.missing : coal.version());
 
     // --- per pair ---------------------------------------------------------------------------------
     pair_data* data = checked_calloc(PAIRS, sizeof *data);
@@ -544,14 +910,17 @@ int main(int argc, char** argv) {
         d->overlap = checked_calloc((size_t)poses, 1);
         make_poses(d, shapes[pair_a(p)], shapes[pair_b(p)]);
     }
+    if (once) return run_once(once, shapes, data);
     warm_up(shapes, data);
-    for (int p = 0; p < PAIRS; ++p) measure_pair(&data[p], shapes[pair_a(p)], shapes[pair_b(p)]);
+    for (int p = 0; p < PAIRS; ++p) measure_pair(&data[p], shapes, pair_a(p), pair_b(p));
     double pairs_seconds = bench_now() - program_start;
 
-    fprintf(stderr, "\n**Per pair (median us per call; all configurations | overlapping half)**\n\n");
-    fprintf(stderr, "| pair | s | iters | solve | solve+derivs | alpha_grad | MPR | GJK+EPA | solve+derivs (overlap) "
-                    "| MPR (overlap) | GJK+EPA (overlap) | failures | degenerate | MPR disagrees |\n");
-    fprintf(stderr, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    fprintf(stderr, "\n**Per pair (median us per call; all configurations, then the overlapping half; peers: "
+                    "libccd with native supports, coal)**\n\n");
+    fprintf(stderr, "| pair | s | iters | solve | solve+derivs | alpha_grad | MPR | GJK+EPA | coal distance | coal "
+                    "collide | MPR (osc support) | solve+derivs (overlap) | MPR (overlap) | GJK+EPA (overlap) | coal "
+                    "distance (overlap) | failures | degenerate | MPR disagrees | coal disagrees |\n");
+    fprintf(stderr, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int p = 0; p < PAIRS; ++p) {
         pair_data* d = &data[p];
         char name[64];
@@ -561,26 +930,24 @@ int main(int argc, char** argv) {
         figures all = summarize(t, d->iterations, d->overlap, poses, 0);
         figures over = summarize(t, d->iterations, d->overlap, poses, 1);
         bench_report(SUITE, name, "solve_us", all.t[SOLVE], "us");
-        report_ccd(name, "solve_derivs_us", all.t[DERIVS], "libccd-mpr", all.t[MPR]);
-        report_ccd(name, "solve_derivs_us_vs_gjk_epa", all.t[DERIVS], "libccd-gjk-epa", all.t[GJK]);
+        report_peers(name, all.t, over.t);
         bench_report(SUITE, name, "derivs_us", all.t[DERIVS_ONLY], "us");
         bench_report(SUITE, name, "dz_us", all.t[DZ_ONLY], "us");
         bench_report(SUITE, name, "alpha_grad_us", all.t[GRAD], "us");
-        report_ccd(name, "solve_derivs_overlap_us", over.t[DERIVS], "libccd-mpr", over.t[MPR]);
-        report_ccd(name, "solve_derivs_overlap_us_vs_gjk_epa", over.t[DERIVS], "libccd-gjk-epa", over.t[GJK]);
         bench_report(SUITE, name, "iterations", all.iterations, "count");
         bench_report(SUITE, name, "failures", d->failures, "count");
-        fprintf(stderr, "| %s | %.3g | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %d | %d |\n",
+        fprintf(stderr,
+                "| %s | %.3g | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | "
+                "%.2f | %d | %d | %d | %d |\n",
                 name, d->scale, all.iterations, all.t[SOLVE], all.t[DERIVS], all.t[GRAD], all.t[MPR], all.t[GJK],
-                over.t[DERIVS], over.t[MPR], over.t[GJK], d->failures, d->degenerate, d->disagreements);
+                all.t[COAL_DISTANCE], all.t[COAL_COLLIDE], all.t[MPR_OSC], over.t[DERIVS], over.t[MPR], over.t[GJK],
+                over.t[COAL_DISTANCE], d->failures, d->degenerate, d->disagreements, d->coal_disagreements);
     }
 
     // --- per kind: the configurations of the 13 ordered pairs that contain it ----------------------
-    fprintf(stderr, "\n**Per kind (pooled over the 13 pairs containing it; median us)**\n\n");
-    fprintf(stderr, "| kind | solve | derivs | solve+derivs | alpha_grad | MPR | GJK+EPA | solve+derivs / MPR | "
-                    "solve+derivs / GJK+EPA | overlap: solve+derivs | overlap: MPR | overlap: GJK+EPA | overlap: "
-                    "ratio MPR | overlap: ratio GJK+EPA | iters |\n");
-    fprintf(stderr, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    fprintf(stderr, "\n**Per kind (pooled over the 13 pairs containing it; median us; ratios: DCOL's solve with "
+                    "all Jacobians / the peer)**\n\n");
+    print_ratio_header();
     int pooled_capacity = 13 * poses;
     double* pooled[MEASURES];
     for (int m = 0; m < MEASURES; ++m) pooled[m] = checked_calloc((size_t)pooled_capacity, sizeof(double));
@@ -606,11 +973,8 @@ int main(int argc, char** argv) {
         bench_report(SUITE, name, "solve_us", all.t[SOLVE], "us");
         bench_report(SUITE, name, "derivs_us", all.t[DERIVS_ONLY], "us");
         bench_report(SUITE, name, "dz_us", all.t[DZ_ONLY], "us");
-        report_ccd(name, "solve_derivs_us", all.t[DERIVS], "libccd-mpr", all.t[MPR]);
-        report_ccd(name, "solve_derivs_us_vs_gjk_epa", all.t[DERIVS], "libccd-gjk-epa", all.t[GJK]);
+        report_peers(name, all.t, over.t);
         bench_report(SUITE, name, "alpha_grad_us", all.t[GRAD], "us");
-        report_ccd(name, "solve_derivs_overlap_us", over.t[DERIVS], "libccd-mpr", over.t[MPR]);
-        report_ccd(name, "solve_derivs_overlap_us_vs_gjk_epa", over.t[DERIVS], "libccd-gjk-epa", over.t[GJK]);
         bench_report(SUITE, name, "iterations", all.iterations, "count");
         kind_solve[kind] = all.t[SOLVE];
         kind_dz[kind] = all.t[DZ_ONLY];
@@ -621,12 +985,7 @@ int main(int argc, char** argv) {
         bench_report(SUITE, name, "solve_mean_us", kind_mean[kind][0], "us");
         bench_report(SUITE, name, "dz_mean_us", kind_mean[kind][1], "us");
         bench_report(SUITE, name, "derivs_mean_us", kind_mean[kind][2], "us");
-        fprintf(stderr,
-                "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | "
-                "%.2f | %.0f |\n",
-                name, all.t[SOLVE], all.t[DERIVS_ONLY], all.t[DERIVS], all.t[GRAD], all.t[MPR], all.t[GJK],
-                all.t[DERIVS] / all.t[MPR], all.t[DERIVS] / all.t[GJK], over.t[DERIVS], over.t[MPR], over.t[GJK],
-                over.t[DERIVS] / over.t[MPR], over.t[DERIVS] / over.t[GJK], all.iterations);
+        print_ratio_row(name, &all, &over);
     }
     // all 49 pairs together
     {
@@ -636,12 +995,15 @@ int main(int argc, char** argv) {
             everything[m] = checked_calloc((size_t)(KINDS * KINDS * poses), sizeof(double));
         int* iterations = checked_calloc((size_t)(KINDS * KINDS * poses), sizeof(int));
         unsigned char* overlap = checked_calloc((size_t)(KINDS * KINDS * poses), 1);
-        int failures = 0, disagreements = 0, degenerate = 0, ccd_failures = 0;
+        int failures = 0, disagreements = 0, degenerate = 0, ccd_failures = 0, coal_disagreements = 0,
+            coal_failures = 0;
         for (int p = 0; p < KINDS * KINDS; ++p) {
             failures += data[p].failures;
             disagreements += data[p].disagreements;
             degenerate += data[p].degenerate;
             ccd_failures += data[p].ccd_failures;
+            coal_disagreements += data[p].coal_disagreements;
+            coal_failures += data[p].coal_failures;
             for (int i = 0; i < poses; ++i, ++n) {
                 for (int m = 0; m < MEASURES; ++m) everything[m][n] = data[p].t[m][i];
                 iterations[n] = data[p].iterations[i];
@@ -655,24 +1017,18 @@ int main(int argc, char** argv) {
         bench_report(SUITE, "all", "solve_us", all.t[SOLVE], "us");
         bench_report(SUITE, "all", "derivs_us", all.t[DERIVS_ONLY], "us");
         bench_report(SUITE, "all", "dz_us", all.t[DZ_ONLY], "us");
-        report_ccd("all", "solve_derivs_us", all.t[DERIVS], "libccd-mpr", all.t[MPR]);
-        report_ccd("all", "solve_derivs_us_vs_gjk_epa", all.t[DERIVS], "libccd-gjk-epa", all.t[GJK]);
+        report_peers("all", all.t, over.t);
         bench_report(SUITE, "all", "alpha_grad_us", all.t[GRAD], "us");
-        report_ccd("all", "solve_derivs_overlap_us", over.t[DERIVS], "libccd-mpr", over.t[MPR]);
-        report_ccd("all", "solve_derivs_overlap_us_vs_gjk_epa", over.t[DERIVS], "libccd-gjk-epa", over.t[GJK]);
         bench_report(SUITE, "all", "iterations", all.iterations, "count");
         bench_report(SUITE, "all", "failures", failures, "count");
         bench_report(SUITE, "all", "mpr_disagreements", disagreements, "count");
-        fprintf(stderr,
-                "| all 49 | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | "
-                "%.2f | %.2f | %.0f |\n",
-                all.t[SOLVE], all.t[DERIVS_ONLY], all.t[DERIVS], all.t[GRAD], all.t[MPR], all.t[GJK],
-                all.t[DERIVS] / all.t[MPR], all.t[DERIVS] / all.t[GJK], over.t[DERIVS], over.t[MPR], over.t[GJK],
-                over.t[DERIVS] / over.t[MPR], over.t[DERIVS] / over.t[GJK], all.iterations);
+        bench_report(SUITE, "all", "coal_disagreements", coal_disagreements, "count");
+        print_ratio_row("all 49", &all, &over);
         fprintf(stderr,
                 "\n49 pairs x %d configurations: %d DCOL failures, %d DEGENERATE flags, %d disagreements "
-                "with MPR on overlap, %d libccd allocation failures\n",
-                poses, failures, degenerate, disagreements, ccd_failures);
+                "with native MPR on overlap, %d with coal's signed distance, %d libccd allocation failures, %d coal "
+                "failures\n",
+                poses, failures, degenerate, disagreements, coal_disagreements, ccd_failures, coal_failures);
         for (int m = 0; m < MEASURES; ++m) free(everything[m]);
         free(iterations);
         free(overlap);
@@ -702,6 +1058,10 @@ int main(int argc, char** argv) {
     free(pooled_iterations);
     free(pooled_overlap);
 
+    if (pairs_only) {
+        fprintf(stderr, "\nbench_dcol: pairs %.1f s (--pairs-only)\n", pairs_seconds);
+        goto done;
+    }
     // --- batch throughput -------------------------------------------------------------------------
     double batch_start = bench_now();
     fprintf(stderr, "\n**Batch: osc_dcol_proximity_batch, all Jacobians, %d mixed pairs**\n\n", BATCH_PAIRS);
@@ -817,6 +1177,7 @@ int main(int argc, char** argv) {
 
     fprintf(stderr, "\nbench_dcol: pairs %.1f s, batch %.1f s, warm start %.1f s, resting %.1f s, total %.1f s\n",
             pairs_seconds, batch_seconds, warm_seconds, resting_seconds, bench_now() - program_start);
+done:
     print_load("at end");
     for (int p = 0; p < PAIRS; ++p) {
         free(data[p].pa);
@@ -826,6 +1187,9 @@ int main(int argc, char** argv) {
         free(data[p].overlap);
     }
     free(data);
-    for (int s = 0; s < SHAPES; ++s) osc_convex_destroy(shapes[s]);
+    for (int s = 0; s < SHAPES; ++s) {
+        osc_convex_destroy(shapes[s]);
+        if (!coal.missing[0]) coal.shape_destroy(coal.shapes[s]);
+    }
     return 0;
 }

@@ -29,7 +29,7 @@ FAMILY = {
     "grid": "grid", "mesh_bvh": "grid",
     "mesh": "mesh", "simplify": "mesh",
     "manifold": "manifold",
-    "dcol": "dcol",
+    "dcol": "dcol", "dcol_smoothing": "dcol",
     "sdf_scene_spheres": "sdf_pair", "sdf_scene_menger": "sdf_pair", "sdf_pair_accuracy": "sdf_pair",
     "ray": "ray",
     "lmd": "lmd",

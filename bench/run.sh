@@ -10,6 +10,7 @@ export OSC_BUILD_DIR="$BUILD"
 : > "$OUT"
 if [ -x bench/peers/setup.sh ]; then bench/peers/setup.sh "$BUILD" || echo "bench: peer setup failed (peers reported missing)"; fi
 if [ -x bench/peers/setup_thimni.sh ]; then bench/peers/setup_thimni.sh "$BUILD" || echo "bench: thimni setup failed (reported missing)"; fi
+if [ -f bench/peers/setup_coal.sh ]; then sh bench/peers/setup_coal.sh "$BUILD" || echo "bench: coal setup failed (reported missing)"; fi
 if [ -f bench/peers/setup_tlm.sh ]; then sh bench/peers/setup_tlm.sh "$BUILD" || echo "bench: torchlensmaker setup failed (reported missing)"; fi
 echo "machine: $(uname -m), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ //')"
 for program in "$BUILD"/bench/bench_*; do
