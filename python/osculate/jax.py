@@ -17,7 +17,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _host
+from . import _host, _xla
+from ._dcol import _convex, _dcol_settings
 from ._ffi import integer as _integer
 
 __all__ = ["dcol", "dcol_alpha", "manifold", "sdf_pair", "lmd", "sdf", "ray_intersect",
@@ -49,97 +50,109 @@ def _apply(jacobian, tangent):
 
 
 # ------------------------------------------------------------------------------------------------
+# the custom calls' common parts
+
+
+def _float_poses(pose_a, pose_b):
+    """pose_a, pose_b as arrays [..., 7] of one float type, broadcast to one shape."""
+    pa, pb = jnp.asarray(pose_a), jnp.asarray(pose_b)
+    if pa.shape[-1:] != (7,) or pb.shape[-1:] != (7,):
+        raise ValueError("poses must have shape (..., 7), got %s and %s" % (pa.shape, pb.shape))
+    dtype = _dtype(pa, pb)
+    batch = jnp.broadcast_shapes(pa.shape[:-1], pb.shape[:-1])
+    return (jnp.broadcast_to(pa.astype(dtype), batch + (7,)),
+            jnp.broadcast_to(pb.astype(dtype), batch + (7,)), batch, dtype)
+
+
+def _threads(settings):
+    """The `threads` setting of a front-end query (1 by default: a compiled program's call runs on
+    its caller's thread unless asked), as the handlers' attribute."""
+    return _integer(settings.pop("threads", 1), "threads")
+
+
+# ------------------------------------------------------------------------------------------------
 # DCOL
 
+_DCOL_NAMES = [n for n, _ in _host.DCOL_OUTPUTS]
+_DCOL_SHAPES = dict(_host.DCOL_OUTPUTS)
 
-def dcol(a, pose_a, b, pose_b, **settings):
+
+def dcol(a, pose_a, b, pose_b, outputs=None, **settings):
     """DCOL between Convex shapes a and b at poses [..., 7] (broadcast against each other): a dict
     of alpha [...], distance [...], point, point_a, point_b, normal [..., 3], differentiable with
-    respect to both poses. Settings: osculate.dcol_settings()."""
-    names = [n for n, _ in _host.DCOL_OUTPUTS]
+    respect to both poses. `outputs`: the names to compute (default all); derivatives are computed
+    for these only. One XLA custom call (osculate_dcol) per evaluation; vmap batches it. Settings:
+    osculate.dcol_settings() and threads (1)."""
+    names = _DCOL_NAMES if outputs is None else list(outputs)
+    unknown = [n for n in names if n not in _DCOL_SHAPES]
+    if unknown or not names:
+        raise ValueError("dcol: outputs must be among %s, got %r" % (_DCOL_NAMES, outputs))
+    threads = _threads(settings)
+    attrs = dict(a=_xla.model(_convex(a, "a"), "a"), b=_xla.model(_convex(b, "b"), "b"),
+                 settings=_xla.settings(_dcol_settings(settings)), threads=threads)
+    mask = sum(1 << _DCOL_NAMES.index(n) for n in names)
+    pa, pb, batch, dtype = _float_poses(pose_a, pose_b)
 
-    def shapes(pa, pb, jac):
-        batch = jnp.broadcast_shapes(pa.shape[:-1], pb.shape[:-1])
-        out = [(batch + s, None) for _, s in _host.DCOL_OUTPUTS]
-        if jac:
-            out += [(batch + s + (14,), None) for _, s in _host.DCOL_OUTPUTS]
-        return out
-
-    def host(jac):
-        def run(pa, pb):
-            v, j = _host.dcol(a, b, settings, pa, pb, jac)
-            return [v[n] for n in names] + ([j[n] for n in names] if jac else [])
-        return run
+    def query(pa, pb, jacobians):
+        results = [(batch + s, dtype) for _, s in _host.DCOL_OUTPUTS]
+        if jacobians:
+            results += [(batch + (max(1, sum(_DCOL_SHAPES[n])),) + (12,), dtype)
+                        for n in _DCOL_NAMES if mask >> _DCOL_NAMES.index(n) & 1]
+            results.append((batch + (2, 3, 4), dtype))
+        out = _xla.call("osculate_dcol", results, pa, pb, jacobians=mask if jacobians else 0,
+                        **attrs)
+        values = dict(zip(_DCOL_NAMES, out[:6]))
+        return [values[n] for n in names], out[6:]
 
     @jax.custom_jvp
     def f(pa, pb):
-        return tuple(_callback(host(False), shapes(pa, pb, False), _dtype(pa, pb), pa, pb))
+        return tuple(query(pa, pb, False)[0])
 
     @f.defjvp
     def f_jvp(primals, tangents):
-        pa, pb = primals
-        dpa, dpb = tangents
-        out = _callback(host(True), shapes(pa, pb, True), _dtype(pa, pb), pa, pb)
-        values, jacs = out[:len(names)], out[len(names):]
-        batch = values[0].shape
-        dp = jnp.concatenate([jnp.broadcast_to(dpa, batch + (7,)),
-                              jnp.broadcast_to(dpb, batch + (7,))], axis=-1)
-        return tuple(values), tuple(_apply(j, dp) for j in jacs)
+        values, rest = query(*primals, True)
+        t = _xla.pose_tangents(rest[-1], *tangents)
+        # the Jacobians come in the handler's order (_DCOL_NAMES), the values in `names`' order
+        jac = dict(zip([n for n in _DCOL_NAMES if n in names], rest[:-1]))
+        out = [jnp.einsum("...rc,...c->...r", jac[n], t).reshape(v.shape)
+               for n, v in zip(names, values)]
+        return tuple(values), tuple(out)
 
-    pa = jnp.asarray(pose_a)
-    pb = jnp.asarray(pose_b)
-    if pa.shape[-1:] != (7,) or pb.shape[-1:] != (7,):
-        raise ValueError("poses must have shape (..., 7), got %s and %s" % (pa.shape, pb.shape))
     return dict(zip(names, f(pa, pb)))
 
 
 def dcol_alpha(a, pose_a, b, pose_b, **settings):
-    """DCOL's alpha alone (< 1: interpenetrating), differentiable in both poses [..., 7]."""
-    return dcol(a, pose_a, b, pose_b, **settings)["alpha"]
+    """DCOL's alpha alone (< 1: interpenetrating), differentiable in both poses [..., 7]; only
+    alpha's Jacobian is computed."""
+    return dcol(a, pose_a, b, pose_b, outputs=("alpha",), **settings)["alpha"]
 
 
 # ------------------------------------------------------------------------------------------------
 # contact manifolds
 
 
-def _padded_contacts(query, outputs, cap, pose_a, pose_b):
-    """The shared form of manifold, sdf_pair and lmd: query(pa, pb, jac) -> (values, jacobians)
-    dicts over `outputs` [(name, per-contact shape)] padded to `cap` slots, plus "count"; each
-    output's Jacobian has 14 pose columns (A's 7, then B's). Returns the dict of outputs and count."""
+def _padded_contacts(query, outputs, pa, pb):
+    """The shared form of manifold, sdf_pair and lmd. query(pa, pb, jacobians) -> (values, count,
+    twist Jacobians, pose maps): values [(name, per-contact shape)] in `outputs`' order padded to
+    the capacity, count [...] and, with jacobians, each output's twist Jacobian [..., C, rows, 12]
+    (written for found contacts only) and the pose maps. Tangents and cotangents go through
+    found_apply and found_transpose: an empty slot costs a zero. Returns the dict with "count"."""
     names = [n for n, _ in outputs]
-
-    def shapes(pa, pb, jac):
-        batch = jnp.broadcast_shapes(pa.shape[:-1], pb.shape[:-1])
-        out = [(batch + (cap,) + s, None) for _, s in outputs]
-        out.append((batch, jnp.int32))
-        if jac:
-            out += [(batch + (cap,) + s + (14,), None) for _, s in outputs]
-        return out
-
-    def host(jac):
-        def run(pa, pb):
-            v, j = query(pa, pb, jac)
-            return [v[n] for n in names] + [v["count"]] + ([j[n] for n in names] if jac else [])
-        return run
 
     @jax.custom_jvp
     def f(pa, pb):
-        return tuple(_callback(host(False), shapes(pa, pb, False), _dtype(pa, pb), pa, pb))
+        values, count, _, _ = query(pa, pb, False)
+        return tuple(values) + (count,)
 
     @f.defjvp
     def f_jvp(primals, tangents):
-        pa, pb = primals
-        dpa, dpb = tangents
-        out = _callback(host(True), shapes(pa, pb, True), _dtype(pa, pb), pa, pb)
-        k = len(names)
-        values, count, jacs = out[:k], out[k], out[k + 1:]
-        batch = count.shape
-        dp = jnp.concatenate([jnp.broadcast_to(dpa, batch + (7,)),
-                              jnp.broadcast_to(dpb, batch + (7,))], axis=-1)[..., None, :]
+        values, count, jacs, maps = query(*primals, True)
+        t = _xla.pose_tangents(maps, *tangents)
+        out = [_xla.found_apply(j, count, t).reshape(v.shape) for j, v in zip(jacs, values)]
         zero_count = np.zeros(count.shape, dtype=jax.dtypes.float0)
-        return tuple(values) + (count,), tuple(_apply(j, dp) for j in jacs) + (zero_count,)
+        return tuple(values) + (count,), tuple(out) + (zero_count,)
 
-    out = f(jnp.asarray(pose_a), jnp.asarray(pose_b))
+    out = f(pa, pb)
     result = dict(zip(names, out[:len(names)]))
     result["count"] = out[len(names)]
     return result
@@ -147,16 +160,35 @@ def _padded_contacts(query, outputs, cap, pose_a, pose_b):
 
 def manifold(a, pose_a, b, pose_b, capacity=None, **settings):
     """The contact manifold of Bodies a and b at poses [..., 7], padded to `capacity` slots
-    (default osculate.max_contacts: never runs out): a dict of point [..., C, 3], distance
-    [..., C] (signed: negative is penetration), normal [..., C, 3], weight [..., C]
-    (differentiable in both poses) and count [...]. Empty slots have weight 0 and distance d_max.
-    Which slot holds which contact changes with the poses, so differentiate sums over contacts
-    (sum of weight * distance, ...), which are smooth: a contact
-    enters and leaves with weight 0. Settings: osculate.manifold_settings()."""
-    from ._manifold import max_contacts
+    (default osculate.max_contacts: never runs out, and an empty slot costs only its zeros): a
+    dict of point [..., C, 3], distance [..., C] (signed: negative is penetration), normal
+    [..., C, 3], weight [..., C] (differentiable in both poses) and count [...]. Empty slots have
+    weight 0 and distance d_max. Which slot holds which contact changes with the poses, so
+    differentiate sums over contacts (sum of weight * distance, ...), which are smooth: a contact
+    enters and leaves with weight 0. One XLA custom call (osculate_manifold) per evaluation; an
+    explicit capacity that runs out raises when the program runs. Settings:
+    osculate.manifold_settings() and threads (1)."""
+    from ._manifold import _body, _manifold_settings, _size_of, max_contacts
+    threads = _threads(settings)
     cap = max_contacts(a, b, **settings) if capacity is None else _integer(capacity, "capacity")
-    return _padded_contacts(lambda pa, pb, jac: _host.manifold(a, b, settings, cap, pa, pb, jac),
-                            _host.MANIFOLD_OUTPUTS, cap, pose_a, pose_b)
+    settings = dict(settings)
+    size = _size_of(a, b, settings.pop("size", None))
+    attrs = dict(a=_xla.model(_body(a, "a"), "a"), b=_xla.model(_body(b, "b"), "b"),
+                 settings=_xla.settings(_manifold_settings(size, settings)), threads=threads,
+                 capacity=cap)
+    pa, pb, batch, dtype = _float_poses(pose_a, pose_b)
+
+    def query(pa, pb, jacobians):
+        results = [(batch + (cap,) + s, dtype) for _, s in _host.MANIFOLD_OUTPUTS]
+        results.append((batch, jnp.int32))
+        if jacobians:
+            results += [(batch + (cap, max(1, sum(s)), 12), dtype)
+                        for _, s in _host.MANIFOLD_OUTPUTS]
+            results.append((batch + (2, 3, 4), dtype))
+        out = _xla.call("osculate_manifold", results, pa, pb, jacobians=int(jacobians), **attrs)
+        return out[:4], out[4], out[5:9], out[9] if jacobians else None
+
+    return _padded_contacts(query, _host.MANIFOLD_OUTPUTS, pa, pb)
 
 
 # ------------------------------------------------------------------------------------------------
