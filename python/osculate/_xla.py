@@ -30,7 +30,9 @@ except ImportError:  # pragma: no cover - older jax
     from jax.core import Primitive
 
 PLATFORM = "cpu"  # a GPU handler would be registered beside these, one registration per platform
-TARGETS = ("osculate_found_apply", "osculate_found_transpose", "osculate_dcol", "osculate_manifold")
+TARGETS = ("osculate_found_apply", "osculate_found_transpose", "osculate_dcol", "osculate_manifold",
+           "osculate_sdf_pair", "osculate_lmd", "osculate_sdf", "osculate_ray_intersect",
+           "osculate_ray_intersect_sag")
 
 for _name in TARGETS:
     _jax_ffi.register_ffi_target(_name, _jax_ffi.pycapsule(getattr(F._cdll, _name)),

@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /// Scratch memory a handler allocates at most at once (batches are run in blocks that fit).
@@ -88,6 +89,13 @@ bool oscx_attr_pointer(const oscx_call_frame* frame, const char* name, const voi
     return address != 0;
 }
 
+bool oscx_attr_double(const oscx_call_frame* frame, const char* name, double* value) {
+    const oscx_scalar* s = find_attr(frame, name, OSCX_ATTR_SCALAR);
+    if (!s || s->dtype != OSCX_F64) return false;
+    memcpy(value, s->value, sizeof *value);
+    return true;
+}
+
 bool oscx_attr_bytes(const oscx_call_frame* frame, const char* name, void* out, size_t size) {
     const oscx_array* a = find_attr(frame, name, OSCX_ATTR_ARRAY);
     if (!a || a->dtype != OSCX_U8 || a->size != size) return false;
@@ -121,9 +129,10 @@ void oscx_write_pose_maps(oscx_buffer* maps, size_t i, osc_pose a, osc_pose b) {
     oscx_store(maps, 24 * i, &g[0][0][0], 24);
 }
 
-size_t oscx_block_items(size_t item_bytes) {
+void* oscx_scratch(size_t count, size_t item_bytes, size_t* block) {
     const size_t n = item_bytes ? OSCX_BLOCK_BYTES / item_bytes : 1;
-    return n ? n : 1;
+    *block = n ? n : 1;
+    return malloc((count < *block ? count : *block) * item_bytes + 1);
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -57,6 +57,10 @@ bool oscx_attr_int(const oscx_call_frame* frame, const char* name, int64_t* valu
 /// Reads the attribute `name` into `value`, which must be a uint64 scalar holding an address.
 bool oscx_attr_pointer(const oscx_call_frame* frame, const char* name, const void** value);
 
+/// Reads the float64 scalar attribute `name` into `value`; false when it is missing or of another
+/// type.
+bool oscx_attr_double(const oscx_call_frame* frame, const char* name, double* value);
+
 /// Copies the uint8 array attribute `name` of exactly `size` bytes (a settings struct) into `out`.
 bool oscx_attr_bytes(const oscx_call_frame* frame, const char* name, void* out, size_t size);
 
@@ -87,8 +91,9 @@ osc_pose oscx_pose(const oscx_buffer* poses, size_t i);
 /// of a twist is the position's tangent itself).
 void oscx_write_pose_maps(oscx_buffer* maps, size_t i, osc_pose a, osc_pose b);
 
-/// Returns how many batch items of `item_bytes` scratch each fit into one block of the handlers'
-/// scratch memory (at least 1).
-size_t oscx_block_items(size_t item_bytes);
+/// Returns scratch memory (malloc'ed, for the caller to free; NULL when out of memory) for one
+/// block of a batch of `count` items of `item_bytes` each, and in *block how many items a block
+/// holds: batches run in blocks of at most 64 MiB (at least one item).
+void* oscx_scratch(size_t count, size_t item_bytes, size_t* block);
 
 #endif // OSCULATE_PY_XLA_FFI_H

@@ -1,11 +1,11 @@
 // osculate: smoothly differentiable collision detection and contact generation.
 // SPDX-License-Identifier: MIT
 //
-// xla_queries.c: the query families as XLA custom-call handlers (docs/python.md, JAX). Each runs
-// the family's batched C call over the leading dimensions of its pose (or point, ray) arguments,
-// which osculate.jax broadcasts to one shape first, and writes the values and, when asked, the
-// Jacobians along twists and the pose maps that turn raw pose tangents into twists
-// (oscx_write_pose_maps). Models arrive as addresses (uint64 attributes) that osculate.jax keeps
+// xla_queries.c: the pair query families (DCOL, manifold, SDF pair, LMD) as XLA custom-call
+// handlers (docs/python.md, JAX). Each runs the family's batched C call over the leading
+// dimensions of its pose arguments, which osculate.jax broadcasts to one shape first, and writes
+// the values and, when asked, the Jacobians along twists and the pose maps that turn raw pose
+// tangents into twists (oscx_write_pose_maps). Models arrive as addresses (uint64 attributes) that osculate.jax keeps
 // alive, settings as the bytes of the C settings struct, so nothing here parses Python objects.
 
 #include "xla_ffi.h"
@@ -53,10 +53,10 @@ OSCX_HANDLER(osculate_dcol) {
     static const int rows[DCOL_OUTPUTS] = {1, 1, 3, 3, 3, 3};
     const void *a, *b;
     osc_dcol_settings settings;
-    int threads;
+    int threads = 0;
     int64_t mask;
     const oscx_buffer *pa, *pb;
-    size_t n;
+    size_t n = 0;
     oscx_error* e = pair_attrs(frame, where, &a, &b, &settings, sizeof settings, &threads);
     if (!e) e = pose_args(frame, where, &pa, &pb, &n);
     if (e) return e;
@@ -71,8 +71,8 @@ OSCX_HANDLER(osculate_dcol) {
     // per item: the batch item, the result, the Jacobian pointers and their 14 x 12 doubles
     const size_t item_bytes = sizeof(osc_dcol_batch_item) + sizeof(osc_dcol_result) + sizeof(osc_dcol_jacobians) +
                               (mask ? 14 * 12 * sizeof(double) : 0);
-    const size_t block = oscx_block_items(item_bytes);
-    char* scratch = malloc((n < block ? n : block) * item_bytes + 1);
+    size_t block;
+    char* scratch = oscx_scratch(n, item_bytes, &block);
     if (!scratch) return oscx_fail(frame, OSCX_ERROR_RESOURCE_EXHAUSTED, "%s: out of memory", where);
     for (size_t start = 0; start < n; start += block) {
         const size_t m = n - start < block ? n - start : block;
@@ -119,92 +119,249 @@ OSCX_HANDLER(osculate_dcol) {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Manifold: results point [..., C, 3], distance [..., C] (d_max in empty slots), normal [..., C, 3],
-// weight [..., C], count [...] (int32); with the attribute jacobians = 1 also the twist Jacobians
-// of point [..., C, 3, 12], distance [..., C, 1, 12], normal [..., C, 3, 12], weight
-// [..., C, 1, 12] (written for found contacts only: the products of xla_ffi.c read no others)
-// and the pose maps [..., 2, 3, 4].
+// Families padded to a capacity C (manifold, SDF pair, LMD), of V values each: results the values
+// [..., C, rows_v] (rows 1: [..., C]), count [...] (int32); with the attribute jacobians = 1 also
+// the twist Jacobian [..., C, rows_v, 12] of each value (written for found contacts only: the
+// products of xla_ffi.c read no others) and the pose maps [..., 2, 3, 4].
 
-enum { MANIFOLD_VALUES = 4, MANIFOLD_RESULTS = 5 };
+enum { PADDED_MAX_VALUES = 4 };
 
-OSCX_HANDLER(osculate_manifold) {
-    static const char where[] = "osculate.jax.manifold";
-    static const int rows[MANIFOLD_VALUES] = {3, 1, 3, 1};
-    const void *a, *b;
-    osc_manifold_settings settings;
+/// The operands of a padded family's call.
+typedef struct padded_call {
+    const void *a, *b; // the models
     int threads;
-    int64_t capacity, jacobians;
     const oscx_buffer *pa, *pb;
-    size_t n;
-    oscx_error* e = pair_attrs(frame, where, &a, &b, &settings, sizeof settings, &threads);
-    if (!e) e = pose_args(frame, where, &pa, &pb, &n);
+    size_t n, cap; // pose pairs, slots per pair
+    int values;    // V
+    const int* rows;
+    bool jacobians;
+    oscx_buffer* out[2 * PADDED_MAX_VALUES + 2]; // values, count, Jacobians, maps
+    int32_t* count;
+} padded_call;
+
+/// Reads a padded family's operands: pair_attrs and pose_args, the attributes capacity and
+/// jacobians, and the results of `values` values of `rows` each.
+static oscx_error* padded_operands(const oscx_call_frame* frame, const char* where, void* settings,
+                                   size_t settings_size, int values, const int* rows, padded_call* c) {
+    int64_t capacity, jacobians;
+    oscx_error* e = pair_attrs(frame, where, &c->a, &c->b, settings, settings_size, &c->threads);
+    if (!e) e = pose_args(frame, where, &c->pa, &c->pb, &c->n);
     if (e) return e;
     if (!oscx_attr_int(frame, "capacity", &capacity) || capacity < 0 || capacity > INT32_MAX ||
         !oscx_attr_int(frame, "jacobians", &jacobians))
         return oscx_fail(frame, OSCX_ERROR_INVALID_ARGUMENT, "%s: attributes capacity and jacobians expected", where);
-    if (frame->rets.size != MANIFOLD_RESULTS + (jacobians ? MANIFOLD_VALUES + 1 : 0))
-        return oscx_fail(frame, OSCX_ERROR_INVALID_ARGUMENT, "%s: wrong number of results", where);
-    const size_t cap = (size_t)capacity;
-    oscx_buffer* out[MANIFOLD_RESULTS + MANIFOLD_VALUES + 1];
-    for (int k = 0; k < frame->rets.size; ++k) out[k] = oscx_ret(frame, k);
-    int32_t* count = out[4]->data;
-    // float64 Jacobians are written by the query in place; float32 ones pass through scratch
-    const bool in_place = out[0]->dtype == OSCX_F64;
+    c->cap = (size_t)capacity;
+    c->values = values;
+    c->rows = rows;
+    c->jacobians = jacobians != 0;
+    const int results = values + 1 + (c->jacobians ? values + 1 : 0);
+    if (frame->rets.size != results)
+        return oscx_fail(frame, OSCX_ERROR_INVALID_ARGUMENT, "%s: %d results expected", where, results);
+    for (int k = 0; k < results; ++k) c->out[k] = oscx_ret(frame, k);
+    c->count = c->out[values]->data;
+    return NULL;
+}
 
-    const size_t jac_doubles = jacobians && !in_place ? cap * 8 * 12 : 0;
+/// Returns the doubles of scratch an item's Jacobians need: float64 ones are written by the query
+/// in place, float32 ones pass through scratch (cap * sum of rows * 12).
+static size_t padded_spare(const padded_call* c) {
+    if (!c->jacobians || c->out[0]->dtype == OSCX_F64) return 0;
+    size_t rows = 0;
+    for (int v = 0; v < c->values; ++v) rows += (size_t)c->rows[v];
+    return c->cap * rows * 12;
+}
+
+/// Points j[v] at where the query writes the Jacobians of value v for pair k: its slots of the
+/// float64 result, else its part of `spare` (the item's padded_spare doubles).
+static void padded_jacobians(const padded_call* c, size_t k, double* spare, double* j[]) {
+    size_t offset = 0;
+    for (int v = 0; v < c->values; ++v) {
+        const size_t block = c->cap * (size_t)c->rows[v] * 12;
+        oscx_buffer* out = c->out[c->values + 1 + v];
+        j[v] = out->dtype == OSCX_F64 ? (double*)out->data + k * block : spare + offset;
+        offset += block;
+    }
+}
+
+/// Finishes pair k after the family wrote the values of its `found` contacts: the count, the
+/// empty slots of value v filled with empty[v], and with Jacobians the float32 ones copied from
+/// `spare` and the pose maps of poses a and b.
+static void padded_finish(const padded_call* c, size_t k, int32_t found, const double* empty, const double* spare,
+                          osc_pose a, osc_pose b) {
+    const size_t f = (size_t)found, first = k * c->cap + f;
+    c->count[k] = found;
+    for (int v = 0; v < c->values; ++v)
+        oscx_fill(c->out[v], first * (size_t)c->rows[v], (c->cap - f) * (size_t)c->rows[v], empty[v]);
+    if (!c->jacobians) return;
+    if (spare) {
+        size_t offset = 0;
+        for (int v = 0; v < c->values; ++v) {
+            const size_t block = c->cap * (size_t)c->rows[v] * 12;
+            oscx_store(c->out[c->values + 1 + v], k * block, spare + offset, f * (size_t)c->rows[v] * 12);
+            offset += block;
+        }
+    }
+    oscx_write_pose_maps(c->out[2 * c->values + 1], k, a, b);
+}
+
+// Manifold: point [..., C, 3], distance [..., C] (d_max in empty slots), normal [..., C, 3],
+// weight [..., C].
+
+enum { MANIFOLD_VALUES = 4 };
+
+OSCX_HANDLER(osculate_manifold) {
+    static const char where[] = "osculate.jax.manifold";
+    static const int rows[MANIFOLD_VALUES] = {3, 1, 3, 1};
+    osc_manifold_settings settings;
+    padded_call c;
+    oscx_error* e = padded_operands(frame, where, &settings, sizeof settings, MANIFOLD_VALUES, rows, &c);
+    if (e) return e;
+    const double empty[MANIFOLD_VALUES] = {0.0, settings.d_max, 0.0, 0.0};
+    const size_t spare = padded_spare(&c);
     const size_t item_bytes = sizeof(osc_manifold_batch_item) + sizeof(osc_manifold_output) +
-                              cap * sizeof(osc_manifold_contact) + jac_doubles * sizeof(double);
-    const size_t block = oscx_block_items(item_bytes);
-    char* scratch = malloc((n < block ? n : block) * item_bytes + 1);
+                              c.cap * sizeof(osc_manifold_contact) + spare * sizeof(double);
+    size_t block;
+    char* scratch = oscx_scratch(c.n, item_bytes, &block);
     if (!scratch) return oscx_fail(frame, OSCX_ERROR_RESOURCE_EXHAUSTED, "%s: out of memory", where);
-    for (size_t start = 0; start < n; start += block) {
-        const size_t m = n - start < block ? n - start : block;
+    for (size_t start = 0; start < c.n; start += block) {
+        const size_t m = c.n - start < block ? c.n - start : block;
         osc_manifold_batch_item* items = (osc_manifold_batch_item*)scratch;
         osc_manifold_output* outputs = (osc_manifold_output*)(items + m);
         osc_manifold_contact* contacts = (osc_manifold_contact*)(outputs + m);
-        double* jac = (double*)(contacts + m * cap);
+        double* jac = (double*)(contacts + m * c.cap);
         for (size_t i = 0; i < m; ++i) {
             const size_t k = start + i;
-            items[i] = (osc_manifold_batch_item){a, oscx_pose(pa, k), b, oscx_pose(pb, k)};
+            items[i] = (osc_manifold_batch_item){c.a, oscx_pose(c.pa, k), c.b, oscx_pose(c.pb, k)};
             osc_manifold_output* o = &outputs[i];
-            *o = (osc_manifold_output){.contacts = contacts + i * cap, .capacity = (int32_t)cap};
-            if (!jacobians) continue;
+            *o = (osc_manifold_output){.contacts = contacts + i * c.cap, .capacity = (int32_t)c.cap};
+            if (!c.jacobians) continue;
             double* j[MANIFOLD_VALUES];
-            for (int v = 0, offset = 0; v < MANIFOLD_VALUES; offset += rows[v] * 12, ++v)
-                j[v] = in_place ? (double*)out[MANIFOLD_RESULTS + v]->data + k * cap * (size_t)rows[v] * 12
-                                : jac + i * cap * 8 * 12 + cap * (size_t)offset;
+            padded_jacobians(&c, k, jac + i * spare, j);
             o->point_jacobians = j[0];
             o->distance_jacobians = j[1];
             o->normal_jacobians = j[2];
             o->weight_jacobians = j[3];
         }
-        const osc_status status = osc_manifold_collide_batch(items, m, &settings, outputs, NULL, threads);
+        const osc_status status = osc_manifold_collide_batch(items, m, &settings, outputs, NULL, c.threads);
         if (status != OSC_OK) {
             free(scratch);
             return oscx_fail_status(frame, where, status);
         }
         for (size_t i = 0; i < m; ++i) {
-            const size_t k = start + i, found = (size_t)outputs[i].count;
-            const osc_manifold_contact* c = outputs[i].contacts;
-            count[k] = outputs[i].count;
-            for (size_t s = 0; s < found; ++s) {
-                const size_t slot = k * cap + s;
-                oscx_store(out[0], 3 * slot, &c[s].point.x, 3);
-                oscx_set(out[1], slot, c[s].distance);
-                oscx_store(out[2], 3 * slot, &c[s].normal.x, 3);
-                oscx_set(out[3], slot, c[s].weight);
+            const size_t k = start + i;
+            const osc_manifold_contact* contact = outputs[i].contacts;
+            for (size_t s = 0, slot = k * c.cap; s < (size_t)outputs[i].count; ++s, ++slot) {
+                oscx_store(c.out[0], 3 * slot, &contact[s].point.x, 3);
+                oscx_set(c.out[1], slot, contact[s].distance);
+                oscx_store(c.out[2], 3 * slot, &contact[s].normal.x, 3);
+                oscx_set(c.out[3], slot, contact[s].weight);
             }
-            const size_t empty = cap - found, first = k * cap + found;
-            oscx_fill(out[0], 3 * first, 3 * empty, 0.0);
-            oscx_fill(out[1], first, empty, settings.d_max);
-            oscx_fill(out[2], 3 * first, 3 * empty, 0.0);
-            oscx_fill(out[3], first, empty, 0.0);
-            if (!jacobians) continue;
-            if (!in_place)
-                for (int v = 0, offset = 0; v < MANIFOLD_VALUES; offset += rows[v] * 12, ++v)
-                    oscx_store(out[MANIFOLD_RESULTS + v], k * cap * (size_t)rows[v] * 12,
-                               jac + i * cap * 8 * 12 + cap * (size_t)offset, found * (size_t)rows[v] * 12);
-            oscx_write_pose_maps(out[MANIFOLD_RESULTS + MANIFOLD_VALUES], k, items[i].pose_a, items[i].pose_b);
+            padded_finish(&c, k, outputs[i].count, empty, spare ? jac + i * spare : NULL, items[i].pose_a,
+                          items[i].pose_b);
+        }
+    }
+    free(scratch);
+    return NULL;
+}
+
+// SDF pair (smooth mode): point [..., C, 3], distance [..., C] (0 in empty slots); the models are
+// library SDFs (osc_sdf).
+
+enum { SDF_PAIR_VALUES = 2 };
+
+OSCX_HANDLER(osculate_sdf_pair) {
+    static const char where[] = "osculate.jax.sdf_pair";
+    static const int rows[SDF_PAIR_VALUES] = {3, 1};
+    static const double empty[SDF_PAIR_VALUES] = {0.0, 0.0};
+    osc_sdf_pair_settings settings;
+    padded_call c;
+    oscx_error* e = padded_operands(frame, where, &settings, sizeof settings, SDF_PAIR_VALUES, rows, &c);
+    if (e) return e;
+    const osc_sdf_shape shape_a = {.sdf = c.a}, shape_b = {.sdf = c.b};
+    const size_t spare = padded_spare(&c);
+    const size_t item_bytes = sizeof(osc_sdf_pair_batch_item) + sizeof(osc_sdf_pair_output) +
+                              c.cap * sizeof(osc_sdf_pair_contact) + spare * sizeof(double);
+    size_t block;
+    char* scratch = oscx_scratch(c.n, item_bytes, &block);
+    if (!scratch) return oscx_fail(frame, OSCX_ERROR_RESOURCE_EXHAUSTED, "%s: out of memory", where);
+    for (size_t start = 0; start < c.n; start += block) {
+        const size_t m = c.n - start < block ? c.n - start : block;
+        osc_sdf_pair_batch_item* items = (osc_sdf_pair_batch_item*)scratch;
+        osc_sdf_pair_output* outputs = (osc_sdf_pair_output*)(items + m);
+        osc_sdf_pair_contact* contacts = (osc_sdf_pair_contact*)(outputs + m);
+        double* jac = (double*)(contacts + m * c.cap);
+        for (size_t i = 0; i < m; ++i) {
+            const size_t k = start + i;
+            items[i] = (osc_sdf_pair_batch_item){&shape_a, oscx_pose(c.pa, k), &shape_b, oscx_pose(c.pb, k)};
+            osc_sdf_pair_output* o = &outputs[i];
+            *o = (osc_sdf_pair_output){.contacts = contacts + i * c.cap, .capacity = (int32_t)c.cap};
+            if (!c.jacobians) continue;
+            double* j[SDF_PAIR_VALUES];
+            padded_jacobians(&c, k, jac + i * spare, j);
+            o->point_jacobians = j[0];
+            o->distance_jacobians = j[1];
+        }
+        const osc_status status = osc_sdf_pair_collide_batch(items, m, &settings, outputs, NULL, c.threads);
+        if (status != OSC_OK) {
+            free(scratch);
+            return oscx_fail_status(frame, where, status);
+        }
+        for (size_t i = 0; i < m; ++i) {
+            const size_t k = start + i;
+            const osc_sdf_pair_contact* contact = outputs[i].contacts;
+            for (size_t s = 0, slot = k * c.cap; s < (size_t)outputs[i].count; ++s, ++slot) {
+                oscx_store(c.out[0], 3 * slot, &contact[s].point.x, 3);
+                oscx_set(c.out[1], slot, contact[s].distance);
+            }
+            padded_finish(&c, k, outputs[i].count, empty, spare ? jac + i * spare : NULL, items[i].pose_a,
+                          items[i].pose_b);
+        }
+    }
+    free(scratch);
+    return NULL;
+}
+
+// LMD: distance [..., C] (the gap at d_max, d_max - eps_a - eps_b, in empty slots); the models are
+// B-Reps (osc_brep).
+
+OSCX_HANDLER(osculate_lmd) {
+    static const char where[] = "osculate.jax.lmd";
+    static const int rows[1] = {1};
+    osc_lmd_settings settings;
+    padded_call c;
+    oscx_error* e = padded_operands(frame, where, &settings, sizeof settings, 1, rows, &c);
+    if (e) return e;
+    const double empty[1] = {settings.d_max - settings.eps_a - settings.eps_b};
+    const size_t spare = padded_spare(&c);
+    const size_t item_bytes =
+        sizeof(osc_lmd_batch_item) + sizeof(osc_lmd_output) + c.cap * sizeof(osc_lmd_contact) + spare * sizeof(double);
+    size_t block;
+    char* scratch = oscx_scratch(c.n, item_bytes, &block);
+    if (!scratch) return oscx_fail(frame, OSCX_ERROR_RESOURCE_EXHAUSTED, "%s: out of memory", where);
+    for (size_t start = 0; start < c.n; start += block) {
+        const size_t m = c.n - start < block ? c.n - start : block;
+        osc_lmd_batch_item* items = (osc_lmd_batch_item*)scratch;
+        osc_lmd_output* outputs = (osc_lmd_output*)(items + m);
+        osc_lmd_contact* contacts = (osc_lmd_contact*)(outputs + m);
+        double* jac = (double*)(contacts + m * c.cap);
+        for (size_t i = 0; i < m; ++i) {
+            const size_t k = start + i;
+            items[i] = (osc_lmd_batch_item){c.a, oscx_pose(c.pa, k), c.b, oscx_pose(c.pb, k), NULL};
+            // capacity 0 passes no contacts (lmd.h: NULL only then)
+            outputs[i] = (osc_lmd_output){.contacts = c.cap ? contacts + i * c.cap : NULL, .capacity = (int32_t)c.cap};
+            if (c.jacobians) padded_jacobians(&c, k, jac + i * spare, &outputs[i].distance_jacobians);
+        }
+        const osc_status status = osc_lmd_query_batch(items, m, &settings, outputs, NULL, c.threads);
+        if (status != OSC_OK) {
+            free(scratch);
+            return oscx_fail_status(frame, where, status);
+        }
+        for (size_t i = 0; i < m; ++i) {
+            const size_t k = start + i;
+            for (size_t s = 0; s < (size_t)outputs[i].count; ++s)
+                oscx_set(c.out[0], k * c.cap + s, outputs[i].contacts[s].distance);
+            padded_finish(&c, k, outputs[i].count, empty, spare ? jac + i * spare : NULL, items[i].pose_a,
+                          items[i].pose_b);
         }
     }
     free(scratch);
