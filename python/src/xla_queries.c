@@ -137,6 +137,7 @@ typedef struct padded_call {
     bool jacobians;
     oscx_buffer* out[2 * PADDED_MAX_VALUES + 2]; // values, count, Jacobians, maps
     int32_t* count;
+    osc_sdf_shape shapes[2]; // the SDF pair's models a and b as shapes
 } padded_call;
 
 /// Reads a padded family's operands: pair_attrs and pose_args, the attributes capacity and
@@ -185,9 +186,8 @@ static void padded_jacobians(const padded_call* c, size_t k, double* spare, doub
 
 /// Finishes pair k after the family wrote the values of its `found` contacts: the count, the
 /// empty slots of value v filled with empty[v], and with Jacobians the float32 ones copied from
-/// `spare` and the pose maps of poses a and b.
-static void padded_finish(const padded_call* c, size_t k, int32_t found, const double* empty, const double* spare,
-                          osc_pose a, osc_pose b) {
+/// `spare` and the pose maps.
+static void padded_finish(const padded_call* c, size_t k, int32_t found, const double* empty, const double* spare) {
     const size_t f = (size_t)found, first = k * c->cap + f;
     c->count[k] = found;
     for (int v = 0; v < c->values; ++v)
@@ -201,7 +201,59 @@ static void padded_finish(const padded_call* c, size_t k, int32_t found, const d
             offset += block;
         }
     }
-    oscx_write_pose_maps(c->out[2 * c->values + 1], k, a, b);
+    oscx_write_pose_maps(c->out[2 * c->values + 1], k, oscx_pose(c->pa, k), oscx_pose(c->pb, k));
+}
+
+/// What padded_run needs of a family: the sizes of its batch item, output and contact records, and
+/// the functions that fill them, run its batch and read the contacts back.
+typedef struct padded_family {
+    size_t item_size, output_size, contact_size;
+    /// Fills the batch item and the output of poses a and b: contacts [cap] and, when `jacobians`
+    /// is not NULL, the Jacobians of value v at jacobians[v].
+    void (*prepare)(const padded_call* c, osc_pose a, osc_pose b, void* item, void* output, void* contacts,
+                    double* const* jacobians);
+    /// Runs the family's batch call on `count` items.
+    osc_status (*run)(const void* items, size_t count, const void* settings, void* outputs, int threads);
+    /// Writes the values of the contacts found in `output` into the slots of pair k; returns their
+    /// count.
+    int32_t (*write)(const padded_call* c, size_t k, const void* output);
+} padded_family;
+
+/// Runs `family` over the pose pairs of `c` in blocks of scratch memory, with `settings` (the C
+/// struct) and the values of empty slots `empty`.
+static oscx_error* padded_run(const oscx_call_frame* frame, const char* where, const padded_family* family,
+                              const padded_call* c, const void* settings, const double* empty) {
+    const size_t spare = padded_spare(c);
+    const size_t item_bytes =
+        family->item_size + family->output_size + c->cap * family->contact_size + spare * sizeof(double);
+    size_t block;
+    char* scratch = oscx_scratch(c->n, item_bytes, &block);
+    if (!scratch) return oscx_fail(frame, OSCX_ERROR_RESOURCE_EXHAUSTED, "%s: out of memory", where);
+    for (size_t start = 0; start < c->n; start += block) {
+        const size_t m = c->n - start < block ? c->n - start : block;
+        char* items = scratch;
+        char* outputs = items + m * family->item_size;
+        char* contacts = outputs + m * family->output_size;
+        double* jac = (double*)(contacts + m * c->cap * family->contact_size);
+        for (size_t i = 0; i < m; ++i) {
+            double* j[PADDED_MAX_VALUES];
+            if (c->jacobians) padded_jacobians(c, start + i, jac + i * spare, j);
+            family->prepare(c, oscx_pose(c->pa, start + i), oscx_pose(c->pb, start + i), items + i * family->item_size,
+                            outputs + i * family->output_size, contacts + i * c->cap * family->contact_size,
+                            c->jacobians ? j : NULL);
+        }
+        const osc_status status = family->run(items, m, settings, outputs, c->threads);
+        if (status != OSC_OK) {
+            free(scratch);
+            return oscx_fail_status(frame, where, status);
+        }
+        for (size_t i = 0; i < m; ++i) {
+            const int32_t found = family->write(c, start + i, outputs + i * family->output_size);
+            padded_finish(c, start + i, found, empty, spare ? jac + i * spare : NULL);
+        }
+    }
+    free(scratch);
+    return NULL;
 }
 
 // Manifold: point [..., C, 3], distance [..., C] (d_max in empty slots), normal [..., C, 3],
@@ -209,161 +261,128 @@ static void padded_finish(const padded_call* c, size_t k, int32_t found, const d
 
 enum { MANIFOLD_VALUES = 4 };
 
+static void manifold_prepare(const padded_call* c, osc_pose a, osc_pose b, void* item, void* output, void* contacts,
+                             double* const* jacobians) {
+    *(osc_manifold_batch_item*)item = (osc_manifold_batch_item){c->a, a, c->b, b};
+    osc_manifold_output* o = output;
+    *o = (osc_manifold_output){.contacts = contacts, .capacity = (int32_t)c->cap};
+    if (!jacobians) return;
+    o->point_jacobians = jacobians[0];
+    o->distance_jacobians = jacobians[1];
+    o->normal_jacobians = jacobians[2];
+    o->weight_jacobians = jacobians[3];
+}
+
+static osc_status manifold_run(const void* items, size_t count, const void* settings, void* outputs, int threads) {
+    return osc_manifold_collide_batch(items, count, settings, outputs, NULL, threads);
+}
+
+static int32_t manifold_write(const padded_call* c, size_t k, const void* output) {
+    const osc_manifold_output* o = output;
+    for (size_t s = 0, slot = k * c->cap; s < (size_t)o->count; ++s, ++slot) {
+        oscx_store(c->out[0], 3 * slot, &o->contacts[s].point.x, 3);
+        oscx_set(c->out[1], slot, o->contacts[s].distance);
+        oscx_store(c->out[2], 3 * slot, &o->contacts[s].normal.x, 3);
+        oscx_set(c->out[3], slot, o->contacts[s].weight);
+    }
+    return o->count;
+}
+
 OSCX_HANDLER(osculate_manifold) {
     static const char where[] = "osculate.jax.manifold";
     static const int rows[MANIFOLD_VALUES] = {3, 1, 3, 1};
+    static const padded_family family = {sizeof(osc_manifold_batch_item),
+                                         sizeof(osc_manifold_output),
+                                         sizeof(osc_manifold_contact),
+                                         manifold_prepare,
+                                         manifold_run,
+                                         manifold_write};
     osc_manifold_settings settings;
     padded_call c;
     oscx_error* e = padded_operands(frame, where, &settings, sizeof settings, MANIFOLD_VALUES, rows, &c);
     if (e) return e;
     const double empty[MANIFOLD_VALUES] = {0.0, settings.d_max, 0.0, 0.0};
-    const size_t spare = padded_spare(&c);
-    const size_t item_bytes = sizeof(osc_manifold_batch_item) + sizeof(osc_manifold_output) +
-                              c.cap * sizeof(osc_manifold_contact) + spare * sizeof(double);
-    size_t block;
-    char* scratch = oscx_scratch(c.n, item_bytes, &block);
-    if (!scratch) return oscx_fail(frame, OSCX_ERROR_RESOURCE_EXHAUSTED, "%s: out of memory", where);
-    for (size_t start = 0; start < c.n; start += block) {
-        const size_t m = c.n - start < block ? c.n - start : block;
-        osc_manifold_batch_item* items = (osc_manifold_batch_item*)scratch;
-        osc_manifold_output* outputs = (osc_manifold_output*)(items + m);
-        osc_manifold_contact* contacts = (osc_manifold_contact*)(outputs + m);
-        double* jac = (double*)(contacts + m * c.cap);
-        for (size_t i = 0; i < m; ++i) {
-            const size_t k = start + i;
-            items[i] = (osc_manifold_batch_item){c.a, oscx_pose(c.pa, k), c.b, oscx_pose(c.pb, k)};
-            osc_manifold_output* o = &outputs[i];
-            *o = (osc_manifold_output){.contacts = contacts + i * c.cap, .capacity = (int32_t)c.cap};
-            if (!c.jacobians) continue;
-            double* j[MANIFOLD_VALUES];
-            padded_jacobians(&c, k, jac + i * spare, j);
-            o->point_jacobians = j[0];
-            o->distance_jacobians = j[1];
-            o->normal_jacobians = j[2];
-            o->weight_jacobians = j[3];
-        }
-        const osc_status status = osc_manifold_collide_batch(items, m, &settings, outputs, NULL, c.threads);
-        if (status != OSC_OK) {
-            free(scratch);
-            return oscx_fail_status(frame, where, status);
-        }
-        for (size_t i = 0; i < m; ++i) {
-            const size_t k = start + i;
-            const osc_manifold_contact* contact = outputs[i].contacts;
-            for (size_t s = 0, slot = k * c.cap; s < (size_t)outputs[i].count; ++s, ++slot) {
-                oscx_store(c.out[0], 3 * slot, &contact[s].point.x, 3);
-                oscx_set(c.out[1], slot, contact[s].distance);
-                oscx_store(c.out[2], 3 * slot, &contact[s].normal.x, 3);
-                oscx_set(c.out[3], slot, contact[s].weight);
-            }
-            padded_finish(&c, k, outputs[i].count, empty, spare ? jac + i * spare : NULL, items[i].pose_a,
-                          items[i].pose_b);
-        }
-    }
-    free(scratch);
-    return NULL;
+    return padded_run(frame, where, &family, &c, &settings, empty);
 }
 
 // SDF pair (smooth mode): point [..., C, 3], distance [..., C] (0 in empty slots); the models are
-// library SDFs (osc_sdf).
+// library SDFs (osc_sdf), and padded_call.shapes holds them as shapes.
 
 enum { SDF_PAIR_VALUES = 2 };
+
+static void sdf_pair_prepare(const padded_call* c, osc_pose a, osc_pose b, void* item, void* output, void* contacts,
+                             double* const* jacobians) {
+    *(osc_sdf_pair_batch_item*)item = (osc_sdf_pair_batch_item){&c->shapes[0], a, &c->shapes[1], b};
+    osc_sdf_pair_output* o = output;
+    *o = (osc_sdf_pair_output){.contacts = contacts, .capacity = (int32_t)c->cap};
+    if (!jacobians) return;
+    o->point_jacobians = jacobians[0];
+    o->distance_jacobians = jacobians[1];
+}
+
+static osc_status sdf_pair_run(const void* items, size_t count, const void* settings, void* outputs, int threads) {
+    return osc_sdf_pair_collide_batch(items, count, settings, outputs, NULL, threads);
+}
+
+static int32_t sdf_pair_write(const padded_call* c, size_t k, const void* output) {
+    const osc_sdf_pair_output* o = output;
+    for (size_t s = 0, slot = k * c->cap; s < (size_t)o->count; ++s, ++slot) {
+        oscx_store(c->out[0], 3 * slot, &o->contacts[s].point.x, 3);
+        oscx_set(c->out[1], slot, o->contacts[s].distance);
+    }
+    return o->count;
+}
 
 OSCX_HANDLER(osculate_sdf_pair) {
     static const char where[] = "osculate.jax.sdf_pair";
     static const int rows[SDF_PAIR_VALUES] = {3, 1};
     static const double empty[SDF_PAIR_VALUES] = {0.0, 0.0};
+    static const padded_family family = {sizeof(osc_sdf_pair_batch_item),
+                                         sizeof(osc_sdf_pair_output),
+                                         sizeof(osc_sdf_pair_contact),
+                                         sdf_pair_prepare,
+                                         sdf_pair_run,
+                                         sdf_pair_write};
     osc_sdf_pair_settings settings;
     padded_call c;
     oscx_error* e = padded_operands(frame, where, &settings, sizeof settings, SDF_PAIR_VALUES, rows, &c);
     if (e) return e;
-    const osc_sdf_shape shape_a = {.sdf = c.a}, shape_b = {.sdf = c.b};
-    const size_t spare = padded_spare(&c);
-    const size_t item_bytes = sizeof(osc_sdf_pair_batch_item) + sizeof(osc_sdf_pair_output) +
-                              c.cap * sizeof(osc_sdf_pair_contact) + spare * sizeof(double);
-    size_t block;
-    char* scratch = oscx_scratch(c.n, item_bytes, &block);
-    if (!scratch) return oscx_fail(frame, OSCX_ERROR_RESOURCE_EXHAUSTED, "%s: out of memory", where);
-    for (size_t start = 0; start < c.n; start += block) {
-        const size_t m = c.n - start < block ? c.n - start : block;
-        osc_sdf_pair_batch_item* items = (osc_sdf_pair_batch_item*)scratch;
-        osc_sdf_pair_output* outputs = (osc_sdf_pair_output*)(items + m);
-        osc_sdf_pair_contact* contacts = (osc_sdf_pair_contact*)(outputs + m);
-        double* jac = (double*)(contacts + m * c.cap);
-        for (size_t i = 0; i < m; ++i) {
-            const size_t k = start + i;
-            items[i] = (osc_sdf_pair_batch_item){&shape_a, oscx_pose(c.pa, k), &shape_b, oscx_pose(c.pb, k)};
-            osc_sdf_pair_output* o = &outputs[i];
-            *o = (osc_sdf_pair_output){.contacts = contacts + i * c.cap, .capacity = (int32_t)c.cap};
-            if (!c.jacobians) continue;
-            double* j[SDF_PAIR_VALUES];
-            padded_jacobians(&c, k, jac + i * spare, j);
-            o->point_jacobians = j[0];
-            o->distance_jacobians = j[1];
-        }
-        const osc_status status = osc_sdf_pair_collide_batch(items, m, &settings, outputs, NULL, c.threads);
-        if (status != OSC_OK) {
-            free(scratch);
-            return oscx_fail_status(frame, where, status);
-        }
-        for (size_t i = 0; i < m; ++i) {
-            const size_t k = start + i;
-            const osc_sdf_pair_contact* contact = outputs[i].contacts;
-            for (size_t s = 0, slot = k * c.cap; s < (size_t)outputs[i].count; ++s, ++slot) {
-                oscx_store(c.out[0], 3 * slot, &contact[s].point.x, 3);
-                oscx_set(c.out[1], slot, contact[s].distance);
-            }
-            padded_finish(&c, k, outputs[i].count, empty, spare ? jac + i * spare : NULL, items[i].pose_a,
-                          items[i].pose_b);
-        }
-    }
-    free(scratch);
-    return NULL;
+    c.shapes[0] = (osc_sdf_shape){.sdf = c.a};
+    c.shapes[1] = (osc_sdf_shape){.sdf = c.b};
+    return padded_run(frame, where, &family, &c, &settings, empty);
 }
 
 // LMD: distance [..., C] (the gap at d_max, d_max - eps_a - eps_b, in empty slots); the models are
 // B-Reps (osc_brep).
 
+static void lmd_prepare(const padded_call* c, osc_pose a, osc_pose b, void* item, void* output, void* contacts,
+                        double* const* jacobians) {
+    *(osc_lmd_batch_item*)item = (osc_lmd_batch_item){c->a, a, c->b, b, NULL};
+    // capacity 0 passes no contacts (lmd.h: NULL only then)
+    *(osc_lmd_output*)output = (osc_lmd_output){.contacts = c->cap ? contacts : NULL,
+                                                .capacity = (int32_t)c->cap,
+                                                .distance_jacobians = jacobians ? jacobians[0] : NULL};
+}
+
+static osc_status lmd_run(const void* items, size_t count, const void* settings, void* outputs, int threads) {
+    return osc_lmd_query_batch(items, count, settings, outputs, NULL, threads);
+}
+
+static int32_t lmd_write(const padded_call* c, size_t k, const void* output) {
+    const osc_lmd_output* o = output;
+    for (size_t s = 0; s < (size_t)o->count; ++s) oscx_set(c->out[0], k * c->cap + s, o->contacts[s].distance);
+    return o->count;
+}
+
 OSCX_HANDLER(osculate_lmd) {
     static const char where[] = "osculate.jax.lmd";
     static const int rows[1] = {1};
+    static const padded_family family = {
+        sizeof(osc_lmd_batch_item), sizeof(osc_lmd_output), sizeof(osc_lmd_contact), lmd_prepare, lmd_run, lmd_write};
     osc_lmd_settings settings;
     padded_call c;
     oscx_error* e = padded_operands(frame, where, &settings, sizeof settings, 1, rows, &c);
     if (e) return e;
     const double empty[1] = {settings.d_max - settings.eps_a - settings.eps_b};
-    const size_t spare = padded_spare(&c);
-    const size_t item_bytes =
-        sizeof(osc_lmd_batch_item) + sizeof(osc_lmd_output) + c.cap * sizeof(osc_lmd_contact) + spare * sizeof(double);
-    size_t block;
-    char* scratch = oscx_scratch(c.n, item_bytes, &block);
-    if (!scratch) return oscx_fail(frame, OSCX_ERROR_RESOURCE_EXHAUSTED, "%s: out of memory", where);
-    for (size_t start = 0; start < c.n; start += block) {
-        const size_t m = c.n - start < block ? c.n - start : block;
-        osc_lmd_batch_item* items = (osc_lmd_batch_item*)scratch;
-        osc_lmd_output* outputs = (osc_lmd_output*)(items + m);
-        osc_lmd_contact* contacts = (osc_lmd_contact*)(outputs + m);
-        double* jac = (double*)(contacts + m * c.cap);
-        for (size_t i = 0; i < m; ++i) {
-            const size_t k = start + i;
-            items[i] = (osc_lmd_batch_item){c.a, oscx_pose(c.pa, k), c.b, oscx_pose(c.pb, k), NULL};
-            // capacity 0 passes no contacts (lmd.h: NULL only then)
-            outputs[i] = (osc_lmd_output){.contacts = c.cap ? contacts + i * c.cap : NULL, .capacity = (int32_t)c.cap};
-            if (c.jacobians) padded_jacobians(&c, k, jac + i * spare, &outputs[i].distance_jacobians);
-        }
-        const osc_status status = osc_lmd_query_batch(items, m, &settings, outputs, NULL, c.threads);
-        if (status != OSC_OK) {
-            free(scratch);
-            return oscx_fail_status(frame, where, status);
-        }
-        for (size_t i = 0; i < m; ++i) {
-            const size_t k = start + i;
-            for (size_t s = 0; s < (size_t)outputs[i].count; ++s)
-                oscx_set(c.out[0], k * c.cap + s, outputs[i].contacts[s].distance);
-            padded_finish(&c, k, outputs[i].count, empty, spare ? jac + i * spare : NULL, items[i].pose_a,
-                          items[i].pose_b);
-        }
-    }
-    free(scratch);
-    return NULL;
+    return padded_run(frame, where, &family, &c, &settings, empty);
 }
