@@ -265,7 +265,10 @@ def test_sdf_values_grads_jit_vmap_float32():
         p32, p64 = as_float32(points)
         out = oj.sdf(model, p32)
         assert out.dtype == jnp.float32
-        np.testing.assert_array_equal(out, model.eval(p64.reshape(-1, 3)).astype(np.float32).reshape(4, 5))
+        v64, g64 = model.eval(p64.reshape(-1, 3), gradient=True)
+        np.testing.assert_array_equal(out, v64.astype(np.float32).reshape(4, 5))
+        g32 = jax.vmap(jax.grad(lambda p, m=model: oj.sdf(m, p)))(p32.reshape(-1, 3))
+        np.testing.assert_array_equal(g32, g64.astype(np.float32))
     assert oj.sdf(grid, points[0, 0]).shape == ()
     with pytest.raises(ValueError, match="points"):
         oj.sdf(grid, points[..., :2])
@@ -311,10 +314,12 @@ def test_ray_intersect_equals_numpy_grads_jit_vmap_float32():
     o32, o64 = as_float32(o)
     d32, d64 = as_float32(d)
     r32 = oj.ray_intersect(lens, o32, d32)
-    ref = osc.ray_intersect_many(lens, o64, d64)
+    ref = osc.ray_intersect_many(lens, o64, d64, derivatives=True)
     assert r32["t"].dtype == jnp.float32
     for name in ("t", "point", "normal"):
         np.testing.assert_array_equal(r32[name], ref[name].astype(np.float32))
+    j32 = jax.jacfwd(lambda x: oj.ray_intersect(lens, x, d32)["t"])(o32)
+    np.testing.assert_array_equal(j32[np.arange(5), np.arange(5)], ref["t_origin"].astype(np.float32))
     with pytest.raises(ValueError, match="origins and directions"):
         oj.ray_intersect(lens, o[:, :2], d)
     with pytest.raises(ValueError, match="Implicit.function"):
