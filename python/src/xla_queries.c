@@ -55,8 +55,8 @@ OSCX_HANDLER(osculate_dcol) {
     osc_dcol_settings settings;
     int threads;
     int64_t mask;
-    const oscx_buffer *pa, *pb;
-    size_t n;
+    const oscx_buffer *pa = NULL, *pb = NULL;
+    size_t n = 0;
     oscx_error* e = pair_attrs(frame, where, &a, &b, &settings, sizeof settings, &threads);
     if (!e) e = pose_args(frame, where, &pa, &pb, &n);
     if (e) return e;
@@ -134,8 +134,8 @@ OSCX_HANDLER(osculate_manifold) {
     osc_manifold_settings settings;
     int threads;
     int64_t capacity, jacobians;
-    const oscx_buffer *pa, *pb;
-    size_t n;
+    const oscx_buffer *pa = NULL, *pb = NULL;
+    size_t n = 0;
     oscx_error* e = pair_attrs(frame, where, &a, &b, &settings, sizeof settings, &threads);
     if (!e) e = pose_args(frame, where, &pa, &pb, &n);
     if (e) return e;
