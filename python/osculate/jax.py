@@ -65,9 +65,9 @@ def _float_poses(pose_a, pose_b):
 
 
 def _threads(settings):
-    """The `threads` setting of a front-end query (1 by default: a compiled program's call runs on
-    its caller's thread unless asked), as the handlers' attribute."""
-    return _integer(settings.pop("threads", 1), "threads")
+    """The `threads` setting of a front-end query (0: the default thread count, as in the NumPy
+    API; small batches run on the calling thread), as the handlers' attribute."""
+    return _integer(settings.pop("threads", 0), "threads")
 
 
 # ------------------------------------------------------------------------------------------------
