@@ -60,9 +60,9 @@ def _float_poses(pose_a, pose_b):
 
 
 def _threads(settings):
-    """The `threads` setting of a front-end query (1 by default: a compiled program's call runs on
-    its caller's thread unless asked), as the handlers' attribute."""
-    return _integer(settings.pop("threads", 1), "threads")
+    """The `threads` setting of a front-end query (0: the default thread count, as in the NumPy
+    API; small batches run on the calling thread), as the handlers' attribute."""
+    return _integer(settings.pop("threads", 0), "threads")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -77,7 +77,7 @@ def dcol(a, pose_a, b, pose_b, outputs=None, **settings):
     of alpha [...], distance [...], point, point_a, point_b, normal [..., 3], differentiable with
     respect to both poses. `outputs`: the names to compute (default all); derivatives are computed
     for these only. One XLA custom call (osculate_dcol) per evaluation; vmap batches it. Settings:
-    osculate.dcol_settings() and threads (1)."""
+    osculate.dcol_settings() and threads (0: the default count)."""
     names = _DCOL_NAMES if outputs is None else list(outputs)
     unknown = [n for n in names if n not in _DCOL_SHAPES]
     if unknown or not names:
@@ -175,7 +175,7 @@ def manifold(a, pose_a, b, pose_b, capacity=None, **settings):
     differentiate sums over contacts (sum of weight * distance, ...), which are smooth: a contact
     enters and leaves with weight 0. One XLA custom call (osculate_manifold) per evaluation; an
     explicit capacity that runs out raises when the program runs. Settings:
-    osculate.manifold_settings() and threads (1)."""
+    osculate.manifold_settings() and threads (0: the default count)."""
     from ._manifold import _body, _manifold_settings, _size_of, max_contacts
     threads = _threads(settings)
     cap = max_contacts(a, b, **settings) if capacity is None else _integer(capacity, "capacity")
@@ -213,7 +213,7 @@ def sdf_pair(a, pose_a, b, pose_b, capacity=16, **settings):
     both; deepest first, differentiable in both poses; empty slots 0) and count [...]. One XLA
     custom call (osculate_sdf_pair, osc_sdf_pair_collide_batch) per evaluation; more than
     `capacity` points raise when the program runs. For normals use osculate.sdf_pair_collide.
-    Settings: osculate.sdf_pair_settings() and threads (1)."""
+    Settings: osculate.sdf_pair_settings() and threads (0: the default count)."""
     if not settings.get("temperature", 0) > 0:
         raise ValueError("sdf_pair: derivatives need the smooth mode: pass temperature > 0")
     threads = _threads(settings)
@@ -238,7 +238,7 @@ def lmd(a, pose_a, b, pose_b, capacity=32, **settings):
     feature pair), so differentiate sums over contacts of a function that vanishes at d_max. One
     XLA custom call (osculate_lmd, osc_lmd_query_batch) per evaluation; more than `capacity`
     contacts raise when the program runs. Settings: osculate.lmd_settings() (or a dict
-    `settings`) and threads (1)."""
+    `settings`) and threads (0: the default count)."""
     from ._lmd import _brep, _lmd_settings
     threads = _threads(settings)
     cap = _integer(capacity, "capacity")
@@ -254,17 +254,18 @@ def lmd(a, pose_a, b, pose_b, capacity=32, **settings):
 # SDF values
 
 
-def sdf(model, points):
+def sdf(model, points, threads=0):
     """phi of an SDF or a Grid at points [..., 3], differentiable in the points (the C gradient).
-    One XLA custom call (osculate_sdf: osc_sdf_eval_batch or osc_grid_eval_batch, over the
-    library's default threads for large batches) per evaluation."""
+    One XLA custom call (osculate_sdf: osc_sdf_eval_batch or osc_grid_eval_batch on `threads`
+    threads, 0: the default count; small batches run on the calling thread) per evaluation."""
     if not isinstance(model, (SDF, Grid)):
         raise ValueError("sdf: model must be an SDF or a Grid, got %r" % (model,))
     p = jnp.asarray(points)
     if p.shape[-1:] != (3,):
         raise ValueError("sdf: points must have shape (..., 3), got %s" % (p.shape,))
     p = p.astype(_dtype(p))
-    attrs = dict(model=_xla.model(model, "model"), grid=int(isinstance(model, Grid)), threads=0)
+    attrs = dict(model=_xla.model(model, "model"), grid=int(isinstance(model, Grid)),
+                 threads=_integer(threads, "threads"))
 
     def query(p, gradients):
         results = [(p.shape[:-1], p.dtype)] + ([(p.shape, p.dtype)] if gradients else [])

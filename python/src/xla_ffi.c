@@ -7,6 +7,8 @@
 
 #include "xla_ffi.h"
 
+#include "found_rows.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,12 +140,7 @@ void* oscx_scratch(size_t count, size_t item_bytes, size_t* block) {
 // ------------------------------------------------------------------------------------------------
 // Jacobian products over found contacts: args J [..., C, R, K], count [...] (int32), and the
 // tangent [..., K] (apply) or the cotangent [..., C, R] (transpose), float32 or float64 (one type
-// for all three and the result). float64 runs found_rows.c's kernels; float32 the same sums here.
-
-void oscpy_found_apply(const double* jacobians, const int32_t* count, const double* tangents, size_t batch,
-                       size_t capacity, size_t rows, size_t columns, double* out);
-void oscpy_found_transpose(const double* jacobians, const int32_t* count, const double* cotangents, size_t batch,
-                           size_t capacity, size_t rows, size_t columns, double* out);
+// for all three and the result), computed by found_rows.c.
 
 /// The operands of a found-rows product.
 typedef struct found_product {
@@ -180,31 +177,16 @@ static bool found_operands(const oscx_call_frame* frame, int vector_is_cotangent
            oscx_size(p->out) == p->batch * out;
 }
 
-/// Returns the found slots of batch item b.
-static size_t found_slots(const found_product* p, size_t b) {
-    const int32_t c = p->count[b];
-    return c < 0 ? 0 : (size_t)c < p->capacity ? (size_t)c : p->capacity;
-}
-
 OSCX_HANDLER(osculate_found_apply) {
     found_product p;
     if (!found_operands(frame, 0, &p))
         return oscx_fail(frame, OSCX_ERROR_INVALID_ARGUMENT, "osculate_found_apply: bad operand shapes or types");
-    if (p.jacobians->dtype == OSCX_F64) {
+    if (p.jacobians->dtype == OSCX_F64)
         oscpy_found_apply(p.jacobians->data, p.count, p.vector->data, p.batch, p.capacity, p.rows, p.columns,
                           p.out->data);
-        return NULL;
-    }
-    for (size_t b = 0; b < p.batch; ++b) {
-        const size_t found = found_slots(&p, b) * p.rows, base = b * p.capacity * p.rows;
-        for (size_t r = 0; r < found; ++r) {
-            double sum = 0.0;
-            for (size_t c = 0; c < p.columns; ++c)
-                sum += oscx_get(p.jacobians, (base + r) * p.columns + c) * oscx_get(p.vector, b * p.columns + c);
-            oscx_set(p.out, base + r, sum);
-        }
-        oscx_fill(p.out, base + found, p.capacity * p.rows - found, 0.0);
-    }
+    else
+        oscpy_found_apply_f32(p.jacobians->data, p.count, p.vector->data, p.batch, p.capacity, p.rows, p.columns,
+                              p.out->data);
     return NULL;
 }
 
@@ -212,21 +194,11 @@ OSCX_HANDLER(osculate_found_transpose) {
     found_product p;
     if (!found_operands(frame, 1, &p))
         return oscx_fail(frame, OSCX_ERROR_INVALID_ARGUMENT, "osculate_found_transpose: bad operand shapes or types");
-    if (p.jacobians->dtype == OSCX_F64) {
+    if (p.jacobians->dtype == OSCX_F64)
         oscpy_found_transpose(p.jacobians->data, p.count, p.vector->data, p.batch, p.capacity, p.rows, p.columns,
                               p.out->data);
-        return NULL;
-    }
-    for (size_t b = 0; b < p.batch; ++b) {
-        const size_t found = found_slots(&p, b) * p.rows, base = b * p.capacity * p.rows;
-        for (size_t c = 0; c < p.columns; ++c) {
-            double sum = 0.0;
-            for (size_t r = 0; r < found; ++r) {
-                const double w = oscx_get(p.vector, base + r);
-                if (w != 0.0) sum += oscx_get(p.jacobians, (base + r) * p.columns + c) * w;
-            }
-            oscx_set(p.out, b * p.columns + c, sum);
-        }
-    }
+    else
+        oscpy_found_transpose_f32(p.jacobians->data, p.count, p.vector->data, p.batch, p.capacity, p.rows, p.columns,
+                                  p.out->data);
     return NULL;
 }

@@ -8,13 +8,12 @@
 #ifndef OSCULATE_PY_XLA_FFI_H
 #define OSCULATE_PY_XLA_FFI_H
 
+#include "oscpy_api.h"
 #include "xla_abi.h"
 
 #include <osculate/osculate.h>
 
 #include <stdbool.h>
-
-#define OSCPY_API __attribute__((visibility("default")))
 
 /// Defines the exported handler NAME around `static oscx_error* NAME_run(oscx_call_frame*)`:
 /// answers the metadata call and runs NAME_run at the execute stage only.

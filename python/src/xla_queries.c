@@ -5,8 +5,9 @@
 // handlers (docs/python.md, JAX). Each runs the family's batched C call over the leading
 // dimensions of its pose arguments, which osculate.jax broadcasts to one shape first, and writes
 // the values and, when asked, the Jacobians along twists and the pose maps that turn raw pose
-// tangents into twists (oscx_write_pose_maps). Models arrive as addresses (uint64 attributes) that osculate.jax keeps
-// alive, settings as the bytes of the C settings struct, so nothing here parses Python objects.
+// tangents into twists (oscx_write_pose_maps). Models arrive as addresses (uint64 attributes) that
+// osculate.jax keeps alive, settings as the bytes of the C settings struct, so nothing here parses
+// Python objects.
 
 #include "xla_ffi.h"
 
@@ -55,7 +56,7 @@ OSCX_HANDLER(osculate_dcol) {
     osc_dcol_settings settings;
     int threads = 0;
     int64_t mask;
-    const oscx_buffer *pa, *pb;
+    const oscx_buffer *pa = NULL, *pb = NULL;
     size_t n = 0;
     oscx_error* e = pair_attrs(frame, where, &a, &b, &settings, sizeof settings, &threads);
     if (!e) e = pose_args(frame, where, &pa, &pb, &n);
