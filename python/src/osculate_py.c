@@ -8,14 +8,14 @@
 // another model borrows it (oscpy_ref), and the layout (sizes, field offsets) of the structs that
 // the package mirrors.
 
+#include "oscpy_api.h"
+
 #include <osculate/osculate.h>
 
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define OSCPY_API __attribute__((visibility("default")))
 
 /// The elementwise operators of oscpy_smooth_elementwise.
 enum {

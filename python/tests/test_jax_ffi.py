@@ -1,0 +1,319 @@
+"""osculate.jax's XLA custom calls under JAX's transformations: vmap as one batched call, forward
+and reverse mode, jax.checkpoint, lax.scan over time steps, shard_map over several host devices,
+float32 buffers, errors raised from a handler, models that outlive their Python objects, and the
+ABI declarations of python/src/xla_abi.h against the header of the installed jaxlib (compiled as
+C++: that header names structs without their tags)."""
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+from jax.test_util import check_grads  # noqa: E402
+
+import osculate as osc  # noqa: E402
+import osculate.jax as oj  # noqa: E402
+from osculate import _xla  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def box_capsule():
+    return osc.Convex.box([0.5, 0.4, 0.3]), osc.Convex.capsule(0.2, 0.5)
+
+
+def pose(p, axis, angle):
+    return jnp.array(osc.pose(p, osc.axis_angle_quaternion(axis, angle)))
+
+
+def numpy_energy(body, pa, pb):
+    m = osc.manifold_collide(body, np.asarray(pa), body, np.asarray(pb))
+    return float(np.sum(m.weight * m.distance))
+
+
+def energy(body, pa, pb, capacity=None):
+    m = oj.manifold(body, pa, body, pb, capacity=capacity)
+    return jnp.sum(m["weight"] * m["distance"])
+
+
+def sphere_pair_poses():
+    pa = pose([0, 0, 0], [1, 2, 3], 0.3)
+    pb = pose([0.96, 0.05, -0.02], [0, 1, 0], 0.5)
+    return pa, pb
+
+
+def test_vmap_is_one_batched_call_equal_to_the_loop(sphere_body):
+    body, _, _ = sphere_body
+    pa, pb = sphere_pair_poses()
+    pbs = jnp.stack([pb.at[0].add(s) for s in np.linspace(-0.1, 0.1, 5)])
+    f = jax.jit(jax.vmap(lambda q: oj.manifold(body, pa, body, q, capacity=128)))
+    # vmap keeps one custom call (no loop): the lowered program has exactly one osculate_manifold
+    text = f.lower(pbs).as_text()
+    assert text.count("osculate_manifold") == 1
+    out = f(pbs)
+    for k in range(5):
+        one = oj.manifold(body, pa, body, pbs[k], capacity=128)
+        for name in ("point", "distance", "normal", "weight", "count"):
+            np.testing.assert_array_equal(out[name][k], one[name])
+    grads = jax.jit(jax.vmap(jax.grad(lambda q: energy(body, pa, q, 128))))(pbs)
+    for k in range(5):
+        np.testing.assert_allclose(grads[k], jax.grad(lambda q: energy(body, pa, q, 128))(pbs[k]),
+                                   rtol=1e-12, atol=1e-14)
+
+
+def test_manifold_grads_in_both_modes_at_the_default_capacity(sphere_body):
+    body, _, _ = sphere_body
+    pa, pb = sphere_pair_poses()
+    assert int(oj.manifold(body, pa, body, pb)["count"]) > 0
+    check_grads(lambda p, q: energy(body, p, q), (pa, pb), order=1, modes=("fwd", "rev"),
+                eps=1e-6, atol=1e-6, rtol=1e-5)
+    # against central differences of the NumPy query, and equal at a capacity that fits exactly
+    g = jax.jit(jax.grad(lambda q: energy(body, pa, q)))(pb)
+    count = int(oj.manifold(body, pa, body, pb)["count"])
+    g_tight = jax.grad(lambda q: energy(body, pa, q, count))(pb)
+    np.testing.assert_allclose(g, g_tight, rtol=1e-13, atol=1e-15)
+    eps = 1e-6
+    fd = [(numpy_energy(body, pa, pb + eps * e) - numpy_energy(body, pa, pb - eps * e)) / (2 * eps)
+          for e in np.eye(7)]
+    np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-7)
+
+
+def test_grad_of_dcol_alpha_asks_for_alpha_jacobian_only():
+    a, b = box_capsule()
+    pa, pb = pose([0, 0, 0], [1, 0, 0], 0.2), pose([0.6, 0.1, 0.2], [0, 1, 1], 0.4)
+    text = jax.jit(jax.grad(lambda q: oj.dcol_alpha(a, pa, b, q))).lower(pb).as_text()
+    assert text.count("osculate_dcol") == 1
+    assert "jacobians = 1 : i64" in text  # the mask of alpha alone
+    full = jax.jit(jax.grad(lambda q: oj.dcol(a, pa, b, q)["distance"])).lower(pb).as_text()
+    assert "jacobians = 63 : i64" in full  # dcol() asks for all six outputs' Jacobians
+
+
+def test_checkpoint_and_scan_over_time_steps():
+    """A ball dropped towards a box: lax.scan over 20 explicit steps of a penalty on DCOL's alpha,
+    differentiated with respect to the initial height, against central differences."""
+    box, ball = osc.Convex.box([1.0, 1.0, 0.2]), osc.Convex.sphere(0.25)
+    pa = pose([0, 0, 0], [0, 0, 1], 0.0)
+
+    def rollout(z0):
+        def step(state, _):
+            z, v = state
+            q = jnp.array([0.1, -0.05, 0.0, 1.0, 0.0, 0.0, 0.0]).at[2].set(z)
+            alpha = jax.checkpoint(lambda q: oj.dcol_alpha(box, pa, ball, q))(q)
+            force = 50.0 * jax.nn.softplus(10.0 * (1.2 - alpha)) / 10.0
+            v = v + 0.01 * (force - 9.81)
+            return (z + 0.01 * v, v), alpha
+        (z, _), alphas = jax.lax.scan(step, (z0, -1.0), None, length=20)
+        return z + jnp.sum(alphas)
+
+    f = jax.jit(rollout)
+    g = jax.jit(jax.grad(rollout))(0.5)
+    eps = 1e-6
+    fd = (f(0.5 + eps) - f(0.5 - eps)) / (2 * eps)
+    np.testing.assert_allclose(g, fd, rtol=1e-6)
+    _, t = jax.jvp(rollout, (0.5,), (1.0,))
+    np.testing.assert_allclose(t, g, rtol=1e-12)
+
+
+def test_float32_buffers():
+    a, b = box_capsule()
+    pa, pb = pose([0, 0, 0], [1, 0, 0], 0.2), pose([0.6, 0.1, 0.2], [0, 1, 1], 0.4)
+    out = oj.dcol(a, pa.astype(jnp.float32), b, pb.astype(jnp.float32))
+    ref = osc.dcol(a, np.asarray(pa, np.float32).astype(float), b,
+                   np.asarray(pb, np.float32).astype(float))
+    assert out["alpha"].dtype == jnp.float32
+    assert out["alpha"] == np.float32(ref.alpha)
+    np.testing.assert_array_equal(out["normal"], ref.normal.astype(np.float32))
+    g32 = jax.grad(lambda q: oj.dcol_alpha(a, pa.astype(jnp.float32), b, q))(pb.astype(jnp.float32))
+    g64 = jax.grad(lambda q: oj.dcol_alpha(a, pa, b, q))(pb)
+    assert g32.dtype == jnp.float32
+    np.testing.assert_allclose(g32, g64, rtol=1e-5, atol=1e-6)
+
+
+def test_float32_manifold_tangents(sphere_body):
+    body, _, _ = sphere_body
+    pa, pb = sphere_pair_poses()
+    g32 = jax.grad(lambda q: energy(body, pa.astype(jnp.float32), q))(pb.astype(jnp.float32))
+    g64 = jax.grad(lambda q: energy(body, pa, q))(pb)
+    assert g32.dtype == jnp.float32
+    np.testing.assert_allclose(g32, g64, rtol=1e-4, atol=1e-5)
+
+
+def test_capacity_that_runs_out_raises(sphere_body):
+    body, _, _ = sphere_body
+    pa, pb = sphere_pair_poses()
+    count = int(oj.manifold(body, pa, body, pb)["count"])
+    assert count > 2
+    with pytest.raises(Exception, match="capacity"):
+        jax.block_until_ready(jax.jit(lambda q: oj.manifold(body, pa, body, q, capacity=2))(pb))
+
+
+def test_bad_arguments_raise_before_running():
+    a, b = box_capsule()
+    with pytest.raises(ValueError, match="poses must have shape"):
+        oj.dcol(a, jnp.zeros(6), b, jnp.zeros(7))
+    with pytest.raises(ValueError, match="outputs"):
+        oj.dcol(a, jnp.zeros(7), b, jnp.zeros(7), outputs=("volume",))
+    with pytest.raises(ValueError):
+        oj.dcol("box", jnp.zeros(7), b, jnp.zeros(7))
+    closed = osc.Convex.sphere(0.3)
+    closed.close()
+    with pytest.raises(ValueError, match="closed"):
+        oj.dcol(a, jnp.zeros(7), closed, jnp.zeros(7))
+
+
+def test_compiled_program_outlives_its_models():
+    """A compiled program keeps using its models after the Python objects are closed and gone:
+    the C objects are kept alive for it (_xla.model)."""
+    a, b = box_capsule()
+    pa, pb = pose([0, 0, 0], [1, 0, 0], 0.2), pose([0.6, 0.1, 0.2], [0, 1, 1], 0.4)
+    expect = osc.dcol(a, np.asarray(pa), b, np.asarray(pb)).alpha
+    f = jax.jit(lambda q: oj.dcol_alpha(a, pa, b, q))
+    assert float(f(pb)) == expect
+    a.close()
+    b.close()
+    del a, b
+    for _ in range(3):  # new models may take the freed Python objects' places
+        osc.Convex.sphere(1.0)
+    assert float(f(pb)) == expect
+
+
+SHARDED = """
+import os
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
+import numpy as np, jax, jax.numpy as jnp
+jax.config.update("jax_enable_x64", True)
+from jax.sharding import Mesh, PartitionSpec as P, NamedSharding
+try:
+    from jax import shard_map
+except ImportError:
+    from jax.experimental.shard_map import shard_map
+import osculate as osc, osculate.jax as oj
+assert len(jax.devices()) == 4
+a, b = osc.Convex.box([0.5, 0.4, 0.3]), osc.Convex.capsule(0.2, 0.5)
+pa = np.array(osc.pose([0, 0, 0], osc.axis_angle_quaternion([1, 0, 0], 0.2)))
+rng = np.random.default_rng(3)
+pbs = np.array([osc.pose(rng.uniform(-0.8, 0.8, 3), osc.axis_angle_quaternion(rng.normal(size=3), 1.0))
+                for _ in range(64)])
+mesh = Mesh(np.array(jax.devices()), ("pairs",))
+seen = []
+def local(q):
+    seen.append(q.shape)
+    return oj.dcol(a, pa, b, q)["distance"]
+f = jax.jit(shard_map(local, mesh=mesh, in_specs=P("pairs"), out_specs=P("pairs")))
+q = jax.device_put(pbs, NamedSharding(mesh, P("pairs")))
+d = f(q)
+print("local shapes", seen)
+print("shards", sorted((s.device.id, s.data.shape) for s in d.addressable_shards))
+np.testing.assert_array_equal(np.asarray(d), osc.dcol_batch(a, pa, b, pbs).distance)
+g = jax.jit(shard_map(jax.grad(lambda q: jnp.sum(local(q))), mesh=mesh, in_specs=P("pairs"),
+                      out_specs=P("pairs")))(q)
+np.testing.assert_allclose(g, jax.grad(lambda q: jnp.sum(oj.dcol(a, pa, b, q)["distance"]))(pbs),
+                           rtol=1e-12, atol=1e-14)
+print("ok")
+"""
+
+
+def test_shard_map_runs_each_shard_on_its_device():
+    env = dict(os.environ)
+    env.pop("XLA_FLAGS", None)
+    r = subprocess.run([sys.executable, "-c", SHARDED], capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "local shapes [(16, 7)" in r.stdout  # each device's part: 64 / 4 pairs
+    assert "shards [(0, (16,)), (1, (16,)), (2, (16,)), (3, (16,))]" in r.stdout
+    assert r.stdout.strip().endswith("ok")
+
+
+ABI_CHECK = r"""
+#include <stddef.h>
+#include "xla/ffi/api/c_api.h"
+#include "xla_abi.h"
+#define SAME(ours, theirs) static_assert(sizeof(ours) == sizeof(struct theirs), #ours " size")
+#define AT(ours, f, theirs, g) static_assert(offsetof(ours, f) == offsetof(struct theirs, g), #ours "." #f)
+SAME(oscx_extension, XLA_FFI_Extension_Base);
+AT(oscx_extension, type, XLA_FFI_Extension_Base, type);
+AT(oscx_extension, next, XLA_FFI_Extension_Base, next);
+SAME(oscx_api_version, XLA_FFI_Api_Version);
+AT(oscx_api_version, major_version, XLA_FFI_Api_Version, major_version);
+AT(oscx_api_version, minor_version, XLA_FFI_Api_Version, minor_version);
+SAME(oscx_metadata, XLA_FFI_Metadata);
+AT(oscx_metadata, api_version, XLA_FFI_Metadata, api_version);
+AT(oscx_metadata, traits, XLA_FFI_Metadata, traits);
+SAME(oscx_metadata_extension, XLA_FFI_Metadata_Extension);
+AT(oscx_metadata_extension, metadata, XLA_FFI_Metadata_Extension, metadata);
+SAME(oscx_error_create_args, XLA_FFI_Error_Create_Args);
+AT(oscx_error_create_args, message, XLA_FFI_Error_Create_Args, message);
+AT(oscx_error_create_args, errc, XLA_FFI_Error_Create_Args, errc);
+SAME(oscx_buffer, XLA_FFI_Buffer);
+AT(oscx_buffer, dtype, XLA_FFI_Buffer, dtype);
+AT(oscx_buffer, data, XLA_FFI_Buffer, data);
+AT(oscx_buffer, rank, XLA_FFI_Buffer, rank);
+AT(oscx_buffer, dims, XLA_FFI_Buffer, dims);
+SAME(oscx_byte_span, XLA_FFI_ByteSpan);
+SAME(oscx_scalar, XLA_FFI_Scalar);
+AT(oscx_scalar, value, XLA_FFI_Scalar, value);
+SAME(oscx_array, XLA_FFI_Array);
+AT(oscx_array, size, XLA_FFI_Array, size);
+AT(oscx_array, data, XLA_FFI_Array, data);
+SAME(oscx_args, XLA_FFI_Args);
+AT(oscx_args, size, XLA_FFI_Args, size);
+AT(oscx_args, args, XLA_FFI_Args, args);
+SAME(oscx_rets, XLA_FFI_Rets);
+AT(oscx_rets, rets, XLA_FFI_Rets, rets);
+SAME(oscx_attrs, XLA_FFI_Attrs);
+AT(oscx_attrs, types, XLA_FFI_Attrs, types);
+AT(oscx_attrs, names, XLA_FFI_Attrs, names);
+AT(oscx_attrs, attrs, XLA_FFI_Attrs, attrs);
+AT(oscx_call_frame, extension_start, XLA_FFI_CallFrame, extension_start);
+AT(oscx_call_frame, api, XLA_FFI_CallFrame, api);
+AT(oscx_call_frame, stage, XLA_FFI_CallFrame, stage);
+AT(oscx_call_frame, args, XLA_FFI_CallFrame, args);
+AT(oscx_call_frame, rets, XLA_FFI_CallFrame, rets);
+AT(oscx_call_frame, attrs, XLA_FFI_CallFrame, attrs);
+AT(oscx_api, api_version, XLA_FFI_Api, api_version);
+AT(oscx_api, error_create, XLA_FFI_Api, XLA_FFI_Error_Create);
+static_assert(OSCX_API_MAJOR == XLA_FFI_API_MAJOR && OSCX_API_MINOR == XLA_FFI_API_MINOR, "version");
+static_assert(OSCX_EXTENSION_METADATA == XLA_FFI_Extension_Metadata, "metadata");
+static_assert(OSCX_STAGE_EXECUTE == XLA_FFI_ExecutionStage_EXECUTE, "stage");
+static_assert(OSCX_F32 == XLA_FFI_DataType_F32 && OSCX_F64 == XLA_FFI_DataType_F64, "floats");
+static_assert(OSCX_S32 == XLA_FFI_DataType_S32 && OSCX_S64 == XLA_FFI_DataType_S64, "ints");
+static_assert(OSCX_U8 == XLA_FFI_DataType_U8 && OSCX_U64 == XLA_FFI_DataType_U64, "unsigned");
+static_assert(OSCX_ATTR_ARRAY == XLA_FFI_AttrType_ARRAY && OSCX_ATTR_SCALAR == XLA_FFI_AttrType_SCALAR, "attrs");
+static_assert(OSCX_ERROR_INVALID_ARGUMENT == XLA_FFI_Error_Code_INVALID_ARGUMENT, "errc");
+static_assert(OSCX_ERROR_RESOURCE_EXHAUSTED == XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "errc");
+static_assert(OSCX_ERROR_INTERNAL == XLA_FFI_Error_Code_INTERNAL, "errc");
+"""
+
+
+def _abi_header_dir():
+    """python/src (the source tree) or, for an installed package without sources, None."""
+    src = os.path.join(HERE, "..", "src")
+    return src if os.path.exists(os.path.join(src, "xla_abi.h")) else None
+
+
+@pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler")
+def test_abi_declarations_match_the_installed_jaxlib(tmp_path):
+    ours = _abi_header_dir()
+    assert ours is not None, "python/src/xla_abi.h not found next to the tests"
+    include = _xla._jax_ffi.include_dir()
+    assert os.path.exists(os.path.join(include, "xla", "ffi", "api", "c_api.h"))
+    # jaxlib's c_api.h is C in its layouts but names untagged structs as C++ does: check as C++
+    source = tmp_path / "abi.cc"
+    source.write_text(textwrap.dedent(ABI_CHECK))
+    r = subprocess.run(["c++", "-std=c++17", "-fsyntax-only", "-I", include, "-I", ours, str(source)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_one_registration_per_target_on_the_cpu():
+    assert _xla.PLATFORM == "cpu"
+    for name in _xla.TARGETS:
+        assert hasattr(osc._ffi._cdll, name)
