@@ -1,9 +1,9 @@
-"""The host side of osculate.jax and osculate.torch: batched C calls returning values and their
-Jacobians with respect to the exposed inputs, as NumPy arrays. Pose inputs are raw (p, q)
-7-vectors; the C Jacobians along left twists are converted by osc_twist_jacobian_to_pq, so a pair
-query's Jacobian has 14 columns: d/d pose_a (7), then d/d pose_b (7). The *_twist functions
-return the C library's twist Jacobians (12 columns) as it wrote them instead, for front ends that
-convert a cotangent, not a Jacobian (osculate.torch)."""
+"""The host side of osculate.torch's operators: batched C calls through the NumPy API returning
+values and their Jacobians as NumPy arrays. The pair queries (*_twist) return the C library's
+Jacobians along the twists of A then B (12 columns) as it wrote them, to be contracted with a
+cotangent and converted once per pose pair (pose_vjp); sdf and ray return their dense Jacobians.
+The output tables (DCOL_OUTPUTS, ...) name the outputs of both front ends (osculate.jax's handlers
+write the same outputs in the same order)."""
 
 import numpy as np
 
@@ -13,7 +13,6 @@ from ._ffi import floats
 from ._implicit import Implicit
 from ._lmd import _batch as _lmd_batch, lmd_settings
 from ._manifold import _collide_batch as _manifold_batch, _size_of, manifold_settings
-from ._pose import pair_jacobian_to_pq
 from ._ray import ray_intersect_many
 from ._sdf_pair import _collide_batch as _sdf_pair_batch
 
@@ -39,49 +38,12 @@ def dcol_twist(a, b, settings, pose_a, pose_b, names):
     return values, r.jacobians
 
 
-def dcol(a, b, settings, pose_a, pose_b, jacobians):
-    """(values, jacobians): DCOL_OUTPUTS [batch + shape] and d/d(pose_a, pose_b)
-    [batch + shape + (14,)]."""
-    pa, pb, batch = broadcast_poses(pose_a, pose_b)
-    r = dcol_batch(a, pa, b, pb, derivatives=jacobians, **settings)
-    values = {name: np.asarray(getattr(r, name)).reshape(batch + shape)
-              for name, shape in DCOL_OUTPUTS}
-    jac = {}
-    if jacobians:
-        for name, shape in DCOL_OUTPUTS:
-            j = pair_jacobian_to_pq(r.jacobians[name], pa, pb)  # [N, rows, 14]
-            jac[name] = j.reshape(batch + shape + (14,))
-    return values, jac
-
-
-def found_pose_jacobians(jacobians, count, pa, pb):
-    """The pose Jacobians of contacts padded to a capacity, converted to raw-pose columns where a
-    contact was found and zero elsewhere: twist Jacobians [n, C, rows_k, 12] for each output k
-    (slots i < count[n] hold contacts), poses pa, pb [n, 7] -> [n, C, rows_k, 14]. One
-    pair_jacobian_to_pq over the found contacts of every output: an empty slot costs its zeros,
-    not a conversion."""
-    n, cap = jacobians[0].shape[:2]
-    count = np.asarray(count, dtype=np.intp)
-    found = np.arange(cap)[None, :] < count[:, None]
-    rows = [j.shape[2] for j in jacobians]
-    out = [np.zeros((n, cap, r, 14)) for r in rows]
-    if count.sum():
-        owner = np.repeat(np.arange(n), count)  # the pair of each found contact, in mask order
-        stacked = np.concatenate([j[found] for j in jacobians], axis=1)  # [found, rows, 12]
-        converted = pair_jacobian_to_pq(stacked, pa[owner], pb[owner])
-        start = 0
-        for o, r in zip(out, rows):
-            o[found] = converted[:, start:start + r]
-            start += r
-    return out
-
-
 def manifold_twist(a, b, settings, capacity, pose_a, pose_b, jacobians):
     """Contact manifolds padded to `capacity` slots: (values, twist). values: MANIFOLD_OUTPUTS
     [batch, capacity, ...] (empty slots: distance d_max, weight 0, zero point and normal) and count
     [batch]; twist, with jacobians: the pose Jacobians by name [N, capacity, rows, 12] (A's twist,
     then B's) as the C batch wrote them into unzeroed memory: the slots past a pair's count are
-    unspecified, to be read through the count only (oscpy_found_transpose, found_pose_jacobians).
+    unspecified, to be read through the count only (oscpy_found_transpose).
     """
     pa, pb, batch = broadcast_poses(pose_a, pose_b)
     settings = dict(settings)
@@ -100,23 +62,6 @@ def manifold_twist(a, b, settings, capacity, pose_a, pose_b, jacobians):
         values[name] = v.reshape(batch + (capacity,) + shape)
     values["count"] = count.reshape(batch)
     return values, twist
-
-
-def manifold(a, b, settings, capacity, pose_a, pose_b, jacobians):
-    """Contact manifolds padded to `capacity` slots: MANIFOLD_OUTPUTS [batch, capacity, ...]
-    (empty slots: distance d_max, weight 0, zero point and normal) and, with jacobians, d/d(pose_a,
-    pose_b) [batch, capacity, ..., 14] (zero in empty slots). Only the contacts found are copied
-    and converted; the padding is written, not computed."""
-    values, twist = manifold_twist(a, b, settings, capacity, pose_a, pose_b, jacobians)
-    jac = {}
-    if jacobians:
-        pa, pb, batch = broadcast_poses(pose_a, pose_b)
-        names = [name for name, _ in MANIFOLD_OUTPUTS]
-        converted = found_pose_jacobians([twist[name] for name in names],
-                                         values["count"].reshape(-1), pa, pb)
-        for (name, shape), j in zip(MANIFOLD_OUTPUTS, converted):
-            jac[name] = j.reshape(batch + (capacity,) + shape + (14,))
-    return values, jac
 
 
 def sdf(model, points, jacobians):
@@ -213,22 +158,6 @@ def sdf_pair_twist(a, b, settings, capacity, pose_a, pose_b, jacobians):
     return values, twist
 
 
-def sdf_pair(a, b, settings, capacity, pose_a, pose_b, jacobians):
-    """Smooth-mode collision points of two SDFs for each pose pair (osc_sdf_pair_collide_batch),
-    padded to `capacity` slots deepest first: point [batch, C, 3], distance [batch, C] (0 in empty
-    slots), count [batch], and with jacobians d/d(pose_a, pose_b) [batch, C, ..., 14] (zero in
-    empty slots)."""
-    values, twist = sdf_pair_twist(a, b, settings, capacity, pose_a, pose_b, jacobians)
-    jac = {}
-    if jacobians:
-        pa, pb, batch = broadcast_poses(pose_a, pose_b)
-        point, distance = found_pose_jacobians([twist["point"], twist["distance"]],
-                                               values["count"].reshape(-1), pa, pb)
-        jac = {"point": point.reshape(batch + point.shape[1:]),
-               "distance": distance[:, :, 0].reshape(batch + distance.shape[1:2] + (14,))}
-    return values, jac
-
-
 def lmd_twist(a, b, settings, capacity, pose_a, pose_b, jacobians):
     """Local minimal distances between two Breps for each pose pair (osc_lmd_query_batch), padded
     to `capacity` slots in the query's order (by feature pair): (values, twist). values: distance
@@ -244,19 +173,3 @@ def lmd_twist(a, b, settings, capacity, pose_a, pose_b, jacobians):
     values = {"distance": distance.reshape(batch + (capacity,)), "count": r.count.reshape(batch)}
     twist = {"distance": r.distance_jacobian[:, :, None, :]} if jacobians else {}
     return values, twist
-
-
-def lmd(a, b, settings, capacity, pose_a, pose_b, jacobians):
-    """Local minimal distances between two Breps for each pose pair (osc_lmd_query_batch), padded
-    to `capacity` slots in the query's order (by feature pair): distance [batch, C] (the signed
-    gap; empty slots: the gap at d_max, d_max - eps_a - eps_b), count [batch], and with jacobians
-    d distance / d(pose_a, pose_b) [batch, C, 14] (zero in empty slots). CapacityError when a
-    pair has more than `capacity` contacts."""
-    values, twist = lmd_twist(a, b, settings, capacity, pose_a, pose_b, jacobians)
-    jac = {}
-    if jacobians:
-        pa, pb, batch = broadcast_poses(pose_a, pose_b)
-        (distance,) = found_pose_jacobians([twist["distance"]], values["count"].reshape(-1), pa,
-                                           pb)
-        jac["distance"] = distance[:, :, 0].reshape(batch + (capacity, 14))
-    return values, jac

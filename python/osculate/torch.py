@@ -32,6 +32,7 @@ import torch
 
 from . import _host
 from ._ffi import integer as _integer, lib
+from ._pose import pair_jacobian_to_pq
 
 __all__ = ["dcol", "dcol_alpha", "manifold", "sdf_pair", "lmd", "sdf", "ray_intersect",
            "ray_intersect_sag", "register", "release_models"]
@@ -332,7 +333,7 @@ def _pose_vjp_cpu(jacobians, cotangents, count, pose_a, pose_b):
                                   cn.ctypes.data_as(C.POINTER(C.c_double)), n, cap, rows, 12,
                                   part.ctypes.data_as(C.POINTER(C.c_double)))
         total += part
-    pq = _host.pair_jacobian_to_pq(total[:, None, :], pa, pb)[:, 0, :]
+    pq = pair_jacobian_to_pq(total[:, None, :], pa, pb)[:, 0, :]
     return _out(pq, _float_dtype(pose_a, pose_b))
 
 

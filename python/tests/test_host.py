@@ -1,8 +1,6 @@
-"""The host side of osculate.jax and osculate.torch (_host) for the queries whose outputs are
-padded to a capacity (manifolds, SDF pairs, local minimal distances): the slots that hold a contact
-equal the NumPy query's, their pose Jacobians its twist Jacobians converted by pair_jacobian_to_pq,
-bit for bit; the padding holds the documented values and zero Jacobians; and only the contacts
-found are converted (the conversion of empty slots once cost 17.5 ms for 4,004 of them)."""
+"""The host side of osculate.torch (_host) for the queries whose outputs are padded to a capacity
+(manifolds, SDF pairs, local minimal distances): the slots that hold a contact equal the NumPy
+query's, values and twist Jacobians, bit for bit, and the padding holds the documented values."""
 
 import numpy as np
 import pytest
@@ -11,24 +9,10 @@ import osculate as osc
 from osculate import _host
 
 
-@pytest.fixture
-def conversions(monkeypatch):
-    """The number of rows (contacts) each pair_jacobian_to_pq call of _host converts."""
-    seen = []
-    convert = _host.pair_jacobian_to_pq
-
-    def spy(jacobian, pose_a, pose_b):
-        seen.append(np.shape(jacobian)[0])
-        return convert(jacobian, pose_a, pose_b)
-
-    monkeypatch.setattr(_host, "pair_jacobian_to_pq", spy)
-    return seen
-
-
-def _check_padded(values, jac, refs, pa, pb, outputs, padding):
-    """values / jac of _host for pose pairs pa, pb [N, 7] against refs[i] (the NumPy query of pair
-    i: its arrays by output name, twist Jacobians by name + "_jacobian"): found slots bit for
-    bit, empty slots `padding[name]` and zero Jacobians."""
+def _check_padded(values, twist, refs, outputs, padding):
+    """values / twist of a _host *_twist query against refs[i] (the NumPy query of pair i: its
+    arrays by output name, twist Jacobians by name + "_jacobian"): found slots bit for bit, values
+    of empty slots `padding[name]` (0 by default); the Jacobians of empty slots are unspecified."""
     for i, ref in enumerate(refs):
         k = len(ref["distance"])
         assert values["count"][i] == k
@@ -36,21 +20,18 @@ def _check_padded(values, jac, refs, pa, pb, outputs, padding):
             np.testing.assert_array_equal(values[name][i, :k], ref[name])
             assert np.all(values[name][i, k:] == padding.get(name, 0.0))
             if k:
-                twist = ref[name + "_jacobian"]  # [k, 12] or [k, rows, 12]
-                rows = twist if twist.ndim == 3 else twist[:, None, :]
-                want = osc.pair_jacobian_to_pq(rows, pa[i], pb[i]).reshape(twist.shape[:-1] + (14,))
-                np.testing.assert_array_equal(jac[name][i, :k], want)
-            assert not np.any(jac[name][i, k:])
+                want = ref[name + "_jacobian"]  # [k, 12] or [k, rows, 12]
+                np.testing.assert_array_equal(twist[name][i, :k].reshape(want.shape), want)
 
 
-def test_manifold_converts_only_the_contacts_found(sphere_body, conversions):
+def test_manifold_found_slots_equal_the_numpy_query(sphere_body):
     body, _, _ = sphere_body
     pa = np.stack([osc.pose([0, 0, 0], osc.axis_angle_quaternion([1, 2, 3], 0.3))] * 3)
     pb = np.stack([osc.pose([0.96, 0.05, -0.02], osc.axis_angle_quaternion([0, 1, 0], 0.5)),
                    osc.pose([5.0, 0.0, 0.0]),  # far apart: no contact
                    osc.pose([0.9, 0.1, 0.0], osc.axis_angle_quaternion([1, 0, 0], 0.2))])
     cap = osc.max_contacts(body, body)
-    values, jac = _host.manifold(body, body, {}, cap, pa, pb, True)
+    values, twist = _host.manifold_twist(body, body, {}, cap, pa, pb, True)
     refs = []
     for i in range(3):
         m = osc.manifold_collide(body, pa[i], body, pb[i], derivatives=True)
@@ -59,23 +40,18 @@ def test_manifold_converts_only_the_contacts_found(sphere_body, conversions):
                      for n in ("point", "distance", "normal", "weight")})
     counts = [len(r["distance"]) for r in refs]
     assert counts[0] > 0 and counts[1] == 0 and counts[2] > 0 and max(counts) < cap
-    _check_padded(values, jac, refs, pa, pb, ("point", "distance", "normal", "weight"),
+    _check_padded(values, twist, refs, ("point", "distance", "normal", "weight"),
                   {"distance": osc.manifold_settings()["d_max"]})
-    assert conversions == [sum(counts)]  # one conversion of the contacts found, none of the padding
-    # without Jacobians nothing is converted; with no contact at all neither
-    conversions.clear()
-    _host.manifold(body, body, {}, cap, pa, pb, False)
-    _, none = _host.manifold(body, body, {}, cap, pa[1], pb[1], True)
-    assert conversions == [] and not np.any(none["distance"])
+    assert _host.manifold_twist(body, body, {}, cap, pa, pb, False)[1] == {}
 
 
-def test_sdf_pair_converts_only_the_contacts_found(conversions):
+def test_sdf_pair_found_slots_equal_the_numpy_query():
     a, b = osc.SDF.sphere(0.5), osc.SDF.box([0.4, 0.3, 0.35], rounding=0.1)
     pa = np.stack([osc.pose([0.1, 0.2, 0.3])] * 3)
     pb = np.stack([osc.pose([0.85, 0.25, 0.3], osc.axis_angle_quaternion([0, 0, 1], 0.2)),
                    osc.pose([9.0, 0.0, 0.0]), osc.pose([0.7, 0.2, 0.3])])
     settings = {"temperature": 0.02}
-    values, jac = _host.sdf_pair(a, b, settings, 16, pa, pb, True)
+    values, twist = _host.sdf_pair_twist(a, b, settings, 16, pa, pb, True)
     refs = []
     for i in range(3):
         r = osc.sdf_pair_collide(a, pa[i], b, pb[i], capacity=16, derivatives=True, **settings)
@@ -83,17 +59,16 @@ def test_sdf_pair_converts_only_the_contacts_found(conversions):
                      "distance_jacobian": r.distance_jacobian})
     counts = [len(r["distance"]) for r in refs]
     assert counts[0] > 0 and counts[1] == 0 and counts[2] > 0
-    _check_padded(values, jac, refs, pa, pb, ("point", "distance"), {})
-    assert conversions == [sum(counts)]
+    _check_padded(values, twist, refs, ("point", "distance"), {})
 
 
-def test_lmd_converts_only_the_contacts_found(conversions):
+def test_lmd_found_slots_equal_the_numpy_query():
     box, cyl = osc.Brep.box([1.0, 1.0, 0.5]), osc.Brep.cylinder(0.4, 0.6)
     pa = np.stack([osc.pose()] * 3)
     pb = np.stack([osc.pose([0.1, 0.2, 1.3]), osc.pose([9.0, 0.0, 0.0]),
                    osc.pose([0.0, 0.0, 1.4], osc.axis_angle_quaternion([1, 0, 0], 0.1))])
     settings = {"d_max": 2.0, "conformal_samples": 20}
-    values, jac = _host.lmd(box, cyl, settings, 32, pa, pb, True)
+    values, twist = _host.lmd_twist(box, cyl, settings, 32, pa, pb, True)
     refs = []
     for i in range(3):
         r = osc.lmd(box, pa[i], cyl, pb[i], capacity=32, **settings)
@@ -101,6 +76,5 @@ def test_lmd_converts_only_the_contacts_found(conversions):
     counts = [len(r["distance"]) for r in refs]
     assert counts[0] > 1 and counts[1] == 0 and counts[2] > 0
     s = osc.lmd_settings(**settings)
-    _check_padded(values, jac, refs, pa, pb, ("distance",),
+    _check_padded(values, twist, refs, ("distance",),
                   {"distance": s["d_max"] - s["eps_a"] - s["eps_b"]})
-    assert conversions == [sum(counts)]

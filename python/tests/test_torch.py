@@ -122,8 +122,9 @@ def test_manifold_gradcheck_batch_and_broadcast(sphere_body):
 def test_manifold_backward_reads_only_the_contacts_found(sphere_body):
     """At the default capacity (804 slots, about 30 found): the Jacobians past each count are as
     the C library left them (np.empty) and are never read. Poisoned with NaN there (and the
-    cotangents too), pose_vjp still gives the dense product of the converted Jacobians
-    (_host.manifold: zeros past the count) with the cotangents, and so does backward."""
+    cotangents too), pose_vjp still gives the product of the cotangents with the NumPy query's
+    Jacobians converted to raw poses (pair_jacobian_to_pq) over the contacts found, and so does
+    backward."""
     body, _, _ = sphere_body
     pa, pb = _sphere_poses(3)
     h = ot.register("manifold", body, body)
@@ -133,7 +134,12 @@ def test_manifold_backward_reads_only_the_contacts_found(sphere_body):
     assert cap > 20 * count.max().item()
     rng = np.random.default_rng(3)
     names = [n for n, _ in osc._host.MANIFOLD_OUTPUTS]
-    values, dense = osc._host.manifold(body, body, {}, cap, pa.detach().numpy(), pb.detach().numpy(), True)
+    pa_np, pb_np = (np.broadcast_to(p.detach().numpy(), (3, 7)) for p in (pa, pb))
+    refs = [osc.manifold_collide(body, pa_np[i], body, pb_np[i], derivatives=True) for i in range(3)]
+    values = {n: [getattr(r, n) for r in refs] for n in names}
+    dense = {n: [osc.pair_jacobian_to_pq(getattr(r, n + "_jacobian").reshape(len(r), -1, 12),
+                                         pa_np[i], pb_np[i]) for i, r in enumerate(refs)]
+             for n in names}
     cts, jacs, want = [], [], np.zeros((3, 14))
     for k, (name, shape) in enumerate(osc._host.MANIFOLD_OUTPUTS):
         rows = int(np.prod(shape, dtype=int))
@@ -141,10 +147,10 @@ def test_manifold_backward_reads_only_the_contacts_found(sphere_body):
         j = out[5 + k].clone()
         for i in range(3):
             n = count[i].item()
-            np.testing.assert_array_equal(out[k][i, :n].numpy(), values[name][i, :n])
+            np.testing.assert_array_equal(out[k][i, :n].numpy(), values[name][i])
             j[i, n:] = np.nan
             ct[i, n:] = np.nan
-            want[i] += np.einsum("sr,src->c", ct[i, :n], dense[name][i, :n].reshape(n, rows, 14))
+            want[i] += np.einsum("sr,src->c", ct[i, :n], dense[name][i])
         cts.append(torch.tensor(ct))
         jacs.append(j)
     got = torch.ops.osculate.pose_vjp(jacs, cts, count, pa.detach(), pb.detach())
@@ -155,8 +161,8 @@ def test_manifold_backward_reads_only_the_contacts_found(sphere_body):
     e = np.zeros((3, 14))
     for i in range(3):
         n = count[i].item()
-        e[i] = values["weight"][i, :n] @ dense["distance"][i, :n] + \
-            values["distance"][i, :n] @ dense["weight"][i, :n]
+        e[i] = values["weight"][i] @ dense["distance"][i].reshape(n, 14) + \
+            values["distance"][i] @ dense["weight"][i].reshape(n, 14)
     np.testing.assert_allclose(pa.grad.numpy(), e[:, :7].sum(0), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(pb.grad.numpy(), e[:, 7:], rtol=1e-10, atol=1e-12)
     assert names == ["point", "distance", "normal", "weight"]
