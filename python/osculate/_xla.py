@@ -30,7 +30,8 @@ except ImportError:  # pragma: no cover - older jax
     from jax.core import Primitive
 
 PLATFORM = "cpu"  # a GPU handler would be registered beside these, one registration per platform
-TARGETS = ("osculate_found_apply", "osculate_found_transpose", "osculate_dcol", "osculate_manifold")
+TARGETS = ("osculate_found_apply", "osculate_found_transpose", "osculate_dcol", "osculate_manifold",
+           "osculate_dcol_wrench", "osculate_manifold_wrench")
 
 for _name in TARGETS:
     _jax_ffi.register_ffi_target(_name, _jax_ffi.pycapsule(getattr(F._cdll, _name)),

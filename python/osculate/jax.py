@@ -20,9 +20,10 @@ import numpy as np
 from . import _host, _xla
 from ._dcol import _convex, _dcol_settings
 from ._ffi import integer as _integer
+from ._jax_force import dcol_wrench, manifold_wrench  # noqa: F401 (contact wrenches)
 
 __all__ = ["dcol", "dcol_alpha", "manifold", "sdf_pair", "lmd", "sdf", "ray_intersect",
-           "ray_intersect_sag"]
+           "ray_intersect_sag", "dcol_wrench", "manifold_wrench"]
 
 
 def _dtype(*xs):
