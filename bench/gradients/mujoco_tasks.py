@@ -13,6 +13,11 @@ import mujoco
 import common as C
 
 P, T = C.PUSH, C.STRIKE
+# The pusher and the bat slide on two joints (x, y) and their joint velocities are set to the
+# control before every step, with a mass that makes the contact's reaction negligible: a kinematic
+# body whose velocity the contact sees (a mocap body moves without a velocity, so MuJoCo's friction
+# would not feel its sliding).
+HEAVY = 1000.0
 
 PUSH_XML = """
 <mujoco>
@@ -23,8 +28,10 @@ PUSH_XML = """
       <freejoint/>
       <geom name="box" type="box" size="{bx} {by} {bz}" mass="{m}" contype="0" conaffinity="0"/>
     </body>
-    <body name="pusher" mocap="true" pos="{px} {py} {pz}">
-      <geom name="pusher" type="sphere" size="{r}" contype="0" conaffinity="0"/>
+    <body name="pusher" pos="{px} {py} {pz}">
+      <joint name="pusher_x" type="slide" axis="1 0 0"/>
+      <joint name="pusher_y" type="slide" axis="0 1 0"/>
+      <geom name="pusher" type="sphere" size="{r}" mass="{heavy}" contype="0" conaffinity="0"/>
     </body>
   </worldbody>
   <contact>
@@ -43,8 +50,11 @@ STRIKE_XML = """
       <freejoint/>
       <geom name="ball" type="sphere" size="{r}" mass="{m}" contype="0" conaffinity="0"/>
     </body>
-    <body name="bat" mocap="true" pos="{sx} {sy} {sz}" quat="0.7071067811865476 0.7071067811865476 0 0">
-      <geom name="bat" type="capsule" size="{br} {bl}" contype="0" conaffinity="0"/>
+    <body name="bat" pos="{sx} {sy} {sz}">
+      <joint name="bat_x" type="slide" axis="1 0 0"/>
+      <joint name="bat_y" type="slide" axis="0 1 0"/>
+      <geom name="bat" type="capsule" size="{br} {bl}" mass="{heavy}" contype="0" conaffinity="0"
+            quat="0.7071067811865476 0.7071067811865476 0 0"/>
     </body>
   </worldbody>
   <contact>
@@ -59,7 +69,7 @@ def push_model():
     g, b, s = P["ground_half"], P["box_half"], P["pusher_start"]
     xml = PUSH_XML.format(h=P["h"], gx=g[0], gy=g[1], gz=g[2], gzc=-g[2], bx=b[0], by=b[1],
                           bz=b[2], m=P["box_mass"], px=s[0], py=s[1], pz=s[2],
-                          r=P["pusher_radius"], mu=P["friction"])
+                          r=P["pusher_radius"], mu=P["friction"], heavy=HEAVY)
     return mujoco.MjModel.from_xml_string(xml)
 
 
@@ -67,13 +77,13 @@ def strike_model():
     t, s = T["table_half"], T["bat_start"]
     xml = STRIKE_XML.format(h=T["h"], tx=t[0], ty=t[1], tz=t[2], tzc=-t[2], r=T["ball_radius"],
                             m=T["ball_mass"], sx=s[0], sy=s[1], sz=s[2], br=T["bat_radius"],
-                            bl=T["bat_half_length"], mu=T["friction"])
+                            bl=T["bat_half_length"], mu=T["friction"], heavy=HEAVY)
     return mujoco.MjModel.from_xml_string(xml)
 
 
 class Task:
     """A task on mj_step: the settled start (100 steps) is kept as a state and restored per
-    rollout; the controls move the mocap body (the pusher or the bat)."""
+    rollout; the controls are the velocities of the driven body (the pusher or the bat)."""
 
     def __init__(self, name):
         self.name = name
@@ -100,7 +110,7 @@ class Task:
         m, d = self.m, self.d
         mujoco.mj_setState(m, d, self.start, self.spec)
         for v in self.velocities(u):
-            d.mocap_pos[0, :2] += self.h * v
+            d.qvel[6:8] = v   # the free body's 6 velocities, then the driven body's x, y
             mujoco.mj_step(m, d)
         return d.qpos[:2].copy()
 
@@ -142,7 +152,7 @@ def mjx_task(task):
 
     def objective(u):
         def step(dx, v):
-            dx = dx.replace(mocap_pos=dx.mocap_pos.at[0, :2].add(p["h"] * v))
+            dx = dx.replace(qvel=dx.qvel.at[6:8].set(v))
             return mjx.step(mx, dx), None
         dx, _ = jax.lax.scan(step, dx0, velocities(u))
         return jnp.sum((dx.qpos[:2] - goal) ** 2) + p["regulariser"] * jnp.sum(u ** 2)
@@ -166,28 +176,34 @@ def _median_time(fn, repeats=30):
     return float(np.median(times))
 
 
-def main(name, iterations=40, seeds=(0, 1, 2), lr=0.05, fd_eps=1e-6, with_mjx=True):
+def main(name, iterations=40, seeds=(0, 1, 2), lr=0.05, fd_eps=1e-6, with_fd=True,
+         with_mjx=True, mjx_seeds=(0,), mjx_sweep=11):
+    """Runs `name` with each method. MJX is slow on a shared CPU (a forward-mode gradient of a
+    rollout costs seconds), so it runs `mjx_seeds` only and its sweep has `mjx_sweep` points."""
     task = Task(name)
-    methods = {"mujoco_fd": (fd_value_and_grad(task.objective, fd_eps), task.objective)}
+    methods = {}
+    if with_fd:
+        methods["mujoco_fd"] = (fd_value_and_grad(task.objective, fd_eps), task.objective)
     if with_mjx:
         t = time.perf_counter()
         vg, f = mjx_task(task)
         vg(C.initial_controls(name, 0))
         print(name, "mjx compiled in %.1f s" % (time.perf_counter() - t), flush=True)
         methods["mjx"] = (vg, f)
-    sweep_index, sweep = ((0, 0), np.linspace(0.3, 0.5, 41)) if name == "push" else \
-        ((0,), np.linspace(0.4, 0.8, 41))
+    sweep_index, sweep_range = ((0, 0), (0.3, 0.5)) if name == "push" else ((0,), (0.4, 0.8))
     for method, (vg, f) in methods.items():
         record = dict(task=name, method=method, runs=[],
                       fd_eps=fd_eps if method == "mujoco_fd" else None)
-        for seed in seeds:
+        method_seeds = seeds if method == "mujoco_fd" else mjx_seeds
+        sweep = np.linspace(*sweep_range, 41 if method == "mujoco_fd" else mjx_sweep)
+        for seed in method_seeds:
             run = C.optimise(vg, C.initial_controls(name, seed), lr, iterations)
             run["seed"] = seed
             record["runs"].append(run)
             print(name, method, "seed", seed, run["values"][0], "->", run["values"][-1],
                   "in %.1f s" % run["times"][-1], flush=True)
         errors = []
-        for seed in seeds:
+        for seed in method_seeds:
             u = C.initial_controls(name, seed)
             ref, info = C.converged_reference(f, u)
             errors.append(dict(seed=seed, error=C.relative_error(vg(u)[1], ref), **info))
@@ -225,7 +241,23 @@ def main(name, iterations=40, seeds=(0, 1, 2), lr=0.05, fd_eps=1e-6, with_mjx=Tr
     C.save(name + "_mujoco_step_cost", cost)
 
 
+def fd_steps(name, seeds=(0, 1, 2), steps=(1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8)):
+    """Central differences of the MuJoCo objective at each start with each step, saved as
+    results/<name>_fd_steps.json: how the finite-difference gradient depends on its step."""
+    task = Task(name)
+    record = dict(task=name, steps=list(steps), seeds=list(seeds), gradients=[])
+    for seed in seeds:
+        u = C.initial_controls(name, seed)
+        record["gradients"].append([C.central_differences(task.objective, u, e).ravel().tolist()
+                                    for e in steps])
+    C.save(name + "_fd_steps", record)
+
+
 if __name__ == "__main__":
+    if "--fd-steps" in sys.argv:
+        for name in ("push", "strike"):
+            fd_steps(name)
+        sys.exit()
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     for name in args or ("push", "strike"):
-        main(name, with_mjx="--no-mjx" not in sys.argv)
+        main(name, with_fd="--no-fd" not in sys.argv, with_mjx="--no-mjx" not in sys.argv)

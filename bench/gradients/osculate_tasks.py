@@ -23,8 +23,8 @@ import rigid
 
 jax.config.update("jax_enable_x64", True)
 P = C.PUSH
-# the per-contact stiffness of the manifold: the resting box sits on ~50 contacts (docs/force.md
-# §8), so the patch carries its weight at a depth of about 1 mm
+# the per-contact stiffness of the manifold (docs/force.md §8): the resting box's manifold has
+# about 170 contacts, and the patch carries its weight at a depth of about 1.5 mm
 MANIFOLD_FORCE = dict(stiffness=2e3, damping=10.0, friction=P["friction"], friction_velocity=1e-2)
 DCOL_FORCE = dict(stiffness=2e4, damping=2.0, friction=0.2, friction_velocity=1e-2)
 
@@ -177,6 +177,25 @@ def main(tasks=("push", "strike"), iterations=40, seeds=(0, 1, 2)):
                  iterations, seeds, 0.05, ((0,), np.linspace(0.4, 0.8, 41)))
 
 
+def fd_steps(seeds=(0, 1, 2), steps=(1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8)):
+    """Central differences of osculate's objectives at each start with each step, beside the
+    autodiff gradient, saved as results/<task>_osculate_fd_steps.json."""
+    world = make_world()
+    state0 = start_state(world)
+    tasks = {"push": make_objective(world, state0), "strike": make_strike()[2]}
+    for task, objective in tasks.items():
+        f = jax.jit(objective)
+        g = jax.jit(jax.grad(objective))
+        record = dict(task=task, steps=list(steps), seeds=list(seeds), gradients=[], autodiff=[])
+        for seed in seeds:
+            u = C.initial_controls(task, seed)
+            record["autodiff"].append(np.asarray(g(u)).ravel().tolist())
+            record["gradients"].append([
+                C.central_differences(lambda x: float(f(x)), u, e).ravel().tolist()
+                for e in steps])
+        C.save(task + "_osculate_fd_steps", record)
+
+
 def _median_time(fn, repeats=30):
     times = []
     for _ in range(repeats):
@@ -187,4 +206,7 @@ def _median_time(fn, repeats=30):
 
 
 if __name__ == "__main__":
+    if "--fd-steps" in sys.argv:
+        fd_steps()
+        sys.exit()
     main(tuple(sys.argv[1:]) or ("push", "strike"))
