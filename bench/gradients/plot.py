@@ -53,6 +53,7 @@ def task_figure(task, title, summary):
         g = np.asarray(sw["gradients"])
         axes[2].plot(sw["values"], g[:, 0], ".-", color=color, ms=3, lw=1, label=label)
         s["flips"] = sw["flips"]
+        s["sweep_largest_swept_component"] = float(np.max(np.abs(g[:, 0])))
         if "step_cost" in r:
             s["step_cost"] = r["step_cost"]
         if "fd_step_error" in r:
@@ -62,6 +63,13 @@ def task_figure(task, title, summary):
     axes[2].set(xlabel="swept control " + ("u[0, 0] (m/s)" if task == "push" else "u[0] (m/s)"),
                 ylabel="d objective / d swept control", title="gradient along a sweep")
     axes[2].axhline(0, color="k", lw=0.5)
+    # symmetric log where a finite difference across a jump of the objective (jump / (2 step))
+    # is far beyond the smooth gradients' scale
+    low, high = axes[2].get_ylim()
+    if max(abs(low), abs(high)) > 1.0:
+        axes[2].set_yscale("symlog", linthresh=0.05)
+        axes[2].set_yticks([t for t in (-1e4, -1e2, -1.0, -0.04, 0.0, 0.04, 1.0, 1e2, 1e4)
+                            if low <= t <= high])
     axes[0].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(os.path.join(DOCS, "gradients_%s.png" % task), dpi=80)
@@ -167,7 +175,7 @@ def table(summary):
 def meshes_figure(summary):
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
     for method, label, color in (("osculate", "osculate gradient", "C0"),
-                                 ("osculate_fd", "central differences (72 rollouts)", "C1")):
+                                 ("osculate_fd", "central differences (72 evaluations)", "C1")):
         r = load("meshes_" + method)
         if r is None:
             continue
