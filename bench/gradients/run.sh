@@ -21,4 +21,7 @@ for task in $tasks; do
         "$MJ_PYTHON" mujoco_tasks.py "$task"
     fi
 done
+# the finite-difference gradients over their step (the summary figure's middle panel)
+"$OSC_PYTHON" osculate_tasks.py --fd-steps
+"$MJ_PYTHON" mujoco_tasks.py --fd-steps
 "$MJ_PYTHON" plot.py
