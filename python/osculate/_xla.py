@@ -32,7 +32,7 @@ except ImportError:  # pragma: no cover - older jax
 PLATFORM = "cpu"  # a GPU handler would be registered beside these, one registration per platform
 TARGETS = ("osculate_found_apply", "osculate_found_transpose", "osculate_dcol", "osculate_manifold",
            "osculate_sdf_pair", "osculate_lmd", "osculate_sdf", "osculate_ray_intersect",
-           "osculate_ray_intersect_sag")
+           "osculate_ray_intersect_sag", "osculate_dcol_wrench", "osculate_manifold_wrench")
 
 for _name in TARGETS:
     _jax_ffi.register_ffi_target(_name, _jax_ffi.pycapsule(getattr(F._cdll, _name)),

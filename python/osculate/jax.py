@@ -27,10 +27,11 @@ from . import _ffi, _host, _xla
 from ._dcol import _convex, _dcol_settings
 from ._ffi import integer as _integer
 from ._grid import Grid
+from ._jax_force import dcol_wrench, manifold_wrench  # noqa: F401 (contact wrenches)
 from ._sdf import SDF
 
 __all__ = ["dcol", "dcol_alpha", "manifold", "sdf_pair", "lmd", "sdf", "ray_intersect",
-           "ray_intersect_sag"]
+           "ray_intersect_sag", "dcol_wrench", "manifold_wrench"]
 
 
 def _dtype(*xs):

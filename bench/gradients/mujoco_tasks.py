@@ -1,0 +1,263 @@
+"""The gradient tasks as a MuJoCo user does them today: the same scenes in MJCF, the same
+objective on mj_step rollouts, its gradient by central differences of rollouts (MuJoCo), and by
+autodiff of MJX's step on the CPU (mujoco-mjx). Run in the MuJoCo venv (run.sh): it needs a jax
+that mujoco-mjx accepts, newer than osculate's."""
+
+import sys
+import time
+
+import numpy as np
+
+import mujoco
+
+import common as C
+
+P, T = C.PUSH, C.STRIKE
+# The pusher and the bat slide on two joints (x, y) and their joint velocities are set to the
+# control before every step, with a mass that makes the contact's reaction negligible: a kinematic
+# body whose velocity the contact sees (a mocap body moves without a velocity, so MuJoCo's friction
+# would not feel its sliding).
+HEAVY = 1000.0
+
+PUSH_XML = """
+<mujoco>
+  <option timestep="{h}" gravity="0 0 -9.81"/>
+  <worldbody>
+    <geom name="ground" type="box" size="{gx} {gy} {gz}" pos="0 0 {gzc}" contype="0" conaffinity="0"/>
+    <body name="box" pos="0 0 {bz}">
+      <freejoint/>
+      <geom name="box" type="box" size="{bx} {by} {bz}" mass="{m}" contype="0" conaffinity="0"/>
+    </body>
+    <body name="pusher" pos="{px} {py} {pz}">
+      <joint name="pusher_x" type="slide" axis="1 0 0"/>
+      <joint name="pusher_y" type="slide" axis="0 1 0"/>
+      <geom name="pusher" type="sphere" size="{r}" mass="{heavy}" contype="0" conaffinity="0"/>
+    </body>
+  </worldbody>
+  <contact>
+    <pair geom1="ground" geom2="box" friction="{mu} {mu} 0.005 0.0001 0.0001"/>
+    <pair geom1="box" geom2="pusher" friction="0.2 0.2 0.005 0.0001 0.0001"/>
+  </contact>
+</mujoco>
+"""
+
+STRIKE_XML = """
+<mujoco>
+  <option timestep="{h}" gravity="0 0 -9.81"/>
+  <worldbody>
+    <geom name="table" type="box" size="{tx} {ty} {tz}" pos="0 0 {tzc}" contype="0" conaffinity="0"/>
+    <body name="ball" pos="0 0 {r}">
+      <freejoint/>
+      <geom name="ball" type="sphere" size="{r}" mass="{m}" contype="0" conaffinity="0"/>
+    </body>
+    <body name="bat" pos="{sx} {sy} {sz}">
+      <joint name="bat_x" type="slide" axis="1 0 0"/>
+      <joint name="bat_y" type="slide" axis="0 1 0"/>
+      <geom name="bat" type="capsule" size="{br} {bl}" mass="{heavy}" contype="0" conaffinity="0"
+            quat="0.7071067811865476 0.7071067811865476 0 0"/>
+    </body>
+  </worldbody>
+  <contact>
+    <pair geom1="table" geom2="ball" friction="{mu} {mu} 0.005 0.0001 0.0001"/>
+    <pair geom1="ball" geom2="bat" friction="0.2 0.2 0.005 0.0001 0.0001"/>
+  </contact>
+</mujoco>
+"""
+
+
+def push_model():
+    g, b, s = P["ground_half"], P["box_half"], P["pusher_start"]
+    xml = PUSH_XML.format(h=P["h"], gx=g[0], gy=g[1], gz=g[2], gzc=-g[2], bx=b[0], by=b[1],
+                          bz=b[2], m=P["box_mass"], px=s[0], py=s[1], pz=s[2],
+                          r=P["pusher_radius"], mu=P["friction"], heavy=HEAVY)
+    return mujoco.MjModel.from_xml_string(xml)
+
+
+def strike_model():
+    t, s = T["table_half"], T["bat_start"]
+    xml = STRIKE_XML.format(h=T["h"], tx=t[0], ty=t[1], tz=t[2], tzc=-t[2], r=T["ball_radius"],
+                            m=T["ball_mass"], sx=s[0], sy=s[1], sz=s[2], br=T["bat_radius"],
+                            bl=T["bat_half_length"], mu=T["friction"], heavy=HEAVY)
+    return mujoco.MjModel.from_xml_string(xml)
+
+
+class Task:
+    """A task on mj_step: the settled start (100 steps) is kept as a state and restored per
+    rollout; the controls are the velocities of the driven body (the pusher or the bat)."""
+
+    def __init__(self, name):
+        self.name = name
+        self.m = push_model() if name == "push" else strike_model()
+        self.d = mujoco.MjData(self.m)
+        mujoco.mj_forward(self.m, self.d)
+        for _ in range(100):
+            mujoco.mj_step(self.m, self.d)
+        self.spec = mujoco.mjtState.mjSTATE_INTEGRATION
+        self.start = np.zeros(mujoco.mj_stateSize(self.m, self.spec))
+        mujoco.mj_getState(self.m, self.d, self.start, self.spec)
+        p = P if name == "push" else T
+        self.h = p["h"]
+        if name == "push":
+            self.shape = (P["segments"], 2)
+            self.velocities = lambda u: np.repeat(u, P["steps_per_segment"], axis=0)
+        else:
+            self.shape = (2,)
+            self.velocities = lambda u: np.concatenate(
+                [np.repeat(u[None], T["strike_steps"], 0),
+                 np.zeros((T["steps"] - T["strike_steps"], 2))])
+
+    def rollout(self, u):
+        m, d = self.m, self.d
+        mujoco.mj_setState(m, d, self.start, self.spec)
+        for v in self.velocities(u):
+            d.qvel[6:8] = v   # the free body's 6 velocities, then the driven body's x, y
+            mujoco.mj_step(m, d)
+        return d.qpos[:2].copy()
+
+    def objective(self, u):
+        u = np.asarray(u).reshape(self.shape)
+        return C.objective_terms(self.name, self.rollout(u), u)
+
+
+def fd_value_and_grad(f, eps):
+    def vg(x):
+        return f(x), C.central_differences(f, x, eps)
+    return vg
+
+
+def mjx_task(task):
+    """A task's value_and_grad by MJX autodiff (jit-compiled), from the same settled start. MJX's
+    constraint solver is a while loop, which reverse mode cannot differentiate (unless
+    opt.iterations = 1), so the gradient is forward mode (jax.jacfwd), one tangent per control."""
+    import jax
+    import jax.numpy as jnp
+    from mujoco import mjx
+    jax.config.update("jax_enable_x64", True)
+    mx = mjx.put_model(task.m)
+    d = mujoco.MjData(task.m)
+    mujoco.mj_setState(task.m, d, task.start, task.spec)
+    mujoco.mj_forward(task.m, d)
+    dx0 = mjx.put_data(task.m, d)
+    # the step's output types (int64 contact indices under x64) for the scan's carry
+    shapes = jax.eval_shape(lambda x: mjx.step(mx, x), dx0)
+    dx0 = jax.tree_util.tree_map(lambda x, s: jnp.asarray(x, s.dtype), dx0, shapes)
+    p = P if task.name == "push" else T
+    goal = jnp.asarray(p["goal"])
+    if task.name == "push":
+        velocities = lambda u: jnp.repeat(u, P["steps_per_segment"], axis=0)  # noqa: E731
+    else:
+        velocities = lambda u: jnp.concatenate(  # noqa: E731
+            [jnp.repeat(u[None], T["strike_steps"], 0),
+             jnp.zeros((T["steps"] - T["strike_steps"], 2))])
+
+    def objective(u):
+        def step(dx, v):
+            dx = dx.replace(qvel=dx.qvel.at[6:8].set(v))
+            return mjx.step(mx, dx), None
+        dx, _ = jax.lax.scan(step, dx0, velocities(u))
+        return jnp.sum((dx.qpos[:2] - goal) ** 2) + p["regulariser"] * jnp.sum(u ** 2)
+
+    f = jax.jit(objective)
+    grad = jax.jit(jax.jacfwd(objective))
+
+    def vg(u):
+        u = jnp.asarray(u).reshape(task.shape)
+        return [np.asarray(f(u)), np.asarray(grad(u))]
+
+    return vg, lambda u: float(f(jnp.asarray(u).reshape(task.shape)))
+
+
+def _median_time(fn, repeats=30):
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
+
+
+def main(name, iterations=40, seeds=(0, 1, 2), lr=0.05, fd_eps=1e-6, with_fd=True,
+         with_mjx=True, mjx_seeds=(0,), mjx_sweep=11):
+    """Runs `name` with each method. MJX is slow on a shared CPU (a forward-mode gradient of a
+    rollout costs seconds), so it runs `mjx_seeds` only and its sweep has `mjx_sweep` points."""
+    task = Task(name)
+    methods = {}
+    if with_fd:
+        methods["mujoco_fd"] = (fd_value_and_grad(task.objective, fd_eps), task.objective)
+    if with_mjx:
+        t = time.perf_counter()
+        vg, f = mjx_task(task)
+        vg(C.initial_controls(name, 0))
+        print(name, "mjx compiled in %.1f s" % (time.perf_counter() - t), flush=True)
+        methods["mjx"] = (vg, f)
+    sweep_index, sweep_range = ((0, 0), (0.3, 0.5)) if name == "push" else ((0,), (0.4, 0.8))
+    for method, (vg, f) in methods.items():
+        record = dict(task=name, method=method, runs=[],
+                      fd_eps=fd_eps if method == "mujoco_fd" else None)
+        method_seeds = seeds if method == "mujoco_fd" else mjx_seeds
+        sweep = np.linspace(*sweep_range, 41 if method == "mujoco_fd" else mjx_sweep)
+        for seed in method_seeds:
+            run = C.optimise(vg, C.initial_controls(name, seed), lr, iterations)
+            run["seed"] = seed
+            record["runs"].append(run)
+            print(name, method, "seed", seed, run["values"][0], "->", run["values"][-1],
+                  "in %.1f s" % run["times"][-1], flush=True)
+        errors = []
+        for seed in method_seeds:
+            u = C.initial_controls(name, seed)
+            ref, info = C.converged_reference(f, u)
+            errors.append(dict(seed=seed, error=C.relative_error(vg(u)[1], ref), **info))
+            print(name, method, "gradient error", errors[-1], flush=True)
+        record["gradient_error"] = errors
+        grads, values = [], []
+        for s in sweep:
+            u = C.initial_controls(name, 0)
+            u[sweep_index] = s
+            v, g = vg(u)
+            values.append(float(v))
+            grads.append(np.asarray(g).ravel().tolist())
+        record["sweep"] = dict(parameter=str(sweep_index), values=sweep.tolist(),
+                               objective=values, gradients=grads, flips=C.sign_flips(grads))
+        print(name, method, "flips", record["sweep"]["flips"], flush=True)
+        if method == "mujoco_fd":
+            # the finite-difference gradient's dependence on its step, at seed 0
+            u = C.initial_controls(name, 0)
+            ref, _ = C.converged_reference(f, u)
+            steps = [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8]
+            record["fd_step_error"] = dict(steps=steps, error=[
+                C.relative_error(C.central_differences(f, u, e), ref) for e in steps])
+            print(name, "fd step error", record["fd_step_error"], flush=True)
+        C.save(name + "_" + method, record)
+    # the cost of one step, and of one step with its derivatives by finite differences
+    # (mjd_transitionFD: d next state / d state, centred, as a user of MuJoCo gets them)
+    m, d = task.m, task.d
+    mujoco.mj_setState(m, d, task.start, task.spec)
+    mujoco.mj_forward(m, d)
+    A = np.zeros((2 * m.nv + m.na, 2 * m.nv + m.na))
+    cost = dict(step=_median_time(lambda: mujoco.mj_step(m, d), 200),
+                transition_fd=_median_time(
+                    lambda: mujoco.mjd_transitionFD(m, d, 1e-6, 1, A, None, None, None), 200))
+    print(name, "mujoco step cost", cost, flush=True)
+    C.save(name + "_mujoco_step_cost", cost)
+
+
+def fd_steps(name, seeds=(0, 1, 2), steps=(1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8)):
+    """Central differences of the MuJoCo objective at each start with each step, saved as
+    results/<name>_fd_steps.json: how the finite-difference gradient depends on its step."""
+    task = Task(name)
+    record = dict(task=name, steps=list(steps), seeds=list(seeds), gradients=[])
+    for seed in seeds:
+        u = C.initial_controls(name, seed)
+        record["gradients"].append([C.central_differences(task.objective, u, e).ravel().tolist()
+                                    for e in steps])
+    C.save(name + "_fd_steps", record)
+
+
+if __name__ == "__main__":
+    if "--fd-steps" in sys.argv:
+        for name in ("push", "strike"):
+            fd_steps(name)
+        sys.exit()
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    for name in args or ("push", "strike"):
+        main(name, with_fd="--no-fd" not in sys.argv, with_mjx="--no-mjx" not in sys.argv)
