@@ -111,8 +111,8 @@ OSCX_HANDLER(osculate_dcol_wrench) {
     // point, normal and distance Jacobians
     const size_t item_bytes = sizeof(osc_dcol_batch_item) + sizeof(osc_dcol_result) + sizeof(osc_dcol_jacobians) +
                               (w.jacobians ? 7 * 12 * sizeof(double) : 0);
-    const size_t block = oscx_block_items(item_bytes);
-    char* scratch = malloc((w.n < block ? w.n : block) * item_bytes + 1);
+    size_t block;
+    char* scratch = oscx_scratch(w.n, item_bytes, &block);
     if (!scratch) return oscx_fail(frame, OSCX_ERROR_RESOURCE_EXHAUSTED, "%s: out of memory", where);
     for (size_t start = 0; start < w.n && !e; start += block) {
         const size_t m = w.n - start < block ? w.n - start : block;
@@ -160,8 +160,8 @@ OSCX_HANDLER(osculate_manifold_wrench) {
     const size_t item_bytes = sizeof(osc_manifold_batch_item) + sizeof(osc_manifold_output) +
                               cap * sizeof(osc_manifold_contact) + cap * sizeof(osc_force_contact) +
                               (w.jacobians ? cap * 8 * 12 * sizeof(double) : 0);
-    const size_t block = oscx_block_items(item_bytes);
-    char* scratch = malloc((w.n < block ? w.n : block) * item_bytes + 1);
+    size_t block;
+    char* scratch = oscx_scratch(w.n, item_bytes, &block);
     if (!scratch) return oscx_fail(frame, OSCX_ERROR_RESOURCE_EXHAUSTED, "%s: out of memory", where);
     for (size_t start = 0; start < w.n && !e; start += block) {
         const size_t m = w.n - start < block ? w.n - start : block;
