@@ -249,22 +249,26 @@ OSC_FORCE_INLINE void sdf_run_range(const osc_sdf* sdf, int32_t first, int32_t l
     *result = stack[0].value;
 }
 
-// A culled root union (docs/sdf.md, "Culled unions"): the children listed for x's voxel streamed into
-// the union's log-sum-exp in program order, then the OFFSETs after the union's END.
-OSC_FORCE_INLINE void sdf_run_culled(const osc_sdf* sdf, const int32_t* members, int32_t count, osc_vec3 x, int order,
-                                     jet* result) {
+// A culled root union (docs/sdf.md, "Culled unions"): the children listed for x's voxel, by increasing
+// lower bound, streamed into the union's log-sum-exp until a bound lies SDF_CULL_TEMPERATURES
+// temperatures above the smallest value found, then the OFFSETs after the union's END.
+OSC_FORCE_INLINE void sdf_run_culled(const osc_sdf* sdf, const sdf_cull_entry* entries, int32_t count, osc_vec3 x,
+                                     int order, jet* result) {
     const sdf_cull* c = sdf->cull;
     const sdf_instr* end = &sdf->program[c->end];
+    double reach = SDF_CULL_TEMPERATURES * end->value, smallest = INFINITY;
     jet_lse lse;
     jet_lse_begin(&lse, end->value);
-    lse.acc = jet_const(NAN, order); // never read: every list holds the child of the smallest bound
-    for (int32_t m = 0; m < count; ++m) {
-        int32_t k = members[m], first = c->child_first[k], op = c->child_op[k];
+    lse.acc = jet_const(NAN, order); // never read: the first entry is always evaluated
+    for (int32_t e = 0; e < count; ++e) {
+        if (c->scale * (double)entries[e].lower > smallest + reach) break; // and every later bound
+        int32_t k = entries[e].child, first = c->child_first[k], op = c->child_op[k];
         jet value;
         if (op - first == 1 && sdf->program[first].op == SDF_OP_LEAF) // a leaf child, without a stack
             sdf_leaf_eval_world(sdf, &sdf->leaves[sdf->program[first].index], x, order, &value);
         else
             sdf_run_range(sdf, first, op, x, order, &value);
+        smallest = fmin(smallest, value.v);
         jet_lse_add(&lse, jet_scale(value, (double)sdf->program[op].sign, order), order);
     }
     jet r = jet_scale(jet_lse_end(&lse, order), (double)end->sign, order);
@@ -275,10 +279,10 @@ OSC_FORCE_INLINE void sdf_run_culled(const osc_sdf* sdf, const int32_t* members,
 
 OSC_FORCE_INLINE void sdf_run(const osc_sdf* sdf, osc_vec3 x, int order, jet* result) {
     if (sdf->cull) {
-        const int32_t* members;
-        int32_t count = sdf_cull_lookup(sdf->cull, x, &members);
+        const sdf_cull_entry* entries;
+        int32_t count = sdf_cull_lookup(sdf->cull, x, &entries);
         if (count >= 0) {
-            sdf_run_culled(sdf, members, count, x, order, result);
+            sdf_run_culled(sdf, entries, count, x, order, result);
             return;
         }
     }

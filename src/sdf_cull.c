@@ -2,8 +2,10 @@
 // -tau log sum exp(-phi_i / tau) gives a child whose value lies T temperatures above the smallest a
 // weight below exp(-T); with T = SDF_CULL_TEMPERATURES (40: 4.2e-18) such children change the value,
 // gradient and Hessian below rounding. Per voxel of a grid over the union's bounds, a Lipschitz
-// argument bounds each child's value over the voxel from its value at the voxel's centre, and a child
-// is listed unless its lower bound exceeds the smallest upper bound by more than T temperatures.
+// argument bounds each child's value over the voxel from its value at the voxel's centre; a child is
+// listed, with its lower bound, unless that bound exceeds the smallest upper bound by more than T
+// temperatures. The lists are sorted by lower bound, so that a point stops at the first child whose
+// bound lies T temperatures above the smallest value it has found (sdf.c).
 
 #include "sdf_internal.h"
 
@@ -21,7 +23,7 @@ void sdf_cull_destroy(sdf_cull* cull) {
     osc_free(cull->child_first);
     osc_free(cull->child_op);
     osc_free(cull->first);
-    osc_free(cull->members);
+    osc_free(cull->entries);
     osc_free(cull);
 }
 
@@ -29,16 +31,16 @@ static size_t cull_cell_count(const sdf_cull* c) { return (size_t)c->cells[0] * 
 
 sdf_cull* sdf_cull_copy(const sdf_cull* cull, bool* failed) {
     if (!cull) return NULL;
-    size_t cells = cull_cell_count(cull), members = (size_t)cull->first[cells];
+    size_t cells = cull_cell_count(cull), entries = (size_t)cull->first[cells];
     sdf_cull* c = osc_calloc(1, sizeof *c);
     if (c) {
         *c = *cull;
         c->child_first = osc_calloc((size_t)cull->child_count, sizeof *c->child_first);
         c->child_op = osc_calloc((size_t)cull->child_count, sizeof *c->child_op);
         c->first = osc_calloc(cells + 1, sizeof *c->first);
-        c->members = osc_calloc(members > 0 ? members : 1, sizeof *c->members);
+        c->entries = osc_calloc(entries > 0 ? entries : 1, sizeof *c->entries);
     }
-    if (!c || !c->child_first || !c->child_op || !c->first || !c->members) {
+    if (!c || !c->child_first || !c->child_op || !c->first || !c->entries) {
         sdf_cull_destroy(c);
         *failed = true;
         return NULL;
@@ -46,7 +48,7 @@ sdf_cull* sdf_cull_copy(const sdf_cull* cull, bool* failed) {
     memcpy(c->child_first, cull->child_first, (size_t)cull->child_count * sizeof *c->child_first);
     memcpy(c->child_op, cull->child_op, (size_t)cull->child_count * sizeof *c->child_op);
     memcpy(c->first, cull->first, (cells + 1) * sizeof *c->first);
-    memcpy(c->members, cull->members, members * sizeof *c->members);
+    memcpy(c->entries, cull->entries, entries * sizeof *c->entries);
     return c;
 }
 
@@ -85,16 +87,16 @@ osc_status sdf_cull_build(osc_sdf* sdf, int32_t count, const int32_t* child_firs
     const char* function = "osc_sdf_create_union";
     sdf_cull* c = osc_calloc(1, sizeof *c);
     double* values = osc_calloc((size_t)count, sizeof *values);
-    int32_t* members = osc_calloc(total * (size_t)count, sizeof *members); // at most CULL_BUDGET entries
+    sdf_cull_entry* entries = osc_calloc(total * (size_t)count, sizeof *entries); // at most CULL_BUDGET
     if (c) {
         c->child_first = osc_calloc((size_t)count, sizeof *c->child_first);
         c->child_op = osc_calloc((size_t)count, sizeof *c->child_op);
         c->first = osc_calloc(total + 1, sizeof *c->first);
     }
-    if (!c || !values || !members || !c->child_first || !c->child_op || !c->first) {
+    if (!c || !values || !entries || !c->child_first || !c->child_op || !c->first) {
         sdf_cull_destroy(c);
         osc_free(values);
-        osc_free(members);
+        osc_free(entries);
         return osc_fail_in(function, OSC_ERR_NO_MEMORY);
     }
     c->child_count = count;
@@ -125,25 +127,35 @@ osc_status sdf_cull_build(osc_sdf* sdf, int32_t count, const int32_t* child_firs
                     values[k] = sdf_eval_range(sdf, child_first[k], child_op[k], centre);
                     if (!isnan(values[k])) upper = fmin(upper, fmax(values[k], 0.0) + lipschitz[k] * h);
                 }
-                // lower bound phi(c) - L h, valid where it is positive
+                // lower bound phi(c) - L h, valid where it is positive (else none: -inf), rounded down
                 double limit = upper + reach + 1e-9 * h;
                 c->first[at] = used;
                 for (int32_t k = 0; k < count; ++k) {
                     double lower = values[k] - lipschitz[k] * h;
-                    if (!(lower > 0.0 && lower > limit)) members[used++] = k;
+                    if (!(lower > 0.0)) lower = -INFINITY;
+                    if (lower > limit) continue;
+                    float rounded = (float)lower;
+                    if ((double)rounded > lower) rounded = nextafterf(rounded, -INFINITY);
+                    // insert by increasing bound, after equal ones (program order among them)
+                    int32_t at_entry = used++;
+                    while (at_entry > c->first[at] && entries[at_entry - 1].lower > rounded) {
+                        entries[at_entry] = entries[at_entry - 1];
+                        --at_entry;
+                    }
+                    entries[at_entry] = (sdf_cull_entry){rounded, k};
                 }
             }
     c->first[total] = used;
-    c->members = osc_calloc(used > 0 ? (size_t)used : 1, sizeof *c->members);
-    if (!c->members) {
+    c->entries = osc_calloc(used > 0 ? (size_t)used : 1, sizeof *c->entries);
+    if (!c->entries) {
         sdf_cull_destroy(c);
         osc_free(values);
-        osc_free(members);
+        osc_free(entries);
         return osc_fail_in(function, OSC_ERR_NO_MEMORY);
     }
-    memcpy(c->members, members, (size_t)used * sizeof *members);
+    memcpy(c->entries, entries, (size_t)used * sizeof *entries);
     osc_free(values);
-    osc_free(members);
+    osc_free(entries);
     sdf->cull = c;
     return OSC_OK;
 }

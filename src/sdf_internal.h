@@ -128,9 +128,18 @@ typedef struct sdf_instr {
     double value;  // temperature (BEGIN, ACCUMULATE, END) or distance (OFFSET)
 } sdf_instr;
 
+// One child listed in a voxel of a culled union: a lower bound of its value over the voxel (in the
+// grid's frame, rounded down; -inf where none is known) and its index in program order.
+typedef struct sdf_cull_entry {
+    float lower;
+    int32_t child;
+} sdf_cull_entry;
+
 // The voxel lists of a culled root union (sdf_cull.c, docs/sdf.md "Culled unions"): per voxel of a
 // grid over the union's bounds, the children whose value can come within SDF_CULL_TEMPERATURES
-// temperatures of the smallest child value somewhere in the voxel; the others add below rounding.
+// temperatures of the smallest child value somewhere in the voxel, by increasing lower bound; at a
+// point, a child whose lower bound lies that far above the smallest value found so far adds below
+// rounding, and so do all after it.
 typedef struct sdf_cull {
     int32_t child_count;
     int32_t* child_first; // [child_count] first instruction of child k's code (program order)
@@ -143,8 +152,8 @@ typedef struct sdf_cull {
     osc_vec3 origin; // the grid's lower corner, in its own frame
     double inverse_cell;
     int32_t cells[3];
-    int32_t* first;   // [cells + 1] offsets into members
-    int32_t* members; // child indices, ascending within a voxel
+    int32_t* first;          // [cells + 1] offsets into entries
+    sdf_cull_entry* entries; // by increasing lower bound within a voxel
 } sdf_cull;
 
 // skipped children lie at least this many temperatures above the smallest child value
@@ -214,7 +223,7 @@ sdf_cull* sdf_cull_copy(const sdf_cull* cull, bool* failed);
 void sdf_cull_destroy(sdf_cull* cull);
 
 // The children listed for the voxel holding world point x: their count, or -1 outside the grid.
-OSC_FORCE_INLINE int32_t sdf_cull_lookup(const sdf_cull* c, osc_vec3 x, const int32_t** members) {
+OSC_FORCE_INLINE int32_t sdf_cull_lookup(const sdf_cull* c, osc_vec3 x, const sdf_cull_entry** entries) {
     if (c->has_transform)
         x = osc_scale(osc_mat3_apply_transpose(c->rotation, osc_sub(x, c->translation)), 1.0 / c->scale);
     double u = (x.x - c->origin.x) * c->inverse_cell, v = (x.y - c->origin.y) * c->inverse_cell,
@@ -225,7 +234,7 @@ OSC_FORCE_INLINE int32_t sdf_cull_lookup(const sdf_cull* c, osc_vec3 x, const in
     if (j >= c->cells[1]) j = c->cells[1] - 1;
     if (k >= c->cells[2]) k = c->cells[2] - 1;
     size_t cell = ((size_t)k * (size_t)c->cells[1] + (size_t)j) * (size_t)c->cells[0] + (size_t)i;
-    *members = c->members + c->first[cell];
+    *entries = c->entries + c->first[cell];
     return c->first[cell + 1] - c->first[cell];
 }
 

@@ -86,11 +86,17 @@ static cull_stats compare_whole(const char* name, const osc_sdf* culled, osc_vec
         osc_vec3 g1, g2;
         osc_mat3 h1, h2;
         double v1 = osc_sdf_eval(culled, x, &g1, &h1), v2 = osc_sdf_eval(full, x, &g2, &h2);
-        const int32_t* members;
-        int32_t n = sdf_cull_lookup(culled->cull, x, &members);
-        if (n >= 0)
-            listed += n, ++in_grid;
-        else // outside the grid: the whole union
+        const sdf_cull_entry* entries;
+        int32_t n = sdf_cull_lookup(culled->cull, x, &entries);
+        if (n >= 0) { // the children evaluated: the entries up to the first bound 40 tau above the smallest
+            double smallest = INFINITY;
+            for (int32_t e = 0; e < n; ++e) {
+                if (culled->cull->scale * (double)entries[e].lower > smallest + 40.0 * tau) break;
+                smallest = fmin(smallest, osc_sdf_eval_leaf(culled, entries[e].child, x, NULL, NULL));
+                ++listed;
+            }
+            ++in_grid;
+        } else // outside the grid: the whole union
             CHECK(v1 == v2 && g1.x == g2.x && h1.m[0][1] == h2.m[0][1]);
         double smallest = INFINITY, vsize = 0.0, gsize = 0.0, hsize = 0.0, values[64];
         int leaves = osc_sdf_leaf_count(culled);
