@@ -68,17 +68,17 @@ typedef struct cull_stats {
 
 // Compares the culled model with the whole one at `count` random points of the box [lo, hi]. Each
 // difference is divided by its bound (docs/sdf.md): the skipped children's part, below
-// n e^-40 < 2^-52 times the terms' sizes, plus the rounding of the streamed sums, a few units of
-// the last place of those sizes (8 eps here). The sizes are the children's own: value tau + the
-// largest |phi_i| within 40 tau of the smallest, gradient the largest |grad phi_i|, Hessian the
-// largest |hess phi_i| + |grad phi_i|^2 / tau.
+// 7 n e^-40 < 2^-52 times the terms' sizes, plus the rounding of two streamed sums of at most n
+// terms taken in different orders, (n + 2) units in the last place of those sizes. The sizes are the
+// children's own: value tau + the largest |phi_i| within 40 tau of the smallest, gradient the
+// largest |grad phi_i|, Hessian the largest |hess phi_i| + |grad phi_i|^2 / tau.
 static cull_stats compare_whole(const char* name, const osc_sdf* culled, osc_vec3 lo, osc_vec3 hi, int count) {
     osc_sdf* full = whole(culled);
     double tau = culled->program[culled->cull->end].value;
     double* dv = calloc((size_t)count, sizeof(double));
     double* dg = calloc((size_t)count, sizeof(double));
     double* dh = calloc((size_t)count, sizeof(double));
-    const double eps = 8.0 * 0x1.0p-52;
+    const double eps = (culled->cull->child_count + 2) * 0x1.0p-52;
     long listed = 0, in_grid = 0;
     for (int i = 0; i < count; ++i) {
         osc_vec3 x =
