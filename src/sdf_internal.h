@@ -48,6 +48,7 @@ typedef struct sdf_external_vtable {
 
 typedef struct sdf_psq {
     osc_vec3 scale;
+    osc_vec3 inverse_scale; // 1 / scale, componentwise
     double eps1, eps2;
     double temperature;
     int32_t plane_first, plane_count; // constant planes: planes[i].start

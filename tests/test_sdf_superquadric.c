@@ -271,7 +271,7 @@ static void test_fixed_matches_jets(void) {
                 jet p[3] = {jet_var(x.x, 0, order), jet_var(x.y, 1, order), jet_var(x.z, 2, order)};
                 jet s[3] = {jet_const(a.x, order), jet_const(a.y, order), jet_const(a.z, order)};
                 jet ref = sq_radial_distance(p, s, jet_const(e1, order), jet_const(e2, order), 0, order);
-                jet got = sq_radial_distance_fixed(x, a, e1, e2, order);
+                jet got = sq_radial_distance_fixed(x, a, osc_v3(1.0 / a.x, 1.0 / a.y, 1.0 / a.z), e1, e2, order);
                 double value = fabs(got.v - ref.v) / (fabs(ref.v) + osc_length(x));
                 double gsize = 0.0, gdiff = 0.0, hsize = 0.0, hdiff = 0.0;
                 for (int k = 0; k < 3 && order >= 1; ++k)
