@@ -57,8 +57,8 @@
 // --sq: Fig. 11's 100 poses, narrow phase, with derivatives, 1 thread, for the spline body (2000 triangles)
 //   and the 1-, 2- and 18-SQ unions, with each body's time over the spline body's: the SQ bodies' cost in
 //   about a minute, for alternated runs of two builds (no peer). --sq-once K: one untimed call of those
-//   poses for the K-SQ body (0: the spline), for callgrind's counts of osc_sdf_eval (points) and
-//   sdf_psq_eval (superquadric evaluations) under --toggle-collect=osc_manifold_collide_batch.
+//   poses for the K-SQ body (0: the spline), for counts of osc_sdf_eval (points) and sdf_psq_eval
+//   (superquadric evaluations), e.g. by uprobes, less those of --sq-once 3 (the same bodies, no call).
 //
 // MuJoCo gives no derivatives; a derivative user differentiates it by forward differences, 1 + 12 calls
 // per configuration (the 6 + 6 pose coordinates), so the tables also show MuJoCo's rate divided by 13
