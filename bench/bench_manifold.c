@@ -54,8 +54,21 @@
 //   of Fig. 11's first configuration alone (narrow-1), for instruction and evaluation counts under
 //   valgrind --tool=callgrind --toggle-collect=osc_manifold_collide_batch (docs/BENCHMARKS.md).
 //
-// usage: bench_manifold [--full] [--quick [--once FIGURE]] [--cap SECONDS] [--no-peer]; JSON lines on stdout,
-// tables on stderr.
+// --sq: Fig. 11's 100 poses, narrow phase, with derivatives, 1 thread, for the spline body (2000 triangles)
+//   and the 1-, 2- and 18-SQ unions, with each body's time over the spline body's: the SQ bodies' cost in
+//   about a minute, for alternated runs of two builds (no peer). --sq-once K: one untimed call of those
+//   poses for the K-SQ body (0: the spline), for counts of osc_sdf_eval (points) and sdf_psq_eval
+//   (superquadric evaluations), e.g. by uprobes, less those of --sq-once 3 (the same bodies, no call).
+//
+// MuJoCo gives no derivatives; a derivative user differentiates it by forward differences, 1 + 12 calls
+// per configuration (the 6 + 6 pose coordinates), so the tables also show MuJoCo's rate divided by 13
+// ("MuJoCo FD") and osculate's ratio to it. That figure is a best case: MuJoCo's contact set is not
+// differentiable (separately measured on Fig. 11's poses: its contact count changes in 1-10 % of the
+// perturbed calls at steps 1e-6 to 1e-4, and a matched contact moves more than 100 times the step in
+// 43-70 % of them), so its difference quotients are not derivatives there.
+//
+// usage: bench_manifold [--full] [--quick [--once FIGURE]] [--sq | --sq-once K] [--cap SECONDS] [--no-peer];
+// JSON lines on stdout, tables on stderr.
 
 #include "bench.h"
 
@@ -71,6 +84,7 @@
 #define MAX_BATCH 1024
 #define PADDING 2.1
 #define TWO_PI 6.283185307179586
+#define FD_CALLS 13 // forward differences of MuJoCo: 1 + 12 calls per configuration
 
 enum { BATCH_COUNT = 6, SQ_VARIANTS = 5 };
 static const int batches[BATCH_COUNT] = {1, 4, 16, 64, 256, 1024};
@@ -465,8 +479,9 @@ static int quick_figures(const osc_body* body, const char* body_name, const osc_
             body_name, peer11->version[0] ? peer11->version : "(missing)");
     for (int k = 0; k < 4; ++k) {
         double peer = peers[k]->missing[0] ? NAN : peers[k]->configs;
-        fprintf(stderr, "  %-38s %10.1f   MuJoCo %10.1f   ratio %6.3f\n", names[k], rates[k]->configs, peer,
-                rates[k]->configs / peer);
+        fprintf(stderr, "  %-38s %10.1f   MuJoCo %10.1f   ratio %6.3f   MuJoCo FD %9.1f   ratio %6.3f\n", names[k],
+                rates[k]->configs, peer, rates[k]->configs / peer, peer / FD_CALLS,
+                rates[k]->configs / (peer / FD_CALLS));
         snprintf(metric, sizeof metric, "quick %s, 1 thread, with derivatives", names[k]);
         report_peer(name, metric, rates[k]->configs, "configs/s", peer,
                     peers[k]->missing[0] ? peers[k]->missing : NULL);
@@ -474,8 +489,46 @@ static int quick_figures(const osc_body* body, const char* body_name, const osc_
     return 0;
 }
 
+// --sq: the spline body and the SQ unions on Fig. 11's 100 poses (narrow, with derivatives, 1 thread);
+// --sq-once K (once_count >= 0): one untimed call for the K-SQ body (0: the spline)
+static int sq_figures(const variant* variants, int count, const osc_pose* fig11_a, const osc_pose* fig11_b,
+                      int once_count) {
+    osc_manifold_settings narrow = osc_manifold_settings_default();
+    narrow.broad_phase = 0;
+    load_batch(fig11_a, fig11_b, CONFIGS, CONFIGS);
+    if (once_count >= 0) {
+        for (int k = 0; k < count; ++k) {
+            if (!variants[k].body || (once_count == 0) != (k == 0) ||
+                (k > 0 && osc_sdf_leaf_count(variants[k].sdf) != once_count))
+                continue;
+            long contacts = call(variants[k].body, CONFIGS, &narrow, 1, 1);
+            fprintf(stderr, "bench_manifold: --sq-once %s: %d configurations, %ld contacts\n", variants[k].name,
+                    CONFIGS, contacts);
+            return 0;
+        }
+        fprintf(stderr, "bench_manifold: --sq-once takes 0 (the spline), 1, 2 or 18\n");
+        return 2;
+    }
+    double spline = NAN;
+    fprintf(stderr, "\nsq: Fig. 11's 100 poses, narrow phase, with derivatives, 1 thread\n");
+    fprintf(stderr, "  %-20s %12s %14s %12s %9s\n", "SDF", "configs/s", "us / config", "/ spline", "contacts");
+    for (int k = 0; k < count; ++k) {
+        if (!variants[k].body) continue;
+        rate r = measure(variants[k].body, CONFIGS, &narrow, 1, 1, NAN);
+        if (k == 0) spline = r.configs;
+        fprintf(stderr, "  %-20s %12.1f %14.1f %12.2f %9.1f\n", variants[k].name, r.configs, 1e6 / r.configs,
+                spline / r.configs, r.mean_contacts);
+        char name[640];
+        snprintf(name, sizeof name, "armadillo %s", variants[k].name);
+        report(name, "sq: fig11 narrow phase, the 100 poses, 1 thread, with derivatives", r.configs, "configs/s");
+        if (k > 0)
+            report(name, "sq: fig11 narrow phase, the 100 poses, time over the spline body's", spline / r.configs, "x");
+    }
+    return 0;
+}
+
 int main(int argc, char** argv) {
-    int with_peer = 1, quick = 0;
+    int with_peer = 1, quick = 0, sq = 0, sq_once = -1;
     const char* once = NULL;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--full"))
@@ -486,10 +539,15 @@ int main(int argc, char** argv) {
             once = argv[++i];
         else if (!strcmp(argv[i], "--no-peer"))
             with_peer = 0;
+        else if (!strcmp(argv[i], "--sq"))
+            sq = 1;
+        else if (!strcmp(argv[i], "--sq-once") && i + 1 < argc)
+            sq = 1, sq_once = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--cap") && i + 1 < argc)
             cap_seconds = atof(argv[++i]);
         else {
-            fprintf(stderr, "usage: bench_manifold [--full] [--quick [--once FIGURE]] [--cap SECONDS] [--no-peer]\n");
+            fprintf(stderr, "usage: bench_manifold [--full] [--quick [--once FIGURE]] [--sq | --sq-once K] [--cap "
+                            "SECONDS] [--no-peer]\n");
             return 2;
         }
     }
@@ -523,7 +581,8 @@ int main(int argc, char** argv) {
     variant variants[VARIANTS];
     memset(variants, 0, sizeof variants);
     // 0: spline, 2000 triangles; 1: spline, 500 triangles; 2..: SQ unions
-    for (int k = 0; k < (quick ? 1 : 2); ++k) {
+    if (sq) with_peer = 0;
+    for (int k = 0; k < (quick || sq ? 1 : 2); ++k) {
         start = bench_now();
         variants[k].mesh = collision_mesh(spline, k == 0 ? 2000 : 500);
         variants[k].body = make_body(variants[k].mesh, grid, NULL, -1.0, -1);
@@ -533,6 +592,7 @@ int main(int argc, char** argv) {
     }
     for (int k = 0; k < (quick ? 0 : SQ_VARIANTS); ++k) {
         variant* v = &variants[2 + k];
+        if (sq && sq_counts[k] != 1 && sq_counts[k] != 2 && sq_counts[k] != 18) continue;
         start = bench_now();
         v->sdf = sq_union(armadillo, sq_counts[k]);
         v->mesh = collision_mesh(v->sdf, 2000);
@@ -546,20 +606,21 @@ int main(int argc, char** argv) {
     // outside it are never skipped; B's features reach x = 2 + 0.69 in A's frame
     start = bench_now();
     osc_body* padded =
-        quick ? NULL : make_body(variants[VARIANTS - 1].mesh, NULL, variants[VARIANTS - 1].sdf, PADDING, 64);
+        quick || sq ? NULL : make_body(variants[VARIANTS - 1].mesh, NULL, variants[VARIANTS - 1].sdf, PADDING, 64);
     if (padded)
         fprintf(stderr, "bench_manifold: 18 SQ body with voxel padding %.1f (64 cells): %.2f s\n", PADDING,
                 bench_now() - start);
     fprintf(stderr, "bench_manifold: armadillo %d V / %d T, x extent %.2f; spline 64 built in %.2f s\n",
             osc_mesh_vertex_count(armadillo), osc_mesh_triangle_count(armadillo), EXTENT, grid_seconds);
     for (int k = 0; k < (quick ? 1 : VARIANTS); ++k)
-        fprintf(stderr, "  body %-18s %5d vertices %5d edges %2d groups\n", variants[k].name,
-                osc_body_vertex_count(variants[k].body), osc_body_edge_count(variants[k].body),
-                osc_body_group_count(variants[k].body));
+        if (variants[k].body)
+            fprintf(stderr, "  body %-18s %5d vertices %5d edges %2d groups\n", variants[k].name,
+                    osc_body_vertex_count(variants[k].body), osc_body_edge_count(variants[k].body),
+                    osc_body_group_count(variants[k].body));
 
     int32_t capacity = 0;
     for (int k = 0; k < (quick ? 1 : VARIANTS); ++k)
-        if (2 * osc_body_group_count(variants[k].body) > capacity)
+        if (variants[k].body && 2 * osc_body_group_count(variants[k].body) > capacity)
             capacity = 2 * osc_body_group_count(variants[k].body); // blended: at most one contact per group
     ws.capacity = capacity;
     size_t slots = (size_t)MAX_BATCH * (size_t)capacity;
@@ -615,6 +676,7 @@ int main(int argc, char** argv) {
     }
     const char* missing11 = peer11.missing[0] ? peer11.missing : NULL;
     const char* missing12 = peer12.missing[0] ? peer12.missing : NULL;
+    if (sq) return sq_figures(variants, VARIANTS, fig11_a, fig11_b, sq_once);
     if (quick && once) return quick_once(variants[0].body, once, fig11_a, fig11_b);
     if (quick) return quick_figures(variants[0].body, variants[0].name, fig11_a, fig11_b, &peer11, &peer12);
 
@@ -732,10 +794,11 @@ int main(int argc, char** argv) {
             "\nFig. 11 poses against MuJoCo %s, configurations / s on 1 thread (MuJoCo: its broad phase + "
             "mesh-SDF octree depth 6, sdf_iterations 10, sdf_initpoints 40; 100 poses)\n",
             peer11.version[0] ? peer11.version : "(missing)");
-    fprintf(stderr, "%-18s %-9s %11s %11s %11s %11s %11s %9s %9s %8s\n", "SDF", "poses", "narrow", "narrow+d", "broad",
-            "broad+d", "MuJoCo", "narrow+d", "broad+d", "contacts");
-    fprintf(stderr, "%-18s %-9s %11s %11s %11s %11s %11s %9s %9s %8s\n", "", "", "", "", "", "", "", "/ MuJoCo",
-            "/ MuJoCo", "");
+    fprintf(stderr, "%-18s %-9s %11s %11s %11s %11s %11s %11s %9s %9s %9s %9s %8s\n", "SDF", "poses", "narrow",
+            "narrow+d", "broad", "broad+d", "MuJoCo", "MuJoCo FD", "narrow+d", "broad+d", "narrow+d", "broad+d",
+            "contacts");
+    fprintf(stderr, "%-18s %-9s %11s %11s %11s %11s %11s %11s %9s %9s %9s %9s %8s\n", "", "", "", "", "", "", "",
+            "(13 calls)", "/ MuJoCo", "/ MuJoCo", "/ MJ FD", "/ MJ FD", "");
     for (int k = 0; k < VARIANTS; ++k) {
         snprintf(name, sizeof name, "armadillo %s", variants[k].name);
         double ours[2] = {NAN, NAN}, broad[2] = {NAN, NAN}, contacts = NAN;
@@ -763,20 +826,31 @@ int main(int argc, char** argv) {
             report_peer(name, metric, q.configs, "configs/s", peer11.configs, missing11);
             report_peer(name, metric, q.contacts, "contacts/s", peer11.contacts, missing11);
         }
-        char b5[16];
-        fprintf(stderr, "%-18s %-9s %11s %11s %11s %11s %11s %9.3g %9.3g %8.1f\n", variants[k].name, poses,
-                si(ours[0], b1), si(ours[1], b2), si(broad[0], b3), si(broad[1], b4), si(peer11.configs, b5),
-                ours[1] / peer11.configs, broad[1] / peer11.configs, contacts);
+        char b5[16], b6[16];
+        double fd = peer11.configs / FD_CALLS;
+        fprintf(stderr, "%-18s %-9s %11s %11s %11s %11s %11s %11s %9.3g %9.3g %9.3g %9.3g %8.1f\n", variants[k].name,
+                poses, si(ours[0], b1), si(ours[1], b2), si(broad[0], b3), si(broad[1], b4), si(peer11.configs, b5),
+                si(fd, b6), ours[1] / peer11.configs, broad[1] / peer11.configs, ours[1] / fd, broad[1] / fd, contacts);
+        if (!missing11 && isfinite(fd)) { // the derivative user's ratio: MuJoCo with forward differences
+            snprintf(metric, sizeof metric,
+                     "fig11 poses, with derivatives, 1 thread, against MuJoCo with forward differences (13 calls): "
+                     "narrow phase / broad+narrow (d_max 0.02)");
+            bench_report_peer(SUITE, name, metric, ours[1], "configs/s", "mujoco-fd", fd);
+            bench_report_peer(SUITE, name, metric, broad[1], "configs/s", "mujoco-fd", fd);
+        }
     }
     if (!missing11)
-        fprintf(stderr, "%-18s %-9s %11s %11s %11s %11s %11s %9s %9s %8.1f\n", "MuJoCo (mesh)", "100", "", "", "", "",
-                si(peer11.configs, b1), "", "", peer11.mean_contacts);
+        fprintf(stderr, "%-18s %-9s %11s %11s %11s %11s %11s %11s %9s %9s %9s %9s %8.1f\n", "MuJoCo (mesh)", "100", "",
+                "", "", "", si(peer11.configs, b1), si(peer11.configs / FD_CALLS, b2), "", "", "", "",
+                peer11.mean_contacts);
+    fprintf(stderr, "MuJoCo FD: MuJoCo's rate over 13, forward differences in the 12 pose coordinates; a best case, "
+                    "its contact set is not differentiable (bench_manifold.c's header)\n");
 
     fprintf(stderr, "\nFig. 12: broad + narrow phase, B translated along x by B distances in [1, 2] (x extent 1.38), "
                     "with derivatives; configurations / s (MuJoCo: the 1024 poses, 1 thread)\n");
     fprintf(stderr, "%-18s %-7s %-9s", "SDF", "d_max", "threads");
     for (int bi = 0; bi < BATCH_COUNT; ++bi) fprintf(stderr, " %9d", batches[bi]);
-    fprintf(stderr, " %9s %8s\n", "MuJoCo", "1024/MJ");
+    fprintf(stderr, " %9s %8s %9s %8s\n", "MuJoCo", "1024/MJ", "MJ FD", "1024/FD");
     for (int vi = 0; vi < FIG12; ++vi) {
         int k = fig12_variants[vi];
         snprintf(name, sizeof name, "armadillo %s", fig12_names[vi]);
@@ -798,8 +872,10 @@ int main(int argc, char** argv) {
                     }
                 }
                 if (t == 0)
-                    fprintf(stderr, " %9s %8.3g\n", si(peer12.configs, b1),
-                            fig12[vi][m][0][BATCH_COUNT - 1].configs / peer12.configs);
+                    fprintf(stderr, " %9s %8.3g %9s %8.3g\n", si(peer12.configs, b1),
+                            fig12[vi][m][0][BATCH_COUNT - 1].configs / peer12.configs,
+                            si(peer12.configs / FD_CALLS, b2),
+                            fig12[vi][m][0][BATCH_COUNT - 1].configs / (peer12.configs / FD_CALLS));
                 else
                     fprintf(stderr, "\n");
             }

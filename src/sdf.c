@@ -139,6 +139,7 @@ void osc_sdf_destroy(osc_sdf* sdf) {
     osc_free(sdf->program);
     osc_free(sdf->planes);
     osc_free(sdf->xpsqs);
+    sdf_cull_destroy(sdf->cull);
     osc_free(sdf);
 }
 
@@ -219,10 +220,12 @@ typedef struct sdf_slot {
     jet_lse lse;
 } sdf_slot;
 
-OSC_FORCE_INLINE void sdf_run(const osc_sdf* sdf, osc_vec3 x, int order, jet* result) {
+// runs the instructions [first, last) of the program, a complete sub-tree, into *result
+OSC_FORCE_INLINE void sdf_run_range(const osc_sdf* sdf, int32_t first, int32_t last, osc_vec3 x, int order,
+                                    jet* result) {
     sdf_slot stack[OSC_SDF_MAX_STACK];
     int top = -1;
-    for (int32_t i = 0; i < sdf->instr_count; ++i) {
+    for (int32_t i = first; i < last; ++i) {
         const sdf_instr* in = &sdf->program[i];
         switch (in->op) {
             case SDF_OP_LEAF: sdf_leaf_eval_world(sdf, &sdf->leaves[in->index], x, order, &stack[++top].value); break;
@@ -244,6 +247,52 @@ OSC_FORCE_INLINE void sdf_run(const osc_sdf* sdf, osc_vec3 x, int order, jet* re
         }
     }
     *result = stack[0].value;
+}
+
+// A culled root union (docs/sdf.md, "Culled unions"): the children listed for x's voxel, by increasing
+// lower bound, streamed into the union's log-sum-exp until a bound lies SDF_CULL_TEMPERATURES
+// temperatures above the smallest value found, then the OFFSETs after the union's END.
+OSC_FORCE_INLINE void sdf_run_culled(const osc_sdf* sdf, const sdf_cull_entry* entries, int32_t count, osc_vec3 x,
+                                     int order, jet* result) {
+    const sdf_cull* c = sdf->cull;
+    const sdf_instr* end = &sdf->program[c->end];
+    double reach = SDF_CULL_TEMPERATURES * end->value, smallest = INFINITY;
+    jet_lse lse;
+    jet_lse_begin(&lse, end->value);
+    lse.acc = jet_const(NAN, order); // never read: the first entry is always evaluated
+    for (int32_t e = 0; e < count; ++e) {
+        if (c->scale * (double)entries[e].lower > smallest + reach) break; // and every later bound
+        int32_t k = entries[e].child, first = c->child_first[k], op = c->child_op[k];
+        jet value;
+        if (op - first == 1 && sdf->program[first].op == SDF_OP_LEAF) // a leaf child, without a stack
+            sdf_leaf_eval_world(sdf, &sdf->leaves[sdf->program[first].index], x, order, &value);
+        else
+            sdf_run_range(sdf, first, op, x, order, &value);
+        smallest = fmin(smallest, value.v);
+        jet_lse_add(&lse, jet_scale(value, (double)sdf->program[op].sign, order), order);
+    }
+    jet r = jet_scale(jet_lse_end(&lse, order), (double)end->sign, order);
+    for (int32_t i = c->end + 1; i < sdf->instr_count; ++i)
+        if (sdf->program[i].op == SDF_OP_OFFSET) r.v -= sdf->program[i].value;
+    *result = r;
+}
+
+OSC_FORCE_INLINE void sdf_run(const osc_sdf* sdf, osc_vec3 x, int order, jet* result) {
+    if (sdf->cull) {
+        const sdf_cull_entry* entries;
+        int32_t count = sdf_cull_lookup(sdf->cull, x, &entries);
+        if (count >= 0) {
+            sdf_run_culled(sdf, entries, count, x, order, result);
+            return;
+        }
+    }
+    sdf_run_range(sdf, 0, sdf->instr_count, x, order, result);
+}
+
+double sdf_eval_range(const osc_sdf* sdf, int32_t first, int32_t last, osc_vec3 x) {
+    jet j;
+    sdf_run_range(sdf, first, last, x, 0, &j);
+    return j.v;
 }
 
 static void sdf_run_order0(const osc_sdf* sdf, osc_vec3 x, jet* out) { sdf_run(sdf, x, 0, out); }
@@ -607,12 +656,24 @@ static osc_status sdf_create_csg(const char* function, sdf_csg kind, const osc_s
     }
     int32_t outer = kind == SDF_CSG_UNION ? -1 : 1;
     sdf_cursor at = {0, 0, 0, 0};
+    // the children's code ranges and Lipschitz bounds in program order, for a union's voxel lists
+    int32_t* child_first = osc_calloc((size_t)count, sizeof *child_first);
+    int32_t* child_op = osc_calloc((size_t)count, sizeof *child_op);
+    double* child_lipschitz = osc_calloc((size_t)count, sizeof *child_lipschitz);
+    if (!child_first || !child_op || !child_lipschitz) {
+        osc_free(order), osc_free(child_first), osc_free(child_op), osc_free(child_lipschitz);
+        osc_sdf_destroy(sdf);
+        return osc_fail_in(function, OSC_ERR_NO_MEMORY);
+    }
     double lipschitz = 0.0;
     int32_t is_bound = 1;
     for (int k = 0; k < count; ++k) {
         int i = order[k];
         int32_t sign = kind == SDF_CSG_UNION ? -1 : (kind == SDF_CSG_SUBTRACTION && i == 1 ? -1 : 1);
+        child_first[k] = at.instr;
         sdf_append(sdf, children[i], &at);
+        child_op[k] = at.instr;
+        child_lipschitz[k] = children[i]->lipschitz_is_bound ? children[i]->lipschitz : 0.0;
         sdf->program[at.instr++] = (sdf_instr){k == 0 ? SDF_OP_BEGIN : SDF_OP_ACCUMULATE, sign, 0, temperature};
         if (children[i]->lipschitz > lipschitz) lipschitz = children[i]->lipschitz;
         is_bound &= children[i]->lipschitz_is_bound;
@@ -633,7 +694,10 @@ static osc_status sdf_create_csg(const char* function, sdf_csg kind, const osc_s
         // LSE >= max: the intersection is inside every child
         for (int i = 1; i < count; ++i) bounds_intersect(&sdf->lo, &sdf->hi, children[i]->lo, children[i]->hi);
     } // subtraction: LSE(a, -b) >= a, inside a
-    if ((status = sdf_check_bounds(function, "the combined model", sdf->lo, sdf->hi))) {
+    if (!(status = sdf_check_bounds(function, "the combined model", sdf->lo, sdf->hi)) && kind == SDF_CSG_UNION)
+        status = sdf_cull_build(sdf, count, child_first, child_op, child_lipschitz);
+    osc_free(child_first), osc_free(child_op), osc_free(child_lipschitz);
+    if (status) {
         osc_sdf_destroy(sdf);
         return status;
     }
@@ -672,6 +736,12 @@ static osc_sdf* sdf_copy(const osc_sdf* src, int32_t extra_instrs) {
     sdf->hi = src->hi;
     sdf->lipschitz = src->lipschitz;
     sdf->lipschitz_is_bound = src->lipschitz_is_bound;
+    bool failed = false;
+    sdf->cull = sdf_cull_copy(src->cull, &failed);
+    if (failed) {
+        osc_sdf_destroy(sdf);
+        return NULL;
+    }
     return sdf;
 }
 
@@ -748,6 +818,13 @@ osc_status osc_sdf_create_transformed(const osc_sdf* child, osc_pose pose, doubl
         leaf->rotation = osc_mat3_mul(rotation, leaf->rotation);
         leaf->scale *= scale;
         leaf->has_transform = 1;
+    }
+    if (sdf->cull) { // the voxel grid moves with the leaves: world-from-grid := T o grid
+        sdf_cull* c = sdf->cull;
+        c->translation = osc_add(osc_scale(osc_mat3_apply(rotation, c->translation), scale), pose.p);
+        c->rotation = osc_mat3_mul(rotation, c->rotation);
+        c->scale *= scale;
+        c->has_transform = 1;
     }
     // temperatures and offsets are lengths of the child's frame
     for (int32_t i = 0; i < sdf->instr_count; ++i)

@@ -48,6 +48,7 @@ typedef struct sdf_external_vtable {
 
 typedef struct sdf_psq {
     osc_vec3 scale;
+    osc_vec3 inverse_scale; // 1 / scale, componentwise
     double eps1, eps2;
     double temperature;
     int32_t plane_first, plane_count; // constant planes: planes[i].start
@@ -128,6 +129,37 @@ typedef struct sdf_instr {
     double value;  // temperature (BEGIN, ACCUMULATE, END) or distance (OFFSET)
 } sdf_instr;
 
+// One child listed in a voxel of a culled union: a lower bound of its value over the voxel (in the
+// grid's frame, rounded down; -inf where none is known) and its index in program order.
+typedef struct sdf_cull_entry {
+    float lower;
+    int32_t child;
+} sdf_cull_entry;
+
+// The voxel lists of a culled root union (sdf_cull.c, docs/sdf.md "Culled unions"): per voxel of a
+// grid over the union's bounds, the children whose value can come within SDF_CULL_TEMPERATURES
+// temperatures of the smallest child value somewhere in the voxel, by increasing lower bound; at a
+// point, a child whose lower bound lies that far above the smallest value found so far adds below
+// rounding, and so do all after it.
+typedef struct sdf_cull {
+    int32_t child_count;
+    int32_t* child_first; // [child_count] first instruction of child k's code (program order)
+    int32_t* child_op;    // [child_count] its BEGIN or ACCUMULATE instruction, just after its code
+    int32_t end;          // the union's END instruction (OFFSETs may follow)
+    int32_t has_transform;
+    osc_mat3 rotation; // model-from-grid similarity, composed by transforms like a leaf's
+    osc_vec3 translation;
+    double scale;
+    osc_vec3 origin; // the grid's lower corner, in its own frame
+    double inverse_cell;
+    int32_t cells[3];
+    int32_t* first;          // [cells + 1] offsets into entries
+    sdf_cull_entry* entries; // by increasing lower bound within a voxel
+} sdf_cull;
+
+// skipped children lie at least this many temperatures above the smallest child value
+#define SDF_CULL_TEMPERATURES 40.0
+
 struct osc_sdf {
     int32_t leaf_count, instr_count, plane_count, xpsq_count;
     sdf_leaf* leaves;
@@ -138,6 +170,7 @@ struct osc_sdf {
     osc_vec3 lo, hi;            // bounds of {phi <= 0}
     double lipschitz;           // bound (or estimate) on |grad phi| where phi > 0
     int32_t lipschitz_is_bound; // 0 when `lipschitz` is only an estimate (docs/sdf.md)
+    sdf_cull* cull;             // NULL unless the root is a union with a voxel list (sdf_cull.c)
 };
 
 // how a leaf's Lipschitz value is known
@@ -173,6 +206,38 @@ osc_status sdf_create_external(const char* function, const sdf_external_vtable* 
 
 // Evaluates a whole model at a world point (order 0, 1 or 2).
 void sdf_eval_jet(const osc_sdf* sdf, osc_vec3 x, int order, jet* out);
+
+// The value at a world point of the instructions [first, last) of the program, a complete
+// sub-tree (a union's child).
+double sdf_eval_range(const osc_sdf* sdf, int32_t first, int32_t last, osc_vec3 x);
+
+// Gives a root union of `count` children (sdf->program's last instruction its END) its voxel lists
+// when they pay off: at least 3 children, each with a Lipschitz bound, and finite bounds. The
+// child emitted k-th has its code at [child_first[k], child_op[k]) and the bound lipschitz[k] (0:
+// none). Returns OSC_OK, with no lists where they do not apply, or OSC_ERR_NO_MEMORY.
+osc_status sdf_cull_build(osc_sdf* sdf, int32_t count, const int32_t* child_first, const int32_t* child_op,
+                          const double* lipschitz);
+
+// A copy of a model's voxel lists (NULL for none, or on failure: *failed set), released by
+// sdf_cull_destroy.
+sdf_cull* sdf_cull_copy(const sdf_cull* cull, bool* failed);
+void sdf_cull_destroy(sdf_cull* cull);
+
+// The children listed for the voxel holding world point x: their count, or -1 outside the grid.
+OSC_FORCE_INLINE int32_t sdf_cull_lookup(const sdf_cull* c, osc_vec3 x, const sdf_cull_entry** entries) {
+    if (c->has_transform)
+        x = osc_scale(osc_mat3_apply_transpose(c->rotation, osc_sub(x, c->translation)), 1.0 / c->scale);
+    double u = (x.x - c->origin.x) * c->inverse_cell, v = (x.y - c->origin.y) * c->inverse_cell,
+           w = (x.z - c->origin.z) * c->inverse_cell;
+    if (!(u >= 0.0 && v >= 0.0 && w >= 0.0 && u < c->cells[0] && v < c->cells[1] && w < c->cells[2])) return -1;
+    int32_t i = (int32_t)u, j = (int32_t)v, k = (int32_t)w;
+    if (i >= c->cells[0]) i = c->cells[0] - 1; // rounding at the upper faces
+    if (j >= c->cells[1]) j = c->cells[1] - 1;
+    if (k >= c->cells[2]) k = c->cells[2] - 1;
+    size_t cell = ((size_t)k * (size_t)c->cells[1] + (size_t)j) * (size_t)c->cells[0] + (size_t)i;
+    *entries = c->entries + c->first[cell];
+    return c->first[cell + 1] - c->first[cell];
+}
 
 // Validation helpers (sdf.h's ranges), shared with the implicit surfaces and rays: OSC_OK, or
 // OSC_ERR_INVALID_ARGUMENT with the message "<function>: <name> is <value>; it must be <range>".

@@ -7,9 +7,7 @@
 
 OSC_FORCE_INLINE void psq_eval_order(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int order, jet* out) {
     const sdf_psq* q = &leaf->p.psq;
-    jet p[3] = {jet_var(x.x, 0, order), jet_var(x.y, 1, order), jet_var(x.z, 2, order)};
-    jet a[3] = {jet_const(q->scale.x, order), jet_const(q->scale.y, order), jet_const(q->scale.z, order)};
-    jet phi = sq_radial_distance(p, a, jet_const(q->eps1, order), jet_const(q->eps2, order), 0, order);
+    jet phi = sq_radial_distance_fixed(x, q->scale, q->inverse_scale, q->eps1, q->eps2, order);
     if (q->plane_count == 0) {
         *out = phi;
         return;
@@ -74,6 +72,7 @@ static osc_status create_psq(const char* function, osc_vec3 scales, double eps1,
     }
     sdf_leaf leaf = {.kind = SDF_LEAF_PSQ};
     leaf.p.psq.scale = scales;
+    leaf.p.psq.inverse_scale = osc_v3(1.0 / scales.x, 1.0 / scales.y, 1.0 / scales.z);
     leaf.p.psq.eps1 = eps1;
     leaf.p.psq.eps2 = eps2;
     leaf.p.psq.temperature = temperature;

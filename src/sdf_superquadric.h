@@ -48,6 +48,80 @@ OSC_FORCE_INLINE jet sq_radial_distance(const jet p[3], const jet a[3], jet eps1
     return jet_sub(r, jet_mul(jet_mul(r, inv_s, order), g, order), order);
 }
 
+// |t|^p for a constant p >= 1 with its first and second derivatives in t (d1, d2). At t = 0 the
+// derivatives that would be infinite are 0, as jet_pow of jet_abs gives them (singular point).
+OSC_FORCE_INLINE double sq_power(double t, double p, double* d1, double* d2) {
+    double a = fabs(t);
+    if (!(a > 0.0)) {
+        *d1 = p == 1.0 ? 1.0 : 0.0;
+        *d2 = p == 2.0 ? 2.0 : 0.0;
+        return 0.0;
+    }
+    double f = pow(a, p), inverse = 1.0 / t;
+    *d1 = p * f * inverse;           // p |t|^(p-1) sign(t)
+    *d2 = (p - 1.0) * *d1 * inverse; // p (p-1) |t|^(p-2)
+    return f;
+}
+
+// The radial distance of the SQ with constant scales a (inverse_a their reciprocals) and exponents
+// eps1, eps2 at the point x, the same function as sq_radial_distance's with vary = 0, by the
+// derivatives of docs/sdf.md ("A cheaper evaluation"): phi = r (1 - G(x)) with G = f^(-eps1/2)
+// homogeneous of degree -1, evaluated at t = xi / m (m the largest |xi_i|, so that every power has
+// a base in [0, 1] and f(t) in [1, 3]) and scaled back: G(xi) = G(t) / m, grad_xi G = grad_t G / m^2,
+// hess_xi G = hess_t G / m^3. f's Hessian in t has four non-zero entries (xx, xy, yy, zz), and each
+// power's derivatives reuse its value.
+OSC_FORCE_INLINE jet sq_radial_distance_fixed(osc_vec3 x, osc_vec3 a, osc_vec3 inverse_a, double eps1, double eps2,
+                                              int order) {
+    double xi[3] = {x.x * inverse_a.x, x.y * inverse_a.y, x.z * inverse_a.z};
+    double m = fmax(fabs(xi[0]), fmax(fabs(xi[1]), fabs(xi[2])));
+    if (!(m > 0.0)) return jet_const(-fmin(a.x, fmin(a.y, a.z)), order); // the centre: undefined
+    double inverse_m = 1.0 / m;
+    double t[3] = {xi[0] * inverse_m, xi[1] * inverse_m, xi[2] * inverse_m};
+    double p = 2.0 / eps2, q = 2.0 / eps1, k = eps2 / eps1, c = -0.5 * eps1;
+    double dA, ddA, dB, ddB, dC, ddC;
+    double S = sq_power(t[0], p, &dA, &ddA) + sq_power(t[1], p, &dB, &ddB);
+    double C = sq_power(t[2], q, &dC, &ddC);
+    double P = S, P1 = 1.0, P2 = 0.0; // S^k and its derivatives in S
+    if (k != 1.0) {
+        if (S > 0.0) {
+            double inverse_s = 1.0 / S;
+            P = pow(S, k);
+            P1 = k * P * inverse_s;
+            P2 = (k - 1.0) * P1 * inverse_s;
+        } else {
+            P = 0.0;
+            P1 = 0.0;
+            P2 = k == 2.0 ? 2.0 : 0.0;
+        }
+    }
+    double f = P + C, inverse_f = 1.0 / f;
+    double G = pow(f, c), G1 = c * G * inverse_f, G2 = (c - 1.0) * G1 * inverse_f;
+    double r = sqrt(x.x * x.x + x.y * x.y + x.z * x.z), rm = r * inverse_m, Gm = G * inverse_m;
+    jet out = jet_const(r - rm * G, order);
+    if (order < 1) return out;
+    // grad_t f and grad_t G
+    double ft[3] = {P1 * dA, P1 * dB, dC};
+    double inverse_r = 1.0 / r;
+    double n[3] = {x.x * inverse_r, x.y * inverse_r, x.z * inverse_r};
+    double d[3] = {inverse_m * inverse_a.x, inverse_m * inverse_a.y, inverse_m * inverse_a.z}; // dxi_i/dx_i / m
+    double gx[3];                                                                              // grad_x G
+    for (int i = 0; i < 3; ++i) {
+        gx[i] = G1 * ft[i] * d[i] * inverse_m;
+        out.g[i] = (1.0 - Gm) * n[i] - r * gx[i];
+    }
+    if (order < 2) return out;
+    // hess_t f: xx, xy, yy, zz
+    double fxx = P1 * ddA + P2 * dA * dA, fxy = P2 * dA * dB, fyy = P1 * ddB + P2 * dB * dB, fzz = ddC;
+    double ht[6] = {fxx, fxy, 0.0, fyy, 0.0, fzz}; // packed (xx, xy, xz, yy, yz, zz)
+    double one_minus = (1.0 - Gm) * inverse_r;
+    for (int e = 0; e < 6; ++e) {
+        int i = jet_hi[e], j = jet_hj[e];
+        double hg = (G1 * ht[e] + G2 * ft[i] * ft[j]) * d[i] * d[j] * rm; // r hess_x G
+        out.h[e] = one_minus * ((i == j) - n[i] * n[j]) - (n[i] * gx[j] + gx[i] * n[j]) - hg;
+    }
+    return out;
+}
+
 // the signed distance n . p + h of a half-space at a jet point
 OSC_FORCE_INLINE jet plane_distance(const jet p[3], const jet n[3], jet h, int order) {
     jet d = h;

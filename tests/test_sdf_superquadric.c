@@ -5,6 +5,9 @@
 
 #include "sdf_test_util.h"
 
+#include "sdf_superquadric.h"
+
+#include <stdlib.h>
 #include <string.h>
 
 static test_rng rng = {4242};
@@ -239,6 +242,60 @@ static void test_far_points_and_centre(void) {
     osc_sdf_destroy(sq);
 }
 
+static int compare_doubles(const void* a, const void* b) {
+    double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+// The constant-parameter evaluation (sq_radial_distance_fixed, hand-derived derivatives, docs/sdf.md
+// "A cheaper evaluation") against the forward-mode one (sq_radial_distance over jets): the same
+// function, so the same value, gradient and Hessian to rounding, over random shapes across the
+// exponent range and points near, far, on the SQ's coordinate planes and axes. Differences are
+// relative to the size of the jet result (|phi| + |x|, the largest gradient or Hessian entry).
+static void test_fixed_matches_jets(void) {
+    enum { SHAPES = 40, POINTS = 500 };
+    static double dv[SHAPES * POINTS], dg[SHAPES * POINTS], dh[SHAPES * POINTS];
+    int n = 0;
+    for (int shape = 0; shape < SHAPES; ++shape) {
+        osc_vec3 a = osc_v3(test_uniform(&rng, 0.1, 2.0), test_uniform(&rng, 0.1, 2.0), test_uniform(&rng, 0.1, 2.0));
+        double e1 = test_uniform(&rng, 0.1, 2.0), e2 = shape % 4 == 0 ? e1 : test_uniform(&rng, 0.1, 2.0);
+        if (shape % 10 == 1) e1 = e2 = 2.0; // p = 1: |t| itself
+        for (int i = 0; i < POINTS; ++i) {
+            double reach = i % 5 == 0 ? 100.0 : 3.0;
+            osc_vec3 x = osc_v3(test_uniform(&rng, -reach, reach), test_uniform(&rng, -reach, reach),
+                                test_uniform(&rng, -reach, reach));
+            if (i % 7 == 0) x.x = 0.0; // on coordinate planes and axes
+            if (i % 11 == 0) x.y = 0.0;
+            if (i % 13 == 0) x.z = 0.0;
+            for (int order = 0; order <= 2; ++order) {
+                jet p[3] = {jet_var(x.x, 0, order), jet_var(x.y, 1, order), jet_var(x.z, 2, order)};
+                jet s[3] = {jet_const(a.x, order), jet_const(a.y, order), jet_const(a.z, order)};
+                jet ref = sq_radial_distance(p, s, jet_const(e1, order), jet_const(e2, order), 0, order);
+                jet got = sq_radial_distance_fixed(x, a, osc_v3(1.0 / a.x, 1.0 / a.y, 1.0 / a.z), e1, e2, order);
+                double value = fabs(got.v - ref.v) / (fabs(ref.v) + osc_length(x));
+                double gsize = 0.0, gdiff = 0.0, hsize = 0.0, hdiff = 0.0;
+                for (int k = 0; k < 3 && order >= 1; ++k)
+                    gsize = fmax(gsize, fabs(ref.g[k])), gdiff = fmax(gdiff, fabs(got.g[k] - ref.g[k]));
+                for (int k = 0; k < 6 && order >= 2; ++k)
+                    hsize = fmax(hsize, fabs(ref.h[k])), hdiff = fmax(hdiff, fabs(got.h[k] - ref.h[k]));
+                double grad = gdiff == 0.0 ? 0.0 : gdiff / gsize, hess = hdiff == 0.0 ? 0.0 : hdiff / hsize;
+                CHECK_MSG(value <= 1e-13 && grad <= 1e-12 && hess <= 1e-10,
+                          "a=(%g %g %g) eps=(%g %g) x=(%g %g %g) order %d: value %.17g vs %.17g, gradient %g, "
+                          "Hessian %g (relative)",
+                          a.x, a.y, a.z, e1, e2, x.x, x.y, x.z, order, got.v, ref.v, grad, hess);
+                if (order == 2) dv[n] = value, dg[n] = grad, dh[n] = hess, ++n;
+            }
+        }
+    }
+    qsort(dv, (size_t)n, sizeof(double), compare_doubles);
+    qsort(dg, (size_t)n, sizeof(double), compare_doubles);
+    qsort(dh, (size_t)n, sizeof(double), compare_doubles);
+    int p95 = (int)(0.95 * (n - 1));
+    printf("  fixed vs jets, %d points: relative differences (max / p95): value %.3g / %.3g, gradient %.3g / %.3g, "
+           "Hessian %.3g / %.3g\n",
+           n, dv[n - 1], dv[p95], dg[n - 1], dg[p95], dh[n - 1], dh[p95]);
+}
+
 static void test_invalid(void) {
     osc_sdf* out = NULL;
     CHECK_STATUS(osc_sdf_create_superquadric(osc_v3(1, 1, 1), 0.05, 1.0, &out), OSC_ERR_INVALID_ARGUMENT);
@@ -263,6 +320,7 @@ int main(void) {
     RUN(test_psq_definition);
     RUN(test_random_derivatives_and_lipschitz);
     RUN(test_far_points_and_centre);
+    RUN(test_fixed_matches_jets);
     RUN(test_invalid);
     return test_finish();
 }
