@@ -69,9 +69,15 @@ OSCX_HANDLER(osculate_dcol) {
         return oscx_fail(frame, OSCX_ERROR_INVALID_ARGUMENT, "%s: %d results expected", where,
                          DCOL_OUTPUTS + wanted + (mask ? 1 : 0));
 
-    // per item: the batch item, the result, the Jacobian pointers and their 14 x 12 doubles
+    // float64 Jacobians are written by the solve in place; float32 ones pass through scratch
+    static const int offsets[DCOL_OUTPUTS] = {0, 12, 24, 60, 96, 132}; // rows[] summed, times 12
+    const bool in_place = oscx_ret(frame, 0)->dtype == OSCX_F64;
+    double* jac_out[DCOL_OUTPUTS] = {NULL};
+    for (int o = 0, ret = DCOL_OUTPUTS; o < DCOL_OUTPUTS; ++o)
+        if (mask >> o & 1) jac_out[o] = oscx_ret(frame, ret++)->data;
+    // per item: the batch item, the result, the Jacobian pointers and, in scratch, their 14 x 12
     const size_t item_bytes = sizeof(osc_dcol_batch_item) + sizeof(osc_dcol_result) + sizeof(osc_dcol_jacobians) +
-                              (mask ? 14 * 12 * sizeof(double) : 0);
+                              (mask && !in_place ? 14 * 12 * sizeof(double) : 0);
     size_t block;
     char* scratch = oscx_scratch(n, item_bytes, &block);
     if (!scratch) return oscx_fail(frame, OSCX_ERROR_RESOURCE_EXHAUSTED, "%s: out of memory", where);
@@ -83,10 +89,11 @@ OSCX_HANDLER(osculate_dcol) {
         double* jac = (double*)(jacs + m);
         for (size_t i = 0; i < m; ++i) {
             items[i] = (osc_dcol_batch_item){a, oscx_pose(pa, start + i), b, oscx_pose(pb, start + i), NULL};
-            double* j = jac + 14 * 12 * i;
-            jacs[i] =
-                (osc_dcol_jacobians){mask & 1 ? j : NULL,       mask & 4 ? j + 24 : NULL, mask & 8 ? j + 60 : NULL,
-                                     mask & 16 ? j + 96 : NULL, mask & 2 ? j + 12 : NULL, mask & 32 ? j + 132 : NULL};
+            double* j[DCOL_OUTPUTS] = {NULL};
+            for (int o = 0; o < DCOL_OUTPUTS; ++o)
+                if (mask >> o & 1)
+                    j[o] = in_place ? jac_out[o] + (size_t)rows[o] * 12 * (start + i) : jac + 14 * 12 * i + offsets[o];
+            jacs[i] = (osc_dcol_jacobians){j[0], j[2], j[3], j[4], j[1], j[5]}; // the struct's order
         }
         const osc_status status =
             osc_dcol_proximity_batch(items, m, &settings, results, mask ? jacs : NULL, NULL, threads);
@@ -105,12 +112,13 @@ OSCX_HANDLER(osculate_dcol) {
             oscx_store(oscx_ret(frame, 5), 3 * k, &r->normal.x, 3);
             if (!mask) continue;
             // the Jacobians sit in the order alpha, distance, point, point_a, point_b, normal
-            int ret = DCOL_OUTPUTS, offset = 0;
+            int ret = DCOL_OUTPUTS;
             for (int o = 0; o < DCOL_OUTPUTS; ++o) {
-                if (mask >> o & 1)
-                    oscx_store(oscx_ret(frame, ret++), (size_t)rows[o] * 12 * k, jac + 14 * 12 * i + offset,
+                if (!(mask >> o & 1)) continue;
+                if (!in_place)
+                    oscx_store(oscx_ret(frame, ret), (size_t)rows[o] * 12 * k, jac + 14 * 12 * i + offsets[o],
                                (size_t)rows[o] * 12);
-                offset += rows[o] * 12;
+                ++ret;
             }
             oscx_write_pose_maps(oscx_ret(frame, ret), k, items[i].pose_a, items[i].pose_b);
         }
