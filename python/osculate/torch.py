@@ -56,13 +56,19 @@ def register(query, *models, **settings):
         raise ValueError("register: query must be one of %s, got %r" % (_QUERIES, query))
     key = (query, _key(models), _key(settings))
     handle = _handles.get(key)
-    if handle is None:
-        with _registry_lock:
-            handle = _handles.get(key)
-            if handle is None:
-                handle = next(_next_handle)
-                _registry[handle] = (query, tuple(models), dict(settings), {})
-                _handles[key] = handle
+    return _add(key, query, models, settings) if handle is None else handle
+
+
+def _add(key, query, models, settings):
+    """The handle of a key that register() did not find, made under the lock (one handle per key
+    whatever the threads). Apart from register() so that torch.compile traces a registered
+    lookup without meeting the lock."""
+    with _registry_lock:
+        handle = _handles.get(key)
+        if handle is None:
+            handle = next(_next_handle)
+            _registry[handle] = (query, tuple(models), dict(settings), {})
+            _handles[key] = handle
     return handle
 
 
@@ -76,8 +82,18 @@ def _key(value):
         return ("array", value.dtype.str, value.shape, value.tobytes())
     if isinstance(value, (list, tuple, np.ndarray)):
         return ("sequence",) + tuple([_key(v) for v in value])
-    if value is None or isinstance(value, (bool, int, float, str, np.generic)):
-        return (type(value).__name__, repr(value))
+    # constants spelled out, not type(value).__name__, which dynamo keeps as an attribute lookup
+    # (a key then never equal to the stored one, so a registered lookup missed in torch.compile)
+    if value is None:
+        return ("None",)
+    if isinstance(value, (bool, np.bool_)):
+        return ("bool", bool(value))
+    if isinstance(value, (int, np.integer)):
+        return ("int", int(value))
+    if isinstance(value, (float, np.floating)):
+        return ("float", repr(float(value)))
+    if isinstance(value, str):
+        return ("str", value)
     return ("object", id(value))
 
 

@@ -175,14 +175,7 @@ def test_vmap_uses_the_batching_rules(cases, family):
         np.testing.assert_array_equal(got[i].numpy(), vec(xs[i], *inputs[1:]).numpy())
 
 
-# a registry lookup with float settings (tolerance, temperature, d_max, a sag's diameter) misses
-# under dynamo in PyTorch 2.5, which then traces register()'s lock: a graph break (open)
-_COMPILE_BREAKS = ("dcol", "dcol_alpha", "sdf_pair", "lmd", "ray_intersect_sag")
-
-
-@pytest.mark.parametrize("family", [pytest.param(f, marks=pytest.mark.xfail(
-    strict=True, reason="register() with float settings breaks the graph")) if f in _COMPILE_BREAKS
-    else f for f in FAMILIES])
+@pytest.mark.parametrize("family", FAMILIES)
 def test_compile_fullgraph_matches_eager(cases, family):
     vec, inputs, _ = cases[family]
     inputs = [_t(x) for x in inputs]
