@@ -1,9 +1,9 @@
 #!/bin/sh
-# The PyTorch 2 part of CI (make test-torch2): a virtual environment BUILD/python-venv-torch2 without
-# the system's site-packages, PyTorch from PyPI (OSC_TORCH_VERSION, default 2.5.1; the x86-64 wheel
-# pulls its CUDA packages, about 3 GB, and runs on the CPU) with NumPy, JAX and pytest, the package's
-# wheel of BUILD/python-wheel (python/run_tests.sh builds it), and the PyTorch tests only
-# (test_torch.py, test_torch2.py: torch.compile and torch.func).
+# The PyTorch 2 part of CI (make test-torch2): a virtual environment BUILD/python-venv-torch2
+# without the system's site-packages, PyTorch from PyPI (OSC_TORCH_VERSION, default 2.5.1; the
+# x86-64 wheel pulls its CUDA packages, about 3 GB, and runs on the CPU) with NumPy, JAX and
+# pytest, the package's wheel from BUILD/python-wheel (python/run_tests.sh builds it), and the
+# PyTorch tests only (test_torch.py, test_torch2.py: torch.compile and torch.func).
 #   usage: sh python/run_torch2_tests.sh BUILD
 set -eu
 build=$(cd "${1:-build}" && pwd)

@@ -17,6 +17,11 @@ gradient with the Jacobians of the contacts found only (oscpy_found_transpose) a
 [12] twist cotangent of each batch item to the raw poses once (pair_jacobian_to_pq, linear), so
 its cost is proportional to the contacts, not to the capacity.
 
+The functions apply the autograd.Functions themselves (outside the dispatcher), which on PyTorch 2
+makes them work under torch.func (grad, jacrev, vmap of grad) and torch.compile(fullgraph=True);
+from PyTorch 2.4 each op has a batching rule (one batched C call per vmap). docs/python.md,
+"PyTorch versions", says what differs from 1.13.
+
 Models (Convex, Body, SDF, Brep, Implicit) and settings cannot cross an op's schema: register()
 maps them to an int handle that the ops take. The registry holds the models it was given, alive,
 until release_models(); the functions below register their arguments on each call (the same

@@ -63,7 +63,8 @@ def _cases(body):
                   osc.axis_angle_quaternion([0, 1, 0], 0.7))
 
     def lmd(p, q):
-        return ot.lmd(brep_box, p, ball, q, capacity=4, d_max=2.0, eps_a=0.01, eps_b=0.005)["distance"]
+        r = ot.lmd(brep_box, p, ball, q, capacity=4, d_max=2.0, eps_a=0.01, eps_b=0.005)
+        return r["distance"]
 
     s = osc.SDF.box([0.3, 0.2, 0.1], rounding=0.02)
     points = np.array([[0.5, 0.1, 0.05], [0.1, 0.4, 0.3], [0.05, -0.1, 0.3]])
@@ -84,7 +85,9 @@ def _cases(body):
         return torch.cat([r["t"], r["point"].reshape(-1), r["normal"].reshape(-1)])
 
     shift = np.array([0, 1, 2])[:, None] * 0.004  # three nearby items of the first input
-    pose_batch = lambda p: np.stack([np.concatenate([p[:3] + s, p[3:]]) for s in shift])  # noqa: E731
+
+    def pose_batch(p):
+        return np.stack([np.concatenate([p[:3] + s, p[3:]]) for s in shift])
     return {
         "dcol": (dcol, (pa, pb), pose_batch(pa)),
         "dcol_alpha": (dcol_alpha, (pa, pb), pose_batch(pa)),
@@ -149,8 +152,8 @@ def test_func_grad_vmap_jacrev(cases, family):
         np.testing.assert_allclose(g.numpy(), j.numpy(), rtol=1e-10, atol=1e-12)
     # vmap over grad: each item's eager gradient
     xs = _t(batch)
-    got = torch.func.vmap(torch.func.grad(f, argnums=argnums), in_dims=(0,) + (None,) * (len(inputs) - 1))(
-        xs, *inputs[1:])
+    rest = (None,) * (len(inputs) - 1)
+    got = torch.func.vmap(torch.func.grad(f, argnums=argnums), in_dims=(0,) + rest)(xs, *inputs[1:])
     for i in range(len(xs)):
         item = [xs[i]] + inputs[1:]
         _, ji = _eager_jacobian(vec, item)
