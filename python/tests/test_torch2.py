@@ -146,14 +146,22 @@ def test_func_grad_vmap_jacrev(cases, family):
     for g, j in zip(got, jac):
         np.testing.assert_allclose(g.numpy(), torch.tensordot(w, j, dims=1).numpy(), rtol=1e-10,
                                    atol=1e-12)
-    # jacrev: the eager Jacobian (a vmap of the backward over the rows)
-    got = torch.func.jacrev(vec, argnums=argnums)(*inputs)
+    # jacrev: the eager Jacobian (a vmap of the backward over the rows); with batching rules
+    # (PyTorch >= 2.4) no op falls back to a loop, which warns
+    with warnings.catch_warnings():
+        if hasattr(torch.library, "register_vmap"):
+            warnings.simplefilter("error")
+        got = torch.func.jacrev(vec, argnums=argnums)(*inputs)
     for g, j in zip(got, jac):
         np.testing.assert_allclose(g.numpy(), j.numpy(), rtol=1e-10, atol=1e-12)
     # vmap over grad: each item's eager gradient
     xs = _t(batch)
     rest = (None,) * (len(inputs) - 1)
-    got = torch.func.vmap(torch.func.grad(f, argnums=argnums), in_dims=(0,) + rest)(xs, *inputs[1:])
+    with warnings.catch_warnings():
+        if hasattr(torch.library, "register_vmap"):
+            warnings.simplefilter("error")
+        got = torch.func.vmap(torch.func.grad(f, argnums=argnums), in_dims=(0,) + rest)(
+            xs, *inputs[1:])
     for i in range(len(xs)):
         item = [xs[i]] + inputs[1:]
         _, ji = _eager_jacobian(vec, item)
@@ -163,17 +171,24 @@ def test_func_grad_vmap_jacrev(cases, family):
 
 
 @pytest.mark.parametrize("family", FAMILIES)
-def test_vmap_uses_the_batching_rules(cases, family):
-    """vmap of a query is one batched op call (torch.library.register_vmap, PyTorch >= 2.4), not
-    the fallback's loop with its performance warning; values equal the items computed alone."""
+def test_vmap_uses_the_batching_rules(cases, family, monkeypatch):
+    """vmap of a query is one op call (torch.library.register_vmap, PyTorch >= 2.4), not the
+    fallback's loop of one call per item: the CPU kernels convert their inputs with _np, as
+    often for the batch as for one item. Values equal the items computed alone."""
     if not hasattr(torch.library, "register_vmap"):
         pytest.skip("batching rules need torch.library.register_vmap (PyTorch >= 2.4)")
     vec, inputs, batch = cases[family]
     inputs = [_t(x) for x in inputs]
     xs = _t(batch)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # the fallback warns "There is a performance drop ..."
-        got = torch.func.vmap(vec, in_dims=(0,) + (None,) * (len(inputs) - 1))(xs, *inputs[1:])
+    conversions = []
+    to_numpy = ot._np
+    monkeypatch.setattr(ot, "_np", lambda t: conversions.append(t.shape) or to_numpy(t))
+    vec(*inputs)
+    one = len(conversions)
+    del conversions[:]
+    got = torch.func.vmap(vec, in_dims=(0,) + (None,) * (len(inputs) - 1))(xs, *inputs[1:])
+    assert one > 0 and len(conversions) == one, conversions
+    monkeypatch.undo()
     for i in range(len(xs)):
         np.testing.assert_array_equal(got[i].numpy(), vec(xs[i], *inputs[1:]).numpy())
 
