@@ -14,6 +14,12 @@ version=${OSC_TORCH_VERSION:-2.5.1}
 if [ ! -x "$venv/bin/python" ]; then
     "$python" -m venv "$venv"
 fi
+# as python/run_tests.sh: without ca-certificates, the bundle it unpacked into BUILD/deps
+if [ ! -s /etc/ssl/certs/ca-certificates.crt ] && [ -z "${PIP_CERT:-}" ] &&
+    [ -s "$build/deps/ca-certificates.crt" ]; then
+    PIP_CERT="$build/deps/ca-certificates.crt"
+    export PIP_CERT
+fi
 pip="$venv/bin/python -m pip --disable-pip-version-check -q"
 $pip install "torch==$version" "numpy>=1.21" "jax[cpu]>=0.4.34" pytest
 wheel=$(ls "$build"/python-wheel/osculate-*.whl | head -n 1)
