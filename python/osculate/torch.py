@@ -265,15 +265,18 @@ class _Spec:
         return tuple(out)
 
 
-def _function(name, forward, setup_context, backward):
+def _function(name, forward, setup_context, backward, vmap):
     """A torch.autograd.Function named `name` from forward(*inputs) -> outputs (no ctx),
-    setup_context(ctx, inputs, outputs) and a once-differentiable backward(ctx, *grads). On
-    PyTorch >= 2.0 these are its three staticmethods, the form functorch's transforms need
-    (torch.func.grad, jacrev; vmap by the rule generated from forward and backward, which calls
-    the ops' batching rules); PyTorch 1.13 has no setup_context, and there forward(ctx, *inputs)
-    calls both. Whatever a backward reads is an input or an output of forward."""
-    body = {"__doc__": forward.__doc__, "generate_vmap_rule": True,
-            "backward": staticmethod(torch.autograd.function.once_differentiable(backward))}
+    setup_context(ctx, inputs, outputs), a once-differentiable backward(ctx, *grads) and
+    vmap(function, info, in_dims, *inputs) -> (outputs, out_dims), which applies the Function
+    to the batch with its vmapped dimension first. On PyTorch >= 2.0 these are its staticmethods,
+    the form functorch's transforms need (torch.func.grad, jacrev, vmap of grad, grad of vmap);
+    PyTorch 1.13 has no setup_context, and there forward(ctx, *inputs) calls both (and vmap is
+    not called). Whatever a backward reads is an input or an output of forward."""
+    body = {"__doc__": forward.__doc__,
+            "backward": staticmethod(torch.autograd.function.once_differentiable(backward)),
+            "vmap": staticmethod(lambda info, in_dims, *inputs: vmap(
+                function, info, in_dims, *inputs))}
     if hasattr(torch.autograd.Function, "setup_context"):
         body.update(forward=staticmethod(forward), setup_context=staticmethod(setup_context))
     else:
@@ -282,7 +285,8 @@ def _function(name, forward, setup_context, backward):
             setup_context(ctx, inputs, outputs)
             return outputs
         body["forward"] = staticmethod(forward_with_context)
-    return type(name, (torch.autograd.Function,), body)
+    function = type(name, (torch.autograd.Function,), body)
+    return function
 
 
 def _pose_forward(spec, handle, capacity, pose_a, pose_b):
@@ -326,7 +330,17 @@ def _pose_backward(ctx, *grads):
     return None, None, None, ga, gb
 
 
-_PoseQuery = _function("_PoseQuery", _pose_forward, _pose_setup, _pose_backward)
+def _pose_vmap(function, info, in_dims, spec, handle, capacity, pose_a, pose_b):
+    """A pose query's Function on a vmapped batch: applied once to the poses with the vmapped
+    dimension first (one batched C call; backward then sees the batch as a batch dimension)."""
+    pose_a, pose_b = _lift((pose_a, pose_b), in_dims[3:])
+    out = function.apply(spec, handle, capacity, pose_a, pose_b)
+    first = len(spec.outputs) + spec.padded
+    tail = tuple(_items(j, info.batch_size) for j in out[first:])
+    return tuple(out[:first]) + tail, (0,) * len(out)
+
+
+_PoseQuery = _function("_PoseQuery", _pose_forward, _pose_setup, _pose_backward, _pose_vmap)
 
 
 def _query(spec, handle, capacity, pose_a, pose_b):
@@ -334,7 +348,7 @@ def _query(spec, handle, capacity, pose_a, pose_b):
     the op without Jacobians. The functions apply the Function themselves, outside the
     dispatcher, where torch.func's transforms reach it (from an Autograd kernel, PyTorch 2.5's
     transforms refuse an autograd.Function, as they refuse torch.library.register_autograd)."""
-    if _grad_needed(pose_a, pose_b):
+    if _differentiated(pose_a, pose_b):
         out = _PoseQuery.apply(spec, handle, capacity, pose_a, pose_b)
     else:
         extra = (capacity,) if spec.padded else ()
@@ -389,6 +403,22 @@ def _pose_query_vmap(op, first):
         dims = (0,) * first + (0 if jacobians else None,) * len(tail)
         return tuple(out[:first]) + tuple(tail), dims
     return rule
+
+
+_interpreter_stack = getattr(torch._C._functorch, "get_interpreter_stack", None)  # PyTorch >= 2.0
+
+
+def _differentiated(*tensors):
+    """Whether a function must apply its autograd.Function: an input requires grad (grad mode on),
+    or a torch.func transform that differentiates (grad, vjp, jacrev, jvp) is active. The second
+    covers grad(vmap(f)), where f sees BatchedTensors, which do not report requires_grad; under
+    vmap alone the ops' batching rules run without Jacobians."""
+    if _grad_needed(*tensors):
+        return True
+    if _interpreter_stack is None or not torch._C._are_functorch_transforms_active():
+        return False
+    vmap = torch._C._functorch.TransformType.Vmap
+    return any(i.key() != vmap for i in _interpreter_stack())
 
 
 def _grad_needed(*tensors):
@@ -638,7 +668,11 @@ def _sdf_backward(ctx, grad, _):
     return None, (g * grad.unsqueeze(-1)).to(grad.dtype)
 
 
-_Sdf = _function("_Sdf", _sdf_forward, _sdf_setup, _sdf_backward)
+def _sdf_function_vmap(function, info, in_dims, handle, points):
+    return function.apply(handle, points.movedim(in_dims[1], 0)), (0, 0)
+
+
+_Sdf = _function("_Sdf", _sdf_forward, _sdf_setup, _sdf_backward, _sdf_function_vmap)
 
 
 def _sdf_autograd(points, handle, jacobians):
@@ -666,7 +700,7 @@ def sdf(model, points):
     torch.ops.osculate.sdf."""
     points = _float_tensor(points)
     device, points, handle = points.device, points.to("cpu"), register("sdf", model)
-    if _grad_needed(points):
+    if _differentiated(points):
         return _Sdf.apply(handle, points)[0].to(device)
     return torch.ops.osculate.sdf(points, handle, False)[0].to(device)
 
@@ -762,7 +796,12 @@ def _ray_backward(ctx, *grads):
     return (None,) + tuple(result)
 
 
-_Ray = _function("_Ray", _ray_forward, _ray_setup, _ray_backward)
+def _ray_function_vmap(function, info, in_dims, handle, origins, directions, parameters):
+    origins, directions, parameters = _lift((origins, directions, parameters), in_dims[1:])
+    return function.apply(handle, origins, directions, parameters), (0,) * 5
+
+
+_Ray = _function("_Ray", _ray_forward, _ray_setup, _ray_backward, _ray_function_vmap)
 
 
 def _ray_autograd(origins, directions, parameters, handle, jacobians):
@@ -796,7 +835,7 @@ def _ray(surface, diameter, transform, settings, origins, directions, parameters
         parameters = _float_tensor(parameters, origins).to("cpu")
     handle = register("ray", surface, diameter, transform, **settings)
     args = (origins.to("cpu"), directions.to("cpu"), parameters)
-    if _grad_needed(*args):
+    if _differentiated(*args):
         out = _Ray.apply(handle, *args)
     else:
         out = torch.ops.osculate.ray_intersect(*args, handle, False)

@@ -162,12 +162,19 @@ def test_func_grad_vmap_jacrev(cases, family):
             warnings.simplefilter("error")
         got = torch.func.vmap(torch.func.grad(f, argnums=argnums), in_dims=(0,) + rest)(
             xs, *inputs[1:])
+    # grad of a vmap (the Functions' vmap staticmethods): the gradient of the summed batch
+    summed = torch.func.grad(lambda b, *r: torch.func.vmap(f, in_dims=(0,) + rest)(b, *r).sum(),
+                             argnums=argnums)(xs, *inputs[1:])
+    items = []  # items[i][k]: item i's eager gradient with respect to input k
     for i in range(len(xs)):
-        item = [xs[i]] + inputs[1:]
-        _, ji = _eager_jacobian(vec, item)
-        for g, j in zip(got, ji):
-            np.testing.assert_allclose(g[i].numpy(), torch.tensordot(w, j, dims=1).numpy(),
-                                       rtol=1e-10, atol=1e-12)
+        _, ji = _eager_jacobian(vec, [xs[i]] + inputs[1:])
+        items.append([torch.tensordot(w, j, dims=1) for j in ji])
+    for k in range(len(inputs)):
+        for i in range(len(xs)):
+            np.testing.assert_allclose(got[k][i].numpy(), items[i][k].numpy(), rtol=1e-10,
+                                       atol=1e-12)
+        want = torch.stack([it[0] for it in items]) if k == 0 else sum(it[k] for it in items)
+        np.testing.assert_allclose(summed[k].numpy(), want.numpy(), rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize("family", FAMILIES)
