@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 CMAKE_FLAGS ?=
 
-.PHONY: all build demo test test-sanitize test-tsan bench install clean models box-stack-plot python-dist fresh-machine-check
+.PHONY: all build demo test test-torch2 test-sanitize test-tsan bench install clean models box-stack-plot python-dist fresh-machine-check
 
 all: build
 
@@ -44,6 +44,11 @@ models:
 test: build models
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 	sh python/run_tests.sh $(BUILD)
+
+# the PyTorch tests under PyTorch 2 from PyPI (torch.compile, torch.func) against the wheel that
+# `make test` built (python/run_torch2_tests.sh; a separate virtual environment, ~3 GB)
+test-torch2:
+	sh python/run_torch2_tests.sh $(BUILD)
 
 # the C tests under AddressSanitizer and UndefinedBehaviorSanitizer
 test-sanitize: models

@@ -17,6 +17,11 @@ gradient with the Jacobians of the contacts found only (oscpy_found_transpose) a
 [12] twist cotangent of each batch item to the raw poses once (pair_jacobian_to_pq, linear), so
 its cost is proportional to the contacts, not to the capacity.
 
+The functions apply the autograd.Functions themselves (outside the dispatcher), which on PyTorch 2
+makes them work under torch.func (grad, jacrev, vmap of grad) and torch.compile(fullgraph=True);
+from PyTorch 2.4 each op has a batching rule (one batched C call per vmap). docs/python.md,
+"PyTorch versions", says what differs from 1.13.
+
 Models (Convex, Body, SDF, Brep, Implicit) and settings cannot cross an op's schema: register()
 maps them to an int handle that the ops take. The registry holds the models it was given, alive,
 until release_models(); the functions below register their arguments on each call (the same
@@ -57,13 +62,19 @@ def register(query, *models, **settings):
         raise ValueError("register: query must be one of %s, got %r" % (_QUERIES, query))
     key = (query, _key(models), _key(settings))
     handle = _handles.get(key)
-    if handle is None:
-        with _registry_lock:
-            handle = _handles.get(key)
-            if handle is None:
-                handle = next(_next_handle)
-                _registry[handle] = (query, tuple(models), dict(settings), {})
-                _handles[key] = handle
+    return _add(key, query, models, settings) if handle is None else handle
+
+
+def _add(key, query, models, settings):
+    """The handle of a key that register() did not find, made under the lock (one handle per key
+    whatever the threads). Apart from register() so that torch.compile traces a registered
+    lookup without meeting the lock."""
+    with _registry_lock:
+        handle = _handles.get(key)
+        if handle is None:
+            handle = next(_next_handle)
+            _registry[handle] = (query, tuple(models), dict(settings), {})
+            _handles[key] = handle
     return handle
 
 
@@ -72,13 +83,23 @@ def _key(value):
     and sequences by their items, any other object (a model) by identity, which the registry
     keeps valid by holding the object."""
     if isinstance(value, dict):
-        return ("dict",) + tuple(sorted((str(k), _key(v)) for k, v in value.items()))
+        return ("dict",) + tuple([(str(k), _key(value[k])) for k in sorted(value, key=str)])
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
         return ("array", value.dtype.str, value.shape, value.tobytes())
     if isinstance(value, (list, tuple, np.ndarray)):
-        return ("sequence",) + tuple(_key(v) for v in value)
-    if value is None or isinstance(value, (bool, int, float, str, np.generic)):
-        return (type(value).__name__, repr(value))
+        return ("sequence",) + tuple([_key(v) for v in value])
+    # constants spelled out, not type(value).__name__, which dynamo keeps as an attribute lookup
+    # (a key then never equal to the stored one, so a registered lookup missed in torch.compile)
+    if value is None:
+        return ("None",)
+    if isinstance(value, (bool, np.bool_)):
+        return ("bool", bool(value))
+    if isinstance(value, (int, np.integer)):
+        return ("int", int(value))
+    if isinstance(value, (float, np.floating)):
+        return ("float", repr(float(value)))
+    if isinstance(value, str):
+        return ("str", value)
     return ("object", id(value))
 
 
@@ -162,6 +183,33 @@ class _BelowAutograd:
         del guard
 
 
+# batching rules (torch.vmap, torch.func): PyTorch >= 2.4 registers them with register_vmap; without
+# one (1.13 to 2.3) vmap runs an op once per entry (its fallback, with a performance warning)
+_register_vmap = getattr(torch.library, "register_vmap", None)
+
+
+def _lift(tensors, in_dims):
+    """The physical tensors of a batching rule for inputs [..., item] that broadcast against each
+    other (one trailing item dimension): each with the vmapped dimension first (of size 1 when
+    not batched), then ones up to the largest logical batch rank, then its logical shape, so that
+    the op's broadcast batch shape is [batch size, logical batch shape]. None stays None."""
+    ranks = [t.dim() - 1 - (d is not None) for t, d in zip(tensors, in_dims) if t is not None]
+    top = max(ranks)
+    out = []
+    for t, d in zip(tensors, in_dims):
+        if t is None:
+            out.append(None)
+            continue
+        t = t.unsqueeze(0) if d is None else t.movedim(d, 0)
+        out.append(t.reshape(t.shape[:1] + (1,) * (top + 2 - t.dim()) + t.shape[1:]))
+    return out
+
+
+def _items(t, size):
+    """A batch of `size` Jacobians [size * N, ...] as [size, N, ...] (their vmapped dimension)."""
+    return t.reshape((size, t.shape[0] // max(size, 1)) + tuple(t.shape[1:]))
+
+
 # ------------------------------------------------------------------------------------------------
 # the pose queries: dcol, dcol_alpha (dense), manifold, sdf_pair, lmd (padded to a capacity)
 
@@ -218,74 +266,160 @@ class _Spec:
         return tuple(out)
 
 
-class _PoseQuery(torch.autograd.Function):
-    """The Autograd kernel of a pose query's op: forward runs the op below autograd (with the
-    Jacobians when a pose requires grad), backward is the op pose_vjp."""
+def _function(name, forward, setup_context, backward, vmap):
+    """A torch.autograd.Function named `name` from forward(*inputs) -> outputs (no ctx),
+    setup_context(ctx, inputs, outputs), a once-differentiable backward(ctx, *grads) and
+    vmap(function, info, in_dims, *inputs) -> (outputs, out_dims), which applies the Function
+    to the batch with its vmapped dimension first. On PyTorch >= 2.0 these are its staticmethods,
+    the form functorch's transforms need (torch.func.grad, jacrev, vmap of grad, grad of vmap);
+    PyTorch 1.13 has no setup_context, and there forward(ctx, *inputs) calls both (and vmap is
+    not called). Whatever a backward reads is an input or an output of forward."""
+    body = {"__doc__": forward.__doc__,
+            "backward": staticmethod(torch.autograd.function.once_differentiable(backward)),
+            "vmap": staticmethod(lambda info, in_dims, *inputs: vmap(
+                function, info, in_dims, *inputs))}
+    if hasattr(torch.autograd.Function, "setup_context"):
+        body.update(forward=staticmethod(forward), setup_context=staticmethod(setup_context))
+    else:
+        def forward_with_context(ctx, *inputs):
+            outputs = forward(*inputs)
+            setup_context(ctx, inputs, outputs)
+            return outputs
+        body["forward"] = staticmethod(forward_with_context)
+    function = type(name, (torch.autograd.Function,), body)
+    return function
 
-    @staticmethod
-    def forward(ctx, spec, handle, capacity, jacobians, pose_a, pose_b):
-        need = ctx.needs_input_grad[4] or ctx.needs_input_grad[5]
+
+def _pose_forward(spec, handle, capacity, pose_a, pose_b):
+    """A pose query's derivatives: forward calls the op with the Jacobians (outputs values,
+    count, Jacobians: the Jacobians are outputs so that backward may read them; grad mode is off
+    in forward, so the op goes below autograd), backward is the op pose_vjp."""
+    extra = (capacity,) if spec.padded else ()
+    return tuple(getattr(torch.ops.osculate, spec.name)(pose_a, pose_b, handle, *extra, True))
+
+
+def _pose_setup(ctx, inputs, outputs):
+    spec, _, _, pose_a, pose_b = inputs
+    k = len(spec.outputs)
+    extras = list(outputs[k:])  # count (padded) and the Jacobians
+    count = extras[0] if spec.padded else None
+    twist = extras[1:] if spec.padded else extras
+    ctx.spec = spec
+    ctx.set_materialize_grads(False)
+    ctx.save_for_backward(pose_a, pose_b, count, *twist)
+    ctx.mark_non_differentiable(*extras)
+
+
+def _pose_backward(ctx, *grads):
+    spec = ctx.spec
+    pose_a, pose_b, count, *twist = ctx.saved_tensors
+    jacobians, cotangents = [], []
+    for j, g in zip(twist, grads[:len(spec.outputs)]):
+        if g is None:
+            continue
+        n, rows = j.shape[0], j.shape[-2]
+        # a dense query is one slot of a padded one: [N, rows, 12] -> [N, 1, rows, 12]
+        jacobians.append(j if spec.padded else j.reshape(n, 1, rows, 12))
+        cotangents.append(g.reshape(n, -1, rows))
+    if not jacobians:
+        return (None,) * 5
+    v = torch.ops.osculate.pose_vjp(jacobians, cotangents, count, pose_a, pose_b)
+    batch = _pose_batch(pose_a, pose_b, spec.name)
+    v = v.reshape(batch + (14,))
+    ga = v[..., :7].sum_to_size(pose_a.shape).to(pose_a.dtype) if ctx.needs_input_grad[3] else None
+    gb = v[..., 7:].sum_to_size(pose_b.shape).to(pose_b.dtype) if ctx.needs_input_grad[4] else None
+    return None, None, None, ga, gb
+
+
+def _pose_vmap(function, info, in_dims, spec, handle, capacity, pose_a, pose_b):
+    """A pose query's Function on a vmapped batch: applied once to the poses with the vmapped
+    dimension first (one batched C call; backward then sees the batch as a batch dimension)."""
+    pose_a, pose_b = _lift((pose_a, pose_b), in_dims[3:])
+    out = function.apply(spec, handle, capacity, pose_a, pose_b)
+    first = len(spec.outputs) + spec.padded
+    tail = tuple(_items(j, info.batch_size) for j in out[first:])
+    return tuple(out[:first]) + tail, (0,) * len(out)
+
+
+_PoseQuery = _function("_PoseQuery", _pose_forward, _pose_setup, _pose_backward, _pose_vmap)
+
+
+def _query(spec, handle, capacity, pose_a, pose_b):
+    """The values (and count) of a pose query: through _PoseQuery when a pose requires grad, else
+    the op without Jacobians. The functions apply the Function themselves, outside the
+    dispatcher, where torch.func's transforms reach it (from an Autograd kernel, PyTorch 2.5's
+    transforms refuse an autograd.Function, as they refuse torch.library.register_autograd)."""
+    if _differentiated(pose_a, pose_b):
+        out = _PoseQuery.apply(spec, handle, capacity, pose_a, pose_b)
+    else:
         extra = (capacity,) if spec.padded else ()
-        with _BelowAutograd():
-            out = getattr(torch.ops.osculate, spec.name)(pose_a, pose_b, handle, *extra,
-                                                         bool(jacobians or need))
-        k = len(spec.outputs)
-        values, rest = list(out[:k]), list(out[k:])
-        count = rest.pop(0) if spec.padded else None
-        twist = rest
-        ctx.spec = spec
-        ctx.set_materialize_grads(False)
-        if need:
-            ctx.save_for_backward(pose_a, pose_b, count, *twist)
-        kept = twist if jacobians else [_none(pose_a) for _ in twist]
-        extras = ([count] if spec.padded else []) + kept
-        ctx.mark_non_differentiable(*extras)
-        return tuple(values + extras)
+        out = getattr(torch.ops.osculate, spec.name)(pose_a, pose_b, handle, *extra, False)
+    return out[:len(spec.outputs) + spec.padded]
 
-    @staticmethod
-    @torch.autograd.function.once_differentiable
-    def backward(ctx, *grads):
-        spec = ctx.spec
-        pose_a, pose_b, count, *twist = ctx.saved_tensors
-        jacobians, cotangents = [], []
-        for j, g in zip(twist, grads[:len(spec.outputs)]):
-            if g is None:
-                continue
-            n, rows = j.shape[0], j.shape[-2]
-            # a dense query is one slot of a padded one: [N, rows, 12] -> [N, 1, rows, 12]
-            jacobians.append(j if spec.padded else j.reshape(n, 1, rows, 12))
-            cotangents.append(g.reshape(n, -1, rows))
-        if not jacobians:
-            return (None,) * 6
-        v = torch.ops.osculate.pose_vjp(jacobians, cotangents, count, pose_a, pose_b)
-        batch = _pose_batch(pose_a, pose_b, spec.name)
-        v = v.reshape(batch + (14,))
-        ga = v[..., :7].sum_to_size(pose_a.shape).to(pose_a.dtype) \
-            if ctx.needs_input_grad[4] else None
-        gb = v[..., 7:].sum_to_size(pose_b.shape).to(pose_b.dtype) \
-            if ctx.needs_input_grad[5] else None
-        return None, None, None, None, ga, gb
+
+def _placeholders(out, first, jacobians, like):
+    """out with its Jacobians (from index `first` on) replaced by [0] placeholders unless
+    `jacobians` (the Autograd kernels compute them for backward whatever the caller asked)."""
+    if jacobians:
+        return tuple(out)
+    return tuple(out[:first]) + tuple(_none(like) for _ in out[first:])
 
 
 def _define(spec, cpu):
-    """Defines the op of `spec` with the CPU kernel `cpu`, the Meta and Autograd kernels."""
+    """Defines the op of `spec` with the CPU kernel `cpu`, the Meta and Autograd kernels (and the
+    batching rule where torch.library.register_vmap exists, PyTorch >= 2.4)."""
     _LIB.define(spec.schema)
     _LIB.impl(spec.name, cpu, "CPU")
     _LIB.impl(spec.name, spec.meta, "Meta")
     op = getattr(torch.ops.osculate, spec.name)
+    first = len(spec.outputs) + spec.padded
     if spec.padded:
         def autograd(pose_a, pose_b, handle, capacity, jacobians):
             if not _grad_needed(pose_a, pose_b):
                 with _BelowAutograd():
                     return op(pose_a, pose_b, handle, capacity, jacobians)
-            return _PoseQuery.apply(spec, handle, capacity, jacobians, pose_a, pose_b)
+            out = _PoseQuery.apply(spec, handle, capacity, pose_a, pose_b)
+            return _placeholders(out, first, jacobians, pose_a)
     else:
         def autograd(pose_a, pose_b, handle, jacobians):
             if not _grad_needed(pose_a, pose_b):
                 with _BelowAutograd():
                     return op(pose_a, pose_b, handle, jacobians)
-            return _PoseQuery.apply(spec, handle, None, jacobians, pose_a, pose_b)
+            out = _PoseQuery.apply(spec, handle, None, pose_a, pose_b)
+            return _placeholders(out, first, jacobians, pose_a)
     _LIB.impl(spec.name, autograd, "Autograd")
+    if _register_vmap is not None:
+        _register_vmap("osculate::" + spec.name, _pose_query_vmap(op, first), lib=_LIB)
+
+
+def _pose_query_vmap(op, first):
+    """The batching rule of a pose query's op: one op call on the poses with the vmapped
+    dimension first (the op's own broadcast batch; one batched C call), the Jacobians [size * N,
+    ...] reshaped to [size, N, ...]."""
+    def rule(info, in_dims, pose_a, pose_b, handle, *rest):
+        pose_a, pose_b = _lift((pose_a, pose_b), in_dims[:2])
+        out = op(pose_a, pose_b, handle, *rest)
+        jacobians = rest[-1]
+        tail = [_items(j, info.batch_size) for j in out[first:]] if jacobians else list(out[first:])
+        dims = (0,) * first + (0 if jacobians else None,) * len(tail)
+        return tuple(out[:first]) + tuple(tail), dims
+    return rule
+
+
+_interpreter_stack = getattr(torch._C._functorch, "get_interpreter_stack", None)  # PyTorch >= 2.0
+
+
+def _differentiated(*tensors):
+    """Whether a function must apply its autograd.Function: an input requires grad (grad mode on),
+    or a torch.func transform that differentiates (grad, vjp, jacrev, jvp) is active. The second
+    covers grad(vmap(f)), where f sees BatchedTensors, which do not report requires_grad; under
+    vmap alone the ops' batching rules run without Jacobians."""
+    if _grad_needed(*tensors):
+        return True
+    if _interpreter_stack is None or not torch._C._are_functorch_transforms_active():
+        return False
+    vmap = torch._C._functorch.TransformType.Vmap
+    return any(i.key() != vmap for i in _interpreter_stack())
 
 
 def _grad_needed(*tensors):
@@ -351,7 +485,30 @@ def _pose_vjp_autograd(jacobians, cotangents, count, pose_a, pose_b):
 
 _LIB.impl("pose_vjp", _pose_vjp_cpu, "CPU")
 _LIB.impl("pose_vjp", _pose_vjp_meta, "Meta")
+def _pose_vjp_vmap(info, in_dims, jacobians, cotangents, count, pose_a, pose_b):
+    """The batching rule of pose_vjp (vmap of a backward, jacrev's vmap over cotangents): every
+    input brought to the batch [size, N] of one pose_vjp call, the result [size, N, 14]."""
+    size = info.batch_size
+    n = int(np.prod(torch.broadcast_shapes(
+        *[(t.shape if d is None else t.shape[:d] + t.shape[d + 1:])[:-1]
+          for t, d in ((pose_a, in_dims[3]), (pose_b, in_dims[4]))]), dtype=int))
+    pose_a, pose_b = _lift((pose_a, pose_b), in_dims[3:])
+    pose_a = pose_a.expand((size,) + tuple(pose_a.shape[1:]))  # the batch is [size, ...] even
+    # when only the cotangents are batched
+
+    def flat(t, d):
+        t = t.expand((size,) + tuple(t.shape)) if d is None else t.movedim(d, 0)
+        return t.reshape((size * n,) + tuple(t.shape[2:]))
+    jacobians = [flat(j, d) for j, d in zip(jacobians, in_dims[0])]
+    cotangents = [flat(c, d) for c, d in zip(cotangents, in_dims[1])]
+    count = None if count is None else flat(count, in_dims[2])
+    v = torch.ops.osculate.pose_vjp(jacobians, cotangents, count, pose_a, pose_b)
+    return v.reshape(size, n, 14), 0
+
+
 _LIB.impl("pose_vjp", _pose_vjp_autograd, "Autograd")
+if _register_vmap is not None:
+    _register_vmap("osculate::pose_vjp", _pose_vjp_vmap, lib=_LIB)
 
 
 def _pose_args(pose_a, pose_b):
@@ -389,7 +546,7 @@ def dcol(a, pose_a, b, pose_b, **settings):
     distance [...], point, point_a, point_b, normal [..., 3], differentiable in both poses.
     Settings: osculate.dcol_settings(). The op: torch.ops.osculate.dcol."""
     pa, pb, device = _pose_args(pose_a, pose_b)
-    out = torch.ops.osculate.dcol(pa, pb, register("dcol", a, b, **settings), False)
+    out = _query(_DCOL, register("dcol", a, b, **settings), None, pa, pb)
     return {n: v.to(device) for (n, _), v in zip(_DCOL.outputs, out)}
 
 
@@ -397,8 +554,7 @@ def dcol_alpha(a, pose_a, b, pose_b, **settings):
     """DCOL's alpha (< 1: interpenetrating), differentiable in both poses [..., 7]; computes
     alpha's Jacobian only. The op: torch.ops.osculate.dcol_alpha."""
     pa, pb, device = _pose_args(pose_a, pose_b)
-    return torch.ops.osculate.dcol_alpha(pa, pb, register("dcol", a, b, **settings),
-                                         False)[0].to(device)
+    return _query(_DCOL_ALPHA, register("dcol", a, b, **settings), None, pa, pb)[0].to(device)
 
 
 # contacts padded to a capacity: manifolds, SDF-SDF collision points, local minimal distances
@@ -424,7 +580,7 @@ _define(_LMD, _padded_kernel(_LMD, _host.lmd_twist))
 
 def _padded(spec, handle, capacity, pose_a, pose_b):
     pa, pb, device = _pose_args(pose_a, pose_b)
-    out = getattr(torch.ops.osculate, spec.name)(pa, pb, handle, capacity, False)
+    out = _query(spec, handle, capacity, pa, pb)
     k = len(spec.outputs)
     result = {n: v.to(device) for (n, _), v in zip(spec.outputs, out[:k])}
     result["count"] = out[k].to(device)
@@ -497,45 +653,57 @@ def _sdf_meta(points, handle, jacobians):
             points.new_empty(points.shape if jacobians else (0,), dtype=_F64))
 
 
-class _Sdf(torch.autograd.Function):
-    """The Autograd kernel of osculate::sdf: backward is gradient * incoming (aten ops)."""
-
-    @staticmethod
-    def forward(ctx, handle, jacobians, points):
-        need = ctx.needs_input_grad[2]
-        with _BelowAutograd():
-            v, g = torch.ops.osculate.sdf(points, handle, bool(jacobians or need))
-        if need:
-            ctx.save_for_backward(g)
-        kept = g if jacobians else _none(points)
-        ctx.mark_non_differentiable(kept)
-        return v, kept
-
-    @staticmethod
-    @torch.autograd.function.once_differentiable
-    def backward(ctx, grad, _):
-        (g,) = ctx.saved_tensors
-        return None, None, (g * grad.unsqueeze(-1)).to(grad.dtype)
+def _sdf_forward(handle, points):
+    """The derivatives of osculate::sdf: forward gives the value and its gradient (an output, for
+    backward), backward is gradient * incoming (aten ops)."""
+    return tuple(torch.ops.osculate.sdf(points, handle, True))
 
 
-_LIB.impl("sdf", _sdf_cpu, "CPU")
-_LIB.impl("sdf", _sdf_meta, "Meta")
+def _sdf_setup(ctx, inputs, outputs):
+    ctx.save_for_backward(outputs[1])
+    ctx.mark_non_differentiable(outputs[1])
+
+
+def _sdf_backward(ctx, grad, _):
+    (g,) = ctx.saved_tensors
+    return None, (g * grad.unsqueeze(-1)).to(grad.dtype)
+
+
+def _sdf_function_vmap(function, info, in_dims, handle, points):
+    return function.apply(handle, points.movedim(in_dims[1], 0)), (0, 0)
+
+
+_Sdf = _function("_Sdf", _sdf_forward, _sdf_setup, _sdf_backward, _sdf_function_vmap)
+
+
 def _sdf_autograd(points, handle, jacobians):
     if not _grad_needed(points):
         with _BelowAutograd():
             return torch.ops.osculate.sdf(points, handle, jacobians)
-    return _Sdf.apply(handle, jacobians, points)
+    return _placeholders(_Sdf.apply(handle, points), 1, jacobians, points)
 
 
+def _sdf_vmap(info, in_dims, points, handle, jacobians):
+    """The batching rule of osculate::sdf: one call on the points with the vmapped dim first."""
+    value, gradient = torch.ops.osculate.sdf(points.movedim(in_dims[0], 0), handle, jacobians)
+    return (value, gradient), (0, 0 if jacobians else None)
+
+
+_LIB.impl("sdf", _sdf_cpu, "CPU")
+_LIB.impl("sdf", _sdf_meta, "Meta")
 _LIB.impl("sdf", _sdf_autograd, "Autograd")
+if _register_vmap is not None:
+    _register_vmap("osculate::sdf", _sdf_vmap, lib=_LIB)
 
 
 def sdf(model, points):
     """phi of an SDF (or Grid) at points [..., 3], differentiable in the points. The op:
     torch.ops.osculate.sdf."""
     points = _float_tensor(points)
-    return torch.ops.osculate.sdf(points.to("cpu"), register("sdf", model),
-                                  False)[0].to(points.device)
+    device, points, handle = points.device, points.to("cpu"), register("sdf", model)
+    if _differentiated(points):
+        return _Sdf.apply(handle, points)[0].to(device)
+    return torch.ops.osculate.sdf(points, handle, False)[0].to(device)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -598,55 +766,67 @@ def _ray_meta(origins, directions, parameters, handle, jacobians):
                               dtype=_F64))
 
 
-class _Ray(torch.autograd.Function):
-    """The Autograd kernel of osculate::ray_intersect: backward contracts the [7, 6 + P] Jacobian
-    of each ray with the incoming gradients (aten ops) and sums broadcast dimensions back."""
-
-    @staticmethod
-    def forward(ctx, handle, jacobians, origins, directions, parameters):
-        need = any(ctx.needs_input_grad[2:])
-        with _BelowAutograd():
-            out = torch.ops.osculate.ray_intersect(origins, directions, parameters, handle,
-                                                   bool(jacobians or need))
-        ctx.set_materialize_grads(False)
-        ctx.shapes = [None if t is None else t.shape for t in (origins, directions, parameters)]
-        ctx.dtype = out[0].dtype
-        if need:
-            ctx.save_for_backward(out[4])
-        kept = out[4] if jacobians else _none(origins)
-        ctx.mark_non_differentiable(out[3], kept)
-        return tuple(out[:4]) + (kept,)
-
-    @staticmethod
-    @torch.autograd.function.once_differentiable
-    def backward(ctx, *grads):
-        (j,) = ctx.saved_tensors
-        if all(g is None for g in grads[:3]):
-            return (None,) * 5
-        parts = []
-        for g, rows in zip(grads[:3], _RAY_ROWS):
-            if g is None:
-                g = torch.zeros(j.shape[:-2] + (rows,), dtype=_F64)
-            parts.append(g.reshape(j.shape[:-2] + (rows,)).to(_F64))
-        v = (torch.cat(parts, dim=-1).unsqueeze(-1) * j).sum(dim=-2)  # [batch, 6 + P]
-        dtype = ctx.dtype
-        columns = (v[..., :3], v[..., 3:6], v[..., 6:])
-        result = [None if shape is None or not need else c.sum_to_size(shape).to(dtype)
-                  for c, shape, need in zip(columns, ctx.shapes, ctx.needs_input_grad[2:])]
-        return (None, None) + tuple(result)
+def _ray_forward(handle, origins, directions, parameters):
+    """The derivatives of osculate::ray_intersect: forward gives t, point, normal, hit and the
+    Jacobian (an output, for backward); backward contracts the [7, 6 + P] Jacobian of each ray
+    with the incoming gradients (aten ops) and sums broadcast dimensions back."""
+    return tuple(torch.ops.osculate.ray_intersect(origins, directions, parameters, handle, True))
 
 
-_LIB.impl("ray_intersect", _ray_cpu, "CPU")
-_LIB.impl("ray_intersect", _ray_meta, "Meta")
+def _ray_setup(ctx, inputs, outputs):
+    ctx.set_materialize_grads(False)
+    ctx.shapes = [None if t is None else t.shape for t in inputs[1:]]
+    ctx.dtype = outputs[0].dtype
+    ctx.save_for_backward(outputs[4])
+    ctx.mark_non_differentiable(outputs[3], outputs[4])
+
+
+def _ray_backward(ctx, *grads):
+    (j,) = ctx.saved_tensors
+    if all(g is None for g in grads[:3]):
+        return (None,) * 4
+    parts = []
+    for g, rows in zip(grads[:3], _RAY_ROWS):
+        if g is None:
+            g = j.new_zeros(j.shape[:-2] + (rows,))
+        parts.append(g.reshape(j.shape[:-2] + (rows,)).to(_F64))
+    v = (torch.cat(parts, dim=-1).unsqueeze(-1) * j).sum(dim=-2)  # [batch, 6 + P]
+    columns = (v[..., :3], v[..., 3:6], v[..., 6:])
+    result = [None if shape is None or not need else c.sum_to_size(shape).to(ctx.dtype)
+              for c, shape, need in zip(columns, ctx.shapes, ctx.needs_input_grad[1:])]
+    return (None,) + tuple(result)
+
+
+def _ray_function_vmap(function, info, in_dims, handle, origins, directions, parameters):
+    origins, directions, parameters = _lift((origins, directions, parameters), in_dims[1:])
+    return function.apply(handle, origins, directions, parameters), (0,) * 5
+
+
+_Ray = _function("_Ray", _ray_forward, _ray_setup, _ray_backward, _ray_function_vmap)
+
+
 def _ray_autograd(origins, directions, parameters, handle, jacobians):
     if not _grad_needed(origins, directions, parameters):
         with _BelowAutograd():
             return torch.ops.osculate.ray_intersect(origins, directions, parameters, handle,
                                                     jacobians)
-    return _Ray.apply(handle, jacobians, origins, directions, parameters)
+    return _placeholders(_Ray.apply(handle, origins, directions, parameters), 4, jacobians,
+                         origins)
 
 
+def _ray_vmap(info, in_dims, origins, directions, parameters, handle, jacobians):
+    """The batching rule of osculate::ray_intersect: one call on the rays (and parameters) with
+    the vmapped dimension first."""
+    origins, directions, parameters = _lift((origins, directions, parameters), in_dims[:3])
+    out = torch.ops.osculate.ray_intersect(origins, directions, parameters, handle, jacobians)
+    return tuple(out), (0, 0, 0, 0, 0 if jacobians else None)
+
+
+_LIB.impl("ray_intersect", _ray_cpu, "CPU")
+_LIB.impl("ray_intersect", _ray_meta, "Meta")
 _LIB.impl("ray_intersect", _ray_autograd, "Autograd")
+if _register_vmap is not None:
+    _register_vmap("osculate::ray_intersect", _ray_vmap, lib=_LIB)
 
 
 def _ray(surface, diameter, transform, settings, origins, directions, parameters):
@@ -655,8 +835,11 @@ def _ray(surface, diameter, transform, settings, origins, directions, parameters
     if parameters is not None:
         parameters = _float_tensor(parameters, origins).to("cpu")
     handle = register("ray", surface, diameter, transform, **settings)
-    out = torch.ops.osculate.ray_intersect(origins.to("cpu"), directions.to("cpu"), parameters,
-                                           handle, False)
+    args = (origins.to("cpu"), directions.to("cpu"), parameters)
+    if _differentiated(*args):
+        out = _Ray.apply(handle, *args)
+    else:
+        out = torch.ops.osculate.ray_intersect(*args, handle, False)
     return {n: v.to(origins.device) for n, v in zip(_RAY_NAMES + ["hit"], out[:4])}
 
 
