@@ -884,12 +884,13 @@ static void step_insert_knot(step_curve* c, double u) {
 }
 
 // Makes c clamped (its end knots of multiplicity p + 1) without changing it on [U_p, U_n]: each
-// end knot inserted until its multiplicity is p, then the poles and knots outside dropped.
-static osc_status step_clamp(step_curve* c) {
+// end knot inserted until its multiplicity is p, then the poles and knots outside dropped. Its new
+// arrays have room for `extra` more poles and knots.
+static osc_status step_clamp(step_curve* c, int extra) {
     int p = c->degree, n = c->count;
     double lo = c->knots[p], hi = c->knots[n];
-    double* poles = osc_calloc((size_t)n + 2 * (size_t)p, 4 * sizeof(double));
-    double* knots = osc_calloc((size_t)n + 3 * (size_t)p + 1, sizeof(double));
+    double* poles = osc_calloc((size_t)n + 2 * (size_t)p + (size_t)extra, 4 * sizeof(double));
+    double* knots = osc_calloc((size_t)n + 3 * (size_t)p + 1 + (size_t)extra, sizeof(double));
     if (!poles || !knots) {
         osc_free(poles);
         osc_free(knots);
@@ -936,7 +937,7 @@ static osc_status step_clamp(step_curve* c) {
 // the curve with its count set to 0 when its ends are further apart than the file's uncertainty
 // (the caller reports it); fails only on memory.
 static osc_status step_unroll_closed(step_ctx* ctx, step_curve* c) {
-    osc_status status = step_clamp(c);
+    osc_status status = step_clamp(c, 0);
     if (status != OSC_OK) return status;
     int p = c->degree, n = c->count;
     if (n == 0) return OSC_OK;
@@ -1458,9 +1459,117 @@ static osc_status step_face_loops(step_ctx* ctx, int face, const osc_brep_surfac
     return OSC_OK;
 }
 
+// A closed, clamped B-spline curve (its first and last poles the same point) on [lo, hi] with its
+// seam moved to a in (lo, hi): the same curve on [a, a + hi - lo]. Knot a is inserted until its
+// multiplicity is p, which splits the curve at C(a) = P[j-1] (j the first knot a) into a piece A on
+// [lo, a] and B on [a, hi]; the result is B followed by A moved by the period, its homogeneous poles
+// scaled so that its first is B's last (a NURBS curve does not change when all its weights are
+// scaled), joined C0 at hi. `c`'s arrays have room for p more poles and knots.
+static void step_rotate_curve(step_curve* c, double a, double* poles, double* knots) {
+    int p = c->degree;
+    double lo = c->knots[0], hi = c->knots[c->count + p], period = hi - lo;
+    for (;;) {
+        int s = 0;
+        for (int i = 0; i < c->count + p + 1; ++i) s += c->knots[i] == a;
+        if (s >= p) break;
+        step_insert_knot(c, a);
+    }
+    int m = c->count, j = 0;
+    const double* U = c->knots;
+    while (U[j] < a) ++j;
+    const double* P = c->poles;
+    double scale = P[4 * (m - 1) + 3] / P[3];
+    memcpy(poles, P + 4 * (j - 1), (size_t)(m - j + 1) * 4 * sizeof(double));
+    for (int i = 1; i < j; ++i)
+        for (int q = 0; q < 4; ++q) poles[4 * (m - j + i) + q] = scale * P[4 * i + q];
+    int at = 0;
+    for (int i = 0; i <= p; ++i) knots[at++] = a;
+    for (int i = j + p; i < m; ++i) knots[at++] = U[i];
+    for (int i = 0; i < p; ++i) knots[at++] = hi;
+    for (int i = p + 1; i < j; ++i) knots[at++] = U[i] + period;
+    for (int i = 0; i <= p; ++i) knots[at++] = a + period;
+}
+
+// Replaces the face's closed B-spline surface by the same surface with its seam in direction k
+// moved to parameter a (step_rotate_curve on every row of poles along k, after clamping them
+// when the surface is written in its periodic form), so that a face crossing the seam lies in one
+// parameter range. OSC_ERR_UNSUPPORTED (without a message) when a row does not close.
+static osc_status step_rotate_surface(step_ctx* ctx, osc_brep_surface* s, int k, double a) {
+    const osc_brep_nurbs e = ctx->nurbs[s->nurbs];
+    int p = e.degree[k], n = e.count[k], rows = e.count[1 - k];
+    const double* knots_in = ctx->reals + e.knot_begin + (k ? e.count[0] + e.degree[0] + 1 : 0);
+    size_t most = (size_t)n + 3 * (size_t)p + 2; // poles after clamping and inserting a
+    double* row = osc_calloc(most, 4 * sizeof(double));
+    double* row_knots = osc_calloc(most + (size_t)p + 1, sizeof(double));
+    double* cw = osc_calloc(most * (size_t)rows, 4 * sizeof(double));
+    double* knots = osc_calloc(most + (size_t)p + 1, sizeof(double));
+    osc_status status = row && row_knots && cw && knots ? OSC_OK : OSC_ERR_NO_MEMORY;
+    int count = 0;
+    for (int r = 0; r < rows && status == OSC_OK; ++r) {
+        step_curve c;
+        memset(&c, 0, sizeof c);
+        c.kind = CURVE_BSPLINE;
+        c.degree = p;
+        c.count = n;
+        c.poles = osc_calloc((size_t)n, 4 * sizeof(double));
+        c.knots = osc_calloc((size_t)n + (size_t)p + 1, sizeof(double));
+        if (!c.poles || !c.knots) status = OSC_ERR_NO_MEMORY;
+        for (int i = 0; i < n && status == OSC_OK; ++i) {
+            int index = k ? r * e.count[1] + i : i * e.count[1] + r;
+            double w = e.weight_begin >= 0 ? ctx->reals[e.weight_begin + index] : 1.0;
+            osc_vec3 x = ctx->cpoints[e.point_begin + index];
+            c.poles[4 * i] = w * x.x;
+            c.poles[4 * i + 1] = w * x.y;
+            c.poles[4 * i + 2] = w * x.z;
+            c.poles[4 * i + 3] = w;
+        }
+        if (status == OSC_OK) memcpy(c.knots, knots_in, ((size_t)n + (size_t)p + 1) * sizeof(double));
+        if (status == OSC_OK) status = step_clamp(&c, p); // room for p more poles
+        const double *first = c.poles, *last = c.poles + 4 * (c.count - 1);
+        if (status == OSC_OK && (c.count == 0 ||
+                                 osc_length(osc_sub(osc_scale(osc_v3(first[0], first[1], first[2]), 1.0 / first[3]),
+                                                    osc_scale(osc_v3(last[0], last[1], last[2]), 1.0 / last[3]))) >
+                                     fmax(1e-9 * ctx->scale, ctx->uncertainty) ||
+                                 !(a > c.knots[0] && a < c.knots[c.count + p])))
+            status = OSC_ERR_UNSUPPORTED;
+        if (status == OSC_OK) {
+            step_rotate_curve(&c, a, row, row_knots);
+            if (r == 0) {
+                count = c.count;
+                memcpy(knots, row_knots, ((size_t)count + (size_t)p + 1) * sizeof(double));
+            }
+            if (c.count != count) status = OSC_ERR_UNSUPPORTED; // cannot happen: the rows share their knots
+            for (int i = 0; i < count && status == OSC_OK; ++i) {
+                int index = k ? r * count + i : i * rows + r;
+                memcpy(cw + 4 * index, row + 4 * i, 4 * sizeof(double));
+            }
+        }
+        osc_free(c.poles);
+        osc_free(c.knots);
+    }
+    if (status == OSC_OK) {
+        int degree[2] = {e.degree[0], e.degree[1]}, counts[2] = {e.count[0], e.count[1]};
+        counts[k] = count;
+        const double* other = ctx->reals + e.knot_begin + (k ? 0 : e.count[0] + e.degree[0] + 1);
+        size_t other_size = (size_t)e.count[1 - k] + (size_t)e.degree[1 - k] + 1;
+        double* copy = osc_calloc(other_size, sizeof(double)); // the arrays may move as they grow
+        if (!copy) status = OSC_ERR_NO_MEMORY;
+        if (copy) memcpy(copy, other, other_size * sizeof(double));
+        if (status == OSC_OK)
+            status = step_add_nurbs(ctx, degree, counts, k ? copy : knots, k ? knots : copy, cw, &s->nurbs);
+        osc_free(copy);
+        if (status == OSC_OK) status = step_use_face_nurbs(ctx, s->nurbs);
+    }
+    osc_free(row);
+    osc_free(row_knots);
+    osc_free(cw);
+    osc_free(knots);
+    return status;
+}
+
 // the face's parameter box from its trims; periodic parameters are shifted so that the box starts
 // in [-pi, pi) and must span at most one period
-static osc_status step_face_box(step_ctx* ctx, int face, const osc_brep_surface* s, int trim_begin, osc_brep_face* f) {
+static osc_status step_face_box(step_ctx* ctx, int face, osc_brep_surface* s, int trim_begin, osc_brep_face* f) {
     if (trim_begin == ctx->trim_count && s->type == OSC_SURFACE_NURBS) { // no loop: the whole B-spline
         f->umin = ctx->face_nurbs.lo[0];
         f->umax = ctx->face_nurbs.hi[0];
@@ -1491,16 +1600,30 @@ static osc_status step_face_box(step_ctx* ctx, int face, const osc_brep_surface*
         double period = step_period(ctx, s, k);
         if (!(period > 0.0)) continue;
         double span = box[2 * k + 1] - box[2 * k];
-        if (span > period * (1.0 + 1e-7 / STEP_TWO_PI))
+        // a seam found a little off (a file's imprecision) may widen the loops beyond one period by
+        // as much as the gaps the file may leave, relative to the solid's extent
+        double slack = fmax(1e-7 / STEP_TWO_PI, STEP_GAP_FACTOR * ctx->uncertainty / ctx->scale);
+        if (span > period * (1.0 + slack))
             return step_unsupported(
                 ctx, face, k ? "the loops span more than one period in v" : "the loops span more than one period in u");
         // angles: the box starts in [-pi, pi); closed B-splines: in their parameter range
         double start = s->type == OSC_SURFACE_NURBS ? ctx->face_nurbs.lo[k] : -STEP_PI;
-        double shift = period * floor((box[2 * k] - start) / period + (s->type == OSC_SURFACE_NURBS ? 1e-7 : 0.0));
+        int nurbs = s->type == OSC_SURFACE_NURBS;
+        double shift = period * floor((box[2 * k] - start) / period + (nurbs ? fmax(1e-7, slack) : 0.0));
         box[2 * k] -= shift;
         box[2 * k + 1] = fmin(box[2 * k + 1] - shift, box[2 * k] + period);
-        if (s->type == OSC_SURFACE_NURBS && box[2 * k + 1] > ctx->face_nurbs.hi[k] + 1e-7 * period)
-            return step_unsupported(ctx, face, "the face crosses the seam of its closed B-spline surface");
+        if (nurbs && box[2 * k] < ctx->face_nurbs.lo[k]) { // within the slack: onto the surface's range
+            box[2 * k] = ctx->face_nurbs.lo[k];
+            box[2 * k + 1] = fmin(box[2 * k + 1], box[2 * k] + period);
+        }
+        if (nurbs && box[2 * k + 1] > ctx->face_nurbs.hi[k] + fmax(1e-7, slack) * period) {
+            // the face crosses the surface's seam: the same surface with its seam where the box starts
+            osc_status status = step_rotate_surface(ctx, s, k, box[2 * k]);
+            if (status == OSC_ERR_UNSUPPORTED)
+                return step_unsupported(ctx, face, "the face crosses the seam of its closed B-spline surface");
+            if (status != OSC_OK) return status;
+        }
+        if (nurbs) box[2 * k + 1] = fmin(box[2 * k + 1], ctx->face_nurbs.hi[k]);
         for (int i = trim_begin; i < ctx->trim_count; ++i) { // shift, and clamp rounding overshoots
             osc_brep_trim* t = &ctx->trims[i];
             t->start[k] = fmin(fmax(t->start[k] - shift, box[2 * k]), box[2 * k + 1]);
