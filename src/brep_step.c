@@ -128,9 +128,12 @@ typedef struct step_ctx {
     size_t face_storage_capacity;
     double hint[2]; // the last (u, v) found on it: projections continue from there
     int hint_valid;
-    double uncertainty; // the file's distance uncertainty (its model unit), 0 when it gives none
-    osc_vec3 center;    // the centre of the solid's vertices
-    int flip;           // the faces being read belong to a void turned over (ORIENTED_CLOSED_SHELL .F.)
+    double uncertainty;        // the file's distance uncertainty (its model unit), 0 when it gives none
+    osc_vec3 center;           // the centre of the solid's vertices
+    int flip;                  // the faces being read belong to a void turned over (ORIENTED_CLOSED_SHELL .F.)
+    osc_brep_skipped* skipped; // the faces of the solid being read that were left out (their boxes)
+    int skipped_count;
+    size_t skipped_capacity;
 } step_ctx;
 
 // ---- errors and growth ---------------------------------------------------------------------------
@@ -1390,9 +1393,12 @@ static int step_bound_loop(const step_ctx* ctx, int bound) {
     return node && node->kind == STEP_REF ? step_find(ctx->file, node->id) : -1;
 }
 
-// marks the EDGE_CURVEs of a dropped face: the faces on their other side lose these edges
-static void step_mark_dropped(step_ctx* ctx, int first_bound) {
+// marks the EDGE_CURVEs of a dropped face (the faces on their other side lose these edges), and
+// the box of its boundary into lo, hi (empty when it has none)
+static void step_mark_dropped(step_ctx* ctx, int first_bound, osc_vec3* lo, osc_vec3* hi) {
     const step_file* file = ctx->file;
+    *lo = osc_v3(INFINITY, INFINITY, INFINITY);
+    *hi = osc_scale(*lo, -1.0);
     for (int node = first_bound; node >= 0; node = file->nodes[node].next) {
         if (file->nodes[node].kind != STEP_REF) continue;
         int loop = step_bound_loop(ctx, step_find(file, file->nodes[node].id));
@@ -1404,6 +1410,38 @@ static void step_mark_dropped(step_ctx* ctx, int first_bound) {
                 step_arg(ctx->file, step_args(ctx->file, step_find(file, file->nodes[item].id), "ORIENTED_EDGE"), 3);
             int edge = element && element->kind == STEP_REF ? step_find(file, element->id) : -1;
             if (edge >= 0) ctx->dropped_serial[edge] = ctx->serial;
+            // the box of the face's boundary: its edges' vertices, circles and ellipses whole,
+            // B-spline control polygons (a curve the reader cannot evaluate adds its vertices)
+            int args = step_args(file, edge, "EDGE_CURVE");
+            const step_node* geometry = step_arg(file, args, 3);
+            step_curve c;
+            memset(&c, 0, sizeof c);
+            if (geometry && geometry->kind == STEP_REF &&
+                step_read_curve(ctx, step_find(file, geometry->id), &c) == OSC_OK) { // the curve's box
+                if (c.kind == CURVE_CIRCLE || c.kind == CURVE_ELLIPSE) {
+                    osc_vec3 r = osc_v3(c.a * fabs(c.x.x) + c.b * fabs(c.y.x), c.a * fabs(c.x.y) + c.b * fabs(c.y.y),
+                                        c.a * fabs(c.x.z) + c.b * fabs(c.y.z));
+                    osc_vec3 l = osc_sub(c.o, r), h = osc_add(c.o, r);
+                    *lo = osc_v3(fmin(lo->x, l.x), fmin(lo->y, l.y), fmin(lo->z, l.z));
+                    *hi = osc_v3(fmax(hi->x, h.x), fmax(hi->y, h.y), fmax(hi->z, h.z));
+                }
+                for (int i = 0; c.kind == CURVE_BSPLINE && i < c.count; ++i) { // its control polygon
+                    const double* q = c.poles + 4 * i;
+                    osc_vec3 x = osc_scale(osc_v3(q[0], q[1], q[2]), 1.0 / q[3]);
+                    *lo = osc_v3(fmin(lo->x, x.x), fmin(lo->y, x.y), fmin(lo->z, x.z));
+                    *hi = osc_v3(fmax(hi->x, x.x), fmax(hi->y, x.y), fmax(hi->z, x.z));
+                }
+            }
+            osc_free(c.poles);
+            osc_free(c.knots);
+            for (int k = 1; k <= 2 && args >= 0; ++k) { // and its vertices
+                const step_node* vertex = step_arg(file, args, k);
+                int v = vertex && vertex->kind == STEP_REF ? step_find(file, vertex->id) : -1;
+                osc_vec3 x;
+                if (v < 0 || step_args(file, v, "VERTEX_POINT") < 0 || step_vertex(ctx, v, &x) != OSC_OK) continue;
+                *lo = osc_v3(fmin(lo->x, x.x), fmin(lo->y, x.y), fmin(lo->z, x.z));
+                *hi = osc_v3(fmax(hi->x, x.x), fmax(hi->y, x.y), fmax(hi->z, x.z));
+            }
         }
     }
 }
@@ -1690,7 +1728,17 @@ static osc_status step_face(step_ctx* ctx, int instance) {
         ctx->trim_count = trims;
         ctx->loop_count = loops;
         ++ctx->report->faces_unsupported;
-        step_mark_dropped(ctx, first);
+        osc_brep_skipped box = {{0, 0, 0}, {0, 0, 0}, 0};
+        step_mark_dropped(ctx, first, &box.lo, &box.hi);
+        if (!(box.lo.x <= box.hi.x)) { // no vertex (a closed surface without loops): the solid's box
+            osc_vec3 half = osc_v3(0.5 * ctx->scale, 0.5 * ctx->scale, 0.5 * ctx->scale);
+            box.lo = osc_sub(ctx->center, half);
+            box.hi = osc_add(ctx->center, half);
+        }
+        osc_clear_error();
+        if ((status = STEP_GROW(ctx, skipped, skipped_count, skipped_capacity, ctx->skipped_count + 1)) != OSC_OK)
+            return status;
+        ctx->skipped[ctx->skipped_count++] = box;
         return OSC_OK;
     }
     if (status != OSC_OK) return status;
@@ -1957,7 +2005,7 @@ static osc_status step_read_solid(step_ctx* ctx, int solid, osc_brep_desc* desc)
     int voided = step_args(file, solid, "BREP_WITH_VOIDS");
     ++ctx->serial;
     ctx->surface_count = ctx->face_count = ctx->loop_count = ctx->trim_count = 0;
-    ctx->nurbs_count = ctx->cpoint_count = ctx->real_count = 0;
+    ctx->nurbs_count = ctx->cpoint_count = ctx->real_count = ctx->skipped_count = 0;
     for (int i = 0; i < ctx->edge_count; ++i) {
         osc_free(ctx->edges[i].curve.poles);
         osc_free(ctx->edges[i].curve.knots);
@@ -1997,6 +2045,8 @@ typedef struct step_solid_model {
     char why[96];                  // skipped: "#id NAME: what"
     osc_brep_desc desc;            // in the solid's coordinates
     osc_brep_import_report counts; // its faces and edges
+    osc_brep_skipped* skipped;     // its faces left out, in the solid's coordinates
+    int skipped_count;
 } step_solid_model;
 
 // the model: the placed solids' descriptions appended, and a shell per placed solid
@@ -2031,6 +2081,9 @@ typedef struct step_model {
     double* reals;
     int real_count;
     size_t real_capacity;
+    osc_brep_skipped* skipped; // faces left out, placed, with their shells
+    int skipped_count;
+    size_t skipped_capacity;
 } step_model;
 
 static void step_add_counts(osc_brep_import_report* report, const osc_brep_import_report* counts) {
@@ -2061,6 +2114,12 @@ static osc_status step_solid_for(step_ctx* ctx, const step_placed* placed, step_
     ctx->report = &m->counts;
     m->status = step_read_solid(ctx, placed->solid, &m->desc);
     ctx->report = report;
+    if (m->status == OSC_OK && ctx->skipped_count) {
+        m->skipped = osc_calloc((size_t)ctx->skipped_count, sizeof *m->skipped);
+        if (!m->skipped) return m->status = OSC_ERR_NO_MEMORY;
+        memcpy(m->skipped, ctx->skipped, (size_t)ctx->skipped_count * sizeof *m->skipped);
+        m->skipped_count = ctx->skipped_count;
+    }
     if (m->status == OSC_ERR_UNSUPPORTED && ctx->skip) {
         const char* message = osc_last_error();
         const char* prefix = "osc_brep_read_step: ";
@@ -2248,9 +2307,28 @@ static osc_status step_place_solids(step_ctx* ctx, const step_placed* placed, in
         step_add_counts(ctx->report, &m->counts);
         if ((status = step_append(model, &m->desc, &p->transform)) == OSC_OK)
             status = step_add_shell(ctx, model, p, &m->desc);
+        if (status == OSC_OK && m->skipped_count)
+            status = STEP_MODEL_GROW(model, skipped, skipped_count, skipped_capacity, m->skipped_count);
+        for (int k = 0; status == OSC_OK && k < m->skipped_count; ++k) { // the boxes of their placed corners
+            osc_brep_skipped* out = &model->skipped[model->skipped_count++];
+            out->lo = osc_v3(INFINITY, INFINITY, INFINITY);
+            out->hi = osc_scale(out->lo, -1.0);
+            out->shell = model->shell_count - 1;
+            for (int corner = 0; corner < 8; ++corner) {
+                const osc_brep_skipped* b = &m->skipped[k];
+                osc_vec3 x =
+                    step_apply(&p->transform, osc_v3(corner & 1 ? b->hi.x : b->lo.x, corner & 2 ? b->hi.y : b->lo.y,
+                                                     corner & 4 ? b->hi.z : b->lo.z));
+                out->lo = osc_v3(fmin(out->lo.x, x.x), fmin(out->lo.y, x.y), fmin(out->lo.z, x.z));
+                out->hi = osc_v3(fmax(out->hi.x, x.x), fmax(out->hi.y, x.y), fmax(out->hi.z, x.z));
+            }
+        }
         ctx->report->instances_imported += status == OSC_OK;
     }
-    for (int i = 0; i < model_count; ++i) step_desc_free(&models[i].desc);
+    for (int i = 0; i < model_count; ++i) {
+        step_desc_free(&models[i].desc);
+        osc_free(models[i].skipped);
+    }
     osc_free(models);
     osc_free(model_of);
     return status;
@@ -2282,6 +2360,7 @@ static void step_ctx_free(step_ctx* ctx) {
     osc_free(ctx->vertex_of);
     osc_free(ctx->vertex_serial);
     osc_free(ctx->passes);
+    osc_free(ctx->skipped);
     osc_free(ctx->samples);
     osc_free(ctx->surfaces);
     osc_free(ctx->faces);
@@ -2319,11 +2398,14 @@ static osc_status step_ctx_init(step_ctx* ctx, const step_file* file, int skip, 
 }
 
 osc_status step_convert(const char* text, size_t size, int skip_unsupported, osc_brep_desc* desc,
-                        osc_brep_import_report* report, osc_brep_shell** shells, int* shell_count) {
+                        osc_brep_import_report* report, osc_brep_shell** shells, int* shell_count,
+                        osc_brep_skipped** skipped, int* skipped_count) {
     memset(desc, 0, sizeof *desc);
     memset(report, 0, sizeof *report);
     if (shells) *shells = NULL;
     if (shell_count) *shell_count = 0;
+    if (skipped) *skipped = NULL;
+    if (skipped_count) *skipped_count = 0;
     step_file file;
     step_ctx ctx;
     step_model model;
@@ -2368,6 +2450,11 @@ osc_status step_convert(const char* text, size_t size, int skip_unsupported, osc
     desc->reals = model.reals;
     desc->real_count = model.real_count;
     if (status != OSC_OK || !shells) osc_free(model.shells);
+    if (status != OSC_OK || !skipped) osc_free(model.skipped);
+    if (status == OSC_OK && skipped) {
+        *skipped = model.skipped;
+        *skipped_count = model.skipped_count;
+    }
     if (status != OSC_OK) {
         step_desc_free(desc);
         return status;
@@ -2392,13 +2479,21 @@ osc_status osc_brep_read_step(const char* text, size_t size, int skip_unsupporte
     osc_brep_desc desc;
     osc_brep_shell* shells = NULL;
     int shell_count = 0;
-    osc_status status = step_convert(text ? text : "", size, skip_unsupported, &desc, report, &shells, &shell_count);
+    osc_brep_skipped* skipped = NULL;
+    int skipped_count = 0;
+    osc_status status = step_convert(text ? text : "", size, skip_unsupported, &desc, report, &shells, &shell_count,
+                                     &skipped, &skipped_count);
     if (status == OSC_OK) {
         status = osc_brep_create_shells(&desc, shells, shell_count, settings, out);
+        if (status == OSC_OK && (status = osc_brep_set_skipped(*out, skipped, skipped_count)) != OSC_OK) {
+            osc_brep_destroy(*out);
+            *out = NULL;
+        }
         if (status != OSC_OK) status = osc_fail_in("osc_brep_read_step", status);
     }
     step_desc_free(&desc);
     osc_free(shells);
+    osc_free(skipped);
     return status;
 }
 

@@ -286,7 +286,7 @@ static void test_peg(void) {
     if (!text) return;
     osc_brep_desc d;
     osc_brep_import_report report;
-    CHECK_STATUS(step_convert(text, size, 0, &d, &report, NULL, NULL), OSC_OK);
+    CHECK_STATUS(step_convert(text, size, 0, &d, &report, NULL, NULL, NULL, NULL), OSC_OK);
     CHECK(report.solids == 1 && report.faces_read == 4 && report.faces_imported == 4);
     CHECK(report.faces_unsupported == 0 && report.edges_unsupported == 0 && report.first_unsupported[0] == '\0');
     CHECK_NEAR(report.length_unit, 0.001, 1e-15);
@@ -376,7 +376,7 @@ static void check_screw_distances(const osc_brep* screw) {
         if (sampled < gap - 1e-9) continue; // another part of the screw is nearer than the foot
         placed++;
         on_torus += surf->type == OSC_SURFACE_TORUS;
-        osc_lmd_output out = {contacts, CAP, 0, 0, NULL};
+        osc_lmd_output out = {contacts, CAP, 0, 0, NULL, 0};
         CHECK_STATUS(
             osc_lmd_query(screw, osc_pose_identity(), sphere, osc_pose_make(c, osc_quat_identity()), &s, NULL, &out, 1),
             OSC_OK);
@@ -417,7 +417,7 @@ static void test_screw(void) {
     osc_brep_desc d;
     osc_brep_import_report report;
     // its plane / torus edges are B-spline curves: B-spline edges of the model
-    CHECK_STATUS(step_convert(text, size, 0, &d, &report, NULL, NULL), OSC_OK);
+    CHECK_STATUS(step_convert(text, size, 0, &d, &report, NULL, NULL, NULL, NULL), OSC_OK);
     CHECK(report.first_unsupported[0] == '\0');
     CHECK(report.faces_read == 10 && report.faces_imported == 10 && report.faces_unsupported == 0);
     CHECK(report.edges_imported == 22 && report.edges_unsupported == 0);
@@ -454,7 +454,7 @@ static void test_linkrods(void) {
     // 19 analytic faces and 18 rational B-spline faces (degrees up to 6 x 8), every one imported
     osc_brep_import_report report;
     osc_brep_desc d;
-    CHECK_STATUS(step_convert(text, size, 0, &d, &report, NULL, NULL), OSC_OK);
+    CHECK_STATUS(step_convert(text, size, 0, &d, &report, NULL, NULL, NULL, NULL), OSC_OK);
     CHECK(report.faces_read == 37 && report.faces_unsupported == 0 && report.faces_imported == 37);
     CHECK(report.first_unsupported[0] == '\0' && report.edges_unsupported == 0);
     int bspline_faces = 0;
@@ -500,7 +500,7 @@ static void test_void(void) {
     osc_lmd_contact contacts[CAP];
     const osc_vec3 offsets[] = {{0, 0, 0.3}, {0.4, -0.2, 0.1}, {-0.7, 0.5, -0.3}};
     for (size_t k = 0; k < sizeof offsets / sizeof offsets[0]; ++k) {
-        osc_lmd_output out = {contacts, CAP, 0, 0, NULL};
+        osc_lmd_output out = {contacts, CAP, 0, 0, NULL, 0};
         osc_vec3 c = osc_add(centre, offsets[k]);
         CHECK_STATUS(osc_lmd_query(brep, osc_pose_identity(), ball, osc_pose_make(c, osc_quat_identity()), &settings,
                                    NULL, &out, 1),
@@ -512,6 +512,74 @@ static void test_void(void) {
     }
     osc_brep_destroy(ball);
     osc_brep_destroy(brep);
+}
+
+static char* replaced(const char* text, const char* from, const char* to);
+
+// A face left out (skip_unsupported) is remembered: the peg's top (a disc of radius 1 at z = 5) on a
+// surface the reader does not take is dropped, the model holds the box of its boundary, and a
+// query whose search region reaches that box says so (osc_lmd_output.skipped_faces) in either
+// order of the solids and on the shell built alone; one far from it does not.
+static void test_skipped_faces(void) {
+    size_t size = 0;
+    char* peg = read_text(PEG_PATH, &size);
+    CHECK(peg != NULL);
+    if (!peg) return;
+    char* text =
+        replaced(peg, "#43 = PLANE('',#62);", "#43 = RECTANGULAR_TRIMMED_SURFACE('',#40,0.,1.,0.,1.,.T.,.T.);");
+    osc_brep *brep = NULL, *ball = NULL, *alone = NULL;
+    osc_brep_import_report report;
+    CHECK_STATUS(osc_brep_read_step(text, strlen(text), 0, NULL, &brep, &report), OSC_ERR_UNSUPPORTED);
+    CHECK(brep == NULL && strstr(osc_last_error(), "#43 RECTANGULAR_TRIMMED_SURFACE") != NULL);
+    CHECK_STATUS(osc_brep_read_step(text, strlen(text), 1, NULL, &brep, &report), OSC_OK);
+    CHECK_STATUS(osc_brep_create_sphere(0.5, NULL, &ball), OSC_OK);
+    if (!brep || !ball) goto done;
+    CHECK(report.faces_unsupported == 1 && report.faces_imported == 3 && osc_brep_skipped_face_count(brep) == 1);
+    CHECK(osc_brep_skipped_face_count(ball) == 0 && osc_brep_skipped_face_count(NULL) == 0);
+    osc_vec3 lo, hi;
+    int shell = -1;
+    CHECK_STATUS(osc_brep_get_skipped_face(brep, 0, &lo, &hi, &shell), OSC_OK);
+    CHECK_MSG(shell == 0 && fabs(lo.x + 1) < 1e-12 && fabs(lo.y + 1) < 1e-12 && fabs(hi.x - 1) < 1e-12 &&
+                  fabs(hi.y - 1) < 1e-12 && fabs(lo.z - 5) < 1e-12 && fabs(hi.z - 5) < 1e-12,
+              "box (%g %g %g) (%g %g %g)", lo.x, lo.y, lo.z, hi.x, hi.y, hi.z);
+    CHECK_STATUS(osc_brep_get_skipped_face(brep, 1, &lo, &hi, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(osc_last_error(), "index 1") != NULL);
+    CHECK_STATUS(osc_brep_get_skipped_face(brep, 0, NULL, &hi, NULL), OSC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(osc_brep_create_from_shell(brep, 0, NULL, &alone), OSC_OK);
+    CHECK(osc_brep_skipped_face_count(alone) == 1);
+    enum { CAP = 64 };
+    osc_lmd_contact contacts[CAP];
+    osc_lmd_settings settings = osc_lmd_settings_default(); // d_max 1
+    // (centre of the ball, reached): above the missing top, beside the cylinder far below it
+    const struct {
+        osc_vec3 c;
+        int reached;
+    } cases[] = {{{0, 0, 5.8}, 1}, {{0.3, -0.2, 6.4}, 1}, {{2.8, 0, 1}, 0}, {{0, 0, -1}, 0}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        osc_pose at = osc_pose_make(cases[k].c, osc_quat_identity());
+        const osc_brep* solids[2] = {brep, alone};
+        for (int which = 0; which < 2; ++which) {
+            osc_lmd_output out = {contacts, CAP, 0, 0, NULL, -1};
+            CHECK_STATUS(osc_lmd_query(solids[which], osc_pose_identity(), ball, at, &settings, NULL, &out, 1), OSC_OK);
+            CHECK_MSG(out.skipped_faces == cases[k].reached, "case %zu: %d", k, out.skipped_faces);
+            osc_lmd_output back = {contacts, CAP, 0, 0, NULL, -1};
+            CHECK_STATUS(osc_lmd_query(ball, at, solids[which], osc_pose_identity(), &settings, NULL, &back, 1),
+                         OSC_OK);
+            CHECK_MSG(back.skipped_faces == cases[k].reached, "case %zu reversed: %d", k, back.skipped_faces);
+        }
+    }
+    // a model imported whole reaches nothing left out
+    osc_lmd_output out = {contacts, CAP, 0, 0, NULL, -1};
+    CHECK_STATUS(osc_lmd_query(ball, osc_pose_identity(), ball, osc_pose_make(osc_v3(1.2, 0, 0), osc_quat_identity()),
+                               &settings, NULL, &out, 1),
+                 OSC_OK);
+    CHECK(out.skipped_faces == 0 && out.count >= 1);
+done:
+    osc_brep_destroy(alone);
+    osc_brep_destroy(ball);
+    osc_brep_destroy(brep);
+    free(text);
+    free(peg);
 }
 
 // FreeCAD's SMB_DO_214AA diode package (tests/data/step/freecad): a vertex 2.5e-3 mm off its line,
@@ -1005,7 +1073,7 @@ static void test_bad_input(void) {
     int truncations = 0;
     for (size_t cut = 0; cut + 1 < size; cut += 1 + cut / 40) {
         osc_brep_desc d;
-        osc_status status = step_convert(text, cut, 0, &d, &report, NULL, NULL);
+        osc_status status = step_convert(text, cut, 0, &d, &report, NULL, NULL, NULL, NULL);
         CHECK_MSG(status == OSC_ERR_PARSE && strstr(osc_last_error(), "line "), "cut at %zu: %d %s", cut, (int)status,
                   osc_last_error());
         ++truncations;
@@ -1063,7 +1131,7 @@ static void test_bad_input(void) {
         for (int k = 0; k < edits_count; ++k)
             mutant[test_rng_next(&rng) % size] = alphabet[test_rng_next(&rng) % (sizeof alphabet - 1)];
         osc_brep_desc d;
-        osc_status status = step_convert(mutant, size, (int)(trial & 1), &d, &report, NULL, NULL);
+        osc_status status = step_convert(mutant, size, (int)(trial & 1), &d, &report, NULL, NULL, NULL, NULL);
         CHECK_MSG(status == OSC_OK || is_failure(status), "mutant %d: status %d", trial, (int)status);
         if (status == OSC_OK) {
             ++accepted;
@@ -1219,6 +1287,7 @@ int main(void) {
     RUN(test_cone_apex);
     RUN(test_void);
     RUN(test_file_gaps);
+    RUN(test_skipped_faces);
     RUN(test_assemblies);
     RUN(test_reversed_relationship);
     RUN(test_placements);

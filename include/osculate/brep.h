@@ -335,6 +335,16 @@ OSC_API osc_status osc_brep_get_shell(const osc_brep* brep, int index, osc_brep_
 OSC_API osc_status osc_brep_create_from_shell(const osc_brep* brep, int index, const osc_brep_settings* settings,
                                               osc_brep** out);
 
+/// Returns the number of faces the STEP importer left out of `brep` (skip_unsupported; 0 for a
+/// NULL model or one built otherwise). osc_lmd_query counts those its search region reaches
+/// (osc_lmd_output.skipped_faces).
+OSC_API int osc_brep_skipped_face_count(const osc_brep* brep);
+
+/// Returns OSC_OK with the bounding box of left-out face `index`'s vertices in the model's frame
+/// (`lo`, `hi`) and its shell (`shell`, nullable); OSC_ERR_INVALID_ARGUMENT naming a NULL argument
+/// or an index outside [0, osc_brep_skipped_face_count).
+OSC_API osc_status osc_brep_get_skipped_face(const osc_brep* brep, int index, osc_vec3* lo, osc_vec3* hi, int* shell);
+
 // ---- STEP import (src/brep_step.c) ----
 
 /// What an import read. An instance is a solid placed in the model: a solid used twice by the
