@@ -465,6 +465,8 @@ static void test_linkrods(void) {
     free(text);
 }
 
+static void shell_mass(const osc_brep* brep, const osc_brep_shell* shell, double* volume, osc_vec3* centroid);
+
 // A solid with a void (BREP_WITH_VOIDS, written by OpenCASCADE: a 10 x 8 x 6 box less a ball of
 // radius 2 at (5, 4, 3), tests/data/step/void_box.step): the void's sphere face joins the solid
 // turned over (ORIENTED_CLOSED_SHELL .F.), its normal pointing to the ball's centre, out of the
@@ -492,6 +494,15 @@ static void test_void(void) {
                   normal.z);
     }
     CHECK(spheres == 1);
+    // the void's faces turned over take the ball's volume out of the box's
+    osc_brep_shell shell;
+    double volume;
+    osc_vec3 centroid;
+    CHECK_STATUS(osc_brep_get_shell(brep, 0, &shell), OSC_OK);
+    shell_mass(brep, &shell, &volume, &centroid);
+    CHECK_MSG(fabs(volume - (480.0 - 32.0 * TEST_PI / 3.0)) < 1e-3 * 480.0 &&
+                  osc_length(osc_sub(centroid, centre)) < 1e-3,
+              "volume %.9g, centroid (%g %g %g)", volume, centroid.x, centroid.y, centroid.z);
     const double r = 0.5;
     CHECK_STATUS(osc_brep_create_sphere(r, NULL, &ball), OSC_OK);
     osc_lmd_settings settings = osc_lmd_settings_default();
