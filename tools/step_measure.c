@@ -9,7 +9,8 @@
 // For each shell (placed solid) of the model: its face count, the area of each face, its volume
 // and centroid, and the box of points sampled on its faces and edges. Areas and volumes integrate
 // over each face's parameter box: a 24 x 24 grid of cells, each cell whose corners and centre do
-// not agree on being inside the face, or that holds an end of a trim (a loop smaller than a cell),
+// not agree on being inside the face, or (on the top three levels) that holds one of the points
+// spaced a quarter of a grid cell along the face's trims (a loop smaller than a cell, a thin slot),
 // split in four, down to D levels (default 6), 2 x 2
 // Gauss-Legendre points per cell counted where inside (osc_brep_face_contains), with the surface's
 // tangents by central differences on osc_brep_face_point. The volume is (1/3) of the flux of x
@@ -40,11 +41,13 @@ typedef struct face_ctx {
     int face;
     double du, dv; // finite-difference steps
     moments* m;
-    const double* marks; // [mark_count][2]: the ends of the face's trims and the extremes of its arcs
+    const double* marks; // [mark_count][2]: points along the face's trims, a quarter cell apart
     int mark_count;
+    int depth; // the deepest level; marks are looked for in cells of the top three levels
 } face_ctx;
 
-// Does the cell hold a mark (a loop smaller than the cell, which its corners would miss)?
+// Does the cell hold a mark (a loop smaller than the cell, or a thin slot across it, which its
+// corners would miss)?
 static int holds_mark(const face_ctx* f, double u0, double u1, double v0, double v1) {
     for (int i = 0; i < f->mark_count; i++) {
         double u = f->marks[2 * i], v = f->marks[2 * i + 1];
@@ -85,7 +88,8 @@ static void cell(const face_ctx* f, double u0, double u1, double v0, double v1, 
     int same = osc_brep_face_contains(f->brep, f->face, u0, v0) == inside &&
                osc_brep_face_contains(f->brep, f->face, u1, v0) == inside &&
                osc_brep_face_contains(f->brep, f->face, u0, v1) == inside &&
-               osc_brep_face_contains(f->brep, f->face, u1, v1) == inside && !holds_mark(f, u0, u1, v0, v1);
+               osc_brep_face_contains(f->brep, f->face, u1, v1) == inside &&
+               !(f->depth - depth <= 2 && holds_mark(f, u0, u1, v0, v1));
     if (!same && depth > 0) {
         cell(f, u0, um, v0, vm, depth - 1);
         cell(f, um, u1, v0, vm, depth - 1);
@@ -105,32 +109,41 @@ static double face_moments(const osc_brep* brep, int face, int depth, moments* m
     const osc_brep_desc* d = osc_brep_description(brep);
     const osc_brep_face* fc = &d->faces[face];
     double before = m->area;
-    int count = 0;
-    for (int l = fc->loop_begin; l < fc->loop_begin + fc->loop_count; l++) count += d->loops[l].trim_count;
-    double* marks = malloc((5 * (size_t)count + 1) * 2 * sizeof(double));
-    if (!marks) {
-        fprintf(stderr, "step_measure: out of memory\n");
-        exit(1);
-    }
-    int n = 0;
+    enum { GRID = 24 };
+    double cu = (fc->umax - fc->umin) / GRID / 4.0, cv = (fc->vmax - fc->vmin) / GRID / 4.0;
+    size_t count = 0, room = 0;
+    double* marks = NULL;
     for (int l = fc->loop_begin; l < fc->loop_begin + fc->loop_count; l++)
         for (int t = d->loops[l].trim_begin; t < d->loops[l].trim_begin + d->loops[l].trim_count; t++) {
             const osc_brep_trim* tr = &d->trims[t];
-            if (tr->kind == OSC_TRIM_ARC) {
-                const double dir[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
-                for (int k = 0; k < 4; k++) {
-                    marks[2 * n] = tr->center[0] + tr->radius * dir[k][0];
-                    marks[2 * n + 1] = tr->center[1] + tr->radius * dir[k][1];
-                    n++;
+            int arc = tr->kind == OSC_TRIM_ARC;
+            double span = arc ? fabs(tr->sweep) * tr->radius * (1.0 / cu + 1.0 / cv)
+                              : fabs(tr->end[0] - tr->start[0]) / cu + fabs(tr->end[1] - tr->start[1]) / cv;
+            size_t n = (size_t)fmin(ceil(span), 1e6) + 1;
+            if (count + n + 1 > room) {
+                room = 2 * (count + n + 1);
+                double* grown = realloc(marks, room * 2 * sizeof(double));
+                if (!grown) {
+                    fprintf(stderr, "step_measure: out of memory\n");
+                    exit(1);
                 }
-            } else {
-                marks[2 * n] = tr->start[0];
-                marks[2 * n + 1] = tr->start[1];
-                n++;
+                marks = grown;
+            }
+            for (size_t k = 0; k <= n; k++) {
+                double w = (double)k / (double)n;
+                if (arc) {
+                    double a = tr->angle0 + w * tr->sweep;
+                    marks[2 * count] = tr->center[0] + tr->radius * cos(a);
+                    marks[2 * count + 1] = tr->center[1] + tr->radius * sin(a);
+                } else {
+                    marks[2 * count] = tr->start[0] + w * (tr->end[0] - tr->start[0]);
+                    marks[2 * count + 1] = tr->start[1] + w * (tr->end[1] - tr->start[1]);
+                }
+                count++;
             }
         }
-    face_ctx f = {brep, face, 1e-6 * (fc->umax - fc->umin), 1e-6 * (fc->vmax - fc->vmin), m, marks, n};
-    enum { GRID = 24 };
+    int n = (int)count;
+    face_ctx f = {brep, face, 1e-6 * (fc->umax - fc->umin), 1e-6 * (fc->vmax - fc->vmin), m, marks, n, depth};
     for (int i = 0; i < GRID; i++)
         for (int j = 0; j < GRID; j++)
             cell(&f, fc->umin + (fc->umax - fc->umin) * i / GRID, fc->umin + (fc->umax - fc->umin) * (i + 1) / GRID,
