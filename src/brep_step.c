@@ -1416,8 +1416,8 @@ static void step_mark_dropped(step_ctx* ctx, int first_bound, osc_vec3* lo, osc_
             const step_node* geometry = step_arg(file, args, 3);
             step_curve c;
             memset(&c, 0, sizeof c);
-            if (geometry && geometry->kind == STEP_REF &&
-                step_read_curve(ctx, step_find(file, geometry->id), &c) == OSC_OK) { // the curve's box
+            int curve = geometry && geometry->kind == STEP_REF ? step_find(file, geometry->id) : -1;
+            if (curve >= 0 && step_read_curve(ctx, curve, &c) == OSC_OK) { // the curve's box
                 if (c.kind == CURVE_CIRCLE || c.kind == CURVE_ELLIPSE) {
                     osc_vec3 r = osc_v3(c.a * fabs(c.x.x) + c.b * fabs(c.y.x), c.a * fabs(c.x.y) + c.b * fabs(c.y.y),
                                         c.a * fabs(c.x.z) + c.b * fabs(c.y.z));
