@@ -284,7 +284,7 @@ static void run_scenario(const scenario* s, const char* build) {
             for (int v = 0; v < 3; ++v) {
                 counts[v] = 0;
                 double t0 = bench_now();
-                osc_lmd_output out = {contacts[v], CAPACITY, 0, 0, jacobians[v]};
+                osc_lmd_output out = {contacts[v], CAPACITY, 0, 0, jacobians[v], 0};
                 osc_status status = osc_lmd_query(peg, pose_peg, block, pose_block, &settings[v],
                                                   v < 2 ? caches[v] : NULL, &out, threads[v]);
                 counts[v] = out.needed;

@@ -1293,7 +1293,7 @@ static void lmd_query(const osc_brep* a, osc_pose pose_a, const osc_brep* b, osc
     settings.d_max = inputs.d_max;
     settings.eps_a = inputs.eps_a;
     settings.eps_b = inputs.eps_b;
-    osc_lmd_output out = {answer->contacts, LMD_CAPACITY, 0, 0, &answer->jacobians[0][0]};
+    osc_lmd_output out = {answer->contacts, LMD_CAPACITY, 0, 0, &answer->jacobians[0][0], 0};
     answer->status = osc_lmd_query(a, pose_a, b, pose_b, &settings, cache, &out, threads);
     answer->count = out.needed;
     answer->has_stats = cache && osc_lmd_cache_stats(cache, &answer->stats) == OSC_OK;

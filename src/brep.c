@@ -524,7 +524,34 @@ void osc_brep_destroy(osc_brep* brep) {
     osc_free(brep->reals);
     osc_free(brep->nurbs);
     osc_free(brep->nurbs_data);
+    osc_free(brep->skipped);
     osc_free(brep);
+}
+
+osc_status osc_brep_set_skipped(osc_brep* brep, const osc_brep_skipped* skipped, int count) {
+    osc_free(brep->skipped);
+    brep->skipped = NULL;
+    brep->skipped_count = 0;
+    if (count <= 0) return OSC_OK;
+    brep->skipped = osc_calloc((size_t)count, sizeof *skipped);
+    if (!brep->skipped) return OSC_ERR_NO_MEMORY;
+    memcpy(brep->skipped, skipped, (size_t)count * sizeof *skipped);
+    brep->skipped_count = count;
+    return OSC_OK;
+}
+
+int osc_brep_skipped_face_count(const osc_brep* brep) { return brep ? brep->skipped_count : 0; }
+
+osc_status osc_brep_get_skipped_face(const osc_brep* brep, int index, osc_vec3* lo, osc_vec3* hi, int* shell) {
+    const char* fn = "osc_brep_get_skipped_face";
+    if (!brep) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: brep is NULL", fn);
+    if (!lo || !hi) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, lo ? "hi" : "lo");
+    if (index < 0 || index >= brep->skipped_count)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: index %d is outside [0, %d)", fn, index, brep->skipped_count);
+    *lo = brep->skipped[index].lo;
+    *hi = brep->skipped[index].hi;
+    if (shell) *shell = brep->skipped[index].shell;
+    return OSC_OK;
 }
 
 static osc_status fill(osc_brep* b, const osc_brep_desc* d) {
@@ -777,6 +804,25 @@ osc_status osc_brep_create_from_shell(const osc_brep* brep, int index, const osc
     st = shell_description(brep, &shell, &d);
     shell.face_begin = shell.edge_begin = shell.vertex_begin = 0;
     if (st == OSC_OK) st = osc_brep_create_shells(&d, &shell, 1, settings, out);
+    for (int i = 0; st == OSC_OK && i < brep->skipped_count; i++) { // the shell's left-out faces
+        if (brep->skipped[i].shell != index) continue;
+        osc_brep* m = *out;
+        osc_brep_skipped* grown = osc_calloc((size_t)m->skipped_count + 1, sizeof *grown);
+        if (!grown) {
+            st = OSC_ERR_NO_MEMORY;
+            break;
+        }
+        if (m->skipped_count) memcpy(grown, m->skipped, (size_t)m->skipped_count * sizeof *grown);
+        grown[m->skipped_count] = brep->skipped[i];
+        grown[m->skipped_count].shell = 0;
+        osc_free(m->skipped);
+        m->skipped = grown;
+        m->skipped_count++;
+    }
+    if (st != OSC_OK) {
+        osc_brep_destroy(*out);
+        *out = NULL;
+    }
     osc_free((void*)d.surfaces);
     osc_free((void*)d.faces);
     osc_free((void*)d.loops);

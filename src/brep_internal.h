@@ -208,6 +208,13 @@ typedef struct osc_brep_node {
     int leaf;
 } osc_brep_node;
 
+/// A face an importer left out (STEP with skip_unsupported): the bounding box of its vertices in the
+/// model's frame and the shell it belonged to.
+typedef struct osc_brep_skipped {
+    osc_vec3 lo, hi;
+    int shell;
+} osc_brep_skipped;
+
 struct osc_brep {
     osc_brep_desc desc; ///< points into the arrays below
     osc_brep_surface* surfaces;
@@ -234,9 +241,14 @@ struct osc_brep {
     osc_brep_nurbs* nurbs_desc; ///< copies of the description's B-spline arrays
     osc_vec3* control_points;
     double* reals;
-    osc_nurbs* nurbs;   ///< [desc.nurbs_count], pointing into `nurbs_data`
-    double* nurbs_data; ///< homogeneous control points and projection seeds
+    osc_nurbs* nurbs;          ///< [desc.nurbs_count], pointing into `nurbs_data`
+    double* nurbs_data;        ///< homogeneous control points and projection seeds
+    osc_brep_skipped* skipped; ///< [skipped_count] faces the importer left out
+    int skipped_count;
 };
+
+/// Records the faces an importer left out (copied; `count` 0 clears them). OSC_ERR_NO_MEMORY.
+osc_status osc_brep_set_skipped(osc_brep* brep, const osc_brep_skipped* skipped, int count);
 
 /// osc_brep_create with the shells of the description (consecutive ranges of its faces, edges and
 /// vertices that cover them; NULL: one shell holding everything), for importers.

@@ -128,11 +128,21 @@ typedef struct step_ctx {
     size_t face_storage_capacity;
     double hint[2]; // the last (u, v) found on it: projections continue from there
     int hint_valid;
-    double uncertainty; // the file's distance uncertainty (its model unit), 0 when it gives none
-    osc_vec3 center;    // the centre of the solid's vertices
+    double uncertainty;        // the file's distance uncertainty (its model unit), 0 when it gives none
+    osc_vec3 center;           // the centre of the solid's vertices
+    int flip;                  // the faces being read belong to a void turned over (ORIENTED_CLOSED_SHELL .F.)
+    osc_brep_skipped* skipped; // the faces of the solid being read that were left out (their boxes)
+    int skipped_count;
+    size_t skipped_capacity;
 } step_ctx;
 
 // ---- errors and growth ---------------------------------------------------------------------------
+
+// The gaps a file may leave, in multiples of its uncertainty measure (UNCERTAINTY_MEASURE_WITH_UNIT):
+// a vertex off its edge's curve, consecutive edges of a loop that do not quite meet. The largest in
+// the sample files of docs/brep.md is 12.5 (FreeCAD's SMB_DO_214AA: a vertex 2.5e-3 mm off its
+// line, uncertainty 2e-4 mm); OpenCASCADE's reader accepts any gap (it widens the vertex tolerance).
+#define STEP_GAP_FACTOR 20.0
 
 // records the first unsupported entity and fails with OSC_ERR_UNSUPPORTED naming it
 static osc_status step_unsupported(step_ctx* ctx, int instance, const char* what) {
@@ -858,6 +868,114 @@ static osc_status step_bspline(step_ctx* ctx, int instance, step_curve* curve) {
     return OSC_OK;
 }
 
+// Inserts knot u into curve c once (Boehm 1980; Piegl and Tiller 1997, A5.1), on homogeneous poles;
+// `poles` has room for one more pole and `knots` for one more knot.
+static void step_insert_knot(step_curve* c, double u) {
+    int p = c->degree, n = c->count, k = p, s = 0;
+    double* U = c->knots;
+    while (k < n - 1 && !(u < U[k + 1])) ++k;
+    for (int i = k; i >= 0 && U[i] == u; --i) ++s;
+    double* P = c->poles;
+    for (int i = n; i > k - s; --i) memcpy(P + 4 * i, P + 4 * (i - 1), 4 * sizeof(double)); // shift up
+    for (int i = k - s; i >= k - p + 1; --i) {
+        double a = (u - U[i]) / (U[i + p] - U[i]);
+        for (int m = 0; m < 4; ++m) P[4 * i + m] = a * P[4 * i + m] + (1.0 - a) * P[4 * (i - 1) + m];
+    }
+    for (int i = n + p + 1; i > k + 1; --i) U[i] = U[i - 1];
+    U[k + 1] = u;
+    c->count = n + 1;
+}
+
+// Makes c clamped (its end knots of multiplicity p + 1) without changing it on [U_p, U_n]: each
+// end knot inserted until its multiplicity is p, then the poles and knots outside dropped. Its new
+// arrays have room for `extra` more poles and knots.
+static osc_status step_clamp(step_curve* c, int extra) {
+    int p = c->degree, n = c->count;
+    double lo = c->knots[p], hi = c->knots[n];
+    double* poles = osc_calloc((size_t)n + 2 * (size_t)p + (size_t)extra, 4 * sizeof(double));
+    double* knots = osc_calloc((size_t)n + 3 * (size_t)p + 1 + (size_t)extra, sizeof(double));
+    if (!poles || !knots) {
+        osc_free(poles);
+        osc_free(knots);
+        return OSC_ERR_NO_MEMORY;
+    }
+    memcpy(poles, c->poles, (size_t)n * 4 * sizeof(double));
+    memcpy(knots, c->knots, ((size_t)n + (size_t)p + 1) * sizeof(double));
+    osc_free(c->poles);
+    osc_free(c->knots);
+    c->poles = poles;
+    c->knots = knots;
+    for (int end = 0; end < 2; ++end) {
+        double u = end ? hi : lo;
+        for (;;) {
+            int s = 0;
+            for (int i = 0; i < c->count + p + 1; ++i) s += c->knots[i] == u;
+            if (s >= p) break;
+            step_insert_knot(c, u);
+        }
+    }
+    // C(lo) is the pole p below the last knot lo, C(hi) the pole just below the first knot hi
+    int total = c->count + p + 1, last_lo = total - 1, first_hi = 0;
+    while (last_lo > 0 && c->knots[last_lo] > lo) --last_lo;
+    while (first_hi < total - 1 && c->knots[first_hi] < hi) ++first_hi;
+    int first = last_lo - p, count = first_hi - first;
+    if (first < 0 || count < p + 1) { // cannot happen on a valid knot vector
+        c->count = 0;
+        return OSC_OK;
+    }
+    memmove(c->poles, c->poles + 4 * first, (size_t)count * 4 * sizeof(double));
+    memmove(c->knots, c->knots + first, ((size_t)count + (size_t)p + 1) * sizeof(double));
+    c->count = count;
+    c->knots[0] = lo;
+    c->knots[count + p] = hi;
+    return OSC_OK;
+}
+
+// A closed B-spline curve (clamped, its first and last poles the same point) followed by a second
+// turn of itself, so that an edge crossing its seam runs over one parameter interval: the poles
+// P0..Pn-1, P1..Pn-1 (the second turn's homogeneous poles scaled so that its first is the first
+// turn's last: a NURBS curve does not change when all its weights are scaled), the knots of the
+// first turn with its end knot repeated p times (a C0 joint) and those of the second turn moved by
+// the period. An unclamped curve (the periodic form, closed_curve .T.) is clamped first. Leaves
+// the curve with its count set to 0 when its ends are further apart than the file's uncertainty
+// (the caller reports it); fails only on memory.
+static osc_status step_unroll_closed(step_ctx* ctx, step_curve* c) {
+    osc_status status = step_clamp(c, 0);
+    if (status != OSC_OK) return status;
+    int p = c->degree, n = c->count;
+    if (n == 0) return OSC_OK;
+    const double* U = c->knots;
+    const double *first = c->poles, *last = c->poles + 4 * (n - 1);
+    osc_vec3 a = osc_scale(osc_v3(first[0], first[1], first[2]), 1.0 / first[3]);
+    osc_vec3 b = osc_scale(osc_v3(last[0], last[1], last[2]), 1.0 / last[3]);
+    if (osc_length(osc_sub(a, b)) > fmax(1e-9 * ctx->scale, ctx->uncertainty) || 2 * (size_t)n > STEP_MAX_POLES) {
+        c->count = 0;
+        return OSC_OK;
+    }
+    double period = U[n] - U[p], scale = last[3] / first[3];
+    int count = 2 * n - 1;
+    double* poles = osc_calloc((size_t)count, 4 * sizeof(double));
+    double* knots = osc_calloc((size_t)count + (size_t)p + 1, sizeof(double));
+    if (!poles || !knots) {
+        osc_free(poles);
+        osc_free(knots);
+        return OSC_ERR_NO_MEMORY;
+    }
+    memcpy(poles, c->poles, (size_t)n * 4 * sizeof(double));
+    for (int i = 1; i < n; ++i)
+        for (int m = 0; m < 4; ++m) poles[4 * (n - 1 + i) + m] = scale * c->poles[4 * i + m];
+    int at = 0;
+    for (int k = 0; k < n; ++k) knots[at++] = U[k]; // the first turn up to its end knot, once
+    for (int k = 0; k < p; ++k) knots[at++] = U[n]; // the joint: multiplicity p
+    for (int k = p + 1; k <= n + p; ++k) knots[at++] = U[k] + period;
+    osc_free(c->poles);
+    osc_free(c->knots);
+    c->poles = poles;
+    c->knots = knots;
+    c->count = count;
+    return OSC_OK;
+}
+
 // the 3D curve of an edge: LINE, CIRCLE, ELLIPSE, B-spline, through at most three wrappers
 // (SURFACE_CURVE, SEAM_CURVE: curve_3d; TRIMMED_CURVE: basis_curve, its trims ignored since the
 // edge's vertices bound it)
@@ -966,7 +1084,12 @@ static osc_status step_edge_get(step_ctx* ctx, int instance, int* index) {
             e->t[0] = sense > 0 ? step_curve_lo(c) : step_curve_hi(c);
             e->t[1] = sense > 0 ? step_curve_hi(c) : step_curve_lo(c);
         } else if ((e->t[1] - e->t[0]) * sense < 0.0) {
-            return step_unsupported(ctx, instance, "an edge crossing the seam of a closed B-spline curve");
+            double period = step_curve_hi(c) - step_curve_lo(c);
+            if ((status = step_unroll_closed(ctx, &e->curve)) != OSC_OK) return status;
+            if (!e->curve.knots || e->curve.count == 0)
+                return step_unsupported(ctx, instance,
+                                        "an edge crossing the seam of an unclamped closed B-spline curve");
+            e->t[sense > 0 ? 1 : 0] += period; // across the seam into the curve's second turn
         }
     } else { // a conic: from the start in the curve's sense (same_sense) to the end
         double sweep = step_mod_two_pi(sense * (e->t[1] - e->t[0]));
@@ -976,7 +1099,7 @@ static osc_status step_edge_get(step_ctx* ctx, int instance, int* index) {
     }
     for (int k = 0; k < 2; ++k) // the vertices must lie on the curve (a file that lies fails here)
         if (osc_length(osc_sub(step_curve_eval(c, e->t[k]), e->point[k])) >
-            fmax(1e-4 * ctx->scale, 10.0 * ctx->uncertainty))
+            fmax(1e-4 * ctx->scale, STEP_GAP_FACTOR * ctx->uncertainty))
             return step_bad(ctx->file, instance, "a vertex is not on the edge's curve");
     ctx->edge_of[instance] = ctx->edge_count - 1;
     ctx->edge_serial[instance] = ctx->serial;
@@ -1153,7 +1276,7 @@ static osc_status step_join(step_ctx* ctx, const osc_brep_surface* s, int face, 
     ctx->hint[0] = from[0];
     ctx->hint[1] = from[1];
     int regular = step_surface_uv(ctx, s, a, uv);
-    if (osc_length(osc_sub(a, b)) > fmax(1e-6 * ctx->scale, 10.0 * ctx->uncertainty))
+    if (osc_length(osc_sub(a, b)) > fmax(1e-6 * ctx->scale, STEP_GAP_FACTOR * ctx->uncertainty))
         return step_bad(ctx->file, face, "a loop's edges do not meet in the face's parameters");
     double big_u = s->type == OSC_SURFACE_NURBS ? 0.25 * (ctx->face_nurbs.hi[0] - ctx->face_nurbs.lo[0]) : 1.0;
     double big_v = s->type == OSC_SURFACE_NURBS ? 0.25 * (ctx->face_nurbs.hi[1] - ctx->face_nurbs.lo[1]) : 1.0;
@@ -1270,9 +1393,12 @@ static int step_bound_loop(const step_ctx* ctx, int bound) {
     return node && node->kind == STEP_REF ? step_find(ctx->file, node->id) : -1;
 }
 
-// marks the EDGE_CURVEs of a dropped face: the faces on their other side lose these edges
-static void step_mark_dropped(step_ctx* ctx, int first_bound) {
+// marks the EDGE_CURVEs of a dropped face (the faces on their other side lose these edges), and
+// the box of its boundary into lo, hi (empty when it has none)
+static void step_mark_dropped(step_ctx* ctx, int first_bound, osc_vec3* lo, osc_vec3* hi) {
     const step_file* file = ctx->file;
+    *lo = osc_v3(INFINITY, INFINITY, INFINITY);
+    *hi = osc_scale(*lo, -1.0);
     for (int node = first_bound; node >= 0; node = file->nodes[node].next) {
         if (file->nodes[node].kind != STEP_REF) continue;
         int loop = step_bound_loop(ctx, step_find(file, file->nodes[node].id));
@@ -1284,6 +1410,38 @@ static void step_mark_dropped(step_ctx* ctx, int first_bound) {
                 step_arg(ctx->file, step_args(ctx->file, step_find(file, file->nodes[item].id), "ORIENTED_EDGE"), 3);
             int edge = element && element->kind == STEP_REF ? step_find(file, element->id) : -1;
             if (edge >= 0) ctx->dropped_serial[edge] = ctx->serial;
+            // the box of the face's boundary: its edges' vertices, circles and ellipses whole,
+            // B-spline control polygons (a curve the reader cannot evaluate adds its vertices)
+            int args = step_args(file, edge, "EDGE_CURVE");
+            const step_node* geometry = step_arg(file, args, 3);
+            step_curve c;
+            memset(&c, 0, sizeof c);
+            int curve = geometry && geometry->kind == STEP_REF ? step_find(file, geometry->id) : -1;
+            if (curve >= 0 && step_read_curve(ctx, curve, &c) == OSC_OK) { // the curve's box
+                if (c.kind == CURVE_CIRCLE || c.kind == CURVE_ELLIPSE) {
+                    osc_vec3 r = osc_v3(c.a * fabs(c.x.x) + c.b * fabs(c.y.x), c.a * fabs(c.x.y) + c.b * fabs(c.y.y),
+                                        c.a * fabs(c.x.z) + c.b * fabs(c.y.z));
+                    osc_vec3 l = osc_sub(c.o, r), h = osc_add(c.o, r);
+                    *lo = osc_v3(fmin(lo->x, l.x), fmin(lo->y, l.y), fmin(lo->z, l.z));
+                    *hi = osc_v3(fmax(hi->x, h.x), fmax(hi->y, h.y), fmax(hi->z, h.z));
+                }
+                for (int i = 0; c.kind == CURVE_BSPLINE && i < c.count; ++i) { // its control polygon
+                    const double* q = c.poles + 4 * i;
+                    osc_vec3 x = osc_scale(osc_v3(q[0], q[1], q[2]), 1.0 / q[3]);
+                    *lo = osc_v3(fmin(lo->x, x.x), fmin(lo->y, x.y), fmin(lo->z, x.z));
+                    *hi = osc_v3(fmax(hi->x, x.x), fmax(hi->y, x.y), fmax(hi->z, x.z));
+                }
+            }
+            osc_free(c.poles);
+            osc_free(c.knots);
+            for (int k = 1; k <= 2 && args >= 0; ++k) { // and its vertices
+                const step_node* vertex = step_arg(file, args, k);
+                int v = vertex && vertex->kind == STEP_REF ? step_find(file, vertex->id) : -1;
+                osc_vec3 x;
+                if (v < 0 || step_args(file, v, "VERTEX_POINT") < 0 || step_vertex(ctx, v, &x) != OSC_OK) continue;
+                *lo = osc_v3(fmin(lo->x, x.x), fmin(lo->y, x.y), fmin(lo->z, x.z));
+                *hi = osc_v3(fmax(hi->x, x.x), fmax(hi->y, x.y), fmax(hi->z, x.z));
+            }
         }
     }
 }
@@ -1339,9 +1497,117 @@ static osc_status step_face_loops(step_ctx* ctx, int face, const osc_brep_surfac
     return OSC_OK;
 }
 
+// A closed, clamped B-spline curve (its first and last poles the same point) on [lo, hi] with its
+// seam moved to a in (lo, hi): the same curve on [a, a + hi - lo]. Knot a is inserted until its
+// multiplicity is p, which splits the curve at C(a) = P[j-1] (j the first knot a) into a piece A on
+// [lo, a] and B on [a, hi]; the result is B followed by A moved by the period, its homogeneous poles
+// scaled so that its first is B's last (a NURBS curve does not change when all its weights are
+// scaled), joined C0 at hi. `c`'s arrays have room for p more poles and knots.
+static void step_rotate_curve(step_curve* c, double a, double* poles, double* knots) {
+    int p = c->degree;
+    double lo = c->knots[0], hi = c->knots[c->count + p], period = hi - lo;
+    for (;;) {
+        int s = 0;
+        for (int i = 0; i < c->count + p + 1; ++i) s += c->knots[i] == a;
+        if (s >= p) break;
+        step_insert_knot(c, a);
+    }
+    int m = c->count, j = 0;
+    const double* U = c->knots;
+    while (U[j] < a) ++j;
+    const double* P = c->poles;
+    double scale = P[4 * (m - 1) + 3] / P[3];
+    memcpy(poles, P + 4 * (j - 1), (size_t)(m - j + 1) * 4 * sizeof(double));
+    for (int i = 1; i < j; ++i)
+        for (int q = 0; q < 4; ++q) poles[4 * (m - j + i) + q] = scale * P[4 * i + q];
+    int at = 0;
+    for (int i = 0; i <= p; ++i) knots[at++] = a;
+    for (int i = j + p; i < m; ++i) knots[at++] = U[i];
+    for (int i = 0; i < p; ++i) knots[at++] = hi;
+    for (int i = p + 1; i < j; ++i) knots[at++] = U[i] + period;
+    for (int i = 0; i <= p; ++i) knots[at++] = a + period;
+}
+
+// Replaces the face's closed B-spline surface by the same surface with its seam in direction k
+// moved to parameter a (step_rotate_curve on every row of poles along k, after clamping them
+// when the surface is written in its periodic form), so that a face crossing the seam lies in one
+// parameter range. OSC_ERR_UNSUPPORTED (without a message) when a row does not close.
+static osc_status step_rotate_surface(step_ctx* ctx, osc_brep_surface* s, int k, double a) {
+    const osc_brep_nurbs e = ctx->nurbs[s->nurbs];
+    int p = e.degree[k], n = e.count[k], rows = e.count[1 - k];
+    const double* knots_in = ctx->reals + e.knot_begin + (k ? e.count[0] + e.degree[0] + 1 : 0);
+    size_t most = (size_t)n + 3 * (size_t)p + 2; // poles after clamping and inserting a
+    double* row = osc_calloc(most, 4 * sizeof(double));
+    double* row_knots = osc_calloc(most + (size_t)p + 1, sizeof(double));
+    double* cw = osc_calloc(most * (size_t)rows, 4 * sizeof(double));
+    double* knots = osc_calloc(most + (size_t)p + 1, sizeof(double));
+    osc_status status = row && row_knots && cw && knots ? OSC_OK : OSC_ERR_NO_MEMORY;
+    int count = 0;
+    for (int r = 0; r < rows && status == OSC_OK; ++r) {
+        step_curve c;
+        memset(&c, 0, sizeof c);
+        c.kind = CURVE_BSPLINE;
+        c.degree = p;
+        c.count = n;
+        c.poles = osc_calloc((size_t)n, 4 * sizeof(double));
+        c.knots = osc_calloc((size_t)n + (size_t)p + 1, sizeof(double));
+        if (!c.poles || !c.knots) status = OSC_ERR_NO_MEMORY;
+        for (int i = 0; i < n && status == OSC_OK; ++i) {
+            int index = k ? r * e.count[1] + i : i * e.count[1] + r;
+            double w = e.weight_begin >= 0 ? ctx->reals[e.weight_begin + index] : 1.0;
+            osc_vec3 x = ctx->cpoints[e.point_begin + index];
+            c.poles[4 * i] = w * x.x;
+            c.poles[4 * i + 1] = w * x.y;
+            c.poles[4 * i + 2] = w * x.z;
+            c.poles[4 * i + 3] = w;
+        }
+        if (status == OSC_OK) memcpy(c.knots, knots_in, ((size_t)n + (size_t)p + 1) * sizeof(double));
+        if (status == OSC_OK) status = step_clamp(&c, p); // room for p more poles
+        const double *first = c.poles, *last = c.poles + 4 * (c.count - 1);
+        if (status == OSC_OK && (c.count == 0 ||
+                                 osc_length(osc_sub(osc_scale(osc_v3(first[0], first[1], first[2]), 1.0 / first[3]),
+                                                    osc_scale(osc_v3(last[0], last[1], last[2]), 1.0 / last[3]))) >
+                                     fmax(1e-9 * ctx->scale, ctx->uncertainty) ||
+                                 !(a > c.knots[0] && a < c.knots[c.count + p])))
+            status = OSC_ERR_UNSUPPORTED;
+        if (status == OSC_OK) {
+            step_rotate_curve(&c, a, row, row_knots);
+            if (r == 0) {
+                count = c.count;
+                memcpy(knots, row_knots, ((size_t)count + (size_t)p + 1) * sizeof(double));
+            }
+            if (c.count != count) status = OSC_ERR_UNSUPPORTED; // cannot happen: the rows share their knots
+            for (int i = 0; i < count && status == OSC_OK; ++i) {
+                int index = k ? r * count + i : i * rows + r;
+                memcpy(cw + 4 * index, row + 4 * i, 4 * sizeof(double));
+            }
+        }
+        osc_free(c.poles);
+        osc_free(c.knots);
+    }
+    if (status == OSC_OK) {
+        int degree[2] = {e.degree[0], e.degree[1]}, counts[2] = {e.count[0], e.count[1]};
+        counts[k] = count;
+        const double* other = ctx->reals + e.knot_begin + (k ? 0 : e.count[0] + e.degree[0] + 1);
+        size_t other_size = (size_t)e.count[1 - k] + (size_t)e.degree[1 - k] + 1;
+        double* copy = osc_calloc(other_size, sizeof(double)); // the arrays may move as they grow
+        if (!copy) status = OSC_ERR_NO_MEMORY;
+        if (copy) memcpy(copy, other, other_size * sizeof(double));
+        if (status == OSC_OK)
+            status = step_add_nurbs(ctx, degree, counts, k ? copy : knots, k ? knots : copy, cw, &s->nurbs);
+        osc_free(copy);
+        if (status == OSC_OK) status = step_use_face_nurbs(ctx, s->nurbs);
+    }
+    osc_free(row);
+    osc_free(row_knots);
+    osc_free(cw);
+    osc_free(knots);
+    return status;
+}
+
 // the face's parameter box from its trims; periodic parameters are shifted so that the box starts
 // in [-pi, pi) and must span at most one period
-static osc_status step_face_box(step_ctx* ctx, int face, const osc_brep_surface* s, int trim_begin, osc_brep_face* f) {
+static osc_status step_face_box(step_ctx* ctx, int face, osc_brep_surface* s, int trim_begin, osc_brep_face* f) {
     if (trim_begin == ctx->trim_count && s->type == OSC_SURFACE_NURBS) { // no loop: the whole B-spline
         f->umin = ctx->face_nurbs.lo[0];
         f->umax = ctx->face_nurbs.hi[0];
@@ -1372,16 +1638,30 @@ static osc_status step_face_box(step_ctx* ctx, int face, const osc_brep_surface*
         double period = step_period(ctx, s, k);
         if (!(period > 0.0)) continue;
         double span = box[2 * k + 1] - box[2 * k];
-        if (span > period * (1.0 + 1e-7 / STEP_TWO_PI))
+        // a seam found a little off (a file's imprecision) may widen the loops beyond one period by
+        // as much as the gaps the file may leave, relative to the solid's extent
+        double slack = fmax(1e-7 / STEP_TWO_PI, STEP_GAP_FACTOR * ctx->uncertainty / ctx->scale);
+        if (span > period * (1.0 + slack))
             return step_unsupported(
                 ctx, face, k ? "the loops span more than one period in v" : "the loops span more than one period in u");
         // angles: the box starts in [-pi, pi); closed B-splines: in their parameter range
         double start = s->type == OSC_SURFACE_NURBS ? ctx->face_nurbs.lo[k] : -STEP_PI;
-        double shift = period * floor((box[2 * k] - start) / period + (s->type == OSC_SURFACE_NURBS ? 1e-7 : 0.0));
+        int nurbs = s->type == OSC_SURFACE_NURBS;
+        double shift = period * floor((box[2 * k] - start) / period + (nurbs ? fmax(1e-7, slack) : 0.0));
         box[2 * k] -= shift;
         box[2 * k + 1] = fmin(box[2 * k + 1] - shift, box[2 * k] + period);
-        if (s->type == OSC_SURFACE_NURBS && box[2 * k + 1] > ctx->face_nurbs.hi[k] + 1e-7 * period)
-            return step_unsupported(ctx, face, "the face crosses the seam of its closed B-spline surface");
+        if (nurbs && box[2 * k] < ctx->face_nurbs.lo[k]) { // within the slack: onto the surface's range
+            box[2 * k] = ctx->face_nurbs.lo[k];
+            box[2 * k + 1] = fmin(box[2 * k + 1], box[2 * k] + period);
+        }
+        if (nurbs && box[2 * k + 1] > ctx->face_nurbs.hi[k] + fmax(1e-7, slack) * period) {
+            // the face crosses the surface's seam: the same surface with its seam where the box starts
+            osc_status status = step_rotate_surface(ctx, s, k, box[2 * k]);
+            if (status == OSC_ERR_UNSUPPORTED)
+                return step_unsupported(ctx, face, "the face crosses the seam of its closed B-spline surface");
+            if (status != OSC_OK) return status;
+        }
+        if (nurbs) box[2 * k + 1] = fmin(box[2 * k + 1], ctx->face_nurbs.hi[k]);
         for (int i = trim_begin; i < ctx->trim_count; ++i) { // shift, and clamp rounding overshoots
             osc_brep_trim* t = &ctx->trims[i];
             t->start[k] = fmin(fmax(t->start[k] - shift, box[2 * k]), box[2 * k + 1]);
@@ -1448,13 +1728,24 @@ static osc_status step_face(step_ctx* ctx, int instance) {
         ctx->trim_count = trims;
         ctx->loop_count = loops;
         ++ctx->report->faces_unsupported;
-        step_mark_dropped(ctx, first);
+        osc_brep_skipped box = {{0, 0, 0}, {0, 0, 0}, 0};
+        step_mark_dropped(ctx, first, &box.lo, &box.hi);
+        if (!(box.lo.x <= box.hi.x)) { // no vertex (a closed surface without loops): the solid's box
+            osc_vec3 half = osc_v3(0.5 * ctx->scale, 0.5 * ctx->scale, 0.5 * ctx->scale);
+            box.lo = osc_sub(ctx->center, half);
+            box.hi = osc_add(ctx->center, half);
+        }
+        osc_clear_error();
+        if ((status = STEP_GROW(ctx, skipped, skipped_count, skipped_capacity, ctx->skipped_count + 1)) != OSC_OK)
+            return status;
+        ctx->skipped[ctx->skipped_count++] = box;
         return OSC_OK;
     }
     if (status != OSC_OK) return status;
     // ADVANCED_FACE.same_sense (ISO 10303-42 §5.4.25): the face normal is the surface normal; on a
     // closed shell the face normals point out of the solid
-    surface.sense = (same_sense ? 1 : -1) * (negative && surface.type == OSC_SURFACE_TORUS ? -1 : 1);
+    surface.sense =
+        (same_sense ? 1 : -1) * (negative && surface.type == OSC_SURFACE_TORUS ? -1 : 1) * (ctx->flip ? -1 : 1);
     if ((status = STEP_GROW(ctx, surfaces, surface_count, surface_capacity, ctx->surface_count + 1)) != OSC_OK ||
         (status = STEP_GROW(ctx, faces, face_count, face_capacity, ctx->face_count + 1)) != OSC_OK)
         return status;
@@ -1641,26 +1932,33 @@ static double step_solid_extent(const step_ctx* ctx, int first_face, osc_vec3* c
     return extent > 0.0 && isfinite(extent) ? extent : 1.0;
 }
 
-// MANIFOLD_SOLID_BREP(name, CLOSED_SHELL) into `desc`, in the solid's coordinates
-static osc_status step_read_solid(step_ctx* ctx, int solid, osc_brep_desc* desc) {
+// the faces of a void of BREP_WITH_VOIDS: ORIENTED_CLOSED_SHELL(name, *, CLOSED_SHELL, orientation);
+// `flip` is set when its faces are turned over (orientation .F., as a void's shell is written)
+static osc_status step_void_shell(const step_ctx* ctx, int oriented, int* shell, int* flip) {
     const step_file* file = ctx->file;
-    if (step_args(file, solid, "BREP_WITH_VOIDS") >= 0)
-        return step_unsupported(ctx, solid, "solids with voids are not supported");
-    ++ctx->serial;
-    ctx->surface_count = ctx->face_count = ctx->loop_count = ctx->trim_count = 0;
-    ctx->nurbs_count = ctx->cpoint_count = ctx->real_count = 0;
-    for (int i = 0; i < ctx->edge_count; ++i) {
-        osc_free(ctx->edges[i].curve.poles);
-        osc_free(ctx->edges[i].curve.knots);
+    int args = step_args(file, oriented, "ORIENTED_CLOSED_SHELL"), same = 1;
+    if (args < 0) {
+        if (step_args(file, oriented, "CLOSED_SHELL") < 0)
+            return step_bad(file, oriented, "a void is not an ORIENTED_CLOSED_SHELL");
+        *shell = oriented;
+        *flip = 0;
+        return OSC_OK;
     }
-    ctx->edge_count = 0;
-    int shell, first = -1, count = 0;
-    osc_status status = step_ref(file, solid, step_args(file, solid, "MANIFOLD_SOLID_BREP"), 1, &shell);
-    if (status != OSC_OK) return status;
+    osc_status status = step_ref(file, oriented, args, 2, shell);
+    if (status == OSC_OK) status = step_bool(file, oriented, args, 3, &same);
+    *flip = !same;
+    return status;
+}
+
+// the faces of CLOSED_SHELL `shell` (turned over when `flip`), after a check that names an
+// unsupported surface before any unsupported edge
+static osc_status step_read_shell(step_ctx* ctx, int shell, int flip) {
+    const step_file* file = ctx->file;
+    int first = -1, count = 0;
     int args = step_args(file, shell, "CLOSED_SHELL");
     if (args < 0) return step_bad(file, shell, "a CLOSED_SHELL was expected");
-    if ((status = step_list_arg(file, shell, args, 1, &first, &count)) != OSC_OK) return status;
-    ctx->scale = step_solid_extent(ctx, first, &ctx->center);
+    osc_status status = step_list_arg(file, shell, args, 1, &first, &count);
+    if (status != OSC_OK) return status;
     // unsupported surfaces first, so that they are named before any unsupported edge
     static const char* surfaces[] = {"PLANE",
                                      "CYLINDRICAL_SURFACE",
@@ -1690,10 +1988,48 @@ static osc_status step_read_solid(step_ctx* ctx, int solid, osc_brep_desc* desc)
         step_note_unsupported(ctx, surface);
         break;
     }
-    for (int node = first; node >= 0; node = file->nodes[node].next) {
+    ctx->flip = flip;
+    for (int node = first; node >= 0 && status == OSC_OK; node = file->nodes[node].next) {
         int face;
-        if ((status = step_ref_node(file, shell, node, &face)) != OSC_OK) return status;
-        if ((status = step_face(ctx, face)) != OSC_OK) return status;
+        if ((status = step_ref_node(file, shell, node, &face)) == OSC_OK) status = step_face(ctx, face);
+    }
+    ctx->flip = 0;
+    return status;
+}
+
+// MANIFOLD_SOLID_BREP(name, CLOSED_SHELL) or BREP_WITH_VOIDS(name, CLOSED_SHELL, (voids)) into
+// `desc`, in the solid's coordinates; a void's faces join the solid's, turned over as its
+// orientation says, so that every face normal points out of the material
+static osc_status step_read_solid(step_ctx* ctx, int solid, osc_brep_desc* desc) {
+    const step_file* file = ctx->file;
+    int voided = step_args(file, solid, "BREP_WITH_VOIDS");
+    ++ctx->serial;
+    ctx->surface_count = ctx->face_count = ctx->loop_count = ctx->trim_count = 0;
+    ctx->nurbs_count = ctx->cpoint_count = ctx->real_count = ctx->skipped_count = 0;
+    for (int i = 0; i < ctx->edge_count; ++i) {
+        osc_free(ctx->edges[i].curve.poles);
+        osc_free(ctx->edges[i].curve.knots);
+    }
+    ctx->edge_count = 0;
+    int shell, first = -1, count = 0;
+    osc_status status =
+        step_ref(file, solid, voided >= 0 ? voided : step_args(file, solid, "MANIFOLD_SOLID_BREP"), 1, &shell);
+    if (status != OSC_OK) return status;
+    int args = step_args(file, shell, "CLOSED_SHELL");
+    if (args < 0) return step_bad(file, shell, "a CLOSED_SHELL was expected");
+    if ((status = step_list_arg(file, shell, args, 1, &first, &count)) != OSC_OK) return status;
+    ctx->scale = step_solid_extent(ctx, first, &ctx->center);
+    if ((status = step_read_shell(ctx, shell, 0)) != OSC_OK) return status;
+    if (voided >= 0) {
+        int void_first = -1, void_count = 0;
+        if ((status = step_list_arg(file, solid, voided, 2, &void_first, &void_count)) != OSC_OK) return status;
+        for (int node = void_first; node >= 0; node = file->nodes[node].next) {
+            int oriented, void_shell, flip = 0;
+            if ((status = step_ref_node(file, solid, node, &oriented)) != OSC_OK ||
+                (status = step_void_shell(ctx, oriented, &void_shell, &flip)) != OSC_OK ||
+                (status = step_read_shell(ctx, void_shell, flip)) != OSC_OK)
+                return status;
+        }
     }
     if (ctx->face_count == 0)
         return ctx->report->faces_unsupported ? step_unsupported(ctx, solid, "every face of the solid is unsupported")
@@ -1709,6 +2045,8 @@ typedef struct step_solid_model {
     char why[96];                  // skipped: "#id NAME: what"
     osc_brep_desc desc;            // in the solid's coordinates
     osc_brep_import_report counts; // its faces and edges
+    osc_brep_skipped* skipped;     // its faces left out, in the solid's coordinates
+    int skipped_count;
 } step_solid_model;
 
 // the model: the placed solids' descriptions appended, and a shell per placed solid
@@ -1743,6 +2081,9 @@ typedef struct step_model {
     double* reals;
     int real_count;
     size_t real_capacity;
+    osc_brep_skipped* skipped; // faces left out, placed, with their shells
+    int skipped_count;
+    size_t skipped_capacity;
 } step_model;
 
 static void step_add_counts(osc_brep_import_report* report, const osc_brep_import_report* counts) {
@@ -1773,6 +2114,12 @@ static osc_status step_solid_for(step_ctx* ctx, const step_placed* placed, step_
     ctx->report = &m->counts;
     m->status = step_read_solid(ctx, placed->solid, &m->desc);
     ctx->report = report;
+    if (m->status == OSC_OK && ctx->skipped_count) {
+        m->skipped = osc_calloc((size_t)ctx->skipped_count, sizeof *m->skipped);
+        if (!m->skipped) return m->status = OSC_ERR_NO_MEMORY;
+        memcpy(m->skipped, ctx->skipped, (size_t)ctx->skipped_count * sizeof *m->skipped);
+        m->skipped_count = ctx->skipped_count;
+    }
     if (m->status == OSC_ERR_UNSUPPORTED && ctx->skip) {
         const char* message = osc_last_error();
         const char* prefix = "osc_brep_read_step: ";
@@ -1960,9 +2307,28 @@ static osc_status step_place_solids(step_ctx* ctx, const step_placed* placed, in
         step_add_counts(ctx->report, &m->counts);
         if ((status = step_append(model, &m->desc, &p->transform)) == OSC_OK)
             status = step_add_shell(ctx, model, p, &m->desc);
+        if (status == OSC_OK && m->skipped_count)
+            status = STEP_MODEL_GROW(model, skipped, skipped_count, skipped_capacity, m->skipped_count);
+        for (int k = 0; status == OSC_OK && k < m->skipped_count; ++k) { // the boxes of their placed corners
+            osc_brep_skipped* out = &model->skipped[model->skipped_count++];
+            out->lo = osc_v3(INFINITY, INFINITY, INFINITY);
+            out->hi = osc_scale(out->lo, -1.0);
+            out->shell = model->shell_count - 1;
+            for (int corner = 0; corner < 8; ++corner) {
+                const osc_brep_skipped* b = &m->skipped[k];
+                osc_vec3 x =
+                    step_apply(&p->transform, osc_v3(corner & 1 ? b->hi.x : b->lo.x, corner & 2 ? b->hi.y : b->lo.y,
+                                                     corner & 4 ? b->hi.z : b->lo.z));
+                out->lo = osc_v3(fmin(out->lo.x, x.x), fmin(out->lo.y, x.y), fmin(out->lo.z, x.z));
+                out->hi = osc_v3(fmax(out->hi.x, x.x), fmax(out->hi.y, x.y), fmax(out->hi.z, x.z));
+            }
+        }
         ctx->report->instances_imported += status == OSC_OK;
     }
-    for (int i = 0; i < model_count; ++i) step_desc_free(&models[i].desc);
+    for (int i = 0; i < model_count; ++i) {
+        step_desc_free(&models[i].desc);
+        osc_free(models[i].skipped);
+    }
     osc_free(models);
     osc_free(model_of);
     return status;
@@ -1994,6 +2360,7 @@ static void step_ctx_free(step_ctx* ctx) {
     osc_free(ctx->vertex_of);
     osc_free(ctx->vertex_serial);
     osc_free(ctx->passes);
+    osc_free(ctx->skipped);
     osc_free(ctx->samples);
     osc_free(ctx->surfaces);
     osc_free(ctx->faces);
@@ -2031,11 +2398,14 @@ static osc_status step_ctx_init(step_ctx* ctx, const step_file* file, int skip, 
 }
 
 osc_status step_convert(const char* text, size_t size, int skip_unsupported, osc_brep_desc* desc,
-                        osc_brep_import_report* report, osc_brep_shell** shells, int* shell_count) {
+                        osc_brep_import_report* report, osc_brep_shell** shells, int* shell_count,
+                        osc_brep_skipped** skipped, int* skipped_count) {
     memset(desc, 0, sizeof *desc);
     memset(report, 0, sizeof *report);
     if (shells) *shells = NULL;
     if (shell_count) *shell_count = 0;
+    if (skipped) *skipped = NULL;
+    if (skipped_count) *skipped_count = 0;
     step_file file;
     step_ctx ctx;
     step_model model;
@@ -2080,6 +2450,11 @@ osc_status step_convert(const char* text, size_t size, int skip_unsupported, osc
     desc->reals = model.reals;
     desc->real_count = model.real_count;
     if (status != OSC_OK || !shells) osc_free(model.shells);
+    if (status != OSC_OK || !skipped) osc_free(model.skipped);
+    if (status == OSC_OK && skipped) {
+        *skipped = model.skipped;
+        *skipped_count = model.skipped_count;
+    }
     if (status != OSC_OK) {
         step_desc_free(desc);
         return status;
@@ -2104,13 +2479,21 @@ osc_status osc_brep_read_step(const char* text, size_t size, int skip_unsupporte
     osc_brep_desc desc;
     osc_brep_shell* shells = NULL;
     int shell_count = 0;
-    osc_status status = step_convert(text ? text : "", size, skip_unsupported, &desc, report, &shells, &shell_count);
+    osc_brep_skipped* skipped = NULL;
+    int skipped_count = 0;
+    osc_status status = step_convert(text ? text : "", size, skip_unsupported, &desc, report, &shells, &shell_count,
+                                     &skipped, &skipped_count);
     if (status == OSC_OK) {
         status = osc_brep_create_shells(&desc, shells, shell_count, settings, out);
+        if (status == OSC_OK && (status = osc_brep_set_skipped(*out, skipped, skipped_count)) != OSC_OK) {
+            osc_brep_destroy(*out);
+            *out = NULL;
+        }
         if (status != OSC_OK) status = osc_fail_in("osc_brep_read_step", status);
     }
     step_desc_free(&desc);
     osc_free(shells);
+    osc_free(skipped);
     return status;
 }
 

@@ -11,6 +11,7 @@
 #define OSC_BREP_STEP_INTERNAL_H
 
 #include "base_internal.h"
+#include "brep_internal.h"
 #include "osculate/brep.h"
 
 #include <stddef.h>
@@ -173,9 +174,12 @@ double step_first_angle_unit(const step_file* file);
 
 /// The conversion of brep_step.c without building the model: fills `desc` with arrays owned by
 /// the caller (release with step_desc_free) and, when `shells` is non-NULL, `*shells` [*shell_count]
-/// with one shell per placed solid (osc_free it). Exposed for the tests.
+/// with one shell per placed solid (osc_free it), and when `skipped` is non-NULL, `*skipped`
+/// [*skipped_count] with the faces left out (skip_unsupported), placed (osc_free it). Exposed for
+/// the tests.
 osc_status step_convert(const char* text, size_t size, int skip_unsupported, osc_brep_desc* desc,
-                        osc_brep_import_report* report, osc_brep_shell** shells, int* shell_count);
+                        osc_brep_import_report* report, osc_brep_shell** shells, int* shell_count,
+                        osc_brep_skipped** skipped, int* skipped_count);
 
 void step_desc_free(osc_brep_desc* desc);
 

@@ -610,6 +610,57 @@ static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_
     return osc_finish_output("osc_lmd_query", out->needed, out->capacity);
 }
 
+// Are two boxes (centres c, unit axes, half extents h; world) within d of each other? The 15
+// separating axes of two boxes, each gap compared with d: never false for boxes within d (a box
+// further than d may still pass; the count it feeds is conservative).
+static bool boxes_within(osc_vec3 ca, const osc_vec3 axa[3], osc_vec3 ha, osc_vec3 cb, const osc_vec3 axb[3],
+                         osc_vec3 hb, double d) {
+    osc_vec3 axes[15], t = osc_sub(cb, ca);
+    int n = 0;
+    for (int i = 0; i < 3; i++) axes[n++] = axa[i];
+    for (int i = 0; i < 3; i++) axes[n++] = axb[i];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            osc_vec3 l = osc_cross(axa[i], axb[j]);
+            double len = osc_length(l);
+            if (len > 1e-9) axes[n++] = osc_scale(l, 1.0 / len);
+        }
+    double a[3] = {ha.x, ha.y, ha.z}, b[3] = {hb.x, hb.y, hb.z};
+    for (int k = 0; k < n; k++) {
+        double ra = 0.0, rb = 0.0;
+        for (int i = 0; i < 3; i++) {
+            ra += a[i] * fabs(osc_dot(axes[k], axa[i]));
+            rb += b[i] * fabs(osc_dot(axes[k], axb[i]));
+        }
+        if (fabs(osc_dot(axes[k], t)) > ra + rb + d) return false;
+    }
+    return true;
+}
+
+// The left-out faces of `from` (at pose_from) whose boxes come within d of `to`'s bounding box (its
+// BVH root) at pose_to.
+static int32_t skipped_reached(const osc_brep* from, osc_pose pose_from, const osc_brep* to, osc_pose pose_to,
+                               double d) {
+    if (from->skipped_count == 0 || to->node_count == 0) return 0;
+    osc_mat3 rf = osc_quat_to_mat3(osc_quat_normalize(pose_from.q));
+    osc_mat3 rt = osc_quat_to_mat3(osc_quat_normalize(pose_to.q));
+    const osc_brep_node* root = &to->nodes[0];
+    osc_vec3 axf[3], axt[3];
+    for (int i = 0; i < 3; i++) {
+        axf[i] = osc_mat3_column(rf, i);
+        axt[i] = osc_mat3_apply(rt, root->axis[i]);
+    }
+    osc_vec3 ct = osc_pose_apply(pose_to, root->center);
+    int32_t count = 0;
+    for (int i = 0; i < from->skipped_count; i++) {
+        const osc_brep_skipped* s = &from->skipped[i];
+        osc_vec3 c = osc_pose_apply(pose_from, osc_scale(osc_add(s->lo, s->hi), 0.5));
+        osc_vec3 h = osc_scale(osc_sub(s->hi, s->lo), 0.5);
+        count += boxes_within(c, axf, h, ct, axt, root->half, d);
+    }
+    return count;
+}
+
 // A body of the query in the frame whose origin is A's position: the footpoint stage then works
 // with the relative offset of the solids (accurate wherever they are), and the world footpoints are
 // moved back at the end.
@@ -623,7 +674,7 @@ osc_status osc_lmd_query(const osc_brep* a, osc_pose pose_a, const osc_brep* b, 
                          const osc_lmd_settings* settings, osc_lmd_cache* cache, osc_lmd_output* out, int threads) {
     const char* function = "osc_lmd_query";
     if (!out) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: output is NULL", function);
-    out->count = out->needed = 0;
+    out->count = out->needed = out->skipped_faces = 0;
     osc_status st = osc_check_output(function, out->contacts, out->capacity);
     if (st == OSC_OK && (!a || !b)) st = osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", function, a ? "b" : "a");
     if (st == OSC_OK && threads < 0)
@@ -636,6 +687,9 @@ osc_status osc_lmd_query(const osc_brep* a, osc_pose pose_a, const osc_brep* b, 
     if (st == OSC_OK) st = check_settings(&s);
     if (st != OSC_OK) return st;
     lmd_body ba = make_body(a, pose_a, pose_a.p), bb = make_body(b, pose_b, pose_a.p);
+    // the left-out faces the search region reaches, with the poses relative to A's position
+    out->skipped_faces = skipped_reached(a, ba.pose, b, bb.pose, s.d_max + s.eps_a + s.eps_b) +
+                         skipped_reached(b, bb.pose, a, ba.pose, s.d_max + s.eps_a + s.eps_b);
     osc_lmd_cache* own = NULL;
     if (!cache) {
         st = osc_lmd_cache_create(&own);

@@ -51,9 +51,9 @@
 // Supermaximal features (§2.3) are not grouped; see docs/lmd.md. The normal cones of edges along a
 // free-form face, and of free-form edges, are not bounded (no culling by cones there). Trims are
 // polylines within 1e-5 of an edge's extent where the edge is not iso-parametric. The STEP reader
-// refuses (or, asked to, skips and counts) solids with voids, solids placed by a reflection, offsets
-// of B-spline surfaces, faces crossing the seam of a closed B-spline surface and edges crossing the
-// seam of a closed B-spline curve.
+// refuses (or, asked to, skips and counts) solids placed by a reflection, offsets of B-spline
+// surfaces and curves it cannot evaluate; it does not read surface models or open shells. Solids
+// with voids, and faces and edges across the seams of closed B-splines, are read (docs/brep.md).
 
 #ifndef OSCULATE_BREP_H
 #define OSCULATE_BREP_H
@@ -335,6 +335,16 @@ OSC_API osc_status osc_brep_get_shell(const osc_brep* brep, int index, osc_brep_
 OSC_API osc_status osc_brep_create_from_shell(const osc_brep* brep, int index, const osc_brep_settings* settings,
                                               osc_brep** out);
 
+/// Returns the number of faces the STEP importer left out of `brep` (skip_unsupported; 0 for a
+/// NULL model or one built otherwise). osc_lmd_query counts those its search region reaches
+/// (osc_lmd_output.skipped_faces).
+OSC_API int osc_brep_skipped_face_count(const osc_brep* brep);
+
+/// Returns OSC_OK with the bounding box of left-out face `index`'s vertices in the model's frame
+/// (`lo`, `hi`) and its shell (`shell`, nullable); OSC_ERR_INVALID_ARGUMENT naming a NULL argument
+/// or an index outside [0, osc_brep_skipped_face_count).
+OSC_API osc_status osc_brep_get_skipped_face(const osc_brep* brep, int index, osc_vec3* lo, osc_vec3* hi, int* shell);
+
 // ---- STEP import (src/brep_step.c) ----
 
 /// What an import read. An instance is a solid placed in the model: a solid used twice by the
@@ -351,18 +361,19 @@ typedef struct osc_brep_import_report {
                                 ///< file's (first) top representation
     int instances;              ///< placed solids found
     int instances_imported;     ///< shells of the model (osc_brep_shell_count)
-    int instances_skipped;      ///< placed solids left out (only with skip_unsupported): solids with
-                                ///< voids, mirrored placements, solids whose every face is unsupported
-    char first_skipped[96];     ///< the first of them, "#33 BREP_WITH_VOIDS: solids with voids are not
-                                ///< supported", or ""
+    int instances_skipped;      ///< placed solids left out (only with skip_unsupported): mirrored
+                                ///< placements, solids whose every face is unsupported
+    char first_skipped[96];     ///< the first of them, "#33 MANIFOLD_SOLID_BREP: every face of the solid
+                                ///< is unsupported", or ""
 } osc_brep_import_report;
 
 /// Reads every solid of a STEP (ISO 10303-21) buffer, placed where the file's assembly structure
 /// puts it, into one model with a shell per placed solid (osc_brep_get_shell), with the analytic
 /// subset described above. Lengths are in the unit of the file's top representation. A face or
-/// edge on an unsupported geometry, or a solid that cannot be placed (voids, a mirroring placement),
+/// edge on an unsupported geometry, or a solid that cannot be placed (a mirroring placement),
 /// fails the import with OSC_ERR_UNSUPPORTED naming it, unless `skip_unsupported` is non-zero, in
-/// which case such faces and solids are dropped and counted in `report` (NULL allowed). Malformed
+/// which case such faces and solids are dropped and counted in `report` (NULL allowed; the model
+/// remembers the dropped faces: osc_brep_skipped_face_count, osc_lmd_output.skipped_faces). Malformed
 /// text: OSC_ERR_PARSE with the line; a cyclic assembly: OSC_ERR_PARSE naming a relationship in the
 /// cycle; more than 100000 placed solids: OSC_ERR_CAPACITY. `text` may be NULL when `size` is 0.
 OSC_API osc_status osc_brep_read_step(const char* text, size_t size, int skip_unsupported,

@@ -98,6 +98,10 @@ typedef struct osc_lmd_output {
     int32_t count;              ///< set: contacts written (at most capacity)
     int32_t needed;             ///< set: contacts found (> capacity: OSC_ERR_CAPACITY)
     double* distance_jacobians; ///< nullable: [capacity][12] d distance / d (xi_A, xi_B) = -J^T n
+    int32_t skipped_faces;      ///< set: faces the importer left out of a or b (osc_brep_skipped_face_count)
+                                ///< whose box comes within d_max of the other solid's box: the search
+                                ///< reached geometry the models do not hold, so contacts may be missing
+                                ///< (0 for solids imported whole)
 } osc_lmd_output;
 
 /// Per-pair state for temporal coherence and the query's scratch memory. The first query with a

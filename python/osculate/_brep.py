@@ -356,7 +356,7 @@ class Brep(_Model):
         file's assembly structure puts it (placements of products, mapped items), in one model
         with a shell per placed solid (Brep.shells), in the length unit of the file's top
         representation. Faces or edges on unsupported geometry (B-splines, NURBS), and solids that
-        cannot be placed (solids with voids, a mirroring placement), raise UnsupportedError naming
+        cannot be placed (a mirroring placement), raise UnsupportedError naming
         the entity unless skip_unsupported=True, which drops them and counts them in
         `import_report`, a dict: solids (solid entities in the file), faces_read,
         faces_imported, faces_unsupported, edges_imported, edges_unsupported, first_unsupported

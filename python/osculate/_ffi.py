@@ -412,7 +412,7 @@ class LmdContact(C.Structure):
 
 class LmdOutput(C.Structure):
     _fields_ = [("contacts", C.POINTER(LmdContact)), ("capacity", I32), ("count", I32),
-                ("needed", I32), ("distance_jacobians", DP)]
+                ("needed", I32), ("distance_jacobians", DP), ("skipped_faces", I32)]
 
 
 class LmdBatchItem(C.Structure):
@@ -632,6 +632,8 @@ _prototypes = {
     "osc_brep_create_sphere": (ST, [D, C.POINTER(BrepSettings), PS]),
     "osc_brep_create_block_with_hole": (ST, [Vec3, DP, I, C.POINTER(BrepSettings), PS]),
     "osc_brep_shell_count": (I, [P]),
+    "osc_brep_skipped_face_count": (I, [P]),
+    "osc_brep_get_skipped_face": (ST, [P, I, C.POINTER(Vec3), C.POINTER(Vec3), C.POINTER(I)]),
     "osc_brep_get_shell": (ST, [P, I, C.POINTER(BrepShell)]),
     "osc_brep_create_from_shell": (ST, [P, I, C.POINTER(BrepSettings), PS]),
     "osc_brep_read_step": (ST, [C.c_char_p, SZ, I, C.POINTER(BrepSettings), PS,

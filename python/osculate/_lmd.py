@@ -102,7 +102,9 @@ class LmdContacts:
     param_a, param_b [n, 2] ((u, v) on a face, (t, 0) on an edge); kind_a, kind_b [n] (0 face, 1
     edge, 2 vertex: FEATURE_KINDS) and feature_a, feature_b [n] (indices in each solid's
     description); key [n] uint64 (stable between calls while a contact persists); flags [n]
-    (LMD_CONFORMAL for samples of a conformal contact)."""
+    (LMD_CONFORMAL for samples of a conformal contact); skipped_faces: the faces a STEP import
+    left out (skip_unsupported) that the search reached, so that contacts may be missing there
+    (osc_lmd_output.skipped_faces; 0 for solids imported whole)."""
 
     point_a: np.ndarray
     point_b: np.ndarray
@@ -117,6 +119,7 @@ class LmdContacts:
     feature_b: np.ndarray
     key: np.ndarray
     flags: np.ndarray
+    skipped_faces: int = 0
 
     def __len__(self):
         return len(self.distance)
@@ -127,8 +130,8 @@ class LmdContacts:
         return (self.flags & LMD_CONFORMAL) != 0
 
 
-def _lmd_contacts(c, jac):
-    return LmdContacts(distance_jacobian=jac.copy(), **{
+def _lmd_contacts(c, jac, skipped_faces=0):
+    return LmdContacts(distance_jacobian=jac.copy(), skipped_faces=int(skipped_faces), **{
         k: c[k].copy() for k in ("point_a", "point_b", "distance", "normal", "param_a", "param_b",
                                  "kind_a", "kind_b", "feature_a", "feature_b", "key", "flags")})
 
@@ -144,7 +147,7 @@ _LMD_INITIAL_CAPACITY = 64
 
 def _lmd_query(a, pa, b, pb, s, cache, cap, grow, threads):
     """osc_lmd_query into buffers of `cap` contacts, grown until every contact fits when `grow`:
-    (contacts, distance Jacobians, count, status)."""
+    (contacts, distance Jacobians, count, status, skipped faces reached)."""
     for _ in range(8):  # the count is deterministic: one retry suffices
         contacts = np.zeros(max(cap, 1), dtype=_LMD_CONTACT)
         jac = np.zeros((max(cap, 1), 12))
@@ -154,7 +157,7 @@ def _lmd_query(a, pa, b, pb, s, cache, cap, grow, threads):
             cap = out.needed
             continue
         break
-    return contacts, jac, out.count, rc
+    return contacts, jac, out.count, rc, out.skipped_faces
 
 
 def lmd(a, pose_a, b, pose_b, settings=None, cache=None, capacity=None, threads=1, **overrides):
@@ -180,17 +183,17 @@ def lmd(a, pose_a, b, pose_b, settings=None, cache=None, capacity=None, threads=
         if cap < 0:
             raise ValueError("lmd: capacity must be >= 0, got %d" % cap)
     if cache is None:
-        contacts, jac, count, rc = _lmd_query(a, pa, b, pb, s, None, cap, grow, threads)
+        contacts, jac, count, rc, skipped = _lmd_query(a, pa, b, pb, s, None, cap, grow, threads)
     else:
         with cache._lock:
             cache._remember(a, b)
-            contacts, jac, count, rc = _lmd_query(a, pa, b, pb, s, cache, cap, grow, threads)
+            contacts, jac, count, rc, skipped = _lmd_query(a, pa, b, pb, s, cache, cap, grow, threads)
             if rc != OK:  # after a failure the cache may hold a partial front
                 lib.osc_lmd_cache_reset(cache)
             else:
                 cache._capacity = count
     check(rc, "osc_lmd_query")
-    return _lmd_contacts(contacts[:count], jac[:count])
+    return _lmd_contacts(contacts[:count], jac[:count], skipped)
 
 
 _LMD_OUTPUT = F.as_dtype(F.LmdOutput)

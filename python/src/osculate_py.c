@@ -640,6 +640,7 @@ static const oscpy_layout oscpy_layouts[] = {
     OSCPY_FIELD(osc_lmd_output, count),
     OSCPY_FIELD(osc_lmd_output, needed),
     OSCPY_FIELD(osc_lmd_output, distance_jacobians),
+    OSCPY_FIELD(osc_lmd_output, skipped_faces),
     OSCPY_SIZE(osc_lmd_batch_item),
     OSCPY_FIELD(osc_lmd_batch_item, a),
     OSCPY_FIELD(osc_lmd_batch_item, pose_a),

@@ -204,6 +204,12 @@ def test_step_import_matches_the_c_test():
     assert skipped.import_report["faces_read"] == 4
     assert skipped.import_report["faces_imported"] == 3
     assert skipped.import_report["faces_unsupported"] == 1
+    # a query whose search reaches the left-out cylinder says so; one far from the peg does not
+    ball = osc.Brep.sphere(0.5)
+    assert osc.lmd(skipped, osc.pose(), ball, osc.pose([2.8, 0, 2]), d_max=1.0).skipped_faces == 1
+    assert osc.lmd(ball, osc.pose([2.8, 0, 2]), skipped, osc.pose(), d_max=1.0).skipped_faces == 1
+    assert osc.lmd(skipped, osc.pose(), ball, osc.pose([9, 0, 2]), d_max=1.0).skipped_faces == 0
+    assert osc.lmd(peg, osc.pose(), ball, osc.pose([2.8, 0, 2]), d_max=1.0).skipped_faces == 0
     # the whole C report, its texts as str: one placed solid, imported
     r = skipped.import_report
     assert (r["instances"], r["instances_imported"], r["instances_skipped"]) == (1, 1, 0)
