@@ -151,7 +151,7 @@ ad.primitive_transposes[found_transpose_p] = _transpose_rule(found_apply_p)
 
 def _batch_rule(prim):
     def rule(args, dims):
-        size = next(a.shape[d] for a, d in zip(args, dims) if d is not batching.not_mapped)
+        size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
         args = [batching.bdim_at_front(a, d, size) for a, d in zip(args, dims)]
         return prim.bind(*args), 0
     return rule
@@ -159,3 +159,20 @@ def _batch_rule(prim):
 
 batching.primitive_batchers[found_apply_p] = _batch_rule(found_apply_p)
 batching.primitive_batchers[found_transpose_p] = _batch_rule(found_transpose_p)
+
+
+def _shard_map_rules():
+    """shard_map's replication check (jax < 0.6) needs a rule per primitive: the found-rows
+    products act on each shard's rows alone, which is its standard rule (the output replicated
+    over the mesh axes over which every input is)."""
+    try:
+        from jax.experimental import shard_map
+    except ImportError:  # pragma: no cover
+        return
+    if hasattr(shard_map, "register_standard_check"):
+        for prim in (found_apply_p, found_transpose_p):
+            shard_map.register_standard_check(prim)
+            shard_map.register_standard_rewrite(prim)
+
+
+_shard_map_rules()

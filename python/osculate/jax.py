@@ -110,7 +110,9 @@ def dcol(a, pose_a, b, pose_b, outputs=None, **settings):
         t = _xla.pose_tangents(rest[-1], *tangents)
         # the Jacobians come in the handler's order (_DCOL_NAMES), the values in `names`' order
         jac = dict(zip([n for n in _DCOL_NAMES if n in names], rest[:-1]))
-        out = [jnp.einsum("...rc,...c->...r", jac[n], t).reshape(v.shape)
+        # every pair is one found slot: the found-rows products of the padded families, in C
+        one = jnp.ones(batch, jnp.int32)
+        out = [_xla.found_apply(jac[n][..., None, :, :], one, t).reshape(v.shape)
                for n, v in zip(names, values)]
         return tuple(values), tuple(out)
 

@@ -4,8 +4,10 @@
 // xla_abi.h: the part of the XLA FFI C ABI (API version 0.1, as jaxlib >= 0.4.34 ships it under
 // jax.ffi.include_dir(), xla/ffi/api/c_api.h) that osculate's custom-call handlers use, declared
 // here under osculate's own names so that building the Python package needs no jaxlib. Only the
-// layouts are fixed by XLA: every struct starts with its size, and python/tests/test_xla_abi.py
-// compiles a check of each size and field offset against the header of the installed jaxlib.
+// layouts are fixed by XLA: every struct starts with its size, newer minor versions only append
+// fields (jaxlib 0.10 has API 0.3 and runs handlers built for 0.1), and
+// python/tests/test_jax_ffi.py compiles a check of each field offset, and that each struct here
+// is a prefix of XLA's, against the header of the installed jaxlib.
 // A handler is a plain C function oscx_handler; XLA calls it once with a metadata extension to
 // learn the API version it was built for, then once per execution.
 

@@ -207,14 +207,18 @@ seen = []
 def local(q):
     seen.append(q.shape)
     return oj.dcol(a, pa, b, q)["distance"]
-f = jax.jit(shard_map(local, mesh=mesh, in_specs=P("pairs"), out_specs=P("pairs")))
+import inspect
+# jax >= 0.6 types values by the mesh axes they vary over, and does not mark a custom call's
+# results as varying: its check must be off there (jax 0.4's replication check has our rules)
+loose = {"check_vma": False} if "check_vma" in inspect.signature(shard_map).parameters else {}
+f = jax.jit(shard_map(local, mesh=mesh, in_specs=P("pairs"), out_specs=P("pairs"), **loose))
 q = jax.device_put(pbs, NamedSharding(mesh, P("pairs")))
 d = f(q)
 print("local shapes", seen)
 print("shards", sorted((s.device.id, s.data.shape) for s in d.addressable_shards))
 np.testing.assert_array_equal(np.asarray(d), osc.dcol_batch(a, pa, b, pbs).distance)
 g = jax.jit(shard_map(jax.grad(lambda q: jnp.sum(local(q))), mesh=mesh, in_specs=P("pairs"),
-                      out_specs=P("pairs")))(q)
+                      out_specs=P("pairs"), **loose))(q)
 np.testing.assert_allclose(g, jax.grad(lambda q: jnp.sum(oj.dcol(a, pa, b, q)["distance"]))(pbs),
                            rtol=1e-12, atol=1e-14)
 print("ok")
@@ -236,7 +240,8 @@ ABI_CHECK = r"""
 #include <stddef.h>
 #include "xla/ffi/api/c_api.h"
 #include "xla_abi.h"
-#define SAME(ours, theirs) static_assert(sizeof(ours) == sizeof(struct theirs), #ours " size")
+// XLA's minor versions append fields: each of our structs must be a prefix of XLA's
+#define SAME(ours, theirs) static_assert(sizeof(ours) <= sizeof(struct theirs), #ours " size")
 #define AT(ours, f, theirs, g) static_assert(offsetof(ours, f) == offsetof(struct theirs, g), #ours "." #f)
 SAME(oscx_extension, XLA_FFI_Extension_Base);
 AT(oscx_extension, type, XLA_FFI_Extension_Base, type);
@@ -280,16 +285,16 @@ AT(oscx_call_frame, rets, XLA_FFI_CallFrame, rets);
 AT(oscx_call_frame, attrs, XLA_FFI_CallFrame, attrs);
 AT(oscx_api, api_version, XLA_FFI_Api, api_version);
 AT(oscx_api, error_create, XLA_FFI_Api, XLA_FFI_Error_Create);
-static_assert(OSCX_API_MAJOR == XLA_FFI_API_MAJOR && OSCX_API_MINOR == XLA_FFI_API_MINOR, "version");
-static_assert(OSCX_EXTENSION_METADATA == XLA_FFI_Extension_Metadata, "metadata");
-static_assert(OSCX_STAGE_EXECUTE == XLA_FFI_ExecutionStage_EXECUTE, "stage");
-static_assert(OSCX_F32 == XLA_FFI_DataType_F32 && OSCX_F64 == XLA_FFI_DataType_F64, "floats");
-static_assert(OSCX_S32 == XLA_FFI_DataType_S32 && OSCX_S64 == XLA_FFI_DataType_S64, "ints");
-static_assert(OSCX_U8 == XLA_FFI_DataType_U8 && OSCX_U64 == XLA_FFI_DataType_U64, "unsigned");
-static_assert(OSCX_ATTR_ARRAY == XLA_FFI_AttrType_ARRAY && OSCX_ATTR_SCALAR == XLA_FFI_AttrType_SCALAR, "attrs");
-static_assert(OSCX_ERROR_INVALID_ARGUMENT == XLA_FFI_Error_Code_INVALID_ARGUMENT, "errc");
-static_assert(OSCX_ERROR_RESOURCE_EXHAUSTED == XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "errc");
-static_assert(OSCX_ERROR_INTERNAL == XLA_FFI_Error_Code_INTERNAL, "errc");
+static_assert(OSCX_API_MAJOR == XLA_FFI_API_MAJOR && OSCX_API_MINOR <= XLA_FFI_API_MINOR, "version");
+static_assert((int)OSCX_EXTENSION_METADATA == (int)XLA_FFI_Extension_Metadata, "metadata");
+static_assert((int)OSCX_STAGE_EXECUTE == (int)XLA_FFI_ExecutionStage_EXECUTE, "stage");
+static_assert((int)OSCX_F32 == (int)XLA_FFI_DataType_F32 && (int)OSCX_F64 == (int)XLA_FFI_DataType_F64, "floats");
+static_assert((int)OSCX_S32 == (int)XLA_FFI_DataType_S32 && (int)OSCX_S64 == (int)XLA_FFI_DataType_S64, "ints");
+static_assert((int)OSCX_U8 == (int)XLA_FFI_DataType_U8 && (int)OSCX_U64 == (int)XLA_FFI_DataType_U64, "unsigned");
+static_assert((int)OSCX_ATTR_ARRAY == (int)XLA_FFI_AttrType_ARRAY && (int)OSCX_ATTR_SCALAR == (int)XLA_FFI_AttrType_SCALAR, "attrs");
+static_assert((int)OSCX_ERROR_INVALID_ARGUMENT == (int)XLA_FFI_Error_Code_INVALID_ARGUMENT, "errc");
+static_assert((int)OSCX_ERROR_RESOURCE_EXHAUSTED == (int)XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "errc");
+static_assert((int)OSCX_ERROR_INTERNAL == (int)XLA_FFI_Error_Code_INTERNAL, "errc");
 """
 
 
