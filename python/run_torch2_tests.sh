@@ -29,4 +29,5 @@ trap 'rm -rf "$scratch"' EXIT
 cd "$scratch"
 echo "python torch2 tests: torch $("$venv/bin/python" -c 'import torch; print(torch.__version__)')"
 PYTHONDONTWRITEBYTECODE=1 "$venv/bin/python" -m pytest -q -p no:cacheprovider \
-    "$root/python/tests/test_torch.py" "$root/python/tests/test_torch2.py"
+    "$root/python/tests/test_torch.py" "$root/python/tests/test_torch_force.py" \
+    "$root/python/tests/test_torch2.py"

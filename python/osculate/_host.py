@@ -48,8 +48,9 @@ def manifold_twist(a, b, settings, capacity, pose_a, pose_b, jacobians):
     pa, pb, batch = broadcast_poses(pose_a, pose_b)
     settings = dict(settings)
     size = _size_of(a, b, settings.pop("size", None))
-    contacts, twist, outs, _ = _manifold_batch(a, pa, b, pb, jacobians, capacity, 0, size, True,
-                                               settings, zero=False)
+    threads = settings.pop("threads", 0)
+    contacts, twist, outs, _ = _manifold_batch(a, pa, b, pb, jacobians, capacity, threads, size,
+                                               True, settings, zero=False)
     n = len(pa)
     count = outs["count"].copy()
     found = np.arange(capacity)[None, :] < count[:, None]

@@ -22,6 +22,9 @@ makes them work under torch.func (grad, jacrev, vmap of grad) and torch.compile(
 from PyTorch 2.4 each op has a batching rule (one batched C call per vmap). docs/python.md,
 "PyTorch versions", says what differs from 1.13.
 
+dcol_wrench and manifold_wrench are the contact wrenches of osculate.jax (docs/force.md, §10): a
+query and osculate.contact_forces per batch item, differentiable in both poses and velocities.
+
 Models (Convex, Body, SDF, Brep, Implicit) and settings cannot cross an op's schema: register()
 maps them to an int handle that the ops take. The registry holds the models it was given, alive,
 until release_models(); the functions below register their arguments on each call (the same
@@ -36,16 +39,17 @@ import numpy as np
 import torch
 
 from . import _host
-from ._ffi import integer as _integer, lib
+from ._ffi import ForceSettings, integer as _integer, lib
+from ._force import ForceContacts, contact_forces
 from ._pose import pair_jacobian_to_pq
 
 __all__ = ["dcol", "dcol_alpha", "manifold", "sdf_pair", "lmd", "sdf", "ray_intersect",
-           "ray_intersect_sag", "register", "release_models"]
+           "ray_intersect_sag", "dcol_wrench", "manifold_wrench", "register", "release_models"]
 
 # ------------------------------------------------------------------------------------------------
 # the model registry: int handles for the models and settings the ops cannot take
 
-_QUERIES = ("dcol", "manifold", "sdf_pair", "lmd", "sdf", "ray")
+_QUERIES = ("dcol", "manifold", "sdf_pair", "lmd", "sdf", "ray", "dcol_wrench", "manifold_wrench")
 _registry = {}  # handle -> (query, models, settings, derived values such as a default capacity)
 _handles = {}  # (query, model ids, settings) -> handle
 _registry_lock = threading.Lock()
@@ -56,8 +60,9 @@ def register(query, *models, **settings):
     """The int handle under which the ops find `models` and `settings` for `query` ("dcol":
     Convex a, b; "manifold": Body a, b; "sdf_pair": SDF (or Grid) a, b; "lmd": Brep a, b; "sdf":
     an SDF or Grid; "ray": an Implicit surface or None for the sag, the aperture diameter (None
-    for a surface), the transform (or None)). The same objects and settings give the same handle;
-    the registry keeps the objects alive until release_models()."""
+    for a surface), the transform (or None); "dcol_wrench", "manifold_wrench": as "dcol" and
+    "manifold", the settings also the force model's). The same objects and settings give the same
+    handle; the registry keeps the objects alive until release_models()."""
     if query not in _QUERIES:
         raise ValueError("register: query must be one of %s, got %r" % (_QUERIES, query))
     key = (query, _key(models), _key(settings))
@@ -855,3 +860,262 @@ def ray_intersect_sag(parameters, diameter, origins, directions, transform=None,
     over the aperture `diameter`; differentiable also in the parameters. The op:
     torch.ops.osculate.ray_intersect with the parameters."""
     return _ray(None, float(diameter), transform, settings, origins, directions, parameters)
+
+
+# ------------------------------------------------------------------------------------------------
+# contact wrenches: a query and force.h's contact force (osculate.contact_forces) per batch item
+
+_FORCE_SETTINGS = frozenset(name for name, _ in ForceSettings._fields_)
+
+
+class _WrenchSpec:
+    """A wrench op: the query's contacts per batch item (contacts(a, b, settings, capacity, pa,
+    pb, jacobians) -> ForceContacts for each row of the poses [N, 7]) and whether it takes a
+    capacity. Outputs: the wrenches [batch, 2, 6] in the arguments' dtype, and with `jacobians`
+    the wrench Jacobians [N, 12, 12] float64 along the twists of A then B (pose_jacobian) and
+    along A's then B's velocity (velocity_jacobian), as osculate.contact_forces returns them."""
+
+    def __init__(self, name, padded, contacts):
+        self.name, self.padded, self.contacts = name, padded, contacts
+        capacity = "int capacity, " if padded else ""
+        self.schema = ("%s(Tensor pose_a, Tensor velocity_a, Tensor pose_b, Tensor velocity_b, "
+                       "int handle, %sbool jacobians) -> (Tensor wrench, Tensor pose_jacobian, "
+                       "Tensor velocity_jacobian)" % (name, capacity))
+
+    def check(self, pose_a, velocity_a, pose_b, velocity_b, capacity):
+        """The broadcast batch shape of the arguments; ValueError naming the bad one."""
+        if self.padded and capacity < 1:
+            raise ValueError("osculate.%s: capacity must be >= 1, got %d" % (self.name, capacity))
+        args = (("pose_a", pose_a, 7), ("velocity_a", velocity_a, 6), ("pose_b", pose_b, 7),
+                ("velocity_b", velocity_b, 6))
+        for name, t, size in args:
+            if t.shape[-1:] != (size,):
+                raise ValueError("osculate.%s: %s must have shape (..., %d), got %s"
+                                 % (self.name, name, size, tuple(t.shape)))
+        try:
+            return tuple(torch.broadcast_shapes(*[t.shape[:-1] for _, t, _ in args]))
+        except RuntimeError as e:
+            raise ValueError("osculate.%s: the batch shapes %s do not broadcast (%s)"
+                             % (self.name, [tuple(t.shape) for _, t, _ in args], e)) from None
+
+    def meta(self, pose_a, velocity_a, pose_b, velocity_b, handle, *rest):
+        capacity, jacobians = rest if self.padded else (None, rest[0])
+        batch = self.check(pose_a, velocity_a, pose_b, velocity_b, capacity)
+        n = int(np.prod(batch, dtype=int))
+        dtype = _float_dtype(pose_a, velocity_a, pose_b, velocity_b)
+        jac = (n, 12, 12) if jacobians else (0,)
+        return (pose_a.new_empty(batch + (2, 6), dtype=dtype), pose_a.new_empty(jac, dtype=_F64),
+                pose_a.new_empty(jac, dtype=_F64))
+
+    def cpu(self, pose_a, velocity_a, pose_b, velocity_b, handle, *rest):
+        """The query over the broadcast batch (one batched C call, with the contacts' twist
+        Jacobians when `jacobians`), then osculate.contact_forces on each item's contacts."""
+        capacity, jacobians = rest if self.padded else (None, rest[0])
+        args = (pose_a, velocity_a, pose_b, velocity_b)
+        batch = self.check(*args, capacity)
+        _, (a, b), settings, _ = _entry(handle, self.name)
+        force, query = _split_force_settings(settings)
+        n = int(np.prod(batch, dtype=int))
+        pa, va, pb, vb = [_np(t.expand(batch + t.shape[-1:])).reshape(n, t.shape[-1]) for t in args]
+        wrench = np.empty((n, 2, 6))
+        pj, vj = (np.empty((n, 12, 12)), np.empty((n, 12, 12))) if jacobians else (None, None)
+        for i, fc in enumerate(self.contacts(a, b, query, capacity, pa, pb, jacobians)):
+            r = contact_forces(fc, pa[i], va[i], pb[i], vb[i], derivatives=jacobians, **force)
+            wrench[i, 0], wrench[i, 1] = r.wrench_a, r.wrench_b
+            if jacobians:
+                pj[i], vj[i] = r.pose_jacobian, r.velocity_jacobian
+        out = _out(wrench.reshape(batch + (2, 6)), _float_dtype(*args))
+        if not jacobians:
+            return out, _none(), _none()
+        return out, torch.from_numpy(pj), torch.from_numpy(vj)
+
+
+def _split_force_settings(settings):
+    """(the force model's settings, the query's) of a wrench's settings, split by name."""
+    force = {k: v for k, v in settings.items() if k in _FORCE_SETTINGS}
+    return force, {k: v for k, v in settings.items() if k not in _FORCE_SETTINGS}
+
+
+def _dcol_contacts(a, b, settings, capacity, pa, pb, jacobians):
+    """DCOL's one contact per pair (as osculate.force_contacts makes it from a DcolResult)."""
+    names = ("point", "normal", "distance") if jacobians else ()
+    values, twist = _host.dcol_twist(a, b, settings, pa, pb, names)
+    for i in range(len(pa)):
+        jac = {k + "_jacobian": twist[k][i].reshape((1, 12) if k == "distance" else (1, 3, 12))
+               for k in names}
+        yield ForceContacts(values["point"][i][None], values["normal"][i][None],
+                            values["distance"][i:i + 1], np.ones(1), **jac)
+
+
+def _manifold_contacts(a, b, settings, capacity, pa, pb, jacobians):
+    """Each pair's manifold: its count[i] contacts, weighted, with all four Jacobians."""
+    values, twist = _host.manifold_twist(a, b, settings, capacity, pa, pb, jacobians)
+    shapes = dict(_host.MANIFOLD_OUTPUTS)
+    for i, c in enumerate(np.asarray(values["count"]).reshape(-1)):
+        c = int(c)
+        jac = {k + "_jacobian": twist[k][i, :c].reshape((c,) + shape + (12,))
+               for k, shape in shapes.items()} if jacobians else {}
+        yield ForceContacts(*[values[k][i, :c] for k in ("point", "normal", "distance", "weight")],
+                            **jac)
+
+
+_DCOL_WRENCH = _WrenchSpec("dcol_wrench", False, _dcol_contacts)
+_MANIFOLD_WRENCH = _WrenchSpec("manifold_wrench", True, _manifold_contacts)
+
+
+def _wrench_forward(spec, handle, capacity, pose_a, velocity_a, pose_b, velocity_b):
+    """A wrench's derivatives: forward calls the op with the Jacobians (outputs, so that backward
+    may read them); backward contracts the incoming gradient with the velocity Jacobian (aten
+    ops) and with the pose Jacobian through pose_vjp (twist columns, then raw poses once per
+    item, as the queries' backward)."""
+    extra = (capacity,) if spec.padded else ()
+    return tuple(getattr(torch.ops.osculate, spec.name)(pose_a, velocity_a, pose_b, velocity_b,
+                                                        handle, *extra, True))
+
+
+def _wrench_setup(ctx, inputs, outputs):
+    _, _, _, pose_a, velocity_a, pose_b, velocity_b = inputs
+    ctx.set_materialize_grads(False)
+    ctx.velocity_shapes = (velocity_a.shape, velocity_b.shape)
+    ctx.save_for_backward(pose_a, pose_b, outputs[1], outputs[2])
+    ctx.mark_non_differentiable(outputs[1], outputs[2])
+
+
+def _wrench_backward(ctx, grad, *_):
+    none = (None,) * 7
+    if grad is None:
+        return none
+    pose_a, pose_b, pose_jacobian, velocity_jacobian = ctx.saved_tensors
+    batch = tuple(grad.shape[:-2])
+    n = pose_jacobian.shape[0]
+    g = grad.reshape(n, 12).to(_F64)
+    need = ctx.needs_input_grad
+    ga = gva = gb = gvb = None
+    if need[3] or need[5]:
+        v = torch.ops.osculate.pose_vjp([pose_jacobian.reshape(n, 1, 12, 12)],
+                                        [g.reshape(n, 1, 12)], None,
+                                        pose_a.expand(batch + (7,)), pose_b.expand(batch + (7,)))
+        v = v.reshape(batch + (14,))
+        ga = v[..., :7].sum_to_size(pose_a.shape).to(pose_a.dtype) if need[3] else None
+        gb = v[..., 7:].sum_to_size(pose_b.shape).to(pose_b.dtype) if need[5] else None
+    if need[4] or need[6]:
+        w = torch.einsum("nr,nrc->nc", g, velocity_jacobian).reshape(batch + (12,))
+        shape_a, shape_b = ctx.velocity_shapes
+        gva = w[..., :6].sum_to_size(shape_a).to(grad.dtype) if need[4] else None
+        gvb = w[..., 6:].sum_to_size(shape_b).to(grad.dtype) if need[6] else None
+    return None, None, None, ga, gva, gb, gvb
+
+
+def _wrench_function_vmap(function, info, in_dims, spec, handle, capacity, *args):
+    args = _lift(args, in_dims[3:])
+    out = function.apply(spec, handle, capacity, *args)
+    return (out[0],) + tuple(_items(j, info.batch_size) for j in out[1:]), (0, 0, 0)
+
+
+_Wrench = _function("_Wrench", _wrench_forward, _wrench_setup, _wrench_backward,
+                    _wrench_function_vmap)
+
+
+def _define_wrench(spec):
+    """Defines the op of a wrench spec: CPU, Meta and Autograd kernels (and the batching rule on
+    PyTorch >= 2.4: one op call on the arguments with the vmapped dimension first)."""
+    _LIB.define(spec.schema)
+    _LIB.impl(spec.name, spec.cpu, "CPU")
+    _LIB.impl(spec.name, spec.meta, "Meta")
+    op = getattr(torch.ops.osculate, spec.name)
+
+    def autograd(pose_a, velocity_a, pose_b, velocity_b, handle, *rest):
+        args = (pose_a, velocity_a, pose_b, velocity_b)
+        if not _grad_needed(*args):
+            with _BelowAutograd():
+                return op(*args, handle, *rest)
+        out = _Wrench.apply(spec, handle, rest[0] if spec.padded else None, *args)
+        return _placeholders(out, 1, rest[-1], pose_a)
+
+    def rule(info, in_dims, pose_a, velocity_a, pose_b, velocity_b, handle, *rest):
+        args = _lift((pose_a, velocity_a, pose_b, velocity_b), in_dims[:4])
+        out = op(*args, handle, *rest)
+        if not rest[-1]:
+            return tuple(out), (0, None, None)
+        return (out[0],) + tuple(_items(j, info.batch_size) for j in out[1:]), (0, 0, 0)
+
+    _LIB.impl(spec.name, autograd, "Autograd")
+    if _register_vmap is not None:
+        _register_vmap("osculate::" + spec.name, rule, lib=_LIB)
+
+
+_define_wrench(_DCOL_WRENCH)
+_define_wrench(_MANIFOLD_WRENCH)
+
+
+def _wrench(spec, handle, capacity, pose_a, velocity_a, pose_b, velocity_b):
+    """The wrenches of a wrench op on float tensors of pose_a's dtype on the CPU (None velocities:
+    at rest), on pose_a's device."""
+    pa = _float_tensor(pose_a)
+    pb = _float_tensor(pose_b, pa).to("cpu")
+    va, vb = [torch.zeros(6, dtype=pa.dtype) if v is None else _float_tensor(v, pa).to("cpu")
+              for v in (velocity_a, velocity_b)]
+    args = (pa.to("cpu"), va, pb, vb)
+    if _differentiated(*args):
+        out = _Wrench.apply(spec, handle, capacity, *args)
+    else:
+        extra = (capacity,) if spec.padded else ()
+        out = getattr(torch.ops.osculate, spec.name)(*args, handle, *extra, False)
+    return out[0].to(pa.device)
+
+
+def _wrench_handle(query, a, b, settings, model, query_settings_check):
+    """The handle of a wrench's models and settings; on its first use, the models' types and the
+    settings are checked (TypeError for an unknown setting, InvalidArgumentError naming a bad
+    force setting: an evaluation without contacts), when the function is called rather than when
+    the op runs."""
+    handle = register(query, a, b, **settings)
+    derived = _registry[handle][3]
+    if "checked" not in derived:
+        model(a, "a")
+        model(b, "b")
+        force, query_settings = _split_force_settings(settings)
+        query_settings_check({k: v for k, v in query_settings.items() if k != "threads"})
+        _integer(query_settings.get("threads", 0), "threads")
+        contact_forces(ForceContacts(np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0),
+                                     np.zeros(0)), [0, 0, 0, 1, 0, 0, 0], None,
+                       [0, 0, 0, 1, 0, 0, 0], None, **force)
+        derived["query_settings"] = query_settings
+        derived["checked"] = True
+    return handle
+
+
+def dcol_wrench(a, pose_a, velocity_a, b, pose_b, velocity_b, **settings):
+    """The contact wrenches [..., 2, 6] on Convex shapes a and b (A's, then B's; each force, then
+    torque about the body's own origin, world coordinates) at poses [..., 7] moving with
+    velocities [..., 6] (linear velocity of the origin, angular velocity; None: at rest), as
+    osculate.jax.dcol_wrench: force.h's contact force on DCOL's one contact. Differentiable in
+    both poses (raw components) and both velocities; arguments broadcast. Settings: the force
+    model's (osculate.force_settings), DCOL's (osculate.dcol_settings) and threads. The op:
+    torch.ops.osculate.dcol_wrench (one batched DCOL call, then osc_force_evaluate per item)."""
+    from ._dcol import _convex, _dcol_settings
+    handle = _wrench_handle("dcol_wrench", a, b, settings, _convex, _dcol_settings)
+    return _wrench(_DCOL_WRENCH, handle, None, pose_a, velocity_a, pose_b, velocity_b)
+
+
+def manifold_wrench(a, pose_a, velocity_a, b, pose_b, velocity_b, capacity=None, **settings):
+    """The contact wrenches [..., 2, 6] on Bodies a and b (as dcol_wrench) summed over the
+    contacts of their manifold, each weighted by its transition weight, as
+    osculate.jax.manifold_wrench. `capacity`: the most contacts per pair (default
+    osculate.max_contacts, which never runs out; a smaller one that runs out raises
+    CapacityError). Settings: the force model's (osculate.force_settings), the manifold's
+    (osculate.manifold_settings, size) and threads. The op: torch.ops.osculate.manifold_wrench
+    (one batched manifold call, then osc_force_evaluate per item)."""
+    from ._manifold import _body, max_contacts
+    handle = _wrench_handle("manifold_wrench", a, b, settings, _body,
+                            lambda query: max_contacts(a, b, **query))
+    if capacity is None:
+        derived = _registry[handle][3]
+        if "capacity" not in derived:
+            query = dict(derived["query_settings"])
+            query.pop("threads", None)
+            derived["capacity"] = max_contacts(a, b, **query)
+        cap = derived["capacity"]
+    else:
+        cap = _integer(capacity, "capacity")
+    return _wrench(_MANIFOLD_WRENCH, handle, cap, pose_a, velocity_a, pose_b, velocity_b)

@@ -84,6 +84,21 @@ def _cases(body):
         r = ot.ray_intersect_sag(c, 1.0, x, y)
         return torch.cat([r["t"], r["point"].reshape(-1), r["normal"].reshape(-1)])
 
+    va = np.array([0.05, -0.02, 0.1, 0.3, -0.2, 0.1])
+    vb = np.array([-0.2, 0.05, 0.03, 0.1, 0.4, -0.3])
+    force = dict(stiffness=2e4, friction=0.7, damping=0.5)
+    capsule = osc.Convex.capsule(0.2, 0.4)
+    wa = osc.pose([0.0, 0.0, 0.0], osc.axis_angle_quaternion([0, 0, 1], 0.1))
+    wb = osc.apply_twist(osc.pose([0.9, 0.2, 0.0], osc.axis_angle_quaternion([0, 1, 0], np.pi / 2)),
+                         [0, 0, 0, 0, 0, 0.3])
+
+    # wrenches of ~1e3 scaled to ~1, which the finite differences of _eager_jacobian resolve
+    def dcol_wrench(p, u, q, v):
+        return ot.dcol_wrench(box, p, u, capsule, q, v, tolerance=1e-6, **force).reshape(12) * 1e-3
+
+    def manifold_wrench(p, u, q, v):
+        return ot.manifold_wrench(body, p, u, body, q, v, **force).reshape(12) * 1e-3
+
     shift = np.array([0, 1, 2])[:, None] * 0.004  # three nearby items of the first input
 
     def pose_batch(p):
@@ -100,11 +115,13 @@ def _cases(body):
         "ray_intersect": (ray, (o, d), o[None] + shift[:, :, None]),
         "ray_intersect_sag": (ray_sag, (np.array([0.5, -0.3, 0.01]), o, d),
                               np.array([0.5, -0.3, 0.01]) + shift),
+        "dcol_wrench": (dcol_wrench, (wa, va, wb, vb), pose_batch(wa)),
+        "manifold_wrench": (manifold_wrench, (ma, va, mb, vb), pose_batch(ma)),
     }
 
 
 FAMILIES = ("dcol", "dcol_alpha", "manifold", "sdf_pair", "lmd", "sdf", "ray_intersect",
-            "ray_intersect_sag")
+            "ray_intersect_sag", "dcol_wrench", "manifold_wrench")
 
 
 @pytest.fixture(scope="module")
