@@ -177,28 +177,23 @@ static bool found_operands(const oscx_call_frame* frame, int vector_is_cotangent
            oscx_size(p->out) == p->batch * out;
 }
 
-OSCX_HANDLER(osculate_found_apply) {
+/// Runs the found-rows product of `frame`: J t, or J^T ct when `transpose`, in the buffers' type.
+static oscx_error* found_product_run(const oscx_call_frame* frame, bool transpose) {
     found_product p;
-    if (!found_operands(frame, 0, &p))
-        return oscx_fail(frame, OSCX_ERROR_INVALID_ARGUMENT, "osculate_found_apply: bad operand shapes or types");
-    if (p.jacobians->dtype == OSCX_F64)
-        oscpy_found_apply(p.jacobians->data, p.count, p.vector->data, p.batch, p.capacity, p.rows, p.columns,
-                          p.out->data);
-    else
-        oscpy_found_apply_f32(p.jacobians->data, p.count, p.vector->data, p.batch, p.capacity, p.rows, p.columns,
-                              p.out->data);
+    if (!found_operands(frame, transpose, &p))
+        return oscx_fail(frame, OSCX_ERROR_INVALID_ARGUMENT, "%s: bad operand shapes or types",
+                         transpose ? "osculate_found_transpose" : "osculate_found_apply");
+    const void *j = p.jacobians->data, *v = p.vector->data;
+    if (p.jacobians->dtype == OSCX_F64) {
+        (transpose ? oscpy_found_transpose : oscpy_found_apply)(j, p.count, v, p.batch, p.capacity, p.rows, p.columns,
+                                                                p.out->data);
+    } else {
+        (transpose ? oscpy_found_transpose_f32 : oscpy_found_apply_f32)(j, p.count, v, p.batch, p.capacity, p.rows,
+                                                                        p.columns, p.out->data);
+    }
     return NULL;
 }
 
-OSCX_HANDLER(osculate_found_transpose) {
-    found_product p;
-    if (!found_operands(frame, 1, &p))
-        return oscx_fail(frame, OSCX_ERROR_INVALID_ARGUMENT, "osculate_found_transpose: bad operand shapes or types");
-    if (p.jacobians->dtype == OSCX_F64)
-        oscpy_found_transpose(p.jacobians->data, p.count, p.vector->data, p.batch, p.capacity, p.rows, p.columns,
-                              p.out->data);
-    else
-        oscpy_found_transpose_f32(p.jacobians->data, p.count, p.vector->data, p.batch, p.capacity, p.rows, p.columns,
-                                  p.out->data);
-    return NULL;
-}
+OSCX_HANDLER(osculate_found_apply) { return found_product_run(frame, false); }
+
+OSCX_HANDLER(osculate_found_transpose) { return found_product_run(frame, true); }
