@@ -37,6 +37,13 @@ typedef struct warm_entry {
     double x[4];
 } warm_entry;
 
+// A supermaximal search (leaf_pair_group) seen in this query: its key + 1 (0: an empty slot) and
+// whether its leaf pairs are searched once (1) or each on its own (0).
+typedef struct group_entry {
+    uint64_t key;
+    int grouped;
+} group_entry;
+
 typedef struct tagged_contact {
     osc_lmd_contact c;
     size_t job; // the leaf pair's rank in the traversal (the sort's last key)
@@ -65,6 +72,8 @@ struct osc_lmd_cache {
     size_t warm_count, warm_cap;
     warm_entry* warm_next;
     size_t warm_next_count, warm_next_cap;
+    group_entry* groups; // open addressing, a power of two at least twice the leaf pairs
+    size_t group_cap, group_slots;
     osc_lmd_stats stats;
 };
 
@@ -92,6 +101,7 @@ void osc_lmd_cache_destroy(osc_lmd_cache* cache) {
     osc_free(cache->found);
     osc_free(cache->warm);
     osc_free(cache->warm_next);
+    osc_free(cache->groups);
     osc_free(cache);
 }
 
@@ -394,7 +404,30 @@ typedef struct footpoint_stage {
     size_t jobs_done;     // leaf pairs solved in earlier blocks
     size_t warm_starts;
     size_t iterations;
+    size_t leaf_pairs; // of the traversal (jobs_done: those searched; the others were searched
+                       // with their supermaximal group)
 } footpoint_stage;
+
+// The key of the search of an edge or vertex leaf against a face's supermaximal group (side 2: the
+// face is B's), or 0 when the leaf pair is no such pair.
+static uint64_t group_key(const lmd_body* a, const lmd_body* b, int leaf_a, int leaf_b) {
+    const osc_brep_leaf* la = &a->brep->leaves[leaf_a];
+    const osc_brep_leaf* lb = &b->brep->leaves[leaf_b];
+    bool face_a = la->kind == OSC_FEATURE_FACE, face_b = lb->kind == OSC_FEATURE_FACE;
+    if (face_a == face_b) return 0;
+    const osc_brep* surface = face_b ? b->brep : a->brep;
+    if (!surface->supermaximal) return 0;
+    uint64_t curve = (uint32_t)(face_b ? leaf_a : leaf_b);
+    uint64_t group = (uint32_t)surface->face_group[face_b ? lb->feature : la->feature];
+    return ((uint64_t)(face_b ? 2 : 1) << 62 | curve << 31 | group) + 1;
+}
+
+// The entry of `key` in the cache's group table (an empty one, key 0, when absent).
+static group_entry* find_group(osc_lmd_cache* cache, uint64_t key) {
+    size_t mask = cache->group_slots - 1, i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & mask;
+    while (cache->groups[i].key != 0 && cache->groups[i].key != key) i = (i + 1) & mask;
+    return &cache->groups[i];
+}
 
 // Fills the cache's job block with the next leaf pairs of the front (at most `capacity`), with
 // their warm starts; returns how many.
@@ -403,10 +436,24 @@ static size_t next_block(footpoint_stage* f, osc_lmd_cache* cache, size_t capaci
     for (; f->cursor < cache->next_count && count < capacity; f->cursor++) {
         const bvtt_node* node = &cache->next[f->cursor];
         if (node->status != NODE_LEAF) continue;
+        int leaf_a = f->a->brep->nodes[node->a].leaf, leaf_b = f->b->brep->nodes[node->b].leaf;
+        // an edge or vertex leaf against a supermaximal face: searched once (Crozet 2017 §4.2.3)
+        uint64_t key = group_key(f->a, f->b, leaf_a, leaf_b);
+        int whole = 0;
+        if (key) {
+            group_entry* g = find_group(cache, key);
+            if (g->key == key && g->grouped) continue;
+            if (g->key == 0) {
+                g->key = key;
+                g->grouped = osc_lmd_pair_group(f->a, f->b, leaf_a, leaf_b);
+                whole = g->grouped;
+            }
+        }
         lmd_job* job = &cache->jobs[count++];
         memset(job, 0, sizeof *job);
-        job->leaf_a = f->a->brep->nodes[node->a].leaf;
-        job->leaf_b = f->b->brep->nodes[node->b].leaf;
+        job->leaf_a = leaf_a;
+        job->leaf_b = leaf_b;
+        job->whole = whole;
         const warm_entry* w = find_warm(cache, pair_key(job->leaf_a, job->leaf_b));
         if (w) {
             job->has_warm = 1;
@@ -471,11 +518,16 @@ enum { LEAF_PAIRS_PER_THREAD = 16 };
 static osc_status solve_leaf_pairs(footpoint_stage* f, osc_lmd_cache* cache) {
     size_t leaf_pairs = 0;
     for (size_t i = 0; i < cache->next_count; i++) leaf_pairs += cache->next[i].status == NODE_LEAF;
+    f->leaf_pairs = leaf_pairs;
     size_t block = BLOCK_SLOTS / f->slots_per_job;
     if (block > leaf_pairs) block = leaf_pairs;
+    size_t slots = 16;
+    while (slots < 2 * leaf_pairs) slots *= 2;
     if (!GROW(cache->jobs, cache->job_cap, block) || !GROW(cache->results, cache->result_cap, block) ||
-        !GROW(cache->slots, cache->slot_cap, block * f->slots_per_job))
+        !GROW(cache->slots, cache->slot_cap, block * f->slots_per_job) || !GROW(cache->groups, cache->group_cap, slots))
         return OSC_ERR_NO_MEMORY;
+    cache->group_slots = slots;
+    memset(cache->groups, 0, slots * sizeof(group_entry));
     cache->found_count = 0;
     cache->warm_next_count = 0;
     footpoint_block work = {f, cache->jobs, cache->results, cache->slots};
@@ -604,7 +656,8 @@ static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_
     if (!keep_for_next_call(cache)) return OSC_ERR_NO_MEMORY;
     cache->stats.front_size = saturated(cache->front_count);
     cache->stats.culling_tests = saturated(t.tests);
-    cache->stats.leaf_pairs = saturated(f.jobs_done);
+    cache->stats.leaf_pairs = saturated(f.leaf_pairs);
+    cache->stats.searches = saturated(f.jobs_done);
     cache->stats.newton_iterations = saturated(f.iterations);
     cache->stats.warm_starts = saturated(f.warm_starts);
     return osc_finish_output("osc_lmd_query", out->needed, out->capacity);
