@@ -170,11 +170,15 @@ osc_status osc_brep_build_supermaximal(osc_brep* b) {
         !b->inner_vertex)
         return OSC_ERR_NO_MEMORY;
     b->supermaximal = true;
-    // faces: O(n^2) over pairs of the same kind (Crozet 2017 §2.3.1)
+    // faces: O(n^2) over pairs of one solid (shell; Crozet 2017 §2.3.1)
     for (int i = 0; i < nf; i++) b->face_group[i] = i;
     for (int i = 0; i < nf; i++) {
         if (b->face_data[i].geo.kind == OSC_GEO_NURBS_SURFACE) continue;
-        for (int j = i + 1; j < nf; j++)
+        int end = nf; // the end of face i's shell (shells are consecutive ranges of faces)
+        for (int k = 0; k < b->shell_count; k++)
+            if (i >= b->shells[k].face_begin && i < b->shells[k].face_begin + b->shells[k].face_count)
+                end = b->shells[k].face_begin + b->shells[k].face_count;
+        for (int j = i + 1; j < end; j++)
             if (find_root(b->face_group, j) != find_root(b->face_group, i) && same_face_surface(b, i, j))
                 unite(b->face_group, i, j);
     }
