@@ -72,8 +72,8 @@ struct osc_lmd_cache {
     size_t warm_count, warm_cap;
     warm_entry* warm_next;
     size_t warm_next_count, warm_next_cap;
-    group_entry* groups; // open addressing, a power of two at least twice the leaf pairs
-    size_t group_cap, group_slots;
+    group_entry* groups; // open addressing over group_slots (a power of two), at most half full
+    size_t group_slots, group_count;
     osc_lmd_stats stats;
 };
 
@@ -422,11 +422,26 @@ static uint64_t group_key(const lmd_body* a, const lmd_body* b, int leaf_a, int 
     return ((uint64_t)(face_b ? 2 : 1) << 62 | curve << 31 | group) + 1;
 }
 
-// The entry of `key` in the cache's group table (an empty one, key 0, when absent).
-static group_entry* find_group(osc_lmd_cache* cache, uint64_t key) {
-    size_t mask = cache->group_slots - 1, i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & mask;
-    while (cache->groups[i].key != 0 && cache->groups[i].key != key) i = (i + 1) & mask;
-    return &cache->groups[i];
+// The entry of `key` in a group table of `slots` entries (an empty one, key 0, when absent).
+static group_entry* find_group(group_entry* table, size_t slots, uint64_t key) {
+    size_t mask = slots - 1, i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & mask;
+    while (table[i].key != 0 && table[i].key != key) i = (i + 1) & mask;
+    return &table[i];
+}
+
+// Room for one more entry in the cache's group table: doubled (and rehashed) when it would be more
+// than half full. False when the memory cannot be had (the caller then solves the pair on its own).
+static bool group_room(osc_lmd_cache* cache) {
+    if (2 * (cache->group_count + 1) <= cache->group_slots) return true;
+    size_t slots = cache->group_slots ? 2 * cache->group_slots : 64;
+    group_entry* table = osc_calloc(slots, sizeof(group_entry));
+    if (!table) return false;
+    for (size_t i = 0; i < cache->group_slots; i++)
+        if (cache->groups[i].key) *find_group(table, slots, cache->groups[i].key) = cache->groups[i];
+    osc_free(cache->groups);
+    cache->groups = table;
+    cache->group_slots = slots;
+    return true;
 }
 
 // Fills the cache's job block with the next leaf pairs of the front (at most `capacity`), with
@@ -440,10 +455,11 @@ static size_t next_block(footpoint_stage* f, osc_lmd_cache* cache, size_t capaci
         // an edge or vertex leaf against a supermaximal face: searched once (Crozet 2017 §4.2.3)
         uint64_t key = group_key(f->a, f->b, leaf_a, leaf_b);
         int whole = 0;
-        if (key) {
-            group_entry* g = find_group(cache, key);
+        if (key && group_room(cache)) {
+            group_entry* g = find_group(cache->groups, cache->group_slots, key);
             if (g->key == key && g->grouped) continue;
             if (g->key == 0) {
+                cache->group_count++;
                 g->key = key;
                 g->grouped = osc_lmd_pair_group(f->a, f->b, leaf_a, leaf_b);
                 whole = g->grouped;
@@ -521,13 +537,11 @@ static osc_status solve_leaf_pairs(footpoint_stage* f, osc_lmd_cache* cache) {
     f->leaf_pairs = leaf_pairs;
     size_t block = BLOCK_SLOTS / f->slots_per_job;
     if (block > leaf_pairs) block = leaf_pairs;
-    size_t slots = 16;
-    while (slots < 2 * leaf_pairs) slots *= 2;
     if (!GROW(cache->jobs, cache->job_cap, block) || !GROW(cache->results, cache->result_cap, block) ||
-        !GROW(cache->slots, cache->slot_cap, block * f->slots_per_job) || !GROW(cache->groups, cache->group_cap, slots))
+        !GROW(cache->slots, cache->slot_cap, block * f->slots_per_job))
         return OSC_ERR_NO_MEMORY;
-    cache->group_slots = slots;
-    memset(cache->groups, 0, slots * sizeof(group_entry));
+    if (cache->group_slots) memset(cache->groups, 0, cache->group_slots * sizeof(group_entry));
+    cache->group_count = 0;
     cache->found_count = 0;
     cache->warm_next_count = 0;
     footpoint_block work = {f, cache->jobs, cache->results, cache->slots};
