@@ -744,6 +744,7 @@ int osc_lmd_pair_group(const lmd_body* a, const lmd_body* b, int leaf_a, int lea
     wfeat E, S;
     feature_init(&E, side == 2 ? a : b, side == 2 ? leaf_a : leaf_b);
     feature_init(&S, surface_body, side == 2 ? leaf_b : leaf_a);
+    reframe_sphere(&S, E.center); // as osc_lmd_solve_pair does
     double grid[9][2] = {{0.0, 0.0}};
     int count = start_grid(&E, grid);
     for (int i = 0; i < count; i++) {
