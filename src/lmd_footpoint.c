@@ -681,6 +681,14 @@ void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_sett
     double scale = fmax(a->brep->scale, b->brep->scale);
     osc_vec3 axis_o, axis_z;
     if (common_axis(&A.geo, &B.geo, scale, &axis_o, &axis_z)) {
+        // the meridian problem of a whole supermaximal face starts from one leaf's samples: on a
+        // line (plane, cylinder, cone) its minimum is unique, on a circle (sphere, torus) Newton's
+        // method could end at the maximum, so those are searched leaf pair by leaf pair
+        const wfeat* whole = A.whole ? &A : B.whole ? &B : NULL;
+        if (whole && (whole->geo.kind == OSC_GEO_SPHERE || whole->geo.kind == OSC_GEO_TORUS)) {
+            result->ungrouped = 1;
+            A.whole = B.whole = 0;
+        }
         result->count = conformal(&A, &B, axis_o, axis_z, settings, out, slots, &result->iterations);
         return;
     }
@@ -690,12 +698,20 @@ void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_sett
     // confirm the critical point and test it (isolated minimum)
     if (A.dim < 2 && B.dim == 2 && B.geo.dim == 2) {
         int found = curve_surface(&A, &B, x, x + A.dim, &result->iterations);
+        if (found == -1 && B.whole) { // not the one-parameter search: leaf pair by leaf pair
+            result->ungrouped = 1;
+            B.whole = 0;
+        }
         if (found == 0) return;
         if (found == 1) converged = newton(&A, &B, x, 1, &result->iterations, &isolated);
         if (found == 1 && !converged) return;
     } else if (B.dim < 2 && A.dim == 2 && A.geo.dim == 2) {
         double tb[2] = {0.0, 0.0};
         int found = curve_surface(&B, &A, tb, x, &result->iterations);
+        if (found == -1 && A.whole) {
+            result->ungrouped = 1;
+            A.whole = 0;
+        }
         if (found == 0) return;
         if (B.dim) x[2] = tb[0];
         if (found == 1) converged = newton(&A, &B, x, 1, &result->iterations, &isolated);
@@ -725,32 +741,4 @@ void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_sett
     feature_eval(&A, x, &pa, NULL, NULL);
     feature_eval(&B, x + A.dim, &pb, NULL, NULL);
     result->count = emit(&A, &B, ta, tb, pa, pb, settings, -1, 0, &out[0]);
-}
-
-int osc_lmd_pair_group(const lmd_body* a, const lmd_body* b, int leaf_a, int leaf_b) {
-    const osc_brep_leaf* la = &a->brep->leaves[leaf_a];
-    const osc_brep_leaf* lb = &b->brep->leaves[leaf_b];
-    int side = lb->kind == OSC_FEATURE_FACE && la->kind != OSC_FEATURE_FACE   ? 2
-               : la->kind == OSC_FEATURE_FACE && lb->kind != OSC_FEATURE_FACE ? 1
-                                                                              : 0;
-    if (side == 0) return 0;
-    const lmd_body* surface_body = side == 2 ? b : a;
-    const osc_brep_leaf* surface_leaf = side == 2 ? lb : la;
-    if (!surface_body->brep->supermaximal ||
-        surface_body->brep->face_data[surface_leaf->feature].geo.kind == OSC_GEO_NURBS_SURFACE)
-        return 0;
-    // the curve search's start points (curve_surface) must all see a smooth distance: otherwise
-    // the pair is solved as the whole problem, from both leaves' grids
-    wfeat E, S;
-    feature_init(&E, side == 2 ? a : b, side == 2 ? leaf_a : leaf_b);
-    feature_init(&S, surface_body, side == 2 ? leaf_b : leaf_a);
-    reframe_sphere(&S, E.center); // as osc_lmd_solve_pair does
-    double grid[9][2] = {{0.0, 0.0}};
-    int count = start_grid(&E, grid);
-    for (int i = 0; i < count; i++) {
-        double h;
-        osc_vec3 p, n;
-        if (!curve_distance(&E, &S, grid[i][0], 1.0, &h, NULL, NULL, NULL, &p, &n)) return 0;
-    }
-    return side;
 }

@@ -272,6 +272,58 @@ static void test_split_is_whole(void) {
     osc_brep_destroy(box);
 }
 
+// ---- groups on and off on random poses ---------------------------------------------------------------
+
+static bool contains(const osc_lmd_contact* list, int n, const osc_lmd_contact* c, double tol);
+
+// Pairs of the builders' solids (a ball, whose face is a sphere, so that circles coaxial with it
+// are conformal on a curved meridian and searched leaf pair by leaf pair; a box; a cylinder; a
+// cone frustum) at random poses, conformal samples on: the same contacts with and without groups.
+static void test_random_poses(void) {
+    osc_brep* on[4];
+    osc_brep* off[4];
+    for (int k = 0; k < 2; k++) {
+        osc_brep** list = k ? off : on;
+        CHECK_STATUS(osc_brep_create_sphere(0.3, NULL, &list[0]), OSC_OK);
+        CHECK_STATUS(osc_brep_create_box(osc_v3(0.2, 0.3, 0.25), NULL, &list[1]), OSC_OK);
+        CHECK_STATUS(osc_brep_create_cylinder(0.25, 0.35, NULL, &list[2]), OSC_OK);
+        CHECK_STATUS(osc_brep_create_cone(0.3, 0.15, 0.3, NULL, &list[3]), OSC_OK);
+    }
+    for (int i = 0; i < 4; i++) CHECK_STATUS(osc_brep_set_supermaximal(off[i], false), OSC_OK);
+    osc_lmd_settings s = osc_lmd_settings_default();
+    s.d_max = 0.4;
+    test_rng rng = {777};
+    int total = 0, mismatched = 0;
+    long searches_on = 0, searches_off = 0;
+    for (int trial = 0; trial < 160; trial++) {
+        int i = trial % 4, j = (trial / 4) % 4;
+        osc_vec3 axis =
+            osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1)));
+        osc_vec3 dir =
+            osc_normalize(osc_v3(test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1), test_uniform(&rng, -1, 1)));
+        // every fourth pose coaxial (a rim circle against the other's surface of revolution)
+        bool coaxial = trial % 4 == 3;
+        osc_pose pose = coaxial ? osc_pose_make(osc_v3(0, 0, test_uniform(&rng, 0.75, 0.9)), osc_quat_identity())
+                                : osc_pose_make(osc_scale(dir, test_uniform(&rng, 0.5, 0.9)),
+                                                osc_quat_from_axis_angle(axis, test_uniform(&rng, -3, 3)));
+        osc_lmd_stats a, b;
+        int n = query(on[i], osc_pose_identity(), on[j], pose, &s, g_on, &a);
+        int m = query(off[i], osc_pose_identity(), off[j], pose, &s, g_off, &b);
+        int bad = n != m;
+        for (int k = 0; k < m; k++) bad += !contains(g_on, n, &g_off[k], 1e-9);
+        CHECK_MSG(bad == 0, "trial %d (solids %d, %d): %d contacts with groups, %d without", trial, i, j, n, m);
+        mismatched += bad != 0;
+        total += n;
+        searches_on += a.searches, searches_off += b.searches;
+    }
+    printf("  random poses: %d contacts on 160 poses, %d differ; %ld searches (%ld without groups)\n", total,
+           mismatched, searches_on, searches_off);
+    for (int i = 0; i < 4; i++) {
+        osc_brep_destroy(on[i]);
+        osc_brep_destroy(off[i]);
+    }
+}
+
 // ---- the insertion scenarios with and without groups --------------------------------------------------
 
 // Is contact c in `list` [n]: the same features and footpoints within tol?
@@ -404,6 +456,7 @@ int main(void) {
     RUN(test_groups);
     RUN(test_seams);
     RUN(test_split_is_whole);
+    RUN(test_random_poses);
     RUN(test_scenarios);
     RUN(test_gradients);
     return test_finish();
