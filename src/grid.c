@@ -1096,7 +1096,8 @@ GRID_ENTRY_KERNELS(fma, __attribute__((target("avx2,fma"), noinline)) static, gr
 GRID_ENTRY_KERNELS(default, OSC_NOINLINE, grid_distance_fast)
 
 #ifdef GRID_FMA
-// the many-point kernels of the FMA path: 4 lanes (AVX2) and 8 lanes (AVX-512F)
+// the many-point kernels of the FMA path (values with gradients): 4 lanes (AVX2) and 8 lanes
+// (AVX-512F)
 #define GRID_LANES_WIDTH 4
 #include "grid_lanes.h"
 #undef GRID_LANES_WIDTH
@@ -1105,20 +1106,23 @@ GRID_ENTRY_KERNELS(default, OSC_NOINLINE, grid_distance_fast)
 #undef GRID_LANES_WIDTH
 #endif
 
-// grid_distances and grid_distance_gradients: the lanes on the FMA path (values alone: with
-// AVX-512F only), else the single-point kernels one point at a time (`gradients` NULL: values only)
+// grid_distances and grid_distance_gradients: values with gradients in the lanes on the FMA path,
+// else (and values alone on every path) the single-point kernels one point at a time. Values alone
+// in eight lanes took 16.5 ns a point against 18 ns one at a time on a hot grid, but made Fig. 11's
+// pipeline 9-12 % slower where it evaluated a group's vertices (docs/grid.md); in four lanes they
+// were slower on their own.
 static void grid_many(const osc_grid* grid, const osc_vec3* points, size_t count, double* values, osc_vec3* gradients) {
 #ifdef GRID_FMA
     int level = grid_kernel_level();
-    if (level >= 3) {
+    if (level >= 3 && gradients) {
         grid_lanes_many_x8(grid, points, count, values, gradients);
         return;
     }
-    if (level == 2 && gradients) { // (values alone: 4 lanes of gathers were slower than one point at a time)
+    if (level == 2 && gradients) {
         grid_lanes_many_x4(grid, points, count, values, gradients);
         return;
     }
-    if (level == 2) {
+    if (level >= 2) {
         for (size_t i = 0; i < count; ++i) values[i] = grid_distance_at_fma(grid, &points[i]);
         return;
     }

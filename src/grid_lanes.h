@@ -1,4 +1,4 @@
-// grid_lanes.h: the spline's distance (and gradient) at many points, one point per SIMD lane, for
+// grid_lanes.h: the spline's distance and gradient at many points, one point per SIMD lane, for
 // the FMA path (docs/grid.md, "Many points at once"). Included twice by grid.c, with
 // GRID_LANES_WIDTH 4 (AVX2: 4 lanes) and 8 (AVX-512F: 8 lanes); never on its own.
 //
@@ -54,9 +54,9 @@ typedef __m256i LANES(lane_index);
 
 #define W GRID_LANES_WIDTH
 
-// The distance (and, with `gradients`, its gradient) at points[0 .. W), each lane grid_distance_fma's
-// operations on one point; with `gradients` NULL the gradient's sums are left out. Returns the lanes
-// whose point lies outside the region (bit i: point i), which the caller continues.
+// The distance and its gradient at points[0 .. W), each lane grid_distance_fma's operations on one
+// point, and the clamped points; returns the lanes whose point lies outside the region (bit i:
+// point i), which the caller continues.
 static inline __attribute__((target(GRID_LANES_TARGET), always_inline)) unsigned
 LANES(grid_lanes_distance)(const osc_grid* grid, const osc_vec3* points, double values[W], double gradients[3][W],
                            double clamped[3][W]) {
@@ -96,7 +96,6 @@ LANES(grid_lanes_distance)(const osc_grid* grid, const osc_vec3* points, double 
         w[1][a] = lanes_fma(t2, lanes_fma(half, ta, lanes_splat(-1.0)), lanes_splat(2.0 / 3.0));
         w[2][a] = lanes_fma(lanes_fma(lanes_fma(lanes_splat(-0.5), ta, half), ta, half), ta, sixth);
         w[3][a] = lanes_mul(lanes_mul(t2, ta), sixth);
-        if (!gradients) continue;
         LANES(lanes) inv_h = lanes_splat(grid->inverse_cell), half_inv_h = lanes_mul(half, inv_h);
         s[0][a] = lanes_neg(lanes_mul(r2, half_inv_h));
         s[1][a] = lanes_mul(lanes_mul(lanes_fma(lanes_splat(1.5), ta, lanes_splat(-2.0)), ta), inv_h);
@@ -113,32 +112,28 @@ LANES(grid_lanes_distance)(const osc_grid* grid, const osc_vec3* points, double 
             LANES(lanes) line = lanes_zero();
             for (int a = 0; a < 4; ++a) line = lanes_fma(l[a], w[a][0], line);
             plane[k] = lanes_fma(line, w[j][1], plane[k]);
-            if (gradients) {
-                LANES(lanes) line_x = lanes_zero();
-                for (int a = 0; a < 4; ++a) line_x = lanes_fma(l[a], s[a][0], line_x);
-                plane_x[k] = lanes_fma(line_x, w[j][1], plane_x[k]);
-                plane_y[k] = lanes_fma(line, s[j][1], plane_y[k]);
-            }
+            LANES(lanes) line_x = lanes_zero();
+            for (int a = 0; a < 4; ++a) line_x = lanes_fma(l[a], s[a][0], line_x);
+            plane_x[k] = lanes_fma(line_x, w[j][1], plane_x[k]);
+            plane_y[k] = lanes_fma(line, s[j][1], plane_y[k]);
         }
     LANES(lanes) value = lanes_zero();
     for (int k = 0; k < 4; ++k) value = lanes_fma(plane[k], w[k][2], value);
     lanes_store(values, value);
-    if (gradients) {
-        LANES(lanes) gx = lanes_zero(), gy = lanes_zero(), gz = lanes_zero();
-        for (int k = 0; k < 4; ++k) {
-            gx = lanes_fma(plane_x[k], w[k][2], gx);
-            gy = lanes_fma(plane_y[k], w[k][2], gy);
-            gz = lanes_fma(plane[k], s[k][2], gz);
-        }
-        lanes_store(gradients[0], gx);
-        lanes_store(gradients[1], gy);
-        lanes_store(gradients[2], gz);
+    LANES(lanes) gx = lanes_zero(), gy = lanes_zero(), gz = lanes_zero();
+    for (int k = 0; k < 4; ++k) {
+        gx = lanes_fma(plane_x[k], w[k][2], gx);
+        gy = lanes_fma(plane_y[k], w[k][2], gy);
+        gz = lanes_fma(plane[k], s[k][2], gz);
     }
+    lanes_store(gradients[0], gx);
+    lanes_store(gradients[1], gy);
+    lanes_store(gradients[2], gz);
     return outside;
 }
 
-// grid_distances' and grid_distance_gradients' kernel for this width: whole groups of W points in
-// lanes, the rest (fewer than W) one at a time by grid_distance_fma; osc_grid_eval's NaN rule
+// grid_distance_gradients' kernel for this width: whole groups of W points in lanes, the rest (fewer
+// than W) one at a time by the single-point FMA kernel; osc_grid_eval's NaN rule
 static __attribute__((target(GRID_LANES_TARGET), noinline)) void LANES(grid_lanes_many)(const osc_grid* grid,
                                                                                         const osc_vec3* points,
                                                                                         size_t count, double* values,
@@ -146,28 +141,21 @@ static __attribute__((target(GRID_LANES_TARGET), noinline)) void LANES(grid_lane
     size_t i = 0;
     for (; i + W <= count; i += W) {
         double v[W], g[3][W], c[3][W];
-        unsigned outside = LANES(grid_lanes_distance)(grid, points + i, v, gradients ? g : NULL, c);
+        unsigned outside = LANES(grid_lanes_distance)(grid, points + i, v, g, c);
         for (int k = 0; k < W; ++k) {
             const osc_vec3* x = &points[i + (size_t)k];
-            double gradient[3];
-            if (gradients) gradient[0] = g[0][k], gradient[1] = g[1][k], gradient[2] = g[2][k];
+            double gradient[3] = {g[0][k], g[1][k], g[2][k]};
             if (outside >> k & 1) {
                 int axes[3];
                 for (int a = 0; a < 3; ++a) axes[a] = (&x->x)[a] < (&grid->origin.x)[a] || (&x->x)[a] > grid->upper[a];
-                v[k] = distance_outside(*x, osc_v3(c[0][k], c[1][k], c[2][k]), axes, v[k], gradients ? gradient : NULL);
+                v[k] = distance_outside(*x, osc_v3(c[0][k], c[1][k], c[2][k]), axes, v[k], gradient);
             }
             bool nan = grid_point_nan(x);
             values[i + (size_t)k] = nan ? NAN : v[k];
-            if (gradients)
-                gradients[i + (size_t)k] = nan ? osc_v3(NAN, NAN, NAN) : osc_v3(gradient[0], gradient[1], gradient[2]);
+            gradients[i + (size_t)k] = nan ? osc_v3(NAN, NAN, NAN) : osc_v3(gradient[0], gradient[1], gradient[2]);
         }
     }
-    for (; i < count; ++i) {
-        if (gradients)
-            values[i] = grid_gradient_at_fma(grid, &points[i], &gradients[i]);
-        else
-            values[i] = grid_distance_at_fma(grid, &points[i]);
-    }
+    for (; i < count; ++i) values[i] = grid_gradient_at_fma(grid, &points[i], &gradients[i]);
 }
 
 #undef W
