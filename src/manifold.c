@@ -351,13 +351,13 @@ static bool run_beyond(const pipeline* pl, const direction* d, runs* r, int32_t 
 // The points and (with the broad phase) the broad-phase bounds of stored vertices [begin, end) (a
 // group's) into the corner table, in a loop of independent look-ups whose cache misses overlap, and
 // for a spline body phi at the vertices whose value-only look will need it (vertex_beyond_by_value:
-// not ruled out by the lower bound, not decided by the upper one), CORNER_BATCH at a time through
-// the spline's many-point kernel (SIMD lanes; each value has grid_distance's bits, docs/grid.md).
+// not ruled out by the lower bound, not decided by the upper one), CORNER_BATCH at a time in one
+// call of the spline's many-point entry (each value has grid_distance's bits, docs/grid.md).
 // The group's vertices and edges then find them. A batch's vertices are consecutive, so their
 // entries in the direct-mapped table are distinct.
 #define CORNER_BATCH 16
 
-// phi at the points of `count` pending corner entries, by the spline's many-point kernel
+// phi at the points of `count` pending corner entries, by the spline's many-point entry
 static void corner_phis(const osc_grid* grid, corner* const* pending, const osc_vec3* points, int count) {
     double phi[CORNER_BATCH];
     grid_distances(grid, points, (size_t)count, phi);
