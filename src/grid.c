@@ -1109,7 +1109,7 @@ GRID_ENTRY_KERNELS(default, OSC_NOINLINE, grid_distance_fast)
 // grid_distances and grid_distance_gradients: values with gradients in the lanes on the FMA path,
 // else (and values alone on every path) the single-point kernels one point at a time. Values alone
 // in eight lanes took 16.5 ns a point against 18 ns one at a time on a hot grid, but made Fig. 11's
-// pipeline 9-12 % slower where it evaluated a group's vertices (docs/grid.md); in four lanes they
+// pipeline 5-12 % slower where it evaluated a group's vertices (docs/grid.md); in four lanes they
 // were slower on their own.
 static void grid_many(const osc_grid* grid, const osc_vec3* points, size_t count, double* values, osc_vec3* gradients) {
 #ifdef GRID_FMA
