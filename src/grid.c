@@ -310,8 +310,6 @@ static int grid_kernel_level(void) {
     int widest = __builtin_cpu_supports("avx") ? 1 : 0;
 #ifndef OSC_GRID_NO_FMA
     if (widest && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) widest = 2;
-#endif
-#ifndef OSC_GRID_NO_FMA
     if (widest == 2 && __builtin_cpu_supports("avx512f")) widest = 3;
 #endif
     const char* cap = getenv("OSC_GRID_KERNEL");

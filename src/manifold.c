@@ -348,13 +348,6 @@ static bool run_beyond(const pipeline* pl, const direction* d, runs* r, int32_t 
     return r->vertex_skip;
 }
 
-// The points and (with the broad phase) the broad-phase bounds of stored vertices [begin, end) (a
-// group's) into the corner table, in a loop of independent look-ups whose cache misses overlap, and
-// for a spline body phi at the vertices whose value-only look will need it (vertex_beyond_by_value:
-// not ruled out by the lower bound, not decided by the upper one), CORNER_BATCH at a time in one
-// call of the spline's many-point entry (each value has grid_distance's bits, docs/grid.md).
-// The group's vertices and edges then find them. A batch's vertices are consecutive, so their
-// entries in the direct-mapped table are distinct.
 #define CORNER_BATCH 16
 
 // phi at the points of `count` pending corner entries, by the spline's many-point entry
@@ -364,6 +357,13 @@ static void corner_phis(const osc_grid* grid, corner* const* pending, const osc_
     for (int k = 0; k < count; ++k) pending[k]->phi = phi[k], pending[k]->has_phi = true;
 }
 
+// The points and (with the broad phase) the broad-phase bounds of stored vertices [begin, end) (a
+// group's) into the corner table, in a loop of independent look-ups whose cache misses overlap, and
+// for a spline body phi at the vertices whose value-only look will need it (vertex_beyond_by_value:
+// not ruled out by the lower bound, not decided by the upper one), CORNER_BATCH at a time in one
+// call of the spline's many-point entry (each value has grid_distance's bits, docs/grid.md).
+// The group's vertices and edges then find them. A batch's vertices are consecutive, so their
+// entries in the direct-mapped table are distinct.
 static void group_corners(const pipeline* pl, const direction* d, int32_t begin, int32_t end) {
     bool broad = pl->settings->broad_phase;
     double d_max = pl->settings->d_max;
