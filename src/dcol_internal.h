@@ -80,11 +80,10 @@ typedef struct dcol_exact_contact {
     int tie_count;
     int tie_body[2];
     osc_vec3 tie[2]; // the tied differences v_j - v_rep
-    // set by dcol_exact_prepare: a basis (t1, t2) of the plane across n and the LU factors of the
-    // linearised system [alpha Hbar, alpha Abar^T; Abar, 0] (2 + tie_count unknowns)
+    // set by dcol_exact_prepare: a basis (t1, t2) of the plane across n and the inverse of the
+    // linearised system [alpha Hbar, alpha Abar^T; Abar, 0] (2 + tie_count unknowns), in closed form
     osc_vec3 t1, t2;
-    double lu[4][4];
-    int pivot[4];
+    double inverse[4][4];
 } dcol_exact_contact;
 
 typedef struct dcol_problem {
