@@ -15,7 +15,11 @@ static const double EXACT_MIN_CURVATURE = 1e-12;
 static const double EXACT_MIN_TIE_SINE = 1e-6;
 
 bool dcol_exact_prepare(dcol_exact_contact* c) {
-    dcol_plane_basis(osc_normalize(c->n), &c->t1, &c->t2);
+    // n / |n| (osc_normalize's value, for the basis and the result's normal) and 1 / |n|, once
+    double length = osc_length(c->n);
+    c->inverse_length = 1.0 / length;
+    c->unit = length > 0.0 && isfinite(length) ? osc_scale(c->n, c->inverse_length) : osc_v3(0.0, 0.0, 0.0);
+    dcol_plane_basis(c->unit, &c->t1, &c->t2);
     osc_vec3 t[2] = {c->t1, c->t2};
     // Hbar = T^T (H_A + H_B) T, Abar_j = (tie_j . t1, tie_j . t2)
     double hbar[2][2], abar[2][2];
@@ -107,7 +111,7 @@ void dcol_exact_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
     osc_vec3 from_a = osc_add_scaled(pose_a.p, c->support[0], length);
     osc_vec3 from_b = osc_add_scaled(pose_b.p, c->support[1], -length);
     result->point = osc_add_scaled(from_a, osc_sub(from_b, from_a), inner_a / (inner_a + inner_b));
-    if (dcol_contact_points(pose_a, pose_b, dp->scale, result)) result->normal = osc_normalize(c->n);
+    if (dcol_contact_points(pose_a, pose_b, dp->scale, result)) result->normal = c->unit;
 }
 
 // Per twist column (A's translation, A's rotation, B's translation, B's rotation; docs/dcol.md
@@ -227,7 +231,7 @@ void dcol_exact_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose
         }
     if (jac->point) memcpy(jac->point, dx, sizeof dx);
     if (jac->normal) {
-        double inverse_length = 1.0 / osc_length(n);
+        double inverse_length = c->inverse_length;
         for (int r = 0; r < 3; ++r)
             for (int column = 0; column < 12; ++column)
                 jac->normal[12 * r + column] = dnormal[r][column] * inverse_length;

@@ -84,6 +84,8 @@ typedef struct dcol_exact_contact {
     // linearised system [alpha Hbar, alpha Abar^T; Abar, 0] (2 + tie_count unknowns), in closed form
     osc_vec3 t1, t2;
     double inverse[4][4];
+    osc_vec3 unit;         // n / |n| (the zero vector where |n| is 0 or not finite)
+    double inverse_length; // 1 / |n|
 } dcol_exact_contact;
 
 typedef struct dcol_problem {
@@ -124,8 +126,9 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap);
 /// path is taken, since an exact contact needs none.
 void dcol_assemble_rows(dcol_problem* dp);
 
-/// Prepares an exact contact whose n, alpha, support, curvature (and curved flags) and ties are set: its plane basis
-/// and the factors of its linearised optimality conditions. False where they are singular to
+/// Returns true after preparing an exact contact whose n, alpha, support, curvature (and curved flags) and ties are
+/// set: its unit normal, plane basis and the inverse of its linearised optimality conditions, in closed form
+/// (docs/dcol.md §4.6). False where they are singular to
 /// working precision (a degenerate contact: parallel ties, no curvature along a tie), when the
 /// conic path must answer instead.
 bool dcol_exact_prepare(dcol_exact_contact* contact);
@@ -133,7 +136,7 @@ bool dcol_exact_prepare(dcol_exact_contact* contact);
 /// The result of an exact contact (dp->exact): alpha, x, the contact points, distance and normal.
 void dcol_exact_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b, osc_dcol_result* result);
 
-/// The non-NULL Jacobians of an exact contact, from its prepared factors (docs/dcol.md §4.6).
+/// The non-NULL Jacobians of an exact contact, from its prepared inverse (docs/dcol.md §4.6).
 void dcol_exact_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b, const osc_dcol_result* result,
                           const osc_dcol_jacobians* jacobians);
 

@@ -529,7 +529,7 @@ static void add_tie(dcol_exact_contact* contact, int body, osc_vec3 tie) {
 // pair that spans it best: the face's vertices move with it rigidly; a cone's apex tied with its
 // base is one, between its two pieces' support points, with the base's curvature weighted by its
 // share), every other vertex clear of the support, and linearised conditions that
-// dcol_exact_prepare can factor. `weight`: the ties' weights, body by body.
+// dcol_exact_prepare can invert. `weight`: the ties' weights, body by body.
 static bool exact_contact(dcol_problem* dp, const support_body bodies[2], osc_vec3 n, double sum,
                           const double weight[2], const osc_vec3 support[2]) {
     if (!exact_begin(dp, n, sum, support)) return false;
