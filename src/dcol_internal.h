@@ -106,11 +106,14 @@ typedef struct dcol_problem {
 
 
 /// An orthonormal basis (t1, t2) of the plane across the unit vector `unit` (the support walk's
-/// plane across d, an exact contact's across n).
+/// plane across d, an exact contact's across n), right-handed with it (t1 x t2 = unit): the
+/// branch-free basis of Duff et al. 2017 (one division, no square root), exact to rounding for
+/// a unit vector.
 static inline void dcol_plane_basis(osc_vec3 unit, osc_vec3* t1, osc_vec3* t2) {
-    osc_vec3 axis = fabs(unit.x) < 0.57 ? osc_v3(1, 0, 0) : fabs(unit.y) < 0.57 ? osc_v3(0, 1, 0) : osc_v3(0, 0, 1);
-    *t1 = osc_normalize(osc_cross(unit, axis));
-    *t2 = osc_cross(unit, *t1);
+    double sign = copysign(1.0, unit.z);
+    double a = -1.0 / (sign + unit.z), b = unit.x * unit.y * a;
+    *t1 = osc_v3(1.0 + sign * unit.x * unit.x * a, sign * b, -sign * unit.x);
+    *t2 = osc_v3(b, sign + unit.y * unit.y * a, -unit.y);
 }
 
 /// The support path's start (dcol_support.c): the exact optimum of the assembled problem, moved
