@@ -1144,8 +1144,8 @@ static bool piece_at(support_walk* walk, walk_piece* piece) {
         if (k != walk->at_kink && (is_swept(body, representative) || (body->plain >= 0 && body->tied_count > 1))) {
             // grad = C n / root; hess = (C - (C n)(C n)^T / root^2) / root
             // root > 1e-12 |n| R / s, squared (no square root of |n|^2)
-            double floor = 1e-12 * body->radius;
-            if (!(body->root > 0.0 && body->root * body->root > floor * floor * osc_dot(n, n))) return false;
+            double least = 1e-12 * body->radius;
+            if (!(body->root > 0.0 && body->root * body->root > least * least * osc_dot(n, n))) return false;
             double inverse = 1.0 / body->root;
             double p1 = osc_dot(body->cn, e1) * inverse, p2 = osc_dot(body->cn, e2) * inverse;
             double* q = smooth_hessian[k];
