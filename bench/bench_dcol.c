@@ -105,11 +105,13 @@
 //
 // --once none|solve|derivs|mpr|gjk makes each call of one kind (DCOL's solve, with all Jacobians, native MPR,
 // native GJK + EPA) once per configuration of the 49 pairs and exits, for instruction counts under
-// valgrind --tool=callgrind ("none": the setup alone, to subtract); --no-peers skips the peers and
-// --pairs-only the batch, warm-start and resting sections.
+// valgrind --tool=callgrind ("none": the setup alone, to subtract); --once dump prints every output of
+// the call with all Jacobians, one configuration a line, to compare two builds (bench/compare_dcol_dumps.py); --no-peers skips the peers and
+// --pairs-only the batch, warm-start and resting sections. --pair A,B (kind indices 0-6, either -1 for
+// any) restricts --once to the ordered pairs that match, for a profile per pair.
 //
 // usage: bench_dcol [--poses N] [--repeats R] [--ccd-tight] [--coal PATH] [--no-peers] [--pairs-only]
-//                   [--once KIND]; JSON lines on stdout, tables on stderr.
+//                   [--once KIND [--pair A,B]]; JSON lines on stdout, tables on stderr.
 
 #include "bench.h"
 
@@ -166,8 +168,9 @@ static const double table_i[OSC_CONVEX_KIND_COUNT][2] = {{5.9, 1.4}, {8.5, 1.4},
 
 static int poses = 1000;
 static int repeats = 4;
-static int ccd_tight = 0; // --ccd-tight: libccd with the test oracle's tolerances (ccd_adapter_config)
-static int no_peers = 0;  // --no-peers: DCOL alone (for profiles), the peers reported missing
+static int ccd_tight = 0;           // --ccd-tight: libccd with the test oracle's tolerances (ccd_adapter_config)
+static int no_peers = 0;            // --no-peers: DCOL alone (for profiles), the peers reported missing
+static int once_pair[2] = {-1, -1}; // --pair A,B: the kinds of the pairs --once runs (-1: any)
 
 static void fail(const char* what) {
     fprintf(stderr, "bench_dcol: %s: %s\n", what, osc_last_error());
@@ -591,6 +594,19 @@ static void warm_up(osc_convex* const shapes[SHAPES], const pair_data* data) {
                                &all_jacobians, NULL);
 }
 
+// --once dump: one line per configuration on stdout, the pair, the pose and every output with all
+// six Jacobians (%.17g), to compare two builds' answers on these poses
+static void dump_outputs(int pair, int pose, const osc_dcol_result* r) {
+    printf("%d %d %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g", pair, pose,
+           r->alpha, r->distance, r->point.x, r->point.y, r->point.z, r->point_a.x, r->point_a.y, r->point_a.z,
+           r->point_b.x, r->point_b.y, r->point_b.z, r->normal.x, r->normal.y, r->normal.z);
+    const double* arrays[6] = {jac_alpha, jac_point, jac_point_a, jac_point_b, jac_distance, jac_normal};
+    const int sizes[6] = {12, 36, 36, 36, 12, 36};
+    for (int a = 0; a < 6; ++a)
+        for (int i = 0; i < sizes[a]; ++i) printf(" %.17g", arrays[a][i]);
+    printf("\n");
+}
+
 // --once KIND: each call of one kind once per configuration of the 49 pairs, untimed, for instruction
 // counts (valgrind --tool=callgrind; "none" is the setup alone, to subtract)
 static int run_once(const char* kind, osc_convex* const shapes[SHAPES], const pair_data* data) {
@@ -599,9 +615,10 @@ static int run_once(const char* kind, osc_convex* const shapes[SHAPES], const pa
                : !strcmp(kind, "derivs") ? 2
                : !strcmp(kind, "mpr")    ? 3
                : !strcmp(kind, "gjk")    ? 4
+               : !strcmp(kind, "dump")   ? 5
                                          : -1;
     if (mode < 0) {
-        fprintf(stderr, "bench_dcol: --once takes none, solve, derivs, mpr or gjk\n");
+        fprintf(stderr, "bench_dcol: --once takes none, solve, derivs, mpr, gjk or dump\n");
         return 2;
     }
 #ifdef OSC_HAVE_CCD
@@ -612,15 +629,19 @@ static int run_once(const char* kind, osc_convex* const shapes[SHAPES], const pa
         return 2;
     }
 #endif
-    int failures = 0;
+    int failures = 0, calls = 0;
     for (int p = 0; p < KINDS * KINDS; ++p)
         for (int i = 0; i < poses; ++i) {
+            if ((once_pair[0] >= 0 && pair_a(p) != once_pair[0]) || (once_pair[1] >= 0 && pair_b(p) != once_pair[1]))
+                break;
+            ++calls;
             const osc_convex *a = shapes[pair_a(p)], *b = shapes[pair_b(p)];
             osc_pose pa = data[p].pa[i], pb = data[p].pb[i];
             osc_dcol_result r;
-            if (mode == 1 || mode == 2)
+            if (mode == 1 || mode == 2 || mode == 5)
                 failures +=
-                    osc_dcol_proximity(a, pa, b, pb, NULL, &r, mode == 2 ? &all_jacobians : NULL, NULL) != OSC_OK;
+                    osc_dcol_proximity(a, pa, b, pb, NULL, &r, mode >= 2 ? &all_jacobians : NULL, NULL) != OSC_OK;
+            if (mode == 5) dump_outputs(p, i, &r);
 #ifdef OSC_HAVE_CCD
             ccd_native_body na = ccd_native_place(&native_shapes[pair_a(p)], pa);
             ccd_native_body nb = ccd_native_place(&native_shapes[pair_b(p)], pb);
@@ -630,7 +651,7 @@ static int run_once(const char* kind, osc_convex* const shapes[SHAPES], const pa
             if (mode == 4) failures += ccdGJKPenetration(&na, &nb, &ccd, &depth, &direction, &position) == -2;
 #endif
         }
-    fprintf(stderr, "bench_dcol: --once %s: %d calls, %d failures\n", kind, KINDS * KINDS * poses, failures);
+    fprintf(stderr, "bench_dcol: --once %s: %d calls, %d failures\n", kind, calls, failures);
     return failures != 0;
 }
 
@@ -866,9 +887,13 @@ int main(int argc, char** argv) {
             pairs_only = 1;
         else if (!strcmp(argv[i], "--once") && i + 1 < argc)
             once = argv[++i];
+        else if (!strcmp(argv[i], "--pair") && i + 1 < argc &&
+                 sscanf(argv[++i], "%d,%d", &once_pair[0], &once_pair[1]) == 2 && once_pair[0] < KINDS &&
+                 once_pair[1] < KINDS)
+            continue;
         else {
             fprintf(stderr, "usage: bench_dcol [--poses N] [--repeats R] [--ccd-tight] [--coal PATH] [--no-peers] "
-                            "[--pairs-only] [--once none|solve|derivs|mpr|gjk]\n");
+                            "[--pairs-only] [--once none|solve|derivs|mpr|gjk|dump [--pair A,B]]\n");
             return 2;
         }
     }

@@ -625,7 +625,7 @@ void dcol_point_jacobians(osc_pose pose_a, osc_pose pose_b, const osc_dcol_resul
         // eq. (29): dp_X = (1 - 1/alpha) dr_X + dx / alpha - (x - r_X) dalpha / alpha^2
         osc_vec3 arm = osc_sub(result->point, poses[which].p);
         double inverse = 1.0 / alpha, slope[12];
-        for (int c = 0; c < 12; ++c) slope[c] = -dalpha[c] / (alpha * alpha);
+        for (int c = 0; c < 12; ++c) slope[c] = -dalpha[c] * (inverse * inverse);
         for (int k = 0; k < 3; ++k) {
             double arm_k = osc_vec3_get(arm, k), *row = out + 12 * k;
             for (int c = 0; c < 12; ++c) row[c] = dx[12 * k + c] * inverse + arm_k * slope[c];
@@ -640,7 +640,8 @@ void dcol_point_jacobians(osc_pose pose_a, osc_pose pose_b, const osc_dcol_resul
             osc_vec3 gap = osc_sub(pose_a.p, pose_b.p);
             double separation = osc_length(gap);
             osc_vec3 unit = osc_normalize(gap);
-            for (int c = 0; c < 12; ++c) jac->distance[c] = separation * dalpha[c] / (alpha * alpha);
+            double factor = separation / (alpha * alpha);
+            for (int c = 0; c < 12; ++c) jac->distance[c] = factor * dalpha[c];
             for (int k = 0; k < 3; ++k) {
                 double along = (1.0 - 1.0 / alpha) * osc_vec3_get(unit, k);
                 jac->distance[k] += along;

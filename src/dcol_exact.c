@@ -4,7 +4,6 @@
 // optimality conditions linearised: at most 4 unknowns, no interior-point solve at all.
 
 #include "dcol_internal.h"
-#include "dense.h"
 
 #include <string.h>
 
@@ -16,7 +15,11 @@ static const double EXACT_MIN_CURVATURE = 1e-12;
 static const double EXACT_MIN_TIE_SINE = 1e-6;
 
 bool dcol_exact_prepare(dcol_exact_contact* c) {
-    dcol_plane_basis(osc_normalize(c->n), &c->t1, &c->t2);
+    // n / |n| (osc_normalize's value, for the basis and the result's normal) and 1 / |n|, once
+    double length = osc_length(c->n);
+    c->inverse_length = 1.0 / length;
+    c->unit = length > 0.0 && isfinite(length) ? osc_scale(c->n, c->inverse_length) : osc_v3(0.0, 0.0, 0.0);
+    dcol_plane_basis(c->unit, &c->t1, &c->t2);
     osc_vec3 t[2] = {c->t1, c->t2};
     // Hbar = T^T (H_A + H_B) T, Abar_j = (tie_j . t1, tie_j . t2)
     double hbar[2][2], abar[2][2];
@@ -35,29 +38,65 @@ bool dcol_exact_prepare(dcol_exact_contact* c) {
         double det = hbar[0][0] * hbar[1][1] - hbar[0][1] * hbar[1][0];
         if (!(det > EXACT_MIN_CURVATURE * trace * trace)) return false;
     } else if (c->tie_count == 1) {
-        // the curvature along the tie's line u (across its direction on the plane)
-        double length = sqrt(abar[0][0] * abar[0][0] + abar[0][1] * abar[0][1]);
-        if (!(length > 0.0)) return false;
-        double u1 = -abar[0][1] / length, u2 = abar[0][0] / length;
+        // the curvature along the tie's line p = (-a_2, a_1) (across its direction a on the plane),
+        // p^T Hbar p / |p|^2, against the trace
+        double u1 = -abar[0][1], u2 = abar[0][0], length2 = u1 * u1 + u2 * u2;
+        if (!(length2 > 0.0)) return false;
         double along = hbar[0][0] * u1 * u1 + 2.0 * hbar[0][1] * u1 * u2 + hbar[1][1] * u2 * u2;
-        if (!(along > EXACT_MIN_CURVATURE * trace)) return false;
+        if (!(along > EXACT_MIN_CURVATURE * trace * length2)) return false;
     } else {
         double det = abar[0][0] * abar[1][1] - abar[0][1] * abar[1][0];
         double lengths =
             (abar[0][0] * abar[0][0] + abar[0][1] * abar[0][1]) * (abar[1][0] * abar[1][0] + abar[1][1] * abar[1][1]);
         if (!(det * det > EXACT_MIN_TIE_SINE * EXACT_MIN_TIE_SINE * lengths)) return false;
     }
-    // [alpha Hbar, alpha Abar^T; Abar, 0]
-    int size = 2 + c->tie_count;
-    memset(c->lu, 0, sizeof c->lu);
-    for (int i = 0; i < 2; ++i) {
-        for (int l = 0; l < 2; ++l) c->lu[i][l] = c->alpha * hbar[i][l];
-        for (int j = 0; j < c->tie_count; ++j) {
-            c->lu[i][2 + j] = c->alpha * abar[j][i];
-            c->lu[2 + j][i] = abar[j][i];
-        }
+    // K^-1 of K = [alpha Hbar, alpha Abar^T; Abar, 0] in closed form per tie count (docs/dcol.md
+    // §4.6): rows 0, 1 give dn's plane coordinates, rows 2 + j the ties' weights
+    double(*inverse)[4] = c->inverse;
+    double h00 = hbar[0][0], h01 = 0.5 * (hbar[0][1] + hbar[1][0]), h11 = hbar[1][1], inverse_alpha = 1.0 / c->alpha;
+    if (c->tie_count == 0) {
+        // alpha Hbar alone
+        double scaled = inverse_alpha / (h00 * h11 - h01 * h01);
+        inverse[0][0] = h11 * scaled;
+        inverse[0][1] = inverse[1][0] = -h01 * scaled;
+        inverse[1][1] = h00 * scaled;
+    } else if (c->tie_count == 1) {
+        // one tie a: v = a / |a|^2 meets it, p = a^perp spans the line; eta = p^T Hbar p
+        double a0 = abar[0][0], a1 = abar[0][1], aa = a0 * a0 + a1 * a1;
+        double v0 = a0 / aa, v1 = a1 / aa, p0 = -a1, p1 = a0;
+        double hp0 = h00 * p0 + h01 * p1, hp1 = h01 * p0 + h11 * p1;
+        double eta = p0 * hp0 + p1 * hp1, vhp = v0 * hp0 + v1 * hp1;
+        double vhv = v0 * (h00 * v0 + h01 * v1) + v1 * (h01 * v0 + h11 * v1);
+        double ratio = vhp / eta, across = inverse_alpha / eta;
+        inverse[0][0] = p0 * p0 * across;
+        inverse[0][1] = inverse[1][0] = p0 * p1 * across;
+        inverse[1][1] = p1 * p1 * across;
+        inverse[0][2] = v0 - p0 * ratio;
+        inverse[1][2] = v1 - p1 * ratio;
+        inverse[2][0] = inverse[0][2] * inverse_alpha;
+        inverse[2][1] = inverse[1][2] * inverse_alpha;
+        inverse[2][2] = -(vhv - vhp * ratio);
+    } else {
+        // two ties: Abar is square, dn = Abar^-1 r_ties, w = Abar^-T (r_plane / alpha - Hbar dn)
+        double det = abar[0][0] * abar[1][1] - abar[0][1] * abar[1][0];
+        double y[2][2] = {{abar[1][1] / det, -abar[0][1] / det}, {-abar[1][0] / det, abar[0][0] / det}}; // Abar^-1
+        for (int i = 0; i < 2; ++i)
+            for (int j = 0; j < 2; ++j) {
+                inverse[i][j] = 0.0;
+                inverse[i][2 + j] = y[i][j];
+                inverse[2 + j][i] = y[i][j] * inverse_alpha;
+            }
+        double hy[2][2]; // Hbar Abar^-1
+        for (int i = 0; i < 2; ++i)
+            for (int k = 0; k < 2; ++k) hy[i][k] = (i == 0 ? h00 : h01) * y[0][k] + (i == 0 ? h01 : h11) * y[1][k];
+        for (int j = 0; j < 2; ++j)
+            for (int k = 0; k < 2; ++k) inverse[2 + j][2 + k] = -(y[0][j] * hy[0][k] + y[1][j] * hy[1][k]);
     }
-    return dense_lu_factor(size, &c->lu[0][0], 4, c->pivot);
+    int size = 2 + c->tie_count;
+    for (int i = 0; i < size; ++i)
+        for (int j = 0; j < size; ++j)
+            if (!isfinite(inverse[i][j])) return false;
+    return true;
 }
 
 void dcol_exact_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b, osc_dcol_result* result) {
@@ -72,7 +111,7 @@ void dcol_exact_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
     osc_vec3 from_a = osc_add_scaled(pose_a.p, c->support[0], length);
     osc_vec3 from_b = osc_add_scaled(pose_b.p, c->support[1], -length);
     result->point = osc_add_scaled(from_a, osc_sub(from_b, from_a), inner_a / (inner_a + inner_b));
-    if (dcol_contact_points(pose_a, pose_b, dp->scale, result)) result->normal = osc_normalize(c->n);
+    if (dcol_contact_points(pose_a, pose_b, dp->scale, result)) result->normal = c->unit;
 }
 
 // Per twist column (A's translation, A's rotation, B's translation, B's rotation; docs/dcol.md
@@ -115,10 +154,7 @@ void dcol_exact_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose
     }
     // D = [t1 t2] K^-1 (rows 0, 1) and P = scale alpha (H_A D + sum over A's ties tie_j K^-1 (row 2 + j))
     osc_vec3 D[4], P[4];
-    double inverse[4][4]; // K^-1: the identity solved
-    for (int i = 0; i < size; ++i)
-        for (int j = 0; j < size; ++j) inverse[i][j] = i == j;
-    dense_lu_solve(size, &c->lu[0][0], 4, c->pivot, &inverse[0][0], size, 4);
+    const double(*inverse)[4] = c->inverse; // K^-1 (dcol_exact_prepare)
     for (int k = 0; k < size; ++k) {
         D[k] = osc_add(osc_scale(c->t1, inverse[0][k]), osc_scale(c->t2, inverse[1][k]));
         osc_vec3 moved = c->curved[0] ? osc_mat3_apply(c->curvature[0], D[k]) : osc_v3(0.0, 0.0, 0.0);
@@ -195,7 +231,7 @@ void dcol_exact_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose
         }
     if (jac->point) memcpy(jac->point, dx, sizeof dx);
     if (jac->normal) {
-        double inverse_length = 1.0 / osc_length(n);
+        double inverse_length = c->inverse_length;
         for (int r = 0; r < 3; ++r)
             for (int column = 0; column < 12; ++column)
                 jac->normal[12 * r + column] = dnormal[r][column] * inverse_length;

@@ -80,11 +80,12 @@ typedef struct dcol_exact_contact {
     int tie_count;
     int tie_body[2];
     osc_vec3 tie[2]; // the tied differences v_j - v_rep
-    // set by dcol_exact_prepare: a basis (t1, t2) of the plane across n and the LU factors of the
-    // linearised system [alpha Hbar, alpha Abar^T; Abar, 0] (2 + tie_count unknowns)
+    // set by dcol_exact_prepare: a basis (t1, t2) of the plane across n and the inverse of the
+    // linearised system [alpha Hbar, alpha Abar^T; Abar, 0] (2 + tie_count unknowns), in closed form
     osc_vec3 t1, t2;
-    double lu[4][4];
-    int pivot[4];
+    double inverse[4][4];
+    osc_vec3 unit;         // n / |n| (the zero vector where |n| is 0 or not finite)
+    double inverse_length; // 1 / |n|
 } dcol_exact_contact;
 
 typedef struct dcol_problem {
@@ -105,11 +106,14 @@ typedef struct dcol_problem {
 
 
 /// An orthonormal basis (t1, t2) of the plane across the unit vector `unit` (the support walk's
-/// plane across d, an exact contact's across n).
+/// plane across d, an exact contact's across n), right-handed with it (t1 x t2 = unit): the
+/// branch-free basis of Duff et al. 2017 (one division, no square root), exact to rounding for
+/// a unit vector.
 static inline void dcol_plane_basis(osc_vec3 unit, osc_vec3* t1, osc_vec3* t2) {
-    osc_vec3 axis = fabs(unit.x) < 0.57 ? osc_v3(1, 0, 0) : fabs(unit.y) < 0.57 ? osc_v3(0, 1, 0) : osc_v3(0, 0, 1);
-    *t1 = osc_normalize(osc_cross(unit, axis));
-    *t2 = osc_cross(unit, *t1);
+    double sign = copysign(1.0, unit.z);
+    double a = -1.0 / (sign + unit.z), b = unit.x * unit.y * a;
+    *t1 = osc_v3(1.0 + sign * unit.x * unit.x * a, sign * b, -sign * unit.x);
+    *t2 = osc_v3(b, sign + unit.y * unit.y * a, -unit.y);
 }
 
 /// The support path's start (dcol_support.c): the exact optimum of the assembled problem, moved
@@ -125,8 +129,9 @@ bool dcol_support_start(dcol_problem* dp, double barrier, double active_gap);
 /// path is taken, since an exact contact needs none.
 void dcol_assemble_rows(dcol_problem* dp);
 
-/// Prepares an exact contact whose n, alpha, support, curvature (and curved flags) and ties are set: its plane basis
-/// and the factors of its linearised optimality conditions. False where they are singular to
+/// Returns true after preparing an exact contact whose n, alpha, support, curvature (and curved flags) and ties are
+/// set: its unit normal, plane basis and the inverse of its linearised optimality conditions, in closed form
+/// (docs/dcol.md §4.6). False where they are singular to
 /// working precision (a degenerate contact: parallel ties, no curvature along a tie), when the
 /// conic path must answer instead.
 bool dcol_exact_prepare(dcol_exact_contact* contact);
@@ -134,7 +139,7 @@ bool dcol_exact_prepare(dcol_exact_contact* contact);
 /// The result of an exact contact (dp->exact): alpha, x, the contact points, distance and normal.
 void dcol_exact_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b, osc_dcol_result* result);
 
-/// The non-NULL Jacobians of an exact contact, from its prepared factors (docs/dcol.md §4.6).
+/// The non-NULL Jacobians of an exact contact, from its prepared inverse (docs/dcol.md §4.6).
 void dcol_exact_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b, const osc_dcol_result* result,
                           const osc_dcol_jacobians* jacobians);
 

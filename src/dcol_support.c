@@ -529,7 +529,7 @@ static void add_tie(dcol_exact_contact* contact, int body, osc_vec3 tie) {
 // pair that spans it best: the face's vertices move with it rigidly; a cone's apex tied with its
 // base is one, between its two pieces' support points, with the base's curvature weighted by its
 // share), every other vertex clear of the support, and linearised conditions that
-// dcol_exact_prepare can factor. `weight`: the ties' weights, body by body.
+// dcol_exact_prepare can invert. `weight`: the ties' weights, body by body.
 static bool exact_contact(dcol_problem* dp, const support_body bodies[2], osc_vec3 n, double sum,
                           const double weight[2], const osc_vec3 support[2]) {
     if (!exact_begin(dp, n, sum, support)) return false;
@@ -909,6 +909,9 @@ static inline bool ratio_test(const support_body* body, int j, const ratio_line*
     double rate = along.u * line->t1 + along.v * line->t2 - line->rate_representative;
     if (!(rate > 0.0)) return false;
     double gap = osc_dot(body->vertex[j], line->n) - line->value_representative;
+    // a vertex that is surely beyond the reach (-gap > reach rate beyond the division's rounding)
+    // is passed over without the division
+    if (-gap > *reach * rate * (1.0 + 1e-12)) return false;
     double at = gap < 0.0 ? -gap / rate : 0.0;
     if (!(at < *reach)) return false;
     *reach = at;
@@ -1140,7 +1143,9 @@ static bool piece_at(support_walk* walk, walk_piece* piece) {
         int representative = body->tied[0];
         if (k != walk->at_kink && (is_swept(body, representative) || (body->plain >= 0 && body->tied_count > 1))) {
             // grad = C n / root; hess = (C - (C n)(C n)^T / root^2) / root
-            if (!(body->root > 1e-12 * osc_length(n) * body->radius)) return false;
+            // root > 1e-12 |n| R / s, squared (no square root of |n|^2)
+            double least = 1e-12 * body->radius;
+            if (!(body->root > 0.0 && body->root * body->root > least * least * osc_dot(n, n))) return false;
             double inverse = 1.0 / body->root;
             double p1 = osc_dot(body->cn, e1) * inverse, p2 = osc_dot(body->cn, e2) * inverse;
             double* q = smooth_hessian[k];
