@@ -385,13 +385,17 @@ static void group_corners(const pipeline* pl, const direction* d, int32_t begin,
     if (count > 0) corner_phis(grid, pending, points, count);
 }
 
+// phi at a corner (below)
+OSC_FORCE_INLINE double corner_value(const pipeline* pl, const direction* d, corner* c, osc_vec3* gradient);
+
 // the value-only look of beyond_by_value at a vertex, whose voxel bounds the broad phase has read
 // (`c`, with the broad phase on): the lower bound has not ruled it out, so only the upper bound
 // can decide before phi is evaluated. A spline's phi is kept in the entry, where the edges that
-// have the vertex as a corner find it (corner_value gives it the same bits).
+// have the vertex as a corner find it (corner_value gives it the same bits); an osc_sdf's is kept
+// there too, as corner_value evaluates it for the edges (with its gradient when there are derivatives).
 static bool vertex_beyond_by_value(const pipeline* pl, const direction* d, corner* c) {
     const osc_manifold_settings* st = pl->settings;
-    if (!d->s->grid) return beyond_by_value(pl, d, c->y);
+    if (!d->s->grid) return osc_transition(corner_value(pl, d, c, NULL), st->d_max, st->bandwidth, NULL, NULL) == 0.0;
     if (c->has_bounds && c->upper < st->d_max) return false;
     if (!c->has_phi) {
         c->phi = grid_distance(d->s->grid, &c->y);
@@ -431,10 +435,16 @@ static inline double pass_value(const pipeline* pl, const direction* d, osc_vec3
 // The exponentials of an edge's pass without tangents that its pass with tangents needs again:
 // exp(-|phi / tau|) of each trace step's two points (the first TRACE_KEPT steps) and the soft
 // clips' exp(-|s| / tau), exp(-|s - l| / tau) of both distances. NaN where the pass computed none.
+// An osc_sdf body's pass without tangents also keeps each step's point with phi and its gradient
+// (pass_value asks for it with derivatives), which the pass with tangents takes instead of
+// evaluating the same point again (its s has the same bits, so its points are the same).
 #define TRACE_KEPT 8
 typedef struct trace_exps {
     double step[TRACE_KEPT][2];
     double clip[2][2];
+    bool has_value[TRACE_KEPT][2]; // step k of trace e kept its point, phi and gradient
+    osc_vec3 point[TRACE_KEPT][2], gradient[TRACE_KEPT][2];
+    double phi[TRACE_KEPT][2];
 } trace_exps;
 
 // osc_sigmoid(x, tau) for tau > 0, with its slope (nullable), from the exponential exp(-|x / tau|)
@@ -489,8 +499,15 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
         if (moved[0] && moved[1] && d->s->grid) {
             grid_distance_gradient_pair(d->s->grid, &q[0], &q[1], phi, gradient);
         } else {
-            for (int e = 0; e < 2; ++e)
-                if (moved[e]) phi[e] = sdf_value(d->s, q[e], &gradient[e]);
+            for (int e = 0; e < 2; ++e) {
+                if (!moved[e]) continue;
+                if (kept && k < TRACE_KEPT && kept->has_value[k][e] && kept->point[k][e].x == q[e].x &&
+                    kept->point[k][e].y == q[e].y && kept->point[k][e].z == q[e].z) {
+                    phi[e] = kept->phi[k][e], gradient[e] = kept->gradient[k][e]; // the same point's
+                } else {
+                    phi[e] = sdf_value(d->s, q[e], &gradient[e]);
+                }
+            }
         }
         for (int e = 0; e < 2; ++e) {
             double slope, tau = st->trace_temperature;
@@ -550,20 +567,30 @@ OSC_FORCE_INLINE void trace_both(const pipeline* pl, const direction* d, osc_vec
         for (int e = 0; e < 2; ++e)
             if (!done[e] && k > 0 && clip_settled(st, traced[e], l, st->iterations - k)) {
                 done[e] = true;
-                for (int j = k; j < TRACE_KEPT; ++j) kept->step[j][e] = NAN;
+                for (int j = k; j < TRACE_KEPT; ++j) kept->step[j][e] = NAN, kept->has_value[j][e] = false;
             }
         if (done[0] && done[1]) break;
         osc_vec3 q[2];
         bool moved[2];
         trace_points(k, start, dir, traced, previous, q, moved);
         moved[0] = moved[0] && !done[0], moved[1] = moved[1] && !done[1];
+        bool keep = false; // an osc_sdf body with derivatives: its points' phi and gradients
         if (moved[0] && moved[1] && d->s->grid) {
             grid_distance_pair(d->s->grid, &q[0], &q[1], phi);
+        } else if (pl->derivatives && !d->s->grid && k < TRACE_KEPT) {
+            keep = true;
+            for (int e = 0; e < 2; ++e) {
+                kept->has_value[k][e] = moved[e];
+                if (!moved[e]) continue;
+                phi[e] = sdf_value(d->s, q[e], &kept->gradient[k][e]); // pass_value's evaluation
+                kept->phi[k][e] = phi[e], kept->point[k][e] = q[e];
+            }
         } else {
             for (int e = 0; e < 2; ++e)
                 if (moved[e]) phi[e] = pass_value(pl, d, q[e]);
         }
         for (int e = 0; e < 2; ++e) {
+            if (!keep && k < TRACE_KEPT) kept->has_value[k][e] = false;
             if (done[e]) continue;
             double exponential;
             traced[e] += trace_bracket(phi[e], st->trace_temperature, &exponential) * phi[e];
@@ -736,16 +763,15 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
     }
     osc_vec3 t = osc_scale(e, 1.0 / l), p;
     // first without tangents: most edges end beyond d_max; one that does not is traced again with
-    // them (the same steps give the same bits). An osc_sdf body, whose pass without tangents
-    // evaluates the gradient anyway (pass_value) and costs far more than the tangents, is traced
-    // once, with them.
+    // them (the same steps give the same bits). An osc_sdf body's pass without tangents evaluates
+    // the gradient too (pass_value) and keeps it with phi, so its pass with tangents evaluates only
+    // the steps the first pass stopped before (trace_exps).
     // An edge with a corner inside (phi < 0) almost always ends within d_max (on the benchmark's
     // poses: all but 4 % at d_max 0, none at d_max 0.02), and so does one whose corners' mean phi is
     // below d_max (its point is near the middle when it does not cross the surface: 92-100 % at
     // d_max 0.01-0.1): it is traced once, with tangents, as the pass without them would be wasted.
     // (Where it does end beyond, the tangents are; the output is the same either way.)
-    bool value_first = (d->s->grid || !pl->derivatives) &&
-                       !(pl->derivatives && (fmin(phi_a, phi_b) < 0.0 || 0.5 * (phi_a + phi_b) < st->d_max));
+    bool value_first = !(pl->derivatives && (fmin(phi_a, phi_b) < 0.0 || 0.5 * (phi_a + phi_b) < st->d_max));
     double s = 0.0, u = 0.0, sc = 0.0, uc = 0.0;
     trace_exps kept; // the pass without tangents' exponentials, for the pass with them
     if (value_first) {
@@ -798,13 +824,10 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
     }
     if (!value_first) {
         p = osc_add_scaled(osc_scale(osc_add(a, b), 0.5), t, 0.5 * (sc - uc));
-        // a spline's contact evaluation in finish() gives phi the bits of the value-only look's
-        // (docs/grid.md), so it finds f_t = 0 exactly where the look would: an edge expected within
-        // d_max (a corner inside) goes there directly
-        if (!d->s->grid && beyond_by_value(pl, d, p)) {
-            saturate(pl, out);
-            return false;
-        }
+        // an edge expected within d_max (a corner inside) goes to finish() directly, which
+        // saturates it where f_t = 0: a spline's contact evaluation gives phi the bits of the
+        // value-only look's (docs/grid.md); an osc_sdf's may differ from them by rounding, which
+        // moves the cut at f_t = 0 by as much
     }
     double dp[3][COLUMNS];
     {

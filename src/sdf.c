@@ -249,6 +249,24 @@ OSC_FORCE_INLINE void sdf_run_range(const osc_sdf* sdf, int32_t first, int32_t l
     *result = stack[0].value;
 }
 
+// True when a leaf child's value at world point x provably exceeds `limit` by a bound cheaper than
+// the leaf: a PSQ (and a plain SQ) lies inside its box [-a, a], and its value is at least its true
+// distance outside it (distance-like, docs/sdf.md), so phi(x) >= s dist(x_leaf, box). Other leaves: false.
+OSC_FORCE_INLINE bool sdf_leaf_beyond(const sdf_leaf* leaf, osc_vec3 x, double limit) {
+    if (leaf->kind != SDF_LEAF_PSQ || !(limit > 0.0)) return false;
+    osc_vec3 xl = x;
+    double scale = 1.0;
+    if (leaf->has_transform) {
+        xl = osc_mat3_apply_transpose(leaf->rotation, osc_sub(x, leaf->translation)); // s x_leaf
+        scale = leaf->scale;
+    }
+    const osc_vec3 a = leaf->p.psq.scale;
+    double qx = fmax(fabs(xl.x) - scale * a.x, 0.0), qy = fmax(fabs(xl.y) - scale * a.y, 0.0),
+           qz = fmax(fabs(xl.z) - scale * a.z, 0.0);
+    // the squared distance to the box in the world, with a margin far above its rounding
+    return (qx * qx + qy * qy + qz * qz) * (1.0 - 1e-9) > limit * limit;
+}
+
 // A culled root union (docs/sdf.md, "Culled unions"): the children listed for x's voxel, by increasing
 // lower bound, streamed into the union's log-sum-exp until a bound lies SDF_CULL_TEMPERATURES
 // temperatures above the smallest value found, then the OFFSETs after the union's END.
@@ -264,9 +282,13 @@ OSC_FORCE_INLINE void sdf_run_culled(const osc_sdf* sdf, const sdf_cull_entry* e
         if (c->scale * (double)entries[e].lower > smallest + reach) break; // and every later bound
         int32_t k = entries[e].child, first = c->child_first[k], op = c->child_op[k];
         jet value;
-        if (op - first == 1 && sdf->program[first].op == SDF_OP_LEAF) // a leaf child, without a stack
-            sdf_leaf_eval_world(sdf, &sdf->leaves[sdf->program[first].index], x, order, &value);
-        else
+        if (op - first == 1 && sdf->program[first].op == SDF_OP_LEAF) { // a leaf child, without a stack
+            const sdf_leaf* leaf = &sdf->leaves[sdf->program[first].index];
+            // its own bound at x already lies beyond the smallest value plus the reach: skipped like
+            // the children after the break (its weight is below e^-SDF_CULL_TEMPERATURES)
+            if (sdf_leaf_beyond(leaf, x, smallest + reach)) continue;
+            sdf_leaf_eval_world(sdf, leaf, x, order, &value);
+        } else
             sdf_run_range(sdf, first, op, x, order, &value);
         smallest = fmin(smallest, value.v);
         jet_lse_add(&lse, jet_scale(value, (double)sdf->program[op].sign, order), order);

@@ -57,7 +57,13 @@ OSC_FORCE_INLINE double sq_power(double t, double p, double* d1, double* d2) {
         *d2 = p == 2.0 ? 2.0 : 0.0;
         return 0.0;
     }
-    double f = pow(a, p), inverse = 1.0 / t;
+    double inverse = 1.0 / t;
+    if (a == 1.0) { // the largest component of t = xi / m (one of them always is): no pow, the same bits
+        *d1 = p * inverse;
+        *d2 = (p - 1.0) * *d1 * inverse;
+        return 1.0;
+    }
+    double f = pow(a, p);
     *d1 = p * f * inverse;           // p |t|^(p-1) sign(t)
     *d2 = (p - 1.0) * *d1 * inverse; // p (p-1) |t|^(p-2)
     return f;
