@@ -347,6 +347,12 @@ static osc_status check_cable(const char* function, const osc_cable* cable) {
                             "%s: cable.control_points[%d] (%g, %g, %g) is not finite or beyond OSC_LMD_MAX_LENGTH",
                             function, i, p.x, p.y, p.z);
     }
+    bool moves = false;
+    for (int i = 1; i <= cable->degree; i++)
+        moves = moves || osc_length(osc_sub(cable->control_points[i], cable->control_points[0])) > 0.0;
+    if (!moves)
+        return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: cable.control_points all coincide: the curve is a point",
+                        function);
     if (!(cable->radius > 0.0 && cable->radius <= OSC_LMD_MAX_LENGTH))
         return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: cable.radius %g is outside (0, %g]", function, cable->radius,
                         OSC_LMD_MAX_LENGTH);

@@ -407,6 +407,21 @@ static double cone_cosine(osc_vec3 d, const osc_vec3* g, int count) {
     return best;
 }
 
+// The direction of a cable's tangent ray at an end: C'(0) = n (P_1 - P_0), or where control points
+// repeat the end (a Hermite segment with a zero end tangent), the first P_i - P_0 that is not zero,
+// the limit of C'(t) / |C'(t)| as t -> 0 (at the last end likewise, P_n - P_i). The query refuses
+// cables whose control points all coincide.
+static osc_vec3 cable_end_tangent(const lmd_cable* c, int end) {
+    const int n = c->nurbs.degree[0];
+    const double* cw = c->cw;
+    for (int k = 1; k <= n; k++) {
+        int i = end ? n - k : k, e = end ? n : 0;
+        osc_vec3 d = osc_v3(cw[4 * i] - cw[4 * e], cw[4 * i + 1] - cw[4 * e + 1], cw[4 * i + 2] - cw[4 * e + 2]);
+        if (osc_length(d) > 0.0) return end ? osc_neg(d) : d;
+    }
+    return osc_v3(0, 0, 0);
+}
+
 // Is the unit direction `dir` (world, pointing away from the solid at p) within `alpha` of the
 // polar of the solid's tangent cone at the world point p with parameters `param` (its normal
 // cone)? A face point: the face's normal. An edge point: the cone of its two faces' normals there
@@ -422,6 +437,7 @@ static int in_polar(const wfeat* f, osc_vec3 p, const double* param, osc_vec3 di
         // ray along -C'(1) (polar: d . C'(1) >= 0); dilated by alpha (thesis §1.3.1.4)
         osc_vec3 q, tangent;
         osc_geo_eval(&f->cable->geo, param, &q, &tangent, NULL);
+        if (f->cable_end >= 0) tangent = cable_end_tangent(f->cable, f->cable_end);
         double c = osc_dot(dir, osc_normalize(tangent)), sa = sin(alpha);
         return f->cable_end < 0 ? fabs(c) <= sa : (f->cable_end == 0 ? c <= sa : c >= -sa);
     }

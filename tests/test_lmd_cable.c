@@ -75,6 +75,15 @@ static void test_straight_over_plane(void) {
         CHECK_NEAR(g_pose_jac[0][2], -1.0, 1e-12);
         CHECK_NEAR(g_pose_jac[0][4], -1.0, 1e-12); // -(r x n), r x n = (-1, 0, 0.5) x (0, 0, 1) = (0, 1, 0)
     }
+    // a zero end tangent (P_1 = P_0, a Hermite segment's): the end's tangent ray is P_2 - P_0
+    {
+        osc_vec3 pts[4] = {osc_v3(-1, 0, 1), osc_v3(-1, 0, 1), osc_v3(0, 0.1, 1.2), osc_v3(1, 0.2, 1.4)};
+        osc_cable cable = {3, pts, 0.1, 0};
+        int n = cable_query(box, identity(), &cable, &s, NULL, 1, g_contacts);
+        CHECK(n == 1);
+        if (n == 1) CHECK(g_contacts[0].kind_b == OSC_FEATURE_VERTEX && g_contacts[0].feature_b == 0);
+        if (n == 1) CHECK_NEAR(g_contacts[0].distance, 0.4, 1e-12);
+    }
     // lowered to 0.55: the first end's gap is negative (interpenetration is reported, signed)
     osc_vec3 pts[2] = {osc_v3(-1, 0, 0.55), osc_v3(1, 0, 1.0)};
     osc_cable cable = {1, pts, 0.1, 0};
@@ -392,6 +401,10 @@ static void test_bad_input(void) {
     expect_refused(box, &c, &o, 1, "cable.control_points[2]");
     bad[2] = osc_v3(0, 2e100, 0);
     expect_refused(box, &c, &o, 1, "cable.control_points[2]");
+    osc_vec3 same[4] = {pts[1], pts[1], pts[1], pts[1]};
+    c = good;
+    c.control_points = same;
+    expect_refused(box, &c, &o, 1, "cable.control_points all coincide");
     c = good;
     c.pieces = -1;
     expect_refused(box, &c, &o, 1, "cable.pieces");

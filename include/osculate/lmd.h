@@ -23,6 +23,11 @@
 //    centre, coaxial cones of equal angle, and the circular edges of such faces, or a circle lying
 //    parallel to a plane: the contact set is sampled with `conformal_samples` points per curve.
 //
+// CABLES (§3.5, §4.3.3): osc_lmd_cable_query takes the same steps between a B-Rep and a Bezier
+// curve dilated by a radius whose control points move every call (a BVH over the curve's pieces
+// refitted per call, pieces split at query time until quasi-flat), with the gap's gradients with
+// respect to the control points (docs/lmd.md, "Cables").
+//
 // CONVENTIONS (docs/api.md, docs/architecture.md §2)
 // Poses are world-from-body. The normal points from A's footpoint to B's. A contact's distance is
 // the signed gap g = d - eps_a - eps_b of eq. 1.19 (d the footpoints' distance; negative: the
