@@ -463,6 +463,16 @@ static void test_threads_and_cache(void) {
         CHECK(n1 == n2);
         CHECK(memcmp(g_contacts, g_other, sizeof(osc_lmd_contact) * (size_t)n1) == 0);
         total += n1;
+        // the concave wall, rim and bottom: the culling tests keep every contact
+        osc_lmd_settings all = s;
+        all.culling = 0;
+        int n3 = cable_query(block, identity(), &cable, &all, NULL, 1, g_other);
+        CHECK_MSG(n3 == n1, "step %d: %d contacts with culling, %d without", step, n1, n3);
+        for (int j = 0; j < n1 && j < n3; j++) {
+            CHECK(g_other[j].kind_a == g_contacts[j].kind_a && g_other[j].feature_a == g_contacts[j].feature_a &&
+                  g_other[j].kind_b == g_contacts[j].kind_b && g_other[j].feature_b == g_contacts[j].feature_b);
+            CHECK_NEAR(g_other[j].distance, g_contacts[j].distance, 1e-12);
+        }
     }
     printf("  a cable through a bore: %d contacts over 10 steps, the same on 1 and 2 threads\n", total);
     CHECK(total > 10);
