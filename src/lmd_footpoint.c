@@ -5,6 +5,7 @@
 // squared distance between the two untrimmed features, the validation of the critical point
 // (isolated minimum, trimming, tangent cone polars dilated by alpha), the conformal contacts of
 // coaxial surfaces of revolution and circles (§4.3.2, sampled), and the gap gradient (eq. 1.14).
+// A cable's quasi-flat piece or end (lmd_cable.c) is a feature like a leaf's: a curve or a point.
 
 #include <math.h>
 #include <string.h>
