@@ -450,7 +450,7 @@ static void test_threads_and_cache(void) {
     CHECK_STATUS(osc_lmd_cable_cache_create(&cache), OSC_OK);
     osc_lmd_settings s = osc_lmd_settings_default();
     s.d_max = 0.3;
-    int total = 0;
+    int total = 0, minima_checked = 0;
     for (int step = 0; step < 10; step++) {
         // a cable hanging into the bore, swaying (its control points within 0.2 of the axis, above
         // the bottom: the tube keeps clear of the walls)
@@ -463,6 +463,29 @@ static void test_threads_and_cache(void) {
         CHECK(n1 == n2);
         CHECK(memcmp(g_contacts, g_other, sizeof(osc_lmd_contact) * (size_t)n1) == 0);
         total += n1;
+        // each face or rim contact inside the curve a local minimum along the cable: its points at
+        // t* +- 1e-3 are no nearer the untrimmed surface (the concave wall, the bottom, the top) or
+        // the rim's circle than C(t*)
+        const osc_brep_desc* desc = osc_brep_description(block);
+        for (int j = 0; j < n1; j++) {
+            const osc_lmd_contact* c = &g_contacts[j];
+            if (c->kind_a == OSC_FEATURE_VERTEX || c->kind_b != OSC_FEATURE_EDGE) continue;
+            for (int sgn = -1; sgn <= 1; sgn += 2) {
+                osc_vec3 q = bezier(pts, 4, c->param_b[0] + sgn * 1e-3);
+                double d;
+                if (c->kind_a == OSC_FEATURE_FACE) {
+                    const osc_brep_surface* surface = &desc->surfaces[desc->faces[c->feature_a].surface];
+                    double uv[2];
+                    CHECK(osc_brep_project(surface, q, uv));
+                    d = osc_length(osc_sub(q, osc_brep_surface_point(surface, uv[0], uv[1], NULL)));
+                } else { // the block's circular edges: about the z axis, through the footpoint
+                    double R = hypot(c->point_a.x, c->point_a.y);
+                    d = hypot(hypot(q.x, q.y) - R, q.z - c->point_a.z);
+                }
+                CHECK(d - cable.radius >= c->distance - 1e-12);
+                minima_checked++;
+            }
+        }
         // the concave wall, rim and bottom: the culling tests keep every contact
         osc_lmd_settings all = s;
         all.culling = 0;
@@ -474,8 +497,10 @@ static void test_threads_and_cache(void) {
             CHECK_NEAR(g_other[j].distance, g_contacts[j].distance, 1e-12);
         }
     }
-    printf("  a cable through a bore: %d contacts over 10 steps, the same on 1 and 2 threads\n", total);
-    CHECK(total > 10);
+    printf("  a cable through a bore: %d contacts over 10 steps, the same on 1 and 2 threads; %d neighbours of "
+           "face and edge contacts no nearer\n",
+           total, minima_checked);
+    CHECK(total > 10 && minima_checked >= 16);
     osc_lmd_cable_cache_destroy(cache);
     CHECK_STATUS(osc_lmd_cable_cache_create(NULL), OSC_ERR_INVALID_ARGUMENT);
     osc_lmd_cable_cache_destroy(NULL);
