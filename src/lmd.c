@@ -44,11 +44,6 @@ typedef struct group_entry {
     int grouped;
 } group_entry;
 
-typedef struct tagged_contact {
-    osc_lmd_contact c;
-    size_t job; // the leaf pair's rank in the traversal (the sort's last key)
-} tagged_contact;
-
 // Every count and capacity is a size_t: leaf pairs are the product of two leaf counts, and a block
 // of the footpoint stage holds up to BLOCK_SLOTS contact slots.
 struct osc_lmd_cache {
@@ -369,14 +364,14 @@ static bool same_contact(const osc_lmd_contact* a, const osc_lmd_contact* b, dou
 
 // Sorts the contacts found and merges duplicates in place (one local minimum found from several
 // leaf pairs, or on the flat valley of a near-conformal pair); returns how many are left.
-static size_t merge_duplicates(osc_lmd_cache* cache, double tol) {
-    osc_sort(cache->found, cache->found_count, sizeof(tagged_contact), compare_contacts);
+size_t osc_lmd_merge_duplicates(tagged_contact* found, size_t count, double tol) {
+    osc_sort(found, count, sizeof(tagged_contact), compare_contacts);
     size_t unique = 0;
-    for (size_t i = 0; i < cache->found_count; i++) {
-        const osc_lmd_contact* c = &cache->found[i].c;
+    for (size_t i = 0; i < count; i++) {
+        const osc_lmd_contact* c = &found[i].c;
         bool dup = false;
         for (size_t j = unique; j-- > 0;) {
-            const osc_lmd_contact* u = &cache->found[j].c;
+            const osc_lmd_contact* u = &found[j].c;
             if (u->kind_a != c->kind_a || u->feature_a != c->feature_a || u->kind_b != c->kind_b ||
                 u->feature_b != c->feature_b)
                 break;
@@ -385,7 +380,7 @@ static size_t merge_duplicates(osc_lmd_cache* cache, double tol) {
                 break;
             }
         }
-        if (!dup) cache->found[unique++] = cache->found[i];
+        if (!dup) found[unique++] = found[i];
     }
     return unique;
 }
@@ -595,26 +590,26 @@ static osc_status solve_leaf_pairs(footpoint_stage* f, osc_lmd_cache* cache) {
 // ---- the query ---------------------------------------------------------------------------------
 
 // A length setting in [lo, OSC_LMD_MAX_LENGTH] (or (0, OSC_LMD_MAX_LENGTH] when `positive`).
-static osc_status check_length(const char* name, double value, bool positive) {
+static osc_status check_length(const char* function, const char* name, double value, bool positive) {
     if ((positive ? value > 0.0 : value >= 0.0) && value <= OSC_LMD_MAX_LENGTH) return OSC_OK;
-    return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: settings.%s %g is outside %s0, %g]", name, value,
+    return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.%s %g is outside %s0, %g]", function, name, value,
                     positive ? "(" : "[", OSC_LMD_MAX_LENGTH);
 }
 
-static osc_status check_count(const char* name, int value, int lo, int hi) {
+static osc_status check_count(const char* function, const char* name, int value, int lo, int hi) {
     if (value >= lo && value <= hi) return OSC_OK;
-    return osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: settings.%s %d is outside [%d, %d]", name, value, lo, hi);
+    return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.%s %d is outside [%d, %d]", function, name, value, lo, hi);
 }
 
 // Each setting in its range; the message names the first that is not.
-static osc_status check_settings(const osc_lmd_settings* s) {
-    osc_status status = check_length("d_max", s->d_max, true);
-    if (status == OSC_OK) status = check_length("eps_a", s->eps_a, false);
-    if (status == OSC_OK) status = check_length("eps_b", s->eps_b, false);
+osc_status osc_lmd_check_settings(const char* function, const osc_lmd_settings* s) {
+    osc_status status = check_length(function, "d_max", s->d_max, true);
+    if (status == OSC_OK) status = check_length(function, "eps_a", s->eps_a, false);
+    if (status == OSC_OK) status = check_length(function, "eps_b", s->eps_b, false);
     if (status == OSC_OK && !(s->alpha >= 0.0 && s->alpha <= 0.25 * k_pi))
-        status = osc_fail(OSC_ERR_INVALID_ARGUMENT, "osc_lmd_query: settings.alpha %g is outside [0, pi/4]", s->alpha);
-    if (status == OSC_OK) status = check_count("conformal_samples", s->conformal_samples, 0, 1024);
-    if (status == OSC_OK) status = check_count("culling", s->culling, 0, 1);
+        status = osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: settings.alpha %g is outside [0, pi/4]", function, s->alpha);
+    if (status == OSC_OK) status = check_count(function, "conformal_samples", s->conformal_samples, 0, 1024);
+    if (status == OSC_OK) status = check_count(function, "culling", s->culling, 0, 1);
     return status;
 }
 
@@ -696,7 +691,8 @@ static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_
     osc_status status = solve_leaf_pairs(&f, cache);
     if (status != OSC_OK) return status;
     // 3. sorted, duplicates merged
-    size_t unique = merge_duplicates(cache, 1e-5 * fmax(a->brep->scale, b->brep->scale));
+    size_t unique =
+        osc_lmd_merge_duplicates(cache->found, cache->found_count, 1e-5 * fmax(a->brep->scale, b->brep->scale));
     out->needed = saturated(unique);
     out->count = out->needed < out->capacity ? out->needed : out->capacity;
     for (int32_t i = 0; i < out->count; i++) {
@@ -789,7 +785,7 @@ osc_status osc_lmd_query(const osc_brep* a, osc_pose pose_a, const osc_brep* b, 
     if (st == OSC_OK)
         st = osc_check_pose(function, "pose_b", pose_b, OSC_LMD_MAX_LENGTH, "OSC_LMD_MAX_LENGTH", &pose_b);
     osc_lmd_settings s = settings ? *settings : osc_lmd_settings_default();
-    if (st == OSC_OK) st = check_settings(&s);
+    if (st == OSC_OK) st = osc_lmd_check_settings(function, &s);
     if (st != OSC_OK) return st;
     lmd_body ba = make_body(a, pose_a, pose_a.p), bb = make_body(b, pose_b, pose_a.p);
     // the left-out faces the search region reaches, with the poses relative to A's position

@@ -5,6 +5,7 @@
 // squared distance between the two untrimmed features, the validation of the critical point
 // (isolated minimum, trimming, tangent cone polars dilated by alpha), the conformal contacts of
 // coaxial surfaces of revolution and circles (§4.3.2, sampled), and the gap gradient (eq. 1.14).
+// A cable's quasi-flat piece or end (lmd_cable.c) is a feature like a leaf's: a curve or a point.
 
 #include <math.h>
 #include <string.h>
@@ -23,11 +24,14 @@ typedef struct wfeat {
     int dim; // Newton parameters contributed
     int restricted;
     double t0[2], dt[2];
-    osc_vec3 center; // world centre of the leaf's OBB
-    double reach2;   // squared distance from it beyond which an iterate has left the leaf
-    osc_geo orig;    // the feature's own parametrisation (world); `geo` may be a re-framed sphere
-    int reframed;    // 1: the solver's parameters (geo) differ from the face's (orig)
-    int whole;       // 1: a face searched over its whole supermaximal face (no leaf confinement)
+    osc_vec3 center;        // world centre of the leaf's OBB
+    double reach2;          // squared distance from it beyond which an iterate has left the leaf
+    osc_geo orig;           // the feature's own parametrisation (world); `geo` may be a re-framed sphere
+    int reframed;           // 1: the solver's parameters (geo) differ from the face's (orig)
+    int whole;              // 1: a face searched over its whole supermaximal face (no leaf confinement)
+    double lo[2], hi[2];    // the parameter rectangle searched (the leaf's, or the cable piece's)
+    const lmd_cable* cable; // non-NULL: a cable's piece or end (no body, no leaf)
+    int cable_end;          // the cable's end (0, 1), or -1 for a piece
 } wfeat;
 
 static void feature_init(wfeat* f, const lmd_body* body, int leaf_index) {
@@ -50,7 +54,37 @@ static void feature_init(wfeat* f, const lmd_body* body, int leaf_index) {
     f->center = osc_pose_apply(body->pose, box->center);
     f->reach2 = 4.0 * osc_length_squared(box->half);
     f->orig = f->geo;
+    for (int i = 0; i < 2; i++) {
+        f->lo[i] = leaf->lo[i];
+        f->hi[i] = leaf->hi[i];
+    }
+    f->cable_end = -1;
 }
+
+// A cable job's feature: the curve over [t0, t1], or the point at one end.
+static void cable_feature_init(wfeat* f, const lmd_cable* cable, const lmd_cable_job* job) {
+    memset(f, 0, sizeof *f);
+    f->cable = cable;
+    f->cable_end = job->end;
+    if (job->end >= 0) {
+        double t = job->end;
+        f->geo.kind = OSC_GEO_POINT;
+        osc_geo_eval(&cable->geo, &t, &f->geo.o, NULL, NULL);
+        f->dim = 0;
+    } else {
+        f->geo = cable->geo;
+        f->dim = 1;
+    }
+    f->lo[0] = job->t0;
+    f->hi[0] = job->t1;
+    f->center = job->center;
+    f->reach2 = 4.0 * job->reach * job->reach;
+    f->orig = f->geo;
+}
+
+// The length scale of a feature's solid (tolerances) and its dilation (the cable's radius).
+static double feature_scale(const wfeat* f) { return f->cable ? f->cable->scale : f->body->brep->scale; }
+static double feature_radius(const wfeat* f) { return f->cable ? f->cable->radius : 0.0; }
 
 // A sphere's parameters are singular at its poles, where Newton's method stalls (du has no
 // effect). The solver takes a sphere in a frame whose equator faces the other leaf: x toward the
@@ -238,19 +272,18 @@ static int newton(const wfeat* A, const wfeat* B, double* x, int confine, int* i
 
 // Grid of parameters over a leaf's rectangle: 3 x 3 for faces, 3 for edges, 1 for vertices.
 static int start_grid(const wfeat* f, double pts[9][2]) {
-    const osc_brep_leaf* l = f->leaf;
     if (f->dim == 0) return 1;
     int n = 0;
     for (int i = 0; i < 3; i++) {
         if (f->dim == 1) {
-            pts[n][0] = l->lo[0] + (l->hi[0] - l->lo[0]) * (0.1 + 0.4 * i);
+            pts[n][0] = f->lo[0] + (f->hi[0] - f->lo[0]) * (0.1 + 0.4 * i);
             pts[n][1] = 0.0;
             n++;
             continue;
         }
         for (int j = 0; j < 3; j++) {
-            double t[2] = {l->lo[0] + (l->hi[0] - l->lo[0]) * (0.1 + 0.4 * i),
-                           l->lo[1] + (l->hi[1] - l->lo[1]) * (0.1 + 0.4 * j)};
+            double t[2] = {f->lo[0] + (f->hi[0] - f->lo[0]) * (0.1 + 0.4 * i),
+                           f->lo[1] + (f->hi[1] - f->lo[1]) * (0.1 + 0.4 * j)};
             to_solver(f, t, pts[n]);
             n++;
         }
@@ -299,7 +332,7 @@ static int curve_surface(const wfeat* E, const wfeat* S, double* te, double* ts,
     }
     double sign = h < 0.0 ? -1.0 : 1.0;
     if (!(fabs(h) > 0.0)) return 0;
-    const double span = E->dim ? E->leaf->hi[0] - E->leaf->lo[0] : 0.0;
+    const double span = E->dim ? E->hi[0] - E->lo[0] : 0.0;
     for (int it = 0; E->dim && it < 40; it++) {
         if (!curve_distance(E, S, t, sign, &h, &dh, &ddh, &speed, &p, &n)) return 0;
         if (fabs(dh) <= 1e-13 * speed) break; // the direction is normal to the curve
@@ -328,8 +361,16 @@ static int curve_surface(const wfeat* E, const wfeat* S, double* te, double* ts,
 // The feature of a footpoint at world point p with parameters t on the leaf's feature: the face or
 // edge of the leaf's supermaximal group that holds it (brep_supermax.c: the lower face of a seam
 // between two pieces, so that a contact there is one contact), its parameters in `param`; -1
-// when no piece holds it. A vertex holds its point.
+// when no piece holds it. A vertex holds its point. A cable's end is its own feature (0 or 1), and
+// a cable's piece is feature 0 where the point lies strictly inside the curve (the ends are their
+// own jobs).
 static int feature_of(const wfeat* f, osc_vec3 p, const double* t, double* param) {
+    param[1] = 0.0;
+    if (f->cable) {
+        param[0] = f->cable_end >= 0 ? f->cable_end : t[0];
+        if (f->cable_end >= 0) return f->cable_end;
+        return t[0] > 1e-10 && t[0] < 1.0 - 1e-10 ? 0 : -1;
+    }
     const osc_brep* b = f->body->brep;
     const osc_brep_leaf* leaf = f->leaf;
     param[0] = t[0];
@@ -370,6 +411,21 @@ static double cone_cosine(osc_vec3 d, const osc_vec3* g, int count) {
     return best;
 }
 
+// The direction of a cable's tangent ray at an end: C'(0) = n (P_1 - P_0), or where control points
+// repeat the end (a Hermite segment with a zero end tangent), the first P_i - P_0 that is not zero,
+// the limit of C'(t) / |C'(t)| as t -> 0 (at the last end likewise, P_n - P_i). The query refuses
+// cables whose control points all coincide.
+static osc_vec3 cable_end_tangent(const lmd_cable* c, int end) {
+    const int n = c->nurbs.degree[0];
+    const double* cw = c->cw;
+    for (int k = 1; k <= n; k++) {
+        int i = end ? n - k : k, e = end ? n : 0;
+        osc_vec3 d = osc_v3(cw[4 * i] - cw[4 * e], cw[4 * i + 1] - cw[4 * e + 1], cw[4 * i + 2] - cw[4 * e + 2]);
+        if (osc_length(d) > 0.0) return end ? osc_neg(d) : d;
+    }
+    return osc_v3(0, 0, 0);
+}
+
 // Is the unit direction `dir` (world, pointing away from the solid at p) within `alpha` of the
 // polar of the solid's tangent cone at the world point p with parameters `param` (its normal
 // cone)? A face point: the face's normal. An edge point: the cone of its two faces' normals there
@@ -379,6 +435,16 @@ static double cone_cosine(osc_vec3 d, const osc_vec3* g, int count) {
 // and concave edges meet does not allow). These are the generators of the leaves' polyhedral
 // normal cones (brep_bvh.c), so the culling tests never remove a pair whose contact passes here.
 static int in_polar(const wfeat* f, int feature, osc_vec3 p, const double* param, osc_vec3 dir, double alpha) {
+    if (f->cable) {
+        // a curve's tangent cone at an inner point is the tangent line, its polar the normal plane;
+        // at the first point it is the ray along C'(0) (polar: d . C'(0) <= 0), at the last the
+        // ray along -C'(1) (polar: d . C'(1) >= 0); dilated by alpha (thesis §1.3.1.4)
+        osc_vec3 q, tangent;
+        osc_geo_eval(&f->cable->geo, param, &q, &tangent, NULL);
+        if (f->cable_end >= 0) tangent = cable_end_tangent(f->cable, f->cable_end);
+        double c = osc_dot(dir, osc_normalize(tangent)), sa = sin(alpha);
+        return f->cable_end < 0 ? fabs(c) <= sa : (f->cable_end == 0 ? c <= sa : c >= -sa);
+    }
     const lmd_body* body = f->body;
     const osc_brep* b = body->brep;
     const osc_brep_leaf* leaf = f->leaf;
@@ -406,6 +472,7 @@ static int in_polar(const wfeat* f, int feature, osc_vec3 p, const double* param
 // The BVH piece of a feature holding the parameters: keys follow the footpoint, not the leaf pair
 // that found it (the same with or without a cache).
 static uint64_t piece_cell(const wfeat* f, int feature, const double* param) {
+    if (f->cable) return f->cable_end >= 0 ? 0 : (uint64_t)(int64_t)floor(f->cable->pieces * param[0]);
     const osc_brep* b = f->body->brep;
     const osc_brep_leaf* leaf = f->leaf;
     if (leaf->kind == OSC_FEATURE_VERTEX) return 0;
@@ -436,8 +503,9 @@ static int emit(const wfeat* A, const wfeat* B, const double* ta, const double* 
     if (feature_b < 0) return 0;
     osc_vec3 diff = osc_sub(pb, pa);
     double d = osc_length(diff);
-    double scale = fmax(A->body->brep->scale, B->body->brep->scale);
-    if (!(d > 1e-12 * scale) || d > s->d_max) return 0;
+    double scale = fmax(feature_scale(A), feature_scale(B));
+    double dilation = feature_radius(A) + feature_radius(B);
+    if (!(d > 1e-12 * scale) || d - dilation > s->d_max) return 0;
     osc_vec3 n = osc_scale(diff, 1.0 / d);
     double alpha = fmax(s->alpha, 1e-6);
     if (!in_polar(A, feature_a, pa, param_a, n, alpha) || !in_polar(B, feature_b, pb, param_b, osc_neg(n), alpha))
@@ -449,11 +517,20 @@ static int emit(const wfeat* A, const wfeat* B, const double* ta, const double* 
     c->param_a[1] = param_a[1];
     c->param_b[0] = param_b[0];
     c->param_b[1] = param_b[1];
-    c->kind_a = (osc_feature_kind)A->leaf->kind;
-    c->kind_b = (osc_feature_kind)B->leaf->kind;
+    // a cable's end is a vertex, its piece an edge; the B-Rep's features are feature_of's
+    const wfeat* both[2] = {A, B};
+    osc_feature_kind kinds[2];
+    for (int k = 0; k < 2; k++) {
+        const wfeat* f = both[k];
+        kinds[k] =
+            f->cable ? (f->cable_end >= 0 ? OSC_FEATURE_VERTEX : OSC_FEATURE_EDGE) : (osc_feature_kind)f->leaf->kind;
+    }
+    c->kind_a = kinds[0];
+    c->kind_b = kinds[1];
     c->feature_a = feature_a;
     c->feature_b = feature_b;
-    c->distance = d - s->eps_a - s->eps_b; // the signed gap g of eq. 1.19; its Jacobian: lmd.c
+    // the signed gap g of eq. 1.19 (a cable's radius is its dilation); its Jacobian: lmd.c
+    c->distance = d - dilation - s->eps_a - s->eps_b;
     c->normal = n;
     uint64_t h = 1469598103934665603ull;
     h = mix64(h, (uint64_t)c->kind_a);
@@ -668,6 +745,9 @@ static void grid_start(const wfeat* A, const wfeat* B, double* x) {
     }
 }
 
+static void solve_features(wfeat* pA, wfeat* pB, const osc_lmd_settings* settings, const lmd_job* job,
+                           osc_lmd_contact* out, int slots, lmd_job_result* result);
+
 void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_settings* settings, const lmd_job* job,
                         osc_lmd_contact* out, int slots, lmd_job_result* result) {
     memset(result, 0, sizeof *result);
@@ -692,6 +772,15 @@ void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_sett
         result->count = conformal(&A, &B, axis_o, axis_z, settings, out, slots, &result->iterations);
         return;
     }
+    solve_features(&A, &B, settings, job, out, slots, result);
+}
+
+// The critical point of two features (a leaf's or a cable's) and its contact, from the one-
+// parameter search along an edge or vertex against a surface, the warm start (`job` nullable) or
+// the start grid.
+static void solve_features(wfeat* pA, wfeat* pB, const osc_lmd_settings* settings, const lmd_job* job,
+                           osc_lmd_contact* out, int slots, lmd_job_result* result) {
+    wfeat A = *pA, B = *pB; // `whole` may be dropped (ungrouped) below
     double x[4] = {0, 0, 0, 0};
     int isolated = 0, converged = 0;
     // an edge or vertex against a surface: one parameter, then the whole problem's Newton step to
@@ -718,7 +807,7 @@ void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_sett
         if (found == 1 && !converged) return;
     }
     // from the cached footpoints; when they lead out of the leaves, from the grid as without a cache
-    if (!converged && job->has_warm) { // cached in the faces' own parameters
+    if (!converged && job && job->has_warm) { // cached in the faces' own parameters
         to_solver(&A, job->warm, x);
         double tb[2];
         to_solver(&B, job->warm + A.dim, tb);
@@ -741,4 +830,14 @@ void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_sett
     feature_eval(&A, x, &pa, NULL, NULL);
     feature_eval(&B, x + A.dim, &pb, NULL, NULL);
     result->count = emit(&A, &B, ta, tb, pa, pb, settings, -1, 0, &out[0]);
+}
+
+void osc_lmd_solve_cable_pair(const lmd_body* a, const lmd_cable* cable, const osc_lmd_settings* settings,
+                              const lmd_cable_job* job, osc_lmd_contact* out, lmd_job_result* result) {
+    memset(result, 0, sizeof *result);
+    wfeat A, B;
+    feature_init(&A, a, job->leaf);
+    cable_feature_init(&B, cable, job);
+    reframe_sphere(&A, B.center);
+    solve_features(&A, &B, settings, NULL, out, 1, result);
 }

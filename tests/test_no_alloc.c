@@ -341,6 +341,38 @@ static void test_lmd(void) {
     for (int i = 0; i < ITEMS; ++i) osc_lmd_cache_destroy(caches[i]);
 }
 
+// a cable swaying in a bore: a first pass over the steps sizes the cache, the second allocates nothing
+static osc_status query_cable(const osc_brep* block, int step, int threads, osc_lmd_cable_cache* cache) {
+    static osc_lmd_contact contacts[64];
+    static double pose_jacobians[64 * 6], control_jacobians[64 * 5 * 3];
+    double phase = 0.3 * step;
+    osc_vec3 pts[5] = {osc_v3(0, 0, 1.2), osc_v3(0.1 * sin(phase), 0.05, 0.8), osc_v3(0.2 * cos(phase), 0, 0.4),
+                       osc_v3(-0.2, 0.1 * sin(phase), 0.0), osc_v3(0.15 * sin(phase), 0.1, -0.2)};
+    osc_cable cable = {4, pts, 0.05, 16};
+    osc_lmd_settings s = osc_lmd_settings_default();
+    s.d_max = 0.3;
+    osc_lmd_cable_output out = {contacts, 64, 0, 0, pose_jacobians, control_jacobians, 0};
+    return osc_lmd_cable_query(block, osc_pose_identity(), &cable, &s, cache, &out, threads);
+}
+
+static void test_lmd_cable(void) {
+    double hole[] = {0.3, 0.5, 0.3, -0.3};
+    osc_brep* block = NULL;
+    FIXTURE_MUST(osc_brep_create_block_with_hole(osc_v3(0.6, 0.6, 0.5), hole, 2, NULL, &block));
+    osc_lmd_cable_cache* cache = NULL;
+    FIXTURE_MUST(osc_lmd_cable_cache_create(&cache));
+    for (int threads = 1; threads <= 2; ++threads) {
+        for (int step = 0; step < 6; ++step) FIXTURE_MUST(query_cable(block, step, threads, cache));
+        for (int step = 0; step < 6; ++step) {
+            char label[96];
+            snprintf(label, sizeof label, "osc_lmd_cable_query warm, threads %d, step %d", threads, step);
+            EXPECT_NO_ALLOCATION(label, query_cable(block, step, threads, cache));
+        }
+    }
+    osc_lmd_cable_cache_destroy(cache);
+    osc_brep_destroy(block);
+}
+
 int main(void) {
     RUN(test_counter_counts);
     // DCOL's models are built first and queried before any other model is built: nothing has
@@ -357,6 +389,7 @@ int main(void) {
     RUN(test_sdf_pair);
     RUN(test_ray);
     RUN(test_lmd);
+    RUN(test_lmd_cable);
     query_models_destroy(&models);
     return test_finish();
 }

@@ -23,6 +23,11 @@
 //    centre, coaxial cones of equal angle, and the circular edges of such faces, or a circle lying
 //    parallel to a plane: the contact set is sampled with `conformal_samples` points per curve.
 //
+// CABLES (§3.5, §4.3.3): osc_lmd_cable_query takes the same steps between a B-Rep and a Bezier
+// curve dilated by a radius whose control points move every call (a BVH over the curve's pieces
+// refitted per call, pieces split at query time until quasi-flat), with the gap's gradients with
+// respect to the control points (docs/lmd.md, "Cables").
+//
 // CONVENTIONS (docs/api.md, docs/architecture.md §2)
 // Poses are world-from-body. The normal points from A's footpoint to B's. A contact's distance is
 // the signed gap g = d - eps_a - eps_b of eq. 1.19 (d the footpoints' distance; negative: the
@@ -172,6 +177,71 @@ typedef struct osc_lmd_batch_item {
 /// a negative thread count.
 OSC_API osc_status osc_lmd_query_batch(const osc_lmd_batch_item* items, size_t count, const osc_lmd_settings* settings,
                                        osc_lmd_output* outputs, osc_status* statuses, int threads);
+
+// ---- cables: dilated Bezier curves (thesis §3.5, §4.3.3) -----------------------------------------
+
+/// The most control points of a cable's Bezier curve (its degree is at most OSC_BREP_MAX_DEGREE, the
+/// B-spline evaluator's).
+#define OSC_CABLE_MAX_CONTROL_POINTS (OSC_BREP_MAX_DEGREE + 1)
+
+/// The most static pieces of a cable (osc_cable.pieces).
+#define OSC_CABLE_MAX_PIECES 64
+
+/// A deformable beam (thesis §4.3.3): the solid swept by a ball of `radius` along the Bezier curve
+/// C(t) = sum_i B_i^n(t) P_i, t in [0, 1], whose world control points the caller moves each step.
+typedef struct osc_cable {
+    int degree;                     ///< n in [1, OSC_CABLE_MAX_CONTROL_POINTS - 1]
+    const osc_vec3* control_points; ///< [degree + 1] world points P_i (finite, |P_i| <= OSC_LMD_MAX_LENGTH)
+    double radius;                  ///< (0, OSC_LMD_MAX_LENGTH]
+    int pieces;                     ///< static pieces of the hybrid subdivision ([0, OSC_CABLE_MAX_PIECES];
+                                    ///< 0: 8), split further at query time until quasi-flat
+} osc_cable;
+
+/// Where osc_lmd_cable_query writes. The contacts are osc_lmd_contact with A the B-Rep and B the
+/// cable: kind_b OSC_FEATURE_EDGE (feature_b 0) for a point inside the curve, OSC_FEATURE_VERTEX
+/// (feature_b 0 or 1) for its first or last point; param_b[0] the curve parameter t*; point_b on
+/// the centre curve (the cable's surface point is point_b - radius normal); normal from the B-Rep
+/// to the curve; distance the signed gap g = |point_b - point_a| - radius - eps_a - eps_b.
+typedef struct osc_lmd_cable_output {
+    osc_lmd_contact* contacts; ///< [capacity]
+    int32_t capacity;          ///< room in every array (>= 0)
+    int32_t count;             ///< set: contacts written (at most capacity)
+    int32_t needed;            ///< set: contacts found (> capacity: OSC_ERR_CAPACITY)
+    double* pose_jacobians;    ///< nullable: [capacity][6] d g / d xi of the B-Rep's pose (left world
+                               ///< twist (dp, dtheta)): -(n, r_a x n), r_a = point_a - pose.p
+    double* control_jacobians; ///< nullable: [capacity][degree + 1][3] d g / d P_i = B_i^n(t*) n
+    int32_t skipped_faces;     ///< set: faces the importer left out of the B-Rep whose box comes within
+                               ///< d_max + radius of the cable's bounding sphere
+} osc_lmd_cable_output;
+
+/// Scratch memory of osc_lmd_cable_query (jobs, contacts). The first query sizes it; a later one
+/// that needs no more room allocates nothing. Released by osc_lmd_cable_cache_destroy only.
+typedef struct osc_lmd_cable_cache osc_lmd_cable_cache;
+
+/// Creates an empty cable cache into *out; OSC_ERR_INVALID_ARGUMENT for a NULL out,
+/// OSC_ERR_NO_MEMORY.
+OSC_API osc_status osc_lmd_cable_cache_create(osc_lmd_cable_cache** out);
+
+/// Releases a cable cache (NULL is fine).
+OSC_API void osc_lmd_cable_cache_destroy(osc_lmd_cable_cache* cache);
+
+/// Every local minimal distance between `brep` at `pose` and the cable, below settings->d_max
+/// measured from the cable's surface (|point_b - point_a| - radius <= d_max; `settings` NULL: the
+/// defaults), into `output`, with the gap's gradients with respect to the B-Rep's pose and to every
+/// control point. The hybrid subdivision of thesis §4.3.3: a BVH over the curve's `pieces` static
+/// Bezier pieces, refitted from the control points at each call (balls around the pieces' control
+/// polygons, tangent cones from their hodographs), traversed against the B-Rep's BVH (distance
+/// and orthogonality tests), its leaf pairs split at query time until the piece is quasi-flat; the
+/// footpoints by Newton's method and validated as osc_lmd_query's, plus the curve's two ends. The
+/// footpoint stage runs on `threads` threads (0 the default; the answer is the same on any number).
+/// `cache` may be NULL (the query then allocates and frees its scratch memory). OSC_ERR_CAPACITY
+/// when more contacts were found than fit. OSC_ERR_INVALID_ARGUMENT, naming the argument and its
+/// value, for a NULL `brep`, `cable` or `output`, a degree outside [1, OSC_CABLE_MAX_CONTROL_POINTS
+/// - 1], NULL or non-finite control points, a radius outside (0, OSC_LMD_MAX_LENGTH], pieces
+/// outside [0, OSC_CABLE_MAX_PIECES], a bad pose, settings or output buffer, negative threads.
+OSC_API osc_status osc_lmd_cable_query(const osc_brep* brep, osc_pose pose, const osc_cable* cable,
+                                       const osc_lmd_settings* settings, osc_lmd_cable_cache* cache,
+                                       osc_lmd_cable_output* output, int threads);
 
 #ifdef __cplusplus
 }
