@@ -184,6 +184,23 @@ def sign_flips(gradients, component=0):
     return dict(direction=float(np.mean(dots < 0)), component=float(np.mean(first[1:] != first[:-1])))
 
 
+def sweep(value_and_grad, x0, index, values):
+    """The objective and the gradient at the neighbouring states x0 with x0[index] = each of
+    `values`, and how often the gradient's direction flips between them (sign_flips), as a
+    record's "sweep"."""
+    x0 = np.asarray(x0, dtype=float)
+    component = int(np.ravel_multi_index(index, x0.shape))
+    objective, grads = [], []
+    for s in values:
+        x = x0.copy()
+        x[index] = s
+        v, g = value_and_grad(x.ravel())
+        objective.append(float(v))
+        grads.append(np.ravel(g).tolist())
+    return dict(parameter=str(index), values=list(map(float, values)), objective=objective,
+                gradients=grads, flips=sign_flips(grads, component=component))
+
+
 def save(name, record):
     os.makedirs(RESULTS, exist_ok=True)
     with open(os.path.join(RESULTS, name + ".json"), "w") as f:

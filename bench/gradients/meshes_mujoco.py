@@ -165,17 +165,8 @@ def main(method="mujoco_fd", fd_eps=1e-6, iterations=40, seeds=(0, 1, 2), sweep_
               flush=True)
         C.save("meshes_" + method, record)
     gradient_errors(record, objective, fd_eps)
-    sweep = np.linspace(*M["sweep_range"], sweep_points)
-    grads, values = [], []
-    for s in sweep:
-        x = C.meshes_initial(0).reshape(M["waypoints"], 6)
-        x[M["sweep_index"]] = s
-        v, g = value_and_grad(x.ravel())
-        values.append(float(v))
-        grads.append(np.ravel(g).tolist())
-    record["sweep"] = dict(parameter=str(M["sweep_index"]), values=sweep.tolist(),
-                           objective=values, gradients=grads, flips=C.sign_flips(grads, component=
-                           M["sweep_index"][0] * 6 + M["sweep_index"][1]))
+    record["sweep"] = C.sweep(value_and_grad, C.meshes_initial(0).reshape(M["waypoints"], 6),
+                              M["sweep_index"], np.linspace(*M["sweep_range"], sweep_points))
     print("flips", record["sweep"]["flips"], flush=True)
     if method != "mujoco_fd":
         C.save("meshes_" + method, record)

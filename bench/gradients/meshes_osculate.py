@@ -101,34 +101,23 @@ def main(iterations=40, seeds=(0, 1, 2), lr=M["lr"], fd_eps=1e-6, sweep_points=4
                   flush=True)
         # the gradient's error at each seed's start (as the other tasks) and at the optimiser's
         # end point (where the bunny presses on the lid if the run ended in contact), against the
-        # converged central differences (the same references for both methods)
+        # converged central differences (one reference a point)
         for key, points in (("gradient_error", [initial(seed) for seed in seeds]),
                             ("gradient_error_end", [r["final"] for r in record["runs"]])):
             errors = []
             for seed, x in zip(seeds, points):
                 x = np.asarray(x)
-                cache = references.setdefault(key, {})
-                if seed not in cache:
-                    cache[seed] = C.converged_reference(fnp, x)
-                ref, info = cache[seed]
+                if x.tobytes() not in references:
+                    references[x.tobytes()] = C.converged_reference(fnp, x)
+                ref, info = references[x.tobytes()]
                 errors.append(dict(seed=seed, error=C.relative_error(
                     np.asarray(value_and_grad(x)[1]), ref), **info))
                 print(method, key, errors[-1], flush=True)
             record[key] = errors
         # the gradient at neighbouring states: the last waypoint's height swept through the
         # first touch, from seed 0's start (meshes_mujoco.py sweeps the same)
-        grads, values = [], []
-        for s in np.linspace(*M["sweep_range"], sweep_points):
-            x = initial(0).reshape(WAYPOINTS, 6)
-            x[M["sweep_index"]] = s
-            v, g = value_and_grad(x.ravel())
-            values.append(float(v))
-            grads.append(np.ravel(g).tolist())
-        record["sweep"] = dict(
-            parameter=str(M["sweep_index"]),
-            values=np.linspace(*M["sweep_range"], sweep_points).tolist(), objective=values,
-            gradients=grads, flips=C.sign_flips(
-                grads, component=M["sweep_index"][0] * 6 + M["sweep_index"][1]))
+        record["sweep"] = C.sweep(value_and_grad, initial(0).reshape(WAYPOINTS, 6),
+                                  M["sweep_index"], np.linspace(*M["sweep_range"], sweep_points))
         print(method, "flips", record["sweep"]["flips"], flush=True)
         C.save("meshes_" + method, record)
 
