@@ -168,9 +168,10 @@ def mjx_task(task):
 
 
 def main(name, iterations=40, seeds=(0, 1, 2), lr=0.05, fd_eps=1e-6, with_fd=True,
-         with_mjx=True, mjx_sweep=11):
+         with_mjx=True, mjx_sweep=11, mjx_push_iterations=15):
     """Runs `name` with each method. MJX is slow on a shared CPU (a forward-mode gradient of the
-    push rollout costs tens of seconds), so its sweep has `mjx_sweep` points."""
+    push rollout costs 20 s to minutes), so its push runs stop at `mjx_push_iterations` and its
+    sweep has `mjx_sweep` points."""
     task = Task(name)
     methods = {}
     if with_fd:
@@ -186,8 +187,9 @@ def main(name, iterations=40, seeds=(0, 1, 2), lr=0.05, fd_eps=1e-6, with_fd=Tru
         record = dict(task=name, method=method, runs=[],
                       fd_eps=fd_eps if method == "mujoco_fd" else None)
         sweep = np.linspace(*sweep_range, 41 if method == "mujoco_fd" else mjx_sweep)
+        n = mjx_push_iterations if method == "mjx" and name == "push" else iterations
         for seed in seeds:
-            run = C.optimise(vg, C.initial_controls(name, seed), lr, iterations)
+            run = C.optimise(vg, C.initial_controls(name, seed), lr, n)
             run["seed"] = seed
             record["runs"].append(run)
             print(name, method, "seed", seed, run["values"][0], "->", run["values"][-1],

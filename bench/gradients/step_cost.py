@@ -114,7 +114,7 @@ def main(rounds=15, calls=10):
         for name, v in record[task].items():
             print("%s %-26s %10.1f us" % (task, name, v["median"] * 1e6), flush=True)
         record[task]["rounds"], record[task]["calls"] = rounds, calls
-    C.save("step_cost", record)
+        C.save("step_cost", record)
 
 
 if __name__ == "__main__":
