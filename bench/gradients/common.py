@@ -46,6 +46,51 @@ STRIKE = dict(
     regulariser=1e-3,
 )
 
+# task 2: the bunny (data/bunny.obj) placed at WAYPOINTS poses above and on the lid of the teapot
+# (data/teapot.obj, at the identity); both scaled by 0.02 (0.2 m and 0.64 m), y up. Variables: per
+# waypoint a translation offset from `start` and a rotation vector (6 x 6 = 36)
+MESHES = dict(
+    scale=0.02,
+    waypoints=6,
+    start=(0.0, 0.26, 0.0),   # the bunny's origin (its base) above the lid
+    target=(0.0, 5.0, 0.0),   # the contact force on the bunny at the last waypoint, N
+    length=0.1,               # the torque's scale, m
+    friction=0.5,
+    lr=0.004,                 # Adam's step (metres and radians of a small part)
+    sweep_index=(5, 1),       # the sweep: the last waypoint's height offset
+    sweep_range=(-0.112, -0.100),
+)
+
+
+def meshes_initial(seed):
+    """The start of every optimiser of task 2 for `seed` [36]: a straight descent to first touch on
+    the lid (without a contact at the last waypoint its force terms have no gradient at all),
+    perturbed by the seed."""
+    rng = np.random.default_rng(seed)
+    x = np.zeros((MESHES["waypoints"], 6))
+    x[:, 1] = np.linspace(-0.018, -0.106, MESHES["waypoints"])
+    x[:, :3] += 0.005 * rng.normal(size=(MESHES["waypoints"], 3))
+    x[:, 3:] += 0.02 * rng.normal(size=(MESHES["waypoints"], 3))
+    return x.ravel()
+
+
+def meshes_objective_terms(x, forces, final_torque):
+    """Task 2's objective from the variables x [36], the contact force on the bunny at every
+    waypoint [T, 3] and its torque about its origin at the last one [3]:
+
+        J = sum_t |x_t - x_(t-1)|^2 + |F_T - F*|^2 / |F*|^2 + |tau_T|^2 / (|F*| L)^2
+            + sum_(t<T) |F_t|^2 / |F*|^2
+
+    (x_0 = 0). NumPy here; meshes_osculate.py writes the same in JAX."""
+    x = np.asarray(x).reshape(MESHES["waypoints"], 6)
+    xs = np.concatenate([np.zeros((1, 6)), x])
+    target = np.asarray(MESHES["target"])
+    scale = np.sum(target ** 2)
+    forces = np.asarray(forces)
+    return float(np.sum((xs[1:] - xs[:-1]) ** 2) + np.sum((forces[-1] - target) ** 2) / scale
+                 + np.sum(np.asarray(final_torque) ** 2) / (scale * MESHES["length"] ** 2)
+                 + np.sum(forces[:-1] ** 2) / scale)
+
 
 def objective_terms(task, xy, controls):
     """A task's objective from the final (x, y) of the pushed body and the controls."""
@@ -129,14 +174,31 @@ def relative_error(g, reference):
     return float(np.linalg.norm(np.asarray(g) - reference) / max(np.linalg.norm(reference), 1e-300))
 
 
-def sign_flips(gradients):
+def sign_flips(gradients, component=0):
     """How often the gradient's direction flips between neighbouring states: the fraction of
-    neighbours whose gradients have a negative inner product, and the fraction where the first
-    (swept) component changes sign."""
+    neighbours whose gradients have a negative inner product, and the fraction where the swept
+    component (index `component` of the flattened gradient) changes sign."""
     g = np.asarray(gradients).reshape(len(gradients), -1)
     dots = np.sum(g[1:] * g[:-1], axis=1)
-    first = np.sign(g[:, 0])
+    first = np.sign(g[:, component])
     return dict(direction=float(np.mean(dots < 0)), component=float(np.mean(first[1:] != first[:-1])))
+
+
+def sweep(value_and_grad, x0, index, values):
+    """The objective and the gradient at the neighbouring states x0 with x0[index] = each of
+    `values`, and how often the gradient's direction flips between them (sign_flips), as a
+    record's "sweep"."""
+    x0 = np.asarray(x0, dtype=float)
+    component = int(np.ravel_multi_index(index, x0.shape))
+    objective, grads = [], []
+    for s in values:
+        x = x0.copy()
+        x[index] = s
+        v, g = value_and_grad(x.ravel())
+        objective.append(float(v))
+        grads.append(np.ravel(g).tolist())
+    return dict(parameter=str(index), values=list(map(float, values)), objective=objective,
+                gradients=grads, flips=sign_flips(grads, component=component))
 
 
 def save(name, record):

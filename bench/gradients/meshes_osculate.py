@@ -3,16 +3,14 @@
 bunny is placed kinematically at T waypoints (a translation offset and a rotation vector each,
 from its start above the lid); at the last waypoint its contact wrench from the manifold must be
 a target force straight up with no torque about its origin (its base), at the earlier waypoints
-it must not touch, and the path must be short and smooth:
+it must not touch, and the path must be short and smooth (common.meshes_objective_terms):
 
     J = sum_t |x_t - x_(t-1)|^2 + |F_T - F*|^2 / |F*|^2 + |tau_T|^2 / (|F*| L)^2
         + sum_(t<T) |F_t|^2 / |F*|^2
 
-One vmapped manifold_wrench call evaluates every waypoint. There is no MuJoCo counterpart here:
-MuJoCo collides meshes through their convex hulls (the bunny's hull on the teapot's hull is
-another contact problem), and a kinematic placement has no constraint force without a dynamic
-step. The comparison is with central differences of the same objective, the gradient a user
-without derivatives would take. Run in osculate's venv (run.sh)."""
+One vmapped manifold_wrench call evaluates every waypoint. The comparisons: central differences
+of the same objective (the gradient a user without derivatives would take), and MuJoCo's sdf
+geoms with central differences (meshes_mujoco.py). Run in osculate's venv (run.sh)."""
 
 import time
 
@@ -27,12 +25,13 @@ import common as C
 
 jax.config.update("jax_enable_x64", True)
 ROOT = C.HERE + "/../../data/"
-SCALE_A, SCALE_B = 0.02, 0.02
-WAYPOINTS = 6
-TARGET = jnp.array([0.0, 5.0, 0.0])  # force on the bunny, N
-LENGTH = 0.1                           # torque scale, m
-FORCE = dict(stiffness=300.0, damping=0.0, friction=0.5)
-START = np.array([0.0, 0.26, 0.0])
+M = C.MESHES
+SCALE_A, SCALE_B = M["scale"], M["scale"]
+WAYPOINTS = M["waypoints"]
+TARGET = jnp.array(M["target"])  # force on the bunny, N
+LENGTH = M["length"]             # torque scale, m
+FORCE = dict(stiffness=300.0, damping=0.0, friction=M["friction"])
+START = np.array(M["start"])
 
 
 def body(name, scale, triangles=800):
@@ -71,18 +70,10 @@ def make_objective(teapot, bunny):
     return objective, poses
 
 
-def initial(seed):
-    """A straight descent to first touch on the lid (without a contact at the last waypoint its
-    force terms have no gradient at all), perturbed by the seed."""
-    rng = np.random.default_rng(seed)
-    x = np.zeros((WAYPOINTS, 6))
-    x[:, 1] = np.linspace(-0.018, -0.106, WAYPOINTS)
-    x[:, :3] += 0.005 * rng.normal(size=(WAYPOINTS, 3))
-    x[:, 3:] += 0.02 * rng.normal(size=(WAYPOINTS, 3))
-    return x.ravel()
+initial = C.meshes_initial
 
 
-def main(iterations=40, seeds=(0, 1, 2), lr=0.004, fd_eps=1e-6):
+def main(iterations=40, seeds=(0, 1, 2), lr=M["lr"], fd_eps=1e-6, sweep_points=41):
     t = time.perf_counter()
     teapot, bunny = body("teapot.obj", SCALE_A), body("bunny.obj", SCALE_B)
     print("bodies in %.1f s" % (time.perf_counter() - t), flush=True)
@@ -93,11 +84,11 @@ def main(iterations=40, seeds=(0, 1, 2), lr=0.004, fd_eps=1e-6):
     fnp = lambda x: float(f(x))  # noqa: E731
     methods = {"osculate": lambda x: [np.asarray(v) for v in vg(x)],
                "osculate_fd": lambda x: [fnp(x), C.central_differences(fnp, x, fd_eps)]}
+    references = {}
     for method, value_and_grad in methods.items():
         record = dict(task="meshes", method=method, runs=[],
                       fd_eps=fd_eps if method == "osculate_fd" else None)
-        # central differences cost 72 evaluations a gradient: one seed of them
-        for seed in seeds if method == "osculate" else seeds[:1]:
+        for seed in seeds:
             run = C.optimise(value_and_grad, initial(seed), lr, iterations)
             run["seed"] = seed
             final = jnp.asarray(run["final"])
@@ -108,16 +99,26 @@ def main(iterations=40, seeds=(0, 1, 2), lr=0.004, fd_eps=1e-6):
             print(method, "seed", seed, run["values"][0], "->", run["values"][-1],
                   "in %.1f s" % run["times"][-1], "wrench", np.round(run["final_wrench"], 3),
                   flush=True)
-        if method == "osculate":
+        # the gradient's error at each seed's start (as the other tasks) and at the optimiser's
+        # end point (where the bunny presses on the lid if the run ended in contact), against the
+        # converged central differences (one reference a point)
+        for key, points in (("gradient_error", [initial(seed) for seed in seeds]),
+                            ("gradient_error_end", [r["final"] for r in record["runs"]])):
             errors = []
-            for seed in seeds:
-                # at the optimiser's end point, where the bunny presses on the lid
-                x = np.asarray(record["runs"][seeds.index(seed)]["final"])
-                ref, info = C.converged_reference(fnp, x)
-                errors.append(dict(seed=seed, error=C.relative_error(np.asarray(vg(x)[1]), ref),
-                                   **info))
-                print("gradient error", errors[-1], flush=True)
-            record["gradient_error"] = errors
+            for seed, x in zip(seeds, points):
+                x = np.asarray(x)
+                if x.tobytes() not in references:
+                    references[x.tobytes()] = C.converged_reference(fnp, x)
+                ref, info = references[x.tobytes()]
+                errors.append(dict(seed=seed, error=C.relative_error(
+                    np.asarray(value_and_grad(x)[1]), ref), **info))
+                print(method, key, errors[-1], flush=True)
+            record[key] = errors
+        # the gradient at neighbouring states: the last waypoint's height swept through the
+        # first touch, from seed 0's start (meshes_mujoco.py sweeps the same)
+        record["sweep"] = C.sweep(value_and_grad, initial(0).reshape(WAYPOINTS, 6),
+                                  M["sweep_index"], np.linspace(*M["sweep_range"], sweep_points))
+        print(method, "flips", record["sweep"]["flips"], flush=True)
         C.save("meshes_" + method, record)
 
 

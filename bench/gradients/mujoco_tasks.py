@@ -167,19 +167,11 @@ def mjx_task(task):
     return vg, lambda u: float(f(jnp.asarray(u).reshape(task.shape)))
 
 
-def _median_time(fn, repeats=30):
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return float(np.median(times))
-
-
 def main(name, iterations=40, seeds=(0, 1, 2), lr=0.05, fd_eps=1e-6, with_fd=True,
-         with_mjx=True, mjx_seeds=(0,), mjx_sweep=11):
-    """Runs `name` with each method. MJX is slow on a shared CPU (a forward-mode gradient of a
-    rollout costs seconds), so it runs `mjx_seeds` only and its sweep has `mjx_sweep` points."""
+         with_mjx=True, mjx_sweep=11, mjx_push_iterations=15):
+    """Runs `name` with each method. MJX is slow on a shared CPU (a forward-mode gradient of the
+    push rollout costs 20 s to minutes), so its push runs stop at `mjx_push_iterations` and its
+    sweep has `mjx_sweep` points."""
     task = Task(name)
     methods = {}
     if with_fd:
@@ -194,16 +186,16 @@ def main(name, iterations=40, seeds=(0, 1, 2), lr=0.05, fd_eps=1e-6, with_fd=Tru
     for method, (vg, f) in methods.items():
         record = dict(task=name, method=method, runs=[],
                       fd_eps=fd_eps if method == "mujoco_fd" else None)
-        method_seeds = seeds if method == "mujoco_fd" else mjx_seeds
         sweep = np.linspace(*sweep_range, 41 if method == "mujoco_fd" else mjx_sweep)
-        for seed in method_seeds:
-            run = C.optimise(vg, C.initial_controls(name, seed), lr, iterations)
+        n = mjx_push_iterations if method == "mjx" and name == "push" else iterations
+        for seed in seeds:
+            run = C.optimise(vg, C.initial_controls(name, seed), lr, n)
             run["seed"] = seed
             record["runs"].append(run)
             print(name, method, "seed", seed, run["values"][0], "->", run["values"][-1],
                   "in %.1f s" % run["times"][-1], flush=True)
         errors = []
-        for seed in method_seeds:
+        for seed in seeds:
             u = C.initial_controls(name, seed)
             ref, info = C.converged_reference(f, u)
             errors.append(dict(seed=seed, error=C.relative_error(vg(u)[1], ref), **info))
@@ -228,17 +220,6 @@ def main(name, iterations=40, seeds=(0, 1, 2), lr=0.05, fd_eps=1e-6, with_fd=Tru
                 C.relative_error(C.central_differences(f, u, e), ref) for e in steps])
             print(name, "fd step error", record["fd_step_error"], flush=True)
         C.save(name + "_" + method, record)
-    # the cost of one step, and of one step with its derivatives by finite differences
-    # (mjd_transitionFD: d next state / d state, centred, as a user of MuJoCo gets them)
-    m, d = task.m, task.d
-    mujoco.mj_setState(m, d, task.start, task.spec)
-    mujoco.mj_forward(m, d)
-    A = np.zeros((2 * m.nv + m.na, 2 * m.nv + m.na))
-    cost = dict(step=_median_time(lambda: mujoco.mj_step(m, d), 200),
-                transition_fd=_median_time(
-                    lambda: mujoco.mjd_transitionFD(m, d, 1e-6, 1, A, None, None, None), 200))
-    print(name, "mujoco step cost", cost, flush=True)
-    C.save(name + "_mujoco_step_cost", cost)
 
 
 def fd_steps(name, seeds=(0, 1, 2), steps=(1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8)):
@@ -253,7 +234,48 @@ def fd_steps(name, seeds=(0, 1, 2), steps=(1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1
     C.save(name + "_fd_steps", record)
 
 
+def mjx_more_seeds(name, seeds, iterations=40, lr=0.05, errors=True):
+    """Adds MJX optimisation runs (and, with `errors`, gradient errors) for more seeds to an
+    existing results/<name>_mjx.json, without rerunning the seeds and the sweep it holds: on a
+    shared CPU one forward-mode gradient of the push rollout costs tens of seconds."""
+    task = Task(name)
+    record = C.load(name + "_mjx")
+    t = time.perf_counter()
+    vg, f = mjx_task(task)
+    vg(C.initial_controls(name, 0))
+    print(name, "mjx compiled in %.1f s" % (time.perf_counter() - t), flush=True)
+    done = {run["seed"] for run in record["runs"]}
+    for seed in seeds:
+        if seed in done:
+            continue
+        run = C.optimise(vg, C.initial_controls(name, seed), lr, iterations)
+        run["seed"] = seed
+        record["runs"].append(run)
+        print(name, "mjx seed", seed, run["values"][0], "->", run["values"][-1],
+              "in %.1f s" % run["times"][-1], flush=True)
+        C.save(name + "_mjx", record)
+    if errors:
+        have = {e["seed"] for e in record["gradient_error"]}
+        for seed in seeds:
+            if seed in have:
+                continue
+            u = C.initial_controls(name, seed)
+            ref, info = C.converged_reference(f, u)
+            record["gradient_error"].append(
+                dict(seed=seed, error=C.relative_error(vg(u)[1], ref), **info))
+            print(name, "mjx gradient error", record["gradient_error"][-1], flush=True)
+            C.save(name + "_mjx", record)
+
+
 if __name__ == "__main__":
+    more = [a for a in sys.argv if a.startswith("--mjx-more-seeds=")]
+    if more:
+        seeds = [int(s) for s in more[0].split("=")[1].split(",")]
+        iterations = [int(a.split("=")[1]) for a in sys.argv if a.startswith("--iterations=")]
+        for name in [a for a in sys.argv[1:] if not a.startswith("--")]:
+            mjx_more_seeds(name, seeds, iterations=(iterations or [40])[0],
+                           errors="--no-errors" not in sys.argv)
+        sys.exit()
     if "--fd-steps" in sys.argv:
         for name in ("push", "strike"):
             fd_steps(name)

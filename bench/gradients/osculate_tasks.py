@@ -9,7 +9,6 @@ rigid.World, the gradient jax.grad through lax.scan. Run in osculate's venv (run
 """
 
 import sys
-import time
 
 import jax
 import jax.numpy as jnp
@@ -107,9 +106,9 @@ def make_strike():
     return world, state, objective
 
 
-def run_task(task, objective, flat_step, x0, iterations, seeds, lr, sweep):
-    """Optimisation runs, gradient errors, the direction-flip sweep and the step cost of one
-    task, saved as results/<task>_osculate.json."""
+def run_task(task, objective, iterations, seeds, lr, sweep):
+    """Optimisation runs, gradient errors and the direction-flip sweep of one task, saved as
+    results/<task>_osculate.json (the step's cost: step_cost.py)."""
     f = jax.jit(objective)
     vg = jax.jit(jax.value_and_grad(objective))
     vg(C.initial_controls(task, 0))  # compile
@@ -140,17 +139,6 @@ def run_task(task, objective, flat_step, x0, iterations, seeds, lr, sweep):
     record["sweep"] = dict(parameter=str(index), values=list(map(float, values)),
                            objective=objective_values, gradients=grads, flips=C.sign_flips(grads))
     print(task, "flips", record["sweep"]["flips"], flush=True)
-    # one step without and with derivatives (the full Jacobian of the next state with respect to
-    # the state and the control, reverse mode), medians
-    step = jax.jit(flat_step)
-    jac = jax.jit(jax.jacrev(flat_step, argnums=(0, 1)))
-    x, u = x0
-    jax.block_until_ready(step(x, u))
-    jax.block_until_ready(jac(x, u))
-    record["step_cost"] = dict(step=_median_time(lambda: jax.block_until_ready(step(x, u))),
-                               step_with_jacobian=_median_time(
-                                   lambda: jax.block_until_ready(jac(x, u))))
-    print(task, "step cost", record["step_cost"], flush=True)
     C.save(task + "_osculate", record)
 
 
@@ -166,15 +154,11 @@ def main(tasks=("push", "strike"), iterations=40, seeds=(0, 1, 2)):
     if "push" in tasks:
         world = make_world()
         state0 = start_state(world)
-        x0 = jnp.concatenate([state0[0].ravel(), state0[1].ravel()])
-        run_task("push", make_objective(world, state0), flat(world, 3),
-                 (x0, jnp.zeros((1, 6)).at[0, 0].set(0.3)), iterations, seeds, 0.05,
+        run_task("push", make_objective(world, state0), iterations, seeds, 0.05,
                  ((0, 0), np.linspace(0.3, 0.5, 41)))
     if "strike" in tasks:
         world, state0, objective = make_strike()
-        x0 = jnp.concatenate([state0[0].ravel(), state0[1].ravel()])
-        run_task("strike", objective, flat(world, 3), (x0, jnp.zeros((1, 6)).at[0, 0].set(0.6)),
-                 iterations, seeds, 0.05, ((0,), np.linspace(0.4, 0.8, 41)))
+        run_task("strike", objective, iterations, seeds, 0.05, ((0,), np.linspace(0.4, 0.8, 41)))
 
 
 def fd_steps(seeds=(0, 1, 2), steps=(1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8)):
@@ -194,15 +178,6 @@ def fd_steps(seeds=(0, 1, 2), steps=(1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8)):
                 C.central_differences(lambda x: float(f(x)), u, e).ravel().tolist()
                 for e in steps])
         C.save(task + "_osculate_fd_steps", record)
-
-
-def _median_time(fn, repeats=30):
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return float(np.median(times))
 
 
 if __name__ == "__main__":
