@@ -533,6 +533,14 @@ static osc_status step_swept_surface(step_ctx* ctx, int instance, int revolution
     return status;
 }
 
+// OSC_ERR_UNSUPPORTED naming the surface for a horn torus (r = R, as osc_brep_create compares them:
+// KiCad's vertical axial resistors bend their leads on one), which the model refuses
+static osc_status step_horn_torus(step_ctx* ctx, int instance, const osc_brep_surface* surface) {
+    if (surface->type == OSC_SURFACE_TORUS && !(fabs(surface->radius2 - surface->radius) > 1e-9 * surface->radius))
+        return step_unsupported(ctx, instance, "a horn torus (minor radius equal to the major radius)");
+    return OSC_OK;
+}
+
 // reads the face geometry; OSC_ERR_UNSUPPORTED for anything but the five canonical surfaces
 static osc_status step_surface(step_ctx* ctx, int instance, osc_brep_surface* surface) {
     static const struct {
@@ -583,7 +591,7 @@ static osc_status step_surface(step_ctx* ctx, int instance, osc_brep_surface* su
         }
         if (!(surface->radius >= 0.0) || (surface->type == OSC_SURFACE_TORUS && !(surface->radius2 > 0.0)))
             return step_unsupported(ctx, instance, "an offset surface that degenerates");
-        return OSC_OK;
+        return step_horn_torus(ctx, instance, surface);
     }
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && args < 0; ++k)
         if ((args = step_args(ctx->file, instance, kinds[k].name)) >= 0) kind = k;
@@ -614,7 +622,7 @@ static osc_status step_surface(step_ctx* ctx, int instance, osc_brep_surface* su
         if (kinds[kind].sizes == 2 && !(surface->radius2 > 0.0))
             return step_bad(ctx->file, instance, "minor radius must be positive");
     }
-    return OSC_OK;
+    return step_horn_torus(ctx, instance, surface);
 }
 
 static osc_vec3 step_surface_eval(const step_ctx* ctx, const osc_brep_surface* s, double u, double v) {
@@ -1263,6 +1271,11 @@ typedef struct step_loop_state {
     double last[2], first[2];
     int started;
     double reference[2];
+    int seam_shifts;         // second passes of seam edges moved by a period in this loop
+    int seam_coordinate;     // of the last one: the coordinate moved (0 u, 1 v),
+    double seam_shift;       // by how much,
+    int seam_trim, seam_end; // its first trim and its pass,
+    int seam_join;           // 1 when a join ends at its first trim
 } step_loop_state;
 
 // joins `from` to `to` with a straight piece when they differ: allowed where both map to the same
@@ -1276,8 +1289,15 @@ static osc_status step_join(step_ctx* ctx, const osc_brep_surface* s, int face, 
     ctx->hint[0] = from[0];
     ctx->hint[1] = from[1];
     int regular = step_surface_uv(ctx, s, a, uv);
-    if (osc_length(osc_sub(a, b)) > fmax(1e-6 * ctx->scale, STEP_GAP_FACTOR * ctx->uncertainty))
+    double gap = fmax(1e-6 * ctx->scale, STEP_GAP_FACTOR * ctx->uncertainty);
+    if (osc_length(osc_sub(a, b)) > gap)
         return step_bad(ctx->file, face, "a loop's edges do not meet in the face's parameters");
+    if (regular && s->type != OSC_SURFACE_NURBS && s->type != OSC_SURFACE_PLANE) {
+        // a vertex written within the file's gaps of a pole or an apex (USB_Micro-B_Molex_47346-0001
+        // of KiCad's library: a sphere's pole 5e-9 mm off its axis) is on the degenerate line
+        osc_vec3 d = osc_sub(a, s->origin);
+        regular = osc_length(osc_sub(d, osc_scale(s->axis, osc_dot(d, s->axis)))) > gap;
+    }
     double big_u = s->type == OSC_SURFACE_NURBS ? 0.25 * (ctx->face_nurbs.hi[0] - ctx->face_nurbs.lo[0]) : 1.0;
     double big_v = s->type == OSC_SURFACE_NURBS ? 0.25 * (ctx->face_nurbs.hi[1] - ctx->face_nurbs.lo[1]) : 1.0;
     if (regular && (du > big_u || dv > big_v))
@@ -1360,9 +1380,19 @@ static osc_status step_trace(step_ctx* ctx, const osc_brep_surface* s, int face,
                                                                                                   : 0;
         if (!coordinate) return step_bad(ctx->file, face, "an edge is used twice along the same parameters");
         for (int i = 0; i < n; ++i) x[4 * i + coordinate] += step_period(ctx, s, coordinate - 1);
+        ++state->seam_shifts;
+        state->seam_coordinate = coordinate - 1;
+        state->seam_shift = step_period(ctx, s, coordinate - 1);
+        state->seam_end = ctx->pass_count;
+        state->seam_trim = -1;
     }
     if ((status = step_record_pass(ctx, index, x + 1, x + 4 * (n - 1) + 1)) != OSC_OK) return status;
+    int before_join = ctx->trim_count;
     if (state->started && (status = step_join(ctx, s, face, state->last, x + 1)) != OSC_OK) return status;
+    if (state->seam_shifts && state->seam_trim < 0) {
+        state->seam_trim = ctx->trim_count;
+        state->seam_join = ctx->trim_count > before_join;
+    }
     if (!state->started) {
         state->first[0] = x[1];
         state->first[1] = x[2];
@@ -1446,6 +1476,29 @@ static void step_mark_dropped(step_ctx* ctx, int first_bound, osc_vec3* lo, osc_
     }
 }
 
+// The second pass of a seam edge is moved by +1 period, which puts the face on the right of the
+// seam's first pass. When the face lies on its left, the loop's other edges, unwrapped continuously
+// from that second pass, come back to the first point 2 periods off (FreeCAD's hemispherical LED
+// domes of KiCad's library: a meridian seam from the equator to the pole, up and down, then the
+// equator): the second pass and all that follows it move by -2 periods instead, and the join into
+// it moves its end only.
+static void step_seam_side(step_ctx* ctx, int begin, step_loop_state* state) {
+    int k = state->seam_coordinate;
+    double shift = state->seam_shift, d = state->last[k] - state->first[k];
+    if (state->seam_trim < begin || fabs(d - 2.0 * shift) > 0.25 * fabs(shift)) return;
+    for (int i = state->seam_trim; i < ctx->trim_count; ++i) {
+        osc_brep_trim* t = &ctx->trims[i];
+        t->start[k] -= 2.0 * shift;
+        t->end[k] -= 2.0 * shift;
+        if (t->kind == OSC_TRIM_ARC) t->center[k] -= 2.0 * shift;
+    }
+    if (state->seam_join) ctx->trims[state->seam_trim - 1].end[k] -= 2.0 * shift;
+    step_pass* pass = &ctx->passes[state->seam_end];
+    pass->uv[k] -= 2.0 * shift;
+    pass->uv[2 + k] -= 2.0 * shift;
+    state->last[k] -= 2.0 * shift;
+}
+
 // the loops of a face, appended to ctx->loops and ctx->trims
 static osc_status step_face_loops(step_ctx* ctx, int face, const osc_brep_surface* s, int first_bound) {
     const step_file* file = ctx->file;
@@ -1488,6 +1541,7 @@ static osc_status step_face_loops(step_ctx* ctx, int face, const osc_brep_surfac
             }
             if ((status = step_trace(ctx, s, face, index, forward, &state)) != OSC_OK) return status;
         }
+        if (state.seam_shifts == 1) step_seam_side(ctx, begin, &state);
         if ((status = step_join(ctx, s, face, state.last, state.first)) != OSC_OK) return status;
         if ((status = STEP_GROW(ctx, loops, loop_count, loop_capacity, ctx->loop_count + 1)) != OSC_OK) return status;
         ctx->loops[ctx->loop_count].trim_begin = begin;
@@ -1639,8 +1693,14 @@ static osc_status step_face_box(step_ctx* ctx, int face, osc_brep_surface* s, in
         if (!(period > 0.0)) continue;
         double span = box[2 * k + 1] - box[2 * k];
         // a seam found a little off (a file's imprecision) may widen the loops beyond one period by
-        // as much as the gaps the file may leave, relative to the solid's extent
+        // as much as the gaps the file may leave, relative to the solid's extent, or for the angle
+        // around a circle of fixed radius (v on a torus, u on a cylinder), to that circle's length
+        // (KiCad's bent leads: a torus of tube radius 0.45 mm whose seam lies 4.5e-6 mm off it)
         double slack = fmax(1e-7 / STEP_TWO_PI, STEP_GAP_FACTOR * ctx->uncertainty / ctx->scale);
+        double circle = s->type == OSC_SURFACE_TORUS && k == 1      ? s->radius2
+                        : s->type == OSC_SURFACE_CYLINDER && k == 0 ? s->radius
+                                                                    : 0.0;
+        if (circle > 0.0) slack = fmax(slack, STEP_GAP_FACTOR * ctx->uncertainty / (STEP_TWO_PI * circle));
         if (span > period * (1.0 + slack))
             return step_unsupported(
                 ctx, face, k ? "the loops span more than one period in v" : "the loops span more than one period in u");
@@ -1870,7 +1930,10 @@ static osc_status step_finish(step_ctx* ctx, osc_brep_desc* desc) {
             continue;
         }
         if (e->uses != 2) {
-            status = step_bad(ctx->file, e->instance, "an edge of a closed shell must bound two faces");
+            status = step_bad(ctx->file, e->instance,
+                              e->uses > 2 ? "an edge of a closed shell must bound two faces; this one bounds more "
+                                            "(a non-manifold solid)"
+                                          : "an edge of a closed shell must bound two faces; this one bounds one");
             break;
         }
         osc_brep_edge* out = &edges[edge_count++];
