@@ -671,7 +671,8 @@ static int step_surface_uv(step_ctx* ctx, const osc_brep_surface* s, osc_vec3 x,
         return 1;
     }
     double rho = hypot(px, py);
-    double size = s->radius + s->radius2 + fabs(h) + rho;
+    // (at a cone's apex the local size vanishes: the solid's extent bounds it from below)
+    double size = fmax(s->radius + s->radius2 + fabs(h) + rho, ctx->scale);
     int regular = rho > 1e-12 * size;
     uv[0] = regular ? atan2(py, px) : 0.0;
     switch (s->type) {
@@ -1499,6 +1500,43 @@ static void step_seam_side(step_ctx* ctx, int begin, step_loop_state* state) {
     state->last[k] -= 2.0 * shift;
 }
 
+// the parameter box of trims [begin, end) in coordinate k
+static void step_trims_range(const step_ctx* ctx, int begin, int end, int k, double range[2]) {
+    range[0] = INFINITY;
+    range[1] = -INFINITY;
+    for (int i = begin; i < end; ++i) {
+        const osc_brep_trim* t = &ctx->trims[i];
+        double lo = t->kind == OSC_TRIM_ARC ? t->center[k] - t->radius : fmin(t->start[k], t->end[k]);
+        double hi = t->kind == OSC_TRIM_ARC ? t->center[k] + t->radius : fmax(t->start[k], t->end[k]);
+        range[0] = fmin(range[0], lo);
+        range[1] = fmax(range[1], hi);
+    }
+}
+
+// A later loop of a face starts next to the first, which may put it a period away from where the
+// earlier loops lie (a hole near the seam of a face that goes all the way round: KiCad's disc
+// varistors, a lead's hole in a surface of revolution): it moves by the whole periods that bring
+// its parameters into the earlier loops' range, when some do.
+static void step_inner_loop_period(step_ctx* ctx, const osc_brep_surface* s, int face_trims, int begin) {
+    if (begin == face_trims) return;
+    for (int k = 0; k < 2; ++k) {
+        double period = step_period(ctx, s, k), earlier[2], loop[2];
+        if (!(period > 0.0)) continue;
+        step_trims_range(ctx, face_trims, begin, k, earlier);
+        step_trims_range(ctx, begin, ctx->trim_count, k, loop);
+        double tolerance = 1e-9 * period;
+        if (loop[0] >= earlier[0] - tolerance && loop[1] <= earlier[1] + tolerance) continue;
+        double shift = period * ceil((earlier[0] - tolerance - loop[0]) / period);
+        if (shift == 0.0 || loop[1] + shift > earlier[1] + tolerance) continue;
+        for (int i = begin; i < ctx->trim_count; ++i) {
+            osc_brep_trim* t = &ctx->trims[i];
+            t->start[k] += shift;
+            t->end[k] += shift;
+            if (t->kind == OSC_TRIM_ARC) t->center[k] += shift;
+        }
+    }
+}
+
 // the loops of a face, appended to ctx->loops and ctx->trims
 static osc_status step_face_loops(step_ctx* ctx, int face, const osc_brep_surface* s, int first_bound) {
     const step_file* file = ctx->file;
@@ -1543,6 +1581,7 @@ static osc_status step_face_loops(step_ctx* ctx, int face, const osc_brep_surfac
         }
         if (state.seam_shifts == 1) step_seam_side(ctx, begin, &state);
         if ((status = step_join(ctx, s, face, state.last, state.first)) != OSC_OK) return status;
+        step_inner_loop_period(ctx, s, face_trims, begin);
         if ((status = STEP_GROW(ctx, loops, loop_count, loop_capacity, ctx->loop_count + 1)) != OSC_OK) return status;
         ctx->loops[ctx->loop_count].trim_begin = begin;
         ctx->loops[ctx->loop_count].trim_count = ctx->trim_count - begin;
