@@ -533,12 +533,35 @@ static osc_status step_swept_surface(step_ctx* ctx, int instance, int revolution
     return status;
 }
 
-// OSC_ERR_UNSUPPORTED naming the surface for a horn torus (r = R, as osc_brep_create compares them:
-// KiCad's vertical axial resistors bend their leads on one), which the model refuses
-static osc_status step_horn_torus(step_ctx* ctx, int instance, const osc_brep_surface* surface) {
-    if (surface->type == OSC_SURFACE_TORUS && !(fabs(surface->radius2 - surface->radius) > 1e-9 * surface->radius))
-        return step_unsupported(ctx, instance, "a horn torus (minor radius equal to the major radius)");
-    return OSC_OK;
+// A horn torus (r = R, as osc_brep_create compares them: KiCad's vertical axial resistors round
+// their bodies' ends on one), which the model refuses, becomes the same surface as a rational
+// B-spline: the tube circle in the plane of the reference direction, o + R x + r (cos v x + sin v z)
+// for v in [-pi, pi] (both ends at the cusp o), each of its poles turned about the axis by the
+// rational quadratic circle, u from the reference direction (exact, as for SURFACE_OF_REVOLUTION;
+// u and v turn as the torus's, so S_u x S_v is its normal and same_sense keeps its meaning).
+static osc_status step_horn_torus(step_ctx* ctx, osc_brep_surface* surface) {
+    if (surface->type != OSC_SURFACE_TORUS || fabs(surface->radius2 - surface->radius) > 1e-9 * surface->radius)
+        return OSC_OK;
+    osc_vec3 o = surface->origin, x = surface->ref, z = surface->axis;
+    double tube[9 * 4], tube_knots[12], around[9 * 4], around_knots[12], grid[81 * 4];
+    step_conic_arc(osc_add(o, osc_scale(x, surface->radius)), osc_scale(x, surface->radius2),
+                   osc_scale(z, surface->radius2), -STEP_PI, STEP_PI, tube, tube_knots);
+    for (int j = 0; j < 9; ++j) {
+        double w = tube[4 * j + 3];
+        osc_vec3 p = osc_v3(tube[4 * j] / w, tube[4 * j + 1] / w, tube[4 * j + 2] / w);
+        osc_vec3 foot = osc_add(o, osc_scale(z, osc_dot(osc_sub(p, o), z)));
+        osc_vec3 r = osc_sub(p, foot);
+        step_conic_arc(foot, r, osc_cross(z, r), 0.0, STEP_TWO_PI, around, around_knots);
+        for (int i = 0; i < 9; ++i)
+            for (int m = 0; m < 4; ++m) grid[4 * (i * 9 + j) + m] = around[4 * i + m] * w;
+    }
+    memset(surface, 0, sizeof *surface);
+    surface->type = OSC_SURFACE_NURBS;
+    surface->axis = osc_v3(0, 0, 1);
+    surface->ref = osc_v3(1, 0, 0);
+    int degrees[2] = {2, 2}, counts[2] = {9, 9};
+    osc_status status = step_add_nurbs(ctx, degrees, counts, around_knots, tube_knots, grid, &surface->nurbs);
+    return status == OSC_OK ? step_use_face_nurbs(ctx, surface->nurbs) : status;
 }
 
 // reads the face geometry; OSC_ERR_UNSUPPORTED for anything but the five canonical surfaces
@@ -591,7 +614,7 @@ static osc_status step_surface(step_ctx* ctx, int instance, osc_brep_surface* su
         }
         if (!(surface->radius >= 0.0) || (surface->type == OSC_SURFACE_TORUS && !(surface->radius2 > 0.0)))
             return step_unsupported(ctx, instance, "an offset surface that degenerates");
-        return step_horn_torus(ctx, instance, surface);
+        return step_horn_torus(ctx, surface);
     }
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && args < 0; ++k)
         if ((args = step_args(ctx->file, instance, kinds[k].name)) >= 0) kind = k;
@@ -622,7 +645,7 @@ static osc_status step_surface(step_ctx* ctx, int instance, osc_brep_surface* su
         if (kinds[kind].sizes == 2 && !(surface->radius2 > 0.0))
             return step_bad(ctx->file, instance, "minor radius must be positive");
     }
-    return step_horn_torus(ctx, instance, surface);
+    return step_horn_torus(ctx, surface);
 }
 
 static osc_vec3 step_surface_eval(const step_ctx* ctx, const osc_brep_surface* s, double u, double v) {
