@@ -338,6 +338,7 @@ static osc_status step_bspline_surface(step_ctx* ctx, int instance, int* index) 
 }
 
 static osc_status step_read_curve(step_ctx* ctx, int instance, step_curve* curve);
+static osc_status step_clamp(step_curve* c, int extra);
 
 // A rational quadratic arc of a conic o + cos t U + sin t V (an ellipse's conjugate semi-diameters)
 // for t from t0 to t1 (at most a quarter turn a piece; Piegl and Tiller's circle, affinely mapped):
@@ -446,6 +447,14 @@ static osc_status step_swept_surface(step_ctx* ctx, int instance, int revolution
         osc_free(curve.poles);
         osc_free(curve.knots);
         return status;
+    }
+    // a B-spline in its periodic form (closed_curve .T., unclamped knots: a DecaWave module's outline
+    // in KiCad's library) is clamped, so that its swept surface's first and last rows of poles
+    // coincide and the surface is read as closed (exact; a clamped curve is left as it is)
+    if (curve.kind == CURVE_BSPLINE && ((status = step_clamp(&curve, 0)) != OSC_OK || curve.count == 0)) {
+        osc_free(curve.poles);
+        osc_free(curve.knots);
+        return status != OSC_OK ? status : step_bad(file, curve_instance, "a B-spline curve with invalid knots");
     }
     // the curve over a range that covers the face: B-splines whole, conics a full turn, lines and
     // parabolas and hyperbolas over the solid's extent about the point nearest its centre
