@@ -338,6 +338,7 @@ static osc_status step_bspline_surface(step_ctx* ctx, int instance, int* index) 
 }
 
 static osc_status step_read_curve(step_ctx* ctx, int instance, step_curve* curve);
+static osc_status step_clamp(step_curve* c, int extra);
 
 // A rational quadratic arc of a conic o + cos t U + sin t V (an ellipse's conjugate semi-diameters)
 // for t from t0 to t1 (at most a quarter turn a piece; Piegl and Tiller's circle, affinely mapped):
@@ -447,6 +448,14 @@ static osc_status step_swept_surface(step_ctx* ctx, int instance, int revolution
         osc_free(curve.knots);
         return status;
     }
+    // a B-spline in its periodic form (closed_curve .T., unclamped knots: a DecaWave module's outline
+    // in KiCad's library) is clamped, so that its swept surface's first and last rows of poles
+    // coincide and the surface is read as closed (exact; a clamped curve is left as it is)
+    if (curve.kind == CURVE_BSPLINE && ((status = step_clamp(&curve, 0)) != OSC_OK || curve.count == 0)) {
+        osc_free(curve.poles);
+        osc_free(curve.knots);
+        return status != OSC_OK ? status : step_bad(file, curve_instance, "a B-spline curve with invalid knots");
+    }
     // the curve over a range that covers the face: B-splines whole, conics a full turn, lines and
     // parabolas and hyperbolas over the solid's extent about the point nearest its centre
     double t0 = -STEP_PI, t1 = STEP_PI;
@@ -533,6 +542,37 @@ static osc_status step_swept_surface(step_ctx* ctx, int instance, int revolution
     return status;
 }
 
+// A horn torus (r = R, as osc_brep_create compares them: KiCad's vertical axial resistors round
+// their bodies' ends on one), which the model refuses, becomes the same surface as a rational
+// B-spline: the tube circle in the plane of the reference direction, o + R x + r (cos v x + sin v z)
+// for v in [-pi, pi] (both ends at the cusp o), each of its poles turned about the axis by the
+// rational quadratic circle, u from the reference direction (exact, as for SURFACE_OF_REVOLUTION;
+// u and v turn as the torus's, so S_u x S_v is its normal and same_sense keeps its meaning).
+static osc_status step_horn_torus(step_ctx* ctx, osc_brep_surface* surface) {
+    if (surface->type != OSC_SURFACE_TORUS || fabs(surface->radius2 - surface->radius) > 1e-9 * surface->radius)
+        return OSC_OK;
+    osc_vec3 o = surface->origin, x = surface->ref, z = surface->axis;
+    double tube[9 * 4], tube_knots[12], around[9 * 4], around_knots[12], grid[81 * 4];
+    step_conic_arc(osc_add(o, osc_scale(x, surface->radius)), osc_scale(x, surface->radius2),
+                   osc_scale(z, surface->radius2), -STEP_PI, STEP_PI, tube, tube_knots);
+    for (int j = 0; j < 9; ++j) {
+        double w = tube[4 * j + 3];
+        osc_vec3 p = osc_v3(tube[4 * j] / w, tube[4 * j + 1] / w, tube[4 * j + 2] / w);
+        osc_vec3 foot = osc_add(o, osc_scale(z, osc_dot(osc_sub(p, o), z)));
+        osc_vec3 r = osc_sub(p, foot);
+        step_conic_arc(foot, r, osc_cross(z, r), 0.0, STEP_TWO_PI, around, around_knots);
+        for (int i = 0; i < 9; ++i)
+            for (int m = 0; m < 4; ++m) grid[4 * (i * 9 + j) + m] = around[4 * i + m] * w;
+    }
+    memset(surface, 0, sizeof *surface);
+    surface->type = OSC_SURFACE_NURBS;
+    surface->axis = osc_v3(0, 0, 1);
+    surface->ref = osc_v3(1, 0, 0);
+    int degrees[2] = {2, 2}, counts[2] = {9, 9};
+    osc_status status = step_add_nurbs(ctx, degrees, counts, around_knots, tube_knots, grid, &surface->nurbs);
+    return status == OSC_OK ? step_use_face_nurbs(ctx, surface->nurbs) : status;
+}
+
 // reads the face geometry; OSC_ERR_UNSUPPORTED for anything but the five canonical surfaces
 static osc_status step_surface(step_ctx* ctx, int instance, osc_brep_surface* surface) {
     static const struct {
@@ -583,7 +623,7 @@ static osc_status step_surface(step_ctx* ctx, int instance, osc_brep_surface* su
         }
         if (!(surface->radius >= 0.0) || (surface->type == OSC_SURFACE_TORUS && !(surface->radius2 > 0.0)))
             return step_unsupported(ctx, instance, "an offset surface that degenerates");
-        return OSC_OK;
+        return step_horn_torus(ctx, surface);
     }
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && args < 0; ++k)
         if ((args = step_args(ctx->file, instance, kinds[k].name)) >= 0) kind = k;
@@ -614,7 +654,7 @@ static osc_status step_surface(step_ctx* ctx, int instance, osc_brep_surface* su
         if (kinds[kind].sizes == 2 && !(surface->radius2 > 0.0))
             return step_bad(ctx->file, instance, "minor radius must be positive");
     }
-    return OSC_OK;
+    return step_horn_torus(ctx, surface);
 }
 
 static osc_vec3 step_surface_eval(const step_ctx* ctx, const osc_brep_surface* s, double u, double v) {
@@ -663,7 +703,8 @@ static int step_surface_uv(step_ctx* ctx, const osc_brep_surface* s, osc_vec3 x,
         return 1;
     }
     double rho = hypot(px, py);
-    double size = s->radius + s->radius2 + fabs(h) + rho;
+    // (at a cone's apex the local size vanishes: the solid's extent bounds it from below)
+    double size = fmax(s->radius + s->radius2 + fabs(h) + rho, ctx->scale);
     int regular = rho > 1e-12 * size;
     uv[0] = regular ? atan2(py, px) : 0.0;
     switch (s->type) {
@@ -1263,6 +1304,11 @@ typedef struct step_loop_state {
     double last[2], first[2];
     int started;
     double reference[2];
+    int seam_shifts;         // second passes of seam edges moved by a period in this loop
+    int seam_coordinate;     // of the last one: the coordinate moved (0 u, 1 v),
+    double seam_shift;       // by how much,
+    int seam_trim, seam_end; // its first trim and its pass,
+    int seam_join;           // 1 when a join ends at its first trim
 } step_loop_state;
 
 // joins `from` to `to` with a straight piece when they differ: allowed where both map to the same
@@ -1276,8 +1322,15 @@ static osc_status step_join(step_ctx* ctx, const osc_brep_surface* s, int face, 
     ctx->hint[0] = from[0];
     ctx->hint[1] = from[1];
     int regular = step_surface_uv(ctx, s, a, uv);
-    if (osc_length(osc_sub(a, b)) > fmax(1e-6 * ctx->scale, STEP_GAP_FACTOR * ctx->uncertainty))
+    double gap = fmax(1e-6 * ctx->scale, STEP_GAP_FACTOR * ctx->uncertainty);
+    if (osc_length(osc_sub(a, b)) > gap)
         return step_bad(ctx->file, face, "a loop's edges do not meet in the face's parameters");
+    if (regular && s->type != OSC_SURFACE_NURBS && s->type != OSC_SURFACE_PLANE) {
+        // a vertex written within the file's gaps of a pole or an apex (USB_Micro-B_Molex_47346-0001
+        // of KiCad's library: a sphere's pole 5e-9 mm off its axis) is on the degenerate line
+        osc_vec3 d = osc_sub(a, s->origin);
+        regular = osc_length(osc_sub(d, osc_scale(s->axis, osc_dot(d, s->axis)))) > gap;
+    }
     double big_u = s->type == OSC_SURFACE_NURBS ? 0.25 * (ctx->face_nurbs.hi[0] - ctx->face_nurbs.lo[0]) : 1.0;
     double big_v = s->type == OSC_SURFACE_NURBS ? 0.25 * (ctx->face_nurbs.hi[1] - ctx->face_nurbs.lo[1]) : 1.0;
     if (regular && (du > big_u || dv > big_v))
@@ -1360,9 +1413,19 @@ static osc_status step_trace(step_ctx* ctx, const osc_brep_surface* s, int face,
                                                                                                   : 0;
         if (!coordinate) return step_bad(ctx->file, face, "an edge is used twice along the same parameters");
         for (int i = 0; i < n; ++i) x[4 * i + coordinate] += step_period(ctx, s, coordinate - 1);
+        ++state->seam_shifts;
+        state->seam_coordinate = coordinate - 1;
+        state->seam_shift = step_period(ctx, s, coordinate - 1);
+        state->seam_end = ctx->pass_count;
+        state->seam_trim = -1;
     }
     if ((status = step_record_pass(ctx, index, x + 1, x + 4 * (n - 1) + 1)) != OSC_OK) return status;
+    int before_join = ctx->trim_count;
     if (state->started && (status = step_join(ctx, s, face, state->last, x + 1)) != OSC_OK) return status;
+    if (state->seam_shifts && state->seam_trim < 0) {
+        state->seam_trim = ctx->trim_count;
+        state->seam_join = ctx->trim_count > before_join;
+    }
     if (!state->started) {
         state->first[0] = x[1];
         state->first[1] = x[2];
@@ -1446,6 +1509,66 @@ static void step_mark_dropped(step_ctx* ctx, int first_bound, osc_vec3* lo, osc_
     }
 }
 
+// The second pass of a seam edge is moved by +1 period, which puts the face on the right of the
+// seam's first pass. When the face lies on its left, the loop's other edges, unwrapped continuously
+// from that second pass, come back to the first point 2 periods off (FreeCAD's hemispherical LED
+// domes of KiCad's library: a meridian seam from the equator to the pole, up and down, then the
+// equator): the second pass and all that follows it move by -2 periods instead, and the join into
+// it moves its end only.
+static void step_seam_side(step_ctx* ctx, int begin, step_loop_state* state) {
+    int k = state->seam_coordinate;
+    double shift = state->seam_shift, d = state->last[k] - state->first[k];
+    if (state->seam_trim < begin || fabs(d - 2.0 * shift) > 0.25 * fabs(shift)) return;
+    for (int i = state->seam_trim; i < ctx->trim_count; ++i) {
+        osc_brep_trim* t = &ctx->trims[i];
+        t->start[k] -= 2.0 * shift;
+        t->end[k] -= 2.0 * shift;
+        if (t->kind == OSC_TRIM_ARC) t->center[k] -= 2.0 * shift;
+    }
+    if (state->seam_join) ctx->trims[state->seam_trim - 1].end[k] -= 2.0 * shift;
+    step_pass* pass = &ctx->passes[state->seam_end];
+    pass->uv[k] -= 2.0 * shift;
+    pass->uv[2 + k] -= 2.0 * shift;
+    state->last[k] -= 2.0 * shift;
+}
+
+// the parameter box of trims [begin, end) in coordinate k
+static void step_trims_range(const step_ctx* ctx, int begin, int end, int k, double range[2]) {
+    range[0] = INFINITY;
+    range[1] = -INFINITY;
+    for (int i = begin; i < end; ++i) {
+        const osc_brep_trim* t = &ctx->trims[i];
+        double lo = t->kind == OSC_TRIM_ARC ? t->center[k] - t->radius : fmin(t->start[k], t->end[k]);
+        double hi = t->kind == OSC_TRIM_ARC ? t->center[k] + t->radius : fmax(t->start[k], t->end[k]);
+        range[0] = fmin(range[0], lo);
+        range[1] = fmax(range[1], hi);
+    }
+}
+
+// A later loop of a face starts next to the first, which may put it a period away from where the
+// earlier loops lie (a hole near the seam of a face that goes all the way round: KiCad's disc
+// varistors, a lead's hole in a surface of revolution): it moves by the whole periods that bring
+// its parameters into the earlier loops' range, when some do.
+static void step_inner_loop_period(step_ctx* ctx, const osc_brep_surface* s, int face_trims, int begin) {
+    if (begin == face_trims) return;
+    for (int k = 0; k < 2; ++k) {
+        double period = step_period(ctx, s, k), earlier[2], loop[2];
+        if (!(period > 0.0)) continue;
+        step_trims_range(ctx, face_trims, begin, k, earlier);
+        step_trims_range(ctx, begin, ctx->trim_count, k, loop);
+        double tolerance = 1e-9 * period;
+        if (loop[0] >= earlier[0] - tolerance && loop[1] <= earlier[1] + tolerance) continue;
+        double shift = period * ceil((earlier[0] - tolerance - loop[0]) / period);
+        if (shift == 0.0 || loop[1] + shift > earlier[1] + tolerance) continue;
+        for (int i = begin; i < ctx->trim_count; ++i) {
+            osc_brep_trim* t = &ctx->trims[i];
+            t->start[k] += shift;
+            t->end[k] += shift;
+            if (t->kind == OSC_TRIM_ARC) t->center[k] += shift;
+        }
+    }
+}
+
 // the loops of a face, appended to ctx->loops and ctx->trims
 static osc_status step_face_loops(step_ctx* ctx, int face, const osc_brep_surface* s, int first_bound) {
     const step_file* file = ctx->file;
@@ -1488,7 +1611,9 @@ static osc_status step_face_loops(step_ctx* ctx, int face, const osc_brep_surfac
             }
             if ((status = step_trace(ctx, s, face, index, forward, &state)) != OSC_OK) return status;
         }
+        if (state.seam_shifts == 1) step_seam_side(ctx, begin, &state);
         if ((status = step_join(ctx, s, face, state.last, state.first)) != OSC_OK) return status;
+        step_inner_loop_period(ctx, s, face_trims, begin);
         if ((status = STEP_GROW(ctx, loops, loop_count, loop_capacity, ctx->loop_count + 1)) != OSC_OK) return status;
         ctx->loops[ctx->loop_count].trim_begin = begin;
         ctx->loops[ctx->loop_count].trim_count = ctx->trim_count - begin;
@@ -1639,8 +1764,14 @@ static osc_status step_face_box(step_ctx* ctx, int face, osc_brep_surface* s, in
         if (!(period > 0.0)) continue;
         double span = box[2 * k + 1] - box[2 * k];
         // a seam found a little off (a file's imprecision) may widen the loops beyond one period by
-        // as much as the gaps the file may leave, relative to the solid's extent
+        // as much as the gaps the file may leave, relative to the solid's extent, or for the angle
+        // around a circle of fixed radius (v on a torus, u on a cylinder), to that circle's length
+        // (KiCad's bent leads: a torus of tube radius 0.45 mm whose seam lies 4.5e-6 mm off it)
         double slack = fmax(1e-7 / STEP_TWO_PI, STEP_GAP_FACTOR * ctx->uncertainty / ctx->scale);
+        double circle = s->type == OSC_SURFACE_TORUS && k == 1      ? s->radius2
+                        : s->type == OSC_SURFACE_CYLINDER && k == 0 ? s->radius
+                                                                    : 0.0;
+        if (circle > 0.0) slack = fmax(slack, STEP_GAP_FACTOR * ctx->uncertainty / (STEP_TWO_PI * circle));
         if (span > period * (1.0 + slack))
             return step_unsupported(
                 ctx, face, k ? "the loops span more than one period in v" : "the loops span more than one period in u");
@@ -1870,7 +2001,10 @@ static osc_status step_finish(step_ctx* ctx, osc_brep_desc* desc) {
             continue;
         }
         if (e->uses != 2) {
-            status = step_bad(ctx->file, e->instance, "an edge of a closed shell must bound two faces");
+            status = step_bad(ctx->file, e->instance,
+                              e->uses > 2 ? "an edge of a closed shell must bound two faces; this one bounds more "
+                                            "(a non-manifold solid)"
+                                          : "an edge of a closed shell must bound two faces; this one bounds one");
             break;
         }
         osc_brep_edge* out = &edges[edge_count++];

@@ -147,7 +147,7 @@ def measure(args, path, pairs=()):
     command = [args.measure, path, "--depth", str(args.depth)]
     for p in pairs:
         command += ["--pair"] + [repr(float(x)) if i > 1 else str(x) for i, x in enumerate(p)]
-    run = subprocess.run(command, capture_output=True, text=True)
+    run = subprocess.run(command, capture_output=True, text=True, errors="replace")  # names may be Latin-1
     if run.returncode == 2:
         sys.exit("occ_oracle: %s: %s" % (" ".join(command), run.stderr.strip()))
     try:

@@ -220,3 +220,51 @@ def test_mapped_items_scale_and_mirroring():
     (s,) = kept.shells
     np.testing.assert_allclose(s.placement[:3], [10, 20, 30], atol=1e-12)
     assert len(kept.shells) == r["instances_imported"]
+
+
+# KiCad parts (tests/data/step/kicad, LICENSE.md there) as OpenCASCADE 8.0 reads them
+# (tests/data/step/kicad/reference.py; the table of test_brep_step.c's test_kicad_parts): per solid
+# its face count, exact box, and the least distance to a copy of itself turned by 0.5 rad about
+# (1, 2, 3) through its centre of mass and moved by (1.05, 0.2, 0.1) times its diagonal (the copy's
+# pose: translation, quaternion w x y z).
+TURN = (0.96891242171064473, 0.066121489404414646, 0.13224297880882929, 0.19836446821324394)
+KICAD = {
+    "LED_D3.0mm_Horizontal_O1.27mm_Z2.0mm.step": [
+        (33, (-0.3, -6.57, -2), (3.17, 0.3, 3.9),
+         (8.6336054581975681, 1.2807995447348826, 1.9253294414577395), 5.0199836512375819)],
+    "R_Axial_DIN0204_L3.6mm_D1.6mm_P2.54mm_Vertical.step": [
+        (17, (-0.8000001, -0.8, -3), (2.7900001, 0.8, 6.6),
+         (10.245151019233916, 2.0488673635298511, 1.2702070317663343), 6.7330306042955206)],
+    "RV_Disc_D7mm_W4.3mm_P5mm.step": [
+        (11, (-1.0000001, -3.1500001, -3.0000001), (6.0000001, 1.1500001, 7.0300001),
+         (12.551996192302608, 1.762945185702812, 2.2036140260160093), 6.696011227806939)],
+    "LED_D20.0mm.step": [
+        (18, (-8.73, -11.5, -1.25), (12.77, 11.5, 16.5),
+         (35.57515343005349, 7.3394902285246149, 4.3320068366473894), 16.156680555264423),
+        (2, (-0.23, -1.5, 7.5), (2.77, 1.5, 8.99999999994),
+         (2.4328368093046757, 1.0422375924709799, 1.1192293352400924), 2.1290870698245667)],
+    "L_Axial_L26.0mm_D11.0mm_P7.62mm_Vertical_Fastron_77A.step": [
+        (27, (-5.5, -5.5, -3.0000044912), (8.07, 5.5, 29.2500001),
+         (34.814800931140589, 8.2949751804509226, 4.2600422503476381), 22.84177665307292)],
+}
+
+
+@pytest.mark.parametrize("name", sorted(KICAD))
+def test_kicad_parts_against_opencascade(name):
+    brep = osc.Brep.load_step(os.path.join(STEP, "kicad", name))
+    expected = KICAD[name]
+    faces = sum(e[0] for e in expected)
+    r = brep.import_report
+    assert (r["faces_read"], r["faces_imported"]) == (faces, faces)
+    assert (r["instances"], r["instances_imported"]) == (len(expected), len(expected))
+    for count, lo, hi, translation, distance in expected:
+        # the shell of OpenCASCADE's solid: its face count is unique in the file
+        (index,) = [i for i, s in enumerate(brep.shells) if len(s.faces) == count]
+        part = brep.shell(index)
+        size = np.linalg.norm(np.subtract(hi, lo))
+        info = part.info
+        assert np.all(np.asarray(info["lo"]) <= np.add(lo, 1e-6 * size))
+        assert np.all(np.asarray(info["hi"]) >= np.subtract(hi, 1e-6 * size))
+        contacts = osc.lmd(part, osc.pose(), part, osc.pose(translation, TURN), d_max=1.5 * distance)
+        assert len(contacts) > 0
+        assert abs(contacts.distance.min() - distance) <= 1e-9 * size
