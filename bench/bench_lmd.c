@@ -13,6 +13,14 @@
 //              steps (radii 14, 17, 20) with conical transitions, a conical tip and a collar, in a
 //              receptacle with a chamfered entry and the same steps 0.1 mm wider in radius; meshes
 //              at 0.1 mm chordal error; d_max 1 mm.
+//   hotstab_nurbs  scenario 2 with free-form faces, as the thesis' original hotstab has at its tip
+//              (§5.2.1): the same solids with the tip's cone, the two transitions and the
+//              receptacle's entry chamfer and two transitions replaced by G1 blends, cubic Bezier
+//              profiles tangent to the neighbouring segments revolved into exact rational NURBS
+//              surfaces (degree 2 x 3; the receptacle's blends are the peg's moved out by the
+//              clearance in radius); the path's clearance check follows the curves (32 chords each).
+//              The baseline meshes the NURBS faces to the same 0.1 mm.
+// Arguments: the names of the scenarios to run (default: all).
 // Path (STEPS poses): the peg starts with its tip 5 mm above the receptacle, descends along the
 // axis to full insertion (45% of the steps), turns about its axis by up to 3 degrees back and forth
 // (10%), and comes back out (45%). A wobble (lateral offset of up to 2 mm and a tilt of up to
