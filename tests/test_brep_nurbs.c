@@ -220,8 +220,8 @@ static void test_projection(void) {
 
 // A revolved S-shaped blend (the transition between two coaxial cylinders, radius 14 to 17, as in
 // bench_lmd's hotstab_nurbs): its normals turn across the short profile side, so halving the long
-// circumferential side narrows nothing; the leaves must stay few (4096 before pieces were halved
-// where their normals turn), and each leaf's normals within alpha_max.
+// circumferential side narrows nothing; the leaves must stay few (632 thin slivers when the
+// longer side was halved; 128 now that pieces are halved where their normals turn), and each leaf's normals within alpha_max.
 static void test_blend_leaves(void) {
     const double profile[4][2] = {{14, 40}, {14, 40 + 5.0 / 3}, {17, 44 - 5.0 / 3}, {17, 44}};
     osc_vec3 points[36];
