@@ -1,5 +1,5 @@
 // bench_lmd.c: local minimal distances between exact B-Rep solids (issue 8, Crozet 2017 chapter 5):
-// the thesis' two insertion scenarios, osc_lmd_query along an insertion path against the
+// the thesis' two insertion scenarios (and the second with free-form faces), osc_lmd_query along an insertion path against the
 // tessellation baseline of lmd_baseline.h on the same poses in the same run.
 //
 // Scenarios (millimetres; solids of revolution from osc_brep_create_revolved, receptacles from
@@ -36,6 +36,7 @@
 
 #include "bench.h"
 #include "lmd_baseline.h"
+#include "lmd_scenarios.h"
 
 #include "osculate/brep.h"
 #include "osculate/lmd.h"
@@ -44,41 +45,6 @@
 #include <string.h>
 
 enum { STEPS = 300, PASSES = 3, CAPACITY = 8192, RING_SAMPLES = 180, SHRINKS = 24 };
-
-static const double k_pi = 3.14159265358979323846;
-
-typedef struct scenario {
-    const char* name;
-    const double* peg; // (r, z) profile of the peg, tip at z = 0, upward
-    int peg_count;
-    const double* hole; // (r, z) profile of the hole in the block frame, from the top down
-    int hole_count;
-    osc_vec3 block_half;
-    double clearance, chordal_error, d_max;
-    double inserted_z; // world z of the peg's profile origin (its tip) at full insertion
-    // free-form variant: these profile segments (from point k to k + 1) become NURBS blends
-    const int* peg_blends;
-    int peg_blend_count;
-    const int* hole_blends;
-    int hole_blend_count;
-} scenario;
-
-// scenario 1: conical tip, four grooves with conical flanks, collar (23 faces); hole radius 25,
-// clearance 0.25
-static const double peg1[] = {0,    0,  6,    0,  24.75, 30, 24.75, 40,  23.5, 41,  23.5, 43,  24.75, 44,  24.75, 54,
-                              23.5, 55, 23.5, 57, 24.75, 58, 24.75, 68,  23.5, 69,  23.5, 71,  24.75, 72,  24.75, 82,
-                              23.5, 83, 23.5, 85, 24.75, 86, 24.75, 100, 35,   100, 35,   120, 20,    130, 0,     130};
-// block top at z = 70; at full insertion the tip is at -29 (the collar 1 mm above the top); the
-// tip cone's wall is offset outward by the clearance in radius
-static const double hole1[] = {35, 70, 25, 60, 25, 1, 6.25, -29, 6.25, -35, 0, -35};
-
-// scenario 2: hotstab of diameter 40 (10 faces)
-static const double peg2[] = {0, 0, 8, 0, 14, 8, 14, 40, 17, 44, 17, 80, 20, 84, 20, 130, 30, 130, 30, 150, 0, 150};
-// block top at z = 80; at full insertion the tip is at -49.5 (the collar 0.5 mm above the top)
-static const double hole2[] = {21.5, 80, 20.1, 78.6, 20.1, 34.5, 17.1, 30.5, 17.1, -5.5, 14.1, -9.5, 14.1, -52, 0, -52};
-
-// scenario 2 with free-form faces: the tip, the two transitions and the entry become G1 blends
-static const int peg2_blends[] = {1, 3, 5}, hole2_blends[] = {0, 2, 4};
 
 // ---------------------------------------------------------------------------------------------
 // free-form blends: profile segments replaced by cubic Bezier curves revolved into NURBS faces
@@ -226,7 +192,7 @@ typedef struct peg_samples {
     int count;
 } peg_samples;
 
-static peg_samples sample_peg(const scenario* s) {
+static peg_samples sample_peg(const lmd_scenario* s) {
     int count = 0;
     for (int k = 0; k + 1 < s->peg_count; ++k) {
         const double* p = s->peg + 2 * k;
@@ -240,7 +206,7 @@ static peg_samples sample_peg(const scenario* s) {
         for (int i = 0; i <= pieces; ++i) {
             double t = (double)i / pieces, r = p[0] + t * (p[2] - p[0]), z = p[1] + t * (p[3] - p[1]);
             for (int a = 0; a < RING_SAMPLES; ++a) {
-                double angle = 2 * k_pi * a / RING_SAMPLES;
+                double angle = 2 * lmd_scenario_pi * a / RING_SAMPLES;
                 double* out = samples.points + 3 * (size_t)samples.count++;
                 out[0] = r * cos(angle), out[1] = r * sin(angle), out[2] = z;
             }
@@ -259,7 +225,7 @@ static double segment_distance(double r, double z, const double* a, const double
 // signed distance of a world point to the receptacle in the (r, z) half-plane: the boundary is the
 // top face outside the opening and the hole's wall; negative inside the block (below the top and
 // outside the hole); the block's sides and bottom are never approached
-static double point_clearance(const scenario* s, osc_vec3 x) {
+static double point_clearance(const lmd_scenario* s, osc_vec3 x) {
     double top = s->block_half.z, r = hypot(x.x, x.y), z = x.z;
     double far = 4 * (s->block_half.x + s->block_half.y);
     double rim[2] = {s->hole[0], top}, outer[2] = {far, top};
@@ -276,7 +242,7 @@ static double point_clearance(const scenario* s, osc_vec3 x) {
     return in_block ? -distance : distance;
 }
 
-static double peg_clearance(const scenario* s, const peg_samples* samples, osc_pose world_from_profile) {
+static double peg_clearance(const lmd_scenario* s, const peg_samples* samples, osc_pose world_from_profile) {
     double clearance = INFINITY;
     for (int i = 0; i < samples->count; ++i) {
         const double* p = samples->points + 3 * (size_t)i;
@@ -292,42 +258,17 @@ typedef struct path_step {
     int phase;        // 0 insertion, 1 turning at full insertion, 2 extraction
 } path_step;
 
-// the pose at path parameter `step` with the wobble scaled by `wobble`
-static osc_pose path_pose(const scenario* s, int step, double wobble, int* phase) {
-    double t = (double)step / (STEPS - 1);
-    double start = s->block_half.z + 5.0, depth = start - s->inserted_z;
-    double z, spin = 0;
-    if (t < 0.45) {
-        z = start - depth * t / 0.45;
-        *phase = 0;
-    } else if (t < 0.55) {
-        z = s->inserted_z;
-        spin = 3.0 * k_pi / 180 * sin(2 * k_pi * (t - 0.45) / 0.1);
-        *phase = 1;
-    } else {
-        z = s->inserted_z + depth * (t - 0.55) / 0.45;
-        *phase = 2;
-    }
-    double offset_x = 2.0 * wobble * sin(2 * k_pi * 3.0 * t);
-    double offset_y = 1.4 * wobble * cos(2 * k_pi * 2.0 * t);
-    double tilt = 0.02 * wobble * sin(2 * k_pi * 5.0 * t + 0.7);
-    osc_vec3 tilt_axis = osc_v3(cos(2 * k_pi * t), sin(2 * k_pi * t), 0);
-    osc_quat q =
-        osc_quat_mul(osc_quat_from_axis_angle(tilt_axis, tilt), osc_quat_from_axis_angle(osc_v3(0, 0, 1), spin));
-    return osc_pose_make(osc_v3(offset_x, offset_y, z), q);
-}
-
-static void make_path(const scenario* s, path_step* path) {
+static void make_path(const lmd_scenario* s, path_step* path) {
     peg_samples samples = sample_peg(s);
     for (int k = 0; k < STEPS; ++k) {
         double wobble = 1.0;
         for (int shrink = 0; shrink < SHRINKS; ++shrink, wobble *= 0.7) {
-            path[k].world_from_profile = path_pose(s, k, wobble, &path[k].phase);
+            path[k].world_from_profile = lmd_path_pose(s, k, STEPS, wobble, &path[k].phase);
             path[k].clearance = peg_clearance(s, &samples, path[k].world_from_profile);
             if (path[k].clearance >= 0.2 * s->clearance) break;
         }
         if (path[k].clearance < 0.2 * s->clearance) { // no wobble at all
-            path[k].world_from_profile = path_pose(s, k, 0.0, &path[k].phase);
+            path[k].world_from_profile = lmd_path_pose(s, k, STEPS, 0.0, &path[k].phase);
             path[k].clearance = peg_clearance(s, &samples, path[k].world_from_profile);
         }
     }
@@ -382,7 +323,7 @@ static double median_of(const step_record* records, int count, int field, int ba
 
 static osc_pose translate_z(double dz) { return osc_pose_make(osc_v3(0, 0, dz), osc_quat_identity()); }
 
-static void run_scenario(const scenario* s, const char* build) {
+static void run_scenario(const lmd_scenario* s, const char* build) {
     osc_brep *peg = NULL, *block = NULL;
     if (osc_brep_create_revolved(s->peg, s->peg_count, NULL, &peg) != OSC_OK ||
         osc_brep_create_block_with_hole(s->block_half, s->hole, s->hole_count, NULL, &block) != OSC_OK) {
@@ -390,7 +331,7 @@ static void run_scenario(const scenario* s, const char* build) {
         osc_brep_destroy(peg);
         return;
     }
-    scenario sampled = *s; // the profiles the path's clearance check follows
+    lmd_scenario sampled = *s; // the profiles the path's clearance check follows
     double *dense_peg = NULL, *dense_hole = NULL;
     if (s->peg_blend_count || s->hole_blend_count) {
         osc_brep *free_peg = NULL, *free_block = NULL;
@@ -570,23 +511,23 @@ static void run_scenario(const scenario* s, const char* build) {
     bench_report(suite, name, "steps_count_differs_no_cache", mismatched_cache, "count");
     bench_report(suite, name, "failed_queries", failures, "count");
     // the work of the cached query once inserted (medians over those steps)
-    double work[5];
+    double work[6];
     {
         double* values = malloc((size_t)(to - from) * sizeof(double));
-        for (int f = 0; f < 5; ++f) {
+        for (int f = 0; f < 6; ++f) {
             for (int k = from; k < to; ++k) {
                 const osc_lmd_stats* st = &records[k].stats;
-                int field[5] = {st->front_size, st->culling_tests, st->leaf_pairs, st->newton_iterations,
-                                st->warm_starts};
+                int field[6] = {st->front_size,        st->culling_tests, st->leaf_pairs,
+                                st->newton_iterations, st->warm_starts,   st->searches};
                 values[k - from] = field[f];
             }
             work[f] = bench_median(values, to - from);
         }
         free(values);
     }
-    static const char* work_names[5] = {"inserted_front_size", "inserted_culling_tests", "inserted_leaf_pairs",
-                                        "inserted_newton_iterations", "inserted_warm_starts"};
-    for (int f = 0; f < 5; ++f) bench_report(suite, name, work_names[f], work[f], "count");
+    static const char* work_names[6] = {"inserted_front_size",        "inserted_culling_tests", "inserted_leaf_pairs",
+                                        "inserted_newton_iterations", "inserted_warm_starts",   "inserted_searches"};
+    for (int f = 0; f < 6; ++f) bench_report(suite, name, work_names[f], work[f], "count");
 
     fprintf(stderr, "%s: edges convex / concave / smooth: peg %d / %d / %d, receptacle %d / %d / %d\n", s->name,
             peg_info.convex_edge_count, peg_info.concave_edge_count, peg_info.smooth_edge_count,
@@ -610,8 +551,8 @@ static void run_scenario(const scenario* s, const char* build) {
             mismatched_cache, failures);
     fprintf(stderr,
             "  inserted, cached query (medians): front %.0f, culling tests %.0f, leaf pairs %.0f, Newton "
-            "iterations %.0f, warm starts %.0f\n",
-            work[0], work[1], work[2], work[3], work[4]);
+            "iterations %.0f, warm starts %.0f, footpoint searches %.0f\n",
+            work[0], work[1], work[2], work[3], work[4], work[5]);
 
     free(records);
     free(path);
@@ -622,55 +563,11 @@ static void run_scenario(const scenario* s, const char* build) {
 int main(int argc, char** argv) {
     char build[1024];
     bench_build_dir(argv[0], build, sizeof build);
-    const scenario scenarios[3] = {
-        {"peg_1pct",
-         peg1,
-         (int)(sizeof peg1 / sizeof *peg1 / 2),
-         hole1,
-         (int)(sizeof hole1 / sizeof *hole1 / 2),
-         {45, 45, 70},
-         0.25,
-         0.25,
-         2.5,
-         -29.0,
-         NULL,
-         0,
-         NULL,
-         0},
-        {"hotstab",
-         peg2,
-         (int)(sizeof peg2 / sizeof *peg2 / 2),
-         hole2,
-         (int)(sizeof hole2 / sizeof *hole2 / 2),
-         {45, 45, 80},
-         0.1,
-         0.1,
-         1.0,
-         -49.5,
-         NULL,
-         0,
-         NULL,
-         0},
-        {"hotstab_nurbs",
-         peg2,
-         (int)(sizeof peg2 / sizeof *peg2 / 2),
-         hole2,
-         (int)(sizeof hole2 / sizeof *hole2 / 2),
-         {45, 45, 80},
-         0.1,
-         0.1,
-         1.0,
-         -49.5,
-         peg2_blends,
-         3,
-         hole2_blends,
-         3},
-    };
     // arguments: the scenarios to run (all by default)
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < LMD_SCENARIO_COUNT; ++i) {
         int wanted = argc < 2;
-        for (int a = 1; a < argc; ++a) wanted |= strcmp(argv[a], scenarios[i].name) == 0;
-        if (wanted) run_scenario(&scenarios[i], build);
+        for (int a = 1; a < argc; ++a) wanted |= strcmp(argv[a], lmd_scenarios[i].name) == 0;
+        if (wanted) run_scenario(&lmd_scenarios[i], build);
     }
     return 0;
 }

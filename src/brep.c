@@ -525,6 +525,13 @@ void osc_brep_destroy(osc_brep* brep) {
     osc_free(brep->nurbs);
     osc_free(brep->nurbs_data);
     osc_free(brep->skipped);
+    osc_free(brep->face_group);
+    osc_free(brep->face_next);
+    osc_free(brep->edge_group);
+    osc_free(brep->edge_next);
+    osc_free(brep->inner_begin);
+    osc_free(brep->inner_edges);
+    osc_free(brep->inner_vertex);
     osc_free(brep);
 }
 
@@ -707,6 +714,7 @@ osc_status osc_brep_create_shells(const osc_brep_desc* desc, const osc_brep_shel
     b->settings = s;
     st = fill(b, desc);
     if (st == OSC_OK) st = copy_shells(b, shells, shell_count);
+    if (st == OSC_OK) st = osc_brep_build_supermaximal(b);
     if (st == OSC_OK) st = osc_brep_build_bvh(b);
     if (st != OSC_OK) {
         osc_brep_destroy(b);

@@ -245,6 +245,17 @@ struct osc_brep {
     double* nurbs_data;        ///< homogeneous control points and projection seeds
     osc_brep_skipped* skipped; ///< [skipped_count] faces the importer left out
     int skipped_count;
+    // supermaximal features (Crozet 2017 §2.3, brep_supermax.c)
+    int* face_group;  ///< [face_count] the lowest face on the same surface with the same orientation
+    int* face_next;   ///< [face_count] the next face of its group (circular, in index order)
+    int* edge_group;  ///< [edge_count] the lowest convex edge on the same curve between the same groups
+    int* edge_next;   ///< [edge_count] the next edge of its group
+    int* inner_begin; ///< [face_count + 1] CSR by group: the edges between two faces of the group
+    int* inner_edges;
+    bool* inner_vertex; ///< [vertex_count] a vertex inside a supermaximal edge (two of its edges meet
+                        ///< there, and nothing else but inner and seam edges): no feature
+    int supermaximal_face_count, supermaximal_edge_count;
+    bool supermaximal; ///< the query searches an edge or vertex leaf against a face group once
 };
 
 /// Records the faces an importer left out (copied; `count` 0 clears them). OSC_ERR_NO_MEMORY.
@@ -279,6 +290,26 @@ void osc_brep_face_wrap(const osc_brep* brep, int face, double* u, double* v);
 /// side i (0 or 1): the direction perpendicular to the edge in face i's tangent plane, into the face.
 osc_vec3 osc_brep_edge_side(const osc_brep* brep, int edge, int side, osc_vec3 p, osc_vec3 tangent,
                             osc_vec3* face_normal);
+
+/// Groups the model's faces and edges into supermaximal features (brep_supermax.c).
+/// OSC_ERR_NO_MEMORY.
+osc_status osc_brep_build_supermaximal(osc_brep* brep);
+
+/// Turns the supermaximal features off (`on` false: every face and edge its own group, inner
+/// vertices features again, every leaf pair searched on its own; the BVH is rebuilt), for tests
+/// that compare the two. OSC_ERR_NO_MEMORY.
+osc_status osc_brep_set_supermaximal(osc_brep* brep, bool on);
+
+/// Returns the face of `face`'s supermaximal group that holds the body point p on their surface,
+/// or -1: the lower face of an inner edge within `tol` of p (a seam between two pieces counts
+/// once), else the first member whose trimmed domain holds it. `param` [2]: on entry p's
+/// parameters on `face`, on return on the face returned (wrapped).
+int osc_brep_group_face(const osc_brep* brep, int face, osc_vec3 p, double tol, double* param);
+
+/// Returns the edge of `edge`'s supermaximal group that holds the body point p on their curve, or
+/// -1: the lowest member ending at an inner vertex within `tol` of p (at its end parameter), else
+/// the first member whose open parameter range holds p; `param` [1] as for osc_brep_group_face.
+int osc_brep_group_edge(const osc_brep* brep, int edge, osc_vec3 p, double tol, double* param);
 
 /// Outward normal of face `face` at body point p (projected onto its surface).
 osc_vec3 osc_brep_face_normal_at(const osc_brep* brep, int face, osc_vec3 p);

@@ -299,9 +299,10 @@ static inline grid_pair grid_pair_load(const double* p) {
 // four doubles, one AVX register: four z layers of a column, or the four fields of a coefficient
 typedef double grid_quad __attribute__((vector_size(32)));
 
-// The widest kernels this process uses: the processor's (AVX, then AVX2 with FMA), capped by the
-// environment variable OSC_GRID_KERNEL ("portable", "avx" or "fma"), read once, so that the tests
-// run every path on one machine (docs/grid.md). 0: portable, 1: AVX, 2: FMA.
+// The widest kernels this process uses: the processor's (AVX, then AVX2 with FMA, then AVX-512F for
+// the many-point kernels), capped by the environment variable OSC_GRID_KERNEL ("portable", "avx" or
+// "fma"), read once, so that the tests run every path on one machine (docs/grid.md). 0: portable,
+// 1: AVX, 2: FMA (many points in 4 lanes), 3: FMA (many points in 8 lanes).
 static int grid_kernel_level(void) {
     static _Atomic int level = -1; // written once with the same value by whichever thread comes first
     int known = atomic_load_explicit(&level, memory_order_relaxed);
@@ -309,10 +310,12 @@ static int grid_kernel_level(void) {
     int widest = __builtin_cpu_supports("avx") ? 1 : 0;
 #ifndef OSC_GRID_NO_FMA
     if (widest && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) widest = 2;
+    if (widest == 2 && __builtin_cpu_supports("avx512f")) widest = 3;
 #endif
     const char* cap = getenv("OSC_GRID_KERNEL");
     if (cap && strcmp(cap, "portable") == 0) widest = 0;
     if (cap && strcmp(cap, "avx") == 0 && widest > 1) widest = 1;
+    if (cap && strcmp(cap, "fma") == 0 && widest > 2) widest = 2;
     atomic_store_explicit(&level, widest, memory_order_relaxed);
     return widest;
 }
@@ -1089,6 +1092,60 @@ GRID_ENTRY_KERNELS(avx, __attribute__((target("avx"), noinline)) static, grid_di
 GRID_ENTRY_KERNELS(fma, __attribute__((target("avx2,fma"), noinline)) static, grid_distance_fma)
 #endif
 GRID_ENTRY_KERNELS(default, OSC_NOINLINE, grid_distance_fast)
+
+#ifdef GRID_FMA
+// the many-point kernels of the FMA path (values with gradients): 4 lanes (AVX2) and 8 lanes
+// (AVX-512F)
+#define GRID_LANES_WIDTH 4
+#include "grid_lanes.h"
+#undef GRID_LANES_WIDTH
+#define GRID_LANES_WIDTH 8
+#include "grid_lanes.h"
+#undef GRID_LANES_WIDTH
+#endif
+
+// grid_distances and grid_distance_gradients: values with gradients in the lanes on the FMA path,
+// else (and values alone on every path) the single-point kernels one point at a time. Values alone
+// in eight lanes took 16.5 ns a point against 18 ns one at a time on a hot grid, but made Fig. 11's
+// pipeline 5-12 % slower where it evaluated a group's vertices (docs/grid.md); in four lanes they
+// were slower on their own.
+static void grid_many(const osc_grid* grid, const osc_vec3* points, size_t count, double* values, osc_vec3* gradients) {
+#ifdef GRID_FMA
+    int level = grid_kernel_level();
+    if (level >= 3 && gradients) {
+        grid_lanes_many_x8(grid, points, count, values, gradients);
+        return;
+    }
+    if (level == 2 && gradients) {
+        grid_lanes_many_x4(grid, points, count, values, gradients);
+        return;
+    }
+    if (level >= 2) {
+        for (size_t i = 0; i < count; ++i) values[i] = grid_distance_at_fma(grid, &points[i]);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < count; ++i) {
+#ifdef GRID_AVX
+        if (grid_have_avx()) {
+            values[i] = gradients ? grid_gradient_at_avx(grid, &points[i], &gradients[i])
+                                  : grid_distance_at_avx(grid, &points[i]);
+            continue;
+        }
+#endif
+        values[i] = gradients ? grid_gradient_at_default(grid, &points[i], &gradients[i])
+                              : grid_distance_at_default(grid, &points[i]);
+    }
+}
+
+void grid_distances(const osc_grid* grid, const osc_vec3* points, size_t count, double* values) {
+    grid_many(grid, points, count, values, NULL);
+}
+
+void grid_distance_gradients(const osc_grid* grid, const osc_vec3* points, size_t count, double* values,
+                             osc_vec3* gradients) {
+    grid_many(grid, points, count, values, gradients);
+}
 
 double grid_distance(const osc_grid* grid, const osc_vec3* x) {
 #ifdef GRID_FMA

@@ -37,6 +37,13 @@ typedef struct warm_entry {
     double x[4];
 } warm_entry;
 
+// A supermaximal search (group_key) seen in this query: its key (0: an empty slot) and whether its
+// leaf pairs are searched once (1) or each on its own (0).
+typedef struct group_entry {
+    uint64_t key;
+    int grouped;
+} group_entry;
+
 typedef struct tagged_contact {
     osc_lmd_contact c;
     size_t job; // the leaf pair's rank in the traversal (the sort's last key)
@@ -65,6 +72,10 @@ struct osc_lmd_cache {
     size_t warm_count, warm_cap;
     warm_entry* warm_next;
     size_t warm_next_count, warm_next_cap;
+    group_entry* groups; // open addressing over group_slots (a power of two), at most half full
+    size_t group_slots, group_count;
+    bvtt_node* deferred; // leaf pairs (leaf indices in a, b) left to their group's first pair
+    size_t deferred_count, deferred_cap;
     osc_lmd_stats stats;
 };
 
@@ -92,6 +103,8 @@ void osc_lmd_cache_destroy(osc_lmd_cache* cache) {
     osc_free(cache->found);
     osc_free(cache->warm);
     osc_free(cache->warm_next);
+    osc_free(cache->groups);
+    osc_free(cache->deferred);
     osc_free(cache);
 }
 
@@ -390,23 +403,103 @@ typedef struct footpoint_stage {
     const osc_lmd_settings* settings;
     int threads;          // the query's threads argument (checked)
     size_t slots_per_job; // max(conformal_samples, 1) <= 1024
-    size_t cursor;        // the next node of the cache's next front to look at
+    size_t cursor;        // the next node of the front (phase 0) or deferred pair (phase 1) to look at
     size_t jobs_done;     // leaf pairs solved in earlier blocks
     size_t warm_starts;
     size_t iterations;
+    size_t leaf_pairs; // of the traversal (jobs_done: those searched; the others were searched
+                       // with their supermaximal group)
+    int phase;         // 0: the front's leaf pairs; 1: the deferred ones of ungrouped searches
+    bool no_memory;
 } footpoint_stage;
 
-// Fills the cache's job block with the next leaf pairs of the front (at most `capacity`), with
-// their warm starts; returns how many.
+// The key of the search of an edge or vertex leaf against a face's supermaximal group (side 2: the
+// face is B's), or 0 when the leaf pair is no such pair.
+static uint64_t group_key(const lmd_body* a, const lmd_body* b, int leaf_a, int leaf_b) {
+    const osc_brep_leaf* la = &a->brep->leaves[leaf_a];
+    const osc_brep_leaf* lb = &b->brep->leaves[leaf_b];
+    bool face_a = la->kind == OSC_FEATURE_FACE, face_b = lb->kind == OSC_FEATURE_FACE;
+    if (face_a == face_b) return 0;
+    const osc_brep* surface = face_b ? b->brep : a->brep;
+    int face = face_b ? lb->feature : la->feature;
+    if (!surface->supermaximal || surface->face_data[face].geo.kind == OSC_GEO_NURBS_SURFACE) return 0;
+    uint64_t curve = (uint32_t)(face_b ? leaf_a : leaf_b);
+    uint64_t group = (uint32_t)surface->face_group[face];
+    return ((uint64_t)(face_b ? 2 : 1) << 62 | curve << 31 | group) + 1;
+}
+
+// The entry of `key` in a group table of `slots` entries (an empty one, key 0, when absent).
+static group_entry* find_group(group_entry* table, size_t slots, uint64_t key) {
+    size_t mask = slots - 1, i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & mask;
+    while (table[i].key != 0 && table[i].key != key) i = (i + 1) & mask;
+    return &table[i];
+}
+
+// Room for one more entry in the cache's group table: doubled (and rehashed) when it would be more
+// than half full. False when the memory cannot be had (the caller then solves the pair on its own).
+static bool group_room(osc_lmd_cache* cache) {
+    if (2 * (cache->group_count + 1) <= cache->group_slots) return true;
+    size_t slots = cache->group_slots ? 2 * cache->group_slots : 64;
+    group_entry* table = osc_calloc(slots, sizeof(group_entry));
+    if (!table) return false;
+    for (size_t i = 0; i < cache->group_slots; i++)
+        if (cache->groups[i].key) *find_group(table, slots, cache->groups[i].key) = cache->groups[i];
+    osc_free(cache->groups);
+    cache->groups = table;
+    cache->group_slots = slots;
+    return true;
+}
+
+// The group table's entry of an edge or vertex leaf against a supermaximal face (NULL: none).
+static group_entry* pair_group(const footpoint_stage* f, osc_lmd_cache* cache, int leaf_a, int leaf_b) {
+    uint64_t key = group_key(f->a, f->b, leaf_a, leaf_b);
+    if (!key || cache->group_slots == 0) return NULL;
+    group_entry* g = find_group(cache->groups, cache->group_slots, key);
+    return g->key == key ? g : NULL;
+}
+
+// Fills the cache's job block with the next leaf pairs (at most `capacity`), with their warm
+// starts; returns how many. Phase 0 takes the front's: the first leaf pair of an edge or vertex
+// leaf against a supermaximal face searches the whole face, the later ones are deferred (Crozet
+// 2017 §4.2.3). Phase 1 takes the deferred pairs whose group search turned out not to be one.
 static size_t next_block(footpoint_stage* f, osc_lmd_cache* cache, size_t capacity) {
     size_t count = 0;
-    for (; f->cursor < cache->next_count && count < capacity; f->cursor++) {
-        const bvtt_node* node = &cache->next[f->cursor];
-        if (node->status != NODE_LEAF) continue;
+    size_t end = f->phase == 0 ? cache->next_count : cache->deferred_count;
+    for (; f->cursor < end && count < capacity; f->cursor++) {
+        int leaf_a, leaf_b, whole = 0;
+        if (f->phase == 0) {
+            const bvtt_node* node = &cache->next[f->cursor];
+            if (node->status != NODE_LEAF) continue;
+            leaf_a = f->a->brep->nodes[node->a].leaf;
+            leaf_b = f->b->brep->nodes[node->b].leaf;
+            uint64_t key = group_key(f->a, f->b, leaf_a, leaf_b);
+            if (key && group_room(cache)) {
+                group_entry* g = find_group(cache->groups, cache->group_slots, key);
+                if (g->key == 0) { // the first: the whole face, on the side of the face
+                    cache->group_count++;
+                    g->key = key;
+                    g->grouped = 1;
+                    whole = (int)(key >> 62);
+                } else if (g->grouped) {
+                    if (!GROW(cache->deferred, cache->deferred_cap, cache->deferred_count + 1)) {
+                        f->no_memory = true;
+                        return 0;
+                    }
+                    cache->deferred[cache->deferred_count++] = (bvtt_node){leaf_a, leaf_b, 0};
+                    continue;
+                }
+            }
+        } else {
+            leaf_a = cache->deferred[f->cursor].a;
+            leaf_b = cache->deferred[f->cursor].b;
+            const group_entry* g = pair_group(f, cache, leaf_a, leaf_b);
+            if (g && g->grouped) continue; // found by the group's search
+        }
         lmd_job* job = &cache->jobs[count++];
         memset(job, 0, sizeof *job);
-        job->leaf_a = f->a->brep->nodes[node->a].leaf;
-        job->leaf_b = f->b->brep->nodes[node->b].leaf;
+        job->leaf_a = leaf_a;
+        job->leaf_b = leaf_b;
+        job->whole = whole;
         const warm_entry* w = find_warm(cache, pair_key(job->leaf_a, job->leaf_b));
         if (w) {
             job->has_warm = 1;
@@ -431,6 +524,10 @@ static bool collect_block(footpoint_stage* f, osc_lmd_cache* cache, size_t count
     for (size_t i = 0; i < count; i++) {
         const lmd_job_result* r = &cache->results[i];
         f->iterations += (size_t)r->iterations;
+        if (r->ungrouped) { // its deferred pairs are searched in phase 1, the later ones at once
+            group_entry* g = pair_group(f, cache, cache->jobs[i].leaf_a, cache->jobs[i].leaf_b);
+            if (g) g->grouped = 0;
+        }
         for (int k = 0; k < r->count; k++) {
             tagged_contact* t = &cache->found[cache->found_count++];
             t->c = cache->slots[i * f->slots_per_job + (size_t)k];
@@ -471,19 +568,26 @@ enum { LEAF_PAIRS_PER_THREAD = 16 };
 static osc_status solve_leaf_pairs(footpoint_stage* f, osc_lmd_cache* cache) {
     size_t leaf_pairs = 0;
     for (size_t i = 0; i < cache->next_count; i++) leaf_pairs += cache->next[i].status == NODE_LEAF;
+    f->leaf_pairs = leaf_pairs;
     size_t block = BLOCK_SLOTS / f->slots_per_job;
     if (block > leaf_pairs) block = leaf_pairs;
     if (!GROW(cache->jobs, cache->job_cap, block) || !GROW(cache->results, cache->result_cap, block) ||
         !GROW(cache->slots, cache->slot_cap, block * f->slots_per_job))
         return OSC_ERR_NO_MEMORY;
+    if (cache->group_slots) memset(cache->groups, 0, cache->group_slots * sizeof(group_entry));
+    cache->group_count = 0;
+    cache->deferred_count = 0;
     cache->found_count = 0;
     cache->warm_next_count = 0;
     footpoint_block work = {f, cache->jobs, cache->results, cache->slots};
-    for (size_t count; (count = next_block(f, cache, block)) > 0;) {
-        osc_status status = osc_batch_run("osc_lmd_query", "leaf pair", count, f->threads, LEAF_PAIRS_PER_THREAD,
-                                          solve_block_item, &work, NULL);
-        if (status != OSC_OK) return status;
-        if (!collect_block(f, cache, count)) return OSC_ERR_NO_MEMORY;
+    for (f->phase = 0; f->phase < 2; f->phase++, f->cursor = 0) {
+        for (size_t count; (count = next_block(f, cache, block)) > 0;) {
+            osc_status status = osc_batch_run("osc_lmd_query", "leaf pair", count, f->threads, LEAF_PAIRS_PER_THREAD,
+                                              solve_block_item, &work, NULL);
+            if (status != OSC_OK) return status;
+            if (!collect_block(f, cache, count)) return OSC_ERR_NO_MEMORY;
+        }
+        if (f->no_memory) return OSC_ERR_NO_MEMORY;
     }
     return OSC_OK;
 }
@@ -604,7 +708,8 @@ static osc_status run_query(const lmd_body* a, const lmd_body* b, const osc_lmd_
     if (!keep_for_next_call(cache)) return OSC_ERR_NO_MEMORY;
     cache->stats.front_size = saturated(cache->front_count);
     cache->stats.culling_tests = saturated(t.tests);
-    cache->stats.leaf_pairs = saturated(f.jobs_done);
+    cache->stats.leaf_pairs = saturated(f.leaf_pairs);
+    cache->stats.searches = saturated(f.jobs_done);
     cache->stats.newton_iterations = saturated(f.iterations);
     cache->stats.warm_starts = saturated(f.warm_starts);
     return osc_finish_output("osc_lmd_query", out->needed, out->capacity);

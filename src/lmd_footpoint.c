@@ -27,6 +27,7 @@ typedef struct wfeat {
     double reach2;   // squared distance from it beyond which an iterate has left the leaf
     osc_geo orig;    // the feature's own parametrisation (world); `geo` may be a re-framed sphere
     int reframed;    // 1: the solver's parameters (geo) differ from the face's (orig)
+    int whole;       // 1: a face searched over its whole supermaximal face (no leaf confinement)
 } wfeat;
 
 static void feature_init(wfeat* f, const lmd_body* body, int leaf_index) {
@@ -168,11 +169,13 @@ static int cholesky_solve(int n, double H[4][4], double mu, const double* b, dou
 // twice the box's half diagonal? A minimum out there lies under another leaf pair, which the
 // culling keeps, so the search stops (a flat valley between nearly conformal leaves otherwise takes
 // tens of damped steps to cross, to a minimum that other pairs find anyway).
-static int out_of_reach(const wfeat* f, osc_vec3 p) { return osc_length_squared(osc_sub(p, f->center)) > f->reach2; }
+static int out_of_reach(const wfeat* f, osc_vec3 p) {
+    return !f->whole && osc_length_squared(osc_sub(p, f->center)) > f->reach2;
+}
 
 // The same for the feature's point at parameters t.
 static int escaped(const wfeat* f, const double* t) {
-    if (f->restricted || f->dim == 0) return 0;
+    if (f->restricted || f->dim == 0 || f->whole) return 0;
     osc_vec3 p;
     osc_geo_eval(&f->geo, t, &p, NULL, NULL);
     return out_of_reach(f, p);
@@ -322,26 +325,22 @@ static int curve_surface(const wfeat* E, const wfeat* S, double* te, double* ts,
 
 // ---- validation --------------------------------------------------------------------------------
 
-// Parameters of a feature's footpoint in its solid's terms, and whether they lie in the feature.
-static int feature_contains(const wfeat* f, const double* t, double* param) {
+// The feature of a footpoint at world point p with parameters t on the leaf's feature: the face or
+// edge of the leaf's supermaximal group that holds it (brep_supermax.c: the lower face of a seam
+// between two pieces, so that a contact there is one contact), its parameters in `param`; -1
+// when no piece holds it. A vertex holds its point.
+static int feature_of(const wfeat* f, osc_vec3 p, const double* t, double* param) {
     const osc_brep* b = f->body->brep;
     const osc_brep_leaf* leaf = f->leaf;
-    param[0] = param[1] = 0.0;
-    if (leaf->kind == OSC_FEATURE_VERTEX) return 1;
-    if (leaf->kind == OSC_FEATURE_EDGE) {
-        const osc_brep_edge* e = &b->edges[leaf->feature];
-        double s = t[0];
-        if (e->type == OSC_CURVE_CIRCLE) s = osc_wrap_angle(s, e->t0);
-        param[0] = s;
-        if (e->type == OSC_CURVE_CIRCLE && e->t1 - e->t0 >= k_two_pi - 1e-12) return 1;
-        double tol = 1e-10 * (e->t1 - e->t0);
-        return s > e->t0 + tol && s < e->t1 - tol;
+    param[0] = t[0];
+    param[1] = f->dim == 2 ? t[1] : 0.0;
+    if (leaf->kind == OSC_FEATURE_VERTEX) {
+        param[0] = 0.0;
+        return leaf->feature;
     }
-    double u = t[0], v = t[1];
-    osc_brep_face_wrap(b, leaf->feature, &u, &v);
-    param[0] = u;
-    param[1] = v;
-    return osc_brep_face_contains_wrapped(b, leaf->feature, u, v);
+    osc_vec3 pb = osc_pose_apply_inverse(f->body->pose, p);
+    if (leaf->kind == OSC_FEATURE_EDGE) return osc_brep_group_edge(b, leaf->feature, pb, 1e-9 * b->scale, param);
+    return osc_brep_group_face(b, leaf->feature, pb, 1e-9 * b->scale, param);
 }
 
 // The cosine of the angle between the unit vector d and the convex cone spanned by `count` unit
@@ -379,7 +378,7 @@ static double cone_cosine(osc_vec3 d, const osc_vec3* g, int count) {
 // tangents t with dir . t <= sin alpha (which rules out the directions that a vertex where convex
 // and concave edges meet does not allow). These are the generators of the leaves' polyhedral
 // normal cones (brep_bvh.c), so the culling tests never remove a pair whose contact passes here.
-static int in_polar(const wfeat* f, osc_vec3 p, const double* param, osc_vec3 dir, double alpha) {
+static int in_polar(const wfeat* f, int feature, osc_vec3 p, const double* param, osc_vec3 dir, double alpha) {
     const lmd_body* body = f->body;
     const osc_brep* b = body->brep;
     const osc_brep_leaf* leaf = f->leaf;
@@ -387,17 +386,17 @@ static int in_polar(const wfeat* f, osc_vec3 p, const double* param, osc_vec3 di
     osc_vec3 pb = osc_pose_apply_inverse(body->pose, p);
     double ca = cos(alpha);
     if (leaf->kind == OSC_FEATURE_FACE) {
-        osc_vec3 n = osc_geo_normal(&b->face_data[leaf->feature].geo, param[0], param[1]);
+        osc_vec3 n = osc_geo_normal(&b->face_data[feature].geo, param[0], param[1]);
         return osc_dot(d, n) >= ca;
     }
     if (leaf->kind == OSC_FEATURE_EDGE) {
         osc_vec3 q, tangent, normals[2];
-        osc_geo_eval(&b->edge_data[leaf->feature].geo, param, &q, &tangent, NULL);
+        osc_geo_eval(&b->edge_data[feature].geo, param, &q, &tangent, NULL);
         tangent = osc_normalize(tangent);
-        for (int s = 0; s < 2; s++) osc_brep_edge_side(b, leaf->feature, s, pb, tangent, &normals[s]);
+        for (int s = 0; s < 2; s++) osc_brep_edge_side(b, feature, s, pb, tangent, &normals[s]);
         return cone_cosine(d, normals, 2) >= ca;
     }
-    const osc_vertex_data* vd = &b->vertex_data[leaf->feature];
+    const osc_vertex_data* vd = &b->vertex_data[feature];
     double sa = sin(alpha);
     for (int i = 0; i < vd->tangent_count; i++)
         if (osc_dot(d, b->vertex_vectors[vd->tangent_begin + i]) > sa) return 0;
@@ -406,17 +405,17 @@ static int in_polar(const wfeat* f, osc_vec3 p, const double* param, osc_vec3 di
 
 // The BVH piece of a feature holding the parameters: keys follow the footpoint, not the leaf pair
 // that found it (the same with or without a cache).
-static uint64_t piece_cell(const wfeat* f, const double* param) {
+static uint64_t piece_cell(const wfeat* f, int feature, const double* param) {
     const osc_brep* b = f->body->brep;
     const osc_brep_leaf* leaf = f->leaf;
     if (leaf->kind == OSC_FEATURE_VERTEX) return 0;
     if (leaf->kind == OSC_FEATURE_EDGE) {
-        const osc_brep_edge* e = &b->edges[leaf->feature];
-        double c = floor(b->edge_data[leaf->feature].grid * (param[0] - e->t0) / (e->t1 - e->t0));
+        const osc_brep_edge* e = &b->edges[feature];
+        double c = floor(b->edge_data[feature].grid * (param[0] - e->t0) / (e->t1 - e->t0));
         return (uint64_t)(int64_t)c;
     }
-    const osc_brep_face* face = &b->faces[leaf->feature];
-    const int* grid = b->face_data[leaf->feature].grid;
+    const osc_brep_face* face = &b->faces[feature];
+    const int* grid = b->face_data[feature].grid;
     double cu = floor(grid[0] * (param[0] - face->umin) / (face->umax - face->umin));
     double cv = floor(grid[1] * (param[1] - face->vmin) / (face->vmax - face->vmin));
     return ((uint64_t)(int64_t)cu << 20) ^ (uint64_t)(int64_t)cv;
@@ -432,14 +431,17 @@ static uint64_t mix64(uint64_t h, uint64_t v) {
 static int emit(const wfeat* A, const wfeat* B, const double* ta, const double* tb, osc_vec3 pa, osc_vec3 pb,
                 const osc_lmd_settings* s, int sample, int flags, osc_lmd_contact* c) {
     double param_a[2], param_b[2];
-    if (!feature_contains(A, ta, param_a) || !feature_contains(B, tb, param_b)) return 0;
+    int feature_a = feature_of(A, pa, ta, param_a);
+    int feature_b = feature_a < 0 ? -1 : feature_of(B, pb, tb, param_b);
+    if (feature_b < 0) return 0;
     osc_vec3 diff = osc_sub(pb, pa);
     double d = osc_length(diff);
     double scale = fmax(A->body->brep->scale, B->body->brep->scale);
     if (!(d > 1e-12 * scale) || d > s->d_max) return 0;
     osc_vec3 n = osc_scale(diff, 1.0 / d);
     double alpha = fmax(s->alpha, 1e-6);
-    if (!in_polar(A, pa, param_a, n, alpha) || !in_polar(B, pb, param_b, osc_neg(n), alpha)) return 0;
+    if (!in_polar(A, feature_a, pa, param_a, n, alpha) || !in_polar(B, feature_b, pb, param_b, osc_neg(n), alpha))
+        return 0;
     memset(c, 0, sizeof *c);
     c->point_a = pa;
     c->point_b = pb;
@@ -449,8 +451,8 @@ static int emit(const wfeat* A, const wfeat* B, const double* ta, const double* 
     c->param_b[1] = param_b[1];
     c->kind_a = (osc_feature_kind)A->leaf->kind;
     c->kind_b = (osc_feature_kind)B->leaf->kind;
-    c->feature_a = A->leaf->feature;
-    c->feature_b = B->leaf->feature;
+    c->feature_a = feature_a;
+    c->feature_b = feature_b;
     c->distance = d - s->eps_a - s->eps_b; // the signed gap g of eq. 1.19; its Jacobian: lmd.c
     c->normal = n;
     uint64_t h = 1469598103934665603ull;
@@ -458,8 +460,8 @@ static int emit(const wfeat* A, const wfeat* B, const double* ta, const double* 
     h = mix64(h, (uint64_t)(uint32_t)c->feature_a);
     h = mix64(h, (uint64_t)c->kind_b);
     h = mix64(h, (uint64_t)(uint32_t)c->feature_b);
-    h = mix64(h, piece_cell(A, param_a));
-    h = mix64(h, piece_cell(B, param_b));
+    h = mix64(h, piece_cell(A, feature_a, param_a));
+    h = mix64(h, piece_cell(B, feature_b, param_b));
     h = mix64(h, (uint64_t)(uint32_t)(sample + 1));
     c->key = h;
     c->flags = flags;
@@ -630,10 +632,12 @@ static int conformal(const wfeat* A0, const wfeat* B0, osc_vec3 o, osc_vec3 z, c
         if (B0->geo.kind == OSC_GEO_PLANE) wb[0] = tb[0];
         if (A0->geo.kind == OSC_GEO_TORUS) wa[1] = osc_wrap_angle(wa[1], lo_a[1]);
         if (B0->geo.kind == OSC_GEO_TORUS) wb[1] = osc_wrap_angle(wb[1], lo_b[1]);
-        bool in_a = A0->dim == 0 || (wa[0] >= lo_a[0] - 1e-12 && wa[0] <= hi_a[0] + 1e-12 &&
-                                     (A0->dim < 2 || (wa[1] >= lo_a[1] - 1e-12 && wa[1] <= hi_a[1] + 1e-12)));
-        bool in_b = B0->dim == 0 || (wb[0] >= lo_b[0] - 1e-12 && wb[0] <= hi_b[0] + 1e-12 &&
-                                     (B0->dim < 2 || (wb[1] >= lo_b[1] - 1e-12 && wb[1] <= hi_b[1] + 1e-12)));
+        bool in_a = A0->dim == 0 || A0->whole ||
+                    (wa[0] >= lo_a[0] - 1e-12 && wa[0] <= hi_a[0] + 1e-12 &&
+                     (A0->dim < 2 || (wa[1] >= lo_a[1] - 1e-12 && wa[1] <= hi_a[1] + 1e-12)));
+        bool in_b = B0->dim == 0 || B0->whole ||
+                    (wb[0] >= lo_b[0] - 1e-12 && wb[0] <= hi_b[0] + 1e-12 &&
+                     (B0->dim < 2 || (wb[1] >= lo_b[1] - 1e-12 && wb[1] <= hi_b[1] + 1e-12)));
         if (!in_a || !in_b) continue;
         count += emit(A0, B0, ta, tb, qa, qb, s, on_axis ? -1 : k, on_axis ? 0 : OSC_LMD_CONFORMAL, &out[count]);
     }
@@ -670,11 +674,21 @@ void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_sett
     wfeat A, B;
     feature_init(&A, a, job->leaf_a);
     feature_init(&B, b, job->leaf_b);
+    A.whole = job->whole == 1;
+    B.whole = job->whole == 2;
     reframe_sphere(&A, B.center);
     reframe_sphere(&B, A.center);
     double scale = fmax(a->brep->scale, b->brep->scale);
     osc_vec3 axis_o, axis_z;
     if (common_axis(&A.geo, &B.geo, scale, &axis_o, &axis_z)) {
+        // the meridian problem of a whole supermaximal face starts from one leaf's samples: on a
+        // line (plane, cylinder, cone) its minimum is unique, on a circle (sphere, torus) Newton's
+        // method could end at the maximum, so those are searched leaf pair by leaf pair
+        const wfeat* whole = A.whole ? &A : B.whole ? &B : NULL;
+        if (whole && (whole->geo.kind == OSC_GEO_SPHERE || whole->geo.kind == OSC_GEO_TORUS)) {
+            result->ungrouped = 1;
+            A.whole = B.whole = 0;
+        }
         result->count = conformal(&A, &B, axis_o, axis_z, settings, out, slots, &result->iterations);
         return;
     }
@@ -684,12 +698,20 @@ void osc_lmd_solve_pair(const lmd_body* a, const lmd_body* b, const osc_lmd_sett
     // confirm the critical point and test it (isolated minimum)
     if (A.dim < 2 && B.dim == 2 && B.geo.dim == 2) {
         int found = curve_surface(&A, &B, x, x + A.dim, &result->iterations);
+        if (found == -1 && B.whole) { // not the one-parameter search: leaf pair by leaf pair
+            result->ungrouped = 1;
+            B.whole = 0;
+        }
         if (found == 0) return;
         if (found == 1) converged = newton(&A, &B, x, 1, &result->iterations, &isolated);
         if (found == 1 && !converged) return;
     } else if (B.dim < 2 && A.dim == 2 && A.geo.dim == 2) {
         double tb[2] = {0.0, 0.0};
         int found = curve_surface(&B, &A, tb, x, &result->iterations);
+        if (found == -1 && A.whole) {
+            result->ungrouped = 1;
+            A.whole = 0;
+        }
         if (found == 0) return;
         if (B.dim) x[2] = tb[0];
         if (found == 1) converged = newton(&A, &B, x, 1, &result->iterations, &isolated);

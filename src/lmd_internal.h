@@ -21,6 +21,8 @@ typedef struct lmd_body {
 typedef struct lmd_job {
     int leaf_a, leaf_b;
     int has_warm;   ///< 1: start Newton at `warm`
+    int whole;      ///< 1 (2): A's (B's) face leaf stands for its whole supermaximal face, searched
+                    ///< against the other leaf's edge or vertex (docs/lmd.md, "Supermaximal features")
     double warm[4]; ///< parameters (A's then B's)
 } lmd_job;
 
@@ -29,6 +31,9 @@ typedef struct lmd_job_result {
     int count;     ///< contacts written to its slots
     int converged; ///< Newton converged (then `x` is worth caching)
     int iterations;
+    int ungrouped; ///< a `whole` search that is not the one-parameter search (a start point off the
+                   ///< surface's smooth distance) or a conformal one on a sphere or torus: solved
+                   ///< as this leaf pair alone, and the group's other leaf pairs must be too
     double x[4];
 } lmd_job_result;
 

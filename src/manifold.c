@@ -86,7 +86,7 @@ typedef struct runs {
     bool edge_skip[EDGE_RUN_TABLE];
     double edge_run_lipschitz[EDGE_RUN_TABLE];
     double edge_lipschitz;    // bound on |grad phi| over the last edge run's ball (where phi > 0)
-    bool vertex_bounds_known; // the corner table holds the group's vertices' bounds (group_lower_bounds):
+    bool vertex_bounds_known; // the corner table holds the group's vertices' bounds (group_corners):
                               // their own bounds decide, without their runs' spheres
 } runs;
 
@@ -348,11 +348,41 @@ static bool run_beyond(const pipeline* pl, const direction* d, runs* r, int32_t 
     return r->vertex_skip;
 }
 
-// the points and broad-phase bounds of stored vertices [begin, end) (a group's) into the corner
-// table, in a loop of independent look-ups whose cache misses overlap; the group's vertices and
-// edges then find them
-static void group_lower_bounds(const pipeline* pl, const direction* d, int32_t begin, int32_t end) {
-    for (int32_t i = begin; i < end; ++i) corner_lower(d, corner_at(pl, d, i));
+#define CORNER_BATCH 16
+
+// phi at the points of `count` pending corner entries, by the spline's many-point entry
+static void corner_phis(const osc_grid* grid, corner* const* pending, const osc_vec3* points, int count) {
+    double phi[CORNER_BATCH];
+    grid_distances(grid, points, (size_t)count, phi);
+    for (int k = 0; k < count; ++k) pending[k]->phi = phi[k], pending[k]->has_phi = true;
+}
+
+// The points and (with the broad phase) the broad-phase bounds of stored vertices [begin, end) (a
+// group's) into the corner table, in a loop of independent look-ups whose cache misses overlap, and
+// for a spline body phi at the vertices whose value-only look will need it (vertex_beyond_by_value:
+// not ruled out by the lower bound, not decided by the upper one), CORNER_BATCH at a time in one
+// call of the spline's many-point entry (each value has grid_distance's bits, docs/grid.md).
+// The group's vertices and edges then find them. A batch's vertices are consecutive, so their
+// entries in the direct-mapped table are distinct.
+static void group_corners(const pipeline* pl, const direction* d, int32_t begin, int32_t end) {
+    bool broad = pl->settings->broad_phase;
+    double d_max = pl->settings->d_max;
+    const osc_grid* grid = d->s->grid;
+    corner* pending[CORNER_BATCH];
+    osc_vec3 points[CORNER_BATCH];
+    int count = 0;
+    for (int32_t i = begin; i < end; ++i) {
+        corner* c = corner_at(pl, d, i);
+        if (broad && (corner_lower(d, c) > d_max || c->upper < d_max)) continue;
+        if (!grid || c->has_phi) continue;
+        pending[count] = c;
+        points[count++] = c->y;
+        if (count == CORNER_BATCH) {
+            corner_phis(grid, pending, points, count);
+            count = 0;
+        }
+    }
+    if (count > 0) corner_phis(grid, pending, points, count);
 }
 
 // the value-only look of beyond_by_value at a vertex, whose voxel bounds the broad phase has read
@@ -1065,7 +1095,8 @@ static void run_direction(pipeline* pl, const direction* d) {
             // every feature of the group beyond d_max: all saturated, so it emits nothing
             if (st->broad_phase && sphere_beyond(pl, d, f->group_spheres + 4 * (size_t)g, NULL)) continue;
             blend_start(&b);
-            if (st->broad_phase) group_lower_bounds(pl, d, f->group_vertex_start[g], f->group_vertex_start[g + 1]);
+            if (st->broad_phase || d->s->grid)
+                group_corners(pl, d, f->group_vertex_start[g], f->group_vertex_start[g + 1]);
             r.vertex_bounds_known = st->broad_phase;
             for (int32_t i = f->group_vertex_start[g]; i < f->group_vertex_start[g + 1]; ++i) {
                 bool active = vertex_contact(pl, d, &r, i, &c);

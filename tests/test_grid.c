@@ -4,10 +4,12 @@
 // Lipschitz bound, the shared osc_sdf leaf, save / load and its corruption checks, bad input.
 // Spline SDFs of real meshes are tested in test_grid_mesh.c.
 
+#include "grid_internal.h" // grid_distances, the pipeline's many-point kernels
 #include "sdf_test_util.h"
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static test_rng rng = {2024};
@@ -369,6 +371,77 @@ static void test_bad_input(void) {
     osc_sdf_destroy(plane);
 }
 
+static int compare_doubles(const void* a, const void* b) {
+    double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+// the 95th percentile of values[0 .. count) (sorts them)
+static double percentile95(double* values, size_t count) {
+    qsort(values, count, sizeof *values, compare_doubles);
+    return values[(size_t)(0.95 * (double)(count - 1))];
+}
+
+// the many-point kernels (grid_distances, grid_distance_gradients: SIMD lanes on the FMA path, one
+// point at a time on the others) give, point by point, the bits of the single-point entry points
+// on whichever path OSC_GRID_KERNEL leaves (CTest runs this test on each), inside the region, outside
+// it, at a NaN point and in a tail shorter than the lanes; against the portable reference (the
+// order-2 contraction, never fused) the differences stay at rounding level (docs/grid.md quotes them)
+static void test_many_points(void) {
+    osc_sdf* torus = NULL;
+    CHECK_STATUS(osc_sdf_create_torus(0.6, 0.2, &torus), OSC_OK);
+    osc_grid* grid = grid_of(torus, 24);
+    osc_vec3 lo, hi;
+    osc_grid_bounds(grid, &lo, &hi);
+    osc_vec3 grow = osc_scale(osc_sub(hi, lo), 0.15);
+    enum { COUNT = 4003 }; // a tail of 3 after whole groups of 4 and 8
+    static osc_vec3 points[COUNT], gradients[COUNT];
+    static double values[COUNT], with_gradient[COUNT], value_error[COUNT], gradient_error[COUNT];
+    for (int i = 0; i < COUNT; ++i) points[i] = random_in(osc_sub(lo, grow), osc_add(hi, grow));
+    points[5] = osc_v3(NAN, 0.0, 0.0);
+    points[6] = lo; // the region's corners and a point on its upper face
+    points[7] = hi;
+    points[8] = osc_v3(hi.x, 0.0, 0.0);
+    grid_distances(grid, points, COUNT, values);
+    grid_distance_gradients(grid, points, COUNT, with_gradient, gradients);
+    int mismatches = 0, outside = 0;
+    size_t compared = 0;
+    for (int i = 0; i < COUNT; ++i) {
+        osc_vec3 g;
+        double v = grid_distance(grid, &points[i]), vg = grid_distance_gradient_at(grid, &points[i], &g);
+        if (memcmp(&v, &values[i], sizeof v) != 0 || memcmp(&vg, &with_gradient[i], sizeof vg) != 0 ||
+            memcmp(&g, &gradients[i], sizeof g) != 0)
+            ++mismatches;
+        if (i == 5) {
+            CHECK(isnan(values[i]) && isnan(gradients[i].x) && isnan(gradients[i].z));
+            continue;
+        }
+        outside += points[i].x < lo.x || points[i].x > hi.x || points[i].y < lo.y || points[i].y > hi.y ||
+                   points[i].z < lo.z || points[i].z > hi.z;
+        osc_vec3 reference_gradient;
+        osc_mat3 hessian;
+        double reference = osc_grid_eval(grid, points[i], &reference_gradient, &hessian);
+        value_error[compared] = fabs(values[i] - reference);
+        gradient_error[compared] = osc_length(osc_sub(gradients[i], reference_gradient));
+        ++compared;
+    }
+    CHECK_MSG(mismatches == 0, "%d of %d points differ from the single-point kernels", mismatches, COUNT);
+    CHECK(outside > 100);
+    double worst_value = 0.0, worst_gradient = 0.0;
+    for (size_t i = 0; i < compared; ++i) {
+        worst_value = fmax(worst_value, value_error[i]);
+        worst_gradient = fmax(worst_gradient, gradient_error[i]);
+    }
+    double p95_value = percentile95(value_error, compared), p95_gradient = percentile95(gradient_error, compared);
+    printf("  many points (%s): against the portable reference, value max %.2g p95 %.2g, gradient max %.2g p95 %.2g\n",
+           getenv("OSC_GRID_KERNEL") ? getenv("OSC_GRID_KERNEL") : "widest", worst_value, p95_value, worst_gradient,
+           p95_gradient);
+    CHECK_MSG(worst_value < 1e-14, "value differs from the portable reference by %g", worst_value);
+    CHECK_MSG(worst_gradient < 1e-12, "gradient differs from the portable reference by %g", worst_gradient);
+    osc_grid_destroy(grid);
+    osc_sdf_destroy(torus);
+}
+
 int main(void) {
     RUN(test_interpolates_corners);
     RUN(test_convergence);
@@ -377,6 +450,7 @@ int main(void) {
     RUN(test_voxel_bound_and_lipschitz);
     RUN(test_shared_leaf);
     RUN(test_batch);
+    RUN(test_many_points);
     RUN(test_save_load);
     RUN(test_bad_input);
     return test_finish();

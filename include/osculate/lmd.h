@@ -129,6 +129,8 @@ typedef struct osc_lmd_stats {
     int leaf_pairs;        ///< leaf pairs that reached the footpoint stage
     int newton_iterations; ///< summed over the leaf pairs
     int warm_starts;       ///< leaf pairs started from the cached footpoints
+    int searches;          ///< footpoint searches run: the leaf pairs less those that an edge or vertex
+                           ///< leaf shares with another leaf of the same supermaximal face (searched once)
 } osc_lmd_stats;
 
 /// Reads the statistics of the cache's last query. OSC_ERR_INVALID_ARGUMENT naming `cache` or `stats`

@@ -421,7 +421,7 @@ class LmdBatchItem(C.Structure):
 
 class LmdStats(C.Structure):
     _fields_ = [("front_size", I), ("culling_tests", I), ("leaf_pairs", I),
-                ("newton_iterations", I), ("warm_starts", I)]
+                ("newton_iterations", I), ("warm_starts", I), ("searches", I)]
 
 
 # ------------------------------------------------------------------------------------------------

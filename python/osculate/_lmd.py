@@ -74,7 +74,7 @@ class LmdCache(_Model):
     @property
     def stats(self):
         """A dict of the last query's statistics: front_size, culling_tests, leaf_pairs,
-        newton_iterations, warm_starts (osc_lmd_cache_stats)."""
+        newton_iterations, warm_starts, searches (osc_lmd_cache_stats)."""
         st = F.LmdStats()
         with self._lock:
             check(lib.osc_lmd_cache_stats(self, C.byref(st)))

@@ -653,6 +653,7 @@ static const oscpy_layout oscpy_layouts[] = {
     OSCPY_FIELD(osc_lmd_stats, leaf_pairs),
     OSCPY_FIELD(osc_lmd_stats, newton_iterations),
     OSCPY_FIELD(osc_lmd_stats, warm_starts),
+    OSCPY_FIELD(osc_lmd_stats, searches),
     OSCPY_SIZE(osc_force_contact),
     OSCPY_FIELD(osc_force_contact, point),
     OSCPY_FIELD(osc_force_contact, normal),
