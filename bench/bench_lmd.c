@@ -1,5 +1,5 @@
 // bench_lmd.c: local minimal distances between exact B-Rep solids (issue 8, Crozet 2017 chapter 5):
-// the thesis' two insertion scenarios, osc_lmd_query along an insertion path against the
+// the thesis' two insertion scenarios (and the second with free-form faces), osc_lmd_query along an insertion path against the
 // tessellation baseline of lmd_baseline.h on the same poses in the same run.
 //
 // Scenarios (millimetres; solids of revolution from osc_brep_create_revolved, receptacles from
@@ -13,6 +13,14 @@
 //              steps (radii 14, 17, 20) with conical transitions, a conical tip and a collar, in a
 //              receptacle with a chamfered entry and the same steps 0.1 mm wider in radius; meshes
 //              at 0.1 mm chordal error; d_max 1 mm.
+//   hotstab_nurbs  scenario 2 with free-form faces, as the thesis' original hotstab has at its tip
+//              (§5.2.1): the same solids with the tip's cone, the two transitions and the
+//              receptacle's entry chamfer and two transitions replaced by G1 blends, cubic Bezier
+//              profiles tangent to the neighbouring segments revolved into exact rational NURBS
+//              surfaces (degree 2 x 3; the receptacle's blends are the peg's moved out by the
+//              clearance in radius); the path's clearance check follows the curves (32 chords each).
+//              The baseline meshes the NURBS faces to the same 0.1 mm.
+// Arguments: the names of the scenarios to run (default: all).
 // Path (STEPS poses): the peg starts with its tip 5 mm above the receptacle, descends along the
 // axis to full insertion (45% of the steps), turns about its axis by up to 3 degrees back and forth
 // (10%), and comes back out (45%). A wobble (lateral offset of up to 2 mm and a tilt of up to
@@ -43,6 +51,144 @@
 #include <string.h>
 
 enum { STEPS = 300, PASSES = 3, CAPACITY = 8192, RING_SAMPLES = 180, SHRINKS = 24 };
+
+// ---------------------------------------------------------------------------------------------
+// free-form blends: profile segments replaced by cubic Bezier curves revolved into NURBS faces
+
+enum { BLEND_SAMPLES = 32 };
+
+static void unit_direction(const double* a, const double* b, double* t) {
+    double l = hypot(b[0] - a[0], b[1] - a[1]);
+    t[0] = (b[0] - a[0]) / l, t[1] = (b[1] - a[1]) / l;
+}
+
+// The (r, z) control points of the cubic Bezier that replaces profile segment k: tangent to the
+// segments before and after it (G1 joints; before a hole's first segment lies the block's top face,
+// run inward), its inner control points a third of the chord from its ends.
+static void blend_controls(const double* profile, int count, int k, double c[4][2]) {
+    const double *p0 = profile + 2 * k, *p1 = profile + 2 * (k + 1);
+    double t0[2] = {-1.0, 0.0}, t1[2] = {0.0, 0.0}, third = hypot(p1[0] - p0[0], p1[1] - p0[1]) / 3.0;
+    if (k > 0) unit_direction(profile + 2 * (k - 1), p0, t0);
+    if (k + 2 < count)
+        unit_direction(p1, profile + 2 * (k + 2), t1);
+    else
+        unit_direction(p0, p1, t1);
+    for (int m = 0; m < 2; ++m) {
+        c[0][m] = p0[m];
+        c[1][m] = p0[m] + third * t0[m];
+        c[2][m] = p1[m] - third * t1[m];
+        c[3][m] = p1[m];
+    }
+}
+
+static int is_blend(const int* blends, int blend_count, int k) {
+    for (int i = 0; i < blend_count; ++i)
+        if (blends[i] == k) return 1;
+    return 0;
+}
+
+// The profile with its blended segments replaced by BLEND_SAMPLES chords of their curves (for the
+// path's clearance check; chords within 1e-4 mm of the curves here); *out_count points, malloc'd.
+static double* dense_profile(const double* profile, int count, const int* blends, int blend_count, int* out_count) {
+    double* out = malloc((size_t)count * BLEND_SAMPLES * 2 * sizeof(double));
+    int n = 0;
+    for (int k = 0; k < count; ++k) {
+        if (k > 0 && is_blend(blends, blend_count, k - 1)) {
+            double c[4][2];
+            blend_controls(profile, count, k - 1, c);
+            for (int i = 1; i < BLEND_SAMPLES; ++i) {
+                double t = (double)i / BLEND_SAMPLES,
+                       b[4] = {(1 - t) * (1 - t) * (1 - t), 3 * t * (1 - t) * (1 - t), 3 * t * t * (1 - t), t * t * t};
+                for (int m = 0; m < 2; ++m)
+                    out[2 * n + m] = b[0] * c[0][m] + b[1] * c[1][m] + b[2] * c[2][m] + b[3] * c[3][m];
+                ++n;
+            }
+        }
+        out[2 * n] = profile[2 * k], out[2 * n + 1] = profile[2 * k + 1];
+        ++n;
+    }
+    *out_count = n;
+    return out;
+}
+
+// A copy of the solid of revolution `canonical` (axis z through the origin) whose conical faces on
+// the blended segments of `profile` are exact NURBS surfaces of revolution of the blends: the
+// rational quadratic circle (9 points, weights 1 and 1/sqrt 2) times the cubic, degree (2, 3), the
+// whole parameter box [0, 1]^2 with no trims; the circular edges and the other faces stay. `hole`:
+// the profile runs down a hole (the solid's material outside it).
+static osc_status with_blends(const osc_brep* canonical, const double* profile, int count, const int* blends,
+                              int blend_count, int hole, osc_brep** out) {
+    static const double circle_knots[12] = {0, 0, 0, 0.25, 0.25, 0.5, 0.5, 0.75, 0.75, 1, 1, 1};
+    static const double circle_xy[9][2] = {{1, 0},   {1, 1},  {0, 1},  {-1, 1}, {-1, 0},
+                                           {-1, -1}, {0, -1}, {1, -1}, {1, 0}};
+    const double w = 0.70710678118654752440;
+    const osc_brep_desc* c = osc_brep_description(canonical);
+    osc_brep_desc d = *c;
+    osc_brep_surface* surfaces = malloc((size_t)(c->surface_count + blend_count) * sizeof *surfaces);
+    osc_brep_face* faces = malloc((size_t)c->face_count * sizeof *faces);
+    osc_brep_nurbs* nurbs = malloc((size_t)blend_count * sizeof *nurbs);
+    osc_vec3* points = malloc((size_t)blend_count * 36 * sizeof *points);
+    double* reals = malloc((size_t)blend_count * (12 + 8 + 36) * sizeof *reals);
+    memcpy(surfaces, c->surfaces, (size_t)c->surface_count * sizeof *surfaces);
+    memcpy(faces, c->faces, (size_t)c->face_count * sizeof *faces);
+    int replaced = 0;
+    for (int f = 0; f < c->face_count && replaced < blend_count; ++f) {
+        if (c->surfaces[c->faces[f].surface].type != OSC_SURFACE_CONE) continue;
+        const osc_brep_face* face = &c->faces[f];
+        double u = 0.5 * (face->umin + face->umax);
+        osc_vec3 e0 = osc_brep_face_point(canonical, f, u, face->vmin, NULL);
+        osc_vec3 e1 = osc_brep_face_point(canonical, f, u, face->vmax, NULL);
+        double r0 = hypot(e0.x, e0.y), r1 = hypot(e1.x, e1.y);
+        for (int b = 0; b < blend_count; ++b) {
+            const double *p0 = profile + 2 * blends[b], *p1 = p0 + 2;
+            double dz;
+            if (fabs(r0 - p0[0]) < 1e-9 && fabs(r1 - p1[0]) < 1e-9)
+                dz = e0.z - p0[1];
+            else if (fabs(r1 - p0[0]) < 1e-9 && fabs(r0 - p1[0]) < 1e-9)
+                dz = e1.z - p0[1];
+            else
+                continue;
+            double ctrl[4][2];
+            blend_controls(profile, count, blends[b], ctrl);
+            int n = replaced++;
+            double* knots = reals + n * (12 + 8 + 36);
+            memcpy(knots, circle_knots, sizeof circle_knots);
+            const double v_knots[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+            memcpy(knots + 12, v_knots, sizeof v_knots);
+            for (int i = 0; i < 9; ++i)
+                for (int j = 0; j < 4; ++j) {
+                    points[n * 36 + 4 * i + j] =
+                        osc_v3(ctrl[j][0] * circle_xy[i][0], ctrl[j][0] * circle_xy[i][1], ctrl[j][1] + dz);
+                    knots[20 + 4 * i + j] = i % 2 ? w : 1.0;
+                }
+            nurbs[n] = (osc_brep_nurbs){{2, 3}, {9, 4}, n * (12 + 8 + 36), n * 36, n * (12 + 8 + 36) + 20};
+            // natural normal r (z' e, -r'): outward (+e on a peg, -e in a hole) when z' has the sign
+            osc_brep_surface* s = &surfaces[c->surface_count + n];
+            memset(s, 0, sizeof *s);
+            s->type = OSC_SURFACE_NURBS;
+            s->nurbs = n;
+            s->sense = ((ctrl[3][1] > ctrl[0][1]) != (hole != 0)) ? 1 : -1;
+            faces[f].surface = c->surface_count + n;
+            faces[f].loop_count = 0;
+            faces[f].umin = faces[f].vmin = 0.0;
+            faces[f].umax = faces[f].vmax = 1.0;
+            break;
+        }
+    }
+    d.surfaces = surfaces;
+    d.surface_count = c->surface_count + replaced;
+    d.faces = faces;
+    d.nurbs = nurbs;
+    d.nurbs_count = replaced;
+    d.control_points = points;
+    d.control_point_count = replaced * 36;
+    d.reals = reals;
+    d.real_count = replaced * (12 + 8 + 36);
+    osc_status status = replaced == blend_count ? osc_brep_create(&d, NULL, out) : OSC_ERR_INVALID_ARGUMENT;
+    if (replaced != blend_count) fprintf(stderr, "bench_lmd: %d of %d blends found\n", replaced, blend_count);
+    free(surfaces), free(faces), free(nurbs), free(points), free(reals);
+    return status;
+}
 
 // ---------------------------------------------------------------------------------------------
 // the path and its clearance check
@@ -191,6 +337,22 @@ static void run_scenario(const lmd_scenario* s, const char* build) {
         osc_brep_destroy(peg);
         return;
     }
+    lmd_scenario sampled = *s; // the profiles the path's clearance check follows
+    double *dense_peg = NULL, *dense_hole = NULL;
+    if (s->peg_blend_count || s->hole_blend_count) {
+        osc_brep *free_peg = NULL, *free_block = NULL;
+        if (with_blends(peg, s->peg, s->peg_count, s->peg_blends, s->peg_blend_count, 0, &free_peg) != OSC_OK ||
+            with_blends(block, s->hole, s->hole_count, s->hole_blends, s->hole_blend_count, 1, &free_block) != OSC_OK) {
+            fprintf(stderr, "bench_lmd %s: %s\n", s->name, osc_last_error());
+            osc_brep_destroy(free_peg), osc_brep_destroy(peg), osc_brep_destroy(block);
+            return;
+        }
+        osc_brep_destroy(peg), osc_brep_destroy(block);
+        peg = free_peg, block = free_block;
+        dense_peg = dense_profile(s->peg, s->peg_count, s->peg_blends, s->peg_blend_count, &sampled.peg_count);
+        dense_hole = dense_profile(s->hole, s->hole_count, s->hole_blends, s->hole_blend_count, &sampled.hole_count);
+        sampled.peg = dense_peg, sampled.hole = dense_hole;
+    }
     osc_brep_info peg_info, block_info;
     osc_brep_get_info(peg, &peg_info);
     osc_brep_get_info(block, &block_info);
@@ -215,7 +377,8 @@ static void run_scenario(const lmd_scenario* s, const char* build) {
     lmd_baseline_write_obj(&block_mesh, path_name);
 
     path_step* path = malloc(STEPS * sizeof(path_step));
-    make_path(s, path);
+    make_path(&sampled, path);
+    free(dense_peg), free(dense_hole);
     double smallest_clearance = INFINITY;
     for (int k = 0; k < STEPS; ++k) smallest_clearance = fmin(smallest_clearance, path[k].clearance);
 
@@ -372,6 +535,9 @@ static void run_scenario(const lmd_scenario* s, const char* build) {
                                         "inserted_newton_iterations", "inserted_warm_starts",   "inserted_searches"};
     for (int f = 0; f < 6; ++f) bench_report(suite, name, work_names[f], work[f], "count");
 
+    fprintf(stderr, "%s: edges convex / concave / smooth: peg %d / %d / %d, receptacle %d / %d / %d\n", s->name,
+            peg_info.convex_edge_count, peg_info.concave_edge_count, peg_info.smooth_edge_count,
+            block_info.convex_edge_count, block_info.concave_edge_count, block_info.smooth_edge_count);
     fprintf(stderr,
             "%s: peg %d faces %d leaves, receptacle %d faces %d leaves; meshes %d + %d triangles at %.2f mm "
             "(%.2f s); %d steps, smallest sampled clearance %.4f mm, d_max %.2f mm\n"
@@ -568,11 +734,16 @@ static void run_cable(const lmd_scenario* s) {
 }
 
 int main(int argc, char** argv) {
-    (void)argc;
     char build[1024];
     bench_build_dir(argv[0], build, sizeof build);
-    if (!getenv("BENCH_LMD_CABLE_ONLY"))
-        for (int i = 0; i < 2; ++i) run_scenario(&lmd_scenarios[i], build);
-    run_cable(&lmd_scenarios[1]);
+    // arguments: the scenarios to run (all by default; "cable" the cable alone)
+    int cable = argc < 2;
+    for (int a = 1; a < argc; ++a) cable |= strcmp(argv[a], "cable") == 0;
+    for (int i = 0; i < LMD_SCENARIO_COUNT; ++i) {
+        int wanted = argc < 2;
+        for (int a = 1; a < argc; ++a) wanted |= strcmp(argv[a], lmd_scenarios[i].name) == 0;
+        if (wanted) run_scenario(&lmd_scenarios[i], build);
+    }
+    if (cable) run_cable(&lmd_scenarios[1]);
     return 0;
 }

@@ -75,8 +75,31 @@ static int cells_for(double extent, double step) {
     return (int)cells;
 }
 
+// The largest deviation from its chord of the surface between grid nodes along direction `k` (0: u,
+// 1: v) with `cells` cells, at the chords' midpoints on 17 lines across the face
+static double chord_deviation(const osc_brep* brep, int face_index, int k, int cells) {
+    const osc_brep_face* f = &osc_brep_description(brep)->faces[face_index];
+    double lo[2] = {f->umin, f->vmin}, hi[2] = {f->umax, f->vmax}, worst = 0.0;
+    for (int line = 0; line <= 16; ++line)
+        for (int c = 0; c < cells; ++c) {
+            double a[2], b[2], m[2];
+            a[1 - k] = b[1 - k] = m[1 - k] = lo[1 - k] + (hi[1 - k] - lo[1 - k]) * line / 16.0;
+            a[k] = lo[k] + (hi[k] - lo[k]) * c / cells;
+            b[k] = lo[k] + (hi[k] - lo[k]) * (c + 1) / cells;
+            m[k] = 0.5 * (a[k] + b[k]);
+            osc_vec3 pa = osc_brep_face_point(brep, face_index, a[0], a[1], NULL);
+            osc_vec3 pb = osc_brep_face_point(brep, face_index, b[0], b[1], NULL);
+            osc_vec3 pm = osc_brep_face_point(brep, face_index, m[0], m[1], NULL);
+            double d = osc_length(osc_sub(pm, osc_scale(osc_add(pa, pb), 0.5)));
+            if (d > worst) worst = d;
+        }
+    return worst;
+}
+
 // cells along u and v for face `face` (see lmd_baseline.h, TESSELLATION)
-static void face_grid(const osc_brep_desc* desc, const osc_brep_face* face, double tol, int* nu, int* nv) {
+static void face_grid(const osc_brep* brep, int face_index, double tol, int* nu, int* nv) {
+    const osc_brep_desc* desc = osc_brep_description(brep);
+    const osc_brep_face* face = &desc->faces[face_index];
     const osc_brep_surface* s = &desc->surfaces[face->surface];
     double du = face->umax - face->umin, dv = face->vmax - face->vmin;
     *nu = *nv = 1;
@@ -97,7 +120,12 @@ static void face_grid(const osc_brep_desc* desc, const osc_brep_face* face, doub
             *nu = cells_for(du, angular_step(s->radius + s->radius2, tol));
             *nv = cells_for(dv, angular_step(s->radius2, tol));
             break;
-        case OSC_SURFACE_NURBS: break; // the baseline tessellates the canonical surfaces only
+        case OSC_SURFACE_NURBS: // cells doubled until the midpoints of the grid's chords are within tol
+            for (int k = 0; k < 2; ++k) {
+                int* n = k ? nv : nu;
+                while (*n < MAX_CELLS && chord_deviation(brep, face_index, k, *n) > tol) *n *= 2;
+            }
+            break;
     }
     if (face->loop_count == 0) return;
     if (*nu < TRIMMED_MIN_CELLS) *nu = TRIMMED_MIN_CELLS;
@@ -143,7 +171,7 @@ static int32_t node_vertex(face_mesher* m, int i, int j) {
     if (*slot < 0) {
         double uv[2];
         node_uv(m, i, j, uv);
-        *slot = add_vertex(m->out, osc_brep_surface_point(m->surface, uv[0], uv[1], NULL));
+        *slot = add_vertex(m->out, osc_brep_face_point(m->brep, m->face, uv[0], uv[1], NULL));
     }
     return *slot;
 }
@@ -169,7 +197,7 @@ static int32_t crossing_vertex(face_mesher* m, int i0, int j0, int i1, int j1) {
         else
             b[0] = mid[0], b[1] = mid[1];
     }
-    *slot = add_vertex(m->out, osc_brep_surface_point(m->surface, a[0], a[1], NULL));
+    *slot = add_vertex(m->out, osc_brep_face_point(m->brep, m->face, a[0], a[1], NULL));
     return *slot;
 }
 
@@ -177,7 +205,7 @@ static int32_t crossing_vertex(face_mesher* m, int i0, int j0, int i1, int j1) {
 static void emit(face_mesher* m, int32_t p, int32_t q, int32_t r, const double uv_centroid[2]) {
     if (p == q || q == r || r == p) return;
     osc_vec3 normal;
-    osc_brep_surface_point(m->surface, uv_centroid[0], uv_centroid[1], &normal);
+    osc_brep_face_point(m->brep, m->face, uv_centroid[0], uv_centroid[1], &normal);
     osc_vec3 x0 = vertex_at(m->out, p), x1 = vertex_at(m->out, q), x2 = vertex_at(m->out, r);
     osc_vec3 n = osc_cross(osc_sub(x1, x0), osc_sub(x2, x0));
     if (osc_dot(n, normal) < 0)
@@ -227,7 +255,7 @@ static int mesh_face(const osc_brep* brep, int face, double tol, builder* out) {
     const osc_brep_face* f = &desc->faces[face];
     face_mesher m = {brep, &desc->surfaces[f->surface], face, 1, 1, f->umin, f->vmin, 0, 0, NULL, NULL, NULL, NULL,
                      out};
-    face_grid(desc, f, tol, &m.nu, &m.nv);
+    face_grid(brep, face, tol, &m.nu, &m.nv);
     m.du = (f->umax - f->umin) / m.nu;
     m.dv = (f->vmax - f->vmin) / m.nv;
     size_t nodes = (size_t)(m.nu + 1) * (size_t)(m.nv + 1);

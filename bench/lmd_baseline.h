@@ -8,6 +8,9 @@
 //     R + r and v with r; a cone takes its largest radius over the face) the angular step is
 //     2 acos(1 - tol / R), so every chord deviates from the circle by at most tol (the chordal
 //     error); at most pi / 4;
+//   - B-spline and NURBS faces: the cells along each direction are doubled (from one) until the
+//     surface between consecutive grid nodes deviates from the chord by at most tol at the chords'
+//     midpoints, checked on 17 lines across the face;
 //   - straight directions (plane u and v, cylinder and cone v) need no refinement: one cell, unless
 //     the face is trimmed: a plane trimmed by circular arcs gets cells of side sqrt(4 r tol) (r the
 //     smallest arc radius; a boundary chord crosses at most a cell's diagonal, whose sagitta is then

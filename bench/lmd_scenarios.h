@@ -1,10 +1,12 @@
-// lmd_scenarios.h: the two insertion scenarios of Crozet 2017 chapter 5 (bench_lmd.c has their
-// description) and their insertion path, shared by bench_lmd and test_lmd_supermax.
+// lmd_scenarios.h: the two insertion scenarios of Crozet 2017 chapter 5 and the second with
+// free-form faces (bench_lmd.c has their description and builds the free-form solids), and their
+// insertion path, shared by bench_lmd and test_lmd_supermax.
 
 #ifndef OSC_LMD_SCENARIOS_H
 #define OSC_LMD_SCENARIOS_H
 
 #include <math.h>
+#include <stddef.h>
 
 #include "osculate/math.h"
 
@@ -19,6 +21,12 @@ typedef struct lmd_scenario {
     osc_vec3 block_half;
     double clearance, chordal_error, d_max;
     double inserted_z; // world z of the peg's profile origin (its tip) at full insertion
+    // free-form variant: these profile segments (from point k to k + 1) become NURBS blends
+    // (NULL / 0: the canonical solids of osc_brep_create_revolved and _block_with_hole)
+    const int* peg_blends;
+    int peg_blend_count;
+    const int* hole_blends;
+    int hole_blend_count;
 } lmd_scenario;
 
 // scenario 1: conical tip, four grooves with conical flanks, collar (23 faces); hole radius 25,
@@ -34,6 +42,9 @@ static const double hole1[] = {35, 70, 25, 60, 25, 1, 6.25, -29, 6.25, -35, 0, -
 static const double peg2[] = {0, 0, 8, 0, 14, 8, 14, 40, 17, 44, 17, 80, 20, 84, 20, 130, 30, 130, 30, 150, 0, 150};
 // block top at z = 80; at full insertion the tip is at -49.5 (the collar 0.5 mm above the top)
 static const double hole2[] = {21.5, 80, 20.1, 78.6, 20.1, 34.5, 17.1, 30.5, 17.1, -5.5, 14.1, -9.5, 14.1, -52, 0, -52};
+
+// scenario 2 with free-form faces: the tip, the two transitions and the entry become G1 blends
+static const int peg2_blends[] = {1, 3, 5}, hole2_blends[] = {0, 2, 4};
 
 // The pose (world from the peg's profile) at step `step` of `steps` along the insertion path, with
 // the wobble scaled by `wobble`; `phase`: 0 insertion, 1 turning at full insertion, 2 extraction.
@@ -61,7 +72,9 @@ static osc_pose lmd_path_pose(const lmd_scenario* s, int step, int steps, double
     return osc_pose_make(osc_v3(offset_x, offset_y, z), q);
 }
 
-static const lmd_scenario lmd_scenarios[2] = {
+// The scenarios: the thesis' two with canonical faces first, then hotstab_nurbs.
+enum { LMD_SCENARIO_COUNT = 3 };
+static const lmd_scenario lmd_scenarios[LMD_SCENARIO_COUNT] = {
     {"peg_1pct",
      peg1,
      (int)(sizeof peg1 / sizeof *peg1 / 2),
@@ -71,7 +84,11 @@ static const lmd_scenario lmd_scenarios[2] = {
      0.25,
      0.25,
      2.5,
-     -29.0},
+     -29.0,
+     NULL,
+     0,
+     NULL,
+     0},
     {"hotstab",
      peg2,
      (int)(sizeof peg2 / sizeof *peg2 / 2),
@@ -81,7 +98,25 @@ static const lmd_scenario lmd_scenarios[2] = {
      0.1,
      0.1,
      1.0,
-     -49.5},
+     -49.5,
+     NULL,
+     0,
+     NULL,
+     0},
+    {"hotstab_nurbs",
+     peg2,
+     (int)(sizeof peg2 / sizeof *peg2 / 2),
+     hole2,
+     (int)(sizeof hole2 / sizeof *hole2 / 2),
+     {45, 45, 80},
+     0.1,
+     0.1,
+     1.0,
+     -49.5,
+     peg2_blends,
+     (int)(sizeof peg2_blends / sizeof *peg2_blends),
+     hole2_blends,
+     (int)(sizeof hole2_blends / sizeof *hole2_blends)},
 };
 
 #endif // OSC_LMD_SCENARIOS_H

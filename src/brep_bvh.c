@@ -357,10 +357,31 @@ static osc_status nurbs_face_leaf(osc_brep* b, int face, const double* lo, const
     return OSC_OK;
 }
 
-// The leaves of a NURBS face: its knot spans inside the face's box, each halved (along its longer
-// side in space) until the scaled normal surface's control vectors lie within alpha_max / 2 of
-// their axis (Algorithm 3 on the Bezier pieces, Crozet 2017 §3.3.3), at most 10 times; cells
-// outside the trimming loops are dropped.
+// The largest angle between the normals at the ends and the middle of three iso-lines of direction
+// d (0: u, 1: v) across the piece [lo, hi].
+static double normal_turn(const osc_nurbs* n, const double* lo, const double* hi, int d) {
+    double worst = 0.0;
+    for (int line = 0; line < 3; line++) {
+        double t[2];
+        osc_vec3 m[3];
+        t[1 - d] = lo[1 - d] + 0.5 * line * (hi[1 - d] - lo[1 - d]);
+        for (int k = 0; k < 3; k++) {
+            t[d] = lo[d] + 0.5 * k * (hi[d] - lo[d]);
+            m[k] = osc_nurbs_normal(n, t[0], t[1]);
+        }
+        for (int k = 0; k < 3; k++) {
+            osc_vec3 x = m[k], y = m[(k + 1) % 3];
+            worst = fmax(worst, atan2(osc_length(osc_cross(x, y)), osc_dot(x, y)));
+        }
+    }
+    return worst;
+}
+
+// The leaves of a NURBS face: its knot spans inside the face's box, each halved (in the direction
+// along which its normals turn more; Algorithm 3 quarters instead) until the scaled
+// normal surface's control vectors lie within alpha_max / 2 of their axis (Algorithm 3 on the
+// Bezier pieces, Crozet 2017 §3.3.3), at most 10 times; cells outside the trimming loops are
+// dropped.
 static osc_status add_nurbs_face_leaves(osc_brep* b, int face, leaf_list* list) {
     const osc_brep_face* f = &b->faces[face];
     const osc_nurbs* n = b->face_data[face].geo.nurbs;
@@ -398,7 +419,10 @@ static osc_status add_nurbs_face_leaves(osc_brep* b, int face, leaf_list* list) 
                     st = nurbs_face_leaf(b, face, lo, hi, &s, axis, theta, list);
                     continue;
                 }
-                // split the side longer in space (the control net's extent along u and along v)
+                // split the direction along which the normals turn more (a blend's normals turn
+                // across its short side, where halving the longer side narrows nothing; and an
+                // S-shaped profile's halves each span its whole turn, so the halves' cones do not
+                // tell either); on a tie, the side longer in space (the control net's extent)
                 double along_u = 0.0, along_v = 0.0;
                 euclidean_points(s.patch, (p + 1) * (q + 1), s.points);
                 for (int a = 0; a <= p; a++)
@@ -407,7 +431,8 @@ static osc_status add_nurbs_face_leaves(osc_brep* b, int face, leaf_list* list) 
                         if (a < p) along_u = fmax(along_u, osc_length(osc_sub(s.points[(a + 1) * (q + 1) + c], x)));
                         if (c < q) along_v = fmax(along_v, osc_length(osc_sub(s.points[a * (q + 1) + c + 1], x)));
                     }
-                int k = along_u * p >= along_v * q ? 0 : 1;
+                double turn_u = normal_turn(n, lo, hi, 0), turn_v = normal_turn(n, lo, hi, 1);
+                int k = fabs(turn_u - turn_v) > 1e-9 ? (turn_u > turn_v ? 0 : 1) : (along_u * p >= along_v * q ? 0 : 1);
                 double mid = 0.5 * (lo[k] + hi[k]);
                 for (int half = 0; half < 2; half++) {
                     stack[top].lo[0] = lo[0];

@@ -218,6 +218,45 @@ static void test_projection(void) {
     osc_brep_destroy(b);
 }
 
+// A revolved S-shaped blend (the transition between two coaxial cylinders, radius 14 to 17, as in
+// bench_lmd's hotstab_nurbs): its normals turn across the short profile side, so halving the long
+// circumferential side narrows nothing; the leaves must stay few (632 thin slivers when the
+// longer side was halved; 128 now that pieces are halved where their normals turn), and each leaf's normals within alpha_max.
+static void test_blend_leaves(void) {
+    const double profile[4][2] = {{14, 40}, {14, 40 + 5.0 / 3}, {17, 44 - 5.0 / 3}, {17, 44}};
+    osc_vec3 points[36];
+    double reals[12 + 8 + 36];
+    memcpy(reals, k_circle_knots, sizeof k_circle_knots);
+    const double v_knots[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+    memcpy(reals + 12, v_knots, sizeof v_knots);
+    for (int i = 0; i < 9; i++)
+        for (int j = 0; j < 4; j++) {
+            points[4 * i + j] =
+                osc_v3(profile[j][0] * k_circle_xy[i][0], profile[j][0] * k_circle_xy[i][1], profile[j][1]);
+            reals[20 + 4 * i + j] = i % 2 ? k_w : 1.0;
+        }
+    osc_brep_nurbs n = {{2, 3}, {9, 4}, 0, 0, 20};
+    osc_brep* b = sheet(&n, points, 36, reals, 56, 0, 1, 0, 1);
+    if (!b) return;
+    osc_brep_info info;
+    osc_brep_get_info(b, &info);
+    double alpha_max = osc_brep_settings_default().alpha_max, worst = 0.0;
+    for (int l = 0; l < b->leaf_count; l++) {
+        const osc_brep_leaf* leaf = &b->leaves[l];
+        osc_vec3 n0 = osc_nurbs_normal(&b->nurbs[0], leaf->lo[0], leaf->lo[1]);
+        for (int i = 0; i <= 4; i++)
+            for (int j = 0; j <= 4; j++) {
+                osc_vec3 m = osc_nurbs_normal(&b->nurbs[0], leaf->lo[0] + 0.25 * i * (leaf->hi[0] - leaf->lo[0]),
+                                              leaf->lo[1] + 0.25 * j * (leaf->hi[1] - leaf->lo[1]));
+                worst = fmax(worst, acos(fmin(1.0, osc_dot(m, n0))));
+            }
+    }
+    printf("  revolved S-blend: %d leaves, normals within %.3g of each leaf's corner normal\n", info.leaf_count, worst);
+    CHECK_MSG(info.leaf_count <= 256, "%d leaves", info.leaf_count);
+    CHECK_MSG(worst <= alpha_max + 1e-12, "a leaf's normals turn by %g", worst);
+    osc_brep_destroy(b);
+}
+
 static void test_bad_descriptions(void) {
     osc_vec3 points[18];
     double reals[34];
@@ -394,6 +433,7 @@ int main(void) {
     RUN(test_derivatives);
     RUN(test_bezier_and_normal_cones);
     RUN(test_projection);
+    RUN(test_blend_leaves);
     RUN(test_bad_descriptions);
     RUN(test_nurbs_cylinder_lmd);
     return test_finish();

@@ -791,6 +791,67 @@ static void test_cone_apex(void) {
     osc_brep_destroy(brep);
 }
 
+// ---- distances between free-form faces against OpenCASCADE -------------------------------------
+
+// nurbs_pair.step (tests/data/step/make_fixtures.py nurbs): a smooth loft, whose lateral face is a
+// B_SPLINE_SURFACE_WITH_KNOTS, and a torus written as rational B-splines (every face and edge), the
+// second moved by x -> R x + t (R about `axis` by `angle`); OpenCASCADE 8.0's BRepExtrema_
+// DistShapeShape between the two as it reads the file (face to face, the last edge to face).
+typedef struct occ_distance {
+    double axis[3], angle, translation[3], distance;
+} occ_distance;
+
+static const occ_distance k_nurbs_pair[] = {
+    {{0, 0, 1}, 0, {0, 0, 0}, 1.1265765775493028},
+    {{0, 0, 1}, 0.29999999999999999, {0, 0, 0}, 2.1955294471586049},
+    {{1, 1, 0}, -0.40000000000000002, {-2, 3, 1}, 0.32523534985735242},
+    {{0, 1, 0}, 0.25, {1.5, -4, -6}, 6.9765947748046422},
+    {{1, 0, 0}, 0.59999999999999998, {-3, 0, 5}, 0.94221085795613679},
+    {{1, 2, 3}, 2, {3, 1, -2}, 10.545807203871471},
+};
+
+static void test_nurbs_distances(void) {
+    osc_brep *model = NULL, *loft = NULL, *torus = NULL;
+    osc_brep_import_report report;
+    CHECK_STATUS(osc_brep_load_step(STEP_DIR "nurbs_pair.step", 0, NULL, &model, &report), OSC_OK);
+    if (!model) return;
+    CHECK(osc_brep_shell_count(model) == 2);
+    CHECK_STATUS(osc_brep_create_from_shell(model, 0, NULL, &loft), OSC_OK);
+    CHECK_STATUS(osc_brep_create_from_shell(model, 1, NULL, &torus), OSC_OK);
+    if (loft && torus) {
+        const osc_brep_desc* d = osc_brep_description(torus);
+        int nurbs_faces = 0;
+        for (int f = 0; f < d->face_count; f++)
+            nurbs_faces += d->surfaces[d->faces[f].surface].type == OSC_SURFACE_NURBS;
+        CHECK(nurbs_faces == d->face_count);
+        osc_brep_info info;
+        osc_brep_get_info(loft, &info);
+        double size = osc_length(osc_sub(info.hi, info.lo)), worst = 0.0;
+        static osc_lmd_contact contacts[256];
+        for (size_t k = 0; k < sizeof k_nurbs_pair / sizeof *k_nurbs_pair; k++) {
+            const occ_distance* o = &k_nurbs_pair[k];
+            osc_pose pose = osc_pose_make(
+                osc_v3(o->translation[0], o->translation[1], o->translation[2]),
+                osc_quat_from_axis_angle(osc_normalize(osc_v3(o->axis[0], o->axis[1], o->axis[2])), o->angle));
+            osc_lmd_settings s = osc_lmd_settings_default();
+            s.d_max = 1.5 * o->distance;
+            osc_lmd_output out = {.contacts = contacts, .capacity = 256};
+            CHECK_STATUS(osc_lmd_query(loft, osc_pose_identity(), torus, pose, &s, NULL, &out, 1), OSC_OK);
+            double least = INFINITY;
+            for (int i = 0; i < out.count; i++) least = fmin(least, contacts[i].distance);
+            double error = fabs(least - o->distance) / size;
+            worst = fmax(worst, error);
+            CHECK_MSG(error <= 1e-9, "nurbs_pair.step pose %zu: %.17g, OpenCASCADE %.17g (%.2g of the part size)", k,
+                      least, o->distance, error);
+        }
+        printf("  nurbs_pair.step: %zu distances agree with OpenCASCADE's to %.2g of the part size (%.4g)\n",
+               sizeof k_nurbs_pair / sizeof *k_nurbs_pair, worst, size);
+    }
+    osc_brep_destroy(loft);
+    osc_brep_destroy(torus);
+    osc_brep_destroy(model);
+}
+
 // replaces the first `from` of `text` by `to` into a new string
 static char* replaced(const char* text, const char* from, const char* to) {
     const char* at = strstr(text, from);
@@ -1452,6 +1513,7 @@ int main(void) {
     RUN(test_screw);
     RUN(test_linkrods);
     RUN(test_cone_apex);
+    RUN(test_nurbs_distances);
     RUN(test_void);
     RUN(test_freecad_parts);
     RUN(test_kicad_parts);

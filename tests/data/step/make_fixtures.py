@@ -5,6 +5,8 @@ files back.
 
 usage: make_fixtures.py write      # (re)writes the fixtures below into this directory
        make_fixtures.py reference  # prints, per file, OpenCASCADE's solids as a C table
+       make_fixtures.py nurbs      # (re)writes nurbs_pair.step and prints OpenCASCADE's distances
+                                   # between its solids at the poses of test_brep_step.c
 
 Fixtures (lengths in millimetres unless said):
   asm_placed.step   part P (a 10 x 20 x 30 box with a cylindrical boss) placed once by a rotation
@@ -20,6 +22,12 @@ Fixtures (lengths in millimetres unless said):
                     non-identity origin onto the identity
   two_solids.step   two boxes in one SHAPE_REPRESENTATION (write.step.assembly off)
   cone_apex.step    a solid cone reaching its apex (radius 3, height 5)
+  nurbs_pair.step   two solids with free-form faces in one SHAPE_REPRESENTATION: a loft
+                    (BRepOffsetAPI_ThruSections, smooth) through a circle of radius 10 at z = 0, an
+                    ellipse (13, 8) about (1, 0, 15) and a circle of radius 6 at z = 30 (a
+                    B_SPLINE_SURFACE_WITH_KNOTS between two planes), and a torus (R 8, r 3) turned
+                    into rational B-splines by BRepBuilderAPI_NurbsConvert (every face and edge a
+                    NURBS), turned by 1.2 rad about x and moved to (26, 2, 15)
 """
 
 import math
@@ -216,6 +224,67 @@ def write_all():
     write_shape(os.path.join(HERE, "cone_apex.step"), BRepPrimAPI_MakeCone(3.0, 0.0, 5.0).Shape())
 
 
+def nurbs_pair():
+    from OCP.BRepBuilderAPI import BRepBuilderAPI_MakeEdge, BRepBuilderAPI_MakeWire, BRepBuilderAPI_NurbsConvert
+    from OCP.BRepBuilderAPI import BRepBuilderAPI_Transform
+    from OCP.BRepOffsetAPI import BRepOffsetAPI_ThruSections
+    from OCP.BRepPrimAPI import BRepPrimAPI_MakeTorus
+    from OCP.gp import gp_Circ, gp_Elips
+
+    def wire(curve):
+        return BRepBuilderAPI_MakeWire(BRepBuilderAPI_MakeEdge(curve).Edge()).Wire()
+
+    loft = BRepOffsetAPI_ThruSections(True, False)
+    loft.AddWire(wire(gp_Circ(gp_Ax2(gp_Pnt(0, 0, 0), gp_Dir(0, 0, 1)), 10.0)))
+    loft.AddWire(wire(gp_Elips(gp_Ax2(gp_Pnt(1, 0, 15), gp_Dir(0, 0, 1)), 13.0, 8.0)))
+    loft.AddWire(wire(gp_Circ(gp_Ax2(gp_Pnt(0, 0, 30), gp_Dir(0, 0, 1)), 6.0)))
+    loft.Build()
+    torus = BRepBuilderAPI_NurbsConvert(BRepPrimAPI_MakeTorus(gp_Ax2(gp_Pnt(0, 0, 0), gp_Dir(0, 0, 1)), 8.0,
+                                                              3.0).Shape(), True).Shape()
+    moved = BRepBuilderAPI_Transform(torus, placement((1, 0, 0), 1.2, (26.0, 2.0, 15.0)).Transformation(),
+                                     True).Shape()
+    return loft.Shape(), moved
+
+
+# the poses of the second solid of nurbs_pair.step (x -> R x + t in the model's frame, R about the
+# axis through the origin) at which test_brep_step.c compares the distances
+NURBS_POSES = (((0, 0, 1), 0.0, (0, 0, 0)), ((0, 0, 1), 0.3, (0, 0, 0)), ((1, 1, 0), -0.4, (-2, 3, 1)),
+               ((0, 1, 0), 0.25, (1.5, -4, -6)), ((1, 0, 0), 0.6, (-3, 0, 5)), ((1, 2, 3), 2.0, (3, 1, -2)))
+
+
+def write_nurbs():
+    from OCP.BRepBuilderAPI import BRepBuilderAPI_Transform
+    from OCP.BRepExtrema import BRepExtrema_DistShapeShape
+
+    path = os.path.join(HERE, "nurbs_pair.step")
+    loft, torus = nurbs_pair()
+    pair = TopoDS_Compound()
+    builder = BRep_Builder()
+    builder.MakeCompound(pair)
+    builder.Add(pair, loft)
+    builder.Add(pair, torus)
+    write_shape(path, pair, assembly=False)
+    # read back, as the test does
+    reader = STEPControl_Reader()
+    if reader.ReadFile(path) != IFSelect_RetDone:
+        raise RuntimeError(path)
+    reader.TransferRoots()
+    solids = []
+    explorer = TopExp_Explorer(reader.OneShape(), TopAbs_SOLID)
+    while explorer.More():
+        solids.append(explorer.Current())
+        explorer.Next()
+    for axis, angle, translation in NURBS_POSES:
+        moved = BRepBuilderAPI_Transform(solids[1], placement(axis, angle, translation).Transformation(),
+                                         True).Shape()
+        tool = BRepExtrema_DistShapeShape(solids[0], moved)
+        kinds = ",".join("%s/%s" % (str(tool.SupportTypeShape1(i)).split("_")[-1],
+                                    str(tool.SupportTypeShape2(i)).split("_")[-1])
+                         for i in range(1, tool.NbSolution() + 1))
+        print("    {{%g, %g, %g}, %.17g, {%g, %g, %g}, %.17g}, // %s" % (axis + (angle,) + translation +
+                                                                         (tool.Value(), kinds)))
+
+
 def reference():
     for name in FILES:
         reader = STEPControl_Reader()
@@ -244,6 +313,6 @@ def reference():
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in ("write", "reference"):
+    if len(sys.argv) != 2 or sys.argv[1] not in ("write", "reference", "nurbs"):
         sys.exit(__doc__)
-    write_all() if sys.argv[1] == "write" else reference()
+    {"write": write_all, "reference": reference, "nurbs": write_nurbs}[sys.argv[1]]()
