@@ -106,17 +106,15 @@ def test_one_reverse_pass_is_one_query_and_one_transpose(sphere_body):
     a, b = box_capsule()
     sa, sb = osc.SDF.sphere(0.5), osc.SDF.box([0.4, 0.3, 0.35], rounding=0.1)
     brep_a, brep_b = osc.Brep.box([1.0, 2.0, 0.5]), osc.Brep.sphere(0.3)
-    cases = [
+    qa, qb = pose([0, 0, 0], [1, 0, 0], 0.2), pose([0.6, 0.1, 0.2], [0, 1, 1], 0.4)
+    ra, rb = pose([0.1, 0.2, 0.3], [0, 0, 1], 0), pose([0.8, 0.25, 0.3], [0, 0, 1], 0.2)
+    la, lb = pose([0.1, -0.2, 0.05], [1, 2, 3], 0.3), pose([0.3, 0.1, 1.2], [0, 0, 1], 0.0)
+    cases = [  # (target, its jacobians attribute, the function of pose_b, pose_b)
         ("osculate_manifold", 1, lambda p: oj.manifold(body, pa, body, p)["distance"], pb),
-        ("osculate_dcol", 1 << 2, lambda p: oj.dcol(a, pose([0, 0, 0], [1, 0, 0], 0.2), b, p,
-                                                    outputs=("point",))["point"],
-         pose([0.6, 0.1, 0.2], [0, 1, 1], 0.4)),
-        ("osculate_sdf_pair", 1, lambda p: oj.sdf_pair(sa, pose([0.1, 0.2, 0.3], [0, 0, 1], 0), sb,
-                                                       p, temperature=0.05)["distance"],
-         pose([0.8, 0.25, 0.3], [0, 0, 1], 0.2)),
-        ("osculate_lmd", 1, lambda p: oj.lmd(brep_a, pose([0.1, -0.2, 0.05], [1, 2, 3], 0.3),
-                                             brep_b, p)["distance"], pose([0.3, 0.1, 1.2], [0, 0, 1],
-                                                                          0.0))]
+        ("osculate_dcol", 1 << 2, lambda p: oj.dcol(a, qa, b, p, outputs=("point",))["point"], qb),
+        ("osculate_sdf_pair", 1,
+         lambda p: oj.sdf_pair(sa, ra, sb, p, temperature=0.05)["distance"], rb),
+        ("osculate_lmd", 1, lambda p: oj.lmd(brep_a, la, brep_b, p)["distance"], lb)]
     for target, mask, f, p in cases:
         w = jnp.asarray(np.random.default_rng(1).normal(size=f(p).shape))
         vg = jax.jit(jax.value_and_grad(lambda p: jnp.sum(w * f(p))))
@@ -126,7 +124,8 @@ def test_one_reverse_pass_is_one_query_and_one_transpose(sphere_body):
         assert custom_calls(jax.jit(f), p) == ([(target, 0)], 0), target
         # forward mode applies the Jacobians instead
         jf = jax.jit(lambda p: jax.jvp(f, (p,), (jnp.ones_like(p),))[1])
-        assert custom_calls(jf, p) == (sorted([(target, mask), ("osculate_found_apply", None)]), 0)
+        forward = sorted([(target, mask), ("osculate_found_apply", None)])
+        assert custom_calls(jf, p) == (forward, 0), target
         np.testing.assert_allclose(vg(p)[1], jnp.tensordot(w, jax.jacrev(f)(p), w.ndim),
                                    rtol=1e-12, atol=1e-12)
 

@@ -116,8 +116,8 @@ def test_one_reverse_pass_is_one_call_with_jacobians(sphere_body):
     box, capsule, pa, pb = dcol_case()
     body = sphere_body[0]
     ma, mb = manifold_poses()
-    cases = [("osculate_dcol_wrench", lambda p, u: oj.dcol_wrench(box, pa, VA, capsule, p, u, **FORCE),
-              pb),
+    cases = [("osculate_dcol_wrench",
+              lambda p, u: oj.dcol_wrench(box, pa, VA, capsule, p, u, **FORCE), pb),
              ("osculate_manifold_wrench",
               lambda p, u: oj.manifold_wrench(body, ma, VA, body, p, u, **FORCE), mb)]
     w = jnp.asarray(np.random.default_rng(3).normal(size=(2, 6)))
