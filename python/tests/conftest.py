@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 
@@ -51,3 +53,23 @@ def run_isolated(function, timeout=300):
     assert r.returncode == 0, "%s exited with %d:\n%s\n%s" % (function.__name__, r.returncode,
                                                                r.stdout[-3000:], r.stderr[-3000:])
     return r.stdout
+
+
+def custom_calls(jitted, *args):
+    """What the compiled program of `jitted` (a jax.jit function) at `args` runs: a list of
+    (target, jacobians) for each osculate custom call after XLA's optimisations (jacobians: the
+    attribute of the lowered call, None where the target has none), and the number of while
+    loops. A reverse pass should hold each query's call once, with its Jacobians, and the
+    found-rows transpose, never the query twice or a loop."""
+    lowered = jitted.lower(*args)
+    calls = []
+    for line in lowered.as_text().splitlines():
+        m = re.search(r"stablehlo\.custom_call @(osculate_\w+)", line)
+        if m:
+            j = re.search(r"jacobians = (\d+) : i64", line)
+            calls.append((m.group(1), int(j.group(1)) if j else None))
+    compiled = lowered.compile().as_text()
+    targets = re.findall(r'custom_call_target="(osculate_\w+)"', compiled)
+    # every lowered call survives compilation (none is dead code, none merged away)
+    assert sorted(targets) == sorted(t for t, _ in calls), (targets, calls)
+    return sorted(calls), len(re.findall(r"\bwhile\(", compiled))

@@ -20,6 +20,7 @@ from jax.test_util import check_grads  # noqa: E402
 import osculate as osc  # noqa: E402
 import osculate.jax as oj  # noqa: E402
 from osculate import _xla  # noqa: E402
+from conftest import custom_calls  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 
@@ -94,6 +95,39 @@ def test_grad_of_dcol_alpha_asks_for_alpha_jacobian_only():
     assert "jacobians = 1 : i64" in text  # the mask of alpha alone
     full = jax.jit(jax.grad(lambda q: oj.dcol(a, pa, b, q)["distance"])).lower(pb).as_text()
     assert "jacobians = 63 : i64" in full  # dcol() asks for all six outputs' Jacobians
+
+
+def test_one_reverse_pass_is_one_query_and_one_transpose(sphere_body):
+    """value_and_grad of a weighted sum over each family's outputs runs the query once, with its
+    Jacobians, and found_transpose once per differentiated output (never found_apply, which the
+    reverse pass transposes away), and no loop; jacrev the same calls, batched over its rows."""
+    body = sphere_body[0]
+    pa, pb = sphere_pair_poses()
+    a, b = box_capsule()
+    sa, sb = osc.SDF.sphere(0.5), osc.SDF.box([0.4, 0.3, 0.35], rounding=0.1)
+    brep_a, brep_b = osc.Brep.box([1.0, 2.0, 0.5]), osc.Brep.sphere(0.3)
+    qa, qb = pose([0, 0, 0], [1, 0, 0], 0.2), pose([0.6, 0.1, 0.2], [0, 1, 1], 0.4)
+    ra, rb = pose([0.1, 0.2, 0.3], [0, 0, 1], 0), pose([0.8, 0.25, 0.3], [0, 0, 1], 0.2)
+    la, lb = pose([0.1, -0.2, 0.05], [1, 2, 3], 0.3), pose([0.3, 0.1, 1.2], [0, 0, 1], 0.0)
+    cases = [  # (target, its jacobians attribute, the function of pose_b, pose_b)
+        ("osculate_manifold", 1, lambda p: oj.manifold(body, pa, body, p)["distance"], pb),
+        ("osculate_dcol", 1 << 2, lambda p: oj.dcol(a, qa, b, p, outputs=("point",))["point"], qb),
+        ("osculate_sdf_pair", 1,
+         lambda p: oj.sdf_pair(sa, ra, sb, p, temperature=0.05)["distance"], rb),
+        ("osculate_lmd", 1, lambda p: oj.lmd(brep_a, la, brep_b, p)["distance"], lb)]
+    for target, mask, f, p in cases:
+        w = jnp.asarray(np.random.default_rng(1).normal(size=f(p).shape))
+        vg = jax.jit(jax.value_and_grad(lambda p: jnp.sum(w * f(p))))
+        expected = sorted([(target, mask), ("osculate_found_transpose", None)])
+        assert custom_calls(vg, p) == (expected, 0), target
+        assert custom_calls(jax.jit(jax.jacrev(f)), p) == (expected, 0), target
+        assert custom_calls(jax.jit(f), p) == ([(target, 0)], 0), target
+        # forward mode applies the Jacobians instead
+        jf = jax.jit(lambda p: jax.jvp(f, (p,), (jnp.ones_like(p),))[1])
+        forward = sorted([(target, mask), ("osculate_found_apply", None)])
+        assert custom_calls(jf, p) == (forward, 0), target
+        np.testing.assert_allclose(vg(p)[1], jnp.tensordot(w, jax.jacrev(f)(p), w.ndim),
+                                   rtol=1e-12, atol=1e-12)
 
 
 def test_checkpoint_and_scan_over_time_steps():

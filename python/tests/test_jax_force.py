@@ -12,6 +12,7 @@ from jax.test_util import check_grads  # noqa: E402
 
 import osculate as osc  # noqa: E402
 import osculate.jax as oj  # noqa: E402
+from conftest import custom_calls  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 
@@ -106,6 +107,35 @@ def test_manifold_wrench_grads_in_both_modes(sphere_body):
     f = lambda p, q, u, v: oj.manifold_wrench(body, p, u, body, q, v, **FORCE)  # noqa: E731
     check_grads(f, tuple(jnp.asarray(x) for x in (pa, pb, VA, VB)), order=1,
                 modes=("fwd", "rev"), eps=1e-6, atol=2e-3, rtol=1e-5)
+
+
+def test_one_reverse_pass_is_one_call_with_jacobians(sphere_body):
+    """value_and_grad and vjp run the wrench's custom call once, with its Jacobians (the value
+    comes from that call), and no loop: a reverse pass costs one forward-with-Jacobians call and
+    the transposed products, as jacrev does for all its rows at once."""
+    box, capsule, pa, pb = dcol_case()
+    body = sphere_body[0]
+    ma, mb = manifold_poses()
+    cases = [("osculate_dcol_wrench",
+              lambda p, u: oj.dcol_wrench(box, pa, VA, capsule, p, u, **FORCE), pb),
+             ("osculate_manifold_wrench",
+              lambda p, u: oj.manifold_wrench(body, ma, VA, body, p, u, **FORCE), mb)]
+    w = jnp.asarray(np.random.default_rng(3).normal(size=(2, 6)))
+    for target, f, p in cases:
+        args = (jnp.asarray(p), jnp.asarray(VB))
+        assert jnp.any(f(*args) != 0)  # in contact: the Jacobians are not trivially zero
+        vg = jax.jit(jax.value_and_grad(lambda p, u: jnp.sum(w * f(p, u)), argnums=(0, 1)))
+        pullback = jax.jit(lambda p, u: jax.vjp(f, p, u)[1](w))
+        jr = jax.jit(jax.jacrev(f, argnums=(0, 1)))
+        for g in (vg, pullback, jr):
+            assert custom_calls(g, *args) == ([(target, 1)], 0)
+        assert custom_calls(jax.jit(f), *args) == ([(target, 0)], 0)
+        # the reverse pass's gradient is the Jacobian's rows weighted by w
+        value, (gp, gu) = vg(*args)
+        jp, ju = jr(*args)
+        np.testing.assert_allclose(gp, jnp.einsum("rc,rcp->p", w, jp), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(gu, jnp.einsum("rc,rcp->p", w, ju), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(value, jnp.sum(w * f(*args)), rtol=1e-14)
 
 
 def test_vmap_is_one_batched_call_equal_to_the_loop(sphere_body):
