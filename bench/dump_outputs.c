@@ -83,6 +83,7 @@
 // be mapped (tools/compare_dumps.py --scale, e.g. 2 for a half-length) or left unmatched.
 
 #include "bench.h"
+#include "lmd_scenarios.h"
 
 #include "osculate/osculate.h"
 
@@ -1331,53 +1332,18 @@ static void dump_lmd_answer(const sink* s, const char* name, const lmd_answer* a
 
 // the family --------------------------------------------------------------------------------
 
-// bench_lmd.c's scenarios (millimetres): the peg's (r, z) profile, tip at z = 0; the hole's, from
-// the block's top down
-static const double lmd_peg1[] = {0,     0,  6,     0,   24.75, 30,  24.75, 40,  23.5,  41,  23.5,  43,
-                                  24.75, 44, 24.75, 54,  23.5,  55,  23.5,  57,  24.75, 58,  24.75, 68,
-                                  23.5,  69, 23.5,  71,  24.75, 72,  24.75, 82,  23.5,  83,  23.5,  85,
-                                  24.75, 86, 24.75, 100, 35,    100, 35,    120, 20,    130, 0,     130};
-static const double lmd_hole1[] = {35, 70, 25, 60, 25, 1, 6.25, -29, 6.25, -35, 0, -35};
-static const double lmd_peg2[] = {0, 0, 8, 0, 14, 8, 14, 40, 17, 44, 17, 80, 20, 84, 20, 130, 30, 130, 30, 150, 0, 150};
-static const double lmd_hole2[] = {21.5, 80,   20.1, 78.6, 20.1, 34.5, 17.1, 30.5,
-                                   17.1, -5.5, 14.1, -9.5, 14.1, -52,  0,    -52};
+enum { LMD_PATH_STEPS = 300, LMD_DUMP_STEPS = 8 }; // bench_lmd.c's path length, the steps dumped
 
-enum { LMD_PATH_STEPS = 300, LMD_DUMP_STEPS = 8 };
-
-typedef struct lmd_scenario {
-    const char* name;
-    const double *peg, *hole;
-    int peg_count, hole_count;
-    osc_vec3 block_half;
-    double d_max, inserted_z;
+// a scenario of bench/lmd_scenarios.h at the path steps dumped
+typedef struct lmd_dump_case {
+    const lmd_scenario* scenario;
     int shrinks[LMD_DUMP_STEPS]; // how often bench_lmd.c's clearance check shrinks each step's wobble
-} lmd_scenario;
+} lmd_dump_case;
 
 static const int lmd_steps[LMD_DUMP_STEPS] = {70, 100, 101, 102, 134, 150, 151, 200};
 
-// bench_lmd.c's path_pose: the world-from-profile pose at path step `step` with the wobble scaled
-static osc_pose lmd_path_pose(const lmd_scenario* s, int step, double wobble) {
-    const double pi = 3.14159265358979323846;
-    double t = (double)step / (LMD_PATH_STEPS - 1);
-    double start = s->block_half.z + 5.0, depth = start - s->inserted_z;
-    double z, spin = 0;
-    if (t < 0.45)
-        z = start - depth * t / 0.45;
-    else if (t < 0.55) {
-        z = s->inserted_z;
-        spin = 3.0 * pi / 180 * sin(2 * pi * (t - 0.45) / 0.1);
-    } else
-        z = s->inserted_z + depth * (t - 0.55) / 0.45;
-    double offset_x = 2.0 * wobble * sin(2 * pi * 3.0 * t);
-    double offset_y = 1.4 * wobble * cos(2 * pi * 2.0 * t);
-    double tilt = 0.02 * wobble * sin(2 * pi * 5.0 * t + 0.7);
-    osc_vec3 tilt_axis = osc_v3(cos(2 * pi * t), sin(2 * pi * t), 0);
-    osc_quat q =
-        osc_quat_mul(osc_quat_from_axis_angle(tilt_axis, tilt), osc_quat_from_axis_angle(osc_v3(0, 0, 1), spin));
-    return osc_pose_make(osc_v3(offset_x, offset_y, z), q);
-}
-
-static void dump_lmd_scenario(const sink* s, const lmd_scenario* scenario, lmd_answer* answer) {
+static void dump_lmd_scenario(const sink* s, const lmd_dump_case* dump, lmd_answer* answer) {
+    const lmd_scenario* scenario = dump->scenario;
     osc_brep* peg = make_revolved(scenario->peg, scenario->peg_count);
     osc_brep* block = make_block_with_hole(scenario->block_half, scenario->hole, scenario->hole_count);
     lmd_inputs inputs = {scenario->d_max, 0.0, 0.0};
@@ -1385,10 +1351,11 @@ static void dump_lmd_scenario(const sink* s, const lmd_scenario* scenario, lmd_a
     char name[96];
     for (int k = 0; k < LMD_DUMP_STEPS; ++k) {
         double wobble = 1.0;
-        for (int shrink = 0; shrink < scenario->shrinks[k]; ++shrink) wobble *= 0.7;
+        for (int shrink = 0; shrink < dump->shrinks[k]; ++shrink) wobble *= 0.7;
         // the peg's body frame is its profile's frame: the builder keeps the profile's coordinates
         // (bench_lmd.c moves the peg by minus its BVH box's lo.z, 0.14 mm up, from the pose it checked)
-        osc_pose pose_peg = lmd_path_pose(scenario, lmd_steps[k], wobble);
+        int phase;
+        osc_pose pose_peg = lmd_path_pose(scenario, lmd_steps[k], LMD_PATH_STEPS, wobble, &phase);
         for (int cached = 1; cached >= 0; --cached) {
             snprintf(name, sizeof name, "%s.step%03d.%s", scenario->name, lmd_steps[k], cached ? "cache" : "no_cache");
             lmd_query(peg, pose_peg, block, osc_pose_identity(), inputs, cached ? cache : NULL, answer);
@@ -1404,27 +1371,9 @@ static void dump_lmd_scenario(const sink* s, const lmd_scenario* scenario, lmd_a
 static void dump_lmd(FILE* out) {
     sink s = {out, "lmd"};
     lmd_answer* answer = allocate(1, sizeof *answer);
-    const lmd_scenario scenarios[2] = {
-        {"peg_1pct",
-         lmd_peg1,
-         lmd_hole1,
-         (int)(sizeof lmd_peg1 / sizeof *lmd_peg1 / 2),
-         (int)(sizeof lmd_hole1 / sizeof *lmd_hole1 / 2),
-         {45, 45, 70},
-         2.5,
-         -29.0,
-         {7, 6, 6, 6, 8, 6, 6, 4}},
-        {"hotstab",
-         lmd_peg2,
-         lmd_hole2,
-         (int)(sizeof lmd_peg2 / sizeof *lmd_peg2 / 2),
-         (int)(sizeof lmd_hole2 / sizeof *lmd_hole2 / 2),
-         {45, 45, 80},
-         1.0,
-         -49.5,
-         {0, 10, 10, 9, 11, 8, 8, 6}},
-    };
-    for (int k = 0; k < 2; ++k) dump_lmd_scenario(&s, &scenarios[k], answer);
+    const lmd_dump_case cases[2] = {{&lmd_scenarios[0], {7, 6, 6, 6, 8, 6, 6, 4}},
+                                    {&lmd_scenarios[1], {0, 10, 10, 9, 11, 8, 8, 6}}};
+    for (int k = 0; k < 2; ++k) dump_lmd_scenario(&s, &cases[k], answer);
     // analytic pairs (unit lengths)
     osc_brep* sphere = make_brep_sphere(1.0);
     osc_brep* small_sphere = make_brep_sphere(0.5);
