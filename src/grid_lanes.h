@@ -158,6 +158,79 @@ static __attribute__((target(GRID_LANES_TARGET), noinline)) void LANES(grid_lane
     for (; i < count; ++i) values[i] = grid_gradient_at_fma(grid, &points[i], &gradients[i]);
 }
 
+// The distances at points[0 .. W) alone, each lane grid_distance_fma's value operations on one point
+// (grid_lanes_distance without the gradient's contractions), and the clamped points; returns the
+// lanes whose point lies outside the region, which the caller continues.
+static inline __attribute__((target(GRID_LANES_TARGET), always_inline)) unsigned
+LANES(grid_lanes_value)(const osc_grid* grid, const osc_vec3* points, double values[W], double clamped[3][W]) {
+    double coordinate[3][W];
+    for (int i = 0; i < W; ++i) {
+        coordinate[0][i] = points[i].x;
+        coordinate[1][i] = points[i].y;
+        coordinate[2][i] = points[i].z;
+    }
+    LANES(lanes) t[3], fl[3];
+    unsigned outside = 0;
+    for (int a = 0; a < 3; ++a) {
+        LANES(lanes) x = lanes_load(coordinate[a]);
+        LANES(lanes) lo = lanes_splat((&grid->origin.x)[a]), hi = lanes_splat(grid->upper[a]);
+        LANES(lanes) c = lanes_min(hi, lanes_max(lo, x));
+        lanes_store(clamped[a], c);
+        for (int i = 0; i < W; ++i)
+            if (coordinate[a][i] < (&grid->origin.x)[a] || coordinate[a][i] > grid->upper[a]) outside |= 1u << i;
+        LANES(lanes) u = lanes_mul(lanes_sub(c, lo), lanes_splat(grid->inverse_cell));
+        LANES(lanes) whole = lanes_add(lanes_trunc(u), lanes_zero());
+        fl[a] = lanes_min(whole, lanes_splat(grid->last_cell[a]));
+        t[a] = lanes_sub(u, fl[a]);
+    }
+    double ny = (double)(grid->cells[1] + 3), nz = (double)(grid->cells[2] + 3);
+    LANES(lane_index)
+    base = lanes_to_index(lanes_fma(lanes_fma(fl[0], lanes_splat(ny), fl[1]), lanes_splat(nz), fl[2]));
+    int stride_y = grid->cells[2] + 3, stride_x = (grid->cells[1] + 3) * stride_y;
+    const LANES(lanes) sixth = lanes_splat(1.0 / 6.0), half = lanes_splat(0.5), one = lanes_splat(1.0);
+    LANES(lanes) w[4][3];
+    for (int a = 0; a < 3; ++a) {
+        LANES(lanes) ta = t[a], t2 = lanes_mul(ta, ta), r = lanes_sub(one, ta), r2 = lanes_mul(r, r);
+        w[0][a] = lanes_mul(lanes_mul(r2, r), sixth);
+        w[1][a] = lanes_fma(t2, lanes_fma(half, ta, lanes_splat(-1.0)), lanes_splat(2.0 / 3.0));
+        w[2][a] = lanes_fma(lanes_fma(lanes_fma(lanes_splat(-0.5), ta, half), ta, half), ta, sixth);
+        w[3][a] = lanes_mul(lanes_mul(t2, ta), sixth);
+    }
+    LANES(lanes) plane[4];
+    for (int k = 0; k < 4; ++k) plane[k] = lanes_zero();
+    for (int j = 0; j < 4; ++j)
+        for (int k = 0; k < 4; ++k) {
+            LANES(lane_index) at = lanes_index_add(base, j * stride_y + k);
+            LANES(lanes) line = lanes_zero();
+            for (int a = 0; a < 4; ++a)
+                line = lanes_fma(lanes_gather(grid->distance, lanes_index_add(at, a * stride_x)), w[a][0], line);
+            plane[k] = lanes_fma(line, w[j][1], plane[k]);
+        }
+    LANES(lanes) value = lanes_zero();
+    for (int k = 0; k < 4; ++k) value = lanes_fma(plane[k], w[k][2], value);
+    lanes_store(values, value);
+    return outside;
+}
+
+// grid_trace_distances' kernel for this width: W points in lanes (count <= W; the missing lanes
+// repeat the first point), osc_grid_eval's NaN rule
+static __attribute__((target(GRID_LANES_TARGET), noinline)) void
+LANES(grid_lanes_values)(const osc_grid* grid, const osc_vec3* points, size_t count, double* values) {
+    osc_vec3 lane[W];
+    for (int k = 0; k < W; ++k) lane[k] = points[(size_t)k < count ? (size_t)k : 0];
+    double v[W], c[3][W];
+    unsigned outside = LANES(grid_lanes_value)(grid, lane, v, c);
+    for (size_t k = 0; k < count; ++k) {
+        const osc_vec3* x = &points[k];
+        if (outside >> k & 1) {
+            int axes[3];
+            for (int a = 0; a < 3; ++a) axes[a] = (&x->x)[a] < (&grid->origin.x)[a] || (&x->x)[a] > grid->upper[a];
+            v[k] = distance_outside(*x, osc_v3(c[0][k], c[1][k], c[2][k]), axes, v[k], NULL);
+        }
+        values[k] = grid_point_nan(x) ? NAN : v[k];
+    }
+}
+
 #undef W
 #undef GRID_LANES_TARGET
 #undef LANES
