@@ -1147,27 +1147,6 @@ void grid_distance_gradients(const osc_grid* grid, const osc_vec3* points, size_
     grid_many(grid, points, count, values, gradients);
 }
 
-void grid_trace_distances(const osc_grid* grid, const osc_vec3* points, size_t count, double* values) {
-#ifdef GRID_FMA
-    int level = grid_kernel_level();
-    if (level >= 3 && count > 2) {
-        for (size_t i = 0; i < count; i += 8)
-            grid_lanes_values_x8(grid, points + i, count - i < 8 ? count - i : 8, values + i);
-        return;
-    }
-    if (level == 2 && count > 2) {
-        for (size_t i = 0; i < count; i += 4)
-            grid_lanes_values_x4(grid, points + i, count - i < 4 ? count - i : 4, values + i);
-        return;
-    }
-#endif
-    if (count == 2) {
-        grid_distance_pair(grid, &points[0], &points[1], values);
-        return;
-    }
-    grid_many(grid, points, count, values, NULL);
-}
-
 double grid_distance(const osc_grid* grid, const osc_vec3* x) {
 #ifdef GRID_FMA
     if (grid_have_fma()) return grid_distance_at_fma(grid, x);

@@ -82,11 +82,6 @@ double grid_distance_gradient_at(const osc_grid* grid, const osc_vec3* x, osc_ve
 // (osc_grid_eval's without derivatives), one point at a time in one call.
 void grid_distances(const osc_grid* grid, const osc_vec3* points, size_t count, double* values);
 
-// The distances at points[0 .. count) into values[], each bit for bit grid_distance's at that point,
-// for points whose evaluations do not depend on each other (the steps of several sphere traces): on
-// the FMA path with AVX-512F, 8 at a time in SIMD lanes (docs/grid.md, "Many points at once").
-void grid_trace_distances(const osc_grid* grid, const osc_vec3* points, size_t count, double* values);
-
 // The same with the gradients, each bit for bit grid_distance_gradient_at's: on the FMA path the
 // points go 8 (AVX-512F) or 4 (AVX2) at a time through SIMD lanes, one point per lane (docs/grid.md,
 // "Many points at once").

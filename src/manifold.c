@@ -138,10 +138,9 @@ typedef struct pipeline {
     bool derivatives;
     osc_pose pose[2]; // A, B
     osc_manifold_output* out;
-    corner_table* cache;        // the current direction's corner values
-    shared_edges* shared;       // and its saturated shared edges
-    corner_tangents* tangents;  // and its corners' point tangents
-    struct edge_window* window; // the current group's edges looked at ahead (NULL: none)
+    corner_table* cache;       // the current direction's corner values
+    shared_edges* shared;      // and its saturated shared edges
+    corner_tangents* tangents; // and its corners' point tangents
 } pipeline;
 
 // ---------------------------------------------------------------------------------------------
@@ -234,9 +233,7 @@ static void saturate(const pipeline* pl, feature* out) {
 // decides first where it lies beyond d_max, with a margin far above the value's rounding: f_t(phi)
 // is 0 there, as the look would find. Without it, the voxel's cache miss costs about as much as the
 // look itself, whose coefficients the traces have just read.
-// beyond_by_value's looks at the broad phase's bounds alone: 1 (beyond d_max), 0 (within) or -1
-// (phi at y decides: transition_beyond)
-OSC_FORCE_INLINE int beyond_by_bounds(const pipeline* pl, const direction* d, osc_vec3 y) {
+OSC_FORCE_INLINE bool beyond_by_value(const pipeline* pl, const direction* d, osc_vec3 y) {
     const osc_manifold_settings* st = pl->settings;
     const osc_grid* grid = d->s->grid;
     if (grid && st->broad_phase) {
@@ -244,22 +241,12 @@ OSC_FORCE_INLINE int beyond_by_bounds(const pipeline* pl, const direction* d, os
         size_t index = grid_voxel_of(grid, y, &outside);
         // lower and upper bounds (float, rounded outward); |centre| + rho = max(upper, -lower)
         double lower = d->s->voxel_bounds[2 * index], upper = d->s->voxel_bounds[2 * index + 1];
-        if (lower + outside > st->d_max + 1e-9 * fmax(upper, -lower)) return 1;
-        if (outside == 0.0 && upper < st->d_max) return 0;
+        if (lower + outside > st->d_max + 1e-9 * fmax(upper, -lower)) return true;
+        if (outside == 0.0 && upper < st->d_max) return false;
     } else if (!grid && body_upper_bound(d->s, y) < st->d_max) {
-        return 0;
+        return false;
     }
-    return -1;
-}
-
-// true when a feature with phi `phi` is saturated (its transition weight f_t is 0)
-static inline bool transition_beyond(const pipeline* pl, double phi) {
-    return osc_transition(phi, pl->settings->d_max, pl->settings->bandwidth, NULL, NULL) == 0.0;
-}
-
-OSC_FORCE_INLINE bool beyond_by_value(const pipeline* pl, const direction* d, osc_vec3 y) {
-    int bounds = beyond_by_bounds(pl, d, y);
-    return bounds >= 0 ? bounds == 1 : transition_beyond(pl, sdf_value(d->s, y, NULL));
+    return osc_transition(sdf_value(d->s, y, NULL), st->d_max, st->bandwidth, NULL, NULL) == 0.0;
 }
 
 // mollified contact at s-frame point y with tangents dy (eq. M, X, N): distance, weight, world point
@@ -744,120 +731,60 @@ static inline bool edge_beyond(const direction* d, const corner* ca, const corne
     return edge_beyond_tight(d, ca, cb, mean, l, d_max, bound);
 }
 
-// What an edge's narrow phase knows before its traces (edge_prepare): its corners' stored vertices,
-// s-frame points and phi, and its length.
-typedef struct edge_setup {
-    int32_t edge, vertex_a, vertex_b;
-    osc_vec3 a, b;
-    double l, phi_a, phi_b;
-} edge_setup;
-
-// An edge's pass without tangents: both traced distances, their clips into [0, l] with the
-// exponentials the pass with tangents reuses, the midpoint and its value-only look's verdict.
-typedef struct edge_traced {
-    double s, u, sc, uc;
-    osc_vec3 p;
-    bool beyond; // saturated by beyond_by_value at p
-    trace_exps kept;
-} edge_traced;
-
-// the corner entries of an edge between stored vertices va and vb (a corner whose slot the other
-// holds gets `own_b`, a fresh entry of its own)
-OSC_FORCE_INLINE void edge_corners(const pipeline* pl, const direction* d, int32_t va, int32_t vb, corner** ca,
-                                   corner** cb, corner* own_b) {
-    *ca = corner_at(pl, d, va);
-    if (((va ^ vb) & (CORNER_CACHE - 1)) != 0) {
-        *cb = corner_at(pl, d, vb);
-    } else {
-        corner_start(d, vb, own_b);
-        *cb = own_b;
-    }
-}
-
-enum { EDGE_SATURATED, EDGE_ZERO_LENGTH, EDGE_TRACE };
-
-// edge_contact's work before the traces: the broad phase's tests (most edges end there), the
-// corners' entries and phi there, and the tests again with the edge's own length and the corners'
-// phi: with (phi_a + phi_b - L l) / 2 > d_max the whole edge is beyond d_max and the narrow phase
-// would saturate it. EDGE_SATURATED, EDGE_ZERO_LENGTH (a zero-length edge: the mesh forbids them;
-// kept safe) or EDGE_TRACE, with `e` and the corners' entries filled.
-OSC_FORCE_INLINE int edge_prepare(const pipeline* pl, const direction* d, runs* r, int32_t i, corner** ca, corner** cb,
-                                  corner* own_b, edge_setup* e) {
-    const osc_manifold_settings* st = pl->settings;
-    if (st->broad_phase && run_beyond(pl, d, r, i, true)) return EDGE_SATURATED;
-    e->edge = i;
-    e->vertex_a = d->f->edge_vertices[2 * (size_t)i], e->vertex_b = d->f->edge_vertices[2 * (size_t)i + 1];
-    edge_corners(pl, d, e->vertex_a, e->vertex_b, ca, cb, own_b);
-    edge_bound bound = {r->edge_lipschitz, false};
-    // first with the stored length, rounded up past the s-frame corners' rounding: most edges end
-    // here, without their own length
-    if (st->broad_phase && edge_beyond(d, *ca, *cb, corner_lower(d, *ca), corner_lower(d, *cb),
-                                       d->f->edge_lengths[i] + d->length_margin, st->d_max, &bound))
-        return EDGE_SATURATED;
-    e->a = (*ca)->y, e->b = (*cb)->y;
-    e->l = osc_length(osc_sub(e->b, e->a));
-    corner_values(pl, d, *ca, *cb, &e->phi_a, &e->phi_b);
-    if (st->broad_phase && edge_beyond(d, *ca, *cb, e->phi_a, e->phi_b, e->l, st->d_max, &bound)) return EDGE_SATURATED;
-    return e->l > 0.0 ? EDGE_TRACE : EDGE_ZERO_LENGTH;
-}
-
-// Whether an edge is traced first without tangents: most edges end beyond d_max; one that does not
-// is traced again with them (the same steps give the same bits). An osc_sdf body's pass without
-// tangents evaluates the gradient too (pass_value) and keeps it with phi, so its pass with tangents
-// evaluates only the steps the first pass stopped before (trace_exps).
-// An edge with a corner inside (phi < 0) almost always ends within d_max (on the benchmark's
-// poses: all but 4 % at d_max 0, none at d_max 0.02), and so does one whose corners' mean phi is
-// below d_max (its point is near the middle when it does not cross the surface: 92-100 % at
-// d_max 0.01-0.1): it is traced once, with tangents, as the pass without them would be wasted.
-// (Where it does end beyond, the tangents are; the output is the same either way.)
-static inline bool edge_value_first(const pipeline* pl, const edge_setup* e) {
-    return !(pl->derivatives && (fmin(e->phi_a, e->phi_b) < 0.0 || 0.5 * (e->phi_a + e->phi_b) < pl->settings->d_max));
-}
-
-// the unit direction of an edge, from a to b
-static inline osc_vec3 edge_direction(const edge_setup* e) { return osc_scale(osc_sub(e->b, e->a), 1.0 / e->l); }
-
-// the midpoint p = (a + b) / 2 + (sc - uc) t / 2 of an edge's clipped traces (eq. P)
-static inline osc_vec3 edge_midpoint(const edge_setup* e, osc_vec3 t, double sc, double uc) {
-    return osc_add_scaled(osc_scale(osc_add(e->a, e->b), 0.5), t, 0.5 * (sc - uc));
-}
-
-// the pass without tangents of one edge: trace_both, the clips, the midpoint and its look
-OSC_FORCE_INLINE void edge_value_pass(const pipeline* pl, const direction* d, const edge_setup* e, osc_vec3 t,
-                                      edge_traced* v) {
-    double traced[2];
-    trace_both(pl, d, e->a, e->b, t, e->l, e->phi_a, e->phi_b, traced, &v->kept);
-    v->s = traced[0], v->u = traced[1];
-    v->sc = clip_value(pl, v->s, e->l, v->kept.clip[0]), v->uc = clip_value(pl, v->u, e->l, v->kept.clip[1]);
-    v->p = edge_midpoint(e, t, v->sc, v->uc);
-    v->beyond = beyond_by_value(pl, d, v->p);
-}
-
-// edge_contact for an edge that edge_prepare let through (EDGE_TRACE), with its corners' entries and,
-// when its pass without tangents already ran with other edges' (edge_window), that pass's result
-// `given` (else NULL: it runs here); compiled for AVX too (its 12-column loops), with the traces
+// edge_contact for an edge the broad phase's lower bounds have not ruled out, with its corners'
+// entries and the Lipschitz bound so far; compiled for AVX too (its 12-column loops), with the traces
 // without tangents, the soft clips and the corner look-ups inlined into it (the clone cannot call
 // into them cheaply). (A function with clones is never inlined; clang refuses `noinline` on it.)
 OSC_AVX_CLONES
-static bool edge_narrow(const pipeline* pl, const direction* d, corner* ca, corner* cb, const edge_setup* e,
-                        const edge_traced* given, feature* out) {
-    const double* corners = &d->f->edges[6 * (size_t)e->edge];
-    osc_vec3 a = e->a, b = e->b, t = edge_direction(e), p;
-    double l = e->l, phi_a = e->phi_a, phi_b = e->phi_b;
-    bool value_first = edge_value_first(pl, e);
-    double s = 0.0, u = 0.0, sc = 0.0, uc = 0.0;
-    edge_traced alone; // the pass without tangents (its exponentials are for the pass with them)
-    const edge_traced* v = given;
-    if (value_first) {
-        if (!v) {
-            edge_value_pass(pl, d, e, t, &alone);
-            v = &alone;
-        }
-        if (v->beyond) {
+static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corner* ca, corner* cb, edge_bound* bound_in,
+                        feature* out) {
+    edge_bound bound = *bound_in;
+    const osc_manifold_settings* st = pl->settings;
+    const double* corners = &d->f->edges[6 * (size_t)i];
+    osc_vec3 a = ca->y, b = cb->y;
+    osc_vec3 e = osc_sub(b, a);
+    double l = osc_length(e);
+    // phi at the corners (the traces' first points): with (phi_a + phi_b - L l) / 2 > d_max the whole
+    // edge is beyond d_max and the narrow phase would saturate it
+    double phi_a, phi_b;
+    corner_values(pl, d, ca, cb, &phi_a, &phi_b);
+    if (st->broad_phase && edge_beyond(d, ca, cb, phi_a, phi_b, l, st->d_max, &bound)) {
+        saturate(pl, out);
+        return false;
+    }
+    if (!(l > 0.0)) { // a zero-length edge (the mesh forbids them; kept safe): its corner
+        if (beyond_by_value(pl, d, a)) {
             saturate(pl, out);
             return false;
         }
-        s = v->s, u = v->u, sc = v->sc, uc = v->uc, p = v->p;
+        double da[3][COLUMNS];
+        if (pl->derivatives) point_tangents(d, corners, a, da);
+        return finish(pl, d, a, da, out);
+    }
+    osc_vec3 t = osc_scale(e, 1.0 / l), p;
+    // first without tangents: most edges end beyond d_max; one that does not is traced again with
+    // them (the same steps give the same bits). An osc_sdf body's pass without tangents evaluates
+    // the gradient too (pass_value) and keeps it with phi, so its pass with tangents evaluates only
+    // the steps the first pass stopped before (trace_exps).
+    // An edge with a corner inside (phi < 0) almost always ends within d_max (on the benchmark's
+    // poses: all but 4 % at d_max 0, none at d_max 0.02), and so does one whose corners' mean phi is
+    // below d_max (its point is near the middle when it does not cross the surface: 92-100 % at
+    // d_max 0.01-0.1): it is traced once, with tangents, as the pass without them would be wasted.
+    // (Where it does end beyond, the tangents are; the output is the same either way.)
+    bool value_first = !(pl->derivatives && (fmin(phi_a, phi_b) < 0.0 || 0.5 * (phi_a + phi_b) < st->d_max));
+    double s = 0.0, u = 0.0, sc = 0.0, uc = 0.0;
+    trace_exps kept; // the pass without tangents' exponentials, for the pass with them
+    if (value_first) {
+        double traced[2];
+        trace_both(pl, d, a, b, t, l, phi_a, phi_b, traced, &kept);
+        s = traced[0], u = traced[1];
+        sc = clip_value(pl, s, l, kept.clip[0]), uc = clip_value(pl, u, l, kept.clip[1]);
+        // midpoint p = (a + b) / 2 + (sc - uc) t / 2 (eq. P)
+        p = osc_add_scaled(osc_scale(osc_add(a, b), 0.5), t, 0.5 * (sc - uc));
+        if (beyond_by_value(pl, d, p)) {
+            saturate(pl, out);
+            return false;
+        }
         if (!pl->derivatives) return finish(pl, d, p, NULL, out);
     }
     osc_vec3 ga, gb;
@@ -885,18 +812,18 @@ static bool edge_narrow(const pipeline* pl, const direction* d, corner* ca, corn
         double phi0[2] = {phi_a, phi_b}, traced[2];
         double(*dstart[2])[COLUMNS] = {da, db}, (*ddir[2])[COLUMNS] = {dt, dneg};
         double* dtraced[2] = {ds, du};
-        trace_tangents(pl, d, start, dir, phi0, g0, dstart, ddir, dtraced, value_first ? &v->kept : NULL, traced);
+        trace_tangents(pl, d, start, dir, phi0, g0, dstart, ddir, dtraced, value_first ? &kept : NULL, traced);
         s = traced[0], u = traced[1];
     }
     if (value_first && pl->settings->clip_temperature > 0.0) { // sc, uc: the pass without tangents'
-        clip_tangents(pl->settings->clip_temperature, s, l, ds, dl, v->kept.clip[0], dsc);
-        clip_tangents(pl->settings->clip_temperature, u, l, du, dl, v->kept.clip[1], duc);
+        clip_tangents(pl->settings->clip_temperature, s, l, ds, dl, kept.clip[0], dsc);
+        clip_tangents(pl->settings->clip_temperature, u, l, du, dl, kept.clip[1], duc);
     } else {
         sc = clip(pl, s, l, ds, dl, dsc);
         uc = clip(pl, u, l, du, dl, duc);
     }
     if (!value_first) {
-        p = edge_midpoint(e, t, sc, uc);
+        p = osc_add_scaled(osc_scale(osc_add(a, b), 0.5), t, 0.5 * (sc - uc));
         // an edge expected within d_max (a corner inside) goes to finish() directly, which
         // saturates it where f_t = 0: a spline's contact evaluation gives phi the bits of the
         // value-only look's (docs/grid.md); an osc_sdf's may differ from them by rounding, which
@@ -912,165 +839,32 @@ static bool edge_narrow(const pipeline* pl, const direction* d, corner* ca, corn
     return finish(pl, d, p, dp, out);
 }
 
-// a zero-length edge's contact: its corner a
-static bool edge_point_contact(const pipeline* pl, const direction* d, const edge_setup* e, feature* out) {
-    if (beyond_by_value(pl, d, e->a)) {
-        saturate(pl, out);
-        return false;
-    }
-    double da[3][COLUMNS];
-    if (pl->derivatives) point_tangents(d, &d->f->edges[6 * (size_t)e->edge], e->a, da);
-    return finish(pl, d, e->a, da, out);
-}
-
-// ---------------------------------------------------------------------------------------------
-// several edges' passes without tangents at once (docs/manifold.md, "Edges traced together")
-//
-// A trace step is a chain of dependent operations (the spline's value, then the bracket) and one
-// edge's two traces keep only two such chains in flight. The group's edge loop (run_direction)
-// therefore looks ahead: edge_window_fill runs edge_prepare on the next edges of the group's list
-// and, for up to TRACE_BATCH of them that are traced without tangents first, steps their traces
-// side by side (trace_batch), each step's points in one call of grid_trace_distances (8 SIMD lanes
-// with AVX-512F). Every trace does trace_both's operations in its order on values with
-// grid_distance's bits, so each edge gets the bits it gets alone. edge_contact then takes the
-// window's verdict for an edge it meets there.
-
-#define TRACE_BATCH 4   // edges whose traces step together (8 traces)
-#define TRACE_WINDOW 48 // list positions one window covers at most
-enum { WINDOW_UNPREPARED = -1, WINDOW_SATURATED = -2, WINDOW_PREPARED = -3 }; // else the batch slot
-
-typedef struct edge_window {
-    int32_t begin, end, position; // list positions [begin, end) looked at; the one being visited
-    int32_t edge[TRACE_WINDOW];   // the stored edge at each
-    int8_t verdict[TRACE_WINDOW]; // WINDOW_* or the slot of its pass without tangents
-    edge_setup setup[TRACE_WINDOW];
-    int count;                       // edges in the batch
-    int8_t at[TRACE_BATCH];          // the window index of each
-    edge_traced traced[TRACE_BATCH]; // their passes without tangents
-} edge_window;
-
-// the passes without tangents of the window's batch (spline bodies): trace_both's steps for every
-// trace, then the clips, the midpoints and their value-only looks
-static void trace_batch(const pipeline* pl, const direction* d, edge_window* w) {
-    const osc_manifold_settings* st = pl->settings;
-    enum { TRACES = 2 * TRACE_BATCH };
-    int n = 2 * w->count;
-    osc_vec3 start[TRACES], dir[TRACES], previous[TRACES], q[TRACES];
-    double phi[TRACES], traced[TRACES], length[TRACES], values[TRACES];
-    bool done[TRACES];
-    int which[TRACES];
-    for (int m = 0; m < w->count; ++m) {
-        const edge_setup* e = &w->setup[w->at[m]];
-        osc_vec3 t = edge_direction(e);
-        start[2 * m] = previous[2 * m] = e->a, start[2 * m + 1] = previous[2 * m + 1] = e->b;
-        dir[2 * m] = t, dir[2 * m + 1] = osc_neg(t);
-        phi[2 * m] = e->phi_a, phi[2 * m + 1] = e->phi_b;
-        length[2 * m] = length[2 * m + 1] = e->l;
-    }
-    for (int e = 0; e < n; ++e) traced[e] = 0.0, done[e] = false;
-    for (int k = 0; k < st->iterations; ++k) {
-        bool live = false;
-        for (int e = 0; e < n; ++e) {
-            trace_exps* kept = &w->traced[e / 2].kept;
-            if (!done[e] && k > 0 && clip_settled(st, traced[e], length[e], st->iterations - k)) {
-                done[e] = true;
-                for (int j = k; j < TRACE_KEPT; ++j) kept->step[j][e & 1] = NAN, kept->has_value[j][e & 1] = false;
-            }
-            live = live || !done[e];
-        }
-        if (!live) break;
-        int count = 0;
-        for (int e = 0; e < n; ++e) {
-            if (done[e]) continue;
-            osc_vec3 x = osc_add_scaled(start[e], dir[e], traced[e]);
-            if (k > 0 && (x.x != previous[e].x || x.y != previous[e].y || x.z != previous[e].z)) {
-                previous[e] = x;
-                q[count] = x, which[count++] = e;
-            }
-        }
-        if (count > 0) grid_trace_distances(d->s->grid, q, (size_t)count, values);
-        for (int c = 0; c < count; ++c) phi[which[c]] = values[c];
-        for (int e = 0; e < n; ++e) {
-            trace_exps* kept = &w->traced[e / 2].kept;
-            if (k < TRACE_KEPT) kept->has_value[k][e & 1] = false;
-            if (done[e]) continue;
-            double exponential;
-            traced[e] += trace_bracket(phi[e], st->trace_temperature, &exponential) * phi[e];
-            if (k < TRACE_KEPT) kept->step[k][e & 1] = exponential;
-        }
-    }
-    // the clips and midpoints, then phi at the midpoints the broad phase's bounds leave open
-    int open = 0;
-    for (int m = 0; m < w->count; ++m) {
-        const edge_setup* e = &w->setup[w->at[m]];
-        edge_traced* v = &w->traced[m];
-        v->s = traced[2 * m], v->u = traced[2 * m + 1];
-        v->sc = clip_value(pl, v->s, e->l, v->kept.clip[0]), v->uc = clip_value(pl, v->u, e->l, v->kept.clip[1]);
-        v->p = edge_midpoint(e, edge_direction(e), v->sc, v->uc);
-        int bounds = beyond_by_bounds(pl, d, v->p);
-        v->beyond = bounds == 1;
-        if (bounds < 0) q[open] = v->p, which[open++] = m;
-    }
-    if (open > 0) grid_trace_distances(d->s->grid, q, (size_t)open, values);
-    for (int c = 0; c < open; ++c) w->traced[which[c]].beyond = transition_beyond(pl, values[c]);
-}
-
-// looks at the edges of a group's list from position `from` (before `to`) with edge_prepare until
-// TRACE_BATCH of them are to be traced without tangents first, keeps every verdict and runs the
-// batch's passes (a spline body's)
-static void edge_window_fill(const pipeline* pl, const direction* d, runs* r, edge_window* w, const int32_t* list,
-                             int32_t from, int32_t to) {
-    const shared_edges* shared = pl->shared;
-    w->begin = from, w->count = 0;
-    int32_t k = from;
-    for (; k < to && k - from < TRACE_WINDOW && w->count < TRACE_BATCH; ++k) {
-        int at = k - from;
-        int32_t e = list[k];
-        w->edge[at] = e;
-        w->verdict[at] = WINDOW_UNPREPARED;
-        // (a shared edge's second visit that takes its first's result: nothing to prepare)
-        int slot = e & (SHARED_EDGES - 1);
-        if (d->f->edge_shared[e] && shared->edge[slot] == e && shared->result[slot] != SHARED_NOT_KEPT) continue;
-        corner *ca, *cb, own_b;
-        int stage = edge_prepare(pl, d, r, e, &ca, &cb, &own_b, &w->setup[at]);
-        if (stage == EDGE_SATURATED) {
-            w->verdict[at] = WINDOW_SATURATED;
-        } else if (stage == EDGE_TRACE) {
-            w->verdict[at] = WINDOW_PREPARED;
-            if (edge_value_first(pl, &w->setup[at])) w->verdict[at] = (int8_t)w->count, w->at[w->count++] = (int8_t)at;
-        }
-    }
-    w->end = k;
-    if (w->count > 0) trace_batch(pl, d, w);
-}
-
-// edge-SDF contact (the paper's §IV-B.2, Fig. 5) of stored edge i: trace both corners towards each
-// other, clip into the edge, take the midpoint. The broad phase's tests are inline (most edges end
-// there); the rest is edge_narrow. An edge at the position the edge window (pl->window) is at takes
-// the window's verdict and pass.
+// edge-SDF contact (the paper's §IV-B.2, Fig. 5) of stored edge i: trace both corners towards each other,
+// clip into the edge, take the midpoint. The broad phase's tests are inline (most edges end there);
+// the rest is edge_narrow.
 OSC_FORCE_INLINE bool edge_contact(const pipeline* pl, const direction* d, runs* r, int32_t i, feature* out) {
-    const edge_window* w = pl->window;
-    corner *ca, *cb, own_b;
-    if (w && w->position >= w->begin && w->position < w->end && w->edge[w->position - w->begin] == i) {
-        int at = w->position - w->begin, verdict = w->verdict[at];
-        if (verdict == WINDOW_SATURATED) {
-            saturate(pl, out);
-            return false;
-        }
-        if (verdict != WINDOW_UNPREPARED) {
-            const edge_setup* e = &w->setup[at];
-            edge_corners(pl, d, e->vertex_a, e->vertex_b, &ca, &cb, &own_b);
-            return edge_narrow(pl, d, ca, cb, e, verdict >= 0 ? &w->traced[verdict] : NULL, out);
-        }
-    }
-    edge_setup e;
-    int stage = edge_prepare(pl, d, r, i, &ca, &cb, &own_b, &e);
-    if (stage == EDGE_SATURATED) {
+    const osc_manifold_settings* st = pl->settings;
+    if (st->broad_phase && run_beyond(pl, d, r, i, true)) {
         saturate(pl, out);
         return false;
     }
-    if (stage == EDGE_ZERO_LENGTH) return edge_point_contact(pl, d, &e, out);
-    return edge_narrow(pl, d, ca, cb, &e, NULL, out);
+    int32_t vertex_a = d->f->edge_vertices[2 * (size_t)i], vertex_b = d->f->edge_vertices[2 * (size_t)i + 1];
+    // the corners' entries (a corner whose slot the other holds gets one of its own)
+    corner* ca = corner_at(pl, d, vertex_a);
+    corner own_b, *cb = &own_b;
+    if (((vertex_a ^ vertex_b) & (CORNER_CACHE - 1)) != 0)
+        cb = corner_at(pl, d, vertex_b);
+    else
+        corner_start(d, vertex_b, &own_b);
+    edge_bound bound = {r->edge_lipschitz, false};
+    // first with the stored length, rounded up past the s-frame corners' rounding: most edges end
+    // here, without their own length
+    if (st->broad_phase && edge_beyond(d, ca, cb, corner_lower(d, ca), corner_lower(d, cb),
+                                       d->f->edge_lengths[i] + d->length_margin, st->d_max, &bound)) {
+        saturate(pl, out);
+        return false;
+    }
+    return edge_narrow(pl, d, i, ca, cb, &bound, out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1320,7 +1114,6 @@ static void run_direction(pipeline* pl, const direction* d) {
     feature c;
     if (st->blend && f->group_count > 0) {
         blend b;
-        edge_window window;
         for (int32_t g = 0; g < f->group_count; ++g) {
             // every feature of the group beyond d_max: all saturated, so it emits nothing
             if (st->broad_phase && sphere_beyond(pl, d, f->group_spheres + 4 * (size_t)g, NULL)) continue;
@@ -1332,17 +1125,8 @@ static void run_direction(pipeline* pl, const direction* d) {
                 bool active = vertex_contact(pl, d, &r, i, &c);
                 blend_add(pl, &b, &c, active);
             }
-            // a spline body's edges through the edge window (edge_window_fill), which looks ahead
-            // in the list whenever the loop reaches its end
-            int32_t last = f->group_edge_start[g + 1];
-            window.begin = window.end = f->group_edge_start[g];
-            pl->window = d->s->grid ? &window : NULL;
-            for (int32_t k = f->group_edge_start[g]; st->edges && k < last; ++k) {
+            for (int32_t k = f->group_edge_start[g]; st->edges && k < f->group_edge_start[g + 1]; ++k) {
                 int32_t e = f->group_edges[k];
-                if (pl->window) {
-                    if (k >= window.end) edge_window_fill(pl, d, &r, &window, f->group_edges, k, last);
-                    window.position = k;
-                }
                 if (f->edge_shared[e]) {
                     shared_edge_contact(pl, d, &r, e, &b);
                     continue;
@@ -1350,7 +1134,6 @@ static void run_direction(pipeline* pl, const direction* d) {
                 bool active = edge_contact(pl, d, &r, e, &c);
                 blend_add(pl, &b, &c, active);
             }
-            pl->window = NULL;
             if (blend_finish(pl, &b, &c)) emit(pl, d, &c, OSC_CONTACT_GROUP, g, g);
         }
         return;
@@ -1426,7 +1209,6 @@ static void collide(const osc_body* a, osc_pose pose_a, const osc_body* b, osc_p
     pl.shared = &shared;
     corner_tangents tangents;
     pl.tangents = &tangents;
-    pl.window = NULL;
     out->count = 0;
     out->needed = 0;
     direction ab = make_direction(a, pose_a, b, pose_b, 1);
