@@ -237,6 +237,16 @@ def test_float32_manifold_tangents(sphere_body):
     g64 = jax.grad(lambda q: energy(body, pa, q))(pb)
     assert g32.dtype == jnp.float32
     np.testing.assert_allclose(g32, g64, rtol=1e-4, atol=1e-5)
+    # the float32 products over several vectors: jacrev row by row, jacfwd to rounding
+    f = lambda q: oj.manifold(body, pa.astype(jnp.float32), body, q)["point"]  # noqa: E731
+    p32 = pb.astype(jnp.float32)
+    out, vjp = jax.vjp(f, p32)
+    jr = jax.jit(jax.jacrev(f))(p32)
+    assert jr.dtype == jnp.float32 and jr.shape == out.shape + (7,)
+    for k in range(0, out.size, 37):
+        e = jnp.zeros(out.size, jnp.float32).at[k].set(1).reshape(out.shape)
+        np.testing.assert_array_equal(jr.reshape(-1, 7)[k], vjp(e)[0])
+    np.testing.assert_allclose(jax.jit(jax.jacfwd(f))(p32), jr, rtol=1e-5, atol=1e-6)
 
 
 def test_capacity_that_runs_out_raises(sphere_body):
