@@ -237,7 +237,8 @@ def test_float32_manifold_tangents(sphere_body):
     g64 = jax.grad(lambda q: energy(body, pa, q))(pb)
     assert g32.dtype == jnp.float32
     np.testing.assert_allclose(g32, g64, rtol=1e-4, atol=1e-5)
-    # the float32 products over several vectors: jacrev row by row, jacfwd to rounding
+    # jacrev in float32: the row-by-row vjp to float32 rounding (XLA's float32 product with the
+    # pose maps may round a batch differently), jacfwd likewise
     f = lambda q: oj.manifold(body, pa.astype(jnp.float32), body, q)["point"]  # noqa: E731
     p32 = pb.astype(jnp.float32)
     out, vjp = jax.vjp(f, p32)
@@ -245,8 +246,40 @@ def test_float32_manifold_tangents(sphere_body):
     assert jr.dtype == jnp.float32 and jr.shape == out.shape + (7,)
     for k in range(0, out.size, 37):
         e = jnp.zeros(out.size, jnp.float32).at[k].set(1).reshape(out.shape)
-        np.testing.assert_array_equal(jr.reshape(-1, 7)[k], vjp(e)[0])
+        np.testing.assert_allclose(jr.reshape(-1, 7)[k], vjp(e)[0], rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(jax.jit(jax.jacfwd(f))(p32), jr, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_found_rows_products_over_vectors(dtype):
+    """found_apply and found_transpose under vmap of the vector alone (one vector dimension, and
+    two that join it) equal one product per vector bit for bit and the sums over the found slots
+    in NumPy; the Jacobians of empty slots (NaN here) are never read."""
+    rng = np.random.default_rng(4)
+    j = rng.normal(size=(2, 5, 3, 12)).astype(dtype)
+    count = np.array([3, 0], np.int32)
+    j[0, 3:] = np.nan
+    j[1] = np.nan
+    j, count = jnp.asarray(j), jnp.asarray(count)
+    cts = jnp.asarray(rng.normal(size=(4, 6, 2, 5, 3)).astype(dtype))
+    ts = jnp.asarray(rng.normal(size=(4, 6, 2, 12)).astype(dtype))
+    found = np.asarray(j[0, :3], np.float64)
+    for vector, prim, expected in (
+            (cts, _xla.found_transpose,
+             lambda v: np.stack([np.einsum("srk,sr->k", found, v[0, :3]), np.zeros(12)])),
+            (ts, _xla.found_apply,
+             lambda v: np.stack([np.concatenate([found @ v[0], np.zeros((2, 3))]),
+                                 np.zeros((5, 3))]))):
+        one = jax.vmap(lambda v: prim(j, count, v))(vector[0])
+        two = jax.jit(jax.vmap(jax.vmap(lambda v: prim(j, count, v))))(vector)
+        assert two.dtype == dtype and not np.isnan(two).any()
+        for a, b in np.ndindex(4, 6):
+            single = prim(j, count, vector[a, b])
+            np.testing.assert_array_equal(two[a, b], single)
+            np.testing.assert_allclose(single, expected(np.asarray(vector[a, b], np.float64)),
+                                       rtol=1e-6 if dtype == np.float32 else 1e-14,
+                                       atol=1e-6 if dtype == np.float32 else 1e-14)
+        np.testing.assert_array_equal(one, two[0])
 
 
 def test_capacity_that_runs_out_raises(sphere_body):
