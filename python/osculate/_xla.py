@@ -76,28 +76,44 @@ def pose_tangents(maps, dpa, dpb):
 
 # ------------------------------------------------------------------------------------------------
 # found_apply(J [..., C, R, K], count [...], t [..., K]) -> [..., C, R], zero past count, and its
-# transpose found_transpose(J, count, ct [..., C, R]) -> [..., K]; linear in t and ct.
+# transpose found_transpose(J, count, ct [..., C, R]) -> [..., K]; linear in t and ct. The vector
+# may carry one more dimension N after J's leading ones, t [..., N, K] or ct [..., N, C, R]: N
+# vectors against the same Jacobians, the result [..., N, C, R] or [..., N, K]. The batching rule
+# puts a vmapped vector's batch there when J and count are not batched (jacrev, jacfwd, vmap of a
+# vjp or jvp), so that the C product reads J once per item and never broadcasts it to the batch.
 
 found_apply_p = Primitive("osculate_found_apply")
 found_transpose_p = Primitive("osculate_found_transpose")
 
 
 def found_apply(jacobians, count, tangent):
-    """J t over the found slots of each batch item ([..., C, R]; 0 in empty slots)."""
+    """J t over the found slots of each batch item ([..., C, R]; 0 in empty slots); a tangent
+    [..., N, K] gives [..., N, C, R]."""
     return found_apply_p.bind(jacobians, count, tangent.astype(jacobians.dtype))
 
 
 def found_transpose(jacobians, count, cotangent):
-    """J^T ct summed over the found slots of each batch item ([..., K])."""
+    """J^T ct summed over the found slots of each batch item ([..., K]); a cotangent
+    [..., N, C, R] gives [..., N, K]."""
     return found_transpose_p.bind(jacobians, count, cotangent.astype(jacobians.dtype))
 
 
+def _vectors(j, v, transpose):
+    """The vector dimension of a found-rows product's vector v: () or (N,)."""
+    lead = j.ndim - 3
+    plain = lead + (2 if transpose else 1)
+    if v.ndim not in (plain, plain + 1):
+        raise TypeError("osculate found-rows product: vector of shape %s for Jacobians %s"
+                        % (v.shape, j.shape))
+    return tuple(v.shape[lead:lead + v.ndim - plain])
+
+
 def _apply_abstract(j, count, t):
-    return jax.core.ShapedArray(j.shape[:-1], j.dtype)
+    return jax.core.ShapedArray(j.shape[:-3] + _vectors(j, t, False) + j.shape[-3:-1], j.dtype)
 
 
 def _transpose_abstract(j, count, ct):
-    return jax.core.ShapedArray(j.shape[:-3] + j.shape[-1:], j.dtype)
+    return jax.core.ShapedArray(j.shape[:-3] + _vectors(j, ct, True) + j.shape[-1:], j.dtype)
 
 
 def _impl(prim):
@@ -150,7 +166,23 @@ ad.primitive_transposes[found_transpose_p] = _transpose_rule(found_apply_p)
 
 
 def _batch_rule(prim):
+    transpose = prim is found_transpose_p
+
     def rule(args, dims):
+        j, count, v = args
+        dj, dcount, dv = dims
+        if dj is None and dcount is None:
+            # the vmapped vector's batch becomes (or joins) its vector dimension, after J's
+            # leading dimensions: one product reads J once per item for all of them
+            lead = j.ndim - 3
+            had = v.ndim - 1 - lead - (2 if transpose else 1)  # 1 where v has N already
+            v = jnp.moveaxis(v, dv, lead)
+            size = v.shape[lead]
+            v = v.reshape(v.shape[:lead] + (-1,) + v.shape[lead + 1 + had:])
+            out = prim.bind(j, count, v)
+            if had:
+                out = out.reshape(out.shape[:lead] + (size, -1) + out.shape[lead + 1:])
+            return out, lead
         size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
         args = [batching.bdim_at_front(a, d, size) for a, d in zip(args, dims)]
         return prim.bind(*args), 0

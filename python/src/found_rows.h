@@ -26,12 +26,26 @@ OSCPY_API void oscpy_found_apply(const double* jacobians, const int32_t* count, 
 OSCPY_API void oscpy_found_transpose(const double* jacobians, const int32_t* count, const double* cotangents,
                                      size_t batch, size_t capacity, size_t rows, size_t columns, double* out);
 
-/// oscpy_found_apply on float32 arrays.
-void oscpy_found_apply_f32(const float* jacobians, const int32_t* count, const float* tangents, size_t batch,
-                           size_t capacity, size_t rows, size_t columns, float* out);
+/// oscpy_found_apply for `vectors` tangents per batch item against the same Jacobians: tangents
+/// [batch][vectors][columns], out [batch][vectors][capacity][rows]; each vector's product is the
+/// one oscpy_found_apply computes.
+void oscpy_found_apply_vectors(const double* jacobians, const int32_t* count, const double* tangents, size_t batch,
+                               size_t vectors, size_t capacity, size_t rows, size_t columns, double* out);
 
-/// oscpy_found_transpose on float32 arrays.
-void oscpy_found_transpose_f32(const float* jacobians, const int32_t* count, const float* cotangents, size_t batch,
-                               size_t capacity, size_t rows, size_t columns, float* out);
+/// oscpy_found_transpose for `vectors` cotangents per batch item against the same Jacobians:
+/// cotangents [batch][vectors][capacity][rows], out [batch][vectors][columns]; each vector's
+/// product is the one oscpy_found_transpose computes.
+void oscpy_found_transpose_vectors(const double* jacobians, const int32_t* count, const double* cotangents,
+                                   size_t batch, size_t vectors, size_t capacity, size_t rows, size_t columns,
+                                   double* out);
+
+/// oscpy_found_apply_vectors on float32 arrays.
+void oscpy_found_apply_vectors_f32(const float* jacobians, const int32_t* count, const float* tangents, size_t batch,
+                                   size_t vectors, size_t capacity, size_t rows, size_t columns, float* out);
+
+/// oscpy_found_transpose_vectors on float32 arrays.
+void oscpy_found_transpose_vectors_f32(const float* jacobians, const int32_t* count, const float* cotangents,
+                                       size_t batch, size_t vectors, size_t capacity, size_t rows, size_t columns,
+                                       float* out);
 
 #endif // OSCULATE_PY_FOUND_ROWS_H

@@ -140,7 +140,9 @@ void* oscx_scratch(size_t count, size_t item_bytes, size_t* block) {
 // ------------------------------------------------------------------------------------------------
 // Jacobian products over found contacts: args J [..., C, R, K], count [...] (int32), and the
 // tangent [..., K] (apply) or the cotangent [..., C, R] (transpose), float32 or float64 (one type
-// for all three and the result), computed by found_rows.c.
+// for all three and the result), computed by found_rows.c. The vector may carry one more
+// dimension N right after J's leading ones, [..., N, K] or [..., N, C, R] (N tangents or
+// cotangents per batch item, as jacfwd and jacrev batch them): the result then has it too.
 
 /// The operands of a found-rows product.
 typedef struct found_product {
@@ -148,12 +150,13 @@ typedef struct found_product {
     const int32_t* count;
     const oscx_buffer* vector; // the tangent or the cotangent
     oscx_buffer* out;
-    size_t batch, capacity, rows, columns;
+    size_t batch, vectors, capacity, rows, columns;
 } found_product;
 
 /// Reads the operands of a found-rows product; false unless J has rank >= 3, count is int32 over
-/// J's leading dimensions, and the vector and the result have J's float type and, per batch item,
-/// K and C * R elements (the apply) or C * R and K (the transpose, `vector_is_cotangent`).
+/// J's leading dimensions, and the vector and the result have J's float type and, per batch item
+/// and vector, K and C * R elements (the apply) or C * R and K (the transpose,
+/// `vector_is_cotangent`); the vectors are counted by the vector's dimension N when it has one.
 static bool found_operands(const oscx_call_frame* frame, int vector_is_cotangent, found_product* p) {
     if (frame->args.size != 3 || frame->rets.size != 1) return false;
     const oscx_buffer* j = frame->args.args[0];
@@ -171,10 +174,14 @@ static bool found_operands(const oscx_call_frame* frame, int vector_is_cotangent
     p->capacity = (size_t)j->dims[j->rank - 3];
     p->rows = (size_t)j->dims[j->rank - 2];
     p->columns = (size_t)j->dims[j->rank - 1];
+    // the vector's rank without N: J's leading dimensions, then K (apply) or C, R (transpose)
+    const int64_t plain = count->rank + (vector_is_cotangent ? 2 : 1);
+    if (p->vector->rank != plain && p->vector->rank != plain + 1) return false;
+    p->vectors = p->vector->rank == plain ? 1 : (size_t)p->vector->dims[count->rank];
     const size_t slots = p->capacity * p->rows;
     const size_t vector = vector_is_cotangent ? slots : p->columns, out = vector_is_cotangent ? p->columns : slots;
-    return p->vector->dtype == j->dtype && p->out->dtype == j->dtype && oscx_size(p->vector) == p->batch * vector &&
-           oscx_size(p->out) == p->batch * out;
+    return p->vector->dtype == j->dtype && p->out->dtype == j->dtype &&
+           oscx_size(p->vector) == p->batch * p->vectors * vector && oscx_size(p->out) == p->batch * p->vectors * out;
 }
 
 /// Runs the found-rows product of `frame`: J t, or J^T ct when `transpose`, in the buffers' type.
@@ -185,11 +192,11 @@ static oscx_error* found_product_run(const oscx_call_frame* frame, bool transpos
                          transpose ? "osculate_found_transpose" : "osculate_found_apply");
     const void *j = p.jacobians->data, *v = p.vector->data;
     if (p.jacobians->dtype == OSCX_F64) {
-        (transpose ? oscpy_found_transpose : oscpy_found_apply)(j, p.count, v, p.batch, p.capacity, p.rows, p.columns,
-                                                                p.out->data);
+        (transpose ? oscpy_found_transpose_vectors : oscpy_found_apply_vectors)(
+            j, p.count, v, p.batch, p.vectors, p.capacity, p.rows, p.columns, p.out->data);
     } else {
-        (transpose ? oscpy_found_transpose_f32 : oscpy_found_apply_f32)(j, p.count, v, p.batch, p.capacity, p.rows,
-                                                                        p.columns, p.out->data);
+        (transpose ? oscpy_found_transpose_vectors_f32 : oscpy_found_apply_vectors_f32)(
+            j, p.count, v, p.batch, p.vectors, p.capacity, p.rows, p.columns, p.out->data);
     }
     return NULL;
 }

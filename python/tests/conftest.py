@@ -73,3 +73,13 @@ def custom_calls(jitted, *args):
     # every lowered call survives compilation (none is dead code, none merged away)
     assert sorted(targets) == sorted(t for t, _ in calls), (targets, calls)
     return sorted(calls), len(re.findall(r"\bwhile\(", compiled))
+
+
+def largest_array(jitted, *args):
+    """The number of elements of the largest array in the compiled program of `jitted` (a jax.jit
+    function) at `args`: its arguments, results and every intermediate XLA keeps after its
+    optimisations, of any element type."""
+    compiled = jitted.lower(*args).compile().as_text()
+    sizes = [int(np.prod([int(d) for d in dims.split(",") if d], dtype=np.int64))
+             for dims in re.findall(r"\b(?:f|s|u|pred|bf)\d*\[([\d,]*)\]", compiled)]
+    return max(sizes)

@@ -20,7 +20,7 @@ from jax.test_util import check_grads  # noqa: E402
 import osculate as osc  # noqa: E402
 import osculate.jax as oj  # noqa: E402
 from osculate import _xla  # noqa: E402
-from conftest import custom_calls  # noqa: E402
+from conftest import custom_calls, largest_array  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 
@@ -97,11 +97,9 @@ def test_grad_of_dcol_alpha_asks_for_alpha_jacobian_only():
     assert "jacobians = 63 : i64" in full  # dcol() asks for all six outputs' Jacobians
 
 
-def test_one_reverse_pass_is_one_query_and_one_transpose(sphere_body):
-    """value_and_grad of a weighted sum over each family's outputs runs the query once, with its
-    Jacobians, and found_transpose once per differentiated output (never found_apply, which the
-    reverse pass transposes away), and no loop; jacrev the same calls, batched over its rows."""
-    body = sphere_body[0]
+def query_cases(body):
+    """Each padded family's differentiable output at its default capacity (one row per slot) and
+    DCOL's point: (target, its jacobians attribute, the function of pose_b, pose_b)."""
     pa, pb = sphere_pair_poses()
     a, b = box_capsule()
     sa, sb = osc.SDF.sphere(0.5), osc.SDF.box([0.4, 0.3, 0.35], rounding=0.1)
@@ -109,13 +107,19 @@ def test_one_reverse_pass_is_one_query_and_one_transpose(sphere_body):
     qa, qb = pose([0, 0, 0], [1, 0, 0], 0.2), pose([0.6, 0.1, 0.2], [0, 1, 1], 0.4)
     ra, rb = pose([0.1, 0.2, 0.3], [0, 0, 1], 0), pose([0.8, 0.25, 0.3], [0, 0, 1], 0.2)
     la, lb = pose([0.1, -0.2, 0.05], [1, 2, 3], 0.3), pose([0.3, 0.1, 1.2], [0, 0, 1], 0.0)
-    cases = [  # (target, its jacobians attribute, the function of pose_b, pose_b)
+    return [
         ("osculate_manifold", 1, lambda p: oj.manifold(body, pa, body, p)["distance"], pb),
         ("osculate_dcol", 1 << 2, lambda p: oj.dcol(a, qa, b, p, outputs=("point",))["point"], qb),
         ("osculate_sdf_pair", 1,
          lambda p: oj.sdf_pair(sa, ra, sb, p, temperature=0.05)["distance"], rb),
         ("osculate_lmd", 1, lambda p: oj.lmd(brep_a, la, brep_b, p)["distance"], lb)]
-    for target, mask, f, p in cases:
+
+
+def test_one_reverse_pass_is_one_query_and_one_transpose(sphere_body):
+    """value_and_grad of a weighted sum over each family's outputs runs the query once, with its
+    Jacobians, and found_transpose once per differentiated output (never found_apply, which the
+    reverse pass transposes away), and no loop; jacrev the same calls, batched over its rows."""
+    for target, mask, f, p in query_cases(sphere_body[0]):
         w = jnp.asarray(np.random.default_rng(1).normal(size=f(p).shape))
         vg = jax.jit(jax.value_and_grad(lambda p: jnp.sum(w * f(p))))
         expected = sorted([(target, mask), ("osculate_found_transpose", None)])
@@ -128,6 +132,61 @@ def test_one_reverse_pass_is_one_query_and_one_transpose(sphere_body):
         assert custom_calls(jf, p) == (forward, 0), target
         np.testing.assert_allclose(vg(p)[1], jnp.tensordot(w, jax.jacrev(f)(p), w.ndim),
                                    rtol=1e-12, atol=1e-12)
+
+
+def test_jacobians_of_padded_outputs_contract_the_query_jacobians_once(sphere_body):
+    """jacrev and jacfwd of each family's padded output (one row per slot) hold the query with its
+    Jacobians and one found-rows product over all rows at once: no array of the compiled program
+    is larger than those of value_and_grad, the rows x rows identity jacrev seeds, the rows' twist
+    Jacobians or jacfwd's 7 twist tangents, so the query's Jacobians [C, R, 12] are never
+    broadcast over the rows or the tangents."""
+    for target, mask, f, p in query_cases(sphere_body[0]):
+        rows = f(p).size
+        bound = max(largest_array(jax.jit(jax.value_and_grad(lambda p: jnp.sum(f(p)))), p),
+                    rows * rows, 12 * max(rows, 7))
+        for name, jac, product in (("jacrev", jax.jacrev, "osculate_found_transpose"),
+                                   ("jacfwd", jax.jacfwd, "osculate_found_apply")):
+            g = jax.jit(jac(f))
+            assert custom_calls(g, p) == (sorted([(target, mask), (product, None)]), 0), target
+            assert largest_array(g, p) <= bound, (target, name, largest_array(g, p), bound)
+
+
+def test_jacobians_of_padded_outputs_equal_the_row_by_row_products(sphere_body):
+    """jacrev of each padded output equals the vjp of each row alone (the same sums in C, bit for
+    bit), jacfwd equals it to rounding and the central differences of the query; nested vmaps of
+    vjp and of the linearised function, jacrev of a batch of poses and vmap of jacrev over it equal
+    the loops they batch."""
+    for target, mask, f, p in query_cases(sphere_body[0]):
+        out, vjp = jax.vjp(f, p)
+        jr = jax.jit(jax.jacrev(f))(p)
+        basis = np.eye(out.size).reshape((out.size,) + out.shape)
+        rows = np.stack([vjp(jnp.asarray(e))[0] for e in basis]).reshape(out.shape + p.shape)
+        np.testing.assert_array_equal(jr, rows, err_msg=target)
+        np.testing.assert_allclose(jax.jit(jax.jacfwd(f))(p), jr, rtol=1e-12, atol=1e-14,
+                                   err_msg=target)
+        eps = 1e-6
+        fd = np.stack([(f(p + eps * e) - f(p - eps * e)) / (2 * eps) for e in np.eye(7)], -1)
+        np.testing.assert_allclose(jr, fd, rtol=1e-5, atol=1e-6, err_msg=target)
+        # a vector dimension that a second vmap joins: [2, 3] cotangents and tangents
+        cts = jnp.asarray(np.random.default_rng(2).normal(size=(2, 3) + out.shape))
+        nested = jax.jit(jax.vmap(jax.vmap(lambda c: vjp(c)[0])))(cts)
+        for i, j in np.ndindex(2, 3):
+            np.testing.assert_array_equal(nested[i, j], vjp(cts[i, j])[0], err_msg=target)
+        _, lin = jax.linearize(f, p)
+        ts = jnp.asarray(np.random.default_rng(3).normal(size=(2, 3, 7)))
+        nested = jax.jit(jax.vmap(jax.vmap(lin)))(ts)
+        for i, j in np.ndindex(2, 3):
+            np.testing.assert_allclose(nested[i, j], lin(ts[i, j]), rtol=1e-13, atol=1e-15,
+                                       err_msg=target)
+        # Jacobians with a batch of their own: jacrev of the batched query, vmap of jacrev
+        ps = jnp.stack([p, p.at[0].add(0.01), p.at[1].add(-0.01)])
+        loop = np.stack([jax.jacrev(f)(q) for q in ps])
+        np.testing.assert_array_equal(jax.jit(jax.vmap(jax.jacrev(f)))(ps), loop, err_msg=target)
+        whole = jax.jit(jax.jacrev(jax.vmap(f)))(ps)
+        for k in range(3):
+            np.testing.assert_array_equal(whole[k, ..., k, :], loop[k], err_msg=target)
+            others = np.delete(np.moveaxis(np.asarray(whole[k]), -2, 0), k, axis=0)
+            assert not others.any(), target
 
 
 def test_checkpoint_and_scan_over_time_steps():
@@ -178,6 +237,49 @@ def test_float32_manifold_tangents(sphere_body):
     g64 = jax.grad(lambda q: energy(body, pa, q))(pb)
     assert g32.dtype == jnp.float32
     np.testing.assert_allclose(g32, g64, rtol=1e-4, atol=1e-5)
+    # jacrev in float32: the row-by-row vjp to float32 rounding (XLA's float32 product with the
+    # pose maps may round a batch differently), jacfwd likewise
+    f = lambda q: oj.manifold(body, pa.astype(jnp.float32), body, q)["point"]  # noqa: E731
+    p32 = pb.astype(jnp.float32)
+    out, vjp = jax.vjp(f, p32)
+    jr = jax.jit(jax.jacrev(f))(p32)
+    assert jr.dtype == jnp.float32 and jr.shape == out.shape + (7,)
+    for k in range(0, out.size, 37):
+        e = jnp.zeros(out.size, jnp.float32).at[k].set(1).reshape(out.shape)
+        np.testing.assert_allclose(jr.reshape(-1, 7)[k], vjp(e)[0], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(jax.jit(jax.jacfwd(f))(p32), jr, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_found_rows_products_over_vectors(dtype):
+    """found_apply and found_transpose under vmap of the vector alone (one vector dimension, and
+    two that join it) equal one product per vector bit for bit and the sums over the found slots
+    in NumPy; the Jacobians of empty slots (NaN here) are never read."""
+    rng = np.random.default_rng(4)
+    j = rng.normal(size=(2, 5, 3, 12)).astype(dtype)
+    count = np.array([3, 0], np.int32)
+    j[0, 3:] = np.nan
+    j[1] = np.nan
+    j, count = jnp.asarray(j), jnp.asarray(count)
+    cts = jnp.asarray(rng.normal(size=(4, 6, 2, 5, 3)).astype(dtype))
+    ts = jnp.asarray(rng.normal(size=(4, 6, 2, 12)).astype(dtype))
+    found = np.asarray(j[0, :3], np.float64)
+    for vector, prim, expected in (
+            (cts, _xla.found_transpose,
+             lambda v: np.stack([np.einsum("srk,sr->k", found, v[0, :3]), np.zeros(12)])),
+            (ts, _xla.found_apply,
+             lambda v: np.stack([np.concatenate([found @ v[0], np.zeros((2, 3))]),
+                                 np.zeros((5, 3))]))):
+        one = jax.vmap(lambda v: prim(j, count, v))(vector[0])
+        two = jax.jit(jax.vmap(jax.vmap(lambda v: prim(j, count, v))))(vector)
+        assert two.dtype == dtype and not np.isnan(two).any()
+        for a, b in np.ndindex(4, 6):
+            single = prim(j, count, vector[a, b])
+            np.testing.assert_array_equal(two[a, b], single)
+            np.testing.assert_allclose(single, expected(np.asarray(vector[a, b], np.float64)),
+                                       rtol=1e-6 if dtype == np.float32 else 1e-14,
+                                       atol=1e-6 if dtype == np.float32 else 1e-14)
+        np.testing.assert_array_equal(one, two[0])
 
 
 def test_capacity_that_runs_out_raises(sphere_body):
