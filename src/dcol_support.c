@@ -212,7 +212,7 @@ static inline double smooth_part(const support_body* body, osc_vec3 n, osc_vec3*
 
 // h(n): the largest vertex term (over every vertex) and the smooth part, with C n and
 // sqrt(n^T C n) in *cn and *root
-static double body_value(const support_body* body, osc_vec3 n, osc_vec3* cn, double* root) {
+OSC_FORCE_INLINE double body_value(const support_body* body, osc_vec3 n, osc_vec3* cn, double* root) {
     if (body->plain >= 0) {
         // a cone: the larger of the plain vertex's value and the swept one's
         *root = smooth_part(body, n, cn);
@@ -920,7 +920,7 @@ static inline bool ratio_test(const support_body* body, int j, const ratio_line*
 
 // h(n) at a trial point of the step, which the ratio test keeps on the current piece: a polytope's
 // largest vertex term is then its tied vertices' (equal up to rounding), which spares the scan
-static double piece_value(const support_body* body, osc_vec3 n, osc_vec3* cn, double* root) {
+OSC_FORCE_INLINE double piece_value(const support_body* body, osc_vec3 n, osc_vec3* cn, double* root) {
     if (!body->neighbours) return body_value(body, n, cn, root);
     double largest = osc_dot(body->vertex[body->tied[0]], n);
     for (int i = 1; i < body->tied_count; ++i) largest = fmax(largest, osc_dot(body->vertex[body->tied[i]], n));
