@@ -212,7 +212,7 @@ static inline double smooth_part(const support_body* body, osc_vec3 n, osc_vec3*
 
 // h(n): the largest vertex term (over every vertex) and the smooth part, with C n and
 // sqrt(n^T C n) in *cn and *root
-static double body_value(const support_body* body, osc_vec3 n, osc_vec3* cn, double* root) {
+OSC_FORCE_INLINE double body_value(const support_body* body, osc_vec3 n, osc_vec3* cn, double* root) {
     if (body->plain >= 0) {
         // a cone: the larger of the plain vertex's value and the swept one's
         *root = smooth_part(body, n, cn);
@@ -920,10 +920,13 @@ static inline bool ratio_test(const support_body* body, int j, const ratio_line*
 
 // h(n) at a trial point of the step, which the ratio test keeps on the current piece: a polytope's
 // largest vertex term is then its tied vertices' (equal up to rounding), which spares the scan
-static double piece_value(const support_body* body, osc_vec3 n, osc_vec3* cn, double* root) {
+OSC_FORCE_INLINE double piece_value(const support_body* body, osc_vec3 n, osc_vec3* cn, double* root) {
     if (!body->neighbours) return body_value(body, n, cn, root);
     double largest = osc_dot(body->vertex[body->tied[0]], n);
-    for (int i = 1; i < body->tied_count; ++i) largest = fmax(largest, osc_dot(body->vertex[body->tied[i]], n));
+    for (int i = 1; i < body->tied_count; ++i) {
+        double value = osc_dot(body->vertex[body->tied[i]], n);
+        largest = value > largest ? value : largest;
+    }
     *cn = osc_v3(0.0, 0.0, 0.0);
     *root = 0.0;
     return largest;
@@ -1401,8 +1404,10 @@ static void step_reach(const support_walk* walk, const walk_step* step, bool don
                     }
                 }
         } else {
+            // the vertices of the representative's piece (a cone's other piece: curved_crossing)
+            bool swept = is_swept(body, representative);
             for (int j = 0; j < body->count; ++j) {
-                if (body->is_tied[j] || is_swept(body, j) != is_swept(body, representative)) continue;
+                if (body->is_tied[j] || is_swept(body, j) != swept) continue;
                 if (ratio_test(body, j, &line, reach)) {
                     *hit_body = k;
                     *hit_vertex = j;
