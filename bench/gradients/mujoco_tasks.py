@@ -128,11 +128,11 @@ def fd_value_and_grad(f, eps):
 # XLA on the CPU. XLA runs a compiled program's operations on a pool of worker threads (as many as
 # the CPUs the process may use; "tf_XLAEigen"), and MJX's step is thousands of small operations
 # inside while loops: on a loaded machine every hand-off between the threads waits for a worker
-# to be scheduled, and the workers spin while they wait. The push gradient cost 19 s of CPU time
+# to be scheduled, and the threads burn CPU time around every hand-off. The push gradient cost 19 s of CPU time
 # (half of it in the workers) and 40 to 90 s of wall time at load 15 to 20; with the process
-# pinned to one CPU it costs 0.7 s. The flags below (Eigen's pool off) alone changed nothing
-# measurable (mjx_cost); the pinning is what counts. Both apply only before JAX's CPU backend
-# starts.
+# pinned to one CPU it costs 0.2 s (mjx_cost, results/push_mjx_cost.json). The flags below
+# (Eigen's pool off), with the fused value, took 2% off unpinned; the pinning is what counts. Both
+# apply only before JAX's CPU backend starts.
 XLA_SINGLE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 
 
