@@ -128,18 +128,19 @@ def fd_value_and_grad(f, eps):
 # XLA on the CPU. XLA runs a compiled program's operations on a pool of worker threads (as many as
 # the CPUs the process may use; "tf_XLAEigen"), and MJX's step is thousands of small operations
 # inside while loops: on a loaded machine every hand-off between the threads waits for a worker
-# to be scheduled, and the threads burn CPU time around every hand-off. The push gradient cost 19 s of CPU time
-# (half of it in the workers) and 40 to 90 s of wall time at load 15 to 20; with the process
-# pinned to one CPU it costs 0.2 s (mjx_cost, results/push_mjx_cost.json). The flags below
-# (Eigen's pool off), with the fused value, took 2% off unpinned; the pinning is what counts. Both
-# apply only before JAX's CPU backend starts.
+# to be scheduled, and the threads burn CPU time around every hand-off. The push gradient cost
+# 19 s of CPU time (half of it in the workers) and 40 to 90 s of wall time at load 15 to 20;
+# with the process pinned to one CPU it costs 0.2 s (mjx_cost, results/push_mjx_cost.json). The
+# flags below (Eigen's pool off), with the fused value, took 2% off unpinned; the pinning is what
+# counts. Both apply only before JAX's CPU backend starts.
 XLA_SINGLE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 
 
 def mjx_cache_dir():
     import os
     import tempfile
-    return os.environ.get("MJX_CACHE_DIR", os.path.join(tempfile.gettempdir(), "osculate-mjx-cache"))
+    default = os.path.join(tempfile.gettempdir(), "osculate-mjx-cache")
+    return os.environ.get("MJX_CACHE_DIR", default)
 
 
 def pin_to_one_cpu():
@@ -162,7 +163,8 @@ def jax_setup(single_thread=True, cache=True, pin=True):
     if pin:
         pin_to_one_cpu()
     if single_thread and XLA_SINGLE_THREAD not in os.environ.get("XLA_FLAGS", ""):
-        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + XLA_SINGLE_THREAD).strip()
+        flags = os.environ.get("XLA_FLAGS", "") + " " + XLA_SINGLE_THREAD
+        os.environ["XLA_FLAGS"] = flags.strip()
     import jax
     jax.config.update("jax_enable_x64", True)
     if cache:
@@ -232,9 +234,9 @@ def mjx_cost(name, variant, evaluations=3):
     (the earlier form: default XLA threads, a separate value rollout, no compilation cache),
     "flags" (the fused value and Jacobian, XLA_SINGLE_THREAD, the cache, not pinned), "after"
     (jax_setup: also pinned to one CPU) or "before, pinned" (the earlier form, pinned); a variant
-    whose program was in the cache is saved as "..., cached". Records the compile (the first evaluation) and `evaluations` more at
-    seed 0's start, wall and process CPU time (all threads), and the value and gradient there, in
-    results/<name>_mjx_cost.json under the variant (a cached "after" as "after, cached")."""
+    whose program was in the cache is saved as "..., cached". Records the compile (the first
+    evaluation) and `evaluations` more at seed 0's start, wall and process CPU time (all threads),
+    and the value and gradient there, in results/<name>_mjx_cost.json under the variant."""
     import os
     after = variant in ("after", "flags")
     cached = after and os.path.isdir(mjx_cache_dir()) and bool(os.listdir(mjx_cache_dir()))
@@ -334,114 +336,10 @@ def fd_steps(name, seeds=(0, 1, 2), steps=(1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1
     C.save(name + "_fd_steps", record)
 
 
-def mjx_more_seeds(name, seeds, iterations=40, lr=0.05, errors=True):
-    """Adds MJX optimisation runs (and, with `errors`, gradient errors) for more seeds to an
-    existing results/<name>_mjx.json, without rerunning the seeds and the sweep it holds: on a
-    shared CPU one forward-mode gradient of the push rollout costs seconds. A seed whose run stopped
-    before `iterations` is run again from its start and replaces the shorter run."""
-    jax_setup()
-    task = Task(name)
-    record = C.load(name + "_mjx")
-    t = time.perf_counter()
-    vg, f = mjx_task(task)
-    vg(C.initial_controls(name, 0))
-    print(name, "mjx compiled in %.1f s" % (time.perf_counter() - t), flush=True)
-    done = {run["seed"] for run in record["runs"] if len(run["values"]) > iterations}
-    for seed in seeds:
-        if seed in done:
-            continue
-        run = C.optimise(vg, C.initial_controls(name, seed), lr, iterations)
-        run["seed"] = seed
-        record["runs"] = sorted([r for r in record["runs"] if r["seed"] != seed] + [run],
-                                key=lambda r: r["seed"])
-        print(name, "mjx seed", seed, run["values"][0], "->", run["values"][-1],
-              "in %.1f s" % run["times"][-1], flush=True)
-        C.save(name + "_mjx", record)
-    if errors:
-        have = {e["seed"] for e in record["gradient_error"]}
-        for seed in seeds:
-            if seed in have:
-                continue
-            u = C.initial_controls(name, seed)
-            ref, info = C.converged_reference(f, u)
-            record["gradient_error"].append(
-                dict(seed=seed, error=C.relative_error(vg(u)[1], ref), **info))
-            print(name, "mjx gradient error", record["gradient_error"][-1], flush=True)
-            C.save(name + "_mjx", record)
-
-
-def mjx_seed(name, seed, iterations=40, lr=0.05):
-    """One MJX optimisation run of `name` from `seed`'s start (the same Adam as C.optimise), which
-    survives being stopped: after every evaluation it saves the run so far and Adam's state in
-    results/<name>_mjx_seed<seed>.json, and a later call goes on from there (its clock goes on from
-    the saved elapsed time, compilation excluded). A finished run replaces the seed's run in
-    results/<name>_mjx.json; an unfinished one is marked "partial" there, with its iterations."""
-    import os
-    jax_setup()
-    task = Task(name)
-    path = name + "_mjx_seed%d" % seed
-    opt = C.Adam(lr)
-    if os.path.exists(os.path.join(C.RESULTS, path + ".json")):
-        state = C.load(path)
-        x = np.asarray(state["x"])
-        opt.m, opt.v, opt.t = np.asarray(state["m"]), np.asarray(state["v"]), state["t"]
-        values, times = state["values"], state["times"]
-    else:
-        x = C.initial_controls(name, seed).astype(float)
-        values, times = [], []
-    t = time.perf_counter()
-    vg, _ = mjx_task(task)
-    vg(x)
-    print(name, "mjx compiled (or loaded) in %.1f s" % (time.perf_counter() - t), flush=True)
-    offset = times[-1] if times else 0.0
-    start = time.perf_counter()
-    while len(values) < iterations + 1:
-        f, g = vg(x)
-        values.append(float(f))
-        times.append(offset + time.perf_counter() - start)
-        if not np.all(np.isfinite(g)):
-            break
-        x = opt.step(x, g)
-        C.save(path, dict(seed=seed, values=values, times=times, x=x.tolist(),
-                          m=opt.m.tolist(), v=opt.v.tolist(), t=opt.t))
-        print(name, "mjx seed", seed, "iteration", len(values) - 1, values[-1],
-              "%.1f s" % times[-1], flush=True)
-    mjx_merge(name, [seed], iterations)
-
-
-def mjx_merge(name, seeds, iterations=40):
-    """Puts the runs saved by mjx_seed into results/<name>_mjx.json (see there)."""
-    record = C.load(name + "_mjx")
-    for seed in seeds:
-        state = C.load(name + "_mjx_seed%d" % seed)
-        run = dict(values=state["values"], times=state["times"], final=state["x"], seed=seed)
-        if len(run["values"]) < iterations + 1:
-            run["partial"] = True
-        record["runs"] = sorted([r for r in record["runs"] if r["seed"] != seed] + [run],
-                                key=lambda r: r["seed"])
-    C.save(name + "_mjx", record)
-
-
 if __name__ == "__main__":
-    seed = [a for a in sys.argv if a.startswith("--mjx-seed=")]
-    if seed:
-        mjx_seed("push", int(seed[0].split("=")[1]))
-        sys.exit()
-    merge = [a for a in sys.argv if a.startswith("--mjx-merge=")]
-    if merge:
-        mjx_merge("push", [int(s) for s in merge[0].split("=")[1].split(",")])
-        sys.exit()
     cost = [a for a in sys.argv if a.startswith("--mjx-cost=")]
     if cost:
         mjx_cost("push", cost[0].split("=")[1])
-        sys.exit()
-    more = [a for a in sys.argv if a.startswith("--mjx-more-seeds=")]
-    if more:
-        seeds = [int(s) for s in more[0].split("=")[1].split(",")]
-        iterations = [int(a.split("=")[1]) for a in sys.argv if a.startswith("--iterations=")]
-        for name in [a for a in sys.argv[1:] if not a.startswith("--")]:
-            mjx_more_seeds(name, seeds, iterations=(iterations or [40])[0],
-                           errors="--no-errors" not in sys.argv)
         sys.exit()
     if "--fd-steps" in sys.argv:
         for name in ("push", "strike"):
