@@ -125,10 +125,62 @@ def fd_value_and_grad(f, eps):
     return vg
 
 
-def mjx_task(task):
-    """A task's value_and_grad by MJX autodiff (jit-compiled), from the same settled start. MJX's
-    constraint solver is a while loop, which reverse mode cannot differentiate (unless
-    opt.iterations = 1), so the gradient is forward mode (jax.jacfwd), one tangent per control."""
+# XLA on the CPU. XLA runs a compiled program's operations on a pool of worker threads (as many as
+# the CPUs the process may use; "tf_XLAEigen"), and MJX's step is thousands of small operations
+# inside while loops: on a loaded machine every hand-off between the threads waits for a worker
+# to be scheduled, and the threads burn CPU time around every hand-off. The push gradient cost
+# 19 s of CPU time (half of it in the workers) and 40 to 90 s of wall time at load 15 to 20;
+# with the process pinned to one CPU it costs 0.2 s (mjx_cost, results/push_mjx_cost.json). The
+# flags below (Eigen's pool off), with the fused value, took 2% off unpinned; the pinning is what
+# counts. Both apply only before JAX's CPU backend starts.
+XLA_SINGLE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+
+
+def mjx_cache_dir():
+    import os
+    import tempfile
+    default = os.path.join(tempfile.gettempdir(), "osculate-mjx-cache")
+    return os.environ.get("MJX_CACHE_DIR", default)
+
+
+def pin_to_one_cpu():
+    """Restricts this process to one of the CPUs it may use ($MJX_CPU, or one chosen by the
+    process id so that two runs side by side take different CPUs); returns that CPU."""
+    import os
+    cpus = sorted(os.sched_getaffinity(0))
+    cpu = int(os.environ.get("MJX_CPU", cpus[os.getpid() % len(cpus)]))
+    os.sched_setaffinity(0, {cpu})
+    return cpu
+
+
+def jax_setup(single_thread=True, cache=True, pin=True):
+    """Configures JAX for MJX before its first use: 64-bit floats, the process pinned to one CPU
+    (pin_to_one_cpu) and Eigen's pool off (XLA_SINGLE_THREAD), and the persistent compilation cache
+    in $MJX_CACHE_DIR (default <tmp>/osculate-mjx-cache), so that a second process loads the
+    compiled gradient (compiling MJX's push gradient takes 1 to 5 minutes) instead of compiling it
+    again."""
+    import os
+    if pin:
+        pin_to_one_cpu()
+    if single_thread and XLA_SINGLE_THREAD not in os.environ.get("XLA_FLAGS", ""):
+        flags = os.environ.get("XLA_FLAGS", "") + " " + XLA_SINGLE_THREAD
+        os.environ["XLA_FLAGS"] = flags.strip()
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    if cache:
+        jax.config.update("jax_compilation_cache_dir", mjx_cache_dir())
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+        jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+
+
+def mjx_task(task, fused=True):
+    """A task's value_and_grad by MJX autodiff (jit-compiled), from the same settled start, and its
+    objective alone (jitted on first use). MJX's constraint solver is a while loop, which reverse
+    mode cannot differentiate (unless opt.iterations = 1, another model), so jax.checkpoint and
+    reverse mode are out: the gradient is forward mode (jax.jacfwd), one tangent per control (16 on
+    the push), which carries the primal rollout along. With `fused` the objective's value is that
+    primal (jacfwd's has_aux): one rollout and one compiled program per evaluation. Without it (the
+    earlier form) the value is a second, separately compiled rollout. Call jax_setup first."""
     import jax
     import jax.numpy as jnp
     from mujoco import mjx
@@ -158,25 +210,76 @@ def mjx_task(task):
         return jnp.sum((dx.qpos[:2] - goal) ** 2) + p["regulariser"] * jnp.sum(u ** 2)
 
     f = jax.jit(objective)
-    grad = jax.jit(jax.jacfwd(objective))
+    if fused:
+        def with_value(u):
+            v = objective(u)
+            return v, v
+        value_and_jac = jax.jit(jax.jacfwd(with_value, has_aux=True))
 
-    def vg(u):
-        u = jnp.asarray(u).reshape(task.shape)
-        return [np.asarray(f(u)), np.asarray(grad(u))]
+        def vg(u):
+            g, v = value_and_jac(jnp.asarray(u).reshape(task.shape))
+            return [np.asarray(v), np.asarray(g)]
+    else:
+        grad = jax.jit(jax.jacfwd(objective))
+
+        def vg(u):
+            u = jnp.asarray(u).reshape(task.shape)
+            return [np.asarray(f(u)), np.asarray(grad(u))]
 
     return vg, lambda u: float(f(jnp.asarray(u).reshape(task.shape)))
 
 
+def mjx_cost(name, variant, evaluations=3):
+    """The cost of MJX's gradient of `name`'s objective in this process, for `variant`: "before"
+    (the earlier form: default XLA threads, a separate value rollout, no compilation cache),
+    "flags" (the fused value and Jacobian, XLA_SINGLE_THREAD, the cache, not pinned), "after"
+    (jax_setup: also pinned to one CPU) or "before, pinned" (the earlier form, pinned); a variant
+    whose program was in the cache is saved as "..., cached". Records the compile (the first
+    evaluation) and `evaluations` more at seed 0's start, wall and process CPU time (all threads),
+    and the value and gradient there, in results/<name>_mjx_cost.json under the variant."""
+    import os
+    after = variant in ("after", "flags")
+    cached = after and os.path.isdir(mjx_cache_dir()) and bool(os.listdir(mjx_cache_dir()))
+    jax_setup(single_thread=after, cache=after, pin=variant in ("after", "before, pinned"))
+    task = Task(name)
+    u = C.initial_controls(name, 0)
+    w, c = time.perf_counter(), time.process_time()
+    vg, _ = mjx_task(task, fused=after)
+    v, g = vg(u)
+    first = dict(wall=time.perf_counter() - w, cpu=time.process_time() - c)
+    walls, cpus = [], []
+    for _ in range(evaluations):
+        w, c = time.perf_counter(), time.process_time()
+        v, g = vg(u)
+        walls.append(time.perf_counter() - w)
+        cpus.append(time.process_time() - c)
+    try:
+        record = C.load(name + "_mjx_cost")
+    except FileNotFoundError:
+        record = {}
+    key = variant + (", cached" if cached else "")
+    record[key] = dict(xla_flags=os.environ.get("XLA_FLAGS", ""), fused=after,
+                       cpus=sorted(os.sched_getaffinity(0)),
+                       first_evaluation=first, wall=walls, cpu=cpus,
+                       wall_median=float(np.median(walls)), cpu_median=float(np.median(cpus)),
+                       value=float(v), gradient=np.asarray(g).ravel().tolist(),
+                       load=os.getloadavg()[0])
+    C.save(name + "_mjx_cost", record)
+    print(name, key, "first %.1f s wall %.1f s cpu; then %.2f s wall %.2f s cpu (median of %d)"
+          % (first["wall"], first["cpu"], np.median(walls), np.median(cpus), evaluations),
+          flush=True)
+
+
 def main(name, iterations=40, seeds=(0, 1, 2), lr=0.05, fd_eps=1e-6, with_fd=True,
-         with_mjx=True, mjx_sweep=11, mjx_push_iterations=15):
-    """Runs `name` with each method. MJX is slow on a shared CPU (a forward-mode gradient of the
-    push rollout costs 20 s to minutes), so its push runs stop at `mjx_push_iterations` and its
-    sweep has `mjx_sweep` points."""
+         with_mjx=True):
+    """Runs `name` with each method: optimisation runs, gradient errors at the starts, the sweep
+    (41 points) and, for MuJoCo's differences, their error against their step."""
     task = Task(name)
     methods = {}
     if with_fd:
         methods["mujoco_fd"] = (fd_value_and_grad(task.objective, fd_eps), task.objective)
     if with_mjx:
+        jax_setup()
         t = time.perf_counter()
         vg, f = mjx_task(task)
         vg(C.initial_controls(name, 0))
@@ -186,10 +289,9 @@ def main(name, iterations=40, seeds=(0, 1, 2), lr=0.05, fd_eps=1e-6, with_fd=Tru
     for method, (vg, f) in methods.items():
         record = dict(task=name, method=method, runs=[],
                       fd_eps=fd_eps if method == "mujoco_fd" else None)
-        sweep = np.linspace(*sweep_range, 41 if method == "mujoco_fd" else mjx_sweep)
-        n = mjx_push_iterations if method == "mjx" and name == "push" else iterations
+        sweep = np.linspace(*sweep_range, 41)
         for seed in seeds:
-            run = C.optimise(vg, C.initial_controls(name, seed), lr, n)
+            run = C.optimise(vg, C.initial_controls(name, seed), lr, iterations)
             run["seed"] = seed
             record["runs"].append(run)
             print(name, method, "seed", seed, run["values"][0], "->", run["values"][-1],
@@ -234,47 +336,10 @@ def fd_steps(name, seeds=(0, 1, 2), steps=(1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1
     C.save(name + "_fd_steps", record)
 
 
-def mjx_more_seeds(name, seeds, iterations=40, lr=0.05, errors=True):
-    """Adds MJX optimisation runs (and, with `errors`, gradient errors) for more seeds to an
-    existing results/<name>_mjx.json, without rerunning the seeds and the sweep it holds: on a
-    shared CPU one forward-mode gradient of the push rollout costs tens of seconds."""
-    task = Task(name)
-    record = C.load(name + "_mjx")
-    t = time.perf_counter()
-    vg, f = mjx_task(task)
-    vg(C.initial_controls(name, 0))
-    print(name, "mjx compiled in %.1f s" % (time.perf_counter() - t), flush=True)
-    done = {run["seed"] for run in record["runs"]}
-    for seed in seeds:
-        if seed in done:
-            continue
-        run = C.optimise(vg, C.initial_controls(name, seed), lr, iterations)
-        run["seed"] = seed
-        record["runs"].append(run)
-        print(name, "mjx seed", seed, run["values"][0], "->", run["values"][-1],
-              "in %.1f s" % run["times"][-1], flush=True)
-        C.save(name + "_mjx", record)
-    if errors:
-        have = {e["seed"] for e in record["gradient_error"]}
-        for seed in seeds:
-            if seed in have:
-                continue
-            u = C.initial_controls(name, seed)
-            ref, info = C.converged_reference(f, u)
-            record["gradient_error"].append(
-                dict(seed=seed, error=C.relative_error(vg(u)[1], ref), **info))
-            print(name, "mjx gradient error", record["gradient_error"][-1], flush=True)
-            C.save(name + "_mjx", record)
-
-
 if __name__ == "__main__":
-    more = [a for a in sys.argv if a.startswith("--mjx-more-seeds=")]
-    if more:
-        seeds = [int(s) for s in more[0].split("=")[1].split(",")]
-        iterations = [int(a.split("=")[1]) for a in sys.argv if a.startswith("--iterations=")]
-        for name in [a for a in sys.argv[1:] if not a.startswith("--")]:
-            mjx_more_seeds(name, seeds, iterations=(iterations or [40])[0],
-                           errors="--no-errors" not in sys.argv)
+    cost = [a for a in sys.argv if a.startswith("--mjx-cost=")]
+    if cost:
+        mjx_cost("push", cost[0].split("=")[1])
         sys.exit()
     if "--fd-steps" in sys.argv:
         for name in ("push", "strike"):

@@ -169,7 +169,7 @@ def summary_figure(summary):
     axes[2].set_xscale("log")
     axes[2].set_yticks(y, names, fontsize=7)
     axes[2].invert_yaxis()
-    axes[2].set(xlabel="microseconds (median; one process, alternating)",
+    axes[2].set(xlabel="CPU time per call (us, median)",
                 title="one step, with and without derivatives")
     fig.tight_layout()
     fig.savefig(os.path.join(DOCS, "gradients_summary.png"), dpi=80)

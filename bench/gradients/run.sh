@@ -9,6 +9,8 @@
 # step_cost.py needs osculate, mujoco and mujoco-mjx in one process: it runs with MJ_PYTHON and
 # the package of this checkout (PYTHONPATH=python, OSCULATE_LIBRARY=$OSC_LIBRARY, the package's
 # _osculate.so, e.g. built by `cmake -S python -B B && cmake --build B --target _osculate`).
+# The MJX runs pin themselves to one CPU (mujoco_tasks.jax_setup; MJX_CPU picks which) and keep
+# their compiled programs in a persistent cache (MJX_CACHE_DIR, default <tmp>/osculate-mjx-cache).
 # Usage: sh bench/gradients/run.sh [task ...]   (tasks: push strike meshes steps; default all)
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
