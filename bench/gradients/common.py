@@ -8,6 +8,19 @@ import time
 
 import numpy as np
 
+
+def pin_to_one_cpu():
+    """Restricts this process to one of the CPUs it may use ($MJX_CPU, or one chosen by the
+    process id so that two runs side by side take different CPUs); returns that CPU. JAX runs a
+    program's operations on a pool of worker threads, whose hand-offs cost more than they save on
+    a loaded machine (mujoco_tasks.py, XLA_SINGLE_THREAD): every JAX run here pins itself before
+    JAX starts, so that osculate's and MJX's runs are timed alike."""
+    cpus = sorted(os.sched_getaffinity(0))
+    cpu = int(os.environ.get("MJX_CPU", cpus[os.getpid() % len(cpus)]))
+    os.sched_setaffinity(0, {cpu})
+    return cpu
+
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
 

@@ -14,14 +14,16 @@ geoms with central differences (meshes_mujoco.py). Run in osculate's venv (run.s
 
 import time
 
-import jax
+import common as C
+
+C.pin_to_one_cpu()  # before JAX starts its worker threads (common.pin_to_one_cpu)
+
+import jax  # noqa: E402
 import jax.numpy as jnp
 import numpy as np
 
 import osculate as osc
 import osculate.jax as oj
-
-import common as C
 
 jax.config.update("jax_enable_x64", True)
 ROOT = C.HERE + "/../../data/"

@@ -143,25 +143,15 @@ def mjx_cache_dir():
     return os.environ.get("MJX_CACHE_DIR", default)
 
 
-def pin_to_one_cpu():
-    """Restricts this process to one of the CPUs it may use ($MJX_CPU, or one chosen by the
-    process id so that two runs side by side take different CPUs); returns that CPU."""
-    import os
-    cpus = sorted(os.sched_getaffinity(0))
-    cpu = int(os.environ.get("MJX_CPU", cpus[os.getpid() % len(cpus)]))
-    os.sched_setaffinity(0, {cpu})
-    return cpu
-
-
 def jax_setup(single_thread=True, cache=True, pin=True):
     """Configures JAX for MJX before its first use: 64-bit floats, the process pinned to one CPU
-    (pin_to_one_cpu) and Eigen's pool off (XLA_SINGLE_THREAD), and the persistent compilation cache
+    (common.pin_to_one_cpu) and Eigen's pool off (XLA_SINGLE_THREAD), and the persistent compilation cache
     in $MJX_CACHE_DIR (default <tmp>/osculate-mjx-cache), so that a second process loads the
     compiled gradient (compiling MJX's push gradient takes 1 to 5 minutes) instead of compiling it
     again."""
     import os
     if pin:
-        pin_to_one_cpu()
+        C.pin_to_one_cpu()
     if single_thread and XLA_SINGLE_THREAD not in os.environ.get("XLA_FLAGS", ""):
         flags = os.environ.get("XLA_FLAGS", "") + " " + XLA_SINGLE_THREAD
         os.environ["XLA_FLAGS"] = flags.strip()

@@ -10,14 +10,17 @@ rigid.World, the gradient jax.grad through lax.scan. Run in osculate's venv (run
 
 import sys
 
-import jax
+import common as C
+
+C.pin_to_one_cpu()  # before JAX starts its worker threads (common.pin_to_one_cpu)
+
+import jax  # noqa: E402
 import jax.numpy as jnp
 import numpy as np
 
 import osculate as osc
 import osculate.jax as oj
 
-import common as C
 import rigid
 
 jax.config.update("jax_enable_x64", True)
