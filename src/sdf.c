@@ -250,21 +250,23 @@ OSC_FORCE_INLINE void sdf_run_range(const osc_sdf* sdf, int32_t first, int32_t l
 }
 
 // True when a leaf child's value at world point x provably exceeds `limit` by a bound cheaper than
-// the leaf: a PSQ (and a plain SQ) lies inside its box [-a, a], and its value is at least its true
-// distance outside it (distance-like, docs/sdf.md), so phi(x) >= s dist(x_leaf, box). Other leaves: false.
+// the leaf (docs/sdf.md, "Culled unions"): a plain SQ is the radial distance |x| - rho(x / |x|) to its
+// surface, whose radius rho along any ray is at most the box [-a, a]'s, |x| / m with m = max |x_i / a_i|,
+// so phi(x) >= |x| (1 - 1 / m), the radial distance to the box (in the world: the same with s x_leaf);
+// a PSQ's log-sum-exp is at least its SQ's value. Other leaves: false.
 OSC_FORCE_INLINE bool sdf_leaf_beyond(const sdf_leaf* leaf, osc_vec3 x, double limit) {
-    if (leaf->kind != SDF_LEAF_PSQ || !(limit > 0.0)) return false;
+    if (leaf->kind != SDF_LEAF_PSQ) return false;
     osc_vec3 xl = x;
-    double scale = 1.0;
+    double inverse_scale = 1.0;
     if (leaf->has_transform) {
         xl = osc_mat3_apply_transpose(leaf->rotation, osc_sub(x, leaf->translation)); // s x_leaf
-        scale = leaf->scale;
+        inverse_scale = 1.0 / leaf->scale;
     }
-    const osc_vec3 a = leaf->p.psq.scale;
-    double qx = fmax(fabs(xl.x) - scale * a.x, 0.0), qy = fmax(fabs(xl.y) - scale * a.y, 0.0),
-           qz = fmax(fabs(xl.z) - scale * a.z, 0.0);
-    // the squared distance to the box in the world, with a margin far above its rounding
-    return (qx * qx + qy * qy + qz * qz) * (1.0 - 1e-9) > limit * limit;
+    const osc_vec3 ia = leaf->p.psq.inverse_scale;
+    double m = inverse_scale * fmax(fabs(xl.x) * ia.x, fmax(fabs(xl.y) * ia.y, fabs(xl.z) * ia.z));
+    double r = sqrt(xl.x * xl.x + xl.y * xl.y + xl.z * xl.z);
+    // r (1 - 1 / m) > limit, with a margin far above the rounding of both sides (m = 0: never)
+    return m > 0.0 && r - r / m > limit + 1e-9 * (r + fabs(limit));
 }
 
 // A culled root union (docs/sdf.md, "Culled unions"): the children listed for x's voxel, by increasing
