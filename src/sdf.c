@@ -176,12 +176,16 @@ static void sdf_append(osc_sdf* dst, const osc_sdf* src, sdf_cursor* at) {
 // ---------------------------------------------------------------------------------------------
 // evaluation
 
-// Evaluates one leaf at a world point: transform into the leaf frame, evaluate, map back:
-// phi = s phi_l(R^T (x - t) / s), grad = R grad_l, hess = R hess_l R^T / s.
-static void sdf_leaf_eval_world(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int order, jet* out) {
-    osc_vec3 xl = x;
-    if (leaf->has_transform)
-        xl = osc_scale(osc_mat3_apply_transpose(leaf->rotation, osc_sub(x, leaf->translation)), 1.0 / leaf->scale);
+// The point's offset from the leaf's origin in the leaf's axes, R^T (x - t) = s x_leaf (x itself
+// without a transform), shared by the leaf's evaluation and its bound in a culled union.
+OSC_FORCE_INLINE osc_vec3 sdf_leaf_rotated(const sdf_leaf* leaf, osc_vec3 x) {
+    return leaf->has_transform ? osc_mat3_apply_transpose(leaf->rotation, osc_sub(x, leaf->translation)) : x;
+}
+
+// sdf_leaf_eval_world (below) from the point's sdf_leaf_rotated image
+static void sdf_leaf_eval_rotated(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 rotated, int order, jet* out) {
+    osc_vec3 xl = rotated;
+    if (leaf->has_transform) xl = osc_scale(rotated, 1.0 / leaf->scale);
     jet j;
     switch (leaf->kind) {
         case SDF_LEAF_SPHERE: sdf_sphere_eval(leaf, xl, order, &j); break;
@@ -213,6 +217,12 @@ static void sdf_leaf_eval_world(const osc_sdf* sdf, const sdf_leaf* leaf, osc_ve
             osc_mat3_mul(osc_mat3_mul(leaf->rotation, jet_hessian_mat3(j.h)), osc_mat3_transpose(leaf->rotation));
         jet_pack_mat3(osc_mat3_scale(h, 1.0 / leaf->scale), out->h);
     }
+}
+
+// Evaluates one leaf at a world point: transform into the leaf frame, evaluate, map back:
+// phi = s phi_l(R^T (x - t) / s), grad = R grad_l, hess = R hess_l R^T / s.
+static void sdf_leaf_eval_world(const osc_sdf* sdf, const sdf_leaf* leaf, osc_vec3 x, int order, jet* out) {
+    sdf_leaf_eval_rotated(sdf, leaf, sdf_leaf_rotated(leaf, x), order, out);
 }
 
 typedef struct sdf_slot {
@@ -250,21 +260,19 @@ OSC_FORCE_INLINE void sdf_run_range(const osc_sdf* sdf, int32_t first, int32_t l
 }
 
 // True when a leaf child's value at world point x provably exceeds `limit` by a bound cheaper than
-// the leaf: a PSQ (and a plain SQ) lies inside its box [-a, a], and its value is at least its true
-// distance outside it (distance-like, docs/sdf.md), so phi(x) >= s dist(x_leaf, box). Other leaves: false.
-OSC_FORCE_INLINE bool sdf_leaf_beyond(const sdf_leaf* leaf, osc_vec3 x, double limit) {
-    if (leaf->kind != SDF_LEAF_PSQ || !(limit > 0.0)) return false;
-    osc_vec3 xl = x;
-    double scale = 1.0;
-    if (leaf->has_transform) {
-        xl = osc_mat3_apply_transpose(leaf->rotation, osc_sub(x, leaf->translation)); // s x_leaf
-        scale = leaf->scale;
-    }
-    const osc_vec3 a = leaf->p.psq.scale;
-    double qx = fmax(fabs(xl.x) - scale * a.x, 0.0), qy = fmax(fabs(xl.y) - scale * a.y, 0.0),
-           qz = fmax(fabs(xl.z) - scale * a.z, 0.0);
-    // the squared distance to the box in the world, with a margin far above its rounding
-    return (qx * qx + qy * qy + qz * qz) * (1.0 - 1e-9) > limit * limit;
+// the leaf (docs/sdf.md, "Culled unions"): a plain SQ is the radial distance |x| - rho(x / |x|) to its
+// surface, whose radius rho along any ray is at most the box [-a, a]'s, |x| / m with m = max |x_i / a_i|,
+// so phi(x) >= |x| (1 - 1 / m), the radial distance to the box (in the world: the same with s x_leaf);
+// a PSQ's log-sum-exp is at least its SQ's value. Other leaves: false.
+// `xl` is the point's sdf_leaf_rotated image, s x_leaf.
+OSC_FORCE_INLINE bool sdf_leaf_beyond(const sdf_leaf* leaf, osc_vec3 xl, double limit) {
+    if (leaf->kind != SDF_LEAF_PSQ) return false;
+    double inverse_scale = leaf->has_transform ? 1.0 / leaf->scale : 1.0;
+    const osc_vec3 ia = leaf->p.psq.inverse_scale;
+    double m = inverse_scale * fmax(fabs(xl.x) * ia.x, fmax(fabs(xl.y) * ia.y, fabs(xl.z) * ia.z));
+    double r = sqrt(xl.x * xl.x + xl.y * xl.y + xl.z * xl.z);
+    // r (1 - 1 / m) > limit, with a margin far above the rounding of both sides (m = 0: never)
+    return m > 0.0 && r - r / m > limit + 1e-9 * (r + fabs(limit));
 }
 
 // A culled root union (docs/sdf.md, "Culled unions"): the children listed for x's voxel, by increasing
@@ -286,8 +294,9 @@ OSC_FORCE_INLINE void sdf_run_culled(const osc_sdf* sdf, const sdf_cull_entry* e
             const sdf_leaf* leaf = &sdf->leaves[sdf->program[first].index];
             // its own bound at x already lies beyond the smallest value plus the reach: skipped like
             // the children after the break (its weight is below e^-SDF_CULL_TEMPERATURES)
-            if (sdf_leaf_beyond(leaf, x, smallest + reach)) continue;
-            sdf_leaf_eval_world(sdf, leaf, x, order, &value);
+            osc_vec3 rotated = sdf_leaf_rotated(leaf, x);
+            if (sdf_leaf_beyond(leaf, rotated, smallest + reach)) continue;
+            sdf_leaf_eval_rotated(sdf, leaf, rotated, order, &value);
         } else
             sdf_run_range(sdf, first, op, x, order, &value);
         smallest = fmin(smallest, value.v);

@@ -233,11 +233,95 @@ static void test_when_lists_apply(void) {
     osc_sdf_destroy(a), osc_sdf_destroy(b), osc_sdf_destroy(pair), osc_sdf_destroy(plane), osc_sdf_destroy(three);
 }
 
+// The bound a culled union tests before it evaluates an SQ or PSQ leaf (docs/sdf.md, "Culled unions"):
+// phi(x) >= r (1 - 1 / m), r = |x - c| and m = max |(R^T (x - c))_i / (s a_i)| in the world, the radial
+// distance to the SQ's box, at random points from near the centre to far outside, for random SQs and
+// PSQs (exponents over their whole range, planes through the box) under random similarity transforms.
+static void test_radial_box_bound(void) {
+    long points = 0, inside = 0, tight = 0;
+    for (int shape = 0; shape < 300; ++shape) {
+        osc_vec3 a =
+            osc_v3(test_uniform(&rng, 0.05, 2.0), test_uniform(&rng, 0.05, 2.0), test_uniform(&rng, 0.05, 2.0));
+        double e1 = test_uniform(&rng, OSC_SQ_EXPONENT_MIN, OSC_SQ_EXPONENT_MAX),
+               e2 = test_uniform(&rng, OSC_SQ_EXPONENT_MIN, OSC_SQ_EXPONENT_MAX);
+        osc_sdf *leaf = NULL, *placed = NULL;
+        if (shape % 3 == 2) { // a PSQ: one or two planes cutting the box, at a random temperature
+            osc_plane planes[2];
+            int count = 1 + shape % 2;
+            for (int k = 0; k < count; ++k) {
+                osc_quat q = random_quat(&rng);
+                planes[k].normal = osc_quat_rotate(q, osc_v3(1, 0, 0));
+                planes[k].offset = -test_uniform(&rng, 0.0, 0.8) * fmin(a.x, fmin(a.y, a.z));
+            }
+            CHECK_STATUS(osc_sdf_create_psq(a, e1, e2, planes, count, test_uniform(&rng, 0.0, 0.05), &leaf), OSC_OK);
+        } else
+            CHECK_STATUS(osc_sdf_create_superquadric(a, e1, e2, &leaf), OSC_OK);
+        double s = test_uniform(&rng, 0.3, 3.0);
+        osc_pose pose = {osc_v3(test_uniform(&rng, -2, 2), test_uniform(&rng, -2, 2), test_uniform(&rng, -2, 2)),
+                         random_quat(&rng)};
+        CHECK_STATUS(osc_sdf_create_transformed(leaf, pose, s, &placed), OSC_OK);
+        osc_mat3 rotation = osc_quat_to_mat3(pose.q);
+        double size = s * fmax(a.x, fmax(a.y, a.z));
+        for (int i = 0; i < 200; ++i) {
+            double spread = size * (i % 4 == 0 ? 0.05 : (i % 4 == 1 ? 1.0 : (i % 4 == 2 ? 3.0 : 100.0)));
+            osc_vec3 d = osc_v3(test_uniform(&rng, -spread, spread), test_uniform(&rng, -spread, spread),
+                                test_uniform(&rng, -spread, spread));
+            osc_vec3 local = osc_mat3_apply_transpose(rotation, d); // s x_leaf
+            double m = fmax(fabs(local.x) / (s * a.x), fmax(fabs(local.y) / (s * a.y), fabs(local.z) / (s * a.z)));
+            double r = osc_length(d), bound = r - r / m;
+            double phi = osc_sdf_eval(placed, osc_add(pose.p, d), NULL, NULL);
+            CHECK_MSG(phi >= bound - 1e-12 * (r + r / m),
+                      "shape %d (a %g %g %g, eps %g %g, scale %g) at offset (%g %g %g): phi %.17g below the radial "
+                      "distance to the box %.17g",
+                      shape, a.x, a.y, a.z, e1, e2, s, d.x, d.y, d.z, phi, bound);
+            ++points;
+            inside += phi < 0.0;
+            tight += phi - bound <= 0.1 * r / m; // within a tenth of the box radius along the ray
+        }
+        osc_sdf_destroy(leaf);
+        osc_sdf_destroy(placed);
+    }
+    printf("  %ld points (%ld inside), the bound within a tenth of the box radius at %ld\n", points, inside, tight);
+    CHECK(inside > points / 10 && tight > points / 10); // both sides sampled, and the bound is not vacuous
+}
+
+// a culled union of PSQs (planes: the bound above uses the SQ under the log-sum-exp) against the whole union
+static void test_psq_union_matches_whole(void) {
+    enum { COUNT = 8 };
+    osc_sdf* parts[COUNT];
+    for (int i = 0; i < COUNT; ++i) {
+        osc_vec3 a = osc_v3(test_uniform(&rng, 0.1, 0.3), test_uniform(&rng, 0.1, 0.3), test_uniform(&rng, 0.1, 0.3));
+        osc_plane plane = {osc_quat_rotate(random_quat(&rng), osc_v3(1, 0, 0)), -0.05};
+        osc_sdf* psq = NULL;
+        CHECK_STATUS(
+            osc_sdf_create_psq(a, test_uniform(&rng, 0.3, 1.8), test_uniform(&rng, 0.3, 1.8), &plane, 1, 0.01, &psq),
+            OSC_OK);
+        osc_pose pose = {
+            osc_v3(test_uniform(&rng, -0.6, 0.6), test_uniform(&rng, -0.3, 0.3), test_uniform(&rng, -0.3, 0.3)),
+            random_quat(&rng)};
+        CHECK_STATUS(osc_sdf_create_transformed(psq, pose, 1.0, &parts[i]), OSC_OK);
+        osc_sdf_destroy(psq);
+    }
+    osc_sdf* u = NULL;
+    CHECK_STATUS(osc_sdf_create_union((const osc_sdf* const*)parts, COUNT, 0.01, &u), OSC_OK);
+    CHECK(u->cull != NULL);
+    if (u->cull) {
+        osc_vec3 lo, hi;
+        osc_sdf_bounds(u, &lo, &hi);
+        cull_stats st = compare_whole("8 PSQs, tau 0.01, within the bounds", u, lo, hi, 20000);
+        CHECK(st.listed < COUNT);
+    }
+    osc_sdf_destroy(u);
+    for (int i = 0; i < COUNT; ++i) osc_sdf_destroy(parts[i]);
+}
+
 int main(void) {
     RUN(test_matches_whole_union);
     RUN(test_central_differences);
     RUN(test_transform_offset_and_nesting);
     RUN(test_batch_equals_single);
     RUN(test_when_lists_apply);
+    RUN(test_radial_box_bound);
+    RUN(test_psq_union_matches_whole);
     return test_finish();
 }
