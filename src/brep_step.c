@@ -112,6 +112,8 @@ typedef struct step_ctx {
     double* samples; // [sample_count][4]: t, u, v, degenerate
     int sample_count;
     size_t sample_capacity;
+    unsigned char* piece_fine; // [sample_count - 1]: 1 when the piece from sample i was found within tolerance
+    size_t piece_capacity;
     // the B-splines of the solid being read (its description's nurbs, control_points, reals)
     osc_brep_nurbs* nurbs;
     int nurbs_count;
@@ -1246,16 +1248,29 @@ static osc_status step_sample_edge(step_ctx* ctx, const osc_brep_surface* s, con
         hi = osc_v3(fmax(hi.x, x.x), fmax(hi.y, x.y), fmax(hi.z, x.z));
     }
     double tolerance = STEP_TRIM_TOLERANCE * fmax(osc_length(osc_sub(hi, lo)), 1e-12 * ctx->scale);
+    // a piece found within tolerance is not measured again: its error depends only on its two
+    // samples (each measurement starts its projection from the piece's first sample)
+    if ((status = STEP_GROW(ctx, piece_fine, sample_count, piece_capacity, (size_t)ctx->sample_count)) != OSC_OK)
+        return status;
+    memset(ctx->piece_fine, 0, (size_t)ctx->sample_count);
     for (int pass = 0; pass < 16; ++pass) { // split every piece whose midpoint is off
         int n = ctx->sample_count, added = 0;
         for (int i = n - 2; i >= 0; --i) {
             if (ctx->sample_count + 1 > STEP_MAX_SAMPLES) break;
-            if (step_midpoint_error(ctx, s, c, i) <= tolerance) continue;
+            if (ctx->piece_fine[i]) continue;
+            if (step_midpoint_error(ctx, s, c, i) <= tolerance) {
+                ctx->piece_fine[i] = 1;
+                continue;
+            }
             if ((status = STEP_GROW(ctx, samples, sample_count, sample_capacity, 4 * (ctx->sample_count + 1))) !=
-                OSC_OK)
+                    OSC_OK ||
+                (status = STEP_GROW(ctx, piece_fine, sample_count, piece_capacity, (size_t)ctx->sample_count)) !=
+                    OSC_OK)
                 return status;
             double* a = ctx->samples + 4 * i;
             memmove(a + 8, a + 4, (size_t)(ctx->sample_count - i - 1) * 4 * sizeof(double));
+            memmove(ctx->piece_fine + i + 1, ctx->piece_fine + i, (size_t)(ctx->sample_count - i - 1));
+            ctx->piece_fine[i] = ctx->piece_fine[i + 1] = 0;
             ++ctx->sample_count;
             double t = 0.5 * (a[0] + a[8]), uv[2];
             ctx->hint[0] = a[1];
@@ -2496,6 +2511,7 @@ static void step_ctx_free(step_ctx* ctx) {
     osc_free(ctx->passes);
     osc_free(ctx->skipped);
     osc_free(ctx->samples);
+    osc_free(ctx->piece_fine);
     osc_free(ctx->surfaces);
     osc_free(ctx->faces);
     osc_free(ctx->loops);
