@@ -38,6 +38,13 @@
 #define STEP_TRIM_TOLERANCE 1e-5
 /// Polyline trims: at most this many pieces per edge traversal.
 #define STEP_MAX_SAMPLES 8192
+/// Polyline trims on B-spline faces: the work of projecting a file's edge samples onto the faces
+/// (evaluations of the surfaces, each weighted by (p + 1)(q + 1) + (p + 1)^2 + (q + 1)^2 for degrees
+/// p, q) is bounded by this many units per byte of the file, and by STEP_MIN_WORK for small files.
+/// The largest over the 62 files of docs/brep.md's tables is 1.3e3 per byte and 1.9e7 for one
+/// edge traversal; a fuzzed file whose degree-14 edge lies off its face needed 1.7e9 (4 s).
+#define STEP_WORK_PER_BYTE 2e4
+#define STEP_MIN_WORK 2e8
 /// Largest B-spline degree and control point count read.
 #define STEP_MAX_DEGREE 25
 #define STEP_MAX_POLES (1 << 20)
@@ -130,6 +137,11 @@ typedef struct step_ctx {
     size_t face_storage_capacity;
     double hint[2]; // the last (u, v) found on it: projections continue from there
     int hint_valid;
+    double face_eval_cost;     // the cost of one evaluation of it: (p + 1)(q + 1) + (p + 1)^2 + (q + 1)^2
+    double work;               // the cost of the projections onto B-spline faces so far (STEP_WORK_PER_BYTE)
+    double work_budget;        // its bound for this file
+    int tracing_face;          // the ADVANCED_FACE whose loop is being traced
+    size_t file_size;          // bytes of the file
     double uncertainty;        // the file's distance uncertainty (its model unit), 0 when it gives none
     osc_vec3 center;           // the centre of the solid's vertices
     int flip;                  // the faces being read belong to a void turned over (ORIENTED_CLOSED_SHELL .F.)
@@ -155,6 +167,21 @@ static osc_status step_unsupported(step_ctx* ctx, int instance, const char* what
                  ctx->file->instances[instance].id, name);
     return osc_fail(OSC_ERR_UNSUPPORTED, "osc_brep_read_step: #%lld %s (STEP line %d): %s",
                     ctx->file->instances[instance].id, name, ctx->file->instances[instance].line, what);
+}
+
+// OSC_ERR_CAPACITY naming the edge being sampled when the projections have used up the file's
+// budget (STEP_WORK_PER_BYTE), else OSC_OK
+static osc_status step_check_work(step_ctx* ctx, const step_edge* e) {
+    if (!(ctx->work > ctx->work_budget)) return OSC_OK;
+    char name[96];
+    int instance = e->instance;
+    step_entity_name(ctx->file, instance, name, sizeof name);
+    return osc_fail(OSC_ERR_CAPACITY,
+                    "osc_brep_read_step: #%lld %s (STEP line %d): sampling the file's edges on their B-spline faces "
+                    "needs more than %.3g units of work (%.3g per byte of a %zu-byte file); this edge's trim on "
+                    "face #%lld is the last reached (an edge far from its face, or geometry too intricate)",
+                    ctx->file->instances[instance].id, name, ctx->file->instances[instance].line, ctx->work_budget,
+                    STEP_WORK_PER_BYTE, ctx->file_size, ctx->file->instances[ctx->tracing_face].id);
 }
 
 // makes room for `needed` elements in ctx->array (counts are ints: a model of more than INT_MAX / 2
@@ -213,6 +240,8 @@ static osc_status step_use_face_nurbs(step_ctx* ctx, int index) {
     if (status != OSC_OK) return status;
     osc_nurbs_init(&ctx->face_nurbs, e, ctx->cpoints, ctx->reals, ctx->face_storage);
     ctx->hint_valid = 0;
+    double p = e->degree[0] + 1, q = e->degree[1] + 1;
+    ctx->face_eval_cost = p * q + p * p + q * q;
     return OSC_OK;
 }
 
@@ -690,7 +719,10 @@ static osc_vec3 step_surface_eval(const step_ctx* ctx, const osc_brep_surface* s
 // the branch whose tube circle passes closer to the point is taken.
 static int step_surface_uv(step_ctx* ctx, const osc_brep_surface* s, osc_vec3 x, double uv[2]) {
     if (s->type == OSC_SURFACE_NURBS) { // Newton's method from the last point found, else from seeds
-        int regular = osc_nurbs_project(&ctx->face_nurbs, x, ctx->hint_valid ? ctx->hint : NULL, uv);
+        int evaluations = 0;
+        int regular =
+            osc_nurbs_project_counted(&ctx->face_nurbs, x, ctx->hint_valid ? ctx->hint : NULL, uv, &evaluations);
+        ctx->work += evaluations * ctx->face_eval_cost;
         ctx->hint[0] = uv[0];
         ctx->hint[1] = uv[1];
         ctx->hint_valid = 1;
@@ -1237,7 +1269,8 @@ static osc_status step_sample_edge(step_ctx* ctx, const osc_brep_surface* s, con
         osc_vec3 x = i == 0 ? pa : i == segments ? pb : step_curve_eval(c, t);
         double uv[2];
         int regular = step_surface_uv(ctx, s, x, uv);
-        if ((status = step_add_sample(ctx, t, uv, regular)) != OSC_OK) return status;
+        if ((status = step_add_sample(ctx, t, uv, regular)) != OSC_OK || (status = step_check_work(ctx, e)) != OSC_OK)
+            return status;
     }
     step_unwrap_samples(ctx, s, reference);
     if (!refine) return OSC_OK;
@@ -1258,7 +1291,9 @@ static osc_status step_sample_edge(step_ctx* ctx, const osc_brep_surface* s, con
         for (int i = n - 2; i >= 0; --i) {
             if (ctx->sample_count + 1 > STEP_MAX_SAMPLES) break;
             if (ctx->piece_fine[i]) continue;
-            if (step_midpoint_error(ctx, s, c, i) <= tolerance) {
+            double error = step_midpoint_error(ctx, s, c, i);
+            if ((status = step_check_work(ctx, e)) != OSC_OK) return status;
+            if (error <= tolerance) {
                 ctx->piece_fine[i] = 1;
                 continue;
             }
@@ -1362,6 +1397,7 @@ static osc_status step_trace(step_ctx* ctx, const osc_brep_surface* s, int face,
     osc_vec3 pa = e->point[forward ? 0 : 1], pb = e->point[forward ? 1 : 0];
     const double* reference = state->started ? state->last : state->reference;
     osc_status status;
+    ctx->tracing_face = face;
     ctx->hint[0] = state->last[0]; // projections continue from the loop's last point
     ctx->hint[1] = state->last[1];
     ctx->hint_valid = state->started;
@@ -2522,9 +2558,12 @@ static void step_ctx_free(step_ctx* ctx) {
     osc_free(ctx->face_storage);
 }
 
-static osc_status step_ctx_init(step_ctx* ctx, const step_file* file, int skip, osc_brep_import_report* report) {
+static osc_status step_ctx_init(step_ctx* ctx, const step_file* file, size_t size, int skip,
+                                osc_brep_import_report* report) {
     memset(ctx, 0, sizeof *ctx);
     ctx->file = file;
+    ctx->file_size = size;
+    ctx->work_budget = fmax(STEP_MIN_WORK, STEP_WORK_PER_BYTE * (double)size);
     ctx->skip = skip != 0;
     ctx->report = report;
     ctx->scale = 1.0;
@@ -2564,7 +2603,7 @@ osc_status step_convert(const char* text, size_t size, int skip_unsupported, osc
     int count = 0;
     osc_status status = step_parse(text, size, &file);
     if (status == OSC_OK)
-        status = step_ctx_init(&ctx, &file, skip_unsupported, report);
+        status = step_ctx_init(&ctx, &file, size, skip_unsupported, report);
     else
         memset(&ctx, 0, sizeof ctx);
     if (status == OSC_OK) status = step_find_solids(&file, &placed, &count, &report->length_unit);
