@@ -41,10 +41,11 @@
 /// Polyline trims on B-spline faces: the work of projecting a file's edge samples onto the faces
 /// (evaluations of the surfaces, each weighted by (p + 1)(q + 1) + (p + 1)^2 + (q + 1)^2 for degrees
 /// p, q) is bounded by this many units per byte of the file, and by STEP_MIN_WORK for small files.
-/// The largest over the 62 files of docs/brep.md's tables is 1.3e3 per byte and 1.9e7 for one
-/// edge traversal; a fuzzed file whose degree-14 edge lies off its face needed 1.7e9 (4 s).
-#define STEP_WORK_PER_BYTE 2e4
-#define STEP_MIN_WORK 2e8
+/// Measured over 373 real files (docs/brep.md), the most a file used is 1.3e3 per byte and 1.7e8
+/// in all, and one edge traversal 1.9e7; a fuzzed 16 KB file whose degree-14 edge lies off its
+/// face needed 1.7e9 (4.3 s).
+#define STEP_WORK_PER_BYTE 5e3
+#define STEP_MIN_WORK 1e8
 /// Largest B-spline degree and control point count read.
 #define STEP_MAX_DEGREE 25
 #define STEP_MAX_POLES (1 << 20)
@@ -178,10 +179,11 @@ static osc_status step_check_work(step_ctx* ctx, const step_edge* e) {
     step_entity_name(ctx->file, instance, name, sizeof name);
     return osc_fail(OSC_ERR_CAPACITY,
                     "osc_brep_read_step: #%lld %s (STEP line %d): sampling the file's edges on their B-spline faces "
-                    "needs more than %.3g units of work (%.3g per byte of a %zu-byte file); this edge's trim on "
-                    "face #%lld is the last reached (an edge far from its face, or geometry too intricate)",
+                    "needs more than %.3g units of work, the budget of a %zu-byte file (%.3g a byte, at least "
+                    "%.3g); this edge's trim on face #%lld is the last reached (an edge far from its face, or "
+                    "geometry too intricate)",
                     ctx->file->instances[instance].id, name, ctx->file->instances[instance].line, ctx->work_budget,
-                    STEP_WORK_PER_BYTE, ctx->file_size, ctx->file->instances[ctx->tracing_face].id);
+                    ctx->file_size, STEP_WORK_PER_BYTE, STEP_MIN_WORK, ctx->file->instances[ctx->tracing_face].id);
 }
 
 // makes room for `needed` elements in ctx->array (counts are ints: a model of more than INT_MAX / 2
