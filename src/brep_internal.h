@@ -55,6 +55,11 @@ void osc_nurbs_eval(const osc_nurbs* n, const double* t, osc_vec3* p, osc_vec3* 
 /// surface is degenerate there (a pole: one of the two first derivatives vanishes).
 int osc_nurbs_project(const osc_nurbs* n, osc_vec3 x, const double* hint, double* t);
 
+/// osc_nurbs_project's result, adding the number of evaluations of the B-spline it made to
+/// *evaluations (at most 4 (1 + 50 x 30) + 1 = 6005: Newton's method from the hint and from three
+/// seeds, each one evaluation and at most 50 iterations of at most 30 damped tries, then one).
+int osc_nurbs_project_counted(const osc_nurbs* n, osc_vec3 x, const double* hint, double* t, int* evaluations);
+
 /// The unit natural normal S_u x S_v of a surface at (u, v); at a pole where S_u or S_v vanishes,
 /// its limit from inside the parameter range.
 osc_vec3 osc_nurbs_normal(const osc_nurbs* n, double u, double v);

@@ -177,8 +177,6 @@ osc_vec3 osc_nurbs_normal(const osc_nurbs* n, double u, double v) {
 
 static double clampd(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
-// Newton's method with Levenberg-Marquardt damping on f = |S(t) - x|^2 / 2 over the parameter box
-// (steps clamped to it); returns the final f.
 // t in the range: clamped, or wrapped in a closed direction
 static double into_range(const osc_nurbs* n, int k, double t) {
     if (!n->closed[k]) return clampd(t, n->lo[k], n->hi[k]);
@@ -187,11 +185,14 @@ static double into_range(const osc_nurbs* n, int k, double t) {
     return n->lo[k] + w;
 }
 
-static double project_newton(const osc_nurbs* n, osc_vec3 x, double* t) {
+// Newton's method with Levenberg-Marquardt damping on f = |S(t) - x|^2 / 2 over the parameter box
+// (steps clamped to it); returns the final f and adds its evaluations of S to *evaluations.
+static double project_newton(const osc_nurbs* n, osc_vec3 x, double* t, int* evaluations) {
     int dim = n->dim;
     for (int k = 0; k < dim; k++) t[k] = into_range(n, k, t[k]);
     osc_vec3 p, d1[2], d2[3];
     osc_nurbs_eval(n, t, &p, d1, d2);
+    ++*evaluations;
     osc_vec3 r = osc_sub(p, x);
     double f = 0.5 * osc_dot(r, r), mu = 0.0;
     for (int it = 0; it < 50; it++) {
@@ -239,6 +240,7 @@ static double project_newton(const osc_nurbs* n, osc_vec3 x, double* t) {
             for (int i = 0; i < dim; i++) tn[i] = into_range(n, i, t[i] + step[i]);
             osc_vec3 pn, e1[2], e2[3];
             osc_nurbs_eval(n, tn, &pn, e1, e2);
+            ++*evaluations;
             osc_vec3 rn = osc_sub(pn, x);
             double fn = 0.5 * osc_dot(rn, rn);
             if (fn <= f) {
@@ -266,12 +268,17 @@ static double project_newton(const osc_nurbs* n, osc_vec3 x, double* t) {
 }
 
 int osc_nurbs_project(const osc_nurbs* n, osc_vec3 x, const double* hint, double* t) {
+    int evaluations = 0;
+    return osc_nurbs_project_counted(n, x, hint, t, &evaluations);
+}
+
+int osc_nurbs_project_counted(const osc_nurbs* n, osc_vec3 x, const double* hint, double* t, int* evaluations) {
     int dim = n->dim;
     double f_hint = INFINITY;
     if (hint) {
         t[0] = hint[0];
         if (dim == 2) t[1] = hint[1];
-        f_hint = project_newton(n, x, t);
+        f_hint = project_newton(n, x, t, evaluations);
     }
     // without a hint, or when the hint led to a point off the curve or surface (x on it is what
     // importers ask for), from the seeds
@@ -297,7 +304,7 @@ int osc_nurbs_project(const osc_nurbs* n, osc_vec3 x, const double* hint, double
         double fbest = f_hint;
         for (int k = 0; k < 3 && best[k] >= 0; k++) {
             double tk[2] = {n->seed_param[2 * best[k]], n->seed_param[2 * best[k] + 1]};
-            double f = project_newton(n, x, tk);
+            double f = project_newton(n, x, tk, evaluations);
             if (f < fbest) {
                 fbest = f;
                 kept[0] = tk[0];
@@ -310,6 +317,7 @@ int osc_nurbs_project(const osc_nurbs* n, osc_vec3 x, const double* hint, double
     if (dim == 1) return 1;
     osc_vec3 p, d1[2];
     osc_nurbs_eval(n, t, &p, d1, NULL);
+    ++*evaluations;
     double lu = osc_length(d1[0]), lv = osc_length(d1[1]);
     return !(fmin(lu, lv) <= 1e-9 * fmax(lu, lv));
 }

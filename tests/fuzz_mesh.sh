@@ -95,8 +95,10 @@ for target in $targets; do
     echo "fuzz_mesh.sh: fuzzing $target for $seconds s"
     log="$work_dir/logs/fuzz_$target.log"
     # -timeout: a hang, not a slow valid input: the slowest STEP input found (a degree-14 rational
-    # B-spline face, tests/data/step/crashers/slow_degree14_rational.step) builds in 0.9 s, 13 s
-    # under AddressSanitizer and UndefinedBehaviorSanitizer
+    # edge off its B-spline face, tests/data/step/crashers/slow_degree14_off_face.step, refused at
+    # the reader's work budget) takes 0.25 s a read, 16 s of CPU for the target's two reads under
+    # AddressSanitizer and UndefinedBehaviorSanitizer; the limit counts wall time, and on a machine
+    # loaded 10 times over (load 20 on 2 cores) its mutations reached 84 s and were reported
     # shellcheck disable=SC2086
     "$binary" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 -max_len=16384 \
         $dict_option -artifact_prefix="$work_dir/artifacts/$target-" \
