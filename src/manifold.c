@@ -71,6 +71,8 @@ typedef struct feature {
     double distance, weight; // mollified distance d_c and transition weight f_t
     osc_vec3 point;          // world contact point
     osc_vec3 normal;         // world unit normal from A to B
+    bool tangents;           // the tangents below are filled (with derivatives, unless the feature's
+                             // blend weight is negligible: tangents_negligible)
     double d_distance[COLUMNS], d_weight[COLUMNS];
     double d_point[3][COLUMNS], d_normal[3][COLUMNS];
 } feature;
@@ -141,6 +143,9 @@ typedef struct pipeline {
     corner_table* cache;       // the current direction's corner values
     shared_edges* shared;      // and its saturated shared edges
     corner_tangents* tangents; // and its corners' point tangents
+    // with derivatives and blending: a feature of the current group whose mollified distance is
+    // above this needs no tangents (its blend weight is negligible: blend_cutoff); +INFINITY: all do
+    double tangent_cutoff;
 } pipeline;
 
 // ---------------------------------------------------------------------------------------------
@@ -250,14 +255,17 @@ OSC_FORCE_INLINE bool beyond_by_value(const pipeline* pl, const direction* d, os
 }
 
 // mollified contact at s-frame point y with tangents dy (eq. M, X, N): distance, weight, world point
-// and normal, for a feature that beyond_by_value kept. Returns false when the weight is 0 (the
-// feature is saturated).
+// and normal, for a feature that beyond_by_value kept; without tangents (and without the normal
+// field's Jacobian) when there are no derivatives or dy is NULL (a feature whose blend weight is
+// negligible). Returns false when the weight is 0 (the feature is saturated).
 OSC_AVX_CLONES
 static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double dy[3][COLUMNS], feature* out) {
     const osc_manifold_settings* st = pl->settings;
+    bool tangents = pl->derivatives && dy != NULL;
+    out->tangents = tangents;
     osc_vec3 gradient = osc_v3(0.0, 0.0, 0.0), n;
     osc_mat3 dn = osc_mat3_zero();
-    double phi = sdf_contact(d->s, y, pl->derivatives, &gradient, &n, &dn);
+    double phi = sdf_contact(d->s, y, tangents, &gradient, &n, &dn);
     double distance_slope, weight_slope;
     out->distance = osc_mollified_depth(phi, st->d_max, st->bandwidth, &distance_slope, NULL);
     out->weight = osc_transition(phi, st->d_max, st->bandwidth, &weight_slope, NULL);
@@ -267,7 +275,7 @@ static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double dy
     }
     out->point = osc_add(osc_mat3_apply(d->r_s, y), d->p_s);
     out->normal = osc_scale(osc_mat3_apply(d->r_s, n), d->sign);
-    if (!pl->derivatives) return true;
+    if (!tangents) return true;
     osc_vec3 arm = osc_sub(out->point, d->p_s);
     for (int j = 0; j < COLUMNS; ++j) {
         osc_vec3 t = osc_v3(dy[0][j], dy[1][j], dy[2][j]);
@@ -350,11 +358,16 @@ static bool run_beyond(const pipeline* pl, const direction* d, runs* r, int32_t 
 
 #define CORNER_BATCH 16
 
-// phi at the points of `count` pending corner entries, by the spline's many-point entry
-static void corner_phis(const osc_grid* grid, corner* const* pending, const osc_vec3* points, int count) {
+// phi at the points of `count` pending corner entries, by the spline's many-point entry; lowers
+// *deepest to the smallest of them that is at most `full`
+static void corner_phis(const osc_grid* grid, corner* const* pending, const osc_vec3* points, int count, double full,
+                        double* deepest) {
     double phi[CORNER_BATCH];
     grid_distances(grid, points, (size_t)count, phi);
-    for (int k = 0; k < count; ++k) pending[k]->phi = phi[k], pending[k]->has_phi = true;
+    for (int k = 0; k < count; ++k) {
+        pending[k]->phi = phi[k], pending[k]->has_phi = true;
+        if (phi[k] <= full && phi[k] < *deepest) *deepest = phi[k];
+    }
 }
 
 // The points and (with the broad phase) the broad-phase bounds of stored vertices [begin, end) (a
@@ -364,25 +377,32 @@ static void corner_phis(const osc_grid* grid, corner* const* pending, const osc_
 // call of the spline's many-point entry (each value has grid_distance's bits, docs/grid.md).
 // The group's vertices and edges then find them. A batch's vertices are consecutive, so their
 // entries in the direct-mapped table are distinct.
-static void group_corners(const pipeline* pl, const direction* d, int32_t begin, int32_t end) {
+// Returns the smallest upper bound of phi these bounds give at a vertex of the group with
+// f_t(phi) = 1 (phi <= d_max - bandwidth): the voxel's upper bound, or phi where it is known first
+// (+INFINITY: none); blend_cutoff's bound on the group's deepest term.
+static double group_corners(const pipeline* pl, const direction* d, int32_t begin, int32_t end) {
     bool broad = pl->settings->broad_phase;
-    double d_max = pl->settings->d_max;
+    double d_max = pl->settings->d_max, full = d_max - pl->settings->bandwidth, deepest = INFINITY;
     const osc_grid* grid = d->s->grid;
     corner* pending[CORNER_BATCH];
     osc_vec3 points[CORNER_BATCH];
     int count = 0;
     for (int32_t i = begin; i < end; ++i) {
         corner* c = corner_at(pl, d, i);
-        if (broad && (corner_lower(d, c) > d_max || c->upper < d_max)) continue;
-        if (!grid || c->has_phi) continue;
+        if (broad && corner_lower(d, c) > d_max) continue;
+        bool decided = broad && c->upper < d_max; // no look at phi needed
+        double known = c->has_phi ? c->phi : decided ? c->upper : INFINITY;
+        if (known <= full && known < deepest) deepest = known;
+        if (!grid || c->has_phi || decided) continue;
         pending[count] = c;
         points[count++] = c->y;
         if (count == CORNER_BATCH) {
-            corner_phis(grid, pending, points, count);
+            corner_phis(grid, pending, points, count, full, &deepest);
             count = 0;
         }
     }
-    if (count > 0) corner_phis(grid, pending, points, count);
+    if (count > 0) corner_phis(grid, pending, points, count, full, &deepest);
+    return deepest;
 }
 
 // phi at a corner (below)
@@ -404,6 +424,25 @@ static bool vertex_beyond_by_value(const pipeline* pl, const direction* d, corne
     return osc_transition(c->phi, st->d_max, st->bandwidth, NULL, NULL) == 0.0;
 }
 
+// true when a feature whose phi is at least `phi_lower` needs no tangents: its mollified distance,
+// at least min(phi, d_max) (a convex combination of phi and d_max), is above the group's cutoff
+static inline bool tangents_negligible(const pipeline* pl, double phi_lower) {
+    return fmin(phi_lower, pl->settings->d_max) > pl->tangent_cutoff;
+}
+
+// tangents_negligible at a vertex that vertex_beyond_by_value kept: by the voxel's lower bound when
+// it decides, else by phi (evaluated here, and kept in the entry, only where the voxel's upper bound
+// leaves it open)
+static bool vertex_negligible(const pipeline* pl, const direction* d, corner* c) {
+    if (!(pl->tangent_cutoff < pl->settings->d_max)) return false; // no distance is above it
+    if (c->has_bounds && tangents_negligible(pl, c->lower)) return true;
+    if (!c->has_phi) {
+        if (c->has_bounds && !tangents_negligible(pl, c->upper)) return false;
+        corner_value(pl, d, c, NULL);
+    }
+    return tangents_negligible(pl, c->phi);
+}
+
 // vertex-SDF contact (the paper's §IV-B) of stored vertex i: the vertex itself
 static bool vertex_contact(const pipeline* pl, const direction* d, runs* r, int32_t i, feature* out) {
     if (pl->settings->broad_phase && !r->vertex_bounds_known && run_beyond(pl, d, r, i, false)) {
@@ -421,7 +460,8 @@ static bool vertex_contact(const pipeline* pl, const direction* d, runs* r, int3
     }
     osc_vec3 y = c->y;
     // (its tangents kept for the edges that have it as a corner)
-    return finish(pl, d, y, pl->derivatives ? vertex_tangents(pl, d, i, y) : NULL, out);
+    bool tangents = pl->derivatives && !vertex_negligible(pl, d, c);
+    return finish(pl, d, y, tangents ? vertex_tangents(pl, d, i, y) : NULL, out);
 }
 
 // phi at y for a pass without tangents, with the bits the pass with tangents sees: a spline's value
@@ -731,6 +771,22 @@ static inline bool edge_beyond(const direction* d, const corner* ca, const corne
     return edge_beyond_tight(d, ca, cb, mean, l, d_max, bound);
 }
 
+// a guess that an edge's point will lie above the group's tangent cutoff, from phi at its corners and
+// a bound on the change of phi along it (where phi > 0): a corner inside (phi < 0) does not move,
+// so an edge inside ends near its middle, one that crosses the surface near the crossing, and one
+// outside no deeper than its corners less the change
+static inline bool edge_expected(const pipeline* pl, double phi_a, double phi_b, double change) {
+    if (!(pl->tangent_cutoff < pl->settings->d_max)) return false;
+    double low = fmin(phi_a, phi_b), high = fmax(phi_a, phi_b);
+    double guess = high < 0.0 ? 0.5 * (phi_a + phi_b) : low < 0.0 ? 0.0 : low - 0.5 * change;
+    return tangents_negligible(pl, guess);
+}
+
+// tangents_negligible at the point p of an edge that beyond_by_value kept, by phi there
+static inline bool edge_negligible(const pipeline* pl, const direction* d, osc_vec3 p) {
+    return pl->tangent_cutoff < pl->settings->d_max && tangents_negligible(pl, pass_value(pl, d, p));
+}
+
 // edge_contact for an edge the broad phase's lower bounds have not ruled out, with its corners'
 // entries and the Lipschitz bound so far; compiled for AVX too (its 12-column loops), with the traces
 // without tangents, the soft clips and the corner look-ups inlined into it (the clone cannot call
@@ -771,7 +827,10 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
     // below d_max (its point is near the middle when it does not cross the surface: 92-100 % at
     // d_max 0.01-0.1): it is traced once, with tangents, as the pass without them would be wasted.
     // (Where it does end beyond, the tangents are; the output is the same either way.)
-    bool value_first = !(pl->derivatives && (fmin(phi_a, phi_b) < 0.0 || 0.5 * (phi_a + phi_b) < st->d_max));
+    // An edge whose point is expected above the group's tangent cutoff (edge_expected) goes first
+    // without tangents too, as they will likely not be needed (edge_negligible decides).
+    bool value_first = !(pl->derivatives && (fmin(phi_a, phi_b) < 0.0 || 0.5 * (phi_a + phi_b) < st->d_max)) ||
+                       edge_expected(pl, phi_a, phi_b, bound.lipschitz * l);
     double s = 0.0, u = 0.0, sc = 0.0, uc = 0.0;
     trace_exps kept; // the pass without tangents' exponentials, for the pass with them
     if (value_first) {
@@ -785,7 +844,7 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
             saturate(pl, out);
             return false;
         }
-        if (!pl->derivatives) return finish(pl, d, p, NULL, out);
+        if (!pl->derivatives || edge_negligible(pl, d, p)) return finish(pl, d, p, NULL, out);
     }
     osc_vec3 ga, gb;
     corner_gradients(pl, d, ca, cb, &ga, &gb);
@@ -917,13 +976,41 @@ typedef struct blend {
     double ref;
     double z, sd, sf, sp[3], sn[3];
     double dz[COLUMNS], dsd[COLUMNS], dsf[COLUMNS], dsp[3][COLUMNS], dsn[3][COLUMNS];
+    // with derivatives: a feature with a larger distance needs no tangents (blend_cutoff), from the
+    // group's vertices' bounds (`prior`) and from the features added so far
+    double prior, cutoff;
     feature best; // hard mode (tau = 0): the deepest feature, first on ties
     bool seen;    // hard mode: any feature added
 } blend;
 
-static void blend_start(blend* b) {
+// ln of the largest relative blend term whose tangents are dropped (docs/manifold.md, "Features
+// below rounding in the blend"): eps = 2^-53, half an ulp of 1
+#define BLEND_LOG_EPS (-36.7368005696771) // ln(2^-53)
+
+// A distance above which a feature's term in the blend needs no tangents: with tau > 0, its term
+// e = exp(-(d - ref) / tau) is below eps S_f, S_f = sum e f^2 over the features so far (which only
+// grows in a fixed scale; rescaling leaves ref - tau ln S_f unchanged), so below eps of the final
+// S_f; and below eps of the term of a vertex whose phi is at most `deepest` with f_t = 1 (the
+// prior, from group_corners), which the group will add. With tau = 0 the deepest feature alone
+// is kept: one above the best so far or above `deepest` is never it. (+INFINITY without
+// derivatives, or where nothing is known.)
+static double blend_cutoff(const pipeline* pl, const blend* b) {
+    double tau = pl->settings->blend_temperature;
+    if (!(tau > 0.0)) return b->items && b->best.distance < b->prior ? b->best.distance : b->prior;
+    if (!b->items || !(b->sf > 0.0)) return b->prior;
+    return fmin(b->prior, b->ref - tau * (BLEND_LOG_EPS + log(b->sf)));
+}
+
+// starts a group's blend; `deepest` bounds phi at one of its vertices with f_t = 1 (group_corners;
+// +INFINITY: none known), with a margin above the rounding of the distance that vertex will get
+static void blend_start(const pipeline* pl, blend* b, double deepest) {
     memset(b, 0, offsetof(blend, best));
     b->seen = false;
+    double tau = pl->settings->blend_temperature;
+    b->prior = INFINITY;
+    if (pl->derivatives && deepest < INFINITY)
+        b->prior = deepest + (tau > 0.0 ? -BLEND_LOG_EPS * tau : 0.0) + 1e-12 * (fabs(deepest) + pl->settings->d_max);
+    b->cutoff = b->prior;
 }
 
 static void blend_rescale(blend* b, double factor, bool derivatives) {
@@ -949,6 +1036,7 @@ static void blend_add_feature(const pipeline* pl, blend* restrict b, const featu
             b->items = active;
         }
         b->seen = true;
+        if (pl->derivatives) b->cutoff = blend_cutoff(pl, b);
         return;
     }
     bool verbatim = pl->settings->blend_saturated;
@@ -973,6 +1061,8 @@ static void blend_add_feature(const pipeline* pl, blend* restrict b, const featu
     double x[3] = {c->point.x, c->point.y, c->point.z}, n[3] = {c->normal.x, c->normal.y, c->normal.z};
     for (int k = 0; k < 3; ++k) b->sp[k] += gf * x[k], b->sn[k] += gf * n[k];
     if (!pl->derivatives) return;
+    b->cutoff = blend_cutoff(pl, b);
+    if (!c->tangents) return; // its term is negligible (blend_cutoff): its tangents are dropped
     // the tangents column by column, in loops without branches (they vectorise): dg = de or
     // de f + e df
     double dg[COLUMNS], dgf[COLUMNS];
@@ -1040,7 +1130,7 @@ static bool blend_finish(const pipeline* pl, blend* b, feature* out) {
 // ---------------------------------------------------------------------------------------------
 // the pipeline
 
-// copies a feature (its tangents only with derivatives)
+// copies a feature (its tangents only with `derivatives`, else it has none)
 static void feature_copy(feature* to, const feature* from, bool derivatives) {
     if (derivatives) {
         *to = *from;
@@ -1048,6 +1138,7 @@ static void feature_copy(feature* to, const feature* from, bool derivatives) {
     }
     to->distance = from->distance, to->weight = from->weight;
     to->point = from->point, to->normal = from->normal;
+    to->tangents = false;
 }
 
 // empties the tables of the direction about to run: corners, their tangents and the shared edges
@@ -1069,6 +1160,12 @@ static void shared_edge_contact(pipeline* pl, const direction* d, runs* r, int32
     int slot = e & (SHARED_EDGES - 1);
     bool second = shared->edge[slot] == e;
     feature c;
+    if (second && shared->result[slot] >= 0 && !shared->pool[shared->result[slot]].tangents && pl->derivatives &&
+        !(shared->pool[shared->result[slot]].distance > pl->tangent_cutoff)) {
+        // kept without tangents (negligible in the first group), not negligible here: again
+        shared->free_slots[shared->free_count++] = shared->result[slot];
+        shared->result[slot] = SHARED_NOT_KEPT;
+    }
     if (second && shared->result[slot] != SHARED_NOT_KEPT) {
         int kept = shared->result[slot];
         shared->edge[slot] = -1;
@@ -1093,7 +1190,7 @@ static void shared_edge_contact(pipeline* pl, const direction* d, runs* r, int32
     shared->result[slot] = active ? SHARED_NOT_KEPT : SHARED_SATURATED;
     if (active && shared->free_count > 0) {
         int16_t kept = shared->free_slots[--shared->free_count];
-        feature_copy(&shared->pool[kept], &c, pl->derivatives);
+        feature_copy(&shared->pool[kept], &c, pl->derivatives && c.tangents);
         shared->result[slot] = kept;
     }
 }
@@ -1117,16 +1214,19 @@ static void run_direction(pipeline* pl, const direction* d) {
         for (int32_t g = 0; g < f->group_count; ++g) {
             // every feature of the group beyond d_max: all saturated, so it emits nothing
             if (st->broad_phase && sphere_beyond(pl, d, f->group_spheres + 4 * (size_t)g, NULL)) continue;
-            blend_start(&b);
+            double deepest = INFINITY;
             if (st->broad_phase || d->s->grid)
-                group_corners(pl, d, f->group_vertex_start[g], f->group_vertex_start[g + 1]);
+                deepest = group_corners(pl, d, f->group_vertex_start[g], f->group_vertex_start[g + 1]);
+            blend_start(pl, &b, deepest);
             r.vertex_bounds_known = st->broad_phase;
             for (int32_t i = f->group_vertex_start[g]; i < f->group_vertex_start[g + 1]; ++i) {
+                pl->tangent_cutoff = b.cutoff;
                 bool active = vertex_contact(pl, d, &r, i, &c);
                 blend_add(pl, &b, &c, active);
             }
             for (int32_t k = f->group_edge_start[g]; st->edges && k < f->group_edge_start[g + 1]; ++k) {
                 int32_t e = f->group_edges[k];
+                pl->tangent_cutoff = b.cutoff;
                 if (f->edge_shared[e]) {
                     shared_edge_contact(pl, d, &r, e, &b);
                     continue;
@@ -1136,6 +1236,7 @@ static void run_direction(pipeline* pl, const direction* d) {
             }
             if (blend_finish(pl, &b, &c)) emit(pl, d, &c, OSC_CONTACT_GROUP, g, g);
         }
+        pl->tangent_cutoff = INFINITY;
         return;
     }
     for (int32_t i = 0; i < f->vertex_count; ++i)
@@ -1209,6 +1310,7 @@ static void collide(const osc_body* a, osc_pose pose_a, const osc_body* b, osc_p
     pl.shared = &shared;
     corner_tangents tangents;
     pl.tangents = &tangents;
+    pl.tangent_cutoff = INFINITY;
     out->count = 0;
     out->needed = 0;
     direction ab = make_direction(a, pose_a, b, pose_b, 1);
