@@ -259,7 +259,8 @@ OSC_FORCE_INLINE bool beyond_by_value(const pipeline* pl, const direction* d, os
 // field's Jacobian) when there are no derivatives or dy is NULL (a feature whose blend weight is
 // negligible). Returns false when the weight is 0 (the feature is saturated).
 OSC_AVX_CLONES
-static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double dy[3][COLUMNS], feature* out) {
+static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double (*restrict dy)[COLUMNS],
+                   feature* restrict out) {
     const osc_manifold_settings* st = pl->settings;
     bool tangents = pl->derivatives && dy != NULL;
     out->tangents = tangents;
@@ -277,15 +278,23 @@ static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double dy
     out->normal = osc_scale(osc_mat3_apply(d->r_s, n), d->sign);
     if (!tangents) return true;
     osc_vec3 arm = osc_sub(out->point, d->p_s);
+    // column by column: dphi = grad phi . t, dx = R_S t, dn_world = sign R_S (dn t), in arrays over
+    // the columns (osc_dot's and osc_mat3_apply's operations in their order), which vectorise
+    osc_mat3 rotation = d->r_s; // (copies: no aliasing with the outputs)
+    const double(*r)[3] = rotation.m, (*m)[3] = dn.m;
+    double sign = d->sign;
     for (int j = 0; j < COLUMNS; ++j) {
-        osc_vec3 t = osc_v3(dy[0][j], dy[1][j], dy[2][j]);
-        double dphi = osc_dot(gradient, t);
+        double t0 = dy[0][j], t1 = dy[1][j], t2 = dy[2][j];
+        double dphi = gradient.x * t0 + gradient.y * t1 + gradient.z * t2;
         out->d_distance[j] = distance_slope * dphi;
         out->d_weight[j] = weight_slope * dphi;
-        osc_vec3 dx = osc_mat3_apply(d->r_s, t);
-        osc_vec3 dnw = osc_scale(osc_mat3_apply(d->r_s, osc_mat3_apply(dn, t)), d->sign);
-        out->d_point[0][j] = dx.x, out->d_point[1][j] = dx.y, out->d_point[2][j] = dx.z;
-        out->d_normal[0][j] = dnw.x, out->d_normal[1][j] = dnw.y, out->d_normal[2][j] = dnw.z;
+        double u0 = m[0][0] * t0 + m[0][1] * t1 + m[0][2] * t2;
+        double u1 = m[1][0] * t0 + m[1][1] * t1 + m[1][2] * t2;
+        double u2 = m[2][0] * t0 + m[2][1] * t1 + m[2][2] * t2;
+        for (int k = 0; k < 3; ++k) {
+            out->d_point[k][j] = r[k][0] * t0 + r[k][1] * t1 + r[k][2] * t2;
+            out->d_normal[k][j] = sign * (r[k][0] * u0 + r[k][1] * u1 + r[k][2] * u2);
+        }
     }
     // s's own motion carries the s-frame point and normal with it: dp_S -> e_j,
     // dtheta_S -> e_j x (x - p_S) and e_j x n
@@ -427,7 +436,8 @@ static bool vertex_beyond_by_value(const pipeline* pl, const direction* d, corne
 // true when a feature whose phi is at least `phi_lower` needs no tangents: its mollified distance,
 // at least min(phi, d_max) (a convex combination of phi and d_max), is above the group's cutoff
 static inline bool tangents_negligible(const pipeline* pl, double phi_lower) {
-    return fmin(phi_lower, pl->settings->d_max) > pl->tangent_cutoff;
+    double d_max = pl->settings->d_max; // (fmin is a library call here)
+    return (phi_lower < d_max ? phi_lower : d_max) > pl->tangent_cutoff;
 }
 
 // tangents_negligible at a vertex that vertex_beyond_by_value kept: by the voxel's lower bound when
@@ -777,7 +787,7 @@ static inline bool edge_beyond(const direction* d, const corner* ca, const corne
 // outside no deeper than its corners less the change
 static inline bool edge_expected(const pipeline* pl, double phi_a, double phi_b, double change) {
     if (!(pl->tangent_cutoff < pl->settings->d_max)) return false;
-    double low = fmin(phi_a, phi_b), high = fmax(phi_a, phi_b);
+    double low = phi_a < phi_b ? phi_a : phi_b, high = phi_a < phi_b ? phi_b : phi_a;
     double guess = high < 0.0 ? 0.5 * (phi_a + phi_b) : low < 0.0 ? 0.0 : low - 0.5 * change;
     return tangents_negligible(pl, guess);
 }
@@ -829,7 +839,7 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
     // (Where it does end beyond, the tangents are; the output is the same either way.)
     // An edge whose point is expected above the group's tangent cutoff (edge_expected) goes first
     // without tangents too, as they will likely not be needed (edge_negligible decides).
-    bool value_first = !(pl->derivatives && (fmin(phi_a, phi_b) < 0.0 || 0.5 * (phi_a + phi_b) < st->d_max)) ||
+    bool value_first = !(pl->derivatives && (phi_a < 0.0 || phi_b < 0.0 || 0.5 * (phi_a + phi_b) < st->d_max)) ||
                        edge_expected(pl, phi_a, phi_b, bound.lipschitz * l);
     double s = 0.0, u = 0.0, sc = 0.0, uc = 0.0;
     trace_exps kept; // the pass without tangents' exponentials, for the pass with them
@@ -978,7 +988,8 @@ typedef struct blend {
     double dz[COLUMNS], dsd[COLUMNS], dsf[COLUMNS], dsp[3][COLUMNS], dsn[3][COLUMNS];
     // with derivatives: a feature with a larger distance needs no tangents (blend_cutoff), from the
     // group's vertices' bounds (`prior`) and from the features added so far
-    double prior, cutoff;
+    // (sf_cut: S_f when the cutoff was last formed, in the sums' scale)
+    double prior, cutoff, sf_cut;
     feature best; // hard mode (tau = 0): the deepest feature, first on ties
     bool seen;    // hard mode: any feature added
 } blend;
@@ -990,7 +1001,7 @@ typedef struct blend {
 // A distance above which a feature's term in the blend needs no tangents: with tau > 0, its term
 // e = exp(-(d - ref) / tau) is below eps S_f, S_f = sum e f^2 over the features so far (which only
 // grows in a fixed scale; rescaling leaves ref - tau ln S_f unchanged), so below eps of the final
-// S_f; and below eps of the term of a vertex whose phi is at most `deepest` with f_t = 1 (the
+// S_f (formed again each time S_f doubles: the cut of a smaller S_f holds too); and below eps of the term of a vertex whose phi is at most `deepest` with f_t = 1 (the
 // prior, from group_corners), which the group will add. With tau = 0 the deepest feature alone
 // is kept: one above the best so far or above `deepest` is never it. (+INFINITY without
 // derivatives, or where nothing is known.)
@@ -998,7 +1009,8 @@ static double blend_cutoff(const pipeline* pl, const blend* b) {
     double tau = pl->settings->blend_temperature;
     if (!(tau > 0.0)) return b->items && b->best.distance < b->prior ? b->best.distance : b->prior;
     if (!b->items || !(b->sf > 0.0)) return b->prior;
-    return fmin(b->prior, b->ref - tau * (BLEND_LOG_EPS + log(b->sf)));
+    double cut = b->ref - tau * (BLEND_LOG_EPS + log(b->sf));
+    return cut < b->prior ? cut : b->prior;
 }
 
 // starts a group's blend; `deepest` bounds phi at one of its vertices with f_t = 1 (group_corners;
@@ -1014,7 +1026,7 @@ static void blend_start(const pipeline* pl, blend* b, double deepest) {
 }
 
 static void blend_rescale(blend* b, double factor, bool derivatives) {
-    b->z *= factor, b->sd *= factor, b->sf *= factor;
+    b->z *= factor, b->sd *= factor, b->sf *= factor, b->sf_cut *= factor;
     for (int k = 0; k < 3; ++k) b->sp[k] *= factor, b->sn[k] *= factor;
     if (!derivatives) return;
     for (int j = 0; j < COLUMNS; ++j) {
@@ -1061,7 +1073,10 @@ static void blend_add_feature(const pipeline* pl, blend* restrict b, const featu
     double x[3] = {c->point.x, c->point.y, c->point.z}, n[3] = {c->normal.x, c->normal.y, c->normal.z};
     for (int k = 0; k < 3; ++k) b->sp[k] += gf * x[k], b->sn[k] += gf * n[k];
     if (!pl->derivatives) return;
-    b->cutoff = blend_cutoff(pl, b);
+    if (b->sf > 2.0 * b->sf_cut) { // (a cutoff from a smaller S_f holds too: one log per doubling)
+        b->sf_cut = b->sf;
+        b->cutoff = blend_cutoff(pl, b);
+    }
     if (!c->tangents) return; // its term is negligible (blend_cutoff): its tangents are dropped
     // the tangents column by column, in loops without branches (they vectorise): dg = de or
     // de f + e df
