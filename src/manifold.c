@@ -80,7 +80,7 @@ typedef struct feature {
 // The broad phase's verdicts on runs of stored vertices (the current run: a group's vertices are
 // contiguous) and of stored edges (a small direct-mapped table: a group's edges come from runs all
 // over the curve, so its visits go back and forth between them).
-#define EDGE_RUN_TABLE 64
+#define EDGE_RUN_TABLE 128
 typedef struct runs {
     int32_t vertex_run;               // which run the verdict is for (-1: none yet)
     bool vertex_skip;                 // the whole run lies beyond d_max
@@ -336,13 +336,23 @@ static inline double corner_lower(const direction* d, corner* c) {
 // true when every point within sphere[3] of the f-frame centre sphere[0..2] has phi > d_max: phi
 // cannot fall faster than L (a bound on |grad phi| over the ball) along a segment before it first
 // reaches 0; or the ball lies outside a grid's region, where phi grows like the distance to it.
-// Writes L to `lipschitz` (nullable).
+// Writes L to `lipschitz` (nullable; the body's global bound where that alone rules the ball out).
+// The ball's own bound (up to 64 blocks read) is formed only where it can decide or is asked for:
+// the global bound is at least it, and with lb(c) <= d_max no L >= 0 rules the ball out.
 static bool sphere_beyond(const pipeline* pl, const direction* d, const double sphere[4], double* lipschitz) {
     osc_vec3 c = to_s_frame(d, sphere);
-    double l = body_ball_lipschitz(d->s, c, sphere[3]);
-    if (lipschitz) *lipschitz = l;
-    double d_max = pl->settings->d_max;
-    return body_lower_bound(d->s, c) - l * sphere[3] > d_max || body_ball_outside(d->s, c, sphere[3], d_max);
+    double d_max = pl->settings->d_max, radius = sphere[3], lower = body_lower_bound(d->s, c);
+    double global = d->s->edge_lipschitz;
+    if (lower - global * radius > d_max) {
+        if (lipschitz) *lipschitz = global;
+        return true;
+    }
+    if (lower > d_max || lipschitz) {
+        double l = body_ball_lipschitz(d->s, c, radius);
+        if (lipschitz) *lipschitz = l;
+        if (lower - l * radius > d_max) return true;
+    }
+    return body_ball_outside(d->s, c, radius, d_max);
 }
 
 // the broad phase's verdict for stored vertex (or edge) i's run, computed once per run
