@@ -71,10 +71,10 @@ typedef struct feature {
     double distance, weight; // mollified distance d_c and transition weight f_t
     osc_vec3 point;          // world contact point
     osc_vec3 normal;         // world unit normal from A to B
-    bool tangents;           // the tangents below are filled (with derivatives, unless the feature's
-                             // blend weight is negligible: tangents_negligible)
     double d_distance[COLUMNS], d_weight[COLUMNS];
     double d_point[3][COLUMNS], d_normal[3][COLUMNS];
+    bool tangents; // the tangents above are filled (with derivatives, unless the feature's blend
+                   // weight is negligible: tangents_negligible); last, which keeps their offsets
 } feature;
 
 // The broad phase's verdicts on runs of stored vertices (the current run: a group's vertices are
@@ -1015,7 +1015,7 @@ typedef struct blend {
 // prior, from group_corners), which the group will add. With tau = 0 the deepest feature alone
 // is kept: one above the best so far or above `deepest` is never it. (+INFINITY without
 // derivatives, or where nothing is known.)
-static double blend_cutoff(const pipeline* pl, const blend* b) {
+OSC_NOINLINE double blend_cutoff(const pipeline* pl, const blend* b) {
     double tau = pl->settings->blend_temperature;
     if (!(tau > 0.0)) return b->items && b->best.distance < b->prior ? b->best.distance : b->prior;
     if (!b->items || !(b->sf > 0.0)) return b->prior;
@@ -1180,7 +1180,7 @@ static void clear_direction_tables(pipeline* pl) {
 // edge_contact of stored edge e, which lies in two groups' lists, blended into `b`: its second
 // visit in the current direction takes the first's result from the shared-edge table (a saturated
 // verdict, or the feature kept in the pool), and a first visit leaves its result there
-static void shared_edge_contact(pipeline* pl, const direction* d, runs* r, int32_t e, blend* b) {
+OSC_FORCE_INLINE void shared_edge_contact(pipeline* pl, const direction* d, runs* r, int32_t e, blend* b) {
     shared_edges* shared = pl->shared;
     int slot = e & (SHARED_EDGES - 1);
     bool second = shared->edge[slot] == e;
