@@ -73,12 +73,14 @@ typedef struct feature {
     osc_vec3 normal;         // world unit normal from A to B
     double d_distance[COLUMNS], d_weight[COLUMNS];
     double d_point[3][COLUMNS], d_normal[3][COLUMNS];
+    bool tangents; // the tangents above are filled (with derivatives, unless the feature's blend
+                   // weight is negligible: tangents_negligible); last, which keeps their offsets
 } feature;
 
 // The broad phase's verdicts on runs of stored vertices (the current run: a group's vertices are
 // contiguous) and of stored edges (a small direct-mapped table: a group's edges come from runs all
 // over the curve, so its visits go back and forth between them).
-#define EDGE_RUN_TABLE 64
+#define EDGE_RUN_TABLE 128
 typedef struct runs {
     int32_t vertex_run;               // which run the verdict is for (-1: none yet)
     bool vertex_skip;                 // the whole run lies beyond d_max
@@ -141,6 +143,9 @@ typedef struct pipeline {
     corner_table* cache;       // the current direction's corner values
     shared_edges* shared;      // and its saturated shared edges
     corner_tangents* tangents; // and its corners' point tangents
+    // with derivatives and blending: a feature of the current group whose mollified distance is
+    // above this needs no tangents (its blend weight is negligible: blend_cutoff); +INFINITY: all do
+    double tangent_cutoff;
 } pipeline;
 
 // ---------------------------------------------------------------------------------------------
@@ -250,14 +255,18 @@ OSC_FORCE_INLINE bool beyond_by_value(const pipeline* pl, const direction* d, os
 }
 
 // mollified contact at s-frame point y with tangents dy (eq. M, X, N): distance, weight, world point
-// and normal, for a feature that beyond_by_value kept. Returns false when the weight is 0 (the
-// feature is saturated).
+// and normal, for a feature that beyond_by_value kept; without tangents (and without the normal
+// field's Jacobian) when there are no derivatives or dy is NULL (a feature whose blend weight is
+// negligible). Returns false when the weight is 0 (the feature is saturated).
 OSC_AVX_CLONES
-static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double dy[3][COLUMNS], feature* out) {
+static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double (*restrict dy)[COLUMNS],
+                   feature* restrict out) {
     const osc_manifold_settings* st = pl->settings;
+    bool tangents = pl->derivatives && dy != NULL;
+    out->tangents = tangents;
     osc_vec3 gradient = osc_v3(0.0, 0.0, 0.0), n;
     osc_mat3 dn = osc_mat3_zero();
-    double phi = sdf_contact(d->s, y, pl->derivatives, &gradient, &n, &dn);
+    double phi = sdf_contact(d->s, y, tangents, &gradient, &n, &dn);
     double distance_slope, weight_slope;
     out->distance = osc_mollified_depth(phi, st->d_max, st->bandwidth, &distance_slope, NULL);
     out->weight = osc_transition(phi, st->d_max, st->bandwidth, &weight_slope, NULL);
@@ -267,17 +276,25 @@ static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double dy
     }
     out->point = osc_add(osc_mat3_apply(d->r_s, y), d->p_s);
     out->normal = osc_scale(osc_mat3_apply(d->r_s, n), d->sign);
-    if (!pl->derivatives) return true;
+    if (!tangents) return true;
     osc_vec3 arm = osc_sub(out->point, d->p_s);
+    // column by column: dphi = grad phi . t, dx = R_S t, dn_world = sign R_S (dn t), in arrays over
+    // the columns (osc_dot's and osc_mat3_apply's operations in their order), which vectorise
+    osc_mat3 rotation = d->r_s; // (copies: no aliasing with the outputs)
+    const double(*r)[3] = rotation.m, (*m)[3] = dn.m;
+    double sign = d->sign;
     for (int j = 0; j < COLUMNS; ++j) {
-        osc_vec3 t = osc_v3(dy[0][j], dy[1][j], dy[2][j]);
-        double dphi = osc_dot(gradient, t);
+        double t0 = dy[0][j], t1 = dy[1][j], t2 = dy[2][j];
+        double dphi = gradient.x * t0 + gradient.y * t1 + gradient.z * t2;
         out->d_distance[j] = distance_slope * dphi;
         out->d_weight[j] = weight_slope * dphi;
-        osc_vec3 dx = osc_mat3_apply(d->r_s, t);
-        osc_vec3 dnw = osc_scale(osc_mat3_apply(d->r_s, osc_mat3_apply(dn, t)), d->sign);
-        out->d_point[0][j] = dx.x, out->d_point[1][j] = dx.y, out->d_point[2][j] = dx.z;
-        out->d_normal[0][j] = dnw.x, out->d_normal[1][j] = dnw.y, out->d_normal[2][j] = dnw.z;
+        double u0 = m[0][0] * t0 + m[0][1] * t1 + m[0][2] * t2;
+        double u1 = m[1][0] * t0 + m[1][1] * t1 + m[1][2] * t2;
+        double u2 = m[2][0] * t0 + m[2][1] * t1 + m[2][2] * t2;
+        for (int k = 0; k < 3; ++k) {
+            out->d_point[k][j] = r[k][0] * t0 + r[k][1] * t1 + r[k][2] * t2;
+            out->d_normal[k][j] = sign * (r[k][0] * u0 + r[k][1] * u1 + r[k][2] * u2);
+        }
     }
     // s's own motion carries the s-frame point and normal with it: dp_S -> e_j,
     // dtheta_S -> e_j x (x - p_S) and e_j x n
@@ -319,13 +336,23 @@ static inline double corner_lower(const direction* d, corner* c) {
 // true when every point within sphere[3] of the f-frame centre sphere[0..2] has phi > d_max: phi
 // cannot fall faster than L (a bound on |grad phi| over the ball) along a segment before it first
 // reaches 0; or the ball lies outside a grid's region, where phi grows like the distance to it.
-// Writes L to `lipschitz` (nullable).
+// Writes L to `lipschitz` (nullable; the body's global bound where that alone rules the ball out).
+// The ball's own bound (up to 64 blocks read) is formed only where it can decide or is asked for:
+// the global bound is at least it, and with lb(c) <= d_max no L >= 0 rules the ball out.
 static bool sphere_beyond(const pipeline* pl, const direction* d, const double sphere[4], double* lipschitz) {
     osc_vec3 c = to_s_frame(d, sphere);
-    double l = body_ball_lipschitz(d->s, c, sphere[3]);
-    if (lipschitz) *lipschitz = l;
-    double d_max = pl->settings->d_max;
-    return body_lower_bound(d->s, c) - l * sphere[3] > d_max || body_ball_outside(d->s, c, sphere[3], d_max);
+    double d_max = pl->settings->d_max, radius = sphere[3], lower = body_lower_bound(d->s, c);
+    double global = d->s->edge_lipschitz;
+    if (lower - global * radius > d_max) {
+        if (lipschitz) *lipschitz = global;
+        return true;
+    }
+    if (lower > d_max || lipschitz) {
+        double l = body_ball_lipschitz(d->s, c, radius);
+        if (lipschitz) *lipschitz = l;
+        if (lower - l * radius > d_max) return true;
+    }
+    return body_ball_outside(d->s, c, radius, d_max);
 }
 
 // the broad phase's verdict for stored vertex (or edge) i's run, computed once per run
@@ -350,11 +377,16 @@ static bool run_beyond(const pipeline* pl, const direction* d, runs* r, int32_t 
 
 #define CORNER_BATCH 16
 
-// phi at the points of `count` pending corner entries, by the spline's many-point entry
-static void corner_phis(const osc_grid* grid, corner* const* pending, const osc_vec3* points, int count) {
+// phi at the points of `count` pending corner entries, by the spline's many-point entry; lowers
+// *deepest to the smallest of them that is at most `full`
+static void corner_phis(const osc_grid* grid, corner* const* pending, const osc_vec3* points, int count, double full,
+                        double* deepest) {
     double phi[CORNER_BATCH];
     grid_distances(grid, points, (size_t)count, phi);
-    for (int k = 0; k < count; ++k) pending[k]->phi = phi[k], pending[k]->has_phi = true;
+    for (int k = 0; k < count; ++k) {
+        pending[k]->phi = phi[k], pending[k]->has_phi = true;
+        if (phi[k] <= full && phi[k] < *deepest) *deepest = phi[k];
+    }
 }
 
 // The points and (with the broad phase) the broad-phase bounds of stored vertices [begin, end) (a
@@ -364,25 +396,32 @@ static void corner_phis(const osc_grid* grid, corner* const* pending, const osc_
 // call of the spline's many-point entry (each value has grid_distance's bits, docs/grid.md).
 // The group's vertices and edges then find them. A batch's vertices are consecutive, so their
 // entries in the direct-mapped table are distinct.
-static void group_corners(const pipeline* pl, const direction* d, int32_t begin, int32_t end) {
+// Returns the smallest upper bound of phi these bounds give at a vertex of the group with
+// f_t(phi) = 1 (phi <= d_max - bandwidth): the voxel's upper bound, or phi where it is known first
+// (+INFINITY: none); blend_cutoff's bound on the group's deepest term.
+static double group_corners(const pipeline* pl, const direction* d, int32_t begin, int32_t end) {
     bool broad = pl->settings->broad_phase;
-    double d_max = pl->settings->d_max;
+    double d_max = pl->settings->d_max, full = d_max - pl->settings->bandwidth, deepest = INFINITY;
     const osc_grid* grid = d->s->grid;
     corner* pending[CORNER_BATCH];
     osc_vec3 points[CORNER_BATCH];
     int count = 0;
     for (int32_t i = begin; i < end; ++i) {
         corner* c = corner_at(pl, d, i);
-        if (broad && (corner_lower(d, c) > d_max || c->upper < d_max)) continue;
-        if (!grid || c->has_phi) continue;
+        if (broad && corner_lower(d, c) > d_max) continue;
+        bool decided = broad && c->upper < d_max; // no look at phi needed
+        double known = c->has_phi ? c->phi : decided ? c->upper : INFINITY;
+        if (known <= full && known < deepest) deepest = known;
+        if (!grid || c->has_phi || decided) continue;
         pending[count] = c;
         points[count++] = c->y;
         if (count == CORNER_BATCH) {
-            corner_phis(grid, pending, points, count);
+            corner_phis(grid, pending, points, count, full, &deepest);
             count = 0;
         }
     }
-    if (count > 0) corner_phis(grid, pending, points, count);
+    if (count > 0) corner_phis(grid, pending, points, count, full, &deepest);
+    return deepest;
 }
 
 // phi at a corner (below)
@@ -404,6 +443,26 @@ static bool vertex_beyond_by_value(const pipeline* pl, const direction* d, corne
     return osc_transition(c->phi, st->d_max, st->bandwidth, NULL, NULL) == 0.0;
 }
 
+// true when a feature whose phi is at least `phi_lower` needs no tangents: its mollified distance,
+// at least min(phi, d_max) (a convex combination of phi and d_max), is above the group's cutoff
+static inline bool tangents_negligible(const pipeline* pl, double phi_lower) {
+    double d_max = pl->settings->d_max; // (fmin is a library call here)
+    return (phi_lower < d_max ? phi_lower : d_max) > pl->tangent_cutoff;
+}
+
+// tangents_negligible at a vertex that vertex_beyond_by_value kept: by the voxel's lower bound when
+// it decides, else by phi (evaluated here, and kept in the entry, only where the voxel's upper bound
+// leaves it open)
+static bool vertex_negligible(const pipeline* pl, const direction* d, corner* c) {
+    if (!(pl->tangent_cutoff < pl->settings->d_max)) return false; // no distance is above it
+    if (c->has_bounds && tangents_negligible(pl, c->lower)) return true;
+    if (!c->has_phi) {
+        if (c->has_bounds && !tangents_negligible(pl, c->upper)) return false;
+        corner_value(pl, d, c, NULL);
+    }
+    return tangents_negligible(pl, c->phi);
+}
+
 // vertex-SDF contact (the paper's §IV-B) of stored vertex i: the vertex itself
 static bool vertex_contact(const pipeline* pl, const direction* d, runs* r, int32_t i, feature* out) {
     if (pl->settings->broad_phase && !r->vertex_bounds_known && run_beyond(pl, d, r, i, false)) {
@@ -421,7 +480,8 @@ static bool vertex_contact(const pipeline* pl, const direction* d, runs* r, int3
     }
     osc_vec3 y = c->y;
     // (its tangents kept for the edges that have it as a corner)
-    return finish(pl, d, y, pl->derivatives ? vertex_tangents(pl, d, i, y) : NULL, out);
+    bool tangents = pl->derivatives && !vertex_negligible(pl, d, c);
+    return finish(pl, d, y, tangents ? vertex_tangents(pl, d, i, y) : NULL, out);
 }
 
 // phi at y for a pass without tangents, with the bits the pass with tangents sees: a spline's value
@@ -731,6 +791,22 @@ static inline bool edge_beyond(const direction* d, const corner* ca, const corne
     return edge_beyond_tight(d, ca, cb, mean, l, d_max, bound);
 }
 
+// a guess that an edge's point will lie above the group's tangent cutoff, from phi at its corners and
+// a bound on the change of phi along it (where phi > 0): a corner inside (phi < 0) does not move,
+// so an edge inside ends near its middle, one that crosses the surface near the crossing, and one
+// outside no deeper than its corners less the change
+static inline bool edge_expected(const pipeline* pl, double phi_a, double phi_b, double change) {
+    if (!(pl->tangent_cutoff < pl->settings->d_max)) return false;
+    double low = phi_a < phi_b ? phi_a : phi_b, high = phi_a < phi_b ? phi_b : phi_a;
+    double guess = high < 0.0 ? 0.5 * (phi_a + phi_b) : low < 0.0 ? 0.0 : low - 0.5 * change;
+    return tangents_negligible(pl, guess);
+}
+
+// tangents_negligible at the point p of an edge that beyond_by_value kept, by phi there
+static inline bool edge_negligible(const pipeline* pl, const direction* d, osc_vec3 p) {
+    return pl->tangent_cutoff < pl->settings->d_max && tangents_negligible(pl, pass_value(pl, d, p));
+}
+
 // edge_contact for an edge the broad phase's lower bounds have not ruled out, with its corners'
 // entries and the Lipschitz bound so far; compiled for AVX too (its 12-column loops), with the traces
 // without tangents, the soft clips and the corner look-ups inlined into it (the clone cannot call
@@ -771,7 +847,10 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
     // below d_max (its point is near the middle when it does not cross the surface: 92-100 % at
     // d_max 0.01-0.1): it is traced once, with tangents, as the pass without them would be wasted.
     // (Where it does end beyond, the tangents are; the output is the same either way.)
-    bool value_first = !(pl->derivatives && (fmin(phi_a, phi_b) < 0.0 || 0.5 * (phi_a + phi_b) < st->d_max));
+    // An edge whose point is expected above the group's tangent cutoff (edge_expected) goes first
+    // without tangents too, as they will likely not be needed (edge_negligible decides).
+    bool value_first = !(pl->derivatives && (phi_a < 0.0 || phi_b < 0.0 || 0.5 * (phi_a + phi_b) < st->d_max)) ||
+                       edge_expected(pl, phi_a, phi_b, bound.lipschitz * l);
     double s = 0.0, u = 0.0, sc = 0.0, uc = 0.0;
     trace_exps kept; // the pass without tangents' exponentials, for the pass with them
     if (value_first) {
@@ -785,7 +864,7 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
             saturate(pl, out);
             return false;
         }
-        if (!pl->derivatives) return finish(pl, d, p, NULL, out);
+        if (!pl->derivatives || edge_negligible(pl, d, p)) return finish(pl, d, p, NULL, out);
     }
     osc_vec3 ga, gb;
     corner_gradients(pl, d, ca, cb, &ga, &gb);
@@ -917,17 +996,47 @@ typedef struct blend {
     double ref;
     double z, sd, sf, sp[3], sn[3];
     double dz[COLUMNS], dsd[COLUMNS], dsf[COLUMNS], dsp[3][COLUMNS], dsn[3][COLUMNS];
+    // with derivatives: a feature with a larger distance needs no tangents (blend_cutoff), from the
+    // group's vertices' bounds (`prior`) and from the features added so far
+    // (sf_cut: S_f when the cutoff was last formed, in the sums' scale)
+    double prior, cutoff, sf_cut;
     feature best; // hard mode (tau = 0): the deepest feature, first on ties
     bool seen;    // hard mode: any feature added
 } blend;
 
-static void blend_start(blend* b) {
+// ln of the largest relative blend term whose tangents are dropped (docs/manifold.md, "Features
+// below rounding in the blend"): eps = 2^-53, half an ulp of 1
+#define BLEND_LOG_EPS (-36.7368005696771) // ln(2^-53)
+
+// A distance above which a feature's term in the blend needs no tangents: with tau > 0, its term
+// e = exp(-(d - ref) / tau) is below eps S_f, S_f = sum e f^2 over the features so far (which only
+// grows in a fixed scale; rescaling leaves ref - tau ln S_f unchanged), so below eps of the final
+// S_f (formed again each time S_f doubles: the cut of a smaller S_f holds too); and below eps of the term of a vertex whose phi is at most `deepest` with f_t = 1 (the
+// prior, from group_corners), which the group will add. With tau = 0 the deepest feature alone
+// is kept: one above the best so far or above `deepest` is never it. (+INFINITY without
+// derivatives, or where nothing is known.)
+OSC_NOINLINE double blend_cutoff(const pipeline* pl, const blend* b) {
+    double tau = pl->settings->blend_temperature;
+    if (!(tau > 0.0)) return b->items && b->best.distance < b->prior ? b->best.distance : b->prior;
+    if (!b->items || !(b->sf > 0.0)) return b->prior;
+    double cut = b->ref - tau * (BLEND_LOG_EPS + log(b->sf));
+    return cut < b->prior ? cut : b->prior;
+}
+
+// starts a group's blend; `deepest` bounds phi at one of its vertices with f_t = 1 (group_corners;
+// +INFINITY: none known), with a margin above the rounding of the distance that vertex will get
+static void blend_start(const pipeline* pl, blend* b, double deepest) {
     memset(b, 0, offsetof(blend, best));
     b->seen = false;
+    double tau = pl->settings->blend_temperature;
+    b->prior = INFINITY;
+    if (pl->derivatives && deepest < INFINITY)
+        b->prior = deepest + (tau > 0.0 ? -BLEND_LOG_EPS * tau : 0.0) + 1e-12 * (fabs(deepest) + pl->settings->d_max);
+    b->cutoff = b->prior;
 }
 
 static void blend_rescale(blend* b, double factor, bool derivatives) {
-    b->z *= factor, b->sd *= factor, b->sf *= factor;
+    b->z *= factor, b->sd *= factor, b->sf *= factor, b->sf_cut *= factor;
     for (int k = 0; k < 3; ++k) b->sp[k] *= factor, b->sn[k] *= factor;
     if (!derivatives) return;
     for (int j = 0; j < COLUMNS; ++j) {
@@ -949,6 +1058,7 @@ static void blend_add_feature(const pipeline* pl, blend* restrict b, const featu
             b->items = active;
         }
         b->seen = true;
+        if (pl->derivatives) b->cutoff = blend_cutoff(pl, b);
         return;
     }
     bool verbatim = pl->settings->blend_saturated;
@@ -973,6 +1083,11 @@ static void blend_add_feature(const pipeline* pl, blend* restrict b, const featu
     double x[3] = {c->point.x, c->point.y, c->point.z}, n[3] = {c->normal.x, c->normal.y, c->normal.z};
     for (int k = 0; k < 3; ++k) b->sp[k] += gf * x[k], b->sn[k] += gf * n[k];
     if (!pl->derivatives) return;
+    if (b->sf > 2.0 * b->sf_cut) { // (a cutoff from a smaller S_f holds too: one log per doubling)
+        b->sf_cut = b->sf;
+        b->cutoff = blend_cutoff(pl, b);
+    }
+    if (!c->tangents) return; // its term is negligible (blend_cutoff): its tangents are dropped
     // the tangents column by column, in loops without branches (they vectorise): dg = de or
     // de f + e df
     double dg[COLUMNS], dgf[COLUMNS];
@@ -1040,7 +1155,7 @@ static bool blend_finish(const pipeline* pl, blend* b, feature* out) {
 // ---------------------------------------------------------------------------------------------
 // the pipeline
 
-// copies a feature (its tangents only with derivatives)
+// copies a feature (its tangents only with `derivatives`, else it has none)
 static void feature_copy(feature* to, const feature* from, bool derivatives) {
     if (derivatives) {
         *to = *from;
@@ -1048,6 +1163,7 @@ static void feature_copy(feature* to, const feature* from, bool derivatives) {
     }
     to->distance = from->distance, to->weight = from->weight;
     to->point = from->point, to->normal = from->normal;
+    to->tangents = false;
 }
 
 // empties the tables of the direction about to run: corners, their tangents and the shared edges
@@ -1064,11 +1180,17 @@ static void clear_direction_tables(pipeline* pl) {
 // edge_contact of stored edge e, which lies in two groups' lists, blended into `b`: its second
 // visit in the current direction takes the first's result from the shared-edge table (a saturated
 // verdict, or the feature kept in the pool), and a first visit leaves its result there
-static void shared_edge_contact(pipeline* pl, const direction* d, runs* r, int32_t e, blend* b) {
+OSC_FORCE_INLINE void shared_edge_contact(pipeline* pl, const direction* d, runs* r, int32_t e, blend* b) {
     shared_edges* shared = pl->shared;
     int slot = e & (SHARED_EDGES - 1);
     bool second = shared->edge[slot] == e;
     feature c;
+    if (second && shared->result[slot] >= 0 && !shared->pool[shared->result[slot]].tangents && pl->derivatives &&
+        !(shared->pool[shared->result[slot]].distance > pl->tangent_cutoff)) {
+        // kept without tangents (negligible in the first group), not negligible here: again
+        shared->free_slots[shared->free_count++] = shared->result[slot];
+        shared->result[slot] = SHARED_NOT_KEPT;
+    }
     if (second && shared->result[slot] != SHARED_NOT_KEPT) {
         int kept = shared->result[slot];
         shared->edge[slot] = -1;
@@ -1093,7 +1215,7 @@ static void shared_edge_contact(pipeline* pl, const direction* d, runs* r, int32
     shared->result[slot] = active ? SHARED_NOT_KEPT : SHARED_SATURATED;
     if (active && shared->free_count > 0) {
         int16_t kept = shared->free_slots[--shared->free_count];
-        feature_copy(&shared->pool[kept], &c, pl->derivatives);
+        feature_copy(&shared->pool[kept], &c, pl->derivatives && c.tangents);
         shared->result[slot] = kept;
     }
 }
@@ -1117,16 +1239,19 @@ static void run_direction(pipeline* pl, const direction* d) {
         for (int32_t g = 0; g < f->group_count; ++g) {
             // every feature of the group beyond d_max: all saturated, so it emits nothing
             if (st->broad_phase && sphere_beyond(pl, d, f->group_spheres + 4 * (size_t)g, NULL)) continue;
-            blend_start(&b);
+            double deepest = INFINITY;
             if (st->broad_phase || d->s->grid)
-                group_corners(pl, d, f->group_vertex_start[g], f->group_vertex_start[g + 1]);
+                deepest = group_corners(pl, d, f->group_vertex_start[g], f->group_vertex_start[g + 1]);
+            blend_start(pl, &b, deepest);
             r.vertex_bounds_known = st->broad_phase;
             for (int32_t i = f->group_vertex_start[g]; i < f->group_vertex_start[g + 1]; ++i) {
+                pl->tangent_cutoff = b.cutoff;
                 bool active = vertex_contact(pl, d, &r, i, &c);
                 blend_add(pl, &b, &c, active);
             }
             for (int32_t k = f->group_edge_start[g]; st->edges && k < f->group_edge_start[g + 1]; ++k) {
                 int32_t e = f->group_edges[k];
+                pl->tangent_cutoff = b.cutoff;
                 if (f->edge_shared[e]) {
                     shared_edge_contact(pl, d, &r, e, &b);
                     continue;
@@ -1136,6 +1261,7 @@ static void run_direction(pipeline* pl, const direction* d) {
             }
             if (blend_finish(pl, &b, &c)) emit(pl, d, &c, OSC_CONTACT_GROUP, g, g);
         }
+        pl->tangent_cutoff = INFINITY;
         return;
     }
     for (int32_t i = 0; i < f->vertex_count; ++i)
@@ -1209,6 +1335,7 @@ static void collide(const osc_body* a, osc_pose pose_a, const osc_body* b, osc_p
     pl.shared = &shared;
     corner_tangents tangents;
     pl.tangents = &tangents;
+    pl.tangent_cutoff = INFINITY;
     out->count = 0;
     out->needed = 0;
     direction ab = make_direction(a, pose_a, b, pose_b, 1);

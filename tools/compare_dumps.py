@@ -2,7 +2,8 @@
 """Compare two dumps of bench/dump_outputs: how far a change moved every output of the query families.
 
 usage: compare_dumps.py BEFORE AFTER [--rename FAMILY:OLD=NEW ...] [--negate FAMILY:FIELD ...]
-                        [--scale FAMILY:FIELD=FACTOR ...] [--tolerance R] [--by-field] [--examples N]
+                        [--scale FAMILY:FIELD=FACTOR ...] [--tolerance R] [--array-scale] [--by-field]
+                        [--examples N]
 
 A dump has one line per value, "family case index field component = VALUE" (VALUE a C %a hex float
 or a decimal integer; lines starting with '#' are comments). Lines are matched by (family, case,
@@ -25,7 +26,9 @@ difference (|a - b| / max(|a|, |b|)) with the line where each occurs, NaN on one
 present on one side only (with examples), keys that two BEFORE lines were mapped onto, and comment
 lines found on one side only (such as a part skipped for a missing model). --tolerance R also counts
 the values whose relative difference exceeds R (the stated rounding of a change that is not bit for
-bit). --by-field adds the same per (family, field). The exit status is 0 whatever the differences: this is a report (2 for a usage
+bit). --array-scale measures each relative difference against the largest magnitude of its whole
+output array instead of the value's own (the same family, case, index and field, every component, both
+sides): a Jacobian entry that is rounding noise around 0 then counts against its Jacobian's size. --by-field adds the same per (family, field). The exit status is 0 whatever the differences: this is a report (2 for a usage
 error or an unreadable file).
 """
 
@@ -151,7 +154,7 @@ class Stats:
         self.max_abs = self.max_rel = 0.0
         self.worst_abs = self.worst_rel = None
 
-    def add(self, key, a, b):
+    def add(self, key, a, b, array_scale=None):
         self.compared += 1
         if bitwise_equal(a, b):
             self.equal += 1
@@ -165,7 +168,7 @@ class Stats:
         if a == b:  # +0 and -0
             return
         difference = abs(a - b)
-        scale = max(abs(a), abs(b))
+        scale = max(abs(a), abs(b)) if array_scale is None else array_scale
         relative = difference / scale if scale > 0 and math.isfinite(scale) else math.inf
         if self.tolerance is not None and relative > self.tolerance:
             self.beyond += 1
@@ -205,6 +208,8 @@ def main():
     parser.add_argument("--scale", action="append", default=[], metavar="FAMILY:FIELD=FACTOR")
     parser.add_argument("--tolerance", type=float, metavar="R",
                         help="count the values whose relative difference exceeds R")
+    parser.add_argument("--array-scale", action="store_true",
+                        help="relative differences against the largest magnitude of the value's output array")
     parser.add_argument("--by-field", action="store_true", help="also report per (family, field)")
     parser.add_argument("--examples", type=int, default=3, help="keys shown per one-sided group (3)")
     args = parser.parse_args()
@@ -220,6 +225,14 @@ def main():
     before, before_comments, collisions = read_dump(args.before, mapping)
     after, after_comments, after_collisions = read_dump(args.after)
 
+    scales = None
+    if args.array_scale:  # (family, case, index, field) -> largest finite magnitude on either side
+        scales = {}
+        for values in (before, after):
+            for key, value in values.items():
+                magnitude = abs(float(value))
+                if math.isfinite(magnitude) and magnitude > scales.get(key[:4], 0.0):
+                    scales[key[:4]] = magnitude
     families = sorted({k[0] for k in before} | {k[0] for k in after})
     per_family = {f: Stats(args.tolerance) for f in families}
     per_field = {}
@@ -227,9 +240,10 @@ def main():
     only_after = {f: [] for f in families}
     for key, a in before.items():
         if key in after:
-            per_family[key[0]].add(key, a, after[key])
+            scale = scales.get(key[:4], 0.0) if scales is not None else None
+            per_family[key[0]].add(key, a, after[key], scale)
             if args.by_field:
-                per_field.setdefault((key[0], key[3]), Stats(args.tolerance)).add(key, a, after[key])
+                per_field.setdefault((key[0], key[3]), Stats(args.tolerance)).add(key, a, after[key], scale)
         else:
             only_before[key[0]].append(key)
     for key in after:
