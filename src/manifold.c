@@ -281,7 +281,7 @@ static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double (*
     // column by column: dphi = grad phi . t, dx = R_S t, dn_world = sign R_S (dn t), in arrays over
     // the columns (osc_dot's and osc_mat3_apply's operations in their order), which vectorise
     osc_mat3 rotation = d->r_s; // (copies: no aliasing with the outputs)
-    const double(*r)[3] = rotation.m, (*m)[3] = dn.m;
+    double(*r)[3] = rotation.m, (*m)[3] = dn.m;
     double sign = d->sign;
     for (int j = 0; j < COLUMNS; ++j) {
         double t0 = dy[0][j], t1 = dy[1][j], t2 = dy[2][j];
