@@ -478,7 +478,8 @@ OSC_FORCE_INLINE void trace_points(int k, const osc_vec3 start[2], const osc_vec
 
 // the two sphere traces of an edge (eq. T), from a along t and from b along -t, s <- s + sigma(phi)
 // phi for `iterations` steps, with their tangents: ds accumulates
-// (sigma' phi + sigma) grad phi . (dstart + s ddir + ds dir). `phi0` and `gradient0` are phi and
+// (sigma' phi + sigma) grad phi . (dstart + s ddir + ds dir), where ddir is the first trace's (dt;
+// the second's is -dt, taken as -s times dt). `phi0` and `gradient0` are phi and
 // its gradient at the starts (the first steps' points). The traces step side by side (a spline
 // evaluates both points with their gradients in one call, so that the two chains overlap); each is
 // the same sequence of operations alone, and s has the bits of trace_both's pass without tangents,
@@ -486,7 +487,7 @@ OSC_FORCE_INLINE void trace_points(int k, const osc_vec3 start[2], const osc_vec
 OSC_AVX_CLONES
 static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec3 start[2], const osc_vec3 dir[2],
                            const double phi0[2], const osc_vec3 gradient0[2], double (*dstart[2])[COLUMNS],
-                           double (*ddir[2])[COLUMNS], double* ds[2], const trace_exps* kept, double traced[2]) {
+                           double (*ddir)[COLUMNS], double* ds[2], const trace_exps* kept, double traced[2]) {
     const osc_manifold_settings* st = pl->settings;
     osc_vec3 previous[2] = {start[0], start[1]}, gradient[2] = {gradient0[0], gradient0[1]};
     double phi[2] = {phi0[0], phi0[1]}, s[2] = {0.0, 0.0};
@@ -523,13 +524,15 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
                 gain = slope * phi[e] + bracket;
             }
             osc_vec3 g = gradient[e], u = dir[e];
-            double(*d0)[COLUMNS] = dstart[e], (*d1)[COLUMNS] = ddir[e];
+            double(*d0)[COLUMNS] = dstart[e], (*d1)[COLUMNS] = ddir;
             double* dse = ds[e];
+            // the second trace's ddir is -ddir: (-s) d1 has the bits of s (-d1)
+            double sd = e == 0 ? s[e] : -s[e];
             if (gain != 0.0)
                 for (int j = 0; j < COLUMNS; ++j) {
-                    double dq0 = d0[0][j] + s[e] * d1[0][j] + dse[j] * u.x;
-                    double dq1 = d0[1][j] + s[e] * d1[1][j] + dse[j] * u.y;
-                    double dq2 = d0[2][j] + s[e] * d1[2][j] + dse[j] * u.z;
+                    double dq0 = d0[0][j] + sd * d1[0][j] + dse[j] * u.x;
+                    double dq1 = d0[1][j] + sd * d1[1][j] + dse[j] * u.y;
+                    double dq2 = d0[2][j] + sd * d1[2][j] + dse[j] * u.z;
                     dse[j] += gain * (g.x * dq0 + g.y * dq1 + g.z * dq2);
                 }
             s[e] += bracket * phi[e];
@@ -804,15 +807,13 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
         dt[1][j] = (de[1] - t.y * dl[j]) / l;
         dt[2][j] = (de[2] - t.z * dl[j]) / l;
     }
-    double ds[COLUMNS], du[COLUMNS], dneg[3][COLUMNS], dsc[COLUMNS], duc[COLUMNS];
-    for (int k = 0; k < 3; ++k)
-        for (int j = 0; j < COLUMNS; ++j) dneg[k][j] = -dt[k][j];
+    double ds[COLUMNS], du[COLUMNS], dsc[COLUMNS], duc[COLUMNS];
     {
         osc_vec3 start[2] = {a, b}, dir[2] = {t, osc_neg(t)}, g0[2] = {ga, gb};
         double phi0[2] = {phi_a, phi_b}, traced[2];
-        double(*dstart[2])[COLUMNS] = {da, db}, (*ddir[2])[COLUMNS] = {dt, dneg};
+        double(*dstart[2])[COLUMNS] = {da, db};
         double* dtraced[2] = {ds, du};
-        trace_tangents(pl, d, start, dir, phi0, g0, dstart, ddir, dtraced, value_first ? &kept : NULL, traced);
+        trace_tangents(pl, d, start, dir, phi0, g0, dstart, dt, dtraced, value_first ? &kept : NULL, traced);
         s = traced[0], u = traced[1];
     }
     if (value_first && pl->settings->clip_temperature > 0.0) { // sc, uc: the pass without tangents'
