@@ -434,13 +434,16 @@ static inline double pass_value(const pipeline* pl, const direction* d, osc_vec3
 
 // The exponentials of an edge's pass without tangents that its pass with tangents needs again:
 // exp(-|phi / tau|) of each trace step's two points (the first TRACE_KEPT steps) and the soft
-// clips' exp(-|s| / tau), exp(-|s - l| / tau) of both distances. NaN where the pass computed none.
+// clips' exp(-|s| / tau), exp(-|s - l| / tau) of both distances. NaN where the pass computed none;
+// a trace's steps from `taken` on (those after its clip settled) hold nothing and are not read.
 // An osc_sdf body's pass without tangents also keeps each step's point with phi and its gradient
-// (pass_value asks for it with derivatives), which the pass with tangents takes instead of
-// evaluating the same point again (its s has the same bits, so its points are the same).
+// (pass_value asks for it with derivatives; `has_value`, not read for a spline), which the pass
+// with tangents takes instead of evaluating the same point again (its s has the same bits, so its
+// points are the same).
 #define TRACE_KEPT 8
 typedef struct trace_exps {
     double step[TRACE_KEPT][2];
+    int taken[2]; // the steps each trace took
     double clip[2][2];
     bool has_value[TRACE_KEPT][2]; // step k of trace e kept its point, phi and gradient
     osc_vec3 point[TRACE_KEPT][2], gradient[TRACE_KEPT][2];
@@ -502,8 +505,8 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
         } else {
             for (int e = 0; e < 2; ++e) {
                 if (!moved[e]) continue;
-                if (kept && k < TRACE_KEPT && kept->has_value[k][e] && kept->point[k][e].x == q[e].x &&
-                    kept->point[k][e].y == q[e].y && kept->point[k][e].z == q[e].z) {
+                if (kept && !d->s->grid && k < kept->taken[e] && k < TRACE_KEPT && kept->has_value[k][e] &&
+                    kept->point[k][e].x == q[e].x && kept->point[k][e].y == q[e].y && kept->point[k][e].z == q[e].z) {
                     phi[e] = kept->phi[k][e], gradient[e] = kept->gradient[k][e]; // the same point's
                 } else {
                     phi[e] = sdf_value(d->s, q[e], &gradient[e]);
@@ -512,7 +515,7 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
         }
         for (int e = 0; e < 2; ++e) {
             double slope, tau = st->trace_temperature;
-            double exponential = kept && k < TRACE_KEPT ? kept->step[k][e] : NAN;
+            double exponential = kept && k < kept->taken[e] && k < TRACE_KEPT ? kept->step[k][e] : NAN;
             double bracket, gain;
             if (tau > 0.0 && phi[e] / tau > 42.0) {
                 // sigma = 1 / (1 + e) is 1 and its slope term sigma (1 - sigma) phi / tau = e phi / tau
@@ -558,7 +561,7 @@ static inline bool clip_settled(const osc_manifold_settings* st, double s, doubl
 // step by step side by side (a spline evaluates the two points in one call, so that the two chains
 // of dependent evaluations overlap); each distance has the bits trace_tangents gives it, except that
 // a trace whose clip into [0, l] is settled (clip_settled) stops there: its distance then differs
-// but clips to the same l. Keeps its exponentials in `kept` (NaN for the steps not taken).
+// but clips to the same l. Keeps its exponentials in `kept` (and the steps taken).
 OSC_FORCE_INLINE void trace_both(const pipeline* pl, const direction* d, osc_vec3 a, osc_vec3 b, osc_vec3 t, double l,
                                  double phi_a, double phi_b, double traced[2], trace_exps* kept) {
     const osc_manifold_settings* st = pl->settings;
@@ -566,22 +569,21 @@ OSC_FORCE_INLINE void trace_both(const pipeline* pl, const direction* d, osc_vec
     double phi[2] = {phi_a, phi_b};
     bool done[2] = {false, false};
     traced[0] = traced[1] = 0.0;
+    kept->taken[0] = kept->taken[1] = st->iterations;
     for (int k = 0; k < st->iterations; ++k) {
         for (int e = 0; e < 2; ++e)
             if (!done[e] && k > 0 && clip_settled(st, traced[e], l, st->iterations - k)) {
                 done[e] = true;
-                for (int j = k; j < TRACE_KEPT; ++j) kept->step[j][e] = NAN, kept->has_value[j][e] = false;
+                kept->taken[e] = k;
             }
         if (done[0] && done[1]) break;
         osc_vec3 q[2];
         bool moved[2];
         trace_points(k, start, dir, traced, previous, q, moved);
         moved[0] = moved[0] && !done[0], moved[1] = moved[1] && !done[1];
-        bool keep = false; // an osc_sdf body with derivatives: its points' phi and gradients
         if (moved[0] && moved[1] && d->s->grid) {
             grid_distance_pair(d->s->grid, &q[0], &q[1], phi);
-        } else if (pl->derivatives && !d->s->grid && k < TRACE_KEPT) {
-            keep = true;
+        } else if (pl->derivatives && !d->s->grid && k < TRACE_KEPT) { // its points' phi and gradients
             for (int e = 0; e < 2; ++e) {
                 kept->has_value[k][e] = moved[e];
                 if (!moved[e]) continue;
@@ -593,7 +595,6 @@ OSC_FORCE_INLINE void trace_both(const pipeline* pl, const direction* d, osc_vec
                 if (moved[e]) phi[e] = pass_value(pl, d, q[e]);
         }
         for (int e = 0; e < 2; ++e) {
-            if (!keep && k < TRACE_KEPT) kept->has_value[k][e] = false;
             if (done[e]) continue;
             double exponential;
             traced[e] += trace_bracket(phi[e], st->trace_temperature, &exponential) * phi[e];
@@ -774,7 +775,7 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
     // below d_max (its point is near the middle when it does not cross the surface: 92-100 % at
     // d_max 0.01-0.1): it is traced once, with tangents, as the pass without them would be wasted.
     // (Where it does end beyond, the tangents are; the output is the same either way.)
-    bool value_first = !(pl->derivatives && (fmin(phi_a, phi_b) < 0.0 || 0.5 * (phi_a + phi_b) < st->d_max));
+    bool value_first = !(pl->derivatives && (phi_a < 0.0 || phi_b < 0.0 || 0.5 * (phi_a + phi_b) < st->d_max));
     double s = 0.0, u = 0.0, sc = 0.0, uc = 0.0;
     trace_exps kept; // the pass without tangents' exponentials, for the pass with them
     if (value_first) {
