@@ -494,13 +494,16 @@ static inline double pass_value(const pipeline* pl, const direction* d, osc_vec3
 
 // The exponentials of an edge's pass without tangents that its pass with tangents needs again:
 // exp(-|phi / tau|) of each trace step's two points (the first TRACE_KEPT steps) and the soft
-// clips' exp(-|s| / tau), exp(-|s - l| / tau) of both distances. NaN where the pass computed none.
+// clips' exp(-|s| / tau), exp(-|s - l| / tau) of both distances. NaN where the pass computed none;
+// a trace's steps from `taken` on (those after its clip settled) hold nothing and are not read.
 // An osc_sdf body's pass without tangents also keeps each step's point with phi and its gradient
-// (pass_value asks for it with derivatives), which the pass with tangents takes instead of
-// evaluating the same point again (its s has the same bits, so its points are the same).
+// (pass_value asks for it with derivatives; `has_value`, not read for a spline), which the pass
+// with tangents takes instead of evaluating the same point again (its s has the same bits, so its
+// points are the same).
 #define TRACE_KEPT 8
 typedef struct trace_exps {
     double step[TRACE_KEPT][2];
+    int taken[2]; // the steps each trace took
     double clip[2][2];
     bool has_value[TRACE_KEPT][2]; // step k of trace e kept its point, phi and gradient
     osc_vec3 point[TRACE_KEPT][2], gradient[TRACE_KEPT][2];
@@ -538,7 +541,8 @@ OSC_FORCE_INLINE void trace_points(int k, const osc_vec3 start[2], const osc_vec
 
 // the two sphere traces of an edge (eq. T), from a along t and from b along -t, s <- s + sigma(phi)
 // phi for `iterations` steps, with their tangents: ds accumulates
-// (sigma' phi + sigma) grad phi . (dstart + s ddir + ds dir). `phi0` and `gradient0` are phi and
+// (sigma' phi + sigma) grad phi . (dstart + s ddir + ds dir), where ddir is the first trace's (dt;
+// the second's is -dt, taken as -s times dt). `phi0` and `gradient0` are phi and
 // its gradient at the starts (the first steps' points). The traces step side by side (a spline
 // evaluates both points with their gradients in one call, so that the two chains overlap); each is
 // the same sequence of operations alone, and s has the bits of trace_both's pass without tangents,
@@ -546,7 +550,7 @@ OSC_FORCE_INLINE void trace_points(int k, const osc_vec3 start[2], const osc_vec
 OSC_AVX_CLONES
 static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec3 start[2], const osc_vec3 dir[2],
                            const double phi0[2], const osc_vec3 gradient0[2], double (*dstart[2])[COLUMNS],
-                           double (*ddir[2])[COLUMNS], double* ds[2], const trace_exps* kept, double traced[2]) {
+                           double (*ddir)[COLUMNS], double* ds[2], const trace_exps* kept, double traced[2]) {
     const osc_manifold_settings* st = pl->settings;
     osc_vec3 previous[2] = {start[0], start[1]}, gradient[2] = {gradient0[0], gradient0[1]};
     double phi[2] = {phi0[0], phi0[1]}, s[2] = {0.0, 0.0};
@@ -561,8 +565,8 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
         } else {
             for (int e = 0; e < 2; ++e) {
                 if (!moved[e]) continue;
-                if (kept && k < TRACE_KEPT && kept->has_value[k][e] && kept->point[k][e].x == q[e].x &&
-                    kept->point[k][e].y == q[e].y && kept->point[k][e].z == q[e].z) {
+                if (kept && !d->s->grid && k < kept->taken[e] && k < TRACE_KEPT && kept->has_value[k][e] &&
+                    kept->point[k][e].x == q[e].x && kept->point[k][e].y == q[e].y && kept->point[k][e].z == q[e].z) {
                     phi[e] = kept->phi[k][e], gradient[e] = kept->gradient[k][e]; // the same point's
                 } else {
                     phi[e] = sdf_value(d->s, q[e], &gradient[e]);
@@ -571,7 +575,7 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
         }
         for (int e = 0; e < 2; ++e) {
             double slope, tau = st->trace_temperature;
-            double exponential = kept && k < TRACE_KEPT ? kept->step[k][e] : NAN;
+            double exponential = kept && k < kept->taken[e] && k < TRACE_KEPT ? kept->step[k][e] : NAN;
             double bracket, gain;
             if (tau > 0.0 && phi[e] / tau > 42.0) {
                 // sigma = 1 / (1 + e) is 1 and its slope term sigma (1 - sigma) phi / tau = e phi / tau
@@ -583,13 +587,15 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
                 gain = slope * phi[e] + bracket;
             }
             osc_vec3 g = gradient[e], u = dir[e];
-            double(*d0)[COLUMNS] = dstart[e], (*d1)[COLUMNS] = ddir[e];
+            double(*d0)[COLUMNS] = dstart[e], (*d1)[COLUMNS] = ddir;
             double* dse = ds[e];
+            // the second trace's ddir is -ddir: (-s) d1 has the bits of s (-d1)
+            double sd = e == 0 ? s[e] : -s[e];
             if (gain != 0.0)
                 for (int j = 0; j < COLUMNS; ++j) {
-                    double dq0 = d0[0][j] + s[e] * d1[0][j] + dse[j] * u.x;
-                    double dq1 = d0[1][j] + s[e] * d1[1][j] + dse[j] * u.y;
-                    double dq2 = d0[2][j] + s[e] * d1[2][j] + dse[j] * u.z;
+                    double dq0 = d0[0][j] + sd * d1[0][j] + dse[j] * u.x;
+                    double dq1 = d0[1][j] + sd * d1[1][j] + dse[j] * u.y;
+                    double dq2 = d0[2][j] + sd * d1[2][j] + dse[j] * u.z;
                     dse[j] += gain * (g.x * dq0 + g.y * dq1 + g.z * dq2);
                 }
             s[e] += bracket * phi[e];
@@ -615,7 +621,7 @@ static inline bool clip_settled(const osc_manifold_settings* st, double s, doubl
 // step by step side by side (a spline evaluates the two points in one call, so that the two chains
 // of dependent evaluations overlap); each distance has the bits trace_tangents gives it, except that
 // a trace whose clip into [0, l] is settled (clip_settled) stops there: its distance then differs
-// but clips to the same l. Keeps its exponentials in `kept` (NaN for the steps not taken).
+// but clips to the same l. Keeps its exponentials in `kept` (and the steps taken).
 OSC_FORCE_INLINE void trace_both(const pipeline* pl, const direction* d, osc_vec3 a, osc_vec3 b, osc_vec3 t, double l,
                                  double phi_a, double phi_b, double traced[2], trace_exps* kept) {
     const osc_manifold_settings* st = pl->settings;
@@ -623,22 +629,21 @@ OSC_FORCE_INLINE void trace_both(const pipeline* pl, const direction* d, osc_vec
     double phi[2] = {phi_a, phi_b};
     bool done[2] = {false, false};
     traced[0] = traced[1] = 0.0;
+    kept->taken[0] = kept->taken[1] = st->iterations;
     for (int k = 0; k < st->iterations; ++k) {
         for (int e = 0; e < 2; ++e)
             if (!done[e] && k > 0 && clip_settled(st, traced[e], l, st->iterations - k)) {
                 done[e] = true;
-                for (int j = k; j < TRACE_KEPT; ++j) kept->step[j][e] = NAN, kept->has_value[j][e] = false;
+                kept->taken[e] = k;
             }
         if (done[0] && done[1]) break;
         osc_vec3 q[2];
         bool moved[2];
         trace_points(k, start, dir, traced, previous, q, moved);
         moved[0] = moved[0] && !done[0], moved[1] = moved[1] && !done[1];
-        bool keep = false; // an osc_sdf body with derivatives: its points' phi and gradients
         if (moved[0] && moved[1] && d->s->grid) {
             grid_distance_pair(d->s->grid, &q[0], &q[1], phi);
-        } else if (pl->derivatives && !d->s->grid && k < TRACE_KEPT) {
-            keep = true;
+        } else if (pl->derivatives && !d->s->grid && k < TRACE_KEPT) { // its points' phi and gradients
             for (int e = 0; e < 2; ++e) {
                 kept->has_value[k][e] = moved[e];
                 if (!moved[e]) continue;
@@ -650,7 +655,6 @@ OSC_FORCE_INLINE void trace_both(const pipeline* pl, const direction* d, osc_vec
                 if (moved[e]) phi[e] = pass_value(pl, d, q[e]);
         }
         for (int e = 0; e < 2; ++e) {
-            if (!keep && k < TRACE_KEPT) kept->has_value[k][e] = false;
             if (done[e]) continue;
             double exponential;
             traced[e] += trace_bracket(phi[e], st->trace_temperature, &exponential) * phi[e];
@@ -883,15 +887,13 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
         dt[1][j] = (de[1] - t.y * dl[j]) / l;
         dt[2][j] = (de[2] - t.z * dl[j]) / l;
     }
-    double ds[COLUMNS], du[COLUMNS], dneg[3][COLUMNS], dsc[COLUMNS], duc[COLUMNS];
-    for (int k = 0; k < 3; ++k)
-        for (int j = 0; j < COLUMNS; ++j) dneg[k][j] = -dt[k][j];
+    double ds[COLUMNS], du[COLUMNS], dsc[COLUMNS], duc[COLUMNS];
     {
         osc_vec3 start[2] = {a, b}, dir[2] = {t, osc_neg(t)}, g0[2] = {ga, gb};
         double phi0[2] = {phi_a, phi_b}, traced[2];
-        double(*dstart[2])[COLUMNS] = {da, db}, (*ddir[2])[COLUMNS] = {dt, dneg};
+        double(*dstart[2])[COLUMNS] = {da, db};
         double* dtraced[2] = {ds, du};
-        trace_tangents(pl, d, start, dir, phi0, g0, dstart, ddir, dtraced, value_first ? &kept : NULL, traced);
+        trace_tangents(pl, d, start, dir, phi0, g0, dstart, dt, dtraced, value_first ? &kept : NULL, traced);
         s = traced[0], u = traced[1];
     }
     if (value_first && pl->settings->clip_temperature > 0.0) { // sc, uc: the pass without tangents'
