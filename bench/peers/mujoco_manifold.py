@@ -97,10 +97,9 @@ def peers_dir(arg):
     return os.path.join(os.path.dirname(os.path.dirname(HERE)), "build", "peers")
 
 
-def parse(argv):
-    """(positional, options) or raises ValueError."""
-    options = {"--octree-depth": "", "--scale": "1", "--min-time": "1", "--contacts-out": "",
-               "--contacts-config": "0", "--peers-dir": "", "--timeout": "600", "--box-sweep": ""}
+def split_options(argv, options):
+    """The positional arguments of argv; each "--name value" pair sets options[name], which must be
+    one of its keys (raises ValueError otherwise, or when a value is missing)."""
     positional, i = [], 0
     while i < len(argv):
         if argv[i] in options:
@@ -113,6 +112,14 @@ def parse(argv):
         else:
             positional.append(argv[i])
             i += 1
+    return positional
+
+
+def parse(argv):
+    """(positional, options) or raises ValueError."""
+    options = {"--octree-depth": "", "--scale": "1", "--min-time": "1", "--contacts-out": "",
+               "--contacts-config": "0", "--peers-dir": "", "--timeout": "600", "--box-sweep": ""}
+    positional = split_options(argv, options)
     if options["--box-sweep"]:
         if positional:
             raise ValueError("--box-sweep takes no meshes")

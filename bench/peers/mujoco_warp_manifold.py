@@ -71,18 +71,9 @@ def parse(argv):
     """(positional, options) or raises ValueError."""
     options = {"--scale": "1", "--rounds": "7", "--python": "", "--peers-dir": "", "--timeout": "1200",
                "--bench-manifold": ""}
-    positional, i = [], 0
-    while i < len(argv):
-        if argv[i] in options:
-            if i + 1 >= len(argv):
-                raise ValueError("%s needs a value" % argv[i])
-            options[argv[i]] = argv[i + 1]
-            i += 2
-        elif argv[i].startswith("--"):
-            raise ValueError("unknown option %s" % argv[i])
-        else:
-            positional.append(argv[i])
-            i += 1
+    from mujoco_manifold import split_options  # (that module imports only the standard library)
+
+    positional = split_options(argv, options)
     if options["--bench-manifold"]:
         if positional:
             raise ValueError("--bench-manifold takes no meshes or poses")
