@@ -88,9 +88,8 @@ def parse(argv):
 def interpreter(options):
     if options["--python"]:
         return options["--python"]
-    directory = options["--peers-dir"] or os.environ.get("OSC_PEERS_DIR") or \
-        os.path.join(os.path.dirname(os.path.dirname(HERE)), "build", "peers")
-    return os.path.join(os.path.abspath(directory), "warp-venv", "bin", "python")
+    from mujoco_manifold import peers_dir
+    return os.path.join(peers_dir(options["--peers-dir"]), "warp-venv", "bin", "python")
 
 
 def main_parent(argv):
