@@ -114,51 +114,21 @@ void dcol_exact_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
     if (dcol_contact_points(pose_a, pose_b, dp->scale, result)) result->normal = c->unit;
 }
 
-// Per twist column (A's translation, A's rotation, B's translation, B's rotation; docs/dcol.md
-// §4.6), in normalised units: dd = (dp_B - dp_A) / scale, and a rotation dtheta of body X turns
-// its support point at fixed n and weights by R = dtheta x S_X - H_X (dtheta x n) and its ties by
-// dtheta x tie. Then
-//     dalpha = alpha (n . dd - alpha n . R)                      (the balance along n)
-//     alpha (Hbar dn + Abar^T dw) = T^T (dd - dalpha S - alpha R)  (across n)
-//     Abar dn = -((dtheta x tie_j) . n)                           (the ties kept)
-// and dS_A = R_A + H_A dn + sum over A's ties dw_j tie_j, dx = dp_A + scale (dalpha S_A + alpha dS_A),
-// dnormal = dn / |n| (dn is across n). With the system's inverse K^-1 formed once, dn = D b and
-// the part of dx that the solve moves, scale alpha (H_A dn + sum dw_j tie_j) = P b, are 3 x (2 + ties)
-// maps of the right-hand side b. Per axis i of a rotation of X, with n . (e_i x v) = e_i . (v x n):
-//     dalpha_i = -alpha^2 (S_X x n)_i,   (T^T R)_j,i = (S_X x t_j - n x H_X t_j)_i,
-//     tie rows -(tie_j x n)_i,   R_A's share of dx: -[S_A]x + H_A [n]x applied to e_i;
-// per axis of A's translation dalpha_i = -alpha n_i / scale and b_j,i = -(t_j,i / scale + dalpha_i
-// t_j . S). B's translations are minus A's (only d = r'_B - r'_A enters), but for dx's own dp_A.
-void dcol_exact_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b, const osc_dcol_result* result,
-                          const osc_dcol_jacobians* jac) {
-    const dcol_exact_contact* c = &dp->contact;
-    double scale = dp->scale, alpha = c->alpha;
+// The tangents of dx and dn (unnormalised) for A's translation, A's rotation and B's rotation
+// (columns 0-5 and 9-11) by the formulas above dcol_exact_jacobians, with the size of the system
+// (2 + ties) a constant so that the loops over it unroll (dcol_exact_jacobians dispatches on it)
+OSC_FORCE_INLINE void exact_tangents_n(const int size, const dcol_exact_contact* c, double scale, const double dalpha[12],
+                                       bool normal, double dx[3][12], double dnormal[3][12]) {
+    const int ties = size - 2;
+    double alpha = c->alpha;
     osc_vec3 n = c->n, sum = osc_add(c->support[0], c->support[1]);
-    bool tangents = jac->point || jac->point_a || jac->point_b || jac->normal;
-    int size = 2 + c->tie_count;
-    double dalpha[12], dx[3][12], dnormal[3][12];
-    const double n_[3] = {n.x, n.y, n.z};
-    // alpha's row: A's translation, A's rotation, then B's by the same rules
-    for (int body = 0; body < 2; ++body) {
-        osc_vec3 twist = osc_scale(osc_cross(c->support[body], n), -alpha * alpha);
-        const double rotation[3] = {twist.x, twist.y, twist.z};
-        for (int i = 0; i < 3; ++i) {
-            dalpha[6 * body + i] = (body == 0 ? -alpha : alpha) * n_[i] / scale;
-            dalpha[6 * body + 3 + i] = rotation[i];
-        }
-    }
-    if (jac->alpha) memcpy(jac->alpha, dalpha, sizeof dalpha);
-    if (!tangents) {
-        if (jac->distance) dcol_point_jacobians(pose_a, pose_b, result, dalpha, NULL, jac);
-        return;
-    }
     // D = [t1 t2] K^-1 (rows 0, 1) and P = scale alpha (H_A D + sum over A's ties tie_j K^-1 (row 2 + j))
     osc_vec3 D[4], P[4];
     const double(*inverse)[4] = c->inverse; // K^-1 (dcol_exact_prepare)
     for (int k = 0; k < size; ++k) {
         D[k] = osc_add(osc_scale(c->t1, inverse[0][k]), osc_scale(c->t2, inverse[1][k]));
         osc_vec3 moved = c->curved[0] ? osc_mat3_apply(c->curvature[0], D[k]) : osc_v3(0.0, 0.0, 0.0);
-        for (int j = 0; j < c->tie_count; ++j)
+        for (int j = 0; j < ties; ++j)
             if (c->tie_body[j] == 0) moved = osc_add_scaled(moved, c->tie[j], inverse[2 + j][k]);
         P[k] = osc_scale(moved, scale * alpha);
     }
@@ -184,7 +154,7 @@ void dcol_exact_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose
                 b[0][i] = -da * t_sum[0] - alpha * osc_vec3_get(across[0], i);
                 b[1][i] = -da * t_sum[1] - alpha * osc_vec3_get(across[1], i);
             }
-            for (int j = 0; j < c->tie_count; ++j)
+            for (int j = 0; j < ties; ++j)
                 if (c->tie_body[j] == body) {
                     osc_vec3 lever = osc_cross(c->tie[j], n);
                     for (int i = 0; i < 3; ++i) b[2 + j][i] = -osc_vec3_get(lever, i);
@@ -215,13 +185,58 @@ void dcol_exact_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose
             if (rotation && body == 0) point = osc_add_scaled(point, turn_part[i], scale * alpha);
             if (!rotation) point = osc_add(point, osc_v3(i == 0, i == 1, i == 2)); // x carries dp_A
             for (int k = 0; k < size; ++k) point = osc_add_scaled(point, P[k], b[k][i]);
-            if (jac->normal)
+            if (normal)
                 for (int k = 0; k < size; ++k) dn = osc_add_scaled(dn, D[k], b[k][i]);
             for (int r = 0; r < 3; ++r) {
                 dx[r][first + i] = osc_vec3_get(point, r);
                 dnormal[r][first + i] = osc_vec3_get(dn, r);
             }
         }
+    }
+}
+
+// Per twist column (A's translation, A's rotation, B's translation, B's rotation; docs/dcol.md
+// §4.6), in normalised units: dd = (dp_B - dp_A) / scale, and a rotation dtheta of body X turns
+// its support point at fixed n and weights by R = dtheta x S_X - H_X (dtheta x n) and its ties by
+// dtheta x tie. Then
+//     dalpha = alpha (n . dd - alpha n . R)                      (the balance along n)
+//     alpha (Hbar dn + Abar^T dw) = T^T (dd - dalpha S - alpha R)  (across n)
+//     Abar dn = -((dtheta x tie_j) . n)                           (the ties kept)
+// and dS_A = R_A + H_A dn + sum over A's ties dw_j tie_j, dx = dp_A + scale (dalpha S_A + alpha dS_A),
+// dnormal = dn / |n| (dn is across n). With the system's inverse K^-1 formed once, dn = D b and
+// the part of dx that the solve moves, scale alpha (H_A dn + sum dw_j tie_j) = P b, are 3 x (2 + ties)
+// maps of the right-hand side b. Per axis i of a rotation of X, with n . (e_i x v) = e_i . (v x n):
+//     dalpha_i = -alpha^2 (S_X x n)_i,   (T^T R)_j,i = (S_X x t_j - n x H_X t_j)_i,
+//     tie rows -(tie_j x n)_i,   R_A's share of dx: -[S_A]x + H_A [n]x applied to e_i;
+// per axis of A's translation dalpha_i = -alpha n_i / scale and b_j,i = -(t_j,i / scale + dalpha_i
+// t_j . S). B's translations are minus A's (only d = r'_B - r'_A enters), but for dx's own dp_A.
+void dcol_exact_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b, const osc_dcol_result* result,
+                          const osc_dcol_jacobians* jac) {
+    const dcol_exact_contact* c = &dp->contact;
+    double scale = dp->scale, alpha = c->alpha;
+    osc_vec3 n = c->n;
+    bool tangents = jac->point || jac->point_a || jac->point_b || jac->normal;
+    int size = 2 + c->tie_count;
+    double dalpha[12], dx[3][12], dnormal[3][12];
+    const double n_[3] = {n.x, n.y, n.z};
+    // alpha's row: A's translation, A's rotation, then B's by the same rules
+    for (int body = 0; body < 2; ++body) {
+        osc_vec3 twist = osc_scale(osc_cross(c->support[body], n), -alpha * alpha);
+        const double rotation[3] = {twist.x, twist.y, twist.z};
+        for (int i = 0; i < 3; ++i) {
+            dalpha[6 * body + i] = (body == 0 ? -alpha : alpha) * n_[i] / scale;
+            dalpha[6 * body + 3 + i] = rotation[i];
+        }
+    }
+    if (jac->alpha) memcpy(jac->alpha, dalpha, sizeof dalpha);
+    if (!tangents) {
+        if (jac->distance) dcol_point_jacobians(pose_a, pose_b, result, dalpha, NULL, jac);
+        return;
+    }
+    switch (size) {
+        case 2: exact_tangents_n(2, c, scale, dalpha, jac->normal != NULL, dx, dnormal); break;
+        case 3: exact_tangents_n(3, c, scale, dalpha, jac->normal != NULL, dx, dnormal); break;
+        default: exact_tangents_n(4, c, scale, dalpha, jac->normal != NULL, dx, dnormal); break;
     }
     // B's translation: minus A's, and x keeps no dp_A
     for (int r = 0; r < 3; ++r)
