@@ -92,11 +92,13 @@ bool dcol_exact_prepare(dcol_exact_contact* c) {
         for (int j = 0; j < 2; ++j)
             for (int k = 0; k < 2; ++k) inverse[2 + j][2 + k] = -(y[0][j] * hy[0][k] + y[1][j] * hy[1][k]);
     }
+    // every entry finite: x - x is 0 for a finite x and NaN for an infinite one or NaN, so the
+    // sum is 0 exactly when all are finite (one test instead of one per entry)
     int size = 2 + c->tie_count;
+    double probe = 0.0;
     for (int i = 0; i < size; ++i)
-        for (int j = 0; j < size; ++j)
-            if (!isfinite(inverse[i][j])) return false;
-    return true;
+        for (int j = 0; j < size; ++j) probe += inverse[i][j] - inverse[i][j];
+    return probe == 0.0;
 }
 
 void dcol_exact_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b, osc_dcol_result* result) {
@@ -141,7 +143,7 @@ OSC_FORCE_INLINE void exact_tangents_n(const int size, const dcol_exact_contact*
         bool rotation = group > 0;
         double b[4][3] = {{0.0}};
         // the moved share of dx that comes from R_A: (-[S_A]x + H_A [n]x) e_i, A's rotation only
-        osc_vec3 turn_part[3];
+        osc_vec3 turn_part[3] = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
         if (rotation) {
             osc_vec3 across[2];
             for (int j = 0; j < 2; ++j) {
