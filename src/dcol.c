@@ -615,6 +615,13 @@ void dcol_point_jacobians(osc_pose pose_a, osc_pose pose_b, const osc_dcol_resul
     double alpha = result->alpha;
     osc_pose poses[2] = {pose_a, pose_b};
     double* point_jacobians[2] = {jac->point_a, jac->point_b};
+    // eq. (29): dp_X = (1 - 1/alpha) dr_X + dx / alpha - (x - r_X) dalpha / alpha^2; dx / alpha and
+    // dalpha / alpha^2 are the two bodies' shared terms, formed once
+    double inverse = 1.0 / alpha, slope[12], scaled[36];
+    if ((jac->point_a || jac->point_b) && !coincident) {
+        for (int c = 0; c < 12; ++c) slope[c] = -dalpha[c] * (inverse * inverse);
+        for (int i = 0; i < 36; ++i) scaled[i] = dx[i] * inverse;
+    }
     for (int which = 0; which < 2; ++which) {
         double* out = point_jacobians[which];
         if (!out) continue;
@@ -622,13 +629,10 @@ void dcol_point_jacobians(osc_pose pose_a, osc_pose pose_b, const osc_dcol_resul
             memset(out, 0, sizeof(double) * 36);
             continue;
         }
-        // eq. (29): dp_X = (1 - 1/alpha) dr_X + dx / alpha - (x - r_X) dalpha / alpha^2
         osc_vec3 arm = osc_sub(result->point, poses[which].p);
-        double inverse = 1.0 / alpha, slope[12];
-        for (int c = 0; c < 12; ++c) slope[c] = -dalpha[c] * (inverse * inverse);
         for (int k = 0; k < 3; ++k) {
             double arm_k = osc_vec3_get(arm, k), *row = out + 12 * k;
-            for (int c = 0; c < 12; ++c) row[c] = dx[12 * k + c] * inverse + arm_k * slope[c];
+            for (int c = 0; c < 12; ++c) row[c] = scaled[12 * k + c] + arm_k * slope[c];
             row[6 * which + k] += 1.0 - inverse;
         }
     }

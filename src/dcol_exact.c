@@ -92,11 +92,13 @@ bool dcol_exact_prepare(dcol_exact_contact* c) {
         for (int j = 0; j < 2; ++j)
             for (int k = 0; k < 2; ++k) inverse[2 + j][2 + k] = -(y[0][j] * hy[0][k] + y[1][j] * hy[1][k]);
     }
+    // every entry finite: x - x is 0 for a finite x and NaN for an infinite one or NaN, so the
+    // sum is 0 exactly when all are finite (one test instead of one per entry)
     int size = 2 + c->tie_count;
+    double probe = 0.0;
     for (int i = 0; i < size; ++i)
-        for (int j = 0; j < size; ++j)
-            if (!isfinite(inverse[i][j])) return false;
-    return true;
+        for (int j = 0; j < size; ++j) probe += inverse[i][j] - inverse[i][j];
+    return probe == 0.0;
 }
 
 void dcol_exact_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b, osc_dcol_result* result) {
@@ -112,6 +114,97 @@ void dcol_exact_result(const dcol_problem* dp, osc_pose pose_a, osc_pose pose_b,
     osc_vec3 from_b = osc_add_scaled(pose_b.p, c->support[1], -length);
     result->point = osc_add_scaled(from_a, osc_sub(from_b, from_a), inner_a / (inner_a + inner_b));
     if (dcol_contact_points(pose_a, pose_b, dp->scale, result)) result->normal = c->unit;
+}
+
+// One group of three columns of exact_tangents_n (0: A's translation, 1: A's rotation, 2: B's
+// rotation), the group a constant so that its branches fold
+OSC_FORCE_INLINE void exact_group_n(const int size, const int group, const dcol_exact_contact* c, double scale,
+                                    const double dalpha[12], bool normal, const osc_vec3 D[4], const osc_vec3 P[4],
+                                    const double t_sum[2], double dx[3][12], double dnormal[3][12]) {
+    const int ties = size - 2;
+    double alpha = c->alpha;
+    osc_vec3 n = c->n;
+    const osc_vec3 t[2] = {c->t1, c->t2};
+    const int first = group == 0 ? 0 : group == 1 ? 3 : 9, body = group == 2 ? 1 : 0;
+    const bool rotation = group > 0;
+    double b[4][3] = {{0.0}};
+    // the moved share of dx that comes from R_A: (-[S_A]x + H_A [n]x) e_i, A's rotation only
+    osc_vec3 turn_part[3] = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
+    if (rotation) {
+        osc_vec3 across[2];
+        for (int j = 0; j < 2; ++j) {
+            across[j] = osc_cross(c->support[body], t[j]);
+            if (c->curved[body])
+                across[j] = osc_sub(across[j], osc_cross(n, osc_mat3_apply(c->curvature[body], t[j])));
+        }
+        for (int i = 0; i < 3; ++i) {
+            double da = dalpha[first + i];
+            b[0][i] = -da * t_sum[0] - alpha * osc_vec3_get(across[0], i);
+            b[1][i] = -da * t_sum[1] - alpha * osc_vec3_get(across[1], i);
+        }
+        for (int j = 0; j < ties; ++j)
+            if (c->tie_body[j] == body) {
+                osc_vec3 lever = osc_cross(c->tie[j], n);
+                for (int i = 0; i < 3; ++i) b[2 + j][i] = -osc_vec3_get(lever, i);
+            }
+        if (body == 0) {
+            osc_vec3 support = c->support[0];
+            // e_i x S and H_A (n x e_i), the cross products with a unit axis written out
+            turn_part[0] = osc_v3(0.0, -support.z, support.y);
+            turn_part[1] = osc_v3(support.z, 0.0, -support.x);
+            turn_part[2] = osc_v3(-support.y, support.x, 0.0);
+            if (c->curved[0]) {
+                const osc_vec3 n_cross[3] = {osc_v3(0.0, n.z, -n.y), osc_v3(-n.z, 0.0, n.x),
+                                             osc_v3(n.y, -n.x, 0.0)};
+                for (int i = 0; i < 3; ++i)
+                    turn_part[i] = osc_add(turn_part[i], osc_mat3_apply(c->curvature[0], n_cross[i]));
+            }
+        }
+    } else {
+        for (int i = 0; i < 3; ++i) {
+            double da = dalpha[i];
+            b[0][i] = -(osc_vec3_get(t[0], i) / scale + da * t_sum[0]);
+            b[1][i] = -(osc_vec3_get(t[1], i) / scale + da * t_sum[1]);
+        }
+    }
+    for (int i = 0; i < 3; ++i) {
+        osc_vec3 dn = osc_v3(0.0, 0.0, 0.0);
+        osc_vec3 point = osc_scale(c->support[0], scale * dalpha[first + i]);
+        if (rotation && body == 0) point = osc_add_scaled(point, turn_part[i], scale * alpha);
+        if (!rotation) point = osc_add(point, osc_v3(i == 0, i == 1, i == 2)); // x carries dp_A
+        for (int k = 0; k < size; ++k) point = osc_add_scaled(point, P[k], b[k][i]);
+        if (normal)
+            for (int k = 0; k < size; ++k) dn = osc_add_scaled(dn, D[k], b[k][i]);
+        for (int r = 0; r < 3; ++r) {
+            dx[r][first + i] = osc_vec3_get(point, r);
+            dnormal[r][first + i] = osc_vec3_get(dn, r);
+        }
+    }
+}
+
+// The tangents of dx and dn (unnormalised) for A's translation, A's rotation and B's rotation
+// (columns 0-5 and 9-11) by the formulas above dcol_exact_jacobians, with the size of the system
+// (2 + ties) a constant so that the loops over it unroll (dcol_exact_jacobians dispatches on it)
+OSC_FORCE_INLINE void exact_tangents_n(const int size, const dcol_exact_contact* c, double scale, const double dalpha[12],
+                                       bool normal, double dx[3][12], double dnormal[3][12]) {
+    const int ties = size - 2;
+    double alpha = c->alpha;
+    osc_vec3 sum = osc_add(c->support[0], c->support[1]);
+    // D = [t1 t2] K^-1 (rows 0, 1) and P = scale alpha (H_A D + sum over A's ties tie_j K^-1 (row 2 + j))
+    osc_vec3 D[4], P[4];
+    const double(*inverse)[4] = c->inverse; // K^-1 (dcol_exact_prepare)
+    for (int k = 0; k < size; ++k) {
+        D[k] = osc_add(osc_scale(c->t1, inverse[0][k]), osc_scale(c->t2, inverse[1][k]));
+        osc_vec3 moved = c->curved[0] ? osc_mat3_apply(c->curvature[0], D[k]) : osc_v3(0.0, 0.0, 0.0);
+        for (int j = 0; j < ties; ++j)
+            if (c->tie_body[j] == 0) moved = osc_add_scaled(moved, c->tie[j], inverse[2 + j][k]);
+        P[k] = osc_scale(moved, scale * alpha);
+    }
+    const double t_sum[2] = {osc_dot(c->t1, sum), osc_dot(c->t2, sum)};
+    // the three groups of columns solved: A's translation (0-2), A's rotation (3-5), B's (9-11)
+    exact_group_n(size, 0, c, scale, dalpha, normal, D, P, t_sum, dx, dnormal);
+    exact_group_n(size, 1, c, scale, dalpha, normal, D, P, t_sum, dx, dnormal);
+    exact_group_n(size, 2, c, scale, dalpha, normal, D, P, t_sum, dx, dnormal);
 }
 
 // Per twist column (A's translation, A's rotation, B's translation, B's rotation; docs/dcol.md
@@ -133,7 +226,7 @@ void dcol_exact_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose
                           const osc_dcol_jacobians* jac) {
     const dcol_exact_contact* c = &dp->contact;
     double scale = dp->scale, alpha = c->alpha;
-    osc_vec3 n = c->n, sum = osc_add(c->support[0], c->support[1]);
+    osc_vec3 n = c->n;
     bool tangents = jac->point || jac->point_a || jac->point_b || jac->normal;
     int size = 2 + c->tie_count;
     double dalpha[12], dx[3][12], dnormal[3][12];
@@ -152,76 +245,10 @@ void dcol_exact_jacobians(const dcol_problem* dp, osc_pose pose_a, osc_pose pose
         if (jac->distance) dcol_point_jacobians(pose_a, pose_b, result, dalpha, NULL, jac);
         return;
     }
-    // D = [t1 t2] K^-1 (rows 0, 1) and P = scale alpha (H_A D + sum over A's ties tie_j K^-1 (row 2 + j))
-    osc_vec3 D[4], P[4];
-    const double(*inverse)[4] = c->inverse; // K^-1 (dcol_exact_prepare)
-    for (int k = 0; k < size; ++k) {
-        D[k] = osc_add(osc_scale(c->t1, inverse[0][k]), osc_scale(c->t2, inverse[1][k]));
-        osc_vec3 moved = c->curved[0] ? osc_mat3_apply(c->curvature[0], D[k]) : osc_v3(0.0, 0.0, 0.0);
-        for (int j = 0; j < c->tie_count; ++j)
-            if (c->tie_body[j] == 0) moved = osc_add_scaled(moved, c->tie[j], inverse[2 + j][k]);
-        P[k] = osc_scale(moved, scale * alpha);
-    }
-    const osc_vec3 t[2] = {c->t1, c->t2};
-    const double t_sum[2] = {osc_dot(c->t1, sum), osc_dot(c->t2, sum)};
-    // the three groups of columns solved: A's translation (0-2), A's rotation (3-5), B's (9-11)
-    const int firsts[3] = {0, 3, 9};
-    for (int group = 0; group < 3; ++group) {
-        int first = firsts[group], body = group == 2 ? 1 : 0;
-        bool rotation = group > 0;
-        double b[4][3] = {{0.0}};
-        // the moved share of dx that comes from R_A: (-[S_A]x + H_A [n]x) e_i, A's rotation only
-        osc_vec3 turn_part[3];
-        if (rotation) {
-            osc_vec3 across[2];
-            for (int j = 0; j < 2; ++j) {
-                across[j] = osc_cross(c->support[body], t[j]);
-                if (c->curved[body])
-                    across[j] = osc_sub(across[j], osc_cross(n, osc_mat3_apply(c->curvature[body], t[j])));
-            }
-            for (int i = 0; i < 3; ++i) {
-                double da = dalpha[first + i];
-                b[0][i] = -da * t_sum[0] - alpha * osc_vec3_get(across[0], i);
-                b[1][i] = -da * t_sum[1] - alpha * osc_vec3_get(across[1], i);
-            }
-            for (int j = 0; j < c->tie_count; ++j)
-                if (c->tie_body[j] == body) {
-                    osc_vec3 lever = osc_cross(c->tie[j], n);
-                    for (int i = 0; i < 3; ++i) b[2 + j][i] = -osc_vec3_get(lever, i);
-                }
-            if (body == 0) {
-                osc_vec3 support = c->support[0];
-                // e_i x S and H_A (n x e_i), the cross products with a unit axis written out
-                turn_part[0] = osc_v3(0.0, -support.z, support.y);
-                turn_part[1] = osc_v3(support.z, 0.0, -support.x);
-                turn_part[2] = osc_v3(-support.y, support.x, 0.0);
-                if (c->curved[0]) {
-                    const osc_vec3 n_cross[3] = {osc_v3(0.0, n.z, -n.y), osc_v3(-n.z, 0.0, n.x),
-                                                 osc_v3(n.y, -n.x, 0.0)};
-                    for (int i = 0; i < 3; ++i)
-                        turn_part[i] = osc_add(turn_part[i], osc_mat3_apply(c->curvature[0], n_cross[i]));
-                }
-            }
-        } else {
-            for (int i = 0; i < 3; ++i) {
-                double da = dalpha[i];
-                b[0][i] = -(osc_vec3_get(t[0], i) / scale + da * t_sum[0]);
-                b[1][i] = -(osc_vec3_get(t[1], i) / scale + da * t_sum[1]);
-            }
-        }
-        for (int i = 0; i < 3; ++i) {
-            osc_vec3 dn = osc_v3(0.0, 0.0, 0.0);
-            osc_vec3 point = osc_scale(c->support[0], scale * dalpha[first + i]);
-            if (rotation && body == 0) point = osc_add_scaled(point, turn_part[i], scale * alpha);
-            if (!rotation) point = osc_add(point, osc_v3(i == 0, i == 1, i == 2)); // x carries dp_A
-            for (int k = 0; k < size; ++k) point = osc_add_scaled(point, P[k], b[k][i]);
-            if (jac->normal)
-                for (int k = 0; k < size; ++k) dn = osc_add_scaled(dn, D[k], b[k][i]);
-            for (int r = 0; r < 3; ++r) {
-                dx[r][first + i] = osc_vec3_get(point, r);
-                dnormal[r][first + i] = osc_vec3_get(dn, r);
-            }
-        }
+    switch (size) {
+        case 2: exact_tangents_n(2, c, scale, dalpha, jac->normal != NULL, dx, dnormal); break;
+        case 3: exact_tangents_n(3, c, scale, dalpha, jac->normal != NULL, dx, dnormal); break;
+        default: exact_tangents_n(4, c, scale, dalpha, jac->normal != NULL, dx, dnormal); break;
     }
     // B's translation: minus A's, and x keeps no dp_A
     for (int r = 0; r < 3; ++r)
