@@ -1,8 +1,9 @@
 // manifold.c: the contact pipeline of Beker et al. 2026 §IV between two bodies: broad phase (§IV-C.2),
 // vertex-SDF and sphere-traced edge-SDF contacts (§IV-B), mollification at d_max (§IV-C.1) and
 // softmax blending within convex groups (§IV-D.2), with the exact derivatives of every output with
-// respect to both poses carried as forward-mode tangents, one per twist direction (12 columns:
-// A's twist, then B's). The derivation is docs/manifold.md; the equation tags below refer to it.
+// respect to both poses carried as forward-mode tangents, one per direction of the twist of the
+// body whose features are traced (6 columns), expanded to the output's 12 (A's twist, then B's) at
+// emission. The derivation is docs/manifold.md; the equation tags below refer to it.
 
 #include "grid_internal.h"
 #include "manifold_internal.h"
@@ -13,7 +14,21 @@
 #include <stdio.h>
 #include <string.h>
 
-#define COLUMNS 12 // twist directions: (dp_A, dtheta_A, dp_B, dtheta_B)
+// tangent columns: the twist (dp_F, dtheta_F) of the current direction's f body; every quantity
+// before emission depends on the relative pose only, so s's columns follow from these
+// (docs/manifold.md, "Six tangent columns"; expand_tangents). The arrays and loops have COLUMNS,
+// two whole AVX vectors: the last two columns are zero seeds, kept zero by every (linear) step,
+// and never read (with 6 GCC leaves the loops scalar)
+#define TWIST_COLUMNS 6
+#define COLUMNS 8
+// before a loop over the columns: keeps it a loop, which GCC vectorises (it unrolls a loop of 8
+// short steps whole, and then leaves most of it scalar)
+#if defined(__GNUC__) && !defined(__clang__)
+#define COLUMN_LOOP _Pragma("GCC unroll 1")
+#else
+#define COLUMN_LOOP
+#endif
+#define OUTPUT_COLUMNS 12 // the output's: (dp_A, dtheta_A, dp_B, dtheta_B)
 
 osc_manifold_settings osc_manifold_settings_default(void) {
     // every field by name; a field not named here is zero
@@ -60,7 +75,7 @@ typedef struct direction {
     osc_vec3 p_s;         // p_S
     osc_mat3 rel_r;       // R_S^T R_F
     osc_vec3 rel_p;       // R_S^T (p_F - p_S)
-    int col_f, col_s;     // first tangent column of each body's twist
+    int col_f, col_s;     // first output column of each body's twist
     double sign;          // the normal from A to B is sign R_S n_S (-1 when s is B)
     double length_margin; // above the rounding of an edge's length between its s-frame corners
     int body;             // 0: f is A
@@ -117,7 +132,7 @@ typedef struct corner_table {
 // active edge's feature from a small pool (when there is room; else it is computed again, which gives
 // the same bits). Direct-mapped, keyed by edge.
 #define SHARED_EDGES 512
-#define SHARED_POOL 64 // features kept (53 KB with their tangents)
+#define SHARED_POOL 64 // features kept (37 KB with their tangents)
 enum { SHARED_SATURATED = -2, SHARED_NOT_KEPT = -1 };
 typedef struct shared_edges {
     int32_t edge[SHARED_EDGES];   // -1: empty
@@ -192,34 +207,33 @@ static inline osc_vec3 to_s_frame(const direction* d, const double* v) {
     return osc_add(osc_mat3_apply(d->rel_r, osc_v3(v[0], v[1], v[2])), d->rel_p);
 }
 
-// tangents of y = R_S^T (R_F v + p_F - p_S) along the 12 twist directions (eq. Y): with
-// u_j = R_S^T e_j (row j of R_S) and w = R_S^T R_F v: dp_F -> u_j, dtheta_F -> u_j x w,
-// dp_S -> -u_j, dtheta_S -> y x u_j
+// tangents of y = R_S^T (R_F v + p_F - p_S) along f's twist (eq. Y): with u_j = R_S^T e_j (row j
+// of R_S) and w = R_S^T R_F v: dp_F -> u_j, dtheta_F -> u_j x w (s's twist: expand_tangents)
 OSC_AVX_CLONES
-static void point_tangents(const direction* d, const double* v, osc_vec3 y, double dy[3][COLUMNS]) {
+static void point_tangents(const direction* d, const double* v, double dy[3][COLUMNS]) {
     osc_vec3 w = osc_mat3_apply(d->rel_r, osc_v3(v[0], v[1], v[2]));
     for (int j = 0; j < 3; ++j) {
         osc_vec3 u = osc_v3(d->r_s.m[j][0], d->r_s.m[j][1], d->r_s.m[j][2]);
-        osc_vec3 rf = osc_cross(u, w), rs = osc_cross(y, u);
-        double cols[4][3] = {{u.x, u.y, u.z}, {rf.x, rf.y, rf.z}, {-u.x, -u.y, -u.z}, {rs.x, rs.y, rs.z}};
+        osc_vec3 rf = osc_cross(u, w);
+        double cols[2][3] = {{u.x, u.y, u.z}, {rf.x, rf.y, rf.z}};
         for (int k = 0; k < 3; ++k) {
-            dy[k][d->col_f + j] = cols[0][k];
-            dy[k][d->col_f + 3 + j] = cols[1][k];
-            dy[k][d->col_s + j] = cols[2][k];
-            dy[k][d->col_s + 3 + j] = cols[3][k];
+            dy[k][j] = cols[0][k];
+            dy[k][3 + j] = cols[1][k];
         }
     }
+    for (int k = 0; k < 3; ++k)
+        for (int j = TWIST_COLUMNS; j < COLUMNS; ++j) dy[k][j] = 0.0;
 }
 
-// point_tangents of stored vertex `vertex` at s-frame point y, from the tangent cache when it is
+// point_tangents of stored vertex `vertex`, from the tangent cache when it is
 // there (an edge's corners are copies of its vertices: the same bits); returns the cached rows, which
 // stay valid until another vertex with the same slot is asked for
-static double (*vertex_tangents(const pipeline* pl, const direction* d, int32_t vertex, osc_vec3 y))[COLUMNS] {
+static double (*vertex_tangents(const pipeline* pl, const direction* d, int32_t vertex))[COLUMNS] {
     int slot = vertex & (TANGENT_CACHE - 1);
     corner_tangents* cache = pl->tangents;
     if (cache->vertex[slot] != vertex) {
         cache->vertex[slot] = vertex;
-        point_tangents(d, &d->f->vertices[3 * (size_t)vertex], y, cache->dy[slot]);
+        point_tangents(d, &d->f->vertices[3 * (size_t)vertex], cache->dy[slot]);
     }
     return cache->dy[slot];
 }
@@ -277,12 +291,12 @@ static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double (*
     out->point = osc_add(osc_mat3_apply(d->r_s, y), d->p_s);
     out->normal = osc_scale(osc_mat3_apply(d->r_s, n), d->sign);
     if (!tangents) return true;
-    osc_vec3 arm = osc_sub(out->point, d->p_s);
     // column by column: dphi = grad phi . t, dx = R_S t, dn_world = sign R_S (dn t), in arrays over
     // the columns (osc_dot's and osc_mat3_apply's operations in their order), which vectorise
     osc_mat3 rotation = d->r_s; // (copies: no aliasing with the outputs)
     double(*r)[3] = rotation.m, (*m)[3] = dn.m;
     double sign = d->sign;
+    COLUMN_LOOP
     for (int j = 0; j < COLUMNS; ++j) {
         double t0 = dy[0][j], t1 = dy[1][j], t2 = dy[2][j];
         double dphi = gradient.x * t0 + gradient.y * t1 + gradient.z * t2;
@@ -295,17 +309,6 @@ static bool finish(const pipeline* pl, const direction* d, osc_vec3 y, double (*
             out->d_point[k][j] = r[k][0] * t0 + r[k][1] * t1 + r[k][2] * t2;
             out->d_normal[k][j] = sign * (r[k][0] * u0 + r[k][1] * u1 + r[k][2] * u2);
         }
-    }
-    // s's own motion carries the s-frame point and normal with it: dp_S -> e_j,
-    // dtheta_S -> e_j x (x - p_S) and e_j x n
-    for (int j = 0; j < 3; ++j) {
-        osc_vec3 e = osc_v3(j == 0, j == 1, j == 2);
-        osc_vec3 rx = osc_cross(e, arm), rn = osc_cross(e, out->normal);
-        out->d_point[j][d->col_s + j] += 1.0;
-        out->d_point[0][d->col_s + 3 + j] += rx.x, out->d_point[1][d->col_s + 3 + j] += rx.y;
-        out->d_point[2][d->col_s + 3 + j] += rx.z;
-        out->d_normal[0][d->col_s + 3 + j] += rn.x, out->d_normal[1][d->col_s + 3 + j] += rn.y;
-        out->d_normal[2][d->col_s + 3 + j] += rn.z;
     }
     return true;
 }
@@ -481,7 +484,7 @@ static bool vertex_contact(const pipeline* pl, const direction* d, runs* r, int3
     osc_vec3 y = c->y;
     // (its tangents kept for the edges that have it as a corner)
     bool tangents = pl->derivatives && !vertex_negligible(pl, d, c);
-    return finish(pl, d, y, tangents ? vertex_tangents(pl, d, i, y) : NULL, out);
+    return finish(pl, d, y, tangents ? vertex_tangents(pl, d, i) : NULL, out);
 }
 
 // phi at y for a pass without tangents, with the bits the pass with tangents sees: a spline's value
@@ -539,6 +542,20 @@ OSC_FORCE_INLINE void trace_points(int k, const osc_vec3 start[2], const osc_vec
     }
 }
 
+// one trace step's tangent, ds += gain grad phi . (dstart + sd ddir + ds dir) (below; separate
+// arrays, which lets the compiler vectorise the loop)
+OSC_FORCE_INLINE void trace_step_tangents(double gain, osc_vec3 g, osc_vec3 u, double sd,
+                                          double (*restrict d0)[COLUMNS], double (*restrict d1)[COLUMNS],
+                                          double* restrict ds) {
+    COLUMN_LOOP
+    for (int j = 0; j < COLUMNS; ++j) {
+        double dq0 = d0[0][j] + sd * d1[0][j] + ds[j] * u.x;
+        double dq1 = d0[1][j] + sd * d1[1][j] + ds[j] * u.y;
+        double dq2 = d0[2][j] + sd * d1[2][j] + ds[j] * u.z;
+        ds[j] += gain * (g.x * dq0 + g.y * dq1 + g.z * dq2);
+    }
+}
+
 // the two sphere traces of an edge (eq. T), from a along t and from b along -t, s <- s + sigma(phi)
 // phi for `iterations` steps, with their tangents: ds accumulates
 // (sigma' phi + sigma) grad phi . (dstart + s ddir + ds dir), where ddir is the first trace's (dt;
@@ -586,18 +603,9 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
                     tau > 0.0 ? sigmoid_kept(phi[e], tau, exponential, &slope) : osc_sigmoid(phi[e], tau, &slope, NULL);
                 gain = slope * phi[e] + bracket;
             }
-            osc_vec3 g = gradient[e], u = dir[e];
-            double(*d0)[COLUMNS] = dstart[e], (*d1)[COLUMNS] = ddir;
-            double* dse = ds[e];
             // the second trace's ddir is -ddir: (-s) d1 has the bits of s (-d1)
             double sd = e == 0 ? s[e] : -s[e];
-            if (gain != 0.0)
-                for (int j = 0; j < COLUMNS; ++j) {
-                    double dq0 = d0[0][j] + sd * d1[0][j] + dse[j] * u.x;
-                    double dq1 = d0[1][j] + sd * d1[1][j] + dse[j] * u.y;
-                    double dq2 = d0[2][j] + sd * d1[2][j] + dse[j] * u.z;
-                    dse[j] += gain * (g.x * dq0 + g.y * dq1 + g.z * dq2);
-                }
+            if (gain != 0.0) trace_step_tangents(gain, gradient[e], dir[e], sd, dstart[e], ddir, ds[e]);
             s[e] += bracket * phi[e];
         }
     }
@@ -691,6 +699,7 @@ static void clip_tangents(double tau, double s, double l, const double ds[COLUMN
         slope = sigmoid_kept(hi - s, tau, kept[1], NULL) - sigmoid_kept(lo - s, tau, kept[0], NULL);
         upper = sigmoid_kept(s - l, tau, kept[1], NULL);
     }
+    COLUMN_LOOP
     for (int j = 0; j < COLUMNS; ++j) dc[j] = slope * ds[j] + upper * dl[j];
 }
 
@@ -709,6 +718,7 @@ static double clip(const pipeline* pl, double s, double l, const double ds[COLUM
     double slope = 0.0;
     double c = osc_softclip(s, 0.0, l, tau, &slope, NULL);
     double upper = s > l ? 1.0 : 0.0;
+    COLUMN_LOOP
     for (int j = 0; j < COLUMNS; ++j) dc[j] = slope * ds[j] + upper * dl[j];
     return c;
 }
@@ -812,7 +822,7 @@ static inline bool edge_negligible(const pipeline* pl, const direction* d, osc_v
 }
 
 // edge_contact for an edge the broad phase's lower bounds have not ruled out, with its corners'
-// entries and the Lipschitz bound so far; compiled for AVX too (its 12-column loops), with the traces
+// entries and the Lipschitz bound so far; compiled for AVX too (its tangent loops), with the traces
 // without tangents, the soft clips and the corner look-ups inlined into it (the clone cannot call
 // into them cheaply). (A function with clones is never inlined; clang refuses `noinline` on it.)
 OSC_AVX_CLONES
@@ -838,7 +848,7 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
             return false;
         }
         double da[3][COLUMNS];
-        if (pl->derivatives) point_tangents(d, corners, a, da);
+        if (pl->derivatives) point_tangents(d, corners, da);
         return finish(pl, d, a, da, out);
     }
     osc_vec3 t = osc_scale(e, 1.0 / l), p;
@@ -874,12 +884,13 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
     corner_gradients(pl, d, ca, cb, &ga, &gb);
     double dt[3][COLUMNS], dl[COLUMNS], own[3][COLUMNS];
     int32_t vertex_a = ca->vertex, vertex_b = cb->vertex;
-    double(*da)[COLUMNS] = vertex_tangents(pl, d, vertex_a, a), (*db)[COLUMNS] = own;
+    double(*da)[COLUMNS] = vertex_tangents(pl, d, vertex_a), (*db)[COLUMNS] = own;
     if (((vertex_a ^ vertex_b) & (TANGENT_CACHE - 1)) != 0)
-        db = vertex_tangents(pl, d, vertex_b, b);
+        db = vertex_tangents(pl, d, vertex_b);
     else
-        point_tangents(d, corners + 3, b, own);
+        point_tangents(d, corners + 3, own);
     // dl = t . de, dt = (de - t (t . de)) / l
+    COLUMN_LOOP
     for (int j = 0; j < COLUMNS; ++j) {
         double de[3] = {db[0][j] - da[0][j], db[1][j] - da[1][j], db[2][j] - da[2][j]};
         dl[j] = t.x * de[0] + t.y * de[1] + t.z * de[2];
@@ -914,6 +925,7 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
     {
         double tv[3] = {t.x, t.y, t.z};
         for (int k = 0; k < 3; ++k)
+            COLUMN_LOOP
             for (int j = 0; j < COLUMNS; ++j)
                 dp[k][j] = 0.5 * (da[k][j] + db[k][j] + tv[k] * (dsc[j] - duc[j]) + (sc - uc) * dt[k][j]);
     }
@@ -951,6 +963,25 @@ OSC_FORCE_INLINE bool edge_contact(const pipeline* pl, const direction* d, runs*
 // ---------------------------------------------------------------------------------------------
 // output
 
+// One row of an output's pose Jacobian (12 columns, A's twist then B's) from its tangents `g`
+// along f's twist (docs/manifold.md, "Six tangent columns"): a rigid motion of both bodies together
+// moves the row's quantity as a world point, normal or scalar does, so s's columns are that motion's
+// effect (`own` of translation e_j: e_j for a point, else 0; `turn` of rotation e_j about p_S:
+// e_j x (x - p_S), e_j x n or 0) less f's part of the same motion, with lever = p_F - p_S:
+//     dp_S,j -> own_j - g_p,j,   dtheta_S,j -> turn_j - g_theta,j - g_p . (e_j x lever)
+// (dp_S,j is -g_p,j where own_j is 0, the bits of the 12-column tangents)
+static void expand_tangents(const direction* d, osc_vec3 lever, const double g[COLUMNS], const double own[3],
+                            const double turn[3], double row[OUTPUT_COLUMNS]) {
+    // e_j x lever for j = 0, 1, 2, component by component
+    double moved[3][3] = {{0.0, -lever.z, lever.y}, {lever.z, 0.0, -lever.x}, {-lever.y, lever.x, 0.0}};
+    for (int j = 0; j < TWIST_COLUMNS; ++j) row[d->col_f + j] = g[j];
+    for (int j = 0; j < 3; ++j) {
+        double shift = g[0] * moved[j][0] + g[1] * moved[j][1] + g[2] * moved[j][2];
+        row[d->col_s + j] = own[j] != 0.0 ? own[j] - g[j] : -g[j];
+        row[d->col_s + 3 + j] = turn[j] - g[3 + j] - shift;
+    }
+}
+
 // writes one contact with its pose Jacobians; counts it even when there is no room
 static void emit(pipeline* pl, const direction* d, const feature* c, osc_contact_kind kind, int32_t index,
                  int32_t group) {
@@ -977,11 +1008,27 @@ static void emit(pipeline* pl, const direction* d, const feature* c, osc_contact
             jacobian[0][3 + j] = r.x, jacobian[1][3 + j] = r.y, jacobian[2][3 + j] = r.z;
         }
     }
-    if (out->point_jacobians) memcpy(out->point_jacobians + (size_t)slot * 36, c->d_point, 36 * sizeof(double));
+    if (!pl->derivatives) return;
+    // the contact's tangents along f's twist, expanded to both bodies' twists
+    osc_vec3 lever = osc_sub(pl->pose[d->body].p, d->p_s), arm = osc_sub(c->point, d->p_s);
+    double zero[3] = {0.0, 0.0, 0.0};
+    for (int k = 0; k < 3; ++k) {
+        osc_vec3 e = osc_v3(k == 0, k == 1, k == 2);
+        double point_own[3] = {e.x, e.y, e.z};
+        // row k of e_j x (x - p_S) and of e_j x n: (e_j x v)_k = (v x e_k)_j
+        osc_vec3 rx = osc_cross(arm, e), rn = osc_cross(c->normal, e);
+        double point_turn[3] = {rx.x, rx.y, rx.z}, normal_turn[3] = {rn.x, rn.y, rn.z};
+        if (out->point_jacobians)
+            expand_tangents(d, lever, c->d_point[k], point_own, point_turn,
+                            out->point_jacobians + ((size_t)slot * 3 + (size_t)k) * OUTPUT_COLUMNS);
+        if (out->normal_jacobians)
+            expand_tangents(d, lever, c->d_normal[k], zero, normal_turn,
+                            out->normal_jacobians + ((size_t)slot * 3 + (size_t)k) * OUTPUT_COLUMNS);
+    }
     if (out->distance_jacobians)
-        memcpy(out->distance_jacobians + (size_t)slot * 12, c->d_distance, 12 * sizeof(double));
-    if (out->normal_jacobians) memcpy(out->normal_jacobians + (size_t)slot * 36, c->d_normal, 36 * sizeof(double));
-    if (out->weight_jacobians) memcpy(out->weight_jacobians + (size_t)slot * 12, c->d_weight, 12 * sizeof(double));
+        expand_tangents(d, lever, c->d_distance, zero, zero, out->distance_jacobians + (size_t)slot * OUTPUT_COLUMNS);
+    if (out->weight_jacobians)
+        expand_tangents(d, lever, c->d_weight, zero, zero, out->weight_jacobians + (size_t)slot * OUTPUT_COLUMNS);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1093,9 +1140,12 @@ static void blend_add_feature(const pipeline* pl, blend* restrict b, const featu
     // the tangents column by column, in loops without branches (they vectorise): dg = de or
     // de f + e df
     double dg[COLUMNS], dgf[COLUMNS];
+    COLUMN_LOOP
     for (int j = 0; j < COLUMNS; ++j) dg[j] = -e * c->d_distance[j] / tau;
     if (!verbatim)
+        COLUMN_LOOP
         for (int j = 0; j < COLUMNS; ++j) dg[j] = dg[j] * c->weight + e * c->d_weight[j];
+    COLUMN_LOOP
     for (int j = 0; j < COLUMNS; ++j) {
         dgf[j] = dg[j] * c->weight + g * c->d_weight[j];
         b->dz[j] += dg[j];
@@ -1103,6 +1153,7 @@ static void blend_add_feature(const pipeline* pl, blend* restrict b, const featu
         b->dsf[j] += dgf[j];
     }
     for (int k = 0; k < 3; ++k)
+        COLUMN_LOOP
         for (int j = 0; j < COLUMNS; ++j) {
             b->dsp[k][j] += dgf[j] * x[k] + gf * c->d_point[k][j];
             b->dsn[k][j] += dgf[j] * n[k] + gf * c->d_normal[k][j];
