@@ -531,7 +531,7 @@ OSC_FORCE_INLINE void grid_contract_fields(const osc_grid* grid, osc_vec3 x, int
 OSC_FORCE_INLINE void grid_contract4(const osc_grid* grid, osc_vec3 x, int order, jet* out) {
 #if defined(__GNUC__)
 #ifdef GRID_FMA
-    if (grid_have_avx512()) {
+    if (grid_have_avx512() && order >= 1) { // (values alone: fewer operations per load, slower)
         grid_contract_fields_avx512(grid, x, order, out);
         return;
     }
@@ -741,9 +741,9 @@ GRID_AVX_INLINE grid_quad grid_quad_splat(double v) { return (grid_quad){v, v, v
 // (double)(int)u (the + 0.0 turns a truncated -0.0 into the +0.0 that conversion gives).
 GRID_AVX_INLINE int grid_locate_avx(const osc_grid* grid, osc_vec3 x, osc_vec3* clamped, int cell[3],
                                     grid_quad* fraction) {
-    // (x, y, z, 0) from two loads: the point is in memory, and the set of four scalars compiled to a
-    // register form of vmovq that valgrind 3.19 cannot decode
-    __m256d xq = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&x.x)), _mm_load_sd(&x.z), 1);
+    // (x, y, z, z): the set of four scalars, and (x, y, z, 0) with a zeroing load of z, compiled to a
+    // register form of vmovq that valgrind 3.19 cannot decode; lane 3 is never read
+    __m256d xq = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&x.x)), _mm_set1_pd(x.z), 1);
     __m256d lo = _mm256_setr_pd(grid->origin.x, grid->origin.y, grid->origin.z, 0.0);
     __m256d hi = _mm256_setr_pd(grid->upper[0], grid->upper[1], grid->upper[2], 0.0);
     __m256d below = _mm256_cmp_pd(xq, lo, _CMP_LT_OQ), above = _mm256_cmp_pd(xq, hi, _CMP_GT_OQ);
@@ -930,29 +930,8 @@ GRID_FMA_INLINE int grid_place_fma(const osc_grid* grid, osc_vec3 x, osc_vec3* c
     return outside;
 }
 
-// The FMA kernels' order of the 64-term sums, the same in every FMA entry point, in the AVX-512 ones
-// and in the many-point lanes (grid_lanes.h), so all of them give the same bits: along x a chain
-// l0 w0 -> + l1 w1 -> + l2 w2 -> + l3 w3 (the first a product, each later term fused); along y and
-// along z two such chains, the even offsets (0, 2) and the odd ones (1, 3), added at the end:
-// (p0 w0 + p2 w2) + (p1 w1 + p3 w3). The split shortens each dependency chain from four fused
-// operations to two and an addition (the sphere traces wait on every value), and it is what the
-// AVX-512 kernels do with two rows side by side in one register.
-
-// the z sum of four layers p against weights w (lane k: offset k), in that order
-GRID_FMA_INLINE double grid_dot4_fma(grid_quad p, grid_quad w) {
-    __m256d products = _mm256_mul_pd((__m256d)p, (__m256d)w);
-    __m128d pairs = _mm_fmadd_pd(_mm256_extractf128_pd((__m256d)p, 1), _mm256_extractf128_pd((__m256d)w, 1),
-                                 _mm256_castpd256_pd128(products));
-    return _mm_cvtsd_f64(pairs) + _mm_cvtsd_f64(_mm_unpackhi_pd(pairs, pairs));
-}
-
-// the weights of axis `axis` for offsets 0..3 in one register (lane k: offset k)
-GRID_FMA_INLINE grid_quad grid_axis_weights(const grid_quad weights[4], int axis) {
-    return (grid_quad){weights[0][axis], weights[1][axis], weights[2][axis], weights[3][axis]};
-}
-
-// grid_distance_avx with fused sums in the order above: per (x, y) column of four z layers the x
-// chain, the y chains of the even and the odd columns, their sum, then the z sum
+// grid_distance_avx with fused sums: per (x, y) column of four z layers, the x contraction, then y,
+// then z, each a chain of FMAs from zero (the order of grid_contract_fields_fma_body's sums)
 GRID_FMA_INLINE double grid_distance_fma(const osc_grid* grid, osc_vec3 x, double gradient[3]) {
     int cell[3];
     osc_vec3 c;
@@ -962,31 +941,34 @@ GRID_FMA_INLINE double grid_distance_fma(const osc_grid* grid, osc_vec3 x, doubl
     const double* base = grid->distance + ((size_t)cell[0] * ny + (size_t)cell[1]) * nz + (size_t)cell[2];
     grid_quad wx0 = grid_quad_splat_fma(values[0][0]), wx1 = grid_quad_splat_fma(values[1][0]);
     grid_quad wx2 = grid_quad_splat_fma(values[2][0]), wx3 = grid_quad_splat_fma(values[3][0]);
-    grid_quad plane[2], plane_x[2], plane_y[2]; // [even, odd columns]
+    grid_quad zero = {0.0, 0.0, 0.0, 0.0}, plane = zero, plane_x = zero, plane_y = zero;
     for (int j = 0; j < 4; ++j) {
         const double* at = base + (size_t)j * nz;
         grid_quad wy = grid_quad_splat_fma(values[j][1]);
         grid_quad l0 = grid_quad_load(at), l1 = grid_quad_load(at + stride_x);
         grid_quad l2 = grid_quad_load(at + 2 * stride_x), l3 = grid_quad_load(at + 3 * stride_x);
-        grid_quad line = grid_quad_fma(l3, wx3, grid_quad_fma(l2, wx2, grid_quad_fma(l1, wx1, l0 * wx0)));
-        int h = j & 1;
-        plane[h] = j < 2 ? line * wy : grid_quad_fma(line, wy, plane[h]);
+        grid_quad line =
+            grid_quad_fma(l3, wx3, grid_quad_fma(l2, wx2, grid_quad_fma(l1, wx1, grid_quad_fma(l0, wx0, zero))));
+        plane = grid_quad_fma(line, wy, plane);
         if (gradient) {
             grid_quad dx0 = grid_quad_splat_fma(slopes[0][0]), dx1 = grid_quad_splat_fma(slopes[1][0]);
             grid_quad dx2 = grid_quad_splat_fma(slopes[2][0]), dx3 = grid_quad_splat_fma(slopes[3][0]);
-            grid_quad line_x = grid_quad_fma(l3, dx3, grid_quad_fma(l2, dx2, grid_quad_fma(l1, dx1, l0 * dx0)));
-            grid_quad dy = grid_quad_splat_fma(slopes[j][1]);
-            plane_x[h] = j < 2 ? line_x * wy : grid_quad_fma(line_x, wy, plane_x[h]);
-            plane_y[h] = j < 2 ? line * dy : grid_quad_fma(line, dy, plane_y[h]);
+            grid_quad line_x =
+                grid_quad_fma(l3, dx3, grid_quad_fma(l2, dx2, grid_quad_fma(l1, dx1, grid_quad_fma(l0, dx0, zero))));
+            plane_x = grid_quad_fma(line_x, wy, plane_x);
+            plane_y = grid_quad_fma(line, grid_quad_splat_fma(slopes[j][1]), plane_y);
         }
     }
-    grid_quad wz = grid_axis_weights(values, 2);
-    grid_quad layers = plane[0] + plane[1];
-    double value = grid_dot4_fma(layers, wz);
+    double value = 0.0;
+    for (int k = 0; k < 4; ++k) value = __builtin_fma(plane[k], values[k][2], value);
     if (gradient) {
-        gradient[0] = grid_dot4_fma(plane_x[0] + plane_x[1], wz);
-        gradient[1] = grid_dot4_fma(plane_y[0] + plane_y[1], wz);
-        gradient[2] = grid_dot4_fma(layers, grid_axis_weights(slopes, 2));
+        double gx = 0.0, gy = 0.0, gz = 0.0;
+        for (int k = 0; k < 4; ++k) {
+            gx = __builtin_fma(plane_x[k], values[k][2], gx);
+            gy = __builtin_fma(plane_y[k], values[k][2], gy);
+            gz = __builtin_fma(plane[k], slopes[k][2], gz);
+        }
+        gradient[0] = gx, gradient[1] = gy, gradient[2] = gz;
     }
     if (!clamped) return value;
     int outside[3] = {clamped & 1, (clamped >> 1) & 1, (clamped >> 2) & 1};
@@ -1002,71 +984,49 @@ __attribute__((target("avx2,fma"), noinline)) static double grid_distance_gradie
     return grid_distance_fma(grid, x, gradient);
 }
 
-// the four fields' sums of one z layer c added into the layer accumulators, in the order above:
-// acc[parity][term] holds the even (c = 0, 2) and odd (c = 1, 3) layers' chains
-GRID_FMA_INLINE void grid_layer_fma(int c, int order, grid_quad wz0, grid_quad wz1, grid_quad plane_v,
-                                    grid_quad plane_x, grid_quad plane_y, grid_quad acc[2][4]) {
-    grid_quad* a = acc[c & 1];
-    if (c < 2) {
-        a[0] = plane_v * wz0;
-        if (order >= 1) a[1] = plane_x * wz0, a[2] = plane_y * wz0, a[3] = plane_v * wz1;
-        return;
-    }
-    a[0] = grid_quad_fma(plane_v, wz0, a[0]);
-    if (order >= 1) {
-        a[1] = grid_quad_fma(plane_x, wz0, a[1]);
-        a[2] = grid_quad_fma(plane_y, wz0, a[2]);
-        a[3] = grid_quad_fma(plane_v, wz1, a[3]);
-    }
-}
-
-// the contraction's results into jets: sums[term][field] (term 0 the value, 1-3 the gradient)
-GRID_FMA_INLINE void grid_fields_out(const grid_quad sums[4], int order, jet* out) {
-    for (int f = 0; f < OSC_GRID_FIELDS; ++f) {
-        out[f] = jet_const(sums[0][f], order);
-        if (order >= 1)
-            for (int k = 0; k < 3; ++k) out[f].g[k] = sums[1 + k][f];
-    }
-}
-
-// grid_contract_fields_avx_body with fused sums, in the order above (for the distance, the order of
-// grid_distance_fma)
+// grid_contract_fields_avx_body with fused sums, in grid_distance_fma's order for the distance
 GRID_FMA_INLINE void grid_contract_fields_fma_body(const osc_grid* grid, osc_vec3 x, int order, jet* out) {
     int cell[3];
     osc_vec3 same; // x itself: it lies in the grid
     grid_quad values[4], slopes[4];
     grid_place_fma(grid, x, &same, cell, values, slopes);
-    grid_quad wx0[4], wx1[4], acc[2][4];
+    enum { V, GX, GY, GZ, TERMS };
+    grid_quad zero = {0.0, 0.0, 0.0, 0.0}, acc[TERMS], wx0[4], wx1[4];
     for (int a = 0; a < 4; ++a) {
         wx0[a] = grid_quad_splat_fma(values[a][0]);
         wx1[a] = grid_quad_splat_fma(slopes[a][0]);
     }
+    for (int k = 0; k < TERMS; ++k) acc[k] = zero;
     for (int c = 0; c < 4; ++c) {
-        grid_quad plane_v[2], plane_x[2], plane_y[2];
+        grid_quad plane_v = zero, plane_x = zero, plane_y = zero;
         for (int b = 0; b < 4; ++b) {
             const double* row = coefficient(grid, cell[0] - 1, cell[1] - 1 + b, cell[2] - 1 + c);
             grid_quad wy0 = grid_quad_splat_fma(values[b][1]), wy1 = grid_quad_splat_fma(slopes[b][1]);
-            grid_quad coef = grid_quad_load(row), x0 = coef * wx0[0], x1 = coef * wx1[0];
-            for (int a = 1; a < 4; ++a) {
-                coef = grid_quad_load(row + OSC_GRID_FIELDS * a);
+            grid_quad x0 = zero, x1 = zero;
+            for (int a = 0; a < 4; ++a) {
+                grid_quad coef = grid_quad_load(row + OSC_GRID_FIELDS * a);
                 x0 = grid_quad_fma(coef, wx0[a], x0);
                 if (order >= 1) x1 = grid_quad_fma(coef, wx1[a], x1);
             }
-            int h = b & 1;
-            plane_v[h] = b < 2 ? x0 * wy0 : grid_quad_fma(x0, wy0, plane_v[h]);
+            plane_v = grid_quad_fma(x0, wy0, plane_v);
             if (order >= 1) {
-                plane_x[h] = b < 2 ? x1 * wy0 : grid_quad_fma(x1, wy0, plane_x[h]);
-                plane_y[h] = b < 2 ? x0 * wy1 : grid_quad_fma(x0, wy1, plane_y[h]);
+                plane_x = grid_quad_fma(x1, wy0, plane_x);
+                plane_y = grid_quad_fma(x0, wy1, plane_y);
             }
         }
-        grid_quad zero = {0.0, 0.0, 0.0, 0.0};
-        grid_layer_fma(c, order, grid_quad_splat_fma(values[c][2]), grid_quad_splat_fma(slopes[c][2]),
-                       plane_v[0] + plane_v[1], order >= 1 ? plane_x[0] + plane_x[1] : zero,
-                       order >= 1 ? plane_y[0] + plane_y[1] : zero, acc);
+        grid_quad wz0 = grid_quad_splat_fma(values[c][2]), wz1 = grid_quad_splat_fma(slopes[c][2]);
+        acc[V] = grid_quad_fma(plane_v, wz0, acc[V]);
+        if (order >= 1) {
+            acc[GX] = grid_quad_fma(plane_x, wz0, acc[GX]);
+            acc[GY] = grid_quad_fma(plane_y, wz0, acc[GY]);
+            acc[GZ] = grid_quad_fma(plane_v, wz1, acc[GZ]);
+        }
     }
-    grid_quad sums[4];
-    for (int k = 0; k < (order >= 1 ? 4 : 1); ++k) sums[k] = acc[0][k] + acc[1][k];
-    grid_fields_out(sums, order, out);
+    for (int f = 0; f < OSC_GRID_FIELDS; ++f) {
+        out[f] = jet_const(acc[V][f], order);
+        if (order >= 1)
+            for (int k = 0; k < 3; ++k) out[f].g[k] = acc[GX + k][f];
+    }
 }
 
 __attribute__((target("avx2,fma"), noinline)) static void grid_contract_fields_fma(const osc_grid* grid, osc_vec3 x,
@@ -1075,121 +1035,73 @@ __attribute__((target("avx2,fma"), noinline)) static void grid_contract_fields_f
 }
 
 // ---------------------------------------------------------------------------------------------
-// AVX-512 kernels (processors with AVX-512F; level 3): the FMA kernels with two rows side by side in
-// one 512-bit register, the even row (offset 0 or 2) in the low half and the odd one (1 or 3) in
-// the high half, so that one instruction does two rows' x chains and one their y chains; the halves
-// are added where the FMA kernels add the even and odd chains. The operations on every element are
-// the FMA kernels', in their order: the bits are theirs.
+// AVX-512 four-field contraction (processors with AVX-512F; level 3): grid_contract_fields_fma_body
+// with two z layers side by side in one 512-bit register, layer c in the low half and c + 1 in the
+// high half, so that one instruction does two layers' x chains and one their y chains; the z chain
+// then takes the halves in turn. The operations on every element are the FMA kernel's, in its
+// order, so the bits are its own (and grid_distance_fma's for the distance). With gradients only:
+// without them a coefficient load feeds one FMA instead of two, and the kernel was slower than
+// the FMA one (docs/grid.md).
 
 #define GRID_AVX512_INLINE static inline __attribute__((target("avx512f,avx2,fma"), always_inline))
 
-// a row at `low` (even) and one at `high` (odd), four doubles each
-GRID_AVX512_INLINE __m512d grid_rows_avx512(const double* low, const double* high) {
+// four doubles at `low` (layer c) and four at `high` (layer c + 1)
+GRID_AVX512_INLINE __m512d grid_layers_avx512(const double* low, const double* high) {
     return _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(low)), _mm256_loadu_pd(high), 1);
 }
 
-GRID_AVX512_INLINE __m512d grid_halves_avx512(double low, double high) {
-    return _mm512_insertf64x4(_mm512_set1_pd(low), _mm256_set1_pd(high), 1);
-}
+GRID_AVX512_INLINE grid_quad grid_low_avx512(__m512d v) { return (grid_quad)_mm512_castpd512_pd256(v); }
+GRID_AVX512_INLINE grid_quad grid_high_avx512(__m512d v) { return (grid_quad)_mm512_extractf64x4_pd(v, 1); }
 
-// the even half plus the odd half
-GRID_AVX512_INLINE grid_quad grid_fold_avx512(__m512d v) {
-    return (grid_quad)_mm256_add_pd(_mm512_castpd512_pd256(v), _mm512_extractf64x4_pd(v, 1));
-}
-
-// grid_distance_fma with columns (0, 1) and (2, 3) side by side
-GRID_AVX512_INLINE double grid_distance_avx512(const osc_grid* grid, osc_vec3 x, double gradient[3]) {
-    int cell[3];
-    osc_vec3 c;
-    grid_quad values[4], slopes[4];
-    int clamped = grid_place_fma(grid, x, &c, cell, values, gradient ? slopes : NULL);
-    size_t ny = (size_t)grid->cells[1] + 3, nz = (size_t)grid->cells[2] + 3, stride_x = ny * nz;
-    const double* base = grid->distance + ((size_t)cell[0] * ny + (size_t)cell[1]) * nz + (size_t)cell[2];
-    __m512d wx[4], dx[4];
-    for (int a = 0; a < 4; ++a) {
-        wx[a] = _mm512_set1_pd(values[a][0]);
-        if (gradient) dx[a] = _mm512_set1_pd(slopes[a][0]);
-    }
-    __m512d plane = _mm512_setzero_pd(), plane_x = plane, plane_y = plane;
-    for (int m = 0; m < 2; ++m) {
-        const double* at = base + (size_t)(2 * m) * nz;
-        __m512d wy = grid_halves_avx512(values[2 * m][1], values[2 * m + 1][1]);
-        __m512d l[4];
-        for (int a = 0; a < 4; ++a) l[a] = grid_rows_avx512(at + a * stride_x, at + a * stride_x + nz);
-        __m512d line = _mm512_mul_pd(l[0], wx[0]);
-        for (int a = 1; a < 4; ++a) line = _mm512_fmadd_pd(l[a], wx[a], line);
-        plane = m == 0 ? _mm512_mul_pd(line, wy) : _mm512_fmadd_pd(line, wy, plane);
-        if (gradient) {
-            __m512d dy = grid_halves_avx512(slopes[2 * m][1], slopes[2 * m + 1][1]);
-            __m512d line_x = _mm512_mul_pd(l[0], dx[0]);
-            for (int a = 1; a < 4; ++a) line_x = _mm512_fmadd_pd(l[a], dx[a], line_x);
-            plane_x = m == 0 ? _mm512_mul_pd(line_x, wy) : _mm512_fmadd_pd(line_x, wy, plane_x);
-            plane_y = m == 0 ? _mm512_mul_pd(line, dy) : _mm512_fmadd_pd(line, dy, plane_y);
-        }
-    }
-    grid_quad wz = grid_axis_weights(values, 2), layers = grid_fold_avx512(plane);
-    double value = grid_dot4_fma(layers, wz);
-    if (gradient) {
-        gradient[0] = grid_dot4_fma(grid_fold_avx512(plane_x), wz);
-        gradient[1] = grid_dot4_fma(grid_fold_avx512(plane_y), wz);
-        gradient[2] = grid_dot4_fma(layers, grid_axis_weights(slopes, 2));
-    }
-    if (!clamped) return value;
-    int outside[3] = {clamped & 1, (clamped >> 1) & 1, (clamped >> 2) & 1};
-    return distance_outside(x, c, outside, value, gradient);
-}
-
-// grid_contract_fields_fma_body with rows (0, 1) and (2, 3) of each z layer side by side
 GRID_AVX512_INLINE void grid_contract_fields_avx512_body(const osc_grid* grid, osc_vec3 x, int order, jet* out) {
     int cell[3];
     osc_vec3 same; // x itself: it lies in the grid
     grid_quad values[4], slopes[4];
     grid_place_fma(grid, x, &same, cell, values, slopes);
-    __m512d wx0[4], wx1[4], wy0[2], wy1[2];
+    enum { V, GX, GY, GZ, TERMS };
+    __m512d wx0[4], wx1[4], wy0[4], wy1[4];
     for (int a = 0; a < 4; ++a) {
         wx0[a] = _mm512_set1_pd(values[a][0]);
         wx1[a] = _mm512_set1_pd(slopes[a][0]);
-    }
-    for (int m = 0; m < 2; ++m) {
-        wy0[m] = grid_halves_avx512(values[2 * m][1], values[2 * m + 1][1]);
-        wy1[m] = grid_halves_avx512(slopes[2 * m][1], slopes[2 * m + 1][1]);
+        wy0[a] = _mm512_set1_pd(values[a][1]);
+        wy1[a] = _mm512_set1_pd(slopes[a][1]);
     }
     size_t stride_y = OSC_GRID_FIELDS * ((size_t)grid->cells[0] + 3), stride_z = stride_y * ((size_t)grid->cells[1] + 3);
     const double* base = coefficient(grid, cell[0] - 1, cell[1] - 1, cell[2] - 1);
-    grid_quad acc[2][4];
-    for (int c = 0; c < 4; ++c) {
+    grid_quad zero = {0.0, 0.0, 0.0, 0.0}, acc[TERMS] = {zero, zero, zero, zero};
+    for (int m = 0; m < 2; ++m) { // layers (2m, 2m + 1)
         __m512d plane_v = _mm512_setzero_pd(), plane_x = plane_v, plane_y = plane_v;
-        for (int m = 0; m < 2; ++m) {
-            const double* row = base + (size_t)c * stride_z + (size_t)(2 * m) * stride_y;
-            __m512d coef = grid_rows_avx512(row, row + stride_y);
-            __m512d x0 = _mm512_mul_pd(coef, wx0[0]), x1 = _mm512_mul_pd(coef, wx1[0]);
-            for (int a = 1; a < 4; ++a) {
-                coef = grid_rows_avx512(row + OSC_GRID_FIELDS * a, row + stride_y + OSC_GRID_FIELDS * a);
+        for (int b = 0; b < 4; ++b) {
+            const double* row = base + (size_t)(2 * m) * stride_z + (size_t)b * stride_y;
+            __m512d x0 = _mm512_setzero_pd(), x1 = x0;
+            for (int a = 0; a < 4; ++a) {
+                __m512d coef = grid_layers_avx512(row + OSC_GRID_FIELDS * a, row + stride_z + OSC_GRID_FIELDS * a);
                 x0 = _mm512_fmadd_pd(coef, wx0[a], x0);
                 if (order >= 1) x1 = _mm512_fmadd_pd(coef, wx1[a], x1);
             }
-            plane_v = m == 0 ? _mm512_mul_pd(x0, wy0[m]) : _mm512_fmadd_pd(x0, wy0[m], plane_v);
+            plane_v = _mm512_fmadd_pd(x0, wy0[b], plane_v);
             if (order >= 1) {
-                plane_x = m == 0 ? _mm512_mul_pd(x1, wy0[m]) : _mm512_fmadd_pd(x1, wy0[m], plane_x);
-                plane_y = m == 0 ? _mm512_mul_pd(x0, wy1[m]) : _mm512_fmadd_pd(x0, wy1[m], plane_y);
+                plane_x = _mm512_fmadd_pd(x1, wy0[b], plane_x);
+                plane_y = _mm512_fmadd_pd(x0, wy1[b], plane_y);
             }
         }
-        grid_layer_fma(c, order, grid_quad_splat_fma(values[c][2]), grid_quad_splat_fma(slopes[c][2]),
-                       grid_fold_avx512(plane_v), grid_fold_avx512(plane_x), grid_fold_avx512(plane_y), acc);
+        for (int half = 0; half < 2; ++half) {
+            int c = 2 * m + half;
+            grid_quad v = half ? grid_high_avx512(plane_v) : grid_low_avx512(plane_v);
+            grid_quad wz0 = grid_quad_splat_fma(values[c][2]), wz1 = grid_quad_splat_fma(slopes[c][2]);
+            acc[V] = grid_quad_fma(v, wz0, acc[V]);
+            if (order >= 1) {
+                acc[GX] = grid_quad_fma(half ? grid_high_avx512(plane_x) : grid_low_avx512(plane_x), wz0, acc[GX]);
+                acc[GY] = grid_quad_fma(half ? grid_high_avx512(plane_y) : grid_low_avx512(plane_y), wz0, acc[GY]);
+                acc[GZ] = grid_quad_fma(v, wz1, acc[GZ]);
+            }
+        }
     }
-    grid_quad sums[4];
-    for (int k = 0; k < (order >= 1 ? 4 : 1); ++k) sums[k] = acc[0][k] + acc[1][k];
-    grid_fields_out(sums, order, out);
-}
-
-__attribute__((target("avx512f,avx2,fma"), noinline)) static double grid_distance_value_avx512(const osc_grid* grid,
-                                                                                                osc_vec3 x) {
-    return grid_distance_avx512(grid, x, NULL);
-}
-
-__attribute__((target("avx512f,avx2,fma"), noinline)) static double
-grid_distance_gradient_avx512(const osc_grid* grid, osc_vec3 x, double gradient[3]) {
-    return grid_distance_avx512(grid, x, gradient);
+    for (int f = 0; f < OSC_GRID_FIELDS; ++f) {
+        out[f] = jet_const(acc[V][f], order);
+        if (order >= 1)
+            for (int k = 0; k < 3; ++k) out[f].g[k] = acc[GX + k][f];
+    }
 }
 
 __attribute__((target("avx512f,avx2,fma"), noinline)) static void
@@ -1200,7 +1112,6 @@ grid_contract_fields_avx512(const osc_grid* grid, osc_vec3 x, int order, jet* ou
 
 static double grid_distance_value(const osc_grid* grid, osc_vec3 x) {
 #ifdef GRID_FMA
-    if (grid_have_avx512()) return grid_distance_value_avx512(grid, x);
     if (grid_have_fma()) return grid_distance_value_fma(grid, x);
 #endif
 #ifdef GRID_AVX
@@ -1253,7 +1164,6 @@ GRID_ENTRY_KERNELS(avx, __attribute__((target("avx"), noinline)) static, grid_di
 #endif
 #ifdef GRID_FMA
 GRID_ENTRY_KERNELS(fma, __attribute__((target("avx2,fma"), noinline)) static, grid_distance_fma)
-GRID_ENTRY_KERNELS(avx512, __attribute__((target("avx512f,avx2,fma"), noinline)) static, grid_distance_avx512)
 #endif
 GRID_ENTRY_KERNELS(default, OSC_NOINLINE, grid_distance_fast)
 
@@ -1284,11 +1194,7 @@ static void grid_many(const osc_grid* grid, const osc_vec3* points, size_t count
         grid_lanes_many_x4(grid, points, count, values, gradients);
         return;
     }
-    if (level >= 3) {
-        for (size_t i = 0; i < count; ++i) values[i] = grid_distance_at_avx512(grid, &points[i]);
-        return;
-    }
-    if (level == 2) {
+    if (level >= 2) {
         for (size_t i = 0; i < count; ++i) values[i] = grid_distance_at_fma(grid, &points[i]);
         return;
     }
@@ -1316,29 +1222,30 @@ void grid_distance_gradients(const osc_grid* grid, const osc_vec3* points, size_
 }
 
 double grid_distance(const osc_grid* grid, const osc_vec3* x) {
+#ifdef GRID_AVX
+    int level = grid_kernel_level();
+#endif
 #ifdef GRID_FMA
-    if (grid_have_avx512()) return grid_distance_at_avx512(grid, x);
-    if (grid_have_fma()) return grid_distance_at_fma(grid, x);
+    if (level >= 2) return grid_distance_at_fma(grid, x);
 #endif
 #ifdef GRID_AVX
-    if (grid_have_avx()) return grid_distance_at_avx(grid, x);
+    if (level == 1) return grid_distance_at_avx(grid, x);
 #endif
     return grid_distance_at_default(grid, x);
 }
 
 void grid_distance_pair(const osc_grid* grid, const osc_vec3* x0, const osc_vec3* x1, double out[2]) {
+#ifdef GRID_AVX
+    int level = grid_kernel_level();
+#endif
 #ifdef GRID_FMA
-    if (grid_have_avx512()) {
-        grid_distances_at_avx512(grid, x0, x1, out);
-        return;
-    }
-    if (grid_have_fma()) {
+    if (level >= 2) {
         grid_distances_at_fma(grid, x0, x1, out);
         return;
     }
 #endif
 #ifdef GRID_AVX
-    if (grid_have_avx()) {
+    if (level == 1) {
         grid_distances_at_avx(grid, x0, x1, out);
         return;
     }
@@ -1348,18 +1255,17 @@ void grid_distance_pair(const osc_grid* grid, const osc_vec3* x0, const osc_vec3
 
 void grid_distance_gradient_pair(const osc_grid* grid, const osc_vec3* x0, const osc_vec3* x1, double out[2],
                                  osc_vec3 gradient[2]) {
+#ifdef GRID_AVX
+    int level = grid_kernel_level();
+#endif
 #ifdef GRID_FMA
-    if (grid_have_avx512()) {
-        grid_gradients_at_avx512(grid, x0, x1, out, gradient);
-        return;
-    }
-    if (grid_have_fma()) {
+    if (level >= 2) {
         grid_gradients_at_fma(grid, x0, x1, out, gradient);
         return;
     }
 #endif
 #ifdef GRID_AVX
-    if (grid_have_avx()) {
+    if (level == 1) {
         grid_gradients_at_avx(grid, x0, x1, out, gradient);
         return;
     }
@@ -1368,23 +1274,27 @@ void grid_distance_gradient_pair(const osc_grid* grid, const osc_vec3* x0, const
 }
 
 double grid_distance_gradient_at(const osc_grid* grid, const osc_vec3* x, osc_vec3* gradient) {
+#ifdef GRID_AVX
+    int level = grid_kernel_level();
+#endif
 #ifdef GRID_FMA
-    if (grid_have_avx512()) return grid_gradient_at_avx512(grid, x, gradient);
-    if (grid_have_fma()) return grid_gradient_at_fma(grid, x, gradient);
+    if (level >= 2) return grid_gradient_at_fma(grid, x, gradient);
 #endif
 #ifdef GRID_AVX
-    if (grid_have_avx()) return grid_gradient_at_avx(grid, x, gradient);
+    if (level == 1) return grid_gradient_at_avx(grid, x, gradient);
 #endif
     return grid_gradient_at_default(grid, x, gradient);
 }
 
 static double grid_distance_gradient(const osc_grid* grid, osc_vec3 x, double gradient[3]) {
+#ifdef GRID_AVX
+    int level = grid_kernel_level();
+#endif
 #ifdef GRID_FMA
-    if (grid_have_avx512()) return grid_distance_gradient_avx512(grid, x, gradient);
-    if (grid_have_fma()) return grid_distance_gradient_fma(grid, x, gradient);
+    if (level >= 2) return grid_distance_gradient_fma(grid, x, gradient);
 #endif
 #ifdef GRID_AVX
-    if (grid_have_avx()) return grid_distance_gradient_avx(grid, x, gradient);
+    if (level == 1) return grid_distance_gradient_avx(grid, x, gradient);
 #endif
     return grid_distance_fast(grid, x, gradient);
 }
@@ -1478,12 +1388,16 @@ OSC_NOINLINE double grid_eval_contact_default(const osc_grid* grid, const osc_ve
 
 double grid_eval_contact(const osc_grid* grid, const osc_vec3* x, bool derivatives, osc_vec3* gradient,
                          osc_vec3* normal, osc_mat3* normal_jacobian) {
+#ifdef GRID_AVX
+    int level = grid_kernel_level();
+#endif
 #ifdef GRID_FMA
-    if (grid_have_avx512()) return grid_eval_contact_avx512(grid, x, derivatives, gradient, normal, normal_jacobian);
-    if (grid_have_fma()) return grid_eval_contact_fma(grid, x, derivatives, gradient, normal, normal_jacobian);
+    if (level >= 3 && derivatives)
+        return grid_eval_contact_avx512(grid, x, derivatives, gradient, normal, normal_jacobian);
+    if (level >= 2) return grid_eval_contact_fma(grid, x, derivatives, gradient, normal, normal_jacobian);
 #endif
 #ifdef GRID_AVX
-    if (grid_have_avx()) return grid_eval_contact_avx(grid, x, derivatives, gradient, normal, normal_jacobian);
+    if (level == 1) return grid_eval_contact_avx(grid, x, derivatives, gradient, normal, normal_jacobian);
 #endif
     return grid_eval_contact_default(grid, x, derivatives, gradient, normal, normal_jacobian);
 }

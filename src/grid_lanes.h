@@ -3,9 +3,9 @@
 // GRID_LANES_WIDTH 4 (AVX2: 4 lanes) and 8 (AVX-512F: 8 lanes); never on its own.
 //
 // Each lane performs grid_distance_fma's operations on its point in the same order (the clamp, the
-// cell by a multiplication by 1/h, the weights by Horner's rule, then the x, y and z contractions in
-// the FMA kernels' order, grid.c), so every value and gradient has the bits of grid_distance_fma and
-// grid_distance_avx512: the coefficients are gathered one per lane instead of loaded four z layers at a
+// cell by a multiplication by 1/h, the weights by Horner's rule, then per z layer the x, y and z
+// contractions as chains of FMAs from zero), so every value and gradient has the bits of
+// grid_distance_fma: the coefficients are gathered one per lane instead of loaded four z layers at a
 // time. Points outside the region take the scalar continuation (distance_outside) afterwards.
 
 #if GRID_LANES_WIDTH == 4
@@ -102,37 +102,30 @@ LANES(grid_lanes_distance)(const osc_grid* grid, const osc_vec3* points, double 
         s[2][a] = lanes_mul(lanes_fma(lanes_fma(lanes_splat(-1.5), ta, one), ta, half), inv_h);
         s[3][a] = lanes_mul(t2, half_inv_h);
     }
-    // the FMA kernels' order (grid.c): x chains, y and z as even and odd chains added at the end
-    LANES(lanes) even[4], odd[4], even_x[4], odd_x[4], even_y[4], odd_y[4];
+    LANES(lanes) plane[4], plane_x[4], plane_y[4];
+    for (int k = 0; k < 4; ++k) plane[k] = plane_x[k] = plane_y[k] = lanes_zero();
     for (int j = 0; j < 4; ++j)
         for (int k = 0; k < 4; ++k) {
             LANES(lane_index) at = lanes_index_add(base, j * stride_y + k);
             LANES(lanes) l[4];
             for (int a = 0; a < 4; ++a) l[a] = lanes_gather(grid->distance, lanes_index_add(at, a * stride_x));
-            LANES(lanes) line = lanes_mul(l[0], w[0][0]), line_x = lanes_mul(l[0], s[0][0]);
-            for (int a = 1; a < 4; ++a) {
-                line = lanes_fma(l[a], w[a][0], line);
-                line_x = lanes_fma(l[a], s[a][0], line_x);
-            }
-            LANES(lanes)* plane = j & 1 ? odd : even;
-            LANES(lanes)* plane_x = j & 1 ? odd_x : even_x;
-            LANES(lanes)* plane_y = j & 1 ? odd_y : even_y;
-            plane[k] = j < 2 ? lanes_mul(line, w[j][1]) : lanes_fma(line, w[j][1], plane[k]);
-            plane_x[k] = j < 2 ? lanes_mul(line_x, w[j][1]) : lanes_fma(line_x, w[j][1], plane_x[k]);
-            plane_y[k] = j < 2 ? lanes_mul(line, s[j][1]) : lanes_fma(line, s[j][1], plane_y[k]);
+            LANES(lanes) line = lanes_zero();
+            for (int a = 0; a < 4; ++a) line = lanes_fma(l[a], w[a][0], line);
+            plane[k] = lanes_fma(line, w[j][1], plane[k]);
+            LANES(lanes) line_x = lanes_zero();
+            for (int a = 0; a < 4; ++a) line_x = lanes_fma(l[a], s[a][0], line_x);
+            plane_x[k] = lanes_fma(line_x, w[j][1], plane_x[k]);
+            plane_y[k] = lanes_fma(line, s[j][1], plane_y[k]);
         }
-    LANES(lanes) plane[4], plane_x[4], plane_y[4];
+    LANES(lanes) value = lanes_zero();
+    for (int k = 0; k < 4; ++k) value = lanes_fma(plane[k], w[k][2], value);
+    lanes_store(values, value);
+    LANES(lanes) gx = lanes_zero(), gy = lanes_zero(), gz = lanes_zero();
     for (int k = 0; k < 4; ++k) {
-        plane[k] = lanes_add(even[k], odd[k]);
-        plane_x[k] = lanes_add(even_x[k], odd_x[k]);
-        plane_y[k] = lanes_add(even_y[k], odd_y[k]);
+        gx = lanes_fma(plane_x[k], w[k][2], gx);
+        gy = lanes_fma(plane_y[k], w[k][2], gy);
+        gz = lanes_fma(plane[k], s[k][2], gz);
     }
-#define GRID_LANES_DOT(p, weights)                                                                                     \
-    lanes_add(lanes_fma(p[2], weights[2][2], lanes_mul(p[0], weights[0][2])),                                          \
-              lanes_fma(p[3], weights[3][2], lanes_mul(p[1], weights[1][2])))
-    lanes_store(values, GRID_LANES_DOT(plane, w));
-    LANES(lanes) gx = GRID_LANES_DOT(plane_x, w), gy = GRID_LANES_DOT(plane_y, w), gz = GRID_LANES_DOT(plane, s);
-#undef GRID_LANES_DOT
     lanes_store(gradients[0], gx);
     lanes_store(gradients[1], gy);
     lanes_store(gradients[2], gz);
