@@ -330,54 +330,57 @@ static void grid_contract_fields_avx(const osc_grid* grid, osc_vec3 x, int order
 #define GRID_FMA 1
 #define GRID_FMA_INLINE static inline __attribute__((target("avx2,fma"), always_inline))
 static inline bool grid_have_fma(void) { return grid_kernel_level() >= 2; }
+static inline bool grid_have_avx512(void) { return grid_kernel_level() >= 3; }
 static void grid_contract_fields_fma(const osc_grid* grid, osc_vec3 x, int order, jet* out);
+static void grid_contract_fields_avx512(const osc_grid* grid, osc_vec3 x, int order, jet* out);
 #endif
 
 #include <immintrin.h>
 #endif
 
-// the value weights alone (bspline_weights' first row), with the four divisions by 6 two at a time
+// The weights by Horner's rule with multiplications by the constants 1/6 and 1/h (docs/grid.md):
+//   w0 = (1 - t)^3 / 6,  w1 = t^2 (t / 2 - 1) + 2/3,  w2 = ((1/2 - t / 2) t + 1/2) t + 1/6,  w3 = t^3 / 6,
+//   h w0' = -(1 - t)^2 / 2,  h w1' = (3 t / 2 - 2) t,  h w2' = (1 - 3 t / 2) t + 1/2,  h w3' = t^2 / 2.
+// The portable and AVX kernels evaluate these expressions unfused, in this order, so they agree bit for
+// bit; the FMA kernels fuse them (grid_place_fma).
+#define GRID_SIXTH (1.0 / 6.0)
+
+// the value weights alone (bspline_weights' first row)
 static inline void bspline_values(double t, double w[4]) {
-    double t2 = t * t, t3 = t2 * t, u = 1.0 - t;
-#if defined(__GNUC__)
-    grid_pair low = {u * u * u, 3.0 * t3 - 6.0 * t2 + 4.0}, high = {-3.0 * t3 + 3.0 * t2 + 3.0 * t + 1.0, t3};
-    low /= 6.0;
-    high /= 6.0;
-    w[0] = low[0], w[1] = low[1], w[2] = high[0], w[3] = high[1];
-#else
-    w[0] = u * u * u / 6.0;
-    w[1] = (3.0 * t3 - 6.0 * t2 + 4.0) / 6.0;
-    w[2] = (-3.0 * t3 + 3.0 * t2 + 3.0 * t + 1.0) / 6.0;
-    w[3] = t3 / 6.0;
-#endif
+    double r = 1.0 - t, r2 = r * r, t2 = t * t;
+    w[0] = r2 * r * GRID_SIXTH;
+    w[1] = t2 * (0.5 * t - 1.0) + 2.0 / 3.0;
+    w[2] = ((0.5 - 0.5 * t) * t + 0.5) * t + GRID_SIXTH;
+    w[3] = t2 * t * GRID_SIXTH;
 }
 
 #if defined(__GNUC__)
 // bspline_values and the first-derivative row of bspline_weights for two axes at once (the same
 // expressions lane by lane, so the same bits); `slopes` nullable
 static inline void bspline_pair(grid_pair t, double inv_h, grid_pair values[4], grid_pair slopes[4]) {
-    grid_pair t2 = t * t, t3 = t2 * t, u = 1.0 - t;
-    values[0] = u * u * u / 6.0;
-    values[1] = (3.0 * t3 - 6.0 * t2 + 4.0) / 6.0;
-    values[2] = (-3.0 * t3 + 3.0 * t2 + 3.0 * t + 1.0) / 6.0;
-    values[3] = t3 / 6.0;
+    grid_pair r = 1.0 - t, r2 = r * r, t2 = t * t;
+    values[0] = r2 * r * GRID_SIXTH;
+    values[1] = t2 * (0.5 * t - 1.0) + 2.0 / 3.0;
+    values[2] = ((0.5 - 0.5 * t) * t + 0.5) * t + GRID_SIXTH;
+    values[3] = t2 * t * GRID_SIXTH;
     if (!slopes) return;
-    slopes[0] = -0.5 * u * u * inv_h;
-    slopes[1] = (1.5 * t2 - 2.0 * t) * inv_h;
-    slopes[2] = (-1.5 * t2 + t + 0.5) * inv_h;
-    slopes[3] = 0.5 * t2 * inv_h;
+    double half_inv_h = 0.5 * inv_h;
+    slopes[0] = -(r2 * half_inv_h);
+    slopes[1] = (1.5 * t - 2.0) * t * inv_h;
+    slopes[2] = ((1.0 - 1.5 * t) * t + 0.5) * inv_h;
+    slopes[3] = t2 * half_inv_h;
 }
 #endif
 
 static inline void bspline_weights(double t, double inv_h, double w[3][4]) {
-    double t2 = t * t, u = 1.0 - t;
+    double r = 1.0 - t, r2 = r * r, t2 = t * t, half_inv_h = 0.5 * inv_h;
     bspline_values(t, w[0]);
-    w[1][0] = -0.5 * u * u * inv_h;
-    w[1][1] = (1.5 * t2 - 2.0 * t) * inv_h;
-    w[1][2] = (-1.5 * t2 + t + 0.5) * inv_h;
-    w[1][3] = 0.5 * t2 * inv_h;
+    w[1][0] = -(r2 * half_inv_h);
+    w[1][1] = (1.5 * t - 2.0) * t * inv_h;
+    w[1][2] = ((1.0 - 1.5 * t) * t + 0.5) * inv_h;
+    w[1][3] = t2 * half_inv_h;
     double inv_h2 = inv_h * inv_h;
-    w[2][0] = u * inv_h2;
+    w[2][0] = r * inv_h2;
     w[2][1] = (3.0 * t - 2.0) * inv_h2;
     w[2][2] = (1.0 - 3.0 * t) * inv_h2;
     w[2][3] = t * inv_h2;
@@ -386,13 +389,7 @@ static inline void bspline_weights(double t, double inv_h, double w[3][4]) {
 // the cell containing x (clamped into the grid) and the local coordinates
 static inline void locate(const osc_grid* grid, osc_vec3 x, int cell[3], double t[3]) {
     double p[3] = {x.x - grid->origin.x, x.y - grid->origin.y, x.z - grid->origin.z}, u[3];
-#if defined(__GNUC__)
-    grid_pair xy = (grid_pair){p[0], p[1]} / grid->cell;
-    u[0] = xy[0], u[1] = xy[1];
-    u[2] = p[2] / grid->cell;
-#else
-    for (int a = 0; a < 3; ++a) u[a] = p[a] / grid->cell;
-#endif
+    for (int a = 0; a < 3; ++a) u[a] = p[a] * grid->inverse_cell;
     for (int a = 0; a < 3; ++a) {
         // floor(u) clamped to [0, n - 1]: truncation is floor for u >= 0, and the clamp comes before
         // the conversion (u may be huge, infinite or NaN far outside the grid; NaN gives 0)
@@ -408,7 +405,7 @@ OSC_FORCE_INLINE void grid_contract(const osc_grid* grid, osc_vec3 x, int order,
     int cell[3];
     double t[3], w[3][3][4]; // [axis][derivative][offset]
     locate(grid, x, cell, t);
-    double inv_h = 1.0 / grid->cell;
+    double inv_h = grid->inverse_cell;
     for (int a = 0; a < 3; ++a) bspline_weights(t[a], inv_h, w[a]);
     // accumulators indexed by derivative orders (dx, dy, dz), packed; each z layer is summed over y
     // first and then weighted, in the order grid_distance_fast uses, so both give the same bits
@@ -480,7 +477,7 @@ OSC_FORCE_INLINE void grid_contract_fields(const osc_grid* grid, osc_vec3 x, int
     int cell[3];
     double t[3], w[3][3][4]; // [axis][derivative][offset]
     locate(grid, x, cell, t);
-    double inv_h = 1.0 / grid->cell;
+    double inv_h = grid->inverse_cell;
     for (int a = 0; a < 3; ++a) bspline_weights(t[a], inv_h, w[a]);
     enum { V, GX, GY, GZ, TERMS };
     enum { PV, PX, PY, PLANE };
@@ -534,6 +531,10 @@ OSC_FORCE_INLINE void grid_contract_fields(const osc_grid* grid, osc_vec3 x, int
 OSC_FORCE_INLINE void grid_contract4(const osc_grid* grid, osc_vec3 x, int order, jet* out) {
 #if defined(__GNUC__)
 #ifdef GRID_FMA
+    if (grid_have_avx512() && order >= 1) { // (values alone: fewer operations per load, slower)
+        grid_contract_fields_avx512(grid, x, order, out);
+        return;
+    }
     if (grid_have_fma()) {
         grid_contract_fields_fma(grid, x, order, out);
         return;
@@ -620,7 +621,7 @@ OSC_FORCE_INLINE double grid_distance_fast(const osc_grid* grid, osc_vec3 x, dou
     double t[3], w[3][3][4];
     osc_vec3 c = clamp_to_grid(grid, x, outside);
     locate(grid, c, cell, t);
-    double inv_h = 1.0 / grid->cell;
+    double inv_h = grid->inverse_cell;
     double value = 0.0, gx = 0.0, gy = 0.0, gz = 0.0;
 #if defined(__GNUC__)
     { // x and y side by side, then z
@@ -736,14 +737,13 @@ GRID_AVX_INLINE grid_quad grid_quad_splat(double v) { return (grid_quad){v, v, v
 // clamp_to_grid and locate() on the three axes at once (lane a: axis a): returns the clamped axes
 // as bits 0-2, sets *clamped to c = clamp(x), cell[] to c's cell and *fraction to t, c's position in
 // it. Lane by lane the scalar comparisons and selections, so c, the cell and t are theirs: past the
-// clamp u = (c - origin) / h is >= 0 or NaN, where truncation is floor and equals the scalar's
-// (double)(int)u (the + 0.0 turns a truncated -0.0 into the +0.0 that conversion gives). With
-// `multiply`, u = (c - origin) * (1 / h) (the FMA kernels) instead of the division.
-GRID_AVX_INLINE int grid_locate_avx(const osc_grid* grid, osc_vec3 x, int multiply, osc_vec3* clamped, int cell[3],
+// clamp u = (c - origin) * (1 / h) is >= 0 or NaN, where truncation is floor and equals the scalar's
+// (double)(int)u (the + 0.0 turns a truncated -0.0 into the +0.0 that conversion gives).
+GRID_AVX_INLINE int grid_locate_avx(const osc_grid* grid, osc_vec3 x, osc_vec3* clamped, int cell[3],
                                     grid_quad* fraction) {
-    // (x, y, z, 0) from two loads: the point is in memory, and the set of four scalars compiled to a
-    // register form of vmovq that valgrind 3.19 cannot decode
-    __m256d xq = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&x.x)), _mm_load_sd(&x.z), 1);
+    // (x, y, z, z): the set of four scalars, and (x, y, z, 0) with a zeroing load of z, compiled to a
+    // register form of vmovq that valgrind 3.19 cannot decode; lane 3 is never read
+    __m256d xq = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&x.x)), _mm_set1_pd(x.z), 1);
     __m256d lo = _mm256_setr_pd(grid->origin.x, grid->origin.y, grid->origin.z, 0.0);
     __m256d hi = _mm256_setr_pd(grid->upper[0], grid->upper[1], grid->upper[2], 0.0);
     __m256d below = _mm256_cmp_pd(xq, lo, _CMP_LT_OQ), above = _mm256_cmp_pd(xq, hi, _CMP_GT_OQ);
@@ -755,8 +755,7 @@ GRID_AVX_INLINE int grid_locate_avx(const osc_grid* grid, osc_vec3 x, int multip
     _mm256_storeu_pd(cs, c);
     *clamped = osc_v3(cs[0], cs[1], cs[2]);
     __m256d offset = _mm256_sub_pd(c, lo);
-    __m256d u = multiply ? _mm256_mul_pd(offset, _mm256_set1_pd(grid->inverse_cell))
-                         : _mm256_div_pd(offset, _mm256_set1_pd(grid->cell));
+    __m256d u = _mm256_mul_pd(offset, _mm256_set1_pd(grid->inverse_cell));
     __m256d last = _mm256_setr_pd(grid->last_cell[0], grid->last_cell[1], grid->last_cell[2], 0.0);
     __m256d whole = _mm256_add_pd(_mm256_round_pd(u, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), _mm256_setzero_pd());
     // u < last ? trunc(u) : last, as min(trunc(u), last): for u >= 0, trunc(u) < last exactly when
@@ -775,19 +774,19 @@ GRID_AVX_INLINE int grid_locate_avx(const osc_grid* grid, osc_vec3 x, int multip
 // bits are theirs.
 GRID_AVX_INLINE int grid_place_avx(const osc_grid* grid, osc_vec3 x, osc_vec3* clamped, int cell[3],
                                    grid_quad values[4], grid_quad slopes[4]) {
-    grid_quad tq;
-    int outside = grid_locate_avx(grid, x, 0, clamped, cell, &tq);
-    grid_quad t2 = tq * tq, t3 = t2 * tq, r = 1.0 - tq;
-    values[0] = r * r * r / 6.0;
-    values[1] = (3.0 * t3 - 6.0 * t2 + 4.0) / 6.0;
-    values[2] = (-3.0 * t3 + 3.0 * t2 + 3.0 * tq + 1.0) / 6.0;
-    values[3] = t3 / 6.0;
+    grid_quad t;
+    int outside = grid_locate_avx(grid, x, clamped, cell, &t);
+    grid_quad r = 1.0 - t, r2 = r * r, t2 = t * t;
+    values[0] = r2 * r * GRID_SIXTH;
+    values[1] = t2 * (0.5 * t - 1.0) + 2.0 / 3.0;
+    values[2] = ((0.5 - 0.5 * t) * t + 0.5) * t + GRID_SIXTH;
+    values[3] = t2 * t * GRID_SIXTH;
     if (!slopes) return outside;
-    double inv_h = 1.0 / grid->cell;
-    slopes[0] = -0.5 * r * r * inv_h;
-    slopes[1] = (1.5 * t2 - 2.0 * tq) * inv_h;
-    slopes[2] = (-1.5 * t2 + tq + 0.5) * inv_h;
-    slopes[3] = 0.5 * t2 * inv_h;
+    double inv_h = grid->inverse_cell, half_inv_h = 0.5 * inv_h;
+    slopes[0] = -(r2 * half_inv_h);
+    slopes[1] = (1.5 * t - 2.0) * t * inv_h;
+    slopes[2] = ((1.0 - 1.5 * t) * t + 0.5) * inv_h;
+    slopes[3] = t2 * half_inv_h;
     return outside;
 }
 
@@ -915,7 +914,7 @@ GRID_FMA_INLINE grid_quad grid_quad_splat_fma(double v) { return (grid_quad){v, 
 GRID_FMA_INLINE int grid_place_fma(const osc_grid* grid, osc_vec3 x, osc_vec3* clamped, int cell[3],
                                    grid_quad values[4], grid_quad slopes[4]) {
     grid_quad t;
-    int outside = grid_locate_avx(grid, x, 1, clamped, cell, &t);
+    int outside = grid_locate_avx(grid, x, clamped, cell, &t);
     const grid_quad sixth = grid_quad_splat_fma(1.0 / 6.0), half = grid_quad_splat_fma(0.5);
     grid_quad t2 = t * t, r = 1.0 - t, r2 = r * r;
     values[0] = r2 * r * sixth;
@@ -1034,6 +1033,81 @@ __attribute__((target("avx2,fma"), noinline)) static void grid_contract_fields_f
                                                                                    int order, jet* out) {
     grid_contract_fields_fma_body(grid, x, order, out);
 }
+
+// ---------------------------------------------------------------------------------------------
+// AVX-512 four-field contraction (processors with AVX-512F; level 3): grid_contract_fields_fma_body
+// with two z layers side by side in one 512-bit register, layer c in the low half and c + 1 in the
+// high half, so that one instruction does two layers' x chains and one their y chains; the z chain
+// then takes the halves in turn. The operations on every element are the FMA kernel's, in its
+// order, so the bits are its own (and grid_distance_fma's for the distance). With gradients only:
+// without them a coefficient load feeds one FMA instead of two, and the kernel was slower than
+// the FMA one (docs/grid.md).
+
+#define GRID_AVX512_INLINE static inline __attribute__((target("avx512f,avx2,fma"), always_inline))
+
+// four doubles at `low` (layer c) and four at `high` (layer c + 1)
+GRID_AVX512_INLINE __m512d grid_layers_avx512(const double* low, const double* high) {
+    return _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(low)), _mm256_loadu_pd(high), 1);
+}
+
+GRID_AVX512_INLINE grid_quad grid_low_avx512(__m512d v) { return (grid_quad)_mm512_castpd512_pd256(v); }
+GRID_AVX512_INLINE grid_quad grid_high_avx512(__m512d v) { return (grid_quad)_mm512_extractf64x4_pd(v, 1); }
+
+GRID_AVX512_INLINE void grid_contract_fields_avx512_body(const osc_grid* grid, osc_vec3 x, int order, jet* out) {
+    int cell[3];
+    osc_vec3 same; // x itself: it lies in the grid
+    grid_quad values[4], slopes[4];
+    grid_place_fma(grid, x, &same, cell, values, slopes);
+    enum { V, GX, GY, GZ, TERMS };
+    __m512d wx0[4], wx1[4], wy0[4], wy1[4];
+    for (int a = 0; a < 4; ++a) {
+        wx0[a] = _mm512_set1_pd(values[a][0]);
+        wx1[a] = _mm512_set1_pd(slopes[a][0]);
+        wy0[a] = _mm512_set1_pd(values[a][1]);
+        wy1[a] = _mm512_set1_pd(slopes[a][1]);
+    }
+    size_t stride_y = OSC_GRID_FIELDS * ((size_t)grid->cells[0] + 3), stride_z = stride_y * ((size_t)grid->cells[1] + 3);
+    const double* base = coefficient(grid, cell[0] - 1, cell[1] - 1, cell[2] - 1);
+    grid_quad zero = {0.0, 0.0, 0.0, 0.0}, acc[TERMS] = {zero, zero, zero, zero};
+    for (int m = 0; m < 2; ++m) { // layers (2m, 2m + 1)
+        __m512d plane_v = _mm512_setzero_pd(), plane_x = plane_v, plane_y = plane_v;
+        for (int b = 0; b < 4; ++b) {
+            const double* row = base + (size_t)(2 * m) * stride_z + (size_t)b * stride_y;
+            __m512d x0 = _mm512_setzero_pd(), x1 = x0;
+            for (int a = 0; a < 4; ++a) {
+                __m512d coef = grid_layers_avx512(row + OSC_GRID_FIELDS * a, row + stride_z + OSC_GRID_FIELDS * a);
+                x0 = _mm512_fmadd_pd(coef, wx0[a], x0);
+                if (order >= 1) x1 = _mm512_fmadd_pd(coef, wx1[a], x1);
+            }
+            plane_v = _mm512_fmadd_pd(x0, wy0[b], plane_v);
+            if (order >= 1) {
+                plane_x = _mm512_fmadd_pd(x1, wy0[b], plane_x);
+                plane_y = _mm512_fmadd_pd(x0, wy1[b], plane_y);
+            }
+        }
+        for (int half = 0; half < 2; ++half) {
+            int c = 2 * m + half;
+            grid_quad v = half ? grid_high_avx512(plane_v) : grid_low_avx512(plane_v);
+            grid_quad wz0 = grid_quad_splat_fma(values[c][2]), wz1 = grid_quad_splat_fma(slopes[c][2]);
+            acc[V] = grid_quad_fma(v, wz0, acc[V]);
+            if (order >= 1) {
+                acc[GX] = grid_quad_fma(half ? grid_high_avx512(plane_x) : grid_low_avx512(plane_x), wz0, acc[GX]);
+                acc[GY] = grid_quad_fma(half ? grid_high_avx512(plane_y) : grid_low_avx512(plane_y), wz0, acc[GY]);
+                acc[GZ] = grid_quad_fma(v, wz1, acc[GZ]);
+            }
+        }
+    }
+    for (int f = 0; f < OSC_GRID_FIELDS; ++f) {
+        out[f] = jet_const(acc[V][f], order);
+        if (order >= 1)
+            for (int k = 0; k < 3; ++k) out[f].g[k] = acc[GX + k][f];
+    }
+}
+
+__attribute__((target("avx512f,avx2,fma"), noinline)) static void
+grid_contract_fields_avx512(const osc_grid* grid, osc_vec3 x, int order, jet* out) {
+    grid_contract_fields_avx512_body(grid, x, order, out);
+}
 #endif
 
 static double grid_distance_value(const osc_grid* grid, osc_vec3 x) {
@@ -1148,24 +1222,30 @@ void grid_distance_gradients(const osc_grid* grid, const osc_vec3* points, size_
 }
 
 double grid_distance(const osc_grid* grid, const osc_vec3* x) {
+#ifdef GRID_AVX
+    int level = grid_kernel_level();
+#endif
 #ifdef GRID_FMA
-    if (grid_have_fma()) return grid_distance_at_fma(grid, x);
+    if (level >= 2) return grid_distance_at_fma(grid, x);
 #endif
 #ifdef GRID_AVX
-    if (grid_have_avx()) return grid_distance_at_avx(grid, x);
+    if (level == 1) return grid_distance_at_avx(grid, x);
 #endif
     return grid_distance_at_default(grid, x);
 }
 
 void grid_distance_pair(const osc_grid* grid, const osc_vec3* x0, const osc_vec3* x1, double out[2]) {
+#ifdef GRID_AVX
+    int level = grid_kernel_level();
+#endif
 #ifdef GRID_FMA
-    if (grid_have_fma()) {
+    if (level >= 2) {
         grid_distances_at_fma(grid, x0, x1, out);
         return;
     }
 #endif
 #ifdef GRID_AVX
-    if (grid_have_avx()) {
+    if (level == 1) {
         grid_distances_at_avx(grid, x0, x1, out);
         return;
     }
@@ -1175,14 +1255,17 @@ void grid_distance_pair(const osc_grid* grid, const osc_vec3* x0, const osc_vec3
 
 void grid_distance_gradient_pair(const osc_grid* grid, const osc_vec3* x0, const osc_vec3* x1, double out[2],
                                  osc_vec3 gradient[2]) {
+#ifdef GRID_AVX
+    int level = grid_kernel_level();
+#endif
 #ifdef GRID_FMA
-    if (grid_have_fma()) {
+    if (level >= 2) {
         grid_gradients_at_fma(grid, x0, x1, out, gradient);
         return;
     }
 #endif
 #ifdef GRID_AVX
-    if (grid_have_avx()) {
+    if (level == 1) {
         grid_gradients_at_avx(grid, x0, x1, out, gradient);
         return;
     }
@@ -1191,21 +1274,27 @@ void grid_distance_gradient_pair(const osc_grid* grid, const osc_vec3* x0, const
 }
 
 double grid_distance_gradient_at(const osc_grid* grid, const osc_vec3* x, osc_vec3* gradient) {
+#ifdef GRID_AVX
+    int level = grid_kernel_level();
+#endif
 #ifdef GRID_FMA
-    if (grid_have_fma()) return grid_gradient_at_fma(grid, x, gradient);
+    if (level >= 2) return grid_gradient_at_fma(grid, x, gradient);
 #endif
 #ifdef GRID_AVX
-    if (grid_have_avx()) return grid_gradient_at_avx(grid, x, gradient);
+    if (level == 1) return grid_gradient_at_avx(grid, x, gradient);
 #endif
     return grid_gradient_at_default(grid, x, gradient);
 }
 
 static double grid_distance_gradient(const osc_grid* grid, osc_vec3 x, double gradient[3]) {
+#ifdef GRID_AVX
+    int level = grid_kernel_level();
+#endif
 #ifdef GRID_FMA
-    if (grid_have_fma()) return grid_distance_gradient_fma(grid, x, gradient);
+    if (level >= 2) return grid_distance_gradient_fma(grid, x, gradient);
 #endif
 #ifdef GRID_AVX
-    if (grid_have_avx()) return grid_distance_gradient_avx(grid, x, gradient);
+    if (level == 1) return grid_distance_gradient_avx(grid, x, gradient);
 #endif
     return grid_distance_fast(grid, x, gradient);
 }
@@ -1281,7 +1370,15 @@ __attribute__((target("avx"), noinline)) static double grid_eval_contact_avx(con
 #ifdef GRID_FMA
 __attribute__((target("avx2,fma"), noinline)) static double
 grid_eval_contact_fma(const osc_grid* grid, const osc_vec3* x, bool derivatives, osc_vec3* gradient, osc_vec3* normal,
-                      osc_mat3* normal_jacobian){GRID_EVAL_CONTACT(grid_contract_fields_fma_body)}
+                      osc_mat3* normal_jacobian) {
+    GRID_EVAL_CONTACT(grid_contract_fields_fma_body)
+}
+
+__attribute__((target("avx512f,avx2,fma"), noinline)) static double
+grid_eval_contact_avx512(const osc_grid* grid, const osc_vec3* x, bool derivatives, osc_vec3* gradient,
+                         osc_vec3* normal, osc_mat3* normal_jacobian) {
+    GRID_EVAL_CONTACT(grid_contract_fields_avx512_body)
+}
 #endif
 
 OSC_NOINLINE double grid_eval_contact_default(const osc_grid* grid, const osc_vec3* x, bool derivatives,
@@ -1291,11 +1388,16 @@ OSC_NOINLINE double grid_eval_contact_default(const osc_grid* grid, const osc_ve
 
 double grid_eval_contact(const osc_grid* grid, const osc_vec3* x, bool derivatives, osc_vec3* gradient,
                          osc_vec3* normal, osc_mat3* normal_jacobian) {
+#ifdef GRID_AVX
+    int level = grid_kernel_level();
+#endif
 #ifdef GRID_FMA
-    if (grid_have_fma()) return grid_eval_contact_fma(grid, x, derivatives, gradient, normal, normal_jacobian);
+    if (level >= 3 && derivatives)
+        return grid_eval_contact_avx512(grid, x, derivatives, gradient, normal, normal_jacobian);
+    if (level >= 2) return grid_eval_contact_fma(grid, x, derivatives, gradient, normal, normal_jacobian);
 #endif
 #ifdef GRID_AVX
-    if (grid_have_avx()) return grid_eval_contact_avx(grid, x, derivatives, gradient, normal, normal_jacobian);
+    if (level == 1) return grid_eval_contact_avx(grid, x, derivatives, gradient, normal, normal_jacobian);
 #endif
     return grid_eval_contact_default(grid, x, derivatives, gradient, normal, normal_jacobian);
 }

@@ -442,6 +442,68 @@ static void test_many_points(void) {
     osc_sdf_destroy(torus);
 }
 
+// grid_eval_contact (the contact pipeline's evaluation: value, gradient, normal field and its
+// Jacobian in one pass) on whichever path OSC_GRID_KERNEL leaves: its value and gradient have the
+// bits of grid_distance and grid_distance_gradient_at and its normal field and Jacobian those of
+// osc_grid_eval_normal on the same path (the pipeline relies on it); the gradient and the Jacobian
+// match central differences of its own value and normal field; value and gradient stay at rounding
+// level from the portable reference (the order-2 contraction, never fused)
+static void test_contact_evaluation(void) {
+    osc_sdf* torus = NULL;
+    CHECK_STATUS(osc_sdf_create_torus(0.6, 0.2, &torus), OSC_OK);
+    osc_grid* grid = grid_of(torus, 24);
+    osc_vec3 lo, hi;
+    osc_grid_bounds(grid, &lo, &hi);
+    osc_vec3 grow = osc_scale(osc_sub(hi, lo), 0.1);
+    int mismatches = 0;
+    double worst_gradient_fd = 0.0, worst_jacobian_fd = 0.0, worst_value = 0.0, worst_gradient = 0.0;
+    for (int i = 0; i < 3000; ++i) {
+        osc_vec3 p = random_in(osc_sub(lo, grow), osc_add(hi, grow));
+        osc_vec3 g, n, g_distance, n_field;
+        osc_mat3 dn, dn_field;
+        double v = grid_eval_contact(grid, &p, true, &g, &n, &dn);
+        osc_vec3 n_only;
+        double v_only = grid_eval_contact(grid, &p, false, NULL, &n_only, NULL);
+        double v_distance = grid_distance(grid, &p), v_gradient = grid_distance_gradient_at(grid, &p, &g_distance);
+        n_field = osc_grid_eval_normal(grid, p, &dn_field);
+        if (memcmp(&v, &v_distance, sizeof v) != 0 || memcmp(&v, &v_gradient, sizeof v) != 0 ||
+            memcmp(&v, &v_only, sizeof v) != 0 || memcmp(&g, &g_distance, sizeof g) != 0 ||
+            memcmp(&n, &n_field, sizeof n) != 0 || memcmp(&n, &n_only, sizeof n) != 0 ||
+            memcmp(&dn, &dn_field, sizeof dn) != 0)
+            ++mismatches;
+        osc_vec3 reference_gradient;
+        osc_mat3 hessian;
+        double reference = osc_grid_eval(grid, p, &reference_gradient, &hessian);
+        worst_value = fmax(worst_value, fabs(v - reference));
+        worst_gradient = fmax(worst_gradient, osc_length(osc_sub(g, reference_gradient)));
+        const double step = 1e-6;
+        for (int a = 0; a < 3; ++a) {
+            osc_vec3 pp = fd_axis(p, a, step), pm = fd_axis(p, a, -step), np, nm;
+            double vp = grid_eval_contact(grid, &pp, false, NULL, &np, NULL);
+            double vm = grid_eval_contact(grid, &pm, false, NULL, &nm, NULL);
+            double fd = (vp - vm) / (2.0 * step);
+            worst_gradient_fd = fmax(worst_gradient_fd, fabs(osc_vec3_get(g, a) - fd) / fmax(1.0, fabs(fd)));
+            for (int r = 0; r < 3; ++r) {
+                double fd_n = (osc_vec3_get(np, r) - osc_vec3_get(nm, r)) / (2.0 * step);
+                worst_jacobian_fd = fmax(worst_jacobian_fd, fabs(dn.m[r][a] - fd_n) / fmax(1.0, fabs(fd_n)));
+            }
+        }
+    }
+    printf("  contact evaluation (%s): against central differences gradient %.2g, Jacobian %.2g; against the "
+           "portable reference value %.2g, gradient %.2g\n",
+           getenv("OSC_GRID_KERNEL") ? getenv("OSC_GRID_KERNEL") : "widest", worst_gradient_fd, worst_jacobian_fd,
+           worst_value, worst_gradient);
+    CHECK_MSG(mismatches == 0, "%d points: grid_eval_contact differs from the other entry points", mismatches);
+    // the finite differences' truncation and rounding (points near the grid's faces and the
+    // continuation's kinks included); test_normal_jacobian measures 7.7e-9 inside
+    CHECK_MSG(worst_gradient_fd < 1e-6, "gradient differs from central differences by %g", worst_gradient_fd);
+    CHECK_MSG(worst_jacobian_fd < 1e-6, "normal Jacobian differs from central differences by %g", worst_jacobian_fd);
+    CHECK_MSG(worst_value < 1e-14, "value differs from the portable reference by %g", worst_value);
+    CHECK_MSG(worst_gradient < 1e-12, "gradient differs from the portable reference by %g", worst_gradient);
+    osc_grid_destroy(grid);
+    osc_sdf_destroy(torus);
+}
+
 int main(void) {
     RUN(test_interpolates_corners);
     RUN(test_convergence);
@@ -451,6 +513,7 @@ int main(void) {
     RUN(test_shared_leaf);
     RUN(test_batch);
     RUN(test_many_points);
+    RUN(test_contact_evaluation);
     RUN(test_save_load);
     RUN(test_bad_input);
     return test_finish();
