@@ -251,8 +251,9 @@ void sdf_sq_lanes_eval(const sdf_sq_lane* const sq[SDF_LANES], int count, double
                        double hessian[6][SDF_LANES]);
 
 // The widest lane kernel this process uses: 0 portable, 1 AVX2, 2 AVX-512F, -1 none (every SQ by the
-// scalar leaf, with libm's pow); the processor's, capped by the environment variable OSC_SDF_LANES
-// ("portable", "avx2" or "off"), read once.
+// scalar leaf, with libm's pow); the processor's (none without AVX2, where the portable lanes cost
+// more than the scalar leaves), capped by the environment variable OSC_SDF_LANES ("portable",
+// "avx2" or "off"), read once.
 int sdf_lanes_level(void);
 
 // Sets the lane kernel (-1 to 2, capped by the processor's), for the tests of every path; returns

@@ -132,7 +132,9 @@ static int lanes_supported(void) {
 int sdf_lanes_level(void) {
     int known = atomic_load_explicit(&lanes_level, memory_order_relaxed);
     if (known >= -1) return known;
-    int level = lanes_supported();
+    // the portable lanes (SSE2: two doubles) cost more than the scalar leaves with libm's pow
+    // (docs/sdf.md), so they run only when asked for
+    int level = lanes_supported() > 0 ? lanes_supported() : -1;
     const char* cap = getenv("OSC_SDF_LANES");
     if (cap && strcmp(cap, "off") == 0) level = -1;
     if (cap && strcmp(cap, "portable") == 0) level = 0;
