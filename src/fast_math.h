@@ -120,7 +120,8 @@ OSC_FAST_INLINE double osc_fast_log_parts(double x, double* k, double* f_out) {
 
 // the value of log or log2 at 0, +inf, negative numbers and NaN; `regular` elsewhere
 OSC_FAST_INLINE double osc_fast_log_special(double x, double regular) {
-    double special = osc_fast_select(x == 0.0, -(double)INFINITY, osc_fast_select(x == (double)INFINITY, x, (double)NAN));
+    double special =
+        osc_fast_select(x == 0.0, -(double)INFINITY, osc_fast_select(x == (double)INFINITY, x, (double)NAN));
     return osc_fast_select((x > 0.0) & (x < (double)INFINITY), regular, special);
 }
 

@@ -70,14 +70,15 @@ OSC_FORCE_INLINE double sq_power(double t, double p, double* d1, double* d2, int
     double first = p * f * inverse; // p |t|^(p-1) sign(t)
     bool zero = !(a > 0.0);
     *d1 = sq_select(lanes, zero, sq_select(lanes, p == 1.0, 1.0, 0.0), first);
-    *d2 = sq_select(lanes, zero, sq_select(lanes, p == 2.0, 2.0, 0.0), (p - 1.0) * first * inverse); // p (p-1) |t|^(p-2)
+    double second = (p - 1.0) * first * inverse; // p (p-1) |t|^(p-2)
+    *d2 = sq_select(lanes, zero, sq_select(lanes, p == 2.0, 2.0, 0.0), second);
     return f;
 }
 
 // sq_constants (sdf_internal.h) of an SQ with scales a and exponents eps1, eps2
 OSC_FORCE_INLINE sq_constants sq_constants_make(osc_vec3 a, osc_vec3 inverse_a, double eps1, double eps2) {
     sq_constants s = {{inverse_a.x, inverse_a.y, inverse_a.z}, 2.0 / eps2, 2.0 / eps1, eps2 / eps1, -0.5 * eps1,
-                  -fmin(a.x, fmin(a.y, a.z))};
+                      -fmin(a.x, fmin(a.y, a.z))};
     return s;
 }
 
@@ -107,7 +108,8 @@ OSC_FORCE_INLINE jet sq_radial_distance_shape(double x0, double x1, double x2, c
     bool positive = S > 0.0, linear = k == 1.0;
     double P = sq_select(lanes, linear, S, sq_select(lanes, positive, power, 0.0));
     double P1 = sq_select(lanes, linear, 1.0, sq_select(lanes, positive, power1, 0.0));
-    double P2 = sq_select(lanes, linear, 0.0, sq_select(lanes, positive, power2, sq_select(lanes, k == 2.0, 2.0, 0.0)));
+    double P2 = sq_select(lanes, linear, 0.0,
+                          sq_select(lanes, positive, power2, sq_select(lanes, k == 2.0, 2.0, 0.0)));
     double f = P + C, inverse_f = 1.0 / f;
     double G = sq_pow(lanes, f, c), G1 = c * G * inverse_f, G2 = (c - 1.0) * G1 * inverse_f;
     double r = sqrt(x0 * x0 + x1 * x1 + x2 * x2), rm = r * inverse_m, Gm = G * inverse_m;
