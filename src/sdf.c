@@ -275,9 +275,36 @@ OSC_FORCE_INLINE bool sdf_leaf_beyond(const sdf_leaf* leaf, osc_vec3 xl, double 
     return m > 0.0 && r - r / m > limit + 1e-9 * (r + fabs(limit));
 }
 
+// The SQs queued for lanes (sdf_run_culled): their constants and the point in their axes.
+typedef struct sdf_lane_queue {
+    const sdf_sq_lane* sq[SDF_LANES];
+    double rotated[3][SDF_LANES];
+    int count;
+} sdf_lane_queue;
+
+// Evaluates the queued SQs in lanes and streams their jets into the union's log-sum-exp in queue order.
+OSC_FORCE_INLINE void sdf_lanes_flush(sdf_lane_queue* queue, int order, double sign, double* smallest,
+                                      jet_lse* lse) {
+    if (queue->count == 0) return;
+    double value[SDF_LANES], gradient[3][SDF_LANES], hessian[6][SDF_LANES];
+    sdf_sq_lanes_eval(queue->sq, queue->count, queue->rotated, order, value, gradient, hessian);
+    for (int l = 0; l < queue->count; ++l) {
+        jet j = jet_const(value[l], order);
+        if (order >= 1)
+            for (int i = 0; i < 3; ++i) j.g[i] = gradient[i][l];
+        if (order >= 2)
+            for (int e = 0; e < 6; ++e) j.h[e] = hessian[e][l];
+        *smallest = fmin(*smallest, j.v);
+        jet_lse_add(lse, jet_scale(j, sign, order), order);
+    }
+    queue->count = 0;
+}
+
 // A culled root union (docs/sdf.md, "Culled unions"): the children listed for x's voxel, by increasing
 // lower bound, streamed into the union's log-sum-exp until a bound lies SDF_CULL_TEMPERATURES
-// temperatures above the smallest value found, then the OFFSETs after the union's END.
+// temperatures above the smallest value found, then the OFFSETs after the union's END. Plain SQ
+// children are queued and evaluated SDF_LANES at a time ("Superquadrics in lanes"); the bounds see
+// their values once their batch has run.
 OSC_FORCE_INLINE void sdf_run_culled(const osc_sdf* sdf, const sdf_cull_entry* entries, int32_t count, osc_vec3 x,
                                      int order, jet* result) {
     const sdf_cull* c = sdf->cull;
@@ -286,6 +313,10 @@ OSC_FORCE_INLINE void sdf_run_culled(const osc_sdf* sdf, const sdf_cull_entry* e
     jet_lse lse;
     jet_lse_begin(&lse, end->value);
     lse.acc = jet_const(NAN, order); // never read: the first entry is always evaluated
+    sdf_lane_queue queue;
+    queue.count = 0;
+    double lane_sign = 0.0; // the union's child sign (the same for every child of a union)
+    const bool lanes = sdf_lanes_level() >= 0;
     for (int32_t e = 0; e < count; ++e) {
         if (c->scale * (double)entries[e].lower > smallest + reach) break; // and every later bound
         int32_t k = entries[e].child, first = c->child_first[k], op = c->child_op[k];
@@ -296,12 +327,22 @@ OSC_FORCE_INLINE void sdf_run_culled(const osc_sdf* sdf, const sdf_cull_entry* e
             // the children after the break (its weight is below e^-SDF_CULL_TEMPERATURES)
             osc_vec3 rotated = sdf_leaf_rotated(leaf, x);
             if (sdf_leaf_beyond(leaf, rotated, smallest + reach)) continue;
+            if (lanes && c->sq_lanes[k].is_sq) {
+                queue.sq[queue.count] = &c->sq_lanes[k];
+                queue.rotated[0][queue.count] = rotated.x;
+                queue.rotated[1][queue.count] = rotated.y;
+                queue.rotated[2][queue.count] = rotated.z;
+                lane_sign = (double)sdf->program[op].sign;
+                if (++queue.count == SDF_LANES) sdf_lanes_flush(&queue, order, lane_sign, &smallest, &lse);
+                continue;
+            }
             sdf_leaf_eval_rotated(sdf, leaf, rotated, order, &value);
         } else
             sdf_run_range(sdf, first, op, x, order, &value);
         smallest = fmin(smallest, value.v);
         jet_lse_add(&lse, jet_scale(value, (double)sdf->program[op].sign, order), order);
     }
+    sdf_lanes_flush(&queue, order, lane_sign, &smallest, &lse);
     jet r = jet_scale(jet_lse_end(&lse, order), (double)end->sign, order);
     for (int32_t i = c->end + 1; i < sdf->instr_count; ++i)
         if (sdf->program[i].op == SDF_OP_OFFSET) r.v -= sdf->program[i].value;
@@ -856,6 +897,7 @@ osc_status osc_sdf_create_transformed(const osc_sdf* child, osc_pose pose, doubl
         c->rotation = osc_mat3_mul(rotation, c->rotation);
         c->scale *= scale;
         c->has_transform = 1;
+        sdf_cull_pack_lanes(sdf); // the SQ lanes' rotations and scales follow their leaves
     }
     // temperatures and offsets are lengths of the child's frame
     for (int32_t i = 0; i < sdf->instr_count; ++i)

@@ -24,6 +24,7 @@ void sdf_cull_destroy(sdf_cull* cull) {
     osc_free(cull->child_op);
     osc_free(cull->first);
     osc_free(cull->entries);
+    osc_free(cull->sq_lanes);
     osc_free(cull);
 }
 
@@ -39,8 +40,9 @@ sdf_cull* sdf_cull_copy(const sdf_cull* cull, bool* failed) {
         c->child_op = osc_calloc((size_t)cull->child_count, sizeof *c->child_op);
         c->first = osc_calloc(cells + 1, sizeof *c->first);
         c->entries = osc_calloc(entries > 0 ? entries : 1, sizeof *c->entries);
+        c->sq_lanes = osc_calloc((size_t)cull->child_count, sizeof *c->sq_lanes);
     }
-    if (!c || !c->child_first || !c->child_op || !c->first || !c->entries) {
+    if (!c || !c->child_first || !c->child_op || !c->first || !c->entries || !c->sq_lanes) {
         sdf_cull_destroy(c);
         *failed = true;
         return NULL;
@@ -49,6 +51,7 @@ sdf_cull* sdf_cull_copy(const sdf_cull* cull, bool* failed) {
     memcpy(c->child_op, cull->child_op, (size_t)cull->child_count * sizeof *c->child_op);
     memcpy(c->first, cull->first, (cells + 1) * sizeof *c->first);
     memcpy(c->entries, cull->entries, entries * sizeof *c->entries);
+    memcpy(c->sq_lanes, cull->sq_lanes, (size_t)cull->child_count * sizeof *c->sq_lanes);
     return c;
 }
 
@@ -92,8 +95,9 @@ osc_status sdf_cull_build(osc_sdf* sdf, int32_t count, const int32_t* child_firs
         c->child_first = osc_calloc((size_t)count, sizeof *c->child_first);
         c->child_op = osc_calloc((size_t)count, sizeof *c->child_op);
         c->first = osc_calloc(total + 1, sizeof *c->first);
+        c->sq_lanes = osc_calloc((size_t)count, sizeof *c->sq_lanes);
     }
-    if (!c || !values || !entries || !c->child_first || !c->child_op || !c->first) {
+    if (!c || !values || !entries || !c->child_first || !c->child_op || !c->first || !c->sq_lanes) {
         sdf_cull_destroy(c);
         osc_free(values);
         osc_free(entries);
@@ -157,5 +161,6 @@ osc_status sdf_cull_build(osc_sdf* sdf, int32_t count, const int32_t* child_firs
     osc_free(values);
     osc_free(entries);
     sdf->cull = c;
+    sdf_cull_pack_lanes(sdf);
     return OSC_OK;
 }

@@ -136,6 +136,26 @@ typedef struct sdf_cull_entry {
     int32_t child;
 } sdf_cull_entry;
 
+// The constants of an SQ (scales a, exponents eps1, eps2) that its radial distance uses
+// (sdf_superquadric.h).
+typedef struct sq_constants {
+    double inverse_a[3]; // 1 / a
+    double p, q, k, c;   // 2 / eps2, 2 / eps1, eps2 / eps1, -eps1 / 2
+    double centre;       // the value at the centre, -min(a)
+} sq_constants;
+
+// A culled union's child that is one plain SQ leaf (a PSQ without planes), as the lanes of
+// sdf_lanes.c read it; is_sq 0 for every other child.
+typedef struct sdf_sq_lane {
+    double rotation[3][3]; // world-from-leaf (the identity without a transform)
+    double scale, inverse_scale;
+    sq_constants shape;
+    int32_t is_sq;
+} sdf_sq_lane;
+
+// superquadrics evaluated together, one per SIMD lane (sdf_lanes.c)
+#define SDF_LANES 8
+
 // The voxel lists of a culled root union (sdf_cull.c, docs/sdf.md "Culled unions"): per voxel of a
 // grid over the union's bounds, the children whose value can come within SDF_CULL_TEMPERATURES
 // temperatures of the smallest child value somewhere in the voxel, by increasing lower bound; at a
@@ -155,6 +175,7 @@ typedef struct sdf_cull {
     int32_t cells[3];
     int32_t* first;          // [cells + 1] offsets into entries
     sdf_cull_entry* entries; // by increasing lower bound within a voxel
+    sdf_sq_lane* sq_lanes;   // [child_count] the children's SQ constants (sdf_cull_pack_lanes)
 } sdf_cull;
 
 // skipped children lie at least this many temperatures above the smallest child value
@@ -217,6 +238,27 @@ double sdf_eval_range(const osc_sdf* sdf, int32_t first, int32_t last, osc_vec3 
 // none). Returns OSC_OK, with no lists where they do not apply, or OSC_ERR_NO_MEMORY.
 osc_status sdf_cull_build(osc_sdf* sdf, int32_t count, const int32_t* child_first, const int32_t* child_op,
                           const double* lipschitz);
+
+// Fills the culled union's sq_lanes from its leaves (again after a transform moves them).
+void sdf_cull_pack_lanes(osc_sdf* sdf);
+
+// The SQs sq[0 .. count) (count <= SDF_LANES) at the point whose image in each SQ leaf's axes
+// (sdf_leaf_rotated, R^T (x - t)) is rotated[.][i], in the world frame: values, gradients (order >=
+// 1) and packed Hessians (order 2), the same function as the scalar leaf's. Lanes from count on
+// are unset.
+void sdf_sq_lanes_eval(const sdf_sq_lane* const sq[SDF_LANES], int count, double rotated[3][SDF_LANES],
+                       int order, double value[SDF_LANES], double gradient[3][SDF_LANES],
+                       double hessian[6][SDF_LANES]);
+
+// The widest lane kernel this process uses: 0 portable, 1 AVX2, 2 AVX-512F, -1 none (every SQ by the
+// scalar leaf, with libm's pow); the processor's (none without AVX2, where the portable lanes cost
+// more than the scalar leaves), capped by the environment variable OSC_SDF_LANES ("portable",
+// "avx2" or "off"), read once.
+int sdf_lanes_level(void);
+
+// Sets the lane kernel (-1 to 2, capped by the processor's), for the tests of every path; returns
+// the level set.
+int sdf_lanes_set_level(int level);
 
 // A copy of a model's voxel lists (NULL for none, or on failure: *failed set), released by
 // sdf_cull_destroy.

@@ -13,6 +13,7 @@
 #ifndef OSC_SDF_SUPERQUADRIC_H
 #define OSC_SDF_SUPERQUADRIC_H
 
+#include "fast_math.h"
 #include "sdf_internal.h"
 
 // Radial distance of the SQ with scales a and exponents eps1, eps2 at the point p (all jets).
@@ -48,72 +49,82 @@ OSC_FORCE_INLINE jet sq_radial_distance(const jet p[3], const jet a[3], jet eps1
     return jet_sub(r, jet_mul(jet_mul(r, inv_s, order), g, order), order);
 }
 
-// |t|^p for a constant p >= 1 with its first and second derivatives in t (d1, d2). At t = 0 the
-// derivatives that would be infinite are 0, as jet_pow of jet_abs gives them (singular point).
-OSC_FORCE_INLINE double sq_power(double t, double p, double* d1, double* d2) {
+// `condition ? a : b`: in lanes by the bits (osc_fast_select, which keeps a loop vectorisable), in
+// a scalar call as a plain conditional
+OSC_FORCE_INLINE double sq_select(int lanes, int condition, double a, double b) {
+    return lanes ? osc_fast_select(condition, a, b) : (condition ? a : b);
+}
+
+// x^y for the SQ's powers (x >= 0): in lanes osc_fast_pow, in a scalar call libm's pow
+OSC_FORCE_INLINE double sq_pow(int lanes, double x, double y) { return lanes ? osc_fast_pow(x, y) : pow(x, y); }
+
+// |t|^p for a constant p >= 1 with its first and second derivatives in t (d1, d2), both formed from
+// the power's value, so that they are those of the function evaluated (docs/sdf.md, "Superquadrics in
+// lanes"). At t = 0 the derivatives that would be infinite are 0, as jet_pow of jet_abs gives them
+// (singular point). A scalar call skips the power at |t| = 1 (the largest component of t = xi / m),
+// whose value 1 both pows return exactly.
+OSC_FORCE_INLINE double sq_power(double t, double p, double* d1, double* d2, int lanes) {
     double a = fabs(t);
-    if (!(a > 0.0)) {
-        *d1 = p == 1.0 ? 1.0 : 0.0;
-        *d2 = p == 2.0 ? 2.0 : 0.0;
-        return 0.0;
-    }
+    double f = lanes || a != 1.0 ? sq_pow(lanes, a, p) : 1.0; // 0 at a = 0
     double inverse = 1.0 / t;
-    if (a == 1.0) { // the largest component of t = xi / m (one of them always is): no pow, the same bits
-        *d1 = p * inverse;
-        *d2 = (p - 1.0) * *d1 * inverse;
-        return 1.0;
-    }
-    double f = pow(a, p);
-    *d1 = p * f * inverse;           // p |t|^(p-1) sign(t)
-    *d2 = (p - 1.0) * *d1 * inverse; // p (p-1) |t|^(p-2)
+    double first = p * f * inverse; // p |t|^(p-1) sign(t)
+    bool zero = !(a > 0.0);
+    *d1 = sq_select(lanes, zero, sq_select(lanes, p == 1.0, 1.0, 0.0), first);
+    double second = (p - 1.0) * first * inverse; // p (p-1) |t|^(p-2)
+    *d2 = sq_select(lanes, zero, sq_select(lanes, p == 2.0, 2.0, 0.0), second);
     return f;
 }
 
-// The radial distance of the SQ with constant scales a (inverse_a their reciprocals) and exponents
-// eps1, eps2 at the point x, the same function as sq_radial_distance's with vary = 0, by the
-// derivatives of docs/sdf.md ("A cheaper evaluation"): phi = r (1 - G(x)) with G = f^(-eps1/2)
-// homogeneous of degree -1, evaluated at t = xi / m (m the largest |xi_i|, so that every power has
-// a base in [0, 1] and f(t) in [1, 3]) and scaled back: G(xi) = G(t) / m, grad_xi G = grad_t G / m^2,
-// hess_xi G = hess_t G / m^3. f's Hessian in t has four non-zero entries (xx, xy, yy, zz), and each
-// power's derivatives reuse its value.
-OSC_FORCE_INLINE jet sq_radial_distance_fixed(osc_vec3 x, osc_vec3 a, osc_vec3 inverse_a, double eps1, double eps2,
-                                              int order) {
-    double xi[3] = {x.x * inverse_a.x, x.y * inverse_a.y, x.z * inverse_a.z};
-    double m = fmax(fabs(xi[0]), fmax(fabs(xi[1]), fabs(xi[2])));
-    if (!(m > 0.0)) return jet_const(-fmin(a.x, fmin(a.y, a.z)), order); // the centre: undefined
+// sq_constants (sdf_internal.h) of an SQ with scales a and exponents eps1, eps2
+OSC_FORCE_INLINE sq_constants sq_constants_make(osc_vec3 a, osc_vec3 inverse_a, double eps1, double eps2) {
+    sq_constants s = {{inverse_a.x, inverse_a.y, inverse_a.z}, 2.0 / eps2, 2.0 / eps1, eps2 / eps1, -0.5 * eps1,
+                      -fmin(a.x, fmin(a.y, a.z))};
+    return s;
+}
+
+// The radial distance of the SQ `shape` at the point x, by the derivatives of docs/sdf.md ("A
+// cheaper evaluation"): phi = r (1 - G(x)) with G = f^(-eps1/2) homogeneous of degree -1, evaluated
+// at t = xi / m (m the largest |xi_i|, so that every power has a base in [0, 1] and f(t) in [1, 3])
+// and scaled back: G(xi) = G(t) / m, grad_xi G = grad_t G / m^2, hess_xi G = hess_t G / m^3. f's
+// Hessian in t has four non-zero entries (xx, xy, yy, zz), and each power's derivatives reuse its
+// value. `lanes` (a compile-time flag): branch-free with osc_fast_pow's powers, for the lanes of
+// sdf_lanes.c; else with libm's pow and branches, for the scalar leaf (the powers whose value is
+// known, |t| = 1 and k = 1, skipped).
+OSC_FORCE_INLINE jet sq_radial_distance_shape(double x0, double x1, double x2, const sq_constants* shape, int order,
+                                              int lanes) {
+    double xi[3] = {x0 * shape->inverse_a[0], x1 * shape->inverse_a[1], x2 * shape->inverse_a[2]};
+    double u0 = fabs(xi[0]), u1 = fabs(xi[1]), u2 = fabs(xi[2]);
+    double m01 = sq_select(lanes, u0 > u1, u0, u1), m = sq_select(lanes, m01 > u2, m01, u2); // x is finite
+    bool centre = !(m > 0.0); // where the radial distance is undefined
     double inverse_m = 1.0 / m;
     double t[3] = {xi[0] * inverse_m, xi[1] * inverse_m, xi[2] * inverse_m};
-    double p = 2.0 / eps2, q = 2.0 / eps1, k = eps2 / eps1, c = -0.5 * eps1;
+    double p = shape->p, k = shape->k, c = shape->c;
     double dA, ddA, dB, ddB, dC, ddC;
-    double S = sq_power(t[0], p, &dA, &ddA) + sq_power(t[1], p, &dB, &ddB);
-    double C = sq_power(t[2], q, &dC, &ddC);
-    double P = S, P1 = 1.0, P2 = 0.0; // S^k and its derivatives in S
-    if (k != 1.0) {
-        if (S > 0.0) {
-            double inverse_s = 1.0 / S;
-            P = pow(S, k);
-            P1 = k * P * inverse_s;
-            P2 = (k - 1.0) * P1 * inverse_s;
-        } else {
-            P = 0.0;
-            P1 = 0.0;
-            P2 = k == 2.0 ? 2.0 : 0.0;
-        }
-    }
+    double S = sq_power(t[0], p, &dA, &ddA, lanes) + sq_power(t[1], p, &dB, &ddB, lanes);
+    double C = sq_power(t[2], shape->q, &dC, &ddC, lanes);
+    // S^k and its derivatives in S (S itself when k = 1)
+    double power = lanes || (k != 1.0 && S > 0.0) ? sq_pow(lanes, S, k) : S, inverse_s = 1.0 / S;
+    double power1 = k * power * inverse_s, power2 = (k - 1.0) * power1 * inverse_s;
+    bool positive = S > 0.0, linear = k == 1.0;
+    double P = sq_select(lanes, linear, S, sq_select(lanes, positive, power, 0.0));
+    double P1 = sq_select(lanes, linear, 1.0, sq_select(lanes, positive, power1, 0.0));
+    double P2 = sq_select(lanes, linear, 0.0,
+                          sq_select(lanes, positive, power2, sq_select(lanes, k == 2.0, 2.0, 0.0)));
     double f = P + C, inverse_f = 1.0 / f;
-    double G = pow(f, c), G1 = c * G * inverse_f, G2 = (c - 1.0) * G1 * inverse_f;
-    double r = sqrt(x.x * x.x + x.y * x.y + x.z * x.z), rm = r * inverse_m, Gm = G * inverse_m;
-    jet out = jet_const(r - rm * G, order);
+    double G = sq_pow(lanes, f, c), G1 = c * G * inverse_f, G2 = (c - 1.0) * G1 * inverse_f;
+    double r = sqrt(x0 * x0 + x1 * x1 + x2 * x2), rm = r * inverse_m, Gm = G * inverse_m;
+    jet out = jet_const(sq_select(lanes, centre, shape->centre, r - rm * G), order);
     if (order < 1) return out;
     // grad_t f and grad_t G
     double ft[3] = {P1 * dA, P1 * dB, dC};
     double inverse_r = 1.0 / r;
-    double n[3] = {x.x * inverse_r, x.y * inverse_r, x.z * inverse_r};
-    double d[3] = {inverse_m * inverse_a.x, inverse_m * inverse_a.y, inverse_m * inverse_a.z}; // dxi_i/dx_i / m
-    double gx[3];                                                                              // grad_x G
+    double n[3] = {x0 * inverse_r, x1 * inverse_r, x2 * inverse_r};
+    double d[3] = {inverse_m * shape->inverse_a[0], inverse_m * shape->inverse_a[1],
+                   inverse_m * shape->inverse_a[2]}; // dxi_i/dx_i / m
+    double gx[3];                                    // grad_x G
     for (int i = 0; i < 3; ++i) {
         gx[i] = G1 * ft[i] * d[i] * inverse_m;
-        out.g[i] = (1.0 - Gm) * n[i] - r * gx[i];
+        out.g[i] = sq_select(lanes, centre, 0.0, (1.0 - Gm) * n[i] - r * gx[i]);
     }
     if (order < 2) return out;
     // hess_t f: xx, xy, yy, zz
@@ -123,9 +134,18 @@ OSC_FORCE_INLINE jet sq_radial_distance_fixed(osc_vec3 x, osc_vec3 a, osc_vec3 i
     for (int e = 0; e < 6; ++e) {
         int i = jet_hi[e], j = jet_hj[e];
         double hg = (G1 * ht[e] + G2 * ft[i] * ft[j]) * d[i] * d[j] * rm; // r hess_x G
-        out.h[e] = one_minus * ((i == j) - n[i] * n[j]) - (n[i] * gx[j] + gx[i] * n[j]) - hg;
+        double h = one_minus * ((i == j) - n[i] * n[j]) - (n[i] * gx[j] + gx[i] * n[j]) - hg;
+        out.h[e] = sq_select(lanes, centre, 0.0, h);
     }
     return out;
+}
+
+// sq_radial_distance_shape (scalar, libm's pow) for the SQ with constant scales a (inverse_a their
+// reciprocals) and exponents eps1, eps2: the same function as sq_radial_distance's with vary = 0
+OSC_FORCE_INLINE jet sq_radial_distance_fixed(osc_vec3 x, osc_vec3 a, osc_vec3 inverse_a, double eps1, double eps2,
+                                              int order) {
+    sq_constants shape = sq_constants_make(a, inverse_a, eps1, eps2);
+    return sq_radial_distance_shape(x.x, x.y, x.z, &shape, order, 0);
 }
 
 // the signed distance n . p + h of a half-space at a jet point

@@ -315,7 +315,81 @@ static void test_psq_union_matches_whole(void) {
     for (int i = 0; i < COUNT; ++i) osc_sdf_destroy(parts[i]);
 }
 
+// The SQ lanes (docs/sdf.md, "Superquadrics in lanes") against the scalar leaves, with libm's pow,
+// on the same culled unions, for every lane kernel the processor has: values, gradients and
+// Hessians within the powers' rounding carried through the radial distance (docs/sdf.md: 2^-40
+// relative to the children's own sizes, for the value the distance r from the SQ's centre, since
+// phi = r (1 - G) carries G's relative rounding times r), maximum and 95th percentile printed; then
+// the lanes' derivatives against central differences.
+static void test_lanes_match_scalar(void) {
+    const double taus[2] = {0.0, 0.01};
+    for (int t = 0; t < 2; ++t) {
+        osc_sdf* u = random_sq_union(18, taus[t], 0.6);
+        osc_vec3 lo, hi;
+        osc_sdf_bounds(u, &lo, &hi);
+        double tau = u->program[u->cull->end].value;
+        enum { POINTS = 20000 };
+        double* dv = calloc(POINTS, sizeof(double));
+        double* dg = calloc(POINTS, sizeof(double));
+        double* dh = calloc(POINTS, sizeof(double));
+        for (int level = 0; level <= 2; ++level) {
+            if (sdf_lanes_set_level(level) != level) continue; // not on this processor
+            for (int i = 0; i < POINTS; ++i) {
+                osc_vec3 x = osc_v3(test_uniform(&rng, lo.x, hi.x), test_uniform(&rng, lo.y, hi.y),
+                                    test_uniform(&rng, lo.z, hi.z));
+                osc_vec3 g1, g2;
+                osc_mat3 h1, h2;
+                sdf_lanes_set_level(level);
+                double v1 = osc_sdf_eval(u, x, &g1, &h1);
+                sdf_lanes_set_level(-1);
+                double v2 = osc_sdf_eval(u, x, &g2, &h2);
+                // the children's own sizes at x, as in compare_whole
+                double vsize = 0.0, gsize = 0.0, hsize = 0.0, smallest = INFINITY, values[18];
+                for (int l = 0; l < 18; ++l) {
+                    osc_vec3 g;
+                    osc_mat3 h;
+                    values[l] = osc_sdf_eval_leaf(u, l, x, &g, &h);
+                    smallest = fmin(smallest, values[l]);
+                    gsize = fmax(gsize, osc_length(g));
+                    hsize = fmax(hsize, mat_max_abs(h) + (tau > 0.0 ? osc_dot(g, g) / tau : 0.0));
+                }
+                // phi = r (1 - G) loses the powers' relative rounding of G times r = |x - centre|
+                for (int l = 0; l < 18; ++l)
+                    if (values[l] <= smallest + 40.0 * tau)
+                        vsize = fmax(vsize, osc_length(osc_sub(x, u->leaves[l].translation)));
+                const double eps = 0x1.0p-40;
+                dv[i] = fabs(v1 - v2) / (eps * (tau + vsize));
+                dg[i] = osc_length(osc_sub(g1, g2)) / (eps * gsize);
+                dh[i] = mat_max_abs(osc_mat3_add(h1, osc_mat3_scale(h2, -1.0))) / (eps * hsize);
+                CHECK_MSG(dv[i] <= 1.0 && dg[i] <= 1.0 && dh[i] <= 1.0,
+                          "level %d at (%g %g %g): value %.17g / %.17g, gradient %g, Hessian %g", level, x.x, x.y,
+                          x.z, v1, v2, dg[i], dh[i]);
+            }
+            printf("  lanes level %d, tau %g, %d points: differences from the scalar leaves over 2^-40 of the sizes "
+                   "(max / p95): value %.3g / %.3g, gradient %.3g / %.3g, Hessian %.3g / %.3g\n",
+                   level, taus[t], (int)POINTS, percentile(dv, POINTS, 1.0), percentile(dv, POINTS, 0.95),
+                   percentile(dg, POINTS, 1.0), percentile(dg, POINTS, 0.95), percentile(dh, POINTS, 1.0),
+                   percentile(dh, POINTS, 0.95));
+            // the lanes' derivatives are those of the function they evaluate
+            sdf_lanes_set_level(level);
+            if (taus[t] > 0.0) {
+                char name[64];
+                snprintf(name, sizeof name, "18 SQs in lanes (level %d), tau %g", level, taus[t]);
+                fd_check_box(name, u, lo, hi, 600, 0.05, &rng);
+                check_orders_agree(name, u, osc_v3(0.1, 0.05, 0.0));
+            }
+        }
+        sdf_lanes_set_level(-1);
+        free(dv), free(dg), free(dh);
+        osc_sdf_destroy(u);
+    }
+}
+
 int main(void) {
+    // the culling's own tests compare the culled union with the whole one, both by the scalar leaves
+    // (bit for bit at temperature 0); test_lanes_match_scalar then compares the lanes with them
+    sdf_lanes_set_level(-1);
+    RUN(test_lanes_match_scalar);
     RUN(test_matches_whole_union);
     RUN(test_central_differences);
     RUN(test_transform_offset_and_nesting);
