@@ -519,13 +519,21 @@ static inline double sigmoid_kept(double x, double tau, double kept, double* slo
     return osc_sigmoid_from_exp(x, tau, isnan(kept) ? exp(-fabs(x / tau)) : kept, slope, NULL);
 }
 
+// A trace step at a point deep inside, phi / tau_t below -TRACE_DEEP, is taken as no step: its
+// sigma(phi / tau_t) phi is below 45 e^-45 tau_t < 1.3e-18 tau_t in magnitude and its gain
+// sigma' phi + sigma = sigma (1 + (1 - sigma) phi / tau_t) below 46 e^-45 < 1.3e-18, so s and the
+// tangent ds it would add are below 2^-59 of tau_t and of the tangents they join (docs/manifold.md,
+// "Stopping a trace early"); both passes skip it alike, so they keep the same s.
+#define TRACE_DEEP 45.0
+
 // sigma(phi / tau) of a trace step without its slope, with its exponential in *kept (NaN: none):
 // osc_sigmoid's value, whose 1 / (1 + e) is exactly 1 once e = exp(-phi / tau) < 2^-54
-// (phi / tau > 37.5), so the exp is skipped there
+// (phi / tau > 37.5), so the exp is skipped there; 0 below -TRACE_DEEP
 static inline double trace_bracket(double phi, double tau, double* kept) {
     *kept = NAN;
     if (!(tau > 0.0)) return osc_sigmoid(phi, tau, NULL, NULL);
     if (phi / tau > 40.0) return 1.0;
+    if (phi / tau < -TRACE_DEEP) return 0.0;
     *kept = exp(-fabs(phi / tau));
     return osc_sigmoid_from_exp(phi, tau, *kept, NULL, NULL);
 }
@@ -598,6 +606,8 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
                 // sigma = 1 / (1 + e) is 1 and its slope term sigma (1 - sigma) phi / tau = e phi / tau
                 // < 2.5e-17 < 2^-53 rounds away in the gain, which is exactly 1: no exp needed
                 bracket = gain = 1.0;
+            } else if (tau > 0.0 && phi[e] / tau < -TRACE_DEEP) {
+                bracket = gain = 0.0; // trace_bracket's 0
             } else {
                 bracket =
                     tau > 0.0 ? sigmoid_kept(phi[e], tau, exponential, &slope) : osc_sigmoid(phi[e], tau, &slope, NULL);
@@ -612,17 +622,37 @@ static void trace_tangents(const pipeline* pl, const direction* d, const osc_vec
     traced[0] = s[0], traced[1] = s[1];
 }
 
+// the edge's part of clip_settled's bound: l (1 + 1e-14) + 41 tau_c, or +INFINITY when tau_c >= 4 l
+// (never settled); l (1 + 1e-14) for a hard clip
+static inline double settle_limit(const osc_manifold_settings* st, double l) {
+    double tau = st->clip_temperature;
+    if (!(tau > 0.0)) return l + 1e-14 * l;
+    return tau < 4.0 * l ? l + 1e-14 * l + 41.0 * tau : INFINITY;
+}
+
+// the most a trace step can take back: -W(1/e) tau_t < 0.28 tau_t (0 with the hard bracket)
+static inline double settle_drop(const osc_manifold_settings* st) {
+    return st->trace_temperature > 0.0 ? 0.28 * st->trace_temperature : 0.0;
+}
+
 // true when the clip of a traced distance s into [0, l] (eq. C) is l exactly whatever the trace's
 // `remaining` steps do (docs/manifold.md, "Stopping a trace early"): a step adds sigma(phi) phi,
 // never below -W(1/e) tau_t > -0.2785 tau_t (nothing below 0 with the hard bracket), so s stays
 // more than 40 clip temperatures past l, where clip_value returns l itself (with tau_c < 4 l; a hard
 // clip returns l for any s > l). The margin of one clip temperature and 1e-14 (|s| + l) holds every
-// rounding of the steps' sums and of clip_value's test.
-static inline bool clip_settled(const osc_manifold_settings* st, double s, double l, int remaining) {
-    double tau = st->clip_temperature, drop = st->trace_temperature > 0.0 ? 0.28 * st->trace_temperature : 0.0;
-    double past = s - l - (double)remaining * drop - 1e-14 * (fabs(s) + l);
-    if (tau > 0.0) return past > 41.0 * tau && tau < 4.0 * l;
-    return past > 0.0;
+// rounding of the steps' sums and of clip_value's test. The test is
+// s - 1e-14 s > l + 1e-14 l + 41 tau_c + remaining drop (only an s > 0 passes, so |s| = s), with
+// `limit` = settle_limit(l) and `drop` = settle_drop formed once per edge.
+static inline bool clip_settled(double s, double limit, double drop, int remaining) {
+    return s - 1e-14 * s > limit + (double)remaining * drop;
+}
+
+// true when an edge's trace from a corner with phi > 40 tau_t there settles at its first step: that
+// step adds sigma(phi) phi = phi exactly (trace_bracket's 1), and clip_settled holds for s = phi
+// with the steps after it remaining
+static inline bool corner_settles(const osc_manifold_settings* st, double phi, double limit) {
+    return st->trace_temperature > 0.0 && phi / st->trace_temperature > 40.0 && st->iterations >= 1 &&
+           clip_settled(phi, limit, settle_drop(st), st->iterations - 1);
 }
 
 // the pass without tangents of both traces of an edge (eq. T), from a along t and from b along -t,
@@ -636,11 +666,12 @@ OSC_FORCE_INLINE void trace_both(const pipeline* pl, const direction* d, osc_vec
     osc_vec3 start[2] = {a, b}, dir[2] = {t, osc_neg(t)}, previous[2] = {a, b};
     double phi[2] = {phi_a, phi_b};
     bool done[2] = {false, false};
+    double limit = settle_limit(st, l), drop = settle_drop(st);
     traced[0] = traced[1] = 0.0;
     kept->taken[0] = kept->taken[1] = st->iterations;
     for (int k = 0; k < st->iterations; ++k) {
         for (int e = 0; e < 2; ++e)
-            if (!done[e] && k > 0 && clip_settled(st, traced[e], l, st->iterations - k)) {
+            if (!done[e] && k > 0 && clip_settled(traced[e], limit, drop, st->iterations - k)) {
                 done[e] = true;
                 kept->taken[e] = k;
             }
@@ -680,7 +711,8 @@ OSC_FORCE_INLINE double clip_value(const pipeline* pl, double s, double l, doubl
     // l + s+(-s) - s+(l - s) both terms are below tau e^-40 < ulp(l) / 4 (skips two exp and log1p)
     if (tau > 0.0 && (s - l) / tau > 40.0 && tau < 4.0 * l) return l;
     if (!(tau > 0.0)) return osc_softclip(s, 0.0, l, tau, NULL, NULL);
-    kept[0] = exp(-fabs(s - 0.0) / tau), kept[1] = exp(-fabs(s - l) / tau);
+    // (s is exactly 0 after traces from a corner deep inside: exp(-0) is 1)
+    kept[0] = s == 0.0 ? 1.0 : exp(-fabs(s - 0.0) / tau), kept[1] = exp(-fabs(s - l) / tau);
     return osc_softclip_from_exp(s, 0.0, l, tau, kept[0], kept[1], NULL, NULL);
 }
 
@@ -867,6 +899,21 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
                        edge_expected(pl, phi_a, phi_b, bound.lipschitz * l);
     double s = 0.0, u = 0.0, sc = 0.0, uc = 0.0;
     trace_exps kept; // the pass without tangents' exponentials, for the pass with them
+    // most edges of deep overlaps have both corners so far outside that both traces settle at their
+    // first step (corner_settles): both clip to l, the point is the midpoint, and the look there
+    // decides without the traces' bookkeeping (the passes below run only for an edge it keeps)
+    bool looked = false;
+    if (value_first) {
+        double limit = settle_limit(st, l);
+        if (corner_settles(st, phi_a, limit) && corner_settles(st, phi_b, limit)) {
+            p = osc_add_scaled(osc_scale(osc_add(a, b), 0.5), t, 0.5 * (l - l));
+            if (beyond_by_value(pl, d, p)) {
+                saturate(pl, out);
+                return false;
+            }
+            looked = true;
+        }
+    }
     if (value_first) {
         double traced[2];
         trace_both(pl, d, a, b, t, l, phi_a, phi_b, traced, &kept);
@@ -874,7 +921,7 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
         sc = clip_value(pl, s, l, kept.clip[0]), uc = clip_value(pl, u, l, kept.clip[1]);
         // midpoint p = (a + b) / 2 + (sc - uc) t / 2 (eq. P)
         p = osc_add_scaled(osc_scale(osc_add(a, b), 0.5), t, 0.5 * (sc - uc));
-        if (beyond_by_value(pl, d, p)) {
+        if (!looked && beyond_by_value(pl, d, p)) {
             saturate(pl, out);
             return false;
         }
