@@ -392,35 +392,52 @@ static void corner_phis(const osc_grid* grid, corner* const* pending, const osc_
     }
 }
 
-// The points and (with the broad phase) the broad-phase bounds of stored vertices [begin, end) (a
-// group's) into the corner table, in a loop of independent look-ups whose cache misses overlap, and
+// the verdicts kept for a group's blocks of vertices (group_corners); later blocks are not tested
+#define GROUP_BLOCKS_KEPT 256
+
+// The points and (with the broad phase) the broad-phase bounds of group g's stored vertices into
+// the corner table, in a loop of independent look-ups whose cache misses overlap, and
 // for a spline body phi at the vertices whose value-only look will need it (vertex_beyond_by_value:
 // not ruled out by the lower bound, not decided by the upper one), CORNER_BATCH at a time in one
 // call of the spline's many-point entry (each value has grid_distance's bits, docs/grid.md).
-// The group's vertices and edges then find them. A batch's vertices are consecutive, so their
-// entries in the direct-mapped table are distinct.
+// The group's vertices and edges then find them. A batch's vertices lie within CORNER_CACHE stored
+// positions, so their entries in the direct-mapped table are distinct.
+// With the broad phase (`far` not NULL), each block of the group's vertices (osc_body) whose sphere
+// lies beyond d_max is skipped whole, its verdict kept in far[k] (k < GROUP_BLOCKS_KEPT) for the
+// vertex loop: every vertex in it is saturated.
 // Returns the smallest upper bound of phi these bounds give at a vertex of the group with
 // f_t(phi) = 1 (phi <= d_max - bandwidth): the voxel's upper bound, or phi where it is known first
 // (+INFINITY: none); blend_cutoff's bound on the group's deepest term.
-static double group_corners(const pipeline* pl, const direction* d, int32_t begin, int32_t end) {
+static double group_corners(const pipeline* pl, const direction* d, int32_t g, bool* far) {
+    const osc_body* f = d->f;
+    int32_t k0 = f->group_vertex_block_start[g], k1 = f->group_vertex_block_start[g + 1];
     bool broad = pl->settings->broad_phase;
     double d_max = pl->settings->d_max, full = d_max - pl->settings->bandwidth, deepest = INFINITY;
     const osc_grid* grid = d->s->grid;
     corner* pending[CORNER_BATCH];
     osc_vec3 points[CORNER_BATCH];
     int count = 0;
-    for (int32_t i = begin; i < end; ++i) {
-        corner* c = corner_at(pl, d, i);
-        if (broad && corner_lower(d, c) > d_max) continue;
-        bool decided = broad && c->upper < d_max; // no look at phi needed
-        double known = c->has_phi ? c->phi : decided ? c->upper : INFINITY;
-        if (known <= full && known < deepest) deepest = known;
-        if (!grid || c->has_phi || decided) continue;
-        pending[count] = c;
-        points[count++] = c->y;
-        if (count == CORNER_BATCH) {
-            corner_phis(grid, pending, points, count, full, &deepest);
-            count = 0;
+    for (int32_t k = k0; k < k1; ++k) {
+        if (far && k - k0 < GROUP_BLOCKS_KEPT &&
+            (far[k - k0] = sphere_beyond(pl, d, f->group_vertex_blocks + 4 * (size_t)k, NULL)))
+            continue;
+        for (int32_t i = f->vertex_block_first[k]; i < f->vertex_block_first[k + 1]; ++i) {
+            if (count > 0 && i - pending[0]->vertex >= CORNER_CACHE) { // (the batch's entries stay distinct)
+                corner_phis(grid, pending, points, count, full, &deepest);
+                count = 0;
+            }
+            corner* c = corner_at(pl, d, i);
+            if (broad && corner_lower(d, c) > d_max) continue;
+            bool decided = broad && c->upper < d_max; // no look at phi needed
+            double known = c->has_phi ? c->phi : decided ? c->upper : INFINITY;
+            if (known <= full && known < deepest) deepest = known;
+            if (!grid || c->has_phi || decided) continue;
+            pending[count] = c;
+            points[count++] = c->y;
+            if (count == CORNER_BATCH) {
+                corner_phis(grid, pending, points, count, full, &deepest);
+                count = 0;
+            }
         }
     }
     if (count > 0) corner_phis(grid, pending, points, count, full, &deepest);
@@ -1217,6 +1234,17 @@ static inline void blend_add(const pipeline* pl, blend* b, const feature* c, boo
     blend_add_feature(pl, b, c, active);
 }
 
+// adds `count` saturated features (blend_add's work for each)
+static void blend_add_saturated(const pipeline* pl, blend* b, int32_t count) {
+    if (pl->settings->blend_temperature > 0.0) {
+        b->saturated += count * pl->settings->blend_saturated;
+        return;
+    }
+    feature c;
+    saturate(pl, &c);
+    for (int32_t k = 0; k < count; ++k) blend_add_feature(pl, b, &c, false);
+}
+
 // the blended contact: distance sd / z, weight W = sf / z, point sp / sf, normal sn / |sn|
 // (eq. B); false when the group carries no weight
 static bool blend_finish(const pipeline* pl, blend* b, feature* out) {
@@ -1340,24 +1368,40 @@ static void run_direction(pipeline* pl, const direction* d) {
             // every feature of the group beyond d_max: all saturated, so it emits nothing
             if (st->broad_phase && sphere_beyond(pl, d, f->group_spheres + 4 * (size_t)g, NULL)) continue;
             double deepest = INFINITY;
-            if (st->broad_phase || d->s->grid)
-                deepest = group_corners(pl, d, f->group_vertex_start[g], f->group_vertex_start[g + 1]);
+            bool far[GROUP_BLOCKS_KEPT]; // the group's blocks of vertices beyond d_max (group_corners)
+            if (st->broad_phase || d->s->grid) deepest = group_corners(pl, d, g, st->broad_phase ? far : NULL);
             blend_start(pl, &b, deepest);
             r.vertex_bounds_known = st->broad_phase;
-            for (int32_t i = f->group_vertex_start[g]; i < f->group_vertex_start[g + 1]; ++i) {
-                pl->tangent_cutoff = b.cutoff;
-                bool active = vertex_contact(pl, d, &r, i, &c);
-                blend_add(pl, &b, &c, active);
-            }
-            for (int32_t k = f->group_edge_start[g]; st->edges && k < f->group_edge_start[g + 1]; ++k) {
-                int32_t e = f->group_edges[k];
-                pl->tangent_cutoff = b.cutoff;
-                if (f->edge_shared[e]) {
-                    shared_edge_contact(pl, d, &r, e, &b);
+            // a block of the group's vertices or edges beyond d_max is saturated whole
+            for (int32_t k = f->group_vertex_block_start[g]; k < f->group_vertex_block_start[g + 1]; ++k) {
+                int32_t from = f->vertex_block_first[k], to = f->vertex_block_first[k + 1];
+                int32_t kept = k - f->group_vertex_block_start[g];
+                if (st->broad_phase && kept < GROUP_BLOCKS_KEPT && far[kept]) {
+                    blend_add_saturated(pl, &b, to - from);
                     continue;
                 }
-                bool active = edge_contact(pl, d, &r, e, &c);
-                blend_add(pl, &b, &c, active);
+                for (int32_t i = from; i < to; ++i) {
+                    pl->tangent_cutoff = b.cutoff;
+                    bool active = vertex_contact(pl, d, &r, i, &c);
+                    blend_add(pl, &b, &c, active);
+                }
+            }
+            for (int32_t k = f->group_edge_block_start[g]; st->edges && k < f->group_edge_block_start[g + 1]; ++k) {
+                int32_t from = f->edge_block_first[k], to = f->edge_block_first[k + 1];
+                if (st->broad_phase && sphere_beyond(pl, d, f->group_edge_blocks + 4 * (size_t)k, NULL)) {
+                    blend_add_saturated(pl, &b, to - from);
+                    continue;
+                }
+                for (int32_t i = from; i < to; ++i) {
+                    int32_t e = f->group_edges[i];
+                    pl->tangent_cutoff = b.cutoff;
+                    if (f->edge_shared[e]) {
+                        shared_edge_contact(pl, d, &r, e, &b);
+                        continue;
+                    }
+                    bool active = edge_contact(pl, d, &r, e, &c);
+                    blend_add(pl, &b, &c, active);
+                }
             }
             if (blend_finish(pl, &b, &c)) emit(pl, d, &c, OSC_CONTACT_GROUP, g, g);
         }

@@ -23,6 +23,8 @@ void osc_body_destroy(osc_body* body) {
     osc_free(body->voxels[0].bound);
     osc_free(body->voxels[1].bound);
     osc_free(body->block_lipschitz);
+    osc_free(body->block_lipschitz_near[0]);
+    osc_free(body->block_lipschitz_near[1]);
     osc_free(body->voxel_bounds);
     osc_free(body->vertices);
     osc_free(body->vertex_index);
@@ -39,6 +41,12 @@ void osc_body_destroy(osc_body* body) {
     osc_free(body->vertex_chunks);
     osc_free(body->edge_chunks);
     osc_free(body->group_spheres);
+    osc_free(body->group_vertex_block_start);
+    osc_free(body->group_edge_block_start);
+    osc_free(body->vertex_block_first);
+    osc_free(body->edge_block_first);
+    osc_free(body->group_vertex_blocks);
+    osc_free(body->group_edge_blocks);
     osc_free(body);
 }
 
@@ -71,6 +79,21 @@ double body_ball_lipschitz(const osc_body* body, osc_vec3 c, double radius) {
     const osc_grid* g = body->grid;
     double p[3] = {c.x - g->origin.x, c.y - g->origin.y, c.z - g->origin.z};
     double span = OSC_BODY_BLOCK * g->cell;
+    // a ball of radius at most r = 1 or 2 blocks' sides: clamped to the region (as the continuation
+    // outside it clamps its points) it lies within r blocks of its clamped centre's, one look-up
+    if (radius <= 2.0 * span) {
+        size_t index = 0;
+        bool leaves = false;
+        for (int a = 2; a >= 0; --a) {
+            leaves |= p[a] - radius < 0.0 || p[a] + radius > g->extent[a];
+            double q = p[a] < 0.0 ? 0.0 : p[a] < g->extent[a] ? p[a] : g->extent[a];
+            int block = (int)(q / span);
+            block = block > body->blocks[a] - 1 ? body->blocks[a] - 1 : block;
+            index = index * (size_t)body->blocks[a] + (size_t)block;
+        }
+        double near = body->block_lipschitz_near[radius > span][index];
+        return leaves ? sqrt(near * near + 1.0) : near;
+    }
     int lo[3], hi[3];
     bool leaves = false;
     for (int a = 0; a < 3; ++a) {
@@ -257,6 +280,22 @@ static osc_status build_blocks(osc_body* body) {
     }
     osc_free(b.outside);
     body->boundary_bound = boundary;
+    // each block's bound over its neighbourhoods (body_ball_lipschitz's small balls)
+    for (int reach = 1; reach <= 2; ++reach) {
+        double* near = body->block_lipschitz_near[reach - 1] = osc_calloc(count, sizeof(double));
+        if (!near) return osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);
+        for (int k = 0; k < body->blocks[2]; ++k)
+            for (int j = 0; j < body->blocks[1]; ++j)
+                for (int i = 0; i < body->blocks[0]; ++i) {
+                    int at[3] = {i, j, k}, lo[3], hi[3];
+                    for (int a = 0; a < 3; ++a) {
+                        lo[a] = at[a] > reach ? at[a] - reach : 0;
+                        hi[a] = at[a] + reach < body->blocks[a] ? at[a] + reach : body->blocks[a] - 1;
+                    }
+                    near[((size_t)k * (size_t)body->blocks[1] + (size_t)j) * (size_t)body->blocks[0] + (size_t)i] =
+                        block_box_max(body, lo, hi);
+                }
+    }
     // the continuation outside the region adds |x - clamp(x)|: |grad| <= sqrt(L^2 + 1)
     body->edge_lipschitz = sqrt(outside * outside + 1.0);
     return OSC_OK;
@@ -568,6 +607,79 @@ static osc_status build_group_spheres(osc_body* body) {
     return OSC_OK;
 }
 
+// the corners of the feature at position i of a group's vertices (edges: false) or of its edge list
+// (true) into `to` (1 or 2 points); returns how many
+static int feature_points(const osc_body* body, bool edges, int32_t i, double* to) {
+    const double* from = edges ? body->edges + 6 * (size_t)body->group_edges[i] : body->vertices + 3 * (size_t)i;
+    memcpy(to, from, (edges ? 6 : 3) * sizeof(double));
+    return edges ? 2 : 1;
+}
+
+// splits positions [begin, end) (a group's vertices, or its edge list) into blocks of consecutive
+// features: each grows while it has fewer than OSC_BODY_GROUP_BLOCK features and its bounding sphere
+// stays within radius `cap`. Writes each block's first position to first[] and its sphere to
+// spheres[] (NULL: count only); returns the number of blocks
+static int32_t split_blocks(const osc_body* body, bool edges, int32_t begin, int32_t end, double cap, int32_t* first,
+                            double* spheres) {
+    int32_t blocks = 0;
+    double points[6 * OSC_BODY_GROUP_BLOCK], sphere[4], grown[4];
+    for (int32_t i = begin; i < end; ++blocks) {
+        int count = feature_points(body, edges, i, points);
+        bounding_sphere(points, count, 3, sphere);
+        int32_t next = i + 1;
+        for (; next < end && next - i < OSC_BODY_GROUP_BLOCK; ++next) {
+            int more = feature_points(body, edges, next, points + 3 * count);
+            bounding_sphere(points, count + more, 3, grown);
+            if (grown[3] > cap) break;
+            count += more;
+            memcpy(sphere, grown, sizeof sphere);
+        }
+        if (first) first[blocks] = i;
+        if (spheres) memcpy(spheres + 4 * (size_t)blocks, sphere, sizeof sphere);
+        i = next;
+    }
+    return blocks;
+}
+
+// the blocks of each group's vertices and edge list (split_blocks, within 1.5 times the mean edge length)
+static osc_status build_group_blocks(osc_body* body) {
+    int32_t groups = body->group_count;
+    double cap = 0.0;
+    for (int32_t i = 0; i < body->edge_count; ++i) cap += body->edge_lengths[i];
+    cap = body->edge_count > 0 ? 1.5 * cap / body->edge_count : 0.0;
+    body->group_vertex_block_start = osc_calloc((size_t)groups + 1, sizeof(int32_t));
+    body->group_edge_block_start = osc_calloc((size_t)groups + 1, sizeof(int32_t));
+    if (!body->group_vertex_block_start || !body->group_edge_block_start)
+        return osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);
+    for (int pass = 0; pass < 2; ++pass) { // count, then fill
+        for (int32_t g = 0; g < groups; ++g) {
+            int32_t *vstart = body->group_vertex_block_start, *estart = body->group_edge_block_start;
+            bool fill = pass == 1;
+            int32_t v0 = body->group_vertex_start[g], v1 = body->group_vertex_start[g + 1];
+            int32_t e0 = body->group_edge_start[g], e1 = body->group_edge_start[g + 1];
+            vstart[g + 1] = vstart[g] + split_blocks(body, false, v0, v1, cap,
+                                                     fill ? body->vertex_block_first + vstart[g] : NULL,
+                                                     fill ? body->group_vertex_blocks + 4 * (size_t)vstart[g] : NULL);
+            estart[g + 1] = estart[g] + split_blocks(body, true, e0, e1, cap,
+                                                     fill ? body->edge_block_first + estart[g] : NULL,
+                                                     fill ? body->group_edge_blocks + 4 * (size_t)estart[g] : NULL);
+        }
+        if (pass == 1) break;
+        size_t vblocks = (size_t)body->group_vertex_block_start[groups];
+        size_t eblocks = (size_t)body->group_edge_block_start[groups];
+        body->vertex_block_first = osc_calloc(vblocks + 1, sizeof(int32_t));
+        body->edge_block_first = osc_calloc(eblocks + 1, sizeof(int32_t));
+        body->group_vertex_blocks = osc_calloc(4 * vblocks + 4, sizeof(double));
+        body->group_edge_blocks = osc_calloc(4 * eblocks + 4, sizeof(double));
+        if (!body->vertex_block_first || !body->edge_block_first || !body->group_vertex_blocks ||
+            !body->group_edge_blocks)
+            return osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);
+        body->vertex_block_first[vblocks] = groups > 0 ? body->group_vertex_start[groups] : 0;
+        body->edge_block_first[eblocks] = groups > 0 ? body->group_edge_start[groups] : 0;
+    }
+    return OSC_OK;
+}
+
 static osc_status check_desc(const osc_body_desc* desc) {
     const char* f = "osc_body_create";
     if (!desc) return osc_fail(OSC_ERR_INVALID_ARGUMENT, "%s: desc is NULL", f);
@@ -641,6 +753,7 @@ osc_status osc_body_create(const osc_body_desc* desc, osc_body** out) {
     if ((status = store_features(body, desc, vgroups, egroups))) goto fail;
     if ((status = build_chunks(body))) goto fail;
     if ((status = build_group_spheres(body))) goto fail;
+    if ((status = build_group_blocks(body))) goto fail;
     osc_free(vgroups);
     osc_free(egroups);
     *out = body;

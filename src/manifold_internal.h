@@ -35,6 +35,9 @@ struct osc_body {
     // on the region's boundary: outside the region phi >= boundary_bound + distance to the region
     int blocks[3];
     double* block_lipschitz;
+    // and per block the largest bound over the blocks within r = 1 and r = 2 of it along each axis
+    // ((2 r + 1)^3 blocks, within the region): one look-up for a ball of radius at most r blocks' sides
+    double* block_lipschitz_near[2];
     double boundary_bound;
     // a grid body's voxel bounds, phi(centre) -/+ rho of each voxel as floats rounded outward
     // (lower, upper; [n_z][n_y][n_x][2]): one cache line per lookup instead of two and half the
@@ -69,9 +72,23 @@ struct osc_body {
     // and of each convex group's features (its vertices and both corners of each of its edges): a
     // group whose sphere lies beyond d_max emits nothing
     double* group_spheres; // [group_count][4]
+    // and of each block of consecutive features of a group (its stored vertices, and positions of its
+    // edge list, whose blocks hold both corners of their edges): up to OSC_BODY_GROUP_BLOCK features
+    // within a ball of 1.5 times the mean edge length, so that a block beyond d_max is decided by one test
+    // instead of one per feature. Group g's vertex blocks are k = group_vertex_block_start[g] ..
+    // group_vertex_block_start[g + 1] - 1, block k holding stored vertices [vertex_block_first[k],
+    // vertex_block_first[k + 1]) (the blocks of consecutive groups are consecutive); likewise its edges
+    int32_t* group_vertex_block_start; // [group_count + 1]
+    int32_t* group_edge_block_start;   // [group_count + 1]
+    int32_t* vertex_block_first;       // [vertex blocks + 1] first stored vertex of each block
+    int32_t* edge_block_first;         // [edge blocks + 1] first position in group_edges of each block
+    double* group_vertex_blocks;       // [vertex blocks][4]
+    double* group_edge_blocks;         // [edge blocks][4]
 };
 
 #define OSC_BODY_CHUNK 32
+
+#define OSC_BODY_GROUP_BLOCK 16
 
 #define OSC_BODY_BLOCK 4
 

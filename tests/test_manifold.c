@@ -2054,6 +2054,84 @@ static void test_body_bounds(void) {
               bad_segment);
 }
 
+// the blocks of each group's features (a ball beyond d_max rules out the block: the ball must hold
+// every feature, and the blocks must cover each group's vertices and edge list in order), and the
+// one-look-up Lipschitz bound of small balls against the largest block bound over the box of blocks
+// the clamped ball touches (the exact bound) and against |grad phi| sampled in the ball
+static void test_body_blocks(void) {
+    if (!bunny_clusters.body || !bunny_grid) return;
+    const osc_body* body = bunny_clusters.body;
+    int bad_cover = 0, bad_order = 0, blocks = 0;
+    for (int edges = 0; edges < 2; ++edges)
+        for (int32_t g = 0; g < body->group_count; ++g) {
+            const int32_t* start = edges ? body->group_edge_block_start : body->group_vertex_block_start;
+            const int32_t* first = edges ? body->edge_block_first : body->vertex_block_first;
+            const double* spheres = edges ? body->group_edge_blocks : body->group_vertex_blocks;
+            const int32_t* range = edges ? body->group_edge_start : body->group_vertex_start;
+            bad_order += first[start[g]] != range[g] || first[start[g + 1]] != range[g + 1];
+            for (int32_t k = start[g]; k < start[g + 1]; ++k) {
+                blocks++;
+                bad_order += !(first[k] < first[k + 1] && first[k + 1] - first[k] <= OSC_BODY_GROUP_BLOCK);
+                const double* c = spheres + 4 * (size_t)k;
+                for (int32_t i = first[k]; i < first[k + 1]; ++i)
+                    for (int corner = 0; corner < (edges ? 2 : 1); ++corner) {
+                        const double* v = edges ? body->edges + 6 * (size_t)body->group_edges[i] + 3 * corner
+                                                : body->vertices + 3 * (size_t)i;
+                        double r = sqrt((v[0] - c[0]) * (v[0] - c[0]) + (v[1] - c[1]) * (v[1] - c[1]) +
+                                        (v[2] - c[2]) * (v[2] - c[2]));
+                        bad_cover += !(r <= c[3] * (1.0 + 1e-12));
+                    }
+            }
+        }
+    CHECK_MSG(blocks > 0 && bad_order == 0, "%d of %d feature blocks out of order", bad_order, blocks);
+    CHECK_MSG(bad_cover == 0, "%d features outside their block's sphere", bad_cover);
+
+    test_rng local = {0x626c6f636b73ull};
+    osc_vec3 lo, hi;
+    osc_grid_bounds(bunny_grid, &lo, &hi);
+    double cell = osc_grid_cells(bunny_grid, NULL), span = OSC_BODY_BLOCK * cell;
+    int balls = 0, looser = 0, bad_exact = 0, bad_sample = 0;
+    for (int n = 0; n < 20000; ++n) {
+        // centres in and around the region, radii up to two blocks' sides
+        osc_vec3 c = osc_v3(test_uniform(&local, lo.x - span, hi.x + span),
+                            test_uniform(&local, lo.y - span, hi.y + span),
+                            test_uniform(&local, lo.z - span, hi.z + span));
+        double radius = test_uniform(&local, 0.0, 2.0 * span), bound = body_ball_lipschitz(body, c, radius);
+        // the exact bound: the blocks of the ball's box clamped to the region, with the unit slope outside
+        double p[3] = {c.x - lo.x, c.y - lo.y, c.z - lo.z}, extent[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
+        int from[3], to[3];
+        bool leaves = false;
+        for (int a = 0; a < 3; ++a) {
+            leaves |= p[a] - radius < 0.0 || p[a] + radius > extent[a];
+            double x0 = fmin(fmax(p[a] - radius, 0.0), extent[a]), x1 = fmin(fmax(p[a] + radius, 0.0), extent[a]);
+            from[a] = (int)fmin(x0 / span, body->blocks[a] - 1), to[a] = (int)fmin(x1 / span, body->blocks[a] - 1);
+        }
+        double exact = 0.0;
+        for (int k = from[2]; k <= to[2]; ++k)
+            for (int j = from[1]; j <= to[1]; ++j)
+                for (int i = from[0]; i <= to[0]; ++i)
+                    exact = fmax(exact, body->block_lipschitz[((size_t)k * body->blocks[1] + j) * body->blocks[0] + i]);
+        if (leaves) exact = sqrt(exact * exact + 1.0);
+        balls++;
+        bad_exact += !(bound >= exact);
+        looser += bound > exact;
+        // |grad phi| where phi > 0 at points of the ball inside the region
+        for (int m = 0; m < 8; ++m) {
+            osc_vec3 x = osc_add(c, osc_scale(osc_v3(test_uniform(&local, -1, 1), test_uniform(&local, -1, 1),
+                                                     test_uniform(&local, -1, 1)),
+                                              radius / sqrt(3.0))),
+                     g;
+            if (x.x < lo.x || x.y < lo.y || x.z < lo.z || x.x > hi.x || x.y > hi.y || x.z > hi.z) continue;
+            if (!(osc_grid_eval(bunny_grid, x, &g, NULL) > 0.0)) continue;
+            bad_sample += !(osc_length(g) <= bound);
+        }
+    }
+    printf("  feature blocks: %d; small balls: %d, the one-look-up bound looser than the box's in %d\n", blocks,
+           balls, looser);
+    CHECK_MSG(bad_exact == 0, "%d balls got a bound below the largest bound of their box of blocks", bad_exact);
+    CHECK_MSG(bad_sample == 0, "%d sampled points have |grad phi| above their ball's bound", bad_sample);
+}
+
 int main(void) {
     double start = test_seconds();
     build_models();
@@ -2068,6 +2146,7 @@ int main(void) {
     RUN(test_far_poses);
     RUN(test_groups);
     RUN(test_body_bounds);
+    RUN(test_body_blocks);
     free_models();
     printf("%.1f s\n", test_seconds() - start);
     return test_finish();
