@@ -97,6 +97,30 @@ def peers_dir(arg):
     return os.path.join(os.path.dirname(os.path.dirname(HERE)), "build", "peers")
 
 
+def run_worker(command, timeout):
+    """Runs a worker process (command[0] is its interpreter) with a time limit in seconds. Returns
+    (the JSON objects of its stdout's lines that start with '{', None) when it exits 0 having printed
+    one, else (None, a one-line reason). Shared with mujoco_warp_manifold.py."""
+    try:
+        proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              timeout=int(timeout))
+    except subprocess.TimeoutExpired:
+        return None, "timed out after %s s" % timeout
+    except OSError as error:
+        return None, "cannot run %s: %s" % (command[0], error)
+    objects = []
+    for line in proc.stdout.splitlines():
+        if line.strip().startswith("{"):
+            try:
+                objects.append(json.loads(line))
+            except ValueError:
+                pass
+    if proc.returncode == 0 and objects:
+        return objects, None
+    errors = [l for l in proc.stderr.splitlines() if l.strip()]
+    return None, "failed (exit %d): %s" % (proc.returncode, errors[-1] if errors else "no output")
+
+
 def split_options(argv, options):
     """The positional arguments of argv; each "--name value" pair sets options[name], which must be
     one of its keys (raises ValueError otherwise, or when a value is missing)."""
@@ -161,22 +185,11 @@ def main_parent(argv):
     for key, value in options.items():
         if value != "":
             command += [key, os.path.abspath(value) if key in ("--box-sweep", "--contacts-out") else value]
-    try:
-        proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              timeout=int(options["--timeout"]))
-    except subprocess.TimeoutExpired:
-        return missing("timed out after %s s" % options["--timeout"])
-    except OSError as error:
-        return missing("cannot run %s: %s" % (python, error))
-    lines = [l for l in proc.stdout.splitlines() if l.strip().startswith("{")]
-    if proc.returncode == 0 and lines:
-        try:
-            say(json.loads(lines[-1]))
-            return 0
-        except ValueError:
-            pass
-    errors = [l for l in proc.stderr.splitlines() if l.strip()]
-    return missing("failed (exit %d): %s" % (proc.returncode, errors[-1] if errors else "no output"))
+    objects, failure = run_worker(command, options["--timeout"])
+    if failure:
+        return missing(failure)
+    say(objects[-1])
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------------------------------

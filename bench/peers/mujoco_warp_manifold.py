@@ -42,7 +42,6 @@ configuration ("configs_same_ncon" of "configs"), their totals, and "overflow" i
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -112,25 +111,13 @@ def main_parent(argv):
     for key, value in options.items():
         if value != "" and key not in ("--python", "--peers-dir"):
             command += [key, os.path.abspath(value) if key == "--bench-manifold" else value]
-    try:
-        proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              timeout=int(options["--timeout"]))
-    except subprocess.TimeoutExpired:
-        return missing("timed out after %s s" % options["--timeout"])
-    except OSError as error:
-        return missing("cannot run %s: %s" % (python, error))
-    printed = 0
-    for line in proc.stdout.splitlines():
-        if line.strip().startswith("{"):
-            try:
-                say(json.loads(line))
-                printed += 1
-            except ValueError:
-                pass
-    if proc.returncode == 0 and printed:
-        return 0
-    errors = [l for l in proc.stderr.splitlines() if l.strip()]
-    return missing("failed (exit %d): %s" % (proc.returncode, errors[-1] if errors else "no output"))
+    from mujoco_manifold import run_worker
+    objects, failure = run_worker(command, options["--timeout"])
+    if failure:
+        return missing(failure)
+    for obj in objects:
+        say(obj)
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------------------------------
