@@ -1395,26 +1395,28 @@ static void run_direction(pipeline* pl, const direction* d) {
                 }
             }
             bool far_edges[BALL_BATCH]; // the verdicts of the next BALL_BATCH edge blocks (body_balls_beyond)
-            for (int32_t k = f->group_edge_block_start[g], k1 = f->group_edge_block_start[g + 1]; st->edges && k < k1;
-                 ++k) {
-                int32_t from = f->edge_block_first[k], to = f->edge_block_first[k + 1];
-                int batched = (k - f->group_edge_block_start[g]) % BALL_BATCH;
-                if (st->broad_phase && batched == 0)
-                    body_balls_beyond(d->s, &d->rel_r, d->rel_p, f->group_edge_blocks + 4 * (size_t)k,
-                                      k1 - k < BALL_BATCH ? k1 - k : BALL_BATCH, st->d_max, far_edges);
-                if (st->broad_phase && far_edges[batched]) {
-                    blend_add_saturated(pl, &b, to - from);
-                    continue;
-                }
-                for (int32_t i = from; i < to; ++i) {
-                    int32_t e = f->group_edges[i];
-                    pl->tangent_cutoff = b.cutoff;
-                    if (f->edge_shared[e]) {
-                        shared_edge_contact(pl, d, &r, e, &b);
+            for (int32_t k0 = f->group_edge_block_start[g], k1 = f->group_edge_block_start[g + 1]; st->edges && k0 < k1;
+                 k0 += BALL_BATCH) {
+                int batch = k1 - k0 < BALL_BATCH ? k1 - k0 : BALL_BATCH;
+                if (st->broad_phase)
+                    body_balls_beyond(d->s, &d->rel_r, d->rel_p, f->group_edge_blocks + 4 * (size_t)k0, batch, st->d_max,
+                                      far_edges);
+                for (int j = 0; j < batch; ++j) {
+                    int32_t from = f->edge_block_first[k0 + j], to = f->edge_block_first[k0 + j + 1];
+                    if (st->broad_phase && far_edges[j]) {
+                        blend_add_saturated(pl, &b, to - from);
                         continue;
                     }
-                    bool active = edge_contact(pl, d, &r, e, &c);
-                    blend_add(pl, &b, &c, active);
+                    for (int32_t i = from; i < to; ++i) {
+                        int32_t e = f->group_edges[i];
+                        pl->tangent_cutoff = b.cutoff;
+                        if (f->edge_shared[e]) {
+                            shared_edge_contact(pl, d, &r, e, &b);
+                            continue;
+                        }
+                        bool active = edge_contact(pl, d, &r, e, &c);
+                        blend_add(pl, &b, &c, active);
+                    }
                 }
             }
             if (blend_finish(pl, &b, &c)) emit(pl, d, &c, OSC_CONTACT_GROUP, g, g);

@@ -302,16 +302,19 @@ void body_balls_beyond(const osc_body* s, const osc_mat3* rel_r, osc_vec3 rel_p,
 }
 
 double body_segment_lipschitz(const osc_body* body, int32_t block_a, int32_t block_b) {
-    if (block_a == block_b) { // (most edges: one block's own bound)
-        size_t i = (size_t)(block_a & 1023), j = (size_t)(block_a >> 10 & 1023), k = (size_t)(block_a >> 20 & 1023);
-        return body->block_lipschitz[(k * (size_t)body->blocks[1] + j) * (size_t)body->blocks[0] + i];
-    }
-    int lo[3], hi[3];
+    int lo[3], hi[3], window = 0;
     for (int a = 0; a < 3; ++a) {
         int u = (block_a >> (10 * a)) & 1023, v = (block_b >> (10 * a)) & 1023;
         lo[a] = u < v ? u : v;
         hi[a] = u < v ? v : u;
+        window |= (hi[a] - lo[a] == 1 ? 1 : hi[a] - lo[a] == 0 ? 0 : 8) << a;
     }
+    // (most edges: at most two blocks along each axis, one window)
+    if (window < 8 && body->block_lipschitz_windows)
+        return body->block_lipschitz_windows[8 * (((size_t)lo[2] * (size_t)body->blocks[1] + (size_t)lo[1]) *
+                                                      (size_t)body->blocks[0] +
+                                                  (size_t)lo[0]) +
+                                             (size_t)window];
     return block_box_max(body, lo, hi);
 }
 
