@@ -336,26 +336,25 @@ static inline double corner_lower(const direction* d, corner* c) {
     return c->lower;
 }
 
-// true when every point within sphere[3] of the f-frame centre sphere[0..2] has phi > d_max: phi
-// cannot fall faster than L (a bound on |grad phi| over the ball) along a segment before it first
-// reaches 0; or the ball lies outside a grid's region, where phi grows like the distance to it.
-// Writes L to `lipschitz` (nullable; the body's global bound where that alone rules the ball out).
-// The ball's own bound (up to 64 blocks read) is formed only where it can decide or is asked for:
-// the global bound is at least it, and with lb(c) <= d_max no L >= 0 rules the ball out.
+// true when every point within sphere[3] of the f-frame centre sphere[0..2] has phi > d_max
+// (body_ball_beyond): phi cannot fall faster than L (a bound on |grad phi| over the ball) along a
+// segment before it first reaches 0; or the ball lies outside a grid's region, where phi grows like
+// the distance to it. With `lipschitz` (an edge run, whose edges take its L) the ball's own L is
+// written there (the body's global bound where that alone rules the ball out); without it, it is
+// formed only where it can decide: the global bound is at least it, and with lb(c) <= d_max no
+// L >= 0 rules the ball out.
 static bool sphere_beyond(const pipeline* pl, const direction* d, const double sphere[4], double* lipschitz) {
     osc_vec3 c = to_s_frame(d, sphere);
-    double d_max = pl->settings->d_max, radius = sphere[3], lower = body_lower_bound(d->s, c);
-    double global = d->s->edge_lipschitz;
+    double d_max = pl->settings->d_max, radius = sphere[3];
+    if (!lipschitz) return body_ball_beyond(d->s, c, radius, d_max);
+    body_place place; // (one voxel look-up for all three tests)
+    double lower = body_lower_bound_placed(d->s, c, &place), global = d->s->edge_lipschitz;
     if (lower - global * radius > d_max) {
-        if (lipschitz) *lipschitz = global;
+        *lipschitz = global;
         return true;
     }
-    if (lower > d_max || lipschitz) {
-        double l = body_ball_lipschitz(d->s, c, radius);
-        if (lipschitz) *lipschitz = l;
-        if (lower - l * radius > d_max) return true;
-    }
-    return body_ball_outside(d->s, c, radius, d_max);
+    *lipschitz = body_ball_lipschitz_placed(d->s, c, radius, &place);
+    return lower - *lipschitz * radius > d_max || body_ball_outside(d->s, &place, radius, d_max);
 }
 
 // the broad phase's verdict for stored vertex (or edge) i's run, computed once per run
@@ -392,6 +391,9 @@ static void corner_phis(const osc_grid* grid, corner* const* pending, const osc_
     }
 }
 
+// balls tested at once (body_balls_beyond): a group's blocks of edges, the groups' spheres
+#define BALL_BATCH 64
+
 // the verdicts kept for a group's blocks of vertices (group_corners); later blocks are not tested
 #define GROUP_BLOCKS_KEPT 256
 
@@ -417,10 +419,11 @@ static double group_corners(const pipeline* pl, const direction* d, int32_t g, b
     corner* pending[CORNER_BATCH];
     osc_vec3 points[CORNER_BATCH];
     int count = 0;
+    // the blocks' verdicts all at once (body_balls_beyond)
+    int32_t kept = k1 - k0 < GROUP_BLOCKS_KEPT ? k1 - k0 : GROUP_BLOCKS_KEPT;
+    if (far) body_balls_beyond(d->s, &d->rel_r, d->rel_p, f->group_vertex_blocks + 4 * (size_t)k0, kept, d_max, far);
     for (int32_t k = k0; k < k1; ++k) {
-        if (far && k - k0 < GROUP_BLOCKS_KEPT &&
-            (far[k - k0] = sphere_beyond(pl, d, f->group_vertex_blocks + 4 * (size_t)k, NULL)))
-            continue;
+        if (far && k - k0 < GROUP_BLOCKS_KEPT && far[k - k0]) continue;
         for (int32_t i = f->vertex_block_first[k]; i < f->vertex_block_first[k + 1]; ++i) {
             if (count > 0 && i - pending[0]->vertex >= CORNER_CACHE) { // (the batch's entries stay distinct)
                 corner_phis(grid, pending, points, count, full, &deepest);
@@ -1364,9 +1367,14 @@ static void run_direction(pipeline* pl, const direction* d) {
     feature c;
     if (st->blend && f->group_count > 0) {
         blend b;
+        bool far_groups[BALL_BATCH]; // the verdicts of the next BALL_BATCH groups' spheres
         for (int32_t g = 0; g < f->group_count; ++g) {
+            if (st->broad_phase && g % BALL_BATCH == 0)
+                body_balls_beyond(d->s, &d->rel_r, d->rel_p, f->group_spheres + 4 * (size_t)g,
+                                  f->group_count - g < BALL_BATCH ? f->group_count - g : BALL_BATCH, st->d_max,
+                                  far_groups);
             // every feature of the group beyond d_max: all saturated, so it emits nothing
-            if (st->broad_phase && sphere_beyond(pl, d, f->group_spheres + 4 * (size_t)g, NULL)) continue;
+            if (st->broad_phase && far_groups[g % BALL_BATCH]) continue;
             double deepest = INFINITY;
             bool far[GROUP_BLOCKS_KEPT]; // the group's blocks of vertices beyond d_max (group_corners)
             if (st->broad_phase || d->s->grid) deepest = group_corners(pl, d, g, st->broad_phase ? far : NULL);
@@ -1386,21 +1394,29 @@ static void run_direction(pipeline* pl, const direction* d) {
                     blend_add(pl, &b, &c, active);
                 }
             }
-            for (int32_t k = f->group_edge_block_start[g]; st->edges && k < f->group_edge_block_start[g + 1]; ++k) {
-                int32_t from = f->edge_block_first[k], to = f->edge_block_first[k + 1];
-                if (st->broad_phase && sphere_beyond(pl, d, f->group_edge_blocks + 4 * (size_t)k, NULL)) {
-                    blend_add_saturated(pl, &b, to - from);
-                    continue;
-                }
-                for (int32_t i = from; i < to; ++i) {
-                    int32_t e = f->group_edges[i];
-                    pl->tangent_cutoff = b.cutoff;
-                    if (f->edge_shared[e]) {
-                        shared_edge_contact(pl, d, &r, e, &b);
+            bool far_edges[BALL_BATCH]; // the verdicts of the next BALL_BATCH edge blocks (body_balls_beyond)
+            for (int32_t k0 = f->group_edge_block_start[g], k1 = f->group_edge_block_start[g + 1]; st->edges && k0 < k1;
+                 k0 += BALL_BATCH) {
+                int batch = k1 - k0 < BALL_BATCH ? k1 - k0 : BALL_BATCH;
+                if (st->broad_phase)
+                    body_balls_beyond(d->s, &d->rel_r, d->rel_p, f->group_edge_blocks + 4 * (size_t)k0, batch, st->d_max,
+                                      far_edges);
+                for (int j = 0; j < batch; ++j) {
+                    int32_t from = f->edge_block_first[k0 + j], to = f->edge_block_first[k0 + j + 1];
+                    if (st->broad_phase && far_edges[j]) {
+                        blend_add_saturated(pl, &b, to - from);
                         continue;
                     }
-                    bool active = edge_contact(pl, d, &r, e, &c);
-                    blend_add(pl, &b, &c, active);
+                    for (int32_t i = from; i < to; ++i) {
+                        int32_t e = f->group_edges[i];
+                        pl->tangent_cutoff = b.cutoff;
+                        if (f->edge_shared[e]) {
+                            shared_edge_contact(pl, d, &r, e, &b);
+                            continue;
+                        }
+                        bool active = edge_contact(pl, d, &r, e, &c);
+                        blend_add(pl, &b, &c, active);
+                    }
                 }
             }
             if (blend_finish(pl, &b, &c)) emit(pl, d, &c, OSC_CONTACT_GROUP, g, g);

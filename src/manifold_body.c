@@ -4,7 +4,14 @@
 
 #include "manifold_internal.h"
 
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define BODY_BALLS_X86 1
+#include <immintrin.h>
+#endif
 
 osc_body_desc osc_body_desc_default(void) {
     osc_body_desc desc;
@@ -25,6 +32,7 @@ void osc_body_destroy(osc_body* body) {
     osc_free(body->block_lipschitz);
     osc_free(body->block_lipschitz_near[0]);
     osc_free(body->block_lipschitz_near[1]);
+    osc_free(body->block_lipschitz_windows);
     osc_free(body->voxel_bounds);
     osc_free(body->vertices);
     osc_free(body->vertex_index);
@@ -61,8 +69,8 @@ void osc_body_vertex_groups(const osc_body* body, int32_t* vertex_groups) {
     for (int32_t i = 0; i < body->vertex_count; ++i) vertex_groups[body->vertex_index[i]] = body->vertex_group[i];
 }
 
-// the largest block Lipschitz bound over blocks lo..hi (inclusive, per axis)
-static double block_box_max(const osc_body* body, const int lo[3], const int hi[3]) {
+// the largest block Lipschitz bound over blocks lo..hi (inclusive, per axis), one by one
+static double block_box_scan(const osc_body* body, const int lo[3], const int hi[3]) {
     size_t nx = (size_t)body->blocks[0], ny = (size_t)body->blocks[1];
     double lipschitz = 0.0;
     for (int k = lo[2]; k <= hi[2]; ++k)
@@ -74,22 +82,54 @@ static double block_box_max(const osc_body* body, const int lo[3], const int hi[
     return lipschitz;
 }
 
+// block_box_scan's bound (the same value: a largest element is exact) from the windows of blocks
+// (block_lipschitz_windows): along each axis of two or more blocks, windows of two starting at lo,
+// lo + 2, ... (the last moved back to end at hi), else one block; a box of 4 x 4 x 4 blocks takes 8
+// look-ups instead of 64, a segment's box of at most two blocks along each axis one
+static double block_box_max(const osc_body* body, const int lo[3], const int hi[3]) {
+    if (!body->block_lipschitz_windows) return block_box_scan(body, lo, hi);
+    size_t nx = (size_t)body->blocks[0], ny = (size_t)body->blocks[1];
+    int w[3];
+    for (int a = 0; a < 3; ++a) w[a] = hi[a] > lo[a];
+    const double* windows = body->block_lipschitz_windows + (w[0] | w[1] << 1 | w[2] << 2);
+    double lipschitz = 0.0;
+    for (int k = lo[2];; k += 2) {
+        int z = k < hi[2] - w[2] ? k : hi[2] - w[2];
+        for (int j = lo[1];; j += 2) {
+            int y = j < hi[1] - w[1] ? j : hi[1] - w[1];
+            for (int i = lo[0];; i += 2) {
+                int x = i < hi[0] - w[0] ? i : hi[0] - w[0];
+                double window = windows[8 * (((size_t)z * ny + (size_t)y) * nx + (size_t)x)];
+                lipschitz = window > lipschitz ? window : lipschitz;
+                if (x + w[0] >= hi[0]) break;
+            }
+            if (y + w[1] >= hi[1]) break;
+        }
+        if (z + w[2] >= hi[2]) break;
+    }
+    return lipschitz;
+}
+
 double body_ball_lipschitz(const osc_body* body, osc_vec3 c, double radius) {
+    body_place place = {0.0, {0, 0, 0}};
+    if (body->grid) grid_voxel_cell_of(body->grid, c, &place.outside, place.cell);
+    return body_ball_lipschitz_placed(body, c, radius, &place);
+}
+
+double body_ball_lipschitz_placed(const osc_body* body, osc_vec3 c, double radius, const body_place* place) {
     if (!body->block_lipschitz) return body->edge_lipschitz;
     const osc_grid* g = body->grid;
     double p[3] = {c.x - g->origin.x, c.y - g->origin.y, c.z - g->origin.z};
     double span = OSC_BODY_BLOCK * g->cell;
     // a ball of radius at most r = 1 or 2 blocks' sides: clamped to the region (as the continuation
-    // outside it clamps its points) it lies within r blocks of its clamped centre's, one look-up
+    // outside it clamps its points) it lies within r blocks of the block of its clamped centre's
+    // voxel, one look-up
     if (radius <= 2.0 * span) {
         size_t index = 0;
         bool leaves = false;
         for (int a = 2; a >= 0; --a) {
             leaves |= p[a] - radius < 0.0 || p[a] + radius > g->extent[a];
-            double q = p[a] < 0.0 ? 0.0 : p[a] < g->extent[a] ? p[a] : g->extent[a];
-            int block = (int)(q / span);
-            block = block > body->blocks[a] - 1 ? body->blocks[a] - 1 : block;
-            index = index * (size_t)body->blocks[a] + (size_t)block;
+            index = index * (size_t)body->blocks[a] + (size_t)(place->cell[a] / OSC_BODY_BLOCK);
         }
         double near = body->block_lipschitz_near[radius > span][index];
         return leaves ? sqrt(near * near + 1.0) : near;
@@ -97,7 +137,7 @@ double body_ball_lipschitz(const osc_body* body, osc_vec3 c, double radius) {
     int lo[3], hi[3];
     bool leaves = false;
     for (int a = 0; a < 3; ++a) {
-        double extent = g->cells[a] * g->cell;
+        double extent = g->extent[a];
         leaves |= p[a] - radius < 0.0 || p[a] + radius > extent;
         double from = p[a] - radius > 0.0 ? p[a] - radius : 0.0;
         double to = p[a] + radius < extent ? p[a] + radius : extent;
@@ -114,25 +154,168 @@ double body_ball_lipschitz(const osc_body* body, osc_vec3 c, double radius) {
     return leaves ? sqrt(lipschitz * lipschitz + 1.0) : lipschitz;
 }
 
+bool body_ball_beyond(const osc_body* s, osc_vec3 c, double radius, double d_max) {
+    body_place place; // (one voxel look-up for all three tests)
+    double lower = body_lower_bound_placed(s, c, &place);
+    if (lower - s->edge_lipschitz * radius > d_max) return true;
+    // the ball's own L only where it can decide: with lower <= d_max no L >= 0 rules the ball out
+    if (lower > d_max && lower - body_ball_lipschitz_placed(s, c, radius, &place) * radius > d_max) return true;
+    return body_ball_outside(s, &place, radius, d_max);
+}
+
+// a ball of f's frame (centre x, y, z, radius) in s's frame: to_s_frame's operations in their order
+static inline osc_vec3 ball_centre(const osc_mat3* rel_r, osc_vec3 rel_p, const double* ball) {
+    return osc_add(osc_mat3_apply(*rel_r, osc_v3(ball[0], ball[1], ball[2])), rel_p);
+}
+
+void body_balls_beyond_portable(const osc_body* s, const osc_mat3* rel_r, osc_vec3 rel_p, const double* balls,
+                                int count, double d_max, bool* far) {
+    for (int k = 0; k < count; ++k) {
+        const double* ball = balls + 4 * (size_t)k;
+        far[k] = body_ball_beyond(s, ball_centre(rel_r, rel_p, ball), ball[3], d_max);
+    }
+}
+
+#ifdef BODY_BALLS_X86
+_Static_assert(OSC_BODY_BLOCK == 4, "body_balls_beyond_avx2 finds a voxel's block by a shift");
+
+// four balls per step in the lanes of AVX2 registers, body_ball_beyond's three tests with its
+// operations (no FMA: every lane has the one-ball test's bits): the centre's products and sums, the
+// clamp to the region, the cell (a division, truncated) and the distance to the region as
+// grid_voxel_cell_of forms them, the voxels' lower bounds by one gather, a small ball's L from its
+// block's neighbourhood (two gathers); a lane that only a big ball's L could still decide, and the
+// last count % 4 balls, one by one
+__attribute__((target("avx2"))) void body_balls_beyond_avx2(const osc_body* s, const osc_mat3* rel_r, osc_vec3 rel_p,
+                                                            const double* balls, int count, double d_max, bool* far) {
+    const osc_grid* g = s->grid;
+    int k = 0;
+    if (g && s->block_lipschitz) {
+        __m256d m[3][3], p[3], origin[3], extent[3], last[3];
+        double rp[3] = {rel_p.x, rel_p.y, rel_p.z}, o[3] = {g->origin.x, g->origin.y, g->origin.z};
+        for (int a = 0; a < 3; ++a) {
+            for (int b = 0; b < 3; ++b) m[a][b] = _mm256_set1_pd(rel_r->m[a][b]);
+            p[a] = _mm256_set1_pd(rp[a]);
+            origin[a] = _mm256_set1_pd(o[a]);
+            extent[a] = _mm256_set1_pd(g->extent[a]);
+            last[a] = _mm256_set1_pd(g->last_cell[a]);
+        }
+        double span = OSC_BODY_BLOCK * g->cell;
+        __m256d cell = _mm256_set1_pd(g->cell), zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
+        __m256d one_span = _mm256_set1_pd(span), two_spans = _mm256_set1_pd(2.0 * span);
+        __m256d global = _mm256_set1_pd(s->edge_lipschitz), limit = _mm256_set1_pd(d_max);
+        __m256d boundary = _mm256_set1_pd(s->boundary_bound);
+        __m128i cells_x = _mm_set1_epi32(g->cells[0]), cells_y = _mm_set1_epi32(g->cells[1]);
+        __m128i blocks_x = _mm_set1_epi32(s->blocks[0]), blocks_y = _mm_set1_epi32(s->blocks[1]);
+        const float* bounds = s->voxel_bounds;
+        for (; k + 4 <= count; k += 4) {
+            const double* b = balls + 4 * (size_t)k;
+            __m256d r0 = _mm256_loadu_pd(b), r1 = _mm256_loadu_pd(b + 4), r2 = _mm256_loadu_pd(b + 8),
+                    r3 = _mm256_loadu_pd(b + 12);
+            __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1); // x0 x1 z0 z1, y0 y1 R0 R1
+            __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+            __m256d v[3] = {_mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
+                            _mm256_permute2f128_pd(t0, t2, 0x31)};
+            __m256d radius = _mm256_permute2f128_pd(t1, t3, 0x31);
+            __m256d beyond[3], leaves = zero;
+            __m128i cell_index[3];
+            for (int a = 0; a < 3; ++a) {
+                __m256d c = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(m[a][0], v[0]),
+                                                                      _mm256_mul_pd(m[a][1], v[1])),
+                                                        _mm256_mul_pd(m[a][2], v[2])),
+                                          p[a]);
+                __m256d u = _mm256_sub_pd(c, origin[a]);
+                // q = u < 0 ? 0 : (u > extent ? extent : u)
+                __m256d q = _mm256_blendv_pd(u, extent[a], _mm256_cmp_pd(u, extent[a], _CMP_GT_OQ));
+                q = _mm256_blendv_pd(q, zero, _mm256_cmp_pd(u, zero, _CMP_LT_OQ));
+                beyond[a] = _mm256_sub_pd(u, q);
+                // the cell: f < n - 1 ? (int)f : n - 1 (f >= 0 here)
+                __m256d f = _mm256_div_pd(q, cell);
+                f = _mm256_blendv_pd(last[a], f, _mm256_cmp_pd(f, last[a], _CMP_LT_OQ));
+                cell_index[a] = _mm256_cvttpd_epi32(f);
+                // the ball leaves the region along this axis
+                leaves = _mm256_or_pd(leaves, _mm256_or_pd(_mm256_cmp_pd(_mm256_sub_pd(u, radius), zero, _CMP_LT_OQ),
+                                                           _mm256_cmp_pd(_mm256_add_pd(u, radius), extent[a],
+                                                                         _CMP_GT_OQ)));
+            }
+            __m128i index = _mm_add_epi32(
+                _mm_mullo_epi32(_mm_add_epi32(_mm_mullo_epi32(cell_index[2], cells_y), cell_index[1]), cells_x),
+                cell_index[0]);
+            __m256d outside = _mm256_sqrt_pd(_mm256_add_pd(
+                _mm256_add_pd(_mm256_mul_pd(beyond[0], beyond[0]), _mm256_mul_pd(beyond[1], beyond[1])),
+                _mm256_mul_pd(beyond[2], beyond[2])));
+            __m256d lower = _mm256_add_pd(_mm256_cvtps_pd(_mm_i32gather_ps(bounds, _mm_slli_epi32(index, 1), 4)), outside);
+            // the global bound; a small ball's own (body_ball_lipschitz_placed); outside the region
+            __m256d ruled = _mm256_cmp_pd(_mm256_sub_pd(lower, _mm256_mul_pd(global, radius)), limit, _CMP_GT_OQ);
+            __m128i block = _mm_add_epi32(
+                _mm_mullo_epi32(_mm_add_epi32(_mm_mullo_epi32(_mm_srli_epi32(cell_index[2], 2), blocks_y),
+                                              _mm_srli_epi32(cell_index[1], 2)),
+                                blocks_x),
+                _mm_srli_epi32(cell_index[0], 2));
+            __m256d near = _mm256_blendv_pd(_mm256_i32gather_pd(s->block_lipschitz_near[0], block, 8),
+                                            _mm256_i32gather_pd(s->block_lipschitz_near[1], block, 8),
+                                            _mm256_cmp_pd(radius, one_span, _CMP_GT_OQ));
+            near = _mm256_blendv_pd(near, _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(near, near), one)), leaves);
+            __m256d small = _mm256_cmp_pd(radius, two_spans, _CMP_LE_OQ);
+            __m256d above = _mm256_cmp_pd(lower, limit, _CMP_GT_OQ);
+            ruled = _mm256_or_pd(
+                ruled, _mm256_and_pd(_mm256_and_pd(small, above),
+                                     _mm256_cmp_pd(_mm256_sub_pd(lower, _mm256_mul_pd(near, radius)), limit, _CMP_GT_OQ)));
+            __m256d gap = _mm256_sub_pd(outside, radius);
+            ruled = _mm256_or_pd(ruled, _mm256_and_pd(_mm256_cmp_pd(gap, zero, _CMP_GT_OQ),
+                                                      _mm256_cmp_pd(_mm256_add_pd(boundary, gap), limit, _CMP_GT_OQ)));
+            int beyond_mask = _mm256_movemask_pd(ruled);
+            // a big ball not ruled out yet, whose own L could still decide: the one-ball test
+            int open = _mm256_movemask_pd(_mm256_andnot_pd(small, above)) & ~beyond_mask;
+            for (int j = 0; j < 4; ++j)
+                far[k + j] = open >> j & 1 ? body_ball_beyond(s, ball_centre(rel_r, rel_p, b + 4 * j), b[4 * j + 3], d_max)
+                                           : beyond_mask >> j & 1;
+        }
+    }
+    body_balls_beyond_portable(s, rel_r, rel_p, balls + 4 * (size_t)k, count - k, d_max, far + k);
+}
+#endif
+
+bool body_balls_beyond_lanes(void) {
+#ifdef BODY_BALLS_X86
+    static _Atomic int level = -1; // written once with the same value by whichever thread comes first
+    int known = atomic_load_explicit(&level, memory_order_relaxed);
+    if (known < 0) {
+        const char* cap = getenv("OSC_GRID_KERNEL"); // "portable" or "avx": the portable path
+        known = __builtin_cpu_supports("avx2") && !(cap && (!strcmp(cap, "portable") || !strcmp(cap, "avx")));
+        atomic_store_explicit(&level, known, memory_order_relaxed);
+    }
+    return known;
+#else
+    return false;
+#endif
+}
+
+void body_balls_beyond(const osc_body* s, const osc_mat3* rel_r, osc_vec3 rel_p, const double* balls, int count,
+                       double d_max, bool* far) {
+#ifdef BODY_BALLS_X86
+    if (body_balls_beyond_lanes()) {
+        body_balls_beyond_avx2(s, rel_r, rel_p, balls, count, d_max, far);
+        return;
+    }
+#endif
+    body_balls_beyond_portable(s, rel_r, rel_p, balls, count, d_max, far);
+}
+
 double body_segment_lipschitz(const osc_body* body, int32_t block_a, int32_t block_b) {
-    int lo[3], hi[3];
+    int lo[3], hi[3], window = 0;
     for (int a = 0; a < 3; ++a) {
         int u = (block_a >> (10 * a)) & 1023, v = (block_b >> (10 * a)) & 1023;
         lo[a] = u < v ? u : v;
         hi[a] = u < v ? v : u;
+        window |= (hi[a] - lo[a] == 1 ? 1 : hi[a] - lo[a] == 0 ? 0 : 8) << a;
     }
+    // (most edges: at most two blocks along each axis, one window)
+    if (window < 8 && body->block_lipschitz_windows)
+        return body->block_lipschitz_windows[8 * (((size_t)lo[2] * (size_t)body->blocks[1] + (size_t)lo[1]) *
+                                                      (size_t)body->blocks[0] +
+                                                  (size_t)lo[0]) +
+                                             (size_t)window];
     return block_box_max(body, lo, hi);
-}
-
-bool body_ball_outside(const osc_body* body, osc_vec3 c, double radius, double d_max) {
-    if (!body->grid) return false;
-    osc_vec3 lo, hi;
-    osc_grid_bounds(body->grid, &lo, &hi);
-    double dx = fmax(fmax(lo.x - c.x, c.x - hi.x), 0.0), dy = fmax(fmax(lo.y - c.y, c.y - hi.y), 0.0);
-    double dz = fmax(fmax(lo.z - c.z, c.z - hi.z), 0.0);
-    double gap = sqrt(dx * dx + dy * dy + dz * dz) - radius;
-    // every point of the ball is outside, at least `gap` from the region: phi >= boundary_bound + gap
-    return gap > 0.0 && body->boundary_bound + gap > d_max;
 }
 
 // the largest float <= x and the smallest float >= x (x finite: the loader refuses other voxels)
@@ -280,6 +463,23 @@ static osc_status build_blocks(osc_body* body) {
     }
     osc_free(b.outside);
     body->boundary_bound = boundary;
+    // each block's windows of one or two blocks along each axis (block_box_max)
+    body->block_lipschitz_windows = osc_calloc(8 * count, sizeof(double));
+    if (!body->block_lipschitz_windows) return osc_fail_in("osc_body_create", OSC_ERR_NO_MEMORY);
+    for (int k = 0; k < body->blocks[2]; ++k)
+        for (int j = 0; j < body->blocks[1]; ++j)
+            for (int i = 0; i < body->blocks[0]; ++i)
+                for (int w = 0; w < 8; ++w) {
+                    int lo[3] = {i, j, k}, hi[3];
+                    for (int a = 0; a < 3; ++a) {
+                        hi[a] = lo[a] + (w >> a & 1);
+                        hi[a] = hi[a] < body->blocks[a] ? hi[a] : body->blocks[a] - 1;
+                    }
+                    body->block_lipschitz_windows[8 * (((size_t)k * (size_t)body->blocks[1] + (size_t)j) *
+                                                           (size_t)body->blocks[0] +
+                                                       (size_t)i) +
+                                                  (size_t)w] = block_box_scan(body, lo, hi);
+                }
     // each block's bound over its neighbourhoods (body_ball_lipschitz's small balls)
     for (int reach = 1; reach <= 2; ++reach) {
         double* near = body->block_lipschitz_near[reach - 1] = osc_calloc(count, sizeof(double));

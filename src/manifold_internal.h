@@ -35,6 +35,11 @@ struct osc_body {
     // on the region's boundary: outside the region phi >= boundary_bound + distance to the region
     int blocks[3];
     double* block_lipschitz;
+    // and per block (i, j, k) and window w (bits 0-2 for x, y, z) the largest bound over blocks
+    // i..i+w_x, j..j+w_y, k..k+w_z (within the region), the 8 windows of a block side by side
+    // ([blocks][8], one cache line): a box of blocks is the union of windows of 2 or 1 along each axis
+    // that lie inside it, so its largest bound is the largest of their entries, exactly
+    double* block_lipschitz_windows;
     // and per block the largest bound over the blocks within r = 1 and r = 2 of it along each axis
     // ((2 r + 1)^3 blocks, within the region): one look-up for a ball of radius at most r blocks' sides
     double* block_lipschitz_near[2];
@@ -160,10 +165,55 @@ static inline double body_upper_bound(const osc_body* body, osc_vec3 y) {
     return outside > 0.0 ? INFINITY : (double)body->voxel_bounds[2 * index + 1];
 }
 
+// Where a ball's centre lies, for the broad phase's tests of the ball (body_lower_bound_placed): its
+// distance to a grid's region (0 inside it, and for osc_sdf bodies) and the voxel of the centre
+// clamped to the region (grid bodies), so that the tests need one voxel look-up in all.
+typedef struct body_place {
+    double outside;
+    int cell[3];
+} body_place;
+
+// body_lower_bound at body-frame point y, with where it lies in *place
+static inline double body_lower_bound_placed(const osc_body* body, osc_vec3 y, body_place* place) {
+    if (!body->grid) {
+        place->outside = 0.0;
+        return body_lower_bound(body, y);
+    }
+    size_t index = grid_voxel_cell_of(body->grid, y, &place->outside, place->cell);
+    return (double)body->voxel_bounds[2 * index] + place->outside;
+}
+
 // A bound on |grad phi| over the part of the ball (c, radius) where phi > 0 (body frame).
 double body_ball_lipschitz(const osc_body* body, osc_vec3 c, double radius);
 
-// True when phi > d_max over the whole ball (c, radius) because it lies outside a grid's region.
-bool body_ball_outside(const osc_body* body, osc_vec3 c, double radius, double d_max);
+// body_ball_lipschitz of the ball (c, radius) whose centre lies at `place` (body_lower_bound_placed)
+double body_ball_lipschitz_placed(const osc_body* body, osc_vec3 c, double radius, const body_place* place);
+
+// True when phi > d_max over the whole ball (c, radius) of s's frame by one of the broad phase's
+// tests (docs/manifold.md, "Broad phase"): lb(c) - L R > d_max with L the global bound on
+// |grad phi|, then with the ball's own (where lb(c) > d_max), or the ball lies outside a grid's region.
+bool body_ball_beyond(const osc_body* s, osc_vec3 c, double radius, double d_max);
+
+// body_ball_beyond of many balls at once: for each ball k < count of `balls` (centre x, y, z in f's
+// frame and radius: 4 doubles each), far[k] = body_ball_beyond(s, rel_r x + rel_p, R, d_max). Four
+// balls per step in AVX2 lanes where the processor has them (not with OSC_GRID_KERNEL=portable or
+// avx), with the bits of the one-ball tests, else one by one.
+void body_balls_beyond(const osc_body* s, const osc_mat3* rel_r, osc_vec3 rel_p, const double* balls, int count,
+                       double d_max, bool* far);
+// its two paths (tests): one ball at a time, and four in AVX2 lanes (x86-64 with GCC or clang; only
+// where body_balls_beyond_lanes() says the processor has them)
+void body_balls_beyond_portable(const osc_body* s, const osc_mat3* rel_r, osc_vec3 rel_p, const double* balls,
+                                int count, double d_max, bool* far);
+void body_balls_beyond_avx2(const osc_body* s, const osc_mat3* rel_r, osc_vec3 rel_p, const double* balls,
+                            int count, double d_max, bool* far);
+bool body_balls_beyond_lanes(void);
+
+// True when phi > d_max over the whole ball of `radius` around a centre at `place`
+// (body_lower_bound_placed) because it lies outside a grid's region: every point of the ball is at
+// least `gap` from the region, where phi >= boundary_bound + gap.
+static inline bool body_ball_outside(const osc_body* body, const body_place* place, double radius, double d_max) {
+    double gap = place->outside - radius;
+    return body->grid && gap > 0.0 && body->boundary_bound + gap > d_max;
+}
 
 #endif // OSC_MANIFOLD_INTERNAL_H

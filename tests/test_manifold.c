@@ -2130,6 +2130,96 @@ static void test_body_blocks(void) {
            balls, looser);
     CHECK_MSG(bad_exact == 0, "%d balls got a bound below the largest bound of their box of blocks", bad_exact);
     CHECK_MSG(bad_sample == 0, "%d sampled points have |grad phi| above their ball's bound", bad_sample);
+
+    // the largest bound over a box of blocks from the windows of one or two blocks (the segments'
+    // bound, body_segment_lipschitz) against the blocks one by one: equal, for boxes of 1 to 6
+    // blocks along each axis anywhere in the region (its last blocks included)
+    int boxes = 0, bad_box = 0;
+    for (int n = 0; n < 20000; ++n) {
+        int from[3], to[3];
+        for (int a = 0; a < 3; ++a) {
+            int size = 1 + (int)(test_rng_next(&local) % 6u);
+            size = size < body->blocks[a] ? size : body->blocks[a];
+            from[a] = (int)(test_rng_next(&local) % (uint64_t)(body->blocks[a] - size + 1));
+            to[a] = from[a] + size - 1;
+        }
+        double exact = 0.0;
+        for (int k = from[2]; k <= to[2]; ++k)
+            for (int j = from[1]; j <= to[1]; ++j)
+                for (int i = from[0]; i <= to[0]; ++i)
+                    exact = fmax(exact, body->block_lipschitz[((size_t)k * body->blocks[1] + j) * body->blocks[0] + i]);
+        bool flip = n % 2; // the ends in either order, and corners swapped along an axis
+        int32_t a_key = from[0] | (flip ? to[1] : from[1]) << 10 | from[2] << 20;
+        int32_t b_key = to[0] | (flip ? from[1] : to[1]) << 10 | to[2] << 20;
+        double bound = flip ? body_segment_lipschitz(body, b_key, a_key) : body_segment_lipschitz(body, a_key, b_key);
+        boxes++;
+        bad_box += bound != exact;
+    }
+    printf("  boxes of blocks: %d, the windows' bound differs from the blocks' largest in %d\n", boxes, bad_box);
+    CHECK_MSG(boxes > 0 && bad_box == 0, "%d of %d boxes got another bound than their blocks' largest", bad_box, boxes);
+}
+
+// the broad phase's ball tests many at a time (body_balls_beyond): the AVX2 lanes give the verdicts
+// of the one-ball test (body_ball_beyond) on balls small and big, inside, across and outside the
+// grid's region, in random poses and at several d_max, with counts that leave tails of 1-3 balls;
+// and every ball ruled out has phi > d_max at points sampled in it (the spline as evaluated, with its
+// continuation outside the region)
+static void test_body_balls(void) {
+    if (!bunny_clusters.body || !bunny_grid) return;
+    const osc_body* body = bunny_clusters.body;
+    test_rng local = {0x62616c6c73ull};
+    osc_vec3 lo, hi;
+    osc_grid_bounds(bunny_grid, &lo, &hi);
+    double cell = osc_grid_cells(bunny_grid, NULL), span = OSC_BODY_BLOCK * cell;
+    osc_vec3 size = osc_sub(hi, lo);
+    enum { MOST = 67 };
+    double balls[4 * MOST];
+    bool portable[MOST], lanes[MOST];
+    bool have_lanes = body_balls_beyond_lanes();
+    int tested = 0, ruled = 0, mismatched = 0, bad_sample = 0, samples = 0;
+    for (int n = 0; n < 3000; ++n) {
+        osc_quat q = osc_quat_normalize((osc_quat){test_uniform(&local, -1, 1), test_uniform(&local, -1, 1),
+                                                   test_uniform(&local, -1, 1), test_uniform(&local, -1, 1)});
+        osc_mat3 rel_r = osc_quat_to_mat3(q);
+        osc_vec3 rel_p = osc_v3(test_uniform(&local, -0.5, 0.5) * size.x, test_uniform(&local, -0.5, 0.5) * size.y,
+                                test_uniform(&local, -0.5, 0.5) * size.z);
+        double d_max = (n % 3) * cell;
+        int count = 1 + (int)(test_rng_next(&local) % MOST);
+        for (int k = 0; k < count; ++k) {
+            // centres in the body's frame in and around the region, radii up to 3 blocks' sides (a
+            // tenth of them up to 12: the big balls' own bounds, one by one)
+            balls[4 * k] = test_uniform(&local, lo.x - 0.3 * size.x, hi.x + 0.3 * size.x);
+            balls[4 * k + 1] = test_uniform(&local, lo.y - 0.3 * size.y, hi.y + 0.3 * size.y);
+            balls[4 * k + 2] = test_uniform(&local, lo.z - 0.3 * size.z, hi.z + 0.3 * size.z);
+            balls[4 * k + 3] = test_uniform(&local, 0.0, (k % 10 == 9 ? 12.0 : 3.0) * span);
+        }
+        body_balls_beyond_portable(body, &rel_r, rel_p, balls, count, d_max, portable);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+        if (have_lanes) body_balls_beyond_avx2(body, &rel_r, rel_p, balls, count, d_max, lanes);
+#endif
+        for (int k = 0; k < count; ++k) {
+            const double* ball = balls + 4 * k;
+            osc_vec3 c = osc_add(osc_mat3_apply(rel_r, osc_v3(ball[0], ball[1], ball[2])), rel_p);
+            tested++;
+            mismatched += portable[k] != body_ball_beyond(body, c, ball[3], d_max);
+            if (have_lanes) mismatched += lanes[k] != portable[k];
+            if (!portable[k]) continue;
+            ruled++;
+            for (int m = 0; m < 4; ++m) {
+                osc_vec3 u = osc_v3(test_uniform(&local, -1, 1), test_uniform(&local, -1, 1), test_uniform(&local, -1, 1));
+                double length = osc_length(u);
+                if (!(length > 0.0 && length <= 1.0)) continue;
+                osc_vec3 x = osc_add(c, osc_scale(u, ball[3])); // a point of the ball
+                samples++;
+                bad_sample += !(osc_grid_eval(bunny_grid, x, NULL, NULL) > d_max);
+            }
+        }
+    }
+    printf("  balls: %d tested (%s), %d ruled out, %d points sampled in them\n", tested,
+           have_lanes ? "AVX2 lanes and one by one" : "one by one only", ruled, samples);
+    CHECK_MSG(ruled > tested / 10 && ruled < tested - tested / 10, "%d of %d balls ruled out", ruled, tested);
+    CHECK_MSG(mismatched == 0, "%d verdicts differ between the paths", mismatched);
+    CHECK_MSG(bad_sample == 0, "%d points of balls ruled out have phi <= d_max", bad_sample);
 }
 
 int main(void) {
@@ -2147,6 +2237,7 @@ int main(void) {
     RUN(test_groups);
     RUN(test_body_bounds);
     RUN(test_body_blocks);
+    RUN(test_body_balls);
     free_models();
     printf("%.1f s\n", test_seconds() - start);
     return test_finish();
