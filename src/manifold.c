@@ -260,7 +260,7 @@ OSC_FORCE_INLINE bool beyond_by_value(const pipeline* pl, const direction* d, os
         size_t index = grid_voxel_of(grid, y, &outside);
         // lower and upper bounds (float, rounded outward); |centre| + rho = max(upper, -lower)
         double lower = d->s->voxel_bounds[2 * index], upper = d->s->voxel_bounds[2 * index + 1];
-        if (lower + outside > st->d_max + 1e-9 * fmax(upper, -lower)) return true;
+        if (lower + outside > st->d_max + 1e-9 * (upper > -lower ? upper : -lower)) return true; // (no fmax call)
         if (outside == 0.0 && upper < st->d_max) return false;
     } else if (!grid && body_upper_bound(d->s, y) < st->d_max) {
         return false;
