@@ -672,6 +672,44 @@ static inline bool corner_settles(const osc_manifold_settings* st, double phi, d
            clip_settled(phi, limit, settle_drop(st), st->iterations - 1);
 }
 
+// phi_c - L r > d_max + margin for a spline body: phi exceeds d_max at every point within r of a point
+// with phi_c there (both as evaluated), L a bound on |grad phi| where phi > 0 over those points (phi
+// cannot fall faster than L before it first reaches 0); the margin, 1e-9 of phi_c and of L times r
+// and a cell, is far above the rounding of the values and of the points
+static inline bool lipschitz_beyond(const osc_grid* grid, double phi_c, double lipschitz, double r, double d_max) {
+    return phi_c - lipschitz * r > d_max + 1e-9 * (phi_c + lipschitz * (2.0 * r + grid->cell));
+}
+
+// corners_beyond's test again with the bound of the blocks over the edge's ball (radius r about the
+// midpoint, widened past its rounding) in place of the body's global one
+OSC_NOINLINE bool corners_beyond_tight(const direction* d, osc_vec3 a, osc_vec3 b, double value, double r,
+                                       double d_max) {
+    double lipschitz = body_ball_lipschitz(d->s, osc_scale(osc_add(a, b), 0.5), r + 1e-12 * r);
+    return lipschitz_beyond(d->s->grid, value, lipschitz, r, d_max);
+}
+
+// With the broad phase off, true when phi at a spline body's edge's corners a, b (which the narrow
+// phase evaluates first) and the body's Lipschitz bounds (L) say that edge_narrow saturates the edge,
+// so that its traces and the look at its point are not needed (docs/manifold.md, "Edges ruled out
+// at their corners"): when (phi_a + phi_b) / 2 - L l / 2 > d_max every point of the edge lies beyond
+// d_max (edge_beyond's test), and when both corners settle (corner_settles) the point is the
+// midpoint, beyond d_max once max(phi_a, phi_b) - L l / 2 > d_max. The body's global L first, then
+// its blocks' over the edge's ball. The edge's length lies in [l_low, l_high] (its stored length
+// less and plus the margin of its rounding, or its length twice): each test holds for every length there.
+OSC_FORCE_INLINE bool corners_beyond(const pipeline* pl, const direction* d, osc_vec3 a, osc_vec3 b, double phi_a,
+                                     double phi_b, double l_low, double l_high) {
+    const osc_manifold_settings* st = pl->settings;
+    double tau = st->clip_temperature, r = 0.5 * l_high, value = 0.5 * (phi_a + phi_b);
+    if (lipschitz_beyond(d->s->grid, value, d->s->edge_lipschitz, r, st->d_max)) return true; // (most do here)
+    // settle_limit's at l_high is the largest over the lengths when tau_c < 4 l at all of them
+    double limit = tau < 4.0 * l_low || !(tau > 0.0) ? settle_limit(st, l_high) : INFINITY;
+    if (corner_settles(st, phi_a, limit) && corner_settles(st, phi_b, limit)) {
+        value = phi_a > phi_b ? phi_a : phi_b;
+        if (lipschitz_beyond(d->s->grid, value, d->s->edge_lipschitz, r, st->d_max)) return true;
+    }
+    return value > st->d_max && corners_beyond_tight(d, a, b, value, r, st->d_max);
+}
+
 // the pass without tangents of both traces of an edge (eq. T), from a along t and from b along -t,
 // step by step side by side (a spline evaluates the two points in one call, so that the two chains
 // of dependent evaluations overlap); each distance has the bits trace_tangents gives it, except that
@@ -886,8 +924,10 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
     // phi at the corners (the traces' first points): with (phi_a + phi_b - L l) / 2 > d_max the whole
     // edge is beyond d_max and the narrow phase would saturate it
     double phi_a, phi_b;
+    bool known = ca->has_phi && cb->has_phi; // (then edge_contact has tried corners_beyond)
     corner_values(pl, d, ca, cb, &phi_a, &phi_b);
-    if (st->broad_phase && edge_beyond(d, ca, cb, phi_a, phi_b, l, st->d_max, &bound)) {
+    if (st->broad_phase ? edge_beyond(d, ca, cb, phi_a, phi_b, l, st->d_max, &bound)
+                        : !known && d->s->grid && corners_beyond(pl, d, a, b, phi_a, phi_b, l, l)) {
         saturate(pl, out);
         return false;
     }
@@ -996,6 +1036,15 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
     return finish(pl, d, p, dp, out);
 }
 
+// corners_beyond for stored edge i with phi known at its corners, before edge_narrow: its length from
+// the stored one and the margin of its rounding (a function of its own, which keeps the group loop
+// as it is with the broad phase on)
+OSC_NOINLINE bool edge_corners_beyond(const pipeline* pl, const direction* d, int32_t i, const corner* ca,
+                                      const corner* cb) {
+    double l = d->f->edge_lengths[i];
+    return corners_beyond(pl, d, ca->y, cb->y, ca->phi, cb->phi, l - d->length_margin, l + d->length_margin);
+}
+
 // edge-SDF contact (the paper's §IV-B.2, Fig. 5) of stored edge i: trace both corners towards each other,
 // clip into the edge, take the midpoint. The broad phase's tests are inline (most edges end there);
 // the rest is edge_narrow.
@@ -1018,6 +1067,12 @@ OSC_FORCE_INLINE bool edge_contact(const pipeline* pl, const direction* d, runs*
     // here, without their own length
     if (st->broad_phase && edge_beyond(d, ca, cb, corner_lower(d, ca), corner_lower(d, cb),
                                        d->f->edge_lengths[i] + d->length_margin, st->d_max, &bound)) {
+        saturate(pl, out);
+        return false;
+    }
+    // without the broad phase, phi at both corners is mostly known here (group_corners): an edge
+    // that corners_beyond rules out ends before edge_narrow's frame
+    if (!st->broad_phase && d->s->grid && ca->has_phi && cb->has_phi && edge_corners_beyond(pl, d, i, ca, cb)) {
         saturate(pl, out);
         return false;
     }
