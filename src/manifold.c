@@ -680,34 +680,22 @@ static inline bool lipschitz_beyond(const osc_grid* grid, double phi_c, double l
     return phi_c - lipschitz * r > d_max + 1e-9 * (phi_c + lipschitz * (2.0 * r + grid->cell));
 }
 
-// corners_beyond's test again with the bound of the blocks over the edge's ball (radius r about the
-// midpoint, widened past its rounding) in place of the body's global one
-OSC_NOINLINE bool corners_beyond_tight(const direction* d, osc_vec3 a, osc_vec3 b, double value, double r,
-                                       double d_max) {
-    double lipschitz = body_ball_lipschitz(d->s, osc_scale(osc_add(a, b), 0.5), r + 1e-12 * r);
-    return lipschitz_beyond(d->s->grid, value, lipschitz, r, d_max);
-}
-
 // With the broad phase off, true when phi at a spline body's edge's corners a, b (which the narrow
-// phase evaluates first) and the body's Lipschitz bounds (L) say that edge_narrow saturates the edge,
-// so that its traces and the look at its point are not needed (docs/manifold.md, "Edges ruled out
-// at their corners"): when (phi_a + phi_b) / 2 - L l / 2 > d_max every point of the edge lies beyond
-// d_max (edge_beyond's test), and when both corners settle (corner_settles) the point is the
-// midpoint, beyond d_max once max(phi_a, phi_b) - L l / 2 > d_max. The body's global L first, then
-// its blocks' over the edge's ball. The edge's length lies in [l_low, l_high] (its stored length
-// less and plus the margin of its rounding, or its length twice): each test holds for every length there.
-OSC_FORCE_INLINE bool corners_beyond(const pipeline* pl, const direction* d, osc_vec3 a, osc_vec3 b, double phi_a,
-                                     double phi_b, double l_low, double l_high) {
+// phase evaluates first) says that edge_narrow's look at a settled edge's point saturates it, so that
+// the look is not needed (docs/manifold.md, "Settled edges decided at their corners"): when both
+// corners settle (corner_settles) the point is the midpoint, l / 2 from both, where phi is at least
+// max(phi_a, phi_b) - L l / 2 with L the body's global bound on |grad phi| (not the broad phase's
+// voxel bounds). The edge's length lies in [l_low, l_high] (its stored length less and plus the
+// margin of its rounding, or its length twice): the test holds for every length there.
+OSC_FORCE_INLINE bool corners_beyond(const pipeline* pl, const direction* d, double phi_a, double phi_b,
+                                     double l_low, double l_high) {
     const osc_manifold_settings* st = pl->settings;
-    double tau = st->clip_temperature, r = 0.5 * l_high, value = 0.5 * (phi_a + phi_b);
-    if (lipschitz_beyond(d->s->grid, value, d->s->edge_lipschitz, r, st->d_max)) return true; // (most do here)
+    double tau = st->clip_temperature;
     // settle_limit's at l_high is the largest over the lengths when tau_c < 4 l at all of them
     double limit = tau < 4.0 * l_low || !(tau > 0.0) ? settle_limit(st, l_high) : INFINITY;
-    if (corner_settles(st, phi_a, limit) && corner_settles(st, phi_b, limit)) {
-        value = phi_a > phi_b ? phi_a : phi_b;
-        if (lipschitz_beyond(d->s->grid, value, d->s->edge_lipschitz, r, st->d_max)) return true;
-    }
-    return value > st->d_max && corners_beyond_tight(d, a, b, value, r, st->d_max);
+    if (!corner_settles(st, phi_a, limit) || !corner_settles(st, phi_b, limit)) return false;
+    return lipschitz_beyond(d->s->grid, phi_a > phi_b ? phi_a : phi_b, d->s->edge_lipschitz, 0.5 * l_high,
+                            st->d_max);
 }
 
 // the pass without tangents of both traces of an edge (eq. T), from a along t and from b along -t,
@@ -927,7 +915,7 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
     bool known = ca->has_phi && cb->has_phi; // (then edge_contact has tried corners_beyond)
     corner_values(pl, d, ca, cb, &phi_a, &phi_b);
     if (st->broad_phase ? edge_beyond(d, ca, cb, phi_a, phi_b, l, st->d_max, &bound)
-                        : !known && d->s->grid && corners_beyond(pl, d, a, b, phi_a, phi_b, l, l)) {
+                        : !known && d->s->grid && corners_beyond(pl, d, phi_a, phi_b, l, l)) {
         saturate(pl, out);
         return false;
     }
@@ -1042,7 +1030,7 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
 OSC_NOINLINE bool edge_corners_beyond(const pipeline* pl, const direction* d, int32_t i, const corner* ca,
                                       const corner* cb) {
     double l = d->f->edge_lengths[i];
-    return corners_beyond(pl, d, ca->y, cb->y, ca->phi, cb->phi, l - d->length_margin, l + d->length_margin);
+    return corners_beyond(pl, d, ca->phi, cb->phi, l - d->length_margin, l + d->length_margin);
 }
 
 // edge-SDF contact (the paper's §IV-B.2, Fig. 5) of stored edge i: trace both corners towards each other,

@@ -1172,9 +1172,9 @@ static void test_broad_phase(void) {
     result_free(&off);
 }
 
-// 4b. (white box) without the broad phase, an edge against a spline body is saturated without its
-// traces or the look at its point where phi at its corners and the spline's Lipschitz bounds rule it
-// out (docs/manifold.md, "Edges ruled out at their corners"). The oracle: the spline evaluated here
+// 4b. (white box) without the broad phase, a settled edge against a spline body is saturated without
+// the look at its point where phi at its corners and the spline's global Lipschitz bound rule it out
+// (docs/manifold.md, "Settled edges decided at their corners"). The oracle: the spline evaluated here
 // at the edge's midpoint. An edge whose corners lie so far outside that both traces settle at
 // their first step has its midpoint as its point, so it is reported exactly where
 // f_t(phi(midpoint)) > 0, with that distance; a wrong skip drops one. The bound is tight here: a
