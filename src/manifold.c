@@ -675,6 +675,32 @@ static inline bool corner_settles(const osc_manifold_settings* st, double phi, d
            clip_settled(phi, limit, settle_drop(st), st->iterations - 1);
 }
 
+// phi_c - L r > d_max + margin for a spline body: phi exceeds d_max at every point within r of a point
+// with phi_c there (both as evaluated), L a bound on |grad phi| where phi > 0 over those points (phi
+// cannot fall faster than L before it first reaches 0); the margin, 1e-9 of phi_c and of L times r
+// and a cell, is far above the rounding of the values and of the points
+static inline bool lipschitz_beyond(const osc_grid* grid, double phi_c, double lipschitz, double r, double d_max) {
+    return phi_c - lipschitz * r > d_max + 1e-9 * (phi_c + lipschitz * (2.0 * r + grid->cell));
+}
+
+// With the broad phase off, true when phi at a spline body's edge's corners a, b (which the narrow
+// phase evaluates first) says that edge_narrow's look at a settled edge's point saturates it, so that
+// the look is not needed (docs/manifold.md, "Settled edges decided at their corners"): when both
+// corners settle (corner_settles) the point is the midpoint, l / 2 from both, where phi is at least
+// max(phi_a, phi_b) - L l / 2 with L the body's global bound on |grad phi| (not the broad phase's
+// voxel bounds). The edge's length lies in [l_low, l_high] (its stored length less and plus the
+// margin of its rounding, or its length twice): the test holds for every length there.
+OSC_FORCE_INLINE bool corners_beyond(const pipeline* pl, const direction* d, double phi_a, double phi_b,
+                                     double l_low, double l_high) {
+    const osc_manifold_settings* st = pl->settings;
+    double tau = st->clip_temperature;
+    // settle_limit's at l_high is the largest over the lengths when tau_c < 4 l at all of them
+    double limit = tau < 4.0 * l_low || !(tau > 0.0) ? settle_limit(st, l_high) : INFINITY;
+    if (!corner_settles(st, phi_a, limit) || !corner_settles(st, phi_b, limit)) return false;
+    return lipschitz_beyond(d->s->grid, phi_a > phi_b ? phi_a : phi_b, d->s->edge_lipschitz, 0.5 * l_high,
+                            st->d_max);
+}
+
 // the pass without tangents of both traces of an edge (eq. T), from a along t and from b along -t,
 // step by step side by side (a spline evaluates the two points in one call, so that the two chains
 // of dependent evaluations overlap); each distance has the bits trace_tangents gives it, except that
@@ -889,8 +915,10 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
     // phi at the corners (the traces' first points): with (phi_a + phi_b - L l) / 2 > d_max the whole
     // edge is beyond d_max and the narrow phase would saturate it
     double phi_a, phi_b;
+    bool known = ca->has_phi && cb->has_phi; // (then edge_contact has tried corners_beyond)
     corner_values(pl, d, ca, cb, &phi_a, &phi_b);
-    if (st->broad_phase && edge_beyond(d, ca, cb, phi_a, phi_b, l, st->d_max, &bound)) {
+    if (st->broad_phase ? edge_beyond(d, ca, cb, phi_a, phi_b, l, st->d_max, &bound)
+                        : !known && d->s->grid && corners_beyond(pl, d, phi_a, phi_b, l, l)) {
         saturate(pl, out);
         return false;
     }
@@ -999,6 +1027,15 @@ static bool edge_narrow(const pipeline* pl, const direction* d, int32_t i, corne
     return finish(pl, d, p, dp, out);
 }
 
+// corners_beyond for stored edge i with phi known at its corners, before edge_narrow: its length from
+// the stored one and the margin of its rounding (a function of its own, which keeps the group loop
+// as it is with the broad phase on)
+OSC_NOINLINE bool edge_corners_beyond(const pipeline* pl, const direction* d, int32_t i, const corner* ca,
+                                      const corner* cb) {
+    double l = d->f->edge_lengths[i];
+    return corners_beyond(pl, d, ca->phi, cb->phi, l - d->length_margin, l + d->length_margin);
+}
+
 // edge-SDF contact (the paper's §IV-B.2, Fig. 5) of stored edge i: trace both corners towards each other,
 // clip into the edge, take the midpoint. The broad phase's tests are inline (most edges end there);
 // the rest is edge_narrow.
@@ -1021,6 +1058,12 @@ OSC_FORCE_INLINE bool edge_contact(const pipeline* pl, const direction* d, runs*
     // here, without their own length
     if (st->broad_phase && edge_beyond(d, ca, cb, corner_lower(d, ca), corner_lower(d, cb),
                                        d->f->edge_lengths[i] + d->length_margin, st->d_max, &bound)) {
+        saturate(pl, out);
+        return false;
+    }
+    // without the broad phase, phi at both corners is mostly known here (group_corners): an edge
+    // that corners_beyond rules out ends before edge_narrow's frame
+    if (!st->broad_phase && d->s->grid && ca->has_phi && cb->has_phi && edge_corners_beyond(pl, d, i, ca, cb)) {
         saturate(pl, out);
         return false;
     }

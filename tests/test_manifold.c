@@ -11,7 +11,9 @@
 //     of Beker et al. 2026 Fig. 9), blended and not, and the contact Jacobians against the velocity of the
 //     body point;
 //  4. the broad phase never changes a result (bit for bit; long edges through small bodies
-//     included) and does skip work;
+//     included) and does skip work; without it, where edges are ruled out by phi at their corners
+//     and a spline's Lipschitz bounds, every settled edge is reported exactly where the spline at
+//     its midpoint is within d_max;
 //  5. the batch equals the single call bit for bit, capacity handling included;
 //  6. smoothness sweeps through parallel faces, a slide, and a vertex leaving d_max (the paper's Fig. 10,
 //     docs/architecture.md §5), with the hard pipeline shown to jump in the same sweeps;
@@ -1170,6 +1172,98 @@ static void test_broad_phase(void) {
     result_free(&off);
 }
 
+// 4b. (white box) without the broad phase, a settled edge against a spline body is saturated without
+// the look at its point where phi at its corners and the spline's global Lipschitz bound rule it out
+// (docs/manifold.md, "Settled edges decided at their corners"). The oracle: the spline evaluated here
+// at the edge's midpoint. An edge whose corners lie so far outside that both traces settle at
+// their first step has its midpoint as its point, so it is reported exactly where
+// f_t(phi(midpoint)) > 0, with that distance; a wrong skip drops one. The bound is tight here: a
+// needle (a box 0.2 long) pointing at a spline sphere, with small temperatures and d_max 0.5, so
+// that its long edges settle with phi(midpoint) = max(phi_a, phi_b) - l / 2 (the bound with
+// L = 1, the sphere's |grad phi|, which the spline's bounds exceed) on both sides of d_max.
+static void test_corner_bounds(void) {
+    osc_sdf *sphere = NULL, *box = NULL;
+    CHECK_STATUS(osc_sdf_create_sphere(0.08, &sphere), OSC_OK);
+    osc_vec3 half = osc_v3(0.1, 0.01, 0.01);
+    CHECK_STATUS(osc_sdf_create_box(half, 0.0, &box), OSC_OK);
+    osc_grid_settings gs = osc_grid_settings_default();
+    gs.resolution = 32;
+    gs.padding = 1.0;
+    osc_grid* grid = NULL;
+    CHECK_STATUS(osc_grid_create_from_sdf(sphere, &gs, &grid), OSC_OK);
+    osc_sdf_destroy(sphere);
+    tbody needle, grid_ball;
+    bool ok = tbody_make(&needle, box_mesh(half, osc_v3(0.0, 0.0, 0.0)), box, NULL, OSC_GROUPS_NONE, 0, true);
+    ok &= tbody_make(&grid_ball, sphere_mesh(0.08, 12), NULL, grid, OSC_GROUPS_NONE, 0, true);
+    if (!ok) {
+        tbody_free(&needle), tbody_free(&grid_ball);
+        return;
+    }
+    osc_manifold_settings s = osc_manifold_settings_default();
+    s.blend = 0;
+    s.broad_phase = 0;
+    s.d_max = 0.5;
+    s.bandwidth = 0.1;
+    s.trace_temperature = s.clip_temperature = 1e-4;
+    result r;
+    result_init(&r, 4096);
+    const osc_mesh* mesh = needle.mesh;
+    int32_t edges = osc_mesh_edge_count(mesh);
+    const int32_t* ends = osc_mesh_edges(mesh);
+    long settled = 0, within = 0, close = 0, tight = 0, wrong = 0;
+    double worst_distance = 0.0, worst_point = 0.0;
+    for (int pose = 0; pose < 400; ++pose) {
+        osc_pose pa = osc_pose_make(osc_v3(0.0, 0.0, 0.0), random_rotation());
+        // the sphere on the needle's axis (nearly), its midpoint about d_max from the sphere
+        osc_vec3 at = osc_v3(0.18 + test_uniform(&rng, 0.35, 0.45), test_uniform(&rng, -0.02, 0.02),
+                             test_uniform(&rng, -0.02, 0.02));
+        osc_pose pb = osc_pose_make(osc_pose_apply(pa, at), random_rotation());
+        for (int derivatives = 0; derivatives < 2; ++derivatives) {
+            CHECK_STATUS(collide(&needle, pa, &grid_ball, pb, &s, &r, derivatives), OSC_OK);
+            for (int32_t e = 0; e < edges; ++e) {
+                osc_vec3 a = osc_pose_apply_inverse(pb, osc_pose_apply(pa, mesh_vertex(mesh, ends[2 * e])));
+                osc_vec3 b = osc_pose_apply_inverse(pb, osc_pose_apply(pa, mesh_vertex(mesh, ends[2 * e + 1])));
+                double phi_a = osc_grid_eval(grid, a, NULL, NULL), phi_b = osc_grid_eval(grid, b, NULL, NULL);
+                double l = osc_length(osc_sub(b, a));
+                // both traces settle at their first step, with a wide margin (docs/manifold.md,
+                // "Stopping a trace early": past l by 41 clip temperatures and what 2 steps take back)
+                double far = l + 50.0 * s.clip_temperature + 50.0 * s.trace_temperature;
+                if (!(phi_a > far && phi_b > far)) continue;
+                osc_vec3 mid = osc_scale(osc_add(a, b), 0.5);
+                double phi = osc_grid_eval(grid, mid, NULL, NULL);
+                if (fabs(phi - s.d_max) < 1e-9) continue; // (the pipeline's points round differently)
+                int k = find_contact(&r, 0, OSC_CONTACT_EDGE, e);
+                settled += !derivatives;
+                within += !derivatives && phi < s.d_max;
+                close += !derivatives && fabs(phi - s.d_max) < 0.01;
+                tight += !derivatives && fabs(phi - s.d_max) < 0.01 && fmax(phi_a, phi_b) - 0.5 * l > phi - 1e-3;
+                if ((k >= 0) != (phi < s.d_max)) {
+                    if (wrong++ < 5)
+                        printf("  edge %d: phi %.17g at its midpoint (corners %.6g, %.6g, l %.6g) but %s\n", e, phi,
+                               phi_a, phi_b, l, k >= 0 ? "reported" : "not reported");
+                    continue;
+                }
+                if (k < 0) continue;
+                double depth = osc_mollified_depth(phi, s.d_max, s.bandwidth, NULL, NULL);
+                worst_distance = fmax(worst_distance, fabs(r.contacts[k].distance - depth));
+                worst_point = fmax(worst_point, osc_length(osc_sub(r.contacts[k].point, osc_pose_apply(pb, mid))));
+            }
+        }
+    }
+    printf("  settled edges of a needle against a spline sphere: %ld, %ld with the midpoint within d_max, %ld "
+           "within 0.01 of d_max (%ld of them within 1e-3 of the bound with L = 1); %ld wrong; distance %.2g, "
+           "point %.2g from the midpoint's\n",
+           settled, within, close, tight, wrong, worst_distance, worst_point);
+    CHECK_MSG(wrong == 0, "%ld settled edges reported where their midpoint says otherwise", wrong);
+    CHECK_MSG(worst_distance < 1e-12 && worst_point < 1e-12, "settled edges: distance off by %.3g, point by %.3g",
+              worst_distance, worst_point);
+    CHECK_MSG(settled > 1000 && within > 200 && tight > 100,
+              "settled edges: only %ld (%ld within d_max, %ld close to it and to the bound)", settled, within, tight);
+    result_free(&r);
+    tbody_free(&needle);
+    tbody_free(&grid_ball);
+}
+
 static void test_batch(void) {
     if (!bunny.body) return;
     enum { CONFIGS = 50 };
@@ -2230,6 +2324,7 @@ int main(void) {
     RUN(test_bunny_brute_force);
     RUN(test_finite_differences);
     RUN(test_broad_phase);
+    RUN(test_corner_bounds);
     RUN(test_batch);
     RUN(test_smoothness);
     RUN(test_bad_input);
