@@ -225,6 +225,11 @@ static void sdf_leaf_eval_world(const osc_sdf* sdf, const sdf_leaf* leaf, osc_ve
     sdf_leaf_eval_rotated(sdf, leaf, sdf_leaf_rotated(leaf, x), order, out);
 }
 
+// the larger and the smaller of two numbers by a compare (libm's fmax and fmin are calls); `b` NaN gives `a`
+OSC_FORCE_INLINE double sdf_max2(double a, double b) { return b > a ? b : a; }
+OSC_FORCE_INLINE double sdf_min2(double a, double b) { return b < a ? b : a; }
+OSC_FORCE_INLINE double sdf_max3(double a, double b, double c) { return sdf_max2(sdf_max2(a, b), c); }
+
 typedef struct sdf_slot {
     jet value;
     jet_lse lse;
@@ -259,20 +264,33 @@ OSC_FORCE_INLINE void sdf_run_range(const osc_sdf* sdf, int32_t first, int32_t l
     *result = stack[0].value;
 }
 
-// True when a leaf child's value at world point x provably exceeds `limit` by a bound cheaper than
-// the leaf (docs/sdf.md, "Culled unions"): a plain SQ is the radial distance |x| - rho(x / |x|) to its
-// surface, whose radius rho along any ray is at most the box [-a, a]'s, |x| / m with m = max |x_i / a_i|,
-// so phi(x) >= |x| (1 - 1 / m), the radial distance to the box (in the world: the same with s x_leaf);
-// a PSQ's log-sum-exp is at least its SQ's value. Other leaves: false.
-// `xl` is the point's sdf_leaf_rotated image, s x_leaf.
-OSC_FORCE_INLINE bool sdf_leaf_beyond(const sdf_leaf* leaf, osc_vec3 xl, double limit) {
-    if (leaf->kind != SDF_LEAF_PSQ) return false;
+// A lower bound on a PSQ leaf child's value at world point x, cheaper than the leaf (docs/sdf.md,
+// "Culled unions"); -inf for other leaves. A plain SQ is the radial distance |x| - rho(x / |x|) to its
+// surface, whose radius rho along any ray is at most the box [-a, a]'s, |x| / m with
+// m = max |x_i / a_i|, so phi(x) >= |x| (1 - 1 / m), the radial distance to the box (in the world: the
+// same with s x_leaf); a PSQ's log-sum-exp is at least its SQ's value. `xl` is the point's
+// sdf_leaf_rotated image, s x_leaf. Rounded down by a margin far above the rounding of both sides.
+OSC_FORCE_INLINE double sdf_leaf_lower(const sdf_leaf* leaf, osc_vec3 xl) {
+    if (leaf->kind != SDF_LEAF_PSQ) return -INFINITY;
     double inverse_scale = leaf->has_transform ? 1.0 / leaf->scale : 1.0;
     const osc_vec3 ia = leaf->p.psq.inverse_scale;
-    double m = inverse_scale * fmax(fabs(xl.x) * ia.x, fmax(fabs(xl.y) * ia.y, fabs(xl.z) * ia.z));
-    double r = sqrt(xl.x * xl.x + xl.y * xl.y + xl.z * xl.z);
-    // r (1 - 1 / m) > limit, with a margin far above the rounding of both sides (m = 0: never)
-    return m > 0.0 && r - r / m > limit + 1e-9 * (r + fabs(limit));
+    double m = inverse_scale * sdf_max3(fabs(xl.x) * ia.x, fabs(xl.y) * ia.y, fabs(xl.z) * ia.z);
+    double r = sqrt(xl.x * xl.x + xl.y * xl.y + xl.z * xl.z), lower = r - r / m;
+    return m > 0.0 ? lower - 1e-9 * (r + fabs(lower)) : -INFINITY; // m = 0: none
+}
+
+// Both bounds of a plain SQ child's value at world point x (docs/sdf.md, "Culled unions"): with
+// G(t) = f(t)^c in [inner, 1] over the unit cube's surface, phi(x) = r (1 - G(t) / m) lies in
+// [r (1 - 1 / m), r (1 - inner / m)], r = |xl| and m = max |x_leaf,i / a_i|, each widened by a margin
+// far above the rounding of both sides and of the lanes' powers; none at the centre (m = 0).
+OSC_FORCE_INLINE void sdf_sq_bounds(const sdf_sq_lane* sq, osc_vec3 xl, double* lower, double* upper) {
+    const double* ia = sq->shape.inverse_a;
+    double m = sq->inverse_scale * sdf_max3(fabs(xl.x) * ia[0], fabs(xl.y) * ia[1], fabs(xl.z) * ia[2]);
+    double r = sqrt(xl.x * xl.x + xl.y * xl.y + xl.z * xl.z), ray = r / m;
+    double low = r - ray, high = r - ray * sq->inner;
+    bool centre = !(m > 0.0);
+    *lower = centre ? -INFINITY : low - 1e-9 * (r + fabs(low));
+    *upper = centre ? INFINITY : high + 1e-9 * (r + fabs(high));
 }
 
 // The SQs queued for lanes (sdf_run_culled): their constants and the point in their axes.
@@ -294,7 +312,7 @@ OSC_FORCE_INLINE void sdf_lanes_flush(sdf_lane_queue* queue, int order, double s
             for (int i = 0; i < 3; ++i) j.g[i] = gradient[i][l];
         if (order >= 2)
             for (int e = 0; e < 6; ++e) j.h[e] = hessian[e][l];
-        *smallest = fmin(*smallest, j.v);
+        *smallest = sdf_min2(*smallest, j.v);
         jet_lse_add(lse, jet_scale(j, sign, order), order);
     }
     queue->count = 0;
@@ -302,44 +320,53 @@ OSC_FORCE_INLINE void sdf_lanes_flush(sdf_lane_queue* queue, int order, double s
 
 // A culled root union (docs/sdf.md, "Culled unions"): the children listed for x's voxel, by increasing
 // lower bound, streamed into the union's log-sum-exp until a bound lies SDF_CULL_TEMPERATURES
-// temperatures above the smallest value found, then the OFFSETs after the union's END. Plain SQ
-// children are queued and evaluated SDF_LANES at a time ("Superquadrics in lanes"); the bounds see
-// their values once their batch has run.
+// temperatures above the point's smallest value, then the OFFSETs after the union's END. The
+// smallest value is bounded by the smallest value found and by the upper bounds of the plain SQs
+// met so far. Plain SQ children are queued and evaluated SDF_LANES at a time ("Superquadrics in
+// lanes"); the bounds see their values once their batch has run.
 OSC_FORCE_INLINE void sdf_run_culled(const osc_sdf* sdf, const sdf_cull_entry* entries, int32_t count, osc_vec3 x,
                                      int order, jet* result) {
     const sdf_cull* c = sdf->cull;
     const sdf_instr* end = &sdf->program[c->end];
-    double reach = SDF_CULL_TEMPERATURES * end->value, smallest = INFINITY;
+    double reach = SDF_CULL_TEMPERATURES * end->value, smallest = INFINITY, upper = INFINITY;
     jet_lse lse;
     jet_lse_begin(&lse, end->value);
-    lse.acc = jet_const(NAN, order); // never read: the first entry is always evaluated
+    lse.acc = jet_const(NAN, order); // never read: some entry is always evaluated
     sdf_lane_queue queue;
     queue.count = 0;
     double lane_sign = 0.0; // the union's child sign (the same for every child of a union)
     const bool lanes = sdf_lanes_level() >= 0;
     for (int32_t e = 0; e < count; ++e) {
-        if (c->scale * (double)entries[e].lower > smallest + reach) break; // and every later bound
+        double limit = sdf_min2(smallest, upper) + reach;
+        if (c->scale * (double)entries[e].lower > limit) break; // and every later bound
         int32_t k = entries[e].child, first = c->child_first[k], op = c->child_op[k];
         jet value;
         if (op - first == 1 && sdf->program[first].op == SDF_OP_LEAF) { // a leaf child, without a stack
             const sdf_leaf* leaf = &sdf->leaves[sdf->program[first].index];
-            // its own bound at x already lies beyond the smallest value plus the reach: skipped like
-            // the children after the break (its weight is below e^-SDF_CULL_TEMPERATURES)
+            // its own bound at x already lies beyond the limit: skipped like the children after the
+            // break (its weight is below e^-SDF_CULL_TEMPERATURES)
             osc_vec3 rotated = sdf_leaf_rotated(leaf, x);
-            if (sdf_leaf_beyond(leaf, rotated, smallest + reach)) continue;
-            if (lanes && c->sq_lanes[k].is_sq) {
-                queue.sq[queue.count] = &c->sq_lanes[k];
-                queue.rotated[0][queue.count] = rotated.x;
-                queue.rotated[1][queue.count] = rotated.y;
-                queue.rotated[2][queue.count] = rotated.z;
-                lane_sign = (double)sdf->program[op].sign;
-                if (++queue.count == SDF_LANES) sdf_lanes_flush(&queue, order, lane_sign, &smallest, &lse);
+            const sdf_sq_lane* sq = &c->sq_lanes[k];
+            if (sq->is_sq) {
+                double lower, high;
+                sdf_sq_bounds(sq, rotated, &lower, &high);
+                upper = sdf_min2(upper, high);
+                if (lower > limit) continue;
+                if (lanes) {
+                    queue.sq[queue.count] = sq;
+                    queue.rotated[0][queue.count] = rotated.x;
+                    queue.rotated[1][queue.count] = rotated.y;
+                    queue.rotated[2][queue.count] = rotated.z;
+                    lane_sign = (double)sdf->program[op].sign;
+                    if (++queue.count == SDF_LANES) sdf_lanes_flush(&queue, order, lane_sign, &smallest, &lse);
+                    continue;
+                }
+            } else if (sdf_leaf_lower(leaf, rotated) > limit)
                 continue;
-            }
             sdf_leaf_eval_rotated(sdf, leaf, rotated, order, &value);
         } else
             sdf_run_range(sdf, first, op, x, order, &value);
-        smallest = fmin(smallest, value.v);
+        smallest = sdf_min2(smallest, value.v);
         jet_lse_add(&lse, jet_scale(value, (double)sdf->program[op].sign, order), order);
     }
     sdf_lanes_flush(&queue, order, lane_sign, &smallest, &lse);

@@ -150,6 +150,7 @@ typedef struct sdf_sq_lane {
     double rotation[3][3]; // world-from-leaf (the identity without a transform)
     double scale, inverse_scale;
     sq_constants shape;
+    double inner; // (2^k + 1)^c: G(t) >= inner over the unit cube's surface, so phi <= |x| (1 - inner / m)
     int32_t is_sq;
 } sdf_sq_lane;
 
@@ -250,10 +251,10 @@ void sdf_sq_lanes_eval(const sdf_sq_lane* const sq[SDF_LANES], int count, double
                        int order, double value[SDF_LANES], double gradient[3][SDF_LANES],
                        double hessian[6][SDF_LANES]);
 
-// The widest lane kernel this process uses: 0 portable, 1 AVX2, 2 AVX-512F, -1 none (every SQ by the
-// scalar leaf, with libm's pow); the processor's (none without AVX2, where the portable lanes cost
-// more than the scalar leaves), capped by the environment variable OSC_SDF_LANES ("portable",
-// "avx2" or "off"), read once.
+// The widest lane kernel this process uses: 0 portable, 1 AVX2 with FMA, 2 AVX-512F with FMA, -1 none
+// (every SQ by the scalar leaf, with libm's pow); the processor's (none without AVX2 and FMA, where the
+// portable lanes cost more than the scalar leaves), capped by the environment variable OSC_SDF_LANES
+// ("portable", "avx2" or "off"), read once.
 int sdf_lanes_level(void);
 
 // Sets the lane kernel (-1 to 2, capped by the processor's), for the tests of every path; returns
