@@ -273,6 +273,12 @@ __attribute__((target("avx2"))) void body_balls_beyond_avx2(const osc_body* s, c
     }
     body_balls_beyond_portable(s, rel_r, rel_p, balls + 4 * (size_t)k, count - k, d_max, far + k);
 }
+#else
+// without x86 lanes the entry point exists for the tests and gives the one-by-one verdicts
+void body_balls_beyond_avx2(const osc_body* s, const osc_mat3* rel_r, osc_vec3 rel_p, const double* balls, int count,
+                            double d_max, bool* far) {
+    body_balls_beyond_portable(s, rel_r, rel_p, balls, count, d_max, far);
+}
 #endif
 
 bool body_balls_beyond_lanes(void) {
