@@ -264,33 +264,44 @@ OSC_FORCE_INLINE void sdf_run_range(const osc_sdf* sdf, int32_t first, int32_t l
     *result = stack[0].value;
 }
 
+// The radial box bounds' pieces at a leaf child's point xl = s x_leaf (its sdf_leaf_rotated image;
+// `inverse_scale` 1 / s, `iax`, `iay`, `iaz` 1 / a): returns m = max |x_leaf,i / a_i| and writes
+// r = |xl|, so that the box [-a, a]'s radius along the ray through x_leaf is r / m in the world.
+OSC_FORCE_INLINE double sdf_box_ratio(osc_vec3 xl, double inverse_scale, double iax, double iay, double iaz,
+                                      double* r) {
+    *r = sqrt(xl.x * xl.x + xl.y * xl.y + xl.z * xl.z);
+    return inverse_scale * sdf_max3(fabs(xl.x) * iax, fabs(xl.y) * iay, fabs(xl.z) * iaz);
+}
+
+// the margin of the radial box bounds around a bound b at distance r: far above the rounding of both
+// sides and of the lanes' powers
+OSC_FORCE_INLINE double sdf_box_margin(double r, double b) { return 1e-9 * (r + fabs(b)); }
+
 // A lower bound on a PSQ leaf child's value at world point x, cheaper than the leaf (docs/sdf.md,
 // "Culled unions"); -inf for other leaves. A plain SQ is the radial distance |x| - rho(x / |x|) to its
 // surface, whose radius rho along any ray is at most the box [-a, a]'s, |x| / m with
 // m = max |x_i / a_i|, so phi(x) >= |x| (1 - 1 / m), the radial distance to the box (in the world: the
 // same with s x_leaf); a PSQ's log-sum-exp is at least its SQ's value. `xl` is the point's
-// sdf_leaf_rotated image, s x_leaf. Rounded down by a margin far above the rounding of both sides.
+// sdf_leaf_rotated image, s x_leaf. Rounded down by the margin.
 OSC_FORCE_INLINE double sdf_leaf_lower(const sdf_leaf* leaf, osc_vec3 xl) {
     if (leaf->kind != SDF_LEAF_PSQ) return -INFINITY;
-    double inverse_scale = leaf->has_transform ? 1.0 / leaf->scale : 1.0;
     const osc_vec3 ia = leaf->p.psq.inverse_scale;
-    double m = inverse_scale * sdf_max3(fabs(xl.x) * ia.x, fabs(xl.y) * ia.y, fabs(xl.z) * ia.z);
-    double r = sqrt(xl.x * xl.x + xl.y * xl.y + xl.z * xl.z), lower = r - r / m;
-    return m > 0.0 ? lower - 1e-9 * (r + fabs(lower)) : -INFINITY; // m = 0: none
+    double r, m = sdf_box_ratio(xl, leaf->has_transform ? 1.0 / leaf->scale : 1.0, ia.x, ia.y, ia.z, &r);
+    double lower = r - r / m;
+    return m > 0.0 ? lower - sdf_box_margin(r, lower) : -INFINITY; // m = 0: none
 }
 
 // Both bounds of a plain SQ child's value at world point x (docs/sdf.md, "Culled unions"): with
 // G(t) = f(t)^c in [inner, 1] over the unit cube's surface, phi(x) = r (1 - G(t) / m) lies in
-// [r (1 - 1 / m), r (1 - inner / m)], r = |xl| and m = max |x_leaf,i / a_i|, each widened by a margin
-// far above the rounding of both sides and of the lanes' powers; none at the centre (m = 0).
+// [r (1 - 1 / m), r (1 - inner / m)], r = |xl| and m = max |x_leaf,i / a_i|, each widened by the
+// margin; none at the centre (m = 0).
 OSC_FORCE_INLINE void sdf_sq_bounds(const sdf_sq_lane* sq, osc_vec3 xl, double* lower, double* upper) {
     const double* ia = sq->shape.inverse_a;
-    double m = sq->inverse_scale * sdf_max3(fabs(xl.x) * ia[0], fabs(xl.y) * ia[1], fabs(xl.z) * ia[2]);
-    double r = sqrt(xl.x * xl.x + xl.y * xl.y + xl.z * xl.z), ray = r / m;
+    double r, m = sdf_box_ratio(xl, sq->inverse_scale, ia[0], ia[1], ia[2], &r), ray = r / m;
     double low = r - ray, high = r - ray * sq->inner;
     bool centre = !(m > 0.0);
-    *lower = centre ? -INFINITY : low - 1e-9 * (r + fabs(low));
-    *upper = centre ? INFINITY : high + 1e-9 * (r + fabs(high));
+    *lower = centre ? -INFINITY : low - sdf_box_margin(r, low);
+    *upper = centre ? INFINITY : high + sdf_box_margin(r, high);
 }
 
 // The SQs queued for lanes (sdf_run_culled): their constants and the point in their axes.
