@@ -339,22 +339,10 @@ static inline double corner_lower(const direction* d, corner* c) {
 // true when every point within sphere[3] of the f-frame centre sphere[0..2] has phi > d_max
 // (body_ball_beyond): phi cannot fall faster than L (a bound on |grad phi| over the ball) along a
 // segment before it first reaches 0; or the ball lies outside a grid's region, where phi grows like
-// the distance to it. With `lipschitz` (an edge run, whose edges take its L) the ball's own L is
-// written there (the body's global bound where that alone rules the ball out); without it, it is
-// formed only where it can decide: the global bound is at least it, and with lb(c) <= d_max no
-// L >= 0 rules the ball out.
+// the distance to it. With `lipschitz` (an edge run, whose edges take its L) the ball's L is written
+// there.
 static bool sphere_beyond(const pipeline* pl, const direction* d, const double sphere[4], double* lipschitz) {
-    osc_vec3 c = to_s_frame(d, sphere);
-    double d_max = pl->settings->d_max, radius = sphere[3];
-    if (!lipschitz) return body_ball_beyond(d->s, c, radius, d_max);
-    body_place place; // (one voxel look-up for all three tests)
-    double lower = body_lower_bound_placed(d->s, c, &place), global = d->s->edge_lipschitz;
-    if (lower - global * radius > d_max) {
-        *lipschitz = global;
-        return true;
-    }
-    *lipschitz = body_ball_lipschitz_placed(d->s, c, radius, &place);
-    return lower - *lipschitz * radius > d_max || body_ball_outside(d->s, &place, radius, d_max);
+    return body_ball_beyond(d->s, to_s_frame(d, sphere), sphere[3], pl->settings->d_max, lipschitz);
 }
 
 // the broad phase's verdict for stored vertex (or edge) i's run, computed once per run

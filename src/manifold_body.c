@@ -154,12 +154,20 @@ double body_ball_lipschitz_placed(const osc_body* body, osc_vec3 c, double radiu
     return leaves ? sqrt(lipschitz * lipschitz + 1.0) : lipschitz;
 }
 
-bool body_ball_beyond(const osc_body* s, osc_vec3 c, double radius, double d_max) {
+bool body_ball_beyond(const osc_body* s, osc_vec3 c, double radius, double d_max, double* lipschitz) {
     body_place place; // (one voxel look-up for all three tests)
-    double lower = body_lower_bound_placed(s, c, &place);
-    if (lower - s->edge_lipschitz * radius > d_max) return true;
-    // the ball's own L only where it can decide: with lower <= d_max no L >= 0 rules the ball out
-    if (lower > d_max && lower - body_ball_lipschitz_placed(s, c, radius, &place) * radius > d_max) return true;
+    double lower = body_lower_bound_placed(s, c, &place), global = s->edge_lipschitz;
+    if (lower - global * radius > d_max) {
+        if (lipschitz) *lipschitz = global;
+        return true;
+    }
+    // the ball's own L where it is asked for, else only where it can decide: the global bound is at
+    // least it, and with lower <= d_max no L >= 0 rules the ball out
+    if (lipschitz || lower > d_max) {
+        double own = body_ball_lipschitz_placed(s, c, radius, &place);
+        if (lipschitz) *lipschitz = own;
+        if (lower - own * radius > d_max) return true;
+    }
     return body_ball_outside(s, &place, radius, d_max);
 }
 
@@ -172,7 +180,7 @@ void body_balls_beyond_portable(const osc_body* s, const osc_mat3* rel_r, osc_ve
                                 int count, double d_max, bool* far) {
     for (int k = 0; k < count; ++k) {
         const double* ball = balls + 4 * (size_t)k;
-        far[k] = body_ball_beyond(s, ball_centre(rel_r, rel_p, ball), ball[3], d_max);
+        far[k] = body_ball_beyond(s, ball_centre(rel_r, rel_p, ball), ball[3], d_max, NULL);
     }
 }
 
@@ -267,7 +275,7 @@ __attribute__((target("avx2"))) void body_balls_beyond_avx2(const osc_body* s, c
             // a big ball not ruled out yet, whose own L could still decide: the one-ball test
             int open = _mm256_movemask_pd(_mm256_andnot_pd(small, above)) & ~beyond_mask;
             for (int j = 0; j < 4; ++j)
-                far[k + j] = open >> j & 1 ? body_ball_beyond(s, ball_centre(rel_r, rel_p, b + 4 * j), b[4 * j + 3], d_max)
+                far[k + j] = open >> j & 1 ? body_ball_beyond(s, ball_centre(rel_r, rel_p, b + 4 * j), b[4 * j + 3], d_max, NULL)
                                            : beyond_mask >> j & 1;
         }
     }

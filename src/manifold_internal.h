@@ -192,10 +192,12 @@ double body_ball_lipschitz_placed(const osc_body* body, osc_vec3 c, double radiu
 // True when phi > d_max over the whole ball (c, radius) of s's frame by one of the broad phase's
 // tests (docs/manifold.md, "Broad phase"): lb(c) - L R > d_max with L the global bound on
 // |grad phi|, then with the ball's own (where lb(c) > d_max), or the ball lies outside a grid's region.
-bool body_ball_beyond(const osc_body* s, osc_vec3 c, double radius, double d_max);
+// With `lipschitz` (nullable) the ball's own L is formed and written there (the global bound where
+// that alone rules the ball out).
+bool body_ball_beyond(const osc_body* s, osc_vec3 c, double radius, double d_max, double* lipschitz);
 
 // body_ball_beyond of many balls at once: for each ball k < count of `balls` (centre x, y, z in f's
-// frame and radius: 4 doubles each), far[k] = body_ball_beyond(s, rel_r x + rel_p, R, d_max). Four
+// frame and radius: 4 doubles each), far[k] = body_ball_beyond(s, rel_r x + rel_p, R, d_max, NULL). Four
 // balls per step in AVX2 lanes where the processor has them (not with OSC_GRID_KERNEL=portable or
 // avx), with the bits of the one-ball tests, else one by one.
 void body_balls_beyond(const osc_body* s, const osc_mat3* rel_r, osc_vec3 rel_p, const double* balls, int count,

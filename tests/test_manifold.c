@@ -2295,7 +2295,7 @@ static void test_body_balls(void) {
             const double* ball = balls + 4 * k;
             osc_vec3 c = osc_add(osc_mat3_apply(rel_r, osc_v3(ball[0], ball[1], ball[2])), rel_p);
             tested++;
-            mismatched += portable[k] != body_ball_beyond(body, c, ball[3], d_max);
+            mismatched += portable[k] != body_ball_beyond(body, c, ball[3], d_max, NULL);
             if (have_lanes) mismatched += lanes[k] != portable[k];
             if (!portable[k]) continue;
             ruled++;
